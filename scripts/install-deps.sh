@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs paratune's build and test dependencies from Debian 12 packages. Idempotent:
+# packages already present are skipped by apt-get, and nothing is downloaded when all are there.
+set -euo pipefail
+pkgs=(
+  build-essential cmake ninja-build pkg-config
+  libcli11-dev nlohmann-json3-dev libfmt-dev libtomlplusplus-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  clang libclang-rt-14-dev
+)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi

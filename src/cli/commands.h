@@ -1,0 +1,21 @@
+// One function per subcommand: each registers its flags on the root app and returns the action
+// to run when that subcommand was chosen. Actions return the exit status and throw InputError
+// for bad input (main prints it and exits 2).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <memory>
+
+namespace paratune::cli {
+
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+Command AddEstimateCommand(CLI::App& root);
+Command AddModelsCommand(CLI::App& root);
+Command AddGpusCommand(CLI::App& root);
+
+}  // namespace paratune::cli

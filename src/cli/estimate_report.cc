@@ -1,0 +1,97 @@
+#include "cli/estimate_report.h"
+
+#include <fmt/format.h>
+
+namespace paratune::cli {
+namespace {
+
+std::string Seconds(double s) {
+  if (s >= 1) return fmt::format("{:.3f} s", s);
+  if (s >= 1e-3) return fmt::format("{:.2f} ms", s * 1e3);
+  return fmt::format("{:.1f} us", s * 1e6);
+}
+
+std::string Bytes(double b) {
+  if (b >= 1e9) return fmt::format("{:.1f} GB", b / 1e9);
+  if (b >= 1e6) return fmt::format("{:.1f} MB", b / 1e6);
+  if (b >= 1e3) return fmt::format("{:.1f} kB", b / 1e3);
+  return fmt::format("{:.0f} B", b);
+}
+
+template <typename... A>
+void Append(std::string& o, fmt::format_string<A...> f, A&&... a) {
+  o += fmt::format(f, std::forward<A>(a)...);
+  o += '\n';
+}
+
+}  // namespace
+
+std::string FormatEstimate(const Estimate& e, const GpuSpec& gpu) {
+  const Layout& l = e.layout;
+  const Training& t = e.training;
+  std::string o;
+  Append(o, "{} on {} x {} ({} nodes), seq {}, global batch {}, {}", e.model, e.gpus, e.gpu, e.nodes, t.seq,
+       t.global_batch, PrecisionName(t.precision));
+  Append(o, "  {:.2f}B parameters ({:.2f}B active)", e.total_params / 1e9, e.active_params / 1e9);
+  Append(o, "layout: tp {} pp {} vp {} cp {} ep {} etp {} dp {} | sp {} | zero {} | recompute {} | mbs {} | "
+       "{} micro-batches",
+       l.tp, l.pp, l.vp, l.cp, l.ep, l.expert_tp(), l.dp, l.sequence_parallel() ? "on" : "off", l.zero,
+       RecomputeName(l.recompute), l.mbs, e.micro_batches);
+  Append(o, "");
+  Append(o, "Throughput");
+  Append(o, "  step time           {}", Seconds(e.step_time_s));
+  Append(o, "  tokens/s            {:.0f} (job), {:.0f} per GPU", e.tokens_per_s, e.tokens_per_s_per_gpu);
+  Append(o, "  model TFLOP/s/GPU   {:.1f}", e.model_tflops_per_gpu);
+  Append(o, "  MFU / HFU           {:.1f}% / {:.1f}% of dense {} peak ({:.0f} TFLOP/s); MFU {:.1f}% of BF16 peak",
+       100 * e.mfu, 100 * e.hfu, PrecisionName(t.precision), gpu.peak_flops(t.precision) / 1e12,
+       100 * e.mfu_vs_bf16);
+  Append(o, "  comm share          {:.1f}% exposed communication", 100 * e.comm_share);
+  Append(o, "  bubble rate         {:.1f}%", 100 * e.bubble_rate);
+  Append(o, "");
+  const TimeBreakdown& tb = e.time;
+  const double step = e.step_time_s;
+  Append(o, "Time per step (critical pipeline stage)");
+  auto row = [&](const char* name, double s) {
+    if (s > 0 || std::string(name) == "compute") Append(o, "  {:<22} {:>12} {:>6.1f}%", name, Seconds(s), 100 * s / step);
+  };
+  row("compute", tb.compute_s);
+  if (tb.recompute_s > 0) Append(o, "  {:<22} {:>12}", "  of which recompute", Seconds(tb.recompute_s));
+  row("exposed TP comm", tb.tp_s);
+  row("exposed CP comm", tb.cp_s);
+  row("exposed EP comm", tb.ep_s);
+  row("exposed PP comm", tb.pp_s);
+  row("exposed DP comm", tb.dp_s);
+  row("pipeline bubble", tb.bubble_s);
+  row("optimizer step", tb.optimizer_s);
+  row("other", tb.other_s);
+  if (!e.comms.empty()) {
+    Append(o, "");
+    Append(o, "Communication per step");
+    Append(o, "  {:<4} {:<26} {:>5} {:<8} {:>10} {:>9} {:>10} {:>11} {:>11}", "kind", "collective", "group", "link",
+         "bytes/call", "calls", "time/call", "total", "exposed");
+    for (const CommItem& c : e.comms)
+      Append(o, "  {:<4} {:<26} {:>5} {:<8} {:>10} {:>9.0f} {:>10} {:>11} {:>11}", c.kind, c.op, c.group_size,
+           c.crosses_domain ? "network" : "NVLink", Bytes(c.bytes_per_call), c.calls_per_step,
+           Seconds(c.time_per_call_s), Seconds(c.total_s), Seconds(c.exposed_s));
+  }
+  Append(o, "");
+  Append(o, "Memory per GPU (GB): peak stage {} needs {:.1f} of {:.1f} GB: {}", e.peak_stage, e.peak_memory_bytes / 1e9,
+       e.capacity_bytes / 1e9, e.fits ? "fits" : "DOES NOT FIT");
+  Append(o, "  {:>5} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>8}", "stage", "params", "grads",
+       "optim", "fp8 w", "zero3", "activ", "logits", "runtime", "frag", "total", "inflight");
+  for (const StageEstimate& s : e.stages) {
+    const MemoryBreakdown& m = s.memory;
+    Append(o, "  {:>5} {:>7.1f} {:>7.1f} {:>7.1f} {:>7.1f} {:>7.1f} {:>7.1f} {:>7.1f} {:>7.1f} {:>7.1f} {:>7.1f} {:>8.2f}",
+         s.index, m.params / 1e9, m.grads / 1e9, m.optimizer / 1e9, m.fp8_weights / 1e9, m.zero3_buffers / 1e9,
+         m.activations / 1e9, m.logits / 1e9, m.runtime / 1e9, m.fragmentation / 1e9, m.total() / 1e9,
+         s.inflight_microbatches);
+  }
+  if (!e.warnings.empty()) {
+    Append(o, "");
+    Append(o, "Warnings");
+    for (const std::string& w : e.warnings) Append(o, "  - {}", w);
+  }
+  return o;
+}
+
+}  // namespace paratune::cli

@@ -1,0 +1,12 @@
+// The human-readable report of an Estimate.
+#pragma once
+
+#include <string>
+
+#include "cost/estimate.h"
+
+namespace paratune::cli {
+
+std::string FormatEstimate(const Estimate& e, const GpuSpec& gpu);
+
+}  // namespace paratune::cli

@@ -1,0 +1,40 @@
+// paratune: plan, simulate and analyze LLM training layouts. Thin CLI over the library.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+#include <vector>
+
+#include "cli/commands.h"
+#include "util/error.h"
+
+int main(int argc, char** argv) {
+  using namespace paratune;
+  CLI::App app{"paratune: find and explain the fastest LLM training layout for a GPU cluster"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "paratune 0.1.0");
+  std::vector<cli::Command> commands = {cli::AddEstimateCommand(app), cli::AddModelsCommand(app),
+                                        cli::AddGpusCommand(app)};
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "paratune: error: %s\n", e.what());
+    return 2;
+  }
+  try {
+    for (auto& c : commands)
+      if (c.app->parsed()) return c.run();
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "paratune: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "paratune: internal error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

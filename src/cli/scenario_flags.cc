@@ -1,0 +1,91 @@
+#include "cli/scenario_flags.h"
+
+#include "scenario/default_scenario.h"
+#include "util/error.h"
+#include "util/file.h"
+
+namespace paratune::cli {
+
+void AddScenarioFlags(CLI::App* c, ScenarioFlags& f) {
+  const Layout d = DefaultLayout();
+  f.layout = d;
+  c->add_option("--model", f.model, "catalog id or path to a Hugging Face config.json")
+      ->default_str(kDefaultModel);
+  c->add_option("--layers", f.dims.layers, "inline model: layers (with --hidden --ffn --heads --vocab)");
+  c->add_option("--hidden", f.dims.hidden, "inline model: hidden size");
+  c->add_option("--ffn", f.dims.ffn, "inline model: MLP (or expert) intermediate size");
+  c->add_option("--heads", f.dims.heads, "inline model: attention heads");
+  c->add_option("--kv-heads", f.dims.kv_heads, "inline model: key/value heads (default: heads)");
+  c->add_option("--vocab", f.dims.vocab, "inline model: vocabulary size");
+  c->add_option("--experts", f.dims.experts, "inline model: routed experts per MoE layer");
+  c->add_option("--topk", f.dims.topk, "inline model: experts per token");
+  c->add_flag("--plain-mlp", f.plain_mlp, "inline model: GELU MLP (2 GEMMs) instead of SwiGLU");
+  c->add_option("--gpu", f.gpu, "GPU type from the hardware catalog (paratune gpus)")->default_str(kDefaultGpu);
+  c->add_option("--hardware", f.hardware_file, "TOML file adding or overriding GPU entries");
+  c->add_option("--nodes", f.nodes, "nodes (GPUs per node from the catalog)");
+  c->add_option("--gpus", f.gpus, "total GPUs (instead of --nodes)");
+  c->add_option("--seq", f.seq, "sequence length, tokens")->default_str("8192");
+  c->add_option("--global-batch", f.global_batch, "sequences per optimizer step")->default_str("256");
+  c->add_option("--precision", f.precision, "bf16, fp8 or fp4 matrix multiplies")->default_str("bf16");
+  c->add_option("--tp", f.layout.tp, "tensor parallel size")->capture_default_str();
+  c->add_option("--pp", f.layout.pp, "pipeline parallel size")->capture_default_str();
+  c->add_option("--vp", f.layout.vp, "virtual pipeline stages per rank (interleaved 1F1B)")->capture_default_str();
+  c->add_option("--cp", f.layout.cp, "context parallel size")->capture_default_str();
+  c->add_option("--ep", f.layout.ep, "expert parallel size")->capture_default_str();
+  c->add_option("--etp", f.layout.etp, "expert tensor parallel size (default: tp)");
+  c->add_flag("!--no-sp", f.layout.sp, "disable sequence parallelism (on by default when tp > 1)");
+  c->add_option("--zero", f.layout.zero, "ZeRO stage 0-3 (1 = distributed optimizer, 3 = FSDP)")->capture_default_str();
+  c->add_option("--recompute", f.recompute, "none, selective or full")->default_str("none");
+  c->add_option("--mbs", f.layout.mbs, "micro-batch size, sequences")->capture_default_str();
+  c->add_flag("--overlap-grad-reduce,!--no-overlap-grad-reduce", f.layout.overlap_grad_reduce,
+              "overlap DP gradient reduction with backward (default on)");
+  c->add_flag("--overlap-param-gather,!--no-overlap-param-gather", f.layout.overlap_param_gather,
+              "overlap ZeRO parameter all-gather with forward (default on)");
+  c->add_flag("--overlap-tp-comm,!--no-overlap-tp-comm", f.layout.overlap_tp_comm,
+              "overlap TP collectives with GEMMs (default off)");
+  c->add_flag("--overlap-pp-comm,!--no-overlap-pp-comm", f.layout.overlap_pp_comm,
+              "overlap PP send/receive with compute (default on)");
+  c->add_flag("!--no-flash-attention", f.layout.flash_attention,
+              "store attention scores (no FlashAttention)");
+  c->add_flag("--allow-cross-domain-tp", f.allow_cross_domain_tp, "allow tp beyond the NVLink domain");
+  c->add_flag("--json", f.json, "print JSON (schema paratune.estimate/1, docs/json.md)");
+}
+
+Scenario ResolveScenario(const ScenarioFlags& f, const CLI::App& cmd) {
+  Scenario s;
+  const bool inline_model = cmd.count("--layers") || cmd.count("--hidden") || cmd.count("--heads");
+  if (inline_model) {
+    if (!f.model.empty()) throw InputError("--model and inline dimensions (--layers ...) exclude each other");
+    InlineDims d = f.dims;
+    d.gated_mlp = !f.plain_mlp;
+    for (auto [flag, v] : {std::pair{"--layers", d.layers}, {"--hidden", d.hidden}, {"--ffn", d.ffn},
+                           {"--heads", d.heads}, {"--vocab", d.vocab}})
+      if (v <= 0) throw InputError(std::string(flag) + " must be a positive integer for an inline model");
+    s.model = ModelFromDims(d);
+  } else {
+    s.model = LoadModel(f.model.empty() ? kDefaultModel : f.model);
+  }
+
+  HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  if (!f.hardware_file.empty()) hw.Merge(ReadFile(f.hardware_file), f.hardware_file);
+  s.cluster.gpu = hw.Find(f.gpu.empty() ? kDefaultGpu : f.gpu);
+  if (cmd.count("--nodes") && cmd.count("--gpus")) throw InputError("give --nodes or --gpus, not both");
+  if (cmd.count("--gpus")) {
+    if (f.gpus <= 0) throw InputError("--gpus must be positive, got " + std::to_string(f.gpus));
+    s.cluster.gpus = f.gpus;
+  } else {
+    const int nodes = cmd.count("--nodes") ? f.nodes : kDefaultNodes;
+    if (nodes <= 0) throw InputError("--nodes must be positive, got " + std::to_string(nodes));
+    s.cluster.gpus = nodes * s.cluster.gpu.gpus_per_node;
+  }
+  s.training = DefaultTraining();
+  if (cmd.count("--seq")) s.training.seq = f.seq;
+  if (cmd.count("--global-batch")) s.training.global_batch = f.global_batch;
+  if (!f.precision.empty()) s.training.precision = ParsePrecision(f.precision, "--precision");
+  s.layout = f.layout;
+  if (!f.recompute.empty()) s.layout.recompute = ParseRecompute(f.recompute, "--recompute");
+  s.options.rules.allow_cross_domain_tp = f.allow_cross_domain_tp;
+  return s;
+}
+
+}  // namespace paratune::cli

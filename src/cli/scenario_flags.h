@@ -1,0 +1,48 @@
+// The flags shared by every command that takes a model, a cluster, a training shape and a
+// layout (estimate now; plan, simulate and analyze later), and their conversion to library types.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+
+#include "cost/estimate.h"
+#include "hardware/hardware_catalog.h"
+#include "layout/layout.h"
+#include "model/catalog.h"
+#include "model/model_spec.h"
+
+namespace paratune::cli {
+
+struct ScenarioFlags {
+  std::string model;
+  InlineDims dims;
+  bool plain_mlp = false;
+  std::string gpu;
+  std::string hardware_file;
+  int nodes = 0;
+  int gpus = 0;
+  long long seq = 0;
+  long long global_batch = 0;
+  std::string precision;
+  Layout layout;
+  std::string recompute;
+  bool allow_cross_domain_tp = false;
+  bool json = false;
+};
+
+// Registers the flags on `cmd`, writing into `f`.
+void AddScenarioFlags(CLI::App* cmd, ScenarioFlags& f);
+
+struct Scenario {
+  ModelSpec model;
+  ClusterSpec cluster;
+  Training training;
+  Layout layout;
+  EstimateOptions options;
+};
+
+// Resolves flags (defaults: the built-in scenario) into library inputs. Throws InputError.
+Scenario ResolveScenario(const ScenarioFlags& f, const CLI::App& cmd);
+
+}  // namespace paratune::cli

@@ -1,0 +1,47 @@
+#include "cost/compute.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace paratune {
+
+double GemmShapeUtilization(const GpuSpec& gpu, double M, double N, double K) {
+  const double sms = std::max(1, gpu.sm_count);
+  // Tile quantization: the padded tiles do full work for partial outputs.
+  const double tm = std::ceil(M / kGemmTile), tn = std::ceil(N / kGemmTile);
+  const double tile_util = (M * N) / (tm * tn * kGemmTile * kGemmTile);
+  // Split-K gives idle SMs work when the output has fewer tiles than SMs and K is long
+  // (at least 512 deep per split).
+  double tiles = tm * tn;
+  const double max_split = std::max(1.0, std::floor(K / 512));
+  if (tiles < sms) tiles *= std::min(max_split, std::floor(sms / tiles));
+  // Wave quantization: the last wave runs partially full.
+  const double waves = std::ceil(tiles / sms);
+  const double wave_util = tiles / (waves * sms);
+  return std::clamp(tile_util * wave_util, 1e-3, 1.0);
+}
+
+double GemmTime(const GpuSpec& gpu, Precision p, double M, double N, double K, double count) {
+  if (M <= 0 || N <= 0 || K <= 0 || count <= 0) return 0;
+  const double rate = gpu.peak_flops(p) * gpu.calibration.gemm_efficiency(p) *
+                      GemmShapeUtilization(gpu, M, N, K);
+  const double flops = 2 * M * N * K;
+  // Operand bytes: inputs in the GEMM precision, output in 16-bit (roofline, Williams et al.
+  // 2009, CACM 52(4)).
+  const double in_bytes = p == Precision::kBf16 ? 2 : (p == Precision::kFp8 ? 1 : 0.5625);
+  const double bytes = in_bytes * (M * K + K * N) + 2 * M * N;
+  const double t = std::max(flops / rate, bytes / (gpu.hbm_bytes_per_s * gpu.calibration.hbm));
+  return count * (t + kKernelOverheadS);
+}
+
+double AttentionTime(const GpuSpec& gpu, double flops) {
+  if (flops <= 0) return 0;
+  return flops / (gpu.bf16_flops * gpu.calibration.attention) + kKernelOverheadS;
+}
+
+double MemoryBoundTime(const GpuSpec& gpu, double bytes, double kernels) {
+  if (bytes <= 0) return 0;
+  return bytes / (gpu.hbm_bytes_per_s * gpu.calibration.hbm) + kernels * kKernelOverheadS;
+}
+
+}  // namespace paratune

@@ -1,0 +1,102 @@
+// Estimate: the cost model's answer for one training step of a model on a cluster under a
+// layout: time (compute, exposed communication by kind, pipeline bubble, optimizer), memory per
+// pipeline stage, throughput, MFU/HFU and warnings. docs/cost-model.md derives every term.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cost/memory.h"
+#include "hardware/gpu_spec.h"
+#include "layout/layout.h"
+#include "layout/rules.h"
+#include "model/model_spec.h"
+
+namespace paratune {
+
+// One kind of collective of the step, summed over the step.
+struct CommItem {
+  std::string kind;        // "tp", "cp", "ep", "pp", "dp"
+  std::string op;          // "all-reduce", "all-gather", "reduce-scatter", "all-to-all", "send-recv"
+  int group_size = 1;
+  bool crosses_domain = false;
+  double bytes_per_call = 0;
+  double calls_per_step = 0;  // on the critical pipeline stage
+  double time_per_call_s = 0;
+  double total_s = 0;
+  double exposed_s = 0;       // what stays on the critical path after overlap
+};
+
+struct TimeBreakdown {
+  double compute_s = 0;    // GEMMs, attention, memory-bound kernels (incl. recompute)
+  double recompute_s = 0;  // the part of compute_s that recomputes forward work
+  double tp_s = 0;         // exposed communication by kind
+  double cp_s = 0;
+  double ep_s = 0;
+  double pp_s = 0;
+  double dp_s = 0;
+  double bubble_s = 0;
+  double optimizer_s = 0;
+  double other_s = 0;
+  double exposed_comm_s() const { return tp_s + cp_s + ep_s + pp_s + dp_s; }
+  double total() const { return compute_s + exposed_comm_s() + bubble_s + optimizer_s + other_s; }
+};
+
+struct StageEstimate {
+  int index = 0;
+  int dense_layers = 0;
+  int moe_layers = 0;
+  bool has_embedding = false;
+  bool has_logits = false;
+  double forward_s = 0;   // one micro-batch, incl. exposed in-stage communication
+  double backward_s = 0;  // incl. recomputation
+  double compute_s = 0;   // forward + backward compute only
+  double inflight_microbatches = 0;
+  double params = 0;      // parameters held (before ZeRO sharding)
+  MemoryBreakdown memory;
+};
+
+struct Estimate {
+  std::string model;
+  std::string gpu;
+  int gpus = 0;
+  int nodes = 0;
+  Layout layout;
+  Training training;
+  int64_t micro_batches = 0;
+
+  double step_time_s = 0;
+  double tokens_per_s = 0;
+  double tokens_per_s_per_gpu = 0;
+  double model_flops_per_step = 0;
+  double hardware_flops_per_step = 0;
+  double model_tflops_per_gpu = 0;  // achieved model TFLOP/s per GPU
+  double mfu = 0;                   // vs the dense peak of the training precision
+  double hfu = 0;
+  double mfu_vs_bf16 = 0;           // vs the dense BF16 peak (comparable across precisions)
+  double comm_share = 0;            // exposed communication / step time
+  double bubble_rate = 0;           // bubble / step time
+
+  TimeBreakdown time;
+  std::vector<CommItem> comms;
+  std::vector<StageEstimate> stages;
+  int peak_stage = 0;
+  double peak_memory_bytes = 0;
+  double capacity_bytes = 0;
+  bool fits = false;
+
+  double total_params = 0;
+  double active_params = 0;
+  std::vector<std::string> warnings;
+};
+
+struct EstimateOptions {
+  RuleOptions rules;
+  StateBytesPerParam state_bytes;
+};
+
+// Throws InputError listing every broken layout rule.
+Estimate EstimateStep(const ModelSpec& model, const ClusterSpec& cluster, const Training& training,
+                      Layout layout, const EstimateOptions& options = {});
+
+}  // namespace paratune

@@ -1,0 +1,16 @@
+// The JSON form of an Estimate, schema "paratune.estimate/1" (docs/json.md). Field names carry
+// their unit (_s, _bytes, _per_s); values are SI.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "cost/estimate.h"
+
+namespace paratune {
+
+inline constexpr const char* kEstimateSchema = "paratune.estimate/1";
+
+nlohmann::json LayoutToJson(const Layout& l, const Training& t);
+nlohmann::json EstimateToJson(const Estimate& e);
+
+}  // namespace paratune

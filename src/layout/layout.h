@@ -1,0 +1,48 @@
+// Layout: how one training step is split over the cluster (tensor, pipeline, virtual pipeline,
+// context, expert and data parallelism; ZeRO stage; recomputation; micro-batch; overlap
+// switches), plus the training shape it runs (sequence, global batch, precision).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "hardware/gpu_spec.h"
+
+namespace paratune {
+
+enum class Recompute { kNone, kSelective, kFull };
+const char* RecomputeName(Recompute r);
+Recompute ParseRecompute(const std::string& s, const std::string& where);
+
+struct Training {
+  int64_t seq = 8192;           // tokens per sequence
+  int64_t global_batch = 256;   // sequences per optimizer step
+  Precision precision = Precision::kBf16;
+};
+
+struct Layout {
+  int tp = 1;   // tensor parallel
+  int pp = 1;   // pipeline parallel
+  int vp = 1;   // virtual stages per pipeline rank (interleaved 1F1B when > 1)
+  int cp = 1;   // context parallel
+  int ep = 1;   // expert parallel
+  int etp = 0;  // expert tensor parallel; 0 = same as tp (Megatron's default)
+  int dp = 0;   // data parallel; derived as world / (tp*pp*cp)
+  bool sp = true;  // sequence parallel (only meaningful with tp > 1)
+  int zero = 1;    // 0: plain DP, 1: sharded optimizer (Megatron distributed optimizer),
+                   // 2: + sharded gradients, 3: + sharded parameters (FSDP)
+  Recompute recompute = Recompute::kNone;
+  int mbs = 1;     // micro-batch size, sequences
+  bool overlap_grad_reduce = true;   // DP gradient reduction overlaps the last backward passes
+  bool overlap_param_gather = true;  // ZeRO parameter all-gather overlaps forward
+  bool overlap_tp_comm = false;      // TP collectives overlapped with GEMMs (TE userbuffers)
+  bool overlap_pp_comm = true;       // PP send/receive in the background
+  bool flash_attention = true;       // attention scores never stored (FlashAttention/cuDNN)
+
+  int expert_tp() const { return etp > 0 ? etp : tp; }
+  bool sequence_parallel() const { return sp && tp > 1; }
+  // Micro-batches per step per pipeline: global_batch / (dp * mbs).
+  int64_t micro_batches(const Training& t) const { return t.global_batch / (int64_t(dp) * mbs); }
+};
+
+}  // namespace paratune

@@ -1,0 +1,83 @@
+#include "model/catalog.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include "model/hf_config.h"
+#include "util/embedded_data.h"
+#include "util/error.h"
+#include "util/file.h"
+
+namespace paratune {
+namespace {
+
+constexpr std::string_view kPrefix = "models/";
+constexpr std::string_view kSuffix = ".json";
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> CatalogModelIds() {
+  std::vector<std::string> ids;
+  for (const EmbeddedFile& f : EmbeddedFiles()) {
+    if (f.path.starts_with(kPrefix) && f.path.ends_with(kSuffix) &&
+        f.path.find('/', kPrefix.size()) == std::string_view::npos)
+      ids.emplace_back(f.path.substr(kPrefix.size(), f.path.size() - kPrefix.size() - kSuffix.size()));
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+ModelSpec LoadModel(const std::string& name_or_path) {
+  if (name_or_path.empty()) throw InputError("--model: empty model name");
+  std::error_code ec;
+  const bool is_path = std::filesystem::exists(name_or_path, ec) ||
+                       name_or_path.find('/') != std::string::npos ||
+                       name_or_path.ends_with(".json");
+  if (is_path) {
+    const std::string text = ReadFile(name_or_path);
+    std::string stem = std::filesystem::path(name_or_path).stem().string();
+    if (stem == "config") stem = std::filesystem::path(name_or_path).parent_path().filename().string();
+    return ParseHfConfig(text, name_or_path, stem.empty() ? name_or_path : stem);
+  }
+  const std::string id = Lower(name_or_path);
+  if (auto text = FindEmbeddedFile(std::string(kPrefix) + id + std::string(kSuffix)))
+    return ParseHfConfig(*text, "data/models/" + id + ".json", id);
+  std::string list;
+  for (const auto& s : CatalogModelIds()) list += (list.empty() ? "" : ", ") + s;
+  throw InputError("--model: unknown model '" + name_or_path +
+                   "' (not a file and not in the catalog); catalog: " + list);
+}
+
+ModelSpec ModelFromDims(const InlineDims& d) {
+  ModelSpec m;
+  m.name = "inline";
+  m.architecture = "LlamaForCausalLM";
+  m.layers = d.layers;
+  m.hidden = d.hidden;
+  m.heads = d.heads;
+  m.kv_heads = d.kv_heads > 0 ? d.kv_heads : d.heads;
+  m.head_dim = d.heads > 0 ? d.hidden / d.heads : 0;
+  m.vocab = d.vocab;
+  m.mlp = d.gated_mlp ? MlpKind::kGated : MlpKind::kPlain;
+  if (d.experts > 0) {
+    m.experts = d.experts;
+    m.topk = d.topk;
+    m.moe_ffn_hidden = d.ffn;
+  } else {
+    m.ffn_hidden = d.ffn;
+  }
+  if (d.heads > 0 && d.hidden % d.heads != 0)
+    throw InputError("--hidden (" + std::to_string(d.hidden) + ") is not divisible by --heads (" +
+                     std::to_string(d.heads) + ")");
+  if (d.experts > 0 && d.topk <= 0) throw InputError("--topk must be positive when --experts is given");
+  ValidateModel(m, "inline model (--layers/--hidden/--ffn/--heads/--vocab)");
+  return m;
+}
+
+}  // namespace paratune

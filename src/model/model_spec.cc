@@ -1,0 +1,140 @@
+#include "model/model_spec.h"
+
+#include "util/error.h"
+
+namespace paratune {
+
+int64_t ModelSpec::moe_layers() const {
+  if (!is_moe()) return 0;
+  const int64_t after = layers - first_dense_layers;
+  if (after <= 0) return 0;
+  const int64_t freq = moe_layer_freq > 0 ? moe_layer_freq : 1;
+  // Layers first_dense_layers + k*freq + (freq-1) are MoE (Qwen2-MoE decoder_sparse_step,
+  // DeepSeek moe_layer_freq): one in every `freq`.
+  return after / freq;
+}
+
+bool ModelSpec::is_moe_layer(int64_t i) const {
+  if (!is_moe() || i < first_dense_layers) return false;
+  const int64_t freq = moe_layer_freq > 0 ? moe_layer_freq : 1;
+  return (i - first_dense_layers + 1) % freq == 0;
+}
+
+int64_t ModelSpec::qk_head_dim() const {
+  return attention == AttentionKind::kMla ? qk_nope_head_dim + qk_rope_head_dim : head_dim;
+}
+
+int64_t ModelSpec::v_dim() const {
+  return attention == AttentionKind::kMla ? v_head_dim : head_dim;
+}
+
+int64_t NormParams(const ModelSpec& m) {
+  return m.norm == NormKind::kLayerNorm ? 2 * m.hidden : m.hidden;
+}
+
+// Attention block: projections, their biases, the pre-attention norm and Qwen3's QK norms.
+// GQA shapes from the Llama/Mistral/Qwen modeling files in huggingface/transformers; MLA shapes
+// from DeepSeek-V3's modeling_deepseek.py (q_a_proj, q_b_proj, kv_a_proj_with_mqa, kv_b_proj,
+// o_proj, and the q_a/kv_a layernorms).
+int64_t AttentionParamsPerLayer(const ModelSpec& m) {
+  const int64_t h = m.hidden;
+  int64_t p = NormParams(m);
+  if (m.attention == AttentionKind::kMla) {
+    const int64_t qk = m.qk_head_dim();
+    if (m.q_lora_rank > 0)
+      p += h * m.q_lora_rank + m.q_lora_rank + m.q_lora_rank * m.heads * qk;
+    else
+      p += h * m.heads * qk;
+    p += h * (m.kv_lora_rank + m.qk_rope_head_dim) + m.kv_lora_rank;
+    p += m.kv_lora_rank * m.heads * (m.qk_nope_head_dim + m.v_head_dim);
+    p += m.heads * m.v_head_dim * h;
+    return p;
+  }
+  const int64_t q = m.heads * m.head_dim;
+  const int64_t kv = m.kv_heads * m.head_dim;
+  p += h * (q + 2 * kv) + q * h;
+  if (m.qkv_bias || m.linear_bias) p += q + 2 * kv;
+  if (m.linear_bias) p += h;
+  if (m.qk_norm) p += 2 * m.head_dim;
+  return p;
+}
+
+static int64_t MlpParams(const ModelSpec& m, int64_t ffn) {
+  const int64_t gemms = m.mlp == MlpKind::kGated ? 3 : 2;
+  int64_t p = gemms * m.hidden * ffn;
+  if (m.linear_bias) p += (gemms - 1) * ffn + m.hidden;
+  return p;
+}
+
+int64_t DenseMlpParamsPerLayer(const ModelSpec& m) { return MlpParams(m, m.ffn_hidden) + NormParams(m); }
+int64_t RoutedExpertParams(const ModelSpec& m) { return MlpParams(m, m.moe_ffn_hidden); }
+int64_t SharedExpertParamsPerLayer(const ModelSpec& m) {
+  return m.shared_experts * MlpParams(m, m.shared_ffn_hidden);
+}
+int64_t RouterParamsPerLayer(const ModelSpec& m) {
+  return m.hidden * m.experts + (m.shared_expert_gate ? m.hidden : 0);
+}
+
+int64_t ParamCounts::total() const {
+  return embedding + output + attention + dense_mlp + router + routed_experts + shared_experts +
+         moe_norms + final_norm;
+}
+
+int64_t ParamCounts::active(const ModelSpec& m) const {
+  if (!m.is_moe() || m.experts == 0) return total();
+  const int64_t active_routed = routed_experts / m.experts * m.topk;
+  return total() - routed_experts + active_routed;
+}
+
+ParamCounts CountParams(const ModelSpec& m) {
+  ParamCounts c;
+  c.embedding = m.vocab * m.hidden + m.learned_positions * m.hidden;
+  c.output = m.tied_embeddings ? 0 : m.vocab * m.hidden;
+  c.attention = m.layers * AttentionParamsPerLayer(m);
+  c.dense_mlp = m.dense_layers() * DenseMlpParamsPerLayer(m);
+  const int64_t moe = m.moe_layers();
+  c.router = moe * RouterParamsPerLayer(m);
+  c.routed_experts = moe * m.experts * RoutedExpertParams(m);
+  c.shared_experts = moe * SharedExpertParamsPerLayer(m);
+  c.moe_norms = moe * NormParams(m);
+  c.final_norm = NormParams(m);
+  return c;
+}
+
+void ValidateModel(const ModelSpec& m, const std::string& where) {
+  auto positive = [&](int64_t v, const char* field) {
+    if (v <= 0)
+      throw InputError(where + ": field '" + field + "' must be a positive integer, got " +
+                       std::to_string(v));
+  };
+  positive(m.layers, "num_hidden_layers");
+  positive(m.hidden, "hidden_size");
+  positive(m.heads, "num_attention_heads");
+  positive(m.vocab, "vocab_size");
+  if (m.attention == AttentionKind::kGqa) {
+    positive(m.kv_heads, "num_key_value_heads");
+    positive(m.head_dim, "head_dim");
+    if (m.heads % m.kv_heads != 0)
+      throw InputError(where + ": num_attention_heads (" + std::to_string(m.heads) +
+                       ") is not a multiple of num_key_value_heads (" +
+                       std::to_string(m.kv_heads) + ")");
+  } else {
+    positive(m.kv_lora_rank, "kv_lora_rank");
+    positive(m.qk_nope_head_dim, "qk_nope_head_dim");
+    positive(m.qk_rope_head_dim, "qk_rope_head_dim");
+    positive(m.v_head_dim, "v_head_dim");
+  }
+  if (m.dense_layers() > 0) positive(m.ffn_hidden, "intermediate_size");
+  if (m.is_moe()) {
+    positive(m.topk, "num_experts_per_tok");
+    positive(m.moe_ffn_hidden, "moe_intermediate_size");
+    if (m.topk > m.experts)
+      throw InputError(where + ": num_experts_per_tok (" + std::to_string(m.topk) +
+                       ") exceeds the number of experts (" + std::to_string(m.experts) + ")");
+    if (m.shared_experts > 0) positive(m.shared_ffn_hidden, "shared_expert_intermediate_size");
+    if (m.first_dense_layers < 0 || m.first_dense_layers > m.layers)
+      throw InputError(where + ": first_k_dense_replace must be between 0 and num_hidden_layers");
+  }
+}
+
+}  // namespace paratune

@@ -1,0 +1,100 @@
+// ModelSpec: the shape of a decoder-only transformer, as much as the cost model needs: layer
+// count and widths, attention kind (multi-head/grouped-query or DeepSeek's multi-head latent
+// attention), MLP kind, and mixture-of-experts structure. Built from a Hugging Face config.json
+// (hf_config.h) or inline flags; parameter counts are derived here.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace paratune {
+
+enum class AttentionKind { kGqa, kMla };  // kGqa covers MHA (kv_heads == heads) and MQA.
+enum class MlpKind { kGated, kPlain };    // gated: SwiGLU/GeGLU, 3 GEMMs; plain: GELU/ReLU^2, 2 GEMMs.
+enum class NormKind { kRmsNorm, kLayerNorm };
+
+struct ModelSpec {
+  std::string name;          // catalog id or file name
+  std::string architecture;  // Hugging Face class, e.g. "LlamaForCausalLM"
+
+  int64_t layers = 0;
+  int64_t hidden = 0;
+  int64_t heads = 0;
+  int64_t kv_heads = 0;
+  int64_t head_dim = 0;  // query/key head dim for GQA; may differ from hidden/heads (Qwen3)
+  int64_t vocab = 0;
+  int64_t ffn_hidden = 0;  // dense MLP intermediate size
+  MlpKind mlp = MlpKind::kGated;
+  NormKind norm = NormKind::kRmsNorm;
+  AttentionKind attention = AttentionKind::kGqa;
+  bool tied_embeddings = false;
+  bool qkv_bias = false;     // bias on Q, K, V projections only (Qwen2)
+  bool linear_bias = false;  // bias on every linear layer (GPT-2, GPT-NeoX)
+  bool qk_norm = false;      // per-head RMSNorm on Q and K (Qwen3)
+  bool dropout = false;      // any dropout > 0 (GPT-style); adds masks to activation memory
+  int64_t learned_positions = 0;  // rows of a learned position table (GPT-2), 0 for rotary
+
+  // Multi-head latent attention (DeepSeek-V2/V3).
+  int64_t q_lora_rank = 0;  // 0: Q is projected directly from the hidden state
+  int64_t kv_lora_rank = 0;
+  int64_t qk_nope_head_dim = 0;
+  int64_t qk_rope_head_dim = 0;
+  int64_t v_head_dim = 0;
+
+  // Mixture of experts. experts == 0 means dense.
+  int64_t experts = 0;
+  int64_t topk = 0;
+  int64_t moe_ffn_hidden = 0;     // intermediate size of one routed expert
+  int64_t shared_experts = 0;     // always-active experts per MoE layer
+  int64_t shared_ffn_hidden = 0;  // intermediate size of one shared expert
+  bool shared_expert_gate = false;  // Qwen2-MoE's sigmoid gate on the shared expert
+  int64_t first_dense_layers = 0;   // leading layers with a dense MLP (DeepSeek first_k_dense_replace)
+  int64_t moe_layer_freq = 1;       // every n-th layer (after the dense ones) is MoE
+  int64_t mtp_layers = 0;  // multi-token-prediction modules: noted, not counted in the main model
+
+  bool is_moe() const { return experts > 0; }
+  int64_t moe_layers() const;
+  int64_t dense_layers() const { return layers - moe_layers(); }
+  // Whether layer i (0-based) has an MoE block: after the first dense layers, one in every
+  // moe_layer_freq (the last of each group), consistent with moe_layers().
+  bool is_moe_layer(int64_t i) const;
+
+  // Query/key and value widths of one attention head.
+  int64_t qk_head_dim() const;
+  int64_t v_dim() const;
+};
+
+// Parameter counts of a ModelSpec, split the way sharding needs them.
+struct ParamCounts {
+  int64_t embedding = 0;     // input token (and learned position) table
+  int64_t output = 0;        // output projection; 0 when tied to the embedding
+  int64_t attention = 0;     // all layers, incl. attention norms and biases
+  int64_t dense_mlp = 0;     // MLP of dense layers, incl. norms
+  int64_t router = 0;        // MoE router weights (and shared-expert gates)
+  int64_t routed_experts = 0;  // all routed experts of all MoE layers
+  int64_t shared_experts = 0;
+  int64_t moe_norms = 0;     // pre-MLP norms of MoE layers
+  int64_t final_norm = 0;
+
+  int64_t total() const;
+  // Parameters a token passes through: everything but the routed experts it is not sent to.
+  // Includes the embedding row and the output head, as in Mixtral's 12.9B and Llama's counts.
+  int64_t active(const ModelSpec& m) const;
+  // Parameters that are not routed experts (replicated or tensor-sharded, never expert-sharded).
+  int64_t non_expert() const { return total() - routed_experts; }
+};
+
+// Parameter counts of one attention block and one MLP (per layer).
+int64_t AttentionParamsPerLayer(const ModelSpec& m);
+int64_t DenseMlpParamsPerLayer(const ModelSpec& m);
+int64_t RoutedExpertParams(const ModelSpec& m);  // one routed expert
+int64_t SharedExpertParamsPerLayer(const ModelSpec& m);
+int64_t RouterParamsPerLayer(const ModelSpec& m);
+int64_t NormParams(const ModelSpec& m);  // one norm of width hidden
+
+ParamCounts CountParams(const ModelSpec& m);
+
+// Throws InputError naming the first field that is missing, non-positive or inconsistent.
+void ValidateModel(const ModelSpec& m, const std::string& where);
+
+}  // namespace paratune

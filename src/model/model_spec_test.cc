@@ -1,0 +1,105 @@
+#include "model/model_spec.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "model/catalog.h"
+#include "util/error.h"
+
+namespace paratune {
+namespace {
+
+// Published parameter counts (data/models/SOURCES.md): each catalog model must match within 1%.
+struct Published {
+  const char* id;
+  double total;
+  double active;  // 0 for dense
+};
+
+class PublishedCounts : public testing::TestWithParam<Published> {};
+
+TEST_P(PublishedCounts, MatchWithinOnePercent) {
+  const Published p = GetParam();
+  const ModelSpec m = LoadModel(p.id);
+  const ParamCounts c = CountParams(m);
+  EXPECT_NEAR(static_cast<double>(c.total()) / p.total, 1.0, 0.01) << p.id << " total " << c.total();
+  if (p.active > 0) {
+    EXPECT_NEAR(static_cast<double>(c.active(m)) / p.active, 1.0, 0.01) << p.id << " active " << c.active(m);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Catalog, PublishedCounts,
+    testing::Values(Published{"llama-3.1-8b", 8.03e9, 0}, Published{"llama-3.1-70b", 70.6e9, 0},
+                    Published{"llama-3.1-405b", 405.9e9, 0}, Published{"mixtral-8x7b", 46.7e9, 12.9e9},
+                    Published{"mixtral-8x22b", 141e9, 39e9}, Published{"qwen2.5-72b", 72.7e9, 0},
+                    Published{"qwen3-235b-a22b", 235e9, 22e9}, Published{"qwen2-57b-a14b", 57e9, 14e9},
+                    Published{"qwen3-30b-a3b", 30.5e9, 3.3e9}, Published{"gpt3-175b", 175e9, 0},
+                    Published{"llama-2-7b", 6.74e9, 0}, Published{"llama-2-70b", 69.0e9, 0},
+                    Published{"mistral-7b", 7.24e9, 0}, Published{"qwen2.5-7b", 7.61e9, 0},
+                    Published{"qwen3-8b", 8.2e9, 0}, Published{"qwen3-32b", 32.8e9, 0},
+                    Published{"gpt-neox-20b", 20554567680.0, 0}, Published{"mpt-7b", 6.7e9, 0},
+                    Published{"mpt-30b", 29.95e9, 0}, Published{"nemotron-4-340b", 341.0e9, 0},
+                    Published{"gpt-1.7b", 1.7e9, 0}, Published{"gpt-18.4b", 18.4e9, 0},
+                    Published{"gpt-145.6b", 145.6e9, 0}, Published{"gpt-530b", 529.6e9, 0},
+                    Published{"gpt-1t", 1008.0e9, 0}),
+    [](const testing::TestParamInfo<Published>& i) {
+      std::string s = i.param.id;
+      for (char& ch : s)
+        if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+      return s;
+    });
+
+// Llama-3.1-8B by hand: embedding and untied head 128256*4096 each; per layer q 4096^2,
+// k and v 4096*1024 each, o 4096^2, SwiGLU 3*4096*14336, two RMSNorms 2*4096; final norm.
+TEST(ParamCounts, Llama31_8BByHand) {
+  const ModelSpec m = LoadModel("llama-3.1-8b");
+  const int64_t layer = 4096LL * 4096 * 2 + 4096LL * 1024 * 2 + 3LL * 4096 * 14336 + 2 * 4096;
+  const int64_t expected = 2 * 128256LL * 4096 + 32 * layer + 4096;
+  EXPECT_EQ(CountParams(m).total(), expected);
+  EXPECT_EQ(expected, 8030261248LL);
+}
+
+// DeepSeek-V3 main model (MTP excluded): 671B total. Activated: DeepSeek's README_WEIGHTS.md
+// counts 36.6B without the input embedding (older revision: "including 0.9B for the output
+// Head"); the "37B" headline is that figure rounded. Our active() includes the embedding row
+// table as Mixtral's 12.9B does, so it exceeds the headline by the 0.93B table.
+TEST(ParamCounts, DeepSeekV3) {
+  const ModelSpec m = LoadModel("deepseek-v3");
+  const ParamCounts c = CountParams(m);
+  EXPECT_NEAR(static_cast<double>(c.total()) / 671e9, 1.0, 0.01);
+  const double without_input_embedding = static_cast<double>(c.active(m) - c.embedding);
+  EXPECT_NEAR(without_input_embedding / 36.6e9, 1.0, 0.01);
+  EXPECT_EQ(std::llround(without_input_embedding / 1e9), 37);  // the headline, rounded
+  EXPECT_EQ(m.moe_layers(), 58);
+  EXPECT_EQ(m.mtp_layers, 1);
+  EXPECT_EQ(c.embedding, 129280LL * 7168);
+}
+
+TEST(ModelSpec, MoeLayerPattern) {
+  ModelSpec m;
+  m.layers = 10;
+  m.experts = 8;
+  m.first_dense_layers = 2;
+  m.moe_layer_freq = 2;
+  EXPECT_EQ(m.moe_layers(), 4);
+  int count = 0;
+  for (int i = 0; i < 10; ++i) count += m.is_moe_layer(i);
+  EXPECT_EQ(count, 4);
+  EXPECT_FALSE(m.is_moe_layer(2));
+  EXPECT_TRUE(m.is_moe_layer(3));
+}
+
+TEST(ModelSpec, EveryCatalogModelLoads) {
+  const auto ids = CatalogModelIds();
+  EXPECT_GE(ids.size(), 30u);
+  for (const std::string& id : ids) {
+    ModelSpec m;
+    EXPECT_NO_THROW(m = LoadModel(id)) << id;
+    EXPECT_GT(CountParams(m).total(), 0) << id;
+  }
+}
+
+}  // namespace
+}  // namespace paratune

@@ -8,6 +8,7 @@
 #include "cost/collectives.h"
 #include "cost/compute.h"
 #include "cost/flops.h"
+#include "cost/pipeline_bubble.h"
 #include "util/error.h"
 
 namespace paratune {
@@ -184,9 +185,8 @@ class StepModel {
                                   ? nq * static_cast<double>(m_.qk_head_dim() + m_.v_head_dim)
                                   : static_cast<double>(2 * m_.kv_heads * m_.head_dim);
       c.cp_bytes = T_ * kv_width / tp_ * 2;
-      c.cp_call_s = SendRecvTime(c.cp_bytes, g_, tp_) * (cp_links_.crosses_domain ? 1 : 1);
-      if (cp_links_.crosses_domain)
-        c.cp_call_s = c.cp_bytes / cp_links_.net_bytes_per_s + g_.net_latency_s;
+      c.cp_call_s = cp_links_.crosses_domain ? c.cp_bytes / cp_links_.net_bytes_per_s + g_.net_latency_s
+                                             : c.cp_bytes / cp_links_.nvlink_bytes_per_s + g_.nvlink_latency_s;
       c.cp_calls_fwd = l_.cp - 1;
       c.cp_calls_bwd = 2 * (l_.cp - 1);
       c.cp_fwd_s = c.cp_calls_fwd * c.cp_call_s;
@@ -284,7 +284,6 @@ Estimate EstimateStep(const ModelSpec& m, const ClusterSpec& c, const Training& 
       LinksFor(g, {static_cast<int>(expert_shards), l.ep * etp});
   const double logits_cols = static_cast<double>(m.vocab) / tp;
 
-  double tp_total = 0, cp_total = 0, ep_total = 0;  // per micro-batch on the critical stage
   std::vector<double> stage_time(pp), stage_tp(pp), stage_cp(pp), stage_ep(pp), stage_rc(pp);
   std::vector<double> stage_dense_params(pp), stage_expert_params(pp);
   e.stages.resize(pp);
@@ -390,14 +389,9 @@ Estimate EstimateStep(const ModelSpec& m, const ClusterSpec& c, const Training& 
     mem.fragmentation = kFragmentationFraction * (mem.activations + mem.logits);
   }
 
-  // Pipeline schedule (closed form until the simulator): with per-rank times t_s per
-  // micro-batch, 1F1B takes m*max(t) + sum(t) - max(t); interleaving divides the fill and drain
-  // by vp (Narayanan et al. 2021 Sec. 2.2.1-2.2.2). Balanced: bubble/ideal = (pp-1)/(vp*m).
+  // Pipeline schedule: closed form (pipeline_bubble.h) until the simulator replaces it.
   const int crit = static_cast<int>(std::max_element(stage_time.begin(), stage_time.end()) - stage_time.begin());
-  const double t_max = stage_time[crit];
-  double sum_t = 0;
-  for (double x : stage_time) sum_t += x;
-  const double bubble = pp > 1 ? (sum_t - t_max) / vp : 0;
+  const double bubble = ClosedFormPipeline(stage_time, mb, vp).bubble_s;
   double pp_exposed = 0;
   if (pp > 1) {
     // Sends in the fill and drain sit on the critical path; with overlap off, every one does.
@@ -410,7 +404,6 @@ Estimate EstimateStep(const ModelSpec& m, const ClusterSpec& c, const Training& 
   // Data parallel, per stage after its last backward; stage s finishes its last backward
   // about s backward-passes before stage 0, which is slack for its reduction and optimizer.
   double tail = 0, dp_exposed_tail = 0, opt_tail = 0;
-  double dp_total_crit = 0;
   for (int s = 0; s < pp; ++s) {
     const double dparams = stage_dense_params[s], eparams = stage_expert_params[s];
     double rs = 0, ag = 0, ar = 0, z3 = 0;
@@ -445,7 +438,6 @@ Estimate EstimateStep(const ModelSpec& m, const ClusterSpec& c, const Training& 
       opt_tail = opt;
     }
     if (s == crit) {
-      dp_total_crit = ar + rs + ag + z3;
       if (l.zero == 0)
         AddComm(e.comms, "dp", "all-reduce", static_cast<int>(dense_shards), dense_dp_links.crosses_domain,
                 (dparams + eparams) * kGradCommBytes, 1, ar, std::max(0.0, ar - window));
@@ -458,7 +450,6 @@ Estimate EstimateStep(const ModelSpec& m, const ClusterSpec& c, const Training& 
       }
     }
   }
-  (void)dp_total_crit;
 
   // Communication table for the in-stage collectives of the critical stage.
   {
@@ -495,9 +486,6 @@ Estimate EstimateStep(const ModelSpec& m, const ClusterSpec& c, const Training& 
   tb.dp_s = dp_exposed_tail;
   tb.optimizer_s = opt_tail;
   tb.other_s = 0;
-  (void)tp_total;
-  (void)cp_total;
-  (void)ep_total;
 
   e.step_time_s = tb.total();
   const double tokens = static_cast<double>(t.global_batch) * static_cast<double>(t.seq);

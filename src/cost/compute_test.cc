@@ -1,0 +1,52 @@
+#include "cost/compute.h"
+
+#include <gtest/gtest.h>
+
+#include "hardware/hardware_catalog.h"
+
+namespace paratune {
+namespace {
+
+GpuSpec H100() { return HardwareCatalog::BuiltIn().Find("H100"); }
+
+// 8192^3 on 132 SMs with 128x128 tiles: 4096 tiles in ceil(4096/132) = 32 waves, the last one
+// partial: 4096 / (32*132) = 0.9697 of the SMs busy on average.
+TEST(Compute, LargeSquareGemmWaveQuantization) {
+  const GpuSpec g = H100();
+  EXPECT_DOUBLE_EQ(GemmShapeUtilization(g, 8192, 8192, 8192), 4096.0 / (32 * 132));
+  const double rate = g.bf16_flops * g.calibration.gemm_bf16 * 4096.0 / (32 * 132);
+  EXPECT_DOUBLE_EQ(GemmTime(g, Precision::kBf16, 8192, 8192, 8192), 2.0 * 8192 * 8192 * 8192 / rate + kKernelOverheadS);
+}
+
+// 200 x 200 output: 2x2 tiles of 128 hold 40000 of 65536 outputs (tile quantization 0.61), and
+// with K = 256 there is no split-K: 4 tiles on 132 SMs.
+TEST(Compute, SmallGemmIsFarBelowPeak) {
+  const GpuSpec g = H100();
+  EXPECT_DOUBLE_EQ(GemmShapeUtilization(g, 200, 200, 256), 40000.0 / 65536 * 4 / 132);
+}
+
+// A skinny GEMM (M=128 tokens, 8192x8192 weight) is bound by reading the weight from HBM:
+// roofline bytes 2*(128*8192 + 8192*8192) + 2*128*8192 over the achievable HBM bandwidth.
+TEST(Compute, SkinnyGemmIsMemoryBound) {
+  const GpuSpec g = H100();
+  const double bytes = 2.0 * (128 * 8192 + 8192.0 * 8192) + 2.0 * 128 * 8192;
+  EXPECT_DOUBLE_EQ(GemmTime(g, Precision::kBf16, 128, 8192, 8192),
+                   bytes / (g.hbm_bytes_per_s * g.calibration.hbm) + kKernelOverheadS);
+}
+
+TEST(Compute, Fp8IsFasterForLargeGemms) {
+  const GpuSpec g = H100();
+  const double bf16 = GemmTime(g, Precision::kBf16, 16384, 8192, 8192);
+  const double fp8 = GemmTime(g, Precision::kFp8, 16384, 8192, 8192);
+  EXPECT_NEAR(bf16 / fp8, 2.0 * g.calibration.gemm_fp8 / g.calibration.gemm_bf16, 0.01);
+}
+
+TEST(Compute, AttentionAndMemoryBound) {
+  const GpuSpec g = H100();
+  EXPECT_DOUBLE_EQ(AttentionTime(g, 1e12), 1e12 / (g.bf16_flops * g.calibration.attention) + kKernelOverheadS);
+  EXPECT_DOUBLE_EQ(MemoryBoundTime(g, 1e9, 3), 1e9 / (g.hbm_bytes_per_s * g.calibration.hbm) + 3 * kKernelOverheadS);
+  EXPECT_DOUBLE_EQ(GemmTime(g, Precision::kBf16, 0, 10, 10), 0);
+}
+
+}  // namespace
+}  // namespace paratune

@@ -1,0 +1,189 @@
+#include "cost/estimate.h"
+
+#include <gtest/gtest.h>
+
+#include "cost/activations.h"
+#include "cost/flops.h"
+#include "hardware/hardware_catalog.h"
+#include "model/catalog.h"
+#include "scenario/default_scenario.h"
+#include "util/error.h"
+
+namespace paratune {
+namespace {
+
+ClusterSpec Cluster(const std::string& gpu, int gpus) { return {HardwareCatalog::BuiltIn().Find(gpu), gpus}; }
+
+TEST(Estimate, DefaultScenarioIsConsistent) {
+  const ModelSpec m = LoadModel(kDefaultModel);
+  const ClusterSpec c = Cluster(kDefaultGpu, kDefaultNodes * 8);
+  const Estimate e = EstimateStep(m, c, DefaultTraining(), DefaultLayout());
+  EXPECT_EQ(e.gpus, 32);
+  EXPECT_EQ(e.layout.dp, 8);
+  EXPECT_EQ(e.micro_batches, 32);
+  EXPECT_DOUBLE_EQ(e.step_time_s, e.time.total());
+  EXPECT_DOUBLE_EQ(e.tokens_per_s, 256.0 * 8192 / e.step_time_s);
+  EXPECT_DOUBLE_EQ(e.mfu, ModelFlopsPerStep(m, DefaultTraining()) / (e.step_time_s * 32 * 2.25e15));
+  EXPECT_TRUE(e.fits);
+  EXPECT_GT(e.mfu, 0.2);
+  EXPECT_LT(e.mfu, 0.8);  // no layout reaches peak; far above it would be a units bug
+}
+
+// Interleaved 1F1B on a deep model where embedding and logits are negligible: the estimate's
+// bubble over its ideal time follows (pp-1)/(vp*m).
+TEST(Estimate, BubbleFollowsClosedForm) {
+  InlineDims d;
+  d.layers = 96;
+  d.hidden = 8192;
+  d.ffn = 28672;
+  d.heads = 64;
+  d.kv_heads = 8;
+  d.vocab = 1024;
+  const ModelSpec m = ModelFromDims(d);
+  for (int vp : {1, 2, 3}) {
+    Layout l;
+    l.tp = 8;
+    l.pp = 8;
+    l.vp = vp;
+    Training t{4096, 64, Precision::kBf16};
+    const Estimate e = EstimateStep(m, Cluster("H100", 128), t, l);
+    ASSERT_EQ(e.micro_batches, 32);
+    const double ideal = e.time.total() - e.time.bubble_s - e.time.pp_s - e.time.dp_s - e.time.optimizer_s;
+    EXPECT_NEAR(e.time.bubble_s / ideal, 7.0 / (vp * 32), 0.01 * 7.0 / (vp * 32)) << "vp " << vp;
+  }
+}
+
+// Activation memory: 1F1B stage 0 holds pp micro-batches, the last stage one; interleaving
+// multiplies stage 0's L-layer activations by 1 + (pp-1)/(pp*vp) (Megatron-LM).
+TEST(Estimate, InflightMicrobatches) {
+  const ModelSpec m = LoadModel("llama-3.1-70b");
+  Layout l;
+  l.tp = 8;
+  l.pp = 4;
+  const Estimate e = EstimateStep(m, Cluster("H100", 64), Training{4096, 64, Precision::kBf16}, l);
+  EXPECT_DOUBLE_EQ(e.stages[0].inflight_microbatches, 4);
+  EXPECT_DOUBLE_EQ(e.stages[3].inflight_microbatches, 1);
+  ActivationOptions o;
+  o.tp = 8;
+  o.sp = true;
+  const double per_layer = LayerActivationBytes(m, false, 1, 4096, o);
+  EXPECT_DOUBLE_EQ(e.stages[0].memory.activations, 4 * 20 * per_layer);  // = L * per-layer
+  l.vp = 5;
+  const Estimate ei = EstimateStep(m, Cluster("H100", 64), Training{4096, 64, Precision::kBf16}, l);
+  EXPECT_NEAR(ei.stages[0].memory.activations, 80 * per_layer * (1 + 3.0 / (4 * 5)), 1);
+  // GPipe-like cap: with fewer micro-batches than stages, only m are in flight.
+  const Estimate few = EstimateStep(m, Cluster("H100", 64), Training{4096, 4, Precision::kBf16}, [&] {
+    Layout x = l;
+    x.vp = 1;
+    return x;
+  }());
+  EXPECT_DOUBLE_EQ(few.stages[0].inflight_microbatches, 2);
+}
+
+// ZeRO stages divide the optimizer, then gradients, then parameters by the DP x CP group.
+TEST(Estimate, ZeroStagesShardStates) {
+  const ModelSpec m = LoadModel("llama-3.1-8b");
+  Layout l;
+  l.tp = 1;
+  std::vector<MemoryBreakdown> mem;
+  for (int z = 0; z <= 3; ++z) {
+    l.zero = z;
+    mem.push_back(EstimateStep(m, Cluster("H100", 16), Training{4096, 64, Precision::kBf16}, l).stages[0].memory);
+  }
+  const double params = static_cast<double>(CountParams(m).total());
+  EXPECT_NEAR(mem[0].params, 2 * params, 1);
+  EXPECT_NEAR(mem[0].grads, 4 * params, 1);
+  EXPECT_NEAR(mem[0].optimizer, 12 * params, 1);
+  EXPECT_NEAR(mem[1].optimizer, 12 * params / 16, 1);
+  EXPECT_NEAR(mem[1].grads, 4 * params, 1);
+  EXPECT_NEAR(mem[2].grads, 4 * params / 16, 1);
+  EXPECT_NEAR(mem[3].params, 2 * params / 16, 1);
+  EXPECT_GT(mem[3].zero3_buffers, 0);
+}
+
+// TP traffic per call is the full activation b*s*h*2 bytes; with SP there are 4 collectives per
+// layer each way (Korthikanti Sec. 4.2.2).
+TEST(Estimate, TensorParallelVolumes) {
+  const ModelSpec m = LoadModel("llama-3.1-70b");
+  Layout l;
+  l.tp = 8;
+  const Estimate e = EstimateStep(m, Cluster("B300", 32), Training{8192, 64, Precision::kBf16}, l);
+  const CommItem* tp = nullptr;
+  for (const CommItem& c : e.comms)
+    if (c.kind == "tp") tp = &c;
+  ASSERT_NE(tp, nullptr);
+  EXPECT_DOUBLE_EQ(tp->bytes_per_call, 8192.0 * 8192 * 2);
+  EXPECT_DOUBLE_EQ(tp->calls_per_step, 16.0 * 80 * 8);
+  EXPECT_FALSE(tp->crosses_domain);
+}
+
+TEST(Estimate, RecomputeTradesTimeForMemory) {
+  const ModelSpec m = LoadModel("llama-3.1-70b");
+  Layout l;
+  l.tp = 8;
+  const Training t{8192, 64, Precision::kBf16};
+  const Estimate none = EstimateStep(m, Cluster("H100", 32), t, l);
+  l.recompute = Recompute::kFull;
+  const Estimate full = EstimateStep(m, Cluster("H100", 32), t, l);
+  EXPECT_LT(full.stages[0].memory.activations, none.stages[0].memory.activations / 5);
+  EXPECT_GT(full.step_time_s, none.step_time_s * 1.2);
+  EXPECT_LT(full.step_time_s, none.step_time_s * 1.45);
+  EXPECT_NEAR(full.hfu / full.mfu, HardwareFlopsPerStep(m, t, Recompute::kFull) / ModelFlopsPerStep(m, t), 1e-9);
+  EXPECT_GT(full.time.recompute_s, 0);
+}
+
+TEST(Estimate, WarningsAndFit) {
+  const ModelSpec m = LoadModel("llama-3.1-405b");
+  Layout l;
+  l.tp = 8;
+  const Estimate e = EstimateStep(m, Cluster("H100", 64), Training{8192, 64, Precision::kBf16}, l);
+  EXPECT_FALSE(e.fits);
+  bool memory_warning = false;
+  for (const auto& w : e.warnings) memory_warning |= w.find("memory: stage") != std::string::npos;
+  EXPECT_TRUE(memory_warning);
+  // EP across nodes warns.
+  Layout moe;
+  moe.tp = 1;
+  moe.ep = 16;
+  moe.pp = 4;
+  const Estimate d = EstimateStep(LoadModel("deepseek-v3"), Cluster("H100", 256), Training{4096, 256, Precision::kBf16},
+                                  [&] {
+                                    Layout x = moe;
+                                    x.pp = 1;
+                                    return x;
+                                  }());
+  bool a2a = false;
+  for (const auto& w : d.warnings) a2a |= w.find("all-to-all crosses nodes") != std::string::npos;
+  EXPECT_TRUE(a2a);
+}
+
+TEST(Estimate, InvalidLayoutThrowsWithEveryRule) {
+  Layout l;
+  l.tp = 3;
+  l.pp = 7;
+  try {
+    EstimateStep(LoadModel("llama-3.1-70b"), Cluster("B300", 21), Training{}, l);
+    FAIL();
+  } catch (const InputError& e) {
+    const std::string s = e.what();
+    EXPECT_NE(s.find("heads"), std::string::npos);
+    EXPECT_NE(s.find("layers"), std::string::npos);
+  }
+}
+
+// FP8 doubles the GEMM peak: a GEMM-dominated step gets faster, but not 2x (attention,
+// memory-bound work and communication stay), and MFU is reported against the FP8 peak.
+TEST(Estimate, Fp8SpeedsUpGemms) {
+  const ModelSpec m = LoadModel("llama-3.1-70b");
+  Layout l;
+  l.tp = 8;
+  const Estimate bf = EstimateStep(m, Cluster("H100", 32), Training{8192, 64, Precision::kBf16}, l);
+  const Estimate f8 = EstimateStep(m, Cluster("H100", 32), Training{8192, 64, Precision::kFp8}, l);
+  EXPECT_LT(f8.step_time_s, bf.step_time_s * 0.9);
+  EXPECT_GT(f8.step_time_s, bf.step_time_s * 0.5);
+  EXPECT_NEAR(f8.mfu * 2, f8.mfu_vs_bf16, 1e-3 * f8.mfu_vs_bf16);
+  EXPECT_GT(f8.stages[0].memory.fp8_weights, 0);
+}
+
+}  // namespace
+}  // namespace paratune

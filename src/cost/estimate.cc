@@ -406,16 +406,19 @@ Estimate EstimateStep(const ModelSpec& m, const ClusterSpec& c, const Training& 
   double tail = 0, dp_exposed_tail = 0, opt_tail = 0;
   for (int s = 0; s < pp; ++s) {
     const double dparams = stage_dense_params[s], eparams = stage_expert_params[s];
-    double rs = 0, ag = 0, ar = 0, z3 = 0;
+    const int nd_ranks = static_cast<int>(dense_shards), ne_ranks = static_cast<int>(expert_shards);
+    // Dense weights reduce over DP x CP; expert weights over expert-DP (their own group).
+    double ar_d = 0, ar_e = 0, rs_d = 0, rs_e = 0, ag_d = 0, ag_e = 0, z3 = 0;
     if (l.zero == 0) {
-      ar = AllReduceTime(dparams * kGradCommBytes, static_cast<int>(dense_shards), dense_dp_links) +
-           AllReduceTime(eparams * kGradCommBytes, static_cast<int>(expert_shards), expert_dp_links);
+      ar_d = AllReduceTime(dparams * kGradCommBytes, nd_ranks, dense_dp_links);
+      ar_e = AllReduceTime(eparams * kGradCommBytes, ne_ranks, expert_dp_links);
     } else {
-      rs = ReduceScatterTime(dparams * kGradCommBytes, static_cast<int>(dense_shards), dense_dp_links) +
-           ReduceScatterTime(eparams * kGradCommBytes, static_cast<int>(expert_shards), expert_dp_links);
-      ag = AllGatherTime(dparams * kParamCommBytes, static_cast<int>(dense_shards), dense_dp_links) +
-           AllGatherTime(eparams * kParamCommBytes, static_cast<int>(expert_shards), expert_dp_links);
+      rs_d = ReduceScatterTime(dparams * kGradCommBytes, nd_ranks, dense_dp_links);
+      rs_e = ReduceScatterTime(eparams * kGradCommBytes, ne_ranks, expert_dp_links);
+      ag_d = AllGatherTime(dparams * kParamCommBytes, nd_ranks, dense_dp_links);
+      ag_e = AllGatherTime(eparams * kParamCommBytes, ne_ranks, expert_dp_links);
     }
+    const double ar = ar_d + ar_e, rs = rs_d + rs_e, ag = ag_d + ag_e;
     const double window = l.overlap_grad_reduce ? e.stages[s].backward_s : 0;
     double exposed = std::max(0.0, ar + rs - window);
     if (l.zero == 3) {
@@ -438,15 +441,21 @@ Estimate EstimateStep(const ModelSpec& m, const ClusterSpec& c, const Training& 
       opt_tail = opt;
     }
     if (s == crit) {
-      if (l.zero == 0)
-        AddComm(e.comms, "dp", "all-reduce", static_cast<int>(dense_shards), dense_dp_links.crosses_domain,
-                (dparams + eparams) * kGradCommBytes, 1, ar, std::max(0.0, ar - window));
-      else {
-        AddComm(e.comms, "dp", "reduce-scatter", static_cast<int>(dense_shards), dense_dp_links.crosses_domain,
-                (dparams + eparams) * kGradCommBytes, 1, rs, std::max(0.0, rs - window));
-        AddComm(e.comms, "dp", "all-gather", static_cast<int>(dense_shards), dense_dp_links.crosses_domain,
-                (dparams + eparams) * kParamCommBytes, l.zero == 3 ? 2 * md + 1 : 1, ag,
-                std::max(0.0, exposed - std::max(0.0, rs - window)));
+      // Rows of the communication table; the exposed time is shared in proportion to time.
+      const double reduce = ar + rs, reduce_exposed = std::max(0.0, reduce - window);
+      const double gather_calls = l.zero == 3 ? 2 * md + 1 : 1;
+      const double gather_exposed = exposed - reduce_exposed;
+      auto share = [](double part, double whole, double x) { return whole > 0 ? x * part / whole : 0; };
+      const char* reduce_op = l.zero == 0 ? "all-reduce" : "reduce-scatter";
+      AddComm(e.comms, "dp", reduce_op, nd_ranks, dense_dp_links.crosses_domain, dparams * kGradCommBytes, 1,
+              ar_d + rs_d, share(ar_d + rs_d, reduce, reduce_exposed));
+      AddComm(e.comms, "edp", reduce_op, ne_ranks, expert_dp_links.crosses_domain, eparams * kGradCommBytes, 1,
+              ar_e + rs_e, share(ar_e + rs_e, reduce, reduce_exposed));
+      if (l.zero >= 1) {
+        AddComm(e.comms, "dp", "all-gather", nd_ranks, dense_dp_links.crosses_domain, dparams * kParamCommBytes,
+                gather_calls, ag_d, share(ag_d, ag, gather_exposed));
+        AddComm(e.comms, "edp", "all-gather", ne_ranks, expert_dp_links.crosses_domain, eparams * kParamCommBytes,
+                gather_calls, ag_e, share(ag_e, ag, gather_exposed));
       }
     }
   }

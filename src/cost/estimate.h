@@ -16,7 +16,7 @@ namespace paratune {
 
 // One kind of collective of the step, summed over the step.
 struct CommItem {
-  std::string kind;        // "tp", "cp", "ep", "pp", "dp"
+  std::string kind;        // "tp", "cp", "ep", "pp", "dp" (dense weights), "edp" (expert weights)
   std::string op;          // "all-reduce", "all-gather", "reduce-scatter", "all-to-all", "send-recv"
   int group_size = 1;
   bool crosses_domain = false;

@@ -17,5 +17,6 @@ struct Command {
 Command AddEstimateCommand(CLI::App& root);
 Command AddModelsCommand(CLI::App& root);
 Command AddGpusCommand(CLI::App& root);
+Command AddValidateCommand(CLI::App& root);
 
 }  // namespace paratune::cli

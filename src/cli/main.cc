@@ -13,7 +13,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "paratune 0.1.0");
   std::vector<cli::Command> commands = {cli::AddEstimateCommand(app), cli::AddModelsCommand(app),
-                                        cli::AddGpusCommand(app)};
+                                        cli::AddGpusCommand(app), cli::AddValidateCommand(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

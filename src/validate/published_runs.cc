@@ -1,0 +1,201 @@
+#include "validate/published_runs.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+
+#include "util/csv.h"
+#include "util/error.h"
+
+namespace paratune {
+namespace {
+
+const char* const kColumns[] = {
+    "id", "source", "model", "arch", "layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab",
+    "seq_len", "num_experts", "topk", "gpu", "num_gpus", "gpus_per_node", "tp", "pp", "vp", "dp", "cp",
+    "ep", "sp", "zero_stage_or_fsdp", "micro_batch", "global_batch", "recompute", "precision",
+    "target_tokens_per_s_per_gpu", "confidence", "flags"};
+
+// A cell as a non-negative integer; empty gives `fallback` (-1: required).
+class Cells {
+ public:
+  Cells(const std::map<std::string, size_t>& col, const CsvRow& row, const std::string& where)
+      : col_(col), row_(row), where_(where) {}
+
+  const std::string& Str(const char* name) const { return row_.fields[col_.at(name)]; }
+  bool Empty(const char* name) const { return Str(name).empty(); }
+
+  long long Int(const char* name) const {
+    const std::string& s = Str(name);
+    long long v = 0;
+    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size() || v < 0)
+      throw InputError(where_ + ":" + std::to_string(row_.line) + ": column '" + name +
+                       "' must be a non-negative integer, got '" + s + "'");
+    return v;
+  }
+  double Num(const char* name) const {
+    const std::string& s = Str(name);
+    double v = 0;
+    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size() || !(v >= 0))
+      throw InputError(where_ + ":" + std::to_string(row_.line) + ": column '" + name +
+                       "' must be a non-negative number, got '" + s + "'");
+    return v;
+  }
+
+ private:
+  const std::map<std::string, size_t>& col_;
+  const CsvRow& row_;
+  const std::string& where_;
+};
+
+// GPU names as the dataset writes them, onto catalog entries.
+std::string CatalogGpu(const std::string& g) {
+  if (g == "H100-SXM") return "H100";
+  return g;
+}
+
+// Runs published before FlashAttention reached Megatron-LM (2023) stored and recomputed the
+// attention scores with Megatron's fused softmax: a fact of the software those runs used.
+bool PredatesFlashAttention(const std::string& source) {
+  return source == "Narayanan2021" || source == "Korthikanti2022" || source == "MegatronLM-README-2020";
+}
+
+void MapRow(const Cells& c, PublishedRun& r, const HardwareCatalog& hw) {
+  auto need = [&](const char* col) {
+    if (c.Empty(col)) throw std::string("column '") + col + "' is empty";
+  };
+  if (r.target_tokens_per_s_per_gpu <= 0) throw std::string("no target");
+  // Model.
+  need("layers");
+  need("hidden");
+  need("heads");
+  ModelSpec& m = r.model;
+  m.name = r.model_name;
+  m.layers = c.Int("layers");
+  m.hidden = c.Int("hidden");
+  m.heads = c.Int("heads");
+  m.kv_heads = c.Empty("kv_heads") ? m.heads : c.Int("kv_heads");
+  if (m.heads <= 0 || m.hidden % m.heads != 0) throw std::string("hidden is not a multiple of heads");
+  m.head_dim = m.hidden / m.heads;
+  if (c.Empty("vocab")) {
+    m.vocab = 51200;
+    r.assumptions.push_back("vocab 51200 (Megatron's padded GPT-2 vocabulary)");
+  } else {
+    m.vocab = c.Int("vocab");
+  }
+  int64_t ffn = 0;
+  if (c.Empty("ffn_hidden")) {
+    ffn = 4 * m.hidden;
+    r.assumptions.push_back("ffn 4h");
+  } else {
+    ffn = c.Int("ffn_hidden");
+  }
+  // An MLP of exactly 4h is the GPT/Nemotron/MPT two-GEMM MLP with LayerNorm and tied
+  // embeddings; any other width is a gated (SwiGLU) Llama-style MLP with RMSNorm.
+  const bool plain = ffn == 4 * m.hidden;
+  m.mlp = plain ? MlpKind::kPlain : MlpKind::kGated;
+  m.norm = plain ? NormKind::kLayerNorm : NormKind::kRmsNorm;
+  m.tied_embeddings = plain;
+  m.architecture = plain ? "GPT2LMHeadModel" : "LlamaForCausalLM";
+  if (r.arch == "moe") {
+    need("num_experts");
+    need("topk");
+    m.experts = c.Int("num_experts");
+    m.topk = c.Int("topk");
+    m.moe_ffn_hidden = ffn;
+  } else {
+    m.ffn_hidden = ffn;
+  }
+  ValidateModel(m, "row " + r.id);
+
+  // Cluster.
+  const std::string gpu = CatalogGpu(r.gpu_name);
+  try {
+    r.cluster.gpu = hw.Find(gpu);
+  } catch (const InputError&) {
+    throw std::string("GPU '") + r.gpu_name + "' is not in the hardware catalog";
+  }
+  if (!c.Empty("gpus_per_node")) r.cluster.gpu.gpus_per_node = static_cast<int>(c.Int("gpus_per_node"));
+  need("num_gpus");
+  r.cluster.gpus = r.num_gpus;
+
+  // Training.
+  need("seq_len");
+  r.training.seq = c.Int("seq_len");
+  if (c.Empty("global_batch")) throw std::string("global batch not given");
+  r.training.global_batch = c.Int("global_batch");
+  const std::string& p = c.Str("precision");
+  if (p == "bf16" || p == "fp16") r.training.precision = Precision::kBf16;
+  else if (p == "fp8" || p == "mxfp8") r.training.precision = Precision::kFp8;
+  else if (p == "nvfp4") r.training.precision = Precision::kFp4;
+  else throw std::string("unknown precision '") + p + "'";
+
+  // Layout.
+  Layout& l = r.layout;
+  if (r.flags.find("parallel_degrees_missing") != std::string::npos &&
+      (c.Empty("tp") || c.Empty("pp")) && c.Empty("dp"))
+    throw std::string("parallel degrees not given");
+  l.tp = c.Empty("tp") ? 1 : static_cast<int>(c.Int("tp"));
+  l.pp = c.Empty("pp") ? 1 : static_cast<int>(c.Int("pp"));
+  l.vp = c.Empty("vp") ? 1 : static_cast<int>(c.Int("vp"));
+  l.cp = c.Empty("cp") ? 1 : static_cast<int>(c.Int("cp"));
+  l.ep = c.Empty("ep") ? 1 : static_cast<int>(c.Int("ep"));
+  l.sp = c.Str("sp") != "no";
+  const std::string& z = c.Str("zero_stage_or_fsdp");
+  if (z.empty() || z == "DDP") l.zero = 1;  // Megatron/NeMo distributed optimizer
+  else if (z.find("ZeRO-3") != std::string::npos || z.find("FULL_SHARD") != std::string::npos || z == "FSDP") l.zero = 3;
+  else if (z.find("SHARD_GRAD_OP") != std::string::npos || z.find("ZeRO-2") != std::string::npos) l.zero = 2;
+  else if (z.find("ZeRO-1") != std::string::npos) l.zero = 1;
+  else throw std::string("unknown sharding '") + z + "'";
+  l.mbs = c.Empty("micro_batch") ? 1 : static_cast<int>(c.Int("micro_batch"));
+  const std::string& rc = c.Str("recompute");
+  if (rc.empty() || rc == "none") l.recompute = Recompute::kNone;
+  else if (rc == "selective") l.recompute = Recompute::kSelective;
+  else if (rc == "full") l.recompute = Recompute::kFull;
+  else throw std::string("unknown recompute '") + rc + "'";
+  l.flash_attention = !PredatesFlashAttention(r.source);
+  if (r.flags.find("uneven_pipeline_stages") != std::string::npos)
+    throw std::string("uneven pipeline stages (layers not divisible by pp*vp) are not modelled yet");
+}
+
+}  // namespace
+
+std::vector<PublishedRun> ReadPublishedRuns(std::string_view text, const std::string& where,
+                                            const HardwareCatalog& hw) {
+  const std::vector<CsvRow> rows = ParseCsv(text, where);
+  if (rows.empty()) throw InputError(where + ": empty file (expected a header row)");
+  std::map<std::string, size_t> col;
+  for (size_t i = 0; i < rows[0].fields.size(); ++i) col[rows[0].fields[i]] = i;
+  for (const char* name : kColumns)
+    if (!col.contains(name)) throw InputError(where + ":1: missing column '" + std::string(name) + "'");
+  std::vector<PublishedRun> out;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    const Cells c(col, rows[i], where);
+    PublishedRun r;
+    r.line = rows[i].line;
+    r.id = c.Str("id");
+    r.source = c.Str("source");
+    r.model_name = c.Str("model");
+    r.arch = c.Str("arch");
+    r.gpu_name = c.Str("gpu");
+    r.precision_raw = c.Str("precision");
+    r.confidence = c.Str("confidence");
+    r.flags = c.Str("flags");
+    r.num_gpus = c.Empty("num_gpus") ? 0 : static_cast<int>(c.Int("num_gpus"));
+    r.target_tokens_per_s_per_gpu = c.Empty("target_tokens_per_s_per_gpu") ? 0 : c.Num("target_tokens_per_s_per_gpu");
+    try {
+      MapRow(c, r, hw);
+      r.modelable = true;
+    } catch (const std::string& why) {
+      r.reason = why;
+    } catch (const InputError& e) {
+      r.reason = e.what();
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace paratune

@@ -1,0 +1,38 @@
+// Published training runs (the schema of ../shared/validation/published_runs_dev.csv, described
+// in its README): each row's model dimensions, GPU, layout, batch, recompute and precision
+// mapped onto paratune's inputs, or the reason the row cannot be modelled.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hardware/gpu_spec.h"
+#include "hardware/hardware_catalog.h"
+#include "layout/layout.h"
+#include "model/model_spec.h"
+
+namespace paratune {
+
+struct PublishedRun {
+  int line = 0;
+  std::string id, source, model_name, arch, gpu_name, precision_raw, confidence, flags;
+  int num_gpus = 0;
+  double target_tokens_per_s_per_gpu = 0;  // 0: the row has no target
+
+  bool modelable = false;
+  std::string reason;        // why not, when !modelable
+  std::vector<std::string> assumptions;  // defaults filled in for empty cells
+
+  ModelSpec model;
+  ClusterSpec cluster;
+  Training training;
+  Layout layout;
+};
+
+// Reads the CSV text; `where` names it in errors. Throws InputError for a malformed file or a
+// missing column; a row that cannot be modelled is returned with modelable = false and a reason.
+std::vector<PublishedRun> ReadPublishedRuns(std::string_view csv_text, const std::string& where,
+                                            const HardwareCatalog& hardware);
+
+}  // namespace paratune

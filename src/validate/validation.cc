@@ -1,0 +1,101 @@
+#include "validate/validation.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "cost/estimate.h"
+#include "util/error.h"
+
+namespace paratune {
+
+ErrorStats Summarize(std::vector<double> e) {
+  ErrorStats s;
+  s.n = static_cast<int>(e.size());
+  if (e.empty()) return s;
+  std::sort(e.begin(), e.end());
+  double sum = 0;
+  for (double x : e) sum += x;
+  s.mean = sum / s.n;
+  s.median = s.n % 2 ? e[s.n / 2] : 0.5 * (e[s.n / 2 - 1] + e[s.n / 2]);
+  // Nearest-rank 90th percentile.
+  const size_t rank = static_cast<size_t>(std::ceil(0.9 * s.n));
+  s.p90 = e[std::max<size_t>(rank, 1) - 1];
+  s.max = e.back();
+  return s;
+}
+
+static bool SameLayout(const PublishedRun& a, const PublishedRun& b) {
+  const Layout &x = a.layout, &y = b.layout;
+  return x.tp == y.tp && x.pp == y.pp && x.vp == y.vp && x.cp == y.cp && x.ep == y.ep && x.zero == y.zero &&
+         x.mbs == y.mbs && x.recompute == y.recompute && x.sequence_parallel() == y.sequence_parallel() &&
+         a.training.precision == b.training.precision;
+}
+
+ValidationReport Validate(const std::vector<PublishedRun>& runs, double threshold) {
+  ValidationReport rep;
+  for (const PublishedRun& r : runs) {
+    RunPrediction p;
+    p.run = &r;
+    if (!r.modelable) {
+      p.reason = r.reason;
+    } else {
+      try {
+        const Estimate e = EstimateStep(r.model, r.cluster, r.training, r.layout);
+        p.predicted = true;
+        p.predicted_tokens_per_s_per_gpu = e.tokens_per_s_per_gpu;
+        p.ape = std::abs(e.tokens_per_s_per_gpu - r.target_tokens_per_s_per_gpu) / r.target_tokens_per_s_per_gpu;
+        p.step_ape = std::abs(r.target_tokens_per_s_per_gpu / e.tokens_per_s_per_gpu - 1);
+        p.fits = e.fits;
+      } catch (const InputError& e) {
+        p.reason = e.what();
+      }
+    }
+    rep.rows.push_back(p);
+  }
+  std::vector<double> all, confident, kor;
+  std::map<std::pair<std::string, std::string>, std::vector<double>> by;
+  for (const RunPrediction& p : rep.rows) {
+    if (!p.predicted) continue;
+    const PublishedRun& r = *p.run;
+    all.push_back(p.ape);
+    if (r.confidence != "low") confident.push_back(p.ape);
+    if (r.id.rfind("KOR22-T5", 0) == 0) kor.push_back(p.step_ape);
+    by[{"gpu", r.gpu_name}].push_back(p.ape);
+    by[{"arch", r.arch}].push_back(p.ape);
+    by[{"precision", PrecisionName(r.training.precision)}].push_back(p.ape);
+    by[{"source", r.source}].push_back(p.ape);
+    by[{"confidence", r.confidence}].push_back(p.ape);
+  }
+  rep.overall = Summarize(all);
+  rep.overall_without_low_confidence = Summarize(confident);
+  rep.korthikanti_step_time = Summarize(kor);
+  for (const char* dim : {"gpu", "arch", "precision", "source", "confidence"})
+    for (const auto& [key, v] : by)
+      if (key.first == dim) rep.groups.push_back({key.first, key.second, Summarize(v)});
+
+  // Pairwise ranking.
+  for (size_t i = 0; i < rep.rows.size(); ++i) {
+    const RunPrediction& a = rep.rows[i];
+    if (!a.predicted) continue;
+    for (size_t j = i + 1; j < rep.rows.size(); ++j) {
+      const RunPrediction& b = rep.rows[j];
+      if (!b.predicted) continue;
+      const PublishedRun &ra = *a.run, &rb = *b.run;
+      if (ra.model_name != rb.model_name || ra.gpu_name != rb.gpu_name || ra.num_gpus != rb.num_gpus ||
+          ra.training.seq != rb.training.seq || SameLayout(ra, rb))
+        continue;
+      const double ma = ra.target_tokens_per_s_per_gpu, mb = rb.target_tokens_per_s_per_gpu;
+      if (std::abs(ma - mb) / std::min(ma, mb) <= threshold) continue;
+      ++rep.ranking.pairs;
+      const bool measured_a_faster = ma > mb;
+      const bool predicted_a_faster = a.predicted_tokens_per_s_per_gpu > b.predicted_tokens_per_s_per_gpu;
+      if (measured_a_faster == predicted_a_faster)
+        ++rep.ranking.agree;
+      else
+        rep.ranking.disagreements.push_back(measured_a_faster ? std::pair{ra.id, rb.id} : std::pair{rb.id, ra.id});
+    }
+  }
+  return rep;
+}
+
+}  // namespace paratune

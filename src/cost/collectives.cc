@@ -6,13 +6,11 @@
 namespace paratune {
 namespace {
 
-// Latency steps of a ring over n ranks; above 64 ranks NCCL's tree / PAT algorithms keep the
-// latency term logarithmic (NCCL 2.23 release notes, PAT for all-gather and reduce-scatter).
-double LatencySteps(int n) {
-  if (n <= 1) return 0;
-  if (n <= 64) return n - 1;
-  return 2 * std::ceil(std::log2(static_cast<double>(n)));
-}
+// Latency steps of a ring over n ranks (n - 1). NCCL runs all-gather and reduce-scatter as
+// rings (PAT, NCCL 2.23, only with one GPU per node), so their latency grows linearly; all-reduce
+// switches to trees at scale, 2*ceil(log2 n) steps (NCCL tuning model, src/graph/tuning.cc).
+double RingSteps(int n) { return n > 1 ? n - 1 : 0; }
+double TreeSteps(int n) { return n > 1 ? 2 * std::ceil(std::log2(static_cast<double>(n))) : 0; }
 
 }  // namespace
 
@@ -50,12 +48,12 @@ GroupLinks LinksFor(const GpuSpec& gpu, const GroupPlacement& g) {
 double AllReduceTime(double bytes, int n, const GroupLinks& l) {
   if (n <= 1 || bytes <= 0) return 0;
   // Ring: 2(n-1)/n x bytes over the bus bandwidth, 2(n-1) latency steps.
-  return 2.0 * (n - 1) / n * bytes / l.bus_bytes_per_s + 2 * LatencySteps(n) * l.latency_s;
+  return 2.0 * (n - 1) / n * bytes / l.bus_bytes_per_s + (n <= 8 ? 2 * RingSteps(n) : std::min(2 * RingSteps(n), TreeSteps(n))) * l.latency_s;
 }
 
 double AllGatherTime(double bytes, int n, const GroupLinks& l) {
   if (n <= 1 || bytes <= 0) return 0;
-  return static_cast<double>(n - 1) / n * bytes / l.bus_bytes_per_s + LatencySteps(n) * l.latency_s;
+  return static_cast<double>(n - 1) / n * bytes / l.bus_bytes_per_s + RingSteps(n) * l.latency_s;
 }
 
 double ReduceScatterTime(double bytes, int n, const GroupLinks& l) { return AllGatherTime(bytes, n, l); }
@@ -67,7 +65,7 @@ double AllToAllTime(double bytes, int n, const GroupLinks& l) {
   const int k = std::min(n, std::max(1, l.per_domain));
   const double intra = static_cast<double>(k - 1) / n * bytes / l.nvlink_bytes_per_s;
   const double inter = l.crosses_domain ? static_cast<double>(n - k) / n * bytes / l.net_bytes_per_s : 0;
-  return std::max(intra, inter) + LatencySteps(n) * l.latency_s;
+  return std::max(intra, inter) + RingSteps(n) * l.latency_s;
 }
 
 double SendRecvTime(double bytes, const GpuSpec& gpu, int stride) {

@@ -13,12 +13,17 @@ double GemmShapeUtilization(const GpuSpec& gpu, double M, double N, double K) {
   // Split-K gives idle SMs work when the output has fewer tiles than SMs and K is long
   // (at least 512 deep per split).
   double tiles = tm * tn;
-  const double max_split = std::max(1.0, std::floor(K / 512));
-  if (tiles < sms) tiles *= std::min(max_split, std::floor(sms / tiles));
+  double split = 1;
+  if (tiles < sms) split = std::clamp(std::floor(sms / tiles), 1.0, std::max(1.0, std::floor(K / 512)));
+  tiles *= split;
   // Wave quantization: the last wave runs partially full.
   const double waves = std::ceil(tiles / sms);
   const double wave_util = tiles / (waves * sms);
-  return std::clamp(tile_util * wave_util, 1e-3, 1.0);
+  // Pipeline fill and drain: each tile first loads its operand pipeline and finally writes C,
+  // worth kGemmTileOverheadK of reduction depth, so efficiency grows as K/(K + K0).
+  const double k_per_tile = K / split;
+  const double depth_util = k_per_tile / (k_per_tile + kGemmTileOverheadK);
+  return std::clamp(tile_util * wave_util * depth_util, 1e-3, 1.0);
 }
 
 double GemmTime(const GpuSpec& gpu, Precision p, double M, double N, double K, double count) {

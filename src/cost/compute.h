@@ -13,6 +13,10 @@ inline constexpr double kKernelOverheadS = 2e-6;
 // Output tile of one thread block in cuBLAS/CUTLASS GEMMs on Ampere..Blackwell (NVIDIA
 // "Matrix Multiplication Background" guide: 128x128 and 256x128 tiles).
 inline constexpr double kGemmTile = 128;
+// Reduction depth a tile's prologue (filling the multistage operand pipeline) and epilogue
+// (writing C) cost: about 3 stages of 64-deep K blocks plus the store (CUTLASS mainloop design,
+// "Efficient GEMM in CUDA", CUTLASS docs/efficient_gemm.md). Not fitted.
+inline constexpr double kGemmTileOverheadK = 192;
 
 // Time of C[M,N] = A[M,K] B[K,N] in precision p; `count` identical GEMMs (grouped experts).
 double GemmTime(const GpuSpec& gpu, Precision p, double M, double N, double K, double count = 1);

@@ -10,19 +10,28 @@ namespace {
 GpuSpec H100() { return HardwareCatalog::BuiltIn().Find("H100"); }
 
 // 8192^3 on 132 SMs with 128x128 tiles: 4096 tiles in ceil(4096/132) = 32 waves, the last one
-// partial: 4096 / (32*132) = 0.9697 of the SMs busy on average.
+// partial: 4096 / (32*132) = 0.9697 of the SMs busy on average; each tile's pipeline fill and
+// drain costs 192 of its 8192-deep reduction: 8192 / (8192 + 192).
 TEST(Compute, LargeSquareGemmWaveQuantization) {
   const GpuSpec g = H100();
-  EXPECT_DOUBLE_EQ(GemmShapeUtilization(g, 8192, 8192, 8192), 4096.0 / (32 * 132));
-  const double rate = g.bf16_flops * g.calibration.gemm_bf16 * 4096.0 / (32 * 132);
+  const double util = 4096.0 / (32 * 132) * 8192 / (8192 + kGemmTileOverheadK);
+  EXPECT_DOUBLE_EQ(GemmShapeUtilization(g, 8192, 8192, 8192), util);
+  const double rate = g.bf16_flops * g.calibration.gemm_bf16 * util;
   EXPECT_DOUBLE_EQ(GemmTime(g, Precision::kBf16, 8192, 8192, 8192), 2.0 * 8192 * 8192 * 8192 / rate + kKernelOverheadS);
 }
 
 // 200 x 200 output: 2x2 tiles of 128 hold 40000 of 65536 outputs (tile quantization 0.61), and
-// with K = 256 there is no split-K: 4 tiles on 132 SMs.
+// with K = 256 there is no split-K: 4 tiles on 132 SMs, each 256 deep of which 192 is overhead.
 TEST(Compute, SmallGemmIsFarBelowPeak) {
   const GpuSpec g = H100();
-  EXPECT_DOUBLE_EQ(GemmShapeUtilization(g, 200, 200, 256), 40000.0 / 65536 * 4 / 132);
+  EXPECT_DOUBLE_EQ(GemmShapeUtilization(g, 200, 200, 256), 40000.0 / 65536 * 4 / 132 * 256 / (256 + 192));
+}
+
+// 256 x 256 output, K = 8192: 4 tiles split min(floor(132/4), 8192/512) = 16 ways along K,
+// 64 tiles of 512-deep slices in one wave.
+TEST(Compute, SplitKFillsIdleSms) {
+  const GpuSpec g = H100();
+  EXPECT_DOUBLE_EQ(GemmShapeUtilization(g, 256, 256, 8192), 64.0 / 132 * 512 / (512 + 192));
 }
 
 // A skinny GEMM (M=128 tokens, 8192x8192 weight) is bound by reading the weight from HBM:

@@ -156,6 +156,8 @@ void MapRow(const Cells& c, PublishedRun& r, const HardwareCatalog& hw) {
   else if (rc == "full") l.recompute = Recompute::kFull;
   else throw std::string("unknown recompute '") + rc + "'";
   l.flash_attention = !PredatesFlashAttention(r.source);
+  // Those Megatron-LM GPT runs also kept its default dropout of 0.1 (hidden and attention).
+  m.dropout = PredatesFlashAttention(r.source);
   if (r.flags.find("uneven_pipeline_stages") != std::string::npos)
     throw std::string("uneven pipeline stages (layers not divisible by pp*vp) are not modelled yet");
 }

@@ -16,7 +16,12 @@ const char* const kColumns[] = {
     "ep", "sp", "zero_stage_or_fsdp", "micro_batch", "global_batch", "recompute", "precision",
     "target_tokens_per_s_per_gpu", "confidence", "flags"};
 
-// A cell as a non-negative integer; empty gives `fallback` (-1: required).
+// A malformed cell: the file is broken (not just a row paratune cannot model).
+struct CellError : InputError {
+  using InputError::InputError;
+};
+
+// Typed access to the cells of one row; a malformed number is a CellError naming line and column.
 class Cells {
  public:
   Cells(const std::map<std::string, size_t>& col, const CsvRow& row, const std::string& where)
@@ -30,8 +35,8 @@ class Cells {
     long long v = 0;
     const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec != std::errc() || p != s.data() + s.size() || v < 0)
-      throw InputError(where_ + ":" + std::to_string(row_.line) + ": column '" + name +
-                       "' must be a non-negative integer, got '" + s + "'");
+      throw CellError(where_ + ":" + std::to_string(row_.line) + ": column '" + name +
+                      "' must be a non-negative integer, got '" + s + "'");
     return v;
   }
   double Num(const char* name) const {
@@ -39,8 +44,8 @@ class Cells {
     double v = 0;
     const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec != std::errc() || p != s.data() + s.size() || !(v >= 0))
-      throw InputError(where_ + ":" + std::to_string(row_.line) + ": column '" + name +
-                       "' must be a non-negative number, got '" + s + "'");
+      throw CellError(where_ + ":" + std::to_string(row_.line) + ": column '" + name +
+                      "' must be a non-negative number, got '" + s + "'");
     return v;
   }
 
@@ -192,6 +197,8 @@ std::vector<PublishedRun> ReadPublishedRuns(std::string_view text, const std::st
       r.modelable = true;
     } catch (const std::string& why) {
       r.reason = why;
+    } catch (const CellError&) {
+      throw;
     } catch (const InputError& e) {
       r.reason = e.what();
     }

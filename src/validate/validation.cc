@@ -86,13 +86,17 @@ ValidationReport Validate(const std::vector<PublishedRun>& runs, double threshol
         continue;
       const double ma = ra.target_tokens_per_s_per_gpu, mb = rb.target_tokens_per_s_per_gpu;
       if (std::abs(ma - mb) / std::min(ma, mb) <= threshold) continue;
-      ++rep.ranking.pairs;
       const bool measured_a_faster = ma > mb;
       const bool predicted_a_faster = a.predicted_tokens_per_s_per_gpu > b.predicted_tokens_per_s_per_gpu;
-      if (measured_a_faster == predicted_a_faster)
-        ++rep.ranking.agree;
-      else
-        rep.ranking.disagreements.push_back(measured_a_faster ? std::pair{ra.id, rb.id} : std::pair{rb.id, ra.id});
+      const bool confident = ra.confidence != "low" && rb.confidence != "low";
+      for (RankingStats* st : {&rep.ranking, confident ? &rep.ranking_without_low_confidence : nullptr}) {
+        if (!st) continue;
+        ++st->pairs;
+        if (measured_a_faster == predicted_a_faster)
+          ++st->agree;
+        else
+          st->disagreements.push_back(measured_a_faster ? std::pair{ra.id, rb.id} : std::pair{rb.id, ra.id});
+      }
     }
   }
   return rep;

@@ -47,6 +47,7 @@ struct ValidationReport {
   ErrorStats overall_without_low_confidence;
   std::vector<GroupStats> groups;
   RankingStats ranking;
+  RankingStats ranking_without_low_confidence;  // pairs where neither run is low-confidence
   ErrorStats korthikanti_step_time;  // Korthikanti et al. 2022 Table 5 rows, step-time error
 };
 

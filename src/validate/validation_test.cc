@@ -1,0 +1,120 @@
+#include "validate/validation.h"
+
+#include <gtest/gtest.h>
+
+#include "hardware/hardware_catalog.h"
+#include "util/error.h"
+#include "util/file.h"
+
+namespace paratune {
+namespace {
+
+constexpr const char* kDevCsv = PARATUNE_SOURCE_DIR "/../shared/validation/published_runs_dev.csv";
+
+TEST(Summarize, ByHand) {
+  const ErrorStats s = Summarize({0.10, 0.02, 0.30, 0.04, 0.05, 0.06, 0.07, 0.08, 0.09, 0.01});
+  EXPECT_EQ(s.n, 10);
+  EXPECT_DOUBLE_EQ(s.mean, 0.082);
+  EXPECT_DOUBLE_EQ(s.median, 0.065);
+  EXPECT_DOUBLE_EQ(s.p90, 0.10);  // nearest rank: the 9th of 10 sorted values
+  EXPECT_DOUBLE_EQ(s.max, 0.30);
+  EXPECT_EQ(Summarize({}).n, 0);
+}
+
+// Issue 3's acceptance on the development file: every row with a target is predicted or listed
+// with a reason; MAPE <= 10% and p90 <= 20% over the rows the dataset does not mark low-confidence
+// (its README asks for low-confidence rows to be reported separately); Korthikanti et al. 2022
+// Table 5 step-time error below Calculon's 3.65% mean; pairs ordered as measured.
+TEST(Validation, DevelopmentSetAcceptance) {
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  const auto runs = ReadPublishedRuns(ReadFile(kDevCsv), kDevCsv, hw);
+  ASSERT_EQ(runs.size(), 166u);
+  const ValidationReport rep = Validate(runs);
+  int with_target = 0, predicted = 0;
+  for (const RunPrediction& p : rep.rows) {
+    if (p.run->target_tokens_per_s_per_gpu <= 0) continue;
+    ++with_target;
+    if (p.predicted)
+      ++predicted;
+    else
+      EXPECT_FALSE(p.reason.empty()) << p.run->id;
+  }
+  EXPECT_EQ(with_target, 166);
+  EXPECT_GE(predicted, 150);
+  EXPECT_LE(rep.overall_without_low_confidence.mean, 0.10);
+  EXPECT_LE(rep.overall_without_low_confidence.p90, 0.20);
+  EXPECT_EQ(rep.korthikanti_step_time.n, 8);
+  EXPECT_LT(rep.korthikanti_step_time.mean, 0.0365);
+  EXPECT_GE(rep.ranking_without_low_confidence.pairs, 20);
+  EXPECT_EQ(rep.ranking_without_low_confidence.agree, rep.ranking_without_low_confidence.pairs);
+}
+
+// Row mapping: a Korthikanti Table 5 row becomes the layout the paper ran.
+TEST(PublishedRuns, MapsKorthikantiRow) {
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  const auto runs = ReadPublishedRuns(ReadFile(kDevCsv), kDevCsv, hw);
+  const PublishedRun* r = nullptr;
+  for (const PublishedRun& x : runs)
+    if (x.id == "KOR22-T5-02b") r = &x;
+  ASSERT_NE(r, nullptr);
+  ASSERT_TRUE(r->modelable) << r->reason;
+  EXPECT_EQ(r->model.layers, 96);
+  EXPECT_EQ(r->model.hidden, 12288);
+  EXPECT_EQ(r->model.mlp, MlpKind::kPlain);
+  EXPECT_EQ(r->layout.tp, 8);
+  EXPECT_EQ(r->layout.pp, 8);
+  EXPECT_TRUE(r->layout.sp);
+  EXPECT_EQ(r->layout.recompute, Recompute::kSelective);
+  EXPECT_FALSE(r->layout.flash_attention);
+  EXPECT_EQ(r->cluster.gpu.name, "A100-80GB");
+  EXPECT_EQ(r->training.global_batch, 64);
+}
+
+std::string Header() {
+  return "id,source,table_or_section,model,arch,layers,hidden,ffn_hidden,heads,kv_heads,vocab,seq_len,num_experts,"
+         "topk,gpu,gpu_type,num_gpus,gpus_per_node,tp,pp,vp,dp,cp,ep,sp,zero_stage_or_fsdp,micro_batch,global_batch,"
+         "recompute,precision,precision_raw,measured_metric,measured_value,target_tokens_per_s_per_gpu,"
+         "target_step_time_s,derivation,cross_check,confidence,flags,notes\n";
+}
+
+TEST(PublishedRuns, RowsThatCannotBeModelledCarryAReason) {
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  const std::string csv = Header() +
+                          "A,s,t,m,dense,32,4096,14336,32,8,128256,8192,,,H100-SXM,,8,8,1,1,,8,1,,,,1,128,,bf16,,,,1000,,,,high,,\n"
+                          "B,s,t,m,dense,32,,14336,32,8,128256,8192,,,H100-SXM,,8,8,1,1,,8,1,,,,1,128,,bf16,,,,1000,,,,high,,\n"
+                          "C,s,t,m,dense,32,4096,14336,32,8,128256,8192,,,TPUv5,,8,8,1,1,,8,1,,,,1,128,,bf16,,,,1000,,,,high,,\n"
+                          "D,s,t,m,dense,32,4096,14336,32,8,128256,8192,,,H100-SXM,,8,8,1,1,,8,1,,,,1,,,bf16,,,,1000,,,,high,,\n";
+  const auto runs = ReadPublishedRuns(csv, "x.csv", hw);
+  ASSERT_EQ(runs.size(), 4u);
+  EXPECT_TRUE(runs[0].modelable) << runs[0].reason;
+  EXPECT_EQ(runs[1].reason, "column 'hidden' is empty");
+  EXPECT_EQ(runs[2].reason, "GPU 'TPUv5' is not in the hardware catalog");
+  EXPECT_EQ(runs[3].reason, "global batch not given");
+  const ValidationReport rep = Validate(runs);
+  EXPECT_TRUE(rep.rows[0].predicted);
+  EXPECT_EQ(rep.overall.n, 1);
+}
+
+TEST(PublishedRuns, BrokenFilesAreErrors) {
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  EXPECT_THROW(ReadPublishedRuns("", "e.csv", hw), InputError);
+  try {
+    ReadPublishedRuns("id,source\nA,B\n", "h.csv", hw);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("h.csv:1: missing column 'model'"), std::string::npos) << e.what();
+  }
+  const std::string bad = Header() +
+                          "A,s,t,m,dense,-3,4096,14336,32,8,128256,8192,,,H100-SXM,,8,8,1,1,,8,1,,,,1,128,,bf16,,,,1000,,,,high,,\n";
+  try {
+    ReadPublishedRuns(bad, "n.csv", hw);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("n.csv:2: column 'layers' must be a non-negative integer"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(ReadPublishedRuns(Header() + "A,\"unterminated\n", "u.csv", hw), InputError);
+}
+
+}  // namespace
+}  // namespace paratune

@@ -15,8 +15,10 @@ struct Command {
 };
 
 Command AddEstimateCommand(CLI::App& root);
+Command AddSimulateCommand(CLI::App& root);
 Command AddModelsCommand(CLI::App& root);
 Command AddGpusCommand(CLI::App& root);
 Command AddValidateCommand(CLI::App& root);
+Command AddCalibrateCommand(CLI::App& root);
 
 }  // namespace paratune::cli

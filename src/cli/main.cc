@@ -12,8 +12,9 @@ int main(int argc, char** argv) {
   CLI::App app{"paratune: find and explain the fastest LLM training layout for a GPU cluster"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "paratune 0.1.0");
-  std::vector<cli::Command> commands = {cli::AddEstimateCommand(app), cli::AddModelsCommand(app),
-                                        cli::AddGpusCommand(app), cli::AddValidateCommand(app)};
+  std::vector<cli::Command> commands = {cli::AddEstimateCommand(app), cli::AddSimulateCommand(app), cli::AddModelsCommand(app),
+                                        cli::AddGpusCommand(app), cli::AddValidateCommand(app),
+                                        cli::AddCalibrateCommand(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

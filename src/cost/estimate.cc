@@ -9,6 +9,7 @@
 #include "cost/compute.h"
 #include "cost/flops.h"
 #include "cost/pipeline_bubble.h"
+#include "pipeline/simulator.h"
 #include "util/error.h"
 
 namespace paratune {
@@ -33,6 +34,7 @@ struct Shape {
 struct LayerCost {
   double fwd_compute_s = 0;
   double bwd_compute_s = 0;
+  double wgrad_s = 0;  // the weight-gradient GEMMs of bwd_compute_s (W of zero-bubble schedules)
   double attention_fwd_s = 0;  // part of fwd_compute_s, for selective recompute and CP overlap
   double gemm_fwd_s = 0;       // for TP overlap
   double tp_fwd_s = 0, tp_bwd_s = 0;
@@ -118,11 +120,26 @@ class StepModel {
       c.gemm_fwd_s += f;
       // Backward: input gradient [M,K] = dY[M,N] W^T, weight gradient [K,N] = X^T dY.
       c.bwd_compute_s += GemmTime(g_, p, s.M, s.K, s.N, s.count) + GemmTime(g_, p, s.K, s.N, s.M, s.count);
+      c.wgrad_s += GemmTime(g_, p, s.K, s.N, s.M, s.count);
     }
-    // Attention core (FlashAttention), heads split by TP, queries by CP (load-balanced causal).
-    const double att_flops = LayerForwardFlops(m_, moe, T_, s_).attention / tp_;
-    c.attention_fwd_s = AttentionTime(g_, att_flops);
-    const double att_bwd = AttentionTime(g_, kAttentionBackwardFactor * att_flops);
+    // Attention core, heads split by TP, queries by CP (load-balanced causal).
+    double att_bwd = 0;
+    if (l_.flash_attention) {
+      // FlashAttention skips the masked half of the causal score matrix.
+      const double att_flops = LayerForwardFlops(m_, moe, T_, s_).attention / tp_;
+      c.attention_fwd_s = AttentionTime(g_, att_flops);
+      att_bwd = AttentionTime(g_, kAttentionBackwardFactor * att_flops);
+    } else {
+      // Unfused attention (Megatron-LM before FlashAttention): two batched GEMMs per head over
+      // the full s x s scores, the causal mask applied afterwards, so no causal saving
+      // (Shoeybi et al. 2019, Sec. 3; Megatron-LM CoreAttention). Backward: two GEMMs each.
+      const double heads = nq / tp_ * b_;
+      const double sq = s_ / l_.cp;
+      const double dqk = static_cast<double>(m_.qk_head_dim()), dv = static_cast<double>(m_.v_dim());
+      c.attention_fwd_s = GemmTime(g_, Precision::kBf16, sq, s_, dqk, heads) + GemmTime(g_, Precision::kBf16, sq, dv, s_, heads);
+      att_bwd = GemmTime(g_, Precision::kBf16, sq, dqk, s_, heads) + GemmTime(g_, Precision::kBf16, s_, dqk, sq, heads) +
+                GemmTime(g_, Precision::kBf16, sq, s_, dv, heads) + GemmTime(g_, Precision::kBf16, s_, dv, sq, heads);
+    }
     // Memory-bound kernels (bytes per token; docs/cost-model.md "Memory-bound work").
     const double norm_tokens = sp_ ? T_ / tp_ : T_;
     double bytes = norm_tokens * 20 * h;  // 2 norms (4h each) + 2 residual adds (6h each)
@@ -139,7 +156,9 @@ class StepModel {
     } else {
       bytes += T_ * act_bytes_per_ffn * m_.ffn_hidden / tp_;
     }
-    if (!l_.flash_attention) bytes += T_ * 6 * nq * s_ / tp_;  // scores written, read, softmax out
+    // Unfused attention streams the scores: the fused scale-mask-softmax reads them and writes
+    // the probabilities (4 bytes per score), dropout adds a mask and its output (3 bytes).
+    if (!l_.flash_attention) bytes += T_ * (m_.dropout ? 7 : 4) * nq * s_ / tp_;
     if (p != Precision::kBf16) {
       // Casts of GEMM inputs to FP8/FP4: read 2 bytes, write row- and column-wise copies.
       double elems = 0;
@@ -174,7 +193,12 @@ class StepModel {
         c.tp_exposed_bwd_s = std::max(0.0, c.tp_bwd_s - (c.bwd_compute_s - att_bwd - mem_bwd));
       } else {
         c.tp_exposed_fwd_s = c.tp_fwd_s;
-        c.tp_exposed_bwd_s = c.tp_bwd_s;
+        // In backward, the collective on the input gradient of each column-parallel GEMM (QKV,
+        // MLP up) runs asynchronously under that GEMM's weight-gradient computation
+        // (Megatron-LM LinearWithGradAccumulationAndAsyncCommunication; Korthikanti et al.
+        // 2022 Sec. 4.2.2): 2 of the 2 all-reduces without SP, the 2 reduce-scatters with SP.
+        const double async = 2 * c.tp_call_s;
+        c.tp_exposed_bwd_s = (c.tp_bwd_s - async) + std::max(0.0, async - c.wgrad_s);
       }
     }
     // Context parallel: ring exchange of K and V blocks, cp-1 steps, overlapped with the
@@ -285,6 +309,7 @@ Estimate EstimateStep(const ModelSpec& m, const ClusterSpec& c, const Training& 
   const double logits_cols = static_cast<double>(m.vocab) / tp;
 
   std::vector<double> stage_time(pp), stage_tp(pp), stage_cp(pp), stage_ep(pp), stage_rc(pp);
+  std::vector<double> stage_act(pp);  // activation bytes of one whole-rank micro-batch
   std::vector<double> stage_dense_params(pp), stage_expert_params(pp);
   e.stages.resize(pp);
   for (int s = 0; s < pp; ++s) {
@@ -341,6 +366,9 @@ Estimate EstimateStep(const ModelSpec& m, const ClusterSpec& c, const Training& 
     stage_cp[s] = cp_exp;
     stage_ep[s] = ep_exp;
     stage_rc[s] = recompute;
+    st.weight_grad_s = sum(&LayerCost::wgrad_s) +
+                       (st.has_logits ? GemmTime(g, t.precision, static_cast<double>(m.hidden), logits_cols, T) : 0);
+    stage_act[s] = nd * dense_act + nm * moe_act;
 
     // Parameters held by this stage.
     double dparams = nd * dense_layer_params + nm * moe_layer_nonexpert;
@@ -389,9 +417,33 @@ Estimate EstimateStep(const ModelSpec& m, const ClusterSpec& c, const Training& 
     mem.fragmentation = kFragmentationFraction * (mem.activations + mem.logits);
   }
 
-  // Pipeline schedule: closed form (pipeline_bubble.h) until the simulator replaces it.
+  // Pipeline schedule: the event simulation (pipeline/simulator.h) of Megatron's 1F1B, or
+  // interleaved 1F1B for vp > 1, with each rank's time split evenly over its vp chunks; PP
+  // transfers stay in pp_s below. Balanced ranks reproduce the closed form of pipeline_bubble.h
+  // exactly (simulator_test). The closed form remains for interleaving with a micro-batch count
+  // that is not a multiple of pp, which Megatron's interleaved order does not run.
   const int crit = static_cast<int>(std::max_element(stage_time.begin(), stage_time.end()) - stage_time.begin());
-  const double bubble = ClosedFormPipeline(stage_time, mb, vp).bubble_s;
+  double bubble = ClosedFormPipeline(stage_time, mb, vp).bubble_s;
+  e.p2p_time_s = p2p_s;
+  if (pp > 1 && (vp == 1 || mb % pp == 0)) {
+    PipelineInput in;
+    in.record_timeline = false;
+    in.chunks.resize(static_cast<size_t>(pp) * vp);
+    for (int s = 0; s < pp; ++s)
+      for (int ch = 0; ch < vp; ++ch)
+        in.chunks[static_cast<size_t>(s) * vp + ch] = {e.stages[s].forward_s / vp, e.stages[s].backward_s / vp, 0};
+    const SimulationResult sim =
+        SimulatePipeline(BuildSchedule(vp == 1 ? ScheduleKind::k1F1B : ScheduleKind::kInterleaved, pp, vp, mb), in);
+    bubble = std::max(0.0, sim.pipeline_time_s - md * stage_time[crit]);
+    // Activations in flight as the schedule holds them (peak forwards not yet backwarded).
+    for (int s = 0; s < pp; ++s) {
+      StageEstimate& st = e.stages[s];
+      const double inflight = sim.stages[s].peak_inflight_microbatches;
+      st.memory.activations += (inflight - st.inflight_microbatches) * stage_act[s];
+      st.memory.fragmentation = kFragmentationFraction * (st.memory.activations + st.memory.logits);
+      st.inflight_microbatches = inflight;
+    }
+  }
   double pp_exposed = 0;
   if (pp > 1) {
     // Sends in the fill and drain sit on the critical path; with overlap off, every one does.
@@ -404,19 +456,32 @@ Estimate EstimateStep(const ModelSpec& m, const ClusterSpec& c, const Training& 
   // Data parallel, per stage after its last backward; stage s finishes its last backward
   // about s backward-passes before stage 0, which is slack for its reduction and optimizer.
   double tail = 0, dp_exposed_tail = 0, opt_tail = 0;
+  const auto st_layers = [&](int s) { return e.stages[s].dense_layers + e.stages[s].moe_layers; };
   for (int s = 0; s < pp; ++s) {
     const double dparams = stage_dense_params[s], eparams = stage_expert_params[s];
     const int nd_ranks = static_cast<int>(dense_shards), ne_ranks = static_cast<int>(expert_shards);
     // Dense weights reduce over DP x CP; expert weights over expert-DP (their own group).
+    // Collectives run per bucket: Megatron-LM's DDP buckets max(40M, 1M x dp) parameters
+    // (megatron/core/distributed/distributed_data_parallel.py); ZeRO-3/FSDP gathers one
+    // transformer block at a time. Each bucket pays the latency term once.
+    const auto buckets = [&](double params, int ranks) {
+      if (l.zero == 3) return std::max(1.0, static_cast<double>(st_layers(s)));
+      return std::max(1.0, std::ceil(params / std::max(40e6, 1e6 * ranks)));
+    };
+    const auto bucketed = [&](double (*op)(double, int, const GroupLinks&), double bytes, int ranks,
+                              const GroupLinks& links, double params) {
+      const double nb = buckets(params, ranks);
+      return nb * op(bytes / nb, ranks, links);
+    };
     double ar_d = 0, ar_e = 0, rs_d = 0, rs_e = 0, ag_d = 0, ag_e = 0, z3 = 0;
     if (l.zero == 0) {
-      ar_d = AllReduceTime(dparams * kGradCommBytes, nd_ranks, dense_dp_links);
-      ar_e = AllReduceTime(eparams * kGradCommBytes, ne_ranks, expert_dp_links);
+      ar_d = bucketed(AllReduceTime, dparams * kGradCommBytes, nd_ranks, dense_dp_links, dparams);
+      ar_e = bucketed(AllReduceTime, eparams * kGradCommBytes, ne_ranks, expert_dp_links, eparams);
     } else {
-      rs_d = ReduceScatterTime(dparams * kGradCommBytes, nd_ranks, dense_dp_links);
-      rs_e = ReduceScatterTime(eparams * kGradCommBytes, ne_ranks, expert_dp_links);
-      ag_d = AllGatherTime(dparams * kParamCommBytes, nd_ranks, dense_dp_links);
-      ag_e = AllGatherTime(eparams * kParamCommBytes, ne_ranks, expert_dp_links);
+      rs_d = bucketed(ReduceScatterTime, dparams * kGradCommBytes, nd_ranks, dense_dp_links, dparams);
+      rs_e = bucketed(ReduceScatterTime, eparams * kGradCommBytes, ne_ranks, expert_dp_links, eparams);
+      ag_d = bucketed(AllGatherTime, dparams * kParamCommBytes, nd_ranks, dense_dp_links, dparams);
+      ag_e = bucketed(AllGatherTime, eparams * kParamCommBytes, ne_ranks, expert_dp_links, eparams);
     }
     const double ar = ar_d + ar_e, rs = rs_d + rs_e, ag = ag_d + ag_e;
     const double window = l.overlap_grad_reduce ? e.stages[s].backward_s : 0;
@@ -433,6 +498,8 @@ Estimate EstimateStep(const ModelSpec& m, const ClusterSpec& c, const Training& 
     }
     const double updated = l.zero >= 1 ? dparams / dense_shards + eparams / expert_shards : dparams + eparams;
     const double opt = MemoryBoundTime(g, updated * kOptimizerBytesPerParam, 4);
+    e.stages[s].optimizer_s = opt;
+    e.stages[s].grad_reduce_s = ar + rs;
     const double slack = static_cast<double>(s) * e.stages[s].backward_s / vp;
     const double stage_tail = exposed + opt - std::min(slack, exposed);
     if (stage_tail > tail || s == 0) {

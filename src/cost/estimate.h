@@ -51,8 +51,11 @@ struct StageEstimate {
   double forward_s = 0;   // one micro-batch, incl. exposed in-stage communication
   double backward_s = 0;  // incl. recomputation
   double compute_s = 0;   // forward + backward compute only
+  double weight_grad_s = 0;  // weight-gradient GEMMs within backward_s (W of zero-bubble schedules)
   double inflight_microbatches = 0;
   double params = 0;      // parameters held (before ZeRO sharding)
+  double grad_reduce_s = 0;  // DP gradient all-reduce or reduce-scatter of the stage, whole
+  double optimizer_s = 0;    // optimizer step of the stage
   MemoryBreakdown memory;
 };
 
@@ -64,6 +67,7 @@ struct Estimate {
   Layout layout;
   Training training;
   int64_t micro_batches = 0;
+  double p2p_time_s = 0;  // one PP send/recv of a micro-batch's activations between adjacent stages
 
   double step_time_s = 0;
   double tokens_per_s = 0;

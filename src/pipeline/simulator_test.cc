@@ -1,0 +1,175 @@
+#include "pipeline/simulator.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "cost/pipeline_bubble.h"
+#include "timeline/breakdown.h"
+#include "util/error.h"
+
+namespace paratune {
+namespace {
+
+SimulationResult Simulate(ScheduleKind k, int pp, int vp, int64_t m, const PipelineInput& in) {
+  return SimulatePipeline(BuildSchedule(k, pp, vp, m), in);
+}
+
+void ExpectRel(double got, double want, const std::string& what) {
+  EXPECT_NEAR(got, want, 1e-9 * std::max(1e-300, std::abs(want))) << what;
+}
+
+// (a) Balanced stages, no communication: every rank idles (pp-1)/(m+pp-1) of the step under
+// GPipe and 1F1B, (pp-1)/(vp*m+pp-1) under interleaving (Narayanan et al. 2021 Sec. 2.2).
+TEST(Simulator, BalancedBubbleShareMatchesClosedForm) {
+  const double F = 1.3, B = 2.1;
+  for (int pp : {1, 2, 3, 4, 8, 16})
+    for (int64_t m : {1, 2, 3, 5, 8, 16, 33, 64}) {
+      const double want = (pp - 1.0) / (static_cast<double>(m) + pp - 1.0);
+      for (ScheduleKind k : {ScheduleKind::kGpipe, ScheduleKind::k1F1B}) {
+        const SimulationResult r = Simulate(k, pp, 1, m, BalancedInput(pp, 1, F, B));
+        const std::string what = fmt::format("{} pp {} m {}", ScheduleName(k), pp, m);
+        ExpectRel(r.step_time_s, (static_cast<double>(m) + pp - 1) * (F + B), what);
+        for (const StageFigures& s : r.stages) ExpectRel(s.time.bubble_share + 1, want + 1, what);
+      }
+    }
+  for (int pp : {2, 3, 4, 8})
+    for (int vp : {2, 3, 4})
+      for (int64_t groups : {1, 2, 3, 8}) {
+        const int64_t m = groups * pp;
+        const SimulationResult r = Simulate(ScheduleKind::kInterleaved, pp, vp, m, BalancedInput(pp, vp, F / vp, B / vp));
+        const double want = (pp - 1.0) / (static_cast<double>(vp * m) + pp - 1.0);
+        const std::string what = fmt::format("interleaved pp {} vp {} m {}", pp, vp, m);
+        ExpectRel(r.step_time_s, static_cast<double>(m) * (F + B) + (pp - 1) * (F + B) / vp, what);
+        for (const StageFigures& s : r.stages) ExpectRel(s.time.bubble_share, want, what);
+      }
+}
+
+// (b) Activations in flight: 1F1B rank r holds min(pp-r, m) micro-batches, GPipe all m;
+// interleaved rank 0 holds 2(pp-1) + (vp-1)pp + 1 chunk activations, pp + (pp-1)/vp rank-equivalents.
+TEST(Simulator, PeakInflightMicrobatches) {
+  for (int pp : {1, 2, 4, 8})
+    for (int64_t m : {1, 3, 4, 16}) {
+      const SimulationResult f = Simulate(ScheduleKind::k1F1B, pp, 1, m, BalancedInput(pp, 1, 1, 2));
+      const SimulationResult g = Simulate(ScheduleKind::kGpipe, pp, 1, m, BalancedInput(pp, 1, 1, 2));
+      for (int r = 0; r < pp; ++r) {
+        EXPECT_EQ(f.stages[static_cast<size_t>(r)].peak_inflight, std::min<int64_t>(pp - r, m)) << pp << " " << m << " " << r;
+        EXPECT_EQ(g.stages[static_cast<size_t>(r)].peak_inflight, m);
+      }
+    }
+  const SimulationResult i = Simulate(ScheduleKind::kInterleaved, 4, 2, 16, BalancedInput(4, 2, 1, 2));
+  EXPECT_EQ(i.stages[0].peak_inflight, 2 * 3 + 4 + 1);
+  EXPECT_DOUBLE_EQ(i.stages[0].peak_inflight_microbatches, 4 + 3.0 / 2);
+}
+
+// (c) ZB-H1 with F = B = W = t (Qi et al. 2023, Table 2): 1F1B runs B+W as one backward of 2t
+// and idles (pp-1)(F+B+W) = 3(pp-1)t; ZB-H1 idles (pp-1)(F+B-W) = (pp-1)t, exactly a third,
+// so its step is (3m + pp - 1)t. Activation peak equals 1F1B's; rank r holds back up to r Ws.
+TEST(Simulator, ZeroBubbleH1HasAThirdOfTheBubble) {
+  const double t = 0.25;
+  for (int pp : {2, 3, 4, 8})
+    for (int64_t m : std::vector<int64_t>{pp, 2 * static_cast<int64_t>(pp), 16}) {
+      const SimulationResult zb = Simulate(ScheduleKind::kZbH1, pp, 1, m, BalancedInput(pp, 1, t, 2 * t, t));
+      const SimulationResult f = Simulate(ScheduleKind::k1F1B, pp, 1, m, BalancedInput(pp, 1, t, 2 * t, t));
+      const std::string what = fmt::format("pp {} m {}", pp, m);
+      ExpectRel(zb.step_time_s, (3.0 * static_cast<double>(m) + pp - 1) * t, what);
+      ExpectRel(f.step_time_s, (3.0 * static_cast<double>(m) + 3.0 * (pp - 1)) * t, what);
+      for (int r = 0; r < pp; ++r) {
+        const StageFigures& z = zb.stages[static_cast<size_t>(r)];
+        ExpectRel(z.time.bubble_s, (pp - 1) * t, what);
+        ExpectRel(z.time.bubble_s * 3, f.stages[static_cast<size_t>(r)].time.bubble_s, what);
+        EXPECT_EQ(z.peak_inflight, f.stages[static_cast<size_t>(r)].peak_inflight) << what;
+        EXPECT_LE(z.peak_pending_weight_grads, r + 1) << what;
+      }
+    }
+}
+
+// (d) Uneven stages by hand, pp = 2, m = 3, 1F1B. Stage 0: F 1, B 2; stage 1: F 2, B 3.
+//   r0: F0 [0,1]  F1 [1,2]  B0 [6,8]  F2 [8,9]  B1 [11,13]  B2 [16,18]
+//   r1: F0 [1,3]  B0 [3,6]  F1 [6,8]  B1 [8,11] F2 [11,13]  B2 [13,16]      step 18
+// With a 0.5 s transfer each way (sent in the background):
+//   r0: F0 [0,1] send->1.5  F1 [1,2] send [2,2.5]  B0 [7,9]  F2 [9,10] send->10.5  B1 [12,14]  B2 [17,19]
+//   r1: F0 [1.5,3.5]  B0 [3.5,6.5] send->7  F1 [6.5,8.5]  B1 [8.5,11.5] send->12  F2 [11.5,13.5]
+//       B2 [13.5,16.5] send->17                                                 step 19
+TEST(Simulator, UnevenStagesByHand) {
+  PipelineInput in;
+  in.chunks = {{1, 2, 0}, {2, 3, 0}};
+  in.record_timeline = true;
+  SimulationResult r = Simulate(ScheduleKind::k1F1B, 2, 1, 3, in);
+  EXPECT_DOUBLE_EQ(r.step_time_s, 18);
+  EXPECT_DOUBLE_EQ(r.stages[0].time.busy_s, 9);
+  EXPECT_DOUBLE_EQ(r.stages[1].time.idle_s, 3);
+  EXPECT_DOUBLE_EQ(ClosedFormPipeline({3, 5}, 3, 1).total(), 18);
+  in.p2p_s = 0.5;
+  r = Simulate(ScheduleKind::k1F1B, 2, 1, 3, in);
+  EXPECT_DOUBLE_EQ(r.step_time_s, 19);
+  EXPECT_DOUBLE_EQ(r.stages[1].time.comm_s, 1.5);
+  // Blocking sends: the sender also waits out its transfer. r0: F0 [0,1] send [1,1.5],
+  // F1 [1.5,2.5] send [2.5,3], B0: r1 F0 [1.5,3.5] B0 [3.5,6.5] send [6.5,7] -> r0 B0 [7,9] ...
+  in.p2p_blocks_compute = true;
+  r = Simulate(ScheduleKind::k1F1B, 2, 1, 3, in);
+  EXPECT_GT(r.step_time_s, 19);
+}
+
+// (f) Balanced 1F1B and interleaved reproduce the closed form of cost/pipeline_bubble.h.
+TEST(Simulator, BalancedMatchesClosedFormPipeline) {
+  for (int pp : {2, 4, 8})
+    for (int vp : {1, 2, 4})
+      for (int64_t m : {8, 16, 64}) {
+        const double per_rank = 3.7e-3;  // forward + backward of one micro-batch on one rank
+        const SimulationResult r =
+            Simulate(vp == 1 ? ScheduleKind::k1F1B : ScheduleKind::kInterleaved, pp, vp, m,
+                BalancedInput(pp, vp, per_rank / 3 / vp, 2 * per_rank / 3 / vp));
+        ExpectRel(r.pipeline_time_s, ClosedFormPipeline(std::vector<double>(static_cast<size_t>(pp), per_rank), m, vp).total(),
+                  fmt::format("pp {} vp {} m {}", pp, vp, m));
+      }
+}
+
+// The simulator's own figures equal the shared breakdown of the timeline it writes.
+TEST(Simulator, FiguresMatchTimelineBreakdown) {
+  PipelineInput in = BalancedInput(4, 2, 1, 2, 0);
+  in.p2p_s = 0.2;
+  in.grad_reduce_s = {3, 3, 3, 3};
+  in.optimizer_s = {0.5, 0.5, 0.5, 0.5};
+  const SimulationResult r = Simulate(ScheduleKind::kInterleaved, 4, 2, 8, in);
+  const TimelineBreakdown b = ComputeBreakdown(r.timeline);
+  EXPECT_DOUBLE_EQ(b.step_time_s, r.step_time_s);
+  for (int k = 0; k < 4; ++k) {
+    const RankBreakdown& x = b.ranks[static_cast<size_t>(k)];
+    const RankBreakdown& y = r.stages[static_cast<size_t>(k)].time;
+    EXPECT_NEAR(x.busy_s, y.busy_s, 1e-12);
+    EXPECT_NEAR(x.exposed_comm_s, y.exposed_comm_s, 1e-12);
+    EXPECT_NEAR(x.bubble_s, y.bubble_s, 1e-12);
+    EXPECT_NEAR(x.busy_s, 8 * 2 * 3 + 0.5, 1e-12);
+  }
+}
+
+// DP reduction and optimizer: with overlap a chunk's reduction starts once that chunk is done,
+// which never lengthens the step; rank 0 ends last and its tail is visible in the step.
+TEST(Simulator, GradReduceAndOptimizer) {
+  PipelineInput in = BalancedInput(2, 1, 1, 2);
+  in.grad_reduce_s = {4, 4};
+  in.optimizer_s = {1, 1};
+  const SimulationResult r = Simulate(ScheduleKind::k1F1B, 2, 1, 4, in);
+  EXPECT_DOUBLE_EQ(r.pipeline_time_s, (4 + 1) * 3);
+  EXPECT_DOUBLE_EQ(r.step_time_s, 15 + 4 + 1);
+  // Interleaved rank 0 finishes chunk 1 before chunk 0: half its reduction hides.
+  PipelineInput vin = BalancedInput(2, 2, 0.5, 1);
+  vin.grad_reduce_s = {4, 0};
+  const SimulationResult over = Simulate(ScheduleKind::kInterleaved, 2, 2, 4, vin);
+  EXPECT_DOUBLE_EQ(over.step_time_s, over.pipeline_time_s + 2);
+  vin.overlap_grad_reduce = false;
+  EXPECT_DOUBLE_EQ(Simulate(ScheduleKind::kInterleaved, 2, 2, 4, vin).step_time_s, over.pipeline_time_s + 4);
+}
+
+TEST(Simulator, BadInputIsAnInputError) {
+  const Schedule s = BuildSchedule(ScheduleKind::k1F1B, 2, 1, 2);
+  EXPECT_THROW(SimulatePipeline(s, BalancedInput(3, 1, 1, 1)), InputError);
+  EXPECT_THROW(SimulatePipeline(s, BalancedInput(2, 1, -1, 1)), InputError);
+  EXPECT_THROW(SimulatePipeline(s, BalancedInput(2, 1, 1, 1, 2)), InputError);
+  PipelineInput in = BalancedInput(2, 1, 1, 1);
+  in.optimizer_s = {1};
+  EXPECT_THROW(SimulatePipeline(s, in), InputError);
+}
+
+}  // namespace
+}  // namespace paratune

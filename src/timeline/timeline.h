@@ -1,0 +1,51 @@
+// Timeline: what ran where and when during one training step, as events per rank (a pipeline
+// stage, shown as a process) and stream (a thread such as "compute" or "comm"). The pipeline
+// simulator writes one; trace readers will write one from measured profiles, so that one
+// breakdown (breakdown.h) and one trace writer (chrome_trace.h) serve prediction and measurement.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace paratune {
+
+// What an event does. kBackward is the whole backward pass, or only its input-gradient half
+// when the schedule splits the weight gradient out as kWeightGrad (zero-bubble schedules).
+enum class Phase : uint8_t {
+  kForward,
+  kBackward,
+  kWeightGrad,
+  kSend,
+  kRecv,
+  kAllReduce,
+  kOptimizer,
+  kOther,
+};
+
+// Short name: "F", "B", "W", "send", "recv", "all-reduce", "optimizer", "other".
+const char* PhaseName(Phase p);
+// Compute phases occupy the GPU's compute units (F, B, W, optimizer, other); the rest move data.
+bool IsComputePhase(Phase p);
+
+struct TimelineEvent {
+  int rank = 0;             // pipeline rank (stage); Chrome-trace pid
+  int stream = 0;           // index into Timeline::stream_names; Chrome-trace tid
+  Phase phase = Phase::kOther;
+  int32_t micro_batch = -1;    // -1: not tied to one micro-batch
+  int32_t virtual_stage = -1;  // chunk index on the rank (interleaving); -1: none
+  double start_s = 0;
+  double duration_s = 0;
+  std::string name;  // empty: PhaseName(phase)
+  double end_s() const { return start_s + duration_s; }
+};
+
+struct Timeline {
+  static constexpr int kComputeStream = 0;
+  static constexpr int kCommStream = 1;
+  int ranks = 0;  // ranks 0..ranks-1, named "stage N"
+  std::vector<std::string> stream_names = {"compute", "comm"};
+  std::vector<TimelineEvent> events;
+};
+
+}  // namespace paratune

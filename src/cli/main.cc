@@ -4,8 +4,21 @@
 #include <exception>
 #include <vector>
 
+#include <string>
+
 #include "cli/commands.h"
 #include "util/error.h"
+
+// Error messages echo user input; keep them on one line.
+static std::string OneLine(std::string s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else out += c;
+  }
+  return out;
+}
 
 int main(int argc, char** argv) {
   using namespace paratune;
@@ -14,7 +27,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "paratune 0.1.0");
   std::vector<cli::Command> commands = {cli::AddEstimateCommand(app), cli::AddSimulateCommand(app), cli::AddModelsCommand(app),
                                         cli::AddGpusCommand(app), cli::AddValidateCommand(app),
-                                        cli::AddCalibrateCommand(app)};
+                                        cli::AddCalibrateCommand(app), cli::AddPlanCommand(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -24,17 +37,17 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "paratune: error: %s\n", e.what());
+    std::fprintf(stderr, "paratune: error: %s\n", OneLine(e.what()).c_str());
     return 2;
   }
   try {
     for (auto& c : commands)
       if (c.app->parsed()) return c.run();
   } catch (const InputError& e) {
-    std::fprintf(stderr, "paratune: error: %s\n", e.what());
+    std::fprintf(stderr, "paratune: error: %s\n", OneLine(e.what()).c_str());
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "paratune: internal error: %s\n", e.what());
+    std::fprintf(stderr, "paratune: internal error: %s\n", OneLine(e.what()).c_str());
     return 1;
   }
   return 0;

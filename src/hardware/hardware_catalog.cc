@@ -68,7 +68,7 @@ void ApplyGpuTable(const toml::table& t, const std::string& where, const std::st
     for (const char* req : {"generation", "bf16_dense_tflops", "hbm_gb", "hbm_tb_per_s",
                             "gpus_per_node", "nvlink_domain", "nvlink_gb_per_s", "net_gb_per_s"})
       if (!t.contains(req))
-        throw InputError(where + ": [" + name + "] new GPU is missing required field '" + req + "'");
+        throw InputError(At(where, t) + ": [" + name + "] new GPU is missing required field '" + req + "'");
   }
   auto str = [&](const char* key, std::string& out) {
     if (const toml::node* n = t.get(key)) {
@@ -108,10 +108,12 @@ void ApplyGpuTable(const toml::table& t, const std::string& where, const std::st
   count("nvlink_domain", g.nvlink_domain);
   count("sm_count", g.sm_count);
   if (g.generation != "ampere" && g.generation != "hopper" && g.generation != "blackwell")
-    throw InputError(where + ": [" + name + "] field 'generation' must be ampere, hopper or "
+    throw InputError(At(where, t.contains("generation") ? *t.get("generation") : t) + ": [" + name +
+                     "] field 'generation' must be ampere, hopper or "
                      "blackwell, got '" + g.generation + "'");
   if (g.nvlink_domain < g.gpus_per_node && g.nvlink_domain != 1)
-    throw InputError(where + ": [" + name + "] nvlink_domain (" + std::to_string(g.nvlink_domain) +
+    throw InputError(At(where, t.contains("nvlink_domain") ? *t.get("nvlink_domain") : t) + ": [" + name +
+                     "] nvlink_domain (" + std::to_string(g.nvlink_domain) +
                      ") is smaller than gpus_per_node (" + std::to_string(g.gpus_per_node) + ")");
   if (g.sm_count == 0) g.sm_count = SmCountFor(g.generation);
   if (g.nvlink_latency_s == 0) g.nvlink_latency_s = 5e-6;

@@ -14,6 +14,7 @@ class Fields {
  public:
   Fields(const json& j, const std::string& where) : j_(j), where_(where) {}
 
+  const std::string& where() const { return where_; }
   bool has(const char* key) const { return j_.contains(key) && !j_.at(key).is_null(); }
 
   int64_t Int(const char* key) const {
@@ -68,7 +69,7 @@ class Fields {
         return static_cast<int64_t>(d);
     }
     throw InputError(where_ + ": field '" + key + "' must be a non-negative integer, got " +
-                     v.dump());
+                     (v.is_primitive() ? v.dump().substr(0, 40) : std::string(v.type_name())));
   }
 
   const json& j_;
@@ -97,6 +98,9 @@ void ReadQwenMoe(const Fields& f, ModelSpec& m) {
   m.moe_ffn_hidden = f.Int("moe_intermediate_size");
   const int64_t step = f.Int("decoder_sparse_step", 1);
   const std::vector<int64_t> dense = f.IntList("mlp_only_layers");
+  if (m.layers > kMaxLayers)
+    throw InputError(f.where() + ": field 'num_hidden_layers' is " + std::to_string(m.layers) +
+                     ", beyond the supported " + std::to_string(kMaxLayers));
   if (!dense.empty() || step != 1) {
     // Transformers puts an MoE block on layer i when i is not in mlp_only_layers and
     // (i + 1) % decoder_sparse_step == 0. Our ModelSpec expresses "first k dense, then one in
@@ -135,6 +139,9 @@ ModelSpec ParseHfConfig(std::string_view text, const std::string& where, const s
     const size_t colon = what.find("syntax error");
     throw InputError(where + ":" + std::to_string(line) + ": invalid JSON: " +
                      (colon == std::string::npos ? what : what.substr(colon)));
+  } catch (const json::out_of_range& e) {  // a number beyond double, e.g. 1e400 (no position given)
+    const std::string what = e.what();
+    throw InputError(where + ": invalid JSON: " + what.substr(what.find(']') + 2));
   }
   if (!j.is_object()) throw InputError(where + ": a config.json must be a JSON object");
   Fields f(j, where);
@@ -237,7 +244,8 @@ ModelSpec ParseHfConfig(std::string_view text, const std::string& where, const s
     m.kv_heads = m.heads;
     m.head_dim = m.heads > 0 ? m.hidden / m.heads : 0;
     m.vocab = f.Int("vocab_size");
-    m.ffn_hidden = f.Int("expansion_ratio", 4) * m.hidden;
+    if (__builtin_mul_overflow(f.Int("expansion_ratio", 4), m.hidden, &m.ffn_hidden))
+      throw InputError(where + ": fields 'expansion_ratio' * 'd_model' are too large");
     m.mlp = MlpKind::kPlain;
     m.norm = NormKind::kLayerNorm;
     m.linear_bias = !f.Bool("no_bias", true);

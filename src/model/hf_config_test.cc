@@ -312,6 +312,13 @@ TEST(HfConfig, Mpt) {
   EXPECT_EQ(biased.ffn_hidden, 256);  // expansion_ratio defaults to 4
 }
 
+TEST(HfConfigErrors, MptExpansionOverflow) {
+  const std::string msg = ParseError(R"({"architectures": ["MPTForCausalLM"], "n_layers": 2,
+      "d_model": 9007199254740992, "n_heads": 1, "vocab_size": 10, "expansion_ratio": 9007199254740992})");
+  EXPECT_CONTAINS(msg, "dir/config.json");
+  EXPECT_CONTAINS(msg, "'expansion_ratio'");
+}
+
 TEST(HfConfig, Nemotron) {
   const ModelSpec m = Parse(R"({"architectures": ["NemotronForCausalLM"], "num_hidden_layers": 96,
       "hidden_size": 18432, "num_attention_heads": 96, "num_key_value_heads": 8,
@@ -347,6 +354,13 @@ TEST(HfConfigErrors, MalformedJsonReportsLine) {
   EXPECT_CONTAINS(ParseError("\n\n\n\n{\"a\": 1,,}"), "dir/config.json:5:");
   EXPECT_CONTAINS(ParseError("{\"a\": 1,\n \"b\": [1, 2,\n"), "dir/config.json:");  // truncated
   EXPECT_CONTAINS(ParseError(""), "dir/config.json:1: invalid JSON");
+}
+
+TEST(HfConfigErrors, NumberOverflowIsInputError) {
+  // nlohmann::json throws out_of_range (not parse_error) for a number beyond double.
+  const std::string msg = ParseError("{\"architectures\": [\"LlamaForCausalLM\"],\n \"rms_norm_eps\": 1e400}");
+  EXPECT_CONTAINS(msg, "dir/config.json");
+  EXPECT_CONTAINS(msg, "invalid JSON: number overflow parsing '1e400'");
 }
 
 TEST(HfConfigErrors, NotAnObject) {
@@ -421,6 +435,18 @@ TEST(HfConfigErrors, StringInsteadOfInt) {
   EXPECT_CONTAINS(msg, "dir/config.json");
   EXPECT_CONTAINS(msg, "'hidden_size'");
   EXPECT_CONTAINS(msg, "must be a non-negative integer");
+}
+
+TEST(HfConfigErrors, NestedOrLongValuesAreNotEchoedInFull) {
+  // A deeply nested value used to be dump()ed recursively into the message: stack overflow.
+  const int depth = 100000;
+  std::string msg = ParseError(LlamaWith(R"("hidden_size": )" + std::string(depth, '[') + std::string(depth, ']')));
+  EXPECT_CONTAINS(msg, "dir/config.json");
+  EXPECT_CONTAINS(msg, "'hidden_size' must be a non-negative integer, got array");
+  EXPECT_CONTAINS(ParseError(LlamaWith(R"("hidden_size": {"a": 1})")), "got object");
+  msg = ParseError(LlamaWith(R"("hidden_size": ")" + std::string(100000, 'x') + "\""));
+  EXPECT_CONTAINS(msg, "'hidden_size'");
+  EXPECT_LT(msg.size(), 200u);
 }
 
 TEST(HfConfigErrors, WrongTypesForBoolAndNumber) {

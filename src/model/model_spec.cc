@@ -107,10 +107,34 @@ void ValidateModel(const ModelSpec& m, const std::string& where) {
       throw InputError(where + ": field '" + field + "' must be a positive integer, got " +
                        std::to_string(v));
   };
+  // Upper bounds far beyond any model, so that counts and FLOPs stay finite and exact in
+  // 64 bits and loops over layers end quickly.
+  auto at_most = [&](int64_t v, int64_t cap, const char* field) {
+    if (v > cap)
+      throw InputError(where + ": field '" + field + "' is " + std::to_string(v) + ", beyond the supported " +
+                       std::to_string(cap));
+  };
   positive(m.layers, "num_hidden_layers");
   positive(m.hidden, "hidden_size");
   positive(m.heads, "num_attention_heads");
   positive(m.vocab, "vocab_size");
+  at_most(m.layers, kMaxLayers, "num_hidden_layers");
+  at_most(m.hidden, kMaxWidth, "hidden_size");
+  at_most(m.heads, kMaxWidth, "num_attention_heads");
+  at_most(m.kv_heads, kMaxWidth, "num_key_value_heads");
+  at_most(m.head_dim, kMaxWidth, "head_dim");
+  at_most(m.vocab, kMaxVocab, "vocab_size");
+  at_most(m.ffn_hidden, kMaxWidth, "intermediate_size");
+  at_most(m.moe_ffn_hidden, kMaxWidth, "moe_intermediate_size");
+  at_most(m.shared_ffn_hidden, kMaxWidth, "shared_expert_intermediate_size");
+  at_most(m.experts, kMaxExperts, "num_experts");
+  at_most(m.shared_experts, kMaxExperts, "n_shared_experts");
+  at_most(m.q_lora_rank, kMaxWidth, "q_lora_rank");
+  at_most(m.kv_lora_rank, kMaxWidth, "kv_lora_rank");
+  at_most(m.qk_nope_head_dim, kMaxWidth, "qk_nope_head_dim");
+  at_most(m.qk_rope_head_dim, kMaxWidth, "qk_rope_head_dim");
+  at_most(m.v_head_dim, kMaxWidth, "v_head_dim");
+  at_most(m.learned_positions, kMaxVocab, "n_positions");
   if (m.attention == AttentionKind::kGqa) {
     positive(m.kv_heads, "num_key_value_heads");
     positive(m.head_dim, "head_dim");

@@ -94,7 +94,14 @@ int64_t NormParams(const ModelSpec& m);  // one norm of width hidden
 
 ParamCounts CountParams(const ModelSpec& m);
 
-// Throws InputError naming the first field that is missing, non-positive or inconsistent.
+// Largest accepted dimensions (ValidateModel).
+inline constexpr int64_t kMaxLayers = 100'000;
+inline constexpr int64_t kMaxWidth = 10'000'000;
+inline constexpr int64_t kMaxVocab = 100'000'000;
+inline constexpr int64_t kMaxExperts = 1'000'000;
+
+// Throws InputError naming the first field that is missing, non-positive, too large or
+// inconsistent.
 void ValidateModel(const ModelSpec& m, const std::string& where);
 
 }  // namespace paratune

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "model/catalog.h"
+#include "model/hf_config.h"
 #include "util/error.h"
 
 namespace paratune {
@@ -119,6 +120,36 @@ TEST(ModelSpec, EveryCatalogModelLoads) {
     EXPECT_NO_THROW(m = LoadModel(id)) << id;
     EXPECT_GT(CountParams(m).total(), 0) << id;
   }
+}
+
+}  // namespace
+}  // namespace paratune
+
+namespace paratune {
+namespace {
+
+// Dimensions far beyond any model are rejected before anything loops over layers or overflows
+// (found by fuzzing: a Qwen-MoE config with 2^53 layers hung the MoE-layer count).
+TEST(ModelSpec, RejectsAbsurdDimensions) {
+  const std::string qwen =
+      R"({"architectures":["Qwen2MoeForCausalLM"],"num_hidden_layers":9007199254740992,"hidden_size":64,)"
+      R"("num_attention_heads":4,"vocab_size":100,"num_experts":4,"num_experts_per_tok":2,)"
+      R"("moe_intermediate_size":32,"decoder_sparse_step":2})";
+  try {
+    ParseHfConfig(qwen, "q.json", "q");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("q.json: field 'num_hidden_layers' is 9007199254740992, beyond"),
+              std::string::npos)
+        << e.what();
+  }
+  InlineDims d;
+  d.layers = 32;
+  d.hidden = int64_t{1} << 40;
+  d.ffn = 128;
+  d.heads = 1;
+  d.vocab = 100;
+  EXPECT_THROW(ModelFromDims(d), InputError);
 }
 
 }  // namespace

@@ -1,0 +1,376 @@
+// End-to-end tests of the paratune binary: exit status, stdout and stderr of real invocations.
+// Bad input must exit with status 2, print exactly one line "paratune: error: ..." on stderr and
+// nothing on stdout.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#ifndef PARATUNE_BINARY
+#error "PARATUNE_BINARY must name the paratune executable"
+#endif
+#ifndef PARATUNE_SOURCE_DIR
+#error "PARATUNE_SOURCE_DIR must name the source tree"
+#endif
+
+namespace {
+
+namespace fs = std::filesystem;
+
+#define EXPECT_CONTAINS(hay, needle)                                                         \
+  EXPECT_NE(std::string(hay).find(needle), std::string::npos)                                \
+      << "text: \"" << (hay) << "\"\n does not contain: \"" << (needle) << "\""
+
+struct Result {
+  int status = -1;  // exit status, or -1 if the process did not exit normally
+  std::string out;
+  std::string err;
+};
+
+std::string Quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string Slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A scratch directory per test (ctest runs tests in parallel processes).
+class Cli : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(testing::TempDir()) /
+           ("paratune_cli_" + std::to_string(::getpid()) + "_" +
+            testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  std::string Write(const std::string& name, const std::string& text) {
+    const fs::path p = dir_ / name;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+  }
+
+  // Strings are appended piecewise: GCC 12 reports a false -Wrestrict for "literal" + string&&.
+  Result Run(const std::vector<std::string>& args) {
+    std::string cmd = Quote(PARATUNE_BINARY);
+    for (const std::string& a : args) cmd.append(" ").append(Quote(a));
+    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+    cmd.append(" </dev/null >").append(Quote(out.string())).append(" 2>").append(Quote(err.string()));
+    const int raw = std::system(cmd.c_str());
+    Result r;
+    r.status = (raw != -1 && WIFEXITED(raw)) ? WEXITSTATUS(raw) : -1;
+    r.out = Slurp(out);
+    r.err = Slurp(err);
+    return r;
+  }
+
+  // Runs `args`, expects the bad-input contract, and returns the error message (after the
+  // "paratune: error: " prefix, without the newline).
+  std::string RunBad(const std::vector<std::string>& args) {
+    std::string joined;
+    for (const auto& a : args) joined += " " + a;
+    SCOPED_TRACE("paratune" + joined);
+    const Result r = Run(args);
+    EXPECT_EQ(r.status, 2) << "stderr: " << r.err;
+    EXPECT_EQ(r.out, "") << "stdout should be empty";
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "stderr: " << r.err;
+    EXPECT_FALSE(r.err.empty());
+    if (!r.err.empty()) {
+      EXPECT_EQ(r.err.back(), '\n');
+    }
+    const std::string prefix = "paratune: error: ";
+    EXPECT_EQ(r.err.rfind(prefix, 0), 0u) << "stderr: " << r.err;
+    std::string msg = r.err.rfind(prefix, 0) == 0 ? r.err.substr(prefix.size()) : r.err;
+    if (!msg.empty() && msg.back() == '\n') msg.pop_back();
+    return msg;
+  }
+
+  fs::path dir_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Working commands
+
+TEST_F(Cli, EstimateDefaultScenario) {
+  const Result r = Run({"estimate"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_CONTAINS(r.out, "llama-3.1-70b");
+  EXPECT_CONTAINS(r.out, "B300");
+  EXPECT_CONTAINS(r.out, "32 x B300");
+  EXPECT_CONTAINS(r.out, ": fits");
+  EXPECT_EQ(r.out.find("DOES NOT FIT"), std::string::npos);
+  EXPECT_CONTAINS(r.out, "step time");
+}
+
+TEST_F(Cli, EstimateJson) {
+  const Result r = Run({"estimate", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  nlohmann::json j;
+  ASSERT_NO_THROW(j = nlohmann::json::parse(r.out)) << r.out;
+  EXPECT_EQ(j.at("schema"), "paratune.estimate/1");
+  ASSERT_TRUE(j.at("throughput").at("step_time_s").is_number());
+  EXPECT_GT(j.at("throughput").at("step_time_s").get<double>(), 0.0);
+  EXPECT_EQ(j.at("cluster").at("gpu"), "B300");
+  EXPECT_EQ(j.at("cluster").at("gpus"), 32);
+  EXPECT_EQ(j.at("cluster").at("nodes"), 4);
+}
+
+TEST_F(Cli, EstimateJsonFollowsFlags) {
+  const Result r = Run({"estimate", "--json", "--model", "llama-3.1-8b", "--gpu", "h100", "--nodes", "2",
+                        "--tp", "2", "--seq", "4096", "--global-batch", "64"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("cluster").at("gpu"), "H100");
+  EXPECT_EQ(j.at("cluster").at("gpus"), 16);
+  EXPECT_GT(j.at("throughput").at("step_time_s").get<double>(), 0.0);
+}
+
+TEST_F(Cli, EstimateFromConfigFile) {
+  const std::string path = Write("tiny-llama/config.json", R"({"architectures": ["LlamaForCausalLM"],
+      "num_hidden_layers": 8, "hidden_size": 1024, "num_attention_heads": 16,
+      "num_key_value_heads": 8, "vocab_size": 32000, "intermediate_size": 4096})");
+  const Result r = Run({"estimate", "--model", path, "--nodes", "1", "--tp", "8"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "tiny-llama");
+
+  // A catalog file given by path is read from disk and named after its stem.
+  const Result c = Run({"estimate", "--model", std::string(PARATUNE_SOURCE_DIR) + "/data/models/llama-3.1-8b.json",
+                        "--nodes", "1"});
+  ASSERT_EQ(c.status, 0) << c.err;
+  EXPECT_CONTAINS(c.out, "llama-3.1-8b on 8 x B300");
+}
+
+TEST_F(Cli, EstimateWithHardwareFileAddingGpu) {
+  const std::string toml = Write("hw.toml", R"([X200]
+generation = "hopper"
+bf16_dense_tflops = 1000.0
+hbm_gb = 200.0
+hbm_tb_per_s = 5.0
+gpus_per_node = 8
+nvlink_domain = 8
+nvlink_gb_per_s = 450.0
+net_gb_per_s = 50.0
+)");
+  const Result r = Run({"estimate", "--hardware", toml, "--gpu", "X200"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "x X200");
+}
+
+TEST_F(Cli, ModelsListsCatalog) {
+  const Result r = Run({"models"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_CONTAINS(r.out, "deepseek-v3");
+  EXPECT_CONTAINS(r.out, "DeepseekV3ForCausalLM");
+  EXPECT_CONTAINS(r.out, "llama-3.1-70b");
+  EXPECT_CONTAINS(r.out, "8/256");  // deepseek-v3 experts column
+}
+
+TEST_F(Cli, ModelsJson) {
+  const Result r = Run({"models", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("schema"), "paratune.models/1");
+  bool found = false;
+  for (const auto& m : j.at("models"))
+    if (m.at("id") == "deepseek-v3") {
+      found = true;
+      EXPECT_EQ(m.at("experts"), 256);
+      EXPECT_EQ(m.at("layers"), 61);
+    }
+  EXPECT_TRUE(found);
+}
+
+TEST_F(Cli, GpusJson) {
+  const Result r = Run({"gpus", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  nlohmann::json j;
+  ASSERT_NO_THROW(j = nlohmann::json::parse(r.out)) << r.out;
+  EXPECT_EQ(j.at("schema"), "paratune.gpus/1");
+  ASSERT_EQ(j.at("gpus").size(), 9u);
+  bool found = false;
+  for (const auto& g : j.at("gpus"))
+    if (g.at("name") == "H100") {
+      found = true;
+      EXPECT_DOUBLE_EQ(g.at("bf16_flops").get<double>(), 989.5e12);
+      EXPECT_EQ(g.at("nvlink_domain"), 8);
+    }
+  EXPECT_TRUE(found);
+}
+
+TEST_F(Cli, GpusText) {
+  const Result r = Run({"gpus"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "GB300");
+  EXPECT_CONTAINS(r.out, "A100-40GB");
+}
+
+TEST_F(Cli, CrossDomainTpIsAllowedWithFlag) {
+  // llama-2-7b: 32 heads, 32 KV heads, so tp 16 breaks only the NVLink-domain rule on B300.
+  EXPECT_CONTAINS(RunBad({"estimate", "--model", "llama-2-7b", "--tp", "16"}),
+                  "tp (16) exceeds the NVLink domain of B300 (8 GPUs)");
+  const Result r = Run({"estimate", "--model", "llama-2-7b", "--tp", "16", "--allow-cross-domain-tp"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_CONTAINS(r.out, "crosses the NVLink domain");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bad input: status 2, one line on stderr, nothing on stdout.
+
+TEST_F(Cli, MissingModelFile) {
+  const std::string path = (dir_ / "no-such-dir" / "config.json").string();
+  const std::string msg = RunBad({"estimate", "--model", path});
+  EXPECT_CONTAINS(msg, path);
+  EXPECT_CONTAINS(msg, "cannot read");
+}
+
+TEST_F(Cli, MalformedConfigFile) {
+  const std::string path = Write("bad.json", "{\n  \"architectures\": [\"LlamaForCausalLM\"],\n  oops\n}\n");
+  const std::string msg = RunBad({"estimate", "--model", path});
+  EXPECT_CONTAINS(msg, path + ":3:");
+  EXPECT_CONTAINS(msg, "invalid JSON");
+}
+
+TEST_F(Cli, NumberOverflowInConfigFile) {
+  const std::string path = Write("ovf.json", "{\"architectures\": [\"LlamaForCausalLM\"],\n \"rms_norm_eps\": 1e400}\n");
+  const std::string msg = RunBad({"estimate", "--model", path});
+  EXPECT_CONTAINS(msg, path);
+  EXPECT_CONTAINS(msg, "number overflow");
+}
+
+TEST_F(Cli, UnknownArchitectureFile) {
+  const std::string path = Write("falcon.json", R"({"architectures": ["FalconForCausalLM"]})");
+  const std::string msg = RunBad({"estimate", "--model", path});
+  EXPECT_CONTAINS(msg, path);
+  EXPECT_CONTAINS(msg, "unsupported architecture 'FalconForCausalLM'");
+  EXPECT_CONTAINS(msg, "LlamaForCausalLM");
+}
+
+TEST_F(Cli, UnknownCatalogModel) {
+  const std::string msg = RunBad({"estimate", "--model", "llama-9-9000b"});
+  EXPECT_CONTAINS(msg, "unknown model 'llama-9-9000b'");
+  EXPECT_CONTAINS(msg, "deepseek-v3");
+}
+
+TEST_F(Cli, UnknownGpu) {
+  const std::string msg = RunBad({"estimate", "--gpu", "Z100"});
+  EXPECT_CONTAINS(msg, "unknown GPU 'Z100'");
+  EXPECT_CONTAINS(msg, "H100");
+}
+
+TEST_F(Cli, BadSizes) {
+  EXPECT_CONTAINS(RunBad({"estimate", "--nodes", "0"}), "--nodes must be positive, got 0");
+  EXPECT_CONTAINS(RunBad({"estimate", "--nodes", "-2"}), "--nodes must be positive, got -2");
+  EXPECT_CONTAINS(RunBad({"estimate", "--gpus", "0"}), "--gpus must be positive");
+  EXPECT_CONTAINS(RunBad({"estimate", "--tp", "0"}), "--tp must be positive, got 0");
+  EXPECT_CONTAINS(RunBad({"estimate", "--mbs", "-1"}), "--mbs must be positive, got -1");
+  EXPECT_CONTAINS(RunBad({"estimate", "--seq", "0"}), "--seq must be positive, got 0");
+  EXPECT_CONTAINS(RunBad({"estimate", "--global-batch", "0"}), "--global-batch must be positive, got 0");
+  EXPECT_CONTAINS(RunBad({"estimate", "--zero", "4"}), "--zero must be 0, 1, 2 or 3");
+  EXPECT_CONTAINS(RunBad({"estimate", "--nodes", "1", "--gpus", "8"}), "--nodes or --gpus");
+}
+
+TEST_F(Cli, TpNotDividingHeads) {
+  const std::string msg = RunBad({"estimate", "--tp", "3"});
+  EXPECT_CONTAINS(msg, "invalid layout");
+  EXPECT_CONTAINS(msg, "attention heads (64) are not divisible by tp (3)");
+}
+
+TEST_F(Cli, PpNotDividingLayers) {
+  // --gpus 28 keeps the world divisible by tp*pp = 28, leaving only the layer rule.
+  const std::string msg = RunBad({"estimate", "--pp", "7", "--gpus", "28", "--global-batch", "7"});
+  EXPECT_CONTAINS(msg, "layers (80) are not divisible by pp*vp = 7*1 = 7");
+  EXPECT_EQ(msg.find("world size"), std::string::npos) << msg;
+}
+
+TEST_F(Cli, WorldNotDivisible) {
+  const std::string msg = RunBad({"estimate", "--gpus", "12", "--tp", "8"});
+  EXPECT_CONTAINS(msg, "world size 12 is not divisible by tp*pp*cp = 8*1*1 = 8");
+}
+
+TEST_F(Cli, GlobalBatchNotDivisible) {
+  // 32 GPUs, tp 4: dp 8; 100 % (8 * 3) != 0.
+  const std::string msg = RunBad({"estimate", "--global-batch", "100", "--mbs", "3"});
+  EXPECT_CONTAINS(msg, "global batch (100) is not divisible by dp*mbs = 8*3 = 24");
+}
+
+TEST_F(Cli, EpOnDenseModel) {
+  EXPECT_CONTAINS(RunBad({"estimate", "--ep", "2"}), "--ep 2 given but llama-3.1-70b has no experts");
+}
+
+TEST_F(Cli, UnsupportedPrecisionOnGpu) {
+  EXPECT_CONTAINS(RunBad({"estimate", "--precision", "fp8", "--gpu", "A100-80GB"}),
+                  "A100-80GB has no fp8 tensor cores");
+  EXPECT_CONTAINS(RunBad({"estimate", "--precision", "fp4", "--gpu", "H100"}), "H100 has no fp4 tensor cores");
+}
+
+TEST_F(Cli, UnknownEnumValues) {
+  EXPECT_CONTAINS(RunBad({"estimate", "--precision", "xyz"}), "--precision: unknown precision 'xyz'");
+  EXPECT_CONTAINS(RunBad({"estimate", "--recompute", "bogus"}), "--recompute: unknown recompute mode 'bogus'");
+}
+
+TEST_F(Cli, ParseErrors) {
+  EXPECT_CONTAINS(RunBad({"estimate", "--tp", "abc"}), "--tp");
+  EXPECT_CONTAINS(RunBad({"estimate", "--no-such-flag"}), "--no-such-flag");
+  EXPECT_CONTAINS(RunBad({"estimate", "--tp"}), "--tp");
+  EXPECT_CONTAINS(RunBad({"estimate", "extra"}), "extra");
+  EXPECT_CONTAINS(RunBad({}), "subcommand");
+  // CLI11 reports an unknown subcommand as a missing one; the contract (status 2, one line) holds.
+  EXPECT_CONTAINS(RunBad({"frobnicate"}), "subcommand");
+}
+
+TEST_F(Cli, BrokenHardwareToml) {
+  const std::string path = Write("hw.toml", "[B300]\nhbm_gb = 300.0\n[H100\n");
+  std::string msg = RunBad({"estimate", "--hardware", path});
+  EXPECT_CONTAINS(msg, path + ":3:");
+  EXPECT_CONTAINS(msg, "invalid TOML");
+  msg = RunBad({"gpus", "--hardware", path});
+  EXPECT_CONTAINS(msg, path + ":3:");
+
+  const std::string unknown = Write("hw2.toml", "[B300]\n\nhbm_gib = 300.0\n");
+  EXPECT_CONTAINS(RunBad({"estimate", "--hardware", unknown}), unknown + ":3:");
+  EXPECT_CONTAINS(RunBad({"gpus", "--hardware", (dir_ / "missing.toml").string()}), "cannot read");
+}
+
+TEST_F(Cli, BadInlineModel) {
+  EXPECT_CONTAINS(RunBad({"estimate", "--layers", "4", "--hidden", "1000", "--ffn", "4096", "--heads", "16",
+                          "--vocab", "32000"}),
+                  "--hidden (1000) is not divisible by --heads (16)");
+  EXPECT_CONTAINS(RunBad({"estimate", "--layers", "4", "--hidden", "1024", "--heads", "16", "--vocab", "32000"}),
+                  "--ffn must be a positive integer");
+  EXPECT_CONTAINS(RunBad({"estimate", "--model", "llama-3.1-8b", "--layers", "4"}), "exclude each other");
+}
+
+TEST_F(Cli, ImpossibleLayoutReportsEveryRuleInOneLine) {
+  const std::string msg = RunBad({"estimate", "--model", "llama-3.1-70b", "--tp", "3", "--pp", "7"});
+  EXPECT_CONTAINS(msg, "heads");
+  EXPECT_CONTAINS(msg, "layers");
+  EXPECT_CONTAINS(msg, "attention heads (64) are not divisible by tp (3)");
+  EXPECT_CONTAINS(msg, "layers (80) are not divisible by pp*vp = 7*1 = 7");
+  EXPECT_CONTAINS(msg, "world size 32 is not divisible by tp*pp*cp = 3*7*1 = 21");
+}
+
+}  // namespace

@@ -1,0 +1,327 @@
+// Tests of the built-in GPU catalog (unit conversion, calibration) and of merging user TOML.
+#include "hardware/hardware_catalog.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <set>
+#include <string>
+#include <toml++/toml.h>
+
+#include "util/error.h"
+
+namespace paratune {
+namespace {
+
+#define EXPECT_CONTAINS(hay, needle)                                                         \
+  EXPECT_NE(std::string(hay).find(needle), std::string::npos)                                \
+      << "message: \"" << (hay) << "\"\n does not contain: \"" << (needle) << "\""
+
+// Runs `f`, expects an InputError and returns its message (a single line).
+std::string InputErrorOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << "message is not one line: " << msg;
+    return msg;
+  }
+  ADD_FAILURE() << "expected an InputError, nothing was thrown";
+  return "";
+}
+
+// The message of merging `toml` (named "user.toml") into the built-in catalog.
+std::string MergeError(const std::string& toml) {
+  HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  return InputErrorOf([&] { hw.Merge(toml, "user.toml"); });
+}
+
+// Calibration values are refit from data (docs/validation.md), so the tests read the expected
+// numbers from data/calibration.toml instead of repeating them.
+Calibration CalibrationFromFile(const std::string& generation) {
+  const toml::table doc = toml::parse_file(std::string(PARATUNE_SOURCE_DIR) + "/data/calibration.toml");
+  const toml::table* t = doc["calibration"][generation].as_table();
+  if (!t) throw std::runtime_error("data/calibration.toml has no [calibration." + generation + "]");
+  Calibration c;
+  c.gemm_bf16 = (*t)["gemm_bf16"].value_or(c.gemm_bf16);
+  c.gemm_fp8 = (*t)["gemm_fp8"].value_or(c.gemm_fp8);
+  c.gemm_fp4 = (*t)["gemm_fp4"].value_or(c.gemm_fp4);
+  c.attention = (*t)["attention"].value_or(c.attention);
+  c.hbm = (*t)["hbm"].value_or(c.hbm);
+  c.nvlink = (*t)["nvlink"].value_or(c.nvlink);
+  c.net = (*t)["net"].value_or(c.net);
+  return c;
+}
+
+void ExpectSameCalibration(const Calibration& a, const Calibration& b, const std::string& what) {
+  SCOPED_TRACE(what);
+  EXPECT_DOUBLE_EQ(a.gemm_bf16, b.gemm_bf16);
+  EXPECT_DOUBLE_EQ(a.gemm_fp8, b.gemm_fp8);
+  EXPECT_DOUBLE_EQ(a.gemm_fp4, b.gemm_fp4);
+  EXPECT_DOUBLE_EQ(a.attention, b.attention);
+  EXPECT_DOUBLE_EQ(a.hbm, b.hbm);
+  EXPECT_DOUBLE_EQ(a.nvlink, b.nvlink);
+  EXPECT_DOUBLE_EQ(a.net, b.net);
+}
+
+// A complete new-GPU table; `drop` removes the line starting with that key.
+std::string NewGpu(const std::string& drop = "") {
+  const char* lines[] = {"generation = \"hopper\"", "bf16_dense_tflops = 1000.0", "hbm_gb = 100.0",
+                         "hbm_tb_per_s = 4.0",      "gpus_per_node = 8",          "nvlink_domain = 8",
+                         "nvlink_gb_per_s = 450.0", "net_gb_per_s = 50.0"};
+  std::string s = "[X200]\n";
+  for (const char* l : lines)
+    if (drop.empty() || std::string(l).rfind(drop + " ", 0) != 0) s += std::string(l) + "\n";
+  return s;
+}
+
+TEST(HardwareCatalog, BuiltInHasAllGpus) {
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  std::set<std::string> names;
+  for (const GpuSpec* g : hw.All()) names.insert(g->name);
+  const std::set<std::string> expected = {"B300", "B200", "GB200", "GB300", "H200",
+                                          "H100", "H800", "A100-80GB", "A100-40GB"};
+  EXPECT_EQ(names, expected);
+  for (const std::string& n : expected) EXPECT_EQ(hw.Find(n).name, n);
+}
+
+TEST(HardwareCatalog, FindIsCaseInsensitive) {
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  EXPECT_EQ(hw.Find("h100").name, "H100");
+  EXPECT_EQ(hw.Find("a100-80gb").name, "A100-80GB");
+  EXPECT_EQ(hw.Find("Gb200").name, "GB200");
+}
+
+TEST(HardwareCatalog, SiConversion) {
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  const GpuSpec& h100 = hw.Find("H100");
+  EXPECT_DOUBLE_EQ(h100.bf16_flops, 989.5e12);
+  EXPECT_DOUBLE_EQ(h100.peak_flops(Precision::kBf16), 989.5e12);
+  EXPECT_DOUBLE_EQ(h100.fp8_flops, 1979e12);
+  EXPECT_DOUBLE_EQ(h100.fp4_flops, 0.0);
+  EXPECT_DOUBLE_EQ(h100.peak_flops(Precision::kFp4), 0.0);
+  EXPECT_DOUBLE_EQ(h100.hbm_bytes, 85.5e9);
+  EXPECT_DOUBLE_EQ(h100.hbm_bytes_per_s, 3.35e12);
+  EXPECT_DOUBLE_EQ(h100.nvlink_bytes_per_s, 450e9);
+  EXPECT_DOUBLE_EQ(h100.nvlink_latency_s, 3e-6);
+  EXPECT_DOUBLE_EQ(h100.net_bytes_per_s, 50e9);
+  EXPECT_DOUBLE_EQ(h100.net_latency_s, 10e-6);
+  EXPECT_EQ(h100.gpus_per_node, 8);
+  EXPECT_EQ(h100.nvlink_domain, 8);
+  EXPECT_EQ(h100.sm_count, 132);
+  EXPECT_EQ(h100.generation, "hopper");
+
+  const GpuSpec& b300 = hw.Find("B300");
+  EXPECT_EQ(b300.nvlink_domain, 8);
+  EXPECT_DOUBLE_EQ(b300.fp4_flops, 13.5e15);
+  EXPECT_DOUBLE_EQ(b300.peak_flops(Precision::kFp4), 13.5e15);
+  EXPECT_DOUBLE_EQ(b300.bf16_flops, 2.25e15);
+  EXPECT_EQ(b300.sm_count, 160);
+  EXPECT_EQ(b300.generation, "blackwell");
+
+  const GpuSpec& gb200 = hw.Find("GB200");
+  EXPECT_EQ(gb200.nvlink_domain, 72);
+  EXPECT_EQ(gb200.gpus_per_node, 4);
+
+  const GpuSpec& a100 = hw.Find("A100-80GB");
+  EXPECT_DOUBLE_EQ(a100.peak_flops(Precision::kFp8), 0.0);
+  EXPECT_DOUBLE_EQ(a100.bf16_flops, 312e12);
+  EXPECT_DOUBLE_EQ(a100.hbm_bytes_per_s, 2.039e12);
+}
+
+TEST(HardwareCatalog, CalibrationAttachedPerGeneration) {
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  for (const GpuSpec* g : hw.All()) {
+    const Calibration& c = g->calibration;
+    for (double x : {c.gemm_bf16, c.gemm_fp8, c.gemm_fp4, c.attention, c.hbm, c.nvlink, c.net}) {
+      EXPECT_GT(x, 0.0) << g->name;
+      EXPECT_LE(x, 1.0) << g->name;
+    }
+  }
+  // Each GPU carries its generation's table from data/calibration.toml.
+  const std::map<std::string, std::string> generation = {
+      {"A100-80GB", "ampere"}, {"A100-40GB", "ampere"}, {"H100", "hopper"},      {"H200", "hopper"},
+      {"H800", "hopper"},      {"B200", "blackwell"},   {"B300", "blackwell"},   {"GB200", "blackwell"},
+      {"GB300", "blackwell"}};
+  for (const auto& [gpu, gen] : generation) {
+    EXPECT_EQ(hw.Find(gpu).generation, gen);
+    ExpectSameCalibration(hw.Find(gpu).calibration, CalibrationFromFile(gen), gpu + " vs [calibration." + gen + "]");
+  }
+  // The generations are calibrated differently, so the check above can tell them apart.
+  const Calibration a = CalibrationFromFile("ampere"), h = CalibrationFromFile("hopper");
+  EXPECT_TRUE(a.gemm_bf16 != h.gemm_bf16 || a.attention != h.attention || a.nvlink != h.nvlink ||
+              a.net != h.net || a.hbm != h.hbm);
+}
+
+TEST(HardwareCatalog, MergeOverridesOneFieldAndKeepsTheOthers) {
+  HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  const GpuSpec before = hw.Find("H100");
+  hw.Merge("[H100]\nhbm_gb = 100.0\n", "user.toml");
+  const GpuSpec& after = hw.Find("H100");
+  EXPECT_DOUBLE_EQ(after.hbm_bytes, 100e9);
+  EXPECT_DOUBLE_EQ(after.bf16_flops, before.bf16_flops);
+  EXPECT_DOUBLE_EQ(after.hbm_bytes_per_s, before.hbm_bytes_per_s);
+  EXPECT_DOUBLE_EQ(after.nvlink_bytes_per_s, before.nvlink_bytes_per_s);
+  EXPECT_EQ(after.gpus_per_node, before.gpus_per_node);
+  EXPECT_EQ(after.nvlink_domain, before.nvlink_domain);
+  EXPECT_EQ(after.description, before.description);
+  ExpectSameCalibration(after.calibration, before.calibration, "H100 after override");
+  EXPECT_EQ(hw.All().size(), 9u);
+  // Other GPUs are untouched.
+  EXPECT_DOUBLE_EQ(hw.Find("H800").hbm_bytes, 85.5e9);
+
+  // Case-insensitive table names override too; the catalog keeps its spelling.
+  hw.Merge("[h100]\nnvlink_gb_per_s = 400.0\n", "user2.toml");
+  EXPECT_DOUBLE_EQ(hw.Find("H100").nvlink_bytes_per_s, 400e9);
+  EXPECT_DOUBLE_EQ(hw.Find("H100").hbm_bytes, 100e9);
+  EXPECT_EQ(hw.Find("H100").name, "H100");
+  EXPECT_EQ(hw.All().size(), 9u);
+}
+
+TEST(HardwareCatalog, MergeChangingGenerationSwitchesCalibration) {
+  HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  hw.Merge("[H100]\ngeneration = \"ampere\"\n", "user.toml");
+  ExpectSameCalibration(hw.Find("H100").calibration, hw.Find("A100-80GB").calibration, "H100 as ampere");
+}
+
+TEST(HardwareCatalog, MergeCalibration) {
+  HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  const Calibration a100 = hw.Find("A100-80GB").calibration, h100 = hw.Find("H100").calibration;
+  hw.Merge("[calibration.ampere]\ngemm_bf16 = 0.5\n", "user.toml");
+  EXPECT_DOUBLE_EQ(hw.Find("A100-80GB").calibration.gemm_bf16, 0.5);
+  EXPECT_DOUBLE_EQ(hw.Find("A100-40GB").calibration.gemm_bf16, 0.5);
+  EXPECT_DOUBLE_EQ(hw.Find("A100-80GB").calibration.nvlink, a100.nvlink);  // kept
+  ExpectSameCalibration(hw.Find("H100").calibration, h100, "other generation untouched");
+}
+
+TEST(HardwareCatalog, MergeAddsNewGpu) {
+  HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  hw.Merge(NewGpu(), "user.toml");
+  EXPECT_EQ(hw.All().size(), 10u);
+  const GpuSpec& g = hw.Find("x200");
+  EXPECT_EQ(g.name, "X200");
+  EXPECT_EQ(g.generation, "hopper");
+  EXPECT_DOUBLE_EQ(g.bf16_flops, 1000e12);
+  EXPECT_DOUBLE_EQ(g.fp8_flops, 0.0);
+  EXPECT_DOUBLE_EQ(g.hbm_bytes, 100e9);
+  EXPECT_DOUBLE_EQ(g.hbm_bytes_per_s, 4e12);
+  EXPECT_DOUBLE_EQ(g.nvlink_bytes_per_s, 450e9);
+  EXPECT_DOUBLE_EQ(g.net_bytes_per_s, 50e9);
+  EXPECT_EQ(g.gpus_per_node, 8);
+  EXPECT_EQ(g.nvlink_domain, 8);
+  // Defaults for what it does not give.
+  EXPECT_EQ(g.sm_count, 132);
+  EXPECT_DOUBLE_EQ(g.nvlink_latency_s, 5e-6);
+  EXPECT_DOUBLE_EQ(g.net_latency_s, 10e-6);
+  ExpectSameCalibration(g.calibration, hw.Find("H100").calibration, "new hopper GPU");
+}
+
+TEST(HardwareCatalog, NewGpuPicksUpCalibrationFromSameFile) {
+  HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  hw.Merge("[calibration.hopper]\ngemm_bf16 = 0.6\n\n" + NewGpu(), "user.toml");
+  EXPECT_DOUBLE_EQ(hw.Find("X200").calibration.gemm_bf16, 0.6);
+  EXPECT_DOUBLE_EQ(hw.Find("H100").calibration.gemm_bf16, 0.6);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors: InputError naming the file and line.
+
+TEST(HardwareCatalogErrors, InvalidToml) {
+  std::string msg = MergeError("[H100]\nhbm_gb = 80.0\n[H200\n");
+  EXPECT_CONTAINS(msg, "user.toml:3:");
+  EXPECT_CONTAINS(msg, "invalid TOML");
+  msg = MergeError("[H100]\nhbm_gb = = 1\n");
+  EXPECT_CONTAINS(msg, "user.toml:2:");
+  msg = MergeError("[H100]\nhbm_gb = 1\n[H100]\nhbm_gb = 2\n");  // duplicate table
+  EXPECT_CONTAINS(msg, "user.toml:3:");
+}
+
+TEST(HardwareCatalogErrors, UnknownField) {
+  const std::string msg = MergeError("[H100]\nhbm_gb = 80.0\nhbm_gib = 80.0\n");
+  EXPECT_CONTAINS(msg, "user.toml:3:");
+  EXPECT_CONTAINS(msg, "[H100]");
+  EXPECT_CONTAINS(msg, "unknown field 'hbm_gib'");
+
+  const std::string cal = MergeError("# c\n[calibration.hopper]\ngemm_bf16 = 0.7\ngemm_bf17 = 0.7\n");
+  EXPECT_CONTAINS(cal, "user.toml:4:");
+  EXPECT_CONTAINS(cal, "unknown field 'gemm_bf17'");
+}
+
+TEST(HardwareCatalogErrors, MissingRequiredFieldForNewGpu) {
+  for (const char* field : {"generation", "bf16_dense_tflops", "hbm_gb", "nvlink_domain", "net_gb_per_s"}) {
+    const std::string msg = MergeError("# header\n" + NewGpu(field));
+    EXPECT_CONTAINS(msg, "user.toml:2:");  // the [X200] header
+    EXPECT_CONTAINS(msg, "[X200]");
+    EXPECT_CONTAINS(msg, std::string("missing required field '") + field + "'");
+  }
+}
+
+TEST(HardwareCatalogErrors, NegativeNumber) {
+  std::string msg = MergeError("[H100]\nhbm_gb = -80.0\n");
+  EXPECT_CONTAINS(msg, "user.toml:2:");
+  EXPECT_CONTAINS(msg, "'hbm_gb'");
+  EXPECT_CONTAINS(msg, "positive");
+  msg = MergeError("[H100]\nnet_latency_us = -1\n");
+  EXPECT_CONTAINS(msg, "user.toml:2:");
+  EXPECT_CONTAINS(msg, "'net_latency_us' must be a non-negative number");
+  msg = MergeError("[H100]\ngpus_per_node = -8\n");
+  EXPECT_CONTAINS(msg, "user.toml:2:");
+  EXPECT_CONTAINS(msg, "'gpus_per_node' must be a positive integer");
+  // Zero is not allowed where a positive number is needed; nan/inf and strings neither.
+  EXPECT_CONTAINS(MergeError("[H100]\nbf16_dense_tflops = 0.0\n"), "user.toml:2:");
+  EXPECT_CONTAINS(MergeError("[H100]\nbf16_dense_tflops = inf\n"), "'bf16_dense_tflops'");
+  EXPECT_CONTAINS(MergeError("[H100]\nbf16_dense_tflops = nan\n"), "'bf16_dense_tflops'");
+  EXPECT_CONTAINS(MergeError("[H100]\nhbm_gb = \"80\"\n"), "'hbm_gb'");
+  EXPECT_CONTAINS(MergeError("[H100]\nsm_count = 1.5\n"), "'sm_count'");
+  EXPECT_CONTAINS(MergeError("[H100]\ndescription = 3\n"), "'description' must be a string");
+}
+
+TEST(HardwareCatalogErrors, GenerationNotKnown) {
+  const std::string msg = MergeError("[H100]\nhbm_gb = 80.0\ngeneration = \"volta\"\n");
+  EXPECT_CONTAINS(msg, "user.toml:3:");
+  EXPECT_CONTAINS(msg, "'generation' must be ampere, hopper or blackwell");
+  EXPECT_CONTAINS(msg, "'volta'");
+}
+
+TEST(HardwareCatalogErrors, NvlinkDomainSmallerThanNode) {
+  const std::string msg = MergeError("[H100]\nnvlink_domain = 4\n");
+  EXPECT_CONTAINS(msg, "user.toml:2:");
+  EXPECT_CONTAINS(msg, "nvlink_domain (4) is smaller than gpus_per_node (8)");
+}
+
+TEST(HardwareCatalogErrors, CalibrationAboveOne) {
+  std::string msg = MergeError("[calibration.hopper]\nhbm = 0.9\ngemm_bf16 = 1.2\n");
+  EXPECT_CONTAINS(msg, "user.toml:3:");
+  EXPECT_CONTAINS(msg, "'gemm_bf16'");
+  EXPECT_CONTAINS(msg, "at most 1");
+  msg = MergeError("[calibration.hopper]\nnvlink = 0.0\n");
+  EXPECT_CONTAINS(msg, "user.toml:2:");
+  EXPECT_CONTAINS(msg, "'nvlink'");
+  msg = MergeError("calibration = 3\n");
+  EXPECT_CONTAINS(msg, "user.toml:1:");
+  EXPECT_CONTAINS(msg, "'calibration' must be a table");
+  msg = MergeError("[calibration]\nhopper = 0.5\n");
+  EXPECT_CONTAINS(msg, "user.toml:2:");
+  EXPECT_CONTAINS(msg, "must be a table");
+}
+
+TEST(HardwareCatalogErrors, TopLevelNonTable) {
+  std::string msg = MergeError("# a comment\nH100 = 3\n");
+  EXPECT_CONTAINS(msg, "user.toml:2:");
+  EXPECT_CONTAINS(msg, "top-level key 'H100' must be a [table]");
+  msg = MergeError("gpus = [1, 2]\n");
+  EXPECT_CONTAINS(msg, "user.toml:1:");
+}
+
+TEST(HardwareCatalogErrors, FindUnknownListsKnownNames) {
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  const std::string msg = InputErrorOf([&] { hw.Find("Z100"); });
+  EXPECT_CONTAINS(msg, "unknown GPU 'Z100'");
+  for (const char* n : {"B300", "B200", "GB200", "GB300", "H200", "H100", "H800", "A100-80GB", "A100-40GB"})
+    EXPECT_CONTAINS(msg, n);
+}
+
+}  // namespace
+}  // namespace paratune

@@ -20,5 +20,6 @@ Command AddModelsCommand(CLI::App& root);
 Command AddGpusCommand(CLI::App& root);
 Command AddValidateCommand(CLI::App& root);
 Command AddCalibrateCommand(CLI::App& root);
+Command AddPlanCommand(CLI::App& root);
 
 }  // namespace paratune::cli

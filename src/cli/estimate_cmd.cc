@@ -5,20 +5,66 @@
 #include "cli/estimate_report.h"
 #include "cli/scenario_flags.h"
 #include "cost/estimate_json.h"
+#include "layout/megatron_args.h"
+#include "util/error.h"
 
 namespace paratune::cli {
+namespace {
+
+// Replaces the model, training shape and layout of `s` by those of a Megatron-LM argument list;
+// the cluster stays the one of --gpu and --nodes/--gpus.
+MegatronArgs ApplyMegatronArgs(const std::string& line, const CLI::App& cmd, Scenario& s) {
+  for (const char* flag : {"--model", "--layers", "--hidden", "--ffn", "--heads", "--kv-heads", "--vocab",
+                           "--experts", "--topk", "--plain-mlp", "--seq", "--global-batch", "--precision", "--tp",
+                           "--pp", "--vp", "--cp", "--ep", "--etp", "--no-sp", "--zero", "--recompute", "--mbs"})
+    if (cmd.count(flag))
+      throw InputError(fmt::format("{} and --from-megatron exclude each other: the Megatron arguments give it", flag));
+  MegatronArgs a = ParseMegatronArgs(line);
+  const Layout& l = a.layout;
+  const long long model_par = static_cast<long long>(l.tp) * l.pp * l.cp;
+  if (s.cluster.gpus % model_par != 0)
+    throw InputError(fmt::format("--from-megatron: the world size {} (--gpu/--nodes/--gpus) is not dp*tp*pp*cp "
+                                 "for any dp: tp*pp*cp = {}*{}*{} = {} does not divide it",
+                                 s.cluster.gpus, l.tp, l.pp, l.cp, model_par));
+  if (!a.global_batch_given) {
+    // Megatron's default global batch is micro-batch * data-parallel size.
+    a.training.global_batch = static_cast<int64_t>(l.mbs) * (s.cluster.gpus / model_par);
+    a.notes.push_back(fmt::format("no --global-batch-size: Megatron's default micro-batch * dp = {}",
+                                  a.training.global_batch));
+  }
+  s.model = a.model;
+  s.training = a.training;
+  s.layout = a.layout;
+  return a;
+}
+
+}  // namespace
 
 Command AddEstimateCommand(CLI::App& root) {
   auto* cmd = root.add_subcommand("estimate", "estimate one training step for a given layout");
   auto f = std::make_shared<ScenarioFlags>();
+  auto megatron = std::make_shared<std::string>();
   AddScenarioFlags(cmd, *f);
-  return {cmd, [cmd, f] {
-            const Scenario s = ResolveScenario(*f, *cmd);
+  cmd->add_option("--from-megatron", *megatron,
+                  "a Megatron-LM argument list (one quoted string) giving the model, batch and layout");
+  return {cmd, [cmd, f, megatron] {
+            Scenario s = ResolveScenario(*f, *cmd);
+            std::optional<MegatronArgs> from;
+            if (cmd->count("--from-megatron")) from = ApplyMegatronArgs(*megatron, *cmd, s);
             const Estimate e = EstimateStep(s.model, s.cluster, s.training, s.layout, s.options);
-            if (f->json)
-              fmt::print("{}\n", EstimateToJson(e).dump(2));
-            else
+            if (f->json) {
+              nlohmann::json j = EstimateToJson(e);
+              if (from) j["megatron_args"] = {{"ignored", from->ignored}, {"notes", from->notes}};
+              fmt::print("{}\n", j.dump(2));
+            } else {
               fmt::print("{}", FormatEstimate(e, s.cluster.gpu));
+              if (from) {
+                std::string ignored;
+                for (const std::string& w : from->ignored) ignored += (ignored.empty() ? "" : " ") + w;
+                if (!ignored.empty()) fmt::print("\nfrom Megatron arguments, ignored: {}\n", ignored);
+                for (const std::string& n : from->notes) fmt::print("from Megatron arguments: {}\n", n);
+              }
+            }
             return 0;
           }};
 }

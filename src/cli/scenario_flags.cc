@@ -30,6 +30,9 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f) {
   c->add_option("--tp", f.layout.tp, "tensor parallel size")->capture_default_str();
   c->add_option("--pp", f.layout.pp, "pipeline parallel size")->capture_default_str();
   c->add_option("--vp", f.layout.vp, "virtual pipeline stages per rank (interleaved 1F1B)")->capture_default_str();
+  c->add_option("--pp-layout", f.layout.pp_layout,
+                "layers per pipeline chunk, comma-separated, pp*vp entries in chunk order (uneven stages)")
+      ->delimiter(',');
   c->add_option("--cp", f.layout.cp, "context parallel size")->capture_default_str();
   c->add_option("--ep", f.layout.ep, "expert parallel size")->capture_default_str();
   c->add_option("--etp", f.layout.etp, "expert tensor parallel size (default: tp)");
@@ -48,7 +51,7 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f) {
   c->add_flag("!--no-flash-attention", f.layout.flash_attention,
               "store attention scores (no FlashAttention)");
   c->add_flag("--allow-cross-domain-tp", f.allow_cross_domain_tp, "allow tp beyond the NVLink domain");
-  c->add_flag("--json", f.json, "print JSON (schema paratune.estimate/1, docs/json.md)");
+  c->add_flag("--json", f.json, "print JSON (schemas in docs/json.md)");
 }
 
 Scenario ResolveScenario(const ScenarioFlags& f, const CLI::App& cmd) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "hardware/gpu_spec.h"
 
@@ -38,6 +39,11 @@ struct Layout {
   bool overlap_tp_comm = false;      // TP collectives overlapped with GEMMs (TE userbuffers)
   bool overlap_pp_comm = true;       // PP send/receive in the background
   bool flash_attention = true;       // attention scores never stored (FlashAttention/cuDNN)
+  // Layers of each pipeline chunk, in chunk order c*pp + s (pp*vp entries); empty = even split.
+  // In the spirit of Megatron-LM's --pipeline-model-parallel-layout and its
+  // --decoder-first/last-pipeline-num-layers: uneven stages, e.g. a lighter first and last
+  // stage that also carry the embedding and the loss.
+  std::vector<int> pp_layout;
 
   int expert_tp() const { return etp > 0 ? etp : tp; }
   bool sequence_parallel() const { return sp && tp > 1; }

@@ -43,9 +43,24 @@ std::vector<RuleViolation> CheckLayout(const ModelSpec& m, const ClusterSpec& c,
   if (m.attention == AttentionKind::kGqa && m.kv_heads % l.tp != 0)
     add("tp-divides-kv-heads",
         fmt::format("KV heads ({}) are not divisible by tp ({})", m.kv_heads, l.tp));
-  if (m.layers % (static_cast<long long>(l.pp) * l.vp) != 0)
-    add("pp-divides-layers", fmt::format("layers ({}) are not divisible by pp*vp = {}*{} = {}",
+  if (!l.pp_layout.empty()) {
+    long long sum = 0;
+    bool negative = false;
+    for (int n : l.pp_layout) {
+      sum += n;
+      negative |= n < 0;
+    }
+    if (static_cast<long long>(l.pp_layout.size()) != static_cast<long long>(l.pp) * l.vp)
+      add("pp-layout-size", fmt::format("--pp-layout has {} entries; pp*vp = {}*{} = {} chunks need one each",
+                                        l.pp_layout.size(), l.pp, l.vp, l.pp * l.vp));
+    else if (negative || sum != m.layers)
+      add("pp-layout-sum", fmt::format("--pp-layout counts must be non-negative and add up to the {} layers, "
+                                       "got {}", m.layers, sum));
+  } else if (m.layers % (static_cast<long long>(l.pp) * l.vp) != 0) {
+    add("pp-divides-layers", fmt::format("layers ({}) are not divisible by pp*vp = {}*{} = {} (give "
+                                         "--pp-layout for uneven stages)",
                                          m.layers, l.pp, l.vp, l.pp * l.vp));
+  }
   if (l.vp > 1 && l.pp < 2)
     add("vp-needs-pp", fmt::format("--vp {} needs pp > 1 (interleaving splits pipeline stages)", l.vp));
   if (l.ep > 1 && !m.is_moe())

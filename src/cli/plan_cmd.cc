@@ -1,0 +1,106 @@
+// `paratune plan`: search every valid layout, rank them, explain the winner, and optionally
+// write the winner's framework settings (--emit). docs/planner.md, docs/frameworks.md.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <optional>
+
+#include "cli/commands.h"
+#include "cli/plan_report.h"
+#include "cli/scenario_flags.h"
+#include "emit/emit.h"
+#include "plan/plan_json.h"
+#include "plan/planner.h"
+#include "util/error.h"
+#include "util/file.h"
+
+namespace paratune::cli {
+namespace {
+
+struct PlanFlags {
+  int max_tp = 0, max_pp = 0, max_vp = 0, max_cp = 0, max_ep = 0, max_mbs = 0;
+  int top = 10;
+  std::string objective = "throughput";
+  double headroom = 0.05;
+  std::string emit;
+  std::string emit_out;
+};
+
+}  // namespace
+
+Command AddPlanCommand(CLI::App& root) {
+  auto* cmd = root.add_subcommand("plan", "search every valid layout and rank them by throughput or memory");
+  auto f = std::make_shared<ScenarioFlags>();
+  auto p = std::make_shared<PlanFlags>();
+  AddScenarioFlags(cmd, *f);
+  cmd->get_option("--precision")->description("bf16, fp8, fp4, or any (every precision the GPU supports)");
+  for (auto [flag, v] : {std::pair{"--max-tp", &p->max_tp}, {"--max-pp", &p->max_pp}, {"--max-vp", &p->max_vp},
+                         {"--max-cp", &p->max_cp}, {"--max-ep", &p->max_ep}, {"--max-mbs", &p->max_mbs}})
+    cmd->add_option(flag, *v, "upper bound of the searched values (0 = none)");
+  cmd->add_option("--top", p->top, "layouts to list")->capture_default_str();
+  cmd->add_option("--objective", p->objective, "throughput (tokens/s per GPU) or memory (lowest peak first)")
+      ->capture_default_str();
+  cmd->add_option("--headroom", p->headroom, "fraction of HBM kept free")->capture_default_str();
+  cmd->add_option("--emit", p->emit, "write the winner's settings: megatron, torchtitan or deepspeed");
+  cmd->add_option("--emit-out", p->emit_out, "file for --emit (written atomically; default standard output)");
+  return {cmd, [cmd, f, p] {
+            ScenarioFlags flags = *f;
+            const bool any = flags.precision == "any";
+            if (any) flags.precision.clear();
+            const Scenario s = ResolveScenario(flags, *cmd);
+            PlanRequest r;
+            r.model = s.model;
+            r.cluster = s.cluster;
+            r.training = s.training;
+            r.any_precision = any;
+            r.switches = s.layout;
+            r.options = s.options;
+            auto pin = [&](const char* flag, int v, std::optional<int>& dst) {
+              if (cmd->count(flag)) dst = v;
+            };
+            pin("--tp", s.layout.tp, r.tp);
+            pin("--pp", s.layout.pp, r.pp);
+            pin("--vp", s.layout.vp, r.vp);
+            pin("--cp", s.layout.cp, r.cp);
+            pin("--ep", s.layout.ep, r.ep);
+            pin("--etp", s.layout.etp, r.etp);
+            pin("--zero", s.layout.zero, r.zero);
+            pin("--mbs", s.layout.mbs, r.mbs);
+            if (cmd->count("--recompute")) r.recompute = s.layout.recompute;
+            r.max_tp = p->max_tp;
+            r.max_pp = p->max_pp;
+            r.max_vp = p->max_vp;
+            r.max_cp = p->max_cp;
+            r.max_ep = p->max_ep;
+            r.max_mbs = p->max_mbs;
+            r.top = p->top;
+            r.headroom = p->headroom;
+            r.objective = ParseObjective(p->objective, "--objective");
+            std::optional<Framework> fw;
+            if (cmd->count("--emit")) fw = ParseFramework(p->emit, "--emit");
+            if (cmd->count("--emit-out") && !fw) throw InputError("--emit-out needs --emit");
+            const bool emit_to_stdout = fw && p->emit_out.empty();
+            if (emit_to_stdout && f->json)
+              throw InputError("--json and --emit without --emit-out would both write to standard output");
+
+            const PlanResult res = Plan(r);
+            if (fw) {
+              const Estimate& w = res.ranked.front();
+              const Emitted em = EmitSettings(*fw, {r.model, r.cluster, w.training, w.layout});
+              for (const std::string& n : em.notes) std::fprintf(stderr, "paratune: note: %s\n", n.c_str());
+              if (emit_to_stdout) {
+                fmt::print("{}", em.text);
+                return 0;
+              }
+              WriteFileAtomic(p->emit_out, em.text);
+              std::fprintf(stderr, "paratune: wrote %s settings to %s\n", FrameworkName(*fw), p->emit_out.c_str());
+            }
+            if (f->json)
+              fmt::print("{}\n", PlanToJson(res, r).dump(2));
+            else
+              fmt::print("{}", FormatPlan(res, r));
+            return 0;
+          }};
+}
+
+}  // namespace paratune::cli

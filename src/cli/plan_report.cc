@@ -1,0 +1,41 @@
+#include "cli/plan_report.h"
+
+#include <fmt/format.h>
+
+namespace paratune::cli {
+
+std::string FormatPlan(const PlanResult& res, const PlanRequest& r) {
+  std::string o;
+  auto line = [&](const std::string& s) { o += s + "\n"; };
+  line(fmt::format("plan: {} on {} x {} ({} nodes), seq {}, global batch {}, precision {}, objective {}",
+                   r.model.name, r.cluster.gpus, r.cluster.gpu.name, r.cluster.nodes(), r.training.seq,
+                   r.training.global_batch, r.any_precision ? "any" : PrecisionName(r.training.precision),
+                   ObjectiveName(r.objective)));
+  line(fmt::format("searched {} layouts: {} broke a rule, {} estimated, {} fit in {:.1f} GB per GPU "
+                   "({:.0f}% of {:.0f} GB, --headroom {})",
+                   res.candidates, res.rejected_by_rules, res.estimated, res.fitting, res.memory_limit_bytes / 1e9,
+                   100 * (1 - r.headroom), r.cluster.gpu.hbm_bytes / 1e9, r.headroom));
+  line("");
+  line(fmt::format("{:>3} {:>3} {:>3} {:>3} {:>3} {:>4} {:>4} {:>5} {:>4} {:>9} {:>4} {:>5} {:>10} {:>12} {:>6} {:>9} "
+                   "{:>6} {:>7}",
+                   "#", "tp", "pp", "vp", "cp", "ep", "etp", "dp", "zero", "recompute", "mbs", "prec", "step",
+                   "tok/s/GPU", "MFU", "mem/GPU", "comm", "bubble"));
+  for (size_t i = 0; i < res.ranked.size(); ++i) {
+    const Estimate& e = res.ranked[i];
+    const Layout& l = e.layout;
+    line(fmt::format("{:>3} {:>3} {:>3} {:>3} {:>3} {:>4} {:>4} {:>5} {:>4} {:>9} {:>4} {:>5} {:>8.3f} s {:>12.0f} "
+                     "{:>5.1f}% {:>6.1f} GB {:>5.1f}% {:>6.1f}%",
+                     i + 1, l.tp, l.pp, l.vp, l.cp, l.ep, l.expert_tp(), l.dp, l.zero, RecomputeName(l.recompute),
+                     l.mbs, PrecisionName(e.training.precision), e.step_time_s, e.tokens_per_s_per_gpu,
+                     100 * e.mfu, e.peak_memory_bytes / 1e9, 100 * e.comm_share, 100 * e.bubble_rate));
+  }
+  line("");
+  line("rules that shaped the search:");
+  for (const RuleNote& n : res.rules) line(fmt::format("  [{}] {}", n.rule, n.note));
+  line("");
+  line("why #1:");
+  for (const std::string& s : res.explanation) line("  " + s);
+  return o;
+}
+
+}  // namespace paratune::cli

@@ -1,0 +1,69 @@
+// DeepSpeed JSON config. Keys from deepspeed/runtime/constants.py (batch, bf16),
+// deepspeed/runtime/zero/config.py (zero_optimization), deepspeed/runtime/activation_checkpointing/
+// config.py, deepspeed/runtime/tensor_parallel/config.py (AutoTP training, "tensor_parallel") and
+// deepspeed/runtime/config.py (pipeline); the commit is in docs/frameworks.md.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "emit/emit.h"
+
+namespace paratune {
+
+Emitted EmitDeepSpeed(const EmitInput& in) {
+  const ModelSpec& m = in.model;
+  const Layout& l = in.layout;
+  const Training& t = in.training;
+  Emitted out;
+  nlohmann::ordered_json j;
+  // DeepSpeed checks train_batch_size == micro * accumulation * data-parallel world size
+  // (runtime/config.py _batch_assertion); the data-parallel world is paratune's dp.
+  const int64_t accumulation = t.global_batch / (static_cast<int64_t>(l.dp) * l.mbs);
+  j["train_batch_size"] = t.global_batch;
+  j["train_micro_batch_size_per_gpu"] = l.mbs;
+  j["gradient_accumulation_steps"] = accumulation;
+  j["bf16"] = {{"enabled", true}};
+  nlohmann::ordered_json z;
+  z["stage"] = l.zero;
+  z["overlap_comm"] = l.overlap_grad_reduce;
+  z["contiguous_gradients"] = true;
+  z["reduce_scatter"] = true;
+  j["zero_optimization"] = z;
+  if (l.recompute == Recompute::kFull) {
+    j["activation_checkpointing"] = {{"partition_activations", l.sequence_parallel()},
+                                     {"contiguous_memory_optimization", false},
+                                     {"number_checkpoints", m.layers / l.pp}};
+    out.notes.push_back("activation_checkpointing takes effect where the model calls "
+                        "deepspeed.checkpointing.checkpoint on each layer (Megatron-DeepSpeed does)");
+  } else if (l.recompute == Recompute::kSelective) {
+    out.notes.push_back("DeepSpeed's activation checkpointing is per layer: selective (attention-core) "
+                        "recomputation cannot be expressed; emitted none");
+  }
+  if (l.tp > 1) {
+    j["tensor_parallel"] = {{"autotp_size", l.tp}};
+    out.notes.push_back(fmt::format("tp {}: DeepSpeed AutoTP training (tensor_parallel.autotp_size); "
+                                    "Megatron-DeepSpeed instead takes --tensor-model-parallel-size", l.tp));
+    if (l.sequence_parallel())
+      out.notes.push_back("AutoTP has no Megatron-style sequence parallelism: activations are replicated over TP");
+  }
+  if (l.pp > 1) {
+    j["pipeline"] = {{"stages", l.pp}, {"partition", "uniform"}};
+    out.notes.push_back(fmt::format("pp {}: needs the model wrapped in deepspeed.pipe.PipelineModule(num_stages={})",
+                                    l.pp, l.pp));
+    if (l.zero >= 2) out.notes.push_back("DeepSpeed's pipeline engine supports ZeRO stage 0 or 1 only");
+  }
+  if (l.vp > 1) out.notes.push_back(fmt::format("vp {}: DeepSpeed has no interleaved pipeline schedule", l.vp));
+  if (l.cp > 1)
+    out.notes.push_back(fmt::format("cp {}: no config key; DeepSpeed-Ulysses sequence parallelism is set in "
+                                    "code (sequence_parallel_size) and differs from ring attention", l.cp));
+  if (m.is_moe() && l.ep > 1)
+    out.notes.push_back(fmt::format("ep {}: DeepSpeed-MoE takes ep_size in deepspeed.moe.layer.MoE(...), "
+                                    "not in the config", l.ep));
+  if (t.precision != Precision::kBf16)
+    out.notes.push_back(fmt::format("{} GEMMs come from Transformer Engine in the model code; the config "
+                                    "enables BF16 only", PrecisionName(t.precision)));
+  out.text = j.dump(2) + "\n";
+  return out;
+}
+
+}  // namespace paratune

@@ -1,0 +1,439 @@
+#include "layout/megatron_args.h"
+
+#include <charconv>
+#include <climits>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "util/error.h"
+
+namespace paratune {
+namespace {
+
+// The Megatron-LM flags paratune reads, by kind. Names and choices checked against
+// megatron/training/arguments.py and the config dataclasses it turns into flags
+// (docs/frameworks.md records the commit).
+enum class Kind { kInt, kFloat, kChoice, kString, kSwitch };
+struct FlagSpec {
+  Kind kind;
+  std::vector<std::string> choices;  // kChoice only
+};
+
+const std::map<std::string, FlagSpec>& KnownFlags() {
+  static const std::map<std::string, FlagSpec> flags = [] {
+    std::map<std::string, FlagSpec> f;
+    for (const char* n :
+         {"--num-layers", "--hidden-size", "--ffn-hidden-size", "--num-attention-heads",
+          "--num-query-groups", "--kv-channels", "--padded-vocab-size", "--vocab-size",
+          "--num-experts", "--moe-router-topk", "--moe-ffn-hidden-size",
+          "--moe-shared-expert-intermediate-size", "--seq-length", "--global-batch-size",
+          "--micro-batch-size", "--tensor-model-parallel-size", "--pipeline-model-parallel-size",
+          "--num-layers-per-virtual-pipeline-stage", "--num-virtual-stages-per-pipeline-rank",
+          "--virtual-pipeline-model-parallel-size", "--context-parallel-size",
+          "--expert-model-parallel-size", "--expert-tensor-parallel-size", "--recompute-num-layers",
+          "--max-position-embeddings", "--q-lora-rank", "--kv-lora-rank", "--qk-head-dim",
+          "--qk-pos-emb-head-dim", "--v-head-dim", "--make-vocab-size-divisible-by"})
+      f[n] = {Kind::kInt, {}};
+    for (const char* n : {"--attention-dropout", "--hidden-dropout"}) f[n] = {Kind::kFloat, {}};
+    f["--recompute-granularity"] = {Kind::kChoice, {"full", "selective"}};
+    f["--recompute-method"] = {Kind::kChoice, {"uniform", "block"}};
+    f["--fp8-format"] = {Kind::kChoice, {"e4m3", "hybrid"}};
+    f["--fp8-recipe"] = {Kind::kChoice, {"tensorwise", "delayed", "mxfp8", "blockwise", "custom"}};
+    f["--fp4-format"] = {Kind::kChoice, {"e2m1"}};
+    f["--fp4-recipe"] = {Kind::kChoice, {"nvfp4", "custom"}};
+    f["--normalization"] = {Kind::kChoice, {"LayerNorm", "RMSNorm"}};
+    f["--position-embedding-type"] =
+        {Kind::kChoice, {"learned_absolute", "rope", "yarn", "mrope", "relative", "none"}};
+    f["--data-parallel-sharding-strategy"] =
+        {Kind::kChoice, {"no_shard", "optim", "optim_grads", "optim_grads_params"}};
+    f["--moe-token-dispatcher-type"] = {Kind::kChoice, {"allgather", "alltoall", "flex"}};
+    f["--attention-backend"] = {Kind::kChoice, {"flash", "fused", "unfused", "local", "auto"}};
+    f["--ckpt-format"] = {Kind::kChoice, {"torch", "torch_dist", "torch_dcp", "fsdp_dtensor"}};
+    f["--moe-layer-freq"] = {Kind::kString, {}};
+    for (const char* n :
+         {"--group-query-attention", "--swiglu", "--squared-relu", "--untie-embeddings-and-output-weights",
+          "--disable-bias-linear", "--add-qkv-bias", "--qk-layernorm", "--multi-latent-attention",
+          "--sequence-parallel", "--use-distributed-optimizer", "--use-megatron-fsdp",
+          "--use-torch-fsdp2", "--recompute-activations", "--bf16", "--fp16", "--overlap-grad-reduce",
+          "--overlap-param-gather", "--tp-comm-overlap", "--no-overlap-p2p-communication",
+          "--moe-grouped-gemm", "--use-flash-attn", "--moe-shared-expert-gate"})
+      f[n] = {Kind::kSwitch, {}};
+    return f;
+  }();
+  return flags;
+}
+
+int64_t ParsePositiveInt(const std::string& flag, const std::string& v) {
+  int64_t x = 0;
+  const char* end = v.data() + v.size();
+  auto [p, ec] = std::from_chars(v.data(), end, x);
+  if (v.empty() || ec != std::errc() || p != end)
+    throw InputError(fmt::format("--from-megatron: {} expects an integer, got '{}'", flag, v));
+  if (x <= 0)
+    throw InputError(fmt::format("--from-megatron: {} must be a positive integer, got {}", flag, x));
+  if (x > INT_MAX)
+    throw InputError(fmt::format("--from-megatron: {} is too large ({})", flag, x));
+  return x;
+}
+
+double ParseNonNegativeFloat(const std::string& flag, const std::string& v) {
+  double x = 0;
+  const char* end = v.data() + v.size();
+  auto [p, ec] = std::from_chars(v.data(), end, x);
+  if (v.empty() || ec != std::errc() || p != end || !std::isfinite(x))
+    throw InputError(fmt::format("--from-megatron: {} expects a number, got '{}'", flag, v));
+  if (x < 0) throw InputError(fmt::format("--from-megatron: {} must not be negative, got {}", flag, v));
+  return x;
+}
+
+// Recursive-descent evaluator for the list pattern of --moe-layer-freq:
+//   expr := term ('+' term)* ; term := atom ('*' int)* ; atom := '[' int (',' int)* ']' | '(' expr ')'
+class PatternParser {
+ public:
+  explicit PatternParser(const std::string& s) : s_(s) {}
+  std::vector<int> Run() {
+    std::vector<int> v = Expr(0);
+    Skip();
+    if (i_ != s_.size()) Fail("unexpected '" + std::string(1, s_[i_]) + "'");
+    return v;
+  }
+
+ private:
+  static constexpr size_t kMaxLength = 1 << 20;
+  static constexpr int kMaxDepth = 64;
+  [[noreturn]] void Fail(const std::string& why) const {
+    throw InputError(fmt::format("--from-megatron: --moe-layer-freq pattern '{}': {}", s_, why));
+  }
+  void Skip() {
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t')) ++i_;
+  }
+  bool Eat(char c) {
+    Skip();
+    if (i_ < s_.size() && s_[i_] == c) {
+      ++i_;
+      return true;
+    }
+    return false;
+  }
+  int64_t Int() {
+    Skip();
+    const size_t start = i_;
+    while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9') ++i_;
+    if (start == i_) Fail("expected an integer");
+    if (i_ - start > 7) Fail("number too large");
+    return std::stoll(s_.substr(start, i_ - start));
+  }
+  std::vector<int> Expr(int depth) {
+    if (depth > kMaxDepth) Fail("nested too deeply");
+    std::vector<int> v = Term(depth);
+    while (Eat('+')) {
+      std::vector<int> w = Term(depth);
+      if (v.size() + w.size() > kMaxLength) Fail("pattern too long");
+      v.insert(v.end(), w.begin(), w.end());
+    }
+    return v;
+  }
+  std::vector<int> Term(int depth) {
+    std::vector<int> v = Atom(depth);
+    while (Eat('*')) {
+      const int64_t n = Int();
+      if (n != 0 && v.size() * static_cast<size_t>(n) > kMaxLength) Fail("pattern too long");
+      std::vector<int> r;
+      r.reserve(v.size() * static_cast<size_t>(n));
+      for (int64_t k = 0; k < n; ++k) r.insert(r.end(), v.begin(), v.end());
+      v = std::move(r);
+    }
+    return v;
+  }
+  std::vector<int> Atom(int depth) {
+    if (Eat('(')) {
+      std::vector<int> v = Expr(depth + 1);
+      if (!Eat(')')) Fail("missing ')'");
+      return v;
+    }
+    if (!Eat('[')) Fail("expected '[' or '('");
+    std::vector<int> v;
+    do {
+      const int64_t x = Int();
+      if (x != 0 && x != 1) Fail("entries must be 0 or 1");
+      v.push_back(static_cast<int>(x));
+    } while (Eat(','));
+    if (!Eat(']')) Fail("missing ']'");
+    return v;
+  }
+  const std::string& s_;
+  size_t i_ = 0;
+};
+
+}  // namespace
+
+std::vector<std::string> SplitShellWords(const std::string& line) {
+  // POSIX shell word splitting and quote removal (IEEE Std 1003.1, XCU 2.2 "Quoting").
+  std::vector<std::string> words;
+  std::string cur;
+  bool in_word = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      if (in_word) words.push_back(cur), cur.clear(), in_word = false;
+    } else if (c == '\'') {
+      const size_t close = line.find('\'', i + 1);
+      if (close == std::string::npos)
+        throw InputError("--from-megatron: unterminated single quote");
+      cur.append(line, i + 1, close - i - 1);
+      i = close;
+      in_word = true;
+    } else if (c == '"') {
+      size_t j = i + 1;
+      for (; j < line.size() && line[j] != '"'; ++j) {
+        if (line[j] == '\\' && j + 1 < line.size() &&
+            (line[j + 1] == '"' || line[j + 1] == '\\' || line[j + 1] == '$' || line[j + 1] == '`'))
+          ++j;
+        cur += line[j];
+      }
+      if (j >= line.size()) throw InputError("--from-megatron: unterminated double quote");
+      i = j;
+      in_word = true;
+    } else if (c == '\\') {
+      // Backslash-newline is a line continuation and joins nothing; any other escaped character
+      // is taken literally.
+      if (i + 1 < line.size() && line[i + 1] == '\n') {
+        ++i;
+      } else {
+        if (i + 1 < line.size()) cur += line[++i];
+        in_word = true;
+      }
+    } else {
+      cur += c;
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(cur);
+  return words;
+}
+
+std::vector<int> EvalMoeLayerPattern(const std::string& pattern) { return PatternParser(pattern).Run(); }
+
+MegatronArgs ParseMegatronArgs(const std::string& line) {
+  const auto& known = KnownFlags();
+  std::map<std::string, std::string> val;  // last occurrence wins, as with argparse
+  std::set<std::string> on;
+  MegatronArgs r;
+  const std::vector<std::string> words = SplitShellWords(line);
+  for (size_t i = 0; i < words.size(); ++i) {
+    std::string w = words[i];
+    if (w.rfind("--", 0) != 0 || w.size() == 2) {
+      // The program and launcher words (torchrun, pretrain_gpt.py, ...) before the first flag.
+      r.ignored.push_back(w);
+      continue;
+    }
+    std::optional<std::string> inline_value;
+    if (const size_t eq = w.find('='); eq != std::string::npos) {
+      inline_value = w.substr(eq + 1);
+      w = w.substr(0, eq);
+    }
+    const auto it = known.find(w);
+    if (it == known.end()) {
+      // Unknown: skip it and the value that follows it, if any (a word not starting with --).
+      r.ignored.push_back(w);
+      if (!inline_value && i + 1 < words.size() && words[i + 1].rfind("--", 0) != 0) ++i;
+      continue;
+    }
+    const FlagSpec& spec = it->second;
+    if (spec.kind == Kind::kSwitch) {
+      if (inline_value) throw InputError(fmt::format("--from-megatron: {} takes no value", w));
+      on.insert(w);
+      continue;
+    }
+    std::string v;
+    if (inline_value) {
+      v = *inline_value;
+    } else {
+      if (i + 1 >= words.size() || words[i + 1].rfind("--", 0) == 0)
+        throw InputError(fmt::format("--from-megatron: {} is missing its value", w));
+      v = words[++i];
+    }
+    if (spec.kind == Kind::kInt) ParsePositiveInt(w, v);
+    if (spec.kind == Kind::kFloat) ParseNonNegativeFloat(w, v);
+    if (spec.kind == Kind::kChoice) {
+      bool ok = false;
+      for (const std::string& c : spec.choices) ok = ok || c == v;
+      if (!ok) {
+        std::string list;
+        for (const std::string& c : spec.choices) list += (list.empty() ? "" : ", ") + c;
+        throw InputError(fmt::format("--from-megatron: {} must be one of {}, got '{}'", w, list, v));
+      }
+    }
+    val[w] = v;
+  }
+
+  auto has = [&](const char* f) { return on.count(f) > 0; };
+  auto given = [&](const char* f) { return val.count(f) > 0; };
+  auto num = [&](const char* f) { return ParsePositiveInt(f, val.at(f)); };
+  auto num_or = [&](const char* f, int64_t d) { return given(f) ? num(f) : d; };
+  auto require = [&](const char* f) {
+    if (!given(f)) throw InputError(fmt::format("--from-megatron: {} is required", f));
+    return num(f);
+  };
+
+  // Model (megatron/training/arguments.py _add_network_size_args; TransformerConfig defaults).
+  ModelSpec& m = r.model;
+  m.name = "megatron-args";
+  m.architecture = "MegatronGPTModel";
+  m.layers = require("--num-layers");
+  m.hidden = require("--hidden-size");
+  m.heads = require("--num-attention-heads");
+  if (given("--padded-vocab-size"))
+    m.vocab = num("--padded-vocab-size");
+  else if (given("--vocab-size"))
+    m.vocab = num("--vocab-size");
+  else
+    throw InputError("--from-megatron: --vocab-size or --padded-vocab-size is required (paratune "
+                     "cannot read a tokenizer)");
+  if (has("--multi-latent-attention")) {
+    // _add_mla_args defaults: kv-lora-rank 32, qk-head-dim 128, qk-pos-emb-head-dim 64,
+    // v-head-dim 128, no q compression.
+    m.attention = AttentionKind::kMla;
+    m.q_lora_rank = num_or("--q-lora-rank", 0);
+    m.kv_lora_rank = num_or("--kv-lora-rank", 32);
+    m.qk_nope_head_dim = num_or("--qk-head-dim", 128);
+    m.qk_rope_head_dim = num_or("--qk-pos-emb-head-dim", 64);
+    m.v_head_dim = num_or("--v-head-dim", 128);
+    m.kv_heads = m.heads;
+    m.head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
+  } else {
+    if (!given("--kv-channels") && m.hidden % m.heads != 0)
+      throw InputError(fmt::format("--from-megatron: --hidden-size ({}) is not divisible by "
+                                   "--num-attention-heads ({}); give --kv-channels", m.hidden, m.heads));
+    m.head_dim = num_or("--kv-channels", m.hidden / m.heads);
+    m.kv_heads = m.heads;
+    if (has("--group-query-attention")) {
+      m.kv_heads = num_or("--num-query-groups", m.heads);
+    } else if (given("--num-query-groups")) {
+      r.notes.push_back("--num-query-groups has no effect without --group-query-attention (Megatron "
+                        "uses one group per head)");
+    }
+  }
+  m.mlp = has("--swiglu") ? MlpKind::kGated : MlpKind::kPlain;
+  if (given("--ffn-hidden-size")) {
+    m.ffn_hidden = num("--ffn-hidden-size");
+  } else {
+    // arguments.py: SwiGLU defaults to int(4h * 2/3 / 64) * 64, otherwise 4h.
+    m.ffn_hidden = has("--swiglu") ? static_cast<int64_t>(4.0 * m.hidden * 2 / 3 / 64) * 64 : 4 * m.hidden;
+    r.notes.push_back(fmt::format("no --ffn-hidden-size: Megatron's default {}", m.ffn_hidden));
+  }
+  m.norm = given("--normalization") && val["--normalization"] == "RMSNorm" ? NormKind::kRmsNorm
+                                                                          : NormKind::kLayerNorm;
+  m.tied_embeddings = !has("--untie-embeddings-and-output-weights");
+  m.linear_bias = !has("--disable-bias-linear");
+  m.qkv_bias = has("--add-qkv-bias") && !m.linear_bias;
+  m.qk_norm = has("--qk-layernorm");
+  // TransformerConfig: hidden_dropout and attention_dropout default to 0.1.
+  const double hd = given("--hidden-dropout") ? ParseNonNegativeFloat("--hidden-dropout", val["--hidden-dropout"]) : 0.1;
+  const double ad = given("--attention-dropout") ? ParseNonNegativeFloat("--attention-dropout", val["--attention-dropout"]) : 0.1;
+  m.dropout = hd > 0 || ad > 0;
+
+  Training& t = r.training;
+  r.seq_given = given("--seq-length");
+  t.seq = num_or("--seq-length", t.seq);
+  if (!r.seq_given) r.notes.push_back(fmt::format("no --seq-length: paratune assumes {}", t.seq));
+  const std::string pos = given("--position-embedding-type") ? val["--position-embedding-type"] : "learned_absolute";
+  if (pos == "learned_absolute") m.learned_positions = num_or("--max-position-embeddings", t.seq);
+
+  if (given("--num-experts")) {
+    m.experts = num("--num-experts");
+    m.topk = num_or("--moe-router-topk", 2);  // TransformerConfig.moe_router_topk default 2
+    m.moe_ffn_hidden = num_or("--moe-ffn-hidden-size", m.ffn_hidden);
+    if (given("--moe-shared-expert-intermediate-size")) {
+      m.shared_experts = 1;
+      m.shared_ffn_hidden = num("--moe-shared-expert-intermediate-size");
+      m.shared_expert_gate = has("--moe-shared-expert-gate");
+    }
+    if (given("--moe-layer-freq")) {
+      const std::string& f = val["--moe-layer-freq"];
+      if (f.find('[') == std::string::npos) {
+        m.moe_layer_freq = ParsePositiveInt("--moe-layer-freq", f);
+        if (m.moe_layer_freq > 1)
+          r.notes.push_back("--moe-layer-freq N: paratune places the MoE layer last in each group of N "
+                            "(Megatron: first); the count differs when N does not divide --num-layers");
+      } else {
+        const std::vector<int> p = EvalMoeLayerPattern(f);
+        if (static_cast<int64_t>(p.size()) != m.layers)
+          throw InputError(fmt::format("--from-megatron: --moe-layer-freq pattern has {} entries, "
+                                       "--num-layers is {}", p.size(), m.layers));
+        size_t k = 0;
+        while (k < p.size() && p[k] == 0) ++k;
+        for (size_t j = k; j < p.size(); ++j)
+          if (p[j] != 1)
+            throw InputError("--from-megatron: --moe-layer-freq pattern must be leading dense layers "
+                             "followed by MoE layers only (paratune's model of layer placement)");
+        m.first_dense_layers = static_cast<int64_t>(k);
+      }
+    }
+  } else if (given("--moe-router-topk") || given("--moe-ffn-hidden-size")) {
+    r.notes.push_back("MoE flags given without --num-experts: the model is dense");
+  }
+  ValidateModel(m, "--from-megatron");
+
+  // Layout (megatron/core/model_parallel_config.py and arguments.py _add_distributed_args).
+  Layout& l = r.layout;
+  l.tp = static_cast<int>(num_or("--tensor-model-parallel-size", 1));
+  l.pp = static_cast<int>(num_or("--pipeline-model-parallel-size", 1));
+  l.cp = static_cast<int>(num_or("--context-parallel-size", 1));
+  l.ep = static_cast<int>(num_or("--expert-model-parallel-size", 1));
+  l.etp = static_cast<int>(num_or("--expert-tensor-parallel-size", 0));
+  l.vp = 1;
+  if (given("--num-layers-per-virtual-pipeline-stage")) {
+    const int64_t per = num("--num-layers-per-virtual-pipeline-stage");
+    if (m.layers % (per * l.pp) != 0)
+      throw InputError(fmt::format("--from-megatron: --num-layers-per-virtual-pipeline-stage ({}) times "
+                                   "--pipeline-model-parallel-size ({}) does not divide --num-layers ({})",
+                                   per, l.pp, m.layers));
+    l.vp = static_cast<int>(m.layers / (per * l.pp));
+  } else if (given("--num-virtual-stages-per-pipeline-rank")) {
+    l.vp = static_cast<int>(num("--num-virtual-stages-per-pipeline-rank"));
+  } else if (given("--virtual-pipeline-model-parallel-size")) {
+    l.vp = static_cast<int>(num("--virtual-pipeline-model-parallel-size"));
+  }
+  l.sp = has("--sequence-parallel");
+  l.dp = 0;
+  if (has("--use-megatron-fsdp") || has("--use-torch-fsdp2")) {
+    const std::string s = given("--data-parallel-sharding-strategy") ? val["--data-parallel-sharding-strategy"]
+                                                                     : "optim_grads_params";
+    l.zero = has("--use-torch-fsdp2") ? 3 : s == "no_shard" ? 0 : s == "optim" ? 1 : s == "optim_grads" ? 2 : 3;
+  } else {
+    l.zero = has("--use-distributed-optimizer") ? 1 : 0;
+  }
+  l.recompute = Recompute::kNone;
+  if (given("--recompute-granularity"))
+    l.recompute = val["--recompute-granularity"] == "full" ? Recompute::kFull : Recompute::kSelective;
+  else if (has("--recompute-activations"))
+    l.recompute = Recompute::kSelective;
+  if (l.recompute == Recompute::kFull && given("--recompute-num-layers"))
+    r.notes.push_back("--recompute-num-layers: paratune recomputes every layer under full recomputation");
+  l.mbs = static_cast<int>(num_or("--micro-batch-size", 1));
+  r.global_batch_given = given("--global-batch-size");
+  if (r.global_batch_given) t.global_batch = num("--global-batch-size");
+  if (given("--fp4-format"))
+    t.precision = Precision::kFp4;
+  else if (given("--fp8-format"))
+    t.precision = Precision::kFp8;
+  else
+    t.precision = Precision::kBf16;
+  if (!has("--bf16") && !has("--fp16"))
+    r.notes.push_back("no --bf16/--fp16: Megatron would keep FP32 weights and activations; paratune "
+                      "estimates BF16 mixed precision");
+  l.overlap_grad_reduce = has("--overlap-grad-reduce");
+  l.overlap_param_gather = has("--overlap-param-gather");
+  l.overlap_tp_comm = has("--tp-comm-overlap");
+  l.overlap_pp_comm = !has("--no-overlap-p2p-communication");
+  l.flash_attention = !(given("--attention-backend") &&
+                        (val["--attention-backend"] == "unfused" || val["--attention-backend"] == "local"));
+  return r;
+}
+
+}  // namespace paratune

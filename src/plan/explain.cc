@@ -1,0 +1,127 @@
+#include "plan/explain.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace paratune {
+namespace {
+
+std::string GB(double bytes) { return fmt::format("{:.1f} GB", bytes / 1e9); }
+
+std::string Seconds(double s) { return s >= 1 ? fmt::format("{:.3f} s", s) : fmt::format("{:.1f} ms", s * 1e3); }
+
+// The layout fields in which a and b differ: "zero 1 vs 3, mbs 2 vs 1".
+std::string Differences(const Estimate& a, const Estimate& b) {
+  const Layout &x = a.layout, &y = b.layout;
+  std::vector<std::string> d;
+  auto cmp = [&](const char* name, auto u, auto v) {
+    if (u != v) d.push_back(fmt::format("{} {} vs {}", name, u, v));
+  };
+  cmp("tp", x.tp, y.tp);
+  cmp("pp", x.pp, y.pp);
+  cmp("vp", x.vp, y.vp);
+  cmp("cp", x.cp, y.cp);
+  cmp("ep", x.ep, y.ep);
+  cmp("etp", x.expert_tp(), y.expert_tp());
+  cmp("dp", x.dp, y.dp);
+  cmp("zero", x.zero, y.zero);
+  cmp("recompute", std::string(RecomputeName(x.recompute)), std::string(RecomputeName(y.recompute)));
+  cmp("mbs", x.mbs, y.mbs);
+  cmp("precision", std::string(PrecisionName(a.training.precision)), std::string(PrecisionName(b.training.precision)));
+  std::string s;
+  for (size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + d[i];
+  return s.empty() ? "nothing" : s;
+}
+
+}  // namespace
+
+std::string DescribeLayout(const Estimate& e) {
+  const Layout& l = e.layout;
+  std::string s = fmt::format("tp {}, pp {}", l.tp, l.pp);
+  if (l.vp > 1) s += fmt::format(", vp {}", l.vp);
+  if (l.cp > 1) s += fmt::format(", cp {}", l.cp);
+  if (l.ep > 1 || l.etp > 0) s += fmt::format(", ep {}, etp {}", l.ep, l.expert_tp());
+  s += fmt::format(", dp {}, zero {}, recompute {}, mbs {}, {}", l.dp, l.zero, RecomputeName(l.recompute), l.mbs,
+                   PrecisionName(e.training.precision));
+  return s;
+}
+
+std::vector<std::string> ExplainPlan(const std::vector<Estimate>& ranked, const PlanRequest& r,
+                                     double limit, const std::optional<Estimate>& best_none,
+                                     double min_none_need) {
+  std::vector<std::string> out;
+  const Estimate& a = ranked.front();
+  const GpuSpec& g = r.cluster.gpu;
+  out.push_back(fmt::format("#1 {}: {:.0f} tokens/s per GPU, step {}, MFU {:.1f}%, {} per GPU.",
+                            DescribeLayout(a), a.tokens_per_s_per_gpu, Seconds(a.step_time_s), 100 * a.mfu,
+                            GB(a.peak_memory_bytes)));
+  if (ranked.size() >= 2) {
+    const Estimate& b = ranked[1];
+    const double gap = b.step_time_s - a.step_time_s;
+    out.push_back(fmt::format("#2 differs in {}; #1 is {:.1f}% faster ({:.0f} vs {:.0f} tokens/s per GPU; "
+                              "step {} vs {}, gap {}).",
+                              Differences(a, b), 100 * (a.tokens_per_s_per_gpu / b.tokens_per_s_per_gpu - 1),
+                              a.tokens_per_s_per_gpu, b.tokens_per_s_per_gpu, Seconds(a.step_time_s),
+                              Seconds(b.step_time_s), Seconds(gap)));
+    // Step-time terms, #2 minus #1; compute is shown without its recomputation part.
+    struct Term {
+      const char* name;
+      double a, b;
+    };
+    const TimeBreakdown &x = a.time, &y = b.time;
+    std::vector<Term> terms = {{"compute (without recomputation)", x.compute_s - x.recompute_s, y.compute_s - y.recompute_s},
+                               {"recomputation", x.recompute_s, y.recompute_s},
+                               {"exposed TP communication", x.tp_s, y.tp_s},
+                               {"exposed CP communication", x.cp_s, y.cp_s},
+                               {"exposed EP all-to-all", x.ep_s, y.ep_s},
+                               {"exposed PP send/receive", x.pp_s, y.pp_s},
+                               {"exposed DP communication", x.dp_s, y.dp_s},
+                               {"pipeline bubble", x.bubble_s, y.bubble_s},
+                               {"optimizer", x.optimizer_s, y.optimizer_s},
+                               {"other", x.other_s, y.other_s}};
+    std::stable_sort(terms.begin(), terms.end(),
+                     [](const Term& p, const Term& q) { return std::abs(p.b - p.a) > std::abs(q.b - q.a); });
+    std::vector<std::string> parts;
+    for (const Term& t : terms) {
+      const double d = t.b - t.a;
+      if (std::abs(d) < 1e-6 || parts.size() >= 4) continue;
+      std::string share = std::abs(gap) > 1e-9 ? fmt::format(", {:.0f}% of the gap", 100 * d / gap) : "";
+      parts.push_back(fmt::format("{} {}{} ({} vs {}{})", t.name, d >= 0 ? "+" : "-", Seconds(std::abs(d)),
+                                  Seconds(t.a), Seconds(t.b), share));
+    }
+    if (parts.empty()) {
+      out.push_back("The two step times are equal term by term; the tie-break (EP inside the NVLink domain, "
+                    "then lower peak memory, then smaller degrees) ordered them.");
+    } else {
+      std::string s = "Where the gap comes from (#2 minus #1): ";
+      for (size_t i = 0; i < parts.size(); ++i) s += (i ? "; " : "") + parts[i];
+      out.push_back(s + ".");
+    }
+    out.push_back(fmt::format("Memory: #1 peaks at {} per GPU, #2 at {} (limit {} = {:.0f}% of {} on {}).",
+                              GB(a.peak_memory_bytes), GB(b.peak_memory_bytes), GB(limit), 100 * (1 - r.headroom),
+                              GB(g.hbm_bytes), g.name));
+    if (r.objective == Objective::kMemory)
+      out.push_back(fmt::format("Objective memory: #1 needs {} less than #2.",
+                                GB(b.peak_memory_bytes - a.peak_memory_bytes)));
+  } else {
+    out.push_back(fmt::format("Only one layout fits (limit {} on {}).", GB(limit), g.name));
+  }
+  // Recomputation is dropped where memory allows it: the search compares all three modes.
+  if (a.layout.recompute == Recompute::kNone) {
+    out.push_back(fmt::format("recompute none fits: {} of {} on {}, so no forward work is repeated.",
+                              GB(a.peak_memory_bytes), GB(g.hbm_bytes), g.name));
+  } else if (best_none) {
+    out.push_back(fmt::format("recompute {} wins although recompute none fits elsewhere (best: {}, {:.0f} tokens/s "
+                              "per GPU): recomputation buys a layout that runs faster.",
+                              RecomputeName(a.layout.recompute), DescribeLayout(*best_none),
+                              best_none->tokens_per_s_per_gpu));
+  } else if (min_none_need > 0) {
+    out.push_back(fmt::format("recompute none does not fit: the smallest layout without it needs {} per GPU, "
+                              "over the {} limit.", GB(min_none_need), GB(limit)));
+  }
+  return out;
+}
+
+}  // namespace paratune

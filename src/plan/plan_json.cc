@@ -1,0 +1,82 @@
+#include "plan/plan_json.h"
+
+#include "cost/estimate_json.h"
+#include "model/model_spec.h"
+
+namespace paratune {
+
+using nlohmann::json;
+
+nlohmann::json PlanToJson(const PlanResult& res, const PlanRequest& r) {
+  json j;
+  j["schema"] = kPlanSchema;
+  const ParamCounts pc = CountParams(r.model);
+  j["model"] = {{"name", r.model.name},
+                {"total_params", static_cast<double>(pc.total())},
+                {"active_params", static_cast<double>(pc.active(r.model))}};
+  j["cluster"] = {{"gpu", r.cluster.gpu.name}, {"gpus", r.cluster.gpus}, {"nodes", r.cluster.nodes()}};
+  j["training"] = {{"seq_len", r.training.seq},
+                   {"global_batch", r.training.global_batch},
+                   {"precision", r.any_precision ? "any" : PrecisionName(r.training.precision)}};
+  json pinned = json::object();
+  auto pin = [&](const char* k, const std::optional<int>& v) {
+    if (v) pinned[k] = *v;
+  };
+  pin("tp", r.tp);
+  pin("pp", r.pp);
+  pin("vp", r.vp);
+  pin("cp", r.cp);
+  pin("ep", r.ep);
+  pin("etp", r.etp);
+  pin("zero", r.zero);
+  pin("mbs", r.mbs);
+  if (r.recompute) pinned["recompute"] = RecomputeName(*r.recompute);
+  json bounds = json::object();
+  for (auto [k, v] : {std::pair{"max_tp", r.max_tp}, {"max_pp", r.max_pp}, {"max_vp", r.max_vp},
+                      {"max_cp", r.max_cp}, {"max_ep", r.max_ep}, {"max_mbs", r.max_mbs}})
+    if (v > 0) bounds[k] = v;
+  j["search"] = {{"objective", ObjectiveName(r.objective)},
+                 {"headroom", r.headroom},
+                 {"memory_limit_bytes", res.memory_limit_bytes},
+                 {"candidates", res.candidates},
+                 {"rejected_by_rules", res.rejected_by_rules},
+                 {"estimated", res.estimated},
+                 {"skipped_memory", res.skipped_memory},
+                 {"fitting", res.fitting},
+                 {"pinned", pinned},
+                 {"bounds", bounds}};
+  json ranked = json::array();
+  for (size_t i = 0; i < res.ranked.size(); ++i) {
+    const Estimate& e = res.ranked[i];
+    const TimeBreakdown& t = e.time;
+    ranked.push_back({{"rank", i + 1},
+                      {"layout", LayoutToJson(e.layout, e.training)},
+                      {"step_time_s", e.step_time_s},
+                      {"tokens_per_s_per_gpu", e.tokens_per_s_per_gpu},
+                      {"mfu", e.mfu},
+                      {"peak_memory_bytes", e.peak_memory_bytes},
+                      {"comm_share", e.comm_share},
+                      {"bubble_rate", e.bubble_rate},
+                      {"time",
+                       {{"compute_s", t.compute_s},
+                        {"recompute_s", t.recompute_s},
+                        {"tp_comm_s", t.tp_s},
+                        {"cp_comm_s", t.cp_s},
+                        {"ep_comm_s", t.ep_s},
+                        {"pp_comm_s", t.pp_s},
+                        {"dp_comm_s", t.dp_s},
+                        {"bubble_s", t.bubble_s},
+                        {"optimizer_s", t.optimizer_s},
+                        {"other_s", t.other_s},
+                        {"total_s", t.total()}}}});
+  }
+  j["ranked"] = ranked;
+  json rules = json::array();
+  for (const RuleNote& n : res.rules) rules.push_back({{"rule", n.rule}, {"note", n.note}});
+  j["rules"] = rules;
+  j["explanation"] = res.explanation;
+  j["winner"] = EstimateToJson(res.ranked.front());
+  return j;
+}
+
+}  // namespace paratune

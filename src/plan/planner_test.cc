@@ -1,0 +1,247 @@
+// The planner: never returns a layout that breaks a rule or does not fit (property test over
+// random models and clusters), respects pins, bounds and the objective, ranks deterministically,
+// and picks what the craft expects on known cases.
+#include "plan/planner.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "hardware/hardware_catalog.h"
+#include "layout/rules.h"
+#include "model/catalog.h"
+#include "plan/plan_json.h"
+#include "plan/ranking.h"
+#include "scenario/default_scenario.h"
+#include "util/error.h"
+
+namespace paratune {
+namespace {
+
+PlanRequest Request(const std::string& model, const std::string& gpu, int gpus, Training t = DefaultTraining()) {
+  PlanRequest r;
+  r.model = LoadModel(model);
+  r.cluster = {HardwareCatalog::BuiltIn().Find(gpu), gpus};
+  r.training = t;
+  r.switches = DefaultLayout();
+  return r;
+}
+
+// Every returned layout passes CheckLayout, fits the memory limit, and the list is in order.
+void ExpectSound(const PlanRequest& r, const PlanResult& res) {
+  ASSERT_FALSE(res.ranked.empty());
+  const double limit = (1 - r.headroom) * r.cluster.gpu.hbm_bytes;
+  for (size_t i = 0; i < res.ranked.size(); ++i) {
+    const Estimate& e = res.ranked[i];
+    Layout l = e.layout;
+    const auto v = CheckLayout(r.model, r.cluster, e.training, l, r.options.rules);
+    EXPECT_TRUE(v.empty()) << DescribeViolations(v);
+    EXPECT_LE(l.tp, r.cluster.gpu.nvlink_domain);
+    EXPECT_LE(e.peak_memory_bytes, limit);
+    EXPECT_TRUE(e.fits);
+    if (i > 0) {
+      EXPECT_FALSE(RanksBefore(e, res.ranked[i - 1], r.objective, r.cluster.gpu.nvlink_domain)) << i;
+    }
+  }
+}
+
+TEST(Planner, PropertyNeverReturnsInvalidOrOversizedLayouts) {
+  std::mt19937 rng(20261130);
+  auto pick = [&](std::initializer_list<int64_t> v) {
+    return *(v.begin() + std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng));
+  };
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  const std::vector<const GpuSpec*> gpus = hw.All();
+  int planned = 0;
+  for (int iter = 0; iter < 30; ++iter) {
+    InlineDims d;
+    d.heads = pick({8, 12, 16, 32, 40, 64});
+    const int64_t head_dim = pick({64, 128});
+    d.hidden = d.heads * head_dim;
+    d.kv_heads = pick({1, 2, 4, 8});
+    if (d.heads % d.kv_heads != 0) d.kv_heads = d.heads;
+    d.layers = pick({2, 6, 12, 24, 30, 32, 48, 60, 80});
+    d.vocab = pick({32000, 50257, 128256, 151936});
+    d.ffn = 256 * pick({4, 11, 28, 56, 112});
+    if (std::uniform_int_distribution<int>(0, 2)(rng) == 0) {
+      d.experts = pick({8, 16, 64});
+      d.topk = pick({1, 2, 4});
+    }
+    PlanRequest r;
+    r.model = ModelFromDims(d);
+    r.model.name = "random-" + std::to_string(iter);
+    const GpuSpec& g = *gpus[std::uniform_int_distribution<size_t>(0, gpus.size() - 1)(rng)];
+    r.cluster = {g, static_cast<int>(g.gpus_per_node * pick({1, 2, 3, 4}))};
+    r.training.seq = pick({2048, 4096, 8192, 16384, 32768});
+    r.training.global_batch = pick({8, 16, 24, 32, 64});
+    r.any_precision = iter % 3 == 0;
+    r.switches = DefaultLayout();
+    r.top = 1000;
+    r.max_vp = 4;  // keeps the test fast; the rules are checked on every layout all the same
+    r.objective = iter % 4 == 0 ? Objective::kMemory : Objective::kThroughput;
+    try {
+      const PlanResult res = Plan(r);
+      ExpectSound(r, res);
+      ++planned;
+    } catch (const InputError& e) {
+      // Nothing fits (a model too large for the cluster) is a valid answer; it must say why.
+      EXPECT_NE(std::string(e.what()).find("no layout"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_GE(planned, 15);
+}
+
+TEST(Planner, Llama8BOnOneH100NodeKeepsTpInNodeAndNoPipeline) {
+  PlanRequest r = Request("llama-3.1-8b", "H100", 8, Training{8192, 64, Precision::kBf16});
+  const PlanResult res = Plan(r);
+  ExpectSound(r, res);
+  EXPECT_LE(res.ranked[0].layout.tp, 8);
+  EXPECT_EQ(res.ranked[0].layout.pp, 1);
+}
+
+TEST(Planner, DefaultScenarioExplainsWinnerAndRules) {
+  PlanRequest r = Request(kDefaultModel, kDefaultGpu, kDefaultNodes * 8);
+  const PlanResult res = Plan(r);
+  ExpectSound(r, res);
+  EXPECT_EQ(res.ranked.size(), 10u);
+  std::string all;
+  for (const std::string& s : res.explanation) all += s + "\n";
+  EXPECT_NE(all.find("#2 differs in"), std::string::npos) << all;
+  EXPECT_NE(all.find("Where the gap comes from"), std::string::npos) << all;
+  if (res.ranked[0].layout.recompute == Recompute::kNone) {
+    EXPECT_NE(all.find("recompute none fits:"), std::string::npos);
+  }
+  bool tp_rule = false, cp_rule = false;
+  for (const RuleNote& n : res.rules) {
+    tp_rule = tp_rule || n.rule == "tp-in-nvlink-domain";
+    cp_rule = cp_rule || n.rule == "cp-long-sequences";
+  }
+  EXPECT_TRUE(tp_rule);
+  EXPECT_TRUE(cp_rule);
+  for (const Estimate& e : res.ranked) EXPECT_EQ(e.layout.cp, 1);  // seq 8192 < 16384
+}
+
+TEST(Planner, PinnedDimensionsAreRespected) {
+  PlanRequest r = Request(kDefaultModel, kDefaultGpu, 32);
+  r.tp = 4;
+  r.zero = 1;
+  r.recompute = Recompute::kFull;
+  r.mbs = 1;
+  r.top = 100;
+  const PlanResult res = Plan(r);
+  ExpectSound(r, res);
+  for (const Estimate& e : res.ranked) {
+    EXPECT_EQ(e.layout.tp, 4);
+    EXPECT_EQ(e.layout.zero, 1);
+    EXPECT_EQ(e.layout.recompute, Recompute::kFull);
+    EXPECT_EQ(e.layout.mbs, 1);
+  }
+}
+
+TEST(Planner, BoundsAreRespected) {
+  PlanRequest r = Request("llama-3.1-8b", "H100", 16, Training{4096, 64, Precision::kBf16});
+  r.max_tp = 2;
+  r.max_pp = 2;
+  r.max_mbs = 1;
+  r.top = 100;
+  const PlanResult res = Plan(r);
+  for (const Estimate& e : res.ranked) {
+    EXPECT_LE(e.layout.tp, 2);
+    EXPECT_LE(e.layout.pp, 2);
+    EXPECT_EQ(e.layout.mbs, 1);
+  }
+}
+
+TEST(Planner, MemoryObjectiveOrdersByPeakMemory) {
+  PlanRequest r = Request("llama-3.1-8b", "H100", 16, Training{4096, 64, Precision::kBf16});
+  r.objective = Objective::kMemory;
+  r.top = 50;
+  const PlanResult res = Plan(r);
+  ExpectSound(r, res);
+  for (size_t i = 1; i < res.ranked.size(); ++i)
+    EXPECT_LE(std::llround(res.ranked[i - 1].peak_memory_bytes / 1e6), std::llround(res.ranked[i].peak_memory_bytes / 1e6));
+}
+
+TEST(Planner, DeterministicAcrossRuns) {
+  PlanRequest r = Request("mixtral-8x7b", "H100", 16, Training{4096, 32, Precision::kBf16});
+  r.top = 20;
+  const std::string a = PlanToJson(Plan(r), r).dump();
+  const std::string b = PlanToJson(Plan(r), r).dump();
+  EXPECT_EQ(a, b);
+}
+
+TEST(Planner, HeadroomLowersTheLimit) {
+  PlanRequest r = Request("llama-3.1-8b", "H100", 16, Training{4096, 64, Precision::kBf16});
+  r.top = 10000;
+  const PlanResult loose = Plan(r);
+  r.headroom = 0.4;
+  const PlanResult tight = Plan(r);
+  ExpectSound(r, tight);
+  EXPECT_LT(tight.fitting, loose.fitting);
+  EXPECT_NEAR(tight.memory_limit_bytes, 0.6 * r.cluster.gpu.hbm_bytes, 1);
+}
+
+TEST(Planner, AnyPrecisionOnlyUsesSupportedPrecisions) {
+  PlanRequest r = Request("llama-3.1-8b", "H100", 16, Training{4096, 64, Precision::kBf16});
+  r.any_precision = true;
+  r.top = 10000;
+  const PlanResult res = Plan(r);
+  bool fp8 = false;
+  for (const Estimate& e : res.ranked) {
+    EXPECT_NE(e.training.precision, Precision::kFp4);  // H100 has no FP4 tensor cores
+    fp8 = fp8 || e.training.precision == Precision::kFp8;
+  }
+  EXPECT_TRUE(fp8);
+}
+
+TEST(Planner, ContextParallelConsideredForLongSequences) {
+  Training t = DefaultTraining();
+  t.seq = 32768;
+  t.global_batch = 16;
+  PlanRequest r = Request("llama-3.1-8b", "B300", 16, t);
+  r.top = 100000;
+  const PlanResult res = Plan(r);
+  bool cp = false;
+  for (const Estimate& e : res.ranked) cp = cp || e.layout.cp > 1;
+  EXPECT_TRUE(cp);
+}
+
+TEST(Planner, MoeSearchKeepsExpertGroupsValid) {
+  PlanRequest r = Request("mixtral-8x7b", "H100", 32, Training{4096, 64, Precision::kBf16});
+  r.top = 1000;
+  const PlanResult res = Plan(r);
+  ExpectSound(r, res);
+  bool ep_rule = false;
+  for (const RuleNote& n : res.rules) ep_rule = ep_rule || n.rule == "ep-prefers-node";
+  EXPECT_TRUE(ep_rule);
+}
+
+TEST(Ranking, ExpertGroupInsideDomainWinsTies) {
+  Estimate a, b;
+  a.tokens_per_s_per_gpu = b.tokens_per_s_per_gpu = 1000;
+  a.peak_memory_bytes = b.peak_memory_bytes = 50e9;
+  a.layout.ep = 16;  // 16 GPUs: beyond an 8-GPU domain
+  a.layout.etp = 1;
+  b.layout.ep = 8;
+  b.layout.etp = 1;
+  b.layout.tp = 2;  // a larger tuple, so only the EP rule can put b first
+  EXPECT_TRUE(RanksBefore(b, a, Objective::kThroughput, 8));
+  EXPECT_FALSE(RanksBefore(a, b, Objective::kThroughput, 8));
+}
+
+TEST(Planner, NothingFitsIsAnInputError) {
+  PlanRequest r = Request("llama-3.1-405b", "A100-40GB", 8);
+  EXPECT_THROW(Plan(r), InputError);
+}
+
+TEST(Planner, BadPinsAreInputErrors) {
+  PlanRequest r = Request("llama-3.1-8b", "H100", 8);
+  r.zero = 4;
+  EXPECT_THROW(Plan(r), InputError);
+  r.zero.reset();
+  r.headroom = 1.5;
+  EXPECT_THROW(Plan(r), InputError);
+}
+
+}  // namespace
+}  // namespace paratune

@@ -242,6 +242,15 @@ class StepModel {
   ActivationOptions act_;
 };
 
+// First layer of each pipeline chunk k = c*pp + s, plus the end: even split or --pp-layout.
+std::vector<int64_t> ChunkFirstLayers(const ModelSpec& m, const Layout& l) {
+  const size_t chunks = static_cast<size_t>(l.pp) * l.vp;
+  std::vector<int64_t> first(chunks + 1, 0);
+  for (size_t k = 0; k < chunks; ++k)
+    first[k + 1] = first[k] + (l.pp_layout.empty() ? m.layers / static_cast<int64_t>(chunks) : l.pp_layout[k]);
+  return first;
+}
+
 void AddComm(std::vector<CommItem>& v, const char* kind, const char* op, int n, bool crosses,
              double bytes, double calls, double call_s, double exposed_s) {
   if (calls <= 0 || bytes <= 0) return;
@@ -291,8 +300,9 @@ Estimate EstimateStep(const ModelSpec& m, const ClusterSpec& c, const Training& 
   const double dense_shards = static_cast<double>(l.dp) * l.cp;
   const double expert_shards = static_cast<double>(tp) * l.cp * l.dp / (static_cast<double>(l.ep) * etp);
 
-  // Pipeline stages: rank s holds chunks c*pp + s of L/(pp*vp) layers (Megatron interleaving).
-  const int64_t chunk_layers = m.layers / (static_cast<int64_t>(pp) * vp);
+  // Pipeline stages: rank s holds chunks c*pp + s (Megatron interleaving) of L/(pp*vp) layers,
+  // or of the counts --pp-layout gives per chunk.
+  const std::vector<int64_t> chunk_first = ChunkFirstLayers(m, l);
   const int pp_stride = tp * l.cp * l.dp;
   const double p2p_bytes = T * static_cast<double>(m.hidden) * 2 / tp;  // scatter-gather over TP
   const double p2p_s = pp > 1 ? SendRecvTime(p2p_bytes, g, pp_stride) : 0;
@@ -315,11 +325,11 @@ Estimate EstimateStep(const ModelSpec& m, const ClusterSpec& c, const Training& 
   for (int s = 0; s < pp; ++s) {
     StageEstimate& st = e.stages[s];
     st.index = s;
-    for (int ch = 0; ch < vp; ++ch)
-      for (int64_t i = 0; i < chunk_layers; ++i) {
-        const int64_t layer = (static_cast<int64_t>(ch) * pp + s) * chunk_layers + i;
+    for (int ch = 0; ch < vp; ++ch) {
+      const size_t k = static_cast<size_t>(ch) * pp + s;
+      for (int64_t layer = chunk_first[k]; layer < chunk_first[k + 1]; ++layer)
         (m.is_moe_layer(layer) ? st.moe_layers : st.dense_layers)++;
-      }
+    }
     st.has_embedding = s == 0;
     st.has_logits = s == pp - 1;
     const double nd = st.dense_layers, nm = st.moe_layers;

@@ -187,3 +187,56 @@ TEST(Estimate, Fp8SpeedsUpGemms) {
 
 }  // namespace
 }  // namespace paratune
+
+namespace paratune {
+namespace {
+
+// Uneven stages: Llama-3.1-405B's 126 layers on pp*vp = 64 chunks with the embedding and loss
+// counted as layers (Megatron's --account-for-*-in-pipeline-split): 2 layers per chunk, 1 in
+// the first and last. Stage 0 holds 1 + 7*2 = 15 layers, the middle ranks 16.
+TEST(Estimate, PipelineLayoutSetsLayersPerStage) {
+  const ModelSpec m = LoadModel("llama-3.1-405b");
+  Layout l;
+  l.tp = 4;
+  l.pp = 8;
+  l.vp = 8;
+  l.pp_layout.assign(64, 2);
+  l.pp_layout.front() = 1;
+  l.pp_layout.back() = 1;
+  const Estimate e = EstimateStep(m, Cluster("B200", 128), Training{8192, 64, Precision::kFp8}, l);
+  EXPECT_EQ(e.stages[0].dense_layers, 15);
+  EXPECT_EQ(e.stages[3].dense_layers, 16);
+  EXPECT_EQ(e.stages[7].dense_layers, 15);
+  EXPECT_LT(e.stages[3].params - e.stages[0].params, e.stages[3].params);  // stage 0 adds the embedding
+  // Without the layout the same split is rejected; a layout that does not add up is too.
+  l.pp_layout.clear();
+  EXPECT_THROW(EstimateStep(m, Cluster("B200", 128), Training{8192, 64, Precision::kFp8}, l), InputError);
+  l.pp_layout.assign(64, 2);
+  try {
+    EstimateStep(m, Cluster("B200", 128), Training{8192, 64, Precision::kFp8}, l);
+    FAIL();
+  } catch (const InputError& err) {
+    EXPECT_NE(std::string(err.what()).find("add up to the 126 layers, got 128"), std::string::npos) << err.what();
+  }
+}
+
+// A heavier stage sets the pace: moving 4 layers from stage 1 to stage 0 on pp = 2 makes the
+// step slower than the even split.
+TEST(Estimate, UnevenStagesSlowThePipeline) {
+  const ModelSpec m = LoadModel("llama-3.1-8b");
+  Layout even;
+  even.tp = 1;
+  even.pp = 2;
+  Layout skew = even;
+  skew.pp_layout = {20, 12};
+  const Training t{4096, 32, Precision::kBf16};
+  const Estimate a = EstimateStep(m, Cluster("H100", 8), t, even);
+  const Estimate b = EstimateStep(m, Cluster("H100", 8), t, skew);
+  EXPECT_EQ(b.stages[0].dense_layers, 20);
+  // Even: the last stage (16 layers + logits) paces 8 micro-batches; skewed: the first (20).
+  EXPECT_GT(b.step_time_s, a.step_time_s * 1.03);
+  EXPECT_GT(b.stages[0].forward_s + b.stages[0].backward_s, b.stages[1].forward_s + b.stages[1].backward_s);
+}
+
+}  // namespace
+}  // namespace paratune

@@ -163,8 +163,19 @@ void MapRow(const Cells& c, PublishedRun& r, const HardwareCatalog& hw) {
   l.flash_attention = !PredatesFlashAttention(r.source);
   // Those Megatron-LM GPT runs also kept its default dropout of 0.1 (hidden and attention).
   m.dropout = PredatesFlashAttention(r.source);
-  if (r.flags.find("uneven_pipeline_stages") != std::string::npos)
-    throw std::string("uneven pipeline stages (layers not divisible by pp*vp) are not modelled yet");
+  const long long chunks = static_cast<long long>(l.pp) * l.vp;
+  if (m.layers % chunks != 0) {
+    // Megatron-LM's --account-for-embedding-in-pipeline-split and --account-for-loss-in-
+    // pipeline-split: the embedding and the loss each take a layer's slot in the first and last
+    // chunk (the dataset flags such rows "layers+2_divides").
+    if ((m.layers + 2) % chunks != 0)
+      throw std::string("layers are not divisible by pp*vp, nor once embedding and loss count as layers");
+    const int per = static_cast<int>((m.layers + 2) / chunks);
+    l.pp_layout.assign(static_cast<size_t>(chunks), per);
+    l.pp_layout.front() -= 1;
+    l.pp_layout.back() -= 1;
+    r.assumptions.push_back("embedding and loss counted as pipeline layers (uneven stages)");
+  }
 }
 
 }  // namespace

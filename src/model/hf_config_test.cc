@@ -14,26 +14,11 @@
 #include "model/catalog.h"
 #include "model/model_spec.h"
 #include "util/error.h"
+#include "util/test_util.h"
 
 namespace paratune {
 namespace {
 
-#define EXPECT_CONTAINS(hay, needle)                                                         \
-  EXPECT_NE(std::string(hay).find(needle), std::string::npos)                                \
-      << "message: \"" << (hay) << "\"\n does not contain: \"" << (needle) << "\""
-
-// Runs `f`, expects an InputError and returns its message (a single line).
-std::string InputErrorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    const std::string msg = e.what();
-    EXPECT_EQ(msg.find('\n'), std::string::npos) << "message is not one line: " << msg;
-    return msg;
-  }
-  ADD_FAILURE() << "expected an InputError, nothing was thrown";
-  return "";
-}
 
 constexpr const char* kWhere = "dir/config.json";
 

@@ -48,6 +48,8 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f) {
               "overlap TP collectives with GEMMs (default off)");
   c->add_flag("--overlap-pp-comm,!--no-overlap-pp-comm", f.layout.overlap_pp_comm,
               "overlap PP send/receive with compute (default on)");
+  c->add_flag("--zero3-per-tensor", f.layout.zero3_per_tensor,
+              "ZeRO-3 gathers each parameter tensor separately (DeepSpeed stage 3) instead of per block (FSDP)");
   c->add_flag("!--no-flash-attention", f.layout.flash_attention,
               "store attention scores (no FlashAttention)");
   c->add_flag("--allow-cross-domain-tp", f.allow_cross_domain_tp, "allow tp beyond the NVLink domain");

@@ -251,6 +251,17 @@ std::vector<int64_t> ChunkFirstLayers(const ModelSpec& m, const Layout& l) {
   return first;
 }
 
+// Parameter tensors of one layer as frameworks register them (weights, biases, norms): what a
+// per-tensor ZeRO-3 gathers one at a time. Llama: 2 norms, q, k, v, o, gate, up, down = 9;
+// GPT (Megatron, fused QKV): 2 LayerNorms x 2, QKV, proj, fc1, fc2 with biases = 12.
+double TensorsPerLayer(const ModelSpec& m) {
+  const double norms = m.norm == NormKind::kLayerNorm ? 4 : 2;
+  double weights = m.attention == AttentionKind::kMla ? 5 : (m.linear_bias ? 2 : 4);
+  weights += m.mlp == MlpKind::kGated ? 3 : 2;
+  const double biases = m.linear_bias ? (m.mlp == MlpKind::kGated ? 5 : 4) : 0;
+  return norms + weights + biases;
+}
+
 void AddComm(std::vector<CommItem>& v, const char* kind, const char* op, int n, bool crosses,
              double bytes, double calls, double call_s, double exposed_s) {
   if (calls <= 0 || bytes <= 0) return;
@@ -475,7 +486,8 @@ Estimate EstimateStep(const ModelSpec& m, const ClusterSpec& c, const Training& 
     // (megatron/core/distributed/distributed_data_parallel.py); ZeRO-3/FSDP gathers one
     // transformer block at a time. Each bucket pays the latency term once.
     const auto buckets = [&](double params, int ranks) {
-      if (l.zero == 3) return std::max(1.0, static_cast<double>(st_layers(s)));
+      if (l.zero == 3)
+        return std::max(1.0, static_cast<double>(st_layers(s)) * (l.zero3_per_tensor ? TensorsPerLayer(m) : 1));
       return std::max(1.0, std::ceil(params / std::max(40e6, 1e6 * ranks)));
     };
     const auto bucketed = [&](double (*op)(double, int, const GroupLinks&), double bytes, int ranks,
@@ -499,7 +511,11 @@ Estimate EstimateStep(const ModelSpec& m, const ClusterSpec& c, const Training& 
     if (l.zero == 3) {
       // FSDP gathers the parameters before every forward and backward of every micro-batch,
       // prefetching the next layer during this one's compute.
-      z3 = 2 * md * ag;
+      // Per-tensor ZeRO-3 (DeepSpeed) fetches again in the recomputed forward: its pre-forward
+      // hook runs once more under activation checkpointing, whereas FSDP recomputes inside the
+      // block's backward, whose parameters are already gathered.
+      const double gathers = 2 + (l.zero3_per_tensor && l.recompute == Recompute::kFull ? 1 : 0);
+      z3 = gathers * md * ag;
       const double hide = l.overlap_param_gather ? md * e.stages[s].compute_s : 0;
       exposed += std::max(0.0, z3 - hide);
     } else if (l.zero >= 1) {

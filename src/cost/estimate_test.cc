@@ -240,3 +240,32 @@ TEST(Estimate, UnevenStagesSlowThePipeline) {
 
 }  // namespace
 }  // namespace paratune
+
+namespace paratune {
+namespace {
+
+// DeepSpeed-style ZeRO-3 (per-tensor, on demand) at 1,536 ranks is latency-bound: GPT-3's 96
+// layers x 12 tensors, gathered in forward, recomputed forward and backward and reduce-scattered
+// (4 collectives each), every one over a ring of 1,535 steps of the 10 us network latency:
+// 96 * 12 * 4 * 1535 * 10 us = 70.7 s of latency alone. FSDP-style per-block prefetch hides it.
+TEST(Estimate, PerTensorZero3IsLatencyBound) {
+  const ModelSpec m = LoadModel("gpt3-175b");
+  Layout l;
+  l.tp = 1;
+  l.zero = 3;
+  l.recompute = Recompute::kFull;
+  const Training t{2048, 1536, Precision::kBf16};
+  const Estimate block = EstimateStep(m, Cluster("A100-80GB", 1536), t, l);
+  l.zero3_per_tensor = true;
+  l.overlap_param_gather = false;
+  l.overlap_grad_reduce = false;
+  const Estimate tensor = EstimateStep(m, Cluster("A100-80GB", 1536), t, l);
+  const double latency = 96.0 * 12 * 4 * 1535 * HardwareCatalog::BuiltIn().Find("A100-80GB").net_latency_s;
+  EXPECT_NEAR(latency, 70.7, 0.1);
+  EXPECT_LT(block.time.dp_s, 1.0);
+  EXPECT_GT(tensor.time.dp_s, latency);
+  EXPECT_LT(tensor.time.dp_s, latency + 15);  // plus the bandwidth of 3 x 350 GB and 700 GB of FP32 grads
+}
+
+}  // namespace
+}  // namespace paratune

@@ -39,6 +39,9 @@ struct Layout {
   bool overlap_tp_comm = false;      // TP collectives overlapped with GEMMs (TE userbuffers)
   bool overlap_pp_comm = true;       // PP send/receive in the background
   bool flash_attention = true;       // attention scores never stored (FlashAttention/cuDNN)
+  // ZeRO-3 as DeepSpeed stage 3 runs it: one all-gather and one reduce-scatter per parameter
+  // tensor; false = FSDP, one per transformer block.
+  bool zero3_per_tensor = false;
   // Layers of each pipeline chunk, in chunk order c*pp + s (pp*vp entries); empty = even split.
   // In the spirit of Megatron-LM's --pipeline-model-parallel-layout and its
   // --decoder-first/last-pipeline-num-layers: uneven stages, e.g. a lighter first and last

@@ -154,6 +154,13 @@ void MapRow(const Cells& c, PublishedRun& r, const HardwareCatalog& hw) {
   else if (z.find("SHARD_GRAD_OP") != std::string::npos || z.find("ZeRO-2") != std::string::npos) l.zero = 2;
   else if (z.find("ZeRO-1") != std::string::npos) l.zero = 1;
   else throw std::string("unknown sharding '") + z + "'";
+  if (z.find("DeepSpeed") != std::string::npos && l.zero == 3) {
+    // DeepSpeed stage 3 (2021): parameters fetched tensor by tensor when a module needs them,
+    // gradients reduce-scattered tensor by tensor, neither hidden behind compute.
+    l.zero3_per_tensor = true;
+    l.overlap_param_gather = false;
+    l.overlap_grad_reduce = false;
+  }
   l.mbs = c.Empty("micro_batch") ? 1 : static_cast<int>(c.Int("micro_batch"));
   const std::string& rc = c.Str("recompute");
   if (rc.empty() || rc == "none") l.recompute = Recompute::kNone;

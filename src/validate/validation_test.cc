@@ -22,9 +22,9 @@ TEST(Summarize, ByHand) {
 }
 
 // Issue 3's acceptance on the development file: every row with a target is predicted or listed
-// with a reason; MAPE <= 10% and p90 <= 20% over the rows the dataset does not mark low-confidence
-// (its README asks for low-confidence rows to be reported separately); Korthikanti et al. 2022
-// Table 5 step-time error below Calculon's 3.65% mean; pairs ordered as measured.
+// with a reason; MAPE <= 10% and p90 <= 20% (over all rows, and without the low-confidence rows
+// the dataset's README asks to report separately); Korthikanti et al. 2022 Table 5 step-time
+// error below Calculon's 3.65% mean; every qualifying pair ordered as measured.
 TEST(Validation, DevelopmentSetAcceptance) {
   const HardwareCatalog hw = HardwareCatalog::BuiltIn();
   const auto runs = ReadPublishedRuns(ReadFile(kDevCsv), kDevCsv, hw);
@@ -41,11 +41,14 @@ TEST(Validation, DevelopmentSetAcceptance) {
   }
   EXPECT_EQ(with_target, 166);
   EXPECT_GE(predicted, 150);
+  EXPECT_LE(rep.overall.mean, 0.10);
+  EXPECT_LE(rep.overall.p90, 0.20);
   EXPECT_LE(rep.overall_without_low_confidence.mean, 0.10);
   EXPECT_LE(rep.overall_without_low_confidence.p90, 0.20);
   EXPECT_EQ(rep.korthikanti_step_time.n, 8);
   EXPECT_LT(rep.korthikanti_step_time.mean, 0.0365);
-  EXPECT_GE(rep.ranking_without_low_confidence.pairs, 20);
+  EXPECT_GE(rep.ranking.pairs, 25);
+  EXPECT_EQ(rep.ranking.agree, rep.ranking.pairs);
   EXPECT_EQ(rep.ranking_without_low_confidence.agree, rep.ranking_without_low_confidence.pairs);
 }
 

@@ -21,6 +21,8 @@ json LayoutToJson(const Layout& l, const Training& t) {
               {"overlap_tp_comm", l.overlap_tp_comm},
               {"overlap_pp_comm", l.overlap_pp_comm},
               {"flash_attention", l.flash_attention},
+              {"zero3_per_tensor", l.zero3_per_tensor},
+              {"pp_layout", l.pp_layout},
               {"seq_len", t.seq},
               {"global_batch", t.global_batch},
               {"precision", PrecisionName(t.precision)}};

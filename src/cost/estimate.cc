@@ -276,6 +276,11 @@ Estimate EstimateStep(const ModelSpec& m, const ClusterSpec& c, const Training& 
                       const EstimateOptions& o) {
   const auto violations = CheckLayout(m, c, t, l, o.rules);
   if (!violations.empty()) throw InputError(DescribeViolations(violations));
+  return EstimateCheckedStep(m, c, t, l, o);
+}
+
+Estimate EstimateCheckedStep(const ModelSpec& m, const ClusterSpec& c, const Training& t, const Layout& l,
+                             const EstimateOptions& o) {
 
   const GpuSpec& g = c.gpu;
   StepModel sm(m, c, t, l, o);

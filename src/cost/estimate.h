@@ -103,4 +103,9 @@ struct EstimateOptions {
 Estimate EstimateStep(const ModelSpec& model, const ClusterSpec& cluster, const Training& training,
                       Layout layout, const EstimateOptions& options = {});
 
+// The same for a layout that already passed CheckLayout (which also filled in its dp), so a
+// search that checks each candidate itself does not check it twice.
+Estimate EstimateCheckedStep(const ModelSpec& model, const ClusterSpec& cluster, const Training& training,
+                             const Layout& layout, const EstimateOptions& options = {});
+
 }  // namespace paratune

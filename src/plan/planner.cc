@@ -242,7 +242,7 @@ class Search {
         for (const RuleViolation& x : v) ++rule_rejections_[x.rule];
         continue;
       }
-      Estimate e = EstimateStep(m_, r_.cluster, t, l, r_.options);
+      Estimate e = EstimateCheckedStep(m_, r_.cluster, t, l, r_.options);
       ++res_.estimated;
       const bool fits = e.peak_memory_bytes <= res_.memory_limit_bytes;
       if (!fits) {

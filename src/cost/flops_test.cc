@@ -3,26 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "model/catalog.h"
+#include "model/test_models.h"
 
 namespace paratune {
 namespace {
 
-// GPT-style model as in Narayanan et al. 2021: MHA, 4h GELU MLP, tied embeddings.
-ModelSpec Gpt(int64_t L, int64_t h, int64_t a, int64_t V) {
-  ModelSpec m;
-  m.name = "gpt";
-  m.layers = L;
-  m.hidden = h;
-  m.heads = a;
-  m.kv_heads = a;
-  m.head_dim = h / a;
-  m.vocab = V;
-  m.ffn_hidden = 4 * h;
-  m.mlp = MlpKind::kPlain;
-  m.norm = NormKind::kLayerNorm;
-  m.tied_embeddings = true;
-  return m;
-}
+ModelSpec Gpt(int64_t L, int64_t h, int64_t a, int64_t V) { return GptModel(L, h, a, V); }
 
 // Without the causal discount our counter is exactly Narayanan's 72*B*s*L*h^2*(1 + s/(6h) +
 // V/(12Lh)) (SC'21, Sec. 5.1): per layer forward 24*B*s*h^2 GEMMs + 4*B*s^2*h attention.

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "cost/activations.h"
+#include "model/test_models.h"
 
 namespace paratune {
 namespace {
@@ -32,20 +33,7 @@ TEST(ModelStates, MegatronDefaults) {
 }
 
 // GPT layer as in Korthikanti et al. 2022: MHA, 4h GELU, dropout, LayerNorm.
-ModelSpec GptLayer(int64_t h, int64_t a) {
-  ModelSpec m;
-  m.layers = 1;
-  m.hidden = h;
-  m.heads = a;
-  m.kv_heads = a;
-  m.head_dim = h / a;
-  m.vocab = 51200;
-  m.ffn_hidden = 4 * h;
-  m.mlp = MlpKind::kPlain;
-  m.norm = NormKind::kLayerNorm;
-  m.dropout = true;
-  return m;
-}
+ModelSpec GptLayer(int64_t h, int64_t a) { return GptModel(1, h, a, 51200); }
 
 // Korthikanti et al. 2022 Table 2, reproduced tensor by tensor (no FlashAttention, 16-bit).
 TEST(Activations, KorthikantiTable2) {

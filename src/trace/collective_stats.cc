@@ -1,0 +1,143 @@
+#include "trace/collective_stats.h"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <optional>
+#include <string>
+
+#include "timeline/breakdown.h"
+
+namespace paratune {
+namespace {
+
+constexpr size_t kKinds = static_cast<size_t>(CollectiveKind::kOther) + 1;
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+// S in bytes as nccl-tests counts it (src/*.cu *GetBw: all_gather count*typesize*nranks = the
+// output; reduce_scatter count*typesize*nranks = the input; all_reduce, broadcast, reduce,
+// sendrecv count*typesize = the input; alltoall count*nranks*typesize = the input). Empty when
+// the args do not carry what it needs.
+std::optional<double> MessageBytes(CollectiveKind kind, const CollectiveArgs& a) {
+  if (kind == CollectiveKind::kOther || a.group_size < 1) return std::nullopt;
+  const int dtype_bytes = DtypeBytes(a.dtype);
+  if (dtype_bytes == 0) return std::nullopt;
+  const int64_t nelems = kind == CollectiveKind::kAllGather ? a.out_nelems : a.in_nelems;
+  if (nelems < 0) return std::nullopt;
+  return static_cast<double>(nelems) * dtype_bytes;
+}
+
+}  // namespace
+
+double BusBandwidthFactor(CollectiveKind kind, int group_size) {
+  if (group_size < 1) return 0;
+  const double n = group_size;
+  // nccl-tests doc/PERFORMANCE.md, "Bus bandwidth" and src/*.cu *GetBw.
+  switch (kind) {
+    case CollectiveKind::kAllReduce: return 2 * (n - 1) / n;
+    case CollectiveKind::kReduceScatter:
+    case CollectiveKind::kAllGather:
+    case CollectiveKind::kAllToAll: return (n - 1) / n;
+    case CollectiveKind::kBroadcast:
+    case CollectiveKind::kReduce:
+    case CollectiveKind::kSendRecv: return 1;
+    case CollectiveKind::kOther: return 0;
+  }
+  return 0;
+}
+
+int DtypeBytes(std::string_view dtype) {
+  // Names from c10/core/ScalarType.h (AT_FORALL_SCALAR_TYPES_WITH_COMPLEX_AND_QINTS), sizes of the
+  // C++ types they name.
+  const std::string d = Lower(dtype);
+  if (d.starts_with("float8") || d.starts_with("float4")) return 1;  // Float8_e4m3fn, Float4_e2m1fn_x2 (packed pair)
+  static constexpr struct {
+    std::string_view name;
+    int bytes;
+  } kSizes[] = {
+      {"float", 4},  {"float32", 4}, {"double", 8},  {"float64", 8},     {"half", 2},          {"float16", 2},
+      {"bfloat16", 2}, {"byte", 1},  {"char", 1},    {"bool", 1},        {"int8", 1},          {"uint8", 1},
+      {"short", 2},  {"int16", 2},   {"uint16", 2},  {"int", 4},         {"int32", 4},         {"uint32", 4},
+      {"long", 8},   {"int64", 8},   {"uint64", 8},  {"complexhalf", 4}, {"complexfloat", 8}, {"complexdouble", 16},
+  };
+  for (const auto& s : kSizes)
+    if (d == s.name) return s.bytes;
+  return 0;
+}
+
+std::vector<CollectiveStats> ComputeCollectiveStats(const RankTrace& t, const std::vector<uint32_t>& events) {
+  // HTA type per interned name, computed once.
+  std::vector<int8_t> type_of(t.names.size(), -1);
+  auto type = [&](const TraceEvent& e) {
+    int8_t& c = type_of[e.name];
+    if (c < 0) c = static_cast<int8_t>(HtaKernelTypeOf(t.names[e.name]));
+    return static_cast<HtaKernelType>(c);
+  };
+  // Times relative to the earliest event, so epoch-based nanoseconds keep their precision as doubles.
+  int64_t base_ns = std::numeric_limits<int64_t>::max();
+  for (uint32_t i : events)
+    if (i < t.events.size()) base_ns = std::min(base_ns, t.events[i].ts_ns);
+  auto interval = [&](const TraceEvent& e) {
+    const double start_s = static_cast<double>(e.ts_ns - base_ns) * 1e-9;
+    return Interval{start_s, start_s + static_cast<double>(e.dur_ns) * 1e-9};
+  };
+
+  std::array<CollectiveStats, kKinds> stats{};
+  std::array<double, kKinds> bus_bytes{};  // sum of S * factor
+  std::array<std::vector<Interval>, kKinds> comm;
+  std::vector<Interval> compute;
+  for (uint32_t i : events) {
+    if (i >= t.events.size()) continue;
+    const TraceEvent& e = t.events[i];
+    if (e.kind != EventKind::kKernel || e.name >= t.names.size()) continue;
+    const HtaKernelType ht = type(e);
+    if (ht == HtaKernelType::kComputation) {
+      if (e.stream != -1) compute.push_back(interval(e));
+      continue;
+    }
+    if (ht != HtaKernelType::kCommunication) continue;
+    const size_t c = static_cast<size_t>(e.collective);
+    const CollectiveArgs* args = e.collective >= 0 && c < t.collectives.size() ? &t.collectives[c] : nullptr;
+    const CollectiveKind kind = CollectiveKindOf(t.names[e.name], args);
+    const size_t k = static_cast<size_t>(kind);
+    CollectiveStats& s = stats[k];
+    const double dur_s = static_cast<double>(e.dur_ns) * 1e-9;
+    ++s.count;
+    s.total_s += dur_s;
+    comm[k].push_back(interval(e));
+    if (args == nullptr) continue;
+    if (const std::optional<double> bytes = MessageBytes(kind, *args)) {
+      ++s.sized_count;
+      s.bytes += *bytes;
+      s.sized_time_s += dur_s;
+      bus_bytes[k] += *bytes * BusBandwidthFactor(kind, args->group_size);
+    }
+  }
+
+  std::vector<CollectiveStats> out;
+  for (size_t k = 0; k < kKinds; ++k) {
+    CollectiveStats& s = stats[k];
+    if (s.count == 0) continue;
+    s.kind = static_cast<CollectiveKind>(k);
+    // Exposed: the union of this kind's kernels minus its overlap with the union of compute
+    // kernels (BreakdownRank's exposed_comm_s, timeline/breakdown.h).
+    s.exposed_s = BreakdownRank(compute, comm[k], 0, 0).exposed_comm_s;
+    if (s.sized_time_s > 0) {
+      // algbw = S / t, busbw = algbw * factor (nccl-tests doc/PERFORMANCE.md), summed over kernels.
+      s.algbw_bytes_per_s = s.bytes / s.sized_time_s;
+      s.busbw_bytes_per_s = bus_bytes[k] / s.sized_time_s;
+    }
+    out.push_back(s);
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const CollectiveStats& a, const CollectiveStats& b) { return a.total_s > b.total_s; });
+  return out;
+}
+
+}  // namespace paratune

@@ -1,0 +1,52 @@
+// Per-collective figures of one rank's measured communication kernels: how long they ran, how
+// much of that no computation hid, and the algorithm and bus bandwidth they reached, in the
+// convention of nccl-tests (github.com/NVIDIA/nccl-tests, doc/PERFORMANCE.md) so measured
+// kernels compare directly with an nccl-tests run on the same machine.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "trace/kernel_class.h"
+#include "trace/trace_event.h"
+
+namespace paratune {
+
+// busbw / algbw for a collective over `group_size` ranks (nccl-tests doc/PERFORMANCE.md and
+// src/*.cu *GetBw): all-reduce 2(n-1)/n; reduce-scatter, all-gather, all-to-all (n-1)/n;
+// broadcast, reduce, send/recv 1. kOther has no definition and gives 0, as does group_size < 1.
+double BusBandwidthFactor(CollectiveKind kind, int group_size);
+
+// Bytes per element of a PyTorch dtype name as the profiler writes it (c10::toString of the
+// ScalarType), case-insensitive: Float/Float32 4, Double/Float64 8, Half/Float16/BFloat16 2,
+// Float8_* 1, Byte/Char/Bool/Int8/UInt8 1, Short/Int16/UInt16 2, Int/Int32/UInt32 4,
+// Long/Int64/UInt64 8, ComplexHalf 4, ComplexFloat 8, ComplexDouble 16. 0 when unknown.
+int DtypeBytes(std::string_view dtype);
+
+struct CollectiveStats {
+  CollectiveKind kind = CollectiveKind::kOther;
+  int64_t count = 0;             // kernels
+  double total_s = 0;            // sum of kernel durations
+  double exposed_s = 0;          // part of those kernels' time (union per kind) not overlapping any
+                                 // COMPUTATION kernel of the same rank
+  int64_t sized_count = 0;       // kernels carrying message size, dtype and group size
+  double bytes = 0;              // sum of S over sized kernels
+  double sized_time_s = 0;       // their total duration
+  double algbw_bytes_per_s = 0;  // bytes / sized_time_s (0 when none sized)
+  double busbw_bytes_per_s = 0;  // sum(S * BusBandwidthFactor) / sized_time_s
+};
+
+// `events` are indices into t.events of the GPU events to analyse (already filtered by the
+// caller; indices out of range are skipped). Communication kernels (EventKind::kKernel with
+// HtaKernelType kCommunication) are grouped by CollectiveKindOf. Compute intervals are the
+// EventKind::kKernel events among `events` with HtaKernelType kComputation and stream != -1
+// (kernels only: a gpu_user_annotation such as "ProfilerStep#3" would otherwise cover the step).
+// S, the message size as nccl-tests defines it: all-gather the total output ("Out msg nelems" x
+// dtype bytes), reduce-scatter, all-reduce, broadcast, reduce, all-to-all and send/recv the input
+// ("In msg nelems" x dtype bytes). A kernel is sized when its CollectiveArgs give that count
+// (>= 0), a known dtype, a group size >= 1, and its kind is not kOther.
+// Sorted by total_s descending (ties by kind).
+std::vector<CollectiveStats> ComputeCollectiveStats(const RankTrace& t, const std::vector<uint32_t>& events);
+
+}  // namespace paratune

@@ -1,0 +1,214 @@
+#include "trace/kernel_class.h"
+
+#include <initializer_list>
+#include <string>
+
+namespace paratune {
+namespace {
+
+// Python's '.' does not match '\n', so every ".*" in HTA's patterns stops at the first newline;
+// "^" (no re.MULTILINE) is the start of the string.
+std::string_view FirstLine(std::string_view s) {
+  const size_t nl = s.find('\n');
+  return nl == std::string_view::npos ? s : s.substr(0, nl);
+}
+
+bool Contains(std::string_view s, std::string_view needle) { return s.find(needle) != std::string_view::npos; }
+
+bool StartsWithAny(std::string_view s, std::initializer_list<std::string_view> prefixes) {
+  for (std::string_view p : prefixes)
+    if (s.starts_with(p)) return true;
+  return false;
+}
+
+bool ContainsAny(std::string_view s, std::initializer_list<std::string_view> needles) {
+  for (std::string_view n : needles)
+    if (Contains(s, n)) return true;
+  return false;
+}
+
+// `needle` occurs somewhere not followed by `unless` ("conv" but not "convert").
+bool ContainsUnlessFollowedBy(std::string_view s, std::string_view needle, std::string_view unless) {
+  for (size_t pos = s.find(needle); pos != std::string_view::npos; pos = s.find(needle, pos + 1))
+    if (!s.substr(pos + needle.size()).starts_with(unless)) return true;
+  return false;
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+// CommunicateKernelGroupingPattern: (^nccl.*)|(^hip)|(^hccl)|(.*ncclKernel.*)
+// (HolisticTraceAnalysis hta/common/types.py).
+bool HtaIsCommunication(std::string_view name) {
+  return StartsWithAny(name, {"nccl", "hip", "hccl"}) || Contains(FirstLine(name), "ncclKernel");
+}
+
+// MemoryKernelGroupingPattern: (^(hip)?Memcpy)|(^(hip)?Memset)|(^dma) (hta/common/types.py).
+bool HtaIsMemory(std::string_view name) {
+  return StartsWithAny(name, {"Memcpy", "hipMemcpy", "Memset", "hipMemset", "dma"});
+}
+
+// ComputeKernelGroupingPattern (inverse_match=True) in hta/common/types.py:
+// (^nccl)|(.*Memcpy)|(.*Memset)|(.*dma)|(^.*Sync)|(^Stream Wait Event)|(cuda.*LaunchKernel)|
+// (^runFunction)|(^hip)|(^job_exe)|(^packet)|(^pe_exe)|(^cpum_exe_subgraph)|(^hccl)|
+// (^collective_subgraph_execution). re.match anchors every alternative at position 0.
+bool HtaIsComputation(std::string_view name) {
+  const std::string_view line = FirstLine(name);
+  if (StartsWithAny(name, {"nccl", "Stream Wait Event", "runFunction", "hip", "job_exe", "packet", "pe_exe",
+                           "cpum_exe_subgraph", "hccl", "collective_subgraph_execution"}))
+    return false;
+  if (ContainsAny(line, {"Memcpy", "Memset", "dma", "Sync"})) return false;
+  if (line.starts_with("cuda") && Contains(line.substr(4), "LaunchKernel")) return false;
+  return true;
+}
+
+// The collective a PyTorch "Collective name" (already lower-cased, underscores removed, "nccl"
+// dropped) names; `known` false when it is none of them. Names from
+// torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp (the seq/record_param_comms names).
+CollectiveKind KindFromArgName(std::string_view n, bool* known) {
+  *known = true;
+  if (n.starts_with("allreduce")) return CollectiveKind::kAllReduce;
+  if (n.starts_with("allgather")) return CollectiveKind::kAllGather;
+  if (n.starts_with("reducescatter")) return CollectiveKind::kReduceScatter;
+  if (n.starts_with("alltoall")) return CollectiveKind::kAllToAll;
+  if (n.starts_with("broadcast")) return CollectiveKind::kBroadcast;
+  if (n.starts_with("reduce")) return CollectiveKind::kReduce;
+  if (n.starts_with("send") || n.starts_with("recv")) return CollectiveKind::kSendRecv;
+  if (n == "barrier") return CollectiveKind::kAllReduce;  // ProcessGroupNCCL::barrier all-reduces one element
+  if (n.starts_with("gather") || n.starts_with("scatter")) return CollectiveKind::kOther;
+  *known = false;
+  return CollectiveKind::kOther;
+}
+
+// The <Coll> token at the start of `rest` (NCCL src/device/generate.py names kernels
+// ncclDevKernel_<Coll>_...; older NCCL src/collectives/device/*.cu ncclKernel_<Coll>_... and
+// nccl<Coll>RingLLKernel_...).
+bool KindFromKernelToken(std::string_view rest, CollectiveKind* kind) {
+  static constexpr struct {
+    std::string_view token;
+    CollectiveKind kind;
+  } kTokens[] = {
+      {"AllReduce", CollectiveKind::kAllReduce},   {"AllGather", CollectiveKind::kAllGather},
+      {"ReduceScatter", CollectiveKind::kReduceScatter}, {"AllToAll", CollectiveKind::kAllToAll},
+      {"Broadcast", CollectiveKind::kBroadcast},   {"Reduce", CollectiveKind::kReduce},
+      {"SendRecv", CollectiveKind::kSendRecv},     {"Send", CollectiveKind::kSendRecv},
+      {"Recv", CollectiveKind::kSendRecv},         {"Generic", CollectiveKind::kOther},
+  };
+  for (const auto& t : kTokens) {
+    if (rest.starts_with(t.token)) {
+      *kind = t.kind;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+HtaKernelType HtaKernelTypeOf(std::string_view name) {
+  // get_kernel_type in HolisticTraceAnalysis hta/utils/utils.py: communication, memory,
+  // computation, other, first match wins.
+  if (HtaIsCommunication(name)) return HtaKernelType::kCommunication;
+  if (HtaIsMemory(name)) return HtaKernelType::kMemory;
+  if (HtaIsComputation(name)) return HtaKernelType::kComputation;
+  return HtaKernelType::kOther;
+}
+
+const char* HtaKernelTypeName(HtaKernelType type) {
+  switch (type) {
+    case HtaKernelType::kComputation: return "COMPUTATION";
+    case HtaKernelType::kCommunication: return "COMMUNICATION";
+    case HtaKernelType::kMemory: return "MEMORY";
+    case HtaKernelType::kOther: return "OTHER";
+  }
+  return "OTHER";
+}
+
+KernelCategory KernelCategoryOf(std::string_view name, EventKind kind) {
+  switch (kind) {
+    case EventKind::kMemcpy: return KernelCategory::kMemcpy;
+    case EventKind::kMemset: return KernelCategory::kMemset;
+    case EventKind::kCudaSync: return KernelCategory::kSync;
+    default: break;
+  }
+  if (StartsWithAny(name, {"Memcpy", "hipMemcpy", "dma"})) return KernelCategory::kMemcpy;
+  if (StartsWithAny(name, {"Memset", "hipMemset"})) return KernelCategory::kMemset;
+  switch (HtaKernelTypeOf(name)) {
+    case HtaKernelType::kCommunication: return KernelCategory::kCommunication;
+    case HtaKernelType::kOther: return KernelCategory::kSync;
+    default: break;
+  }
+  const std::string l = Lower(name);
+  if (ContainsAny(l, {"flash", "fmha", "attention", "attn", "sdpa", "cudnn_sdp", "efficient_attention"}))
+    return KernelCategory::kAttention;
+  const bool reduction =
+      ContainsAny(l, {"reduce_kernel", "layer_norm", "layernorm", "rms_norm", "rmsnorm", "softmax", "batch_norm",
+                      "bn_fw", "bn_bw", "triton_red", "triton_per"}) ||
+      ContainsUnlessFollowedBy(l, "norm", "al_");
+  if (ContainsAny(l, {"gemm", "gemv", "cutlass", "cublas", "sm80_xmma", "sm90_xmma", "xmma_gemm", "ampere_",
+                      "volta_", "turing_", "hopper", "nvjet", "matmul", "_mma", "s884", "s1688", "h884", "h1688",
+                      "sgemm", "hgemm", "bgemm", "triton_tem", "implicit_gemm", "wgrad", "dgrad"}) ||
+      ContainsUnlessFollowedBy(l, "conv", "ert") || (!reduction && Contains(l, "cudnn::")))
+    return KernelCategory::kGemm;
+  if (ContainsAny(l, {"multi_tensor_apply", "adam", "fused_adam", "optimizer"})) return KernelCategory::kOptimizer;
+  if (reduction) return KernelCategory::kReduction;
+  if (ContainsAny(l, {"elementwise", "vectorized", "unrolled", "triton_poi", "fill", "copy_kernel", "cat", "index",
+                      "gather", "scatter"}))
+    return KernelCategory::kElementwise;
+  return KernelCategory::kOther;
+}
+
+const char* KernelCategoryName(KernelCategory category) {
+  switch (category) {
+    case KernelCategory::kGemm: return "gemm";
+    case KernelCategory::kAttention: return "attention";
+    case KernelCategory::kCommunication: return "communication";
+    case KernelCategory::kMemcpy: return "memcpy";
+    case KernelCategory::kMemset: return "memset";
+    case KernelCategory::kElementwise: return "elementwise";
+    case KernelCategory::kReduction: return "reduction";
+    case KernelCategory::kOptimizer: return "optimizer";
+    case KernelCategory::kSync: return "sync";
+    case KernelCategory::kOther: return "other";
+  }
+  return "other";
+}
+
+CollectiveKind CollectiveKindOf(std::string_view kernel_name, const CollectiveArgs* args) {
+  if (args != nullptr && !args->collective.empty()) {
+    std::string n;
+    for (char c : Lower(args->collective))
+      if (c != '_' && c != ' ') n.push_back(c);
+    std::string_view v = n;
+    if (v.starts_with("nccl")) v.remove_prefix(4);
+    bool known = false;
+    const CollectiveKind k = KindFromArgName(v, &known);
+    if (known) return k;
+  }
+  CollectiveKind k = CollectiveKind::kOther;
+  for (std::string_view marker : {"ncclDevKernel_", "ncclKernel_", "nccl"}) {
+    const size_t pos = kernel_name.find(marker);
+    if (pos != std::string_view::npos && KindFromKernelToken(kernel_name.substr(pos + marker.size()), &k)) return k;
+  }
+  return CollectiveKind::kOther;
+}
+
+const char* CollectiveKindName(CollectiveKind kind) {
+  switch (kind) {
+    case CollectiveKind::kAllReduce: return "all_reduce";
+    case CollectiveKind::kAllGather: return "all_gather";
+    case CollectiveKind::kReduceScatter: return "reduce_scatter";
+    case CollectiveKind::kAllToAll: return "all_to_all";
+    case CollectiveKind::kBroadcast: return "broadcast";
+    case CollectiveKind::kReduce: return "reduce";
+    case CollectiveKind::kSendRecv: return "send_recv";
+    case CollectiveKind::kOther: return "other";
+  }
+  return "other";
+}
+
+}  // namespace paratune

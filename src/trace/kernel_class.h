@@ -1,0 +1,102 @@
+// Kernel classification from a GPU event's name: HTA's coarse kernel type (used for exposed
+// communication and for choosing compute intervals), a finer category for paratune's kernel
+// breakdown, and the collective a communication kernel performs.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "trace/trace_event.h"
+
+namespace paratune {
+
+// Holistic Trace Analysis's kernel type, reproduced exactly: get_kernel_type in
+// github.com/facebookresearch/HolisticTraceAnalysis hta/utils/utils.py with the patterns of
+// hta/common/types.py (CommunicateKernelGroupingPattern, MemoryKernelGroupingPattern,
+// ComputeKernelGroupingPattern). Python re.match semantics: anchored at the start, case-sensitive,
+// '.' stops at a newline; the first rule that matches wins:
+//  1. COMMUNICATION: starts with "nccl", "hip" or "hccl", or contains "ncclKernel"
+//     ("ncclDevKernel_AllGather_RING_LL(...)", "void foo<ncclKernel>", and also "hipMemcpy...").
+//  2. MEMORY: starts with "Memcpy", "hipMemcpy", "Memset", "hipMemset" or "dma".
+//  3. COMPUTATION unless the name starts with "nccl", "hip", "hccl", "Stream Wait Event",
+//     "runFunction", "job_exe", "packet", "pe_exe", "cpum_exe_subgraph",
+//     "collective_subgraph_execution", or contains "Memcpy", "Memset", "dma" or "Sync", or starts
+//     with "cuda" and contains "LaunchKernel" after it.
+//  4. OTHER ("Stream Sync", "Event Sync", "Stream Wait Event", "cudaLaunchKernel").
+enum class HtaKernelType : uint8_t { kComputation, kCommunication, kMemory, kOther };
+
+HtaKernelType HtaKernelTypeOf(std::string_view name);
+const char* HtaKernelTypeName(HtaKernelType type);  // "COMPUTATION", "COMMUNICATION", "MEMORY", "OTHER"
+
+// What a GPU event does, for the kernel breakdown. The first rule that applies wins:
+//  1. memcpy / memset / sync by EventKind (kMemcpy, kMemset, kCudaSync): the category the
+//     profiler recorded beats any name.
+//  2. memcpy / memset by HTA's MEMORY prefixes ("Memcpy HtoD (Pageable -> Device)", "Memset
+//     (Device)", "hipMemcpy...", "dma..." counts as memcpy). Checked before communication so that
+//     HTA's "^hip" communication rule does not swallow "hipMemcpy".
+//  3. communication: HTA COMMUNICATION ("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)").
+//  4. sync: HTA OTHER ("Stream Sync", "Event Sync", "Stream Wait Event").
+// The rest go by case-insensitive substrings:
+//  5. attention: "flash", "fmha", "attention", "attn", "sdpa", "cudnn_sdp", "efficient_attention"
+//     ("flash_fwd_kernel<...>", "fmha_cutlassF_f16_aligned_64x64_rf_sm80").
+//  6. gemm: "gemm", "gemv", "cutlass", "cublas", "sm80_xmma", "sm90_xmma", "xmma_gemm", "ampere_",
+//     "volta_", "turing_", "hopper", "nvjet", "matmul", "_mma", "s884", "s1688", "h884", "h1688",
+//     "sgemm", "hgemm", "bgemm", "triton_tem" (Inductor's mm templates), and convolutions, which are
+//     tensor-core GEMMs too: "implicit_gemm", "conv" (not "convert", as in Inductor's
+//     "convert_element_type"), "wgrad", "dgrad", and "cudnn::" when no reduction substring
+//     matches ("cudnn::bn_fw_tr_1C11_kernel_NCHW" is a batch norm)
+//     ("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64", "nvjet_tst_192x192_64x3_2x1_v_bz_TNN").
+//  7. optimizer: "multi_tensor_apply", "adam", "fused_adam", "optimizer".
+//  8. reduction (norms, softmax, reductions): "reduce_kernel", "layer_norm", "layernorm",
+//     "rms_norm", "rmsnorm", "softmax", "batch_norm", "bn_fw", "bn_bw", "norm", "triton_red",
+//     "triton_per" (Inductor reductions) ("cunn_SoftMaxForward<...>", "vectorized_layer_norm_kernel").
+//  9. elementwise: "elementwise", "vectorized", "unrolled", "triton_poi", "fill", "copy_kernel",
+//     "cat", "index", "gather", "scatter" ("triton_poi_fused_add_0", "CatArrayBatchedCopy<...>").
+// 10. other.
+enum class KernelCategory : uint8_t {
+  kGemm,
+  kAttention,
+  kCommunication,
+  kMemcpy,
+  kMemset,
+  kElementwise,
+  kReduction,  // norms, softmax, reductions
+  kOptimizer,
+  kSync,
+  kOther,
+};
+
+KernelCategory KernelCategoryOf(std::string_view name, EventKind kind);
+// "gemm", "attention", "communication", "memcpy", "memset", "elementwise", "reduction",
+// "optimizer", "sync", "other"
+const char* KernelCategoryName(KernelCategory category);
+
+// The collective a communication kernel performs.
+enum class CollectiveKind : uint8_t {
+  kAllReduce,
+  kAllGather,
+  kReduceScatter,
+  kAllToAll,
+  kBroadcast,
+  kReduce,
+  kSendRecv,
+  kOther,
+};
+
+// From args->collective when it is non-empty and known (PyTorch's names, case-insensitive,
+// underscores ignored: "allreduce", "all_reduce", "allreduce_coalesced", "allgather",
+// "_allgather_base", "all_gather_into_tensor", "reduce_scatter", "_reduce_scatter_base",
+// "reduce_scatter_tensor", "all_to_all", "alltoall", "all_to_allv", "alltoall_base",
+// "broadcast", "_broadcast_oop", "reduce", "_reduce_oop", "send", "recv", "barrier" (an all-reduce
+// of one element), "gather" and "scatter" (kOther); an "nccl" prefix as in "ncclAllReduce" is
+// dropped). Otherwise from the kernel name: NCCL < 2.19 "ncclKernel_<Coll>_<Algo>_<Proto>_...",
+// NCCL >= 2.19 "ncclDevKernel_<Coll>_..." and "ncclDevKernel_Generic" (kOther), NCCL < 2.8
+// "nccl<Coll>RingLLKernel_sum_f32", with Coll one of AllReduce, AllGather, ReduceScatter,
+// Broadcast, Reduce, SendRecv, AllToAll (RCCL), Generic. So a SendRecv kernel whose args say
+// all_to_all is kAllToAll. `args` may be null.
+CollectiveKind CollectiveKindOf(std::string_view kernel_name, const CollectiveArgs* args);
+// "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "reduce",
+// "send_recv", "other"
+const char* CollectiveKindName(CollectiveKind kind);
+
+}  // namespace paratune

@@ -1,0 +1,266 @@
+#include "trace/kernel_class.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace paratune {
+namespace {
+
+struct HtaCase {
+  const char* name;
+  HtaKernelType type;
+};
+
+// Every alternative of HTA's three patterns (hta/common/types.py), with names from real traces
+// where there are some.
+TEST(KernelClass, HtaKernelTypeEveryAlternative) {
+  const HtaCase cases[] = {
+      // COMMUNICATION: (^nccl.*)|(^hip)|(^hccl)|(.*ncclKernel.*)
+      {"ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", HtaKernelType::kCommunication},
+      {"ncclDevKernel_AllGather_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", HtaKernelType::kCommunication},
+      {"void foo<ncclKernel>", HtaKernelType::kCommunication},
+      {"void ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)", HtaKernelType::kCommunication},
+      {"hipMemcpyWithStream", HtaKernelType::kCommunication},  // "^hip" comes before the memory rule
+      {"hcclAllReduce", HtaKernelType::kCommunication},
+      // MEMORY: (^(hip)?Memcpy)|(^(hip)?Memset)|(^dma)
+      {"Memcpy HtoD (Pageable -> Device)", HtaKernelType::kMemory},
+      {"Memcpy DtoD (Device -> Device)", HtaKernelType::kMemory},
+      {"Memset (Device)", HtaKernelType::kMemory},
+      {"dma_transfer", HtaKernelType::kMemory},
+      // OTHER: not communication or memory, and one of the compute pattern's exclusions.
+      {"Stream Sync", HtaKernelType::kOther},
+      {"Context Sync", HtaKernelType::kOther},
+      {"Event Sync", HtaKernelType::kOther},
+      {"Stream Wait Event", HtaKernelType::kOther},
+      {"cudaLaunchKernel", HtaKernelType::kOther},
+      {"cudaLaunchKernelExC_v11060", HtaKernelType::kOther},
+      {"cudaMemcpyAsync", HtaKernelType::kOther},  // (.*Memcpy)
+      {"cudaMemsetAsync", HtaKernelType::kOther},  // (.*Memset)
+      {"void my_dma_copy_kernel", HtaKernelType::kOther},  // (.*dma)
+      {"cudaDeviceSynchronize", HtaKernelType::kOther},  // (^.*Sync)
+      {"runFunction", HtaKernelType::kOther},
+      {"job_exe_0", HtaKernelType::kOther},
+      {"packet_12", HtaKernelType::kOther},
+      {"pe_exe_3", HtaKernelType::kOther},
+      {"cpum_exe_subgraph_1", HtaKernelType::kOther},
+      {"collective_subgraph_execution", HtaKernelType::kOther},
+      // COMPUTATION: everything else.
+      {"void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+       "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)",
+       HtaKernelType::kComputation},
+      {"triton_poi_fused_add_0", HtaKernelType::kComputation},
+      {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_warpgroupsize2x1x1_execute_segment_k_off_"
+       "kernel__5x_cublas",
+       HtaKernelType::kComputation},
+      {"cudaGraphLaunch", HtaKernelType::kComputation},       // "cuda" but no "LaunchKernel"
+      {"xcudaLaunchKernel", HtaKernelType::kComputation},     // (cuda.*LaunchKernel) is anchored at 0
+      {"NCCL_AllReduce", HtaKernelType::kComputation},        // case-sensitive
+      {"myStream Wait Event", HtaKernelType::kComputation},   // (^Stream Wait Event) only at the start
+      {"foo\nncclKernel", HtaKernelType::kComputation},       // '.' stops at a newline
+      {"foo\nSync", HtaKernelType::kComputation},
+      {"", HtaKernelType::kComputation},
+  };
+  for (const HtaCase& c : cases) EXPECT_EQ(HtaKernelTypeOf(c.name), c.type) << c.name;
+}
+
+TEST(KernelClass, HtaKernelTypeNames) {
+  EXPECT_STREQ(HtaKernelTypeName(HtaKernelType::kComputation), "COMPUTATION");
+  EXPECT_STREQ(HtaKernelTypeName(HtaKernelType::kCommunication), "COMMUNICATION");
+  EXPECT_STREQ(HtaKernelTypeName(HtaKernelType::kMemory), "MEMORY");
+  EXPECT_STREQ(HtaKernelTypeName(HtaKernelType::kOther), "OTHER");
+}
+
+struct CategoryCase {
+  const char* name;
+  EventKind kind;
+  KernelCategory category;
+};
+
+TEST(KernelClass, CategoriesOfRealKernelNames) {
+  const CategoryCase cases[] = {
+      {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_warpgroupsize2x1x1_execute_segment_k_off_"
+       "kernel__5x_cublas",
+       EventKind::kKernel, KernelCategory::kGemm},
+      {"nvjet_tst_192x192_64x3_2x1_v_bz_coopA_TNN", EventKind::kKernel, KernelCategory::kGemm},
+      {"ampere_bf16_s16816gemm_bf16_128x64_ldg8_f2f_stages_64x4_tn", EventKind::kKernel, KernelCategory::kGemm},
+      {"void cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_16x16_128x2_tn_align8>"
+       "(cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_16x16_128x2_tn_align8::Params)",
+       EventKind::kKernel, KernelCategory::kGemm},
+      {"void gemv2T_kernel_val<int, int, float, float, float, float, 128, 16, 4, 4, false, false, "
+       "cublasGemvParamsEx<int, cublasGemvTensorStridedBatched<float const>, "
+       "cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float>, float> >"
+       "(cublasGemvParamsEx<int, cublasGemvTensorStridedBatched<float const>, "
+       "cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float>, float>, float, float)",
+       EventKind::kKernel, KernelCategory::kGemm},
+      {"sm80_xmma_fprop_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x128x16_stage4_"
+       "warpsize2x2x1_g1_tensor16x8x8_execute_kernel__5x_cudnn",
+       EventKind::kKernel, KernelCategory::kGemm},
+      {"void cudnn::winograd_nonfused::winogradForwardData4x4<float, float>(cudnn::winograd_nonfused::"
+       "WinogradDataParams<float, float>)",
+       EventKind::kKernel, KernelCategory::kGemm},
+      {"void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, true, 1>(cudnnTensorStruct, float const*, "
+       "cudnnTensorStruct, float*, float const*, float const*, float, float, float*, float*, float*, float*, "
+       "float, float)",
+       EventKind::kKernel, KernelCategory::kReduction},
+      {"void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, "
+       "cutlass::bfloat16_t, Flash_kernel_traits<128, 128, 64, 4, cutlass::bfloat16_t> >, false, true, false, "
+       "false, true, true, false, false>(pytorch_flash::Flash_fwd_params)",
+       EventKind::kKernel, KernelCategory::kAttention},
+      {"fmha_cutlassF_f16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<cutlass::half_t, "
+       "cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)",
+       EventKind::kKernel, KernelCategory::kAttention},
+      {"cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_3_64x64x128_4x1x1_kernel0_0",
+       EventKind::kKernel, KernelCategory::kAttention},
+      {"void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::"
+       "TensorListMetadata<4>, at::native::(anonymous namespace)::FusedAdamMathFunctor<float, 4, "
+       "(at::native::ADAM_MODE)1, false>, double*, double, double, double, double, double, bool, float*, float*>"
+       "(at::native::(anonymous namespace)::TensorListMetadata<4>, ...)",
+       EventKind::kKernel, KernelCategory::kOptimizer},
+      {"void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float>(int, float, "
+       "c10::BFloat16 const*, c10::BFloat16 const*, c10::BFloat16 const*, float*, float*, c10::BFloat16*)",
+       EventKind::kKernel, KernelCategory::kReduction},
+      {"void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float, "
+       "at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(float*, float const*, int)",
+       EventKind::kKernel, KernelCategory::kReduction},
+      {"void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, float, float, "
+       "float>, unsigned int, float, 4> >(at::native::ReduceOp<float, at::native::MeanOps<float, float, float, "
+       "float>, unsigned int, float, 4>)",
+       EventKind::kKernel, KernelCategory::kReduction},
+      {"triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_0", EventKind::kKernel, KernelCategory::kReduction},
+      {"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, "
+       "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, at::detail::Array<char*, 3>)",
+       EventKind::kKernel, KernelCategory::kElementwise},
+      {"triton_poi_fused_add_0", EventKind::kKernel, KernelCategory::kElementwise},
+      // "conv" inside "convert" is not a convolution.
+      {"triton_poi_fused__to_copy_convert_element_type_0", EventKind::kKernel, KernelCategory::kElementwise},
+      {"void at::native::(anonymous namespace)::CatArrayBatchedCopy<at::native::(anonymous namespace)::"
+       "OpaqueType<2u>, unsigned int, 2, 128, 1>(at::native::(anonymous namespace)::OpaqueType<2u>*, "
+       "at::native::(anonymous namespace)::CatArrInputTensorMetadata<at::native::(anonymous namespace)::"
+       "OpaqueType<2u>, unsigned int, 128, 1>, at::native::(anonymous namespace)::TensorSizeStride<unsigned int, "
+       "4u>, int, unsigned int)",
+       EventKind::kKernel, KernelCategory::kElementwise},
+      // "normal_" (random numbers) is not a norm.
+      {"void at::native::(anonymous namespace)::distribution_elementwise_grid_stride_kernel<float, 4, "
+       "at::native::templates::cuda::normal_and_transform<float, float, at::CUDAGeneratorImpl*>>(long, "
+       "at::PhiloxCudaState)",
+       EventKind::kKernel, KernelCategory::kElementwise},
+      {"ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", EventKind::kKernel,
+       KernelCategory::kCommunication},
+      {"Memcpy DtoD (Device -> Device)", EventKind::kMemcpy, KernelCategory::kMemcpy},
+      {"Memcpy HtoD (Pageable -> Device)", EventKind::kKernel, KernelCategory::kMemcpy},  // by HTA's prefix
+      {"hipMemcpyWithStream", EventKind::kKernel, KernelCategory::kMemcpy},  // not HTA's "^hip" communication
+      {"Memset (Device)", EventKind::kMemset, KernelCategory::kMemset},
+      {"Memset (Device)", EventKind::kKernel, KernelCategory::kMemset},
+      {"Stream Sync", EventKind::kCudaSync, KernelCategory::kSync},
+      {"Event Sync", EventKind::kKernel, KernelCategory::kSync},  // HTA OTHER
+      {"Stream Wait Event", EventKind::kKernel, KernelCategory::kSync},
+      {"ncclDevKernel_Generic", EventKind::kMemcpy, KernelCategory::kMemcpy},  // the kind beats the name
+      {"void rotary_embedding_kernel<float>(float*, float const*, int)", EventKind::kKernel, KernelCategory::kOther},
+  };
+  for (const CategoryCase& c : cases)
+    EXPECT_STREQ(KernelCategoryName(KernelCategoryOf(c.name, c.kind)), KernelCategoryName(c.category)) << c.name;
+}
+
+TEST(KernelClass, CategoryNames) {
+  const std::pair<KernelCategory, const char*> names[] = {
+      {KernelCategory::kGemm, "gemm"},
+      {KernelCategory::kAttention, "attention"},
+      {KernelCategory::kCommunication, "communication"},
+      {KernelCategory::kMemcpy, "memcpy"},
+      {KernelCategory::kMemset, "memset"},
+      {KernelCategory::kElementwise, "elementwise"},
+      {KernelCategory::kReduction, "reduction"},
+      {KernelCategory::kOptimizer, "optimizer"},
+      {KernelCategory::kSync, "sync"},
+      {KernelCategory::kOther, "other"},
+  };
+  for (const auto& [c, n] : names) EXPECT_STREQ(KernelCategoryName(c), n);
+}
+
+TEST(KernelClass, CollectiveKindFromKernelName) {
+  const std::pair<const char*, CollectiveKind> cases[] = {
+      {"ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", CollectiveKind::kAllReduce},
+      {"void ncclKernel_AllGather_RING_LL_Sum_int8_t(ncclWorkElem)", CollectiveKind::kAllGather},
+      {"ncclKernel_ReduceScatter_RING_SIMPLE_Sum_bf16(ncclWorkElem)", CollectiveKind::kReduceScatter},
+      {"ncclKernel_Broadcast_RING_LL_Sum_int8_t(ncclWorkElem)", CollectiveKind::kBroadcast},
+      {"ncclKernel_Reduce_RING_LL_Sum_float(ncclWorkElem)", CollectiveKind::kReduce},
+      {"ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)", CollectiveKind::kSendRecv},
+      {"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", CollectiveKind::kAllReduce},
+      {"ncclDevKernel_AllGather_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", CollectiveKind::kAllGather},
+      {"ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
+       CollectiveKind::kReduceScatter},
+      {"ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)", CollectiveKind::kSendRecv},
+      {"ncclDevKernel_Generic(ncclDevComm*, unsigned long, ncclWork*)", CollectiveKind::kOther},
+      {"ncclDevKernel_Generic_4(ncclDevComm*, unsigned long, ncclWork*)", CollectiveKind::kOther},
+      {"ncclAllReduceRingLLKernel_sum_f32(CollectiveArgs)", CollectiveKind::kAllReduce},
+      {"ncclKernel_AllToAllPivot_RING_SIMPLE_Sum_int8_t(ncclWorkElem)", CollectiveKind::kAllToAll},  // RCCL
+      {"void foo<ncclKernel>", CollectiveKind::kOther},
+      {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n", CollectiveKind::kOther},
+  };
+  for (const auto& [name, kind] : cases) {
+    EXPECT_STREQ(CollectiveKindName(CollectiveKindOf(name, nullptr)), CollectiveKindName(kind)) << name;
+    const CollectiveArgs no_name;  // args without a collective name: the kernel name decides
+    EXPECT_EQ(CollectiveKindOf(name, &no_name), kind) << name;
+  }
+}
+
+TEST(KernelClass, CollectiveKindFromArgsBeatsKernelName) {
+  const char* generic = "ncclDevKernel_Generic(ncclDevComm*, unsigned long, ncclWork*)";
+  const char* sendrecv = "ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)";
+  const std::pair<const char*, CollectiveKind> cases[] = {
+      {"allreduce", CollectiveKind::kAllReduce},
+      {"all_reduce", CollectiveKind::kAllReduce},
+      {"allreduce_coalesced", CollectiveKind::kAllReduce},
+      {"barrier", CollectiveKind::kAllReduce},
+      {"allgather", CollectiveKind::kAllGather},
+      {"_allgather_base", CollectiveKind::kAllGather},
+      {"all_gather_into_tensor", CollectiveKind::kAllGather},
+      {"allgather_into_tensor_coalesced", CollectiveKind::kAllGather},
+      {"reduce_scatter", CollectiveKind::kReduceScatter},
+      {"_reduce_scatter_base", CollectiveKind::kReduceScatter},
+      {"reduce_scatter_tensor", CollectiveKind::kReduceScatter},
+      {"all_to_all", CollectiveKind::kAllToAll},
+      {"alltoall", CollectiveKind::kAllToAll},
+      {"all_to_allv", CollectiveKind::kAllToAll},
+      {"alltoall_base", CollectiveKind::kAllToAll},
+      {"broadcast", CollectiveKind::kBroadcast},
+      {"_broadcast_oop", CollectiveKind::kBroadcast},
+      {"reduce", CollectiveKind::kReduce},
+      {"_reduce_oop", CollectiveKind::kReduce},
+      {"send", CollectiveKind::kSendRecv},
+      {"recv", CollectiveKind::kSendRecv},
+      {"gather", CollectiveKind::kOther},
+      {"scatter", CollectiveKind::kOther},
+      {"ncclAllReduce", CollectiveKind::kAllReduce},
+      {"AllGather", CollectiveKind::kAllGather},
+  };
+  for (const auto& [coll, kind] : cases) {
+    CollectiveArgs a;
+    a.collective = coll;
+    EXPECT_EQ(CollectiveKindOf(generic, &a), kind) << coll;
+  }
+  // A SendRecv kernel PyTorch launched for all_to_all is an all-to-all.
+  CollectiveArgs a2a;
+  a2a.collective = "all_to_all";
+  EXPECT_EQ(CollectiveKindOf(sendrecv, &a2a), CollectiveKind::kAllToAll);
+  // An unknown collective name falls back to the kernel name.
+  CollectiveArgs unknown;
+  unknown.collective = "coalesced";
+  EXPECT_EQ(CollectiveKindOf(sendrecv, &unknown), CollectiveKind::kSendRecv);
+  EXPECT_EQ(CollectiveKindOf(generic, &unknown), CollectiveKind::kOther);
+}
+
+TEST(KernelClass, CollectiveKindNames) {
+  EXPECT_STREQ(CollectiveKindName(CollectiveKind::kAllReduce), "all_reduce");
+  EXPECT_STREQ(CollectiveKindName(CollectiveKind::kAllGather), "all_gather");
+  EXPECT_STREQ(CollectiveKindName(CollectiveKind::kReduceScatter), "reduce_scatter");
+  EXPECT_STREQ(CollectiveKindName(CollectiveKind::kAllToAll), "all_to_all");
+  EXPECT_STREQ(CollectiveKindName(CollectiveKind::kBroadcast), "broadcast");
+  EXPECT_STREQ(CollectiveKindName(CollectiveKind::kReduce), "reduce");
+  EXPECT_STREQ(CollectiveKindName(CollectiveKind::kSendRecv), "send_recv");
+  EXPECT_STREQ(CollectiveKindName(CollectiveKind::kOther), "other");
+}
+
+}  // namespace
+}  // namespace paratune

@@ -1,0 +1,744 @@
+#include "trace/kineto_reader.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cmath>
+#include <charconv>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include <simdjson.h>
+
+#include "util/error.h"
+
+namespace paratune {
+namespace {
+
+namespace od = simdjson::ondemand;
+
+// ---------------------------------------------------------------------------------------------
+// Byte source: zlib's gzread reads gzip and plain files alike (zlib.h: "gzread ... will read a
+// file that is not in gzip format transparently").
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  // Appends up to `max` bytes to `out`; returns the count, 0 at the end. Throws on a read error.
+  virtual size_t Read(std::string& out, size_t max) = 0;
+  // True when the last Read stopped at a gzip error after some data (a truncated .gz).
+  bool truncated = false;
+};
+
+class GzSource : public ByteSource {
+ public:
+  explicit GzSource(const std::string& path) : path_(path) {
+    f_ = gzopen(path.c_str(), "rb");
+    if (!f_) throw InputError(path + ": cannot open: " + std::strerror(errno));
+    gzbuffer(f_, 1 << 20);
+  }
+  ~GzSource() override {
+    if (f_) gzclose(f_);
+  }
+  size_t Read(std::string& out, size_t max) override {
+    const size_t old = out.size();
+    out.resize(old + max);
+    const int n = gzread(f_, out.data() + old, static_cast<unsigned>(max));
+    if (n < 0) {
+      int code = 0;
+      const char* msg = gzerror(f_, &code);
+      out.resize(old);
+      if (code == Z_BUF_ERROR || code == Z_DATA_ERROR) {  // truncated or corrupt stream
+        truncated = true;
+        return 0;
+      }
+      throw InputError(path_ + ": cannot read: " + (msg ? msg : "zlib error"));
+    }
+    out.resize(old + static_cast<size_t>(n));
+    if (n == 0) {
+      int code = 0;
+      gzerror(f_, &code);
+      if (code == Z_BUF_ERROR) truncated = true;  // gzip stream ended early
+    }
+    return static_cast<size_t>(n);
+  }
+
+ private:
+  std::string path_;
+  gzFile f_ = nullptr;
+};
+
+class MemorySource : public ByteSource {
+ public:
+  explicit MemorySource(std::string_view data) : data_(data) {}
+  size_t Read(std::string& out, size_t max) override {
+    const size_t n = std::min(max, data_.size() - pos_);
+    out.append(data_.data() + pos_, n);
+    pos_ += n;
+    return n;
+  }
+
+ private:
+  std::string_view data_;
+  size_t pos_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Numbers. Kineto writes ts/dur in µs, as integers (older) or with three decimals (ns
+// resolution). They are converted to integer ns without going through a double, so epoch
+// timestamps (~1.7e15 µs) keep their nanoseconds.
+enum class NumberStatus { kOk, kNotNumber, kOverflow };
+
+NumberStatus ParseMicrosToNanos(std::string_view s, int64_t* ns, bool* fractional) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t'))
+    s.remove_suffix(1);
+  if (s.empty()) return NumberStatus::kNotNumber;
+  bool neg = false;
+  size_t i = 0;
+  if (s[0] == '-') {
+    neg = true;
+    ++i;
+  }
+  if (i >= s.size() || s[i] < '0' || s[i] > '9') return NumberStatus::kNotNumber;
+  // Integer part.
+  // µs below 2^63 / 1000 fit in int64 ns; more digits overflow.
+  uint64_t v = 0;
+  constexpr uint64_t kLimit = static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / 1000 - 1;
+  for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
+    v = v * 10 + static_cast<unsigned>(s[i] - '0');
+    if (v > kLimit) return NumberStatus::kOverflow;
+  }
+  v *= 1000;
+  *fractional = false;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (i >= s.size() || s[i] < '0' || s[i] > '9') return NumberStatus::kNotNumber;
+    unsigned scale = 100;
+    bool round_up = false;
+    for (int d = 0; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i, ++d) {
+      const unsigned digit = static_cast<unsigned>(s[i] - '0');
+      if (digit != 0) *fractional = true;
+      if (d < 3) {
+        v += digit * scale;
+        scale /= 10;
+      } else if (d == 3) {
+        round_up = digit >= 5;  // sub-ns digits: round to the nearest ns
+      }
+    }
+    if (round_up) v += 1;
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    // Exponent form (not written by Kineto): fall back to a double.
+    double d = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
+    if (ec != std::errc() || p != s.data() + s.size()) return NumberStatus::kNotNumber;
+    const double n = d * 1000.0;
+    if (!(std::abs(n) < 9.2e18)) return NumberStatus::kOverflow;
+    *ns = static_cast<int64_t>(std::llround(n));
+    *fractional = n != std::floor(n / 1000.0) * 1000.0;
+    return NumberStatus::kOk;
+  }
+  if (i != s.size()) return NumberStatus::kNotNumber;
+  *ns = neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+  return NumberStatus::kOk;
+}
+
+// An integer field (stream, correlation, rank): JSON integer, integral double, or a string of
+// digits (HTA converts numeric strings). Returns false when absent-like or not an integer.
+NumberStatus IntegerValue(od::value v, int64_t* out) {
+  od::json_type t;
+  if (v.type().get(t)) return NumberStatus::kNotNumber;
+  if (t == od::json_type::number) {
+    std::string_view raw;
+    raw = v.raw_json_token();
+    while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' || raw.back() == '\t'))
+      raw.remove_suffix(1);
+    int64_t x = 0;
+    auto [p, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), x);
+    if (ec == std::errc::result_out_of_range) return NumberStatus::kOverflow;
+    if (ec == std::errc() && p == raw.data() + raw.size()) {
+      *out = x;
+      return NumberStatus::kOk;
+    }
+    double d = 0;
+    auto [p2, ec2] = std::from_chars(raw.data(), raw.data() + raw.size(), d);
+    if (ec2 != std::errc() || p2 != raw.data() + raw.size()) return NumberStatus::kNotNumber;
+    if (!(std::abs(d) < 9.2e18)) return NumberStatus::kOverflow;
+    if (d != std::floor(d)) return NumberStatus::kNotNumber;
+    *out = static_cast<int64_t>(d);
+    return NumberStatus::kOk;
+  }
+  if (t == od::json_type::string) {
+    std::string_view s;
+    if (v.get_string().get(s)) return NumberStatus::kNotNumber;
+    int64_t x = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
+    if (ec == std::errc::result_out_of_range) return NumberStatus::kOverflow;
+    if (ec != std::errc() || p != s.data() + s.size()) return NumberStatus::kNotNumber;
+    *out = x;
+    return NumberStatus::kOk;
+  }
+  return NumberStatus::kNotNumber;
+}
+
+EventKind KindOfCategory(std::string_view cat, bool* legacy) {
+  switch (cat.size()) {
+    case 6:
+      if (cat == "cpu_op") return EventKind::kCpuOp;
+      if (cat == "kernel") return EventKind::kKernel;
+      if (cat == "Kernel") return *legacy = true, EventKind::kKernel;
+      if (cat == "Memcpy") return *legacy = true, EventKind::kMemcpy;
+      if (cat == "Memset") return *legacy = true, EventKind::kMemset;
+      break;
+    case 7:
+      if (cat == "Runtime") return *legacy = true, EventKind::kRuntime;
+      break;
+    case 8:
+      if (cat == "Operator") return *legacy = true, EventKind::kCpuOp;
+      break;
+    case 9:
+      if (cat == "cuda_sync") return EventKind::kCudaSync;
+      break;
+    case 10:
+      if (cat == "gpu_memcpy") return EventKind::kMemcpy;
+      if (cat == "gpu_memset") return EventKind::kMemset;
+      break;
+    case 11:
+      if (cat == "cuda_driver") return EventKind::kRuntime;
+      break;
+    case 12:
+      if (cat == "cuda_runtime") return EventKind::kRuntime;
+      break;
+    case 15:
+      if (cat == "user_annotation") return EventKind::kUserAnnotation;
+      if (cat == "python_function") return EventKind::kPythonFunction;
+      break;
+    case 19:
+      if (cat == "gpu_user_annotation") return EventKind::kGpuUserAnnotation;
+      break;
+    default:
+      break;
+  }
+  return EventKind::kOther;
+}
+
+// Replaces bytes that are not valid UTF-8 by '?'; returns how many sequences were replaced.
+int64_t SanitizeUtf8(char* p, size_t n) {
+  int64_t bad = 0;
+  size_t i = 0;
+  auto u = [&](size_t k) { return static_cast<unsigned char>(p[k]); };
+  while (i < n) {
+    const unsigned c = u(i);
+    size_t len = 0;
+    if (c < 0x80) len = 1;
+    else if (c >= 0xC2 && c <= 0xDF) len = 2;
+    else if (c >= 0xE0 && c <= 0xEF) len = 3;
+    else if (c >= 0xF0 && c <= 0xF4) len = 4;
+    bool ok = len > 0 && i + len <= n;
+    for (size_t k = 1; ok && k < len; ++k) ok = (u(i + k) & 0xC0) == 0x80;
+    if (ok && len == 3) {
+      const unsigned c1 = u(i + 1);
+      ok = !(c == 0xE0 && c1 < 0xA0) && !(c == 0xED && c1 >= 0xA0);
+    }
+    if (ok && len == 4) {
+      const unsigned c1 = u(i + 1);
+      ok = !(c == 0xF0 && c1 < 0x90) && !(c == 0xF4 && c1 >= 0x90);
+    }
+    if (!ok) {
+      p[i] = '?';
+      ++bad;
+      len = 1;
+    }
+    i += len;
+  }
+  return bad;
+}
+
+// ---------------------------------------------------------------------------------------------
+class Reader {
+ public:
+  Reader(ByteSource& src, std::string label, size_t chunk) : src_(src), label_(std::move(label)), chunk_(chunk) {
+    trace_.path = label_;
+    buf_.reserve(chunk_ * 2 + simdjson::SIMDJSON_PADDING);
+  }
+
+  RankTrace Run() {
+    SkipWs();
+    if (AtEnd()) throw InputError(label_ + ": empty file (expected a Chrome-trace JSON object)");
+    const char c = buf_[pos_];
+    if (c == '[') {
+      ReadEventArray();  // Chrome-trace "JSON Array Format"
+    } else if (c == '{') {
+      ReadTopObject();
+    } else {
+      throw InputError(label_ + ": not a Chrome-trace JSON file (starts with byte " +
+                       std::to_string(static_cast<unsigned char>(c)) + ", expected '{' or '[')");
+    }
+    if (!saw_events_) throw InputError(label_ + ": no \"traceEvents\" array (not a PyTorch profiler trace?)");
+    Finish();
+    return std::move(trace_);
+  }
+
+ private:
+  // --- buffer management ---
+  bool Refill() {
+    if (eof_) return false;
+    if (pos_ > 0 && pos_ >= buf_.size() / 2) {
+      buf_.erase(0, pos_);
+      consumed_ += pos_;
+      pos_ = 0;
+    }
+    const size_t n = src_.Read(buf_, chunk_);
+    if (n == 0) eof_ = true;
+    trace_.bytes_read += static_cast<int64_t>(n);
+    return n > 0;
+  }
+  bool AtEnd() {
+    while (pos_ >= buf_.size())
+      if (!Refill()) return true;
+    return false;
+  }
+  void SkipWs() {
+    for (;;) {
+      while (pos_ < buf_.size()) {
+        const char c = buf_[pos_];
+        if (c != ' ' && c != '\n' && c != '\r' && c != '\t') return;
+        ++pos_;
+      }
+      if (!Refill()) return;
+    }
+  }
+  size_t Offset() const { return consumed_ + pos_; }
+  [[noreturn]] void Fail(const std::string& what) {
+    throw InputError(label_ + ": byte " + std::to_string(Offset()) + ": " + what);
+  }
+
+  // Finds the end of the JSON value starting at pos_ (object, array, string or scalar), refilling
+  // as needed. Returns its length, or 0 at the end of input.
+  size_t CutValue() {
+    size_t i = pos_;
+    int depth = 0;
+    bool in_str = false;
+    const char first = buf_[pos_];
+    const bool scalar = first != '{' && first != '[' && first != '"';
+    for (;;) {
+      const char* p = buf_.data();
+      const size_t n = buf_.size();
+      if (scalar) {
+        while (i < n) {
+          const char c = p[i];
+          if (c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t') return i - pos_;
+          ++i;
+        }
+      } else {
+        while (i < n) {
+          const char c = p[i];
+          if (in_str) {
+            // Jump to the next quote or backslash.
+            const char* q = static_cast<const char*>(std::memchr(p + i, '"', n - i));
+            const char* b = static_cast<const char*>(std::memchr(p + i, '\\', q ? static_cast<size_t>(q - (p + i)) : n - i));
+            if (b) {
+              i = static_cast<size_t>(b - p) + 2;
+              continue;
+            }
+            if (!q) {
+              i = n;
+              break;
+            }
+            i = static_cast<size_t>(q - p) + 1;
+            in_str = false;
+            if (depth == 0) return i - pos_;
+            continue;
+          }
+          if (c == '"') {
+            in_str = true;
+          } else if (c == '{' || c == '[') {
+            ++depth;
+          } else if (c == '}' || c == ']') {
+            if (--depth == 0) return i + 1 - pos_;
+          }
+          ++i;
+        }
+      }
+      // Need more bytes; keep i relative to pos_ across the buffer compaction.
+      const size_t rel = i - pos_;
+      if (rel > kMaxValueBytes) Fail("a single JSON value is larger than 256 MiB");
+      if (!Refill()) {
+        if (scalar) return buf_.size() - pos_;  // a scalar may end at the end of input
+        return 0;
+      }
+      i = pos_ + rel;
+      if (i > buf_.size()) i = buf_.size();
+    }
+  }
+
+  // Makes sure the parser may read SIMDJSON_PADDING bytes past pos_ + len.
+  void EnsurePadding(size_t len) {
+    const size_t need = pos_ + len + simdjson::SIMDJSON_PADDING;
+    if (buf_.capacity() < need) buf_.reserve(need);
+  }
+
+  void Expect(char c, const char* what) {
+    SkipWs();
+    if (AtEnd() || buf_[pos_] != c) Fail(std::string("expected ") + what);
+    ++pos_;
+  }
+
+  void ReadTopObject() {
+    ++pos_;  // '{'
+    SkipWs();
+    if (!AtEnd() && buf_[pos_] == '}') return;
+    for (;;) {
+      SkipWs();
+      if (AtEnd()) return Truncated("inside the top-level object");
+      if (buf_[pos_] != '"') Fail("expected a key string");
+      const size_t key_len = CutValue();
+      if (key_len < 2) return Truncated("inside a key of the top-level object");
+      const std::string key = buf_.substr(pos_ + 1, key_len - 2);
+      pos_ += key_len;
+      Expect(':', "':' after a key");
+      SkipWs();
+      if (AtEnd()) return Truncated("inside the top-level object");
+      if (key == "traceEvents") {
+        if (buf_[pos_] != '[') Fail("\"traceEvents\" is not an array");
+        if (!ReadEventArray()) return;
+      } else {
+        const size_t len = CutValue();
+        if (len == 0) return Truncated("inside the value of \"" + key + "\"");
+        HandleTopValue(key, len);
+        pos_ += len;
+      }
+      SkipWs();
+      if (AtEnd()) return Truncated("after the value of \"" + key + "\"");
+      const char c = buf_[pos_];
+      if (c != '}' && c != ',') Fail("expected ',' or '}' in the top-level object");
+      ++pos_;
+      if (c == '}') return;
+    }
+  }
+
+  void Truncated(const std::string& where) {
+    if (trace_.events.empty() && !saw_events_) throw InputError(label_ + ": file ends " + where + " (truncated?)");
+    trace_.warnings.truncated = 1;
+  }
+
+  // Returns false when the input ended inside the array (truncated).
+  bool ReadEventArray() {
+    saw_events_ = true;
+    ++pos_;  // '['
+    SkipWs();
+    if (AtEnd()) return Truncated("inside \"traceEvents\""), false;
+    if (buf_[pos_] == ']') {
+      ++pos_;
+      return true;
+    }
+    for (;;) {
+      SkipWs();
+      if (AtEnd()) return Truncated("inside \"traceEvents\""), false;
+      const size_t len = CutValue();
+      if (len == 0) return Truncated("inside an event of \"traceEvents\""), false;
+      EnsurePadding(len);
+      HandleEvent(buf_.data() + pos_, len);
+      pos_ += len;
+      SkipWs();
+      if (AtEnd()) return Truncated("inside \"traceEvents\""), false;
+      const char c = buf_[pos_];
+      if (c != ']' && c != ',') Fail("expected ',' or ']' between events");
+      ++pos_;
+      if (c == ']') return true;
+    }
+  }
+
+  // Parses the small top-level values paratune uses.
+  void HandleTopValue(const std::string& key, size_t len) {
+    if (key != "distributedInfo" && key != "deviceProperties" && key != "baseTimeNanoseconds") return;
+    if (key == "baseTimeNanoseconds") {
+      int64_t v = 0;
+      const char* p = buf_.data() + pos_;
+      auto [end, ec] = std::from_chars(p, p + len, v);
+      if (ec == std::errc() && end == p + len) trace_.base_time_ns = v;
+      else ++trace_.warnings.bad_number;
+      return;
+    }
+    EnsurePadding(len);
+    od::document doc;
+    if (parser_.iterate(buf_.data() + pos_, len, buf_.capacity() - pos_).get(doc)) return;
+    if (key == "distributedInfo") {
+      od::object obj;
+      if (doc.get_object().get(obj)) return;
+      for (auto field : obj) {
+        od::field f;
+        if (std::move(field).get(f)) return;
+        std::string_view k;
+        if (f.unescaped_key().get(k)) return;
+        int64_t v = 0;
+        if (k == "rank") {
+          if (IntegerValue(f.value(), &v) == NumberStatus::kOk && v >= 0 && v < (1 << 24)) {
+            trace_.rank = static_cast<int>(v);
+            trace_.rank_source = "distributedInfo";
+          }
+        } else if (k == "world_size") {
+          if (IntegerValue(f.value(), &v) == NumberStatus::kOk && v > 0 && v < (1 << 24))
+            trace_.world_size = static_cast<int>(v);
+        }
+      }
+      return;
+    }
+    // deviceProperties: [{"id": 0, "name": "...", ...}, ...]
+    od::array arr;
+    if (doc.get_array().get(arr)) return;
+    for (auto item : arr) {
+      od::object obj;
+      if (item.get_object().get(obj)) return;
+      int64_t id = -1;
+      std::string name;
+      for (auto field : obj) {
+        od::field f;
+        if (std::move(field).get(f)) return;
+        std::string_view k;
+        if (f.unescaped_key().get(k)) return;
+        if (k == "id") {
+          IntegerValue(f.value(), &id);
+        } else if (k == "name") {
+          std::string_view s;
+          if (!f.value().get_string().get(s)) name = std::string(s);
+        }
+      }
+      if (id >= 0 && id < 1024) device_names_[id] = name;
+    }
+  }
+
+  uint32_t Intern(std::string_view s) {
+    auto it = name_ids_.find(s);
+    if (it != name_ids_.end()) return it->second;
+    const uint32_t id = static_cast<uint32_t>(trace_.names.size());
+    trace_.names.emplace_back(s);
+    // The map's key views the stored string; names is a vector of strings, whose heap buffers
+    // do not move when the vector grows (short strings do, so store those in the arena).
+    name_storage_.emplace_back(std::make_unique<std::string>(s));
+    name_ids_.emplace(std::string_view(*name_storage_.back()), id);
+    return id;
+  }
+
+  void HandleEvent(char* p, size_t len) {
+    if (p[0] != '{') {
+      ++trace_.warnings.malformed_event;
+      return;
+    }
+    od::document doc;
+    auto err = parser_.iterate(p, len, buf_.capacity() - static_cast<size_t>(p - buf_.data())).get(doc);
+    if (!err) err = ParseEvent(doc);
+    if (err == simdjson::UTF8_ERROR) {
+      // Replace the offending bytes and try once more; the event stays, its text changes.
+      trace_.warnings.invalid_utf8 += SanitizeUtf8(p, len) > 0 ? 1 : 0;
+      if (parser_.iterate(p, len, buf_.capacity() - static_cast<size_t>(p - buf_.data())).get(doc) ||
+          ParseEvent(doc) != simdjson::SUCCESS)
+        ++trace_.warnings.malformed_event;
+      return;
+    }
+    if (err) ++trace_.warnings.malformed_event;
+  }
+
+  // Reads one event object; appends it to trace_.events when it is a complete event with a
+  // duration and a category (HTA's rule: rows without dur or cat, and cat "Trace", are dropped).
+  simdjson::error_code ParseEvent(od::document& doc) {
+    od::object obj;
+    if (auto e = doc.get_object().get(obj)) return e;
+    TraceEvent ev;
+    bool has_ts = false, has_dur = false, has_cat = false, has_name = false, is_trace = false, bad = false;
+    bool overflow = false, frac = false;
+    std::string_view name;
+    CollectiveArgs coll;
+    bool has_coll = false;
+    int64_t device = -1;
+    for (auto field : obj) {
+      od::field f;
+      if (auto e = std::move(field).get(f)) return e;
+      std::string_view key;
+      if (auto e = f.unescaped_key().get(key)) return e;
+      if (key.empty()) continue;
+      switch (key[0]) {
+        case 't':
+          if (key == "ts") {
+            std::string_view raw;
+            raw = f.value().raw_json_token();
+            bool fr = false;
+            const NumberStatus st = ParseMicrosToNanos(raw, &ev.ts_ns, &fr);
+            if (st == NumberStatus::kOverflow) overflow = true;
+            else if (st != NumberStatus::kOk) bad = true;
+            else has_ts = true;
+            frac = frac || fr;
+          } else if (key == "tid") {
+            int64_t t = 0;
+            if (IntegerValue(f.value(), &t) == NumberStatus::kOk) ev.tid = static_cast<int32_t>(t);
+          }
+          break;
+        case 'd':
+          if (key == "dur") {
+            std::string_view raw;
+            raw = f.value().raw_json_token();
+            bool fr = false;
+            const NumberStatus st = ParseMicrosToNanos(raw, &ev.dur_ns, &fr);
+            if (st == NumberStatus::kOverflow) overflow = true;
+            else if (st != NumberStatus::kOk) bad = true;
+            else has_dur = true;
+          }
+          break;
+        case 'c':
+          if (key == "cat") {
+            std::string_view cat;
+            if (auto e = f.value().get_string().get(cat)) {
+              if (e == simdjson::UTF8_ERROR) return e;
+              bad = true;
+              break;
+            }
+            has_cat = true;
+            if (cat == "Trace") is_trace = true;
+            else ev.kind = KindOfCategory(cat, &legacy_);
+          }
+          break;
+        case 'n':
+          if (key == "name") {
+            if (auto e = f.value().get_string().get(name)) {
+              if (e == simdjson::UTF8_ERROR) return e;
+              bad = true;
+              break;
+            }
+            // The view points into the parser's string buffer, valid for this whole document.
+            has_name = true;
+          }
+          break;
+        case 'a':
+          if (key == "args") {
+            od::object args;
+            if (f.value().get_object().get(args)) break;
+            for (auto af : args) {
+              od::field a;
+              if (auto e = std::move(af).get(a)) return e;
+              std::string_view k;
+              if (auto e = a.unescaped_key().get(k)) return e;
+              if (k == "stream") {
+                int64_t s = -1;
+                if (IntegerValue(a.value(), &s) == NumberStatus::kOk) ev.stream = s;
+              } else if (k == "correlation") {
+                int64_t c = -1;
+                const NumberStatus st = IntegerValue(a.value(), &c);
+                if (st == NumberStatus::kOk) ev.correlation = c;
+                else if (st == NumberStatus::kOverflow) overflow = true;
+              } else if (k == "device") {
+                IntegerValue(a.value(), &device);
+              } else if (k == "Collective name") {
+                std::string_view s;
+                if (!a.value().get_string().get(s)) coll.collective = std::string(s), has_coll = true;
+              } else if (k == "In msg nelems" || k == "In msg size") {
+                IntegerValue(a.value(), &coll.in_nelems);
+                has_coll = true;
+              } else if (k == "Out msg nelems" || k == "Out msg size") {
+                IntegerValue(a.value(), &coll.out_nelems);
+                has_coll = true;
+              } else if (k == "Group size") {
+                int64_t g = -1;
+                if (IntegerValue(a.value(), &g) == NumberStatus::kOk && g > 0 && g < (1 << 24))
+                  coll.group_size = static_cast<int32_t>(g);
+              } else if (k == "dtype") {
+                std::string_view s;
+                if (!a.value().get_string().get(s)) coll.dtype = std::string(s);
+              } else if (k == "Process Group Name") {
+                std::string_view s;
+                if (!a.value().get_string().get(s)) coll.process_group = std::string(s);
+              }
+            }
+          }
+          break;
+        default:
+          break;
+      }
+    }
+    if (is_trace || !has_cat) {
+      ++trace_.skipped_events;
+      return simdjson::SUCCESS;
+    }
+    if (overflow) {
+      ++trace_.warnings.bad_number;
+      return simdjson::SUCCESS;
+    }
+    if (!has_dur) {
+      if (bad) ++trace_.warnings.bad_number;
+      else ++trace_.skipped_events;  // instant, flow and counter events have no dur
+      return simdjson::SUCCESS;
+    }
+    if (bad) {
+      ++trace_.warnings.bad_number;
+      return simdjson::SUCCESS;
+    }
+    if (!has_ts || !has_name) {
+      ++trace_.warnings.missing_field;
+      return simdjson::SUCCESS;
+    }
+    if (ev.dur_ns < 0) {
+      ++trace_.warnings.negative_duration;
+      return simdjson::SUCCESS;
+    }
+    if (frac) trace_.fractional_ts = true;
+    ev.name = Intern(name);
+    if (has_coll && (ev.kind == EventKind::kKernel)) {
+      ev.collective = static_cast<int32_t>(trace_.collectives.size());
+      trace_.collectives.push_back(std::move(coll));
+    }
+    if (device >= 0 && first_device_ < 0 && (ev.kind == EventKind::kKernel)) first_device_ = device;
+    trace_.events.push_back(ev);
+    return simdjson::SUCCESS;
+  }
+
+  void Finish() {
+    trace_.legacy_layout = legacy_;
+    if (src_.truncated) trace_.warnings.truncated = 1;
+    if (first_device_ >= 0) {
+      auto it = device_names_.find(first_device_);
+      if (it != device_names_.end()) trace_.device_name = it->second;
+    } else if (device_names_.size() == 1) {
+      trace_.device_name = device_names_.begin()->second;
+    }
+    trace_.events.shrink_to_fit();
+  }
+
+  static constexpr size_t kMaxValueBytes = 256u << 20;
+  ByteSource& src_;
+  std::string label_;
+  size_t chunk_;
+  std::string buf_;
+  size_t pos_ = 0;
+  size_t consumed_ = 0;
+  bool eof_ = false;
+  bool saw_events_ = false;
+  bool legacy_ = false;
+  int64_t first_device_ = -1;
+  std::unordered_map<int64_t, std::string> device_names_;
+  od::parser parser_;
+  RankTrace trace_;
+  struct SvHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string_view, uint32_t, SvHash, std::equal_to<>> name_ids_;
+  std::vector<std::unique_ptr<std::string>> name_storage_;
+};
+
+}  // namespace
+
+RankTrace ReadKinetoTrace(const std::string& path, const KinetoReadOptions& options) {
+  GzSource src(path);
+  Reader r(src, path, std::max<size_t>(options.chunk_bytes, 4096));
+  return r.Run();
+}
+
+RankTrace ParseKinetoTrace(std::string_view json, const std::string& label) {
+  MemorySource src(json);
+  Reader r(src, label, 1 << 16);
+  return r.Run();
+}
+
+}  // namespace paratune

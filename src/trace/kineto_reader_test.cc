@@ -1,0 +1,191 @@
+#include "trace/kineto_reader.h"
+
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "util/test_util.h"
+
+namespace paratune {
+namespace {
+
+const char* kKernel =
+    R"J({"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "pid": 0, "tid": 20,
+  "ts": 4458677009853.422, "dur": 2636.669,
+  "args": {"device": 0, "stream": 20, "correlation": 60047, "Collective name": "allreduce", "In msg nelems": 6637568,
+           "Out msg nelems": 6637568, "Group size": 8, "dtype": "BFloat16", "Process Group Name": "0"}})J";
+
+std::string Wrap(const std::string& events, const std::string& tail = "") {
+  return R"({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3"}],
+  "distributedInfo": {"backend": "nccl", "rank": 5, "world_size": 8}, "traceEvents": [)" +
+         events + "]" + tail + "}";
+}
+
+std::string TempPath(const std::string& name) { return testing::TempDir() + "/paratune_kineto_" + name; }
+
+TEST(KinetoReader, ReadsCurrentLayoutWithNanosecondTimestampsAndCollectiveArgs) {
+  const std::string json = Wrap(
+      std::string(kKernel) + R"J(,
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": 4458677009850.5, "dur": 3.25,
+     "args": {"correlation": 60047}},
+    {"ph": "i", "cat": "cpu_instant_event", "name": "mark", "ts": 1},
+    {"ph": "X", "cat": "Trace", "name": "PyTorch Profiler (0)", "ts": 1, "dur": 10},
+    {"ph": "s", "id": 60047, "pid": 7, "tid": 7, "ts": 4458677009850.5, "cat": "ac2g", "name": "ac2g"})J",
+      R"(, "baseTimeNanoseconds": 1711964646000000000)");
+  const RankTrace t = ParseKinetoTrace(json, "t.json");
+  EXPECT_EQ(t.rank, 5);
+  EXPECT_EQ(t.rank_source, "distributedInfo");
+  EXPECT_EQ(t.world_size, 8);
+  EXPECT_EQ(t.base_time_ns, 1711964646000000000);
+  EXPECT_EQ(t.device_name, "NVIDIA H100 80GB HBM3");
+  EXPECT_TRUE(t.fractional_ts);
+  EXPECT_FALSE(t.legacy_layout);
+  ASSERT_EQ(t.events.size(), 2u);
+  EXPECT_EQ(t.skipped_events, 3);  // instant, "Trace" span, flow start
+  const TraceEvent& k = t.events[0];
+  EXPECT_EQ(k.kind, EventKind::kKernel);
+  EXPECT_EQ(k.ts_ns, 4458677009853422);  // µs with three decimals, kept exactly in ns
+  EXPECT_EQ(k.dur_ns, 2636669);
+  EXPECT_EQ(k.stream, 20);
+  EXPECT_EQ(k.correlation, 60047);
+  ASSERT_EQ(k.collective, 0);
+  EXPECT_EQ(t.collectives[0].collective, "allreduce");
+  EXPECT_EQ(t.collectives[0].in_nelems, 6637568);
+  EXPECT_EQ(t.collectives[0].group_size, 8);
+  EXPECT_EQ(t.collectives[0].dtype, "BFloat16");
+  EXPECT_EQ(t.collectives[0].process_group, "0");
+  EXPECT_EQ(t.events[1].kind, EventKind::kRuntime);
+  EXPECT_EQ(t.events[1].ts_ns, 4458677009850500);
+  EXPECT_EQ(t.events[1].dur_ns, 3250);
+  EXPECT_EQ(t.events[1].stream, -1);
+  EXPECT_EQ(t.Name(t.events[1]), "cudaLaunchKernel");
+  EXPECT_EQ(t.warnings.Total(), 0);
+}
+
+TEST(KinetoReader, ReadsLegacyLayoutAndEpochMicroseconds) {
+  // The 2021 layout: Operator/Runtime/Kernel, tid "stream 7", no distributedInfo.
+  const std::string json = R"J({"schemaVersion": 1, "traceEvents": [
+    {"ph": "X", "cat": "Operator", "name": "ProfilerStep#16", "pid": 25738, "tid": "25738", "ts": 1623143093496582, "dur": 159363},
+    {"ph": "X", "cat": "Kernel", "name": "cask_cudnn::computeOffsetsKernel(cask_cudnn::ComputeOffsetsParams)", "pid": 0,
+     "tid": "stream 7", "ts": 1623143093553659, "dur": 2, "args": {"stream": 7, "correlation": 160663, "external id": 24213}}
+  ]})J";
+  const RankTrace t = ParseKinetoTrace(json, "legacy.json");
+  EXPECT_TRUE(t.legacy_layout);
+  EXPECT_FALSE(t.fractional_ts);
+  EXPECT_EQ(t.rank, -1);
+  ASSERT_EQ(t.events.size(), 2u);
+  EXPECT_EQ(t.events[0].kind, EventKind::kCpuOp);
+  EXPECT_EQ(t.events[0].ts_ns, 1623143093496582000);
+  EXPECT_EQ(t.events[1].kind, EventKind::kKernel);
+  EXPECT_EQ(t.events[1].stream, 7);
+}
+
+TEST(KinetoReader, ReadsTheJsonArrayFormat) {
+  const RankTrace t = ParseKinetoTrace(R"([{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2, "args": {"stream": "7"}}])", "a.json");
+  ASSERT_EQ(t.events.size(), 1u);
+  EXPECT_EQ(t.events[0].stream, 7);  // numeric strings are numbers, as HTA reads them
+}
+
+TEST(KinetoReader, TruncatedFileKeepsTheEventsReadAndWarns) {
+  std::string json = Wrap(std::string(kKernel) + "," + kKernel + "," + kKernel);
+  json.resize(json.size() - 200);  // cut inside the third event
+  const RankTrace t = ParseKinetoTrace(json, "cut.json");
+  EXPECT_EQ(t.events.size(), 2u);
+  EXPECT_EQ(t.warnings.truncated, 1);
+  EXPECT_EQ(t.rank, 5);
+}
+
+TEST(KinetoReader, BrokenEventsAreCountedAndSkipped) {
+  const std::string json = Wrap(
+      // integer beyond 64 bits
+      R"({"ph": "X", "cat": "kernel", "name": "big", "ts": 99999999999999999999999, "dur": 1},)"
+      R"({"ph": "X", "cat": "kernel", "name": "bigcorr", "ts": 1, "dur": 1, "args": {"correlation": 18446744073709551616}},)"
+      // missing ts, missing name
+      R"({"ph": "X", "cat": "kernel", "name": "nots", "dur": 1},)"
+      R"({"ph": "X", "cat": "kernel", "ts": 1, "dur": 1},)"
+      // negative duration
+      R"({"ph": "X", "cat": "kernel", "name": "neg", "ts": 1, "dur": -5},)"
+      // not a number
+      R"({"ph": "X", "cat": "kernel", "name": "nan", "ts": "soon", "dur": 1},)"
+      // not an object, and a syntax error inside an object
+      R"(17, {"ph": "X", "cat": "kernel", "name": "bad" "ts": 1},)"
+      // invalid UTF-8 in the name: kept with '?'
+      "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\xff\xfe\", \"ts\": 3, \"dur\": 4},"
+      R"({"ph": "X", "cat": "kernel", "name": "good", "ts": 5, "dur": 6})");
+  const RankTrace t = ParseKinetoTrace(json, "broken.json");
+  EXPECT_EQ(t.warnings.bad_number, 3);
+  EXPECT_EQ(t.warnings.missing_field, 2);
+  EXPECT_EQ(t.warnings.negative_duration, 1);
+  EXPECT_EQ(t.warnings.malformed_event, 2);
+  EXPECT_EQ(t.warnings.invalid_utf8, 1);
+  ASSERT_EQ(t.events.size(), 2u);
+  EXPECT_EQ(t.Name(t.events[0]), "gemm??");
+  EXPECT_EQ(t.Name(t.events[1]), "good");
+  EXPECT_EQ(t.events[1].ts_ns, 5000);
+}
+
+TEST(KinetoReader, UnusableFilesAreOneLineErrors) {
+  EXPECT_CONTAINS(InputErrorOf([] { ParseKinetoTrace("", "e.json"); }), "e.json: empty file");
+  EXPECT_CONTAINS(InputErrorOf([] { ParseKinetoTrace("hello", "h.json"); }), "h.json: not a Chrome-trace JSON file");
+  EXPECT_CONTAINS(InputErrorOf([] { ParseKinetoTrace(R"({"schemaVersion": 1})", "n.json"); }), "n.json: no \"traceEvents\"");
+  EXPECT_CONTAINS(InputErrorOf([] { ParseKinetoTrace(R"({"schemaVersion": 1, "trace)", "c.json"); }), "c.json: file ends");
+  EXPECT_CONTAINS(InputErrorOf([] { ParseKinetoTrace(R"({"traceEvents": 5})", "v.json"); }), "is not an array");
+  EXPECT_CONTAINS(InputErrorOf([] { ParseKinetoTrace(R"({"traceEvents": [{"a": 1} x]})", "s.json"); }),
+                  "s.json: byte 26: expected ',' or ']'");
+  EXPECT_CONTAINS(InputErrorOf([] { ReadKinetoTrace(TempPath("does-not-exist.json")); }), "cannot open");
+}
+
+TEST(KinetoReader, EmptyTraceHasNoEvents) {
+  const RankTrace t = ParseKinetoTrace(R"({"traceEvents": []})", "empty.json");
+  EXPECT_TRUE(t.events.empty());
+  EXPECT_EQ(t.warnings.Total(), 0);
+}
+
+TEST(KinetoReader, GzipAndSmallChunksGiveTheSameEvents) {
+  std::string events;
+  for (int i = 0; i < 2000; ++i) {
+    if (i) events += ",\n";
+    events += R"({"ph": "X", "cat": "kernel", "name": "k)" + std::to_string(i % 7) + R"(", "ts": )" + std::to_string(1000 + i * 10) +
+              R"(.125, "dur": 5, "args": {"stream": 7, "correlation": )" + std::to_string(i) + "}}";
+  }
+  const std::string json = Wrap(events);
+  const std::string plain = TempPath("plain.json"), gz = TempPath("trace.json.gz");
+  std::ofstream(plain, std::ios::binary) << json;
+  gzFile f = gzopen(gz.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  gzwrite(f, json.data(), static_cast<unsigned>(json.size()));
+  gzclose(f);
+  KinetoReadOptions small;
+  small.chunk_bytes = 4096;  // events straddle chunk boundaries
+  const RankTrace a = ReadKinetoTrace(plain, small), b = ReadKinetoTrace(gz);
+  ASSERT_EQ(a.events.size(), 2000u);
+  ASSERT_EQ(b.events.size(), 2000u);
+  for (size_t i = 0; i < a.events.size(); ++i) {
+    EXPECT_EQ(a.events[i].ts_ns, b.events[i].ts_ns);
+    EXPECT_EQ(a.Name(a.events[i]), b.Name(b.events[i]));
+  }
+  EXPECT_EQ(a.events[1999].ts_ns, (1000 + 1999 * 10) * 1000 + 125);
+  EXPECT_EQ(a.names.size(), 7u);
+  EXPECT_EQ(a.bytes_read, static_cast<int64_t>(json.size()));
+
+  // A truncated .gz keeps what decompressed and warns.
+  std::string bytes;
+  {
+    std::ifstream in(gz, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const std::string cut = TempPath("cut.json.gz");
+  std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  const RankTrace c = ReadKinetoTrace(cut);
+  EXPECT_EQ(c.warnings.truncated, 1);
+  EXPECT_GT(c.events.size(), 100u);
+  EXPECT_LT(c.events.size(), 2000u);
+  std::remove(plain.c_str());
+  std::remove(gz.c_str());
+  std::remove(cut.c_str());
+}
+
+}  // namespace
+}  // namespace paratune

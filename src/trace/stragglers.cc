@@ -1,0 +1,155 @@
+#include "trace/stragglers.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <utility>
+
+#include "trace/kernel_class.h"
+
+namespace paratune {
+namespace {
+
+// Thresholds of the method in stragglers.h.
+constexpr double kLastArrivalShare = 0.5;
+constexpr int64_t kMinMatched = 4;
+constexpr double kCausedWaitShare = 0.05;
+constexpr double kRobustZ = 3.5;  // Iglewicz & Hoaglin 1993
+constexpr size_t kMinRanksForZ = 3;
+constexpr double kMadToSigma = 1.4826;  // 1 / Phi^-1(3/4): MAD -> standard deviation for normal data
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+// A group of collectives on one rank: (kind, process group name or "" without args).
+using GroupKey = std::pair<CollectiveKind, std::string>;
+
+struct RankComm {
+  std::map<GroupKey, std::vector<double>> durations_s;  // per group, in start order
+  double total_s = 0;                                   // all communication kernel time
+};
+
+RankComm CollectComm(const StragglerInput& in) {
+  RankComm rc;
+  if (in.trace == nullptr) return rc;
+  const RankTrace& t = *in.trace;
+  std::vector<uint32_t> comm;
+  for (uint32_t i : in.events) {
+    if (i >= t.events.size()) continue;
+    const TraceEvent& e = t.events[i];
+    if (e.kind != EventKind::kKernel || e.name >= t.names.size()) continue;
+    if (HtaKernelTypeOf(t.names[e.name]) == HtaKernelType::kCommunication) comm.push_back(i);
+  }
+  std::stable_sort(comm.begin(), comm.end(),
+                   [&](uint32_t a, uint32_t b) { return t.events[a].ts_ns < t.events[b].ts_ns; });
+  for (uint32_t i : comm) {
+    const TraceEvent& e = t.events[i];
+    const CollectiveArgs* args = e.collective >= 0 && static_cast<size_t>(e.collective) < t.collectives.size()
+                                     ? &t.collectives[static_cast<size_t>(e.collective)]
+                                     : nullptr;
+    const double dur_s = static_cast<double>(e.dur_ns) * 1e-9;
+    rc.durations_s[{CollectiveKindOf(t.names[e.name], args), args ? args->process_group : std::string()}]
+        .push_back(dur_s);
+    rc.total_s += dur_s;
+  }
+  return rc;
+}
+
+}  // namespace
+
+StragglerReport FindStragglers(const std::vector<StragglerInput>& inputs) {
+  StragglerReport report;
+  const size_t n = inputs.size();
+  report.ranks.resize(n);
+  std::vector<RankComm> comm;
+  comm.reserve(n);
+  for (size_t r = 0; r < n; ++r) {
+    report.ranks[r].rank = inputs[r].rank;
+    comm.push_back(CollectComm(inputs[r]));
+  }
+
+  // Match the n-th collective of each group across the ranks that have the group.
+  std::map<GroupKey, std::vector<size_t>> members;
+  for (size_t r = 0; r < n; ++r)
+    for (const auto& [key, durs] : comm[r].durations_s) members[key].push_back(r);
+  for (const auto& [key, ranks] : members) {
+    if (ranks.size() < 2) continue;
+    std::vector<const std::vector<double>*> group;  // this group's durations on each member
+    size_t matched = std::numeric_limits<size_t>::max();
+    for (size_t r : ranks) {
+      group.push_back(&comm[r].durations_s.at(key));
+      matched = std::min(matched, group.back()->size());
+    }
+    std::vector<double> d(ranks.size());
+    for (size_t k = 0; k < matched; ++k) {
+      for (size_t j = 0; j < ranks.size(); ++j) d[j] = (*group[j])[k];
+      const double min_s = *std::min_element(d.begin(), d.end());
+      const double median_s = Median(d);
+      ++report.collectives_matched;
+      for (size_t j = 0; j < ranks.size(); ++j) {
+        StragglerRank& s = report.ranks[ranks[j]];
+        ++s.collectives_matched;
+        s.waited_s += d[j] - min_s;
+      }
+      // The shortest kernel's rank arrived last, unless several ranks share the minimum.
+      if (std::count(d.begin(), d.end(), min_s) == 1) {
+        const size_t j = static_cast<size_t>(std::find(d.begin(), d.end(), min_s) - d.begin());
+        StragglerRank& s = report.ranks[ranks[j]];
+        ++s.last_arrivals;
+        s.caused_wait_s += median_s - min_s;
+      }
+    }
+  }
+
+  // Step times: robust z-score of each rank's mean among the ranks that have step times.
+  std::vector<double> means;
+  for (size_t r = 0; r < n; ++r) {
+    const std::vector<double>& st = inputs[r].step_times_s;
+    if (st.empty()) continue;
+    report.ranks[r].mean_step_time_s = std::accumulate(st.begin(), st.end(), 0.0) / static_cast<double>(st.size());
+    means.push_back(report.ranks[r].mean_step_time_s);
+  }
+  const double median_step_s = Median(means);
+  std::vector<double> deviations;
+  for (double m : means) deviations.push_back(std::fabs(m - median_step_s));
+  const double mad_s = Median(deviations);
+  if (mad_s > 0)
+    for (size_t r = 0; r < n; ++r)
+      if (!inputs[r].step_times_s.empty())
+        report.ranks[r].step_time_robust_z =
+            (report.ranks[r].mean_step_time_s - median_step_s) / (kMadToSigma * mad_s);
+
+  if (n < 2) return report;
+  std::vector<double> totals;
+  for (const RankComm& rc : comm) totals.push_back(rc.total_s);
+  const double median_comm_s = Median(totals);
+  for (size_t r = 0; r < n; ++r) {
+    StragglerRank& s = report.ranks[r];
+    std::vector<std::string> why;
+    if (s.collectives_matched >= kMinMatched &&
+        static_cast<double>(s.last_arrivals) >= kLastArrivalShare * static_cast<double>(s.collectives_matched) &&
+        s.caused_wait_s >= kCausedWaitShare * median_comm_s)
+      why.push_back(fmt::format("last to arrive at {} of {} matched collectives; "
+                                "the other ranks waited {:.1f} ms for it",
+                                s.last_arrivals, s.collectives_matched, s.caused_wait_s * 1e3));
+    if (means.size() >= kMinRanksForZ && s.step_time_robust_z >= kRobustZ)
+      why.push_back(fmt::format("mean step time {:.1f} ms against the ranks' median {:.1f} ms (robust z {:.1f})",
+                                s.mean_step_time_s * 1e3, median_step_s * 1e3, s.step_time_robust_z));
+    if (why.empty()) continue;
+    s.straggler = true;
+    s.reason = why[0];
+    for (size_t i = 1; i < why.size(); ++i) s.reason += "; " + why[i];
+    report.stragglers.push_back(s.rank);
+  }
+  return report;
+}
+
+}  // namespace paratune

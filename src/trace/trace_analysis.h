@@ -1,0 +1,163 @@
+// TraceAnalysis: what a measured run did on each GPU, from the ranks' profiler traces: HTA's
+// temporal breakdown and communication/computation overlap, the kernel breakdown (HTA's three
+// kernel types and paratune's finer categories, top kernels), the idle-time breakdown, CUDA
+// launch statistics, per-iteration step times and data-loader share, per-collective exposed
+// time and bus bandwidth, and straggler ranks.
+//
+// The definitions follow Holistic Trace Analysis (github.com/facebookresearch/HolisticTraceAnalysis,
+// hta/analyzers/breakdown_analysis.py, cuda_kernel_analysis.py) as documented in
+// ../shared/traces/hta_reference/README.md and docs/analysis.md; the one intended difference
+// (HTA rounds ns timestamps to µs) is an option, see TimeRounding.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "trace/collective_stats.h"
+#include "trace/kernel_class.h"
+#include "trace/stragglers.h"
+#include "trace/trace_event.h"
+
+namespace paratune {
+
+// HTA reads timestamps with pandas; when any ts of a rank has a fractional part it rounds every
+// event inward to whole µs (ts = ceil(ts), end = floor(ts + dur)), which shortens each event by
+// up to 1 µs. kHta (the default) reproduces HTA so that figures compare with it; the exact-ns
+// temporal breakdown is always reported beside (RankAnalysis::temporal_exact). kExact analyses
+// everything at ns resolution.
+enum class TimeRounding { kHta, kExact };
+
+struct AnalysisOptions {
+  TimeRounding rounding = TimeRounding::kHta;
+  bool include_last_step = false;          // HTA drops the last ProfilerStep (often cut short)
+  double consecutive_kernel_delay_s = 30e-6;  // HTA idle breakdown: kernel_wait below this gap
+  double launch_runtime_cutoff_s = 50e-6;     // HTA launch stats: runtime outlier / short kernel
+  double launch_delay_cutoff_s = 100e-6;      // HTA launch stats: launch-delay outlier
+  int top_kernels = 10;                       // kernels listed per type (HTA num_kernels)
+  double kernel_duration_ratio = 0.8;         // HTA duration_ratio for its kernel table
+};
+
+// get_temporal_breakdown: over the rank's GPU events (stream != -1).
+struct TemporalBreakdown {
+  double kernel_time_s = 0;   // last GPU event end - first GPU event start
+  double idle_s = 0;          // kernel_time - |union of all GPU events|
+  double compute_s = 0;       // |union of COMPUTATION kernels|
+  double non_compute_s = 0;   // |union of all| - compute: communication, memory, syncs not under compute
+  double idle_pct() const { return Pct(idle_s); }
+  double compute_pct() const { return Pct(compute_s); }
+  double non_compute_pct() const { return Pct(non_compute_s); }
+  double Pct(double x) const { return kernel_time_s > 0 ? 100.0 * x / kernel_time_s : 0.0; }
+};
+
+// One label of HTA's kernel_type_df: time on the rank's GPU labelled by which kernel types run.
+struct KernelTypeShare {
+  std::string label;  // "COMPUTATION", "COMPUTATION overlapping COMMUNICATION", ...
+  double sum_s = 0;
+};
+
+// Per-name statistics of one kernel (true per-invocation figures).
+struct KernelStat {
+  std::string name;
+  HtaKernelType type = HtaKernelType::kComputation;
+  KernelCategory category = KernelCategory::kOther;
+  int64_t count = 0;
+  double sum_s = 0, max_s = 0, min_s = 0, mean_s = 0, stddev_s = 0;  // stddev: sample (n-1)
+};
+
+// A row of HTA's kernel_df as HTA builds it (with its top-k re-aggregation; see docs/analysis.md).
+struct HtaKernelRow {
+  std::string name;  // or "others"
+  HtaKernelType type = HtaKernelType::kComputation;
+  double sum_s = 0, max_s = 0, min_s = 0, mean_s = 0, stddev_s = 0;
+};
+
+struct CategoryShare {
+  KernelCategory category = KernelCategory::kOther;
+  int64_t count = 0;
+  double sum_s = 0;  // sum of durations (overlap counted per kernel)
+};
+
+// get_idle_time_breakdown, one (stream, category) row with its interval statistics.
+struct IdleRow {
+  int64_t stream = -1;
+  std::string category;  // "host_wait", "kernel_wait", "other"
+  double idle_s = 0;
+  double ratio = 0;  // idle_s / the stream's idle total
+  int64_t count = 0;  // gaps counted (the stream's first event has no gap)
+  double mean_s = 0, stddev_s = 0, min_s = 0, p25_s = 0, p50_s = 0, p75_s = 0, max_s = 0;
+};
+
+// get_cuda_kernel_launch_stats summary.
+struct LaunchStats {
+  int64_t launches = 0;            // matched CPU launch / GPU event pairs
+  double cpu_duration_s = 0;       // sum of launch-call durations
+  double gpu_duration_s = 0;       // sum of the launched events' durations
+  double launch_delay_s = 0;       // sum of max(0, gpu start - cpu end)
+  double mean_launch_delay_s = 0;
+  double max_launch_delay_s = 0;
+  int64_t short_kernels = 0;       // cpu <= cutoff and gpu < cpu: launch overhead dominates
+  int64_t runtime_outliers = 0;    // cpu > runtime cutoff
+  int64_t launch_delay_outliers = 0;  // delay > delay cutoff
+};
+
+// One ProfilerStep#N of a rank.
+struct IterationStats {
+  int64_t step = 0;
+  double cpu_step_s = 0;      // the ProfilerStep range on the CPU
+  double dataloader_s = 0;    // union of data-loader ops inside it
+  TemporalBreakdown gpu;      // over the GPU events launched from inside it
+  double comm_overlap_pct = std::numeric_limits<double>::quiet_NaN();
+};
+
+struct SummaryStats {
+  int64_t count = 0;
+  double mean = 0, median = 0, min = 0, max = 0, stddev = 0;
+};
+SummaryStats Describe(std::vector<double> values);
+
+struct RankAnalysis {
+  int rank = 0;
+  std::string path;
+  std::string device_name;
+  bool rounded = false;         // HTA rounding applied to this rank
+  int64_t events = 0;           // events read
+  int64_t gpu_events = 0;       // GPU events analysed (stream != -1, after the last-step filter)
+  TemporalBreakdown temporal;
+  double comm_overlap_pct = std::numeric_limits<double>::quiet_NaN();  // NaN: no communication
+  // The same two figures from the unrounded ns timestamps (equal to the above when `rounded` is
+  // false): shown beside HTA's when they differ.
+  TemporalBreakdown temporal_exact;
+  double comm_overlap_exact_pct = std::numeric_limits<double>::quiet_NaN();
+  std::vector<KernelTypeShare> kernel_types;    // sorted by sum descending, zero rows dropped
+  std::vector<KernelStat> top_kernels;          // per HTA type, top `top_kernels` by sum
+  std::vector<HtaKernelRow> hta_kernel_table;   // HTA's kernel_df rows for this rank
+  std::vector<CategoryShare> categories;        // sorted by sum descending
+  std::vector<IdleRow> idle;                    // per stream (first appearance) and category
+  LaunchStats launch;
+  std::vector<IterationStats> iterations;
+  SummaryStats step_time;                       // over iterations' cpu_step_s
+  double dataloader_share = 0;                  // sum dataloader_s / sum cpu_step_s
+  std::vector<CollectiveStats> collectives;
+  TraceWarnings warnings;
+  std::vector<uint32_t> analysed_events;  // indices into RankTrace::events of the GPU event set
+};
+
+struct TraceAnalysis {
+  AnalysisOptions options;
+  std::vector<RankAnalysis> ranks;
+  std::vector<int64_t> profiler_steps;          // kept ProfilerStep numbers (all ranks)
+  std::vector<KernelTypeShare> kernel_types;    // summed over ranks (HTA's kernel_type_df)
+  StragglerReport stragglers;
+  int64_t events = 0;
+  int64_t bytes_read = 0;
+};
+
+TraceAnalysis AnalyzeTraces(const std::vector<RankTrace>& ranks, const AnalysisOptions& options = {});
+
+// Shortened kernel name for tables: template arguments and parameter lists dropped
+// ("void at::native::foo<float, 4>(int, ...)" -> "at::native::foo").
+std::string ShortKernelName(const std::string& name);
+
+}  // namespace paratune

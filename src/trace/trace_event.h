@@ -1,0 +1,83 @@
+// RankTrace: one rank's measured GPU run as read from a profiler file (PyTorch/Kineto Chrome-trace
+// JSON or an Nsight Systems SQLite export), reduced to the fields the analysis needs. Events are
+// compact (names interned), times are integer nanoseconds in the file's own time base, so a trace
+// of millions of events costs tens of bytes per event, far below the file's size.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace paratune {
+
+// What an event is, from its Kineto category (current and 2021 layouts) or its Nsight table.
+enum class EventKind : uint8_t {
+  kCpuOp,              // cpu_op / Operator: a framework operator on a CPU thread
+  kUserAnnotation,     // user_annotation: record_function ranges, ProfilerStep#N, NVTX ranges
+  kRuntime,            // cuda_runtime / cuda_driver / Runtime: CUDA API calls (launches, syncs)
+  kKernel,             // kernel / Kernel: a GPU kernel
+  kMemcpy,             // gpu_memcpy / Memcpy
+  kMemset,             // gpu_memset / Memset
+  kCudaSync,           // cuda_sync: stream/event/context synchronisation shown on a stream
+  kGpuUserAnnotation,  // gpu_user_annotation: record_function ranges projected onto a stream
+  kPythonFunction,     // python_function
+  kOther,              // any other category with a duration
+};
+
+// Collective arguments PyTorch attaches to NCCL kernels (and to record_param_comms ops):
+// "Collective name", "In msg nelems", "Out msg nelems", "Group size", "dtype",
+// "Process Group Name" (PyTorch >= 2.1; see torch/csrc/profiler/util.cpp, kCommsName etc.).
+struct CollectiveArgs {
+  std::string collective;  // "allreduce", "allgather", "reduce_scatter", "all_to_all", ...; may be empty
+  int64_t in_nelems = -1;  // -1: absent
+  int64_t out_nelems = -1;
+  int32_t group_size = -1;
+  std::string dtype;       // "Float", "BFloat16", "Half", "Byte", ...; may be empty
+  std::string process_group;  // "Process Group Name" (or Nsight communicator); may be empty
+};
+
+struct TraceEvent {
+  int64_t ts_ns = 0;    // start, ns, in the file's time base (RankTrace::base_time_ns + ts_ns is absolute)
+  int64_t dur_ns = 0;   // may be negative only if the file says so (counted in warnings)
+  int64_t stream = -1;  // args.stream (Kineto) or streamId (Nsight); -1: none
+  int64_t correlation = -1;  // args.correlation / correlationId; -1: none
+  uint32_t name = 0;    // index into RankTrace::names
+  int32_t collective = -1;  // index into RankTrace::collectives; -1: none
+  int32_t tid = 0;      // CPU thread (Kineto tid, or a small index for "stream 7"-style strings)
+  EventKind kind = EventKind::kOther;
+};
+
+// Counts of input problems that were survivable: the event was skipped (or, for a truncated
+// file, the events read so far were kept).
+struct TraceWarnings {
+  int64_t truncated = 0;         // file ended inside the trace (1 at most)
+  int64_t bad_number = 0;        // ts/dur/stream/correlation not a number, or beyond 64 bits
+  int64_t missing_field = 0;     // complete event without ts, or without name
+  int64_t negative_duration = 0; // dur < 0: event skipped
+  int64_t invalid_utf8 = 0;      // names with invalid UTF-8 (kept, bytes replaced by '?')
+  int64_t malformed_event = 0;   // an event that is not a JSON object or cannot be parsed
+  int64_t Total() const {
+    return truncated + bad_number + missing_field + negative_duration + invalid_utf8 + malformed_event;
+  }
+};
+
+struct RankTrace {
+  std::string path;          // the file read
+  int rank = -1;             // -1: unknown (the caller must assign one)
+  std::string rank_source;   // "distributedInfo", "file name", "--rank", "nsight device"
+  int world_size = 0;        // distributedInfo.world_size; 0: unknown
+  int64_t base_time_ns = 0;  // baseTimeNanoseconds (0 when timestamps are absolute epoch µs)
+  std::string device_name;   // deviceProperties[..].name of the device the kernels ran on, if known
+  bool legacy_layout = false;      // 2021 Kineto categories (Operator/Runtime/Kernel)
+  bool fractional_ts = false;      // some ts had a fractional part (ns resolution)
+  std::vector<std::string> names;  // interned event names
+  std::vector<CollectiveArgs> collectives;
+  std::vector<TraceEvent> events;  // complete events with a duration, file order
+  int64_t skipped_events = 0;      // instant, flow, metadata and counter events, "Trace" spans
+  int64_t bytes_read = 0;          // uncompressed bytes parsed
+  TraceWarnings warnings;
+
+  const std::string& Name(const TraceEvent& e) const { return names[e.name]; }
+};
+
+}  // namespace paratune

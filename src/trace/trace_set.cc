@@ -1,0 +1,138 @@
+#include "trace/trace_set.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include "trace/kineto_reader.h"
+#include "trace/nsys_reader.h"
+#include "util/error.h"
+
+namespace paratune {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool EndsWith(const std::string& s, const char* suffix) {
+  const size_t n = std::strlen(suffix);
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+bool IsTraceFileName(const std::string& name) {
+  return EndsWith(name, ".json") || EndsWith(name, ".json.gz") || EndsWith(name, ".sqlite") ||
+         EndsWith(name, ".nsys-rep.sqlite");
+}
+
+// SQLite files start with "SQLite format 3\0" (sqlite.org/fileformat.html, section 1.3).
+bool IsSqliteFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[16] = {};
+  in.read(head, sizeof head);
+  return in.gcount() == 16 && std::memcmp(head, "SQLite format 3", 16) == 0;
+}
+
+std::vector<std::string> ExpandInputs(const std::vector<std::string>& inputs) {
+  std::vector<std::string> files;
+  for (const std::string& in : inputs) {
+    std::error_code ec;
+    if (fs::is_directory(in, ec)) {
+      std::vector<std::string> found;
+      for (const auto& entry : fs::directory_iterator(in, ec)) {
+        if (!entry.is_regular_file(ec)) continue;
+        const std::string name = entry.path().filename().string();
+        if (IsTraceFileName(name)) found.push_back(entry.path().string());
+      }
+      if (ec) throw InputError(in + ": cannot list directory: " + ec.message());
+      if (found.empty()) throw InputError(in + ": no trace files (*.json, *.json.gz, *.sqlite) in this directory");
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (fs::exists(in, ec)) {
+      files.push_back(in);
+    } else {
+      throw InputError(in + ": no such file or directory");
+    }
+  }
+  if (files.empty()) throw InputError("no trace files given");
+  return files;
+}
+
+}  // namespace
+
+int RankFromFileName(const std::string& path) {
+  std::string name = fs::path(path).filename().string();
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (const char* tag : {"rank", "worker"}) {
+    size_t at = 0;
+    while ((at = name.find(tag, at)) != std::string::npos) {
+      size_t i = at + std::strlen(tag);
+      if (i < name.size() && (name[i] == '-' || name[i] == '_' || name[i] == '.')) ++i;
+      size_t j = i;
+      while (j < name.size() && std::isdigit(static_cast<unsigned char>(name[j])) && j - i < 7) ++j;
+      if (j > i && (j == name.size() || !std::isdigit(static_cast<unsigned char>(name[j]))))
+        return std::stoi(name.substr(i, j - i));
+      at = i;
+    }
+  }
+  return -1;
+}
+
+std::vector<RankTrace> ReadTraceSet(const std::vector<std::string>& inputs, const TraceSetOptions& options) {
+  const std::vector<std::string> files = ExpandInputs(inputs);
+  std::vector<std::vector<RankTrace>> per_file(files.size());
+  std::vector<std::exception_ptr> errors(files.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < files.size();) {
+      try {
+        if (IsSqliteFile(files[i])) {
+          per_file[i] = ReadNsightSqlite(files[i]);
+        } else {
+          per_file[i].push_back(ReadKinetoTrace(files[i]));
+        }
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  unsigned threads = options.threads > 0 ? static_cast<unsigned>(options.threads) : std::thread::hardware_concurrency();
+  threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(files.size())));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+
+  std::vector<RankTrace> ranks;
+  for (size_t i = 0; i < files.size(); ++i) {
+    for (RankTrace& t : per_file[i]) {
+      if (t.rank < 0) {
+        t.rank = RankFromFileName(files[i]);
+        t.rank_source = "file name";
+      }
+      if (t.rank < 0) {
+        if (files.size() == 1 && per_file[i].size() == 1) {
+          t.rank = 0;  // a single file without a rank is rank 0 of a one-rank view
+          t.rank_source = "single file";
+        } else {
+          throw InputError(files[i] + ": no rank in the trace (distributedInfo.rank) or the file name; name the files "
+                                      "rank<N>.json or pass them one rank per file");
+        }
+      }
+      ranks.push_back(std::move(t));
+    }
+  }
+  std::sort(ranks.begin(), ranks.end(), [](const RankTrace& a, const RankTrace& b) { return a.rank < b.rank; });
+  for (size_t i = 1; i < ranks.size(); ++i)
+    if (ranks[i].rank == ranks[i - 1].rank)
+      throw InputError(ranks[i].path + ": rank " + std::to_string(ranks[i].rank) + " also comes from " + ranks[i - 1].path);
+  return ranks;
+}
+
+}  // namespace paratune

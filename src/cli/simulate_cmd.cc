@@ -7,7 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/scenario_flags.h"
-#include "pipeline/simulator.h"
+#include "pipeline/estimate_simulation.h"
 #include "timeline/chrome_trace.h"
 
 namespace paratune::cli {
@@ -65,22 +65,8 @@ Command AddSimulateCommand(CLI::App& root) {
             const Scenario s = ResolveScenario(*f, *cmd);
             const Estimate e = EstimateStep(s.model, s.cluster, s.training, s.layout, s.options);
             const Layout& l = e.layout;
-            const ScheduleKind kind = sf->schedule.empty()
-                                          ? (l.vp > 1 ? ScheduleKind::kInterleaved : ScheduleKind::k1F1B)
-                                          : ParseSchedule(sf->schedule, "--schedule");
-            PipelineInput in;
-            in.record_timeline = sf->ascii || !sf->trace.empty();
-            in.p2p_s = e.p2p_time_s;
-            in.p2p_blocks_compute = !l.overlap_pp_comm;
-            in.overlap_grad_reduce = l.overlap_grad_reduce;
-            for (const StageEstimate& st : e.stages) {
-              // Each rank's time split evenly over its vp virtual stages.
-              for (int c = 0; c < l.vp; ++c)
-                in.chunks.push_back({st.forward_s / l.vp, st.backward_s / l.vp, st.weight_grad_s / l.vp});
-              in.grad_reduce_s.push_back(st.grad_reduce_s);
-              in.optimizer_s.push_back(st.optimizer_s);
-            }
-            const SimulationResult r = SimulatePipeline(BuildSchedule(kind, l.pp, l.vp, e.micro_batches), in);
+            const ScheduleKind kind = sf->schedule.empty() ? DefaultSchedule(l) : ParseSchedule(sf->schedule, "--schedule");
+            const SimulationResult r = SimulateEstimate(e, kind, sf->ascii || !sf->trace.empty());
             if (!sf->trace.empty()) WriteChromeTrace(r.timeline, sf->trace);
             if (f->json) {
               nlohmann::json stages = nlohmann::json::array();

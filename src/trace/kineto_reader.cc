@@ -1,8 +1,12 @@
 #include "trace/kineto_reader.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>  // SSE2: part of the x86-64 baseline
+#endif
 #include <zlib.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <charconv>
 #include <cstring>
@@ -22,13 +26,45 @@ namespace {
 namespace od = simdjson::ondemand;
 
 // ---------------------------------------------------------------------------------------------
+// A growable byte buffer that, unlike std::string, never zero-fills the space it reads into.
+class Buffer {
+ public:
+  const char* data() const { return data_.get(); }
+  char* data() { return data_.get(); }
+  size_t size() const { return size_; }
+  size_t capacity() const { return cap_; }
+  char operator[](size_t i) const { return data_[i]; }
+  void reserve(size_t n) {
+    if (n <= cap_) return;
+    std::unique_ptr<char[]> d(new char[n]);
+    if (size_) std::memcpy(d.get(), data_.get(), size_);
+    data_ = std::move(d);
+    cap_ = n;
+  }
+  // Room for `n` more bytes at the end; Commit(k) then adds the k bytes written there.
+  char* Append(size_t n) {
+    if (size_ + n > cap_) reserve(std::max(cap_ * 2, size_ + n));
+    return data_.get() + size_;
+  }
+  void Commit(size_t n) { size_ += n; }
+  void EraseFront(size_t n) {
+    std::memmove(data_.get(), data_.get() + n, size_ - n);
+    size_ -= n;
+  }
+  std::string substr(size_t pos, size_t n) const { return std::string(data_.get() + pos, n); }
+
+ private:
+  std::unique_ptr<char[]> data_;
+  size_t size_ = 0, cap_ = 0;
+};
+
 // Byte source: zlib's gzread reads gzip and plain files alike (zlib.h: "gzread ... will read a
 // file that is not in gzip format transparently").
 class ByteSource {
  public:
   virtual ~ByteSource() = default;
   // Appends up to `max` bytes to `out`; returns the count, 0 at the end. Throws on a read error.
-  virtual size_t Read(std::string& out, size_t max) = 0;
+  virtual size_t Read(Buffer& out, size_t max) = 0;
   // True when the last Read stopped at a gzip error after some data (a truncated .gz).
   bool truncated = false;
 };
@@ -43,21 +79,19 @@ class GzSource : public ByteSource {
   ~GzSource() override {
     if (f_) gzclose(f_);
   }
-  size_t Read(std::string& out, size_t max) override {
-    const size_t old = out.size();
-    out.resize(old + max);
-    const int n = gzread(f_, out.data() + old, static_cast<unsigned>(max));
+  size_t Read(Buffer& out, size_t max) override {
+    char* dst = out.Append(max + simdjson::SIMDJSON_PADDING);
+    const int n = gzread(f_, dst, static_cast<unsigned>(max));
     if (n < 0) {
       int code = 0;
       const char* msg = gzerror(f_, &code);
-      out.resize(old);
       if (code == Z_BUF_ERROR || code == Z_DATA_ERROR) {  // truncated or corrupt stream
         truncated = true;
         return 0;
       }
       throw InputError(path_ + ": cannot read: " + (msg ? msg : "zlib error"));
     }
-    out.resize(old + static_cast<size_t>(n));
+    out.Commit(static_cast<size_t>(n));
     if (n == 0) {
       int code = 0;
       gzerror(f_, &code);
@@ -74,9 +108,10 @@ class GzSource : public ByteSource {
 class MemorySource : public ByteSource {
  public:
   explicit MemorySource(std::string_view data) : data_(data) {}
-  size_t Read(std::string& out, size_t max) override {
+  size_t Read(Buffer& out, size_t max) override {
     const size_t n = std::min(max, data_.size() - pos_);
-    out.append(data_.data() + pos_, n);
+    if (n) std::memcpy(out.Append(n + simdjson::SIMDJSON_PADDING), data_.data() + pos_, n);
+    out.Commit(n);
     pos_ += n;
     return n;
   }
@@ -258,6 +293,51 @@ int64_t SanitizeUtf8(char* p, size_t n) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Byte classes for the value scanner: 1 quote, 2 opening bracket, 3 closing bracket.
+constexpr std::array<uint8_t, 256> MakeClassTable() {
+  std::array<uint8_t, 256> t{};
+  t['"'] = 1;
+  t['{'] = 2;
+  t['['] = 2;
+  t['}'] = 3;
+  t[']'] = 3;
+  return t;
+}
+constexpr std::array<uint8_t, 256> kClass = MakeClassTable();
+
+#if defined(__SSE2__)
+// Bit k set: byte k of the 64-byte block is that character.
+struct BlockMasks {
+  uint64_t quote, backslash, open, close;
+};
+
+inline BlockMasks ScanBlock(const char* p) {
+  BlockMasks m{0, 0, 0, 0};
+  const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), ob = _mm_set1_epi8('{'), oa = _mm_set1_epi8('['),
+                cb = _mm_set1_epi8('}'), ca = _mm_set1_epi8(']');
+  for (int k = 0; k < 4; ++k) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+    auto bits = [&](__m128i x) { return static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(x))) << (16 * k); };
+    m.quote |= bits(_mm_cmpeq_epi8(v, q));
+    m.backslash |= bits(_mm_cmpeq_epi8(v, bs));
+    m.open |= bits(_mm_or_si128(_mm_cmpeq_epi8(v, ob), _mm_cmpeq_epi8(v, oa)));
+    m.close |= bits(_mm_or_si128(_mm_cmpeq_epi8(v, cb), _mm_cmpeq_epi8(v, ca)));
+  }
+  return m;
+}
+
+// Bit k of the result: parity of the set bits of x at positions <= k (inside a string).
+inline uint64_t PrefixXor(uint64_t x) {
+  x ^= x << 1;
+  x ^= x << 2;
+  x ^= x << 4;
+  x ^= x << 8;
+  x ^= x << 16;
+  x ^= x << 32;
+  return x;
+}
+#endif
+
 class Reader {
  public:
   Reader(ByteSource& src, std::string label, size_t chunk) : src_(src), label_(std::move(label)), chunk_(chunk) {
@@ -287,7 +367,7 @@ class Reader {
   bool Refill() {
     if (eof_) return false;
     if (pos_ > 0 && pos_ >= buf_.size() / 2) {
-      buf_.erase(0, pos_);
+      buf_.EraseFront(pos_);
       consumed_ += pos_;
       pos_ = 0;
     }
@@ -334,33 +414,63 @@ class Reader {
           ++i;
         }
       } else {
-        while (i < n) {
-          const char c = p[i];
-          if (in_str) {
-            // Jump to the next quote or backslash.
-            const char* q = static_cast<const char*>(std::memchr(p + i, '"', n - i));
-            const char* b = static_cast<const char*>(std::memchr(p + i, '\\', q ? static_cast<size_t>(q - (p + i)) : n - i));
-            if (b) {
-              i = static_cast<size_t>(b - p) + 2;
+        // Scans [i, limit) byte by byte; returns the value's length when it ends there, else 0.
+        auto scalar_scan = [&](size_t limit) -> size_t {
+          while (i < limit) {
+            if (in_str) {
+              while (i < limit && p[i] != '"' && p[i] != '\\') ++i;
+              if (i >= limit) break;
+              if (p[i] == '\\') {
+                i += 2;
+                continue;
+              }
+              ++i;
+              in_str = false;
+              if (depth == 0) return i - pos_;
               continue;
             }
-            if (!q) {
-              i = n;
-              break;
+            const uint8_t k = kClass[static_cast<unsigned char>(p[i++])];
+            if (k == 0) continue;
+            if (k == 1) {
+              in_str = true;
+            } else if (k == 2) {
+              ++depth;
+            } else if (--depth == 0) {
+              return i - pos_;
             }
-            i = static_cast<size_t>(q - p) + 1;
-            in_str = false;
-            if (depth == 0) return i - pos_;
+          }
+          return 0;
+        };
+        bool done = false;
+        while (i < n && !done) {
+#if defined(__SSE2__)
+          if (first != '"' && i + 64 <= n) {
+            // 64 bytes at a time (SSE2): strings found by a prefix XOR of the quote mask, then only
+            // the brackets outside strings are visited. A block holding a backslash goes byte by byte.
+            const BlockMasks m = ScanBlock(p + i);
+            if (m.backslash == 0) {
+              uint64_t instr = PrefixXor(m.quote);
+              if (in_str) instr = ~instr;
+              uint64_t structural = (m.open | m.close) & ~instr;
+              while (structural) {
+                const int b = __builtin_ctzll(structural);
+                if ((m.open >> b) & 1) {
+                  ++depth;
+                } else if (--depth == 0) {
+                  return i + static_cast<size_t>(b) + 1 - pos_;
+                }
+                structural &= structural - 1;
+              }
+              if (__builtin_popcountll(m.quote) & 1) in_str = !in_str;
+              i += 64;
+              continue;
+            }
+            if (const size_t len = scalar_scan(i + 64)) return len;
             continue;
           }
-          if (c == '"') {
-            in_str = true;
-          } else if (c == '{' || c == '[') {
-            ++depth;
-          } else if (c == '}' || c == ']') {
-            if (--depth == 0) return i + 1 - pos_;
-          }
-          ++i;
+#endif
+          if (const size_t len = scalar_scan(n)) return len;
+          done = true;
         }
       }
       // Need more bytes; keep i relative to pos_ across the buffer compaction.
@@ -557,12 +667,11 @@ class Reader {
     for (auto field : obj) {
       od::field f;
       if (auto e = std::move(field).get(f)) return e;
-      std::string_view key;
-      if (auto e = f.unescaped_key().get(key)) return e;
-      if (key.empty()) continue;
-      switch (key[0]) {
+      // Raw key comparison: Kineto's keys are plain ASCII, no unescaping needed.
+      const od::raw_json_string key = f.key();
+      switch (key.raw()[0]) {
         case 't':
-          if (key == "ts") {
+          if (key.unsafe_is_equal("ts")) {
             std::string_view raw;
             raw = f.value().raw_json_token();
             bool fr = false;
@@ -571,13 +680,10 @@ class Reader {
             else if (st != NumberStatus::kOk) bad = true;
             else has_ts = true;
             frac = frac || fr;
-          } else if (key == "tid") {
-            int64_t t = 0;
-            if (IntegerValue(f.value(), &t) == NumberStatus::kOk) ev.tid = static_cast<int32_t>(t);
           }
           break;
         case 'd':
-          if (key == "dur") {
+          if (key.unsafe_is_equal("dur")) {
             std::string_view raw;
             raw = f.value().raw_json_token();
             bool fr = false;
@@ -588,20 +694,22 @@ class Reader {
           }
           break;
         case 'c':
-          if (key == "cat") {
-            std::string_view cat;
-            if (auto e = f.value().get_string().get(cat)) {
-              if (e == simdjson::UTF8_ERROR) return e;
+          if (key.unsafe_is_equal("cat")) {
+            // Categories are short ASCII words: compare the raw token, no unescaping.
+            std::string_view cat = f.value().raw_json_token();
+            while (!cat.empty() && cat.back() != '"') cat.remove_suffix(1);
+            if (cat.size() < 2 || cat.front() != '"') {
               bad = true;
               break;
             }
+            cat = cat.substr(1, cat.size() - 2);
             has_cat = true;
             if (cat == "Trace") is_trace = true;
             else ev.kind = KindOfCategory(cat, &legacy_);
           }
           break;
         case 'n':
-          if (key == "name") {
+          if (key.unsafe_is_equal("name")) {
             if (auto e = f.value().get_string().get(name)) {
               if (e == simdjson::UTF8_ERROR) return e;
               bad = true;
@@ -612,41 +720,40 @@ class Reader {
           }
           break;
         case 'a':
-          if (key == "args") {
+          if (key.unsafe_is_equal("args")) {
             od::object args;
             if (f.value().get_object().get(args)) break;
             for (auto af : args) {
               od::field a;
               if (auto e = std::move(af).get(a)) return e;
-              std::string_view k;
-              if (auto e = a.unescaped_key().get(k)) return e;
-              if (k == "stream") {
+              const od::raw_json_string k = a.key();
+              if (k.unsafe_is_equal("stream")) {
                 int64_t s = -1;
                 if (IntegerValue(a.value(), &s) == NumberStatus::kOk) ev.stream = s;
-              } else if (k == "correlation") {
+              } else if (k.unsafe_is_equal("correlation")) {
                 int64_t c = -1;
                 const NumberStatus st = IntegerValue(a.value(), &c);
                 if (st == NumberStatus::kOk) ev.correlation = c;
                 else if (st == NumberStatus::kOverflow) overflow = true;
-              } else if (k == "device") {
+              } else if (first_device_ < 0 && k.unsafe_is_equal("device")) {
                 IntegerValue(a.value(), &device);
-              } else if (k == "Collective name") {
+              } else if (k.unsafe_is_equal("Collective name")) {
                 std::string_view s;
                 if (!a.value().get_string().get(s)) coll.collective = std::string(s), has_coll = true;
-              } else if (k == "In msg nelems" || k == "In msg size") {
+              } else if (k.unsafe_is_equal("In msg nelems") || k.unsafe_is_equal("In msg size")) {
                 IntegerValue(a.value(), &coll.in_nelems);
                 has_coll = true;
-              } else if (k == "Out msg nelems" || k == "Out msg size") {
+              } else if (k.unsafe_is_equal("Out msg nelems") || k.unsafe_is_equal("Out msg size")) {
                 IntegerValue(a.value(), &coll.out_nelems);
                 has_coll = true;
-              } else if (k == "Group size") {
+              } else if (k.unsafe_is_equal("Group size")) {
                 int64_t g = -1;
                 if (IntegerValue(a.value(), &g) == NumberStatus::kOk && g > 0 && g < (1 << 24))
                   coll.group_size = static_cast<int32_t>(g);
-              } else if (k == "dtype") {
+              } else if (k.unsafe_is_equal("dtype")) {
                 std::string_view s;
                 if (!a.value().get_string().get(s)) coll.dtype = std::string(s);
-              } else if (k == "Process Group Name") {
+              } else if (k.unsafe_is_equal("Process Group Name")) {
                 std::string_view s;
                 if (!a.value().get_string().get(s)) coll.process_group = std::string(s);
               }
@@ -709,7 +816,7 @@ class Reader {
   ByteSource& src_;
   std::string label_;
   size_t chunk_;
-  std::string buf_;
+  Buffer buf_;
   size_t pos_ = 0;
   size_t consumed_ = 0;
   bool eof_ = false;
@@ -721,7 +828,16 @@ class Reader {
   RankTrace trace_;
   struct SvHash {
     using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    // Long kernel names differ mostly at their ends: hash the length and up to 48 bytes from each
+    // end (FNV-1a), so interning costs the same for a 20- or a 2,000-byte name.
+    size_t operator()(std::string_view s) const {
+      uint64_t h = 1469598103934665603ull ^ s.size();
+      const size_t head = std::min<size_t>(s.size(), 48);
+      for (size_t i = 0; i < head; ++i) h = (h ^ static_cast<unsigned char>(s[i])) * 1099511628211ull;
+      for (size_t i = s.size() > 96 ? s.size() - 48 : head; i < s.size(); ++i)
+        h = (h ^ static_cast<unsigned char>(s[i])) * 1099511628211ull;
+      return static_cast<size_t>(h);
+    }
   };
   std::unordered_map<std::string_view, uint32_t, SvHash, std::equal_to<>> name_ids_;
   std::vector<std::unique_ptr<std::string>> name_storage_;

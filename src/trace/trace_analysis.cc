@@ -483,6 +483,7 @@ RankAnalysis AnalyzeRank(const RankContext& ctx) {
     for (size_t i = 0; i < steps.size(); ++i) {
       IterationStats it;
       it.step = steps[i].n;
+      it.cpu_start_ns = steps[i].ts;
       it.cpu_step_s = static_cast<double>(steps[i].end - steps[i].ts) * kNsToS;
       for (const auto& [a, b] : loader) {
         const int64_t lo = std::max(a, steps[i].ts), hi = std::min(b, steps[i].end);
@@ -496,6 +497,11 @@ RankAnalysis AnalyzeRank(const RankContext& ctx) {
         sc[j] = st[j] == HtaKernelType::kComputation;
       }
       it.gpu = Temporal(rows, sc, origin);
+      if (!rows.empty()) {
+        int64_t first = rows[0].ts;
+        for (const Row& r : rows) first = std::min(first, r.ts);
+        it.gpu_start_ns = first;
+      }
       it.comm_overlap_pct = Overlap(rows, st, origin);
       step_times.push_back(it.cpu_step_s);
       loader_total += it.dataloader_s;

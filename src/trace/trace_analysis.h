@@ -105,6 +105,8 @@ struct LaunchStats {
 // One ProfilerStep#N of a rank.
 struct IterationStats {
   int64_t step = 0;
+  int64_t cpu_start_ns = 0;   // ProfilerStep start, in the file's time base (RankTrace::ts_ns)
+  int64_t gpu_start_ns = -1;  // first GPU event it launched; -1: none
   double cpu_step_s = 0;      // the ProfilerStep range on the CPU
   double dataloader_s = 0;    // union of data-loader ops inside it
   TemporalBreakdown gpu;      // over the GPU events launched from inside it

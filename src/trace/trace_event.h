@@ -43,7 +43,7 @@ struct TraceEvent {
   int64_t correlation = -1;  // args.correlation / correlationId; -1: none
   uint32_t name = 0;    // index into RankTrace::names
   int32_t collective = -1;  // index into RankTrace::collectives; -1: none
-  int32_t tid = 0;      // CPU thread (Kineto tid, or a small index for "stream 7"-style strings)
+  int32_t tid = 0;      // CPU thread where the reader knows it (Nsight globalTid); 0 otherwise
   EventKind kind = EventKind::kOther;
 };
 

@@ -21,5 +21,6 @@ Command AddGpusCommand(CLI::App& root);
 Command AddValidateCommand(CLI::App& root);
 Command AddCalibrateCommand(CLI::App& root);
 Command AddPlanCommand(CLI::App& root);
+Command AddAnalyzeCommand(CLI::App& root);
 
 }  // namespace paratune::cli

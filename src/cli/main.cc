@@ -27,7 +27,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "paratune 0.1.0");
   std::vector<cli::Command> commands = {cli::AddEstimateCommand(app), cli::AddSimulateCommand(app), cli::AddModelsCommand(app),
                                         cli::AddGpusCommand(app), cli::AddValidateCommand(app),
-                                        cli::AddCalibrateCommand(app), cli::AddPlanCommand(app)};
+                                        cli::AddCalibrateCommand(app), cli::AddPlanCommand(app),
+                                        cli::AddAnalyzeCommand(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -128,6 +128,8 @@ const char* HtaKernelTypeName(HtaKernelType type) {
   return "OTHER";
 }
 
+static KernelCategory CategoryOfText(const std::string& lowered);
+
 KernelCategory KernelCategoryOf(std::string_view name, EventKind kind) {
   switch (kind) {
     case EventKind::kMemcpy: return KernelCategory::kMemcpy;
@@ -142,7 +144,59 @@ KernelCategory KernelCategoryOf(std::string_view name, EventKind kind) {
     case HtaKernelType::kOther: return KernelCategory::kSync;
     default: break;
   }
-  const std::string l = Lower(name);
+  // Classify by the kernel's own name: its template arguments and parameters name libraries
+  // (fbgemm_gpu::, cutlass:: accessors) that say nothing about what the kernel does. Only when the
+  // own name says nothing is the full name (minus "fbgemm") consulted.
+  std::string own_name = Lower(ShortKernelName(name));
+  for (size_t at; (at = own_name.find("fbgemm")) != std::string::npos;) own_name.replace(at, 6, "fb_____");
+  const KernelCategory own = CategoryOfText(own_name);
+  if (own != KernelCategory::kOther) return own;
+  std::string full = Lower(name);
+  for (size_t at; (at = full.find("fbgemm")) != std::string::npos;) full.replace(at, 6, "fb_____");
+  return CategoryOfText(full);
+}
+
+std::string ShortKernelName(std::string_view name) {
+  if (name.find('<') == std::string_view::npos && name.rfind("void ", 0) != 0) return std::string(name);
+  std::string s(name);
+  if (s.rfind("void ", 0) == 0) s.erase(0, 5);
+  for (size_t at; (at = s.find("(anonymous namespace)::")) != std::string::npos;) s.erase(at, 23);
+  std::string out;
+  int depth = 0;
+  for (char c : s) {
+    if (c == '<') {
+      ++depth;
+      continue;
+    }
+    if (c == '>') {
+      if (depth > 0) --depth;
+      continue;
+    }
+    if (depth > 0) continue;
+    if (c == '(') break;
+    out += c;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  if (out.empty()) return std::string(name);
+  // Generic wrappers (cutlass::Kernel<Operator>, cutlass::device_kernel<...>) are named by their
+  // first template argument.
+  const size_t lt = s.find('<');
+  if (lt != std::string::npos && (out.size() >= 6 && (out.compare(out.size() - 6, 6, "Kernel") == 0 ||
+                                                      out.compare(out.size() - 6, 6, "kernel") == 0) &&
+                                  out.find("::") != std::string::npos && out.find("cutlass") != std::string::npos)) {
+    size_t end = lt + 1;
+    int d = 0;
+    while (end < s.size() && !(d == 0 && (s[end] == ',' || s[end] == '>'))) {
+      if (s[end] == '<') ++d;
+      if (s[end] == '>') --d;
+      ++end;
+    }
+    out += "<" + s.substr(lt + 1, std::min<size_t>(end - lt - 1, 80)) + ">";
+  }
+  return out;
+}
+
+static KernelCategory CategoryOfText(const std::string& l) {
   if (ContainsAny(l, {"flash", "fmha", "attention", "attn", "sdpa", "cudnn_sdp", "efficient_attention"}))
     return KernelCategory::kAttention;
   const bool reduction =

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "trace/trace_event.h"
@@ -98,5 +99,11 @@ CollectiveKind CollectiveKindOf(std::string_view kernel_name, const CollectiveAr
 // "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "reduce",
 // "send_recv", "other"
 const char* CollectiveKindName(CollectiveKind kind);
+
+// A kernel's own name for tables and classification: the return type, template arguments,
+// "(anonymous namespace)" and the parameter list dropped
+// ("void at::native::(anonymous namespace)::foo<float, 4>(int, ...)" -> "at::native::foo").
+// Names without templates or "void " (e.g. "Memcpy HtoD (Pageable -> Device)") are unchanged.
+std::string ShortKernelName(std::string_view name);
 
 }  // namespace paratune

@@ -542,28 +542,6 @@ SummaryStats Describe(std::vector<double> v) {
   return s;
 }
 
-std::string ShortKernelName(const std::string& name) {
-  std::string s = name;
-  if (s.rfind("void ", 0) == 0) s = s.substr(5);
-  std::string out;
-  int depth = 0;
-  for (char c : s) {
-    if (c == '<') {
-      ++depth;
-      continue;
-    }
-    if (c == '>') {
-      if (depth > 0) --depth;
-      continue;
-    }
-    if (depth > 0) continue;
-    if (c == '(') break;
-    out += c;
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out.empty() ? name : out;
-}
-
 TraceAnalysis AnalyzeTraces(const std::vector<RankTrace>& ranks, const AnalysisOptions& options) {
   TraceAnalysis a;
   a.options = options;

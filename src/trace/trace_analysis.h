@@ -158,8 +158,5 @@ struct TraceAnalysis {
 
 TraceAnalysis AnalyzeTraces(const std::vector<RankTrace>& ranks, const AnalysisOptions& options = {});
 
-// Shortened kernel name for tables: template arguments and parameter lists dropped
-// ("void at::native::foo<float, 4>(int, ...)" -> "at::native::foo").
-std::string ShortKernelName(const std::string& name);
 
 }  // namespace paratune

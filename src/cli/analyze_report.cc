@@ -1,0 +1,161 @@
+#include "cli/analyze_report.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace paratune::cli {
+namespace {
+
+std::string Pct(double x) { return std::isfinite(x) ? fmt::format("{:.2f}", x) : std::string("-"); }
+
+std::string Ms(double s) { return fmt::format("{:.3f}", s * 1e3); }
+
+std::string Trim(const std::string& s, size_t width) {
+  return s.size() <= width ? s : s.substr(0, width - 3) + "...";
+}
+
+std::string Bandwidth(double bytes_per_s) { return bytes_per_s > 0 ? fmt::format("{:.1f}", bytes_per_s / 1e9) : std::string("-"); }
+
+}  // namespace
+
+std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o) {
+  std::string out;
+  out += fmt::format("{} rank{}, {} events, {:.1f} MB of trace JSON read", a.ranks.size(), a.ranks.size() == 1 ? "" : "s", a.events,
+                     static_cast<double>(a.bytes_read) / 1e6);
+  if (o.read_seconds > 0)
+    out += fmt::format(" in {:.2f} s ({:.0f} MB/s)", o.read_seconds, static_cast<double>(a.bytes_read) / 1e6 / o.read_seconds);
+  out += "\n";
+  if (a.profiler_steps.empty()) {
+    out += "iterations: no ProfilerStep#N ranges; the whole trace is analysed as one window\n";
+  } else {
+    out += fmt::format("iterations analysed: ProfilerStep#{}..#{} ({}){}\n", a.profiler_steps.front(), a.profiler_steps.back(),
+                       a.profiler_steps.size(),
+                       a.options.include_last_step ? "" : "; the last step is dropped as HTA does (--include-last-step keeps it)");
+  }
+
+  // Per-rank overview.
+  out += "\nGPU time per rank (HTA definitions, % of the span from the first to the last GPU event)\n";
+  out += fmt::format("  {:>5} {:>11} {:>9} {:>13} {:>7} {:>10} {:>9} {:>12} {:>9}\n", "rank", "kernel ms", "compute %",
+                     "non-compute %", "idle %", "overlap %", "step ms", "data load %", "warnings");
+  bool any_rounded = false;
+  for (const RankAnalysis& r : a.ranks) {
+    any_rounded = any_rounded || r.rounded;
+    out += fmt::format("  {:>5} {:>11} {:>9} {:>13} {:>7} {:>10} {:>9} {:>12} {:>9}\n", r.rank, Ms(r.temporal.kernel_time_s),
+                       Pct(r.temporal.compute_pct()), Pct(r.temporal.non_compute_pct()), Pct(r.temporal.idle_pct()),
+                       Pct(r.comm_overlap_pct), r.step_time.count ? Ms(r.step_time.mean) : std::string("-"),
+                       Pct(100 * r.dataloader_share), r.warnings.Total());
+  }
+  out += "  overlap %: share of communication time during which a compute kernel also ran\n";
+  if (any_rounded) {
+    out += "  ns-resolution ranks: the figures above round each event to whole µs as HTA does; exact ns figures:\n";
+    for (const RankAnalysis& r : a.ranks)
+      if (r.rounded)
+        out += fmt::format("  {:>5} {:>11} {:>9} {:>13} {:>7} {:>10}   (exact ns)\n", r.rank, Ms(r.temporal_exact.kernel_time_s),
+                           Pct(r.temporal_exact.compute_pct()), Pct(r.temporal_exact.non_compute_pct()),
+                           Pct(r.temporal_exact.idle_pct()), Pct(r.comm_overlap_exact_pct));
+  }
+
+  // Stragglers.
+  if (a.ranks.size() >= 2) {
+    out += fmt::format("\nStragglers ({} collectives matched across ranks): ", a.stragglers.collectives_matched);
+    if (a.stragglers.stragglers.empty()) {
+      out += "none\n";
+    } else {
+      out += "\n";
+      for (const auto& s : a.stragglers.ranks)
+        if (s.straggler) out += fmt::format("  rank {}: {}\n", s.rank, s.reason);
+    }
+    out += fmt::format("  {:>5} {:>9} {:>8} {:>13} {:>14} {:>10}\n", "rank", "step ms", "step z", "last arrivals", "others wait ms",
+                       "waited ms");
+    for (const auto& s : a.stragglers.ranks)
+      out += fmt::format("  {:>5} {:>9} {:>8.2f} {:>13} {:>14} {:>10}\n", s.rank, s.mean_step_time_s > 0 ? Ms(s.mean_step_time_s) : "-",
+                         s.step_time_robust_z, fmt::format("{}/{}", s.last_arrivals, s.collectives_matched), Ms(s.caused_wait_s),
+                         Ms(s.waited_s));
+  }
+
+  // Details of one rank.
+  const RankAnalysis* r = &a.ranks.front();
+  for (const RankAnalysis& x : a.ranks)
+    if (x.rank == o.detail_rank) r = &x;
+  out += fmt::format("\nRank {} in detail ({}{}){}\n", r->rank, r->path, r->device_name.empty() ? "" : ", " + r->device_name,
+                     a.ranks.size() > 1 ? " (--rank N for another)" : "");
+  double kt_total = 0;
+  for (const auto& k : r->kernel_types) kt_total += k.sum_s;
+  out += "  GPU time by kernel type (HTA kernel_type_df)\n";
+  for (const auto& k : r->kernel_types)
+    out += fmt::format("    {:<56} {:>11} ms {:>6.1f} %\n", k.label, Ms(k.sum_s), kt_total > 0 ? 100 * k.sum_s / kt_total : 0.0);
+  double cat_total = 0;
+  for (const auto& c : r->categories) cat_total += c.sum_s;
+  out += "  Kernels by category (sum of kernel durations)\n";
+  for (const auto& c : r->categories)
+    out += fmt::format("    {:<14} {:>8} kernels {:>11} ms {:>6.1f} %\n", KernelCategoryName(c.category), c.count, Ms(c.sum_s),
+                       cat_total > 0 ? 100 * c.sum_s / cat_total : 0.0);
+  out += "  Top kernels\n";
+  out += fmt::format("    {:<13} {:<12} {:>8} {:>11} {:>10} {:>10}  {}\n", "type", "category", "count", "total ms", "mean us",
+                     "max us", "name");
+  for (const auto& k : r->top_kernels)
+    out += fmt::format("    {:<13} {:<12} {:>8} {:>11} {:>10.1f} {:>10.1f}  {}\n", HtaKernelTypeName(k.type),
+                       KernelCategoryName(k.category), k.count, Ms(k.sum_s), k.mean_s * 1e6, k.max_s * 1e6,
+                       Trim(ShortKernelName(k.name), 70));
+  if (!r->collectives.empty()) {
+    out += "  Collectives (bus bandwidth as nccl-tests defines it, where the kernel carries size and group)\n";
+    out += fmt::format("    {:<15} {:>7} {:>11} {:>12} {:>12} {:>11} {:>11}\n", "kind", "count", "total ms", "exposed ms", "bytes",
+                       "algbw GB/s", "busbw GB/s");
+    for (const auto& c : r->collectives)
+      out += fmt::format("    {:<15} {:>7} {:>11} {:>12} {:>12} {:>11} {:>11}\n", CollectiveKindName(c.kind), c.count, Ms(c.total_s),
+                         Ms(c.exposed_s), c.sized_count ? fmt::format("{:.3g}", c.bytes) : "-", Bandwidth(c.algbw_bytes_per_s),
+                         Bandwidth(c.busbw_bytes_per_s));
+  }
+  out += "  Idle time per stream (HTA: host_wait = waiting for the CPU to launch, kernel_wait = gaps < 30 us)\n";
+  out += fmt::format("    {:>8} {:>14} {:>14} {:>14}\n", "stream", "host_wait ms", "kernel_wait ms", "other ms");
+  for (size_t i = 0; i < r->idle.size();) {
+    const int64_t stream = r->idle[i].stream;
+    double v[3] = {0, 0, 0};
+    for (; i < r->idle.size() && r->idle[i].stream == stream; ++i) {
+      const int c = r->idle[i].category == "host_wait" ? 0 : r->idle[i].category == "kernel_wait" ? 1 : 2;
+      v[c] = r->idle[i].idle_s;
+    }
+    out += fmt::format("    {:>8} {:>14} {:>14} {:>14}\n", stream, Ms(v[0]), Ms(v[1]), Ms(v[2]));
+  }
+  const LaunchStats& l = r->launch;
+  out += fmt::format(
+      "  CUDA launches: {} matched; mean launch delay {:.1f} us (max {:.1f}); {} short kernels (GPU time < launch time <= 50 us), "
+      "{} launches > 50 us, {} delays > 100 us\n",
+      l.launches, l.mean_launch_delay_s * 1e6, l.max_launch_delay_s * 1e6, l.short_kernels, l.runtime_outliers,
+      l.launch_delay_outliers);
+  if (!r->iterations.empty()) {
+    out += fmt::format("  Step time: mean {} ms, median {} ms, min {} ms, max {} ms, CV {:.1f} %\n", Ms(r->step_time.mean),
+                       Ms(r->step_time.median), Ms(r->step_time.min), Ms(r->step_time.max),
+                       r->step_time.mean > 0 ? 100 * r->step_time.stddev / r->step_time.mean : 0.0);
+    out += fmt::format("    {:>8} {:>9} {:>9} {:>10} {:>8} {:>9} {:>12}\n", "step", "cpu ms", "gpu ms", "compute %", "idle %",
+                       "overlap %", "data load ms");
+    for (const auto& it : r->iterations)
+      out += fmt::format("    {:>8} {:>9} {:>9} {:>10} {:>8} {:>9} {:>12}\n", it.step, Ms(it.cpu_step_s), Ms(it.gpu.kernel_time_s),
+                         Pct(it.gpu.compute_pct()), Pct(it.gpu.idle_pct()), Pct(it.comm_overlap_pct), Ms(it.dataloader_s));
+  }
+  if (r->warnings.Total() > 0) {
+    const TraceWarnings& w = r->warnings;
+    out += fmt::format(
+        "  input warnings: {} truncated, {} bad numbers, {} missing fields, {} negative durations, {} invalid UTF-8, {} malformed "
+        "events (skipped; the rest analysed)\n",
+        w.truncated, w.bad_number, w.missing_field, w.negative_duration, w.invalid_utf8, w.malformed_event);
+  }
+
+  if (o.prediction) {
+    const PredictionComparison& p = *o.prediction;
+    out += fmt::format("\nMeasured against the cost model ({})\n", o.prediction_label);
+    out += fmt::format("  {:<22} {:>12} {:>12}\n", "", "measured", "predicted");
+    out += fmt::format("  {:<22} {:>12} {:>12}   error {:+.1f} %{}\n", "step time ms", Ms(p.measured_step_time_s),
+                       Ms(p.predicted_step_time_s), 100 * p.step_time_error,
+                       p.measured_from_steps ? "" : " (no ProfilerStep: the GPU window is taken as one step)");
+    out += fmt::format("  {:<22} {:>12.1f} {:>12.1f}\n", "MFU %", 100 * p.measured_mfu, 100 * p.predicted_mfu);
+    out += fmt::format("  {:<22} {:>12.2f} {:>12.2f}\n", "compute %", p.measured.compute_pct, p.predicted.compute_pct);
+    out += fmt::format("  {:<22} {:>12.2f} {:>12.2f}\n", "non-compute %", p.measured.non_compute_pct, p.predicted.non_compute_pct);
+    out += fmt::format("  {:<22} {:>12.2f} {:>12.2f}\n", "idle %", p.measured.idle_pct, p.predicted.idle_pct);
+    out += "  (both breakdowns from timeline/breakdown.cc: measured over the trace's kernels, predicted over the simulated step)\n";
+  }
+  return out;
+}
+
+}  // namespace paratune::cli

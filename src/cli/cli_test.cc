@@ -374,3 +374,110 @@ TEST_F(Cli, ImpossibleLayoutReportsEveryRuleInOneLine) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// paratune analyze
+
+const std::string kTraces = PARATUNE_SOURCE_DIR "/../shared/traces/";
+
+TEST_F(Cli, AnalyzeTwoRanksMatchesHtaAndShowsStragglers) {
+  const Result r = Run({"analyze", kTraces + "hta/trace_filter"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  // HTA's figures (hta_reference/hta/trace_filter/sampled_ranks_0_1.json): rank 0 compute 17.71,
+  // non-compute 28.74, idle 53.56, overlap 11.81; rank 1 22.57 / 22.72 / 54.72 / 20.05.
+  EXPECT_CONTAINS(r.out, "      0     600.058     17.71         28.74   53.56      11.81   607.312");
+  EXPECT_CONTAINS(r.out, "      1     600.674     22.57         22.72   54.72      20.05   607.904");
+  EXPECT_CONTAINS(r.out, "Stragglers (5 collectives matched across ranks)");
+  EXPECT_CONTAINS(r.out, "ProfilerStep#551..#551");
+  EXPECT_CONTAINS(r.out, "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t");
+}
+
+TEST_F(Cli, AnalyzeJsonAndReducedTrace) {
+  const std::string trace_out = (dir_ / "reduced.json").string();
+  const Result r = Run({"analyze", "--json", "--trace-out", trace_out, kTraces + "hta/trace_filter/sampled_rank-0.json.gz",
+                        kTraces + "hta/trace_filter/sampled_rank-1.json.gz"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("schema"), "paratune.analyze/1");
+  ASSERT_EQ(j.at("ranks").size(), 2u);
+  EXPECT_NEAR(j.at("ranks")[0].at("temporal").at("compute_pct").get<double>(), 17.71, 0.005);
+  EXPECT_NEAR(j.at("ranks")[1].at("comm_overlap_pct").get<double>(), 20.05, 0.005);
+  EXPECT_EQ(j.at("ranks")[0].at("gpu_events"), 602);  // HTA diagnostics: 602 and 577 GPU events
+  EXPECT_EQ(j.at("ranks")[1].at("gpu_events"), 577);
+  EXPECT_EQ(j.at("profiler_steps"), nlohmann::json::array({551}));
+  EXPECT_TRUE(j.at("prediction").is_null());
+  // The reduced trace: every analysed GPU event once, an iteration span and two counters per rank.
+  const nlohmann::json t = nlohmann::json::parse(Slurp(trace_out));
+  int kernels = 0, iterations = 0, counters = 0;
+  for (const auto& e : t.at("traceEvents")) {
+    if (e.at("ph") == "X" && e.at("cat") == "iteration") ++iterations;
+    else if (e.at("ph") == "X") ++kernels;
+    else if (e.at("ph") == "C") ++counters;
+  }
+  EXPECT_EQ(kernels, 602 + 577);
+  EXPECT_EQ(iterations, 2);
+  EXPECT_EQ(counters, 4);
+}
+
+TEST_F(Cli, AnalyzePutsThePredictionBesideTheMeasurement) {
+  const Result r = Run({"analyze", "--json", kTraces + "hta/trace_filter", "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "8",
+                        "--seq", "4096", "--global-batch", "16"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json p = nlohmann::json::parse(r.out).at("prediction");
+  ASSERT_TRUE(p.is_object());
+  // Measured step: the mean over ranks of each rank's mean kept ProfilerStep (607.312, 607.904 ms).
+  EXPECT_NEAR(p.at("measured_step_time_s").get<double>(), (0.607312 + 0.607904) / 2, 1e-9);
+  // Same FLOPs, GPUs and peak: MFU scales with 1 / step time.
+  EXPECT_NEAR(p.at("measured_mfu").get<double>(),
+              p.at("predicted_mfu").get<double>() * p.at("predicted_step_time_s").get<double>() /
+                  p.at("measured_step_time_s").get<double>(),
+              1e-12);
+  // Measured shares are the ranks' mean HTA breakdown: (17.71 + 22.57) / 2 compute.
+  EXPECT_NEAR(p.at("measured").at("compute_pct").get<double>(), (17.7068 + 22.5660) / 2, 0.01);
+  const double pred = p.at("predicted").at("compute_pct").get<double>() + p.at("predicted").at("non_compute_pct").get<double>() +
+                      p.at("predicted").at("idle_pct").get<double>();
+  EXPECT_NEAR(pred, 100.0, 1e-6);
+  const Result text = Run({"analyze", kTraces + "hta/trace_filter", "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "8"});
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_CONTAINS(text.out, "Measured against the cost model (llama-3.1-8b on 8 x H100");
+}
+
+TEST_F(Cli, AnalyzeLegacyAndNanosecondTraces) {
+  const Result legacy = Run({"analyze", kTraces + "kineto_tb_plugin/resnet50_num_workers_0"});
+  ASSERT_EQ(legacy.status, 0) << legacy.err;
+  // HTA: idle 30.46, compute 68.29, non-compute 1.25; no communication, so no overlap figure.
+  EXPECT_CONTAINS(legacy.out, "68.29          1.25   30.46          -");
+  const Result ns = Run({"analyze", kTraces + "hta/ns_resolution_trace"});
+  ASSERT_EQ(ns.status, 0) << ns.err;
+  EXPECT_CONTAINS(ns.out, "96.75          0.62    2.63");  // HTA's rounded figures
+  EXPECT_CONTAINS(ns.out, "(exact ns)");                     // and the exact ones beside them
+}
+
+TEST_F(Cli, AnalyzeBadInput) {
+  EXPECT_CONTAINS(RunBad({"analyze", (dir_ / "missing.json").string()}), "missing.json: no such file or directory");
+  fs::create_directories(dir_ / "empty");
+  EXPECT_CONTAINS(RunBad({"analyze", (dir_ / "empty").string()}), "no trace files");
+  EXPECT_CONTAINS(RunBad({"analyze", Write("garbage.json", "hello")}), "garbage.json: not a Chrome-trace JSON file");
+  EXPECT_CONTAINS(RunBad({"analyze", Write("empty.json", "")}), "empty.json: empty file");
+  EXPECT_CONTAINS(RunBad({"analyze", Write("half.json", R"({"schemaVersion": 1, "trace)")}), "half.json: file ends");
+  EXPECT_CONTAINS(RunBad({"analyze", "--rank", "7", kTraces + "hta/trace_filter"}), "--rank 7: no such rank");
+  const std::string a = Write("a.json", R"({"distributedInfo": {"rank": 0}, "traceEvents": []})");
+  const std::string b = Write("b.json", R"({"distributedInfo": {"rank": 0}, "traceEvents": []})");
+  EXPECT_CONTAINS(RunBad({"analyze", a, b}), "rank 0 also comes from");
+  const std::string c = Write("c.json", R"({"traceEvents": []})");
+  EXPECT_CONTAINS(RunBad({"analyze", a, c}), "c.json: no rank in the trace");
+  EXPECT_CONTAINS(RunBad({"analyze", "--top", "0", a}), "--top");
+}
+
+TEST_F(Cli, AnalyzeTruncatedTraceWarnsAndContinues) {
+  const std::string events =
+      R"({"ph": "X", "cat": "kernel", "name": "gemm_a", "ts": 10, "dur": 5, "args": {"stream": 7, "correlation": 1}},)"
+      R"({"ph": "X", "cat": "kernel", "name": "gemm_b", "ts": 20, "dur": 5, "args": {"stream": 7, "correlation": 2}},)"
+      R"({"ph": "X", "cat": "kernel", "name": "gemm_c", "ts": 3)";
+  const Result r = Run({"analyze", Write("rank3.json", R"({"traceEvents": [)" + events)});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "1 truncated");
+  // Two 5 µs kernels over a 15 µs span: 66.67 % compute, 33.33 % idle; the rank from the file name.
+  EXPECT_CONTAINS(r.out, "      3       0.015     66.67          0.00   33.33");
+}

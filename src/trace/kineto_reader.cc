@@ -640,12 +640,12 @@ class Reader {
     }
     od::document doc;
     auto err = parser_.iterate(p, len, buf_.capacity() - static_cast<size_t>(p - buf_.data())).get(doc);
-    if (!err) err = ParseEvent(doc);
+    if (!err) err = ParseEvent(doc, std::string_view(p, len));
     if (err == simdjson::UTF8_ERROR) {
       // Replace the offending bytes and try once more; the event stays, its text changes.
       trace_.warnings.invalid_utf8 += SanitizeUtf8(p, len) > 0 ? 1 : 0;
       if (parser_.iterate(p, len, buf_.capacity() - static_cast<size_t>(p - buf_.data())).get(doc) ||
-          ParseEvent(doc) != simdjson::SUCCESS)
+          ParseEvent(doc, std::string_view(p, len)) != simdjson::SUCCESS)
         ++trace_.warnings.malformed_event;
       return;
     }
@@ -654,7 +654,7 @@ class Reader {
 
   // Reads one event object; appends it to trace_.events when it is a complete event with a
   // duration and a category (HTA's rule: rows without dur or cat, and cat "Trace", are dropped).
-  simdjson::error_code ParseEvent(od::document& doc) {
+  simdjson::error_code ParseEvent(od::document& doc, std::string_view raw_event) {
     od::object obj;
     if (auto e = doc.get_object().get(obj)) return e;
     TraceEvent ev;
@@ -664,7 +664,20 @@ class Reader {
     CollectiveArgs coll;
     bool has_coll = false;
     int64_t device = -1;
+    // CPU-side categories need their args only when they carry a stream (HTA counts such rows,
+    // e.g. Triton launches, as GPU events); otherwise stop once ts, dur, cat and name are read.
+    int needs_args = -1;  // -1: not known yet
+    auto done = [&] {
+      if (!(has_ts && has_dur && has_cat && has_name)) return false;
+      if (needs_args < 0) {
+        const bool cpu_side = ev.kind == EventKind::kCpuOp || ev.kind == EventKind::kUserAnnotation ||
+                              ev.kind == EventKind::kPythonFunction || is_trace;
+        needs_args = !cpu_side || raw_event.find("\"stream\"") != std::string_view::npos;
+      }
+      return needs_args == 0;
+    };
     for (auto field : obj) {
+      if (done()) break;
       od::field f;
       if (auto e = std::move(field).get(f)) return e;
       // Raw key comparison: Kineto's keys are plain ASCII, no unescaping needed.

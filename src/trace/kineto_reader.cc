@@ -47,6 +47,7 @@ class Buffer {
     return data_.get() + size_;
   }
   void Commit(size_t n) { size_ += n; }
+  void Clear() { size_ = 0; }
   void EraseFront(size_t n) {
     std::memmove(data_.get(), data_.get() + n, size_ - n);
     size_ -= n;
@@ -126,6 +127,10 @@ class MemorySource : public ByteSource {
 // resolution). They are converted to integer ns without going through a double, so epoch
 // timestamps (~1.7e15 µs) keep their nanoseconds.
 enum class NumberStatus { kOk, kNotNumber, kOverflow };
+
+// Events must start and end within ±4e18 ns (±126 years) of the time base: the analysis
+// subtracts any two times of a rank in int64 ns, which stays in range only then.
+constexpr int64_t kMaxAbsNs = 4'000'000'000'000'000'000;
 
 NumberStatus ParseMicrosToNanos(std::string_view s, int64_t* ns, bool* fractional) {
   while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t'))
@@ -398,7 +403,7 @@ class Reader {
 
   // Finds the end of the JSON value starting at pos_ (object, array, string or scalar), refilling
   // as needed. Returns its length, or 0 at the end of input.
-  size_t CutValue() {
+  size_t CutValue(bool allow_refill = true) {
     size_t i = pos_;
     int depth = 0;
     bool in_str = false;
@@ -476,6 +481,7 @@ class Reader {
       // Need more bytes; keep i relative to pos_ across the buffer compaction.
       const size_t rel = i - pos_;
       if (rel > kMaxValueBytes) Fail("a single JSON value is larger than 256 MiB");
+      if (!allow_refill) return 0;
       if (!Refill()) {
         if (scalar) return buf_.size() - pos_;  // a scalar may end at the end of input
         return 0;
@@ -485,6 +491,10 @@ class Reader {
     }
   }
 
+  void EnsurePaddingAt(size_t off, size_t len) {
+    const size_t need = off + len + simdjson::SIMDJSON_PADDING;
+    if (buf_.capacity() < need) buf_.reserve(need);
+  }
   // Makes sure the parser may read SIMDJSON_PADDING bytes past pos_ + len.
   void EnsurePadding(size_t len) {
     const size_t need = pos_ + len + simdjson::SIMDJSON_PADDING;
@@ -548,6 +558,34 @@ class Reader {
     for (;;) {
       SkipWs();
       if (AtEnd()) return Truncated("inside \"traceEvents\""), false;
+      // Cut as many whole events as the buffer holds (without refilling, so positions stay
+      // valid) and parse them as one array: simdjson's indexing pays its set-up once per batch.
+      batch_.clear();
+      bool end_of_array = false;
+      while (pos_ < buf_.size() && batch_bytes_ < kBatchBytes) {
+        const size_t len = CutValue(/*allow_refill=*/false);
+        if (len == 0) break;
+        batch_.push_back({pos_, len});
+        batch_bytes_ += len;
+        pos_ += len;
+        while (pos_ < buf_.size() && (buf_[pos_] == ' ' || buf_[pos_] == '\n' || buf_[pos_] == '\r' || buf_[pos_] == '\t')) ++pos_;
+        if (pos_ >= buf_.size()) break;
+        const char c = buf_[pos_];
+        if (c != ']' && c != ',') Fail("expected ',' or ']' between events");
+        ++pos_;
+        if (c == ']') {
+          end_of_array = true;
+          break;
+        }
+        while (pos_ < buf_.size() && (buf_[pos_] == ' ' || buf_[pos_] == '\n' || buf_[pos_] == '\r' || buf_[pos_] == '\t')) ++pos_;
+      }
+      batch_bytes_ = 0;
+      if (!batch_.empty()) {
+        HandleBatch();
+        if (end_of_array) return true;
+        continue;
+      }
+      // An event larger than what the buffer holds: cut it with refills, parse it alone.
       const size_t len = CutValue();
       if (len == 0) return Truncated("inside an event of \"traceEvents\""), false;
       EnsurePadding(len);
@@ -559,6 +597,49 @@ class Reader {
       if (c != ']' && c != ',') Fail("expected ',' or ']' between events");
       ++pos_;
       if (c == ']') return true;
+    }
+  }
+
+  // Parses batch_ (events at their offsets in buf_) as one JSON array copied into batch_buf_.
+  // If anything in it fails (a malformed event, invalid UTF-8), the batch's effects are undone
+  // and its events are parsed one by one, so that only the bad event is lost.
+  void HandleBatch() {
+    size_t total = 2;
+    for (const auto& [off, len] : batch_) total += len + 1;
+    batch_buf_.Clear();
+    char* d = batch_buf_.Append(total + simdjson::SIMDJSON_PADDING);
+    size_t k = 0;
+    d[k++] = '[';
+    for (size_t i = 0; i < batch_.size(); ++i) {
+      if (i) d[k++] = ',';
+      std::memcpy(d + k, buf_.data() + batch_[i].first, batch_[i].second);
+      k += batch_[i].second;
+    }
+    d[k++] = ']';
+    batch_buf_.Commit(k);
+    const size_t events_before = trace_.events.size(), colls_before = trace_.collectives.size();
+    const TraceWarnings warnings_before = trace_.warnings;
+    const int64_t skipped_before = trace_.skipped_events;
+    const bool frac_before = trace_.fractional_ts;
+    simdjson::error_code err = simdjson::SUCCESS;
+    od::document doc;
+    od::array arr;
+    if (!(err = parser_.iterate(batch_buf_.data(), k, batch_buf_.capacity()).get(doc)) && !(err = doc.get_array().get(arr))) {
+      for (auto item : arr) {
+        od::object obj;
+        if ((err = std::move(item).get_object().get(obj))) break;
+        if ((err = ParseEvent(obj))) break;
+      }
+    }
+    if (!err) return;
+    trace_.events.resize(events_before);
+    trace_.collectives.resize(colls_before);
+    trace_.warnings = warnings_before;
+    trace_.skipped_events = skipped_before;
+    trace_.fractional_ts = frac_before;
+    for (const auto& [off, len] : batch_) {
+      EnsurePaddingAt(off, len);
+      HandleEvent(buf_.data() + off, len);
     }
   }
 
@@ -640,12 +721,14 @@ class Reader {
     }
     od::document doc;
     auto err = parser_.iterate(p, len, buf_.capacity() - static_cast<size_t>(p - buf_.data())).get(doc);
-    if (!err) err = ParseEvent(doc, std::string_view(p, len));
+    od::object obj;
+    if (!err) err = doc.get_object().get(obj);
+    if (!err) err = ParseEvent(obj);
     if (err == simdjson::UTF8_ERROR) {
       // Replace the offending bytes and try once more; the event stays, its text changes.
       trace_.warnings.invalid_utf8 += SanitizeUtf8(p, len) > 0 ? 1 : 0;
       if (parser_.iterate(p, len, buf_.capacity() - static_cast<size_t>(p - buf_.data())).get(doc) ||
-          ParseEvent(doc, std::string_view(p, len)) != simdjson::SUCCESS)
+          doc.get_object().get(obj) || ParseEvent(obj) != simdjson::SUCCESS)
         ++trace_.warnings.malformed_event;
       return;
     }
@@ -654,9 +737,7 @@ class Reader {
 
   // Reads one event object; appends it to trace_.events when it is a complete event with a
   // duration and a category (HTA's rule: rows without dur or cat, and cat "Trace", are dropped).
-  simdjson::error_code ParseEvent(od::document& doc, std::string_view raw_event) {
-    od::object obj;
-    if (auto e = doc.get_object().get(obj)) return e;
+  simdjson::error_code ParseEvent(od::object& obj) {
     TraceEvent ev;
     bool has_ts = false, has_dur = false, has_cat = false, has_name = false, is_trace = false, bad = false;
     bool overflow = false, frac = false;
@@ -664,20 +745,7 @@ class Reader {
     CollectiveArgs coll;
     bool has_coll = false;
     int64_t device = -1;
-    // CPU-side categories need their args only when they carry a stream (HTA counts such rows,
-    // e.g. Triton launches, as GPU events); otherwise stop once ts, dur, cat and name are read.
-    int needs_args = -1;  // -1: not known yet
-    auto done = [&] {
-      if (!(has_ts && has_dur && has_cat && has_name)) return false;
-      if (needs_args < 0) {
-        const bool cpu_side = ev.kind == EventKind::kCpuOp || ev.kind == EventKind::kUserAnnotation ||
-                              ev.kind == EventKind::kPythonFunction || is_trace;
-        needs_args = !cpu_side || raw_event.find("\"stream\"") != std::string_view::npos;
-      }
-      return needs_args == 0;
-    };
     for (auto field : obj) {
-      if (done()) break;
       od::field f;
       if (auto e = std::move(field).get(f)) return e;
       // Raw key comparison: Kineto's keys are plain ASCII, no unescaping needed.
@@ -723,23 +791,36 @@ class Reader {
           break;
         case 'n':
           if (key.unsafe_is_equal("name")) {
-            if (auto e = f.value().get_string().get(name)) {
+            od::value v = f.value();
+            // Most names have no escapes: take them straight from the input (the document was
+            // UTF-8-validated by the parser); otherwise unescape into the parser's string buffer,
+            // valid for this whole document.
+            std::string_view raw = v.raw_json_token();
+            while (!raw.empty() && raw.back() != '"') raw.remove_suffix(1);
+            if (raw.size() >= 2 && raw.front() == '"' &&
+                std::memchr(raw.data() + 1, '\\', raw.size() - 2) == nullptr) {
+              name = raw.substr(1, raw.size() - 2);
+            } else if (auto e = v.get_string().get(name)) {
               if (e == simdjson::UTF8_ERROR) return e;
               bad = true;
               break;
             }
-            // The view points into the parser's string buffer, valid for this whole document.
             has_name = true;
           }
           break;
         case 'a':
           if (key.unsafe_is_equal("args")) {
+            const bool cpu_side = ev.kind == EventKind::kCpuOp || ev.kind == EventKind::kUserAnnotation ||
+                                  ev.kind == EventKind::kPythonFunction;
             od::object args;
             if (f.value().get_object().get(args)) break;
             for (auto af : args) {
               od::field a;
               if (auto e = std::move(af).get(a)) return e;
               const od::raw_json_string k = a.key();
+              // CPU operators carry many args (shapes, types); only a stream matters for them
+              // (HTA counts CPU ops with a stream, e.g. Triton launches, as GPU events).
+              if (cpu_side && !k.unsafe_is_equal("stream")) continue;
               if (k.unsafe_is_equal("stream")) {
                 int64_t s = -1;
                 if (IntegerValue(a.value(), &s) == NumberStatus::kOk) ev.stream = s;
@@ -802,6 +883,10 @@ class Reader {
       ++trace_.warnings.negative_duration;
       return simdjson::SUCCESS;
     }
+    if (ev.ts_ns < -kMaxAbsNs || ev.ts_ns > kMaxAbsNs || ev.dur_ns > kMaxAbsNs - ev.ts_ns) {
+      ++trace_.warnings.bad_number;
+      return simdjson::SUCCESS;
+    }
     if (frac) trace_.fractional_ts = true;
     ev.name = Intern(name);
     if (has_coll && (ev.kind == EventKind::kKernel)) {
@@ -826,6 +911,10 @@ class Reader {
   }
 
   static constexpr size_t kMaxValueBytes = 256u << 20;
+  static constexpr size_t kBatchBytes = 1u << 20;
+  std::vector<std::pair<size_t, size_t>> batch_;  // (offset in buf_, length) of each event
+  size_t batch_bytes_ = 0;
+  Buffer batch_buf_;
   ByteSource& src_;
   std::string label_;
   size_t chunk_;

@@ -820,36 +820,66 @@ class Reader {
               const od::raw_json_string k = a.key();
               // CPU operators carry many args (shapes, types); only a stream matters for them
               // (HTA counts CPU ops with a stream, e.g. Triton launches, as GPU events).
-              if (cpu_side && !k.unsafe_is_equal("stream")) continue;
-              if (k.unsafe_is_equal("stream")) {
-                int64_t s = -1;
-                if (IntegerValue(a.value(), &s) == NumberStatus::kOk) ev.stream = s;
-              } else if (k.unsafe_is_equal("correlation")) {
-                int64_t c = -1;
-                const NumberStatus st = IntegerValue(a.value(), &c);
-                if (st == NumberStatus::kOk) ev.correlation = c;
-                else if (st == NumberStatus::kOverflow) overflow = true;
-              } else if (first_device_ < 0 && k.unsafe_is_equal("device")) {
-                IntegerValue(a.value(), &device);
-              } else if (k.unsafe_is_equal("Collective name")) {
-                std::string_view s;
-                if (!a.value().get_string().get(s)) coll.collective = std::string(s), has_coll = true;
-              } else if (k.unsafe_is_equal("In msg nelems") || k.unsafe_is_equal("In msg size")) {
-                IntegerValue(a.value(), &coll.in_nelems);
-                has_coll = true;
-              } else if (k.unsafe_is_equal("Out msg nelems") || k.unsafe_is_equal("Out msg size")) {
-                IntegerValue(a.value(), &coll.out_nelems);
-                has_coll = true;
-              } else if (k.unsafe_is_equal("Group size")) {
-                int64_t g = -1;
-                if (IntegerValue(a.value(), &g) == NumberStatus::kOk && g > 0 && g < (1 << 24))
-                  coll.group_size = static_cast<int32_t>(g);
-              } else if (k.unsafe_is_equal("dtype")) {
-                std::string_view s;
-                if (!a.value().get_string().get(s)) coll.dtype = std::string(s);
-              } else if (k.unsafe_is_equal("Process Group Name")) {
-                std::string_view s;
-                if (!a.value().get_string().get(s)) coll.process_group = std::string(s);
+              // Dispatch on the first character: most of a kernel's dozen args are rejected by
+              // one comparison.
+              const char k0 = k.raw()[0];
+              if (cpu_side && k0 != 's') continue;
+              switch (k0) {
+                case 's':
+                  if (k.unsafe_is_equal("stream")) {
+                    int64_t s = -1;
+                    if (IntegerValue(a.value(), &s) == NumberStatus::kOk) ev.stream = s;
+                  }
+                  break;
+                case 'c':
+                  if (k.unsafe_is_equal("correlation")) {
+                    int64_t c = -1;
+                    const NumberStatus st = IntegerValue(a.value(), &c);
+                    if (st == NumberStatus::kOk) ev.correlation = c;
+                    else if (st == NumberStatus::kOverflow) overflow = true;
+                  }
+                  break;
+                case 'd':
+                  if (first_device_ < 0 && k.unsafe_is_equal("device")) {
+                    IntegerValue(a.value(), &device);
+                  } else if (k.unsafe_is_equal("dtype")) {
+                    std::string_view s;
+                    if (!a.value().get_string().get(s)) coll.dtype = std::string(s);
+                  }
+                  break;
+                case 'C':
+                  if (k.unsafe_is_equal("Collective name")) {
+                    std::string_view s;
+                    if (!a.value().get_string().get(s)) coll.collective = std::string(s), has_coll = true;
+                  }
+                  break;
+                case 'I':
+                  if (k.unsafe_is_equal("In msg nelems") || k.unsafe_is_equal("In msg size")) {
+                    IntegerValue(a.value(), &coll.in_nelems);
+                    has_coll = true;
+                  }
+                  break;
+                case 'O':
+                  if (k.unsafe_is_equal("Out msg nelems") || k.unsafe_is_equal("Out msg size")) {
+                    IntegerValue(a.value(), &coll.out_nelems);
+                    has_coll = true;
+                  }
+                  break;
+                case 'G':
+                  if (k.unsafe_is_equal("Group size")) {
+                    int64_t g = -1;
+                    if (IntegerValue(a.value(), &g) == NumberStatus::kOk && g > 0 && g < (1 << 24))
+                      coll.group_size = static_cast<int32_t>(g);
+                  }
+                  break;
+                case 'P':
+                  if (k.unsafe_is_equal("Process Group Name")) {
+                    std::string_view s;
+                    if (!a.value().get_string().get(s)) coll.process_group = std::string(s);
+                  }
+                  break;
+                default:
+                  break;
               }
             }
           }

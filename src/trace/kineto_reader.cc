@@ -128,10 +128,6 @@ class MemorySource : public ByteSource {
 // timestamps (~1.7e15 µs) keep their nanoseconds.
 enum class NumberStatus { kOk, kNotNumber, kOverflow };
 
-// Events must start and end within ±4e18 ns (±126 years) of the time base: the analysis
-// subtracts any two times of a rank in int64 ns, which stays in range only then.
-constexpr int64_t kMaxAbsNs = 4'000'000'000'000'000'000;
-
 NumberStatus ParseMicrosToNanos(std::string_view s, int64_t* ns, bool* fractional) {
   while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t'))
     s.remove_suffix(1);
@@ -562,6 +558,7 @@ class Reader {
       // valid) and parse them as one array: simdjson's indexing pays its set-up once per batch.
       batch_.clear();
       bool end_of_array = false;
+      bool separator_pending = false;  // the buffer ended between the last event and its ',' or ']'
       while (pos_ < buf_.size() && batch_bytes_ < kBatchBytes) {
         const size_t len = CutValue(/*allow_refill=*/false);
         if (len == 0) break;
@@ -569,7 +566,10 @@ class Reader {
         batch_bytes_ += len;
         pos_ += len;
         while (pos_ < buf_.size() && (buf_[pos_] == ' ' || buf_[pos_] == '\n' || buf_[pos_] == '\r' || buf_[pos_] == '\t')) ++pos_;
-        if (pos_ >= buf_.size()) break;
+        if (pos_ >= buf_.size()) {
+          separator_pending = true;
+          break;
+        }
         const char c = buf_[pos_];
         if (c != ']' && c != ',') Fail("expected ',' or ']' between events");
         ++pos_;
@@ -583,14 +583,15 @@ class Reader {
       if (!batch_.empty()) {
         HandleBatch();
         if (end_of_array) return true;
-        continue;
+        if (!separator_pending) continue;
+      } else {
+        // An event larger than what the buffer holds: cut it with refills, parse it alone.
+        const size_t len = CutValue();
+        if (len == 0) return Truncated("inside an event of \"traceEvents\""), false;
+        EnsurePadding(len);
+        HandleEvent(buf_.data() + pos_, len);
+        pos_ += len;
       }
-      // An event larger than what the buffer holds: cut it with refills, parse it alone.
-      const size_t len = CutValue();
-      if (len == 0) return Truncated("inside an event of \"traceEvents\""), false;
-      EnsurePadding(len);
-      HandleEvent(buf_.data() + pos_, len);
-      pos_ += len;
       SkipWs();
       if (AtEnd()) return Truncated("inside \"traceEvents\""), false;
       const char c = buf_[pos_];
@@ -650,7 +651,7 @@ class Reader {
       int64_t v = 0;
       const char* p = buf_.data() + pos_;
       auto [end, ec] = std::from_chars(p, p + len, v);
-      if (ec == std::errc() && end == p + len) trace_.base_time_ns = v;
+      if (ec == std::errc() && end == p + len && v >= -kMaxTraceTimeNs && v <= kMaxTraceTimeNs) trace_.base_time_ns = v;
       else ++trace_.warnings.bad_number;
       return;
     }
@@ -913,7 +914,7 @@ class Reader {
       ++trace_.warnings.negative_duration;
       return simdjson::SUCCESS;
     }
-    if (ev.ts_ns < -kMaxAbsNs || ev.ts_ns > kMaxAbsNs || ev.dur_ns > kMaxAbsNs - ev.ts_ns) {
+    if (ev.ts_ns < -kMaxTraceTimeNs || ev.ts_ns > kMaxTraceTimeNs || ev.dur_ns > kMaxTraceTimeNs - ev.ts_ns) {
       ++trace_.warnings.bad_number;
       return simdjson::SUCCESS;
     }

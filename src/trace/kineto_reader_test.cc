@@ -189,3 +189,32 @@ TEST(KinetoReader, GzipAndSmallChunksGiveTheSameEvents) {
 
 }  // namespace
 }  // namespace paratune
+
+namespace paratune {
+namespace {
+
+// Every chunk size must give the same events: the buffer may end anywhere, including between
+// an event's closing brace and its comma (a bug the fuzz target found).
+TEST(KinetoReader, EveryChunkBoundaryGivesTheSameEvents) {
+  std::string events;
+  for (int i = 0; i < 120; ++i) {
+    if (i) events += (i % 3 == 0) ? "," : " ,\n  ";
+    events += R"({"ph": "X", "cat": "kernel", "name": "k)" + std::to_string(i % 5) + R"(", "ts": )" + std::to_string(100 + i) +
+              R"(, "dur": 1, "args": {"stream": 7, "correlation": )" + std::to_string(i) + "}}";
+  }
+  const std::string json = R"({"traceEvents": [)" + events + "]}";
+  const std::string path = testing::TempDir() + "/paratune_kineto_chunks.json";
+  std::ofstream(path, std::ios::binary) << json;
+  for (size_t chunk = 4096; chunk < 4096 + 160; ++chunk) {
+    KinetoReadOptions o;
+    o.chunk_bytes = chunk;
+    const RankTrace t = ReadKinetoTrace(path, o);
+    ASSERT_EQ(t.events.size(), 120u) << "chunk " << chunk;
+    ASSERT_EQ(t.warnings.Total(), 0) << "chunk " << chunk;
+    ASSERT_EQ(t.events[119].correlation, 119) << "chunk " << chunk;
+  }
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace paratune

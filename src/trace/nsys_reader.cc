@@ -221,6 +221,10 @@ bool ReadTimes(sqlite3_stmt* stmt, TraceEvent* ev, TraceWarnings* warnings) {
     ++warnings->missing_field;
     return false;
   }
+  if (start < -kMaxTraceTimeNs || start > kMaxTraceTimeNs || end < -kMaxTraceTimeNs || end > kMaxTraceTimeNs) {
+    ++warnings->bad_number;
+    return false;
+  }
   if (end < start) {
     ++warnings->negative_duration;
     return false;

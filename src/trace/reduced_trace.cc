@@ -37,7 +37,14 @@ std::string ReducedTraceJson(const std::vector<RankTrace>& ranks, const TraceAna
     const RankTrace& t = ranks[i];
     const RankAnalysis& r = a.ranks[i];
     const int pid = t.rank;
-    auto us = [&](int64_t ts_ns) { return static_cast<double>(t.base_time_ns + ts_ns - origin) / 1000.0; };
+    // Times are within ±kMaxTraceTimeNs, so base + ts fits; the difference to another rank's
+    // origin may not, and then goes through a double.
+    auto us = [&](int64_t ts_ns) {
+      int64_t d = 0;
+      if (__builtin_sub_overflow(t.base_time_ns + ts_ns, origin, &d))
+        return (static_cast<double>(t.base_time_ns + ts_ns) - static_cast<double>(origin)) / 1000.0;
+      return static_cast<double>(d) / 1000.0;
+    };
     emit(fmt::format(R"({{"ph": "M", "name": "process_name", "pid": {}, "args": {{"name": {}}}}})", pid,
                      Quote("rank " + std::to_string(t.rank) + (t.device_name.empty() ? "" : " (" + t.device_name + ")"))));
     emit(fmt::format(R"({{"ph": "M", "name": "process_sort_index", "pid": {}, "args": {{"sort_index": {}}}}})", pid, t.rank));

@@ -416,23 +416,27 @@ RankAnalysis AnalyzeRank(const RankContext& ctx) {
 
   // CUDA launch statistics.
   {
+    // HTA inner-joins CPU and GPU rows on correlation. Correlation ids are unique per launch in
+    // real traces; should a file repeat one, each GPU event is paired with the last CPU row of
+    // that id (file order), which keeps the join linear instead of quadratic.
     std::unordered_set<int64_t> launch_corr;
-    std::unordered_multimap<int64_t, const Row*> cpu_launch;
+    std::unordered_map<int64_t, const Row*> cpu_launch;
     for (const Row& r : kept) {
       const TraceEvent& e = ev(r);
       if (name_launch[e.name] && e.correlation >= 0) launch_corr.insert(e.correlation);
     }
     for (const Row& r : kept) {
       const TraceEvent& e = ev(r);
-      if (e.stream == -1 && launch_corr.count(e.correlation)) cpu_launch.emplace(e.correlation, &r);
+      if (e.stream == -1 && launch_corr.count(e.correlation)) cpu_launch[e.correlation] = &r;
     }
     LaunchStats& ls = ra.launch;
     const double rc = opt.launch_runtime_cutoff_s, dc = opt.launch_delay_cutoff_s;
     for (const Row& g : kept) {
       const TraceEvent& e = ev(g);
       if (e.stream == -1 || !launch_corr.count(e.correlation)) continue;
-      auto [lo, hi] = cpu_launch.equal_range(e.correlation);
-      for (auto it = lo; it != hi; ++it) {
+      const auto it = cpu_launch.find(e.correlation);
+      if (it == cpu_launch.end()) continue;
+      {
         const Row& c = *it->second;
         const double cpu = static_cast<double>(c.end - c.ts) * kNsToS, gpu_d = static_cast<double>(g.end - g.ts) * kNsToS;
         const double delay = std::max(0.0, static_cast<double>(g.ts - c.end) * kNsToS);

@@ -10,6 +10,11 @@
 
 namespace paratune {
 
+// Bound on |ts|, |ts + dur| and |baseTimeNanoseconds| (about ±126 years around the trace's time
+// base; epoch timestamps are about 1.7e18 ns). Readers drop events outside it as bad numbers, so
+// that every difference the analysis takes fits in int64.
+constexpr int64_t kMaxTraceTimeNs = 4'000'000'000'000'000'000;
+
 // What an event is, from its Kineto category (current and 2021 layouts) or its Nsight table.
 enum class EventKind : uint8_t {
   kCpuOp,              // cpu_op / Operator: a framework operator on a CPU thread

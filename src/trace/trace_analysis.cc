@@ -7,7 +7,6 @@
 #include <set>
 #include <thread>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "timeline/breakdown.h"
 
@@ -86,14 +85,18 @@ std::vector<KernelTypeShare> KernelTypeSweep(const std::vector<std::pair<int64_t
   return out;
 }
 
-// Quantile with linear interpolation (pandas Series.quantile default).
-double Quantile(std::vector<double> v, double q) {
+// Quantile with linear interpolation (pandas Series.quantile default) of sorted values.
+double SortedQuantile(const std::vector<double>& v, double q) {
   if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
-  std::sort(v.begin(), v.end());
   const double pos = q * static_cast<double>(v.size() - 1);
   const size_t lo = static_cast<size_t>(std::floor(pos));
   const size_t hi = std::min(lo + 1, v.size() - 1);
   return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+}
+
+double Quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return SortedQuantile(v, q);
 }
 
 struct NameStats {
@@ -179,6 +182,46 @@ double Overlap(const std::vector<Row>& rows, const std::vector<HtaKernelType>& t
   return 100.0 * (b.comm_s - b.exposed_comm_s) / b.comm_s;
 }
 
+// correlation id -> value. Kineto's and CUPTI's correlation ids are small consecutive integers,
+// so a flat array indexed by (id - min) replaces hashing when the ids are dense enough; sparse
+// ids fall back to a hash map.
+class CorrelationMap {
+ public:
+  static constexpr int64_t kAbsent = std::numeric_limits<int64_t>::min();
+  // The range of the correlation ids of a trace's events: computed once, shared by the maps.
+  struct Range {
+    int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min(), n = 0;
+    explicit Range(const std::vector<TraceEvent>& events) {
+      for (const TraceEvent& e : events)
+        if (e.correlation >= 0) lo = std::min(lo, e.correlation), hi = std::max(hi, e.correlation), ++n;
+    }
+  };
+  explicit CorrelationMap(const Range& r) {
+    if (r.n > 0 && r.hi - r.lo < 4 * r.n + (1 << 20)) {
+      lo_ = r.lo;
+      dense_.assign(static_cast<size_t>(r.hi - r.lo + 1), kAbsent);
+    }
+  }
+  void Set(int64_t corr, int64_t v) {
+    if (!dense_.empty()) dense_[static_cast<size_t>(corr - lo_)] = v;
+    else sparse_[corr] = v;
+  }
+  int64_t Get(int64_t corr) const {
+    if (corr < 0) return kAbsent;
+    if (!dense_.empty()) {
+      const int64_t i = corr - lo_;
+      return (i < 0 || i >= static_cast<int64_t>(dense_.size())) ? kAbsent : dense_[static_cast<size_t>(i)];
+    }
+    const auto it = sparse_.find(corr);
+    return it == sparse_.end() ? kAbsent : it->second;
+  }
+
+ private:
+  int64_t lo_ = 0;
+  std::vector<int64_t> dense_;
+  std::unordered_map<int64_t, int64_t> sparse_;
+};
+
 struct RankContext {
   const RankTrace* trace = nullptr;
   bool filter_last_step = false;
@@ -232,10 +275,11 @@ RankAnalysis AnalyzeRank(const RankContext& ctx) {
   auto gpu_side = [&](const TraceEvent& e) { return (e.stream >= 0 && e.correlation >= 0) || name_sync[e.name]; };
 
   // Launch time of each correlation: the last CPU-side row with it, on the unfiltered table.
-  std::unordered_map<int64_t, int64_t> launch_ts;
+  const CorrelationMap::Range corr_range(t.events);
+  CorrelationMap launch_ts(corr_range);
   for (const Row& r : all) {
     const TraceEvent& e = ev(r);
-    if (e.correlation >= 0 && !gpu_side(e)) launch_ts[e.correlation] = r.ts;
+    if (e.correlation >= 0 && !gpu_side(e)) launch_ts.Set(e.correlation, r.ts);
   }
 
   // HTA's last-step filter.
@@ -254,17 +298,18 @@ RankAnalysis AnalyzeRank(const RankContext& ctx) {
       }
     }
     if (!any_step) last_start = min_cpu;
-    std::unordered_set<int64_t> kept_corr;
+    CorrelationMap kept_corr(corr_range);
+    kept.reserve(all.size());
     for (const Row& r : all) {
       const TraceEvent& e = ev(r);
       if (!gpu_side(e) && r.ts < last_start) {
         kept.push_back(r);
-        if (e.correlation >= 0) kept_corr.insert(e.correlation);
+        if (e.correlation >= 0) kept_corr.Set(e.correlation, 1);
       }
     }
     for (const Row& r : all) {
       const TraceEvent& e = ev(r);
-      if (gpu_side(e) && kept_corr.count(e.correlation)) kept.push_back(r);
+      if (gpu_side(e) && kept_corr.Get(e.correlation) != CorrelationMap::kAbsent) kept.push_back(r);
     }
   } else {
     kept = all;
@@ -381,9 +426,9 @@ RankAnalysis AnalyzeRank(const RankContext& ctx) {
       for (size_t i = 1; i < rows.size(); ++i) {
         const int64_t prev_end = rows[i - 1].end;
         const int64_t gap = rows[i].ts - prev_end;
-        auto it = launch_ts.find(ev(rows[i]).correlation);
+        const int64_t launched = launch_ts.Get(ev(rows[i]).correlation);
         int c = 2;
-        if (it != launch_ts.end() && it->second > prev_end) c = 0;
+        if (launched != CorrelationMap::kAbsent && launched > prev_end) c = 0;
         else if (gap < delay_ns) c = 1;
         gaps[c].push_back(static_cast<double>(gap) * kNsToS);
         present[c] = true;
@@ -400,14 +445,16 @@ RankAnalysis AnalyzeRank(const RankContext& ctx) {
         row.ratio = total != 0 ? row.idle_s / total : std::numeric_limits<double>::quiet_NaN();
         row.count = static_cast<int64_t>(gaps[c].size());
         if (!gaps[c].empty()) {
-          const SummaryStats st = Describe(gaps[c]);
+          std::vector<double>& g = gaps[c];
+          std::sort(g.begin(), g.end());
+          const SummaryStats st = Describe(g);
           row.mean_s = st.mean;
-          row.stddev_s = SampleStd(gaps[c]);
+          row.stddev_s = st.stddev;
           row.min_s = st.min;
           row.max_s = st.max;
-          row.p25_s = Quantile(gaps[c], 0.25);
-          row.p50_s = Quantile(gaps[c], 0.5);
-          row.p75_s = Quantile(gaps[c], 0.75);
+          row.p25_s = SortedQuantile(g, 0.25);
+          row.p50_s = st.median;
+          row.p75_s = SortedQuantile(g, 0.75);
         }
         ra.idle.push_back(row);
       }
@@ -419,25 +466,25 @@ RankAnalysis AnalyzeRank(const RankContext& ctx) {
     // HTA inner-joins CPU and GPU rows on correlation. Correlation ids are unique per launch in
     // real traces; should a file repeat one, each GPU event is paired with the last CPU row of
     // that id (file order), which keeps the join linear instead of quadratic.
-    std::unordered_set<int64_t> launch_corr;
-    std::unordered_map<int64_t, const Row*> cpu_launch;
+    CorrelationMap launch_corr(corr_range), cpu_launch(corr_range);  // cpu_launch: index into kept
     for (const Row& r : kept) {
       const TraceEvent& e = ev(r);
-      if (name_launch[e.name] && e.correlation >= 0) launch_corr.insert(e.correlation);
+      if (name_launch[e.name] && e.correlation >= 0) launch_corr.Set(e.correlation, 1);
     }
-    for (const Row& r : kept) {
-      const TraceEvent& e = ev(r);
-      if (e.stream == -1 && launch_corr.count(e.correlation)) cpu_launch[e.correlation] = &r;
+    for (size_t i = 0; i < kept.size(); ++i) {
+      const TraceEvent& e = ev(kept[i]);
+      if (e.stream == -1 && launch_corr.Get(e.correlation) != CorrelationMap::kAbsent)
+        cpu_launch.Set(e.correlation, static_cast<int64_t>(i));
     }
     LaunchStats& ls = ra.launch;
     const double rc = opt.launch_runtime_cutoff_s, dc = opt.launch_delay_cutoff_s;
     for (const Row& g : kept) {
       const TraceEvent& e = ev(g);
-      if (e.stream == -1 || !launch_corr.count(e.correlation)) continue;
-      const auto it = cpu_launch.find(e.correlation);
-      if (it == cpu_launch.end()) continue;
+      if (e.stream == -1) continue;
+      const int64_t ci = cpu_launch.Get(e.correlation);
+      if (ci == CorrelationMap::kAbsent) continue;
       {
-        const Row& c = *it->second;
+        const Row& c = kept[static_cast<size_t>(ci)];
         const double cpu = static_cast<double>(c.end - c.ts) * kNsToS, gpu_d = static_cast<double>(g.end - g.ts) * kNsToS;
         const double delay = std::max(0.0, static_cast<double>(g.ts - c.end) * kNsToS);
         ++ls.launches;
@@ -461,22 +508,21 @@ RankAnalysis AnalyzeRank(const RankContext& ctx) {
     };
     std::vector<Step> steps;
     std::vector<std::pair<int64_t, int64_t>> loader;
-    std::unordered_map<int64_t, int64_t> kept_launch;
+    CorrelationMap kept_launch(corr_range);
     for (const Row& r : kept) {
       const TraceEvent& e = ev(r);
       if (gpu_side(e)) continue;
       if (name_step[e.name] >= 0 && e.stream == -1) steps.push_back({name_step[e.name], r.ts, r.end});
       if (name_loader[e.name] && (e.kind == EventKind::kCpuOp || e.kind == EventKind::kUserAnnotation))
         loader.emplace_back(r.ts, r.end);
-      if (e.correlation >= 0) kept_launch[e.correlation] = r.ts;
+      if (e.correlation >= 0) kept_launch.Set(e.correlation, r.ts);
     }
     std::sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.ts < b.ts; });
     loader = MergeNs(std::move(loader));
     std::vector<std::vector<Row>> step_rows(steps.size());
     for (const Row& g : gpu) {
-      auto it = kept_launch.find(ev(g).correlation);
-      if (it == kept_launch.end()) continue;
-      const int64_t lt = it->second;
+      const int64_t lt = kept_launch.Get(ev(g).correlation);
+      if (lt == CorrelationMap::kAbsent) continue;
       auto s = std::upper_bound(steps.begin(), steps.end(), lt, [](int64_t x, const Step& st) { return x < st.ts; });
       if (s == steps.begin()) continue;
       --s;
@@ -533,13 +579,13 @@ SummaryStats Describe(std::vector<double> v) {
   SummaryStats s;
   s.count = static_cast<int64_t>(v.size());
   if (v.empty()) return s;
-  std::sort(v.begin(), v.end());
+  if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
   double sum = 0;
   for (double x : v) sum += x;
   s.mean = sum / static_cast<double>(v.size());
   s.min = v.front();
   s.max = v.back();
-  s.median = Quantile(v, 0.5);
+  s.median = SortedQuantile(v, 0.5);
   double ss = 0;
   for (double x : v) ss += (x - s.mean) * (x - s.mean);
   s.stddev = v.size() > 1 ? std::sqrt(ss / static_cast<double>(v.size() - 1)) : 0;

@@ -145,7 +145,7 @@ std::vector<HtaKernelRow> HtaKernelRows(HtaKernelType type, const std::vector<Ke
   return rows;
 }
 
-TemporalBreakdown Temporal(const std::vector<Row>& rows, const std::vector<uint8_t>& is_comp, int64_t origin) {
+TemporalBreakdown Temporal(const std::vector<Row>& rows, const std::vector<HtaKernelType>& types, int64_t origin) {
   TemporalBreakdown t;
   if (rows.empty()) return t;
   int64_t first = rows[0].ts, last = rows[0].end;
@@ -156,7 +156,7 @@ TemporalBreakdown Temporal(const std::vector<Row>& rows, const std::vector<uint8
     first = std::min(first, r.ts);
     last = std::max(last, r.end);
     const Interval iv{static_cast<double>(r.ts - origin) * kNsToS, static_cast<double>(r.end - origin) * kNsToS};
-    (is_comp[i] ? comp : other).push_back(iv);
+    (types[i] == HtaKernelType::kComputation ? comp : other).push_back(iv);
   }
   const double start_s = static_cast<double>(first - origin) * kNsToS, end_s = static_cast<double>(last - origin) * kNsToS;
   // The shared breakdown (timeline/breakdown.h): busy = |U(compute)|, exposed = |U(other) \ U(compute)|.
@@ -221,6 +221,16 @@ class CorrelationMap {
   std::vector<int64_t> dense_;
   std::unordered_map<int64_t, int64_t> sparse_;
 };
+
+// HTA's temporal breakdown and overlap of `rows`, whose kernel types are `types`.
+struct RowsBreakdown {
+  TemporalBreakdown temporal;
+  double overlap_pct = std::numeric_limits<double>::quiet_NaN();
+};
+
+RowsBreakdown BreakdownRows(const std::vector<Row>& rows, const std::vector<HtaKernelType>& types, int64_t origin) {
+  return {Temporal(rows, types, origin), Overlap(rows, types, origin)};
+}
 
 struct RankContext {
   const RankTrace* trace = nullptr;
@@ -322,22 +332,24 @@ RankAnalysis AnalyzeRank(const RankContext& ctx) {
   std::stable_sort(gpu.begin(), gpu.end(), [](const Row& a, const Row& b) { return a.ts < b.ts; });
   ra.gpu_events = static_cast<int64_t>(gpu.size());
   const int64_t origin = gpu.empty() ? 0 : gpu.front().ts;
-  std::vector<HtaKernelType> types(gpu.size());
-  std::vector<uint8_t> is_comp(gpu.size());
-  for (size_t i = 0; i < gpu.size(); ++i) {
-    types[i] = name_type[ev(gpu[i]).name];
-    is_comp[i] = types[i] == HtaKernelType::kComputation;
-  }
-  ra.temporal = Temporal(gpu, is_comp, origin);
-  ra.comm_overlap_pct = Overlap(gpu, types, origin);
+  auto types_of = [&](const std::vector<Row>& rows) {
+    std::vector<HtaKernelType> v(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) v[i] = name_type[ev(rows[i]).name];
+    return v;
+  };
+  const std::vector<HtaKernelType> types = types_of(gpu);
+  const RowsBreakdown whole = BreakdownRows(gpu, types, origin);
+  ra.temporal = whole.temporal;
+  ra.comm_overlap_pct = whole.overlap_pct;
   if (ra.rounded) {
     std::vector<Row> exact = gpu;
     for (Row& r : exact) {
       r.ts = t.events[r.index].ts_ns;
       r.end = r.ts + t.events[r.index].dur_ns;
     }
-    ra.temporal_exact = Temporal(exact, is_comp, origin);
-    ra.comm_overlap_exact_pct = Overlap(exact, types, origin);
+    const RowsBreakdown x = BreakdownRows(exact, types, origin);
+    ra.temporal_exact = x.temporal;
+    ra.comm_overlap_exact_pct = x.overlap_pct;
   } else {
     ra.temporal_exact = ra.temporal;
     ra.comm_overlap_exact_pct = ra.comm_overlap_pct;
@@ -540,19 +552,14 @@ RankAnalysis AnalyzeRank(const RankContext& ctx) {
         if (hi > lo) it.dataloader_s += static_cast<double>(hi - lo) * kNsToS;
       }
       auto& rows = step_rows[i];
-      std::vector<HtaKernelType> st(rows.size());
-      std::vector<uint8_t> sc(rows.size());
-      for (size_t j = 0; j < rows.size(); ++j) {
-        st[j] = name_type[ev(rows[j]).name];
-        sc[j] = st[j] == HtaKernelType::kComputation;
-      }
-      it.gpu = Temporal(rows, sc, origin);
+      const RowsBreakdown b = BreakdownRows(rows, types_of(rows), origin);
+      it.gpu = b.temporal;
+      it.comm_overlap_pct = b.overlap_pct;
       if (!rows.empty()) {
         int64_t first = rows[0].ts;
         for (const Row& r : rows) first = std::min(first, r.ts);
         it.gpu_start_ns = first;
       }
-      it.comm_overlap_pct = Overlap(rows, st, origin);
       step_times.push_back(it.cpu_step_s);
       loader_total += it.dataloader_s;
       step_total += it.cpu_step_s;

@@ -54,6 +54,13 @@ double Round(double x, int digits) {
   return std::round(x * m) / m;
 }
 
+// The reference's call whose name starts with `prefix` (and does not contain `excluding`).
+std::string CallNamed(const nlohmann::json& ref, const std::string& prefix, const char* excluding) {
+  for (auto it = ref.at("calls").begin(); it != ref.at("calls").end(); ++it)
+    if (it.key().rfind(prefix, 0) == 0 && (!excluding || it.key().find(excluding) == std::string::npos)) return it.key();
+  return "";
+}
+
 const nlohmann::json& Records(const nlohmann::json& ref, const char* call) { return ref.at("calls").at(call).at("records"); }
 
 class HtaParity : public testing::TestWithParam<size_t> {
@@ -169,9 +176,7 @@ TEST_P(HtaParity, KernelBreakdownMatchesHta) {
 TEST_P(HtaParity, IdleTimeBreakdownMatchesHta) {
   const nlohmann::json ref = LoadReference(Cases()[GetParam()].reference);
   const TraceAnalysis a = AnalyzeTraces(Traces());  // default: HTA's rounding
-  std::string call;
-  for (auto it = ref.at("calls").begin(); it != ref.at("calls").end(); ++it)
-    if (it.key().rfind("get_idle_time_breakdown", 0) == 0 && it.key().find("show_idle_interval_stats") == std::string::npos) call = it.key();
+  const std::string call = CallNamed(ref, "get_idle_time_breakdown", "show_idle_interval_stats");
   ASSERT_FALSE(call.empty());
   size_t n = 0;
   for (const auto& rec : ref.at("calls").at(call).at("idle_time_df").at("records")) {
@@ -199,9 +204,7 @@ TEST_P(HtaParity, LaunchStatsAndStepsMatchHta) {
   const nlohmann::json ref = LoadReference(Cases()[GetParam()].reference);
   const TraceAnalysis a = AnalyzeTraces(Traces());  // default: HTA's rounding
   EXPECT_EQ(nlohmann::json(a.profiler_steps), ref.at("calls").at("get_profiler_steps()"));
-  std::string call;
-  for (auto it = ref.at("calls").begin(); it != ref.at("calls").end(); ++it)
-    if (it.key().rfind("get_cuda_kernel_launch_stats", 0) == 0) call = it.key();
+  const std::string call = CallNamed(ref, "get_cuda_kernel_launch_stats", nullptr);
   ASSERT_FALSE(call.empty());
   for (auto it = ref.at("calls").at(call).begin(); it != ref.at("calls").at(call).end(); ++it) {
     const RankAnalysis& r = RankOf(a, std::stoi(it.key()));

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace paratune::cli {
@@ -54,6 +55,40 @@ std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o
         out += fmt::format("  {:>5} {:>11} {:>9} {:>13} {:>7} {:>10}   (exact ns)\n", r.rank, Ms(r.temporal_exact.kernel_time_s),
                            Pct(r.temporal_exact.compute_pct()), Pct(r.temporal_exact.non_compute_pct()),
                            Pct(r.temporal_exact.idle_pct()), Pct(r.comm_overlap_exact_pct));
+  }
+
+  // Across ranks.
+  if (!a.cross_rank.empty()) {
+    out += "\nAcross ranks\n";
+    out += fmt::format("  {:<18} {:>10} {:>10} {:>10}   {}\n", "", "min", "median", "max", "ranks at min / max");
+    for (const RankSpread& s : a.cross_rank) {
+      const bool secs = s.metric == "step_time_s";
+      const bool share = s.metric == "dataloader_share";
+      const double k = secs ? 1e3 : share ? 100 : 1;
+      const std::string label = secs                            ? "step ms"
+                                : share                         ? "data load %"
+                                : s.metric == "non_compute_pct"  ? "non-compute %"
+                                : s.metric == "comm_overlap_pct" ? "overlap %"
+                                                                 : s.metric.substr(0, s.metric.size() - 4) + " %";
+      out += fmt::format("  {:<18} {:>10.2f} {:>10.2f} {:>10.2f}   {} / {}\n", label, s.min * k, s.median * k, s.max * k, s.min_rank,
+                         s.max_rank);
+    }
+    if (!a.iterations.empty()) {
+      // Many steps: the ten with the widest spread between the fastest and the slowest rank.
+      std::vector<IterationSpread> shown = a.iterations;
+      const size_t kShown = 10;
+      if (shown.size() > kShown + 2) {
+        std::stable_sort(shown.begin(), shown.end(),
+                         [](const IterationSpread& x, const IterationSpread& y) { return x.max_s - x.min_s > y.max_s - y.min_s; });
+        shown.resize(kShown);
+        std::sort(shown.begin(), shown.end(), [](const IterationSpread& x, const IterationSpread& y) { return x.step < y.step; });
+        out += fmt::format("  the {} of {} steps with the widest spread across ranks (all in --json):\n", kShown, a.iterations.size());
+      }
+      out += fmt::format("  {:>8} {:>6} {:>10} {:>10} {:>10} {:>8}\n", "step", "ranks", "min ms", "median ms", "max ms", "slowest");
+      for (const IterationSpread& it : shown)
+        out += fmt::format("  {:>8} {:>6} {:>10.3f} {:>10.3f} {:>10.3f} {:>8}\n", it.step, it.ranks, it.min_s * 1e3, it.median_s * 1e3,
+                           it.max_s * 1e3, it.slowest_rank >= 0 ? std::to_string(it.slowest_rank) : std::string("level"));
+    }
   }
 
   // Stragglers.

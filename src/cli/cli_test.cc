@@ -406,6 +406,19 @@ TEST_F(Cli, AnalyzeJsonAndReducedTrace) {
   EXPECT_EQ(j.at("ranks")[0].at("gpu_events"), 602);  // HTA diagnostics: 602 and 577 GPU events
   EXPECT_EQ(j.at("ranks")[1].at("gpu_events"), 577);
   EXPECT_EQ(j.at("profiler_steps"), nlohmann::json::array({551}));
+  // The cross-rank view: rank 0 computes least (17.71 %), rank 1 most (22.57 %); step 551 took
+  // 607.312 ms on rank 0 and 607.904 ms on rank 1.
+  const nlohmann::json& compute = j.at("cross_rank")[0];
+  EXPECT_EQ(compute.at("metric"), "compute_pct");
+  EXPECT_NEAR(compute.at("min").get<double>(), 17.71, 0.005);
+  EXPECT_NEAR(compute.at("max").get<double>(), 22.57, 0.005);
+  EXPECT_EQ(compute.at("min_rank"), 0);
+  EXPECT_EQ(compute.at("max_rank"), 1);
+  const nlohmann::json& step = j.at("iterations_across_ranks")[0];
+  EXPECT_EQ(step.at("step"), 551);
+  EXPECT_NEAR(step.at("min_s").get<double>(), 0.607312, 1e-12);
+  EXPECT_NEAR(step.at("max_s").get<double>(), 0.607904, 1e-12);
+  EXPECT_EQ(step.at("slowest_rank"), 1);
   EXPECT_TRUE(j.at("prediction").is_null());
   // The reduced trace: every analysed GPU event once, an iteration span and two counters per rank.
   const nlohmann::json t = nlohmann::json::parse(Slurp(trace_out));

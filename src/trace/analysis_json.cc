@@ -27,6 +27,22 @@ nlohmann::json Shares(const GpuTimeShares& s) {
   return {{"compute_pct", s.compute_pct}, {"non_compute_pct", s.non_compute_pct}, {"idle_pct", s.idle_pct}};
 }
 
+nlohmann::json CrossRank(const TraceAnalysis& a) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const RankSpread& s : a.cross_rank)
+    out.push_back({{"metric", s.metric}, {"min", s.min}, {"median", s.median}, {"max", s.max}, {"min_rank", s.min_rank},
+                   {"max_rank", s.max_rank}});
+  return out;
+}
+
+nlohmann::json IterationsAcrossRanks(const TraceAnalysis& a) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const IterationSpread& s : a.iterations)
+    out.push_back({{"step", s.step}, {"ranks", s.ranks}, {"min_s", s.min_s}, {"median_s", s.median_s}, {"max_s", s.max_s},
+                   {"slowest_rank", s.slowest_rank}});
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json AnalysisJson(const TraceAnalysis& a, const PredictionComparison* p) {
@@ -101,6 +117,8 @@ nlohmann::json AnalysisJson(const TraceAnalysis& a, const PredictionComparison* 
       {"kernel_types", std::move(kt)},
       {"ranks", std::move(ranks)},
       {"stragglers", {{"collectives_matched", a.stragglers.collectives_matched}, {"flagged", a.stragglers.stragglers}, {"ranks", std::move(strag)}}},
+      {"cross_rank", CrossRank(a)},
+      {"iterations_across_ranks", IterationsAcrossRanks(a)},
       {"prediction", nullptr}};
   if (p) {
     out["prediction"] = {{"measured_from_steps", p->measured_from_steps},

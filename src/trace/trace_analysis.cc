@@ -638,6 +638,41 @@ TraceAnalysis AnalyzeTraces(const std::vector<RankTrace>& ranks, const AnalysisO
   for (const auto& [label, sum] : type_sums) a.kernel_types.push_back({label, sum});
   std::stable_sort(a.kernel_types.begin(), a.kernel_types.end(), [](const auto& x, const auto& y) { return x.sum_s > y.sum_s; });
 
+  // The cross-rank view.
+  if (a.ranks.size() >= 2) {
+    auto spread = [&](const char* metric, auto value) {
+      std::vector<std::pair<double, int>> v;
+      for (const RankAnalysis& r : a.ranks) {
+        const double x = value(r);
+        if (std::isfinite(x)) v.emplace_back(x, r.rank);
+      }
+      if (v.empty()) return;
+      std::sort(v.begin(), v.end());
+      std::vector<double> xs;
+      for (const auto& p : v) xs.push_back(p.first);
+      a.cross_rank.push_back({metric, v.front().first, SortedQuantile(xs, 0.5), v.back().first, v.front().second, v.back().second});
+    };
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    spread("compute_pct", [](const RankAnalysis& r) { return r.temporal.compute_pct(); });
+    spread("non_compute_pct", [](const RankAnalysis& r) { return r.temporal.non_compute_pct(); });
+    spread("idle_pct", [](const RankAnalysis& r) { return r.temporal.idle_pct(); });
+    spread("comm_overlap_pct", [](const RankAnalysis& r) { return r.comm_overlap_pct; });
+    spread("step_time_s", [nan](const RankAnalysis& r) { return r.step_time.count ? r.step_time.mean : nan; });
+    spread("dataloader_share", [nan](const RankAnalysis& r) { return r.step_time.count ? r.dataloader_share : nan; });
+    std::map<int64_t, std::vector<std::pair<double, int>>> by_step;
+    for (const RankAnalysis& r : a.ranks)
+      for (const IterationStats& it : r.iterations) by_step[it.step].emplace_back(it.cpu_step_s, r.rank);
+    for (auto& [step, v] : by_step) {
+      if (v.size() < 2) continue;
+      std::sort(v.begin(), v.end());
+      std::vector<double> xs;
+      for (const auto& p : v) xs.push_back(p.first);
+      // Within 1 µs the ranks are level (synchronous steps end together): no slowest rank.
+      const int slowest = v.back().first - v.front().first > 1e-6 ? v.back().second : -1;
+      a.iterations.push_back({step, static_cast<int>(v.size()), v.front().first, SortedQuantile(xs, 0.5), v.back().first, slowest});
+    }
+  }
+
   // Stragglers across ranks.
   if (ranks.size() >= 2) {
     std::vector<StragglerInput> in;

@@ -146,12 +146,30 @@ struct RankAnalysis {
   std::vector<uint32_t> analysed_events;  // indices into RankTrace::events of the GPU event set
 };
 
+// The spread of one per-rank figure across the ranks (NaN figures, such as the overlap of a rank
+// without communication, are left out).
+struct RankSpread {
+  std::string metric;  // "compute_pct", "non_compute_pct", "idle_pct", "comm_overlap_pct", "step_time_s", "dataloader_share"
+  double min = 0, median = 0, max = 0;
+  int min_rank = -1, max_rank = -1;
+};
+
+// One ProfilerStep#N across the ranks that have it: its CPU step time's spread and the slowest rank.
+struct IterationSpread {
+  int64_t step = 0;
+  int ranks = 0;
+  double min_s = 0, median_s = 0, max_s = 0;
+  int slowest_rank = -1;  // -1: all ranks within 1 µs
+};
+
 struct TraceAnalysis {
   AnalysisOptions options;
   std::vector<RankAnalysis> ranks;
   std::vector<int64_t> profiler_steps;          // kept ProfilerStep numbers (all ranks)
   std::vector<KernelTypeShare> kernel_types;    // summed over ranks (HTA's kernel_type_df)
   StragglerReport stragglers;
+  std::vector<RankSpread> cross_rank;             // with two or more ranks
+  std::vector<IterationSpread> iterations;        // per step number, with two or more ranks
   int64_t events = 0;
   int64_t bytes_read = 0;
 };

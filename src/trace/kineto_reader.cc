@@ -353,6 +353,12 @@ class Reader {
   void ReserveEvents(size_t n) { trace_.events.reserve(n); }
 
   RankTrace Run() {
+    // A UTF-8 byte-order mark (some editors and Windows tools write one) is skipped.
+    while (buf_.size() < 3 && Refill()) {
+    }
+    if (buf_.size() >= 3 && static_cast<unsigned char>(buf_[0]) == 0xEF && static_cast<unsigned char>(buf_[1]) == 0xBB &&
+        static_cast<unsigned char>(buf_[2]) == 0xBF)
+      pos_ = 3;
     SkipWs();
     if (AtEnd()) throw InputError(label_ + ": empty file (expected a Chrome-trace JSON object)");
     const char c = buf_[pos_];

@@ -137,6 +137,13 @@ TEST(KinetoReader, UnusableFilesAreOneLineErrors) {
   EXPECT_CONTAINS(InputErrorOf([] { ReadKinetoTrace(TempPath("does-not-exist.json")); }), "cannot open");
 }
 
+TEST(KinetoReader, SkipsAUtf8ByteOrderMark) {
+  const RankTrace t = ParseKinetoTrace("\xEF\xBB\xBF" R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2}]})",
+                                       "bom.json");
+  ASSERT_EQ(t.events.size(), 1u);
+  EXPECT_EQ(t.events[0].dur_ns, 2000);
+}
+
 TEST(KinetoReader, EmptyTraceHasNoEvents) {
   const RankTrace t = ParseKinetoTrace(R"({"traceEvents": []})", "empty.json");
   EXPECT_TRUE(t.events.empty());

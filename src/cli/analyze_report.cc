@@ -101,6 +101,16 @@ std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o
       for (const auto& s : a.stragglers.ranks)
         if (s.straggler) out += fmt::format("  rank {}: {}\n", s.rank, s.reason);
     }
+    if (!a.stragglers.by_step.empty()) {
+      // The steps in which one rank made the others wait longest (intermittent stragglers).
+      std::vector<StepStraggler> top = a.stragglers.by_step;
+      std::stable_sort(top.begin(), top.end(), [](const auto& x, const auto& y) { return x.caused_wait_s > y.caused_wait_s; });
+      if (top.size() > 5) top.resize(5);
+      out += "  steps where one rank made the others wait longest:\n";
+      for (const StepStraggler& s : top)
+        out += fmt::format("    ProfilerStep#{}: rank {} arrived last, {} ms of waiting ({} ms by all late ranks, {} collectives)\n",
+                           s.step, s.rank, Ms(s.caused_wait_s), Ms(s.total_wait_s), s.collectives);
+    }
     out += fmt::format("  {:>5} {:>9} {:>8} {:>13} {:>14} {:>10}\n", "rank", "step ms", "step z", "last arrivals", "others wait ms",
                        "waited ms");
     for (const auto& s : a.stragglers.ranks)

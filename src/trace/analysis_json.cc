@@ -43,6 +43,14 @@ nlohmann::json IterationsAcrossRanks(const TraceAnalysis& a) {
   return out;
 }
 
+nlohmann::json StragglersByStep(const TraceAnalysis& a) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const StepStraggler& s : a.stragglers.by_step)
+    out.push_back({{"step", s.step}, {"rank", s.rank}, {"caused_wait_s", s.caused_wait_s}, {"total_wait_s", s.total_wait_s},
+                   {"collectives", s.collectives}});
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json AnalysisJson(const TraceAnalysis& a, const PredictionComparison* p) {
@@ -116,7 +124,8 @@ nlohmann::json AnalysisJson(const TraceAnalysis& a, const PredictionComparison* 
       {"profiler_steps", a.profiler_steps},
       {"kernel_types", std::move(kt)},
       {"ranks", std::move(ranks)},
-      {"stragglers", {{"collectives_matched", a.stragglers.collectives_matched}, {"flagged", a.stragglers.stragglers}, {"ranks", std::move(strag)}}},
+      {"stragglers", {{"collectives_matched", a.stragglers.collectives_matched}, {"flagged", a.stragglers.stragglers}, {"ranks", std::move(strag)},
+                      {"by_step", StragglersByStep(a)}}},
       {"cross_rank", CrossRank(a)},
       {"iterations_across_ranks", IterationsAcrossRanks(a)},
       {"prediction", nullptr}};

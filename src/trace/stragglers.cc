@@ -34,6 +34,7 @@ using GroupKey = std::pair<CollectiveKind, std::string>;
 
 struct RankComm {
   std::map<GroupKey, std::vector<double>> durations_s;  // per group, in start order
+  std::map<GroupKey, std::vector<int64_t>> steps;       // the same kernels' steps (-1: unknown)
   double total_s = 0;                                   // all communication kernel time
 };
 
@@ -41,23 +42,26 @@ RankComm CollectComm(const StragglerInput& in) {
   RankComm rc;
   if (in.trace == nullptr) return rc;
   const RankTrace& t = *in.trace;
-  std::vector<uint32_t> comm;
-  for (uint32_t i : in.events) {
+  std::vector<std::pair<uint32_t, int64_t>> comm;  // (event, step)
+  const bool with_steps = in.event_steps.size() == in.events.size();
+  for (size_t k = 0; k < in.events.size(); ++k) {
+    const uint32_t i = in.events[k];
     if (i >= t.events.size()) continue;
     const TraceEvent& e = t.events[i];
     if (e.kind != EventKind::kKernel || e.name >= t.names.size()) continue;
-    if (HtaKernelTypeOf(t.names[e.name]) == HtaKernelType::kCommunication) comm.push_back(i);
+    if (HtaKernelTypeOf(t.names[e.name]) == HtaKernelType::kCommunication) comm.emplace_back(i, with_steps ? in.event_steps[k] : -1);
   }
   std::stable_sort(comm.begin(), comm.end(),
-                   [&](uint32_t a, uint32_t b) { return t.events[a].ts_ns < t.events[b].ts_ns; });
-  for (uint32_t i : comm) {
+                   [&](const auto& a, const auto& b) { return t.events[a.first].ts_ns < t.events[b.first].ts_ns; });
+  for (const auto& [i, step] : comm) {
     const TraceEvent& e = t.events[i];
     const CollectiveArgs* args = e.collective >= 0 && static_cast<size_t>(e.collective) < t.collectives.size()
                                      ? &t.collectives[static_cast<size_t>(e.collective)]
                                      : nullptr;
     const double dur_s = static_cast<double>(e.dur_ns) * 1e-9;
-    rc.durations_s[{CollectiveKindOf(t.names[e.name], args), args ? args->process_group : std::string()}]
-        .push_back(dur_s);
+    const GroupKey key{CollectiveKindOf(t.names[e.name], args), args ? args->process_group : std::string()};
+    rc.durations_s[key].push_back(dur_s);
+    rc.steps[key].push_back(step);
     rc.total_s += dur_s;
   }
   return rc;
@@ -80,6 +84,12 @@ StragglerReport FindStragglers(const std::vector<StragglerInput>& inputs) {
   std::map<GroupKey, std::vector<size_t>> members;
   for (size_t r = 0; r < n; ++r)
     for (const auto& [key, durs] : comm[r].durations_s) members[key].push_back(r);
+  struct StepWait {
+    std::map<size_t, double> caused_s;  // input index -> wait caused in this step
+    double total_s = 0;
+    int64_t collectives = 0;
+  };
+  std::map<int64_t, StepWait> step_waits;
   for (const auto& [key, ranks] : members) {
     if (ranks.size() < 2) continue;
     std::vector<const std::vector<double>*> group;  // this group's durations on each member
@@ -94,6 +104,10 @@ StragglerReport FindStragglers(const std::vector<StragglerInput>& inputs) {
       const double min_s = *std::min_element(d.begin(), d.end());
       const double median_s = Median(d);
       ++report.collectives_matched;
+      // The step of this collective: as the first member rank that knows it saw it.
+      int64_t step = -1;
+      for (size_t j = 0; j < ranks.size() && step < 0; ++j) step = comm[ranks[j]].steps.at(key)[k];
+      if (step >= 0) ++step_waits[step].collectives;
       for (size_t j = 0; j < ranks.size(); ++j) {
         StragglerRank& s = report.ranks[ranks[j]];
         ++s.collectives_matched;
@@ -105,8 +119,19 @@ StragglerReport FindStragglers(const std::vector<StragglerInput>& inputs) {
         StragglerRank& s = report.ranks[ranks[j]];
         ++s.last_arrivals;
         s.caused_wait_s += median_s - min_s;
+        if (step >= 0) {
+          step_waits[step].caused_s[ranks[j]] += median_s - min_s;
+          step_waits[step].total_s += median_s - min_s;
+        }
       }
     }
+  }
+
+  for (const auto& [step, w] : step_waits) {
+    if (w.caused_s.empty()) continue;
+    const auto top = std::max_element(w.caused_s.begin(), w.caused_s.end(),
+                                      [](const auto& a, const auto& b) { return a.second < b.second; });
+    report.by_step.push_back({step, inputs[top->first].rank, top->second, w.total_s, w.collectives});
   }
 
   // Step times: robust z-score of each rank's mean among the ranks that have step times.

@@ -35,6 +35,9 @@ struct StragglerInput {
   const RankTrace* trace = nullptr;
   std::vector<uint32_t> events;      // analysed GPU events of this rank (indices into trace->events)
   std::vector<double> step_times_s;  // per kept iteration
+  // Optional, parallel to `events`: the ProfilerStep#N each event was launched in (-1: none).
+  // With it, the wait each collective caused is also attributed to a step (StragglerReport::by_step).
+  std::vector<int64_t> event_steps;
 };
 
 struct StragglerRank {
@@ -50,10 +53,22 @@ struct StragglerRank {
   std::string reason;                // one line, empty unless straggler
 };
 
+// Per step: which rank the others waited for most in that step's matched collectives. This
+// catches intermittent stragglers (one rank's data loader stalling in one step in ten) that the
+// whole-run rule above does not flag.
+struct StepStraggler {
+  int64_t step = 0;
+  int rank = -1;               // the rank that caused the most waiting in this step
+  double caused_wait_s = 0;    // the wait it caused (sum over its last arrivals of median - its duration)
+  double total_wait_s = 0;     // the wait all last arrivals caused in this step
+  int64_t collectives = 0;     // matched collectives in this step
+};
+
 struct StragglerReport {
   std::vector<StragglerRank> ranks;  // in input order
   std::vector<int> stragglers;       // ranks flagged, in input order
   int64_t collectives_matched = 0;   // matched collectives (each counted once, not per rank)
+  std::vector<StepStraggler> by_step;  // steps with a last arrival, by step number (needs event_steps)
 };
 
 StragglerReport FindStragglers(const std::vector<StragglerInput>& inputs);

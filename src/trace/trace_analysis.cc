@@ -532,13 +532,18 @@ RankAnalysis AnalyzeRank(const RankContext& ctx) {
     std::sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.ts < b.ts; });
     loader = MergeNs(std::move(loader));
     std::vector<std::vector<Row>> step_rows(steps.size());
-    for (const Row& g : gpu) {
+    ra.analysed_event_steps.assign(gpu.size(), -1);
+    for (size_t gi = 0; gi < gpu.size(); ++gi) {
+      const Row& g = gpu[gi];
       const int64_t lt = kept_launch.Get(ev(g).correlation);
       if (lt == CorrelationMap::kAbsent) continue;
       auto s = std::upper_bound(steps.begin(), steps.end(), lt, [](int64_t x, const Step& st) { return x < st.ts; });
       if (s == steps.begin()) continue;
       --s;
-      if (lt < s->end) step_rows[static_cast<size_t>(s - steps.begin())].push_back(g);
+      if (lt < s->end) {
+        step_rows[static_cast<size_t>(s - steps.begin())].push_back(g);
+        ra.analysed_event_steps[gi] = s->n;
+      }
     }
     std::vector<double> step_times;
     double loader_total = 0, step_total = 0;
@@ -681,6 +686,7 @@ TraceAnalysis AnalyzeTraces(const std::vector<RankTrace>& ranks, const AnalysisO
       s.rank = ranks[i].rank;
       s.trace = &ranks[i];
       s.events = a.ranks[i].analysed_events;
+      s.event_steps = a.ranks[i].analysed_event_steps;
       for (const auto& it : a.ranks[i].iterations) s.step_times_s.push_back(it.cpu_step_s);
       in.push_back(std::move(s));
     }

@@ -144,6 +144,7 @@ struct RankAnalysis {
   std::vector<CollectiveStats> collectives;
   TraceWarnings warnings;
   std::vector<uint32_t> analysed_events;  // indices into RankTrace::events of the GPU event set
+  std::vector<int64_t> analysed_event_steps;  // parallel: the ProfilerStep#N each was launched in, or -1
 };
 
 // The spread of one per-rank figure across the ranks (NaN figures, such as the overlap of a rank

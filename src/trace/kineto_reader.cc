@@ -132,9 +132,17 @@ class MemorySource : public ByteSource {
 // timestamps (~1.7e15 µs) keep their nanoseconds.
 enum class NumberStatus { kOk, kNotNumber, kOverflow };
 
+// JSON whitespace (RFC 8259, section 2).
+inline bool IsJsonWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+// A raw number token without the whitespace simdjson leaves after it.
+std::string_view TrimRight(std::string_view s) {
+  while (!s.empty() && IsJsonWs(s.back())) s.remove_suffix(1);
+  return s;
+}
+
 NumberStatus ParseMicrosToNanos(std::string_view s, int64_t* ns, bool* fractional) {
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t'))
-    s.remove_suffix(1);
+  s = TrimRight(s);
   if (s.empty()) return NumberStatus::kNotNumber;
   bool neg = false;
   size_t i = 0;
@@ -192,10 +200,7 @@ NumberStatus IntegerValue(od::value v, int64_t* out) {
   od::json_type t;
   if (v.type().get(t)) return NumberStatus::kNotNumber;
   if (t == od::json_type::number) {
-    std::string_view raw;
-    raw = v.raw_json_token();
-    while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' || raw.back() == '\t'))
-      raw.remove_suffix(1);
+    const std::string_view raw = TrimRight(v.raw_json_token());
     int64_t x = 0;
     auto [p, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), x);
     if (ec == std::errc::result_out_of_range) return NumberStatus::kOverflow;
@@ -394,15 +399,15 @@ class Reader {
       if (!Refill()) return true;
     return false;
   }
+  // Skips whitespace in the buffer only; true when a non-space byte is at pos_.
+  bool SkipWsInBuffer() {
+    while (pos_ < buf_.size() && IsJsonWs(buf_[pos_])) ++pos_;
+    return pos_ < buf_.size();
+  }
+  // Skips whitespace, refilling as needed.
   void SkipWs() {
-    for (;;) {
-      while (pos_ < buf_.size()) {
-        const char c = buf_[pos_];
-        if (c != ' ' && c != '\n' && c != '\r' && c != '\t') return;
-        ++pos_;
-      }
+    while (!SkipWsInBuffer())
       if (!Refill()) return;
-    }
   }
   size_t Offset() const { return consumed_ + pos_; }
   [[noreturn]] void Fail(const std::string& what) {
@@ -577,8 +582,7 @@ class Reader {
         batch_.push_back({pos_, len});
         batch_bytes_ += len;
         pos_ += len;
-        while (pos_ < buf_.size() && (buf_[pos_] == ' ' || buf_[pos_] == '\n' || buf_[pos_] == '\r' || buf_[pos_] == '\t')) ++pos_;
-        if (pos_ >= buf_.size()) {
+        if (!SkipWsInBuffer()) {
           separator_pending = true;
           break;
         }
@@ -589,7 +593,7 @@ class Reader {
           end_of_array = true;
           break;
         }
-        while (pos_ < buf_.size() && (buf_[pos_] == ' ' || buf_[pos_] == '\n' || buf_[pos_] == '\r' || buf_[pos_] == '\t')) ++pos_;
+        SkipWsInBuffer();
       }
       batch_bytes_ = 0;
       if (!batch_.empty()) {

@@ -44,12 +44,15 @@ RankComm CollectComm(const StragglerInput& in) {
   const RankTrace& t = *in.trace;
   std::vector<std::pair<uint32_t, int64_t>> comm;  // (event, step)
   const bool with_steps = in.event_steps.size() == in.events.size();
+  std::vector<int8_t> is_comm(t.names.size(), -1);  // per name, classified once
   for (size_t k = 0; k < in.events.size(); ++k) {
     const uint32_t i = in.events[k];
     if (i >= t.events.size()) continue;
     const TraceEvent& e = t.events[i];
     if (e.kind != EventKind::kKernel || e.name >= t.names.size()) continue;
-    if (HtaKernelTypeOf(t.names[e.name]) == HtaKernelType::kCommunication) comm.emplace_back(i, with_steps ? in.event_steps[k] : -1);
+    int8_t& c = is_comm[e.name];
+    if (c < 0) c = HtaKernelTypeOf(t.names[e.name]) == HtaKernelType::kCommunication;
+    if (c) comm.emplace_back(i, with_steps ? in.event_steps[k] : -1);
   }
   std::stable_sort(comm.begin(), comm.end(),
                    [&](const auto& a, const auto& b) { return t.events[a.first].ts_ns < t.events[b.first].ts_ns; });

@@ -101,7 +101,7 @@ double Quantile(std::vector<double> v, double q) {
 
 struct NameStats {
   int64_t count = 0;
-  double sum = 0, max = 0, min = 0, sumsq = 0;
+  double sum = 0, max = 0, min = 0;
   std::vector<double> durs;  // for an exact sample std
 };
 
@@ -322,7 +322,7 @@ RankAnalysis AnalyzeRank(const RankContext& ctx) {
       if (gpu_side(e) && kept_corr.Get(e.correlation) != CorrelationMap::kAbsent) kept.push_back(r);
     }
   } else {
-    kept = all;
+    kept = std::move(all);  // `all` is not used past the filter
   }
 
   // The GPU event set: stream != -1.

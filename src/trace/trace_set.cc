@@ -25,8 +25,7 @@ bool EndsWith(const std::string& s, const char* suffix) {
 }
 
 bool IsTraceFileName(const std::string& name) {
-  return EndsWith(name, ".json") || EndsWith(name, ".json.gz") || EndsWith(name, ".sqlite") ||
-         EndsWith(name, ".nsys-rep.sqlite");
+  return EndsWith(name, ".json") || EndsWith(name, ".json.gz") || EndsWith(name, ".sqlite");
 }
 
 // SQLite files start with "SQLite format 3\0" (sqlite.org/fileformat.html, section 1.3).

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "trace/kineto_reader.h"
-#include "trace/trace_analysis.h"
+#include "analysis/trace_analysis.h"
 
 namespace paratune {
 namespace {

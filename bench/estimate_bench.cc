@@ -2,7 +2,7 @@
 // and one EstimateStep, for every catalog model. Figures: docs/performance.md.
 #include <benchmark/benchmark.h>
 
-#include "cost/estimate.h"
+#include "step/estimate.h"
 #include "hardware/hardware_catalog.h"
 #include "model/catalog.h"
 #include "scenario/default_scenario.h"

@@ -2,7 +2,7 @@
 // simulating one step, with and without recording the Timeline.
 #include <benchmark/benchmark.h>
 
-#include "cost/estimate.h"
+#include "step/estimate.h"
 #include "hardware/hardware_catalog.h"
 #include "model/catalog.h"
 #include "pipeline/simulator.h"

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "trace/kineto_reader.h"
-#include "trace/trace_analysis.h"
+#include "analysis/trace_analysis.h"
 #include "trace/trace_event.h"
 #include "util/error.h"
 

@@ -9,9 +9,10 @@
 #include "cli/analyze_report.h"
 #include "cli/commands.h"
 #include "cli/scenario_flags.h"
-#include "pipeline/estimate_simulation.h"
-#include "trace/analysis_json.h"
-#include "trace/reduced_trace.h"
+#include "step/estimate_simulation.h"
+#include "analysis/analysis_json.h"
+#include "compare/prediction_json.h"
+#include "analysis/reduced_trace.h"
 #include "trace/trace_set.h"
 #include "util/error.h"
 
@@ -76,7 +77,9 @@ Command AddAnalyzeCommand(CLI::App& root) {
             }
             if (!af->trace_out.empty()) WriteReducedTrace(ranks, a, af->trace_out);
             if (f->json) {
-              fmt::print("{}\n", AnalysisJson(a, prediction ? &*prediction : nullptr).dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+              nlohmann::json j = AnalysisJson(a);
+              if (prediction) j["prediction"] = PredictionJson(*prediction);
+              fmt::print("{}\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
               return 0;
             }
             AnalyzeReportOptions ro;

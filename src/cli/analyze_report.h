@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "trace/prediction.h"
-#include "trace/trace_analysis.h"
+#include "compare/prediction.h"
+#include "analysis/trace_analysis.h"
 
 namespace paratune::cli {
 

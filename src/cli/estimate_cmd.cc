@@ -4,7 +4,7 @@
 #include "cli/commands.h"
 #include "cli/estimate_report.h"
 #include "cli/scenario_flags.h"
-#include "cost/estimate_json.h"
+#include "step/estimate_json.h"
 #include "layout/megatron_args.h"
 #include "util/error.h"
 

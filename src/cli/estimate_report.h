@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "cost/estimate.h"
+#include "step/estimate.h"
 
 namespace paratune::cli {
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "cost/estimate.h"
+#include "step/estimate.h"
 #include "hardware/hardware_catalog.h"
 #include "layout/layout.h"
 #include "model/catalog.h"

@@ -7,7 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/scenario_flags.h"
-#include "pipeline/estimate_simulation.h"
+#include "step/estimate_simulation.h"
 #include "timeline/chrome_trace.h"
 
 namespace paratune::cli {

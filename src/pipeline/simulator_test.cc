@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "cost/pipeline_bubble.h"
+#include "pipeline/closed_form.h"
 #include "timeline/breakdown.h"
 #include "util/error.h"
 

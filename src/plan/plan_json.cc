@@ -1,6 +1,6 @@
 #include "plan/plan_json.h"
 
-#include "cost/estimate_json.h"
+#include "step/estimate_json.h"
 #include "model/model_spec.h"
 
 namespace paratune {

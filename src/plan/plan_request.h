@@ -5,7 +5,7 @@
 
 #include <optional>
 
-#include "cost/estimate.h"
+#include "step/estimate.h"
 #include "hardware/gpu_spec.h"
 #include "layout/layout.h"
 #include "model/model_spec.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cost/estimate.h"
+#include "step/estimate.h"
 #include "plan/plan_request.h"
 
 namespace paratune {

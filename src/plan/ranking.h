@@ -2,7 +2,7 @@
 // always lists the same layouts in the same order (docs/planner.md, "Ranking").
 #pragma once
 
-#include "cost/estimate.h"
+#include "step/estimate.h"
 #include "plan/plan_request.h"
 
 namespace paratune {

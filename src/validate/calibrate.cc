@@ -4,7 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
-#include "cost/estimate.h"
+#include "step/estimate.h"
 #include "util/error.h"
 
 namespace paratune {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cost/estimate.h"
+#include "step/estimate.h"
 #include "util/error.h"
 
 namespace paratune {

@@ -1,4 +1,4 @@
-#include "cost/estimate.h"
+#include "step/estimate.h"
 
 #include <gtest/gtest.h>
 

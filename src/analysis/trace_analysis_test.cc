@@ -2,7 +2,7 @@
 // ../shared/traces/hta_reference (HTA commit f4d0062c, see that folder's README). With
 // TimeRounding::kHta paratune reproduces HTA's numbers; with its default exact-ns timing the
 // temporal breakdown and overlap stay within the 0.5 percentage points.
-#include "trace/trace_analysis.h"
+#include "analysis/trace_analysis.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "trace/stragglers.h"
+#include "analysis/stragglers.h"
 
 #include <gtest/gtest.h>
 

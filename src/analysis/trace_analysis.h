@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "trace/collective_stats.h"
-#include "trace/kernel_class.h"
-#include "trace/stragglers.h"
+#include "analysis/collectives.h"
+#include "analysis/kernel_class.h"
+#include "analysis/stragglers.h"
 #include "trace/trace_event.h"
 
 namespace paratune {

@@ -1,4 +1,4 @@
-#include "cost/pipeline_bubble.h"
+#include "pipeline/closed_form.h"
 
 #include <algorithm>
 #include <numeric>

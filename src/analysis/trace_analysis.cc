@@ -1,4 +1,4 @@
-#include "trace/trace_analysis.h"
+#include "analysis/trace_analysis.h"
 
 #include <algorithm>
 #include <atomic>

@@ -1,4 +1,4 @@
-#include "cost/estimate.h"
+#include "step/estimate.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include "cost/collectives.h"
 #include "cost/compute.h"
 #include "cost/flops.h"
-#include "cost/pipeline_bubble.h"
+#include "pipeline/closed_form.h"
 #include "pipeline/simulator.h"
 #include "util/error.h"
 

@@ -1,4 +1,4 @@
-#include "pipeline/estimate_simulation.h"
+#include "step/estimate_simulation.h"
 
 namespace paratune {
 

@@ -1,4 +1,4 @@
-#include "trace/analysis_json.h"
+#include "analysis/analysis_json.h"
 
 #include <cmath>
 
@@ -21,10 +21,6 @@ nlohmann::json Warnings(const TraceWarnings& w) {
   return {{"truncated", w.truncated},         {"bad_number", w.bad_number},     {"missing_field", w.missing_field},
           {"negative_duration", w.negative_duration}, {"invalid_utf8", w.invalid_utf8}, {"malformed_event", w.malformed_event},
           {"total", w.Total()}};
-}
-
-nlohmann::json Shares(const GpuTimeShares& s) {
-  return {{"compute_pct", s.compute_pct}, {"non_compute_pct", s.non_compute_pct}, {"idle_pct", s.idle_pct}};
 }
 
 nlohmann::json CrossRank(const TraceAnalysis& a) {
@@ -53,7 +49,7 @@ nlohmann::json StragglersByStep(const TraceAnalysis& a) {
 
 }  // namespace
 
-nlohmann::json AnalysisJson(const TraceAnalysis& a, const PredictionComparison* p) {
+nlohmann::json AnalysisJson(const TraceAnalysis& a) {
   nlohmann::json ranks = nlohmann::json::array();
   for (const RankAnalysis& r : a.ranks) {
     nlohmann::json kt = nlohmann::json::array(), top = nlohmann::json::array(), hta = nlohmann::json::array(),
@@ -129,16 +125,6 @@ nlohmann::json AnalysisJson(const TraceAnalysis& a, const PredictionComparison* 
       {"cross_rank", CrossRank(a)},
       {"iterations_across_ranks", IterationsAcrossRanks(a)},
       {"prediction", nullptr}};
-  if (p) {
-    out["prediction"] = {{"measured_from_steps", p->measured_from_steps},
-                         {"measured_step_time_s", p->measured_step_time_s},
-                         {"predicted_step_time_s", p->predicted_step_time_s},
-                         {"step_time_error", p->step_time_error},
-                         {"measured_mfu", p->measured_mfu},
-                         {"predicted_mfu", p->predicted_mfu},
-                         {"measured", Shares(p->measured)},
-                         {"predicted", Shares(p->predicted)}};
-  }
   return out;
 }
 

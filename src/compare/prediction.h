@@ -4,9 +4,9 @@
 // one over the pipeline simulator's timeline of the estimated step.
 #pragma once
 
-#include "cost/estimate.h"
+#include "step/estimate.h"
 #include "pipeline/simulator.h"
-#include "trace/trace_analysis.h"
+#include "analysis/trace_analysis.h"
 
 namespace paratune {
 

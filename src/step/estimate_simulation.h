@@ -5,7 +5,7 @@
 // a measured trace.
 #pragma once
 
-#include "cost/estimate.h"
+#include "step/estimate.h"
 #include "pipeline/schedule.h"
 #include "pipeline/simulator.h"
 

@@ -1,4 +1,4 @@
-#include "trace/stragglers.h"
+#include "analysis/stragglers.h"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include <numeric>
 #include <utility>
 
-#include "trace/kernel_class.h"
+#include "analysis/kernel_class.h"
 
 namespace paratune {
 namespace {

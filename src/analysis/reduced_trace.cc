@@ -1,4 +1,4 @@
-#include "trace/reduced_trace.h"
+#include "analysis/reduced_trace.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "trace/collective_stats.h"
+#include "analysis/collectives.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "trace/trace_analysis.h"
+#include "analysis/trace_analysis.h"
 #include "trace/trace_event.h"
 
 namespace paratune {

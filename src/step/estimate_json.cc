@@ -1,4 +1,4 @@
-#include "cost/estimate_json.h"
+#include "step/estimate_json.h"
 
 namespace paratune {
 

@@ -1,4 +1,4 @@
-#include "trace/kernel_class.h"
+#include "analysis/kernel_class.h"
 
 #include <gtest/gtest.h>
 

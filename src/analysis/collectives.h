@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "trace/kernel_class.h"
+#include "analysis/kernel_class.h"
 #include "trace/trace_event.h"
 
 namespace paratune {

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cost/estimate.h"
+#include "step/estimate.h"
 
 namespace paratune {
 

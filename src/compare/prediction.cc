@@ -1,4 +1,4 @@
-#include "trace/prediction.h"
+#include "compare/prediction.h"
 
 #include "timeline/breakdown.h"
 

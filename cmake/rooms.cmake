@@ -1,0 +1,21 @@
+# The rooms of the library, bottom to top, each with the rooms it may include. This is the one
+# list: CMake builds one static library per room from it, compiles each room against an include
+# directory that holds only the rooms named here (so an include that points up does not build),
+# and src/util/rooms_test.cc checks every #include of the sources and docs/architecture.md
+# against it. A room's dependencies are transitive: naming `cost` also allows what cost allows.
+paratune_room(util)
+paratune_room(model DEPS util)
+paratune_room(hardware DEPS util)
+paratune_room(layout DEPS model hardware)
+paratune_room(scenario DEPS layout)
+paratune_room(cost DEPS layout)
+paratune_room(timeline DEPS util)
+paratune_room(pipeline DEPS timeline layout)
+paratune_room(step DEPS cost pipeline scenario)
+paratune_room(plan DEPS step)
+paratune_room(emit DEPS plan)
+paratune_room(validate DEPS step)
+paratune_room(trace DEPS util)
+paratune_room(analysis DEPS trace timeline)
+paratune_room(compare DEPS analysis step)
+paratune_room(cli DEPS plan emit validate compare scenario)

@@ -1,0 +1,23 @@
+#include "compare/prediction_json.h"
+
+namespace paratune {
+namespace {
+
+nlohmann::json Shares(const GpuTimeShares& s) {
+  return {{"compute_pct", s.compute_pct}, {"non_compute_pct", s.non_compute_pct}, {"idle_pct", s.idle_pct}};
+}
+
+}  // namespace
+
+nlohmann::json PredictionJson(const PredictionComparison& p) {
+  return {{"measured_from_steps", p.measured_from_steps},
+          {"measured_step_time_s", p.measured_step_time_s},
+          {"predicted_step_time_s", p.predicted_step_time_s},
+          {"step_time_error", p.step_time_error},
+          {"measured_mfu", p.measured_mfu},
+          {"predicted_mfu", p.predicted_mfu},
+          {"measured", Shares(p.measured)},
+          {"predicted", Shares(p.predicted)}};
+}
+
+}  // namespace paratune

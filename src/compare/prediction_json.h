@@ -1,0 +1,13 @@
+// The "prediction" member of `paratune analyze --json` (schema paratune.analyze/1, docs/json.md):
+// the measured and predicted step time, MFU and GPU-time shares side by side.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "compare/prediction.h"
+
+namespace paratune {
+
+nlohmann::json PredictionJson(const PredictionComparison& p);
+
+}  // namespace paratune

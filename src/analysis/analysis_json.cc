@@ -7,8 +7,8 @@ namespace {
 
 nlohmann::json Num(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
 
-nlohmann::json Temporal(const TemporalBreakdown& t) {
-  return {{"kernel_time_s", t.kernel_time_s}, {"compute_s", t.compute_s},   {"non_compute_s", t.non_compute_s},
+nlohmann::json Temporal(const GpuTimeBreakdown& t) {
+  return {{"kernel_time_s", t.window_s}, {"compute_s", t.compute_s},   {"non_compute_s", t.non_compute_s},
           {"idle_s", t.idle_s},               {"compute_pct", t.compute_pct()}, {"non_compute_pct", t.non_compute_pct()},
           {"idle_pct", t.idle_pct()}};
 }

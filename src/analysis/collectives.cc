@@ -126,8 +126,8 @@ std::vector<CollectiveStats> ComputeCollectiveStats(const RankTrace& t, const st
     if (s.count == 0) continue;
     s.kind = static_cast<CollectiveKind>(k);
     // Exposed: the union of this kind's kernels minus its overlap with the union of compute
-    // kernels (BreakdownRank's exposed_comm_s, timeline/breakdown.h).
-    s.exposed_s = BreakdownRank(compute, comm[k], 0, 0).exposed_comm_s;
+    // kernels (the non-compute time of timeline/breakdown.h).
+    s.exposed_s = BreakdownIntervals(compute, comm[k], 0, 0).non_compute_s;
     if (s.sized_time_s > 0) {
       // algbw = S / t, busbw = algbw * factor (nccl-tests doc/PERFORMANCE.md), summed over kernels.
       s.algbw_bytes_per_s = s.bytes / s.sized_time_s;

@@ -49,7 +49,7 @@ INSERT INTO NVTX_EVENTS VALUES (0, 7800, 59, 'ProfilerStep#1', 1, NULL), (7800, 
   const TraceAnalysis a = AnalyzeTraces(ranks);
   const RankAnalysis& r = a.ranks[0];
   EXPECT_EQ(r.gpu_events, 3);
-  EXPECT_NEAR(r.temporal.kernel_time_s, 9000e-9, 1e-15);
+  EXPECT_NEAR(r.temporal.window_s, 9000e-9, 1e-15);
   EXPECT_NEAR(r.temporal.idle_s, 1000e-9, 1e-15);
   EXPECT_NEAR(r.temporal.compute_s, 6000e-9, 1e-15);
   EXPECT_NEAR(r.temporal.non_compute_s, 2000e-9, 1e-15);
@@ -57,7 +57,7 @@ INSERT INTO NVTX_EVENTS VALUES (0, 7800, 59, 'ProfilerStep#1', 1, NULL), (7800, 
   EXPECT_EQ(a.profiler_steps, (std::vector<int64_t>{1, 2}));
   ASSERT_EQ(r.iterations.size(), 2u);
   EXPECT_NEAR(r.iterations[0].cpu_step_s, 7800e-9, 1e-15);
-  EXPECT_NEAR(r.iterations[0].gpu.kernel_time_s, 6000e-9, 1e-15);
+  EXPECT_NEAR(r.iterations[0].gpu.window_s, 6000e-9, 1e-15);
   EXPECT_NEAR(r.iterations[0].gpu.compute_pct(), 100.0 * 4000 / 6000, 1e-9);
   EXPECT_NEAR(r.iterations[1].gpu.compute_pct(), 100.0, 1e-9);
   ASSERT_EQ(r.collectives.size(), 1u);

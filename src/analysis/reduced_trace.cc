@@ -72,7 +72,7 @@ std::string ReducedTraceJson(const std::vector<RankTrace>& ranks, const TraceAna
       if (it.gpu_start_ns < 0) continue;
       const double ts = us(it.gpu_start_ns);
       emit(fmt::format(R"({{"ph": "X", "pid": {}, "tid": {}, "ts": {:.3f}, "dur": {:.3f}, "name": "ProfilerStep#{}", "cat": "iteration", "args": {{"cpu_step_ms": {:.3f}, "compute_pct": {:.2f}, "non_compute_pct": {:.2f}, "idle_pct": {:.2f}, "dataloader_ms": {:.3f}}}}})",
-                       pid, kIterationsTid, ts, it.gpu.kernel_time_s * 1e6, it.step, it.cpu_step_s * 1e3, it.gpu.compute_pct(),
+                       pid, kIterationsTid, ts, it.gpu.window_s * 1e6, it.step, it.cpu_step_s * 1e3, it.gpu.compute_pct(),
                        it.gpu.non_compute_pct(), it.gpu.idle_pct(), it.dataloader_s * 1e3));
       emit(fmt::format(R"({{"ph": "C", "pid": {}, "ts": {:.3f}, "name": "GPU time %", "args": {{"compute": {:.2f}, "non-compute": {:.2f}, "idle": {:.2f}}}}})",
                        pid, ts, it.gpu.compute_pct(), it.gpu.non_compute_pct(), it.gpu.idle_pct()));

@@ -145,9 +145,8 @@ std::vector<HtaKernelRow> HtaKernelRows(HtaKernelType type, const std::vector<Ke
   return rows;
 }
 
-TemporalBreakdown Temporal(const std::vector<Row>& rows, const std::vector<HtaKernelType>& types, int64_t origin) {
-  TemporalBreakdown t;
-  if (rows.empty()) return t;
+GpuTimeBreakdown Temporal(const std::vector<Row>& rows, const std::vector<HtaKernelType>& types, int64_t origin) {
+  if (rows.empty()) return {};
   int64_t first = rows[0].ts, last = rows[0].end;
   std::vector<Interval> comp, other;
   comp.reserve(rows.size());
@@ -159,13 +158,8 @@ TemporalBreakdown Temporal(const std::vector<Row>& rows, const std::vector<HtaKe
     (types[i] == HtaKernelType::kComputation ? comp : other).push_back(iv);
   }
   const double start_s = static_cast<double>(first - origin) * kNsToS, end_s = static_cast<double>(last - origin) * kNsToS;
-  // The shared breakdown (timeline/breakdown.h): busy = |U(compute)|, exposed = |U(other) \ U(compute)|.
-  const RankBreakdown b = BreakdownRank(comp, other, start_s, end_s);
-  t.kernel_time_s = end_s - start_s;
-  t.compute_s = b.busy_s;
-  t.non_compute_s = b.exposed_comm_s;
-  t.idle_s = b.bubble_s;
-  return t;
+  // The shared breakdown (timeline/breakdown.h).
+  return BreakdownIntervals(comp, other, start_s, end_s);
 }
 
 // |U(comp) ∩ U(comm)| / |U(comm)| in percent; NaN without communication.
@@ -177,9 +171,7 @@ double Overlap(const std::vector<Row>& rows, const std::vector<HtaKernelType>& t
     else if (types[i] == HtaKernelType::kCommunication) comm.push_back(iv);
   }
   if (comm.empty()) return std::numeric_limits<double>::quiet_NaN();
-  const RankBreakdown b = BreakdownRank(comp, comm, 0, 0);
-  if (b.comm_s <= 0) return std::numeric_limits<double>::quiet_NaN();
-  return 100.0 * (b.comm_s - b.exposed_comm_s) / b.comm_s;
+  return BreakdownIntervals(comp, comm, 0, 0).overlap_pct();
 }
 
 // correlation id -> value. Kineto's and CUPTI's correlation ids are small consecutive integers,
@@ -224,7 +216,7 @@ class CorrelationMap {
 
 // HTA's temporal breakdown and overlap of `rows`, whose kernel types are `types`.
 struct RowsBreakdown {
-  TemporalBreakdown temporal;
+  GpuTimeBreakdown temporal;
   double overlap_pct = std::numeric_limits<double>::quiet_NaN();
 };
 

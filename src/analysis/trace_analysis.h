@@ -18,6 +18,7 @@
 #include "analysis/collectives.h"
 #include "analysis/kernel_class.h"
 #include "analysis/stragglers.h"
+#include "timeline/breakdown.h"
 #include "trace/trace_event.h"
 
 namespace paratune {
@@ -39,18 +40,10 @@ struct AnalysisOptions {
   double kernel_duration_ratio = 0.8;         // HTA duration_ratio for its kernel table
 };
 
-// get_temporal_breakdown: over the rank's GPU events (stream != -1).
-struct TemporalBreakdown {
-  double kernel_time_s = 0;   // last GPU event end - first GPU event start
-  double idle_s = 0;          // kernel_time - |union of all GPU events|
-  double compute_s = 0;       // |union of COMPUTATION kernels|
-  double non_compute_s = 0;   // |union of all| - compute: communication, memory, syncs not under compute
-  double idle_pct() const { return Pct(idle_s); }
-  double compute_pct() const { return Pct(compute_s); }
-  double non_compute_pct() const { return Pct(non_compute_s); }
-  double Pct(double x) const { return kernel_time_s > 0 ? 100.0 * x / kernel_time_s : 0.0; }
-};
-
+// get_temporal_breakdown: the rank's GPU events (stream != -1) in the shared vocabulary of
+// timeline/breakdown.h: window = last GPU event end - first start (HTA's kernel time), compute =
+// |U(COMPUTATION kernels)|, non-compute = the rest of |U(all GPU events)| (communication, memory,
+// syncs not under compute), idle = window - both.
 // One label of HTA's kernel_type_df: time on the rank's GPU labelled by which kernel types run.
 struct KernelTypeShare {
   std::string label;  // "COMPUTATION", "COMPUTATION overlapping COMMUNICATION", ...
@@ -109,7 +102,7 @@ struct IterationStats {
   int64_t gpu_start_ns = -1;  // first GPU event it launched; -1: none
   double cpu_step_s = 0;      // the ProfilerStep range on the CPU
   double dataloader_s = 0;    // union of data-loader ops inside it
-  TemporalBreakdown gpu;      // over the GPU events launched from inside it
+  GpuTimeBreakdown gpu;      // over the GPU events launched from inside it
   double comm_overlap_pct = std::numeric_limits<double>::quiet_NaN();
 };
 
@@ -126,11 +119,11 @@ struct RankAnalysis {
   bool rounded = false;         // HTA rounding applied to this rank
   int64_t events = 0;           // events read
   int64_t gpu_events = 0;       // GPU events analysed (stream != -1, after the last-step filter)
-  TemporalBreakdown temporal;
+  GpuTimeBreakdown temporal;
   double comm_overlap_pct = std::numeric_limits<double>::quiet_NaN();  // NaN: no communication
   // The same two figures from the unrounded ns timestamps (equal to the above when `rounded` is
   // false): shown beside HTA's when they differ.
-  TemporalBreakdown temporal_exact;
+  GpuTimeBreakdown temporal_exact;
   double comm_overlap_exact_pct = std::numeric_limits<double>::quiet_NaN();
   std::vector<KernelTypeShare> kernel_types;    // sorted by sum descending, zero rows dropped
   std::vector<KernelStat> top_kernels;          // per HTA type, top `top_kernels` by sum

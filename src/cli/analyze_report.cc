@@ -42,7 +42,7 @@ std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o
   bool any_rounded = false;
   for (const RankAnalysis& r : a.ranks) {
     any_rounded = any_rounded || r.rounded;
-    out += fmt::format("  {:>5} {:>11} {:>9} {:>13} {:>7} {:>10} {:>9} {:>12} {:>9}\n", r.rank, Ms(r.temporal.kernel_time_s),
+    out += fmt::format("  {:>5} {:>11} {:>9} {:>13} {:>7} {:>10} {:>9} {:>12} {:>9}\n", r.rank, Ms(r.temporal.window_s),
                        Pct(r.temporal.compute_pct()), Pct(r.temporal.non_compute_pct()), Pct(r.temporal.idle_pct()),
                        Pct(r.comm_overlap_pct), r.step_time.count ? Ms(r.step_time.mean) : std::string("-"),
                        Pct(100 * r.dataloader_share), r.warnings.Total());
@@ -52,7 +52,7 @@ std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o
     out += "  ns-resolution ranks: the figures above round each event to whole µs as HTA does; exact ns figures:\n";
     for (const RankAnalysis& r : a.ranks)
       if (r.rounded)
-        out += fmt::format("  {:>5} {:>11} {:>9} {:>13} {:>7} {:>10}   (exact ns)\n", r.rank, Ms(r.temporal_exact.kernel_time_s),
+        out += fmt::format("  {:>5} {:>11} {:>9} {:>13} {:>7} {:>10}   (exact ns)\n", r.rank, Ms(r.temporal_exact.window_s),
                            Pct(r.temporal_exact.compute_pct()), Pct(r.temporal_exact.non_compute_pct()),
                            Pct(r.temporal_exact.idle_pct()), Pct(r.comm_overlap_exact_pct));
   }
@@ -176,7 +176,7 @@ std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o
     out += fmt::format("    {:>8} {:>9} {:>9} {:>10} {:>8} {:>9} {:>12}\n", "step", "cpu ms", "gpu ms", "compute %", "idle %",
                        "overlap %", "data load ms");
     for (const auto& it : r->iterations)
-      out += fmt::format("    {:>8} {:>9} {:>9} {:>10} {:>8} {:>9} {:>12}\n", it.step, Ms(it.cpu_step_s), Ms(it.gpu.kernel_time_s),
+      out += fmt::format("    {:>8} {:>9} {:>9} {:>10} {:>8} {:>9} {:>12}\n", it.step, Ms(it.cpu_step_s), Ms(it.gpu.window_s),
                          Pct(it.gpu.compute_pct()), Pct(it.gpu.idle_pct()), Pct(it.comm_overlap_pct), Ms(it.dataloader_s));
   }
   if (r->warnings.Total() > 0) {

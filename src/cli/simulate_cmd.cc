@@ -79,12 +79,11 @@ Command AddSimulateCommand(CLI::App& root) {
                                   {"weight_grad_s", st.weight_grad_s},
                                   {"grad_reduce_s", st.grad_reduce_s},
                                   {"optimizer_s", st.optimizer_s},
-                                  {"busy_s", g.time.busy_s},
+                                  {"compute_s", g.time.compute_s},
                                   {"comm_s", g.time.comm_s},
-                                  {"exposed_comm_s", g.time.exposed_comm_s},
+                                  {"non_compute_s", g.time.non_compute_s},
                                   {"idle_s", g.time.idle_s},
-                                  {"bubble_s", g.time.bubble_s},
-                                  {"bubble_share", g.time.bubble_share},
+                                  {"idle_pct", g.time.idle_pct()},
                                   {"peak_inflight", g.peak_inflight},
                                   {"peak_inflight_microbatches", g.peak_inflight_microbatches},
                                   {"peak_pending_weight_grads", g.peak_pending_weight_grads}});
@@ -110,13 +109,13 @@ Command AddSimulateCommand(CLI::App& root) {
                        l.tp, l.pp, l.vp, l.dp, e.micro_batches, ScheduleName(kind));
             fmt::print("step time {:.2f} ms (pipeline {:.2f} ms; the closed-form estimate says {:.2f} ms)\n",
                        r.step_time_s * 1e3, r.pipeline_time_s * 1e3, e.step_time_s * 1e3);
-            fmt::print("  {:>5} {:>9} {:>9} {:>9} {:>9} {:>11} {:>9} {:>9} {:>8}\n", "stage", "F ms", "B ms", "busy ms",
-                       "idle ms", "exposed ms", "bubble %", "inflight", "pend. W");
+            fmt::print("  {:>5} {:>9} {:>9} {:>9} {:>9} {:>11} {:>9} {:>9} {:>8}\n", "stage", "F ms", "B ms", "compute ms",
+                       "exposed ms", "idle ms", "idle %", "inflight", "pend. W");
             for (size_t k = 0; k < r.stages.size(); ++k) {
               const StageFigures& g = r.stages[k];
               fmt::print("  {:>5} {:>9.3f} {:>9.3f} {:>9.2f} {:>9.2f} {:>11.2f} {:>9.1f} {:>9.2f} {:>8}\n", k,
-                         e.stages[k].forward_s * 1e3, e.stages[k].backward_s * 1e3, g.time.busy_s * 1e3,
-                         g.time.idle_s * 1e3, g.time.exposed_comm_s * 1e3, 100 * g.time.bubble_share,
+                         e.stages[k].forward_s * 1e3, e.stages[k].backward_s * 1e3, g.time.compute_s * 1e3,
+                         g.time.non_compute_s * 1e3, g.time.idle_s * 1e3, g.time.idle_pct(),
                          g.peak_inflight_microbatches, g.peak_pending_weight_grads);
             }
             if (sf->ascii) fmt::print("\n{}", AsciiGantt(r, 100));

@@ -26,7 +26,7 @@ PredictionComparison ComparePrediction(const TraceAnalysis& a, const Estimate& e
     c.measured_step_time_s = step_sum / step_ranks;
   } else {
     double window = 0;
-    for (const RankAnalysis& r : a.ranks) window += r.temporal.kernel_time_s;
+    for (const RankAnalysis& r : a.ranks) window += r.temporal.window_s;
     c.measured_step_time_s = window / n;
   }
   c.predicted_step_time_s = e.step_time_s;
@@ -38,10 +38,10 @@ PredictionComparison ComparePrediction(const TraceAnalysis& a, const Estimate& e
   // The simulated timeline through the shared breakdown.
   const TimelineBreakdown b = ComputeBreakdown(sim.timeline);
   if (b.step_time_s > 0 && !b.ranks.empty()) {
-    for (const RankBreakdown& r : b.ranks) {
-      c.predicted.compute_pct += 100 * r.busy_s / b.step_time_s;
-      c.predicted.non_compute_pct += 100 * r.exposed_comm_s / b.step_time_s;
-      c.predicted.idle_pct += 100 * r.bubble_s / b.step_time_s;
+    for (const GpuTimeBreakdown& r : b.ranks) {
+      c.predicted.compute_pct += r.compute_pct();
+      c.predicted.non_compute_pct += r.non_compute_pct();
+      c.predicted.idle_pct += r.idle_pct();
     }
     const double k = static_cast<double>(b.ranks.size());
     c.predicted.compute_pct /= k;

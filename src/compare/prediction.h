@@ -1,6 +1,6 @@
 // Measured against predicted: a trace's step time, MFU and GPU-time breakdown beside the cost
 // model's for the same model, cluster and layout. Both breakdowns come from the same code
-// (timeline/breakdown.h BreakdownRank): the measured one over the trace's kernels, the predicted
+// (timeline/breakdown.h BreakdownIntervals): the measured one over the trace's kernels, the predicted
 // one over the pipeline simulator's timeline of the estimated step.
 #pragma once
 

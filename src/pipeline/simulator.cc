@@ -184,8 +184,7 @@ SimulationResult SimulatePipeline(const Schedule& s, const PipelineInput& in) {
   }
   for (int r = 0; r < pp; ++r) {
     StageFigures& fig = res.stages[static_cast<size_t>(r)];
-    fig.time = BreakdownRank(compute[static_cast<size_t>(r)], comm[static_cast<size_t>(r)], 0, res.step_time_s);
-    fig.time.rank = r;
+    fig.time = BreakdownIntervals(compute[static_cast<size_t>(r)], comm[static_cast<size_t>(r)], 0, res.step_time_s);
     fig.peak_inflight_microbatches = static_cast<double>(fig.peak_inflight) / vp;
   }
   return res;

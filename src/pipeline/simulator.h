@@ -35,7 +35,7 @@ struct PipelineInput {
 };
 
 struct StageFigures {
-  RankBreakdown time;               // busy, comm, idle, bubble over the whole step
+  GpuTimeBreakdown time;            // compute, non-compute (exposed comm) and idle over the whole step
   int peak_inflight = 0;            // most (micro-batch, virtual stage) activations held at once:
                                     // counted from a forward until its backward (B) frees them
   double peak_inflight_microbatches = 0;  // peak_inflight / vp: whole-rank micro-batch equivalents

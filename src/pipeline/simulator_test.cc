@@ -29,7 +29,7 @@ TEST(Simulator, BalancedBubbleShareMatchesClosedForm) {
         const SimulationResult r = Simulate(k, pp, 1, m, BalancedInput(pp, 1, F, B));
         const std::string what = fmt::format("{} pp {} m {}", ScheduleName(k), pp, m);
         ExpectRel(r.step_time_s, (static_cast<double>(m) + pp - 1) * (F + B), what);
-        for (const StageFigures& s : r.stages) ExpectRel(s.time.bubble_share + 1, want + 1, what);
+        for (const StageFigures& s : r.stages) ExpectRel(s.time.idle_pct() / 100 + 1, want + 1, what);
       }
     }
   for (int pp : {2, 3, 4, 8})
@@ -40,7 +40,7 @@ TEST(Simulator, BalancedBubbleShareMatchesClosedForm) {
         const double want = (pp - 1.0) / (static_cast<double>(vp * m) + pp - 1.0);
         const std::string what = fmt::format("interleaved pp {} vp {} m {}", pp, vp, m);
         ExpectRel(r.step_time_s, static_cast<double>(m) * (F + B) + (pp - 1) * (F + B) / vp, what);
-        for (const StageFigures& s : r.stages) ExpectRel(s.time.bubble_share, want, what);
+        for (const StageFigures& s : r.stages) ExpectRel(s.time.idle_pct() / 100, want, what);
       }
 }
 
@@ -75,8 +75,8 @@ TEST(Simulator, ZeroBubbleH1HasAThirdOfTheBubble) {
       ExpectRel(f.step_time_s, (3.0 * static_cast<double>(m) + 3.0 * (pp - 1)) * t, what);
       for (int r = 0; r < pp; ++r) {
         const StageFigures& z = zb.stages[static_cast<size_t>(r)];
-        ExpectRel(z.time.bubble_s, (pp - 1) * t, what);
-        ExpectRel(z.time.bubble_s * 3, f.stages[static_cast<size_t>(r)].time.bubble_s, what);
+        ExpectRel(z.time.idle_s, (pp - 1) * t, what);
+        ExpectRel(z.time.idle_s * 3, f.stages[static_cast<size_t>(r)].time.idle_s, what);
         EXPECT_EQ(z.peak_inflight, f.stages[static_cast<size_t>(r)].peak_inflight) << what;
         EXPECT_LE(z.peak_pending_weight_grads, r + 1) << what;
       }
@@ -96,8 +96,8 @@ TEST(Simulator, UnevenStagesByHand) {
   in.record_timeline = true;
   SimulationResult r = Simulate(ScheduleKind::k1F1B, 2, 1, 3, in);
   EXPECT_DOUBLE_EQ(r.step_time_s, 18);
-  EXPECT_DOUBLE_EQ(r.stages[0].time.busy_s, 9);
-  EXPECT_DOUBLE_EQ(r.stages[1].time.idle_s, 3);
+  EXPECT_DOUBLE_EQ(r.stages[0].time.compute_s, 9);
+  EXPECT_DOUBLE_EQ(r.stages[1].time.window_s - r.stages[1].time.compute_s, 3);
   EXPECT_DOUBLE_EQ(ClosedFormPipeline({3, 5}, 3, 1).total(), 18);
   in.p2p_s = 0.5;
   r = Simulate(ScheduleKind::k1F1B, 2, 1, 3, in);
@@ -110,7 +110,7 @@ TEST(Simulator, UnevenStagesByHand) {
   EXPECT_GT(r.step_time_s, 19);
 }
 
-// (f) Balanced 1F1B and interleaved reproduce the closed form of cost/pipeline_bubble.h.
+// (f) Balanced 1F1B and interleaved reproduce the closed form of pipeline/closed_form.h.
 TEST(Simulator, BalancedMatchesClosedFormPipeline) {
   for (int pp : {2, 4, 8})
     for (int vp : {1, 2, 4})
@@ -134,12 +134,12 @@ TEST(Simulator, FiguresMatchTimelineBreakdown) {
   const TimelineBreakdown b = ComputeBreakdown(r.timeline);
   EXPECT_DOUBLE_EQ(b.step_time_s, r.step_time_s);
   for (int k = 0; k < 4; ++k) {
-    const RankBreakdown& x = b.ranks[static_cast<size_t>(k)];
-    const RankBreakdown& y = r.stages[static_cast<size_t>(k)].time;
-    EXPECT_NEAR(x.busy_s, y.busy_s, 1e-12);
-    EXPECT_NEAR(x.exposed_comm_s, y.exposed_comm_s, 1e-12);
-    EXPECT_NEAR(x.bubble_s, y.bubble_s, 1e-12);
-    EXPECT_NEAR(x.busy_s, 8 * 2 * 3 + 0.5, 1e-12);
+    const GpuTimeBreakdown& x = b.ranks[static_cast<size_t>(k)];
+    const GpuTimeBreakdown& y = r.stages[static_cast<size_t>(k)].time;
+    EXPECT_NEAR(x.compute_s, y.compute_s, 1e-12);
+    EXPECT_NEAR(x.non_compute_s, y.non_compute_s, 1e-12);
+    EXPECT_NEAR(x.idle_s, y.idle_s, 1e-12);
+    EXPECT_NEAR(x.compute_s, 8 * 2 * 3 + 0.5, 1e-12);
   }
 }
 

@@ -41,18 +41,20 @@ double Overlap(const std::vector<Interval>& a, const std::vector<Interval>& b) {
 
 }  // namespace
 
-RankBreakdown BreakdownRank(std::vector<Interval>& compute, std::vector<Interval>& comm, double start_s,
-                            double end_s) {
+double GpuTimeBreakdown::overlap_pct() const {
+  return comm_s > 0 ? 100.0 * (comm_s - non_compute_s) / comm_s : std::numeric_limits<double>::quiet_NaN();
+}
+
+GpuTimeBreakdown BreakdownIntervals(std::vector<Interval>& compute, std::vector<Interval>& other, double start_s,
+                                    double end_s) {
   MergeUnion(compute);
-  MergeUnion(comm);
-  RankBreakdown r;
-  const double step = end_s - start_s;
-  r.busy_s = Length(compute);
-  r.comm_s = Length(comm);
-  r.exposed_comm_s = r.comm_s - Overlap(compute, comm);
-  r.idle_s = step - r.busy_s;
-  r.bubble_s = r.idle_s - r.exposed_comm_s;
-  r.bubble_share = step > 0 ? r.bubble_s / step : 0;
+  MergeUnion(other);
+  GpuTimeBreakdown r;
+  r.window_s = end_s - start_s;
+  r.compute_s = Length(compute);
+  r.comm_s = Length(other);
+  r.non_compute_s = r.comm_s - Overlap(compute, other);
+  r.idle_s = r.window_s - r.compute_s - r.non_compute_s;
   return r;
 }
 
@@ -60,7 +62,6 @@ TimelineBreakdown ComputeBreakdown(const Timeline& t) {
   TimelineBreakdown b;
   if (t.events.empty()) {
     b.ranks.resize(static_cast<size_t>(std::max(0, t.ranks)));
-    for (int r = 0; r < t.ranks; ++r) b.ranks[static_cast<size_t>(r)].rank = r;
     return b;
   }
   int ranks = t.ranks;
@@ -78,10 +79,8 @@ TimelineBreakdown ComputeBreakdown(const Timeline& t) {
     (IsComputePhase(e.phase) ? compute : comm)[static_cast<size_t>(e.rank)].push_back({e.start_s, e.end_s()});
   }
   b.ranks.reserve(static_cast<size_t>(ranks));
-  for (int r = 0; r < ranks; ++r) {
-    b.ranks.push_back(BreakdownRank(compute[static_cast<size_t>(r)], comm[static_cast<size_t>(r)], b.start_s, b.end_s));
-    b.ranks.back().rank = r;
-  }
+  for (int r = 0; r < ranks; ++r)
+    b.ranks.push_back(BreakdownIntervals(compute[static_cast<size_t>(r)], comm[static_cast<size_t>(r)], b.start_s, b.end_s));
   return b;
 }
 

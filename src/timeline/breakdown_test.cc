@@ -6,8 +6,8 @@ namespace paratune {
 namespace {
 
 // Rank 0 computes [0,4] and [6,10], sends [3,7]: 2 s of the send run while it computes nothing
-// ([4,6]), so busy 8, comm 4, exposed 2, idle 2, bubble 0. Rank 1 computes [5,9] on two streams
-// that overlap ([5,8] and [7,9]): busy counts the union once.
+// ([4,6]), so compute 8, comm 4, non-compute (exposed) 2, idle 0. Rank 1 computes [5,9] on two
+// streams that overlap ([5,8] and [7,9]): compute counts the union once; idle 6 of the 10 s.
 TEST(Breakdown, UnionsAndExposedCommByHand) {
   Timeline t;
   t.ranks = 2;
@@ -16,13 +16,14 @@ TEST(Breakdown, UnionsAndExposedCommByHand) {
               {1, 2, Phase::kOther, -1, -1, 7, 2, "x"}};
   const TimelineBreakdown b = ComputeBreakdown(t);
   EXPECT_DOUBLE_EQ(b.step_time_s, 10);
-  EXPECT_DOUBLE_EQ(b.ranks[0].busy_s, 8);
+  EXPECT_DOUBLE_EQ(b.ranks[0].compute_s, 8);
   EXPECT_DOUBLE_EQ(b.ranks[0].comm_s, 4);
-  EXPECT_DOUBLE_EQ(b.ranks[0].exposed_comm_s, 2);
-  EXPECT_DOUBLE_EQ(b.ranks[0].idle_s, 2);
-  EXPECT_DOUBLE_EQ(b.ranks[0].bubble_s, 0);
-  EXPECT_DOUBLE_EQ(b.ranks[1].busy_s, 4);
-  EXPECT_DOUBLE_EQ(b.ranks[1].bubble_share, 0.6);
+  EXPECT_DOUBLE_EQ(b.ranks[0].non_compute_s, 2);
+  EXPECT_DOUBLE_EQ(b.ranks[0].window_s - b.ranks[0].compute_s, 2);  // not computing: exposed + idle
+  EXPECT_DOUBLE_EQ(b.ranks[0].idle_s, 0);
+  EXPECT_DOUBLE_EQ(b.ranks[0].overlap_pct(), 50);
+  EXPECT_DOUBLE_EQ(b.ranks[1].compute_s, 4);
+  EXPECT_DOUBLE_EQ(b.ranks[1].idle_pct(), 60);
 }
 
 TEST(Breakdown, EmptyTimeline) {

@@ -1,7 +1,7 @@
 // Timeline: what ran where and when during one training step, as events per rank (a pipeline
 // stage, shown as a process) and stream (a thread such as "compute" or "comm"). The pipeline
 // simulator writes one. Measured traces keep their own compact form (trace/trace_event.h) but go
-// through the same BreakdownRank (breakdown.h), so prediction and measurement share one breakdown.
+// through the same BreakdownIntervals (breakdown.h), so prediction and measurement share one breakdown.
 #pragma once
 
 #include <cstdint>

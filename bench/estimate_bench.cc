@@ -23,7 +23,7 @@ Layout LayoutFor(const ModelSpec& m) {
 void BM_EstimateDefault(benchmark::State& state) {
   const HardwareCatalog hw = HardwareCatalog::BuiltIn();
   const ModelSpec m = LoadModel(kDefaultModel);
-  ClusterSpec c{hw.Find(kDefaultGpu), kDefaultNodes * 8};
+  const ClusterSpec c = hw.Cluster(kDefaultGpu, kDefaultNodes * 8);
   for (auto _ : state) benchmark::DoNotOptimize(EstimateStep(m, c, DefaultTraining(), DefaultLayout()));
 }
 BENCHMARK(BM_EstimateDefault);
@@ -36,7 +36,7 @@ void BM_EstimateEveryCatalogModelFromScratch(benchmark::State& state) {
   for (auto _ : state) {
     const HardwareCatalog hw = HardwareCatalog::BuiltIn();
     const ModelSpec m = LoadModel(ids[i++ % ids.size()]);
-    ClusterSpec c{hw.Find("B300"), 64};
+    const ClusterSpec c = hw.Cluster("B300", 64);
     Training t = DefaultTraining();
     t.global_batch = 512;
     benchmark::DoNotOptimize(EstimateStep(m, c, t, LayoutFor(m)));

@@ -14,7 +14,7 @@ namespace {
 PlanRequest Request(const std::string& model, int nodes, Training t) {
   PlanRequest r;
   r.model = LoadModel(model);
-  r.cluster = {HardwareCatalog::BuiltIn().Find("B300"), nodes * 8};
+  r.cluster = HardwareCatalog::BuiltIn().Cluster("B300", nodes * 8);
   r.training = t;
   r.switches = DefaultLayout();
   return r;

@@ -34,7 +34,7 @@ BENCHMARK(BM_SimulateZbH1Pp8M64)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 // 128 H100, tp 8, pp 8 (x vp 1 or 2), 32 micro-batches.
 void BM_EstimateWithPipeline(benchmark::State& state) {
   const ModelSpec m = LoadModel("llama-3.1-70b");
-  const ClusterSpec c{HardwareCatalog::BuiltIn().Find("H100"), 128};
+  const ClusterSpec c = HardwareCatalog::BuiltIn().Cluster("H100", 128);
   Layout l;
   l.tp = 8;
   l.pp = 8;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/field_flags.h"
 #include "util/error.h"
 
 // Error messages echo user input; keep them on one line.
@@ -45,7 +46,7 @@ int main(int argc, char** argv) {
     for (auto& c : commands)
       if (c.app->parsed()) return c.run();
   } catch (const InputError& e) {
-    std::fprintf(stderr, "paratune: error: %s\n", OneLine(e.what()).c_str());
+    std::fprintf(stderr, "paratune: error: %s\n", OneLine(cli::WithFlagNames(e.what())).c_str());
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "paratune: internal error: %s\n", OneLine(e.what()).c_str());

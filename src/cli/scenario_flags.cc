@@ -21,7 +21,8 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f) {
   c->add_option("--topk", f.dims.topk, "inline model: experts per token");
   c->add_flag("--plain-mlp", f.plain_mlp, "inline model: GELU MLP (2 GEMMs) instead of SwiGLU");
   c->add_option("--gpu", f.gpu, "GPU type from the hardware catalog (paratune gpus)")->default_str(kDefaultGpu);
-  c->add_option("--hardware", f.hardware_file, "TOML file adding or overriding GPU entries");
+  c->add_option("--hardware", f.hardware_file, "TOML file adding or overriding GPU, fabric or calibration entries");
+  c->add_option("--fabric", f.fabric, "fabric from the hardware catalog or --hardware ([fabric.NAME]; default: the GPU's reference system)");
   c->add_option("--nodes", f.nodes, "nodes (GPUs per node from the catalog)");
   c->add_option("--gpus", f.gpus, "total GPUs (instead of --nodes)");
   c->add_option("--seq", f.seq, "sequence length, tokens")->default_str("8192");
@@ -73,7 +74,7 @@ Scenario ResolveScenario(const ScenarioFlags& f, const CLI::App& cmd) {
 
   HardwareCatalog hw = HardwareCatalog::BuiltIn();
   if (!f.hardware_file.empty()) hw.Merge(ReadFile(f.hardware_file), f.hardware_file);
-  s.cluster.gpu = hw.Find(f.gpu.empty() ? kDefaultGpu : f.gpu);
+  s.cluster = hw.Cluster(f.gpu.empty() ? kDefaultGpu : f.gpu, 0, f.fabric);
   if (cmd.count("--nodes") && cmd.count("--gpus")) throw InputError("give --nodes or --gpus, not both");
   if (cmd.count("--gpus")) {
     if (f.gpus <= 0) throw InputError("--gpus must be positive, got " + std::to_string(f.gpus));
@@ -81,7 +82,7 @@ Scenario ResolveScenario(const ScenarioFlags& f, const CLI::App& cmd) {
   } else {
     const int nodes = cmd.count("--nodes") ? f.nodes : kDefaultNodes;
     if (nodes <= 0) throw InputError("--nodes must be positive, got " + std::to_string(nodes));
-    s.cluster.gpus = nodes * s.cluster.gpu.gpus_per_node;
+    s.cluster.gpus = nodes * s.cluster.fabric.gpus_per_node;
   }
   s.training = DefaultTraining();
   if (cmd.count("--seq")) s.training.seq = f.seq;

@@ -20,6 +20,7 @@ struct ScenarioFlags {
   bool plain_mlp = false;
   std::string gpu;
   std::string hardware_file;
+  std::string fabric;
   int nodes = 0;
   int gpus = 0;
   long long seq = 0;

@@ -13,7 +13,7 @@ struct PerToken {
 PerToken LayerPerToken(const ModelSpec& m, bool moe_layer, const ActivationOptions& o) {
   const double e = 2;  // 16-bit activations (Korthikanti Sec. 4.1 assumes 16-bit)
   // Transformer Engine keeps the FP8 copy of a GEMM input for the weight-gradient GEMM.
-  const double g = o.precision == Precision::kBf16 ? 2 : 1;
+  const double g = IsQuantized(o.precision) ? 1 : 2;
   const double h = static_cast<double>(m.hidden);
   const double nq = static_cast<double>(m.heads);
   PerToken p;
@@ -81,7 +81,7 @@ double LayerActivationBytes(const ModelSpec& m, bool moe_layer, double b, double
   bytes += tokens * p.scores_per_key * s / t;
   if (moe_layer) {
     const double e = 2;
-    const double g = o.precision == Precision::kBf16 ? 2 : 1;
+    const double g = IsQuantized(o.precision) ? 1 : 2;
     const double ffn = static_cast<double>(m.moe_ffn_hidden);
     const double expert_mlp = m.mlp == MlpKind::kGated ? 2 * e * ffn + g * ffn : e * ffn + g * ffn;
     // Token copies that land on this GPU: topk per token, over the tp ranks holding these

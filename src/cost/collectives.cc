@@ -14,37 +14,6 @@ double TreeSteps(int n) { return n > 1 ? 2 * std::ceil(std::log2(static_cast<dou
 
 }  // namespace
 
-GroupLinks LinksFor(const GpuSpec& gpu, const GroupPlacement& g) {
-  GroupLinks l;
-  const double nvl = gpu.nvlink_bytes_per_s * gpu.calibration.nvlink;
-  const double net = gpu.net_bytes_per_s * gpu.calibration.net;
-  l.nvlink_bytes_per_s = nvl;
-  l.net_bytes_per_s = net;
-  const long long span = static_cast<long long>(g.size) * g.stride;
-  const int domain = std::max(1, gpu.nvlink_domain);
-  if (g.size <= 1) {
-    l.bus_bytes_per_s = nvl;
-    l.latency_s = 0;
-    l.per_domain = 1;
-    return l;
-  }
-  if (span <= domain) {
-    l.bus_bytes_per_s = nvl;
-    l.latency_s = gpu.nvlink_latency_s;
-    l.per_domain = g.size;
-    return l;
-  }
-  // Spans domains: k members per domain, each with its own NIC (rail-optimised fabric). The
-  // inter-domain share of a ring step is carried by k NICs in parallel, so the bus bandwidth is
-  // min(NVLink, k x NIC) (NCCL rings over multiple channels; nccl-tests PERFORMANCE.md).
-  const int k = static_cast<int>(std::max<long long>(1, domain / std::max(1, g.stride)));
-  l.per_domain = std::min(k, g.size);
-  l.crosses_domain = true;
-  l.bus_bytes_per_s = std::min(nvl, l.per_domain * net);
-  l.latency_s = gpu.net_latency_s;
-  return l;
-}
-
 double AllReduceTime(double bytes, int n, const GroupLinks& l) {
   if (n <= 1 || bytes <= 0) return 0;
   // Ring: 2(n-1)/n x bytes over the bus bandwidth, 2(n-1) latency steps.
@@ -68,12 +37,9 @@ double AllToAllTime(double bytes, int n, const GroupLinks& l) {
   return std::max(intra, inter) + RingSteps(n) * l.latency_s;
 }
 
-double SendRecvTime(double bytes, const GpuSpec& gpu, int stride) {
+double SendRecvTime(double bytes, const GroupLinks& l) {
   if (bytes <= 0) return 0;
-  const bool intra = stride < gpu.nvlink_domain;
-  const double bw = intra ? gpu.nvlink_bytes_per_s * gpu.calibration.nvlink
-                          : gpu.net_bytes_per_s * gpu.calibration.net;
-  return bytes / bw + (intra ? gpu.nvlink_latency_s : gpu.net_latency_s);
+  return bytes / l.bus_bytes_per_s + l.latency_s;
 }
 
 }  // namespace paratune

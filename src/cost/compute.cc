@@ -33,7 +33,8 @@ double GemmTime(const GpuSpec& gpu, Precision p, double M, double N, double K, d
   const double flops = 2 * M * N * K;
   // Operand bytes: inputs in the GEMM precision, output in 16-bit (roofline, Williams et al.
   // 2009, CACM 52(4)).
-  const double in_bytes = p == Precision::kBf16 ? 2 : (p == Precision::kFp8 ? 1 : 0.5625);
+  // FP4 (NVFP4): 4 bits plus one 8-bit scale per 16 values = 0.5625 bytes.
+  const double in_bytes = !IsQuantized(p) ? 2 : (p == Precision::kFp8 ? 1 : 0.5625);
   const double bytes = in_bytes * (M * K + K * N) + 2 * M * N;
   const double t = std::max(flops / rate, bytes / (gpu.hbm_bytes_per_s * gpu.calibration.hbm));
   return count * (t + kKernelOverheadS);

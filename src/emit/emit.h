@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "hardware/gpu_spec.h"
+#include "hardware/cluster.h"
 #include "layout/layout.h"
 #include "model/model_spec.h"
 

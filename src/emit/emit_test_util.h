@@ -16,7 +16,7 @@ inline EmitInput DefaultWinner() {
   static const EmitInput winner = [] {
   PlanRequest r;
   r.model = LoadModel(kDefaultModel);
-  r.cluster = {HardwareCatalog::BuiltIn().Find(kDefaultGpu), kDefaultNodes * 8};
+  r.cluster = HardwareCatalog::BuiltIn().Cluster(kDefaultGpu, kDefaultNodes * 8);
   r.training = DefaultTraining();
   r.switches = DefaultLayout();
   r.top = 1;
@@ -28,7 +28,7 @@ inline EmitInput DefaultWinner() {
 
 // A fixed layout, checked (dp filled in). Fails the calling test if it breaks a rule.
 inline EmitInput Fixed(const std::string& model, const std::string& gpu, int gpus, Layout l, Training t) {
-  EmitInput in{LoadModel(model), {HardwareCatalog::BuiltIn().Find(gpu), gpus}, t, l};
+  EmitInput in{LoadModel(model), HardwareCatalog::BuiltIn().Cluster(gpu, gpus), t, l};
   const auto v = CheckLayout(in.model, in.cluster, in.training, in.layout);
   if (!v.empty()) throw std::runtime_error(DescribeViolations(v));
   return in;
@@ -54,7 +54,8 @@ inline std::vector<EmitInput> Cases() {
   b.recompute = Recompute::kSelective;
   b.overlap_tp_comm = true;
   b.mbs = 2;
-  v.push_back(Fixed("llama-3.1-405b", "B300", 576, b, Training{8192, 512, Precision::kFp8}));
+  // 576 GPUs: dp 8, mbs 2, 36 micro-batches, a multiple of pp as interleaving needs.
+  v.push_back(Fixed("llama-3.1-405b", "B300", 576, b, Training{8192, 576, Precision::kFp8}));
   Layout c;  // Mixtral: MoE with etp = tp, ZeRO-0, CP, no overlap, FP4 on B300
   c.tp = 2;
   c.cp = 2;

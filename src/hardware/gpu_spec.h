@@ -1,22 +1,40 @@
-// GpuSpec: one GPU type and the node/network it ships in, in SI units (FLOP/s, bytes, bytes/s,
-// seconds). Bandwidths are per GPU and per direction. Calibration holds the few achievable
-// fractions of peak for the GPU's generation (data/calibration.toml).
+// GpuSpec: one GPU chip in SI units (FLOP/s, bytes, bytes/s): its tensor-core peaks per precision,
+// HBM capacity and bandwidth, SM count and power. How chips are wired together (nodes, NVLink
+// domains, NICs, switches) is the fabric's (hardware/fabric.h). Calibration holds the few
+// achievable fractions of peak for the chip's generation (data/calibration.toml).
 #pragma once
 
 #include <string>
 
+#include "util/enum_names.h"
+
 namespace paratune {
 
-enum class Precision { kBf16, kFp8, kFp4 };
+// The precision of the matrix multiplies. FP16 and BF16 run at the same tensor-core rate on every
+// catalog GPU, but FP16 training also scales the loss (docs/cost-model.md, "Precision").
+enum class Precision { kBf16, kFp16, kFp8, kFp4 };
 
-const char* PrecisionName(Precision p);
-// Parses "bf16", "fp8" or "fp4" (also "fp16" as bf16-class 16-bit); throws InputError.
-Precision ParsePrecision(const std::string& s, const std::string& where);
+inline constexpr EnumNames<Precision, 7> kPrecisionNames{{{{Precision::kBf16, "bf16"},
+                                                           {Precision::kFp16, "fp16"},
+                                                           {Precision::kFp8, "fp8"},
+                                                           {Precision::kFp4, "fp4"},
+                                                           {Precision::kFp8, "mxfp8"},
+                                                           {Precision::kFp4, "nvfp4"},
+                                                           {Precision::kFp4, "mxfp4"}}},
+                                                         4};
+
+inline const char* PrecisionName(Precision p) { return kPrecisionNames.Name(p); }
+// Parses a precision name (also mxfp8, nvfp4, mxfp4); throws InputError naming `where`.
+inline Precision ParsePrecision(const std::string& s, const std::string& where) {
+  return kPrecisionNames.Parse(s, where, "precision");
+}
+// FP8 and FP4: GEMM inputs are cast to 8 or 4 bits (and Transformer Engine caches weight copies).
+inline bool IsQuantized(Precision p) { return p == Precision::kFp8 || p == Precision::kFp4; }
 
 // Achievable fractions of the datasheet peaks, per GPU generation. Documented in
-// docs/cost-model.md; fitted on the development data by the validation issue.
+// docs/cost-model.md; fitted on the development data (docs/validation.md).
 struct Calibration {
-  double gemm_bf16 = 0.75;     // large BF16 GEMM throughput / dense BF16 peak
+  double gemm_bf16 = 0.75;     // large BF16 (and FP16) GEMM throughput / dense peak
   double gemm_fp8 = 0.65;      // large FP8 GEMM throughput / dense FP8 peak
   double gemm_fp4 = 0.55;      // large FP4 GEMM throughput / dense FP4 peak
   double attention = 0.50;     // FlashAttention forward FLOP rate / dense BF16 peak
@@ -34,17 +52,12 @@ struct GpuSpec {
   std::string note;
 
   double bf16_flops = 0;  // dense tensor-core peaks, FLOP/s; 0 = unsupported
+  double fp16_flops = 0;
   double fp8_flops = 0;
   double fp4_flops = 0;
   double fp32_flops = 0;  // non-tensor FP32
   double hbm_bytes = 0;
   double hbm_bytes_per_s = 0;
-  int gpus_per_node = 0;
-  int nvlink_domain = 0;           // GPUs that share one NVLink fabric (8 HGX, 72 NVL72)
-  double nvlink_bytes_per_s = 0;   // per GPU, per direction
-  double nvlink_latency_s = 0;
-  double net_bytes_per_s = 0;      // scale-out NIC bandwidth per GPU, per direction
-  double net_latency_s = 0;
   int sm_count = 0;
   double tdp_w = 0;
 
@@ -52,14 +65,6 @@ struct GpuSpec {
 
   // Dense peak for matrix multiplies in precision p; 0 if the GPU has no such tensor cores.
   double peak_flops(Precision p) const;
-};
-
-// A cluster of identical nodes.
-struct ClusterSpec {
-  GpuSpec gpu;
-  int gpus = 0;  // world size
-
-  int nodes() const { return (gpus + gpu.gpus_per_node - 1) / gpu.gpus_per_node; }
 };
 
 }  // namespace paratune

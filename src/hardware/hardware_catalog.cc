@@ -32,11 +32,6 @@ toml::table ParseToml(std::string_view text, const std::string& where) {
 }
 
 // Unit conversions at input (docs/hardware.md): TFLOP/s, GB, TB/s, GB/s, microseconds.
-struct FieldDef {
-  const char* key;
-  double scale;
-};
-
 double Number(const toml::node& n, const std::string& where, const std::string& table,
               const std::string& key, bool positive) {
   auto v = n.value<double>();
@@ -52,72 +47,119 @@ int SmCountFor(const std::string& generation) {
   return 148;  // blackwell (B200); B300 gives its own
 }
 
-void ApplyGpuTable(const toml::table& t, const std::string& where, const std::string& name,
-                   GpuSpec& g, bool is_new) {
-  static const std::set<std::string> kKnown = {
-      "description", "generation", "bf16_dense_tflops", "fp8_dense_tflops", "fp4_dense_tflops",
-      "fp32_tflops", "hbm_gb", "hbm_tb_per_s", "gpus_per_node", "nvlink_domain",
-      "nvlink_gb_per_s", "nvlink_latency_us", "net_gb_per_s", "net_latency_us", "sm_count",
-      "tdp_w", "source", "note"};
-  for (const auto& [k, v] : t) {
-    const std::string key(k.str());
-    if (!kKnown.contains(key))
-      throw InputError(At(where, v) + ": [" + name + "] unknown field '" + key + "'");
-  }
-  if (is_new) {
-    for (const char* req : {"generation", "bf16_dense_tflops", "hbm_gb", "hbm_tb_per_s",
-                            "gpus_per_node", "nvlink_domain", "nvlink_gb_per_s", "net_gb_per_s"})
-      if (!t.contains(req))
-        throw InputError(At(where, t) + ": [" + name + "] new GPU is missing required field '" + req + "'");
-  }
-  auto str = [&](const char* key, std::string& out) {
-    if (const toml::node* n = t.get(key)) {
+// The fields of a fabric, in a GPU table (its reference system) or a [fabric.NAME] table.
+constexpr const char* kFabricFields[] = {"gpus_per_node", "nvlink_domain", "nvlink_gb_per_s", "nvlink_latency_us",
+                                         "net_gb_per_s", "nic_gb_per_s", "nics_per_node", "net_latency_us",
+                                         "nodes_per_leaf", "spine_oversubscription"};
+constexpr const char* kChipFields[] = {"description", "generation", "bf16_dense_tflops", "fp16_dense_tflops",
+                                       "fp8_dense_tflops", "fp4_dense_tflops", "fp32_tflops", "hbm_gb",
+                                       "hbm_tb_per_s", "sm_count", "tdp_w", "source", "note"};
+
+bool IsIn(const std::string& key, const auto& list) {
+  return std::find_if(std::begin(list), std::end(list), [&](const char* k) { return key == k; }) != std::end(list);
+}
+
+// Reads the fields of one table; `name` is how errors name the table ("H100", "fabric.x").
+class TableReader {
+ public:
+  TableReader(const toml::table& t, const std::string& where, const std::string& name) : t_(t), where_(where), name_(name) {}
+
+  void Str(const char* key, std::string& out) const {
+    if (const toml::node* n = t_.get(key)) {
       auto v = n->value<std::string>();
-      if (!v) throw InputError(At(where, *n) + ": [" + name + "] field '" + key + "' must be a string");
+      if (!v) throw InputError(At(where_, *n) + ": [" + name_ + "] field '" + key + "' must be a string");
       out = *v;
     }
-  };
-  auto num = [&](const char* key, double scale, double& out, bool positive) {
-    if (const toml::node* n = t.get(key)) out = Number(*n, where, name, key, positive) * scale;
-  };
-  auto count = [&](const char* key, int& out) {
-    if (const toml::node* n = t.get(key)) {
+  }
+  void Num(const char* key, double scale, double& out, bool positive) const {
+    if (const toml::node* n = t_.get(key)) out = Number(*n, where_, name_, key, positive) * scale;
+  }
+  void Count(const char* key, int& out, int min = 1) const {
+    if (const toml::node* n = t_.get(key)) {
       auto v = n->value<int64_t>();
-      if (!v || *v <= 0 || *v > 1'000'000)
-        throw InputError(At(where, *n) + ": [" + name + "] field '" + key +
-                         "' must be a positive integer");
+      if (!v || *v < min || *v > 1'000'000)
+        throw InputError(At(where_, *n) + ": [" + name_ + "] field '" + key + "' must be " +
+                         (min == 0 ? "a non-negative" : "a positive") + " integer");
       out = static_cast<int>(*v);
     }
-  };
-  str("description", g.description);
-  str("generation", g.generation);
-  str("source", g.source);
-  str("note", g.note);
-  num("bf16_dense_tflops", 1e12, g.bf16_flops, true);
-  num("fp8_dense_tflops", 1e12, g.fp8_flops, false);
-  num("fp4_dense_tflops", 1e12, g.fp4_flops, false);
-  num("fp32_tflops", 1e12, g.fp32_flops, false);
-  num("hbm_gb", 1e9, g.hbm_bytes, true);
-  num("hbm_tb_per_s", 1e12, g.hbm_bytes_per_s, true);
-  num("nvlink_gb_per_s", 1e9, g.nvlink_bytes_per_s, true);
-  num("nvlink_latency_us", 1e-6, g.nvlink_latency_s, false);
-  num("net_gb_per_s", 1e9, g.net_bytes_per_s, true);
-  num("net_latency_us", 1e-6, g.net_latency_s, false);
-  num("tdp_w", 1.0, g.tdp_w, false);
-  count("gpus_per_node", g.gpus_per_node);
-  count("nvlink_domain", g.nvlink_domain);
-  count("sm_count", g.sm_count);
+  }
+  // "FILE:LINE" of `key`, or of the table when it lacks the key.
+  std::string Where(const char* key) const { return At(where_, t_.contains(key) ? *t_.get(key) : t_); }
+  const std::string& name() const { return name_; }
+
+ private:
+  const toml::table& t_;
+  const std::string& where_;
+  std::string name_;
+};
+
+void ApplyFabric(const TableReader& r, Fabric& f) {
+  r.Count("gpus_per_node", f.gpus_per_node);
+  r.Count("nvlink_domain", f.nvlink_domain);
+  r.Num("nvlink_gb_per_s", 1e9, f.nvlink_bytes_per_s, true);
+  r.Num("nvlink_latency_us", 1e-6, f.nvlink_latency_s, false);
+  r.Count("nics_per_node", f.nics_per_node);
+  double net_per_gpu = 0;
+  r.Num("net_gb_per_s", 1e9, net_per_gpu, true);
+  r.Num("nic_gb_per_s", 1e9, f.nic_bytes_per_s, true);
+  r.Num("net_latency_us", 1e-6, f.net_latency_s, false);
+  r.Count("nodes_per_leaf", f.nodes_per_leaf, 0);
+  r.Num("spine_oversubscription", 1.0, f.spine_oversubscription, true);
+  if (f.nics_per_node == 0) f.nics_per_node = f.gpus_per_node;  // rail-optimised: one NIC per GPU
+  // net_gb_per_s is the scale-out bandwidth per GPU: spread it over the node's NICs.
+  if (net_per_gpu > 0) f.nic_bytes_per_s = net_per_gpu * f.gpus_per_node / f.nics_per_node;
+  if (f.spine_oversubscription < 1)
+    throw InputError(r.Where("spine_oversubscription") + ": [" + r.name() +
+                     "] spine_oversubscription must be at least 1 (1 = non-blocking)");
+  if (f.nvlink_domain < f.gpus_per_node && f.nvlink_domain != 1)
+    throw InputError(r.Where("nvlink_domain") + ": [" + r.name() + "] nvlink_domain (" + std::to_string(f.nvlink_domain) +
+                     ") is smaller than gpus_per_node (" + std::to_string(f.gpus_per_node) + ")");
+  if (f.nvlink_latency_s == 0) f.nvlink_latency_s = 5e-6;
+  if (f.net_latency_s == 0) f.net_latency_s = 10e-6;
+}
+
+void CheckKnown(const toml::table& t, const std::string& where, const std::string& name, bool chip) {
+  for (const auto& [k, v] : t) {
+    const std::string key(k.str());
+    if (!IsIn(key, kFabricFields) && !(chip && IsIn(key, kChipFields)) && !(!chip && (key == "description")))
+      throw InputError(At(where, v) + ": [" + name + "] unknown field '" + key + "'");
+  }
+}
+
+void RequireFields(const toml::table& t, const std::string& where, const std::string& name, const char* what,
+                   std::initializer_list<const char*> fields) {
+  for (const char* req : fields)
+    if (!t.contains(req))
+      throw InputError(At(where, t) + ": [" + name + "] new " + what + " is missing required field '" + req + "'");
+}
+
+void ApplyGpuTable(const toml::table& t, const std::string& where, const std::string& name, GpuSpec& g, Fabric& f,
+                   bool is_new) {
+  CheckKnown(t, where, name, true);
+  if (is_new)
+    RequireFields(t, where, name, "GPU", {"generation", "bf16_dense_tflops", "hbm_gb", "hbm_tb_per_s", "gpus_per_node",
+                                          "nvlink_domain", "nvlink_gb_per_s", "net_gb_per_s"});
+  const TableReader r(t, where, name);
+  r.Str("description", g.description);
+  r.Str("generation", g.generation);
+  r.Str("source", g.source);
+  r.Str("note", g.note);
+  r.Num("bf16_dense_tflops", 1e12, g.bf16_flops, true);
+  r.Num("fp16_dense_tflops", 1e12, g.fp16_flops, false);
+  r.Num("fp8_dense_tflops", 1e12, g.fp8_flops, false);
+  r.Num("fp4_dense_tflops", 1e12, g.fp4_flops, false);
+  r.Num("fp32_tflops", 1e12, g.fp32_flops, false);
+  r.Num("hbm_gb", 1e9, g.hbm_bytes, true);
+  r.Num("hbm_tb_per_s", 1e12, g.hbm_bytes_per_s, true);
+  r.Num("tdp_w", 1.0, g.tdp_w, false);
+  r.Count("sm_count", g.sm_count);
   if (g.generation != "ampere" && g.generation != "hopper" && g.generation != "blackwell")
-    throw InputError(At(where, t.contains("generation") ? *t.get("generation") : t) + ": [" + name +
+    throw InputError(r.Where("generation") + ": [" + name +
                      "] field 'generation' must be ampere, hopper or "
                      "blackwell, got '" + g.generation + "'");
-  if (g.nvlink_domain < g.gpus_per_node && g.nvlink_domain != 1)
-    throw InputError(At(where, t.contains("nvlink_domain") ? *t.get("nvlink_domain") : t) + ": [" + name +
-                     "] nvlink_domain (" + std::to_string(g.nvlink_domain) +
-                     ") is smaller than gpus_per_node (" + std::to_string(g.gpus_per_node) + ")");
   if (g.sm_count == 0) g.sm_count = SmCountFor(g.generation);
-  if (g.nvlink_latency_s == 0) g.nvlink_latency_s = 5e-6;
-  if (g.net_latency_s == 0) g.net_latency_s = 10e-6;
+  f.description = g.description;
+  ApplyFabric(r, f);
 }
 
 void ApplyCalibration(const toml::table& t, const std::string& where, const std::string& gen,
@@ -167,18 +209,43 @@ void HardwareCatalog::Merge(std::string_view toml_text, const std::string& where
       ApplyCalibration(*gt, where, std::string(gen.str()), calibrations_[std::string(gen.str())]);
     }
   }
+  if (const toml::node* fab = doc.get("fabric")) {
+    const toml::table* ft = fab->as_table();
+    if (!ft) throw InputError(At(where, *fab) + ": 'fabric' must be a table of [fabric.NAME] tables");
+    for (const auto& [k, v] : *ft) {
+      const std::string name(k.str());
+      const toml::table* t = v.as_table();
+      if (!t) throw InputError(At(where, v) + ": [fabric." + name + "] must be a table");
+      const std::string key = Upper(name);
+      const bool is_new = !fabrics_.contains(key);
+      Fabric f = is_new ? Fabric{} : fabrics_[key];
+      if (is_new) f.name = name;
+      CheckKnown(*t, where, "fabric." + name, false);
+      if (is_new) {
+        RequireFields(*t, where, "fabric." + name, "fabric", {"gpus_per_node", "nvlink_domain", "nvlink_gb_per_s"});
+        if (!t->contains("net_gb_per_s") && !t->contains("nic_gb_per_s"))
+          throw InputError(At(where, *t) + ": [fabric." + name + "] new fabric needs net_gb_per_s (per GPU) or nic_gb_per_s");
+      }
+      TableReader r(*t, where, "fabric." + name);
+      r.Str("description", f.description);
+      ApplyFabric(r, f);
+      fabrics_[key] = f;
+    }
+  }
   for (const auto& [k, v] : doc) {
     const std::string name(k.str());
-    if (name == "calibration") continue;
+    if (name == "calibration" || name == "fabric") continue;
     const toml::table* t = v.as_table();
     if (!t) throw InputError(At(where, v) + ": top-level key '" + name + "' must be a [table] describing a GPU");
     const std::string key = Upper(name);
     auto it = gpus_.find(key);
     const bool is_new = it == gpus_.end();
     GpuSpec g = is_new ? GpuSpec{} : it->second;
-    if (is_new) g.name = name;
-    ApplyGpuTable(*t, where, name, g, is_new);
+    Fabric f = is_new ? Fabric{} : fabrics_[key];
+    if (is_new) g.name = f.name = name;
+    ApplyGpuTable(*t, where, name, g, f, is_new);
     gpus_[key] = g;
+    fabrics_[key] = f;
   }
   for (auto& [k, g] : gpus_) {
     auto c = calibrations_.find(g.generation);
@@ -191,12 +258,31 @@ const GpuSpec& HardwareCatalog::Find(const std::string& name) const {
   if (it != gpus_.end()) return it->second;
   std::string list;
   for (const auto& [k, g] : gpus_) list += (list.empty() ? "" : ", ") + g.name;
-  throw InputError("--gpu: unknown GPU '" + name + "'; known: " + list);
+  throw InputError("unknown GPU '" + name + "'; known: " + list);
+}
+
+const Fabric& HardwareCatalog::FindFabric(const std::string& name) const {
+  auto it = fabrics_.find(Upper(name));
+  if (it != fabrics_.end()) return it->second;
+  std::string list;
+  for (const auto& [k, f] : fabrics_) list += (list.empty() ? "" : ", ") + f.name;
+  throw InputError("unknown fabric '" + name + "'; known: " + list);
+}
+
+ClusterSpec HardwareCatalog::Cluster(const std::string& gpu, int gpus, const std::string& fabric) const {
+  const GpuSpec& g = Find(gpu);
+  return ClusterSpec{g, FindFabric(fabric.empty() ? g.name : fabric), gpus};
 }
 
 std::vector<const GpuSpec*> HardwareCatalog::All() const {
   std::vector<const GpuSpec*> out;
   for (const auto& [k, g] : gpus_) out.push_back(&g);
+  return out;
+}
+
+std::vector<const Fabric*> HardwareCatalog::Fabrics() const {
+  std::vector<const Fabric*> out;
+  for (const auto& [k, f] : fabrics_) out.push_back(&f);
   return out;
 }
 

@@ -1,7 +1,8 @@
-// HardwareCatalog: the GPU table of data/gpus.toml (compiled in) plus per-generation calibration
-// from data/calibration.toml, optionally extended or overridden by a user TOML file with the
-// same schema (--hardware FILE.toml): a table whose name exists overrides the fields it gives;
-// a new name must give every required field.
+// HardwareCatalog: the GPU chips of data/gpus.toml (compiled in), each with the fabric of its
+// reference system (HGX node, NVL72 rack), per-generation calibration from data/calibration.toml,
+// and optional [fabric.NAME] tables; extended or overridden by a user TOML file with the same
+// schema (--hardware FILE.toml): a table whose name exists overrides the fields it gives; a new
+// name must give every required field.
 #pragma once
 
 #include <map>
@@ -9,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "hardware/cluster.h"
+#include "hardware/fabric.h"
 #include "hardware/gpu_spec.h"
 
 namespace paratune {
@@ -24,10 +27,17 @@ class HardwareCatalog {
 
   // Throws InputError for an unknown name, listing the known ones. Case-insensitive.
   const GpuSpec& Find(const std::string& name) const;
+  // A fabric: a GPU's reference system (same name as the GPU) or a [fabric.NAME] table.
+  const Fabric& FindFabric(const std::string& name) const;
+  // `gpus` GPUs of chip `gpu` on `fabric` (empty: the GPU's reference system).
+  ClusterSpec Cluster(const std::string& gpu, int gpus, const std::string& fabric = "") const;
+
   std::vector<const GpuSpec*> All() const;
+  std::vector<const Fabric*> Fabrics() const;
 
  private:
   std::map<std::string, GpuSpec> gpus_;  // key: upper-case name
+  std::map<std::string, Fabric> fabrics_;  // key: upper-case name
   std::map<std::string, Calibration> calibrations_;
 };
 

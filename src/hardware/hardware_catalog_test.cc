@@ -89,26 +89,32 @@ TEST(HardwareCatalog, SiConversion) {
   EXPECT_DOUBLE_EQ(h100.peak_flops(Precision::kFp4), 0.0);
   EXPECT_DOUBLE_EQ(h100.hbm_bytes, 85.5e9);
   EXPECT_DOUBLE_EQ(h100.hbm_bytes_per_s, 3.35e12);
-  EXPECT_DOUBLE_EQ(h100.nvlink_bytes_per_s, 450e9);
-  EXPECT_DOUBLE_EQ(h100.nvlink_latency_s, 3e-6);
-  EXPECT_DOUBLE_EQ(h100.net_bytes_per_s, 50e9);
-  EXPECT_DOUBLE_EQ(h100.net_latency_s, 10e-6);
-  EXPECT_EQ(h100.gpus_per_node, 8);
-  EXPECT_EQ(h100.nvlink_domain, 8);
+  const Fabric& hgx = hw.FindFabric("H100");
+  EXPECT_DOUBLE_EQ(hgx.nvlink_bytes_per_s, 450e9);
+  EXPECT_DOUBLE_EQ(hgx.nvlink_latency_s, 3e-6);
+  EXPECT_DOUBLE_EQ(hgx.net_bytes_per_s(), 50e9);
+  EXPECT_DOUBLE_EQ(hgx.net_latency_s, 10e-6);
+  EXPECT_EQ(hgx.gpus_per_node, 8);
+  EXPECT_EQ(hgx.nvlink_domain, 8);
+  EXPECT_EQ(hgx.nics_per_node, 8);
+  EXPECT_DOUBLE_EQ(h100.fp16_flops, 989.5e12);
   EXPECT_EQ(h100.sm_count, 132);
   EXPECT_EQ(h100.generation, "hopper");
 
   const GpuSpec& b300 = hw.Find("B300");
-  EXPECT_EQ(b300.nvlink_domain, 8);
+  EXPECT_EQ(hw.FindFabric("B300").nvlink_domain, 8);
   EXPECT_DOUBLE_EQ(b300.fp4_flops, 13.5e15);
   EXPECT_DOUBLE_EQ(b300.peak_flops(Precision::kFp4), 13.5e15);
   EXPECT_DOUBLE_EQ(b300.bf16_flops, 2.25e15);
   EXPECT_EQ(b300.sm_count, 160);
   EXPECT_EQ(b300.generation, "blackwell");
 
-  const GpuSpec& gb200 = hw.Find("GB200");
-  EXPECT_EQ(gb200.nvlink_domain, 72);
-  EXPECT_EQ(gb200.gpus_per_node, 4);
+  const Fabric& nvl72 = hw.FindFabric("GB200");
+  EXPECT_EQ(nvl72.nvlink_domain, 72);
+  EXPECT_EQ(nvl72.gpus_per_node, 4);
+  EXPECT_EQ(hw.Cluster("GB200", 72).Describe(), "18 trays of 4 GPUs in 1 NVLink domain of 72");
+  EXPECT_EQ(hw.Cluster("H100", 8).Describe(), "1 node of 8");
+  EXPECT_EQ(hw.Cluster("H100", 32).Describe(), "4 nodes of 8");
 
   const GpuSpec& a100 = hw.Find("A100-80GB");
   EXPECT_DOUBLE_EQ(a100.peak_flops(Precision::kFp8), 0.0);
@@ -143,14 +149,16 @@ TEST(HardwareCatalog, CalibrationAttachedPerGeneration) {
 TEST(HardwareCatalog, MergeOverridesOneFieldAndKeepsTheOthers) {
   HardwareCatalog hw = HardwareCatalog::BuiltIn();
   const GpuSpec before = hw.Find("H100");
+  const Fabric before_fabric = hw.FindFabric("H100");
   hw.Merge("[H100]\nhbm_gb = 100.0\n", "user.toml");
   const GpuSpec& after = hw.Find("H100");
+  const Fabric& after_fabric = hw.FindFabric("H100");
   EXPECT_DOUBLE_EQ(after.hbm_bytes, 100e9);
   EXPECT_DOUBLE_EQ(after.bf16_flops, before.bf16_flops);
   EXPECT_DOUBLE_EQ(after.hbm_bytes_per_s, before.hbm_bytes_per_s);
-  EXPECT_DOUBLE_EQ(after.nvlink_bytes_per_s, before.nvlink_bytes_per_s);
-  EXPECT_EQ(after.gpus_per_node, before.gpus_per_node);
-  EXPECT_EQ(after.nvlink_domain, before.nvlink_domain);
+  EXPECT_DOUBLE_EQ(after_fabric.nvlink_bytes_per_s, before_fabric.nvlink_bytes_per_s);
+  EXPECT_EQ(after_fabric.gpus_per_node, before_fabric.gpus_per_node);
+  EXPECT_EQ(after_fabric.nvlink_domain, before_fabric.nvlink_domain);
   EXPECT_EQ(after.description, before.description);
   ExpectSameCalibration(after.calibration, before.calibration, "H100 after override");
   EXPECT_EQ(hw.All().size(), 9u);
@@ -159,7 +167,7 @@ TEST(HardwareCatalog, MergeOverridesOneFieldAndKeepsTheOthers) {
 
   // Case-insensitive table names override too; the catalog keeps its spelling.
   hw.Merge("[h100]\nnvlink_gb_per_s = 400.0\n", "user2.toml");
-  EXPECT_DOUBLE_EQ(hw.Find("H100").nvlink_bytes_per_s, 400e9);
+  EXPECT_DOUBLE_EQ(hw.FindFabric("H100").nvlink_bytes_per_s, 400e9);
   EXPECT_DOUBLE_EQ(hw.Find("H100").hbm_bytes, 100e9);
   EXPECT_EQ(hw.Find("H100").name, "H100");
   EXPECT_EQ(hw.All().size(), 9u);
@@ -192,14 +200,16 @@ TEST(HardwareCatalog, MergeAddsNewGpu) {
   EXPECT_DOUBLE_EQ(g.fp8_flops, 0.0);
   EXPECT_DOUBLE_EQ(g.hbm_bytes, 100e9);
   EXPECT_DOUBLE_EQ(g.hbm_bytes_per_s, 4e12);
-  EXPECT_DOUBLE_EQ(g.nvlink_bytes_per_s, 450e9);
-  EXPECT_DOUBLE_EQ(g.net_bytes_per_s, 50e9);
-  EXPECT_EQ(g.gpus_per_node, 8);
-  EXPECT_EQ(g.nvlink_domain, 8);
+  const Fabric& f = hw.FindFabric("x200");
+  EXPECT_DOUBLE_EQ(f.nvlink_bytes_per_s, 450e9);
+  EXPECT_DOUBLE_EQ(f.net_bytes_per_s(), 50e9);
+  EXPECT_EQ(f.gpus_per_node, 8);
+  EXPECT_EQ(f.nvlink_domain, 8);
   // Defaults for what it does not give.
   EXPECT_EQ(g.sm_count, 132);
-  EXPECT_DOUBLE_EQ(g.nvlink_latency_s, 5e-6);
-  EXPECT_DOUBLE_EQ(g.net_latency_s, 10e-6);
+  EXPECT_DOUBLE_EQ(f.nvlink_latency_s, 5e-6);
+  EXPECT_DOUBLE_EQ(f.net_latency_s, 10e-6);
+  EXPECT_DOUBLE_EQ(g.fp16_flops, 0.0);  // not given: the rules reject fp16 on it
   ExpectSameCalibration(g.calibration, hw.Find("H100").calibration, "new hopper GPU");
 }
 
@@ -208,6 +218,28 @@ TEST(HardwareCatalog, NewGpuPicksUpCalibrationFromSameFile) {
   hw.Merge("[calibration.hopper]\ngemm_bf16 = 0.6\n\n" + NewGpu(), "user.toml");
   EXPECT_DOUBLE_EQ(hw.Find("X200").calibration.gemm_bf16, 0.6);
   EXPECT_DOUBLE_EQ(hw.Find("H100").calibration.gemm_bf16, 0.6);
+}
+
+// A [fabric.NAME] table describes a cluster's own wiring: 4 NICs of 400 GB/s... per 8-GPU node,
+// 16 nodes per leaf, a 2:1 oversubscribed spine; the GPU keeps its chip figures.
+TEST(HardwareCatalog, FabricTable) {
+  HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  hw.Merge("[fabric.pod]\ngpus_per_node = 8\nnvlink_domain = 8\nnvlink_gb_per_s = 450.0\nnics_per_node = 4\n"
+           "nic_gb_per_s = 50.0\nnodes_per_leaf = 16\nspine_oversubscription = 2.0\n",
+           "user.toml");
+  const ClusterSpec c = hw.Cluster("H100", 256, "pod");
+  EXPECT_EQ(c.gpu.name, "H100");
+  EXPECT_EQ(c.fabric.nics_per_node, 4);
+  EXPECT_DOUBLE_EQ(c.fabric.net_bytes_per_s(), 25e9);  // 4 x 50 GB/s shared by 8 GPUs
+  EXPECT_EQ(c.fabric.nodes_per_leaf, 16);
+  EXPECT_DOUBLE_EQ(c.fabric.spine_oversubscription, 2.0);
+  EXPECT_EQ(c.nodes(), 32);
+  EXPECT_CONTAINS(InputErrorOf([&] { hw.FindFabric("nope"); }), "unknown fabric 'nope'");
+  EXPECT_CONTAINS(MergeError("[fabric.x]\ngpus_per_node = 8\n"), "missing required field 'nvlink_domain'");
+  EXPECT_CONTAINS(MergeError("[fabric.x]\ngpus_per_node = 8\nnvlink_domain = 8\nnvlink_gb_per_s = 1.0\n"),
+                  "needs net_gb_per_s (per GPU) or nic_gb_per_s");
+  EXPECT_CONTAINS(MergeError("[fabric.H100]\nspine_oversubscription = 0.5\n"), "must be at least 1");
+  EXPECT_CONTAINS(MergeError("[fabric.H100]\nhbm_gb = 1.0\n"), "unknown field 'hbm_gb'");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,17 +4,42 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "hardware/gpu_spec.h"
+#include "util/enum_names.h"
 
 namespace paratune {
 
 enum class Recompute { kNone, kSelective, kFull };
-const char* RecomputeName(Recompute r);
-Recompute ParseRecompute(const std::string& s, const std::string& where);
+inline constexpr EnumNames<Recompute, 3> kRecomputeNames{
+    {{{Recompute::kNone, "none"}, {Recompute::kSelective, "selective"}, {Recompute::kFull, "full"}}}, 3};
+inline const char* RecomputeName(Recompute r) { return kRecomputeNames.Name(r); }
+inline Recompute ParseRecompute(const std::string& s, const std::string& where) {
+  return kRecomputeNames.Parse(s, where, "recompute mode");
+}
 
+// The order in which each pipeline rank runs the forward, backward and weight-gradient passes of
+// its micro-batches (pipeline/schedule.h builds it).
+enum class ScheduleKind {
+  kGpipe,        // all forwards, then all backwards (Huang et al. 2019, arXiv 1811.06965)
+  k1F1B,         // PipeDream-Flush / Megatron 1F1B (Narayanan et al. 2021, arXiv 2104.04473 Sec. 2.2.1)
+  kInterleaved,  // Megatron interleaved 1F1B with vp virtual stages per rank (ibid. Sec. 2.2.2)
+  kZbH1,         // zero-bubble ZB-H1 (Qi et al. 2023, arXiv 2312.03487 Sec. 3.1): B and W split
+};
+inline constexpr EnumNames<ScheduleKind, 4> kScheduleNames{{{{ScheduleKind::kGpipe, "gpipe"},
+                                                             {ScheduleKind::k1F1B, "1f1b"},
+                                                             {ScheduleKind::kInterleaved, "interleaved"},
+                                                             {ScheduleKind::kZbH1, "zb-h1"}}},
+                                                           4};
+inline const char* ScheduleName(ScheduleKind k) { return kScheduleNames.Name(k); }
+inline ScheduleKind ParseSchedule(const std::string& s, const std::string& where) {
+  return kScheduleNames.Parse(s, where, "schedule");
+}
+
+// The training shape. Its defaults are the built-in scenario's (scenario/default_scenario.h).
 struct Training {
   int64_t seq = 8192;           // tokens per sequence
   int64_t global_batch = 256;   // sequences per optimizer step
@@ -47,7 +72,12 @@ struct Layout {
   // --decoder-first/last-pipeline-num-layers: uneven stages, e.g. a lighter first and last
   // stage that also carry the embedding and the loss.
   std::vector<int> pp_layout;
+  // The pipeline schedule; unset: interleaved 1F1B when vp > 1, else 1F1B (Megatron-LM's choice).
+  std::optional<ScheduleKind> schedule;
 
+  ScheduleKind pipeline_schedule() const {
+    return schedule ? *schedule : (vp > 1 ? ScheduleKind::kInterleaved : ScheduleKind::k1F1B);
+  }
   int expert_tp() const { return etp > 0 ? etp : tp; }
   bool sequence_parallel() const { return sp && tp > 1; }
   // Micro-batches per step per pipeline: global_batch / (dp * mbs).

@@ -2,97 +2,272 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+
 namespace paratune {
+namespace {
 
-std::vector<RuleViolation> CheckLayout(const ModelSpec& m, const ClusterSpec& c, const Training& t,
-                                       Layout& l, const RuleOptions& o) {
-  std::vector<RuleViolation> v;
-  auto add = [&](const char* rule, std::string msg) { v.push_back({rule, std::move(msg)}); };
+using std::string;
 
-  // Sizes must be positive before anything can be divided by them.
-  bool sizes_ok = true;
-  auto positive = [&](long long x, const char* flag) {
-    if (x <= 0) {
-      add("positive-size", fmt::format("{} must be positive, got {}", flag, x));
-      sizes_ok = false;
-    }
+int64_t MicroBatches(const RuleInput& in) {
+  const Layout& l = in.layout;
+  return l.dp > 0 && l.mbs > 0 ? in.training.global_batch / (static_cast<int64_t>(l.dp) * l.mbs) : 0;
+}
+
+// Sizes must be positive before anything can be divided by them.
+string PositiveSize(const RuleInput& in) {
+  const Layout& l = in.layout;
+  const Training& t = in.training;
+  string msg;
+  auto positive = [&](long long x, const char* field) {
+    if (x <= 0) msg += fmt::format("{}`{}` must be positive, got {}", msg.empty() ? "" : "; ", field, x);
   };
-  positive(c.gpus, "--gpus/--nodes");
-  positive(l.tp, "--tp");
-  positive(l.pp, "--pp");
-  positive(l.vp, "--vp");
-  positive(l.cp, "--cp");
-  positive(l.ep, "--ep");
-  positive(l.expert_tp(), "--etp");
-  positive(l.mbs, "--mbs");
-  positive(t.seq, "--seq");
-  positive(t.global_batch, "--global-batch");
-  if (l.zero < 0 || l.zero > 3) add("zero-stage", fmt::format("--zero must be 0, 1, 2 or 3, got {}", l.zero));
-  l.dp = 0;
-  if (!sizes_ok) return v;
+  positive(in.cluster.gpus, "gpus");
+  positive(l.tp, "tp");
+  positive(l.pp, "pp");
+  positive(l.vp, "vp");
+  positive(l.cp, "cp");
+  positive(l.ep, "ep");
+  if (l.etp < 0) positive(l.etp, "etp");
+  positive(l.mbs, "mbs");
+  positive(t.seq, "seq");
+  positive(t.global_batch, "global_batch");
+  return msg;
+}
 
+string ZeroStage(const RuleInput& in) {
+  const int z = in.layout.zero;
+  return z < 0 || z > 3 ? fmt::format("`zero` must be 0, 1, 2 or 3, got {}", z) : "";
+}
+
+string WorldDivisible(const RuleInput& in) {
+  const Layout& l = in.layout;
   const long long model_par = static_cast<long long>(l.tp) * l.pp * l.cp;
-  if (c.gpus % model_par != 0) {
-    add("world-divisible", fmt::format("world size {} is not divisible by tp*pp*cp = {}*{}*{} = {}",
-                                       c.gpus, l.tp, l.pp, l.cp, model_par));
-  } else {
-    l.dp = static_cast<int>(c.gpus / model_par);
+  if (in.cluster.gpus % model_par == 0) return "";
+  return fmt::format("world size {} is not divisible by tp*pp*cp = {}*{}*{} = {}", in.cluster.gpus, l.tp, l.pp, l.cp,
+                     model_par);
+}
+
+string TpDividesHeads(const RuleInput& in) {
+  const int64_t h = in.model.heads;
+  const int tp = in.layout.tp;
+  return h % tp ? fmt::format("attention heads ({}) are not divisible by tp ({})", h, tp) : "";
+}
+
+string TpDividesKvHeads(const RuleInput& in) {
+  const ModelSpec& m = in.model;
+  const int tp = in.layout.tp;
+  if (m.attention != AttentionKind::kGqa || m.kv_heads % tp == 0) return "";
+  return fmt::format("KV heads ({}) are not divisible by tp ({})", m.kv_heads, tp);
+}
+
+// Megatron-Core's ColumnParallelLinear splits the MLP's columns evenly over TP
+// (megatron/core/tensor_parallel/layers.py, divide(output_size, world_size)).
+string TpDividesFfn(const RuleInput& in) {
+  const ModelSpec& m = in.model;
+  const int tp = in.layout.tp;
+  if (m.dense_layers() == 0 || m.ffn_hidden % tp == 0) return "";
+  return fmt::format("MLP width ({}) is not divisible by tp ({})", m.ffn_hidden, tp);
+}
+
+// The same for the experts under expert tensor parallelism.
+string EtpDividesExpertFfn(const RuleInput& in) {
+  const ModelSpec& m = in.model;
+  const int etp = in.layout.expert_tp();
+  if (!m.is_moe() || m.moe_ffn_hidden % etp == 0) return "";
+  return fmt::format("expert MLP width ({}) is not divisible by expert tp ({})", m.moe_ffn_hidden, etp);
+}
+
+string PpLayoutSize(const RuleInput& in) {
+  const Layout& l = in.layout;
+  if (l.pp_layout.empty() || static_cast<long long>(l.pp_layout.size()) == static_cast<long long>(l.pp) * l.vp)
+    return "";
+  return fmt::format("`pp_layout` has {} entries; pp*vp = {}*{} = {} chunks need one each", l.pp_layout.size(), l.pp,
+                     l.vp, static_cast<long long>(l.pp) * l.vp);
+}
+
+// Every chunk holds at least one layer, and the chunks hold the model's layers.
+string PpLayoutEntries(const RuleInput& in) {
+  const Layout& l = in.layout;
+  long long sum = 0;
+  for (size_t i = 0; i < l.pp_layout.size(); ++i) {
+    if (l.pp_layout[i] < 1)
+      return fmt::format("`pp_layout` entry {} is {}: every pipeline chunk needs at least one layer", i + 1,
+                         l.pp_layout[i]);
+    sum += l.pp_layout[i];
   }
-  if (m.heads % l.tp != 0)
-    add("tp-divides-heads", fmt::format("attention heads ({}) are not divisible by tp ({})", m.heads, l.tp));
-  if (m.attention == AttentionKind::kGqa && m.kv_heads % l.tp != 0)
-    add("tp-divides-kv-heads",
-        fmt::format("KV heads ({}) are not divisible by tp ({})", m.kv_heads, l.tp));
-  if (!l.pp_layout.empty()) {
-    long long sum = 0;
-    bool negative = false;
-    for (int n : l.pp_layout) {
-      sum += n;
-      negative |= n < 0;
-    }
-    if (static_cast<long long>(l.pp_layout.size()) != static_cast<long long>(l.pp) * l.vp)
-      add("pp-layout-size", fmt::format("--pp-layout has {} entries; pp*vp = {}*{} = {} chunks need one each",
-                                        l.pp_layout.size(), l.pp, l.vp, l.pp * l.vp));
-    else if (negative || sum != m.layers)
-      add("pp-layout-sum", fmt::format("--pp-layout counts must be non-negative and add up to the {} layers, "
-                                       "got {}", m.layers, sum));
-  } else if (m.layers % (static_cast<long long>(l.pp) * l.vp) != 0) {
-    add("pp-divides-layers", fmt::format("layers ({}) are not divisible by pp*vp = {}*{} = {} (give "
-                                         "--pp-layout for uneven stages)",
-                                         m.layers, l.pp, l.vp, l.pp * l.vp));
+  if (l.pp_layout.empty() || sum == in.model.layers) return "";
+  return fmt::format("`pp_layout` counts must add up to the {} layers, got {}", in.model.layers, sum);
+}
+
+string PpDividesLayers(const RuleInput& in) {
+  const Layout& l = in.layout;
+  const long long chunks = static_cast<long long>(l.pp) * l.vp;
+  if (!l.pp_layout.empty() || in.model.layers % chunks == 0) return "";
+  return fmt::format("layers ({}) are not divisible by pp*vp = {}*{} = {} (give `pp_layout` for uneven stages)",
+                     in.model.layers, l.pp, l.vp, chunks);
+}
+
+string VpNeedsPp(const RuleInput& in) {
+  const Layout& l = in.layout;
+  return l.vp > 1 && l.pp < 2 ? fmt::format("`vp` {} needs pp > 1 (interleaving splits pipeline stages)", l.vp) : "";
+}
+
+string ScheduleFitsVp(const RuleInput& in) {
+  const Layout& l = in.layout;
+  const ScheduleKind k = l.pipeline_schedule();
+  if (k == ScheduleKind::kInterleaved && l.vp < 2)
+    return fmt::format("the interleaved schedule needs vp >= 2 virtual stages per rank, got vp {}", l.vp);
+  if (k != ScheduleKind::kInterleaved && l.vp != 1)
+    return fmt::format("the {} schedule has one stage per rank; vp {} needs the interleaved schedule", ScheduleName(k),
+                       l.vp);
+  return "";
+}
+
+// Megatron-LM's interleaved schedule walks micro-batches in groups of pp per virtual stage and
+// raises "number of microbatches is not divisible by pipeline-model-parallel-size when using
+// interleaved schedule" otherwise (megatron/core/pipeline_parallel/schedules.py,
+// forward_backward_pipelining_with_interleaving); with a ragged last group the order can deadlock.
+string InterleavedNeedsFullGroups(const RuleInput& in) {
+  const Layout& l = in.layout;
+  if (l.pipeline_schedule() != ScheduleKind::kInterleaved || l.dp <= 0) return "";
+  const int64_t m = MicroBatches(in);
+  if (m > 0 && m % l.pp == 0) return "";
+  return fmt::format("the interleaved schedule needs the micro-batch count (global batch / (dp*mbs) = {}) to be a "
+                     "multiple of pp ({})", m, l.pp);
+}
+
+string EpNeedsMoe(const RuleInput& in) {
+  const Layout& l = in.layout;
+  return l.ep > 1 && !in.model.is_moe() ? fmt::format("`ep` {} given but {} has no experts", l.ep, in.model.name) : "";
+}
+
+string EpDividesExperts(const RuleInput& in) {
+  const ModelSpec& m = in.model;
+  const int ep = in.layout.ep;
+  return m.is_moe() && m.experts % ep ? fmt::format("experts ({}) are not divisible by ep ({})", m.experts, ep) : "";
+}
+
+// Expert parallel groups (ep x etp ranks) tile the tp*cp*dp ranks of a pipeline stage
+// (Megatron-Core parallel_state.initialize_model_parallel).
+string EpFitsWorld(const RuleInput& in) {
+  const Layout& l = in.layout;
+  if (!in.model.is_moe() || l.dp <= 0) return "";
+  const long long expert_group = static_cast<long long>(l.ep) * l.expert_tp();
+  const long long dense_group = static_cast<long long>(l.tp) * l.cp * l.dp;
+  if (dense_group % expert_group == 0) return "";
+  return fmt::format("ep*etp = {}*{} = {} does not divide tp*cp*dp = {}", l.ep, l.expert_tp(), expert_group, dense_group);
+}
+
+string BatchDivisible(const RuleInput& in) {
+  const Layout& l = in.layout;
+  if (l.dp <= 0) return "";
+  const long long per_step = static_cast<long long>(l.dp) * l.mbs;
+  if (in.training.global_batch % per_step == 0) return "";
+  return fmt::format("global batch ({}) is not divisible by dp*mbs = {}*{} = {}", in.training.global_batch, l.dp, l.mbs,
+                     per_step);
+}
+
+// Tensor parallelism stays inside an NVLink domain (Narayanan et al. 2021, Sec. 3.2).
+string TpInNvlinkDomain(const RuleInput& in) {
+  const Layout& l = in.layout;
+  const Fabric& f = in.cluster.fabric;
+  if (l.tp <= f.nvlink_domain || in.options.allow_cross_domain_tp) return "";
+  return fmt::format("tp ({}) exceeds the NVLink domain of {} ({} GPUs); allow cross-domain tp "
+                     "(`allow_cross_domain_tp`) to model it anyway",
+                     l.tp, in.cluster.gpu.name, f.nvlink_domain);
+}
+
+string EtpInNvlinkDomain(const RuleInput& in) {
+  const Layout& l = in.layout;
+  const Fabric& f = in.cluster.fabric;
+  if (!in.model.is_moe() || l.expert_tp() <= f.nvlink_domain || in.options.allow_cross_domain_tp) return "";
+  return fmt::format("expert tp ({}) exceeds the NVLink domain of {} ({} GPUs); allow cross-domain tp "
+                     "(`allow_cross_domain_tp`) to model it anyway",
+                     l.expert_tp(), in.cluster.gpu.name, f.nvlink_domain);
+}
+
+// Load-balanced context parallelism splits each sequence in 2*cp chunks (Megatron-Core
+// context_parallel, get_batch_on_this_cp_rank).
+string CpDividesSeq(const RuleInput& in) {
+  const int cp = in.layout.cp;
+  const int64_t s = in.training.seq;
+  if (cp <= 1 || s % (2LL * cp) == 0) return "";
+  return fmt::format("sequence ({}) is not divisible by 2*cp = {} (load-balanced context parallelism splits it in "
+                     "2*cp chunks)", s, 2 * cp);
+}
+
+string TpDividesSeq(const RuleInput& in) {
+  const Layout& l = in.layout;
+  if (!l.sequence_parallel() || (in.training.seq / l.cp) % l.tp == 0) return "";
+  return fmt::format("sequence per CP rank ({}) is not divisible by tp ({}) as sequence parallelism needs",
+                     in.training.seq / l.cp, l.tp);
+}
+
+string PrecisionSupported(const RuleInput& in) {
+  const Precision p = in.training.precision;
+  if (in.cluster.gpu.peak_flops(p) > 0) return "";
+  return fmt::format("{} has no {} tensor cores", in.cluster.gpu.name, PrecisionName(p));
+}
+
+constexpr uint32_t kDp = kDimTp | kDimPp | kDimCp;  // what fixes dp
+
+}  // namespace
+
+const std::vector<LayoutRule>& LayoutRules() {
+  static const std::vector<LayoutRule> rules = {
+      {"positive-size", kDimAll, PositiveSize},
+      {"zero-stage", kDimZero, ZeroStage},
+      {"world-divisible", kDp, WorldDivisible},
+      {"tp-in-nvlink-domain", kDimTp, TpInNvlinkDomain},
+      {"etp-in-nvlink-domain", kDimTp | kDimEtp, EtpInNvlinkDomain},
+      {"tp-divides-heads", kDimTp, TpDividesHeads},
+      {"tp-divides-kv-heads", kDimTp, TpDividesKvHeads},
+      {"tp-divides-ffn", kDimTp, TpDividesFfn},
+      {"etp-divides-expert-ffn", kDimTp | kDimEtp, EtpDividesExpertFfn},
+      {"pp-layout-size", kDimPp | kDimVp | kDimSchedule, PpLayoutSize},
+      {"pp-layout-entries", kDimSchedule, PpLayoutEntries},
+      {"pp-divides-layers", kDimPp | kDimVp | kDimSchedule, PpDividesLayers},
+      {"vp-needs-pp", kDimPp | kDimVp, VpNeedsPp},
+      {"schedule-fits-vp", kDimVp | kDimSchedule, ScheduleFitsVp},
+      {"interleaved-needs-full-groups", kDp | kDimVp | kDimMbs | kDimSchedule, InterleavedNeedsFullGroups},
+      {"ep-needs-moe", kDimEp, EpNeedsMoe},
+      {"ep-divides-experts", kDimEp, EpDividesExperts},
+      {"ep-fits-world", kDp | kDimEp | kDimEtp, EpFitsWorld},
+      {"batch-divisible", kDp | kDimMbs, BatchDivisible},
+      {"cp-divides-seq", kDimCp, CpDividesSeq},
+      {"tp-divides-seq", kDimTp | kDimCp | kDimSchedule, TpDividesSeq},
+      {"precision-supported", kDimPrecision, PrecisionSupported},
+  };
+  return rules;
+}
+
+std::vector<const LayoutRule*> RulesReading(uint32_t dim, uint32_t fixed) {
+  std::vector<const LayoutRule*> v;
+  for (const LayoutRule& r : LayoutRules())
+    if ((r.reads & dim) && (r.reads & ~fixed) == 0 && r.check != PositiveSize) v.push_back(&r);
+  return v;
+}
+
+void DeriveDp(const ClusterSpec& c, Layout& l) {
+  const long long model_par = static_cast<long long>(l.tp) * l.pp * l.cp;
+  l.dp = model_par > 0 && c.gpus > 0 && c.gpus % model_par == 0 ? static_cast<int>(c.gpus / model_par) : 0;
+}
+
+std::vector<RuleViolation> CheckLayout(const ModelSpec& m, const ClusterSpec& c, const Training& t, Layout& l,
+                                       const RuleOptions& o) {
+  std::vector<RuleViolation> v;
+  const RuleInput in{m, c, t, l, o};
+  l.dp = 0;
+  const std::vector<LayoutRule>& rules = LayoutRules();
+  if (std::string msg = rules.front().check(in); !msg.empty()) {
+    v.push_back({rules.front().id, std::move(msg)});
+    if (std::string z = ZeroStage(in); !z.empty()) v.push_back({"zero-stage", std::move(z)});
+    return v;
   }
-  if (l.vp > 1 && l.pp < 2)
-    add("vp-needs-pp", fmt::format("--vp {} needs pp > 1 (interleaving splits pipeline stages)", l.vp));
-  if (l.ep > 1 && !m.is_moe())
-    add("ep-needs-moe", fmt::format("--ep {} given but {} has no experts", l.ep, m.name));
-  if (m.is_moe() && m.experts % l.ep != 0)
-    add("ep-divides-experts", fmt::format("experts ({}) are not divisible by ep ({})", m.experts, l.ep));
-  if (m.is_moe() && l.dp > 0) {
-    const long long expert_group = static_cast<long long>(l.ep) * l.expert_tp();
-    const long long dense_group = static_cast<long long>(l.tp) * l.cp * l.dp;
-    if (dense_group % expert_group != 0)
-      add("ep-fits-world", fmt::format("ep*etp = {}*{} = {} does not divide tp*cp*dp = {}", l.ep,
-                                       l.expert_tp(), expert_group, dense_group));
-  }
-  if (l.dp > 0 && t.global_batch % (static_cast<long long>(l.dp) * l.mbs) != 0)
-    add("batch-divisible", fmt::format("global batch ({}) is not divisible by dp*mbs = {}*{} = {}",
-                                       t.global_batch, l.dp, l.mbs, static_cast<long long>(l.dp) * l.mbs));
-  if (l.tp > c.gpu.nvlink_domain && !o.allow_cross_domain_tp)
-    add("tp-in-nvlink-domain",
-        fmt::format("tp ({}) exceeds the NVLink domain of {} ({} GPUs); pass "
-                    "--allow-cross-domain-tp to model it anyway",
-                    l.tp, c.gpu.name, c.gpu.nvlink_domain));
-  if (l.cp > 1 && t.seq % (2LL * l.cp) != 0)
-    add("cp-divides-seq", fmt::format("sequence ({}) is not divisible by 2*cp = {} (load-balanced "
-                                      "context parallelism splits it in 2*cp chunks)",
-                                      t.seq, 2 * l.cp));
-  if (l.sequence_parallel() && (t.seq / l.cp) % l.tp != 0)
-    add("tp-divides-seq", fmt::format("sequence per CP rank ({}) is not divisible by tp ({}) as "
-                                      "sequence parallelism needs",
-                                      t.seq / l.cp, l.tp));
-  if (c.gpu.peak_flops(t.precision) <= 0)
-    add("precision-supported", fmt::format("{} has no {} tensor cores", c.gpu.name,
-                                           PrecisionName(t.precision)));
+  DeriveDp(c, l);
+  for (size_t i = 1; i < rules.size(); ++i)
+    if (std::string msg = rules[i].check(in); !msg.empty()) v.push_back({rules[i].id, std::move(msg)});
   return v;
 }
 

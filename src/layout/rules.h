@@ -1,15 +1,38 @@
-// The validity rules of a layout. Each rule is a named check; CheckLayout returns every rule
-// the layout breaks, so the user sees them all at once. FinalizeLayout derives dp.
+// The validity rules of a layout: one table (rules.cc), each rule a named check that says why it
+// fails, with the layout dimensions it reads. CheckLayout runs every rule on a whole layout, so
+// the user sees all that is wrong at once; the planner runs each rule as soon as the dimensions
+// it reads are fixed in its enumeration (RulesReading), so estimate and plan can never disagree
+// on what is valid.
+//
+// Messages name layout and training fields in backquotes (`tp`, `global_batch`); the CLI turns
+// them into its flags (--tp, --global-batch).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
-#include "hardware/gpu_spec.h"
+#include "hardware/cluster.h"
 #include "layout/layout.h"
 #include "model/model_spec.h"
 
 namespace paratune {
+
+// The dimensions of a layout a search fixes one after another (a bit set).
+enum Dim : uint32_t {
+  kDimPrecision = 1u << 0,
+  kDimTp = 1u << 1,
+  kDimPp = 1u << 2,
+  kDimVp = 1u << 3,
+  kDimCp = 1u << 4,  // with tp and pp it fixes dp
+  kDimEp = 1u << 5,
+  kDimEtp = 1u << 6,
+  kDimZero = 1u << 7,
+  kDimRecompute = 1u << 8,
+  kDimMbs = 1u << 9,
+  kDimSchedule = 1u << 10,  // also pp_layout and the switches, fixed with the layout
+  kDimAll = (1u << 11) - 1,
+};
 
 struct RuleViolation {
   std::string rule;     // short id, e.g. "tp-divides-heads"
@@ -17,10 +40,37 @@ struct RuleViolation {
 };
 
 struct RuleOptions {
-  bool allow_cross_domain_tp = false;
+  bool allow_cross_domain_tp = false;  // tensor (and expert tensor) parallelism beyond NVLink
 };
 
-// Fills layout.dp (world / (tp*pp*cp), 0 if not divisible) and returns every violated rule.
+// What a rule looks at. `layout.dp` is derived (0 when the world is not divisible).
+struct RuleInput {
+  const ModelSpec& model;
+  const ClusterSpec& cluster;
+  const Training& training;
+  const Layout& layout;
+  const RuleOptions& options;
+};
+
+struct LayoutRule {
+  const char* id;
+  uint32_t reads;  // the Dims it needs fixed; model, cluster, sequence and batch are always known
+  // Empty when the rule holds, else the one-line message.
+  std::string (*check)(const RuleInput&);
+};
+
+// The table, in the order violations are reported. The first rule, positive-size, gates the
+// others: when a size is not positive, nothing can be divided by it and only it is reported.
+const std::vector<LayoutRule>& LayoutRules();
+
+// Rules that read `dim` and nothing outside `fixed` (which includes dim): those a search can
+// decide the moment it fixes `dim`.
+std::vector<const LayoutRule*> RulesReading(uint32_t dim, uint32_t fixed);
+
+// layout.dp = world / (tp*pp*cp), or 0 if that does not divide. Sizes must be positive.
+void DeriveDp(const ClusterSpec& cluster, Layout& layout);
+
+// Fills layout.dp and returns every violated rule.
 std::vector<RuleViolation> CheckLayout(const ModelSpec& model, const ClusterSpec& cluster,
                                        const Training& training, Layout& layout,
                                        const RuleOptions& options = {});

@@ -13,7 +13,7 @@ namespace {
 std::vector<std::string> Rules(const std::string& model, int gpus, Layout l, Training t = {},
                                const std::string& gpu = "B300", RuleOptions o = {}) {
   const ModelSpec m = LoadModel(model);
-  ClusterSpec c{HardwareCatalog::BuiltIn().Find(gpu), gpus};
+  ClusterSpec c = HardwareCatalog::BuiltIn().Cluster(gpu, gpus);
   std::vector<std::string> ids;
   for (const RuleViolation& v : CheckLayout(m, c, t, l, o)) ids.push_back(v.rule);
   return ids;
@@ -28,7 +28,7 @@ TEST(Rules, ValidLayoutDerivesDp) {
   l.tp = 8;
   l.pp = 2;
   const ModelSpec m = LoadModel("llama-3.1-70b");
-  ClusterSpec c{HardwareCatalog::BuiltIn().Find("B300"), 64};
+  ClusterSpec c = HardwareCatalog::BuiltIn().Cluster("B300", 64);
   Training t;
   EXPECT_TRUE(CheckLayout(m, c, t, l).empty());
   EXPECT_EQ(l.dp, 4);
@@ -98,7 +98,7 @@ TEST(Rules, AllViolationsReportedTogether) {
   EXPECT_TRUE(Has(ids, "tp-divides-heads"));
   EXPECT_TRUE(Has(ids, "pp-divides-layers"));
   const ModelSpec m = LoadModel("llama-3.1-70b");
-  ClusterSpec c{HardwareCatalog::BuiltIn().Find("B300"), 21};
+  ClusterSpec c = HardwareCatalog::BuiltIn().Cluster("B300", 21);
   Training t;
   const std::string s = DescribeViolations(CheckLayout(m, c, t, l));
   EXPECT_NE(s.find("heads (64) are not divisible by tp (3)"), std::string::npos) << s;

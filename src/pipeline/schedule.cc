@@ -74,22 +74,6 @@ void ZbH1(std::vector<PipelineOp>& ops, int pp, int r, int64_t m) {
 
 }  // namespace
 
-const char* ScheduleName(ScheduleKind k) {
-  switch (k) {
-    case ScheduleKind::kGpipe: return "gpipe";
-    case ScheduleKind::k1F1B: return "1f1b";
-    case ScheduleKind::kInterleaved: return "interleaved";
-    case ScheduleKind::kZbH1: return "zb-h1";
-  }
-  return "1f1b";
-}
-
-ScheduleKind ParseSchedule(const std::string& s, const std::string& where) {
-  for (ScheduleKind k : {ScheduleKind::kGpipe, ScheduleKind::k1F1B, ScheduleKind::kInterleaved, ScheduleKind::kZbH1})
-    if (s == ScheduleName(k)) return k;
-  throw InputError(fmt::format("{}: unknown schedule '{}' (expected gpipe, 1f1b, interleaved or zb-h1)", where, s));
-}
-
 Schedule BuildSchedule(ScheduleKind kind, int pp, int vp, int64_t m) {
   if (pp < 1) throw InputError(fmt::format("pipeline schedule: pp must be at least 1, got {}", pp));
   if (vp < 1) throw InputError(fmt::format("pipeline schedule: vp must be at least 1, got {}", vp));

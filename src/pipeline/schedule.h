@@ -8,19 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "layout/layout.h"
+
 namespace paratune {
 
-enum class ScheduleKind {
-  kGpipe,        // all forwards, then all backwards (Huang et al. 2019, arXiv 1811.06965)
-  k1F1B,         // PipeDream-Flush / Megatron 1F1B (Narayanan et al. 2021, arXiv 2104.04473 Sec. 2.2.1)
-  kInterleaved,  // Megatron interleaved 1F1B with vp virtual stages per rank (ibid. Sec. 2.2.2)
-  kZbH1,         // zero-bubble ZB-H1 (Qi et al. 2023, arXiv 2312.03487 Sec. 3.1): B and W split
-};
-
-// "gpipe", "1f1b", "interleaved", "zb-h1".
-const char* ScheduleName(ScheduleKind k);
-// Parses a ScheduleName; throws InputError naming `where` (a flag or field) otherwise.
-ScheduleKind ParseSchedule(const std::string& s, const std::string& where);
+// ScheduleKind, its names and its parser live with the layout (layout/layout.h).
 
 enum class OpKind : uint8_t {
   kForward,

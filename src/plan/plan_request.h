@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "step/estimate.h"
-#include "hardware/gpu_spec.h"
+#include "hardware/cluster.h"
 #include "layout/layout.h"
 #include "model/model_spec.h"
 

@@ -21,7 +21,7 @@ namespace {
 PlanRequest Request(const std::string& model, const std::string& gpu, int gpus, Training t = DefaultTraining()) {
   PlanRequest r;
   r.model = LoadModel(model);
-  r.cluster = {HardwareCatalog::BuiltIn().Find(gpu), gpus};
+  r.cluster = HardwareCatalog::BuiltIn().Cluster(gpu, gpus);
   r.training = t;
   r.switches = DefaultLayout();
   return r;
@@ -36,11 +36,11 @@ void ExpectSound(const PlanRequest& r, const PlanResult& res) {
     Layout l = e.layout;
     const auto v = CheckLayout(r.model, r.cluster, e.training, l, r.options.rules);
     EXPECT_TRUE(v.empty()) << DescribeViolations(v);
-    EXPECT_LE(l.tp, r.cluster.gpu.nvlink_domain);
+    EXPECT_LE(l.tp, r.cluster.fabric.nvlink_domain);
     EXPECT_LE(e.peak_memory_bytes, limit);
     EXPECT_TRUE(e.fits);
     if (i > 0) {
-      EXPECT_FALSE(RanksBefore(e, res.ranked[i - 1], r.objective, r.cluster.gpu.nvlink_domain)) << i;
+      EXPECT_FALSE(RanksBefore(e, res.ranked[i - 1], r.objective, r.cluster.fabric.nvlink_domain)) << i;
     }
   }
 }
@@ -71,7 +71,8 @@ TEST(Planner, PropertyNeverReturnsInvalidOrOversizedLayouts) {
     r.model = ModelFromDims(d);
     r.model.name = "random-" + std::to_string(iter);
     const GpuSpec& g = *gpus[std::uniform_int_distribution<size_t>(0, gpus.size() - 1)(rng)];
-    r.cluster = {g, static_cast<int>(g.gpus_per_node * pick({1, 2, 3, 4}))};
+    const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+    r.cluster = hw.Cluster(g.name, hw.FindFabric(g.name).gpus_per_node * pick({1, 2, 3, 4}));
     r.training.seq = pick({2048, 4096, 8192, 16384, 32768});
     r.training.global_batch = pick({8, 16, 24, 32, 64});
     r.any_precision = iter % 3 == 0;

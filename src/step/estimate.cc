@@ -61,9 +61,9 @@ class StepModel {
     tp_ = l.tp;
     etp_ = l.expert_tp();
     sp_ = l.sequence_parallel();
-    tp_links_ = LinksFor(g_, {l.tp, 1});
-    cp_links_ = LinksFor(g_, {l.cp, l.tp});
-    ep_links_ = LinksFor(g_, {l.ep, etp_});
+    tp_links_ = PlaceGroup(c_, {l.tp, 1});
+    cp_links_ = PlaceGroup(c_, {l.cp, l.tp});
+    ep_links_ = PlaceGroup(c_, {l.ep, etp_});
     act_.tp = l.tp;
     act_.etp = etp_;
     act_.cp = l.cp;
@@ -209,8 +209,8 @@ class StepModel {
                                   ? nq * static_cast<double>(m_.qk_head_dim() + m_.v_head_dim)
                                   : static_cast<double>(2 * m_.kv_heads * m_.head_dim);
       c.cp_bytes = T_ * kv_width / tp_ * 2;
-      c.cp_call_s = cp_links_.crosses_domain ? c.cp_bytes / cp_links_.net_bytes_per_s + g_.net_latency_s
-                                             : c.cp_bytes / cp_links_.nvlink_bytes_per_s + g_.nvlink_latency_s;
+      c.cp_call_s = cp_links_.crosses_domain ? c.cp_bytes / cp_links_.net_bytes_per_s + cp_links_.latency_s
+                                             : c.cp_bytes / cp_links_.nvlink_bytes_per_s + cp_links_.latency_s;
       c.cp_calls_fwd = l_.cp - 1;
       c.cp_calls_bwd = 2 * (l_.cp - 1);
       c.cp_fwd_s = c.cp_calls_fwd * c.cp_call_s;
@@ -321,7 +321,7 @@ Estimate EstimateCheckedStep(const ModelSpec& m, const ClusterSpec& c, const Tra
   const std::vector<int64_t> chunk_first = ChunkFirstLayers(m, l);
   const int pp_stride = tp * l.cp * l.dp;
   const double p2p_bytes = T * static_cast<double>(m.hidden) * 2 / tp;  // scatter-gather over TP
-  const double p2p_s = pp > 1 ? SendRecvTime(p2p_bytes, g, pp_stride) : 0;
+  const double p2p_s = pp > 1 ? SendRecvTime(p2p_bytes, PlaceSendRecv(c, pp_stride)) : 0;
 
   ActivationOptions act = sm.act_;
   const double dense_act = LayerActivationBytes(m, false, l.mbs, sm.s_, act);
@@ -329,9 +329,9 @@ Estimate EstimateCheckedStep(const ModelSpec& m, const ClusterSpec& c, const Tra
   const double dense_work = LayerWorkingBytes(m, false, l.mbs, sm.s_, act);
   const double moe_work = m.is_moe() ? LayerWorkingBytes(m, true, l.mbs, sm.s_, act) : 0;
 
-  const GroupLinks dense_dp_links = LinksFor(g, {static_cast<int>(dense_shards), tp});
+  const GroupLinks dense_dp_links = PlaceGroup(c, {static_cast<int>(dense_shards), tp});
   const GroupLinks expert_dp_links =
-      LinksFor(g, {static_cast<int>(expert_shards), l.ep * etp});
+      PlaceGroup(c, {static_cast<int>(expert_shards), l.ep * etp});
   const double logits_cols = static_cast<double>(m.vocab) / tp;
 
   std::vector<double> stage_time(pp), stage_tp(pp), stage_cp(pp), stage_ep(pp), stage_rc(pp);
@@ -475,7 +475,7 @@ Estimate EstimateCheckedStep(const ModelSpec& m, const ClusterSpec& c, const Tra
     // Sends in the fill and drain sit on the critical path; with overlap off, every one does.
     const double hops = l.overlap_pp_comm ? 2.0 * (pp - 1) : 2.0 * (md * vp + pp - 1);
     pp_exposed = hops * p2p_s;
-    AddComm(e.comms, "pp", "send-recv", 2, pp_stride >= g.nvlink_domain, p2p_bytes,
+    AddComm(e.comms, "pp", "send-recv", 2, pp_stride >= c.fabric.nvlink_domain, p2p_bytes,
             2.0 * md * vp, p2p_s, pp_exposed);
   }
 
@@ -617,14 +617,14 @@ Estimate EstimateCheckedStep(const ModelSpec& m, const ClusterSpec& c, const Tra
   e.fits = e.peak_memory_bytes <= e.capacity_bytes;
 
   // Warnings.
-  if (tp > g.nvlink_domain)
+  if (tp > c.fabric.nvlink_domain)
     e.warnings.push_back(fmt::format(
         "tp={} crosses the NVLink domain ({} GPUs): tensor-parallel collectives run over the "
-        "scale-out network", tp, g.nvlink_domain));
+        "scale-out network", tp, c.fabric.nvlink_domain));
   if (m.is_moe() && l.ep > 1 && sm.ep_links_.crosses_domain)
     e.warnings.push_back(fmt::format(
         "ep={} x etp={} spans {} GPUs, beyond one NVLink domain ({}): the expert all-to-all "
-        "crosses nodes", l.ep, etp, l.ep * etp, g.nvlink_domain));
+        "crosses nodes", l.ep, etp, l.ep * etp, c.fabric.nvlink_domain));
   {
     const double ffn = m.dense_layers() > 0 ? static_cast<double>(m.ffn_hidden) : static_cast<double>(m.moe_ffn_hidden);
     const double util = GemmShapeUtilization(g, T, static_cast<double>(m.hidden), ffn / tp);

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cost/memory.h"
-#include "hardware/gpu_spec.h"
+#include "hardware/cluster.h"
 #include "layout/layout.h"
 #include "layout/rules.h"
 #include "model/model_spec.h"

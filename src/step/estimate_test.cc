@@ -12,7 +12,7 @@
 namespace paratune {
 namespace {
 
-ClusterSpec Cluster(const std::string& gpu, int gpus) { return {HardwareCatalog::BuiltIn().Find(gpu), gpus}; }
+ClusterSpec Cluster(const std::string& gpu, int gpus) { return HardwareCatalog::BuiltIn().Cluster(gpu, gpus); }
 
 TEST(Estimate, DefaultScenarioIsConsistent) {
   const ModelSpec m = LoadModel(kDefaultModel);
@@ -260,7 +260,7 @@ TEST(Estimate, PerTensorZero3IsLatencyBound) {
   l.overlap_param_gather = false;
   l.overlap_grad_reduce = false;
   const Estimate tensor = EstimateStep(m, Cluster("A100-80GB", 1536), t, l);
-  const double latency = 96.0 * 12 * 4 * 1535 * HardwareCatalog::BuiltIn().Find("A100-80GB").net_latency_s;
+  const double latency = 96.0 * 12 * 4 * 1535 * HardwareCatalog::BuiltIn().FindFabric("A100-80GB").net_latency_s;
   EXPECT_NEAR(latency, 70.7, 0.1);
   EXPECT_LT(block.time.dp_s, 1.0);
   EXPECT_GT(tensor.time.dp_s, latency);

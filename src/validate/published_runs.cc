@@ -118,11 +118,11 @@ void MapRow(const Cells& c, PublishedRun& r, const HardwareCatalog& hw) {
   // Cluster.
   const std::string gpu = CatalogGpu(r.gpu_name);
   try {
-    r.cluster.gpu = hw.Find(gpu);
+    r.cluster = hw.Cluster(gpu, 0);
   } catch (const InputError&) {
     throw std::string("GPU '") + r.gpu_name + "' is not in the hardware catalog";
   }
-  if (!c.Empty("gpus_per_node")) r.cluster.gpu.gpus_per_node = static_cast<int>(c.Int("gpus_per_node"));
+  if (!c.Empty("gpus_per_node")) r.cluster.fabric.gpus_per_node = static_cast<int>(c.Int("gpus_per_node"));
   need("num_gpus");
   r.cluster.gpus = r.num_gpus;
 
@@ -132,7 +132,8 @@ void MapRow(const Cells& c, PublishedRun& r, const HardwareCatalog& hw) {
   if (c.Empty("global_batch")) throw std::string("global batch not given");
   r.training.global_batch = c.Int("global_batch");
   const std::string& p = c.Str("precision");
-  if (p == "bf16" || p == "fp16") r.training.precision = Precision::kBf16;
+  if (p == "bf16") r.training.precision = Precision::kBf16;
+  else if (p == "fp16") r.training.precision = Precision::kFp16;
   else if (p == "fp8" || p == "mxfp8") r.training.precision = Precision::kFp8;
   else if (p == "nvfp4") r.training.precision = Precision::kFp4;
   else throw std::string("unknown precision '") + p + "'";

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "hardware/gpu_spec.h"
+#include "hardware/cluster.h"
 #include "hardware/hardware_catalog.h"
 #include "layout/layout.h"
 #include "model/model_spec.h"

@@ -1,0 +1,61 @@
+#include "cli/field_flags.h"
+
+#include <string_view>
+#include <utility>
+
+namespace paratune::cli {
+namespace {
+
+constexpr std::pair<std::string_view, std::string_view> kFieldFlags[] = {
+    {"tp", "--tp"},
+    {"pp", "--pp"},
+    {"vp", "--vp"},
+    {"cp", "--cp"},
+    {"ep", "--ep"},
+    {"etp", "--etp"},
+    {"zero", "--zero"},
+    {"mbs", "--mbs"},
+    {"recompute", "--recompute"},
+    {"schedule", "--schedule"},
+    {"pp_layout", "--pp-layout"},
+    {"seq", "--seq"},
+    {"global_batch", "--global-batch"},
+    {"precision", "--precision"},
+    {"gpus", "--gpus/--nodes"},
+    {"allow_cross_domain_tp", "--allow-cross-domain-tp"},
+    {"headroom", "--headroom"},
+    {"top", "--top"},
+    {"max_tp", "--max-tp"},
+    {"max_pp", "--max-pp"},
+    {"max_vp", "--max-vp"},
+    {"max_cp", "--max-cp"},
+    {"max_ep", "--max-ep"},
+    {"max_mbs", "--max-mbs"},
+    {"rounds", "--rounds"},
+    {"model", "--model"},
+    {"gpu", "--gpu"},
+    {"fabric", "--fabric"},
+};
+
+}  // namespace
+
+std::string WithFlagNames(const std::string& m) {
+  std::string out;
+  out.reserve(m.size());
+  for (size_t i = 0; i < m.size(); ++i) {
+    const size_t close = m[i] == '`' ? m.find('`', i + 1) : std::string::npos;
+    if (close == std::string::npos) {
+      out += m[i];
+      continue;
+    }
+    const std::string_view field(m.data() + i + 1, close - i - 1);
+    std::string_view shown = field;
+    for (const auto& [f, flag] : kFieldFlags)
+      if (f == field) shown = flag;
+    out += shown;
+    i = close;
+  }
+  return out;
+}
+
+}  // namespace paratune::cli

@@ -1,0 +1,31 @@
+// Fabric: how GPUs are wired into a cluster. Scale-up: nodes of gpus_per_node GPUs inside NVLink
+// domains of nvlink_domain GPUs (8 on HGX, 72 on NVL72, where a "node" is a 4-GPU compute tray).
+// Scale-out: NICs per node, under leaf switches of nodes_per_leaf nodes, the leaves under a spine
+// whose uplinks are oversubscribed by spine_oversubscription. Bandwidths per direction, SI units.
+// The placement of a group of ranks on these links is hardware/cluster.h.
+#pragma once
+
+#include <string>
+
+namespace paratune {
+
+struct Fabric {
+  std::string name;                // the GPU it is the reference system of, or a [fabric.NAME]
+  std::string description;
+  int gpus_per_node = 0;
+  int nvlink_domain = 0;           // GPUs that share one NVLink fabric
+  double nvlink_bytes_per_s = 0;   // per GPU
+  double nvlink_latency_s = 0;     // per step of an NCCL collective
+  int nics_per_node = 0;           // scale-out NICs; one per GPU on rail-optimised nodes
+  double nic_bytes_per_s = 0;      // per NIC
+  double net_latency_s = 0;
+  int nodes_per_leaf = 0;          // nodes under one leaf switch; 0: one non-blocking network
+  double spine_oversubscription = 1;  // leaf downlink : uplink bandwidth; 1 = non-blocking
+
+  // Scale-out bandwidth of one GPU when every GPU of its node sends at once.
+  double net_bytes_per_s() const { return nic_bytes_per_s * nics_per_node / gpus_per_node; }
+  // Whether a "node" is smaller than the NVLink domain (NVL72 trays).
+  bool multi_node_domain() const { return nvlink_domain > gpus_per_node; }
+};
+
+}  // namespace paratune

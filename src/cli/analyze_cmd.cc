@@ -9,7 +9,7 @@
 #include "cli/analyze_report.h"
 #include "cli/commands.h"
 #include "cli/scenario_flags.h"
-#include "step/estimate_simulation.h"
+#include "step/compose.h"
 #include "analysis/analysis_json.h"
 #include "compare/prediction_json.h"
 #include "analysis/reduced_trace.h"
@@ -68,9 +68,9 @@ Command AddAnalyzeCommand(CLI::App& root) {
             std::string label;
             if (predict) {
               const Scenario s = ResolveScenario(*f, *cmd);
-              const Estimate e = EstimateStep(s.model, s.cluster, s.training, s.layout, s.options);
-              const SimulationResult sim = SimulateEstimate(e, DefaultSchedule(e.layout), true);
-              prediction = ComparePrediction(a, e, sim);
+              const StepResult step = ComposeStep(s.model, s.cluster, s.training, s.layout, s.options);
+              const Estimate& e = step.estimate;
+              prediction = ComparePrediction(a, e, step.simulation);
               const Layout& l = e.layout;
               label = fmt::format("{} on {} x {}, tp {} pp {} vp {} cp {} ep {} dp {}, mbs {}", e.model, e.gpus, e.gpu, l.tp, l.pp, l.vp,
                                   l.cp, l.ep, l.dp, l.mbs);

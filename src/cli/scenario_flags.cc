@@ -40,6 +40,8 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f) {
   c->add_flag("!--no-sp", f.layout.sp, "disable sequence parallelism (on by default when tp > 1)");
   c->add_option("--zero", f.layout.zero, "ZeRO stage 0-3 (1 = distributed optimizer, 3 = FSDP)")->capture_default_str();
   c->add_option("--recompute", f.recompute, "none, selective or full")->default_str("none");
+  c->add_option("--schedule", f.schedule,
+                "pipeline schedule: " + kScheduleNames.List() + " (default: interleaved when vp > 1, else 1f1b)");
   c->add_option("--mbs", f.layout.mbs, "micro-batch size, sequences")->capture_default_str();
   c->add_flag("--overlap-grad-reduce,!--no-overlap-grad-reduce", f.layout.overlap_grad_reduce,
               "overlap DP gradient reduction with backward (default on)");
@@ -90,6 +92,7 @@ Scenario ResolveScenario(const ScenarioFlags& f, const CLI::App& cmd) {
   if (!f.precision.empty()) s.training.precision = ParsePrecision(f.precision, "--precision");
   s.layout = f.layout;
   if (!f.recompute.empty()) s.layout.recompute = ParseRecompute(f.recompute, "--recompute");
+  if (!f.schedule.empty()) s.layout.schedule = ParseSchedule(f.schedule, "--schedule");
   s.options.rules.allow_cross_domain_tp = f.allow_cross_domain_tp;
   return s;
 }

@@ -28,6 +28,7 @@ struct ScenarioFlags {
   std::string precision;
   Layout layout;
   std::string recompute;
+  std::string schedule;
   bool allow_cross_domain_tp = false;
   bool json = false;
 };

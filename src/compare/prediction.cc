@@ -1,6 +1,5 @@
 #include "compare/prediction.h"
 
-#include "timeline/breakdown.h"
 
 namespace paratune {
 
@@ -35,15 +34,14 @@ PredictionComparison ComparePrediction(const TraceAnalysis& a, const Estimate& e
   // (Chowdhery et al. 2022, PaLM, Appendix B: MFU = model FLOPs per second / peak FLOPs).
   if (c.measured_step_time_s > 0) c.measured_mfu = e.mfu * e.step_time_s / c.measured_step_time_s;
   if (c.measured_step_time_s > 0) c.step_time_error = c.predicted_step_time_s / c.measured_step_time_s - 1;
-  // The simulated timeline through the shared breakdown.
-  const TimelineBreakdown b = ComputeBreakdown(sim.timeline);
-  if (b.step_time_s > 0 && !b.ranks.empty()) {
-    for (const GpuTimeBreakdown& r : b.ranks) {
-      c.predicted.compute_pct += r.compute_pct();
-      c.predicted.non_compute_pct += r.non_compute_pct();
-      c.predicted.idle_pct += r.idle_pct();
+  // The simulated stages' breakdowns (timeline/breakdown.h), each over the whole step.
+  if (!sim.stages.empty()) {
+    for (const StageFigures& st : sim.stages) {
+      c.predicted.compute_pct += st.time.compute_pct();
+      c.predicted.non_compute_pct += st.time.non_compute_pct();
+      c.predicted.idle_pct += st.time.idle_pct();
     }
-    const double k = static_cast<double>(b.ranks.size());
+    const double k = static_cast<double>(sim.stages.size());
     c.predicted.compute_pct /= k;
     c.predicted.non_compute_pct /= k;
     c.predicted.idle_pct /= k;

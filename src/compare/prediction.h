@@ -1,11 +1,11 @@
-// Measured against predicted: a trace's step time, MFU and GPU-time breakdown beside the cost
-// model's for the same model, cluster and layout. Both breakdowns come from the same code
-// (timeline/breakdown.h BreakdownIntervals): the measured one over the trace's kernels, the predicted
-// one over the pipeline simulator's timeline of the estimated step.
+// Measured against predicted: a trace's step time, MFU and GPU-time breakdown beside the step
+// composer's for the same model, cluster and layout. Both breakdowns come from the same code
+// (timeline/breakdown.h BreakdownIntervals): the measured one over the trace's kernels, the
+// predicted one over each simulated pipeline stage of the composed step.
 #pragma once
 
-#include "step/estimate.h"
 #include "pipeline/simulator.h"
+#include "step/estimate.h"
 #include "analysis/trace_analysis.h"
 
 namespace paratune {

@@ -14,7 +14,8 @@ int64_t MicroBatches(const RuleInput& in) {
   return l.dp > 0 && l.mbs > 0 ? in.training.global_batch / (static_cast<int64_t>(l.dp) * l.mbs) : 0;
 }
 
-// Sizes must be positive before anything can be divided by them.
+// Sizes must be positive before anything can be divided by them, and bounded so that no count
+// derived from them (micro-batches, tokens, in-flight activations) can overflow.
 string PositiveSize(const RuleInput& in) {
   const Layout& l = in.layout;
   const Training& t = in.training;
@@ -22,6 +23,11 @@ string PositiveSize(const RuleInput& in) {
   auto positive = [&](long long x, const char* field) {
     if (x <= 0) msg += fmt::format("{}`{}` must be positive, got {}", msg.empty() ? "" : "; ", field, x);
   };
+  auto at_most = [&](long long x, long long max, const char* field) {
+    if (x > max) msg += fmt::format("{}`{}` must be at most {}, got {}", msg.empty() ? "" : "; ", field, max, x);
+  };
+  at_most(t.global_batch, kMaxGlobalBatch, "global_batch");
+  at_most(t.seq, kMaxSequence, "seq");
   positive(in.cluster.gpus, "gpus");
   positive(l.tp, "tp");
   positive(l.pp, "pp");

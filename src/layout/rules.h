@@ -34,6 +34,10 @@ enum Dim : uint32_t {
   kDimAll = (1u << 11) - 1,
 };
 
+// Largest accepted training shape: a billion sequences per step, a hundred million tokens each.
+inline constexpr int64_t kMaxGlobalBatch = 1'000'000'000;
+inline constexpr int64_t kMaxSequence = 100'000'000;
+
 struct RuleViolation {
   std::string rule;     // short id, e.g. "tp-divides-heads"
   std::string message;  // one line: what is wrong, with the numbers

@@ -30,22 +30,58 @@ struct PipelineInput {
   std::vector<double> grad_reduce_s;  // per rank, all its chunks together; empty: none
   bool overlap_grad_reduce = true;    // a chunk's reduction starts when that chunk's gradients
                                       // are final; false: after the rank's last backward
+  // With overlap_grad_reduce, Megatron-LM's bucketed reduction: buckets are reduced as the last
+  // backward produces them, so a chunk's reduction may start when its last gradient op starts.
+  bool reduce_during_last_backward = false;
+  // Data-parallel collectives (reductions, parameter gathers) on their own stream, "dp", beside
+  // the pipeline transfers; false: on the "comm" stream with them.
+  bool dp_stream = false;
+  // ZeRO parameter all-gathers, per rank, of all its chunks' parameters once; empty: none.
+  // gathers_per_forward == 0: the updated parameters are gathered once, from the start of the
+  // step, before each chunk's first forward (ZeRO-1/2; Megatron's distributed optimizer).
+  // Otherwise ZeRO-3/FSDP: a chunk's parameters are gathered that many times before each of its
+  // forwards and gathers_per_backward times before each backward.
+  std::vector<double> param_gather_s;
+  bool overlap_param_gather = true;  // gathers prefetched under compute; false: the rank waits
+  int gathers_per_forward = 0;
+  int gathers_per_backward = 0;
   std::vector<double> optimizer_s;    // per rank; empty: none
   bool record_timeline = true;        // false skips building the Timeline (figures still filled)
+  bool breakdown = true;              // false skips the per-rank breakdowns and the critical path
+                                      // (step and pipeline time, in-flight peaks still filled)
 };
 
 struct StageFigures {
   GpuTimeBreakdown time;            // compute, non-compute (exposed comm) and idle over the whole step
+  double dp_non_compute_s = 0;      // the data-parallel collectives' part of time.non_compute_s
   int peak_inflight = 0;            // most (micro-batch, virtual stage) activations held at once:
                                     // counted from a forward until its backward (B) frees them
   double peak_inflight_microbatches = 0;  // peak_inflight / vp: whole-rank micro-batch equivalents
   int peak_pending_weight_grads = 0;  // split schedules: most B done with W still to run
   double pipeline_end_s = 0;          // end of the rank's last F/B/W
+  double last_event_end_s = 0;        // end of the rank's last event (its DP collectives and optimizer included)
+  double reduce_tail_s = 0;           // the DP reduction still running after the rank's last pass
+};
+
+// The step's critical path: from the end of the rank whose step ends last back through what each
+// op waited for (the previous op on its rank, or the transfer bringing its input), with the time
+// by cause. compute + transfer + send_block + gather_wait + reduce_tail + optimizer + other
+// is the step time.
+struct CriticalPath {
+  int end_rank = 0;
+  double compute_s = 0;      // F, B and W passes on the path (any rank's)
+  double transfer_s = 0;     // PP transfers the path waits for, queueing on the comm stream included
+  double send_block_s = 0;   // blocking PP sends on the path (no PP overlap)
+  double gather_wait_s = 0;  // ZeRO parameter gathers the path waits for
+  double reduce_tail_s = 0;  // the end rank's DP reduction after its last pass
+  double optimizer_s = 0;    // the end rank's optimizer
+  double other_s = 0;        // anything else after the end rank's last pass
 };
 
 struct SimulationResult {
   double step_time_s = 0;      // last event end (optimizer included)
   double pipeline_time_s = 0;  // last F/B/W end over all ranks
+  CriticalPath critical_path;
   std::vector<StageFigures> stages;  // one per rank
   Timeline timeline;           // empty unless PipelineInput::record_timeline
 };

@@ -113,9 +113,11 @@ class Search {
     for (auto [v, field] : {std::pair{r_.max_tp, "max_tp"}, {r_.max_pp, "max_pp"}, {r_.max_vp, "max_vp"},
                             {r_.max_cp, "max_cp"}, {r_.max_ep, "max_ep"}, {r_.max_mbs, "max_mbs"}})
       if (v < 0) throw InputError(fmt::format("`{}` must not be negative, got {}", field, v));
-    if (r_.cluster.gpus <= 0) throw InputError("`gpus` must be positive");
-    if (r_.training.global_batch <= 0 || r_.training.seq <= 0)
-      throw InputError("`seq` and `global_batch` must be positive");
+    // The table's size rule on the fixed inputs (the searched sizes are positive by construction).
+    const Layout fixed = r_.switches;
+    if (std::string msg = LayoutRules().front().check({m_, r_.cluster, r_.training, fixed, r_.options.rules});
+        !msg.empty())
+      throw InputError(msg);
   }
 
   // Applies the rules of `level` to the current partial layout and returns the first that fails

@@ -1,6 +1,8 @@
-// Estimate: the cost model's answer for one training step of a model on a cluster under a
-// layout: time (compute, exposed communication by kind, pipeline bubble, optimizer), memory per
-// pipeline stage, throughput, MFU/HFU and warnings. docs/cost-model.md derives every term.
+// Estimate: the answer for one training step of a model on a cluster under a layout: time
+// (compute, exposed communication by kind, pipeline bubble, optimizer), memory per pipeline
+// stage, throughput, MFU/HFU and warnings. The step composer (step/compose.h) builds it from the
+// stage costs (cost/stage_costs.h) and one simulation of the layout's pipeline schedule, so
+// every command gives one step time per layout. docs/cost-model.md derives every term.
 #pragma once
 
 #include <string>
@@ -27,6 +29,10 @@ struct CommItem {
   double exposed_s = 0;       // what stays on the critical path after overlap
 };
 
+// Where the step time of the critical pipeline stage goes. The terms add up to the step time
+// (recompute_s is the part of compute_s that repeats forward work). In the breakdown vocabulary
+// of timeline/breakdown.h: compute + the in-stage exposed communication + optimizer is that
+// stage's compute; pp + dp its non-compute; the bubble its idle time.
 struct TimeBreakdown {
   double compute_s = 0;    // GEMMs, attention, memory-bound kernels (incl. recompute)
   double recompute_s = 0;  // the part of compute_s that recomputes forward work
@@ -35,12 +41,40 @@ struct TimeBreakdown {
   double ep_s = 0;
   double pp_s = 0;
   double dp_s = 0;
-  double bubble_s = 0;
+  double bubble_s = 0;     // idle in the pipeline schedule
   double optimizer_s = 0;
   double other_s = 0;
   double exposed_comm_s() const { return tp_s + cp_s + ep_s + pp_s + dp_s; }
-  double total() const { return compute_s + exposed_comm_s() + bubble_s + optimizer_s + other_s; }
+  double total() const;
 };
+
+// The step-time terms, in the order they are shown: the one list that the JSON, the reports and
+// the plan's explanation iterate.
+struct StepTerm {
+  const char* key;    // JSON key
+  const char* label;  // how reports name it
+  double TimeBreakdown::*value;
+  bool in_total;      // false for recompute_s, a part of compute_s
+};
+inline constexpr StepTerm kStepTerms[] = {
+    {"compute_s", "compute", &TimeBreakdown::compute_s, true},
+    {"recompute_s", "of which recomputation", &TimeBreakdown::recompute_s, false},
+    {"tp_comm_s", "exposed TP communication", &TimeBreakdown::tp_s, true},
+    {"cp_comm_s", "exposed CP communication", &TimeBreakdown::cp_s, true},
+    {"ep_comm_s", "exposed EP all-to-all", &TimeBreakdown::ep_s, true},
+    {"pp_comm_s", "exposed PP send/receive", &TimeBreakdown::pp_s, true},
+    {"dp_comm_s", "exposed DP communication", &TimeBreakdown::dp_s, true},
+    {"bubble_s", "pipeline bubble", &TimeBreakdown::bubble_s, true},
+    {"optimizer_s", "optimizer step", &TimeBreakdown::optimizer_s, true},
+    {"other_s", "other", &TimeBreakdown::other_s, true},
+};
+
+inline double TimeBreakdown::total() const {
+  double t = 0;
+  for (const StepTerm& term : kStepTerms)
+    if (term.in_total) t += this->*term.value;
+  return t;
+}
 
 struct StageEstimate {
   int index = 0;
@@ -55,6 +89,7 @@ struct StageEstimate {
   double inflight_microbatches = 0;
   double params = 0;      // parameters held (before ZeRO sharding)
   double grad_reduce_s = 0;  // DP gradient all-reduce or reduce-scatter of the stage, whole
+  double param_gather_s = 0; // ZeRO all-gather of the stage's parameters, one pass
   double optimizer_s = 0;    // optimizer step of the stage
   MemoryBreakdown memory;
 };
@@ -66,8 +101,10 @@ struct Estimate {
   int nodes = 0;
   Layout layout;
   Training training;
+  std::string schedule;   // the pipeline schedule simulated (ScheduleName)
   int64_t micro_batches = 0;
   double p2p_time_s = 0;  // one PP send/recv of a micro-batch's activations between adjacent stages
+  int critical_stage = 0; // the stage whose time the breakdown follows (longest per micro-batch)
 
   double step_time_s = 0;
   double tokens_per_s = 0;
@@ -99,7 +136,8 @@ struct EstimateOptions {
   StateBytesPerParam state_bytes;
 };
 
-// Throws InputError listing every broken layout rule.
+// The step of a layout (step/compose.h has the simulation beside it). Throws InputError listing
+// every broken layout rule.
 Estimate EstimateStep(const ModelSpec& model, const ClusterSpec& cluster, const Training& training,
                       Layout layout, const EstimateOptions& options = {});
 

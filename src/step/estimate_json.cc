@@ -23,6 +23,7 @@ json LayoutToJson(const Layout& l, const Training& t) {
               {"flash_attention", l.flash_attention},
               {"zero3_per_tensor", l.zero3_per_tensor},
               {"pp_layout", l.pp_layout},
+              {"schedule", ScheduleName(l.pipeline_schedule())},
               {"seq_len", t.seq},
               {"global_batch", t.global_batch},
               {"precision", PrecisionName(t.precision)}};
@@ -41,11 +42,19 @@ static json MemoryToJson(const MemoryBreakdown& m) {
               {"total_bytes", m.total()}};
 }
 
+json TimeBreakdownToJson(const TimeBreakdown& t) {
+  json j = json::object();
+  for (const StepTerm& term : kStepTerms) j[term.key] = t.*term.value;
+  j["total_s"] = t.total();
+  return j;
+}
+
 json EstimateToJson(const Estimate& e) {
   json j;
   j["schema"] = kEstimateSchema;
   j["model"] = {{"name", e.model}, {"total_params", e.total_params}, {"active_params", e.active_params}};
   j["cluster"] = {{"gpu", e.gpu}, {"gpus", e.gpus}, {"nodes", e.nodes}};
+  j["p2p_time_s"] = e.p2p_time_s;
   j["layout"] = LayoutToJson(e.layout, e.training);
   j["micro_batches"] = e.micro_batches;
   j["throughput"] = {{"step_time_s", e.step_time_s},
@@ -59,13 +68,8 @@ json EstimateToJson(const Estimate& e) {
                      {"mfu_vs_bf16_peak", e.mfu_vs_bf16},
                      {"comm_share", e.comm_share},
                      {"bubble_rate", e.bubble_rate}};
-  const TimeBreakdown& t = e.time;
-  j["time"] = {{"compute_s", t.compute_s},     {"recompute_s", t.recompute_s},
-               {"tp_comm_s", t.tp_s},          {"cp_comm_s", t.cp_s},
-               {"ep_comm_s", t.ep_s},          {"pp_comm_s", t.pp_s},
-               {"dp_comm_s", t.dp_s},          {"bubble_s", t.bubble_s},
-               {"optimizer_s", t.optimizer_s}, {"other_s", t.other_s},
-               {"total_s", t.total()}};
+  j["time"] = TimeBreakdownToJson(e.time);
+  j["critical_stage"] = e.critical_stage;
   json comms = json::array();
   for (const CommItem& c : e.comms)
     comms.push_back({{"kind", c.kind},
@@ -88,6 +92,10 @@ json EstimateToJson(const Estimate& e) {
                       {"forward_s", s.forward_s},
                       {"backward_s", s.backward_s},
                       {"compute_s", s.compute_s},
+                      {"weight_grad_s", s.weight_grad_s},
+                      {"grad_reduce_s", s.grad_reduce_s},
+                      {"param_gather_s", s.param_gather_s},
+                      {"optimizer_s", s.optimizer_s},
                       {"inflight_microbatches", s.inflight_microbatches},
                       {"params", s.params},
                       {"memory", MemoryToJson(s.memory)}});

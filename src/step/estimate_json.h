@@ -11,6 +11,8 @@ namespace paratune {
 inline constexpr const char* kEstimateSchema = "paratune.estimate/1";
 
 nlohmann::json LayoutToJson(const Layout& l, const Training& t);
+// The step-time terms (kStepTerms) and their total.
+nlohmann::json TimeBreakdownToJson(const TimeBreakdown& t);
 nlohmann::json EstimateToJson(const Estimate& e);
 
 }  // namespace paratune

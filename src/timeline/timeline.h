@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "util/enum_names.h"
+
 namespace paratune {
 
 // What an event does. kBackward is the whole backward pass, or only its input-gradient half
@@ -18,13 +20,23 @@ enum class Phase : uint8_t {
   kWeightGrad,
   kSend,
   kRecv,
-  kAllReduce,
+  kAllReduce,      // a data-parallel gradient reduction (all-reduce or reduce-scatter)
+  kAllGather,      // a ZeRO parameter all-gather
   kOptimizer,
   kOther,
 };
 
-// Short name: "F", "B", "W", "send", "recv", "all-reduce", "optimizer", "other".
-const char* PhaseName(Phase p);
+inline constexpr EnumNames<Phase, 9> kPhaseNames{{{{Phase::kForward, "F"},
+                                                   {Phase::kBackward, "B"},
+                                                   {Phase::kWeightGrad, "W"},
+                                                   {Phase::kSend, "send"},
+                                                   {Phase::kRecv, "recv"},
+                                                   {Phase::kAllReduce, "all-reduce"},
+                                                   {Phase::kAllGather, "all-gather"},
+                                                   {Phase::kOptimizer, "optimizer"},
+                                                   {Phase::kOther, "other"}}},
+                                                 9};
+inline const char* PhaseName(Phase p) { return kPhaseNames.Name(p); }
 // Compute phases occupy the GPU's compute units (F, B, W, optimizer, other); the rest move data.
 bool IsComputePhase(Phase p);
 

@@ -1,0 +1,194 @@
+#include "cost/layer_cost.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "cost/collectives.h"
+#include "cost/compute.h"
+#include "cost/flops.h"
+
+namespace paratune {
+namespace {
+
+// Backward of FlashAttention does 5 matmuls to the forward's 2 (Dao 2023, FlashAttention-2,
+// arXiv 2307.08691, Sec. 3.1-3.2): 2.5x the forward FLOPs.
+constexpr double kAttentionBackwardFactor = 2.5;
+
+struct Shape {
+  double M, N, K, count;
+};
+
+}  // namespace
+
+double TokensPerMicroBatch(const Training& t, const Layout& l) {
+  return static_cast<double>(l.mbs) * static_cast<double>(t.seq) / l.cp;
+}
+
+LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, const Training& t, const Layout& l) {
+  const GpuSpec& g = c.gpu;
+  const double b = l.mbs;
+  const double s = static_cast<double>(t.seq);
+  const double T = TokensPerMicroBatch(t, l);
+  const int tp = l.tp;
+  const int etp = l.expert_tp();
+  const bool sp = l.sequence_parallel();
+  const GroupLinks tp_links = PlaceGroup(c, {l.tp, 1});
+  const GroupLinks cp_links = PlaceGroup(c, {l.cp, l.tp});
+  const GroupLinks ep_links = PlaceGroup(c, {l.ep, etp});
+  LayerCost out;
+  const Precision p = t.precision;
+  const double h = static_cast<double>(m.hidden);
+  const double nq = static_cast<double>(m.heads);
+  std::vector<Shape> gemms;
+  if (m.attention == AttentionKind::kMla) {
+    const double qk = static_cast<double>(m.qk_head_dim());
+    // Megatron-Core MLA: the down projections are replicated over TP, the up projections
+    // and the output projection are split by heads.
+    if (m.q_lora_rank > 0) {
+      gemms.push_back({T, static_cast<double>(m.q_lora_rank), h, 1});
+      gemms.push_back({T, nq * qk / tp, static_cast<double>(m.q_lora_rank), 1});
+    } else {
+      gemms.push_back({T, nq * qk / tp, h, 1});
+    }
+    gemms.push_back({T, static_cast<double>(m.kv_lora_rank + m.qk_rope_head_dim), h, 1});
+    gemms.push_back({T, nq * static_cast<double>(m.qk_nope_head_dim + m.v_head_dim) / tp,
+                     static_cast<double>(m.kv_lora_rank), 1});
+    gemms.push_back({T, h, nq * static_cast<double>(m.v_head_dim) / tp, 1});
+  } else {
+    const double qkv = static_cast<double>((m.heads + 2 * m.kv_heads) * m.head_dim);
+    gemms.push_back({T, qkv / tp, h, 1});
+    gemms.push_back({T, h, nq * static_cast<double>(m.head_dim) / tp, 1});
+  }
+  const bool gated = m.mlp == MlpKind::kGated;
+  auto mlp = [&](double M, double ffn, double split, double count) {
+    gemms.push_back({M, (gated ? 2 : 1) * ffn / split, h, count});
+    gemms.push_back({M, h, ffn / split, count});
+  };
+  double& expert_tokens = out.expert_tokens;
+  if (moe) {
+    gemms.push_back({sp ? T / tp : T, static_cast<double>(m.experts), h, 1});  // router
+    if (m.shared_experts > 0)
+      mlp(T, static_cast<double>(m.shared_experts * m.shared_ffn_hidden), tp, 1);
+    // Token copies on this GPU, spread evenly over its local experts (balanced routing).
+    const double local_experts = static_cast<double>(m.experts) / l.ep;
+    expert_tokens = T * static_cast<double>(m.topk) * etp / tp;
+    mlp(expert_tokens / local_experts, static_cast<double>(m.moe_ffn_hidden), etp, local_experts);
+  } else {
+    mlp(T, static_cast<double>(m.ffn_hidden), tp, 1);
+  }
+  for (const Shape& x : gemms) {
+    const double f = GemmTime(g, p, x.M, x.N, x.K, x.count);
+    out.gemm_fwd_s += f;
+    // Backward: input gradient [M,K] = dY[M,N] W^T, weight gradient [K,N] = X^T dY.
+    out.bwd_compute_s += GemmTime(g, p, x.M, x.K, x.N, x.count) + GemmTime(g, p, x.K, x.N, x.M, x.count);
+    out.wgrad_s += GemmTime(g, p, x.K, x.N, x.M, x.count);
+  }
+  // Attention core, heads split by TP, queries by CP (load-balanced causal).
+  double att_bwd = 0;
+  if (l.flash_attention) {
+    // FlashAttention skips the masked half of the causal score matrix.
+    const double att_flops = LayerForwardFlops(m, moe, T, s).attention / tp;
+    out.attention_fwd_s = AttentionTime(g, att_flops);
+    att_bwd = AttentionTime(g, kAttentionBackwardFactor * att_flops);
+  } else {
+    // Unfused attention (Megatron-LM before FlashAttention): two batched GEMMs per head over
+    // the full s x s scores, the causal mask applied afterwards, so no causal saving
+    // (Shoeybi et al. 2019, Sec. 3; Megatron-LM CoreAttention). Backward: two GEMMs each.
+    const double heads = nq / tp * b;
+    const double sq = s / l.cp;
+    const double dqk = static_cast<double>(m.qk_head_dim()), dv = static_cast<double>(m.v_dim());
+    out.attention_fwd_s = GemmTime(g, Precision::kBf16, sq, s, dqk, heads) + GemmTime(g, Precision::kBf16, sq, dv, s, heads);
+    att_bwd = GemmTime(g, Precision::kBf16, sq, dqk, s, heads) + GemmTime(g, Precision::kBf16, s, dqk, sq, heads) +
+              GemmTime(g, Precision::kBf16, sq, s, dv, heads) + GemmTime(g, Precision::kBf16, s, dv, sq, heads);
+  }
+  // Memory-bound kernels (bytes per token; docs/cost-model.md "Memory-bound work").
+  const double norm_tokens = sp ? T / tp : T;
+  double bytes = norm_tokens * 20 * h;  // 2 norms (4h each) + 2 residual adds (6h each)
+  if (m.dropout) bytes += norm_tokens * 10 * h;
+  const double rope_width = m.attention == AttentionKind::kMla
+                                ? nq * m.qk_rope_head_dim
+                                : static_cast<double>((m.heads + m.kv_heads) * m.head_dim);
+  bytes += T * 4 * rope_width / tp;
+  const double act_bytes_per_ffn = gated ? 6 : 4;
+  if (moe) {
+    const double shared = static_cast<double>(m.shared_experts * m.shared_ffn_hidden);
+    bytes += T * act_bytes_per_ffn * shared / tp;
+    bytes += expert_tokens * (act_bytes_per_ffn * m.moe_ffn_hidden / etp + 10 * h);  // act + permute
+  } else {
+    bytes += T * act_bytes_per_ffn * m.ffn_hidden / tp;
+  }
+  // Unfused attention streams the scores: the fused scale-mask-softmax reads them and writes
+  // the probabilities (4 bytes per score), dropout adds a mask and its output (3 bytes).
+  if (!l.flash_attention) bytes += T * (m.dropout ? 7 : 4) * nq * s / tp;
+  if (IsQuantized(p)) {
+    // Casts of GEMM inputs to FP8/FP4: read 2 bytes, write row- and column-wise copies.
+    double elems = 0;
+    for (const Shape& x : gemms) elems += x.M * x.K * x.count;
+    bytes += 4 * elems;
+  }
+  const double kernels = 12 + (moe ? 6 : 0);
+  const double mem_fwd = MemoryBoundTime(g, bytes, kernels);
+  const double mem_bwd = MemoryBoundTime(g, 2 * bytes, 2 * kernels);
+  out.fwd_compute_s = out.gemm_fwd_s + out.attention_fwd_s + mem_fwd;
+  out.bwd_compute_s += att_bwd + mem_bwd;
+  out.attention_bwd_s = att_bwd;
+
+  // Tensor parallel: with SP, an all-gather before and a reduce-scatter after the attention
+  // and the MLP blocks, the reverse in backward (Korthikanti et al. 2022, Sec. 4.2.2, Fig. 5);
+  // without SP, one all-reduce per block each way (Shoeybi et al. 2019, Sec. 3, Fig. 4).
+  if (tp > 1) {
+    out.tp_bytes = T * h * 2;
+    if (sp) {
+      out.tp_call_s = AllGatherTime(out.tp_bytes, tp, tp_links);
+      out.tp_calls_fwd = 4;
+      out.tp_calls_bwd = 4;
+    } else {
+      out.tp_call_s = AllReduceTime(out.tp_bytes, tp, tp_links);
+      out.tp_calls_fwd = 2;
+      out.tp_calls_bwd = 2;
+    }
+    out.tp_fwd_s = out.tp_calls_fwd * out.tp_call_s;
+    out.tp_bwd_s = out.tp_calls_bwd * out.tp_call_s;
+    if (l.overlap_tp_comm) {
+      // Transformer Engine userbuffers overlap each collective with the adjacent GEMM.
+      out.tp_exposed_fwd_s = std::max(0.0, out.tp_fwd_s - out.gemm_fwd_s);
+      out.tp_exposed_bwd_s = std::max(0.0, out.tp_bwd_s - (out.bwd_compute_s - att_bwd - mem_bwd));
+    } else {
+      out.tp_exposed_fwd_s = out.tp_fwd_s;
+      // In backward, the collective on the input gradient of each column-parallel GEMM (QKV,
+      // MLP up) runs asynchronously under that GEMM's weight-gradient computation
+      // (Megatron-LM LinearWithGradAccumulationAndAsyncCommunication; Korthikanti et al.
+      // 2022 Sec. 4.2.2): 2 of the 2 all-reduces without SP, the 2 reduce-scatters with SP.
+      const double async = 2 * out.tp_call_s;
+      out.tp_exposed_bwd_s = (out.tp_bwd_s - async) + std::max(0.0, async - out.wgrad_s);
+    }
+  }
+  // Context parallel: ring exchange of K and V blocks, cp-1 steps, overlapped with the
+  // attention of the block in hand (Megatron-Core context_parallel, Liu et al. 2023 Ring
+  // Attention Sec. 3); backward also returns dK and dV.
+  if (l.cp > 1) {
+    const double kv_width = m.attention == AttentionKind::kMla
+                                ? nq * static_cast<double>(m.qk_head_dim() + m.v_head_dim)
+                                : static_cast<double>(2 * m.kv_heads * m.head_dim);
+    out.cp_bytes = T * kv_width / tp * 2;
+    out.cp_call_s = cp_links.crosses_domain ? out.cp_bytes / cp_links.net_bytes_per_s + cp_links.latency_s
+                                           : out.cp_bytes / cp_links.nvlink_bytes_per_s + cp_links.latency_s;
+    out.cp_calls_fwd = l.cp - 1;
+    out.cp_calls_bwd = 2 * (l.cp - 1);
+    out.cp_fwd_s = out.cp_calls_fwd * out.cp_call_s;
+    out.cp_bwd_s = out.cp_calls_bwd * out.cp_call_s;
+    out.cp_exposed_fwd_s = std::max(0.0, out.cp_fwd_s - out.attention_fwd_s);
+    out.cp_exposed_bwd_s = std::max(0.0, out.cp_bwd_s - att_bwd);
+  }
+  // Expert parallel: all-to-all dispatch and combine of the routed token copies, twice each
+  // way (Megatron-Core MoE alltoall token dispatcher); not overlapped.
+  if (moe && l.ep > 1) {
+    out.ep_bytes = expert_tokens * h * 2;
+    out.ep_call_s = AllToAllTime(out.ep_bytes, l.ep, ep_links);
+    out.ep_fwd_s = 2 * out.ep_call_s;
+    out.ep_bwd_s = 2 * out.ep_call_s;
+  }
+  return out;
+}
+
+}  // namespace paratune

@@ -1,0 +1,43 @@
+// LayerCost: the time of one transformer layer (dense or MoE) for one micro-batch on one GPU under
+// a layout: GEMMs from their shapes, attention, memory-bound kernels, and the tensor-, context-
+// and expert-parallel communication with what of it stays exposed. docs/cost-model.md derives
+// every term.
+#pragma once
+
+#include "hardware/cluster.h"
+#include "layout/layout.h"
+#include "model/model_spec.h"
+
+namespace paratune {
+
+struct LayerCost {
+  double fwd_compute_s = 0;
+  double bwd_compute_s = 0;
+  double wgrad_s = 0;          // the weight-gradient GEMMs of bwd_compute_s (W of zero-bubble schedules)
+  double attention_fwd_s = 0;  // part of fwd_compute_s, for selective recompute and CP overlap
+  double attention_bwd_s = 0;  // part of bwd_compute_s
+  double gemm_fwd_s = 0;       // for TP overlap
+  double tp_fwd_s = 0, tp_bwd_s = 0;
+  double cp_fwd_s = 0, cp_bwd_s = 0;
+  double ep_fwd_s = 0, ep_bwd_s = 0;
+  double tp_exposed_fwd_s = 0, tp_exposed_bwd_s = 0;
+  double cp_exposed_fwd_s = 0, cp_exposed_bwd_s = 0;
+  // Per-call figures for the communication table.
+  double tp_bytes = 0, tp_call_s = 0;
+  int tp_calls_fwd = 0, tp_calls_bwd = 0;
+  double cp_bytes = 0, cp_call_s = 0;
+  int cp_calls_fwd = 0, cp_calls_bwd = 0;
+  double ep_bytes = 0, ep_call_s = 0;
+  double expert_tokens = 0;  // routed token copies on this GPU per micro-batch
+
+  double exposed_fwd_s() const { return tp_exposed_fwd_s + cp_exposed_fwd_s + ep_fwd_s; }
+  double exposed_bwd_s() const { return tp_exposed_bwd_s + cp_exposed_bwd_s + ep_bwd_s; }
+};
+
+// Tokens one GPU runs through its GEMMs per micro-batch: mbs * seq / cp (sequence parallelism
+// gathers the TP-sharded sequence back before each GEMM).
+double TokensPerMicroBatch(const Training& t, const Layout& l);
+
+LayerCost ComputeLayerCost(const ModelSpec& m, bool moe_layer, const ClusterSpec& c, const Training& t, const Layout& l);
+
+}  // namespace paratune

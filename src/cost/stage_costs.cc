@@ -1,0 +1,275 @@
+#include "cost/stage_costs.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "cost/activations.h"
+#include "cost/collectives.h"
+#include "cost/compute.h"
+
+namespace paratune {
+namespace {
+
+// Adam step per locally updated parameter: read fp32 grad (4), read+write fp32 master (8), m (8)
+// and v (8), write bf16 param (2), plus the grad-norm read (4): 34 bytes.
+constexpr double kOptimizerBytesPerParam = 34;
+// FP16 training scales the loss: before the step, the FP32 main gradients are unscaled and
+// checked for inf/NaN in one read-write pass (Megatron-LM MixedPrecisionOptimizer
+// _unscale_main_grads_and_check_for_nan, torch._amp_foreach_non_finite_check_and_unscale_).
+constexpr double kLossScaleBytesPerParam = 8;
+// Gradients are reduced in FP32 (Megatron's default main_grad dtype with bf16 training).
+constexpr double kGradCommBytes = 4;
+// Parameters are gathered in 16-bit.
+constexpr double kParamCommBytes = 2;
+
+// First layer of each pipeline chunk k = c*pp + s, plus the end: even split or pp_layout.
+std::vector<int64_t> ChunkFirstLayers(const ModelSpec& m, const Layout& l) {
+  const size_t chunks = static_cast<size_t>(l.pp) * l.vp;
+  std::vector<int64_t> first(chunks + 1, 0);
+  for (size_t k = 0; k < chunks; ++k)
+    first[k + 1] = first[k] + (l.pp_layout.empty() ? m.layers / static_cast<int64_t>(chunks) : l.pp_layout[k]);
+  return first;
+}
+
+// Parameter tensors of one layer as frameworks register them (weights, biases, norms): what a
+// per-tensor ZeRO-3 gathers one at a time. Llama: 2 norms, q, k, v, o, gate, up, down = 9;
+// GPT (Megatron, fused QKV): 2 LayerNorms x 2, QKV, proj, fc1, fc2 with biases = 12.
+double TensorsPerLayer(const ModelSpec& m) {
+  const double norms = m.norm == NormKind::kLayerNorm ? 4 : 2;
+  double weights = m.attention == AttentionKind::kMla ? 5 : (m.linear_bias ? 2 : 4);
+  weights += m.mlp == MlpKind::kGated ? 3 : 2;
+  const double biases = m.linear_bias ? (m.mlp == MlpKind::kGated ? 5 : 4) : 0;
+  return norms + weights + biases;
+}
+
+GroupCost Group(const ClusterSpec& c, int size, int stride) {
+  return {size, PlaceGroup(c, {size, stride}).crosses_domain};
+}
+
+}  // namespace
+
+StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Training& t, const Layout& l,
+                           const StateBytesPerParam& state_bytes) {
+  const GpuSpec& g = c.gpu;
+  const int pp = l.pp, vp = l.vp, tp = l.tp, etp = l.expert_tp();
+  const double T = TokensPerMicroBatch(t, l);
+  const bool sp = l.sequence_parallel();
+  const GroupLinks tp_links = PlaceGroup(c, {l.tp, 1});
+
+  StepCosts sc;
+  sc.micro_batches = l.micro_batches(t);
+  const ParamCounts pc = CountParams(m);
+  sc.total_params = static_cast<double>(pc.total());
+  sc.active_params = static_cast<double>(pc.active(m));
+  sc.dense = ComputeLayerCost(m, false, c, t, l);
+  if (m.is_moe()) sc.moe = ComputeLayerCost(m, true, c, t, l);
+  const LayerCost& dense = sc.dense;
+  const LayerCost& moe = sc.moe;
+
+  // Parameters per layer on one GPU, split into the ZeRO group of dense weights (DP x CP) and of
+  // expert weights (expert data parallel = tp*cp*dp / (ep*etp)); Megatron-Core parallel_state.
+  const double dense_layer_params = static_cast<double>(AttentionParamsPerLayer(m) + DenseMlpParamsPerLayer(m)) / tp;
+  const double moe_layer_nonexpert =
+      static_cast<double>(AttentionParamsPerLayer(m) + SharedExpertParamsPerLayer(m)) / tp +
+      static_cast<double>(RouterParamsPerLayer(m) + NormParams(m));
+  const double moe_layer_expert = static_cast<double>(m.experts) / l.ep * static_cast<double>(RoutedExpertParams(m)) / etp;
+  const double dense_shards = static_cast<double>(l.dp) * l.cp;
+  const double expert_shards = static_cast<double>(tp) * l.cp * l.dp / (static_cast<double>(l.ep) * etp);
+
+  // Pipeline stages: rank s holds chunks c*pp + s (Megatron interleaving) of L/(pp*vp) layers,
+  // or of the counts pp_layout gives per chunk.
+  const std::vector<int64_t> chunk_first = ChunkFirstLayers(m, l);
+  const int pp_stride = tp * l.cp * l.dp;
+  sc.p2p_bytes = T * static_cast<double>(m.hidden) * 2 / tp;  // scatter-gather over TP
+  const GroupLinks pp_links = PlaceSendRecv(c, pp_stride);
+  sc.p2p_s = pp > 1 ? SendRecvTime(sc.p2p_bytes, pp_links) : 0;
+
+  ActivationOptions act;
+  act.tp = l.tp;
+  act.etp = etp;
+  act.cp = l.cp;
+  act.sp = sp;
+  act.recompute = l.recompute;
+  act.flash_attention = l.flash_attention;
+  act.precision = t.precision;
+  const double dense_act = LayerActivationBytes(m, false, l.mbs, static_cast<double>(t.seq), act);
+  const double moe_act = m.is_moe() ? LayerActivationBytes(m, true, l.mbs, static_cast<double>(t.seq), act) : 0;
+  const double dense_work = LayerWorkingBytes(m, false, l.mbs, static_cast<double>(t.seq), act);
+  const double moe_work = m.is_moe() ? LayerWorkingBytes(m, true, l.mbs, static_cast<double>(t.seq), act) : 0;
+
+  const GroupLinks dense_dp_links = PlaceGroup(c, {static_cast<int>(dense_shards), tp});
+  const GroupLinks expert_dp_links = PlaceGroup(c, {static_cast<int>(expert_shards), l.ep * etp});
+  sc.pp_group = {pp, pp_links.crosses_domain};
+  sc.tp_group = Group(c, tp, 1);
+  sc.cp_group = Group(c, l.cp, tp);
+  sc.ep_group = Group(c, l.ep, etp);
+  sc.dense_dp_group = {static_cast<int>(dense_shards), dense_dp_links.crosses_domain};
+  sc.expert_dp_group = {static_cast<int>(expert_shards), expert_dp_links.crosses_domain};
+  const double logits_cols = static_cast<double>(m.vocab) / tp;
+
+  sc.stages.resize(static_cast<size_t>(pp));
+  for (int s = 0; s < pp; ++s) {
+    StageCost& st = sc.stages[static_cast<size_t>(s)];
+    st.index = s;
+    for (int ch = 0; ch < vp; ++ch) {
+      const size_t k = static_cast<size_t>(ch) * pp + s;
+      for (int64_t layer = chunk_first[k]; layer < chunk_first[k + 1]; ++layer)
+        (m.is_moe_layer(layer) ? st.moe_layers : st.dense_layers)++;
+    }
+    st.has_embedding = s == 0;
+    st.has_logits = s == pp - 1;
+    const double nd = st.dense_layers, nm = st.moe_layers;
+    auto sum = [&](double LayerCost::*f) { return nd * (dense.*f) + nm * (moe.*f); };
+    double fwd = sum(&LayerCost::fwd_compute_s);
+    double bwd = sum(&LayerCost::bwd_compute_s);
+    const double exposed_fwd = sum(&LayerCost::tp_exposed_fwd_s) + sum(&LayerCost::cp_exposed_fwd_s) +
+                               sum(&LayerCost::ep_fwd_s);
+    double tp_exp = sum(&LayerCost::tp_exposed_fwd_s) + sum(&LayerCost::tp_exposed_bwd_s);
+    double cp_exp = sum(&LayerCost::cp_exposed_fwd_s) + sum(&LayerCost::cp_exposed_bwd_s);
+    double ep_exp = sum(&LayerCost::ep_fwd_s) + sum(&LayerCost::ep_bwd_s);
+    double recompute = 0;
+    if (l.recompute == Recompute::kFull) {
+      recompute = fwd;
+      tp_exp += sum(&LayerCost::tp_exposed_fwd_s);
+      cp_exp += sum(&LayerCost::cp_exposed_fwd_s);
+      ep_exp += sum(&LayerCost::ep_fwd_s);
+    } else if (l.recompute == Recompute::kSelective) {
+      recompute = sum(&LayerCost::attention_fwd_s);
+    }
+    if (st.has_embedding) {
+      // Token lookup writes T*h 16-bit values (gather); its backward scatters the gradient.
+      fwd += MemoryBoundTime(g, T * m.hidden * 2 / (sp ? tp : 1));
+      bwd += MemoryBoundTime(g, T * m.hidden * 4 / (sp ? tp : 1));
+    }
+    if (st.has_logits) {
+      const double h = static_cast<double>(m.hidden);
+      fwd += GemmTime(g, t.precision, T, logits_cols, h);
+      bwd += GemmTime(g, t.precision, T, h, logits_cols) + GemmTime(g, t.precision, h, logits_cols, T);
+      // Vocab-parallel cross-entropy in FP32: read logits, write softmax, read for the grad.
+      fwd += MemoryBoundTime(g, T * logits_cols * (2 + 4 + 4), 4);
+      bwd += MemoryBoundTime(g, T * logits_cols * (4 + 2), 2);
+      if (tp > 1) {
+        const double ag = AllGatherTime(T * h * 2, tp, tp_links);
+        tp_exp += 2 * (sp ? ag : 0) + 2 * AllReduceTime(T * 4, tp, tp_links);
+      }
+    }
+    st.forward_s = fwd + exposed_fwd;
+    st.backward_s = bwd + recompute + (tp_exp + cp_exp + ep_exp) - exposed_fwd;
+    st.compute_s = fwd + bwd + recompute;
+    st.recompute_s = recompute;
+    st.tp_exposed_s = tp_exp;
+    st.cp_exposed_s = cp_exp;
+    st.ep_exposed_s = ep_exp;
+    st.weight_grad_s = sum(&LayerCost::wgrad_s) +
+                       (st.has_logits ? GemmTime(g, t.precision, static_cast<double>(m.hidden), logits_cols, T) : 0);
+    st.activation_bytes = nd * dense_act + nm * moe_act;
+    if (l.recompute == Recompute::kFull) st.working_bytes = nm > 0 ? std::max(dense_work, moe_work) : dense_work;
+
+    // Parameters held by this stage.
+    double dparams = nd * dense_layer_params + nm * moe_layer_nonexpert;
+    const double table = static_cast<double>(m.vocab) * m.hidden / tp;
+    if (st.has_embedding) dparams += table + static_cast<double>(m.learned_positions * m.hidden);
+    if (st.has_logits) {
+      dparams += static_cast<double>(NormParams(m));
+      // Untied: the output head. Tied with pp > 1: Megatron keeps a copy of the embedding on
+      // the last stage and all-reduces its gradient with the first.
+      if (!m.tied_embeddings || pp > 1) dparams += table;
+    }
+    const double eparams = nm * moe_layer_expert;
+    st.dense_params = dparams;
+    st.expert_params = eparams;
+
+    // Memory, but for the activations in flight (they depend on the schedule).
+    const ModelStateBytes ds = ModelStates(dparams, l.zero, dense_shards, state_bytes);
+    const ModelStateBytes es = ModelStates(eparams, l.zero, expert_shards, state_bytes);
+    MemoryBreakdown& mem = st.memory;
+    mem.params = ds.params + es.params;
+    mem.grads = ds.grads + es.grads;
+    mem.optimizer = ds.optimizer + es.optimizer;
+    if (IsQuantized(t.precision)) {
+      // Transformer Engine caches row- and column-wise FP8 copies of GEMM weights (1 byte each).
+      const double gemm_params = dparams - (st.has_embedding ? table : 0) + eparams;
+      mem.fp8_weights = 2 * gemm_params / (l.zero >= 3 ? dense_shards : 1);
+    }
+    if (l.zero >= 3) {
+      // Two layers' gathered parameters and unsharded gradients in flight (prefetch).
+      const double layer = std::max(dense_layer_params, moe_layer_nonexpert + moe_layer_expert);
+      mem.zero3_buffers = 2 * layer * (state_bytes.param + state_bytes.grad);
+    }
+    if (st.has_logits) mem.logits = T * logits_cols * (2 + 4);
+    int groups = 0;
+    for (int n : {tp, l.cp, l.dp, pp, l.ep, static_cast<int>(expert_shards)}) groups += n > 1;
+    mem.runtime = kCudaContextBytes + kNcclBytesPerGroup * groups;
+
+    // Data parallel. Collectives run per bucket: Megatron-LM's DDP buckets max(40M, 1M x dp)
+    // parameters (megatron/core/distributed/distributed_data_parallel.py); ZeRO-3/FSDP gathers
+    // one transformer block at a time (DeepSpeed stage 3: one tensor at a time). Each bucket pays
+    // the latency term once.
+    const int nd_ranks = static_cast<int>(dense_shards), ne_ranks = static_cast<int>(expert_shards);
+    const double stage_layers = nd + nm;
+    const auto buckets = [&](double params, int ranks) {
+      if (l.zero == 3) return std::max(1.0, stage_layers * (l.zero3_per_tensor ? TensorsPerLayer(m) : 1));
+      return std::max(1.0, std::ceil(params / std::max(40e6, 1e6 * ranks)));
+    };
+    const auto bucketed = [&](double (*op)(double, int, const GroupLinks&), double bytes, int ranks,
+                              const GroupLinks& links, double params) {
+      const double nb = buckets(params, ranks);
+      return nb * op(bytes / nb, ranks, links);
+    };
+    if (l.zero == 0) {
+      st.grad_reduce_dense_s = bucketed(AllReduceTime, dparams * kGradCommBytes, nd_ranks, dense_dp_links, dparams);
+      st.grad_reduce_expert_s = bucketed(AllReduceTime, eparams * kGradCommBytes, ne_ranks, expert_dp_links, eparams);
+    } else {
+      st.grad_reduce_dense_s = bucketed(ReduceScatterTime, dparams * kGradCommBytes, nd_ranks, dense_dp_links, dparams);
+      st.grad_reduce_expert_s = bucketed(ReduceScatterTime, eparams * kGradCommBytes, ne_ranks, expert_dp_links, eparams);
+      st.param_gather_dense_s = bucketed(AllGatherTime, dparams * kParamCommBytes, nd_ranks, dense_dp_links, dparams);
+      st.param_gather_expert_s = bucketed(AllGatherTime, eparams * kParamCommBytes, ne_ranks, expert_dp_links, eparams);
+    }
+    const double updated = l.zero >= 1 ? dparams / dense_shards + eparams / expert_shards : dparams + eparams;
+    const double opt_bytes = kOptimizerBytesPerParam + (t.precision == Precision::kFp16 ? kLossScaleBytesPerParam : 0);
+    st.optimizer_s = MemoryBoundTime(g, updated * opt_bytes, t.precision == Precision::kFp16 ? 5 : 4);
+  }
+  sc.critical_stage = static_cast<int>(
+      std::max_element(sc.stages.begin(), sc.stages.end(),
+                       [](const StageCost& a, const StageCost& b) { return a.time_s() < b.time_s(); }) -
+      sc.stages.begin());
+  if (l.zero == 3) {
+    // FSDP gathers the parameters before every forward and backward of every micro-batch.
+    // Per-tensor ZeRO-3 (DeepSpeed) fetches again in the recomputed forward: its pre-forward
+    // hook runs once more under activation checkpointing, whereas FSDP recomputes inside the
+    // block's backward, whose parameters are already gathered.
+    sc.zero3_gathers_forward = 1;
+    sc.zero3_gathers_backward = 1 + (l.zero3_per_tensor && l.recompute == Recompute::kFull ? 1 : 0);
+  }
+
+  // Warnings that do not depend on the schedule.
+  const Fabric& f = c.fabric;
+  if (tp > f.nvlink_domain)
+    sc.warnings.push_back(fmt::format("tp={} crosses the NVLink domain ({} GPUs): tensor-parallel collectives run "
+                                      "over the scale-out network",
+                                      tp, f.nvlink_domain));
+  if (m.is_moe() && l.ep > 1 && sc.ep_group.crosses_domain)
+    sc.warnings.push_back(fmt::format("ep={} x etp={} spans {} GPUs, beyond one NVLink domain ({}): the expert "
+                                      "all-to-all crosses nodes",
+                                      l.ep, etp, l.ep * etp, f.nvlink_domain));
+  {
+    const double ffn = m.dense_layers() > 0 ? static_cast<double>(m.ffn_hidden) : static_cast<double>(m.moe_ffn_hidden);
+    const double util = GemmShapeUtilization(g, T, static_cast<double>(m.hidden), ffn / tp);
+    if (T < 1024 || util < 0.8)
+      sc.warnings.push_back(fmt::format("micro-batch too small for efficient GEMMs: {:.0f} tokens per GPU per "
+                                        "micro-batch; the MLP GEMM reaches {:.0f}% of its achievable rate",
+                                        T, 100 * util));
+    if (m.is_moe()) {
+      const double per_expert =
+          T * static_cast<double>(m.topk) * etp / tp / (static_cast<double>(m.experts) / l.ep);
+      if (per_expert < 512)
+        sc.warnings.push_back(fmt::format("about {:.0f} tokens per expert per micro-batch: the grouped expert GEMMs "
+                                          "are skinny; raise mbs or ep",
+                                          per_expert));
+    }
+  }
+  return sc;
+}
+
+}  // namespace paratune

@@ -1,0 +1,84 @@
+// StepCosts: what each pipeline stage of a layout costs, before any schedule is chosen: per
+// micro-batch its forward, backward and weight-gradient times (with the in-stage TP, CP and EP
+// communication that stays exposed), its parameters, model states and per-micro-batch
+// activations; per step its data-parallel gradient reduction, parameter gathers and optimizer;
+// and the pipeline transfer between stages. The step composer (step/compose.h) runs a schedule
+// over these costs. docs/cost-model.md derives every term.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cost/layer_cost.h"
+#include "cost/memory.h"
+#include "hardware/cluster.h"
+#include "layout/layout.h"
+#include "model/model_spec.h"
+
+namespace paratune {
+
+struct StageCost {
+  int index = 0;
+  int dense_layers = 0;
+  int moe_layers = 0;
+  bool has_embedding = false;
+  bool has_logits = false;
+  // One micro-batch through all of the rank's chunks.
+  double forward_s = 0;      // incl. the exposed in-stage communication of the forward
+  double backward_s = 0;     // incl. recomputation and the exposed communication it repeats
+  double weight_grad_s = 0;  // weight-gradient GEMMs within backward_s (W of zero-bubble schedules)
+  double compute_s = 0;      // forward + backward compute (recomputation included)
+  double recompute_s = 0;    // the part of compute_s that recomputes forward work
+  double tp_exposed_s = 0;   // exposed in-stage communication by kind, forward + backward
+  double cp_exposed_s = 0;
+  double ep_exposed_s = 0;
+  double time_s() const { return compute_s + tp_exposed_s + cp_exposed_s + ep_exposed_s; }
+
+  double dense_params = 0;   // parameters held (before ZeRO sharding), dense and expert weights
+  double expert_params = 0;
+  double params() const { return dense_params + expert_params; }
+  double activation_bytes = 0;  // what one micro-batch in flight keeps on this rank
+  double working_bytes = 0;     // full recomputation: one layer's activations while it reruns
+  MemoryBreakdown memory;       // everything but the in-flight activations and their slack
+
+  // Data parallelism, whole step, over the stage's parameters; dense weights reduce over DP x CP,
+  // expert weights over expert-DP. Bucketed as Megatron-LM's DDP or per block (FSDP).
+  double grad_reduce_dense_s = 0;   // all-reduce (ZeRO-0) or reduce-scatter (ZeRO >= 1)
+  double grad_reduce_expert_s = 0;
+  double param_gather_dense_s = 0;  // all-gather of the updated (ZeRO-1/2) or needed (ZeRO-3) params
+  double param_gather_expert_s = 0;
+  double grad_reduce_s() const { return grad_reduce_dense_s + grad_reduce_expert_s; }
+  double param_gather_s() const { return param_gather_dense_s + param_gather_expert_s; }
+  double optimizer_s = 0;
+};
+
+// One group of the layout: its size and whether it leaves the NVLink domain.
+struct GroupCost {
+  int size = 1;
+  bool crosses_domain = false;
+};
+
+struct StepCosts {
+  std::vector<StageCost> stages;
+  int64_t micro_batches = 0;
+  int critical_stage = 0;  // the stage with the longest time per micro-batch
+  LayerCost dense;         // per layer, for the communication table
+  LayerCost moe;
+  double p2p_bytes = 0;    // one PP send of a micro-batch's activations (scatter-gathered over TP)
+  double p2p_s = 0;
+  GroupCost pp_group, tp_group, cp_group, ep_group, dense_dp_group, expert_dp_group;
+  // ZeRO-3 all-gathers of a stage's parameters per micro-batch: before its forward and its
+  // backward, and once more before the recomputed forward under per-tensor gathering.
+  int zero3_gathers_forward = 0;
+  int zero3_gathers_backward = 0;
+  double total_params = 0;
+  double active_params = 0;
+  std::vector<std::string> warnings;  // those that do not depend on the schedule
+};
+
+// For a layout that passed CheckLayout (layout.dp filled in).
+StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Training& t, const Layout& l,
+                           const StateBytesPerParam& state_bytes);
+
+}  // namespace paratune

@@ -1,0 +1,320 @@
+#include "step/compose.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "cost/flops.h"
+#include "cost/stage_costs.h"
+#include "pipeline/schedule.h"
+#include "util/error.h"
+
+namespace paratune {
+namespace {
+
+int64_t OpsOf(ScheduleKind k, int pp, int vp, int64_t m) {
+  return m * vp * pp * (k == ScheduleKind::kZbH1 ? 3 : 2);
+}
+
+void CheckOps(ScheduleKind k, int pp, int vp, int64_t m, int64_t limit, const char* what) {
+  const int64_t ops = OpsOf(k, pp, vp, m);
+  if (ops > limit)
+    throw InputError(fmt::format("{} would run {} passes ({} micro-batches x pp {} x vp {}), more than the {} this "
+                                 "bound allows: lower `pp` or `vp`",
+                                 what, ops, m, pp, vp, limit));
+}
+
+SimulationResult Run(ScheduleKind k, int pp, int vp, int64_t m, PipelineInput in, bool record) {
+  in.record_timeline = record;
+  return SimulatePipeline(BuildSchedule(k, pp, vp, m), in);
+}
+
+// The per-rank figures a simulation reports that grow (or stay) with the micro-batch count.
+template <class F>
+void ForEachFigure(SimulationResult& r, F f) {
+  f(r.step_time_s);
+  f(r.pipeline_time_s);
+  for (StageFigures& s : r.stages) {
+    // Counts, held as doubles while extended: GPipe keeps every micro-batch in flight.
+    double inflight = s.peak_inflight, pending = s.peak_pending_weight_grads;
+    f(inflight);
+    f(pending);
+    f(s.peak_inflight_microbatches);
+    s.peak_inflight = static_cast<int>(std::llround(inflight));
+    s.peak_pending_weight_grads = static_cast<int>(std::llround(pending));
+    f(s.time.window_s);
+    f(s.time.compute_s);
+    f(s.time.non_compute_s);
+    f(s.time.idle_s);
+    f(s.time.comm_s);
+    f(s.dp_non_compute_s);
+    f(s.pipeline_end_s);
+    f(s.last_event_end_s);
+    f(s.reduce_tail_s);
+  }
+  CriticalPath& c = r.critical_path;
+  for (double* x : {&c.compute_s, &c.transfer_s, &c.send_block_s, &c.gather_wait_s, &c.reduce_tail_s, &c.optimizer_s,
+                    &c.other_s})
+    f(*x);
+}
+
+std::vector<double> Figures(SimulationResult r) {
+  std::vector<double> v;
+  ForEachFigure(r, [&](double x) { v.push_back(x); });
+  return v;
+}
+
+// Whether every figure grows by the same amount from a to b as from b to c.
+bool Periodic(const SimulationResult& a, const SimulationResult& b, const SimulationResult& c) {
+  const std::vector<double> x = Figures(a), y = Figures(b), z = Figures(c);
+  const double scale = std::max(1e-30, std::abs(c.step_time_s));
+  for (size_t i = 0; i < x.size(); ++i)
+    if (std::abs((z[i] - y[i]) - (y[i] - x[i])) > 1e-9 * scale) return false;
+  return true;
+}
+
+struct BoundedRun {
+  SimulationResult result;
+  int64_t simulated = 0;
+  bool extrapolated = false;
+};
+
+// The schedule over m micro-batches, simulated in full up to kFullSimulationMicroBatches and
+// extended from its periodic steady state beyond (compose.h).
+// With `record`, the result's timeline holds every micro-batch (from a full run beside the
+// extended figures, which stay the numbers reported).
+BoundedRun SimulateBounded(ScheduleKind k, int pp, int vp, int64_t m, const PipelineInput& in, bool record,
+                           int64_t full) {
+  if (record) CheckOps(k, pp, vp, m, kMaxTimelineOps, "a timeline of this step");
+  if (m <= full) {
+    CheckOps(k, pp, vp, m, kMaxSimulatedOps, "the pipeline simulation");
+    return {Run(k, pp, vp, m, in, record), m, false};
+  }
+  // One period: a group of pp micro-batches for the interleaved order, else one.
+  const int64_t period = k == ScheduleKind::kInterleaved ? pp : 1;
+  auto ceil_to = [&](int64_t x) { return (x + period - 1) / period * period; };
+  // Past the warm-up and the cool-down of every rank, with the count m has modulo the period.
+  for (int64_t a = ceil_to(std::max<int64_t>(std::min<int64_t>(full, kFullSimulationMicroBatches) / 4, 4LL * pp));
+       a + 2 * period < m;
+       a = ceil_to(2 * a)) {
+    const int64_t b = a + period, c = b + period;
+    CheckOps(k, pp, vp, c, kMaxSimulatedOps, "the pipeline simulation");
+    const SimulationResult ra = Run(k, pp, vp, a, in, false), rb = Run(k, pp, vp, b, in, false);
+    SimulationResult rc = Run(k, pp, vp, c, in, false);
+    if (!Periodic(ra, rb, rc)) continue;
+    // f(m) = f(c) + (m - c) / period * (f(c) - f(b)), for every figure.
+    const double steps = static_cast<double>((m - c) / period);
+    const std::vector<double> fb = Figures(rb);
+    size_t i = 0;
+    ForEachFigure(rc, [&](double& x) {
+      x += steps * (x - fb[i]);
+      ++i;
+    });
+    if (record) rc.timeline = Run(k, pp, vp, m, in, true).timeline;
+    return {std::move(rc), c, true};
+  }
+  // No periodic steady state within the bound: simulate every micro-batch if that fits.
+  CheckOps(k, pp, vp, m, kMaxSimulatedOps, "the pipeline simulation");
+  return {Run(k, pp, vp, m, in, record), m, false};
+}
+
+// The simulator's input from the stage costs: each rank's times split evenly over its vp chunks.
+PipelineInput MakeInput(const StepCosts& sc, const Layout& l) {
+  PipelineInput in;
+  in.p2p_s = sc.p2p_s;
+  in.p2p_blocks_compute = !l.overlap_pp_comm;
+  in.overlap_grad_reduce = l.overlap_grad_reduce;
+  in.reduce_during_last_backward = true;
+  in.dp_stream = true;
+  in.overlap_param_gather = l.overlap_param_gather;
+  in.gathers_per_forward = sc.zero3_gathers_forward;
+  in.gathers_per_backward = sc.zero3_gathers_backward;
+  for (const StageCost& st : sc.stages) {
+    for (int c = 0; c < l.vp; ++c)
+      in.chunks.push_back({st.forward_s / l.vp, st.backward_s / l.vp, st.weight_grad_s / l.vp});
+    in.grad_reduce_s.push_back(st.grad_reduce_s());
+    if (l.zero >= 1) in.param_gather_s.push_back(st.param_gather_s());
+    in.optimizer_s.push_back(st.optimizer_s);
+  }
+  return in;
+}
+
+void AddComm(std::vector<CommItem>& v, const char* kind, const char* op, const GroupCost& g, double bytes, double calls,
+             double call_s, double exposed_s) {
+  if (calls <= 0 || bytes <= 0) return;
+  v.push_back({kind, op, g.size, g.crosses_domain, bytes, calls, call_s, calls * call_s, exposed_s});
+}
+
+std::string GB(double bytes) { return fmt::format("{:.1f} GB", bytes / 1e9); }
+
+// The communication table: in-stage collectives and DP collectives of the critical stage, PP
+// transfers; exposed times from the breakdown (DP shared in proportion to time).
+std::vector<CommItem> CommTable(const StepCosts& sc, const Layout& l, const TimeBreakdown& tb, int crit) {
+  std::vector<CommItem> v;
+  const StageCost& st = sc.stages[static_cast<size_t>(crit)];
+  const double md = static_cast<double>(sc.micro_batches);
+  const double nd = st.dense_layers, nm = st.moe_layers;
+  const double rc = l.recompute == Recompute::kFull ? 1 : 0;
+  const LayerCost& dense = sc.dense;
+  if (l.tp > 1)
+    AddComm(v, "tp", l.sequence_parallel() ? "all-gather/reduce-scatter" : "all-reduce", sc.tp_group, dense.tp_bytes,
+            md * (nd + nm) * (dense.tp_calls_fwd * (1 + rc) + dense.tp_calls_bwd), dense.tp_call_s, tb.tp_s);
+  if (l.cp > 1)
+    AddComm(v, "cp", "send-recv", sc.cp_group, dense.cp_bytes,
+            md * (nd + nm) * (dense.cp_calls_fwd * (1 + rc) + dense.cp_calls_bwd), dense.cp_call_s, tb.cp_s);
+  if (nm > 0 && l.ep > 1)
+    AddComm(v, "ep", "all-to-all", sc.ep_group, sc.moe.ep_bytes, md * nm * (2 * (1 + rc) + 2), sc.moe.ep_call_s, tb.ep_s);
+  if (l.pp > 1) AddComm(v, "pp", "send-recv", sc.pp_group, sc.p2p_bytes, 2.0 * md * l.vp, sc.p2p_s, tb.pp_s);
+  const size_t first_dp = v.size();
+  const char* reduce_op = l.zero == 0 ? "all-reduce" : "reduce-scatter";
+  AddComm(v, "dp", reduce_op, sc.dense_dp_group, st.dense_params * 4, 1, st.grad_reduce_dense_s, 0);
+  AddComm(v, "edp", reduce_op, sc.expert_dp_group, st.expert_params * 4, 1, st.grad_reduce_expert_s, 0);
+  if (l.zero >= 1) {
+    const double gathers = l.zero == 3 ? md * (sc.zero3_gathers_forward + sc.zero3_gathers_backward) : 1;
+    AddComm(v, "dp", "all-gather", sc.dense_dp_group, st.dense_params * 2, gathers, st.param_gather_dense_s, 0);
+    AddComm(v, "edp", "all-gather", sc.expert_dp_group, st.expert_params * 2, gathers, st.param_gather_expert_s, 0);
+  }
+  double dp_total = 0;
+  for (size_t i = first_dp; i < v.size(); ++i) dp_total += v[i].total_s;
+  for (size_t i = first_dp; i < v.size(); ++i) v[i].exposed_s = dp_total > 0 ? tb.dp_s * v[i].total_s / dp_total : 0;
+  return v;
+}
+
+}  // namespace
+
+StepResult ComposeValidStep(const ModelSpec& m, const ClusterSpec& c, const Training& t, const Layout& l,
+                            const EstimateOptions& o, const ComposeOptions& co) {
+  const GpuSpec& g = c.gpu;
+  const StepCosts sc = ComputeStepCosts(m, c, t, l, o.state_bytes);
+  const int64_t mb = sc.micro_batches;
+  const double md = static_cast<double>(mb);
+  const int pp = l.pp, vp = l.vp;
+  const ScheduleKind kind = l.pipeline_schedule();
+  const PipelineInput input = MakeInput(sc, l);
+
+  StepResult out;
+  BoundedRun run = SimulateBounded(kind, pp, vp, mb, input, co.record_timeline, co.full_simulation_micro_batches);
+  out.simulated_micro_batches = run.simulated;
+  out.extrapolated = run.extrapolated;
+  out.simulation = std::move(run.result);
+  const SimulationResult& sim = out.simulation;
+
+  Estimate& e = out.estimate;
+  e.model = m.name;
+  e.gpu = g.name;
+  e.gpus = c.gpus;
+  e.nodes = c.nodes();
+  e.layout = l;
+  e.training = t;
+  e.schedule = ScheduleName(kind);
+  e.micro_batches = mb;
+  e.p2p_time_s = sc.p2p_s;
+  e.total_params = sc.total_params;
+  e.active_params = sc.active_params;
+  const int crit = sc.critical_stage;
+  e.critical_stage = crit;
+
+  e.stages.resize(static_cast<size_t>(pp));
+  for (int s = 0; s < pp; ++s) {
+    const StageCost& st = sc.stages[static_cast<size_t>(s)];
+    StageEstimate& se = e.stages[static_cast<size_t>(s)];
+    se.index = s;
+    se.dense_layers = st.dense_layers;
+    se.moe_layers = st.moe_layers;
+    se.has_embedding = st.has_embedding;
+    se.has_logits = st.has_logits;
+    se.forward_s = st.forward_s;
+    se.backward_s = st.backward_s;
+    se.compute_s = st.compute_s;
+    se.weight_grad_s = st.weight_grad_s;
+    se.params = st.params();
+    se.grad_reduce_s = st.grad_reduce_s();
+    se.param_gather_s = st.param_gather_s();
+    se.optimizer_s = st.optimizer_s;
+    // Activations in flight as the schedule holds them (peak forwards not yet backwarded;
+    // Narayanan et al. 2021 Sec. 2.2: 1F1B stage s keeps pp - s).
+    se.inflight_microbatches = sim.stages[static_cast<size_t>(s)].peak_inflight_microbatches;
+    se.memory = st.memory;
+    se.memory.activations = se.inflight_microbatches * st.activation_bytes + st.working_bytes;
+    se.memory.fragmentation = kFragmentationFraction * (se.memory.activations + se.memory.logits);
+  }
+
+  // Time breakdown. The compute terms are the critical stage's (the longest per micro-batch):
+  // m times its compute and exposed in-stage communication. The pipeline bubble is what the
+  // schedule alone adds to that: the same schedule over the same pass times without transfers,
+  // DP collectives or optimizer ends that much later (for balanced stages the closed form
+  // (pp-1)/(vp*m) of the compute, Narayanan et al. 2021 Sec. 2.2; pipeline/closed_form.h). The
+  // simulated critical path (pipeline/simulator.h CriticalPath) gives the DP part (the gathers it
+  // waits for and the end rank's reduction after its last pass) and the end rank's optimizer; the
+  // PP transfers are the rest of the step.
+  const StageCost& cs = sc.stages[static_cast<size_t>(crit)];
+  const CriticalPath& path = sim.critical_path;
+  PipelineInput schedule_only;
+  schedule_only.chunks = input.chunks;
+  schedule_only.breakdown = false;
+  const double schedule_s =
+      SimulateBounded(kind, pp, vp, mb, schedule_only, false, co.full_simulation_micro_batches).result.pipeline_time_s;
+  TimeBreakdown& tb = e.time;
+  tb.compute_s = md * cs.compute_s;
+  tb.recompute_s = md * cs.recompute_s;
+  tb.tp_s = md * cs.tp_exposed_s;
+  tb.cp_s = md * cs.cp_exposed_s;
+  tb.ep_s = md * cs.ep_exposed_s;
+  const double work = tb.compute_s + tb.tp_s + tb.cp_s + tb.ep_s;
+  tb.bubble_s = std::max(0.0, schedule_s - work);
+  tb.dp_s = path.gather_wait_s + path.reduce_tail_s;
+  tb.optimizer_s = path.optimizer_s;
+  tb.other_s = path.other_s;
+  tb.pp_s = std::max(0.0, sim.step_time_s - (work + tb.bubble_s + tb.dp_s + tb.optimizer_s + tb.other_s));
+
+  e.step_time_s = sim.step_time_s;
+  const double tokens = static_cast<double>(t.global_batch) * static_cast<double>(t.seq);
+  e.tokens_per_s = tokens / e.step_time_s;
+  e.tokens_per_s_per_gpu = e.tokens_per_s / c.gpus;
+  e.model_flops_per_step = ModelFlopsPerStep(m, t);
+  e.hardware_flops_per_step = HardwareFlopsPerStep(m, t, l.recompute);
+  e.model_tflops_per_gpu = e.model_flops_per_step / e.step_time_s / c.gpus / 1e12;
+  const double peak = g.peak_flops(t.precision);
+  e.mfu = e.model_flops_per_step / (e.step_time_s * c.gpus * peak);
+  e.hfu = e.hardware_flops_per_step / (e.step_time_s * c.gpus * peak);
+  e.mfu_vs_bf16 = e.model_flops_per_step / (e.step_time_s * c.gpus * g.bf16_flops);
+  e.comm_share = tb.exposed_comm_s() / e.step_time_s;
+  e.bubble_rate = tb.bubble_s / e.step_time_s;
+  e.comms = CommTable(sc, l, tb, crit);
+
+  e.capacity_bytes = g.hbm_bytes;
+  for (const StageEstimate& st : e.stages)
+    if (st.memory.total() > e.peak_memory_bytes) {
+      e.peak_memory_bytes = st.memory.total();
+      e.peak_stage = st.index;
+    }
+  e.fits = e.peak_memory_bytes <= e.capacity_bytes;
+
+  e.warnings = sc.warnings;
+  if (!e.fits)
+    e.warnings.push_back(fmt::format("memory: stage {} needs {} per GPU, more than the {} of {}", e.peak_stage,
+                                     GB(e.peak_memory_bytes), GB(e.capacity_bytes), g.name));
+  if (e.bubble_rate > 0.2)
+    e.warnings.push_back(fmt::format("pipeline bubble is {:.0f}% of the step: raise the micro-batch count (global "
+                                     "batch / (dp*mbs) = {}) or vp",
+                                     100 * e.bubble_rate, mb));
+  return out;
+}
+
+StepResult ComposeStep(const ModelSpec& m, const ClusterSpec& c, const Training& t, Layout l, const EstimateOptions& o,
+                       const ComposeOptions& co) {
+  const auto violations = CheckLayout(m, c, t, l, o.rules);
+  if (!violations.empty()) throw InputError(DescribeViolations(violations));
+  return ComposeValidStep(m, c, t, l, o, co);
+}
+
+Estimate EstimateStep(const ModelSpec& m, const ClusterSpec& c, const Training& t, Layout l, const EstimateOptions& o) {
+  return ComposeStep(m, c, t, std::move(l), o).estimate;
+}
+
+Estimate EstimateCheckedStep(const ModelSpec& m, const ClusterSpec& c, const Training& t, const Layout& l,
+                             const EstimateOptions& o) {
+  return ComposeValidStep(m, c, t, l, o).estimate;
+}
+
+}  // namespace paratune

@@ -342,7 +342,11 @@ MegatronArgs ParseMegatronArgs(const std::string& line) {
   t.seq = num_or("--seq-length", t.seq);
   if (!r.seq_given) r.notes.push_back(fmt::format("no --seq-length: paratune assumes {}", t.seq));
   const std::string pos = given("--position-embedding-type") ? val["--position-embedding-type"] : "learned_absolute";
-  if (pos == "learned_absolute") m.learned_positions = num_or("--max-position-embeddings", t.seq);
+  if (pos == "learned_absolute") {
+    m.positions = PositionKind::kLearned;
+    m.learned_positions = num_or("--max-position-embeddings", t.seq);
+    m.rope_theta = 0;
+  }
 
   if (given("--num-experts")) {
     m.experts = num("--num-experts");

@@ -4,6 +4,7 @@
 // returned as notes, never silently dropped.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,5 +56,10 @@ inline constexpr const char* kTransformerEngineFp8Recipe =
 Emitted EmitMegatron(const EmitInput& in);
 Emitted EmitTorchtitan(const EmitInput& in);
 Emitted EmitDeepSpeed(const EmitInput& in);
+
+// The model torchtitan v0.2.2 builds for a registered model name and flavor (its registry,
+// torchtitan/models/{llama3,qwen3,deepseek_v3}/__init__.py, transcribed), or nullopt. Its
+// max_position_embeddings is 0: torchtitan takes the context from training.seq_len.
+std::optional<ModelSpec> TorchtitanFlavorModel(const std::string& name, const std::string& flavor);
 
 }  // namespace paratune

@@ -196,10 +196,14 @@ void ReadRope(const Fields& f, ModelSpec& m, const RopeDefaults& d) {
   }
   std::optional<Fields> r;
   if (block != nullptr) r.emplace(*block, f.where(), block_name + ".");
-  m.rope_theta = r && r->has("rope_theta") ? r->PositiveNum("rope_theta") : f.PositiveNum(d.theta_key, d.theta);
+  // An architecture's own key (GPT-NeoX's rotary_emb_base, rotary_pct) first, then the common one.
+  const char* theta_key = f.has(d.theta_key) ? d.theta_key : "rope_theta";
+  m.rope_theta = r && r->has("rope_theta") ? r->PositiveNum("rope_theta") : f.PositiveNum(theta_key, d.theta);
   const bool nested_partial = r && r->has("partial_rotary_factor");
   const Fields& pf = nested_partial ? *r : f;
-  const char* pkey = nested_partial ? "partial_rotary_factor" : d.partial_key;
+  const char* pkey = nested_partial ? "partial_rotary_factor"
+                     : f.has(d.partial_key) ? d.partial_key
+                                            : "partial_rotary_factor";
   m.rotary_percent = pf.PositiveNum(pkey, d.partial);
   if (m.rotary_percent > 1)
     throw InputError(f.where() + ": field '" + pf.Name(pkey) + "' must be at most 1");

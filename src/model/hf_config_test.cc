@@ -445,6 +445,12 @@ TEST(HfConfigRope, PartialRotaryAndNonRotaryPositions) {
       "rotary_emb_base": 20000, "rotary_pct": 0.5})");
   EXPECT_EQ(neox_base.rope_theta, 20000.0);
   EXPECT_EQ(neox_base.rotary_percent, 0.5);
+  // The common key names are read too when NeoX's own are absent.
+  const ModelSpec neox_common = Parse(R"({"architectures": ["GPTNeoXForCausalLM"], "num_hidden_layers": 2,
+      "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 10, "intermediate_size": 256,
+      "rope_theta": 30000, "partial_rotary_factor": 1.0})");
+  EXPECT_EQ(neox_common.rope_theta, 30000.0);
+  EXPECT_EQ(neox_common.rotary_percent, 1.0);
   // Nemotron: partial_rotary_factor defaults to 0.5 (its "rope_percent" key is not read).
   const ModelSpec nemo = LoadModel("nemotron-4-340b");
   EXPECT_EQ(nemo.rotary_percent, 0.5);

@@ -157,7 +157,9 @@ RopeScaling ReadRopeScaling(const Fields& r, const ModelSpec& m) {
     s.mscale_all_dim = r.Num("mscale_all_dim", 0.0);
     s.attention_factor = r.PositiveNum("attention_factor", 0);
   } else if (type == "llama3") {
-    // _validate_llama3_parameters: all four keys are required.
+    // _validate_llama3_parameters: all four keys are required. _compute_llama3_parameters
+    // divides by high_freq_factor - low_freq_factor, so high must exceed low (transformers only
+    // warns; here it is an error).
     s.kind = RopeScalingKind::kLlama3;
     s.factor = r.PositiveNum("factor");
     s.low_freq_factor = r.PositiveNum("low_freq_factor");

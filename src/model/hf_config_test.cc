@@ -478,6 +478,9 @@ TEST(HfConfigRopeErrors, BadScalingNamesTheField) {
                   "missing field 'rope_scaling.high_freq_factor'");
   EXPECT_CONTAINS(ParseError(LlamaWith(R"("hidden_size": 256, "rope_scaling": {"factor": 8})")),
                   "missing field 'rope_scaling.rope_type'");
+  EXPECT_CONTAINS(ParseError(LlamaWith(R"("hidden_size": 256, "rope_scaling": {"rope_type": "llama3", "factor": 8,
+      "low_freq_factor": 4, "high_freq_factor": 4, "original_max_position_embeddings": 8192})")),
+                  "'rope_scaling.high_freq_factor' must exceed 'rope_scaling.low_freq_factor'");
   EXPECT_CONTAINS(ParseError(LlamaWith(R"("hidden_size": 256, "rope_scaling": {"rope_type": "linear", "factor": -2})")),
                   "'rope_scaling.factor' must be a positive number");
   EXPECT_CONTAINS(ParseError(LlamaWith(R"("hidden_size": 256, "rope_scaling": "yarn")")),

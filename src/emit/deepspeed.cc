@@ -59,9 +59,19 @@ Emitted EmitDeepSpeed(const EmitInput& in) {
   if (m.is_moe() && l.ep > 1)
     out.notes.push_back(fmt::format("ep {}: DeepSpeed-MoE takes ep_size in deepspeed.moe.layer.MoE(...), "
                                     "not in the config", l.ep));
-  if (t.precision != Precision::kBf16)
-    out.notes.push_back(fmt::format("{} GEMMs come from Transformer Engine in the model code; the config "
-                                    "enables BF16 only", PrecisionName(t.precision)));
+  // DeepSpeed's config has no FP8/FP4 key (runtime/constants.py: fp16, bf16 only): the recipe
+  // is the model code's, the one paratune gives every framework (emit.h).
+  if (t.precision == Precision::kFp8)
+    out.notes.push_back(fmt::format("fp8 GEMMs come from Transformer Engine in the model code, with the recipe "
+                                    "{} (Megatron-LM's --fp8-format {} --fp8-recipe {}); the config enables BF16 only",
+                                    kTransformerEngineFp8Recipe, kMegatronFp8Format, kMegatronFp8Recipe));
+  else if (t.precision == Precision::kFp4)
+    out.notes.push_back(fmt::format("fp4 GEMMs come from Transformer Engine in the model code (NVFP4, Megatron-LM's "
+                                    "--fp4-recipe {}); the config enables BF16 only",
+                                    kMegatronFp4Recipe));
+  out.notes.push_back("the DeepSpeed config carries no model: the model is the nn.Module given to "
+                      "deepspeed.initialize (only activation_checkpointing.number_checkpoints, layers per stage, "
+                      "depends on it)");
   out.text = j.dump(2) + "\n";
   return out;
 }

@@ -10,6 +10,7 @@
 
 #include "emit/emit.h"
 #include "emit/emit_test_util.h"
+#include "model/catalog.h"
 
 namespace paratune {
 namespace {
@@ -89,6 +90,36 @@ TEST(EmitDeepSpeed, NotesWhatCannotBeExpressed) {
   for (const std::string& n : e.notes) all += n + "\n";
   EXPECT_NE(all.find("ep 64"), std::string::npos) << all;
   EXPECT_NE(all.find("fp8"), std::string::npos) << all;
+}
+
+// Issue 9, item 2 for DeepSpeed: its JSON carries no model (the model is the nn.Module handed to
+// deepspeed.initialize); what depends on the model is the checkpoint count, layers per stage.
+TEST(EmitDeepSpeed, EveryCatalogModelCarriesOnlyTheLayerCount) {
+  for (const std::string& id : CatalogModelIds()) {
+    SCOPED_TRACE(id);
+    EmitInput in = testing_util::CatalogCase(id);
+    in.layout.recompute = Recompute::kFull;
+    const Emitted e = EmitDeepSpeed(in);
+    const nlohmann::json j = nlohmann::json::parse(e.text);
+    Check(j, "");  // only verified keys: none of them is a model dimension
+    EXPECT_EQ(j["activation_checkpointing"]["number_checkpoints"], in.model.layers / in.layout.pp);
+    std::string all;
+    for (const std::string& n : e.notes) all += n + "\n";
+    EXPECT_NE(all.find("carries no model"), std::string::npos) << all;
+  }
+}
+
+// Issue 9, item 3: DeepSpeed has no FP8 key; the note names the one Transformer Engine recipe,
+// the same as Megatron-LM's.
+TEST(EmitDeepSpeed, Fp8NoteNamesTheRecipe) {
+  for (const char* gpu : {"H100", "B300"}) {
+    const Emitted e = EmitDeepSpeed(testing_util::CatalogCase("llama-3.1-8b", Precision::kFp8, gpu));
+    std::string all;
+    for (const std::string& n : e.notes) all += n + "\n";
+    EXPECT_NE(all.find("Float8CurrentScaling(fp8_format=Format.HYBRID)"), std::string::npos) << all;
+    EXPECT_NE(all.find("--fp8-format hybrid --fp8-recipe tensorwise"), std::string::npos) << all;
+    EXPECT_EQ(nlohmann::json::parse(e.text)["bf16"]["enabled"], true);
+  }
 }
 
 }  // namespace

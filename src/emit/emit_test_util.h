@@ -2,6 +2,8 @@
 // layouts (MoE with MLA, interleaved pipeline, FSDP, FP8) as EmitInput.
 #pragma once
 
+#include <algorithm>
+
 #include "emit/emit.h"
 #include "hardware/hardware_catalog.h"
 #include "layout/rules.h"
@@ -32,6 +34,20 @@ inline EmitInput Fixed(const std::string& model, const std::string& gpu, int gpu
   const auto v = CheckLayout(in.model, in.cluster, in.training, in.layout);
   if (!v.empty()) throw std::runtime_error(DescribeViolations(v));
   return in;
+}
+
+// A valid layout for any catalog model: tp = pp = 1 on 8 GPUs of `gpu`, ZeRO-1, a sequence
+// within the model's context (at most 4096), global batch 64.
+inline EmitInput CatalogCase(const std::string& id, Precision precision = Precision::kBf16,
+                             const std::string& gpu = "H100") {
+  const ModelSpec m = LoadModel(id);
+  Layout l;
+  l.tp = 1;
+  l.pp = 1;
+  l.zero = 1;
+  l.mbs = 1;
+  const int64_t seq = std::min<int64_t>(4096, m.max_position_embeddings);
+  return Fixed(id, gpu, 8, l, Training{seq, 64, precision});
 }
 
 // Inputs that exercise every branch of the emitters.

@@ -2,7 +2,9 @@
 // megatron/training/arguments.py and the config dataclasses it turns into flags
 // (TransformerConfig, ModelParallelConfig, TokenizerConfig, DistributedInitConfig); the commit is
 // in docs/frameworks.md, the mapping in its "Megatron-LM" section.
+#include <algorithm>
 #include <cctype>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -36,6 +38,126 @@ class Args {
   std::vector<std::pair<std::string, std::string>> words_;
 };
 
+// Megatron-LM's fixed values where a config's scaling has more parameters than its flags:
+// RotaryEmbedding._apply_scaling (megatron/core/models/common/embeddings/rotary_pos_embedding.py)
+// uses low_freq_factor 1, high_freq_factor 4, original_max_position_embeddings 8192 and takes
+// only the factor from --rope-scaling-factor; MLATransformerConfig
+// (megatron/core/transformer/transformer_config.py) has original_max_position_embeddings 4096,
+// beta_fast 32, beta_slow 1 with no flag (argument_utils.py _apply_yarn_config_from_args leaves
+// MLA to them).
+constexpr double kMegatronLlama3Low = 1, kMegatronLlama3High = 4;
+constexpr int64_t kMegatronLlama3Original = 8192;
+constexpr int64_t kMegatronMlaYarnOriginal = 4096;
+constexpr double kMegatronMlaYarnBetaFast = 32, kMegatronMlaYarnBetaSlow = 1;
+
+// Positions: --position-embedding-type, --max-position-embeddings and the rotary flags
+// (arguments.py _add_network_size_args and _add_mla_args).
+void EmitPositions(const ModelSpec& m, const Training& t, Args& a, std::vector<std::string>& notes) {
+  // Megatron requires --max-position-embeddings and asserts it is at least --seq-length
+  // (arguments.py validate_args).
+  int64_t max_pos = m.max_position_embeddings;
+  if (max_pos <= 0) {
+    max_pos = t.seq;
+    notes.push_back(fmt::format("the model gives no max_position_embeddings: --max-position-embeddings is "
+                                "the sequence length {}", t.seq));
+  } else if (t.seq > max_pos) {
+    notes.push_back(fmt::format(
+        "--seq-length {} exceeds the model's max_position_embeddings {}; Megatron asserts "
+        "--max-position-embeddings >= --seq-length, so {} is emitted{}",
+        t.seq, max_pos, t.seq,
+        m.positions == PositionKind::kLearned ? " and the learned position table grows to that many rows" : ""));
+    max_pos = t.seq;
+  }
+  switch (m.positions) {
+    case PositionKind::kLearned:
+      a.Value("--position-embedding-type", "learned_absolute");
+      a.Value("--max-position-embeddings", std::max(max_pos, m.learned_positions));
+      return;
+    case PositionKind::kAlibi:
+      notes.push_back("ALiBi attention biases (MPT) have no Megatron-LM position type (learned_absolute, rope, "
+                      "yarn, mrope, relative, none): emitted none, with the same parameters and FLOPs but "
+                      "no position information");
+      [[fallthrough]];
+    case PositionKind::kNone:
+      a.Value("--position-embedding-type", "none");
+      a.Value("--max-position-embeddings", max_pos);
+      return;
+    case PositionKind::kRotary:
+      break;
+  }
+  const RopeScaling& r = m.rope_scaling;
+  const bool mla = m.attention == AttentionKind::kMla;
+  // MLA applies its own rotary embedding (multi_latent_attention.py, by --rope-type); the GPT
+  // model's position type stays rope, as in Megatron's DeepSeek-V3 example
+  // (examples/megatron_fsdp/sbatch_mfsdp_deepseek_v3.sh).
+  const bool yarn_type = !mla && r.kind == RopeScalingKind::kYarn;
+  a.Value("--position-embedding-type", yarn_type ? "yarn" : "rope");
+  a.Value("--max-position-embeddings", max_pos);
+  // --rotary-base is an int in arguments.py.
+  const auto base = static_cast<int64_t>(std::llround(m.rope_theta));
+  if (static_cast<double>(base) != m.rope_theta)
+    notes.push_back(fmt::format("rope_theta {} is not an integer; Megatron's --rotary-base takes an int: {}",
+                                m.rope_theta, base));
+  a.Value("--rotary-base", base);
+  if (m.rotary_percent != 1.0) a.Value("--rotary-percent", m.rotary_percent);
+  const char* scaling = RopeScalingName(r.kind);
+  auto unsupported = [&](const std::string& what) {
+    notes.push_back(fmt::format("RoPE scaling '{}' (factor {}) {}; emitted without it, so positions beyond the "
+                                "original context differ from the config",
+                                scaling, r.factor, what));
+  };
+  if (mla) {
+    if (r.kind == RopeScalingKind::kYarn) {
+      a.Value("--rope-type", "yarn");
+      a.Value("--rotary-scaling-factor", r.factor);
+      a.Value("--mscale", r.mscale);
+      a.Value("--mscale-all-dim", r.mscale_all_dim);
+      if (r.original_max_positions != kMegatronMlaYarnOriginal || r.beta_fast != kMegatronMlaYarnBetaFast ||
+          r.beta_slow != kMegatronMlaYarnBetaSlow)
+        notes.push_back(fmt::format(
+            "YaRN for MLA: Megatron has no flags for original_max_position_embeddings, beta_fast, beta_slow "
+            "and uses MLATransformerConfig's {}, {}, {}; the config has {}, {}, {}",
+            kMegatronMlaYarnOriginal, kMegatronMlaYarnBetaFast, kMegatronMlaYarnBetaSlow, r.original_max_positions,
+            r.beta_fast, r.beta_slow));
+    } else {
+      a.Value("--rope-type", "rope");
+      if (r.kind != RopeScalingKind::kNone) unsupported("cannot be expressed for MLA (--rope-type rope or yarn)");
+    }
+  } else if (r.kind == RopeScalingKind::kLlama3) {
+    a.Switch("--use-rope-scaling");
+    a.Value("--rope-scaling-factor", r.factor);
+    if (r.low_freq_factor != kMegatronLlama3Low || r.high_freq_factor != kMegatronLlama3High ||
+        r.original_max_positions != kMegatronLlama3Original)
+      notes.push_back(fmt::format(
+          "llama3 RoPE scaling: Megatron takes only the factor (--rope-scaling-factor) and fixes low_freq_factor "
+          "{}, high_freq_factor {}, original_max_position_embeddings {}; the config has {}, {}, {}",
+          kMegatronLlama3Low, kMegatronLlama3High, kMegatronLlama3Original, r.low_freq_factor, r.high_freq_factor,
+          r.original_max_positions));
+  } else if (r.kind == RopeScalingKind::kLinear) {
+    // Linear scaling divides the positions by the factor (transformers
+    // _compute_linear_scaling_rope_parameters), which is Megatron's
+    // --rotary-seq-len-interpolation-factor (an int in arguments.py).
+    if (r.factor == std::floor(r.factor) && r.factor >= 1)
+      a.Value("--rotary-seq-len-interpolation-factor", static_cast<int64_t>(r.factor));
+    else
+      unsupported("needs an integer factor for --rotary-seq-len-interpolation-factor");
+  } else if (r.kind == RopeScalingKind::kYarn) {
+    a.Value("--rotary-scaling-factor", r.factor);
+    a.Value("--yarn-original-max-position-embeddings", r.original_max_positions);
+    a.Value("--yarn-beta-fast", r.beta_fast);
+    a.Value("--yarn-beta-slow", r.beta_slow);
+    a.Value("--mscale", r.mscale);
+    a.Value("--mscale-all-dim", r.mscale_all_dim);
+  } else if (r.kind != RopeScalingKind::kNone) {
+    unsupported("has no Megatron-LM equivalent (rope: --use-rope-scaling for llama3, "
+                "--rotary-seq-len-interpolation-factor for linear; yarn)");
+  }
+  if (r.attention_factor > 0)
+    notes.push_back(fmt::format("the config's explicit RoPE attention_factor {} has no Megatron flag: Megatron "
+                                "derives it from --mscale and --mscale-all-dim",
+                                r.attention_factor));
+}
+
 }  // namespace
 
 Emitted EmitMegatron(const EmitInput& in) {
@@ -47,7 +169,9 @@ Emitted EmitMegatron(const EmitInput& in) {
   // Model.
   a.Value("--num-layers", m.layers);
   a.Value("--hidden-size", m.hidden);
-  a.Value("--ffn-hidden-size", m.ffn_hidden > 0 ? m.ffn_hidden : m.moe_ffn_hidden);
+  // Without dense layers (Mixtral) there is no dense width: --moe-ffn-hidden-size carries the
+  // experts' and Megatron's default --ffn-hidden-size goes unused.
+  if (m.ffn_hidden > 0) a.Value("--ffn-hidden-size", m.ffn_hidden);
   a.Value("--num-attention-heads", m.heads);
   if (m.attention == AttentionKind::kMla) {
     a.Switch("--multi-latent-attention");
@@ -65,6 +189,9 @@ Emitted EmitMegatron(const EmitInput& in) {
   }
   if (m.mlp == MlpKind::kGated) a.Switch("--swiglu");
   a.Value("--normalization", m.norm == NormKind::kRmsNorm ? "RMSNorm" : "LayerNorm");
+  if (m.architecture == "MPTForCausalLM" && m.norm == NormKind::kRmsNorm)
+    out.notes.push_back("MPT's bias-free LayerNorm has no Megatron-LM equivalent: emitted RMSNorm, the same "
+                        "parameters (paratune counts it so)");
   if (!m.tied_embeddings) a.Switch("--untie-embeddings-and-output-weights");
   if (!m.linear_bias) a.Switch("--disable-bias-linear");
   if (m.qkv_bias && !m.linear_bias) a.Switch("--add-qkv-bias");
@@ -73,13 +200,7 @@ Emitted EmitMegatron(const EmitInput& in) {
     a.Value("--attention-dropout", "0.0");
     a.Value("--hidden-dropout", "0.0");
   }
-  if (m.learned_positions > 0) {
-    a.Value("--position-embedding-type", "learned_absolute");
-    a.Value("--max-position-embeddings", m.learned_positions);
-  } else {
-    a.Value("--position-embedding-type", "rope");
-    a.Value("--max-position-embeddings", t.seq);
-  }
+  EmitPositions(m, t, a, out.notes);
   a.Value("--vocab-size", m.vocab);
   out.notes.push_back("--vocab-size stands for the tokenizer: a real run passes --tokenizer-type and "
                       "--tokenizer-model, and Megatron pads the vocabulary to a multiple of "
@@ -105,6 +226,14 @@ Emitted EmitMegatron(const EmitInput& in) {
     }
     a.Switch("--moe-grouped-gemm");
     a.Value("--moe-token-dispatcher-type", "alltoall");
+  }
+  if (m.mtp_layers > 0) {
+    // TransformerConfig.mtp_num_layers (a flag generated from the dataclass).
+    a.Value("--mtp-num-layers", m.mtp_layers);
+    out.notes.push_back(fmt::format("--mtp-num-layers {}: Megatron trains the multi-token-prediction module(s) "
+                                    "of the config; paratune's estimate leaves them out (ModelSpec.mtp_layers is "
+                                    "noted, not counted)",
+                                    m.mtp_layers));
   }
   // Training shape.
   a.Value("--seq-length", t.seq);
@@ -138,13 +267,14 @@ Emitted EmitMegatron(const EmitInput& in) {
   }
   // Precision: BF16 parameters and activations; FP8/FP4 GEMMs through Transformer Engine.
   a.Switch("--bf16");
-  const bool blackwell = in.cluster.gpu.generation == "blackwell";
+  // One recipe per precision on every GPU (emit.h): Megatron's own default recipe is
+  // "delayed" (TransformerConfig.fp8_recipe), so it is always given.
   if (t.precision == Precision::kFp8) {
-    a.Value("--fp8-format", blackwell ? "e4m3" : "hybrid");
-    a.Value("--fp8-recipe", blackwell ? "mxfp8" : "tensorwise");
+    a.Value("--fp8-format", kMegatronFp8Format);
+    a.Value("--fp8-recipe", kMegatronFp8Recipe);
   } else if (t.precision == Precision::kFp4) {
-    a.Value("--fp4-format", "e2m1");
-    a.Value("--fp4-recipe", "nvfp4");
+    a.Value("--fp4-format", kMegatronFp4Format);
+    a.Value("--fp4-recipe", kMegatronFp4Recipe);
   }
   // Overlap switches (all off by default in Megatron-LM).
   if (l.overlap_grad_reduce) a.Switch("--overlap-grad-reduce");

@@ -6,10 +6,13 @@
 
 #include <charconv>
 #include <map>
+#include <set>
 
 #include "emit/emit.h"
 #include "emit/emit_test_util.h"
 #include "layout/megatron_args.h"
+#include "model/catalog.h"
+#include "util/test_util.h"
 
 namespace paratune {
 namespace {
@@ -41,6 +44,19 @@ const std::map<std::string, std::string>& VerifiedFlags() {
       {"--hidden-dropout", "float"},
       {"--position-embedding-type", "choice:learned_absolute|rope|yarn|mrope|relative|none"},
       {"--max-position-embeddings", "int"},
+      {"--rotary-base", "int"},
+      {"--rotary-percent", "float"},
+      {"--use-rope-scaling", "switch"},
+      {"--rope-scaling-factor", "float"},
+      {"--rotary-seq-len-interpolation-factor", "int"},
+      {"--rope-type", "choice:rope|yarn"},
+      {"--rotary-scaling-factor", "float"},
+      {"--mscale", "float"},
+      {"--mscale-all-dim", "float"},
+      {"--yarn-original-max-position-embeddings", "int"},
+      {"--yarn-beta-fast", "float"},
+      {"--yarn-beta-slow", "float"},
+      {"--mtp-num-layers", "int"},
       {"--vocab-size", "int"},
       {"--padded-vocab-size", "int"},
       {"--num-experts", "int"},
@@ -188,6 +204,188 @@ TEST(EmitMegatron, RoundTripThroughFromMegatron) {
     EXPECT_EQ(n.learned_positions, m.learned_positions);
     // The parameter count, the sum of every shape, is the same.
     EXPECT_EQ(CountParams(n).total(), CountParams(m).total());
+  }
+}
+
+// The value that follows `flag` in Megatron argument text ("" when absent; "on" for a switch).
+std::string FlagValue(const std::string& text, const std::string& flag) {
+  const std::vector<std::string> w = SplitShellWords(text);
+  for (size_t i = 0; i < w.size(); ++i)
+    if (w[i] == flag) return i + 1 < w.size() && w[i + 1].rfind("--", 0) != 0 ? w[i + 1] : "on";
+  return "";
+}
+
+int Count(const std::string& text, const std::string& flag) {
+  int n = 0;
+  for (const std::string& w : SplitShellWords(text)) n += w == flag;
+  return n;
+}
+
+std::string AllNotes(const Emitted& e) {
+  std::string all;
+  for (const std::string& n : e.notes) all += n + "\n";
+  return all;
+}
+
+// Issue 9: Llama-3.1 was emitted with Megatron's defaults (rotary base 10000, no scaling) and the
+// training sequence as --max-position-embeddings.
+TEST(EmitMegatron, Llama31CarriesTheConfigsRope) {
+  const EmitInput in = testing_util::DefaultWinner();  // Llama-3.1-70B, sequence 8192
+  ASSERT_EQ(in.model.name, "llama-3.1-70b");
+  const std::string t = EmitMegatron(in).text;
+  EXPECT_EQ(FlagValue(t, "--position-embedding-type"), "rope");
+  EXPECT_EQ(FlagValue(t, "--rotary-base"), "500000");
+  EXPECT_EQ(FlagValue(t, "--use-rope-scaling"), "on");
+  EXPECT_EQ(FlagValue(t, "--rope-scaling-factor"), "8");
+  EXPECT_EQ(FlagValue(t, "--max-position-embeddings"), "131072");
+  EXPECT_EQ(FlagValue(t, "--seq-length"), "8192");
+  EXPECT_EQ(FlagValue(t, "--rotary-percent"), "");  // 1.0 is Megatron's default
+  // Llama-3 has no scaling, Llama-2 the default base.
+  const std::string l3 = EmitMegatron(testing_util::CatalogCase("llama-3-8b")).text;
+  EXPECT_EQ(FlagValue(l3, "--rotary-base"), "500000");
+  EXPECT_EQ(FlagValue(l3, "--use-rope-scaling"), "");
+  EXPECT_EQ(FlagValue(l3, "--max-position-embeddings"), "8192");
+  EXPECT_EQ(FlagValue(EmitMegatron(testing_util::CatalogCase("llama-2-7b")).text, "--rotary-base"), "10000");
+}
+
+TEST(EmitMegatron, DeepseekYarnPartialRotaryAndMtp) {
+  const Emitted ds = EmitMegatron(testing_util::CatalogCase("deepseek-v3"));
+  EXPECT_EQ(FlagValue(ds.text, "--position-embedding-type"), "rope");
+  EXPECT_EQ(FlagValue(ds.text, "--rope-type"), "yarn");
+  EXPECT_EQ(FlagValue(ds.text, "--rotary-base"), "10000");
+  EXPECT_EQ(FlagValue(ds.text, "--rotary-scaling-factor"), "40");
+  EXPECT_EQ(FlagValue(ds.text, "--mscale"), "1");
+  EXPECT_EQ(FlagValue(ds.text, "--mscale-all-dim"), "1");
+  EXPECT_EQ(FlagValue(ds.text, "--max-position-embeddings"), "163840");
+  EXPECT_EQ(FlagValue(ds.text, "--mtp-num-layers"), "1");
+  EXPECT_EQ(AllNotes(ds).find("YaRN for MLA"), std::string::npos) << AllNotes(ds);  // 4096, 32, 1 match
+  EXPECT_CONTAINS(AllNotes(ds), "--mtp-num-layers 1");
+  const std::string neox = EmitMegatron(testing_util::CatalogCase("gpt-neox-20b")).text;
+  EXPECT_EQ(FlagValue(neox, "--rotary-percent"), "0.25");
+  EXPECT_EQ(FlagValue(EmitMegatron(testing_util::CatalogCase("nemotron-4-340b")).text, "--rotary-percent"), "0.5");
+  const std::string mixtral = EmitMegatron(testing_util::CatalogCase("mixtral-8x22b")).text;
+  EXPECT_EQ(FlagValue(mixtral, "--rotary-base"), "1000000");
+  EXPECT_EQ(FlagValue(mixtral, "--ffn-hidden-size"), "");  // no dense layer
+  EXPECT_EQ(FlagValue(mixtral, "--moe-ffn-hidden-size"), "16384");
+}
+
+TEST(EmitMegatron, WhatMegatronCannotExpressIsNoted) {
+  // ALiBi (MPT).
+  const Emitted mpt = EmitMegatron(testing_util::CatalogCase("mpt-7b"));
+  EXPECT_EQ(FlagValue(mpt.text, "--position-embedding-type"), "none");
+  EXPECT_CONTAINS(AllNotes(mpt), "ALiBi");
+  // A llama3 scaling other than Megatron's fixed 1 / 4 / 8192.
+  EmitInput in = testing_util::CatalogCase("llama-3.1-8b");
+  in.model.rope_scaling.original_max_positions = 4096;
+  Emitted e = EmitMegatron(in);
+  EXPECT_EQ(FlagValue(e.text, "--use-rope-scaling"), "on");
+  EXPECT_CONTAINS(AllNotes(e), "original_max_position_embeddings 8192; the config has 1, 4, 4096");
+  // YaRN on MLA with betas Megatron cannot set.
+  in = testing_util::CatalogCase("deepseek-v3");
+  in.model.rope_scaling.beta_fast = 16;
+  EXPECT_CONTAINS(AllNotes(EmitMegatron(in)), "uses MLATransformerConfig's 4096, 32, 1; the config has 4096, 16, 1");
+  // Dynamic NTK and non-integer linear scaling: emitted without, and said so.
+  in = testing_util::CatalogCase("llama-2-7b");
+  in.model.rope_scaling = {RopeScalingKind::kDynamic, 2.0};
+  e = EmitMegatron(in);
+  EXPECT_CONTAINS(AllNotes(e), "RoPE scaling 'dynamic' (factor 2) has no Megatron-LM equivalent");
+  EXPECT_EQ(FlagValue(e.text, "--use-rope-scaling"), "");
+  in.model.rope_scaling = {RopeScalingKind::kLinear, 2.5};
+  EXPECT_CONTAINS(AllNotes(EmitMegatron(in)), "needs an integer factor");
+  in.model.rope_scaling = {RopeScalingKind::kLinear, 4.0};
+  EXPECT_EQ(FlagValue(EmitMegatron(in).text, "--rotary-seq-len-interpolation-factor"), "4");
+  // YaRN on a GQA model: Megatron's yarn position type with every parameter.
+  in.model.rope_scaling = {RopeScalingKind::kYarn, 4.0, 32768, 0, 0, 32, 1, 1.0, 0.0, 0};
+  e = EmitMegatron(in);
+  EXPECT_EQ(FlagValue(e.text, "--position-embedding-type"), "yarn");
+  EXPECT_EQ(FlagValue(e.text, "--rotary-scaling-factor"), "4");
+  EXPECT_EQ(FlagValue(e.text, "--yarn-original-max-position-embeddings"), "32768");
+  // A training sequence beyond the context: Megatron asserts max positions >= sequence.
+  in = testing_util::CatalogCase("llama-2-7b");
+  in.training.seq = 8192;
+  e = EmitMegatron(in);
+  EXPECT_EQ(FlagValue(e.text, "--max-position-embeddings"), "8192");
+  EXPECT_CONTAINS(AllNotes(e), "--seq-length 8192 exceeds the model's max_position_embeddings 4096");
+}
+
+// Issue 9, item 3: one FP8 recipe per framework on every GPU, one FP4 recipe.
+TEST(EmitMegatron, OneFp8RecipeOnEveryGpu) {
+  for (const char* gpu : {"H100", "H200", "B200", "B300"}) {
+    SCOPED_TRACE(gpu);
+    const std::string t = EmitMegatron(testing_util::CatalogCase("llama-3.1-8b", Precision::kFp8, gpu)).text;
+    EXPECT_EQ(FlagValue(t, "--fp8-format"), "hybrid");
+    EXPECT_EQ(FlagValue(t, "--fp8-recipe"), "tensorwise");
+    EXPECT_EQ(Count(t, "--fp8-recipe"), 1);
+    EXPECT_EQ(Count(t, "--fp4-recipe"), 0);
+    EXPECT_EQ(Count(t, "--bf16"), 1);
+    if (std::string(gpu)[0] == 'B') {  // FP4 tensor cores: Blackwell only (a layout rule)
+      const std::string f4 = EmitMegatron(testing_util::CatalogCase("llama-3.1-8b", Precision::kFp4, gpu)).text;
+      EXPECT_EQ(FlagValue(f4, "--fp4-format"), "e2m1");
+      EXPECT_EQ(FlagValue(f4, "--fp4-recipe"), "nvfp4");
+      EXPECT_EQ(Count(f4, "--fp8-recipe"), 0);
+    }
+    const std::string bf = EmitMegatron(testing_util::CatalogCase("llama-3.1-8b", Precision::kBf16, gpu)).text;
+    EXPECT_EQ(Count(bf, "--fp8-format") + Count(bf, "--fp4-format"), 0);
+  }
+  // The named constants are the ones documented (docs/frameworks.md).
+  EXPECT_STREQ(kMegatronFp8Format, "hybrid");
+  EXPECT_STREQ(kMegatronFp8Recipe, "tensorwise");
+}
+
+// Fields Megatron-LM arguments cannot carry, each with the reason; every other field of the
+// catalog's ModelSpec must come back from ParseMegatronArgs unchanged.
+struct Uncarried {
+  std::string field;
+  std::string why;
+};
+
+std::vector<Uncarried> MegatronUncarried(const ModelSpec& m) {
+  std::vector<Uncarried> v = {
+      {"name", "Megatron arguments name no model (read back as 'megatron-args')"},
+      {"architecture", "Megatron builds its own GPT model class (read back as 'MegatronGPTModel')"}};
+  if (m.positions == PositionKind::kAlibi)
+    v.push_back({"positions", "Megatron has no ALiBi: emitted --position-embedding-type none, with a note"});
+  return v;
+}
+
+// Issue 9, item 2: for every catalog model the Megatron arguments build the catalog's model.
+TEST(EmitMegatron, EveryCatalogModelRoundTrips) {
+  for (const std::string& id : CatalogModelIds()) {
+    SCOPED_TRACE(id);
+    const EmitInput in = testing_util::CatalogCase(id);
+    const Emitted e = EmitMegatron(in);
+    ExpectValidMegatron(e.text);
+    const MegatronArgs a = ParseMegatronArgs(e.text);
+    EXPECT_TRUE(a.ignored.empty());
+    const std::vector<Uncarried> uncarried = MegatronUncarried(in.model);
+    std::set<std::string> expected, found;
+    for (const Uncarried& u : uncarried) expected.insert(u.field);
+    for (const std::string& d : ModelDifferences(in.model, a.model)) {
+      const std::string field = d.substr(0, d.find(':'));
+      found.insert(field);
+      EXPECT_TRUE(expected.count(field)) << "Megatron round trip changed " << d;
+    }
+    // The exceptions are exact: each one still applies.
+    EXPECT_EQ(found, expected);
+    // With the uncarried fields restored the specs are equal (operator== catches a member
+    // that ModelDifferences would miss).
+    ModelSpec back = a.model;
+    for (const Uncarried& u : uncarried) {
+      if (u.field == "name") {
+        back.name = in.model.name;
+      } else if (u.field == "architecture") {
+        back.architecture = in.model.architecture;
+      } else if (u.field == "positions") {
+        back.positions = in.model.positions;
+      } else {
+        ADD_FAILURE() << "no restore for " << u.field;
+      }
+      if (u.field == "positions") {
+        EXPECT_CONTAINS(AllNotes(e), "ALiBi");
+      }
+    }
+    EXPECT_TRUE(back == in.model);
+    EXPECT_EQ(CountParams(a.model).total(), CountParams(in.model).total());
   }
 }
 

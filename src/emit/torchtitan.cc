@@ -4,29 +4,154 @@
 // from torchtitan/distributed/parallel_dims.py.
 #include <fmt/format.h>
 
-#include <map>
+#include <optional>
 
 #include "emit/emit.h"
 
 namespace paratune {
 namespace {
 
-// torchtitan's model registry names and flavors for catalog models
-// (torchtitan/models/{llama3,deepseek_v3,qwen3}/__init__.py).
-std::pair<std::string, std::string> Flavor(const std::string& id) {
-  static const std::map<std::string, std::pair<std::string, std::string>> known = {
-      {"llama-3-8b", {"llama3", "8B"}},         {"llama-3.1-8b", {"llama3", "8B"}},
-      {"llama-3-70b", {"llama3", "70B"}},       {"llama-3.1-70b", {"llama3", "70B"}},
-      {"llama-3.1-405b", {"llama3", "405B"}},   {"deepseek-v3", {"deepseek_v3", "671B"}},
-      {"qwen3-8b", {"qwen3", "8B"}},            {"qwen3-32b", {"qwen3", "32B"}},
-      {"qwen3-30b-a3b", {"qwen3", "30B-A3B"}},  {"qwen3-235b-a22b", {"qwen3", "235B-A22B"}}};
-  auto it = known.find(id);
-  return it == known.end() ? std::pair<std::string, std::string>{"", ""} : it->second;
+// torchtitan v0.2.2's model registry (torchtitan/models/{llama3,qwen3,deepseek_v3}/__init__.py
+// and their model/args.py and model/model.py), transcribed as the ModelSpec each flavor builds.
+struct Flavor {
+  std::string name, flavor;
+  ModelSpec model;
+};
+
+ModelSpec TitanBase(const std::string& name, const std::string& flavor) {
+  ModelSpec m;
+  m.name = name + "/" + flavor;
+  m.architecture = "torchtitan:" + name;
+  m.mlp = MlpKind::kGated;  // SwiGLU FeedForward (w1, w2, w3), no biases
+  m.norm = NormKind::kRmsNorm;
+  m.positions = PositionKind::kRotary;
+  // max_seq_len is set from training.seq_len (update_from_config): the flavor has no context.
+  m.max_position_embeddings = 0;
+  return m;
+}
+
+// llama3: TransformerModelArgs; head_dim = dim / n_heads; FeedForward(hidden_dim = 4 * dim):
+// int(2 * hidden / 3), times ffn_dim_multiplier, rounded up to multiple_of; vocab_size 128256;
+// precompute_freqs_cis always applies RoPEScalingArgs (8, 1, 4, 8192), the llama3 scaling.
+ModelSpec TitanLlama3(const std::string& flavor, int64_t dim, int64_t layers, int64_t heads, int64_t kv,
+                      double ffn_multiplier, int64_t multiple_of) {
+  ModelSpec m = TitanBase("llama3", flavor);
+  m.layers = layers;
+  m.hidden = dim;
+  m.heads = heads;
+  m.kv_heads = kv;
+  m.head_dim = dim / heads;
+  m.vocab = 128256;
+  const auto hidden = static_cast<int64_t>(ffn_multiplier * static_cast<double>(2 * (4 * dim) / 3));
+  m.ffn_hidden = multiple_of * ((hidden + multiple_of - 1) / multiple_of);
+  m.rope_theta = 500000;
+  m.rope_scaling.kind = RopeScalingKind::kLlama3;
+  m.rope_scaling.factor = 8;
+  m.rope_scaling.low_freq_factor = 1;
+  m.rope_scaling.high_freq_factor = 4;
+  m.rope_scaling.original_max_positions = 8192;
+  return m;
+}
+
+// qwen3: Qwen3ModelArgs (head_dim given, qk_norm, no RoPE scaling in precompute_rope_cache);
+// MoE flavors put an MoE block on every layer (moe_enabled), no shared experts.
+ModelSpec TitanQwen3(const std::string& flavor, int64_t dim, int64_t layers, int64_t heads, int64_t kv,
+                     int64_t hidden_dim, double theta, bool tied, int64_t experts = 0, int64_t moe_dim = 0) {
+  ModelSpec m = TitanBase("qwen3", flavor);
+  m.layers = layers;
+  m.hidden = dim;
+  m.heads = heads;
+  m.kv_heads = kv;
+  m.head_dim = 128;
+  m.vocab = 151936;
+  m.ffn_hidden = hidden_dim;
+  m.qk_norm = true;
+  m.tied_embeddings = tied;
+  m.rope_theta = theta;
+  if (experts > 0) {
+    m.experts = experts;
+    m.topk = 8;
+    m.moe_ffn_hidden = moe_dim;
+  }
+  return m;
+}
+
+// deepseek_v3 "671B": DeepSeekV3ModelArgs with MLA and YaRN (rope_factor 40, original_seq_len
+// 4096, beta_fast 32, beta_slow 1, mscale 1.0, which scales the softmax by
+// (0.1 * mscale * ln(factor) + 1)^2 as transformers' mscale_all_dim does); the shared experts
+// are one FeedForward of moe_inter_dim * num_shared_experts; no multi-token prediction.
+ModelSpec TitanDeepseekV3_671B() {
+  ModelSpec m = TitanBase("deepseek_v3", "671B");
+  m.layers = 61;
+  m.hidden = 7168;
+  m.heads = 128;
+  m.kv_heads = 128;
+  m.attention = AttentionKind::kMla;
+  m.q_lora_rank = 1536;
+  m.kv_lora_rank = 512;
+  m.qk_nope_head_dim = 128;
+  m.qk_rope_head_dim = 64;
+  m.v_head_dim = 128;
+  m.head_dim = 192;
+  m.vocab = 129280;
+  m.ffn_hidden = 18432;
+  m.experts = 256;
+  m.topk = 8;
+  m.moe_ffn_hidden = 2048;
+  m.shared_experts = 1;
+  m.shared_ffn_hidden = 2048;
+  m.first_dense_layers = 3;
+  m.rope_theta = 10000;
+  m.rope_scaling = {RopeScalingKind::kYarn, 40, 4096, 0, 0, 32, 1, 1.0, 1.0, 0};
+  return m;
+}
+
+const std::vector<Flavor>& Registry() {
+  static const std::vector<Flavor> r = [] {
+    std::vector<Flavor> v;
+    auto add = [&](const ModelSpec& m) {
+      const size_t slash = m.name.find('/');
+      v.push_back({m.name.substr(0, slash), m.name.substr(slash + 1), m});
+    };
+    add(TitanLlama3("8B", 4096, 32, 32, 8, 1.3, 1024));
+    add(TitanLlama3("70B", 8192, 80, 64, 8, 1.3, 4096));
+    add(TitanLlama3("405B", 16384, 126, 128, 8, 1.2, 4096));
+    add(TitanQwen3("0.6B", 1024, 28, 16, 8, 3072, 1e6, true));
+    add(TitanQwen3("1.7B", 2048, 28, 16, 8, 6144, 1e6, true));
+    add(TitanQwen3("4B", 2560, 36, 32, 8, 9728, 1e6, true));
+    add(TitanQwen3("8B", 4096, 36, 32, 8, 12288, 1e6, false));
+    add(TitanQwen3("14B", 5120, 40, 40, 8, 17408, 1e6, false));
+    add(TitanQwen3("32B", 5120, 64, 64, 8, 25600, 1e6, false));
+    add(TitanQwen3("30B-A3B", 2048, 48, 32, 4, 6144, 1e6, false, 128, 768));
+    add(TitanQwen3("235B-A22B", 4096, 94, 64, 4, 12288, 5e6, false, 128, 1536));
+    add(TitanDeepseekV3_671B());
+    return v;
+  }();
+  return r;
+}
+
+// Fields a flavor never carries (the names, and the context, which is training.seq_len), and
+// fields where a flavor may differ from the config and still be the model's shape (noted).
+bool NotCarried(const std::string& diff) {
+  for (const char* f : {"name:", "architecture:", "max_position_embeddings:"})
+    if (diff.starts_with(f)) return true;
+  return false;
+}
+bool NotedDifference(const std::string& diff) {
+  for (const char* f : {"rope_theta:", "rotary_percent:", "rope_scaling.", "mtp_layers:", "dropout:"})
+    if (diff.starts_with(f)) return true;
+  return false;
 }
 
 std::string Str(const std::string& s) { return "\"" + s + "\""; }
 
 }  // namespace
+
+std::optional<ModelSpec> TorchtitanFlavorModel(const std::string& name, const std::string& flavor) {
+  for (const Flavor& f : Registry())
+    if (f.name == name && f.flavor == flavor) return f.model;
+  return std::nullopt;
+}
 
 Emitted EmitTorchtitan(const EmitInput& in) {
   const ModelSpec& m = in.model;
@@ -41,18 +166,60 @@ Emitted EmitTorchtitan(const EmitInput& in) {
   line("description", Str(fmt::format("paratune plan: {} on {} x {}", m.name, in.cluster.gpus, in.cluster.gpu.name)));
 
   section("model");
-  auto [name, flavor] = Flavor(m.name);
-  if (name.empty()) {
+  // The flavor whose model has this config's shape; rotary settings and MTP may differ (noted).
+  const Flavor* match = nullptr;
+  std::vector<std::string> differences;
+  for (const Flavor& f : Registry()) {
+    std::vector<std::string> d;
+    bool shape = true;
+    for (const std::string& x : ModelDifferences(f.model, m)) {
+      if (NotCarried(x)) continue;
+      if (!NotedDifference(x)) shape = false;
+      d.push_back(x);
+    }
+    if (shape && (match == nullptr || d.size() < differences.size())) {
+      match = &f;
+      differences = d;
+    }
+  }
+  std::string name, flavor;
+  if (match != nullptr) {
+    name = match->name;
+    flavor = match->flavor;
+    if (!differences.empty()) {
+      std::string list;
+      for (const std::string& d : differences) list += (list.empty() ? "" : "; ") + d;
+      out.notes.push_back(fmt::format("torchtitan's {} \"{}\" has this model's shape but differs from the config "
+                                      "(flavor vs config): {}; register a flavor with the config's values to train "
+                                      "exactly the config's model",
+                                      name, flavor, list));
+    }
+    const RopeScaling& r = match->model.rope_scaling;
+    if (name == "deepseek_v3" && r.kind == RopeScalingKind::kYarn && t.seq <= r.original_max_positions)
+      out.notes.push_back(fmt::format("torchtitan's deepseek_v3 applies YaRN only when training.seq_len exceeds "
+                                      "original_seq_len {} (model.py precompute_freqs_cis); at {} it trains "
+                                      "without it, transformers with it",
+                                      r.original_max_positions, t.seq));
+  } else {
     name = m.is_moe() ? "deepseek_v3" : "llama3";
     flavor = m.name;
+    std::string dims = fmt::format("{} layers, hidden {}, {} heads, {} KV heads, head dim {}, FFN {}, vocabulary {}",
+                                   m.layers, m.hidden, m.heads, m.kv_heads, m.qk_head_dim(), m.ffn_hidden, m.vocab);
+    if (m.is_moe())
+      dims += fmt::format(", {} experts (top {}, width {}, {} shared, {} leading dense layers)", m.experts, m.topk,
+                          m.moe_ffn_hidden, m.shared_experts, m.first_dense_layers);
+    if (m.positions == PositionKind::kRotary)
+      dims += fmt::format(", rope_theta {}, RoPE scaling {}", m.rope_theta, RopeScalingName(m.rope_scaling.kind));
+    else
+      dims += fmt::format(", {} positions", PositionKindName(m.positions));
     out.notes.push_back(fmt::format("torchtitan has no flavor for '{}': register one under model.name = \"{}\" "
-                                    "with {} layers, hidden {}, {} heads, {} KV heads, vocabulary {}",
-                                    m.name, name, m.layers, m.hidden, m.heads, m.kv_heads, m.vocab));
+                                    "with {}",
+                                    m.name, name, dims));
   }
   line("name", Str(name));
   line("flavor", Str(flavor));
-  const bool blackwell = in.cluster.gpu.generation == "blackwell";
-  if (t.precision == Precision::kFp8) line("converters", blackwell ? "[\"quantize.linear.mx\"]" : "[\"quantize.linear.float8\"]");
+  // One FP8 recipe on every GPU (emit.h): float8 with per-tensor scaling.
+  if (t.precision == Precision::kFp8) line("converters", fmt::format("[\"{}\"]", kTorchtitanFp8Converter));
   if (t.precision == Precision::kFp4)
     out.notes.push_back("torchtitan v0.2.2 has no FP4 training recipe: emitted BF16 (no converter)");
 
@@ -106,13 +273,8 @@ Emitted EmitTorchtitan(const EmitInput& in) {
   }
 
   if (t.precision == Precision::kFp8) {
-    if (blackwell) {
-      section("quantize.linear.mx");
-      line("recipe_name", Str("mxfp8_cublas"));
-    } else {
-      section("quantize.linear.float8");
-      line("recipe_name", Str("rowwise"));
-    }
+    section(kTorchtitanFp8Converter);
+    line("recipe_name", Str(kTorchtitanFp8Recipe));
   }
   if (l.overlap_tp_comm && l.tp > 1) {
     section("compile");

@@ -5,10 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
+#include <set>
 #include <toml++/toml.h>
 
 #include "emit/emit.h"
 #include "emit/emit_test_util.h"
+#include "model/catalog.h"
+#include "util/test_util.h"
 
 namespace paratune {
 namespace {
@@ -123,6 +127,120 @@ TEST(EmitTorchtitan, ZeroOneIsNotedAsNotExpressible) {
   bool noted = false;
   for (const std::string& n : e.notes) noted = noted || n.find("no ZeRO-1") != std::string::npos;
   EXPECT_TRUE(noted);
+}
+
+std::string AllNotes(const Emitted& e) {
+  std::string all;
+  for (const std::string& n : e.notes) all += n + "\n";
+  return all;
+}
+
+// What torchtitan's TOML carries of the model: a registered name and flavor. For each catalog
+// model it should name, the flavor it names and the fields in which that flavor's model
+// (TorchtitanFlavorModel, torchtitan v0.2.2's registry) differs from the config, with why.
+struct TitanExpectation {
+  std::string name, flavor;
+  std::set<std::string> differences;
+  std::string why;
+};
+
+const std::map<std::string, TitanExpectation>& ExpectedFlavors() {
+  static const std::set<std::string> llama3_scaling = {
+      "rope_scaling.kind", "rope_scaling.factor", "rope_scaling.original_max_positions",
+      "rope_scaling.low_freq_factor", "rope_scaling.high_freq_factor"};
+  static const std::string llama3_why =
+      "torchtitan's llama3 precompute_freqs_cis always applies the Llama-3.1 scaling; Llama 3 has none";
+  static const std::map<std::string, TitanExpectation> e = {
+      {"llama-3-8b", {"llama3", "8B", llama3_scaling, llama3_why}},
+      {"llama-3-70b", {"llama3", "70B", llama3_scaling, llama3_why}},
+      {"llama-3.1-8b", {"llama3", "8B", {}, ""}},
+      {"llama-3.1-70b", {"llama3", "70B", {}, ""}},
+      {"llama-3.1-405b", {"llama3", "405B", {}, ""}},
+      {"qwen3-8b", {"qwen3", "8B", {}, ""}},
+      {"qwen3-32b", {"qwen3", "32B", {}, ""}},
+      {"qwen3-30b-a3b", {"qwen3", "30B-A3B", {}, ""}},
+      {"qwen3-235b-a22b",
+       {"qwen3", "235B-A22B", {"rope_theta"}, "torchtitan's flavor has rope_theta 5000000, the config 1000000"}},
+      {"deepseek-v3", {"deepseek_v3", "671B", {"mtp_layers"}, "torchtitan v0.2.2 builds no multi-token prediction"}},
+  };
+  return e;
+}
+
+// Never carried by a flavor: the names, and the context (torchtitan sets it to training.seq_len).
+const std::set<std::string> kTitanNeverCarried = {"name", "architecture", "max_position_embeddings"};
+
+// Issue 9, item 2 for torchtitan: the flavor named for every catalog model builds the config's
+// model but for the listed, noted differences; a model without a flavor gets a note with its
+// dimensions.
+TEST(EmitTorchtitan, EveryCatalogModelNamesItsFlavorOrNotes) {
+  for (const std::string& id : CatalogModelIds()) {
+    SCOPED_TRACE(id);
+    const EmitInput in = testing_util::CatalogCase(id);
+    const Emitted e = EmitTorchtitan(in);
+    const toml::table t = toml::parse(e.text);
+    const std::string name = t["model"]["name"].value_or<std::string>("");
+    const std::string flavor = t["model"]["flavor"].value_or<std::string>("");
+    const std::string notes = AllNotes(e);
+    const auto it = ExpectedFlavors().find(id);
+    if (it == ExpectedFlavors().end()) {
+      EXPECT_FALSE(TorchtitanFlavorModel(name, flavor).has_value()) << name << " " << flavor;
+      EXPECT_CONTAINS(notes, "torchtitan has no flavor for '" + id + "'");
+      EXPECT_CONTAINS(notes, std::to_string(in.model.layers) + " layers, hidden " + std::to_string(in.model.hidden));
+      continue;
+    }
+    const TitanExpectation& x = it->second;
+    EXPECT_EQ(name, x.name);
+    EXPECT_EQ(flavor, x.flavor);
+    const std::optional<ModelSpec> fm = TorchtitanFlavorModel(name, flavor);
+    ASSERT_TRUE(fm.has_value());
+    std::set<std::string> found, expected = kTitanNeverCarried;
+    expected.insert(x.differences.begin(), x.differences.end());
+    for (const std::string& d : ModelDifferences(*fm, in.model)) {
+      const std::string field = d.substr(0, d.find(':'));
+      found.insert(field);
+      if (!kTitanNeverCarried.count(field)) {
+        EXPECT_CONTAINS(notes, d);  // each difference is noted
+      }
+    }
+    EXPECT_EQ(found, expected) << x.why;
+    if (x.differences.empty()) {
+      EXPECT_EQ(notes.find("differs from the config"), std::string::npos) << notes;
+    }
+  }
+}
+
+TEST(EmitTorchtitan, FlavorModelsAndDeepseekYarnNote) {
+  // torchtitan's llama3 FFN rule (FeedForward: int(2 * 4 * dim / 3) * ffn_dim_multiplier, rounded
+  // up to multiple_of) gives the Llama 3 widths.
+  EXPECT_EQ(TorchtitanFlavorModel("llama3", "8B")->ffn_hidden, 14336);
+  EXPECT_EQ(TorchtitanFlavorModel("llama3", "70B")->ffn_hidden, 28672);
+  EXPECT_EQ(TorchtitanFlavorModel("llama3", "405B")->ffn_hidden, 53248);
+  EXPECT_TRUE(TorchtitanFlavorModel("qwen3", "0.6B")->tied_embeddings);
+  EXPECT_FALSE(TorchtitanFlavorModel("llama3", "13B").has_value());
+  // DeepSeek-V3 at 4096 tokens: torchtitan skips YaRN up to original_seq_len.
+  const Emitted short_seq = EmitTorchtitan(testing_util::CatalogCase("deepseek-v3"));
+  EXPECT_CONTAINS(AllNotes(short_seq), "applies YaRN only when training.seq_len exceeds original_seq_len 4096");
+  EmitInput in = testing_util::CatalogCase("deepseek-v3");
+  in.training.seq = 8192;
+  EXPECT_EQ(AllNotes(EmitTorchtitan(in)).find("applies YaRN only"), std::string::npos);
+}
+
+// Issue 9, item 3: one FP8 recipe (float8 tensorwise) on Hopper and Blackwell alike.
+TEST(EmitTorchtitan, OneFp8RecipeOnEveryGpu) {
+  for (const char* gpu : {"H100", "B200", "B300"}) {
+    SCOPED_TRACE(gpu);
+    const toml::table t = toml::parse(EmitTorchtitan(testing_util::CatalogCase("llama-3.1-8b", Precision::kFp8, gpu)).text);
+    const toml::array* conv = t["model"]["converters"].as_array();
+    ASSERT_NE(conv, nullptr);
+    ASSERT_EQ(conv->size(), 1u);
+    EXPECT_EQ((*conv)[0].value_or<std::string>(""), "quantize.linear.float8");
+    EXPECT_EQ(t["quantize"]["linear"]["float8"]["recipe_name"].value_or<std::string>(""), "tensorwise");
+    EXPECT_FALSE(t["quantize"]["linear"]["mx"]);
+    const toml::table bf = toml::parse(EmitTorchtitan(testing_util::CatalogCase("llama-3.1-8b", Precision::kBf16, gpu)).text);
+    EXPECT_FALSE(bf["model"]["converters"]);
+    EXPECT_FALSE(bf["quantize"]);
+  }
+  EXPECT_STREQ(kTorchtitanFp8Recipe, "tensorwise");
 }
 
 }  // namespace

@@ -36,9 +36,15 @@ const std::map<std::string, FlagSpec>& KnownFlags() {
           "--virtual-pipeline-model-parallel-size", "--context-parallel-size",
           "--expert-model-parallel-size", "--expert-tensor-parallel-size", "--recompute-num-layers",
           "--max-position-embeddings", "--q-lora-rank", "--kv-lora-rank", "--qk-head-dim",
-          "--qk-pos-emb-head-dim", "--v-head-dim", "--make-vocab-size-divisible-by"})
+          "--qk-pos-emb-head-dim", "--v-head-dim", "--make-vocab-size-divisible-by", "--rotary-base",
+          "--rotary-seq-len-interpolation-factor", "--yarn-original-max-position-embeddings",
+          "--mtp-num-layers"})
       f[n] = {Kind::kInt, {}};
-    for (const char* n : {"--attention-dropout", "--hidden-dropout"}) f[n] = {Kind::kFloat, {}};
+    for (const char* n : {"--attention-dropout", "--hidden-dropout", "--rotary-percent", "--rope-scaling-factor",
+                          "--rotary-scaling-factor", "--mscale", "--mscale-all-dim", "--yarn-beta-fast",
+                          "--yarn-beta-slow"})
+      f[n] = {Kind::kFloat, {}};
+    f["--rope-type"] = {Kind::kChoice, {"rope", "yarn"}};
     f["--recompute-granularity"] = {Kind::kChoice, {"full", "selective"}};
     f["--recompute-method"] = {Kind::kChoice, {"uniform", "block"}};
     f["--fp8-format"] = {Kind::kChoice, {"e4m3", "hybrid"}};
@@ -60,7 +66,8 @@ const std::map<std::string, FlagSpec>& KnownFlags() {
           "--sequence-parallel", "--use-distributed-optimizer", "--use-megatron-fsdp",
           "--use-torch-fsdp2", "--recompute-activations", "--bf16", "--fp16", "--overlap-grad-reduce",
           "--overlap-param-gather", "--tp-comm-overlap", "--no-overlap-p2p-communication",
-          "--moe-grouped-gemm", "--use-flash-attn", "--moe-shared-expert-gate"})
+          "--moe-grouped-gemm", "--use-flash-attn", "--moe-shared-expert-gate", "--use-rope-scaling",
+          "--use-rotary-position-embeddings", "--no-position-embedding"})
       f[n] = {Kind::kSwitch, {}};
     return f;
   }();
@@ -88,6 +95,108 @@ double ParseNonNegativeFloat(const std::string& flag, const std::string& v) {
     throw InputError(fmt::format("--from-megatron: {} expects a number, got '{}'", flag, v));
   if (x < 0) throw InputError(fmt::format("--from-megatron: {} must not be negative, got {}", flag, v));
   return x;
+}
+
+double ParsePositiveFloat(const std::string& flag, const std::string& v) {
+  const double x = ParseNonNegativeFloat(flag, v);
+  if (x <= 0) throw InputError(fmt::format("--from-megatron: {} must be positive, got {}", flag, v));
+  return x;
+}
+
+// Positions: --position-embedding-type (default learned_absolute), --max-position-embeddings
+// and the rotary flags, with Megatron-LM's defaults (arguments.py _add_network_size_args,
+// _add_mla_args; MLATransformerConfig in megatron/core/transformer/transformer_config.py;
+// RotaryEmbedding._apply_scaling in megatron/core/models/common/embeddings/rotary_pos_embedding.py).
+void ReadPositions(ModelSpec& m, int64_t seq, const std::set<std::string>& on,
+                   const std::map<std::string, std::string>& val, std::vector<std::string>& notes) {
+  auto has = [&](const char* f) { return on.count(f) > 0; };
+  auto given = [&](const char* f) { return val.count(f) > 0; };
+  auto num_or = [&](const char* f, int64_t d) { return given(f) ? ParsePositiveInt(f, val.at(f)) : d; };
+  auto real_or = [&](const char* f, double d) { return given(f) ? ParsePositiveFloat(f, val.at(f)) : d; };
+  auto nonneg_or = [&](const char* f, double d) { return given(f) ? ParseNonNegativeFloat(f, val.at(f)) : d; };
+
+  std::string pos = given("--position-embedding-type") ? val.at("--position-embedding-type") : "learned_absolute";
+  if (has("--use-rotary-position-embeddings")) pos = "rope";  // the legacy switch wins (validate_args)
+  if (has("--no-position-embedding") && pos != "rope")
+    throw InputError("--from-megatron: --no-position-embedding is deprecated and only accepted with rope; "
+                     "use --position-embedding-type none");
+  // Megatron requires --max-position-embeddings (validate_args); absent, the sequence length.
+  if (!given("--max-position-embeddings"))
+    notes.push_back(fmt::format("no --max-position-embeddings (Megatron requires it): paratune assumes the "
+                                "sequence length {}", seq));
+  m.max_position_embeddings = num_or("--max-position-embeddings", seq);
+  m.rope_theta = 0;
+  m.rotary_percent = 1.0;
+  m.rope_scaling = {};
+  if (pos == "learned_absolute") {
+    m.positions = PositionKind::kLearned;
+    m.learned_positions = m.max_position_embeddings;
+    if (m.attention == AttentionKind::kMla)
+      notes.push_back("--multi-latent-attention with learned_absolute positions: Megatron adds a learned table "
+                      "beside MLA's own rotary embedding; paratune counts the table and not the rotary settings");
+    return;
+  }
+  if (pos == "none" || pos == "relative") {
+    m.positions = PositionKind::kNone;
+    if (pos == "relative")
+      notes.push_back("--position-embedding-type relative (T5 bucketed attention bias) is read as no positions");
+    return;
+  }
+  // rope, yarn, mrope.
+  m.positions = PositionKind::kRotary;
+  if (pos == "mrope") notes.push_back("--position-embedding-type mrope is read as rope (its sections are not modelled)");
+  m.rope_theta = static_cast<double>(num_or("--rotary-base", 10000));  // arguments.py: default 10000
+  m.rotary_percent = nonneg_or("--rotary-percent", 1.0);
+  if (!(m.rotary_percent > 0 && m.rotary_percent <= 1))
+    throw InputError(fmt::format("--from-megatron: --rotary-percent must be in (0, 1], got {}", m.rotary_percent));
+  RopeScaling& r = m.rope_scaling;
+  if (m.attention == AttentionKind::kMla) {
+    // MLA's rope type defaults to yarn (MLATransformerConfig.rope_type); its factor, mscale and
+    // mscale-all-dim come from the flags (defaults 1.0, 1.0, 0.0 in _add_mla_args), the
+    // original context and betas are MLATransformerConfig's 4096, 32, 1 (no flags).
+    const std::string type = given("--rope-type") ? val.at("--rope-type") : "yarn";
+    if (type == "yarn") {
+      r.kind = RopeScalingKind::kYarn;
+      r.factor = real_or("--rotary-scaling-factor", 1.0);
+      r.original_max_positions = 4096;
+      r.beta_fast = 32;
+      r.beta_slow = 1;
+      r.mscale = nonneg_or("--mscale", 1.0);
+      r.mscale_all_dim = nonneg_or("--mscale-all-dim", 0.0);
+      if (!given("--rope-type"))
+        notes.push_back("--multi-latent-attention without --rope-type: Megatron's MLA default, yarn");
+    }
+    return;
+  }
+  if (given("--rope-type") && val.at("--rope-type") != "rope")
+    throw InputError("--from-megatron: --rope-type yarn needs --multi-latent-attention (use "
+                     "--position-embedding-type yarn)");
+  if (pos == "yarn") {
+    // argument_utils.py _apply_yarn_config_from_args: defaults 1.0, 4096, 32, 1, 1.0, 0.0.
+    r.kind = RopeScalingKind::kYarn;
+    r.factor = real_or("--rotary-scaling-factor", 1.0);
+    r.original_max_positions = num_or("--yarn-original-max-position-embeddings", 4096);
+    r.beta_fast = real_or("--yarn-beta-fast", 32);
+    r.beta_slow = real_or("--yarn-beta-slow", 1);
+    r.mscale = nonneg_or("--mscale", 1.0);
+    r.mscale_all_dim = nonneg_or("--mscale-all-dim", 0.0);
+    return;
+  }
+  const bool llama3 = has("--use-rope-scaling");
+  const bool linear = given("--rotary-seq-len-interpolation-factor");
+  if (llama3 && linear)
+    notes.push_back("--use-rope-scaling with --rotary-seq-len-interpolation-factor: Megatron applies both; "
+                    "paratune keeps the llama3 scaling only");
+  if (llama3) {
+    r.kind = RopeScalingKind::kLlama3;
+    r.factor = real_or("--rope-scaling-factor", 8.0);  // arguments.py: default 8.0
+    r.low_freq_factor = 1;
+    r.high_freq_factor = 4;
+    r.original_max_positions = 8192;
+  } else if (linear) {
+    r.kind = RopeScalingKind::kLinear;
+    r.factor = static_cast<double>(num_or("--rotary-seq-len-interpolation-factor", 1));
+  }
 }
 
 // Recursive-descent evaluator for the list pattern of --moe-layer-freq:
@@ -322,9 +431,9 @@ MegatronArgs ParseMegatronArgs(const std::string& line) {
   if (given("--ffn-hidden-size")) {
     m.ffn_hidden = num("--ffn-hidden-size");
   } else {
-    // arguments.py: SwiGLU defaults to int(4h * 2/3 / 64) * 64, otherwise 4h.
+    // arguments.py: SwiGLU defaults to int(4h * 2/3 / 64) * 64, otherwise 4h. (Noted below,
+    // unless no layer is dense.)
     m.ffn_hidden = has("--swiglu") ? static_cast<int64_t>(4.0 * m.hidden * 2 / 3 / 64) * 64 : 4 * m.hidden;
-    r.notes.push_back(fmt::format("no --ffn-hidden-size: Megatron's default {}", m.ffn_hidden));
   }
   m.norm = given("--normalization") && val["--normalization"] == "RMSNorm" ? NormKind::kRmsNorm
                                                                           : NormKind::kLayerNorm;
@@ -341,8 +450,8 @@ MegatronArgs ParseMegatronArgs(const std::string& line) {
   r.seq_given = given("--seq-length");
   t.seq = num_or("--seq-length", t.seq);
   if (!r.seq_given) r.notes.push_back(fmt::format("no --seq-length: paratune assumes {}", t.seq));
-  const std::string pos = given("--position-embedding-type") ? val["--position-embedding-type"] : "learned_absolute";
-  if (pos == "learned_absolute") m.learned_positions = num_or("--max-position-embeddings", t.seq);
+  ReadPositions(m, t.seq, on, val, r.notes);
+  m.mtp_layers = num_or("--mtp-num-layers", 0);
 
   if (given("--num-experts")) {
     m.experts = num("--num-experts");
@@ -365,18 +474,29 @@ MegatronArgs ParseMegatronArgs(const std::string& line) {
         if (static_cast<int64_t>(p.size()) != m.layers)
           throw InputError(fmt::format("--from-megatron: --moe-layer-freq pattern has {} entries, "
                                        "--num-layers is {}", p.size(), m.layers));
-        size_t k = 0;
-        while (k < p.size() && p[k] == 0) ++k;
-        for (size_t j = k; j < p.size(); ++j)
-          if (p[j] != 1)
-            throw InputError("--from-megatron: --moe-layer-freq pattern must be leading dense layers "
-                             "followed by MoE layers only (paratune's model of layer placement)");
-        m.first_dense_layers = static_cast<int64_t>(k);
+        // paratune's placement (ModelSpec::is_moe_layer): first_dense_layers dense, then the last
+        // of every moe_layer_freq layers MoE. The first two MoE layers give both.
+        std::vector<int64_t> ones;
+        for (size_t j = 0; j < p.size() && ones.size() < 2; ++j)
+          if (p[j] == 1) ones.push_back(static_cast<int64_t>(j));
+        if (ones.empty()) throw InputError("--from-megatron: --moe-layer-freq pattern has no MoE layer");
+        m.moe_layer_freq = ones.size() == 2 ? ones[1] - ones[0] : 1;
+        m.first_dense_layers = ones[0] - (m.moe_layer_freq - 1);
+        bool fits = m.first_dense_layers >= 0;
+        for (size_t j = 0; fits && j < p.size(); ++j) fits = (p[j] == 1) == m.is_moe_layer(static_cast<int64_t>(j));
+        if (!fits)
+          throw InputError("--from-megatron: --moe-layer-freq pattern must be leading dense layers followed by "
+                           "one MoE layer in every N, the last of each group (paratune's model of layer placement)");
       }
     }
+    // Megatron's MoE-layer width defaults to --ffn-hidden-size; without dense layers no layer
+    // uses the dense width, and paratune keeps it 0 (as for Mixtral's config).
+    if (!given("--ffn-hidden-size") && m.dense_layers() == 0) m.ffn_hidden = 0;
   } else if (given("--moe-router-topk") || given("--moe-ffn-hidden-size")) {
     r.notes.push_back("MoE flags given without --num-experts: the model is dense");
   }
+  if (!given("--ffn-hidden-size") && m.ffn_hidden > 0)
+    r.notes.push_back(fmt::format("no --ffn-hidden-size: Megatron's default {}", m.ffn_hidden));
   ValidateModel(m, "--from-megatron");
 
   // Layout (megatron/core/model_parallel_config.py and arguments.py _add_distributed_args).

@@ -144,5 +144,89 @@ TEST(MegatronArgs, MoeLayerPattern) {
   EXPECT_THROW(EvalMoeLayerPattern("[0,1"), InputError);
 }
 
+// Positions: Megatron's defaults (learned_absolute, rotary base 10000, no scaling) and the rope flags.
+TEST(MegatronArgs, PositionsAndRope) {
+  const std::string base = "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --vocab-size 100 --seq-length 1024 ";
+  const MegatronArgs d = ParseMegatronArgs(base);
+  EXPECT_EQ(d.model.positions, PositionKind::kLearned);
+  EXPECT_EQ(d.model.max_position_embeddings, 1024);  // absent: the sequence, with a note
+  EXPECT_EQ(d.model.learned_positions, 1024);
+  EXPECT_EQ(d.model.rope_theta, 0.0);
+  bool noted = false;
+  for (const std::string& n : d.notes) noted = noted || n.find("no --max-position-embeddings") != std::string::npos;
+  EXPECT_TRUE(noted);
+
+  const MegatronArgs rope = ParseMegatronArgs(base + "--position-embedding-type rope --max-position-embeddings 4096");
+  EXPECT_EQ(rope.model.positions, PositionKind::kRotary);
+  EXPECT_EQ(rope.model.learned_positions, 0);
+  EXPECT_EQ(rope.model.max_position_embeddings, 4096);
+  EXPECT_EQ(rope.model.rope_theta, 10000.0);  // --rotary-base default
+  EXPECT_EQ(rope.model.rotary_percent, 1.0);
+  EXPECT_EQ(rope.model.rope_scaling.kind, RopeScalingKind::kNone);
+
+  // Llama-3.1: --use-rope-scaling with Megatron's fixed 1 / 4 / 8192 and factor default 8.
+  const MegatronArgs l31 = ParseMegatronArgs(base + "--position-embedding-type rope --rotary-base 500000 "
+                                                    "--use-rope-scaling --rotary-percent 0.5");
+  EXPECT_EQ(l31.model.rope_theta, 500000.0);
+  EXPECT_EQ(l31.model.rotary_percent, 0.5);
+  EXPECT_EQ(l31.model.rope_scaling, (RopeScaling{RopeScalingKind::kLlama3, 8.0, 8192, 1.0, 4.0}));
+  EXPECT_EQ(ParseMegatronArgs(base + "--use-rotary-position-embeddings --use-rope-scaling --rope-scaling-factor 32")
+                .model.rope_scaling.factor,
+            32.0);
+  EXPECT_EQ(ParseMegatronArgs(base + "--position-embedding-type rope --rotary-seq-len-interpolation-factor 4")
+                .model.rope_scaling,
+            (RopeScaling{RopeScalingKind::kLinear, 4.0}));
+
+  // YaRN without MLA: argument_utils.py defaults 1.0, 4096, 32, 1, 1.0, 0.0.
+  const MegatronArgs y = ParseMegatronArgs(base + "--position-embedding-type yarn --rotary-scaling-factor 4 "
+                                                  "--yarn-beta-fast 16");
+  EXPECT_EQ(y.model.positions, PositionKind::kRotary);
+  EXPECT_EQ(y.model.rope_scaling, (RopeScaling{RopeScalingKind::kYarn, 4.0, 4096, 0, 0, 16.0, 1.0, 1.0, 0.0, 0}));
+
+  // MLA: yarn by default (MLATransformerConfig.rope_type), --rope-type rope turns it off.
+  const std::string mla = base + "--multi-latent-attention --kv-lora-rank 16 --position-embedding-type rope ";
+  EXPECT_EQ(ParseMegatronArgs(mla + "--rotary-scaling-factor 40 --mscale-all-dim 1.0").model.rope_scaling,
+            (RopeScaling{RopeScalingKind::kYarn, 40.0, 4096, 0, 0, 32.0, 1.0, 1.0, 1.0, 0}));
+  EXPECT_EQ(ParseMegatronArgs(mla + "--rope-type rope").model.rope_scaling.kind, RopeScalingKind::kNone);
+
+  // none / relative: no positions; MTP layers.
+  EXPECT_EQ(ParseMegatronArgs(base + "--position-embedding-type none").model.positions, PositionKind::kNone);
+  EXPECT_EQ(ParseMegatronArgs(base + "--position-embedding-type relative").model.positions, PositionKind::kNone);
+  EXPECT_EQ(ParseMegatronArgs(base + "--position-embedding-type rope --mtp-num-layers 2").model.mtp_layers, 2);
+}
+
+TEST(MegatronArgs, BrokenRopeFlagsNameTheFlag) {
+  const std::string base = "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --vocab-size 100 ";
+  EXPECT_NE(ErrorOf(base + "--position-embedding-type rope --rotary-percent 1.5").find("--rotary-percent must be in (0, 1]"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(base + "--position-embedding-type rope --rotary-base 1e4").find("--rotary-base expects an integer"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(base + "--position-embedding-type rope --use-rope-scaling --rope-scaling-factor 0")
+                .find("--rope-scaling-factor must be positive"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(base + "--position-embedding-type rope --rope-type yarn").find("--rope-type yarn needs --multi-latent-attention"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(base + "--rope-type ntk").find("--rope-type must be one of rope, yarn"), std::string::npos);
+  EXPECT_NE(ErrorOf(base + "--no-position-embedding").find("--no-position-embedding"), std::string::npos);
+}
+
+// --moe-layer-freq list patterns of paratune's placement: leading dense layers, then the last of
+// every N layers MoE; anything else is an error.
+TEST(MegatronArgs, MoeLayerFreqPatternWithPeriod) {
+  const std::string base = "--num-layers 9 --hidden-size 64 --num-attention-heads 4 --vocab-size 100 "
+                           "--num-experts 4 --moe-router-topk 2 --ffn-hidden-size 128 ";
+  const MegatronArgs a = ParseMegatronArgs(base + "--moe-layer-freq '([0]*3+([0]*1+[1])*3)'");
+  EXPECT_EQ(a.model.first_dense_layers, 3);
+  EXPECT_EQ(a.model.moe_layer_freq, 2);
+  EXPECT_EQ(a.model.moe_layers(), 3);
+  EXPECT_NE(ErrorOf(base + "--moe-layer-freq '([1]+[0]*8)'").find("--moe-layer-freq pattern must be"), std::string::npos);
+  EXPECT_NE(ErrorOf(base + "--moe-layer-freq '([0]*9)'").find("no MoE layer"), std::string::npos);
+  // Every layer MoE and no --ffn-hidden-size: no dense width (0), as in Mixtral's config.
+  const MegatronArgs all = ParseMegatronArgs("--num-layers 2 --hidden-size 64 --num-attention-heads 4 "
+                                             "--vocab-size 100 --num-experts 4 --moe-ffn-hidden-size 96");
+  EXPECT_EQ(all.model.ffn_hidden, 0);
+  EXPECT_EQ(all.model.moe_ffn_hidden, 96);
+}
+
 }  // namespace
 }  // namespace paratune

@@ -65,6 +65,9 @@ ModelSpec ModelFromDims(const InlineDims& d) {
   m.head_dim = d.heads > 0 ? d.hidden / d.heads : 0;
   m.vocab = d.vocab;
   m.mlp = d.gated_mlp ? MlpKind::kGated : MlpKind::kPlain;
+  // Rotary with ModelSpec's default base (10000, transformers' and Megatron-LM's default);
+  // the context length is not given inline: max_position_embeddings stays 0 (unknown).
+  m.positions = PositionKind::kRotary;
   if (d.experts > 0) {
     m.experts = d.experts;
     m.topk = d.topk;

@@ -1,6 +1,7 @@
 #include "model/hf_config.h"
 
 #include <algorithm>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "util/error.h"
@@ -10,15 +11,19 @@ namespace {
 
 using nlohmann::json;
 
+// The fields of one JSON object. `prefix` names the fields of a nested object in messages
+// ("rope_scaling." gives 'rope_scaling.factor').
 class Fields {
  public:
-  Fields(const json& j, const std::string& where) : j_(j), where_(where) {}
+  Fields(const json& j, const std::string& where, std::string prefix = "")
+      : j_(j), where_(where), prefix_(std::move(prefix)) {}
 
   const std::string& where() const { return where_; }
+  std::string Name(const char* key) const { return prefix_ + key; }
   bool has(const char* key) const { return j_.contains(key) && !j_.at(key).is_null(); }
 
   int64_t Int(const char* key) const {
-    if (!has(key)) throw InputError(where_ + ": missing field '" + key + "'");
+    if (!has(key)) throw InputError(where_ + ": missing field '" + Name(key) + "'");
     return AsInt(j_.at(key), key);
   }
   int64_t Int(const char* key, int64_t fallback) const {
@@ -27,27 +32,47 @@ class Fields {
   double Num(const char* key, double fallback) const {
     if (!has(key)) return fallback;
     const json& v = j_.at(key);
-    if (!v.is_number()) throw InputError(where_ + ": field '" + key + "' must be a number");
+    if (!v.is_number()) throw InputError(where_ + ": field '" + Name(key) + "' must be a number");
     return v.get<double>();
+  }
+  // A required positive number (rope_theta, rope_scaling.factor).
+  double PositiveNum(const char* key) const {
+    if (!has(key)) throw InputError(where_ + ": missing field '" + Name(key) + "'");
+    return PositiveNum(key, 0);
+  }
+  double PositiveNum(const char* key, double fallback) const {
+    if (!has(key)) return fallback;
+    const double x = Num(key, 0);
+    if (!(x > 0))
+      throw InputError(where_ + ": field '" + Name(key) + "' must be a positive number, got " +
+                       j_.at(key).dump().substr(0, 40));
+    return x;
   }
   bool Bool(const char* key, bool fallback) const {
     if (!has(key)) return fallback;
     const json& v = j_.at(key);
-    if (!v.is_boolean()) throw InputError(where_ + ": field '" + key + "' must be true or false");
+    if (!v.is_boolean()) throw InputError(where_ + ": field '" + Name(key) + "' must be true or false");
     return v.get<bool>();
   }
   std::string Str(const char* key, const std::string& fallback) const {
     if (!has(key)) return fallback;
     const json& v = j_.at(key);
-    if (!v.is_string()) throw InputError(where_ + ": field '" + key + "' must be a string");
+    if (!v.is_string()) throw InputError(where_ + ": field '" + Name(key) + "' must be a string");
     return v.get<std::string>();
+  }
+  // A nested object (rope_scaling); absent or null gives nullptr.
+  const json* Object(const char* key) const {
+    if (!has(key)) return nullptr;
+    const json& v = j_.at(key);
+    if (!v.is_object()) throw InputError(where_ + ": field '" + Name(key) + "' must be an object");
+    return &v;
   }
   // A list of integers (Qwen's mlp_only_layers); absent gives an empty list.
   std::vector<int64_t> IntList(const char* key) const {
     std::vector<int64_t> out;
     if (!has(key)) return out;
     const json& v = j_.at(key);
-    if (!v.is_array()) throw InputError(where_ + ": field '" + key + "' must be a list");
+    if (!v.is_array()) throw InputError(where_ + ": field '" + Name(key) + "' must be a list");
     for (const json& e : v) out.push_back(AsInt(e, key));
     return out;
   }
@@ -56,10 +81,10 @@ class Fields {
   int64_t AsInt(const json& v, const char* key) const {
     if (v.is_number_integer()) {
       if (v.is_number_unsigned() && v.get<uint64_t>() > (uint64_t{1} << 53))
-        throw InputError(where_ + ": field '" + key + "' is too large");
+        throw InputError(where_ + ": field '" + Name(key) + "' is too large");
       const int64_t x = v.get<int64_t>();
       if (x < 0 || x > (int64_t{1} << 53))
-        throw InputError(where_ + ": field '" + key + "' must be a non-negative integer, got " +
+        throw InputError(where_ + ": field '" + Name(key) + "' must be a non-negative integer, got " +
                          std::to_string(x));
       return x;
     }
@@ -68,20 +93,136 @@ class Fields {
       if (d >= 0 && d < 9e15 && d == static_cast<double>(static_cast<int64_t>(d)))
         return static_cast<int64_t>(d);
     }
-    throw InputError(where_ + ": field '" + key + "' must be a non-negative integer, got " +
+    throw InputError(where_ + ": field '" + Name(key) + "' must be a non-negative integer, got " +
                      (v.is_primitive() ? v.dump().substr(0, 40) : std::string(v.type_name())));
   }
 
   const json& j_;
   std::string where_;
+  std::string prefix_;
 };
 
-void ReadLlamaLike(const Fields& f, ModelSpec& m) {
+// hidden / heads as the head width when the config gives none; a remainder is an error
+// (transformers' configs validate hidden_size % num_attention_heads == 0, e.g.
+// LlamaConfig.validate_architecture in models/llama/configuration_llama.py).
+int64_t DerivedHeadDim(const Fields& f, int64_t hidden, int64_t heads, const char* hidden_key,
+                       const char* heads_key) {
+  if (heads <= 0) return 0;  // ValidateModel names the field
+  if (hidden % heads != 0)
+    throw InputError(f.where() + ": field '" + hidden_key + "' (" + std::to_string(hidden) +
+                     ") is not divisible by '" + heads_key + "' (" + std::to_string(heads) +
+                     "); give 'head_dim' explicitly");
+  return hidden / heads;
+}
+
+// Defaults of one architecture's position settings, from its transformers configuration file
+// (cited where ReadRope is called).
+struct RopeDefaults {
+  double theta;                  // rope_theta when absent
+  int64_t max_positions;         // max_position_embeddings when absent
+  double partial = 1.0;          // partial_rotary_factor when absent
+  const char* theta_key = "rope_theta";
+  const char* partial_key = "partial_rotary_factor";
+};
+
+// The rope_scaling / rope_parameters block. Required and optional keys and their defaults
+// follow transformers' src/transformers/modeling_rope_utils.py (_validate_*_parameters and
+// _compute_*_parameters).
+RopeScaling ReadRopeScaling(const Fields& r, const ModelSpec& m) {
+  // "rope_type", or the legacy "type" (modeling_rope_utils.py rope_config_validation).
+  std::string type = r.has("rope_type") ? r.Str("rope_type", "") : r.Str("type", "");
+  if (type.empty()) {
+    // transformers v5 standardize_rope_params takes "default"; a factor without a type would be
+    // dropped there, so it is an error here.
+    if (r.has("factor")) throw InputError(r.where() + ": missing field '" + r.Name("rope_type") + "'");
+    type = "default";
+  }
+  RopeScaling s;
+  if (type == "default") return s;
+  if (type == "linear" || type == "dynamic") {
+    s.kind = type == "linear" ? RopeScalingKind::kLinear : RopeScalingKind::kDynamic;
+    s.factor = r.PositiveNum("factor");
+  } else if (type == "yarn") {
+    s.kind = RopeScalingKind::kYarn;
+    s.factor = r.PositiveNum("factor");
+    // _compute_yarn_parameters: original_max_position_embeddings or max_position_embeddings;
+    // beta_fast/beta_slow default to 32/1 (the YaRN paper's values).
+    s.original_max_positions = r.Int("original_max_position_embeddings", m.max_position_embeddings);
+    s.beta_fast = r.PositiveNum("beta_fast", 32);
+    s.beta_slow = r.PositiveNum("beta_slow", 1);
+    // DeepSeek's attention factor get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim)
+    // with get_mscale(s, m) = 0.1 * m * ln(s) + 1; absent, transformers uses get_mscale(factor),
+    // which is mscale 1 over mscale_all_dim 0 (get_mscale(s, 0) = 1).
+    s.mscale = r.Num("mscale", 1.0);
+    s.mscale_all_dim = r.Num("mscale_all_dim", 0.0);
+    s.attention_factor = r.PositiveNum("attention_factor", 0);
+  } else if (type == "llama3") {
+    // _validate_llama3_parameters: all four keys are required. _compute_llama3_parameters
+    // divides by high_freq_factor - low_freq_factor, so high must exceed low (transformers only
+    // warns; here it is an error).
+    s.kind = RopeScalingKind::kLlama3;
+    s.factor = r.PositiveNum("factor");
+    s.low_freq_factor = r.PositiveNum("low_freq_factor");
+    s.high_freq_factor = r.PositiveNum("high_freq_factor");
+    s.original_max_positions = r.Int("original_max_position_embeddings");
+    if (s.high_freq_factor <= s.low_freq_factor)
+      throw InputError(r.where() + ": field '" + r.Name("high_freq_factor") + "' must exceed '" +
+                       r.Name("low_freq_factor") + "'");
+  } else if (type == "longrope") {
+    // _validate_longrope_parameters: short_factor and long_factor lists are required.
+    s.kind = RopeScalingKind::kLongRope;
+    for (const char* key : {"short_factor", "long_factor"})
+      if (!r.has(key)) throw InputError(r.where() + ": missing field '" + r.Name(key) + "'");
+    s.factor = r.PositiveNum("factor", 1.0);
+    s.original_max_positions = r.Int("original_max_position_embeddings", m.max_position_embeddings);
+    s.attention_factor = r.PositiveNum("attention_factor", 0);
+  } else {
+    throw InputError(r.where() + ": field '" + r.Name("rope_type") + "' is '" + type.substr(0, 40) +
+                     "'; supported: default, linear, dynamic, yarn, longrope, llama3");
+  }
+  return s;
+}
+
+// Rotary positions: max_position_embeddings, rope_theta, partial_rotary_factor and the scaling.
+// transformers v5 (modeling_rope_utils.py RotaryEmbeddingConfigMixin.convert_rope_params_to_dict)
+// takes rope_scaling when it is set, else rope_parameters, and rope_theta from that block, else
+// the top-level key, else the architecture's default; v4 configs have top-level keys only.
+void ReadRope(const Fields& f, ModelSpec& m, const RopeDefaults& d) {
+  m.positions = PositionKind::kRotary;
+  m.max_position_embeddings = f.Int("max_position_embeddings", d.max_positions);
+  const json* block = f.Object("rope_scaling");
+  std::string block_name = "rope_scaling";
+  if (block == nullptr || block->empty()) {
+    block = f.Object("rope_parameters");
+    block_name = "rope_parameters";
+  }
+  std::optional<Fields> r;
+  if (block != nullptr) r.emplace(*block, f.where(), block_name + ".");
+  // An architecture's own key (GPT-NeoX's rotary_emb_base, rotary_pct) first, then the common one.
+  const char* theta_key = f.has(d.theta_key) ? d.theta_key : "rope_theta";
+  m.rope_theta = r && r->has("rope_theta") ? r->PositiveNum("rope_theta") : f.PositiveNum(theta_key, d.theta);
+  const bool nested_partial = r && r->has("partial_rotary_factor");
+  const Fields& pf = nested_partial ? *r : f;
+  const char* pkey = nested_partial ? "partial_rotary_factor"
+                     : f.has(d.partial_key) ? d.partial_key
+                                            : "partial_rotary_factor";
+  m.rotary_percent = pf.PositiveNum(pkey, d.partial);
+  if (m.rotary_percent > 1)
+    throw InputError(f.where() + ": field '" + pf.Name(pkey) + "' must be at most 1");
+  if (r) m.rope_scaling = ReadRopeScaling(*r, m);
+}
+
+// The fields Llama-like configs share. `derive_head_dim` is false for MLA, whose head widths
+// are their own fields.
+void ReadLlamaLike(const Fields& f, ModelSpec& m, bool derive_head_dim = true) {
   m.layers = f.Int("num_hidden_layers");
   m.hidden = f.Int("hidden_size");
   m.heads = f.Int("num_attention_heads");
   m.kv_heads = f.Int("num_key_value_heads", m.heads);
-  m.head_dim = f.Int("head_dim", m.heads > 0 ? m.hidden / m.heads : 0);
+  if (f.has("head_dim"))
+    m.head_dim = f.Int("head_dim");
+  else if (derive_head_dim)
+    m.head_dim = DerivedHeadDim(f, m.hidden, m.heads, "hidden_size", "num_attention_heads");
   m.vocab = f.Int("vocab_size");
   m.ffn_hidden = f.Int("intermediate_size", 0);
   m.tied_embeddings = f.Bool("tie_word_embeddings", false);
@@ -166,16 +307,28 @@ ModelSpec ParseHfConfig(std::string_view text, const std::string& where, const s
   m.name = name;
   m.architecture = arch;
 
-  if (arch == "LlamaForCausalLM" || arch == "MistralForCausalLM") {
+  // Position defaults: rope_theta absent is RotaryEmbeddingConfigMixin.default_theta = 10000.0
+  // (src/transformers/modeling_rope_utils.py) unless the model's configuration class overrides
+  // it; max_position_embeddings absent is the configuration class's default. Files are under
+  // src/transformers/models/ in huggingface/transformers.
+  if (arch == "LlamaForCausalLM") {
     ReadLlamaLike(f, m);
+    ReadRope(f, m, {10000.0, 2048});  // llama/configuration_llama.py: max_position_embeddings = 2048
+  } else if (arch == "MistralForCausalLM") {
+    ReadLlamaLike(f, m);
+    ReadRope(f, m, {10000.0, 4096 * 32});  // mistral/configuration_mistral.py: 4096 * 32
   } else if (arch == "Qwen2ForCausalLM") {
     ReadLlamaLike(f, m);
     m.qkv_bias = true;  // Qwen2Attention: q/k/v_proj have bias=True, o_proj bias=False
+    ReadRope(f, m, {10000.0, 32768});  // qwen2/configuration_qwen2.py: 32768
   } else if (arch == "Qwen3ForCausalLM") {
     ReadLlamaLike(f, m);
     m.qk_norm = true;
+    ReadRope(f, m, {10000.0, 32768});  // qwen3/configuration_qwen3.py: 32768
   } else if (arch == "MixtralForCausalLM") {
     ReadLlamaLike(f, m);
+    // mixtral/configuration_mixtral.py: default_theta = 1000000.0, max_position_embeddings 4096 * 32
+    ReadRope(f, m, {1000000.0, 4096 * 32});
     m.experts = f.Int("num_local_experts");
     m.topk = f.Int("num_experts_per_tok");
     m.moe_ffn_hidden = f.Int("intermediate_size");
@@ -183,6 +336,7 @@ ModelSpec ParseHfConfig(std::string_view text, const std::string& where, const s
   } else if (arch == "Qwen2MoeForCausalLM") {
     ReadLlamaLike(f, m);
     m.qkv_bias = true;
+    ReadRope(f, m, {10000.0, 32768});  // qwen2_moe/configuration_qwen2_moe.py: 32768
     ReadQwenMoe(f, m);
     const int64_t shared = f.Int("shared_expert_intermediate_size", 0);
     if (shared > 0) {
@@ -193,10 +347,14 @@ ModelSpec ParseHfConfig(std::string_view text, const std::string& where, const s
   } else if (arch == "Qwen3MoeForCausalLM") {
     ReadLlamaLike(f, m);
     m.qk_norm = true;
+    ReadRope(f, m, {10000.0, 32768});  // qwen3_moe/configuration_qwen3_moe.py: 32768
     ReadQwenMoe(f, m);
   } else if (arch == "DeepseekV3ForCausalLM" || arch == "DeepseekV2ForCausalLM") {
-    ReadLlamaLike(f, m);
+    ReadLlamaLike(f, m, /*derive_head_dim=*/false);
     m.attention = AttentionKind::kMla;
+    // deepseek_v3/configuration_deepseek_v3.py: max_position_embeddings = 4096;
+    // deepseek_v2/configuration_deepseek_v2.py: 2048. RoPE covers qk_rope_head_dim only.
+    ReadRope(f, m, {10000.0, arch == "DeepseekV3ForCausalLM" ? 4096 : 2048});
     m.q_lora_rank = f.Int("q_lora_rank", 0);
     m.kv_lora_rank = f.Int("kv_lora_rank");
     m.qk_nope_head_dim = f.Int("qk_nope_head_dim");
@@ -221,10 +379,14 @@ ModelSpec ParseHfConfig(std::string_view text, const std::string& where, const s
     m.hidden = f.Int("n_embd");
     m.heads = f.Int("n_head");
     m.kv_heads = m.heads;
-    m.head_dim = m.heads > 0 ? m.hidden / m.heads : 0;
+    m.head_dim = DerivedHeadDim(f, m.hidden, m.heads, "n_embd", "n_head");
     m.vocab = f.Int("vocab_size");
     m.ffn_hidden = f.Int("n_inner", 4 * m.hidden);
+    // gpt2/configuration_gpt2.py: n_positions = 1024, a learned table (GPT2Model.wpe).
+    m.positions = PositionKind::kLearned;
     m.learned_positions = f.Int("n_positions", 1024);
+    m.max_position_embeddings = m.learned_positions;
+    m.rope_theta = 0;
     m.mlp = MlpKind::kPlain;
     m.norm = NormKind::kLayerNorm;
     m.linear_bias = true;
@@ -233,6 +395,9 @@ ModelSpec ParseHfConfig(std::string_view text, const std::string& where, const s
   } else if (arch == "GPTNeoXForCausalLM") {
     ReadLlamaLike(f, m);
     m.kv_heads = m.heads;
+    // gpt_neox/configuration_gpt_neox.py: rotary_emb_base (v4; v5 rope_theta) 10000,
+    // rotary_pct (v5 partial_rotary_factor) 0.25, max_position_embeddings 2048.
+    ReadRope(f, m, {10000.0, 2048, 0.25, "rotary_emb_base", "rotary_pct"});
     m.mlp = MlpKind::kPlain;
     m.norm = NormKind::kLayerNorm;
     m.linear_bias = true;
@@ -242,8 +407,13 @@ ModelSpec ParseHfConfig(std::string_view text, const std::string& where, const s
     m.hidden = f.Int("d_model");
     m.heads = f.Int("n_heads");
     m.kv_heads = m.heads;
-    m.head_dim = m.heads > 0 ? m.hidden / m.heads : 0;
+    m.head_dim = DerivedHeadDim(f, m.hidden, m.heads, "d_model", "n_heads");
     m.vocab = f.Int("vocab_size");
+    // mpt/modeling_mpt.py: MptModel always adds ALiBi biases (build_alibi_bias over
+    // max_seq_len, default 2048 in configuration_mpt.py) and has no position table.
+    m.positions = PositionKind::kAlibi;
+    m.max_position_embeddings = f.Int("max_seq_len", 2048);
+    m.rope_theta = 0;
     if (__builtin_mul_overflow(f.Int("expansion_ratio", 4), m.hidden, &m.ffn_hidden))
       throw InputError(where + ": fields 'expansion_ratio' * 'd_model' are too large");
     m.mlp = MlpKind::kPlain;
@@ -255,6 +425,9 @@ ModelSpec ParseHfConfig(std::string_view text, const std::string& where, const s
     m.dropout = f.Num("resid_pdrop", 0.0) > 0 || f.Num("emb_pdrop", 0.0) > 0;
   } else if (arch == "NemotronForCausalLM") {
     ReadLlamaLike(f, m);
+    // nemotron/configuration_nemotron.py: partial_rotary_factor 0.5, rope_theta 10000.0,
+    // max_position_embeddings 4096 (a "rope_percent" key is not read by transformers).
+    ReadRope(f, m, {10000.0, 4096, 0.5});
     m.mlp = MlpKind::kPlain;  // squared-ReLU, up_proj and down_proj only
     m.norm = NormKind::kLayerNorm;  // NemotronLayerNorm1P: weight and bias
   }

@@ -328,6 +328,203 @@ TEST(HfConfig, UsesFirstArchitecture) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Positions: rotary base, scaling, partial rotary, context length; learned tables and ALiBi.
+
+TEST(HfConfigRope, Llama31ScalingFromCatalog) {
+  const ModelSpec m = LoadModel("llama-3.1-8b");
+  EXPECT_EQ(m.positions, PositionKind::kRotary);
+  EXPECT_EQ(m.rope_theta, 500000.0);
+  EXPECT_EQ(m.max_position_embeddings, 131072);
+  EXPECT_EQ(m.rotary_percent, 1.0);
+  EXPECT_EQ(m.rope_scaling.kind, RopeScalingKind::kLlama3);
+  EXPECT_EQ(m.rope_scaling.factor, 8.0);
+  EXPECT_EQ(m.rope_scaling.low_freq_factor, 1.0);
+  EXPECT_EQ(m.rope_scaling.high_freq_factor, 4.0);
+  EXPECT_EQ(m.rope_scaling.original_max_positions, 8192);
+  EXPECT_EQ(m.rope_scaling.beta_fast, 0.0);  // fields llama3 does not use stay 0
+  EXPECT_EQ(m.learned_positions, 0);
+}
+
+TEST(HfConfigRope, DefaultsWhenKeysAreAbsent) {
+  // Llama: rope_theta 10000, max_position_embeddings 2048 (configuration_llama.py).
+  const ModelSpec llama = Parse(LlamaWith(R"("hidden_size": 256)"));
+  EXPECT_EQ(llama.rope_theta, 10000.0);
+  EXPECT_EQ(llama.max_position_embeddings, 2048);
+  EXPECT_EQ(llama.rope_scaling.kind, RopeScalingKind::kNone);
+  // Llama-2 has no rope_theta key and rope_scaling null.
+  const ModelSpec l2 = LoadModel("llama-2-7b");
+  EXPECT_EQ(l2.rope_theta, 10000.0);
+  EXPECT_EQ(l2.max_position_embeddings, 4096);
+  EXPECT_EQ(l2.rope_scaling, RopeScaling{});
+  // Mixtral's own default_theta is 1e6; Mistral's context default 4096 * 32.
+  const std::string mixtral = R"({"architectures": ["MixtralForCausalLM"], "num_hidden_layers": 2,
+      "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 10, "intermediate_size": 128,
+      "num_local_experts": 4, "num_experts_per_tok": 2})";
+  EXPECT_EQ(Parse(mixtral).rope_theta, 1e6);
+  EXPECT_EQ(Parse(mixtral).max_position_embeddings, 131072);
+  const ModelSpec mistral = Parse(R"({"architectures": ["MistralForCausalLM"], "num_hidden_layers": 2,
+      "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 10, "intermediate_size": 128})");
+  EXPECT_EQ(mistral.rope_theta, 10000.0);
+  EXPECT_EQ(mistral.max_position_embeddings, 131072);
+  // Qwen2/Qwen3 (and their MoE) default to 32768 positions.
+  const ModelSpec qwen3 = Parse(R"({"architectures": ["Qwen3ForCausalLM"], "num_hidden_layers": 2,
+      "hidden_size": 64, "num_attention_heads": 4, "head_dim": 16, "vocab_size": 10, "intermediate_size": 128})");
+  EXPECT_EQ(qwen3.max_position_embeddings, 32768);
+  EXPECT_EQ(qwen3.rope_theta, 10000.0);
+}
+
+TEST(HfConfigRope, DeepseekYarn) {
+  const ModelSpec m = LoadModel("deepseek-v3");
+  EXPECT_EQ(m.positions, PositionKind::kRotary);
+  EXPECT_EQ(m.rope_theta, 10000.0);
+  EXPECT_EQ(m.max_position_embeddings, 163840);
+  EXPECT_EQ(m.rope_scaling.kind, RopeScalingKind::kYarn);
+  EXPECT_EQ(m.rope_scaling.factor, 40.0);
+  EXPECT_EQ(m.rope_scaling.original_max_positions, 4096);
+  EXPECT_EQ(m.rope_scaling.beta_fast, 32.0);
+  EXPECT_EQ(m.rope_scaling.beta_slow, 1.0);
+  EXPECT_EQ(m.rope_scaling.mscale, 1.0);
+  EXPECT_EQ(m.rope_scaling.mscale_all_dim, 1.0);
+  EXPECT_EQ(m.rope_scaling.attention_factor, 0.0);
+
+  // Legacy "type" key, yarn defaults: betas 32/1, original = max_position_embeddings,
+  // mscale 1 over mscale_all_dim 0.
+  const ModelSpec y = Parse(LlamaWith(R"("hidden_size": 256, "max_position_embeddings": 32768,
+      "rope_scaling": {"type": "yarn", "factor": 4})"));
+  EXPECT_EQ(y.rope_scaling.kind, RopeScalingKind::kYarn);
+  EXPECT_EQ(y.rope_scaling.factor, 4.0);
+  EXPECT_EQ(y.rope_scaling.original_max_positions, 32768);
+  EXPECT_EQ(y.rope_scaling.beta_fast, 32.0);
+  EXPECT_EQ(y.rope_scaling.beta_slow, 1.0);
+  EXPECT_EQ(y.rope_scaling.mscale, 1.0);
+  EXPECT_EQ(y.rope_scaling.mscale_all_dim, 0.0);
+}
+
+TEST(HfConfigRope, OtherScalingKinds) {
+  const ModelSpec lin = Parse(LlamaWith(R"("hidden_size": 256, "rope_scaling": {"rope_type": "linear", "factor": 2.0})"));
+  EXPECT_EQ(lin.rope_scaling.kind, RopeScalingKind::kLinear);
+  EXPECT_EQ(lin.rope_scaling.factor, 2.0);
+  const ModelSpec dyn = Parse(LlamaWith(R"("hidden_size": 256, "rope_scaling": {"type": "dynamic", "factor": 3})"));
+  EXPECT_EQ(dyn.rope_scaling.kind, RopeScalingKind::kDynamic);
+  EXPECT_EQ(dyn.rope_scaling.factor, 3.0);
+  const ModelSpec lr = Parse(LlamaWith(R"("hidden_size": 256, "rope_scaling": {"rope_type": "longrope",
+      "short_factor": [1.0], "long_factor": [2.0], "original_max_position_embeddings": 4096})"));
+  EXPECT_EQ(lr.rope_scaling.kind, RopeScalingKind::kLongRope);
+  EXPECT_EQ(lr.rope_scaling.original_max_positions, 4096);
+  // "default" and an empty block are no scaling.
+  EXPECT_EQ(Parse(LlamaWith(R"("hidden_size": 256, "rope_scaling": {"rope_type": "default"})")).rope_scaling.kind,
+            RopeScalingKind::kNone);
+  EXPECT_EQ(Parse(LlamaWith(R"("hidden_size": 256, "rope_scaling": {})")).rope_scaling.kind, RopeScalingKind::kNone);
+}
+
+TEST(HfConfigRope, TransformersV5RopeParameters) {
+  // transformers v5 writes rope_theta and the scaling into one rope_parameters block.
+  const ModelSpec m = Parse(LlamaWith(R"("hidden_size": 256, "max_position_embeddings": 131072,
+      "rope_parameters": {"rope_theta": 500000.0, "rope_type": "llama3", "factor": 8.0,
+      "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 8192})"));
+  EXPECT_EQ(m.rope_theta, 500000.0);
+  EXPECT_EQ(m.rope_scaling.kind, RopeScalingKind::kLlama3);
+  EXPECT_EQ(m.rope_scaling.factor, 8.0);
+  EXPECT_EQ(m.rope_scaling.original_max_positions, 8192);
+  // Only a theta: no scaling; the block's rope_theta wins over a top-level one.
+  const ModelSpec t = Parse(LlamaWith(R"("hidden_size": 256, "rope_theta": 1.0,
+      "rope_parameters": {"rope_theta": 250000, "rope_type": "default"})"));
+  EXPECT_EQ(t.rope_theta, 250000.0);
+  EXPECT_EQ(t.rope_scaling.kind, RopeScalingKind::kNone);
+}
+
+TEST(HfConfigRope, PartialRotaryAndNonRotaryPositions) {
+  // GPT-NeoX-20B: rotary_pct 0.25, rotary_emb_base 10000.
+  const ModelSpec neox = LoadModel("gpt-neox-20b");
+  EXPECT_EQ(neox.positions, PositionKind::kRotary);
+  EXPECT_EQ(neox.rotary_percent, 0.25);
+  EXPECT_EQ(neox.rope_theta, 10000.0);
+  EXPECT_EQ(neox.max_position_embeddings, 2048);
+  const ModelSpec neox_base = Parse(R"({"architectures": ["GPTNeoXForCausalLM"], "num_hidden_layers": 2,
+      "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 10, "intermediate_size": 256,
+      "rotary_emb_base": 20000, "rotary_pct": 0.5})");
+  EXPECT_EQ(neox_base.rope_theta, 20000.0);
+  EXPECT_EQ(neox_base.rotary_percent, 0.5);
+  // The common key names are read too when NeoX's own are absent.
+  const ModelSpec neox_common = Parse(R"({"architectures": ["GPTNeoXForCausalLM"], "num_hidden_layers": 2,
+      "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 10, "intermediate_size": 256,
+      "rope_theta": 30000, "partial_rotary_factor": 1.0})");
+  EXPECT_EQ(neox_common.rope_theta, 30000.0);
+  EXPECT_EQ(neox_common.rotary_percent, 1.0);
+  // Nemotron: partial_rotary_factor defaults to 0.5 (its "rope_percent" key is not read).
+  const ModelSpec nemo = LoadModel("nemotron-4-340b");
+  EXPECT_EQ(nemo.rotary_percent, 0.5);
+  EXPECT_EQ(nemo.max_position_embeddings, 4096);
+  // GPT-2: a learned table of n_positions rows, no rotary base.
+  const ModelSpec gpt = LoadModel("gpt3-175b");
+  EXPECT_EQ(gpt.positions, PositionKind::kLearned);
+  EXPECT_EQ(gpt.learned_positions, 2048);
+  EXPECT_EQ(gpt.max_position_embeddings, 2048);
+  EXPECT_EQ(gpt.rope_theta, 0.0);
+  // MPT: ALiBi over max_seq_len, no table.
+  const ModelSpec mpt = LoadModel("mpt-30b");
+  EXPECT_EQ(mpt.positions, PositionKind::kAlibi);
+  EXPECT_EQ(mpt.max_position_embeddings, 8192);
+  EXPECT_EQ(mpt.learned_positions, 0);
+  EXPECT_EQ(mpt.rope_theta, 0.0);
+}
+
+TEST(HfConfigRopeErrors, BadScalingNamesTheField) {
+  const std::string unknown = ParseError(LlamaWith(R"("hidden_size": 256, "rope_scaling": {"rope_type": "su", "factor": 2})"));
+  EXPECT_CONTAINS(unknown, "dir/config.json");
+  EXPECT_CONTAINS(unknown, "'rope_scaling.rope_type' is 'su'");
+  EXPECT_CONTAINS(ParseError(LlamaWith(R"("hidden_size": 256, "rope_scaling": {"rope_type": "llama3", "factor": 8,
+      "low_freq_factor": 1, "original_max_position_embeddings": 8192})")),
+                  "missing field 'rope_scaling.high_freq_factor'");
+  EXPECT_CONTAINS(ParseError(LlamaWith(R"("hidden_size": 256, "rope_scaling": {"factor": 8})")),
+                  "missing field 'rope_scaling.rope_type'");
+  EXPECT_CONTAINS(ParseError(LlamaWith(R"("hidden_size": 256, "rope_scaling": {"rope_type": "llama3", "factor": 8,
+      "low_freq_factor": 4, "high_freq_factor": 4, "original_max_position_embeddings": 8192})")),
+                  "'rope_scaling.high_freq_factor' must exceed 'rope_scaling.low_freq_factor'");
+  EXPECT_CONTAINS(ParseError(LlamaWith(R"("hidden_size": 256, "rope_scaling": {"rope_type": "linear", "factor": -2})")),
+                  "'rope_scaling.factor' must be a positive number");
+  EXPECT_CONTAINS(ParseError(LlamaWith(R"("hidden_size": 256, "rope_scaling": "yarn")")),
+                  "'rope_scaling' must be an object");
+  EXPECT_CONTAINS(ParseError(LlamaWith(R"("hidden_size": 256, "rope_theta": 0)")),
+                  "'rope_theta' must be a positive number");
+  EXPECT_CONTAINS(ParseError(LlamaWith(R"("hidden_size": 256, "rope_theta": "big")")), "'rope_theta' must be a number");
+  EXPECT_CONTAINS(ParseError(LlamaWith(R"("hidden_size": 256, "max_position_embeddings": -1)")),
+                  "'max_position_embeddings' must be a non-negative integer");
+  EXPECT_CONTAINS(ParseError(R"({"architectures": ["GPTNeoXForCausalLM"], "num_hidden_layers": 2,
+      "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 10, "intermediate_size": 256, "rotary_pct": 1.5})"),
+                  "'rotary_pct' must be at most 1");
+  EXPECT_CONTAINS(ParseError(LlamaWith(R"("hidden_size": 256, "rope_parameters": {"rope_theta": -5})")),
+                  "'rope_parameters.rope_theta' must be a positive number");
+}
+
+// Issue 9: hidden_size 4097 with 32 heads was accepted with head_dim 128 (4097 / 32 rounded down).
+TEST(HfConfigErrors, HiddenNotDivisibleByHeadsWithoutHeadDim) {
+  const std::string text = R"({"architectures": ["LlamaForCausalLM"], "num_hidden_layers": 4,
+      "hidden_size": 4097, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 1000,
+      "intermediate_size": 512)";
+  const std::string msg = ParseError(text + "}");
+  EXPECT_CONTAINS(msg, "dir/config.json");
+  EXPECT_CONTAINS(msg, "'hidden_size' (4097) is not divisible by 'num_attention_heads' (32)");
+  EXPECT_CONTAINS(msg, "'head_dim'");
+  // An explicit head_dim is the model's own choice and is accepted.
+  const ModelSpec m = Parse(text + R"(, "head_dim": 128})");
+  EXPECT_EQ(m.head_dim, 128);
+  EXPECT_EQ(m.hidden, 4097);
+  // The same rule for the GPT-2 and MPT field names.
+  EXPECT_CONTAINS(ParseError(R"({"architectures": ["GPT2LMHeadModel"], "n_layer": 2, "n_embd": 100,
+      "n_head": 3, "vocab_size": 10})"),
+                  "'n_embd' (100) is not divisible by 'n_head' (3)");
+  EXPECT_CONTAINS(ParseError(R"({"architectures": ["MPTForCausalLM"], "n_layers": 2, "d_model": 100,
+      "n_heads": 3, "vocab_size": 10})"),
+                  "'d_model' (100) is not divisible by 'n_heads' (3)");
+  // MLA's head widths are their own fields: hidden % heads does not matter there.
+  const ModelSpec mla = Parse(R"({"architectures": ["DeepseekV2ForCausalLM"], "num_hidden_layers": 2,
+      "hidden_size": 100, "num_attention_heads": 3, "vocab_size": 10, "intermediate_size": 128,
+      "kv_lora_rank": 16, "qk_nope_head_dim": 16, "qk_rope_head_dim": 8, "v_head_dim": 16})");
+  EXPECT_EQ(mla.head_dim, 24);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Broken input: every error is an InputError naming the source and the field or line.
 
 TEST(HfConfigErrors, MalformedJsonReportsLine) {

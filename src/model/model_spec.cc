@@ -1,8 +1,106 @@
 #include "model/model_spec.h"
 
+#include <cmath>
+
+#include <fmt/format.h>
+
 #include "util/error.h"
 
 namespace paratune {
+
+const char* PositionKindName(PositionKind k) {
+  switch (k) {
+    case PositionKind::kRotary: return "rotary";
+    case PositionKind::kLearned: return "learned";
+    case PositionKind::kAlibi: return "alibi";
+    case PositionKind::kNone: return "none";
+  }
+  return "?";
+}
+
+const char* RopeScalingName(RopeScalingKind k) {
+  switch (k) {
+    case RopeScalingKind::kNone: return "default";
+    case RopeScalingKind::kLinear: return "linear";
+    case RopeScalingKind::kDynamic: return "dynamic";
+    case RopeScalingKind::kYarn: return "yarn";
+    case RopeScalingKind::kLongRope: return "longrope";
+    case RopeScalingKind::kLlama3: return "llama3";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string Show(int64_t v) { return std::to_string(v); }
+std::string Show(double v) { return fmt::format("{}", v); }
+std::string Show(bool v) { return v ? "true" : "false"; }
+std::string Show(const std::string& v) { return "'" + v + "'"; }
+std::string Show(AttentionKind v) { return v == AttentionKind::kMla ? "mla" : "gqa"; }
+std::string Show(MlpKind v) { return v == MlpKind::kGated ? "gated" : "plain"; }
+std::string Show(NormKind v) { return v == NormKind::kRmsNorm ? "RMSNorm" : "LayerNorm"; }
+std::string Show(PositionKind v) { return PositionKindName(v); }
+std::string Show(RopeScalingKind v) { return RopeScalingName(v); }
+
+}  // namespace
+
+std::vector<std::string> ModelDifferences(const ModelSpec& a, const ModelSpec& b) {
+  std::vector<std::string> out;
+  auto field = [&](const char* name, const auto& x, const auto& y) {
+    if (!(x == y)) out.push_back(std::string(name) + ": " + Show(x) + " vs " + Show(y));
+  };
+  // One line per member of ModelSpec and RopeScaling, in declaration order; the tests also
+  // compare with the defaulted operator==, which catches a member missing here.
+#define PARATUNE_FIELD(f) field(#f, a.f, b.f)
+  PARATUNE_FIELD(name);
+  PARATUNE_FIELD(architecture);
+  PARATUNE_FIELD(layers);
+  PARATUNE_FIELD(hidden);
+  PARATUNE_FIELD(heads);
+  PARATUNE_FIELD(kv_heads);
+  PARATUNE_FIELD(head_dim);
+  PARATUNE_FIELD(vocab);
+  PARATUNE_FIELD(ffn_hidden);
+  PARATUNE_FIELD(mlp);
+  PARATUNE_FIELD(norm);
+  PARATUNE_FIELD(attention);
+  PARATUNE_FIELD(tied_embeddings);
+  PARATUNE_FIELD(qkv_bias);
+  PARATUNE_FIELD(linear_bias);
+  PARATUNE_FIELD(qk_norm);
+  PARATUNE_FIELD(dropout);
+  PARATUNE_FIELD(learned_positions);
+  PARATUNE_FIELD(positions);
+  PARATUNE_FIELD(max_position_embeddings);
+  PARATUNE_FIELD(rope_theta);
+  PARATUNE_FIELD(rotary_percent);
+  PARATUNE_FIELD(rope_scaling.kind);
+  PARATUNE_FIELD(rope_scaling.factor);
+  PARATUNE_FIELD(rope_scaling.original_max_positions);
+  PARATUNE_FIELD(rope_scaling.low_freq_factor);
+  PARATUNE_FIELD(rope_scaling.high_freq_factor);
+  PARATUNE_FIELD(rope_scaling.beta_fast);
+  PARATUNE_FIELD(rope_scaling.beta_slow);
+  PARATUNE_FIELD(rope_scaling.mscale);
+  PARATUNE_FIELD(rope_scaling.mscale_all_dim);
+  PARATUNE_FIELD(rope_scaling.attention_factor);
+  PARATUNE_FIELD(q_lora_rank);
+  PARATUNE_FIELD(kv_lora_rank);
+  PARATUNE_FIELD(qk_nope_head_dim);
+  PARATUNE_FIELD(qk_rope_head_dim);
+  PARATUNE_FIELD(v_head_dim);
+  PARATUNE_FIELD(experts);
+  PARATUNE_FIELD(topk);
+  PARATUNE_FIELD(moe_ffn_hidden);
+  PARATUNE_FIELD(shared_experts);
+  PARATUNE_FIELD(shared_ffn_hidden);
+  PARATUNE_FIELD(shared_expert_gate);
+  PARATUNE_FIELD(first_dense_layers);
+  PARATUNE_FIELD(moe_layer_freq);
+  PARATUNE_FIELD(mtp_layers);
+#undef PARATUNE_FIELD
+  return out;
+}
 
 int64_t ModelSpec::moe_layers() const {
   if (!is_moe()) return 0;
@@ -135,6 +233,23 @@ void ValidateModel(const ModelSpec& m, const std::string& where) {
   at_most(m.qk_rope_head_dim, kMaxWidth, "qk_rope_head_dim");
   at_most(m.v_head_dim, kMaxWidth, "v_head_dim");
   at_most(m.learned_positions, kMaxVocab, "n_positions");
+  at_most(m.max_position_embeddings, kMaxPositions, "max_position_embeddings");
+  if (m.max_position_embeddings < 0)
+    throw InputError(where + ": field 'max_position_embeddings' must not be negative");
+  if (m.positions == PositionKind::kLearned) positive(m.learned_positions, "n_positions");
+  if (m.positions != PositionKind::kLearned && m.learned_positions != 0)
+    throw InputError(where + ": field 'n_positions' (a learned position table) needs learned positions");
+  if (m.positions == PositionKind::kRotary) {
+    // Finite and positive; the upper bounds keep the values printable as plain numbers.
+    if (!(std::isfinite(m.rope_theta) && m.rope_theta > 0 && m.rope_theta < 1e18))
+      throw InputError(where + ": field 'rope_theta' must be a positive number, got " + Show(m.rope_theta));
+    if (!(m.rotary_percent > 0 && m.rotary_percent <= 1))
+      throw InputError(where + ": field 'partial_rotary_factor' must be in (0, 1], got " + Show(m.rotary_percent));
+    const RopeScaling& r = m.rope_scaling;
+    if (r.kind != RopeScalingKind::kNone && !(std::isfinite(r.factor) && r.factor > 0 && r.factor < 1e9))
+      throw InputError(where + ": field 'rope_scaling.factor' must be a positive number, got " + Show(r.factor));
+    at_most(r.original_max_positions, kMaxPositions, "rope_scaling.original_max_position_embeddings");
+  }
   if (m.attention == AttentionKind::kGqa) {
     positive(m.kv_heads, "num_key_value_heads");
     positive(m.head_dim, "head_dim");

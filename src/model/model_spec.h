@@ -6,12 +6,40 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace paratune {
 
 enum class AttentionKind { kGqa, kMla };  // kGqa covers MHA (kv_heads == heads) and MQA.
 enum class MlpKind { kGated, kPlain };    // gated: SwiGLU/GeGLU, 3 GEMMs; plain: GELU/ReLU^2, 2 GEMMs.
 enum class NormKind { kRmsNorm, kLayerNorm };
+
+// How token positions enter the model: rotary embeddings (Llama, Qwen, DeepSeek, GPT-NeoX,
+// Nemotron), a learned absolute table (GPT-2), ALiBi attention biases (MPT), or nothing.
+enum class PositionKind { kRotary, kLearned, kAlibi, kNone };
+const char* PositionKindName(PositionKind k);  // "rotary", "learned", "alibi", "none"
+
+// RoPE scaling, by the names of transformers' modeling_rope_utils.py ROPE_INIT_FUNCTIONS
+// ("default" is kNone).
+enum class RopeScalingKind { kNone, kLinear, kDynamic, kYarn, kLongRope, kLlama3 };
+const char* RopeScalingName(RopeScalingKind k);  // "default", "linear", "dynamic", "yarn", "longrope", "llama3"
+
+// The rope_scaling (transformers v4) or rope_parameters (v5) block of a config.json. Fields a
+// kind does not use stay 0, so that two specs of the same scaling compare equal.
+struct RopeScaling {
+  RopeScalingKind kind = RopeScalingKind::kNone;
+  double factor = 0;                    // linear, dynamic, yarn, llama3, longrope
+  int64_t original_max_positions = 0;   // original_max_position_embeddings: yarn, llama3, longrope
+  double low_freq_factor = 0;           // llama3
+  double high_freq_factor = 0;          // llama3
+  double beta_fast = 0;                 // yarn
+  double beta_slow = 0;                 // yarn
+  double mscale = 0;                    // yarn (DeepSeek): attention factor numerator
+  double mscale_all_dim = 0;            // yarn (DeepSeek): attention factor denominator
+  double attention_factor = 0;          // yarn/longrope: explicit attention factor, 0 = derived
+
+  bool operator==(const RopeScaling&) const = default;
+};
 
 struct ModelSpec {
   std::string name;          // catalog id or file name
@@ -32,7 +60,16 @@ struct ModelSpec {
   bool linear_bias = false;  // bias on every linear layer (GPT-2, GPT-NeoX)
   bool qk_norm = false;      // per-head RMSNorm on Q and K (Qwen3)
   bool dropout = false;      // any dropout > 0 (GPT-style); adds masks to activation memory
-  int64_t learned_positions = 0;  // rows of a learned position table (GPT-2), 0 for rotary
+  int64_t learned_positions = 0;  // rows of a learned position table (GPT-2), 0 otherwise
+
+  // Positions. max_position_embeddings is the config's context (n_positions for GPT-2,
+  // max_seq_len for MPT); 0 = unknown (inline dimensions). The rotary fields describe
+  // positions == kRotary and are 0 / none otherwise.
+  PositionKind positions = PositionKind::kRotary;
+  int64_t max_position_embeddings = 0;
+  double rope_theta = 10000;    // rotary base (rope_theta); transformers' and Megatron's default
+  double rotary_percent = 1.0;  // share of the head dim that is rotated (GPT-NeoX 0.25, Nemotron 0.5)
+  RopeScaling rope_scaling;
 
   // Multi-head latent attention (DeepSeek-V2/V3).
   int64_t q_lora_rank = 0;  // 0: Q is projected directly from the hidden state
@@ -62,7 +99,13 @@ struct ModelSpec {
   // Query/key and value widths of one attention head.
   int64_t qk_head_dim() const;
   int64_t v_dim() const;
+
+  bool operator==(const ModelSpec&) const = default;
 };
+
+// Every field in which `a` and `b` differ, in declaration order, one "field: a vs b" string
+// each (e.g. "rope_scaling.factor: 8 vs 40"); empty when a == b. Tests name the first one.
+std::vector<std::string> ModelDifferences(const ModelSpec& a, const ModelSpec& b);
 
 // Parameter counts of a ModelSpec, split the way sharding needs them.
 struct ParamCounts {
@@ -99,6 +142,7 @@ inline constexpr int64_t kMaxLayers = 100'000;
 inline constexpr int64_t kMaxWidth = 10'000'000;
 inline constexpr int64_t kMaxVocab = 100'000'000;
 inline constexpr int64_t kMaxExperts = 1'000'000;
+inline constexpr int64_t kMaxPositions = 1'000'000'000;
 
 // Throws InputError naming the first field that is missing, non-positive, too large or
 // inconsistent.

@@ -7,6 +7,7 @@
 #include "model/catalog.h"
 #include "model/hf_config.h"
 #include "util/error.h"
+#include "util/test_util.h"
 
 namespace paratune {
 namespace {
@@ -150,6 +151,55 @@ TEST(ModelSpec, RejectsAbsurdDimensions) {
   d.heads = 1;
   d.vocab = 100;
   EXPECT_THROW(ModelFromDims(d), InputError);
+}
+
+}  // namespace
+}  // namespace paratune
+
+namespace paratune {
+namespace {
+
+// ModelDifferences names every differing field with both values, nested rope fields included,
+// and agrees with the defaulted operator==.
+TEST(ModelSpec, DifferencesNameTheField) {
+  const ModelSpec a = LoadModel("llama-3.1-8b");
+  EXPECT_TRUE(ModelDifferences(a, a).empty());
+  EXPECT_TRUE(a == a);
+  ModelSpec b = a;
+  b.rope_theta = 10000;
+  b.rope_scaling.factor = 40;
+  b.mtp_layers = 1;
+  const std::vector<std::string> d = ModelDifferences(a, b);
+  ASSERT_EQ(d.size(), 3u);
+  EXPECT_EQ(d[0], "rope_theta: 500000 vs 10000");
+  EXPECT_EQ(d[1], "rope_scaling.factor: 8 vs 40");
+  EXPECT_EQ(d[2], "mtp_layers: 0 vs 1");
+  EXPECT_FALSE(a == b);
+  ModelSpec c = a;
+  c.positions = PositionKind::kAlibi;
+  c.name = "other";
+  EXPECT_EQ(ModelDifferences(a, c), (std::vector<std::string>{"name: 'llama-3.1-8b' vs 'other'", "positions: rotary vs alibi"}));
+  // Every catalog pair that differs is reported (operator== and the list agree).
+  const auto ids = CatalogModelIds();
+  for (size_t i = 0; i + 1 < ids.size(); ++i) {
+    const ModelSpec x = LoadModel(ids[i]), y = LoadModel(ids[i + 1]);
+    EXPECT_EQ(x == y, ModelDifferences(x, y).empty()) << ids[i];
+  }
+}
+
+TEST(ModelSpec, ValidatesPositions) {
+  ModelSpec m = LoadModel("llama-3-8b");
+  m.rope_theta = -1;
+  EXPECT_CONTAINS(InputErrorOf([&] { ValidateModel(m, "x"); }), "'rope_theta' must be a positive number");
+  m = LoadModel("llama-3-8b");
+  m.rotary_percent = 0;
+  EXPECT_CONTAINS(InputErrorOf([&] { ValidateModel(m, "x"); }), "'partial_rotary_factor' must be in (0, 1]");
+  m = LoadModel("llama-3-8b");
+  m.learned_positions = 4;
+  EXPECT_CONTAINS(InputErrorOf([&] { ValidateModel(m, "x"); }), "'n_positions'");
+  m = LoadModel("gpt3-175b");
+  m.learned_positions = 0;
+  EXPECT_CONTAINS(InputErrorOf([&] { ValidateModel(m, "x"); }), "'n_positions' must be a positive integer");
 }
 
 }  // namespace

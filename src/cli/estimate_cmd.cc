@@ -57,7 +57,7 @@ Command AddEstimateCommand(CLI::App& root) {
               if (from) j["megatron_args"] = {{"ignored", from->ignored}, {"notes", from->notes}};
               fmt::print("{}\n", j.dump(2));
             } else {
-              fmt::print("{}", FormatEstimate(e, s.cluster.gpu));
+              fmt::print("{}", FormatEstimate(e, s.cluster));
               if (from) {
                 std::string ignored;
                 for (const std::string& w : from->ignored) ignored += (ignored.empty() ? "" : " ") + w;

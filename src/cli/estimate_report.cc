@@ -26,17 +26,18 @@ void Append(std::string& o, fmt::format_string<A...> f, A&&... a) {
 
 }  // namespace
 
-std::string FormatEstimate(const Estimate& e, const GpuSpec& gpu) {
+std::string FormatEstimate(const Estimate& e, const ClusterSpec& cluster) {
+  const GpuSpec& gpu = cluster.gpu;
   const Layout& l = e.layout;
   const Training& t = e.training;
   std::string o;
-  Append(o, "{} on {} x {} ({} nodes), seq {}, global batch {}, {}", e.model, e.gpus, e.gpu, e.nodes, t.seq,
+  Append(o, "{} on {} x {} ({}), seq {}, global batch {}, {}", e.model, e.gpus, e.gpu, cluster.Describe(), t.seq,
        t.global_batch, PrecisionName(t.precision));
   Append(o, "  {:.2f}B parameters ({:.2f}B active)", e.total_params / 1e9, e.active_params / 1e9);
   Append(o, "layout: tp {} pp {} vp {} cp {} ep {} etp {} dp {} | sp {} | zero {} | recompute {} | mbs {} | "
-       "{} micro-batches",
+       "{} micro-batches, schedule {}",
        l.tp, l.pp, l.vp, l.cp, l.ep, l.expert_tp(), l.dp, l.sequence_parallel() ? "on" : "off", l.zero,
-       RecomputeName(l.recompute), l.mbs, e.micro_batches);
+       RecomputeName(l.recompute), l.mbs, e.micro_batches, e.schedule);
   Append(o, "");
   Append(o, "Throughput");
   Append(o, "  step time           {}", Seconds(e.step_time_s));
@@ -50,20 +51,15 @@ std::string FormatEstimate(const Estimate& e, const GpuSpec& gpu) {
   Append(o, "");
   const TimeBreakdown& tb = e.time;
   const double step = e.step_time_s;
-  Append(o, "Time per step (critical pipeline stage)");
-  auto row = [&](const char* name, double s) {
-    if (s > 0 || std::string(name) == "compute") Append(o, "  {:<22} {:>12} {:>6.1f}%", name, Seconds(s), 100 * s / step);
-  };
-  row("compute", tb.compute_s);
-  if (tb.recompute_s > 0) Append(o, "  {:<22} {:>12}", "  of which recompute", Seconds(tb.recompute_s));
-  row("exposed TP comm", tb.tp_s);
-  row("exposed CP comm", tb.cp_s);
-  row("exposed EP comm", tb.ep_s);
-  row("exposed PP comm", tb.pp_s);
-  row("exposed DP comm", tb.dp_s);
-  row("pipeline bubble", tb.bubble_s);
-  row("optimizer step", tb.optimizer_s);
-  row("other", tb.other_s);
+  Append(o, "Time per step (critical pipeline stage {})", e.critical_stage);
+  for (const StepTerm& term : kStepTerms) {
+    const double s = tb.*term.value;
+    if (!term.in_total) {
+      if (s > 0) Append(o, "  {:<28} {:>12}", std::string("  ") + term.label, Seconds(s));
+    } else if (s > 1e-9 * step || term.value == &TimeBreakdown::compute_s) {
+      Append(o, "  {:<28} {:>12} {:>6.1f}%", term.label, Seconds(s), 100 * s / step);
+    }
+  }
   if (!e.comms.empty()) {
     Append(o, "");
     Append(o, "Communication per step");
@@ -75,8 +71,8 @@ std::string FormatEstimate(const Estimate& e, const GpuSpec& gpu) {
            Seconds(c.time_per_call_s), Seconds(c.total_s), Seconds(c.exposed_s));
   }
   Append(o, "");
-  Append(o, "Memory per GPU (GB): peak stage {} needs {:.1f} of {:.1f} GB: {}", e.peak_stage, e.peak_memory_bytes / 1e9,
-       e.capacity_bytes / 1e9, e.fits ? "fits" : "DOES NOT FIT");
+  Append(o, "Memory per GPU (GB = 1e9 bytes): peak stage {} needs {:.1f} of {:.1f} GB: {}", e.peak_stage,
+       e.peak_memory_bytes / 1e9, e.capacity_bytes / 1e9, e.fits ? "fits" : "DOES NOT FIT");
   Append(o, "  {:>5} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>8}", "stage", "params", "grads",
        "optim", "fp8 w", "zero3", "activ", "logits", "runtime", "frag", "total", "inflight");
   for (const StageEstimate& s : e.stages) {

@@ -7,6 +7,6 @@
 
 namespace paratune::cli {
 
-std::string FormatEstimate(const Estimate& e, const GpuSpec& gpu);
+std::string FormatEstimate(const Estimate& e, const ClusterSpec& cluster);
 
 }  // namespace paratune::cli

@@ -7,12 +7,12 @@ namespace paratune::cli {
 std::string FormatPlan(const PlanResult& res, const PlanRequest& r) {
   std::string o;
   auto line = [&](const std::string& s) { o += s + "\n"; };
-  line(fmt::format("plan: {} on {} x {} ({} nodes), seq {}, global batch {}, precision {}, objective {}",
-                   r.model.name, r.cluster.gpus, r.cluster.gpu.name, r.cluster.nodes(), r.training.seq,
+  line(fmt::format("plan: {} on {} x {} ({}), seq {}, global batch {}, precision {}, objective {}",
+                   r.model.name, r.cluster.gpus, r.cluster.gpu.name, r.cluster.Describe(), r.training.seq,
                    r.training.global_batch, r.any_precision ? "any" : PrecisionName(r.training.precision),
                    ObjectiveName(r.objective)));
-  line(fmt::format("searched {} layouts: {} broke a rule, {} estimated, {} fit in {:.1f} GB per GPU "
-                   "({:.0f}% of {:.0f} GB, --headroom {})",
+  line(fmt::format("searched {} valid layouts ({} branches cut by a rule), {} estimated, {} fit in {:.1f} GB per GPU "
+                   "({:.0f}% of {:.1f} GB, --headroom {}; GB = 1e9 bytes)",
                    res.candidates, res.rejected_by_rules, res.estimated, res.fitting, res.memory_limit_bytes / 1e9,
                    100 * (1 - r.headroom), r.cluster.gpu.hbm_bytes / 1e9, r.headroom));
   line("");

@@ -71,12 +71,24 @@ Scenario ResolveScenario(const ScenarioFlags& f, const CLI::App& cmd) {
       if (v <= 0) throw InputError(std::string(flag) + " must be a positive integer for an inline model");
     s.model = ModelFromDims(d);
   } else {
+    if (cmd.count("--model") && f.model.empty()) throw InputError("--model: empty model name (a catalog id or a config.json path)");
     s.model = LoadModel(f.model.empty() ? kDefaultModel : f.model);
   }
 
   HardwareCatalog hw = HardwareCatalog::BuiltIn();
   if (!f.hardware_file.empty()) hw.Merge(ReadFile(f.hardware_file), f.hardware_file);
-  s.cluster = hw.Cluster(f.gpu.empty() ? kDefaultGpu : f.gpu, 0, f.fabric);
+  if (cmd.count("--gpu") && f.gpu.empty()) throw InputError("--gpu: empty GPU name (paratune gpus lists them)");
+  if (cmd.count("--fabric") && f.fabric.empty()) throw InputError("--fabric: empty fabric name");
+  const std::string gpu = f.gpu.empty() ? kDefaultGpu : f.gpu;
+  auto flagged = [](const char* flag, const auto& lookup) {
+    try {
+      lookup();
+    } catch (const InputError& e) {
+      throw InputError(std::string(flag) + ": " + e.what());
+    }
+  };
+  flagged("--gpu", [&] { hw.Find(gpu); });
+  flagged("--fabric", [&] { s.cluster = hw.Cluster(gpu, 0, f.fabric); });
   if (cmd.count("--nodes") && cmd.count("--gpus")) throw InputError("give --nodes or --gpus, not both");
   if (cmd.count("--gpus")) {
     if (f.gpus <= 0) throw InputError("--gpus must be positive, got " + std::to_string(f.gpus));

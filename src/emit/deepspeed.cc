@@ -22,7 +22,11 @@ Emitted EmitDeepSpeed(const EmitInput& in) {
   j["train_batch_size"] = t.global_batch;
   j["train_micro_batch_size_per_gpu"] = l.mbs;
   j["gradient_accumulation_steps"] = accumulation;
-  j["bf16"] = {{"enabled", true}};
+  // FP16 uses DeepSpeed's dynamic loss scaling (loss_scale 0, runtime/fp16 defaults).
+  if (t.precision == Precision::kFp16)
+    j["fp16"] = {{"enabled", true}, {"loss_scale", 0}};
+  else
+    j["bf16"] = {{"enabled", true}};
   nlohmann::ordered_json z;
   z["stage"] = l.zero;
   z["overlap_comm"] = l.overlap_grad_reduce;

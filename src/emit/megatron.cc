@@ -265,8 +265,9 @@ Emitted EmitMegatron(const EmitInput& in) {
     a.Value("--recompute-method", "uniform");
     a.Value("--recompute-num-layers", 1);
   }
-  // Precision: BF16 parameters and activations; FP8/FP4 GEMMs through Transformer Engine.
-  a.Switch("--bf16");
+  // Precision: BF16 (or FP16, with Megatron's dynamic loss scaling) parameters and activations;
+  // FP8/FP4 GEMMs through Transformer Engine on BF16.
+  a.Switch(t.precision == Precision::kFp16 ? "--fp16" : "--bf16");
   // One recipe per precision on every GPU (emit.h): Megatron's own default recipe is
   // "delayed" (TransformerConfig.fp8_recipe), so it is always given.
   if (t.precision == Precision::kFp8) {

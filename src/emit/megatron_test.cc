@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <charconv>
+#include <nlohmann/json.hpp>
 #include <map>
 #include <set>
 
@@ -387,6 +388,29 @@ TEST(EmitMegatron, EveryCatalogModelRoundTrips) {
     EXPECT_TRUE(back == in.model);
     EXPECT_EQ(CountParams(a.model).total(), CountParams(in.model).total());
   }
+}
+
+}  // namespace
+}  // namespace paratune
+
+namespace paratune {
+namespace {
+
+// FP16 is its own precision: --fp16 (Megatron's dynamic loss scaling), read back as FP16, not
+// silently BF16; DeepSpeed and torchtitan get their FP16 switches too.
+TEST(EmitPrecision, Fp16IsEmittedAndReadBack) {
+  const EmitInput in = testing_util::CatalogCase("llama-3.1-8b", Precision::kFp16, "A100-80GB");
+  const std::string args = EmitMegatron(in).text;
+  EXPECT_NE(args.find("--fp16"), std::string::npos) << args;
+  EXPECT_EQ(args.find("--bf16"), std::string::npos) << args;
+  EXPECT_EQ(ParseMegatronArgs(args).training.precision, Precision::kFp16);
+  EXPECT_EQ(ParseMegatronArgs("--num-layers 2 --hidden-size 64 --num-attention-heads 4 --vocab-size 100 --bf16")
+                .training.precision,
+            Precision::kBf16);
+  const nlohmann::json ds = nlohmann::json::parse(EmitDeepSpeed(in).text);
+  EXPECT_EQ(ds["fp16"]["enabled"], true);
+  EXPECT_FALSE(ds.contains("bf16"));
+  EXPECT_NE(EmitTorchtitan(in).text.find("mixed_precision_param = \"float16\""), std::string::npos);
 }
 
 }  // namespace

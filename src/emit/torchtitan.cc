@@ -231,7 +231,7 @@ Emitted EmitTorchtitan(const EmitInput& in) {
   line("local_batch_size", std::to_string(l.pp > 1 ? per_dp : l.mbs));
   line("global_batch_size", std::to_string(t.global_batch));
   line("seq_len", std::to_string(t.seq));
-  line("mixed_precision_param", Str("bfloat16"));
+  line("mixed_precision_param", Str(t.precision == Precision::kFp16 ? "float16" : "bfloat16"));
 
   section("parallelism");
   // ZeRO-0 is DDP (replicate); FSDP shards parameters, gradients and optimizer states together.

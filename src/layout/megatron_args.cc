@@ -542,6 +542,8 @@ MegatronArgs ParseMegatronArgs(const std::string& line) {
     t.precision = Precision::kFp4;
   else if (given("--fp8-format"))
     t.precision = Precision::kFp8;
+  else if (has("--fp16"))
+    t.precision = Precision::kFp16;  // 16-bit floats with dynamic loss scaling
   else
     t.precision = Precision::kBf16;
   if (!has("--bf16") && !has("--fp16"))

@@ -34,7 +34,7 @@ std::vector<std::string> CatalogModelIds() {
 }
 
 ModelSpec LoadModel(const std::string& name_or_path) {
-  if (name_or_path.empty()) throw InputError("--model: empty model name");
+  if (name_or_path.empty()) throw InputError("`model`: empty model name (a catalog id or a config.json path)");
   std::error_code ec;
   const bool is_path = std::filesystem::exists(name_or_path, ec) ||
                        name_or_path.find('/') != std::string::npos ||
@@ -50,7 +50,7 @@ ModelSpec LoadModel(const std::string& name_or_path) {
     return ParseHfConfig(*text, "data/models/" + id + ".json", id);
   std::string list;
   for (const auto& s : CatalogModelIds()) list += (list.empty() ? "" : ", ") + s;
-  throw InputError("--model: unknown model '" + name_or_path +
+  throw InputError("`model`: unknown model '" + name_or_path +
                    "' (not a file and not in the catalog); catalog: " + list);
 }
 
@@ -76,10 +76,10 @@ ModelSpec ModelFromDims(const InlineDims& d) {
     m.ffn_hidden = d.ffn;
   }
   if (d.heads > 0 && d.hidden % d.heads != 0)
-    throw InputError("--hidden (" + std::to_string(d.hidden) + ") is not divisible by --heads (" +
+    throw InputError("`hidden` (" + std::to_string(d.hidden) + ") is not divisible by `heads` (" +
                      std::to_string(d.heads) + ")");
-  if (d.experts > 0 && d.topk <= 0) throw InputError("--topk must be positive when --experts is given");
-  ValidateModel(m, "inline model (--layers/--hidden/--ffn/--heads/--vocab)");
+  if (d.experts > 0 && d.topk <= 0) throw InputError("`topk` must be positive when `experts` is given");
+  ValidateModel(m, "inline model (`layers`, `hidden`, `ffn`, `heads`, `vocab`)");
   return m;
 }
 

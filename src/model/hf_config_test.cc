@@ -703,7 +703,7 @@ TEST(LoadModel, UnknownIdListsCatalog) {
   EXPECT_CONTAINS(msg, "deepseek-v3");
   EXPECT_CONTAINS(msg, "llama-3.1-70b");
   EXPECT_CONTAINS(msg, "qwen3-235b-a22b");
-  EXPECT_CONTAINS(InputErrorOf([] { LoadModel(""); }), "--model");
+  EXPECT_CONTAINS(InputErrorOf([] { LoadModel(""); }), "`model`");
 }
 
 class LoadModelFiles : public testing::Test {
@@ -794,7 +794,7 @@ TEST(ModelFromDims, BadDims) {
 
   InlineDims d = good;
   d.hidden = 500;
-  EXPECT_CONTAINS(InputErrorOf([&] { ModelFromDims(d); }), "--hidden (500) is not divisible by --heads (8)");
+  EXPECT_CONTAINS(InputErrorOf([&] { ModelFromDims(d); }), "`hidden` (500) is not divisible by `heads` (8)");
 
   d = good;
   d.layers = 0;
@@ -817,7 +817,7 @@ TEST(ModelFromDims, BadDims) {
   d = good;
   d.experts = 4;
   d.topk = 0;
-  EXPECT_CONTAINS(InputErrorOf([&] { ModelFromDims(d); }), "--topk must be positive");
+  EXPECT_CONTAINS(InputErrorOf([&] { ModelFromDims(d); }), "`topk` must be positive");
 
   d = good;
   d.experts = 4;

@@ -71,16 +71,16 @@ std::vector<std::string> ExplainPlan(const std::vector<Estimate>& ranked, const 
       double a, b;
     };
     const TimeBreakdown &x = a.time, &y = b.time;
-    std::vector<Term> terms = {{"compute (without recomputation)", x.compute_s - x.recompute_s, y.compute_s - y.recompute_s},
-                               {"recomputation", x.recompute_s, y.recompute_s},
-                               {"exposed TP communication", x.tp_s, y.tp_s},
-                               {"exposed CP communication", x.cp_s, y.cp_s},
-                               {"exposed EP all-to-all", x.ep_s, y.ep_s},
-                               {"exposed PP send/receive", x.pp_s, y.pp_s},
-                               {"exposed DP communication", x.dp_s, y.dp_s},
-                               {"pipeline bubble", x.bubble_s, y.bubble_s},
-                               {"optimizer", x.optimizer_s, y.optimizer_s},
-                               {"other", x.other_s, y.other_s}};
+    // The step-time terms (kStepTerms), compute without its recomputation part.
+    std::vector<Term> terms;
+    for (const StepTerm& term : kStepTerms) {
+      if (term.value == &TimeBreakdown::compute_s)
+        terms.push_back({"compute (without recomputation)", x.compute_s - x.recompute_s, y.compute_s - y.recompute_s});
+      else if (term.value == &TimeBreakdown::recompute_s)
+        terms.push_back({"recomputation", x.recompute_s, y.recompute_s});
+      else
+        terms.push_back({term.label, x.*term.value, y.*term.value});
+    }
     std::stable_sort(terms.begin(), terms.end(),
                      [](const Term& p, const Term& q) { return std::abs(p.b - p.a) > std::abs(q.b - q.a); });
     std::vector<std::string> parts;

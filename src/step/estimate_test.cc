@@ -269,3 +269,28 @@ TEST(Estimate, PerTensorZero3IsLatencyBound) {
 
 }  // namespace
 }  // namespace paratune
+
+namespace paratune {
+namespace {
+
+// FP16 runs the 16-bit tensor cores at the BF16 rate (one datasheet row), so the passes take the
+// same time; its dynamic loss scaling adds one unscale-and-check pass over the FP32 main
+// gradients (8 bytes per locally updated parameter) to the optimizer step.
+TEST(Estimate, Fp16ScalesTheLossOnTopOfBf16) {
+  const ModelSpec m = LoadModel("llama-3.1-8b");
+  Layout l;
+  l.tp = 2;
+  const Estimate bf = EstimateStep(m, Cluster("A100-80GB", 16), Training{4096, 64, Precision::kBf16}, l);
+  const Estimate fp = EstimateStep(m, Cluster("A100-80GB", 16), Training{4096, 64, Precision::kFp16}, l);
+  EXPECT_DOUBLE_EQ(fp.time.compute_s, bf.time.compute_s);
+  EXPECT_DOUBLE_EQ(fp.stages[0].memory.total(), bf.stages[0].memory.total());
+  const GpuSpec& a100 = HardwareCatalog::BuiltIn().Find("A100-80GB");
+  const double updated = fp.stages[0].params / (8.0 * 1);  // ZeRO-1 over dp 8
+  EXPECT_NEAR(fp.stages[0].optimizer_s - bf.stages[0].optimizer_s,
+              8 * updated / (a100.hbm_bytes_per_s * a100.calibration.hbm) + 2e-6, 1e-9);
+  EXPECT_GT(fp.step_time_s, bf.step_time_s);
+  EXPECT_DOUBLE_EQ(fp.mfu * fp.step_time_s, bf.mfu * bf.step_time_s);  // same model FLOPs and peak
+}
+
+}  // namespace
+}  // namespace paratune

@@ -1,11 +1,13 @@
 // `paratune calibrate FILE.csv`: fit the per-generation calibration to published runs and
-// print (or write) it in the format of data/calibration.toml.
+// print (or write) it in the format of data/calibration.toml, or as JSON (paratune.calibrate/1).
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/terminal_progress.h"
 #include "hardware/hardware_catalog.h"
 #include "util/file.h"
 #include "validate/calibrate.h"
+#include "validate/calibrate_json.h"
 #include "validate/published_runs.h"
 
 namespace paratune::cli {
@@ -15,24 +17,32 @@ Command AddCalibrateCommand(CLI::App& root) {
   struct Flags {
     std::string file, out, hardware;
     int rounds = 6;
+    bool json = false, quiet = false;
   };
   auto f = std::make_shared<Flags>();
   cmd->add_option("file", f->file, "CSV in the schema of published_runs_dev.csv")->required();
   cmd->add_option("--out", f->out, "write the TOML here (atomically) instead of standard output");
   cmd->add_option("--hardware", f->hardware, "TOML file adding or overriding GPU entries or the starting calibration");
-  cmd->add_option("--rounds", f->rounds, "coordinate-descent rounds (step halves each round)")->capture_default_str();
+  cmd->add_option("--rounds", f->rounds,
+                  fmt::format("coordinate-descent rounds, {} to {} (the step halves each round)", kMinCalibrationRounds,
+                              kMaxCalibrationRounds))
+      ->capture_default_str();
+  cmd->add_flag("--json", f->json, "print JSON (schema paratune.calibrate/1) instead of the TOML");
+  cmd->add_flag("--quiet", f->quiet, "no progress line on the terminal");
   return {cmd, [f] {
             HardwareCatalog hw = HardwareCatalog::BuiltIn();
             if (!f->hardware.empty()) hw.Merge(ReadFile(f->hardware), f->hardware);
             const auto runs = ReadPublishedRuns(ReadFile(f->file), f->file, hw);
-            const CalibrationFit fit = FitCalibration(runs, f->rounds);
+            TerminalProgress progress(f->quiet);
+            const CalibrationFit fit = FitCalibration(runs, f->rounds, progress.get());
             const std::string toml = CalibrationToml(
                 fit, "# Achievable fractions of datasheet peaks per GPU generation, fitted by `paratune calibrate " +
                          f->file + "`\n# (docs/validation.md). Only these seven numbers per generation are fitted.\n");
-            if (f->out.empty())
+            if (!f->out.empty()) WriteFileAtomic(f->out, toml);
+            if (f->json)
+              fmt::print("{}\n", CalibrationFitJson(fit, toml).dump(2));
+            else if (f->out.empty())
               fmt::print("{}", toml);
-            else
-              WriteFileAtomic(f->out, toml);
             return 0;
           }};
 }

@@ -1,20 +1,15 @@
 // `paratune validate FILE.csv`: predicted vs measured throughput of published runs.
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
-
 #include "cli/commands.h"
 #include "hardware/hardware_catalog.h"
 #include "util/file.h"
 #include "validate/published_runs.h"
 #include "validate/validation.h"
+#include "validate/validation_json.h"
 
 namespace paratune::cli {
 namespace {
-
-nlohmann::json StatsJson(const ErrorStats& s) {
-  return {{"n", s.n}, {"mape", s.mean}, {"median_ape", s.median}, {"p90_ape", s.p90}, {"max_ape", s.max}};
-}
 
 std::string StatsLine(const ErrorStats& s) {
   return fmt::format("n {:>3}  MAPE {:>5.1f}%  median {:>5.1f}%  p90 {:>5.1f}%  max {:>6.1f}%", s.n, 100 * s.mean,
@@ -40,38 +35,7 @@ Command AddValidateCommand(CLI::App& root) {
             const std::vector<PublishedRun> runs = ReadPublishedRuns(ReadFile(f->file), f->file, hw);
             const ValidationReport rep = Validate(runs);
             if (f->json) {
-              nlohmann::json j = {{"schema", "paratune.validate/1"}, {"file", f->file}};
-              nlohmann::json rows = nlohmann::json::array();
-              for (const RunPrediction& p : rep.rows) {
-                nlohmann::json r = {{"id", p.run->id},
-                                    {"measured_tokens_per_s_per_gpu", p.run->target_tokens_per_s_per_gpu},
-                                    {"predicted", p.predicted}};
-                if (p.predicted) {
-                  r["predicted_tokens_per_s_per_gpu"] = p.predicted_tokens_per_s_per_gpu;
-                  r["ape"] = p.ape;
-                  r["fits"] = p.fits;
-                } else {
-                  r["reason"] = p.reason;
-                }
-                if (!p.run->assumptions.empty()) r["assumptions"] = p.run->assumptions;
-                rows.push_back(r);
-              }
-              j["rows"] = rows;
-              j["overall"] = StatsJson(rep.overall);
-              j["overall_without_low_confidence"] = StatsJson(rep.overall_without_low_confidence);
-              j["korthikanti_step_time"] = StatsJson(rep.korthikanti_step_time);
-              nlohmann::json groups = nlohmann::json::array();
-              for (const GroupStats& g : rep.groups)
-                groups.push_back({{"dimension", g.dimension}, {"value", g.value}, {"stats", StatsJson(g.stats)}});
-              j["groups"] = groups;
-              auto ranking = [](const RankingStats& r) {
-                nlohmann::json dis = nlohmann::json::array();
-                for (const auto& [a, b] : r.disagreements) dis.push_back({{"measured_faster", a}, {"other", b}});
-                return nlohmann::json{{"pairs", r.pairs}, {"agree", r.agree}, {"disagreements", dis}};
-              };
-              j["ranking"] = ranking(rep.ranking);
-              j["ranking_without_low_confidence"] = ranking(rep.ranking_without_low_confidence);
-              fmt::print("{}\n", j.dump(2));
+              fmt::print("{}\n", ValidationJson(rep, f->file).dump(2));
               return 0;
             }
             fmt::print("{:<20} {:<10} {:>5} {:>12} {:>12} {:>7}\n", "id", "gpu", "gpus", "measured", "predicted", "APE");

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "util/enum_names.h"
+
 #include "hardware/cluster.h"
 #include "layout/layout.h"
 #include "model/model_spec.h"
@@ -15,8 +17,13 @@
 namespace paratune {
 
 enum class Framework { kMegatron, kTorchtitan, kDeepSpeed };
-Framework ParseFramework(const std::string& s, const std::string& where);
-const char* FrameworkName(Framework f);
+inline constexpr EnumNames<Framework, 3> kFrameworkNames{
+    {{{Framework::kMegatron, "megatron"}, {Framework::kTorchtitan, "torchtitan"}, {Framework::kDeepSpeed, "deepspeed"}}},
+    3};
+inline Framework ParseFramework(const std::string& s, const std::string& where) {
+  return kFrameworkNames.Parse(s, where, "framework");
+}
+inline const char* FrameworkName(Framework f) { return kFrameworkNames.Name(f); }
 
 // A layout after CheckLayout (dp filled in) with the model, training shape and cluster it runs.
 struct EmitInput {

@@ -2,15 +2,17 @@
 
 namespace paratune {
 
-double Calibration::gemm_efficiency(Precision p) const {
+double Calibration::*GemmFraction(Precision p) {
   switch (p) {
     case Precision::kBf16:
-    case Precision::kFp16: return gemm_bf16;  // the same 16-bit tensor-core path
-    case Precision::kFp8: return gemm_fp8;
-    case Precision::kFp4: return gemm_fp4;
+    case Precision::kFp16: return &Calibration::gemm_bf16;  // the same 16-bit tensor-core path
+    case Precision::kFp8: return &Calibration::gemm_fp8;
+    case Precision::kFp4: return &Calibration::gemm_fp4;
   }
-  return gemm_bf16;
+  return &Calibration::gemm_bf16;
 }
+
+double Calibration::gemm_efficiency(Precision p) const { return this->*GemmFraction(p); }
 
 double GpuSpec::peak_flops(Precision p) const {
   switch (p) {

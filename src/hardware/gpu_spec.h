@@ -44,6 +44,21 @@ struct Calibration {
   double gemm_efficiency(Precision p) const;
 };
 
+// The fields of a Calibration with their names in data/calibration.toml: the one list the
+// catalog reader, the fit and the JSON iterate.
+struct CalibrationField {
+  const char* key;
+  double Calibration::*value;
+};
+inline constexpr CalibrationField kCalibrationFields[] = {
+    {"gemm_bf16", &Calibration::gemm_bf16}, {"gemm_fp8", &Calibration::gemm_fp8}, {"gemm_fp4", &Calibration::gemm_fp4},
+    {"attention", &Calibration::attention}, {"hbm", &Calibration::hbm},           {"nvlink", &Calibration::nvlink},
+    {"net", &Calibration::net},
+};
+
+// The GEMM fraction that applies to precision p (FP16 shares BF16's: the same tensor-core path).
+double Calibration::*GemmFraction(Precision p);
+
 struct GpuSpec {
   std::string name;         // catalog key, e.g. "B300"
   std::string description;

@@ -164,16 +164,11 @@ void ApplyGpuTable(const toml::table& t, const std::string& where, const std::st
 
 void ApplyCalibration(const toml::table& t, const std::string& where, const std::string& gen,
                       Calibration& c) {
-  struct F { const char* key; double* out; };
-  const F fields[] = {{"gemm_bf16", &c.gemm_bf16}, {"gemm_fp8", &c.gemm_fp8},
-                      {"gemm_fp4", &c.gemm_fp4},   {"attention", &c.attention},
-                      {"hbm", &c.hbm},             {"nvlink", &c.nvlink},
-                      {"net", &c.net}};
   for (const auto& [k, v] : t) {
     const std::string key(k.str());
-    const F* f = std::find_if(std::begin(fields), std::end(fields),
-                              [&](const F& x) { return key == x.key; });
-    if (f == std::end(fields)) {
+    const CalibrationField* f = std::find_if(std::begin(kCalibrationFields), std::end(kCalibrationFields),
+                                             [&](const CalibrationField& x) { return key == x.key; });
+    if (f == std::end(kCalibrationFields)) {
       if (key == "note" || key == "source") continue;
       throw InputError(At(where, v) + ": [calibration." + gen + "] unknown field '" + key + "'");
     }
@@ -181,7 +176,7 @@ void ApplyCalibration(const toml::table& t, const std::string& where, const std:
     if (x > 1.0)
       throw InputError(At(where, v) + ": [calibration." + gen + "] field '" + key +
                        "' is a fraction of peak and must be at most 1");
-    *f->out = x;
+    c.*f->value = x;
   }
 }
 

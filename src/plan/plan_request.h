@@ -5,6 +5,8 @@
 
 #include <optional>
 
+#include "util/enum_names.h"
+
 #include "step/estimate.h"
 #include "hardware/cluster.h"
 #include "layout/layout.h"
@@ -13,8 +15,12 @@
 namespace paratune {
 
 enum class Objective { kThroughput, kMemory };
-const char* ObjectiveName(Objective o);
-Objective ParseObjective(const std::string& s, const std::string& where);
+inline constexpr EnumNames<Objective, 2> kObjectiveNames{
+    {{{Objective::kThroughput, "throughput"}, {Objective::kMemory, "memory"}}}, 2};
+inline const char* ObjectiveName(Objective o) { return kObjectiveNames.Name(o); }
+inline Objective ParseObjective(const std::string& s, const std::string& where) {
+  return kObjectiveNames.Parse(s, where, "objective");
+}
 
 // Sequences at or above this length are long enough for context parallelism to be considered
 // (below it the attention of one sequence fits one GPU's work comfortably; Megatron-Core and

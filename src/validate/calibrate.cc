@@ -14,30 +14,22 @@ namespace {
 // microbenchmarks show well-tuned and poorly tuned stacks reach. The fit stays inside them, so a
 // software difference between sources cannot push a fraction to an impossible value.
 struct Bound {
+  double Calibration::*value;
   double lo, hi;
 };
 constexpr Bound kBounds[] = {
-    {0.50, 0.85},  // gemm_bf16: cuBLAS large GEMMs 60-85% of dense peak
-    {0.45, 0.80},  // gemm_fp8: FP8 GEMMs reach a lower fraction than BF16 (scaling, casts)
-    {0.35, 0.75},  // gemm_fp4
-    {0.25, 0.75},  // attention: FlashAttention-2 on Hopper ~35%, FA3/cuDNN ~75% forward
-    {0.50, 0.95},  // hbm: streaming kernels
-    {0.50, 0.95},  // nvlink: nccl-tests bus bandwidth over link bandwidth
-    {0.50, 0.95},  // net
+    {&Calibration::gemm_bf16, 0.50, 0.85},  // cuBLAS large GEMMs 60-85% of dense peak
+    {&Calibration::gemm_fp8, 0.45, 0.80},   // FP8 GEMMs reach a lower fraction than BF16 (scaling, casts)
+    {&Calibration::gemm_fp4, 0.35, 0.75},
+    {&Calibration::attention, 0.25, 0.75},  // FlashAttention-2 on Hopper ~35%, FA3/cuDNN ~75% forward
+    {&Calibration::hbm, 0.50, 0.95},        // streaming kernels
+    {&Calibration::nvlink, 0.50, 0.95},     // nccl-tests bus bandwidth over link bandwidth
+    {&Calibration::net, 0.50, 0.95},
 };
 
-double* Field(Calibration& c, int i) {
-  switch (i) {
-    case 0: return &c.gemm_bf16;
-    case 1: return &c.gemm_fp8;
-    case 2: return &c.gemm_fp4;
-    case 3: return &c.attention;
-    case 4: return &c.hbm;
-    case 5: return &c.nvlink;
-    default: return &c.net;
-  }
+const Bound& BoundOf(double Calibration::*f) {
+  return *std::find_if(std::begin(kBounds), std::end(kBounds), [&](const Bound& b) { return b.value == f; });
 }
-constexpr const char* kNames[] = {"gemm_bf16", "gemm_fp8", "gemm_fp4", "attention", "hbm", "nvlink", "net"};
 
 double Mape(std::vector<PublishedRun>& runs, const Calibration& c) {
   double sum = 0;
@@ -56,28 +48,42 @@ double Mape(std::vector<PublishedRun>& runs, const Calibration& c) {
 
 }  // namespace
 
-CalibrationFit FitCalibration(const std::vector<PublishedRun>& all, int rounds) {
+CalibrationFit FitCalibration(const std::vector<PublishedRun>& all, int rounds, Progress* progress) {
+  if (rounds < kMinCalibrationRounds || rounds > kMaxCalibrationRounds)
+    throw InputError(fmt::format("`rounds` must be between {} and {}, got {}", kMinCalibrationRounds,
+                                 kMaxCalibrationRounds, rounds));
   std::map<std::string, std::vector<PublishedRun>> by_gen;
   for (const PublishedRun& r : all)
     if (r.modelable && r.confidence != "low") by_gen[r.cluster.gpu.generation].push_back(r);
+  if (by_gen.empty()) throw InputError("no row can be used for the fit (none is modelable with medium or high confidence)");
   CalibrationFit fit;
+  const int64_t total = static_cast<int64_t>(by_gen.size()) * rounds;
+  int64_t done = 0;
   for (auto& [gen, runs] : by_gen) {
     Calibration c = runs.front().cluster.gpu.calibration;
-    // Which fractions these rows can inform: a GEMM precision only if a row uses it.
-    bool used[7] = {false, false, false, true, true, true, true};
-    for (const PublishedRun& r : runs) used[static_cast<int>(r.training.precision)] = true;
+    // Which fractions these rows can inform: a GEMM fraction only if a row's precision uses it.
+    std::vector<double Calibration::*> fields;
+    for (const CalibrationField& f : kCalibrationFields) {
+      const bool gemm = f.value == &Calibration::gemm_bf16 || f.value == &Calibration::gemm_fp8 ||
+                        f.value == &Calibration::gemm_fp4;
+      const bool used = !gemm || std::any_of(runs.begin(), runs.end(), [&](const PublishedRun& r) {
+        return GemmFraction(r.training.precision) == f.value;
+      });
+      if (used) fields.push_back(f.value);
+    }
     double best = Mape(runs, c);
     fit.mape_before[gen] = best;
     double step = 0.16;
     for (int round = 0; round < rounds; ++round, step /= 2) {
-      for (int i = 0; i < 7; ++i) {
-        if (!used[i]) continue;
-        double* x = Field(c, i);
+      ReportProgress(progress, "calibrating, round", done++, total);
+      for (double Calibration::*field : fields) {
+        const Bound& bound = BoundOf(field);
+        double* x = &(c.*field);
         for (bool improved = true; improved;) {
           improved = false;
           for (double dir : {+1.0, -1.0}) {
             const double old = *x;
-            *x = std::clamp(old * (1 + dir * step), kBounds[i].lo, kBounds[i].hi);
+            *x = std::clamp(old * (1 + dir * step), bound.lo, bound.hi);
             const double m = Mape(runs, c);
             if (m + 1e-9 < best) {
               best = m;
@@ -93,6 +99,7 @@ CalibrationFit FitCalibration(const std::vector<PublishedRun>& all, int rounds) 
     fit.rows[gen] = static_cast<int>(runs.size());
     fit.mape_after[gen] = best;
   }
+  ReportProgress(progress, "calibrating, round", total, total);
   return fit;
 }
 
@@ -102,8 +109,7 @@ std::string CalibrationToml(const CalibrationFit& fit, const std::string& header
     out += fmt::format("\n[calibration.{}]\n", gen);
     out += fmt::format("# fitted on {} rows: MAPE {:.1f}% -> {:.1f}%\n", fit.rows.at(gen), 100 * fit.mape_before.at(gen),
                        100 * fit.mape_after.at(gen));
-    Calibration copy = c;
-    for (int i = 0; i < 7; ++i) out += fmt::format("{} = {:.3f}\n", kNames[i], *Field(copy, i));
+    for (const CalibrationField& f : kCalibrationFields) out += fmt::format("{} = {:.3f}\n", f.key, c.*f.value);
   }
   return out;
 }

@@ -43,7 +43,7 @@ Command AddAnalyzeCommand(CLI::App& root) {
   cmd->add_option("--top", af->top, "top kernels listed per kernel type")->capture_default_str()->check(CLI::Range(1, 1000));
   cmd->add_option("--threads", af->threads, "files read in parallel (default: one per core)")->check(CLI::Range(0, 1024));
   cmd->add_option("--trace-out", af->trace_out, "write a reduced Chrome trace of the GPU timeline with the analysis as counters");
-  AddScenarioFlags(cmd, *f);
+  AddScenarioFlags(cmd, *f, ScenarioUse::kPredictIfModel);
   cmd->footer("Passing --model (or an inline model, --hidden ...) sets the cost model's prediction for that model, "
               "cluster and layout beside the measurement: step time, MFU and GPU-time shares. docs/analysis.md");
   return {cmd, [cmd, f, af] {

@@ -26,7 +26,8 @@ Command AddCalibrateCommand(CLI::App& root) {
   cmd->add_option("--rounds", f->rounds,
                   fmt::format("coordinate-descent rounds, {} to {} (the step halves each round)", kMinCalibrationRounds,
                               kMaxCalibrationRounds))
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(kMinCalibrationRounds, kMaxCalibrationRounds));
   cmd->add_flag("--json", f->json, "print JSON (schema paratune.calibrate/1) instead of the TOML");
   cmd->add_flag("--quiet", f->quiet, "no progress line on the terminal");
   return {cmd, [f] {

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/plan_report.h"
+#include "cli/terminal_progress.h"
 #include "cli/scenario_flags.h"
 #include "emit/emit.h"
 #include "plan/plan_json.h"
@@ -24,6 +25,7 @@ struct PlanFlags {
   double headroom = 0.05;
   std::string emit;
   std::string emit_out;
+  bool quiet = false;
 };
 
 }  // namespace
@@ -32,8 +34,8 @@ Command AddPlanCommand(CLI::App& root) {
   auto* cmd = root.add_subcommand("plan", "search every valid layout and rank them by throughput or memory");
   auto f = std::make_shared<ScenarioFlags>();
   auto p = std::make_shared<PlanFlags>();
-  AddScenarioFlags(cmd, *f);
-  cmd->get_option("--precision")->description("bf16, fp8, fp4, or any (every precision the GPU supports)");
+  AddScenarioFlags(cmd, *f, ScenarioUse::kSearch);
+  cmd->get_option("--precision")->description(kPrecisionNames.List(", ") + ", or any (every precision the GPU supports)");
   for (auto [flag, v] : {std::pair{"--max-tp", &p->max_tp}, {"--max-pp", &p->max_pp}, {"--max-vp", &p->max_vp},
                          {"--max-cp", &p->max_cp}, {"--max-ep", &p->max_ep}, {"--max-mbs", &p->max_mbs}})
     cmd->add_option(flag, *v, "upper bound of the searched values (0 = none)");
@@ -43,6 +45,7 @@ Command AddPlanCommand(CLI::App& root) {
   cmd->add_option("--headroom", p->headroom, "fraction of HBM kept free")->capture_default_str();
   cmd->add_option("--emit", p->emit, "write the winner's settings: megatron, torchtitan or deepspeed");
   cmd->add_option("--emit-out", p->emit_out, "file for --emit (written atomically; default standard output)");
+  cmd->add_flag("--quiet", p->quiet, "no progress line on the terminal");
   return {cmd, [cmd, f, p] {
             ScenarioFlags flags = *f;
             const bool any = flags.precision == "any";
@@ -83,6 +86,8 @@ Command AddPlanCommand(CLI::App& root) {
             if (emit_to_stdout && f->json)
               throw InputError("--json and --emit without --emit-out would both write to standard output");
 
+            TerminalProgress progress(p->quiet);
+            r.progress = progress.get();
             const PlanResult res = Plan(r);
             if (fw) {
               const Estimate& w = res.ranked.front();

@@ -6,11 +6,20 @@
 
 namespace paratune::cli {
 
-void AddScenarioFlags(CLI::App* c, ScenarioFlags& f) {
+void AddScenarioFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
   const Layout d = DefaultLayout();
+  const Training t = DefaultTraining();
   f.layout = d;
-  c->add_option("--model", f.model, "catalog id or path to a Hugging Face config.json")
-      ->default_str(kDefaultModel);
+  const bool one_layout = use != ScenarioUse::kSearch;
+  // A layout dimension: its default shown where one layout is estimated, "searched" in plan.
+  auto dim = [&](const char* flag, int& value, const std::string& help) {
+    CLI::Option* o = c->add_option(flag, value, help + (one_layout ? "" : " (searched unless given)"));
+    if (one_layout) o->capture_default_str();
+  };
+  CLI::Option* model = c->add_option("--model", f.model, use == ScenarioUse::kPredictIfModel
+                                                              ? "catalog id or config.json: predict this model beside the measurement"
+                                                              : "catalog id or path to a Hugging Face config.json");
+  if (use != ScenarioUse::kPredictIfModel) model->default_str(kDefaultModel);
   c->add_option("--layers", f.dims.layers, "inline model: layers (with --hidden --ffn --heads --vocab)");
   c->add_option("--hidden", f.dims.hidden, "inline model: hidden size");
   c->add_option("--ffn", f.dims.ffn, "inline model: MLP (or expert) intermediate size");
@@ -23,26 +32,29 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f) {
   c->add_option("--gpu", f.gpu, "GPU type from the hardware catalog (paratune gpus)")->default_str(kDefaultGpu);
   c->add_option("--hardware", f.hardware_file, "TOML file adding or overriding GPU, fabric or calibration entries");
   c->add_option("--fabric", f.fabric, "fabric from the hardware catalog or --hardware ([fabric.NAME]; default: the GPU's reference system)");
-  c->add_option("--nodes", f.nodes, "nodes (GPUs per node from the catalog)");
+  c->add_option("--nodes", f.nodes, "nodes (GPUs per node from the catalog)")->default_str(std::to_string(kDefaultNodes));
   c->add_option("--gpus", f.gpus, "total GPUs (instead of --nodes)");
-  c->add_option("--seq", f.seq, "sequence length, tokens")->default_str("8192");
-  c->add_option("--global-batch", f.global_batch, "sequences per optimizer step")->default_str("256");
-  c->add_option("--precision", f.precision, "bf16, fp8 or fp4 matrix multiplies")->default_str("bf16");
-  c->add_option("--tp", f.layout.tp, "tensor parallel size")->capture_default_str();
-  c->add_option("--pp", f.layout.pp, "pipeline parallel size")->capture_default_str();
-  c->add_option("--vp", f.layout.vp, "virtual pipeline stages per rank (interleaved 1F1B)")->capture_default_str();
+  c->add_option("--seq", f.seq, "sequence length, tokens")->default_str(std::to_string(t.seq));
+  c->add_option("--global-batch", f.global_batch, "sequences per optimizer step")->default_str(std::to_string(t.global_batch));
+  c->add_option("--precision", f.precision, kPrecisionNames.List() + " matrix multiplies (also mxfp8, nvfp4, mxfp4)")
+      ->default_str(PrecisionName(t.precision));
+  dim("--tp", f.layout.tp, "tensor parallel size");
+  dim("--pp", f.layout.pp, "pipeline parallel size");
+  dim("--vp", f.layout.vp, "virtual pipeline stages per rank (interleaved 1F1B)");
   c->add_option("--pp-layout", f.layout.pp_layout,
                 "layers per pipeline chunk, comma-separated, pp*vp entries in chunk order (uneven stages)")
       ->delimiter(',');
-  c->add_option("--cp", f.layout.cp, "context parallel size")->capture_default_str();
-  c->add_option("--ep", f.layout.ep, "expert parallel size")->capture_default_str();
-  c->add_option("--etp", f.layout.etp, "expert tensor parallel size (default: tp)");
+  dim("--cp", f.layout.cp, "context parallel size");
+  dim("--ep", f.layout.ep, "expert parallel size");
+  c->add_option("--etp", f.layout.etp, std::string("expert tensor parallel size (default: tp") + (one_layout ? ")" : "; searched unless given)"));
   c->add_flag("!--no-sp", f.layout.sp, "disable sequence parallelism (on by default when tp > 1)");
-  c->add_option("--zero", f.layout.zero, "ZeRO stage 0-3 (1 = distributed optimizer, 3 = FSDP)")->capture_default_str();
-  c->add_option("--recompute", f.recompute, "none, selective or full")->default_str("none");
+  dim("--zero", f.layout.zero, "ZeRO stage 0-3 (1 = distributed optimizer, 3 = FSDP)");
+  CLI::Option* rc = c->add_option("--recompute", f.recompute,
+                                  kRecomputeNames.List() + (one_layout ? "" : " (searched unless given)"));
+  if (one_layout) rc->default_str(RecomputeName(d.recompute));
   c->add_option("--schedule", f.schedule,
                 "pipeline schedule: " + kScheduleNames.List() + " (default: interleaved when vp > 1, else 1f1b)");
-  c->add_option("--mbs", f.layout.mbs, "micro-batch size, sequences")->capture_default_str();
+  dim("--mbs", f.layout.mbs, "micro-batch size, sequences");
   c->add_flag("--overlap-grad-reduce,!--no-overlap-grad-reduce", f.layout.overlap_grad_reduce,
               "overlap DP gradient reduction with backward (default on)");
   c->add_flag("--overlap-param-gather,!--no-overlap-param-gather", f.layout.overlap_param_gather,

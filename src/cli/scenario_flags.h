@@ -33,8 +33,13 @@ struct ScenarioFlags {
   bool json = false;
 };
 
+// How a command uses the scenario: estimate and simulate take one layout (the help shows its
+// defaults); plan searches the layout dimensions (a flag pins one, so none shows a default);
+// analyze predicts only when a model is given (no default model shown).
+enum class ScenarioUse { kOneLayout, kSearch, kPredictIfModel };
+
 // Registers the flags on `cmd`, writing into `f`.
-void AddScenarioFlags(CLI::App* cmd, ScenarioFlags& f);
+void AddScenarioFlags(CLI::App* cmd, ScenarioFlags& f, ScenarioUse use = ScenarioUse::kOneLayout);
 
 struct Scenario {
   ModelSpec model;

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "util/enum_names.h"
+#include "util/progress.h"
 
 #include "step/estimate.h"
 #include "hardware/cluster.h"
@@ -45,6 +46,7 @@ struct PlanRequest {
 
   Layout switches;  // overlap, flash-attention and SP switches copied into every candidate
   EstimateOptions options;
+  Progress* progress = nullptr;  // told the number of layouts estimated so far
 };
 
 }  // namespace paratune

@@ -236,6 +236,7 @@ class Search {
       ++res_.candidates;
       Estimate e = EstimateCheckedStep(m_, r_.cluster, t_, l_, r_.options);
       ++res_.estimated;
+      ReportProgress(r_.progress, "planning, layouts estimated", res_.estimated, 0);
       const bool fits = e.peak_memory_bytes <= res_.memory_limit_bytes;
       if (!fits) {
         if (l_.recompute == Recompute::kNone && (min_none_need_ == 0 || e.peak_memory_bytes < min_none_need_))
@@ -284,8 +285,8 @@ class Search {
     for (const auto& x : excluded_)
       if (!top || x.second.count > top->second.count) top = &x;
     if (!top) return fmt::format("no layout of {} is valid: nothing to search", what);
-    return fmt::format("no layout of {} is valid: every candidate breaks a rule, most often {} ({} times): {}", what,
-                       top->first, top->second.count, top->second.example);
+    return fmt::format("no layout of {} is valid: every candidate breaks a rule, most often {} ({} {}): {}", what,
+                       top->first, top->second.count, top->second.count == 1 ? "time" : "times", top->second.example);
   }
 
   // Where a rule or a search policy decided, for the report.

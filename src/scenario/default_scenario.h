@@ -11,8 +11,8 @@ inline constexpr const char* kDefaultModel = "llama-3.1-70b";
 inline constexpr const char* kDefaultGpu = "B300";
 inline constexpr int kDefaultNodes = 4;
 
-// Training shape of the default scenario.
-inline Training DefaultTraining() { return Training{8192, 256, Precision::kBf16}; }
+// Training shape of the default scenario: Training's own defaults (layout/layout.h).
+inline Training DefaultTraining() { return Training{}; }
 
 // The layout `estimate` uses when none is given: TP inside the node, no pipeline, Megatron's
 // distributed optimizer (ZeRO-1), no recomputation.

@@ -96,7 +96,7 @@ Command AddSimulateCommand(CLI::App& root) {
             }
             if (r.extrapolated)
               fmt::print("the steady state of {} micro-batches is extended to all {} (periodic schedule; "
-                         "docs/simulator.md)\n",
+                         "docs/cost-model.md, section 7)\n",
                          r.simulated_micro_batches, e.micro_batches);
             fmt::print("  {:>5} {:>9} {:>9} {:>10} {:>10} {:>9} {:>7} {:>9} {:>8}\n", "stage", "F ms", "B ms",
                        "compute ms", "exposed ms", "idle ms", "idle %", "inflight", "pend. W");

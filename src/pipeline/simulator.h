@@ -4,7 +4,7 @@
 // sent to the neighbouring stage on the sender's comm stream, one transfer at a time, and the
 // receiver cannot use it before the transfer ends. After its backward passes a rank reduces its
 // gradients over data parallelism on the comm stream, then runs the optimizer on the compute
-// stream. docs/simulator.md describes the model.
+// stream. docs/cost-model.md, "Pipeline simulation", describes the model.
 #pragma once
 
 #include <vector>

@@ -9,6 +9,7 @@
 #include "layout/rules.h"
 #include "plan/explain.h"
 #include "plan/ranking.h"
+#include "step/compose.h"
 #include "util/error.h"
 
 namespace paratune {
@@ -234,7 +235,9 @@ class Search {
       }
       any = true;
       ++res_.candidates;
-      Estimate e = EstimateCheckedStep(m_, r_.cluster, t_, l_, r_.options);
+      ComposeOptions co;
+      co.schedule_cache = &schedule_cache_;
+      Estimate e = ComposeValidStep(m_, r_.cluster, t_, l_, r_.options, co).estimate;
       ++res_.estimated;
       ReportProgress(r_.progress, "planning, layouts estimated", res_.estimated, 0);
       const bool fits = e.peak_memory_bytes <= res_.memory_limit_bytes;
@@ -343,6 +346,7 @@ class Search {
   double min_none_need_ = 0, min_need_ = 0;
   std::map<std::string, Exclusion> excluded_;
   std::set<int64_t> batch_dps_;  // dp*mbs of branches where only the batch rule was left to fail
+  ScheduleTimeCache schedule_cache_;  // ZeRO stages and switches share a schedule's pipeline time
 };
 
 }  // namespace

@@ -249,11 +249,27 @@ StepResult ComposeValidStep(const ModelSpec& m, const ClusterSpec& c, const Trai
   // PP transfers are the rest of the step.
   const StageCost& cs = sc.stages[static_cast<size_t>(crit)];
   const CriticalPath& path = sim.critical_path;
-  PipelineInput schedule_only;
-  schedule_only.chunks = input.chunks;
-  schedule_only.breakdown = false;
-  const double schedule_s =
-      SimulateBounded(kind, pp, vp, mb, schedule_only, false, co.full_simulation_micro_batches).result.pipeline_time_s;
+  double schedule_s = 0;
+  if (pp == 1) {
+    schedule_s = md * cs.time_s();  // one rank runs its passes back to back: no bubble
+  } else {
+    ScheduleTimeCache::Key key;
+    if (co.schedule_cache) {
+      std::vector<double> times;
+      for (const ChunkTimes& ct : input.chunks) times.insert(times.end(), {ct.forward_s, ct.backward_s, ct.weight_s});
+      key = {static_cast<int>(kind), pp, vp, mb, std::move(times)};
+    }
+    if (const double* cached = co.schedule_cache ? co.schedule_cache->Find(key) : nullptr) {
+      schedule_s = *cached;
+    } else {
+      PipelineInput schedule_only;
+      schedule_only.chunks = input.chunks;
+      schedule_only.breakdown = false;
+      schedule_s =
+          SimulateBounded(kind, pp, vp, mb, schedule_only, false, co.full_simulation_micro_batches).result.pipeline_time_s;
+      if (co.schedule_cache) co.schedule_cache->Put(std::move(key), schedule_s);
+    }
+  }
   TimeBreakdown& tb = e.time;
   tb.compute_s = md * cs.compute_s;
   tb.recompute_s = md * cs.recompute_s;
@@ -261,7 +277,7 @@ StepResult ComposeValidStep(const ModelSpec& m, const ClusterSpec& c, const Trai
   tb.cp_s = md * cs.cp_exposed_s;
   tb.ep_s = md * cs.ep_exposed_s;
   const double work = tb.compute_s + tb.tp_s + tb.cp_s + tb.ep_s;
-  tb.bubble_s = std::max(0.0, schedule_s - work);
+  tb.bubble_s = pp == 1 ? 0.0 : std::max(0.0, schedule_s - work);
   tb.dp_s = path.gather_wait_s + path.reduce_tail_s;
   tb.optimizer_s = path.optimizer_s;
   tb.other_s = path.other_s;

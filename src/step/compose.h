@@ -13,6 +13,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <tuple>
+#include <vector>
 
 #include "pipeline/simulator.h"
 #include "step/estimate.h"
@@ -25,11 +28,28 @@ inline constexpr int64_t kFullSimulationMicroBatches = 256;
 inline constexpr int64_t kMaxSimulatedOps = int64_t{1} << 23;
 inline constexpr int64_t kMaxTimelineOps = int64_t{1} << 21;
 
+// The pipeline time of a schedule over given pass times alone (no transfers, DP or optimizer),
+// which the bubble is measured against. It does not depend on the ZeRO stage or the overlap
+// switches, so a search that composes many layouts shares it through this cache.
+class ScheduleTimeCache {
+ public:
+  using Key = std::tuple<int, int, int, int64_t, std::vector<double>>;
+  const double* Find(const Key& k) const {
+    auto it = times_.find(k);
+    return it == times_.end() ? nullptr : &it->second;
+  }
+  void Put(Key k, double t) { times_.emplace(std::move(k), t); }
+
+ private:
+  std::map<Key, double> times_;
+};
+
 struct ComposeOptions {
   bool record_timeline = false;  // fill StepResult::simulation.timeline with every micro-batch
   // Micro-batch counts up to this are simulated in full; larger ones are extended from the
   // periodic steady state.
   int64_t full_simulation_micro_batches = kFullSimulationMicroBatches;
+  ScheduleTimeCache* schedule_cache = nullptr;  // optional, not thread-safe
 };
 
 struct StepResult {

@@ -248,21 +248,23 @@ void HardwareCatalog::Merge(std::string_view toml_text, const std::string& where
   }
 }
 
-const GpuSpec& HardwareCatalog::Find(const std::string& name) const {
-  auto it = gpus_.find(Upper(name));
-  if (it != gpus_.end()) return it->second;
+namespace {
+
+// The entry of `m` named `name` (case-insensitive); otherwise InputError listing the names.
+template <class T>
+const T& FindNamed(const std::map<std::string, T>& m, const std::string& name, const char* what) {
+  auto it = m.find(Upper(name));
+  if (it != m.end()) return it->second;
   std::string list;
-  for (const auto& [k, g] : gpus_) list += (list.empty() ? "" : ", ") + g.name;
-  throw InputError("unknown GPU '" + name + "'; known: " + list);
+  for (const auto& [k, v] : m) list += (list.empty() ? "" : ", ") + v.name;
+  throw InputError(std::string("unknown ") + what + " '" + name + "'; known: " + list);
 }
 
-const Fabric& HardwareCatalog::FindFabric(const std::string& name) const {
-  auto it = fabrics_.find(Upper(name));
-  if (it != fabrics_.end()) return it->second;
-  std::string list;
-  for (const auto& [k, f] : fabrics_) list += (list.empty() ? "" : ", ") + f.name;
-  throw InputError("unknown fabric '" + name + "'; known: " + list);
-}
+}  // namespace
+
+const GpuSpec& HardwareCatalog::Find(const std::string& name) const { return FindNamed(gpus_, name, "GPU"); }
+
+const Fabric& HardwareCatalog::FindFabric(const std::string& name) const { return FindNamed(fabrics_, name, "fabric"); }
 
 ClusterSpec HardwareCatalog::Cluster(const std::string& gpu, int gpus, const std::string& fabric) const {
   const GpuSpec& g = Find(gpu);

@@ -48,7 +48,6 @@ nlohmann::json PlanToJson(const PlanResult& res, const PlanRequest& r) {
   json ranked = json::array();
   for (size_t i = 0; i < res.ranked.size(); ++i) {
     const Estimate& e = res.ranked[i];
-    const TimeBreakdown& t = e.time;
     ranked.push_back({{"rank", i + 1},
                       {"layout", LayoutToJson(e.layout, e.training)},
                       {"step_time_s", e.step_time_s},
@@ -57,18 +56,7 @@ nlohmann::json PlanToJson(const PlanResult& res, const PlanRequest& r) {
                       {"peak_memory_bytes", e.peak_memory_bytes},
                       {"comm_share", e.comm_share},
                       {"bubble_rate", e.bubble_rate},
-                      {"time",
-                       {{"compute_s", t.compute_s},
-                        {"recompute_s", t.recompute_s},
-                        {"tp_comm_s", t.tp_s},
-                        {"cp_comm_s", t.cp_s},
-                        {"ep_comm_s", t.ep_s},
-                        {"pp_comm_s", t.pp_s},
-                        {"dp_comm_s", t.dp_s},
-                        {"bubble_s", t.bubble_s},
-                        {"optimizer_s", t.optimizer_s},
-                        {"other_s", t.other_s},
-                        {"total_s", t.total()}}}});
+                      {"time", TimeBreakdownToJson(e.time)}});
   }
   j["ranked"] = ranked;
   json rules = json::array();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <fmt/format.h>
 
 #include "cost/flops.h"
@@ -12,8 +13,12 @@
 namespace paratune {
 namespace {
 
+// Passes of a schedule over all ranks, saturating instead of overflowing.
 int64_t OpsOf(ScheduleKind k, int pp, int vp, int64_t m) {
-  return m * vp * pp * (k == ScheduleKind::kZbH1 ? 3 : 2);
+  int64_t ops = 0;
+  if (__builtin_mul_overflow(m, static_cast<int64_t>(vp) * pp * (k == ScheduleKind::kZbH1 ? 3 : 2), &ops))
+    return std::numeric_limits<int64_t>::max();
+  return ops;
 }
 
 void CheckOps(ScheduleKind k, int pp, int vp, int64_t m, int64_t limit, const char* what) {

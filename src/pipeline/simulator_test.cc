@@ -173,3 +173,81 @@ TEST(Simulator, BadInputIsAnInputError) {
 
 }  // namespace
 }  // namespace paratune
+
+namespace paratune {
+namespace {
+
+// DP collectives on their own stream, by hand (pp 1, m 2, F 1, B 2): F0 [0,1] B0 [1,3] F1 [3,4]
+// B1 [4,6]. Megatron's bucketed reduction (3 s) starts with the last backward, at 4, so it ends
+// at 7 and the optimizer (1 s) runs [7,8]; after the last backward it would run [6,9], [9,10].
+TEST(Simulator, ReductionDuringTheLastBackward) {
+  PipelineInput in = BalancedInput(1, 1, 1, 2);
+  in.grad_reduce_s = {3};
+  in.optimizer_s = {1};
+  in.dp_stream = true;
+  in.reduce_during_last_backward = true;
+  SimulationResult r = Simulate(ScheduleKind::k1F1B, 1, 1, 2, in);
+  EXPECT_DOUBLE_EQ(r.step_time_s, 8);
+  EXPECT_DOUBLE_EQ(r.stages[0].reduce_tail_s, 1);
+  EXPECT_DOUBLE_EQ(r.stages[0].dp_non_compute_s, 1);  // [6,7] with nothing computing
+  EXPECT_DOUBLE_EQ(r.critical_path.compute_s, 6);
+  EXPECT_DOUBLE_EQ(r.critical_path.reduce_tail_s, 1);
+  EXPECT_DOUBLE_EQ(r.critical_path.optimizer_s, 1);
+  EXPECT_EQ(r.timeline.stream_names, (std::vector<std::string>{"compute", "comm", "dp"}));
+  in.reduce_during_last_backward = false;
+  EXPECT_DOUBLE_EQ(Simulate(ScheduleKind::k1F1B, 1, 1, 2, in).step_time_s, 10);
+}
+
+// ZeRO gathers by hand (pp 1, F 1, B 2). ZeRO-1 (one 1.5 s gather from the start): the first
+// forward consumes it as it arrives, so it cannot end before 1.5: it runs [0.5,1.5]; without
+// overlap it waits for the whole gather, [1.5,2.5].
+TEST(Simulator, ZeroOneGatherAtTheStart) {
+  PipelineInput in = BalancedInput(1, 1, 1, 2);
+  in.dp_stream = true;
+  in.param_gather_s = {1.5};
+  SimulationResult r = Simulate(ScheduleKind::k1F1B, 1, 1, 1, in);
+  EXPECT_DOUBLE_EQ(r.step_time_s, 0.5 + 1 + 2);
+  EXPECT_DOUBLE_EQ(r.critical_path.gather_wait_s, 0.5);
+  in.overlap_param_gather = false;
+  r = Simulate(ScheduleKind::k1F1B, 1, 1, 1, in);
+  EXPECT_DOUBLE_EQ(r.step_time_s, 1.5 + 1 + 2);
+  EXPECT_DOUBLE_EQ(r.critical_path.gather_wait_s, 1.5);
+}
+
+// ZeRO-3 (pp 1, m 2, a gather of 2.5 s before every forward and backward, prefetched from the
+// start of the previous pass, each pass unable to end before its gather):
+//   gathers [0,2.5] [2.5,5] [5,7.5] [7.5,10]; F0 [1.5,2.5] B0 [3,5] F1 [6.5,7.5] B1 [8,10].
+// Waits 1.5 + 0.5 + 1.5 + 0.5 = 4 on top of 6 s of passes. With 0.5 s gathers nothing waits.
+TEST(Simulator, ZeroThreeGathersPrefetched) {
+  PipelineInput in = BalancedInput(1, 1, 1, 2);
+  in.dp_stream = true;
+  in.param_gather_s = {2.5};
+  in.gathers_per_forward = 1;
+  in.gathers_per_backward = 1;
+  SimulationResult r = Simulate(ScheduleKind::k1F1B, 1, 1, 2, in);
+  EXPECT_DOUBLE_EQ(r.step_time_s, 10);
+  EXPECT_DOUBLE_EQ(r.critical_path.gather_wait_s, 4);
+  EXPECT_DOUBLE_EQ(r.critical_path.compute_s, 6);
+  in.param_gather_s = {0.5};
+  r = Simulate(ScheduleKind::k1F1B, 1, 1, 2, in);
+  EXPECT_DOUBLE_EQ(r.step_time_s, 6);
+  EXPECT_DOUBLE_EQ(r.critical_path.gather_wait_s, 0);
+}
+
+// The critical path of the uneven 1F1B case with 0.5 s transfers (UnevenStagesByHand): from
+// rank 0's B2 [17,19] back through rank 1's B2, F2, B1, F1, B0, F0 and rank 0's F0, with two
+// transfers on it: passes 18 s + transfers 1 s = the step of 19 s.
+TEST(Simulator, CriticalPathByHand) {
+  PipelineInput in;
+  in.chunks = {{1, 2, 0}, {2, 3, 0}};
+  in.p2p_s = 0.5;
+  const SimulationResult r = Simulate(ScheduleKind::k1F1B, 2, 1, 3, in);
+  ASSERT_DOUBLE_EQ(r.step_time_s, 19);
+  EXPECT_EQ(r.critical_path.end_rank, 0);
+  EXPECT_DOUBLE_EQ(r.critical_path.compute_s, 18);
+  EXPECT_DOUBLE_EQ(r.critical_path.transfer_s, 1);
+  EXPECT_DOUBLE_EQ(r.critical_path.send_block_s, 0);
+}
+
+}  // namespace
+}  // namespace paratune

@@ -185,45 +185,34 @@ std::vector<CommItem> CommTable(const StepCosts& sc, const Layout& l, const Time
   return v;
 }
 
-}  // namespace
+// The pipeline time of the schedule over the pass times alone, which the bubble is measured
+// against (through the cache when one is given).
+double ScheduleOnlyTime(ScheduleKind kind, int pp, int vp, int64_t mb, const PipelineInput& input,
+                        const ComposeOptions& co) {
+  ScheduleTimeCache::Key key;
+  if (co.schedule_cache) {
+    std::vector<double> times;
+    for (const ChunkTimes& ct : input.chunks) times.insert(times.end(), {ct.forward_s, ct.backward_s, ct.weight_s});
+    key = {static_cast<int>(kind), pp, vp, mb, std::move(times)};
+    if (const double* cached = co.schedule_cache->Find(key)) return *cached;
+  }
+  PipelineInput schedule_only;
+  schedule_only.chunks = input.chunks;
+  schedule_only.breakdown = false;
+  const double t =
+      SimulateBounded(kind, pp, vp, mb, schedule_only, false, co.full_simulation_micro_batches).result.pipeline_time_s;
+  if (co.schedule_cache) co.schedule_cache->Put(std::move(key), t);
+  return t;
+}
 
-StepResult ComposeValidStep(const ModelSpec& m, const ClusterSpec& c, const Training& t, const Layout& l,
-                            const EstimateOptions& o, const ComposeOptions& co) {
-  const GpuSpec& g = c.gpu;
-  const StepCosts sc = ComputeStepCosts(m, c, t, l, o.state_bytes);
-  const int64_t mb = sc.micro_batches;
-  const double md = static_cast<double>(mb);
-  const int pp = l.pp, vp = l.vp;
-  const ScheduleKind kind = l.pipeline_schedule();
-  const PipelineInput input = MakeInput(sc, l);
-
-  StepResult out;
-  BoundedRun run = SimulateBounded(kind, pp, vp, mb, input, co.record_timeline, co.full_simulation_micro_batches);
-  out.simulated_micro_batches = run.simulated;
-  out.extrapolated = run.extrapolated;
-  out.simulation = std::move(run.result);
-  const SimulationResult& sim = out.simulation;
-
-  Estimate& e = out.estimate;
-  e.model = m.name;
-  e.gpu = g.name;
-  e.gpus = c.gpus;
-  e.nodes = c.nodes();
-  e.layout = l;
-  e.training = t;
-  e.schedule = ScheduleName(kind);
-  e.micro_batches = mb;
-  e.p2p_time_s = sc.p2p_s;
-  e.total_params = sc.total_params;
-  e.active_params = sc.active_params;
-  const int crit = sc.critical_stage;
-  e.critical_stage = crit;
-
-  e.stages.resize(static_cast<size_t>(pp));
-  for (int s = 0; s < pp; ++s) {
-    const StageCost& st = sc.stages[static_cast<size_t>(s)];
-    StageEstimate& se = e.stages[static_cast<size_t>(s)];
-    se.index = s;
+// The stages of the estimate: their costs, and the activations the schedule keeps in flight
+// (peak forwards not yet backwarded; Narayanan et al. 2021 Sec. 2.2: 1F1B stage s keeps pp - s).
+std::vector<StageEstimate> Stages(const StepCosts& sc, const SimulationResult& sim) {
+  std::vector<StageEstimate> out(sc.stages.size());
+  for (size_t s = 0; s < sc.stages.size(); ++s) {
+    const StageCost& st = sc.stages[s];
+    StageEstimate& se = out[s];
+    se.index = st.index;
     se.dense_layers = st.dense_layers;
     se.moe_layers = st.moe_layers;
     se.has_embedding = st.has_embedding;
@@ -236,73 +225,60 @@ StepResult ComposeValidStep(const ModelSpec& m, const ClusterSpec& c, const Trai
     se.grad_reduce_s = st.grad_reduce_s();
     se.param_gather_s = st.param_gather_s();
     se.optimizer_s = st.optimizer_s;
-    // Activations in flight as the schedule holds them (peak forwards not yet backwarded;
-    // Narayanan et al. 2021 Sec. 2.2: 1F1B stage s keeps pp - s).
-    se.inflight_microbatches = sim.stages[static_cast<size_t>(s)].peak_inflight_microbatches;
+    se.inflight_microbatches = sim.stages[s].peak_inflight_microbatches;
     se.memory = st.memory;
     se.memory.activations = se.inflight_microbatches * st.activation_bytes + st.working_bytes;
     se.memory.fragmentation = kFragmentationFraction * (se.memory.activations + se.memory.logits);
   }
+  return out;
+}
 
-  // Time breakdown. The compute terms are the critical stage's (the longest per micro-batch):
-  // m times its compute and exposed in-stage communication. The pipeline bubble is what the
-  // schedule alone adds to that: the same schedule over the same pass times without transfers,
-  // DP collectives or optimizer ends that much later (for balanced stages the closed form
-  // (pp-1)/(vp*m) of the compute, Narayanan et al. 2021 Sec. 2.2; pipeline/closed_form.h). The
-  // simulated critical path (pipeline/simulator.h CriticalPath) gives the DP part (the gathers it
-  // waits for and the end rank's reduction after its last pass) and the end rank's optimizer; the
-  // PP transfers are the rest of the step.
-  const StageCost& cs = sc.stages[static_cast<size_t>(crit)];
+// The step-time terms (docs/cost-model.md, section 7). The compute terms are the critical
+// stage's (the longest per micro-batch): m times its compute and exposed in-stage communication.
+// The pipeline bubble is what the schedule alone adds to that: the same schedule over the same
+// pass times without transfers, DP collectives or optimizer ends that much later (for balanced
+// stages the closed form (pp-1)/(vp*m) of the compute, Narayanan et al. 2021 Sec. 2.2;
+// pipeline/closed_form.h). The simulated critical path (pipeline/simulator.h CriticalPath) gives
+// the DP part (the gathers it waits for and the end rank's reduction after its last pass) and
+// the end rank's optimizer; the PP transfers are the rest of the step.
+TimeBreakdown AttributeStep(const StepCosts& sc, const SimulationResult& sim, double schedule_s, int pp) {
+  const double md = static_cast<double>(sc.micro_batches);
+  const StageCost& cs = sc.stages[static_cast<size_t>(sc.critical_stage)];
   const CriticalPath& path = sim.critical_path;
-  double schedule_s = 0;
-  if (pp == 1) {
-    schedule_s = md * cs.time_s();  // one rank runs its passes back to back: no bubble
-  } else {
-    ScheduleTimeCache::Key key;
-    if (co.schedule_cache) {
-      std::vector<double> times;
-      for (const ChunkTimes& ct : input.chunks) times.insert(times.end(), {ct.forward_s, ct.backward_s, ct.weight_s});
-      key = {static_cast<int>(kind), pp, vp, mb, std::move(times)};
-    }
-    if (const double* cached = co.schedule_cache ? co.schedule_cache->Find(key) : nullptr) {
-      schedule_s = *cached;
-    } else {
-      PipelineInput schedule_only;
-      schedule_only.chunks = input.chunks;
-      schedule_only.breakdown = false;
-      schedule_s =
-          SimulateBounded(kind, pp, vp, mb, schedule_only, false, co.full_simulation_micro_batches).result.pipeline_time_s;
-      if (co.schedule_cache) co.schedule_cache->Put(std::move(key), schedule_s);
-    }
-  }
-  TimeBreakdown& tb = e.time;
+  TimeBreakdown tb;
   tb.compute_s = md * cs.compute_s;
   tb.recompute_s = md * cs.recompute_s;
   tb.tp_s = md * cs.tp_exposed_s;
   tb.cp_s = md * cs.cp_exposed_s;
   tb.ep_s = md * cs.ep_exposed_s;
   const double work = tb.compute_s + tb.tp_s + tb.cp_s + tb.ep_s;
-  tb.bubble_s = pp == 1 ? 0.0 : std::max(0.0, schedule_s - work);
+  tb.bubble_s = pp == 1 ? 0.0 : std::max(0.0, schedule_s - work);  // one rank runs back to back
   tb.dp_s = path.gather_wait_s + path.reduce_tail_s;
   tb.optimizer_s = path.optimizer_s;
   tb.other_s = path.other_s;
   tb.pp_s = std::max(0.0, sim.step_time_s - (work + tb.bubble_s + tb.dp_s + tb.optimizer_s + tb.other_s));
+  return tb;
+}
 
-  e.step_time_s = sim.step_time_s;
+// Throughput, MFU and HFU of a step of `e.step_time_s` (PaLM's MFU, Chowdhery et al. 2022, App. B).
+void FillThroughput(const ModelSpec& m, const ClusterSpec& c, const Training& t, Estimate& e) {
+  const GpuSpec& g = c.gpu;
   const double tokens = static_cast<double>(t.global_batch) * static_cast<double>(t.seq);
   e.tokens_per_s = tokens / e.step_time_s;
   e.tokens_per_s_per_gpu = e.tokens_per_s / c.gpus;
   e.model_flops_per_step = ModelFlopsPerStep(m, t);
-  e.hardware_flops_per_step = HardwareFlopsPerStep(m, t, l.recompute);
+  e.hardware_flops_per_step = HardwareFlopsPerStep(m, t, e.layout.recompute);
   e.model_tflops_per_gpu = e.model_flops_per_step / e.step_time_s / c.gpus / 1e12;
   const double peak = g.peak_flops(t.precision);
   e.mfu = e.model_flops_per_step / (e.step_time_s * c.gpus * peak);
   e.hfu = e.hardware_flops_per_step / (e.step_time_s * c.gpus * peak);
   e.mfu_vs_bf16 = e.model_flops_per_step / (e.step_time_s * c.gpus * g.bf16_flops);
-  e.comm_share = tb.exposed_comm_s() / e.step_time_s;
-  e.bubble_rate = tb.bubble_s / e.step_time_s;
-  e.comms = CommTable(sc, l, tb, crit);
+  e.comm_share = e.time.exposed_comm_s() / e.step_time_s;
+  e.bubble_rate = e.time.bubble_s / e.step_time_s;
+}
 
+// The peak stage against the HBM, and the warnings that depend on the composed step.
+void FillMemoryAndWarnings(const StepCosts& sc, const GpuSpec& g, Estimate& e) {
   e.capacity_bytes = g.hbm_bytes;
   for (const StageEstimate& st : e.stages)
     if (st.memory.total() > e.peak_memory_bytes) {
@@ -310,7 +286,6 @@ StepResult ComposeValidStep(const ModelSpec& m, const ClusterSpec& c, const Trai
       e.peak_stage = st.index;
     }
   e.fits = e.peak_memory_bytes <= e.capacity_bytes;
-
   e.warnings = sc.warnings;
   if (!e.fits)
     e.warnings.push_back(fmt::format("memory: stage {} needs {} per GPU, more than the {} of {}", e.peak_stage,
@@ -318,7 +293,45 @@ StepResult ComposeValidStep(const ModelSpec& m, const ClusterSpec& c, const Trai
   if (e.bubble_rate > 0.2)
     e.warnings.push_back(fmt::format("pipeline bubble is {:.0f}% of the step: raise the micro-batch count (global "
                                      "batch / (dp*mbs) = {}) or vp",
-                                     100 * e.bubble_rate, mb));
+                                     100 * e.bubble_rate, e.micro_batches));
+}
+
+}  // namespace
+
+StepResult ComposeValidStep(const ModelSpec& m, const ClusterSpec& c, const Training& t, const Layout& l,
+                            const EstimateOptions& o, const ComposeOptions& co) {
+  const StepCosts sc = ComputeStepCosts(m, c, t, l, o.state_bytes);
+  const ScheduleKind kind = l.pipeline_schedule();
+  const PipelineInput input = MakeInput(sc, l);
+
+  StepResult out;
+  BoundedRun run = SimulateBounded(kind, l.pp, l.vp, sc.micro_batches, input, co.record_timeline,
+                                   co.full_simulation_micro_batches);
+  out.simulated_micro_batches = run.simulated;
+  out.extrapolated = run.extrapolated;
+  out.simulation = std::move(run.result);
+  const SimulationResult& sim = out.simulation;
+
+  Estimate& e = out.estimate;
+  e.model = m.name;
+  e.gpu = c.gpu.name;
+  e.gpus = c.gpus;
+  e.nodes = c.nodes();
+  e.layout = l;
+  e.training = t;
+  e.schedule = ScheduleName(kind);
+  e.micro_batches = sc.micro_batches;
+  e.p2p_time_s = sc.p2p_s;
+  e.total_params = sc.total_params;
+  e.active_params = sc.active_params;
+  e.critical_stage = sc.critical_stage;
+  e.stages = Stages(sc, sim);
+  const double schedule_s = l.pp == 1 ? 0 : ScheduleOnlyTime(kind, l.pp, l.vp, sc.micro_batches, input, co);
+  e.time = AttributeStep(sc, sim, schedule_s, l.pp);
+  e.step_time_s = sim.step_time_s;
+  FillThroughput(m, c, t, e);
+  e.comms = CommTable(sc, l, e.time, sc.critical_stage);
+  FillMemoryAndWarnings(sc, c.gpu, e);
   return out;
 }
 

@@ -41,7 +41,7 @@ Command AddAnalyzeCommand(CLI::App& root) {
   cmd->add_flag("--exact-ns", af->exact_ns, "keep ns timestamps instead of rounding to whole µs as HTA does");
   cmd->add_flag("--include-last-step", af->include_last_step, "analyse the last ProfilerStep too (HTA drops it)");
   cmd->add_option("--top", af->top, "top kernels listed per kernel type")->capture_default_str()->check(CLI::Range(1, 1000));
-  cmd->add_option("--threads", af->threads, "files read in parallel (default: one per core)")->check(CLI::Range(0, 1024));
+  cmd->add_option("--threads", af->threads, "files read and ranks analysed in parallel (default: one per core)")->check(CLI::Range(0, 1024));
   cmd->add_option("--trace-out", af->trace_out, "write a reduced Chrome trace of the GPU timeline with the analysis as counters");
   AddScenarioFlags(cmd, *f);
   cmd->footer("Passing --model (or an inline model, --hidden ...) sets the cost model's prediction for that model, "
@@ -56,6 +56,7 @@ Command AddAnalyzeCommand(CLI::App& root) {
             ao.rounding = af->exact_ns ? TimeRounding::kExact : TimeRounding::kHta;
             ao.include_last_step = af->include_last_step;
             ao.top_kernels = af->top;
+            ao.threads = af->threads;
             const TraceAnalysis a = AnalyzeTraces(ranks, ao);
             if (af->rank >= 0) {
               bool found = false;

@@ -1,18 +1,15 @@
 #include "trace/trace_set.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <cstring>
-#include <exception>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
-#include <thread>
 
 #include "trace/kineto_reader.h"
 #include "trace/nsys_reader.h"
 #include "util/error.h"
+#include "util/thread_pool.h"
 
 namespace paratune {
 namespace {
@@ -84,29 +81,14 @@ int RankFromFileName(const std::string& path) {
 std::vector<RankTrace> ReadTraceSet(const std::vector<std::string>& inputs, const TraceSetOptions& options) {
   const std::vector<std::string> files = ExpandInputs(inputs);
   std::vector<std::vector<RankTrace>> per_file(files.size());
-  std::vector<std::exception_ptr> errors(files.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < files.size();) {
-      try {
-        if (IsSqliteFile(files[i])) {
-          per_file[i] = ReadNsightSqlite(files[i]);
-        } else {
-          per_file[i].push_back(ReadKinetoTrace(files[i]));
-        }
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
+  // Errors are rethrown for the first file in the given order, whatever the scheduling.
+  ParallelFor(files.size(), options.threads, [&](size_t i) {
+    if (IsSqliteFile(files[i])) {
+      per_file[i] = ReadNsightSqlite(files[i]);
+    } else {
+      per_file[i].push_back(ReadKinetoTrace(files[i]));
     }
-  };
-  unsigned threads = options.threads > 0 ? static_cast<unsigned>(options.threads) : std::thread::hardware_concurrency();
-  threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(files.size())));
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  for (const auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  });
 
   std::vector<RankTrace> ranks;
   for (size_t i = 0; i < files.size(); ++i) {

@@ -19,6 +19,7 @@
 
 #include <simdjson.h>
 
+#include "trace/name_table.h"
 #include "util/error.h"
 
 namespace paratune {
@@ -719,18 +720,6 @@ class Reader {
     }
   }
 
-  uint32_t Intern(std::string_view s) {
-    auto it = name_ids_.find(s);
-    if (it != name_ids_.end()) return it->second;
-    const uint32_t id = static_cast<uint32_t>(trace_.names.size());
-    trace_.names.emplace_back(s);
-    // The map's key views the stored string; names is a vector of strings, whose heap buffers
-    // do not move when the vector grows (short strings do, so store those in the arena).
-    name_storage_.emplace_back(std::make_unique<std::string>(s));
-    name_ids_.emplace(std::string_view(*name_storage_.back()), id);
-    return id;
-  }
-
   void HandleEvent(char* p, size_t len) {
     if (p[0] != '{') {
       ++trace_.warnings.malformed_event;
@@ -935,7 +924,7 @@ class Reader {
       return simdjson::SUCCESS;
     }
     if (frac) trace_.fractional_ts = true;
-    ev.name = Intern(name);
+    ev.name = names_.Intern(name);
     if (has_coll && (ev.kind == EventKind::kKernel)) {
       ev.collective = static_cast<int32_t>(trace_.collectives.size());
       trace_.collectives.push_back(std::move(coll));
@@ -946,6 +935,7 @@ class Reader {
   }
 
   void Finish() {
+    trace_.names = names_.Take();
     trace_.legacy_layout = legacy_;
     if (src_.truncated) trace_.warnings.truncated = 1;
     if (first_device_ >= 0) {
@@ -976,21 +966,7 @@ class Reader {
   std::unordered_map<int64_t, std::string> device_names_;
   od::parser parser_;
   RankTrace trace_;
-  struct SvHash {
-    using is_transparent = void;
-    // Long kernel names differ mostly at their ends: hash the length and up to 48 bytes from each
-    // end (FNV-1a), so interning costs the same for a 20- or a 2,000-byte name.
-    size_t operator()(std::string_view s) const {
-      uint64_t h = 1469598103934665603ull ^ s.size();
-      const size_t head = std::min<size_t>(s.size(), 48);
-      for (size_t i = 0; i < head; ++i) h = (h ^ static_cast<unsigned char>(s[i])) * 1099511628211ull;
-      for (size_t i = s.size() > 96 ? s.size() - 48 : head; i < s.size(); ++i)
-        h = (h ^ static_cast<unsigned char>(s[i])) * 1099511628211ull;
-      return static_cast<size_t>(h);
-    }
-  };
-  std::unordered_map<std::string_view, uint32_t, SvHash, std::equal_to<>> name_ids_;
-  std::vector<std::unique_ptr<std::string>> name_storage_;
+  NameTable names_;
 };
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "trace/name_table.h"
 #include "util/error.h"
 
 namespace paratune {
@@ -361,10 +362,10 @@ class Reader {
         int64_t src = 0, dst = 0;
         if (IntAt(s, 7, &src) == Cell::kOk && IntAt(s, 8, &dst) == Cell::kOk)
           name = name + " (" + MemoryKindName(src) + " -> " + MemoryKindName(dst) + ")";
-        name_id = Intern(name);
+        name_id = names_.Intern(name);
       } else {
         name = std::string("Memset (") + MemoryKindName(IntOr(s, 6, 3)) + ")";  // 3: Device
-        name_id = Intern(name);
+        name_id = names_.Intern(name);
       }
       if (name_id < 0) {
         ++warnings.missing_field;
@@ -433,7 +434,7 @@ class Reader {
       // The text is inline (`text`) or registered once and referenced (`textId`, StringIds).
       int64_t name_id = -1, id = 0;
       if (sqlite3_column_type(s, 2) != SQLITE_NULL) {
-        name_id = Intern(TextAt(s, 2));
+        name_id = names_.Intern(TextAt(s, 2));
       } else if (IntAt(s, 3, &id) == Cell::kOk) {
         name_id = StringName(id, /*strip_version=*/false);
       }
@@ -444,15 +445,6 @@ class Reader {
       ev.name = static_cast<uint32_t>(name_id);
       for (int64_t device : devices) events_[device].push_back(ev);
     }
-  }
-
-  uint32_t Intern(std::string_view s) {
-    auto it = name_ids_.find(s);
-    if (it != name_ids_.end()) return it->second;
-    const uint32_t id = static_cast<uint32_t>(names_.size());
-    names_.emplace_back(s);
-    name_ids_.emplace(names_.back(), id);
-    return id;
   }
 
   // The interned name of StringIds row `id`, or -1 when there is none.
@@ -466,7 +458,7 @@ class Reader {
     int64_t result = -1;
     if (db_.Step(s, kStringIds) && sqlite3_column_type(s, 0) != SQLITE_NULL) {
       const std::string_view text = TextAt(s, 0);
-      result = Intern(strip_version ? StripVersionSuffix(text) : text);
+      result = names_.Intern(strip_version ? StripVersionSuffix(text) : text);
     }
     cache.emplace(id, result);
     return result;
@@ -539,12 +531,7 @@ class Reader {
   Export db_;
   StmtPtr string_stmt_;
   bool by_process_ = true;  // every table read has globalPid / globalTid: rows match by process
-  std::vector<std::string> names_;  // names of all devices; renumbered per rank in Finish
-  struct NameHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  std::unordered_map<std::string, uint32_t, NameHash, std::equal_to<>> name_ids_;
+  NameTable names_;  // names of all devices; renumbered per rank in Finish
   std::unordered_map<int64_t, int64_t> string_names_;   // StringIds id -> names_ index or -1
   std::unordered_map<int64_t, int64_t> runtime_names_;  // the same, version suffix stripped
   std::map<int64_t, std::vector<TraceEvent>> events_;   // by deviceId

@@ -142,6 +142,16 @@ std::string_view TrimRight(std::string_view s) {
   return s;
 }
 
+// A value's raw JSON text for a message: whitespace trimmed, at most 40 bytes, control bytes as '?'.
+std::string Token(std::string_view raw) {
+  raw = TrimRight(raw);
+  std::string out(raw.substr(0, 40));
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20) c = '?';
+  if (raw.size() > 40) out += "...";
+  return out;
+}
+
 NumberStatus ParseMicrosToNanos(std::string_view s, int64_t* ns, bool* fractional) {
   s = TrimRight(s);
   if (s.empty()) return NumberStatus::kNotNumber;
@@ -183,6 +193,7 @@ NumberStatus ParseMicrosToNanos(std::string_view s, int64_t* ns, bool* fractiona
     // Exponent form (not written by Kineto): fall back to a double.
     double d = 0;
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
+    if (ec == std::errc::result_out_of_range && p == s.data() + s.size()) return NumberStatus::kOverflow;  // 1e400
     if (ec != std::errc() || p != s.data() + s.size()) return NumberStatus::kNotNumber;
     const double n = d * 1000.0;
     if (!(std::abs(n) < 9.2e18)) return NumberStatus::kOverflow;
@@ -211,6 +222,7 @@ NumberStatus IntegerValue(od::value v, int64_t* out) {
     }
     double d = 0;
     auto [p2, ec2] = std::from_chars(raw.data(), raw.data() + raw.size(), d);
+    if (ec2 == std::errc::result_out_of_range && p2 == raw.data() + raw.size()) return NumberStatus::kOverflow;  // 1e400
     if (ec2 != std::errc() || p2 != raw.data() + raw.size()) return NumberStatus::kNotNumber;
     if (!(std::abs(d) < 9.2e18)) return NumberStatus::kOverflow;
     if (d != std::floor(d)) return NumberStatus::kNotNumber;
@@ -366,7 +378,10 @@ class Reader {
         static_cast<unsigned char>(buf_[2]) == 0xBF)
       pos_ = 3;
     SkipWs();
-    if (AtEnd()) throw InputError(label_ + ": empty file (expected a Chrome-trace JSON object)");
+    if (AtEnd()) {
+      if (src_.truncated) throw InputError(label_ + ": truncated gzip stream: it ends before any data (no trace events to analyse)");
+      throw InputError(label_ + ": empty file (expected a Chrome-trace JSON object)");
+    }
     const char c = buf_[pos_];
     if (c == '[') {
       ReadEventArray();  // Chrome-trace "JSON Array Format"
@@ -386,6 +401,7 @@ class Reader {
   bool Refill() {
     if (eof_) return false;
     if (pos_ > 0 && pos_ >= buf_.size() / 2) {
+      lines_before_ += std::count(buf_.data(), buf_.data() + pos_, '\n');
       buf_.EraseFront(pos_);
       consumed_ += pos_;
       pos_ = 0;
@@ -411,6 +427,18 @@ class Reader {
       if (!Refill()) return;
   }
   size_t Offset() const { return consumed_ + pos_; }
+  // "FILE:LINE: " of the byte at `off` in buf_ (lines counted from 1), for messages about values.
+  std::string Where(size_t off) const {
+    const int64_t line = lines_before_ + std::count(buf_.data(), buf_.data() + std::min(off, buf_.size()), '\n') + 1;
+    return label_ + ":" + std::to_string(line) + ": ";
+  }
+  // Counts an unusable number and keeps the first one's message: `what` names the field and the
+  // value; the place is the line (and byte) of the value at `off` in buf_.
+  void BadValue(int64_t* counter, size_t off, const std::string& what) {
+    ++*counter;
+    if (trace_.warnings.first_bad_value.empty())
+      trace_.warnings.first_bad_value = Where(off) + what + " (byte " + std::to_string(consumed_ + off) + ")";
+  }
   [[noreturn]] void Fail(const std::string& what) {
     throw InputError(label_ + ": byte " + std::to_string(Offset()) + ": " + what);
   }
@@ -557,6 +585,7 @@ class Reader {
   void Truncated(const std::string& where) {
     if (trace_.events.empty() && !saw_events_) throw InputError(label_ + ": file ends " + where + " (truncated?)");
     trace_.warnings.truncated = 1;
+    if (trace_.warnings.truncated_at.empty()) trace_.warnings.truncated_at = where;
   }
 
   // Returns false when the input ended inside the array (truncated).
@@ -643,9 +672,11 @@ class Reader {
     od::document doc;
     od::array arr;
     if (!(err = parser_.iterate(batch_buf_.data(), k, batch_buf_.capacity()).get(doc)) && !(err = doc.get_array().get(arr))) {
+      size_t i = 0;
       for (auto item : arr) {
         od::object obj;
         if ((err = std::move(item).get_object().get(obj))) break;
+        event_off_ = batch_[std::min(i++, batch_.size() - 1)].first;
         if ((err = ParseEvent(obj))) break;
       }
     }
@@ -664,17 +695,36 @@ class Reader {
   // Parses the small top-level values paratune uses.
   void HandleTopValue(const std::string& key, size_t len) {
     if (key != "distributedInfo" && key != "deviceProperties" && key != "baseTimeNanoseconds") return;
+    const size_t off = pos_;
     if (key == "baseTimeNanoseconds") {
       int64_t v = 0;
       const char* p = buf_.data() + pos_;
       auto [end, ec] = std::from_chars(p, p + len, v);
-      if (ec == std::errc() && end == p + len && v >= -kMaxTraceTimeNs && v <= kMaxTraceTimeNs) trace_.base_time_ns = v;
-      else ++trace_.warnings.bad_number;
+      if (ec == std::errc() && end == p + len && v >= -kMaxTraceTimeNs && v <= kMaxTraceTimeNs) {
+        trace_.base_time_ns = v;
+      } else {
+        const char* why = ec == std::errc::result_out_of_range ? "does not fit 64 bits"
+                          : ec == std::errc() && end == p + len ? "is beyond the +-4e18 ns supported"
+                                                                : "is not an integer";
+        BadValue(&trace_.warnings.bad_number, off,
+                 "field 'baseTimeNanoseconds': " + Token(std::string_view(p, len)) + " " + why);
+      }
       return;
     }
     EnsurePadding(len);
     od::document doc;
     if (parser_.iterate(buf_.data() + pos_, len, buf_.capacity() - pos_).get(doc)) return;
+    // An integer in [lo, hi), or a counted bad value naming the field.
+    auto integer = [&](od::value v, const char* field, int64_t lo, int64_t hi, int64_t* out) {
+      const std::string_view raw = v.raw_json_token();
+      const NumberStatus st = IntegerValue(v, out);
+      if (st == NumberStatus::kOk && *out >= lo && *out < hi) return true;
+      const std::string why = st == NumberStatus::kOverflow    ? "does not fit 64 bits"
+                              : st == NumberStatus::kNotNumber ? "is not an integer"
+                                                               : "is outside " + std::to_string(lo) + ".." + std::to_string(hi - 1);
+      BadValue(&trace_.warnings.bad_number, off, std::string("field '") + field + "': " + Token(raw) + " " + why);
+      return false;
+    };
     if (key == "distributedInfo") {
       od::object obj;
       if (doc.get_object().get(obj)) return;
@@ -685,13 +735,12 @@ class Reader {
         if (f.unescaped_key().get(k)) return;
         int64_t v = 0;
         if (k == "rank") {
-          if (IntegerValue(f.value(), &v) == NumberStatus::kOk && v >= 0 && v < (1 << 24)) {
+          if (integer(f.value(), "distributedInfo.rank", 0, 1 << 24, &v)) {
             trace_.rank = static_cast<int>(v);
             trace_.rank_source = "distributedInfo";
           }
         } else if (k == "world_size") {
-          if (IntegerValue(f.value(), &v) == NumberStatus::kOk && v > 0 && v < (1 << 24))
-            trace_.world_size = static_cast<int>(v);
+          if (integer(f.value(), "distributedInfo.world_size", 1, 1 << 24, &v)) trace_.world_size = static_cast<int>(v);
         }
       }
       return;
@@ -710,17 +759,18 @@ class Reader {
         std::string_view k;
         if (f.unescaped_key().get(k)) return;
         if (k == "id") {
-          IntegerValue(f.value(), &id);
+          if (!integer(f.value(), "deviceProperties.id", 0, 1 << 24, &id)) id = -1;
         } else if (k == "name") {
           std::string_view s;
           if (!f.value().get_string().get(s)) name = std::string(s);
         }
       }
-      if (id >= 0 && id < 1024) device_names_[id] = name;
+      if (id >= 0) device_names_[id] = name;
     }
   }
 
   void HandleEvent(char* p, size_t len) {
+    event_off_ = static_cast<size_t>(p - buf_.data());
     if (p[0] != '{') {
       ++trace_.warnings.malformed_event;
       return;
@@ -743,14 +793,50 @@ class Reader {
 
   // Reads one event object; appends it to trace_.events when it is a complete event with a
   // duration and a category (HTA's rule: rows without dur or cat, and cat "Trace", are dropped).
+  // A numeric field that is not a number, does not fit 64 bits or lies outside its range makes the
+  // event a bad_number (skipped); the first such value is kept, located, in first_bad_value.
   simdjson::error_code ParseEvent(od::object& obj) {
     TraceEvent ev;
     bool has_ts = false, has_dur = false, has_cat = false, has_name = false, is_trace = false, bad = false;
-    bool overflow = false, frac = false;
+    bool frac = false;
     std::string_view name;
     CollectiveArgs coll;
     bool has_coll = false;
     int64_t device = -1;
+    const char* bad_field = nullptr;  // the first unusable numeric field, and what is wrong with it
+    std::string bad_what;
+    auto mark_bad = [&](const char* field, std::string_view raw, const char* why) {
+      bad = true;
+      if (bad_field == nullptr && trace_.warnings.first_bad_value.empty()) {
+        bad_field = field;
+        bad_what = Token(raw) + " " + why;
+      }
+    };
+    // µs -> ns for ts and dur.
+    auto micros = [&](od::value v, const char* field, int64_t* out, bool* fr) {
+      const std::string_view raw = v.raw_json_token();
+      const NumberStatus st = ParseMicrosToNanos(raw, out, fr);
+      if (st == NumberStatus::kOk) return true;
+      mark_bad(field, raw, st == NumberStatus::kOverflow ? "us does not fit 64-bit ns" : "is not a number");
+      return false;
+    };
+    // An integer argument in [lo, hi]; `absent` is the value that means "none", accepted too.
+    auto integer = [&](od::value v, const char* field, int64_t lo, int64_t hi, int64_t absent, int64_t* out) {
+      const std::string_view raw = v.raw_json_token();
+      int64_t x = 0;
+      const NumberStatus st = IntegerValue(v, &x);
+      if (st == NumberStatus::kOk && ((x >= lo && x <= hi) || x == absent)) {
+        *out = x;
+        return true;
+      }
+      mark_bad(field, raw,
+               st == NumberStatus::kOverflow    ? "does not fit 64 bits"
+               : st == NumberStatus::kNotNumber ? "is not an integer"
+               : x < lo                         ? "is negative or too small"
+                                                : "is too large");
+      return false;
+    };
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
     for (auto field : obj) {
       od::field f;
       if (auto e = std::move(field).get(f)) return e;
@@ -759,25 +845,15 @@ class Reader {
       switch (key.raw()[0]) {
         case 't':
           if (key.unsafe_is_equal("ts")) {
-            std::string_view raw;
-            raw = f.value().raw_json_token();
             bool fr = false;
-            const NumberStatus st = ParseMicrosToNanos(raw, &ev.ts_ns, &fr);
-            if (st == NumberStatus::kOverflow) overflow = true;
-            else if (st != NumberStatus::kOk) bad = true;
-            else has_ts = true;
+            if (micros(f.value(), "ts", &ev.ts_ns, &fr)) has_ts = true;
             frac = frac || fr;
           }
           break;
         case 'd':
           if (key.unsafe_is_equal("dur")) {
-            std::string_view raw;
-            raw = f.value().raw_json_token();
             bool fr = false;
-            const NumberStatus st = ParseMicrosToNanos(raw, &ev.dur_ns, &fr);
-            if (st == NumberStatus::kOverflow) overflow = true;
-            else if (st != NumberStatus::kOk) bad = true;
-            else has_dur = true;
+            if (micros(f.value(), "dur", &ev.dur_ns, &fr)) has_dur = true;
           }
           break;
         case 'c':
@@ -808,7 +884,7 @@ class Reader {
               name = raw.substr(1, raw.size() - 2);
             } else if (auto e = v.get_string().get(name)) {
               if (e == simdjson::UTF8_ERROR) return e;
-              bad = true;
+              mark_bad("name", raw, "is not a string");
               break;
             }
             has_name = true;
@@ -832,22 +908,14 @@ class Reader {
               if (cpu_side && k0 != 's') continue;
               switch (k0) {
                 case 's':
-                  if (k.unsafe_is_equal("stream")) {
-                    int64_t s = -1;
-                    if (IntegerValue(a.value(), &s) == NumberStatus::kOk) ev.stream = s;
-                  }
+                  if (k.unsafe_is_equal("stream")) integer(a.value(), "args.stream", 0, kMax, -1, &ev.stream);
                   break;
                 case 'c':
-                  if (k.unsafe_is_equal("correlation")) {
-                    int64_t c = -1;
-                    const NumberStatus st = IntegerValue(a.value(), &c);
-                    if (st == NumberStatus::kOk) ev.correlation = c;
-                    else if (st == NumberStatus::kOverflow) overflow = true;
-                  }
+                  if (k.unsafe_is_equal("correlation")) integer(a.value(), "args.correlation", 0, kMax, -1, &ev.correlation);
                   break;
                 case 'd':
-                  if (first_device_ < 0 && k.unsafe_is_equal("device")) {
-                    IntegerValue(a.value(), &device);
+                  if (k.unsafe_is_equal("device")) {
+                    integer(a.value(), "args.device", 0, (1 << 24) - 1, 0, &device);
                   } else if (k.unsafe_is_equal("dtype")) {
                     std::string_view s;
                     if (!a.value().get_string().get(s)) coll.dtype = std::string(s);
@@ -861,21 +929,20 @@ class Reader {
                   break;
                 case 'I':
                   if (k.unsafe_is_equal("In msg nelems") || k.unsafe_is_equal("In msg size")) {
-                    IntegerValue(a.value(), &coll.in_nelems);
+                    integer(a.value(), "args.In msg nelems", 0, kMax, -1, &coll.in_nelems);
                     has_coll = true;
                   }
                   break;
                 case 'O':
                   if (k.unsafe_is_equal("Out msg nelems") || k.unsafe_is_equal("Out msg size")) {
-                    IntegerValue(a.value(), &coll.out_nelems);
+                    integer(a.value(), "args.Out msg nelems", 0, kMax, -1, &coll.out_nelems);
                     has_coll = true;
                   }
                   break;
                 case 'G':
                   if (k.unsafe_is_equal("Group size")) {
                     int64_t g = -1;
-                    if (IntegerValue(a.value(), &g) == NumberStatus::kOk && g > 0 && g < (1 << 24))
-                      coll.group_size = static_cast<int32_t>(g);
+                    if (integer(a.value(), "args.Group size", 1, (1 << 24) - 1, -1, &g)) coll.group_size = static_cast<int32_t>(g);
                   }
                   break;
                 case 'P':
@@ -898,8 +965,16 @@ class Reader {
       ++trace_.skipped_events;
       return simdjson::SUCCESS;
     }
-    if (overflow) {
-      ++trace_.warnings.bad_number;
+    // The message of a skipped event: "FILE:LINE: event 'NAME': field ..."
+    auto event_what = [&](const std::string& what) {
+      std::string n = has_name ? std::string(name.substr(0, 60)) : std::string();
+      for (char& c : n)
+        if (static_cast<unsigned char>(c) < 0x20) c = '?';
+      if (has_name && name.size() > 60) n += "...";
+      return (has_name ? "event '" + n + "'" : std::string("an event")) + ": " + what;
+    };
+    if (bad && bad_field != nullptr) {
+      BadValue(&trace_.warnings.bad_number, event_off_, event_what(std::string("field '") + bad_field + "': " + bad_what));
       return simdjson::SUCCESS;
     }
     if (!has_dur) {
@@ -916,11 +991,15 @@ class Reader {
       return simdjson::SUCCESS;
     }
     if (ev.dur_ns < 0) {
-      ++trace_.warnings.negative_duration;
+      BadValue(&trace_.warnings.negative_duration, event_off_,
+               event_what("field 'dur' is negative: " + std::to_string(ev.dur_ns / 1000) + " us"));
       return simdjson::SUCCESS;
     }
     if (ev.ts_ns < -kMaxTraceTimeNs || ev.ts_ns > kMaxTraceTimeNs || ev.dur_ns > kMaxTraceTimeNs - ev.ts_ns) {
-      ++trace_.warnings.bad_number;
+      const bool ts_out = ev.ts_ns < -kMaxTraceTimeNs || ev.ts_ns > kMaxTraceTimeNs;
+      BadValue(&trace_.warnings.bad_number, event_off_,
+               event_what(std::string(ts_out ? "field 'ts'" : "fields 'ts' + 'dur'") +
+                          " beyond the +-4e18 ns (126 years) supported around the time base"));
       return simdjson::SUCCESS;
     }
     if (frac) trace_.fractional_ts = true;
@@ -937,7 +1016,10 @@ class Reader {
   void Finish() {
     trace_.names = names_.Take();
     trace_.legacy_layout = legacy_;
-    if (src_.truncated) trace_.warnings.truncated = 1;
+    if (src_.truncated) {
+      trace_.warnings.truncated = 1;
+      if (trace_.warnings.truncated_at.empty()) trace_.warnings.truncated_at = "in the gzip stream, after the JSON ended";
+    }
     if (first_device_ >= 0) {
       auto it = device_names_.find(first_device_);
       if (it != device_names_.end()) trace_.device_name = it->second;
@@ -959,6 +1041,8 @@ class Reader {
   Buffer buf_;
   size_t pos_ = 0;
   size_t consumed_ = 0;
+  int64_t lines_before_ = 0;  // newlines in the bytes erased from the front of buf_
+  size_t event_off_ = 0;      // offset in buf_ of the event being parsed (for messages)
   bool eof_ = false;
   bool saw_events_ = false;
   bool legacy_ = false;

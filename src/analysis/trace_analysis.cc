@@ -93,6 +93,7 @@ RankAnalysis AnalyzeRank(const RankTrace& t, bool filter_last_step, const Analys
   ra.rank = t.rank;
   ra.path = t.path;
   ra.device_name = t.device_name;
+  ra.world_size = t.world_size;
   ra.events = static_cast<int64_t>(t.events.size());
   ra.warnings = t.warnings;
   ra.rounded = opt.rounding == TimeRounding::kHta && t.fractional_ts;
@@ -168,6 +169,10 @@ TraceAnalysis AnalyzeTraces(const std::vector<RankTrace>& ranks, const AnalysisO
     for (const auto& k : a.ranks[i].kernel_types) type_sums[k.label] += k.sum_s;
   }
   a.profiler_steps.assign(kept_steps.begin(), kept_steps.end());
+  for (const RankTrace& t : ranks)
+    if ((t.warnings.truncated > 0 || t.warnings.BadValues() > 0) &&
+        std::find(a.partial.begin(), a.partial.end(), t.path) == a.partial.end())
+      a.partial.push_back(t.path);
   for (const auto& [label, sum] : type_sums) a.kernel_types.push_back({label, sum});
   std::stable_sort(a.kernel_types.begin(), a.kernel_types.end(), [](const auto& x, const auto& y) { return x.sum_s > y.sum_s; });
 

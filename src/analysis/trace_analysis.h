@@ -51,6 +51,7 @@ struct RankAnalysis {
   int rank = 0;
   std::string path;
   std::string device_name;
+  int world_size = 0;           // from the trace (Kineto distributedInfo.world_size); 0: unknown
   bool rounded = false;         // HTA rounding applied to this rank
   int64_t events = 0;           // events read
   int64_t gpu_events = 0;       // GPU events analysed (stream != -1, after the last-step filter)
@@ -85,6 +86,9 @@ struct TraceAnalysis {
   std::vector<IterationSpread> iterations;        // per step number, with two or more ranks
   int64_t events = 0;
   int64_t bytes_read = 0;
+  // Files analysed only in part (read with TraceSetOptions::allow_partial): truncated, or with
+  // events skipped for unusable numbers; each once, in rank order. Empty for a complete read.
+  std::vector<std::string> partial;
 };
 
 // Each rank is analysed on its own (in parallel, util/thread_pool.h), then the figures across

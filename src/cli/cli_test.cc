@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -488,9 +489,155 @@ TEST_F(Cli, AnalyzeTruncatedTraceWarnsAndContinues) {
       R"({"ph": "X", "cat": "kernel", "name": "gemm_a", "ts": 10, "dur": 5, "args": {"stream": 7, "correlation": 1}},)"
       R"({"ph": "X", "cat": "kernel", "name": "gemm_b", "ts": 20, "dur": 5, "args": {"stream": 7, "correlation": 2}},)"
       R"({"ph": "X", "cat": "kernel", "name": "gemm_c", "ts": 3)";
-  const Result r = Run({"analyze", Write("rank3.json", R"({"traceEvents": [)" + events)});
+  const std::string path = Write("rank3.json", R"({"traceEvents": [)" + events);
+  const Result r = Run({"analyze", "--allow-partial", path});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_CONTAINS(r.out, "1 truncated");
   // Two 5 µs kernels over a 15 µs span: 66.67 % compute, 33.33 % idle; the rank from the file name.
   EXPECT_CONTAINS(r.out, "      3       0.015     66.67          0.00   33.33");
+}
+
+// Without --allow-partial the same truncated file is an error naming it; with it the FIRST line
+// of the report says the analysis is partial, and the JSON lists the file under "partial".
+TEST_F(Cli, AnalyzeTruncatedTraceIsAnErrorUnlessPartialIsAllowed) {
+  const std::string events =
+      R"({"ph": "X", "cat": "kernel", "name": "gemm_a", "ts": 10, "dur": 5, "args": {"stream": 7, "correlation": 1}},)"
+      R"({"ph": "X", "cat": "kernel", "name": "gemm_b", "ts": 20, "dur": 5, "args": {"stream": 7, "correlation": 2}},)"
+      R"({"ph": "X", "cat": "kernel", "name": "gemm_c", "ts": 3)";
+  const std::string path = Write("rank3.json", R"({"traceEvents": [)" + events);
+  EXPECT_EQ(RunBad({"analyze", path}),
+            path + ": truncated: the file ends inside an event of \"traceEvents\" after 2 events (--allow-partial analyses the events read)");
+  const Result r = Run({"analyze", "--allow-partial", path});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string first = r.out.substr(0, r.out.find('\n'));
+  EXPECT_EQ(first, "PARTIAL ANALYSIS (--allow-partial): only what could be read is analysed: " + path +
+                       " is truncated (the file ends inside an event of \"traceEvents\"; 2 events read)");
+  const Result j = Run({"analyze", "--allow-partial", "--json", path});
+  ASSERT_EQ(j.status, 0) << j.err;
+  const nlohmann::json doc = nlohmann::json::parse(j.out);
+  EXPECT_EQ(doc.at("partial"), nlohmann::json::array({path}));
+  EXPECT_EQ(doc.at("ranks")[0].at("warnings").at("truncated_at"), "inside an event of \"traceEvents\"");
+  // A complete file is not partial.
+  const std::string whole = Write("rank4.json", R"({"traceEvents": [)" + events + R"(, "dur": 5}]})");
+  const Result w = Run({"analyze", "--json", whole});
+  ASSERT_EQ(w.status, 0) << w.err;
+  EXPECT_EQ(nlohmann::json::parse(w.out).at("partial"), nlohmann::json::array());
+}
+
+// A truncated .json.gz is an error too, and one that ends before any event stays one with
+// --allow-partial; so does an empty "traceEvents", alone or beside a good rank.
+TEST_F(Cli, AnalyzeTruncatedGzipOrEmptyTraceIsAnError) {
+  std::string json = R"({"traceEvents": [)";
+  for (int i = 0; i < 3000; ++i)
+    json += (i ? "," : "") + std::string(R"({"ph": "X", "cat": "kernel", "name": "k)") + std::to_string(i % 7) + R"(", "ts": )" +
+            std::to_string(1000 + 10 * i) + R"(, "dur": 5, "args": {"stream": 7, "correlation": )" + std::to_string(i) + "}}";
+  json += "]}";
+  const std::string gz = (dir_ / "full.json.gz").string();
+  gzFile f = gzopen(gz.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  gzwrite(f, json.data(), static_cast<unsigned>(json.size()));
+  gzclose(f);
+  const std::string bytes = Slurp(gz);
+  const std::string cut = Write("rank0.json.gz", bytes.substr(0, bytes.size() / 2));
+  EXPECT_CONTAINS(RunBad({"analyze", cut}), cut + ": truncated: the file ends inside");
+  const Result partial = Run({"analyze", "--allow-partial", cut});
+  ASSERT_EQ(partial.status, 0) << partial.err;
+  EXPECT_EQ(partial.out.rfind("PARTIAL ANALYSIS (--allow-partial): only what could be read is analysed: " + cut + " is truncated", 0), 0u)
+      << partial.out;
+  const std::string stub = Write("rank1.json.gz", bytes.substr(0, 40));
+  EXPECT_CONTAINS(RunBad({"analyze", "--allow-partial", stub}), stub + ": ");
+  EXPECT_CONTAINS(RunBad({"analyze", "--allow-partial", stub}), "no trace events to analyse");
+  const std::string empty = Write("rank2.json", R"({"traceEvents":[]})");
+  EXPECT_EQ(RunBad({"analyze", empty}), empty + ": no trace events to analyse (\"traceEvents\" is empty)");
+  const std::string good = Write("rank5.json", json);
+  EXPECT_EQ(RunBad({"analyze", good, empty}), empty + ": no trace events to analyse (\"traceEvents\" is empty)");
+  EXPECT_EQ(Run({"analyze", good}).status, 0);
+}
+
+// An unusable number is an error naming the file, line and field unless --allow-partial skips it.
+TEST_F(Cli, AnalyzeUnusableNumberIsALocatedError) {
+  const std::string path = Write("rank0.json", "{\"traceEvents\": [\n"
+                                               R"({"ph": "X", "cat": "kernel", "name": "a", "ts": 10, "dur": 5},)" "\n"
+                                               R"({"ph": "X", "cat": "kernel", "name": "b", "ts": 20, "dur": 1e400}]})");
+  // Line 3 starts at byte 18 + 63 = 81.
+  EXPECT_EQ(RunBad({"analyze", path}), path + ":3: event 'b': field 'dur': 1e400 us does not fit 64-bit ns (byte 81); --allow-partial skips them");
+  const Result r = Run({"analyze", "--allow-partial", path});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')),
+            "PARTIAL ANALYSIS (--allow-partial): only what could be read is analysed: " + path +
+                ": 1 event or value with unusable numbers skipped");
+}
+
+// A model, GPU count or batch that does not match the trace gives a measured MFU above 100 %: it
+// is flagged as impossible with the likely cause, in the report and the JSON. The trace: two
+// 1 ms ProfilerSteps of a 64-rank job, so the 8-GPU Llama-3.1-8B prediction (a step of seconds)
+// puts the measured MFU in the thousands of percent.
+TEST_F(Cli, AnalyzeFlagsAnImpossibleMfu) {
+  std::string events;
+  for (int s = 0; s < 3; ++s) {
+    const int t0 = 1000 * s;
+    events += R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#)" + std::to_string(s + 1) + R"(", "ts": )" +
+              std::to_string(t0) + R"(, "dur": 1000},)";
+    events += R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": )" + std::to_string(t0 + 10) +
+              R"(, "dur": 5, "args": {"correlation": )" + std::to_string(s + 1) + "}},";
+    events += R"({"ph": "X", "cat": "kernel", "name": "gemm", "ts": )" + std::to_string(t0 + 20) +
+              R"(, "dur": 900, "args": {"stream": 7, "correlation": )" + std::to_string(s + 1) + "}}" + (s < 2 ? "," : "");
+  }
+  const std::string path =
+      Write("rank0.json", R"({"distributedInfo": {"rank": 0, "world_size": 64}, "traceEvents": [)" + events + "]}");
+  const std::vector<std::string> model = {"--model", "llama-3.1-8b", "--gpu", "H100", "--gpus", "8", "--seq", "4096", "--global-batch", "16"};
+  std::vector<std::string> args = {"analyze", path};
+  args.insert(args.end(), model.begin(), model.end());
+  const Result text = Run(args);
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_CONTAINS(text.out, "IMPOSSIBLE (above 100%)");
+  EXPECT_CONTAINS(text.out, "warning: measured MFU ");
+  EXPECT_CONTAINS(text.out, "is impossible (above 100%): the model (llama-3.1-8b), GPU count (8) or global batch (16 sequences of 4096 tokens)");
+  EXPECT_CONTAINS(text.out, "the traces come from a job of 64 ranks, the prediction is for 8 GPUs");
+  args.push_back("--json");
+  const Result json = Run(args);
+  ASSERT_EQ(json.status, 0) << json.err;
+  const nlohmann::json p = nlohmann::json::parse(json.out).at("prediction");
+  EXPECT_NEAR(p.at("measured_step_time_s").get<double>(), 1e-3, 1e-12);  // steps 1 and 2 (the last is dropped)
+  EXPECT_GT(p.at("measured_mfu").get<double>(), 1.0);
+  EXPECT_EQ(p.at("mfu_impossible"), true);
+  EXPECT_CONTAINS(p.at("mfu_warning").get<std::string>(), "64 ranks");
+  // A model small enough for the trace's 1 ms step: no flag.
+  const Result small = Run({"analyze", "--json", path, "--layers", "2", "--hidden", "256", "--ffn", "1024", "--heads", "4", "--vocab",
+                            "1000", "--gpu", "H100", "--gpus", "8", "--seq", "512", "--global-batch", "8", "--tp", "1"});
+  ASSERT_EQ(small.status, 0) << small.err;
+  const nlohmann::json q = nlohmann::json::parse(small.out).at("prediction");
+  EXPECT_LT(q.at("measured_mfu").get<double>(), 1.0);
+  EXPECT_EQ(q.at("mfu_impossible"), false);
+  EXPECT_TRUE(q.at("mfu_warning").is_null());
+}
+
+// ---------------------------------------------------------------------------------------------
+// paratune validate / calibrate
+
+namespace {
+
+const char* kRunsHeader =
+    "id,source,table_or_section,model,arch,layers,hidden,ffn_hidden,heads,kv_heads,vocab,seq_len,num_experts,"
+    "topk,gpu,gpu_type,num_gpus,gpus_per_node,tp,pp,vp,dp,cp,ep,sp,zero_stage_or_fsdp,micro_batch,global_batch,"
+    "recompute,precision,precision_raw,measured_metric,measured_value,target_tokens_per_s_per_gpu,"
+    "target_step_time_s,derivation,cross_check,confidence,flags,notes\n";
+
+}  // namespace
+
+TEST_F(Cli, ValidateAndCalibrateRejectAHeaderOnlyCsv) {
+  const std::string path = Write("runs.csv", kRunsHeader);
+  EXPECT_EQ(RunBad({"validate", path}), path + ": no data rows (only the header)");
+  EXPECT_EQ(RunBad({"validate", "--json", path}), path + ": no data rows (only the header)");
+  EXPECT_EQ(RunBad({"calibrate", path}), path + ": no data rows (only the header)");
+}
+
+TEST_F(Cli, ValidateHugeGpuCountIsAnErrorNotAWrappedNumber) {
+  const std::string path =
+      Write("runs.csv", std::string(kRunsHeader) +
+                            "A,s,t,m,dense,32,4096,14336,32,8,128256,8192,,,H100-SXM,,1000000000000,8,1,1,,8,1,,,,1,128,,bf16,,,,1000,,,,high,,\n");
+  const std::string msg = RunBad({"validate", path});
+  EXPECT_EQ(msg, path + ":2: column 'num_gpus' must be a non-negative integer of at most 2147483647, got '1000000000000'");
+  EXPECT_EQ(msg.find("-727379968"), std::string::npos);
+  EXPECT_CONTAINS(RunBad({"calibrate", path}), path + ":2: column 'num_gpus'");
 }

@@ -1,5 +1,9 @@
 #include "compare/prediction.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+
 #include "timeline/breakdown.h"
 
 namespace paratune {
@@ -35,6 +39,20 @@ PredictionComparison ComparePrediction(const TraceAnalysis& a, const Estimate& e
   // (Chowdhery et al. 2022, PaLM, Appendix B: MFU = model FLOPs per second / peak FLOPs).
   if (c.measured_step_time_s > 0) c.measured_mfu = e.mfu * e.step_time_s / c.measured_step_time_s;
   if (c.measured_step_time_s > 0) c.step_time_error = c.predicted_step_time_s / c.measured_step_time_s - 1;
+  if (c.measured_mfu > 1) {
+    c.mfu_impossible = true;
+    // The traces' own world size, where they carry one, against the GPUs of the prediction.
+    int world = 0;
+    for (const RankAnalysis& r : a.ranks) world = std::max(world, r.world_size);
+    const std::string hint =
+        world > 0 && world != e.gpus
+            ? fmt::format("; the traces come from a job of {} ranks, the prediction is for {} GPUs", world, e.gpus)
+            : std::string();
+    c.mfu_warning = fmt::format(
+        "measured MFU {:.1f}% is impossible (above 100%): the model ({}), GPU count ({}) or global batch ({} sequences of {} "
+        "tokens) given do not match what the trace ran{}; the measured MFU takes the prediction's FLOPs per step",
+        100 * c.measured_mfu, e.model, e.gpus, e.training.global_batch, e.training.seq, hint);
+  }
   // The simulated timeline through the shared breakdown.
   const TimelineBreakdown b = ComputeBreakdown(sim.timeline);
   if (b.step_time_s > 0 && !b.ranks.empty()) {

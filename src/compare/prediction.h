@@ -4,6 +4,8 @@
 // one over the pipeline simulator's timeline of the estimated step.
 #pragma once
 
+#include <string>
+
 #include "step/estimate.h"
 #include "pipeline/simulator.h"
 #include "analysis/trace_analysis.h"
@@ -25,6 +27,11 @@ struct PredictionComparison {
   GpuTimeShares measured;            // mean over ranks of HTA's temporal breakdown
   GpuTimeShares predicted;           // mean over pipeline stages of the simulated breakdown
   double step_time_error = 0;        // predicted / measured - 1
+  // A measured MFU above 1 is impossible: no GPU exceeds its peak, so the model, GPU count or
+  // global batch given for the prediction do not match what the trace ran (the model FLOPs are
+  // the estimate's). Then `mfu_warning` says so in one line, with the likely cause.
+  bool mfu_impossible = false;
+  std::string mfu_warning;
 };
 
 PredictionComparison ComparePrediction(const TraceAnalysis& a, const Estimate& e, const SimulationResult& sim);

@@ -16,6 +16,8 @@ nlohmann::json PredictionJson(const PredictionComparison& p) {
           {"step_time_error", p.step_time_error},
           {"measured_mfu", p.measured_mfu},
           {"predicted_mfu", p.predicted_mfu},
+          {"mfu_impossible", p.mfu_impossible},
+          {"mfu_warning", p.mfu_warning.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.mfu_warning)},
           {"measured", Shares(p.measured)},
           {"predicted", Shares(p.predicted)}};
 }

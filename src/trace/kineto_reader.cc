@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include <simdjson.h>
 
@@ -68,6 +69,8 @@ class ByteSource {
   virtual ~ByteSource() = default;
   // Appends up to `max` bytes to `out`; returns the count, 0 at the end. Throws on a read error.
   virtual size_t Read(Buffer& out, size_t max) = 0;
+  // The line (from 1) of byte `offset` of the decompressed input, or 0 when it cannot be known.
+  virtual int64_t LineOf(int64_t offset) = 0;
   // True when the last Read stopped at a gzip error after some data (a truncated .gz).
   bool truncated = false;
 };
@@ -81,6 +84,21 @@ class GzSource : public ByteSource {
     gzipped_ = gzdirect(f_) == 0;
   }
   bool gzipped() const { return gzipped_; }
+  // Reads the file again from its start (only for a message, so the first pass needs no count).
+  int64_t LineOf(int64_t offset) override {
+    gzFile f = gzopen(path_.c_str(), "rb");
+    if (!f) return 0;
+    int64_t line = 1, done = 0;
+    std::vector<char> buf(1 << 16);
+    while (done < offset) {
+      const int n = gzread(f, buf.data(), static_cast<unsigned>(std::min<int64_t>(buf.size(), offset - done)));
+      if (n <= 0) break;
+      line += std::count(buf.data(), buf.data() + n, '\n');
+      done += n;
+    }
+    gzclose(f);
+    return done == offset ? line : 0;
+  }
   ~GzSource() override {
     if (f_) gzclose(f_);
   }
@@ -114,6 +132,10 @@ class GzSource : public ByteSource {
 class MemorySource : public ByteSource {
  public:
   explicit MemorySource(std::string_view data) : data_(data) {}
+  int64_t LineOf(int64_t offset) override {
+    const size_t n = std::min(static_cast<size_t>(offset), data_.size());
+    return 1 + std::count(data_.data(), data_.data() + n, '\n');
+  }
   size_t Read(Buffer& out, size_t max) override {
     const size_t n = std::min(max, data_.size() - pos_);
     if (n) std::memcpy(out.Append(n + simdjson::SIMDJSON_PADDING), data_.data() + pos_, n);
@@ -207,12 +229,15 @@ NumberStatus ParseMicrosToNanos(std::string_view s, int64_t* ns, bool* fractiona
 }
 
 // An integer field (stream, correlation, rank): JSON integer, integral double, or a string of
-// digits (HTA converts numeric strings). Returns false when absent-like or not an integer.
-NumberStatus IntegerValue(od::value v, int64_t* out) {
+// digits (HTA converts numeric strings). `raw`, when given, receives the value's JSON text (for
+// messages).
+NumberStatus IntegerValue(od::value v, int64_t* out, std::string_view* raw_out = nullptr) {
   od::json_type t;
   if (v.type().get(t)) return NumberStatus::kNotNumber;
+  if (t != od::json_type::number && raw_out) *raw_out = v.raw_json_token();
   if (t == od::json_type::number) {
     const std::string_view raw = TrimRight(v.raw_json_token());
+    if (raw_out) *raw_out = raw;
     int64_t x = 0;
     auto [p, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), x);
     if (ec == std::errc::result_out_of_range) return NumberStatus::kOverflow;
@@ -401,7 +426,6 @@ class Reader {
   bool Refill() {
     if (eof_) return false;
     if (pos_ > 0 && pos_ >= buf_.size() / 2) {
-      lines_before_ += std::count(buf_.data(), buf_.data() + pos_, '\n');
       buf_.EraseFront(pos_);
       consumed_ += pos_;
       pos_ = 0;
@@ -427,18 +451,18 @@ class Reader {
       if (!Refill()) return;
   }
   size_t Offset() const { return consumed_ + pos_; }
-  // "FILE:LINE: " of the byte at `off` in buf_ (lines counted from 1), for messages about values.
-  std::string Where(size_t off) const {
-    const int64_t line = lines_before_ + std::count(buf_.data(), buf_.data() + std::min(off, buf_.size()), '\n') + 1;
-    return label_ + ":" + std::to_string(line) + ": ";
-  }
-  // Counts an unusable number and keeps the first one's message: `what` names the field and the
-  // value; the place is the line (and byte) of the value at `off` in buf_.
+  // Counts an unusable number and keeps the first one: `what` names the field and the value; its
+  // place is the byte at `off` in buf_, turned into a line number by Finish (counting newlines
+  // only when there is something to report keeps the reading fast).
   void BadValue(int64_t* counter, size_t off, const std::string& what) {
     ++*counter;
-    if (trace_.warnings.first_bad_value.empty())
-      trace_.warnings.first_bad_value = Where(off) + what + " (byte " + std::to_string(consumed_ + off) + ")";
+    if (bad_offset_ < 0) {
+      bad_offset_ = static_cast<int64_t>(consumed_ + off);
+      bad_what_ = what;
+      trace_.warnings.first_bad_value = what;  // completed with the file, line and byte in Finish
+    }
   }
+
   [[noreturn]] void Fail(const std::string& what) {
     throw InputError(label_ + ": byte " + std::to_string(Offset()) + ": " + what);
   }
@@ -668,6 +692,7 @@ class Reader {
     const TraceWarnings warnings_before = trace_.warnings;
     const int64_t skipped_before = trace_.skipped_events;
     const bool frac_before = trace_.fractional_ts;
+    const int64_t bad_offset_before = bad_offset_;
     simdjson::error_code err = simdjson::SUCCESS;
     od::document doc;
     od::array arr;
@@ -686,6 +711,7 @@ class Reader {
     trace_.warnings = warnings_before;
     trace_.skipped_events = skipped_before;
     trace_.fractional_ts = frac_before;
+    bad_offset_ = bad_offset_before;
     for (const auto& [off, len] : batch_) {
       EnsurePaddingAt(off, len);
       HandleEvent(buf_.data() + off, len);
@@ -716,8 +742,8 @@ class Reader {
     if (parser_.iterate(buf_.data() + pos_, len, buf_.capacity() - pos_).get(doc)) return;
     // An integer in [lo, hi), or a counted bad value naming the field.
     auto integer = [&](od::value v, const char* field, int64_t lo, int64_t hi, int64_t* out) {
-      const std::string_view raw = v.raw_json_token();
-      const NumberStatus st = IntegerValue(v, out);
+      std::string_view raw;
+      const NumberStatus st = IntegerValue(v, out, &raw);
       if (st == NumberStatus::kOk && *out >= lo && *out < hi) return true;
       const std::string why = st == NumberStatus::kOverflow    ? "does not fit 64 bits"
                               : st == NumberStatus::kNotNumber ? "is not an integer"
@@ -822,9 +848,9 @@ class Reader {
     };
     // An integer argument in [lo, hi]; `absent` is the value that means "none", accepted too.
     auto integer = [&](od::value v, const char* field, int64_t lo, int64_t hi, int64_t absent, int64_t* out) {
-      const std::string_view raw = v.raw_json_token();
+      std::string_view raw;
       int64_t x = 0;
-      const NumberStatus st = IntegerValue(v, &x);
+      const NumberStatus st = IntegerValue(v, &x, &raw);
       if (st == NumberStatus::kOk && ((x >= lo && x <= hi) || x == absent)) {
         *out = x;
         return true;
@@ -914,7 +940,7 @@ class Reader {
                   if (k.unsafe_is_equal("correlation")) integer(a.value(), "args.correlation", 0, kMax, -1, &ev.correlation);
                   break;
                 case 'd':
-                  if (k.unsafe_is_equal("device")) {
+                  if (first_device_ < 0 && k.unsafe_is_equal("device")) {
                     integer(a.value(), "args.device", 0, (1 << 24) - 1, 0, &device);
                   } else if (k.unsafe_is_equal("dtype")) {
                     std::string_view s;
@@ -1015,6 +1041,11 @@ class Reader {
 
   void Finish() {
     trace_.names = names_.Take();
+    if (bad_offset_ >= 0) {
+      const int64_t line = src_.LineOf(bad_offset_);
+      trace_.warnings.first_bad_value = label_ + ":" + (line > 0 ? std::to_string(line) + ":" : std::string()) + " " + bad_what_ +
+                                        " (byte " + std::to_string(bad_offset_) + ")";
+    }
     trace_.legacy_layout = legacy_;
     if (src_.truncated) {
       trace_.warnings.truncated = 1;
@@ -1041,7 +1072,8 @@ class Reader {
   Buffer buf_;
   size_t pos_ = 0;
   size_t consumed_ = 0;
-  int64_t lines_before_ = 0;  // newlines in the bytes erased from the front of buf_
+  int64_t bad_offset_ = -1;   // byte of the first unusable number (-1: none), and what it is
+  std::string bad_what_;
   size_t event_off_ = 0;      // offset in buf_ of the event being parsed (for messages)
   bool eof_ = false;
   bool saw_events_ = false;

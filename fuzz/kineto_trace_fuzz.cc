@@ -106,6 +106,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       std::abort();
   }
   if (t.warnings.truncated > 1 || t.bytes_read < 0 || t.bytes_read > static_cast<int64_t>(size)) std::abort();
+  // Every counted bad value is described (ReadTraceSet's error names it), and only then.
+  if ((t.warnings.BadValues() > 0) != !t.warnings.first_bad_value.empty()) std::abort();
+  if (t.warnings.truncated != 0 && t.warnings.truncated_at.empty()) std::abort();
   t.rank = 0;
   const paratune::TraceAnalysis a = paratune::AnalyzeTraces(ranks);
   if (a.ranks.size() != 1 || a.ranks[0].gpu_events > a.ranks[0].events) std::abort();

@@ -379,10 +379,16 @@ TEST_F(Cli, ImpossibleLayoutReportsEveryRuleInOneLine) {
 // ---------------------------------------------------------------------------------------------
 // paratune analyze
 
-const std::string kTraces = PARATUNE_SOURCE_DIR "/../shared/traces/";
+#include "util/test_util.h"
+
+// The two trace_filter ranks are committed under testdata/ (byte-for-byte copies of
+// ../shared/traces/hta/trace_filter, testdata/README.md); tests of other shared traces skip when
+// ../shared is absent (PARATUNE_SHARED_OR_SKIP, util/test_util.h; included here, after this
+// file's own EXPECT_CONTAINS, which it keeps).
+const std::string kTraceFilter = paratune::TestDataPath("traces/hta/trace_filter");
 
 TEST_F(Cli, AnalyzeTwoRanksMatchesHtaAndShowsStragglers) {
-  const Result r = Run({"analyze", kTraces + "hta/trace_filter"});
+  const Result r = Run({"analyze", kTraceFilter});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err, "");
   // HTA's figures (hta_reference/hta/trace_filter/sampled_ranks_0_1.json): rank 0 compute 17.71,
@@ -396,8 +402,8 @@ TEST_F(Cli, AnalyzeTwoRanksMatchesHtaAndShowsStragglers) {
 
 TEST_F(Cli, AnalyzeJsonAndReducedTrace) {
   const std::string trace_out = (dir_ / "reduced.json").string();
-  const Result r = Run({"analyze", "--json", "--trace-out", trace_out, kTraces + "hta/trace_filter/sampled_rank-0.json.gz",
-                        kTraces + "hta/trace_filter/sampled_rank-1.json.gz"});
+  const Result r = Run({"analyze", "--json", "--trace-out", trace_out, kTraceFilter + "/sampled_rank-0.json.gz",
+                        kTraceFilter + "/sampled_rank-1.json.gz"});
   ASSERT_EQ(r.status, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j.at("schema"), "paratune.analyze/1");
@@ -435,7 +441,7 @@ TEST_F(Cli, AnalyzeJsonAndReducedTrace) {
 }
 
 TEST_F(Cli, AnalyzePutsThePredictionBesideTheMeasurement) {
-  const Result r = Run({"analyze", "--json", kTraces + "hta/trace_filter", "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "8",
+  const Result r = Run({"analyze", "--json", kTraceFilter, "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "8",
                         "--seq", "4096", "--global-batch", "16"});
   ASSERT_EQ(r.status, 0) << r.err;
   const nlohmann::json p = nlohmann::json::parse(r.out).at("prediction");
@@ -452,17 +458,19 @@ TEST_F(Cli, AnalyzePutsThePredictionBesideTheMeasurement) {
   const double pred = p.at("predicted").at("compute_pct").get<double>() + p.at("predicted").at("non_compute_pct").get<double>() +
                       p.at("predicted").at("idle_pct").get<double>();
   EXPECT_NEAR(pred, 100.0, 1e-6);
-  const Result text = Run({"analyze", kTraces + "hta/trace_filter", "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "8"});
+  const Result text = Run({"analyze", kTraceFilter, "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "8"});
   ASSERT_EQ(text.status, 0) << text.err;
   EXPECT_CONTAINS(text.out, "Measured against the cost model (llama-3.1-8b on 8 x H100");
 }
 
 TEST_F(Cli, AnalyzeLegacyAndNanosecondTraces) {
-  const Result legacy = Run({"analyze", kTraces + "kineto_tb_plugin/resnet50_num_workers_0"});
+  PARATUNE_SHARED_OR_SKIP(resnet, "traces/kineto_tb_plugin/resnet50_num_workers_0");
+  PARATUNE_SHARED_OR_SKIP(ns_trace, "traces/hta/ns_resolution_trace");
+  const Result legacy = Run({"analyze", resnet});
   ASSERT_EQ(legacy.status, 0) << legacy.err;
   // HTA: idle 30.46, compute 68.29, non-compute 1.25; no communication, so no overlap figure.
   EXPECT_CONTAINS(legacy.out, "68.29          1.25   30.46          -");
-  const Result ns = Run({"analyze", kTraces + "hta/ns_resolution_trace"});
+  const Result ns = Run({"analyze", ns_trace});
   ASSERT_EQ(ns.status, 0) << ns.err;
   EXPECT_CONTAINS(ns.out, "96.75          0.62    2.63");  // HTA's rounded figures
   EXPECT_CONTAINS(ns.out, "(exact ns)");                     // and the exact ones beside them
@@ -475,7 +483,7 @@ TEST_F(Cli, AnalyzeBadInput) {
   EXPECT_CONTAINS(RunBad({"analyze", Write("garbage.json", "hello")}), "garbage.json: not a Chrome-trace JSON file");
   EXPECT_CONTAINS(RunBad({"analyze", Write("empty.json", "")}), "empty.json: empty file");
   EXPECT_CONTAINS(RunBad({"analyze", Write("half.json", R"({"schemaVersion": 1, "trace)")}), "half.json: file ends");
-  EXPECT_CONTAINS(RunBad({"analyze", "--rank", "7", kTraces + "hta/trace_filter"}), "--rank 7: no such rank");
+  EXPECT_CONTAINS(RunBad({"analyze", "--rank", "7", kTraceFilter}), "--rank 7: no such rank");
   const std::string a = Write("a.json", R"({"distributedInfo": {"rank": 0}, "traceEvents": []})");
   const std::string b = Write("b.json", R"({"distributedInfo": {"rank": 0}, "traceEvents": []})");
   EXPECT_CONTAINS(RunBad({"analyze", a, b}), "rank 0 also comes from");

@@ -25,7 +25,7 @@ TEST(TraceSet, RankFromFileName) {
 }
 
 TEST(TraceSet, ReadsADirectoryInParallelSortedByRank) {
-  const std::string dir = PARATUNE_SOURCE_DIR "/../shared/traces/hta/trace_filter";
+  const std::string dir = TestDataPath("traces/hta/trace_filter");  // copies of ../shared/traces/hta/trace_filter
   TraceSetOptions o;
   o.threads = 2;
   const std::vector<RankTrace> ranks = ReadTraceSet({dir}, o);

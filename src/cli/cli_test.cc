@@ -645,7 +645,7 @@ TEST_F(Cli, ValidateHugeGpuCountIsAnErrorNotAWrappedNumber) {
       Write("runs.csv", std::string(kRunsHeader) +
                             "A,s,t,m,dense,32,4096,14336,32,8,128256,8192,,,H100-SXM,,1000000000000,8,1,1,,8,1,,,,1,128,,bf16,,,,1000,,,,high,,\n");
   const std::string msg = RunBad({"validate", path});
-  EXPECT_EQ(msg, path + ":2: column 'num_gpus' must be a non-negative integer of at most 2147483647, got '1000000000000'");
+  EXPECT_EQ(msg, path + ":2: column 'num_gpus' must be a non-negative integer of at most 16777216, got '1000000000000'");
   EXPECT_EQ(msg.find("-727379968"), std::string::npos);
   EXPECT_CONTAINS(RunBad({"calibrate", path}), path + ":2: column 'num_gpus'");
 }

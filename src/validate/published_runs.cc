@@ -48,7 +48,9 @@ class Cells {
   const std::string& Str(const char* name) const { return row_.fields[col_.at(name)]; }
   bool Empty(const char* name) const { return Str(name).empty(); }
 
-  // A non-negative integer of at most kMaxInt, so that it fits every int it is stored in.
+  // A non-negative integer of at most kMaxInt: it fits every int it is stored in, and the
+  // products the cost model forms from a row (GPUs per node, parallel degrees, batch x sequence)
+  // stay within 64 bits.
   int64_t Int(const char* name) const {
     const std::string& s = Str(name);
     int64_t v = 0;
@@ -68,7 +70,7 @@ class Cells {
                       "' must be a finite non-negative number, got '" + Shown(s) + "'");
     return v;
   }
-  static constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
+  static constexpr int64_t kMaxInt = int64_t{1} << 24;  // 16,777,216: far beyond any published run
 
  private:
   const std::map<std::string, size_t>& col_;

@@ -1,5 +1,6 @@
-// libFuzzer target: the fuzz bytes are an SQLite database file (written to a memfd and opened
-// by path, as `paratune analyze` opens an Nsight Systems export). ReadNsightSqlite must return
+// libFuzzer target: the fuzz bytes are an SQLite database file (written to a temporary file and
+// opened by path, as `paratune analyze` opens an Nsight Systems export; not a memfd, whose
+// /proc/self/fd link SQLite resolves to a name it cannot open). ReadNsightSqlite must return
 // its ranks or throw InputError, and AnalyzeTraces must then survive whatever the reader let
 // through. Anything else (another exception, a crash, a sanitizer report, a hang) is a bug.
 //
@@ -7,7 +8,7 @@
 // sqlite` with 512-byte pages, made by fuzz/nsys_sqlite_corpus.sh; most mutations of a database
 // file are corrupt pages, which SQLite reports as errors, so the dictionary
 // (fuzz/nsys_sqlite.dict) carries the table and column names and SQLite's page markers.
-#include <sys/mman.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -24,6 +25,44 @@
 
 namespace {
 
+// One scratch file per process, rewritten for every input and removed at exit (with any -wal or
+// -shm file SQLite made beside it for an input that claims WAL mode). The path lives in a static
+// buffer, which outlives the exit handler (a static std::string would be destroyed first).
+char g_scratch[4096];
+
+void RemoveScratch() {
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) unlink((std::string(g_scratch) + suffix).c_str());
+}
+
+const std::string& ScratchPath() {
+  static const std::string path = [] {
+    // $TMPDIR, else /dev/shm (memory: several times more runs per second than a disk), else /tmp.
+    const char* env = std::getenv("TMPDIR");
+    const std::string dir = env && *env ? env : access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    std::string templ = dir + "/nsys_sqlite_fuzz.XXXXXX";
+    if (templ.size() >= sizeof g_scratch) std::abort();
+    const int fd = mkstemp(templ.data());
+    if (fd < 0) std::abort();
+    close(fd);
+    std::snprintf(g_scratch, sizeof g_scratch, "%s", templ.c_str());
+    std::atexit(RemoveScratch);
+    return templ;
+  }();
+  return path;
+}
+
+void WriteScratch(const uint8_t* data, size_t size) {
+  const int fd = open(ScratchPath().c_str(), O_WRONLY | O_TRUNC);
+  if (fd < 0) std::abort();
+  for (size_t done = 0; done < size;) {
+    const ssize_t n = write(fd, data + done, size - done);
+    if (n <= 0) std::abort();
+    done += static_cast<size_t>(n);
+  }
+  close(fd);
+  for (const char* suffix : {"-wal", "-shm", "-journal"}) unlink((ScratchPath() + suffix).c_str());
+}
+
 void Check(bool ok, const char* what) {
   if (!ok) {
     std::fprintf(stderr, "reader promise broken: %s\n", what);
@@ -35,19 +74,12 @@ void Check(bool ok, const char* what) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > (1u << 20)) return 0;  // keep each run short
-  const int fd = memfd_create("nsys_sqlite_fuzz", 0);
-  if (fd < 0) std::abort();
-  for (size_t done = 0; done < size;) {
-    const ssize_t n = write(fd, data + done, size - done);
-    if (n <= 0) std::abort();
-    done += static_cast<size_t>(n);
-  }
+  WriteScratch(data, size);
   std::vector<paratune::RankTrace> ranks;
   try {
-    ranks = paratune::ReadNsightSqlite("/proc/self/fd/" + std::to_string(fd));
+    ranks = paratune::ReadNsightSqlite(ScratchPath());
   } catch (const paratune::InputError&) {
   }
-  close(fd);
   if (ranks.empty()) return 0;
 
   // What the reader promises (nsys_reader.h): ranks 0..n-1, events sorted by start with names in

@@ -7,6 +7,26 @@
 #include "timeline/breakdown.h"
 
 namespace paratune {
+namespace {
+
+// Field by field: the mean breakdown of several GPUs.
+void Add(GpuTimeBreakdown& to, const GpuTimeBreakdown& b) {
+  to.window_s += b.window_s;
+  to.compute_s += b.compute_s;
+  to.non_compute_s += b.non_compute_s;
+  to.idle_s += b.idle_s;
+  to.comm_s += b.comm_s;
+}
+
+void Divide(GpuTimeBreakdown& b, double n) {
+  b.window_s /= n;
+  b.compute_s /= n;
+  b.non_compute_s /= n;
+  b.idle_s /= n;
+  b.comm_s /= n;
+}
+
+}  // namespace
 
 PredictionComparison ComparePrediction(const TraceAnalysis& a, const Estimate& e, const SimulationResult& sim) {
   PredictionComparison c;
@@ -17,21 +37,15 @@ PredictionComparison ComparePrediction(const TraceAnalysis& a, const Estimate& e
       step_sum += r.step_time.mean;
       ++step_ranks;
     }
-    c.measured.compute_pct += r.temporal.compute_pct();
-    c.measured.non_compute_pct += r.temporal.non_compute_pct();
-    c.measured.idle_pct += r.temporal.idle_pct();
+    Add(c.measured, r.temporal);
   }
   const double n = a.ranks.empty() ? 1.0 : static_cast<double>(a.ranks.size());
-  c.measured.compute_pct /= n;
-  c.measured.non_compute_pct /= n;
-  c.measured.idle_pct /= n;
+  Divide(c.measured, n);
   if (step_ranks > 0) {
     c.measured_from_steps = true;
     c.measured_step_time_s = step_sum / step_ranks;
   } else {
-    double window = 0;
-    for (const RankAnalysis& r : a.ranks) window += r.temporal.window_s;
-    c.measured_step_time_s = window / n;
+    c.measured_step_time_s = c.measured.window_s;  // the mean GPU window
   }
   c.predicted_step_time_s = e.step_time_s;
   c.predicted_mfu = e.mfu;
@@ -56,15 +70,8 @@ PredictionComparison ComparePrediction(const TraceAnalysis& a, const Estimate& e
   // The simulated timeline through the shared breakdown.
   const TimelineBreakdown b = ComputeBreakdown(sim.timeline);
   if (b.step_time_s > 0 && !b.ranks.empty()) {
-    for (const GpuTimeBreakdown& r : b.ranks) {
-      c.predicted.compute_pct += r.compute_pct();
-      c.predicted.non_compute_pct += r.non_compute_pct();
-      c.predicted.idle_pct += r.idle_pct();
-    }
-    const double k = static_cast<double>(b.ranks.size());
-    c.predicted.compute_pct /= k;
-    c.predicted.non_compute_pct /= k;
-    c.predicted.idle_pct /= k;
+    for (const GpuTimeBreakdown& r : b.ranks) Add(c.predicted, r);
+    Divide(c.predicted, static_cast<double>(b.ranks.size()));
   }
   return c;
 }

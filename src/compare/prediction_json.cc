@@ -3,8 +3,8 @@
 namespace paratune {
 namespace {
 
-nlohmann::json Shares(const GpuTimeShares& s) {
-  return {{"compute_pct", s.compute_pct}, {"non_compute_pct", s.non_compute_pct}, {"idle_pct", s.idle_pct}};
+nlohmann::json Shares(const GpuTimeBreakdown& b) {
+  return {{"compute_pct", b.compute_pct()}, {"non_compute_pct", b.non_compute_pct()}, {"idle_pct", b.idle_pct()}};
 }
 
 }  // namespace

@@ -61,5 +61,28 @@ TEST(Prediction, PlausibleMfuIsNotFlagged) {
   EXPECT_EQ(same_world.mfu_warning.find("ranks, the prediction"), std::string::npos);
 }
 
+// The measured breakdown is the ranks' mean, field by field, in the one vocabulary: windows of
+// 1 s and 3 s with 0.2 s and 1.8 s of compute give a mean 2 s window with 1 s of compute (50 %),
+// 0.3 s non-compute (15 %) and 0.7 s idle (35 %). Without ProfilerSteps the step is that window.
+TEST(Prediction, MeasuredBreakdownIsTheRanksMean) {
+  TraceAnalysis a;
+  RankAnalysis r0, r1;
+  r0.temporal = {1.0, 0.2, 0.3, 0.5, 0.4};
+  r1.temporal = {3.0, 1.8, 0.3, 0.9, 1.0};
+  a.ranks = {r0, r1};
+  const PredictionComparison c = ComparePrediction(a, Predicted(0.4, 1.0, 8), SimulationResult{});
+  EXPECT_FALSE(c.measured_from_steps);
+  EXPECT_DOUBLE_EQ(c.measured_step_time_s, 2.0);
+  EXPECT_DOUBLE_EQ(c.measured.window_s, 2.0);
+  EXPECT_DOUBLE_EQ(c.measured.compute_pct(), 50.0);
+  EXPECT_DOUBLE_EQ(c.measured.non_compute_pct(), 15.0);
+  EXPECT_DOUBLE_EQ(c.measured.idle_pct(), 35.0);
+  EXPECT_DOUBLE_EQ(c.measured.comm_s, 0.7);
+  const nlohmann::json j = PredictionJson(c);
+  EXPECT_DOUBLE_EQ(j.at("measured").at("compute_pct").get<double>(), 50.0);
+  // No simulated timeline: the predicted breakdown is empty (0 %).
+  EXPECT_DOUBLE_EQ(j.at("predicted").at("idle_pct").get<double>(), 0.0);
+}
+
 }  // namespace
 }  // namespace paratune

@@ -885,10 +885,11 @@ class Reader {
         case 'c':
           if (key.unsafe_is_equal("cat")) {
             // Categories are short ASCII words: compare the raw token, no unescaping.
-            std::string_view cat = f.value().raw_json_token();
+            const std::string_view raw = f.value().raw_json_token();
+            std::string_view cat = raw;
             while (!cat.empty() && cat.back() != '"') cat.remove_suffix(1);
             if (cat.size() < 2 || cat.front() != '"') {
-              bad = true;
+              mark_bad("cat", raw, "is not a string");  // counted if another "cat" makes it an event
               break;
             }
             cat = cat.substr(1, cat.size() - 2);
@@ -1003,13 +1004,14 @@ class Reader {
       BadValue(&trace_.warnings.bad_number, event_off_, event_what(std::string("field '") + bad_field + "': " + bad_what));
       return simdjson::SUCCESS;
     }
+    // bad without bad_field: an earlier event already holds the first message.
     if (!has_dur) {
-      if (bad) ++trace_.warnings.bad_number;
+      if (bad) BadValue(&trace_.warnings.bad_number, event_off_, event_what("a field is unusable"));
       else ++trace_.skipped_events;  // instant, flow and counter events have no dur
       return simdjson::SUCCESS;
     }
     if (bad) {
-      ++trace_.warnings.bad_number;
+      BadValue(&trace_.warnings.bad_number, event_off_, event_what("a field is unusable"));
       return simdjson::SUCCESS;
     }
     if (!has_ts || !has_name) {

@@ -355,3 +355,19 @@ TEST(KinetoReader, LineNumbersSurviveChunkBoundaries) {
 
 }  // namespace
 }  // namespace paratune
+
+namespace paratune {
+namespace {
+
+// Found by kineto_trace_fuzz in CI: an event whose first "cat" is not a string and whose second
+// is was counted as a bad number without its description. Now it is described like any other.
+TEST(KinetoReader, ABadCategoryBeforeAGoodOneIsDescribed) {
+  const RankTrace t = ParseKinetoTrace(
+      R"({"traceEvents": [{"ph": "X", "cat": 5, "cat": "kernel", "name": "k", "ts": 1, "dur": 1}]})", "cat.json");
+  EXPECT_EQ(t.events.size(), 0u);
+  EXPECT_EQ(t.warnings.bad_number, 1);
+  EXPECT_EQ(t.warnings.first_bad_value, "cat.json:1: event 'k': field 'cat': 5 is not a string (byte 17)");
+}
+
+}  // namespace
+}  // namespace paratune

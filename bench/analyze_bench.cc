@@ -1,4 +1,4 @@
-// Speed of trace analysis (src/trace/): parsing Kineto JSON from memory, from a .gz file, and
+// Speed of trace analysis (src/trace/, src/analysis/): parsing Kineto JSON from memory, from a .gz file, and
 // the analysis itself, on the largest shared trace (HTA's df_index_resolver fixture: 216,092
 // events, 53.7 MB of JSON; see ../shared/traces/SOURCES.md). Throughput is reported as bytes of
 // uncompressed JSON per second. The 1 GB measurement uses the generator (tools/) and the CLI;
@@ -6,6 +6,7 @@
 #include <benchmark/benchmark.h>
 #include <zlib.h>
 
+#include <filesystem>
 #include <string>
 
 #include "trace/kineto_reader.h"
@@ -15,6 +16,12 @@ namespace paratune {
 namespace {
 
 const std::string kTrace = PARATUNE_SOURCE_DIR "/../shared/traces/hta/df_index_resolver/df_index_resolver.json.gz";
+
+// Without ../shared the benchmarks are skipped with this message.
+const std::string& Missing() {
+  static const std::string m = "needs " + kTrace + ", which is absent (../shared is not beside this checkout)";
+  return m;
+}
 
 const std::string& Decompressed() {
   static const std::string json = [] {
@@ -31,7 +38,7 @@ const std::string& Decompressed() {
 
 void BM_ParseKinetoFromMemory(benchmark::State& state) {
   const std::string& json = Decompressed();
-  if (json.empty()) return state.SkipWithError("shared trace missing");
+  if (json.empty()) return state.SkipWithError(Missing().c_str());
   for (auto _ : state) benchmark::DoNotOptimize(ParseKinetoTrace(json, "df_index_resolver"));
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(json.size()));
 }
@@ -39,6 +46,8 @@ BENCHMARK(BM_ParseKinetoFromMemory)->Unit(benchmark::kMillisecond);
 
 // Includes zlib inflate of 3.0 MB into 53.7 MB.
 void BM_ReadKinetoGzFile(benchmark::State& state) {
+  std::error_code ec;
+  if (!std::filesystem::exists(kTrace, ec)) return state.SkipWithError(Missing().c_str());
   int64_t bytes = 0;
   for (auto _ : state) {
     RankTrace t = ReadKinetoTrace(kTrace);
@@ -52,7 +61,7 @@ BENCHMARK(BM_ReadKinetoGzFile)->Unit(benchmark::kMillisecond);
 // HTA's full set of breakdowns plus paratune's (iterations, collectives) on the parsed rank.
 void BM_AnalyzeParsedTrace(benchmark::State& state) {
   const std::string& json = Decompressed();
-  if (json.empty()) return state.SkipWithError("shared trace missing");
+  if (json.empty()) return state.SkipWithError(Missing().c_str());
   std::vector<RankTrace> ranks;
   ranks.push_back(ParseKinetoTrace(json, "df_index_resolver"));
   for (auto _ : state) benchmark::DoNotOptimize(AnalyzeTraces(ranks));

@@ -34,6 +34,10 @@ std::string Summary(const paratune::RankTrace& t) {
   const paratune::TraceWarnings& w = t.warnings;
   for (int64_t x : {w.truncated, w.bad_number, w.missing_field, w.negative_duration, w.invalid_utf8, w.malformed_event})
     s += std::to_string(x) + ",";
+  // Where a value went wrong (line and byte) must not depend on the chunking either; the label
+  // differs between the two readings, so only what follows it is compared.
+  const size_t colon = w.first_bad_value.find(':');
+  s += "|" + w.truncated_at + "|" + (colon == std::string::npos ? w.first_bad_value : w.first_bad_value.substr(colon));
   for (const paratune::TraceEvent& e : t.events) {
     s += "\n" + std::to_string(e.ts_ns) + " " + std::to_string(e.dur_ns) + " " + std::to_string(e.stream) + " " +
          std::to_string(e.correlation) + " " + std::to_string(static_cast<int>(e.kind)) + " " + std::to_string(e.tid) +
@@ -102,6 +106,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       std::abort();
   }
   if (t.warnings.truncated > 1 || t.bytes_read < 0 || t.bytes_read > static_cast<int64_t>(size)) std::abort();
+  // Every counted bad value is described (ReadTraceSet's error names it), and only then.
+  if ((t.warnings.BadValues() > 0) != !t.warnings.first_bad_value.empty()) std::abort();
+  if (t.warnings.truncated != 0 && t.warnings.truncated_at.empty()) std::abort();
   t.rank = 0;
   const paratune::TraceAnalysis a = paratune::AnalyzeTraces(ranks);
   if (a.ranks.size() != 1 || a.ranks[0].gpu_events > a.ranks[0].events) std::abort();

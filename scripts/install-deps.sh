@@ -7,7 +7,9 @@ pkgs=(
   libcli11-dev nlohmann-json3-dev libfmt-dev libtomlplusplus-dev
   libsimdjson-dev zlib1g-dev libsqlite3-dev sqlite3
   libgtest-dev libgmock-dev libbenchmark-dev
-  clang libclang-rt-14-dev
+  # .ci/run: GCC's AddressSanitizer and UBSan runtimes (preset asan), clang's libFuzzer (preset
+  # fuzz), llvm-symbolizer for readable sanitizer reports
+  libasan8 libubsan1 clang libclang-rt-14-dev llvm-14
 )
 missing=()
 for p in "${pkgs[@]}"; do

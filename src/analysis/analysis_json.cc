@@ -20,7 +20,9 @@ nlohmann::json Summary(const SummaryStats& s) {
 nlohmann::json Warnings(const TraceWarnings& w) {
   return {{"truncated", w.truncated},         {"bad_number", w.bad_number},     {"missing_field", w.missing_field},
           {"negative_duration", w.negative_duration}, {"invalid_utf8", w.invalid_utf8}, {"malformed_event", w.malformed_event},
-          {"total", w.Total()}};
+          {"total", w.Total()},
+          {"truncated_at", w.truncated_at.empty() ? nlohmann::json(nullptr) : nlohmann::json(w.truncated_at)},
+          {"first_bad_value", w.first_bad_value.empty() ? nlohmann::json(nullptr) : nlohmann::json(w.first_bad_value)}};
 }
 
 nlohmann::json CrossRank(const TraceAnalysis& a) {
@@ -81,6 +83,7 @@ nlohmann::json AnalysisJson(const TraceAnalysis& a) {
     ranks.push_back({{"rank", r.rank},
                      {"path", r.path},
                      {"device", r.device_name},
+                     {"world_size", r.world_size},
                      {"events", r.events},
                      {"gpu_events", r.gpu_events},
                      {"hta_rounding_applied", r.rounded},
@@ -114,6 +117,7 @@ nlohmann::json AnalysisJson(const TraceAnalysis& a) {
                      {"reason", s.reason}});
   nlohmann::json out = {
       {"schema", "paratune.analyze/1"},
+      {"partial", a.partial},
       {"options", {{"hta_rounding", a.options.rounding == TimeRounding::kHta}, {"include_last_step", a.options.include_last_step}}},
       {"events", a.events},
       {"bytes_read", a.bytes_read},

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "analysis/kernel_class.h"
+#include "util/stats.h"
 
 namespace paratune {
 namespace {
@@ -20,14 +21,6 @@ constexpr int64_t kMinMatched = 4;
 constexpr double kCausedWaitShare = 0.05;
 constexpr double kRobustZ = 3.5;  // Iglewicz & Hoaglin 1993
 constexpr size_t kMinRanksForZ = 3;
-constexpr double kMadToSigma = 1.4826;  // 1 / Phi^-1(3/4): MAD -> standard deviation for normal data
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t m = v.size() / 2;
-  return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
 
 // A group of collectives on one rank: (kind, process group name or "" without args).
 using GroupKey = std::pair<CollectiveKind, std::string>;
@@ -145,15 +138,11 @@ StragglerReport FindStragglers(const std::vector<StragglerInput>& inputs) {
     report.ranks[r].mean_step_time_s = std::accumulate(st.begin(), st.end(), 0.0) / static_cast<double>(st.size());
     means.push_back(report.ranks[r].mean_step_time_s);
   }
-  const double median_step_s = Median(means);
-  std::vector<double> deviations;
-  for (double m : means) deviations.push_back(std::fabs(m - median_step_s));
-  const double mad_s = Median(deviations);
-  if (mad_s > 0)
-    for (size_t r = 0; r < n; ++r)
-      if (!inputs[r].step_times_s.empty())
-        report.ranks[r].step_time_robust_z =
-            (report.ranks[r].mean_step_time_s - median_step_s) / (kMadToSigma * mad_s);
+  const RobustCenter step_center = MedianAndMad(means);
+  const double median_step_s = step_center.median;
+  for (size_t r = 0; r < n; ++r)
+    if (!inputs[r].step_times_s.empty())
+      report.ranks[r].step_time_robust_z = RobustZ(report.ranks[r].mean_step_time_s, step_center);
 
   if (n < 2) return report;
   std::vector<double> totals;

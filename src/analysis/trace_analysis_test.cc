@@ -13,11 +13,14 @@
 #include <sstream>
 
 #include "trace/trace_set.h"
+#include "util/test_util.h"
 
 namespace paratune {
 namespace {
 
-const std::string kShared = PARATUNE_SOURCE_DIR "/../shared/traces/";
+// Under ../shared: the references and most traces are too large to copy into testdata/, so
+// these tests skip (naming the missing file) in a clone without ../shared beside it.
+const std::string kShared = SharedDataDir() + "/traces/";
 
 struct Case {
   const char* reference;             // under hta_reference/
@@ -65,6 +68,13 @@ const nlohmann::json& Records(const nlohmann::json& ref, const char* call) { ret
 
 class HtaParity : public testing::TestWithParam<size_t> {
  protected:
+  void SetUp() override {
+    std::vector<std::string> needed = {std::string("traces/hta_reference/") + Cases()[GetParam()].reference};
+    for (const char* t : Cases()[GetParam()].traces) needed.push_back(std::string("traces/") + t);
+    for (const std::string& rel : needed) {
+      PARATUNE_SHARED_OR_SKIP(path, rel);
+    }
+  }
   static std::map<size_t, std::vector<RankTrace>>& Loaded() {
     static std::map<size_t, std::vector<RankTrace>> m;
     return m;
@@ -250,9 +260,10 @@ namespace {
 // Figures computed from the raw files with a few lines of Python (ProfilerStep#16..#20, the last
 // of the six steps dropped), independently of paratune.
 TEST(TraceAnalysis, DataLoaderShareSeparatesTheResNetPair) {
-  const std::string dir = PARATUNE_SOURCE_DIR "/../shared/traces/kineto_tb_plugin/";
-  const TraceAnalysis w0 = AnalyzeTraces(ReadTraceSet({dir + "resnet50_num_workers_0"}));
-  const TraceAnalysis w4 = AnalyzeTraces(ReadTraceSet({dir + "resnet50_num_workers_4"}));
+  PARATUNE_SHARED_OR_SKIP(w0_dir, "traces/kineto_tb_plugin/resnet50_num_workers_0");
+  PARATUNE_SHARED_OR_SKIP(w4_dir, "traces/kineto_tb_plugin/resnet50_num_workers_4");
+  const TraceAnalysis w0 = AnalyzeTraces(ReadTraceSet({w0_dir}));
+  const TraceAnalysis w4 = AnalyzeTraces(ReadTraceSet({w4_dir}));
   ASSERT_EQ(w0.ranks[0].iterations.size(), 5u);
   EXPECT_NEAR(w0.ranks[0].dataloader_share, 225538.0 / 762006.0, 1e-12);
   EXPECT_NEAR(w4.ranks[0].dataloader_share, 7187.0 / 650010.0, 1e-12);

@@ -1,6 +1,6 @@
 // `paratune analyze`: reads per-rank profiler traces (PyTorch/Kineto JSON, plain or .gz, or
 // Nsight Systems SQLite exports), measures them with HTA's definitions and more
-// (trace/trace_analysis.h), optionally sets the cost model's prediction for a layout beside them,
+// (analysis/trace_analysis.h), optionally sets the cost model's prediction for a layout beside them,
 // and prints a report, JSON (schema paratune.analyze/1, docs/json.md) or a reduced Chrome trace.
 #include <fmt/format.h>
 
@@ -24,6 +24,7 @@ struct AnalyzeFlags {
   int rank = -1;
   bool exact_ns = false;
   bool include_last_step = false;
+  bool allow_partial = false;
   int top = 10;
   int threads = 0;
   std::string trace_out;
@@ -40,8 +41,10 @@ Command AddAnalyzeCommand(CLI::App& root) {
   cmd->add_option("--rank", af->rank, "rank shown in detail (default: the lowest)");
   cmd->add_flag("--exact-ns", af->exact_ns, "keep ns timestamps instead of rounding to whole µs as HTA does");
   cmd->add_flag("--include-last-step", af->include_last_step, "analyse the last ProfilerStep too (HTA drops it)");
+  cmd->add_flag("--allow-partial", af->allow_partial,
+                "analyse what can be read of a truncated trace and skip events with unusable numbers (errors otherwise)");
   cmd->add_option("--top", af->top, "top kernels listed per kernel type")->capture_default_str()->check(CLI::Range(1, 1000));
-  cmd->add_option("--threads", af->threads, "files read in parallel (default: one per core)")->check(CLI::Range(0, 1024));
+  cmd->add_option("--threads", af->threads, "files read and ranks analysed in parallel (default: one per core)")->check(CLI::Range(0, 1024));
   cmd->add_option("--trace-out", af->trace_out, "write a reduced Chrome trace of the GPU timeline with the analysis as counters");
   AddScenarioFlags(cmd, *f, ScenarioUse::kPredictIfModel);
   cmd->footer("Passing --model (or an inline model, --hidden ...) sets the cost model's prediction for that model, "
@@ -50,12 +53,14 @@ Command AddAnalyzeCommand(CLI::App& root) {
             const auto t0 = std::chrono::steady_clock::now();
             TraceSetOptions so;
             so.threads = af->threads;
+            so.allow_partial = af->allow_partial;
             const std::vector<RankTrace> ranks = ReadTraceSet(af->inputs, so);
             const double read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             AnalysisOptions ao;
             ao.rounding = af->exact_ns ? TimeRounding::kExact : TimeRounding::kHta;
             ao.include_last_step = af->include_last_step;
             ao.top_kernels = af->top;
+            ao.threads = af->threads;
             const TraceAnalysis a = AnalyzeTraces(ranks, ao);
             if (af->rank >= 0) {
               bool found = false;

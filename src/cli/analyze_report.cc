@@ -18,10 +18,34 @@ std::string Trim(const std::string& s, size_t width) {
 
 std::string Bandwidth(double bytes_per_s) { return bytes_per_s > 0 ? fmt::format("{:.1f}", bytes_per_s / 1e9) : std::string("-"); }
 
+// One line saying which files were analysed only in part and why (--allow-partial).
+std::string PartialLine(const TraceAnalysis& a) {
+  std::string line = "PARTIAL ANALYSIS (--allow-partial): only what could be read is analysed:";
+  for (size_t i = 0; i < a.partial.size(); ++i) {
+    const std::string& path = a.partial[i];
+    int64_t events = 0, bad = 0;
+    std::string truncated_at;
+    bool truncated = false;
+    for (const RankAnalysis& r : a.ranks) {
+      if (r.path != path) continue;
+      events += r.events;
+      bad += r.warnings.BadValues();
+      if (r.warnings.truncated) truncated = true, truncated_at = r.warnings.truncated_at;
+    }
+    line += i ? "; " : " ";
+    line += path;
+    if (truncated) line += fmt::format(" is truncated (the file ends {}; {} events read)", truncated_at.empty() ? "early" : truncated_at, events);
+    if (bad) line += fmt::format("{} {} event{} or value{} with unusable numbers skipped", truncated ? "," : ":", bad, bad == 1 ? "" : "s",
+                                 bad == 1 ? "" : "s");
+  }
+  return line;
+}
+
 }  // namespace
 
 std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o) {
   std::string out;
+  if (!a.partial.empty()) out += PartialLine(a) + "\n";
   out += fmt::format("{} rank{}, {} events, {:.1f} MB of trace JSON read", a.ranks.size(), a.ranks.size() == 1 ? "" : "s", a.events,
                      static_cast<double>(a.bytes_read) / 1e6);
   if (o.read_seconds > 0)
@@ -194,11 +218,13 @@ std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o
     out += fmt::format("  {:<22} {:>12} {:>12}   error {:+.1f} %{}\n", "step time ms", Ms(p.measured_step_time_s),
                        Ms(p.predicted_step_time_s), 100 * p.step_time_error,
                        p.measured_from_steps ? "" : " (no ProfilerStep: the GPU window is taken as one step)");
-    out += fmt::format("  {:<22} {:>12.1f} {:>12.1f}\n", "MFU %", 100 * p.measured_mfu, 100 * p.predicted_mfu);
-    out += fmt::format("  {:<22} {:>12.2f} {:>12.2f}\n", "compute %", p.measured.compute_pct, p.predicted.compute_pct);
-    out += fmt::format("  {:<22} {:>12.2f} {:>12.2f}\n", "non-compute %", p.measured.non_compute_pct, p.predicted.non_compute_pct);
-    out += fmt::format("  {:<22} {:>12.2f} {:>12.2f}\n", "idle %", p.measured.idle_pct, p.predicted.idle_pct);
+    out += fmt::format("  {:<22} {:>12.1f} {:>12.1f}{}\n", "MFU %", 100 * p.measured_mfu, 100 * p.predicted_mfu,
+                       p.mfu_impossible ? "   IMPOSSIBLE (above 100%)" : "");
+    out += fmt::format("  {:<22} {:>12.2f} {:>12.2f}\n", "compute %", p.measured.compute_pct(), p.predicted.compute_pct());
+    out += fmt::format("  {:<22} {:>12.2f} {:>12.2f}\n", "non-compute %", p.measured.non_compute_pct(), p.predicted.non_compute_pct());
+    out += fmt::format("  {:<22} {:>12.2f} {:>12.2f}\n", "idle %", p.measured.idle_pct(), p.predicted.idle_pct());
     out += "  (both breakdowns from timeline/breakdown.cc: measured over the trace's kernels, predicted over the simulated step)\n";
+    if (p.mfu_impossible) out += "  warning: " + p.mfu_warning + "\n";
   }
   return out;
 }

@@ -2,6 +2,7 @@
 // Bad input must exit with status 2, print exactly one line "paratune: error: ..." on stderr and
 // nothing on stdout.
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <initializer_list>
 #include <nlohmann/json.hpp>
@@ -286,10 +287,13 @@ TEST_F(Cli, ImpossibleLayoutReportsEveryRuleInOneLine) {
 // ---------------------------------------------------------------------------------------------
 // paratune analyze
 
-const std::string kTraces = PARATUNE_SOURCE_DIR "/../shared/traces/";
+// The two trace_filter ranks are committed under testdata/ (byte-for-byte copies of
+// ../shared/traces/hta/trace_filter, testdata/README.md); tests of other shared traces skip when
+// ../shared is absent (PARATUNE_SHARED_OR_SKIP, util/test_util.h).
+const std::string kTraceFilter = paratune::TestDataPath("traces/hta/trace_filter");
 
 TEST_F(Cli, AnalyzeTwoRanksMatchesHtaAndShowsStragglers) {
-  const Result r = Run({"analyze", kTraces + "hta/trace_filter"});
+  const Result r = Run({"analyze", kTraceFilter});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err, "");
   // HTA's figures (hta_reference/hta/trace_filter/sampled_ranks_0_1.json): rank 0 compute 17.71,
@@ -303,8 +307,8 @@ TEST_F(Cli, AnalyzeTwoRanksMatchesHtaAndShowsStragglers) {
 
 TEST_F(Cli, AnalyzeJsonAndReducedTrace) {
   const std::string trace_out = (dir_ / "reduced.json").string();
-  const Result r = Run({"analyze", "--json", "--trace-out", trace_out, kTraces + "hta/trace_filter/sampled_rank-0.json.gz",
-                        kTraces + "hta/trace_filter/sampled_rank-1.json.gz"});
+  const Result r = Run({"analyze", "--json", "--trace-out", trace_out, kTraceFilter + "/sampled_rank-0.json.gz",
+                        kTraceFilter + "/sampled_rank-1.json.gz"});
   ASSERT_EQ(r.status, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j.at("schema"), "paratune.analyze/1");
@@ -342,7 +346,7 @@ TEST_F(Cli, AnalyzeJsonAndReducedTrace) {
 }
 
 TEST_F(Cli, AnalyzePutsThePredictionBesideTheMeasurement) {
-  const Result r = Run({"analyze", "--json", kTraces + "hta/trace_filter", "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "8",
+  const Result r = Run({"analyze", "--json", kTraceFilter, "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "8",
                         "--seq", "4096", "--global-batch", "16"});
   ASSERT_EQ(r.status, 0) << r.err;
   const nlohmann::json p = nlohmann::json::parse(r.out).at("prediction");
@@ -359,17 +363,19 @@ TEST_F(Cli, AnalyzePutsThePredictionBesideTheMeasurement) {
   const double pred = p.at("predicted").at("compute_pct").get<double>() + p.at("predicted").at("non_compute_pct").get<double>() +
                       p.at("predicted").at("idle_pct").get<double>();
   EXPECT_NEAR(pred, 100.0, 1e-6);
-  const Result text = Run({"analyze", kTraces + "hta/trace_filter", "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "8"});
+  const Result text = Run({"analyze", kTraceFilter, "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "8"});
   ASSERT_EQ(text.status, 0) << text.err;
   EXPECT_CONTAINS(text.out, "Measured against the cost model (llama-3.1-8b on 8 x H100");
 }
 
 TEST_F(Cli, AnalyzeLegacyAndNanosecondTraces) {
-  const Result legacy = Run({"analyze", kTraces + "kineto_tb_plugin/resnet50_num_workers_0"});
+  PARATUNE_SHARED_OR_SKIP(resnet, "traces/kineto_tb_plugin/resnet50_num_workers_0");
+  PARATUNE_SHARED_OR_SKIP(ns_trace, "traces/hta/ns_resolution_trace");
+  const Result legacy = Run({"analyze", resnet});
   ASSERT_EQ(legacy.status, 0) << legacy.err;
   // HTA: idle 30.46, compute 68.29, non-compute 1.25; no communication, so no overlap figure.
   EXPECT_CONTAINS(legacy.out, "68.29          1.25   30.46          -");
-  const Result ns = Run({"analyze", kTraces + "hta/ns_resolution_trace"});
+  const Result ns = Run({"analyze", ns_trace});
   ASSERT_EQ(ns.status, 0) << ns.err;
   EXPECT_CONTAINS(ns.out, "96.75          0.62    2.63");  // HTA's rounded figures
   EXPECT_CONTAINS(ns.out, "(exact ns)");                     // and the exact ones beside them
@@ -382,7 +388,7 @@ TEST_F(Cli, AnalyzeBadInput) {
   EXPECT_CONTAINS(RunBad({"analyze", Write("garbage.json", "hello")}), "garbage.json: not a Chrome-trace JSON file");
   EXPECT_CONTAINS(RunBad({"analyze", Write("empty.json", "")}), "empty.json: empty file");
   EXPECT_CONTAINS(RunBad({"analyze", Write("half.json", R"({"schemaVersion": 1, "trace)")}), "half.json: file ends");
-  EXPECT_CONTAINS(RunBad({"analyze", "--rank", "7", kTraces + "hta/trace_filter"}), "--rank 7: no such rank");
+  EXPECT_CONTAINS(RunBad({"analyze", "--rank", "7", kTraceFilter}), "--rank 7: no such rank");
   const std::string a = Write("a.json", R"({"distributedInfo": {"rank": 0}, "traceEvents": []})");
   const std::string b = Write("b.json", R"({"distributedInfo": {"rank": 0}, "traceEvents": []})");
   EXPECT_CONTAINS(RunBad({"analyze", a, b}), "rank 0 also comes from");
@@ -396,9 +402,155 @@ TEST_F(Cli, AnalyzeTruncatedTraceWarnsAndContinues) {
       R"({"ph": "X", "cat": "kernel", "name": "gemm_a", "ts": 10, "dur": 5, "args": {"stream": 7, "correlation": 1}},)"
       R"({"ph": "X", "cat": "kernel", "name": "gemm_b", "ts": 20, "dur": 5, "args": {"stream": 7, "correlation": 2}},)"
       R"({"ph": "X", "cat": "kernel", "name": "gemm_c", "ts": 3)";
-  const Result r = Run({"analyze", Write("rank3.json", R"({"traceEvents": [)" + events)});
+  const std::string path = Write("rank3.json", R"({"traceEvents": [)" + events);
+  const Result r = Run({"analyze", "--allow-partial", path});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_CONTAINS(r.out, "1 truncated");
   // Two 5 µs kernels over a 15 µs span: 66.67 % compute, 33.33 % idle; the rank from the file name.
   EXPECT_CONTAINS(r.out, "      3       0.015     66.67          0.00   33.33");
+}
+
+// Without --allow-partial the same truncated file is an error naming it; with it the FIRST line
+// of the report says the analysis is partial, and the JSON lists the file under "partial".
+TEST_F(Cli, AnalyzeTruncatedTraceIsAnErrorUnlessPartialIsAllowed) {
+  const std::string events =
+      R"({"ph": "X", "cat": "kernel", "name": "gemm_a", "ts": 10, "dur": 5, "args": {"stream": 7, "correlation": 1}},)"
+      R"({"ph": "X", "cat": "kernel", "name": "gemm_b", "ts": 20, "dur": 5, "args": {"stream": 7, "correlation": 2}},)"
+      R"({"ph": "X", "cat": "kernel", "name": "gemm_c", "ts": 3)";
+  const std::string path = Write("rank3.json", R"({"traceEvents": [)" + events);
+  EXPECT_EQ(RunBad({"analyze", path}),
+            path + ": truncated: the file ends inside an event of \"traceEvents\" after 2 events (--allow-partial analyses the events read)");
+  const Result r = Run({"analyze", "--allow-partial", path});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string first = r.out.substr(0, r.out.find('\n'));
+  EXPECT_EQ(first, "PARTIAL ANALYSIS (--allow-partial): only what could be read is analysed: " + path +
+                       " is truncated (the file ends inside an event of \"traceEvents\"; 2 events read)");
+  const Result j = Run({"analyze", "--allow-partial", "--json", path});
+  ASSERT_EQ(j.status, 0) << j.err;
+  const nlohmann::json doc = nlohmann::json::parse(j.out);
+  EXPECT_EQ(doc.at("partial"), nlohmann::json::array({path}));
+  EXPECT_EQ(doc.at("ranks")[0].at("warnings").at("truncated_at"), "inside an event of \"traceEvents\"");
+  // A complete file is not partial.
+  const std::string whole = Write("rank4.json", R"({"traceEvents": [)" + events + R"(, "dur": 5}]})");
+  const Result w = Run({"analyze", "--json", whole});
+  ASSERT_EQ(w.status, 0) << w.err;
+  EXPECT_EQ(nlohmann::json::parse(w.out).at("partial"), nlohmann::json::array());
+}
+
+// A truncated .json.gz is an error too, and one that ends before any event stays one with
+// --allow-partial; so does an empty "traceEvents", alone or beside a good rank.
+TEST_F(Cli, AnalyzeTruncatedGzipOrEmptyTraceIsAnError) {
+  std::string json = R"({"traceEvents": [)";
+  for (int i = 0; i < 3000; ++i)
+    json += (i ? "," : "") + std::string(R"({"ph": "X", "cat": "kernel", "name": "k)") + std::to_string(i % 7) + R"(", "ts": )" +
+            std::to_string(1000 + 10 * i) + R"(, "dur": 5, "args": {"stream": 7, "correlation": )" + std::to_string(i) + "}}";
+  json += "]}";
+  const std::string gz = (dir_ / "full.json.gz").string();
+  gzFile f = gzopen(gz.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  gzwrite(f, json.data(), static_cast<unsigned>(json.size()));
+  gzclose(f);
+  const std::string bytes = Slurp(gz);
+  const std::string cut = Write("rank0.json.gz", bytes.substr(0, bytes.size() / 2));
+  EXPECT_CONTAINS(RunBad({"analyze", cut}), cut + ": truncated: the file ends inside");
+  const Result partial = Run({"analyze", "--allow-partial", cut});
+  ASSERT_EQ(partial.status, 0) << partial.err;
+  EXPECT_EQ(partial.out.rfind("PARTIAL ANALYSIS (--allow-partial): only what could be read is analysed: " + cut + " is truncated", 0), 0u)
+      << partial.out;
+  const std::string stub = Write("rank1.json.gz", bytes.substr(0, 40));
+  EXPECT_CONTAINS(RunBad({"analyze", "--allow-partial", stub}), stub + ": ");
+  EXPECT_CONTAINS(RunBad({"analyze", "--allow-partial", stub}), "no trace events to analyse");
+  const std::string empty = Write("rank2.json", R"({"traceEvents":[]})");
+  EXPECT_EQ(RunBad({"analyze", empty}), empty + ": no trace events to analyse (\"traceEvents\" is empty)");
+  const std::string good = Write("rank5.json", json);
+  EXPECT_EQ(RunBad({"analyze", good, empty}), empty + ": no trace events to analyse (\"traceEvents\" is empty)");
+  EXPECT_EQ(Run({"analyze", good}).status, 0);
+}
+
+// An unusable number is an error naming the file, line and field unless --allow-partial skips it.
+TEST_F(Cli, AnalyzeUnusableNumberIsALocatedError) {
+  const std::string path = Write("rank0.json", "{\"traceEvents\": [\n"
+                                               R"({"ph": "X", "cat": "kernel", "name": "a", "ts": 10, "dur": 5},)" "\n"
+                                               R"({"ph": "X", "cat": "kernel", "name": "b", "ts": 20, "dur": 1e400}]})");
+  // Line 3 starts at byte 18 + 63 = 81.
+  EXPECT_EQ(RunBad({"analyze", path}), path + ":3: event 'b': field 'dur': 1e400 us does not fit 64-bit ns (byte 81); --allow-partial skips them");
+  const Result r = Run({"analyze", "--allow-partial", path});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')),
+            "PARTIAL ANALYSIS (--allow-partial): only what could be read is analysed: " + path +
+                ": 1 event or value with unusable numbers skipped");
+}
+
+// A model, GPU count or batch that does not match the trace gives a measured MFU above 100 %: it
+// is flagged as impossible with the likely cause, in the report and the JSON. The trace: two
+// 1 ms ProfilerSteps of a 64-rank job, so the 8-GPU Llama-3.1-8B prediction (a step of seconds)
+// puts the measured MFU in the thousands of percent.
+TEST_F(Cli, AnalyzeFlagsAnImpossibleMfu) {
+  std::string events;
+  for (int s = 0; s < 3; ++s) {
+    const int t0 = 1000 * s;
+    events += R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#)" + std::to_string(s + 1) + R"(", "ts": )" +
+              std::to_string(t0) + R"(, "dur": 1000},)";
+    events += R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": )" + std::to_string(t0 + 10) +
+              R"(, "dur": 5, "args": {"correlation": )" + std::to_string(s + 1) + "}},";
+    events += R"({"ph": "X", "cat": "kernel", "name": "gemm", "ts": )" + std::to_string(t0 + 20) +
+              R"(, "dur": 900, "args": {"stream": 7, "correlation": )" + std::to_string(s + 1) + "}}" + (s < 2 ? "," : "");
+  }
+  const std::string path =
+      Write("rank0.json", R"({"distributedInfo": {"rank": 0, "world_size": 64}, "traceEvents": [)" + events + "]}");
+  const std::vector<std::string> model = {"--model", "llama-3.1-8b", "--gpu", "H100", "--gpus", "8", "--seq", "4096", "--global-batch", "16"};
+  std::vector<std::string> args = {"analyze", path};
+  args.insert(args.end(), model.begin(), model.end());
+  const Result text = Run(args);
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_CONTAINS(text.out, "IMPOSSIBLE (above 100%)");
+  EXPECT_CONTAINS(text.out, "warning: measured MFU ");
+  EXPECT_CONTAINS(text.out, "is impossible (above 100%): the model (llama-3.1-8b), GPU count (8) or global batch (16 sequences of 4096 tokens)");
+  EXPECT_CONTAINS(text.out, "the traces come from a job of 64 ranks, the prediction is for 8 GPUs");
+  args.push_back("--json");
+  const Result json = Run(args);
+  ASSERT_EQ(json.status, 0) << json.err;
+  const nlohmann::json p = nlohmann::json::parse(json.out).at("prediction");
+  EXPECT_NEAR(p.at("measured_step_time_s").get<double>(), 1e-3, 1e-12);  // steps 1 and 2 (the last is dropped)
+  EXPECT_GT(p.at("measured_mfu").get<double>(), 1.0);
+  EXPECT_EQ(p.at("mfu_impossible"), true);
+  EXPECT_CONTAINS(p.at("mfu_warning").get<std::string>(), "64 ranks");
+  // A model small enough for the trace's 1 ms step: no flag.
+  const Result small = Run({"analyze", "--json", path, "--layers", "2", "--hidden", "256", "--ffn", "1024", "--heads", "4", "--vocab",
+                            "1000", "--gpu", "H100", "--gpus", "8", "--seq", "512", "--global-batch", "8", "--tp", "1"});
+  ASSERT_EQ(small.status, 0) << small.err;
+  const nlohmann::json q = nlohmann::json::parse(small.out).at("prediction");
+  EXPECT_LT(q.at("measured_mfu").get<double>(), 1.0);
+  EXPECT_EQ(q.at("mfu_impossible"), false);
+  EXPECT_TRUE(q.at("mfu_warning").is_null());
+}
+
+// ---------------------------------------------------------------------------------------------
+// paratune validate / calibrate
+
+namespace {
+
+const char* kRunsHeader =
+    "id,source,table_or_section,model,arch,layers,hidden,ffn_hidden,heads,kv_heads,vocab,seq_len,num_experts,"
+    "topk,gpu,gpu_type,num_gpus,gpus_per_node,tp,pp,vp,dp,cp,ep,sp,zero_stage_or_fsdp,micro_batch,global_batch,"
+    "recompute,precision,precision_raw,measured_metric,measured_value,target_tokens_per_s_per_gpu,"
+    "target_step_time_s,derivation,cross_check,confidence,flags,notes\n";
+
+}  // namespace
+
+TEST_F(Cli, ValidateAndCalibrateRejectAHeaderOnlyCsv) {
+  const std::string path = Write("runs.csv", kRunsHeader);
+  EXPECT_EQ(RunBad({"validate", path}), path + ": no data rows (only the header)");
+  EXPECT_EQ(RunBad({"validate", "--json", path}), path + ": no data rows (only the header)");
+  EXPECT_EQ(RunBad({"calibrate", path}), path + ": no data rows (only the header)");
+}
+
+TEST_F(Cli, ValidateHugeGpuCountIsAnErrorNotAWrappedNumber) {
+  const std::string path =
+      Write("runs.csv", std::string(kRunsHeader) +
+                            "A,s,t,m,dense,32,4096,14336,32,8,128256,8192,,,H100-SXM,,1000000000000,8,1,1,,8,1,,,,1,128,,bf16,,,,1000,,,,high,,\n");
+  const std::string msg = RunBad({"validate", path});
+  EXPECT_EQ(msg, path + ":2: column 'num_gpus' must be a non-negative integer of at most 16777216, got '1000000000000'");
+  EXPECT_EQ(msg.find("-727379968"), std::string::npos);
+  EXPECT_CONTAINS(RunBad({"calibrate", path}), path + ":2: column 'num_gpus'");
 }

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "util/test_util.h"
+
 #ifndef PARATUNE_BINARY
 #error "PARATUNE_BINARY must name the paratune executable"
 #endif
@@ -24,10 +26,6 @@
 namespace paratune::cli_test {
 
 namespace fs = std::filesystem;
-
-#define EXPECT_CONTAINS(hay, needle)                                                         \
-  EXPECT_NE(std::string(hay).find(needle), std::string::npos)                                \
-      << "text: \"" << (hay) << "\"\n does not contain: \"" << (needle) << "\""
 
 struct Result {
   int status = -1;  // exit status, or -1 if the process did not exit normally

@@ -1,7 +1,32 @@
 #include "compare/prediction.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "timeline/breakdown.h"
 
 namespace paratune {
+namespace {
+
+// Field by field: the mean breakdown of several GPUs.
+void Add(GpuTimeBreakdown& to, const GpuTimeBreakdown& b) {
+  to.window_s += b.window_s;
+  to.compute_s += b.compute_s;
+  to.non_compute_s += b.non_compute_s;
+  to.idle_s += b.idle_s;
+  to.comm_s += b.comm_s;
+}
+
+void Divide(GpuTimeBreakdown& b, double n) {
+  b.window_s /= n;
+  b.compute_s /= n;
+  b.non_compute_s /= n;
+  b.idle_s /= n;
+  b.comm_s /= n;
+}
+
+}  // namespace
 
 PredictionComparison ComparePrediction(const TraceAnalysis& a, const Estimate& e, const SimulationResult& sim) {
   PredictionComparison c;
@@ -12,21 +37,15 @@ PredictionComparison ComparePrediction(const TraceAnalysis& a, const Estimate& e
       step_sum += r.step_time.mean;
       ++step_ranks;
     }
-    c.measured.compute_pct += r.temporal.compute_pct();
-    c.measured.non_compute_pct += r.temporal.non_compute_pct();
-    c.measured.idle_pct += r.temporal.idle_pct();
+    Add(c.measured, r.temporal);
   }
   const double n = a.ranks.empty() ? 1.0 : static_cast<double>(a.ranks.size());
-  c.measured.compute_pct /= n;
-  c.measured.non_compute_pct /= n;
-  c.measured.idle_pct /= n;
+  Divide(c.measured, n);
   if (step_ranks > 0) {
     c.measured_from_steps = true;
     c.measured_step_time_s = step_sum / step_ranks;
   } else {
-    double window = 0;
-    for (const RankAnalysis& r : a.ranks) window += r.temporal.window_s;
-    c.measured_step_time_s = window / n;
+    c.measured_step_time_s = c.measured.window_s;  // the mean GPU window
   }
   c.predicted_step_time_s = e.step_time_s;
   c.predicted_mfu = e.mfu;
@@ -34,17 +53,24 @@ PredictionComparison ComparePrediction(const TraceAnalysis& a, const Estimate& e
   // (Chowdhery et al. 2022, PaLM, Appendix B: MFU = model FLOPs per second / peak FLOPs).
   if (c.measured_step_time_s > 0) c.measured_mfu = e.mfu * e.step_time_s / c.measured_step_time_s;
   if (c.measured_step_time_s > 0) c.step_time_error = c.predicted_step_time_s / c.measured_step_time_s - 1;
+  if (c.measured_mfu > 1) {
+    c.mfu_impossible = true;
+    // The traces' own world size, where they carry one, against the GPUs of the prediction.
+    int world = 0;
+    for (const RankAnalysis& r : a.ranks) world = std::max(world, r.world_size);
+    const std::string hint =
+        world > 0 && world != e.gpus
+            ? fmt::format("; the traces come from a job of {} ranks, the prediction is for {} GPUs", world, e.gpus)
+            : std::string();
+    c.mfu_warning = fmt::format(
+        "measured MFU {:.1f}% is impossible (above 100%): the model ({}), GPU count ({}) or global batch ({} sequences of {} "
+        "tokens) given do not match what the trace ran{}; the measured MFU takes the prediction's FLOPs per step",
+        100 * c.measured_mfu, e.model, e.gpus, e.training.global_batch, e.training.seq, hint);
+  }
   // The simulated stages' breakdowns (timeline/breakdown.h), each over the whole step.
   if (!sim.stages.empty()) {
-    for (const StageFigures& st : sim.stages) {
-      c.predicted.compute_pct += st.time.compute_pct();
-      c.predicted.non_compute_pct += st.time.non_compute_pct();
-      c.predicted.idle_pct += st.time.idle_pct();
-    }
-    const double k = static_cast<double>(sim.stages.size());
-    c.predicted.compute_pct /= k;
-    c.predicted.non_compute_pct /= k;
-    c.predicted.idle_pct /= k;
+    for (const StageFigures& st : sim.stages) Add(c.predicted, st.time);
+    Divide(c.predicted, static_cast<double>(sim.stages.size()));
   }
   return c;
 }

@@ -4,17 +4,14 @@
 // predicted one over each simulated pipeline stage of the composed step.
 #pragma once
 
+#include <string>
+
+#include "analysis/trace_analysis.h"
 #include "pipeline/simulator.h"
 #include "step/estimate.h"
-#include "analysis/trace_analysis.h"
+#include "timeline/breakdown.h"
 
 namespace paratune {
-
-struct GpuTimeShares {
-  double compute_pct = 0;      // GPU computing
-  double non_compute_pct = 0;  // communication or memory traffic with nothing computing
-  double idle_pct = 0;         // nothing running (pipeline bubble, host or data-loader waits)
-};
 
 struct PredictionComparison {
   bool measured_from_steps = false;  // false: no ProfilerStep, the whole GPU window is one step
@@ -22,9 +19,17 @@ struct PredictionComparison {
   double predicted_step_time_s = 0;  // Estimate::step_time_s
   double measured_mfu = 0;           // Estimate::model_flops_per_step / (measured step * GPUs * peak)
   double predicted_mfu = 0;
-  GpuTimeShares measured;            // mean over ranks of HTA's temporal breakdown
-  GpuTimeShares predicted;           // mean over pipeline stages of the simulated breakdown
+  // The breakdowns in the one vocabulary (timeline/breakdown.h), each field the mean over ranks
+  // (measured: HTA's temporal breakdown of each rank) or over pipeline stages (predicted: the
+  // simulated step); their *_pct() are the shares the report shows.
+  GpuTimeBreakdown measured;
+  GpuTimeBreakdown predicted;
   double step_time_error = 0;        // predicted / measured - 1
+  // A measured MFU above 1 is impossible: no GPU exceeds its peak, so the model, GPU count or
+  // global batch given for the prediction do not match what the trace ran (the model FLOPs are
+  // the estimate's). Then `mfu_warning` says so in one line, with the likely cause.
+  bool mfu_impossible = false;
+  std::string mfu_warning;
 };
 
 PredictionComparison ComparePrediction(const TraceAnalysis& a, const Estimate& e, const SimulationResult& sim);

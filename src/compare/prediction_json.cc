@@ -3,8 +3,8 @@
 namespace paratune {
 namespace {
 
-nlohmann::json Shares(const GpuTimeShares& s) {
-  return {{"compute_pct", s.compute_pct}, {"non_compute_pct", s.non_compute_pct}, {"idle_pct", s.idle_pct}};
+nlohmann::json Shares(const GpuTimeBreakdown& b) {
+  return {{"compute_pct", b.compute_pct()}, {"non_compute_pct", b.non_compute_pct()}, {"idle_pct", b.idle_pct()}};
 }
 
 }  // namespace
@@ -16,6 +16,8 @@ nlohmann::json PredictionJson(const PredictionComparison& p) {
           {"step_time_error", p.step_time_error},
           {"measured_mfu", p.measured_mfu},
           {"predicted_mfu", p.predicted_mfu},
+          {"mfu_impossible", p.mfu_impossible},
+          {"mfu_warning", p.mfu_warning.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.mfu_warning)},
           {"measured", Shares(p.measured)},
           {"predicted", Shares(p.predicted)}};
 }

@@ -16,9 +16,11 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include <simdjson.h>
 
+#include "trace/name_table.h"
 #include "util/error.h"
 
 namespace paratune {
@@ -67,6 +69,8 @@ class ByteSource {
   virtual ~ByteSource() = default;
   // Appends up to `max` bytes to `out`; returns the count, 0 at the end. Throws on a read error.
   virtual size_t Read(Buffer& out, size_t max) = 0;
+  // The line (from 1) of byte `offset` of the decompressed input, or 0 when it cannot be known.
+  virtual int64_t LineOf(int64_t offset) = 0;
   // True when the last Read stopped at a gzip error after some data (a truncated .gz).
   bool truncated = false;
 };
@@ -80,6 +84,21 @@ class GzSource : public ByteSource {
     gzipped_ = gzdirect(f_) == 0;
   }
   bool gzipped() const { return gzipped_; }
+  // Reads the file again from its start (only for a message, so the first pass needs no count).
+  int64_t LineOf(int64_t offset) override {
+    gzFile f = gzopen(path_.c_str(), "rb");
+    if (!f) return 0;
+    int64_t line = 1, done = 0;
+    std::vector<char> buf(1 << 16);
+    while (done < offset) {
+      const int n = gzread(f, buf.data(), static_cast<unsigned>(std::min<int64_t>(buf.size(), offset - done)));
+      if (n <= 0) break;
+      line += std::count(buf.data(), buf.data() + n, '\n');
+      done += n;
+    }
+    gzclose(f);
+    return done == offset ? line : 0;
+  }
   ~GzSource() override {
     if (f_) gzclose(f_);
   }
@@ -113,6 +132,10 @@ class GzSource : public ByteSource {
 class MemorySource : public ByteSource {
  public:
   explicit MemorySource(std::string_view data) : data_(data) {}
+  int64_t LineOf(int64_t offset) override {
+    const size_t n = std::min(static_cast<size_t>(offset), data_.size());
+    return 1 + std::count(data_.data(), data_.data() + n, '\n');
+  }
   size_t Read(Buffer& out, size_t max) override {
     const size_t n = std::min(max, data_.size() - pos_);
     if (n) std::memcpy(out.Append(n + simdjson::SIMDJSON_PADDING), data_.data() + pos_, n);
@@ -139,6 +162,16 @@ inline bool IsJsonWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c ==
 std::string_view TrimRight(std::string_view s) {
   while (!s.empty() && IsJsonWs(s.back())) s.remove_suffix(1);
   return s;
+}
+
+// A value's raw JSON text for a message: whitespace trimmed, at most 40 bytes, control bytes as '?'.
+std::string Token(std::string_view raw) {
+  raw = TrimRight(raw);
+  std::string out(raw.substr(0, 40));
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20) c = '?';
+  if (raw.size() > 40) out += "...";
+  return out;
 }
 
 NumberStatus ParseMicrosToNanos(std::string_view s, int64_t* ns, bool* fractional) {
@@ -182,6 +215,7 @@ NumberStatus ParseMicrosToNanos(std::string_view s, int64_t* ns, bool* fractiona
     // Exponent form (not written by Kineto): fall back to a double.
     double d = 0;
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
+    if (ec == std::errc::result_out_of_range && p == s.data() + s.size()) return NumberStatus::kOverflow;  // 1e400
     if (ec != std::errc() || p != s.data() + s.size()) return NumberStatus::kNotNumber;
     const double n = d * 1000.0;
     if (!(std::abs(n) < 9.2e18)) return NumberStatus::kOverflow;
@@ -195,12 +229,15 @@ NumberStatus ParseMicrosToNanos(std::string_view s, int64_t* ns, bool* fractiona
 }
 
 // An integer field (stream, correlation, rank): JSON integer, integral double, or a string of
-// digits (HTA converts numeric strings). Returns false when absent-like or not an integer.
-NumberStatus IntegerValue(od::value v, int64_t* out) {
+// digits (HTA converts numeric strings). `raw`, when given, receives the value's JSON text (for
+// messages).
+NumberStatus IntegerValue(od::value v, int64_t* out, std::string_view* raw_out = nullptr) {
   od::json_type t;
   if (v.type().get(t)) return NumberStatus::kNotNumber;
+  if (t != od::json_type::number && raw_out) *raw_out = v.raw_json_token();
   if (t == od::json_type::number) {
     const std::string_view raw = TrimRight(v.raw_json_token());
+    if (raw_out) *raw_out = raw;
     int64_t x = 0;
     auto [p, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), x);
     if (ec == std::errc::result_out_of_range) return NumberStatus::kOverflow;
@@ -210,6 +247,7 @@ NumberStatus IntegerValue(od::value v, int64_t* out) {
     }
     double d = 0;
     auto [p2, ec2] = std::from_chars(raw.data(), raw.data() + raw.size(), d);
+    if (ec2 == std::errc::result_out_of_range && p2 == raw.data() + raw.size()) return NumberStatus::kOverflow;  // 1e400
     if (ec2 != std::errc() || p2 != raw.data() + raw.size()) return NumberStatus::kNotNumber;
     if (!(std::abs(d) < 9.2e18)) return NumberStatus::kOverflow;
     if (d != std::floor(d)) return NumberStatus::kNotNumber;
@@ -365,7 +403,10 @@ class Reader {
         static_cast<unsigned char>(buf_[2]) == 0xBF)
       pos_ = 3;
     SkipWs();
-    if (AtEnd()) throw InputError(label_ + ": empty file (expected a Chrome-trace JSON object)");
+    if (AtEnd()) {
+      if (src_.truncated) throw InputError(label_ + ": truncated gzip stream: it ends before any data (no trace events to analyse)");
+      throw InputError(label_ + ": empty file (expected a Chrome-trace JSON object)");
+    }
     const char c = buf_[pos_];
     if (c == '[') {
       ReadEventArray();  // Chrome-trace "JSON Array Format"
@@ -410,6 +451,18 @@ class Reader {
       if (!Refill()) return;
   }
   size_t Offset() const { return consumed_ + pos_; }
+  // Counts an unusable number and keeps the first one: `what` names the field and the value; its
+  // place is the byte at `off` in buf_, turned into a line number by Finish (counting newlines
+  // only when there is something to report keeps the reading fast).
+  void BadValue(int64_t* counter, size_t off, const std::string& what) {
+    ++*counter;
+    if (bad_offset_ < 0) {
+      bad_offset_ = static_cast<int64_t>(consumed_ + off);
+      bad_what_ = what;
+      trace_.warnings.first_bad_value = what;  // completed with the file, line and byte in Finish
+    }
+  }
+
   [[noreturn]] void Fail(const std::string& what) {
     throw InputError(label_ + ": byte " + std::to_string(Offset()) + ": " + what);
   }
@@ -556,6 +609,7 @@ class Reader {
   void Truncated(const std::string& where) {
     if (trace_.events.empty() && !saw_events_) throw InputError(label_ + ": file ends " + where + " (truncated?)");
     trace_.warnings.truncated = 1;
+    if (trace_.warnings.truncated_at.empty()) trace_.warnings.truncated_at = where;
   }
 
   // Returns false when the input ended inside the array (truncated).
@@ -638,13 +692,16 @@ class Reader {
     const TraceWarnings warnings_before = trace_.warnings;
     const int64_t skipped_before = trace_.skipped_events;
     const bool frac_before = trace_.fractional_ts;
+    const int64_t bad_offset_before = bad_offset_;
     simdjson::error_code err = simdjson::SUCCESS;
     od::document doc;
     od::array arr;
     if (!(err = parser_.iterate(batch_buf_.data(), k, batch_buf_.capacity()).get(doc)) && !(err = doc.get_array().get(arr))) {
+      size_t i = 0;
       for (auto item : arr) {
         od::object obj;
         if ((err = std::move(item).get_object().get(obj))) break;
+        event_off_ = batch_[std::min(i++, batch_.size() - 1)].first;
         if ((err = ParseEvent(obj))) break;
       }
     }
@@ -654,6 +711,7 @@ class Reader {
     trace_.warnings = warnings_before;
     trace_.skipped_events = skipped_before;
     trace_.fractional_ts = frac_before;
+    bad_offset_ = bad_offset_before;
     for (const auto& [off, len] : batch_) {
       EnsurePaddingAt(off, len);
       HandleEvent(buf_.data() + off, len);
@@ -663,17 +721,36 @@ class Reader {
   // Parses the small top-level values paratune uses.
   void HandleTopValue(const std::string& key, size_t len) {
     if (key != "distributedInfo" && key != "deviceProperties" && key != "baseTimeNanoseconds") return;
+    const size_t off = pos_;
     if (key == "baseTimeNanoseconds") {
       int64_t v = 0;
       const char* p = buf_.data() + pos_;
       auto [end, ec] = std::from_chars(p, p + len, v);
-      if (ec == std::errc() && end == p + len && v >= -kMaxTraceTimeNs && v <= kMaxTraceTimeNs) trace_.base_time_ns = v;
-      else ++trace_.warnings.bad_number;
+      if (ec == std::errc() && end == p + len && v >= -kMaxTraceTimeNs && v <= kMaxTraceTimeNs) {
+        trace_.base_time_ns = v;
+      } else {
+        const char* why = ec == std::errc::result_out_of_range ? "does not fit 64 bits"
+                          : ec == std::errc() && end == p + len ? "is beyond the +-4e18 ns supported"
+                                                                : "is not an integer";
+        BadValue(&trace_.warnings.bad_number, off,
+                 "field 'baseTimeNanoseconds': " + Token(std::string_view(p, len)) + " " + why);
+      }
       return;
     }
     EnsurePadding(len);
     od::document doc;
     if (parser_.iterate(buf_.data() + pos_, len, buf_.capacity() - pos_).get(doc)) return;
+    // An integer in [lo, hi), or a counted bad value naming the field.
+    auto integer = [&](od::value v, const char* field, int64_t lo, int64_t hi, int64_t* out) {
+      std::string_view raw;
+      const NumberStatus st = IntegerValue(v, out, &raw);
+      if (st == NumberStatus::kOk && *out >= lo && *out < hi) return true;
+      const std::string why = st == NumberStatus::kOverflow    ? "does not fit 64 bits"
+                              : st == NumberStatus::kNotNumber ? "is not an integer"
+                                                               : "is outside " + std::to_string(lo) + ".." + std::to_string(hi - 1);
+      BadValue(&trace_.warnings.bad_number, off, std::string("field '") + field + "': " + Token(raw) + " " + why);
+      return false;
+    };
     if (key == "distributedInfo") {
       od::object obj;
       if (doc.get_object().get(obj)) return;
@@ -684,13 +761,12 @@ class Reader {
         if (f.unescaped_key().get(k)) return;
         int64_t v = 0;
         if (k == "rank") {
-          if (IntegerValue(f.value(), &v) == NumberStatus::kOk && v >= 0 && v < (1 << 24)) {
+          if (integer(f.value(), "distributedInfo.rank", 0, 1 << 24, &v)) {
             trace_.rank = static_cast<int>(v);
             trace_.rank_source = "distributedInfo";
           }
         } else if (k == "world_size") {
-          if (IntegerValue(f.value(), &v) == NumberStatus::kOk && v > 0 && v < (1 << 24))
-            trace_.world_size = static_cast<int>(v);
+          if (integer(f.value(), "distributedInfo.world_size", 1, 1 << 24, &v)) trace_.world_size = static_cast<int>(v);
         }
       }
       return;
@@ -709,29 +785,18 @@ class Reader {
         std::string_view k;
         if (f.unescaped_key().get(k)) return;
         if (k == "id") {
-          IntegerValue(f.value(), &id);
+          if (!integer(f.value(), "deviceProperties.id", 0, 1 << 24, &id)) id = -1;
         } else if (k == "name") {
           std::string_view s;
           if (!f.value().get_string().get(s)) name = std::string(s);
         }
       }
-      if (id >= 0 && id < 1024) device_names_[id] = name;
+      if (id >= 0) device_names_[id] = name;
     }
   }
 
-  uint32_t Intern(std::string_view s) {
-    auto it = name_ids_.find(s);
-    if (it != name_ids_.end()) return it->second;
-    const uint32_t id = static_cast<uint32_t>(trace_.names.size());
-    trace_.names.emplace_back(s);
-    // The map's key views the stored string; names is a vector of strings, whose heap buffers
-    // do not move when the vector grows (short strings do, so store those in the arena).
-    name_storage_.emplace_back(std::make_unique<std::string>(s));
-    name_ids_.emplace(std::string_view(*name_storage_.back()), id);
-    return id;
-  }
-
   void HandleEvent(char* p, size_t len) {
+    event_off_ = static_cast<size_t>(p - buf_.data());
     if (p[0] != '{') {
       ++trace_.warnings.malformed_event;
       return;
@@ -754,14 +819,50 @@ class Reader {
 
   // Reads one event object; appends it to trace_.events when it is a complete event with a
   // duration and a category (HTA's rule: rows without dur or cat, and cat "Trace", are dropped).
+  // A numeric field that is not a number, does not fit 64 bits or lies outside its range makes the
+  // event a bad_number (skipped); the first such value is kept, located, in first_bad_value.
   simdjson::error_code ParseEvent(od::object& obj) {
     TraceEvent ev;
     bool has_ts = false, has_dur = false, has_cat = false, has_name = false, is_trace = false, bad = false;
-    bool overflow = false, frac = false;
+    bool frac = false;
     std::string_view name;
     CollectiveArgs coll;
     bool has_coll = false;
     int64_t device = -1;
+    const char* bad_field = nullptr;  // the first unusable numeric field, and what is wrong with it
+    std::string bad_what;
+    auto mark_bad = [&](const char* field, std::string_view raw, const char* why) {
+      bad = true;
+      if (bad_field == nullptr && trace_.warnings.first_bad_value.empty()) {
+        bad_field = field;
+        bad_what = Token(raw) + " " + why;
+      }
+    };
+    // µs -> ns for ts and dur.
+    auto micros = [&](od::value v, const char* field, int64_t* out, bool* fr) {
+      const std::string_view raw = v.raw_json_token();
+      const NumberStatus st = ParseMicrosToNanos(raw, out, fr);
+      if (st == NumberStatus::kOk) return true;
+      mark_bad(field, raw, st == NumberStatus::kOverflow ? "us does not fit 64-bit ns" : "is not a number");
+      return false;
+    };
+    // An integer argument in [lo, hi]; `absent` is the value that means "none", accepted too.
+    auto integer = [&](od::value v, const char* field, int64_t lo, int64_t hi, int64_t absent, int64_t* out) {
+      std::string_view raw;
+      int64_t x = 0;
+      const NumberStatus st = IntegerValue(v, &x, &raw);
+      if (st == NumberStatus::kOk && ((x >= lo && x <= hi) || x == absent)) {
+        *out = x;
+        return true;
+      }
+      mark_bad(field, raw,
+               st == NumberStatus::kOverflow    ? "does not fit 64 bits"
+               : st == NumberStatus::kNotNumber ? "is not an integer"
+               : x < lo                         ? "is negative or too small"
+                                                : "is too large");
+      return false;
+    };
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
     for (auto field : obj) {
       od::field f;
       if (auto e = std::move(field).get(f)) return e;
@@ -770,34 +871,25 @@ class Reader {
       switch (key.raw()[0]) {
         case 't':
           if (key.unsafe_is_equal("ts")) {
-            std::string_view raw;
-            raw = f.value().raw_json_token();
             bool fr = false;
-            const NumberStatus st = ParseMicrosToNanos(raw, &ev.ts_ns, &fr);
-            if (st == NumberStatus::kOverflow) overflow = true;
-            else if (st != NumberStatus::kOk) bad = true;
-            else has_ts = true;
+            if (micros(f.value(), "ts", &ev.ts_ns, &fr)) has_ts = true;
             frac = frac || fr;
           }
           break;
         case 'd':
           if (key.unsafe_is_equal("dur")) {
-            std::string_view raw;
-            raw = f.value().raw_json_token();
             bool fr = false;
-            const NumberStatus st = ParseMicrosToNanos(raw, &ev.dur_ns, &fr);
-            if (st == NumberStatus::kOverflow) overflow = true;
-            else if (st != NumberStatus::kOk) bad = true;
-            else has_dur = true;
+            if (micros(f.value(), "dur", &ev.dur_ns, &fr)) has_dur = true;
           }
           break;
         case 'c':
           if (key.unsafe_is_equal("cat")) {
             // Categories are short ASCII words: compare the raw token, no unescaping.
-            std::string_view cat = f.value().raw_json_token();
+            const std::string_view raw = f.value().raw_json_token();
+            std::string_view cat = raw;
             while (!cat.empty() && cat.back() != '"') cat.remove_suffix(1);
             if (cat.size() < 2 || cat.front() != '"') {
-              bad = true;
+              mark_bad("cat", raw, "is not a string");  // counted if another "cat" makes it an event
               break;
             }
             cat = cat.substr(1, cat.size() - 2);
@@ -819,7 +911,7 @@ class Reader {
               name = raw.substr(1, raw.size() - 2);
             } else if (auto e = v.get_string().get(name)) {
               if (e == simdjson::UTF8_ERROR) return e;
-              bad = true;
+              mark_bad("name", raw, "is not a string");
               break;
             }
             has_name = true;
@@ -843,22 +935,14 @@ class Reader {
               if (cpu_side && k0 != 's') continue;
               switch (k0) {
                 case 's':
-                  if (k.unsafe_is_equal("stream")) {
-                    int64_t s = -1;
-                    if (IntegerValue(a.value(), &s) == NumberStatus::kOk) ev.stream = s;
-                  }
+                  if (k.unsafe_is_equal("stream")) integer(a.value(), "args.stream", 0, kMax, -1, &ev.stream);
                   break;
                 case 'c':
-                  if (k.unsafe_is_equal("correlation")) {
-                    int64_t c = -1;
-                    const NumberStatus st = IntegerValue(a.value(), &c);
-                    if (st == NumberStatus::kOk) ev.correlation = c;
-                    else if (st == NumberStatus::kOverflow) overflow = true;
-                  }
+                  if (k.unsafe_is_equal("correlation")) integer(a.value(), "args.correlation", 0, kMax, -1, &ev.correlation);
                   break;
                 case 'd':
                   if (first_device_ < 0 && k.unsafe_is_equal("device")) {
-                    IntegerValue(a.value(), &device);
+                    integer(a.value(), "args.device", 0, (1 << 24) - 1, 0, &device);
                   } else if (k.unsafe_is_equal("dtype")) {
                     std::string_view s;
                     if (!a.value().get_string().get(s)) coll.dtype = std::string(s);
@@ -872,21 +956,20 @@ class Reader {
                   break;
                 case 'I':
                   if (k.unsafe_is_equal("In msg nelems") || k.unsafe_is_equal("In msg size")) {
-                    IntegerValue(a.value(), &coll.in_nelems);
+                    integer(a.value(), "args.In msg nelems", 0, kMax, -1, &coll.in_nelems);
                     has_coll = true;
                   }
                   break;
                 case 'O':
                   if (k.unsafe_is_equal("Out msg nelems") || k.unsafe_is_equal("Out msg size")) {
-                    IntegerValue(a.value(), &coll.out_nelems);
+                    integer(a.value(), "args.Out msg nelems", 0, kMax, -1, &coll.out_nelems);
                     has_coll = true;
                   }
                   break;
                 case 'G':
                   if (k.unsafe_is_equal("Group size")) {
                     int64_t g = -1;
-                    if (IntegerValue(a.value(), &g) == NumberStatus::kOk && g > 0 && g < (1 << 24))
-                      coll.group_size = static_cast<int32_t>(g);
+                    if (integer(a.value(), "args.Group size", 1, (1 << 24) - 1, -1, &g)) coll.group_size = static_cast<int32_t>(g);
                   }
                   break;
                 case 'P':
@@ -909,17 +992,26 @@ class Reader {
       ++trace_.skipped_events;
       return simdjson::SUCCESS;
     }
-    if (overflow) {
-      ++trace_.warnings.bad_number;
+    // The message of a skipped event: "FILE:LINE: event 'NAME': field ..."
+    auto event_what = [&](const std::string& what) {
+      std::string n = has_name ? std::string(name.substr(0, 60)) : std::string();
+      for (char& c : n)
+        if (static_cast<unsigned char>(c) < 0x20) c = '?';
+      if (has_name && name.size() > 60) n += "...";
+      return (has_name ? "event '" + n + "'" : std::string("an event")) + ": " + what;
+    };
+    if (bad && bad_field != nullptr) {
+      BadValue(&trace_.warnings.bad_number, event_off_, event_what(std::string("field '") + bad_field + "': " + bad_what));
       return simdjson::SUCCESS;
     }
+    // bad without bad_field: an earlier event already holds the first message.
     if (!has_dur) {
-      if (bad) ++trace_.warnings.bad_number;
+      if (bad) BadValue(&trace_.warnings.bad_number, event_off_, event_what("a field is unusable"));
       else ++trace_.skipped_events;  // instant, flow and counter events have no dur
       return simdjson::SUCCESS;
     }
     if (bad) {
-      ++trace_.warnings.bad_number;
+      BadValue(&trace_.warnings.bad_number, event_off_, event_what("a field is unusable"));
       return simdjson::SUCCESS;
     }
     if (!has_ts || !has_name) {
@@ -927,15 +1019,19 @@ class Reader {
       return simdjson::SUCCESS;
     }
     if (ev.dur_ns < 0) {
-      ++trace_.warnings.negative_duration;
+      BadValue(&trace_.warnings.negative_duration, event_off_,
+               event_what("field 'dur' is negative: " + std::to_string(ev.dur_ns / 1000) + " us"));
       return simdjson::SUCCESS;
     }
     if (ev.ts_ns < -kMaxTraceTimeNs || ev.ts_ns > kMaxTraceTimeNs || ev.dur_ns > kMaxTraceTimeNs - ev.ts_ns) {
-      ++trace_.warnings.bad_number;
+      const bool ts_out = ev.ts_ns < -kMaxTraceTimeNs || ev.ts_ns > kMaxTraceTimeNs;
+      BadValue(&trace_.warnings.bad_number, event_off_,
+               event_what(std::string(ts_out ? "field 'ts'" : "fields 'ts' + 'dur'") +
+                          " beyond the +-4e18 ns (126 years) supported around the time base"));
       return simdjson::SUCCESS;
     }
     if (frac) trace_.fractional_ts = true;
-    ev.name = Intern(name);
+    ev.name = names_.Intern(name);
     if (has_coll && (ev.kind == EventKind::kKernel)) {
       ev.collective = static_cast<int32_t>(trace_.collectives.size());
       trace_.collectives.push_back(std::move(coll));
@@ -946,8 +1042,17 @@ class Reader {
   }
 
   void Finish() {
+    trace_.names = names_.Take();
+    if (bad_offset_ >= 0) {
+      const int64_t line = src_.LineOf(bad_offset_);
+      trace_.warnings.first_bad_value = label_ + ":" + (line > 0 ? std::to_string(line) + ":" : std::string()) + " " + bad_what_ +
+                                        " (byte " + std::to_string(bad_offset_) + ")";
+    }
     trace_.legacy_layout = legacy_;
-    if (src_.truncated) trace_.warnings.truncated = 1;
+    if (src_.truncated) {
+      trace_.warnings.truncated = 1;
+      if (trace_.warnings.truncated_at.empty()) trace_.warnings.truncated_at = "in the gzip stream, after the JSON ended";
+    }
     if (first_device_ >= 0) {
       auto it = device_names_.find(first_device_);
       if (it != device_names_.end()) trace_.device_name = it->second;
@@ -969,6 +1074,9 @@ class Reader {
   Buffer buf_;
   size_t pos_ = 0;
   size_t consumed_ = 0;
+  int64_t bad_offset_ = -1;   // byte of the first unusable number (-1: none), and what it is
+  std::string bad_what_;
+  size_t event_off_ = 0;      // offset in buf_ of the event being parsed (for messages)
   bool eof_ = false;
   bool saw_events_ = false;
   bool legacy_ = false;
@@ -976,21 +1084,7 @@ class Reader {
   std::unordered_map<int64_t, std::string> device_names_;
   od::parser parser_;
   RankTrace trace_;
-  struct SvHash {
-    using is_transparent = void;
-    // Long kernel names differ mostly at their ends: hash the length and up to 48 bytes from each
-    // end (FNV-1a), so interning costs the same for a 20- or a 2,000-byte name.
-    size_t operator()(std::string_view s) const {
-      uint64_t h = 1469598103934665603ull ^ s.size();
-      const size_t head = std::min<size_t>(s.size(), 48);
-      for (size_t i = 0; i < head; ++i) h = (h ^ static_cast<unsigned char>(s[i])) * 1099511628211ull;
-      for (size_t i = s.size() > 96 ? s.size() - 48 : head; i < s.size(); ++i)
-        h = (h ^ static_cast<unsigned char>(s[i])) * 1099511628211ull;
-      return static_cast<size_t>(h);
-    }
-  };
-  std::unordered_map<std::string_view, uint32_t, SvHash, std::equal_to<>> name_ids_;
-  std::vector<std::unique_ptr<std::string>> name_storage_;
+  NameTable names_;
 };
 
 }  // namespace

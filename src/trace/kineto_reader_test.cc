@@ -225,3 +225,149 @@ TEST(KinetoReader, EveryChunkBoundaryGivesTheSameEvents) {
 
 }  // namespace
 }  // namespace paratune
+
+namespace paratune {
+namespace {
+
+// Extreme values in every numeric field of an event: a number beyond 64 bits (or 1e400), a
+// negative one where none is allowed, a non-number. None wraps: the event is skipped and
+// counted, and the first is described in one line naming the file, the line and the field.
+// The bad event is on line 3, after a good one.
+TEST(KinetoReader, ExtremeNumbersInEventsAreLocatedAndNeverWrap) {
+  struct Case {
+    const char* field;  // as the message names it
+    const char* json;   // the event's fields after name and cat
+    const char* value;  // as the message quotes it
+  };
+  const Case cases[] = {
+      {"ts", R"("ts": 99999999999999999999999, "dur": 1)", "99999999999999999999999"},
+      {"ts", R"("ts": 1e400, "dur": 1)", "1e400"},
+      {"ts", R"("ts": "soon", "dur": 1)", "\"soon\""},
+      {"ts", R"("ts": 9223372036854775.807, "dur": 1)", "9223372036854775.807"},  // 2^63 ns
+      {"dur", R"("ts": 1, "dur": 18446744073709551616)", "18446744073709551616"},
+      {"dur", R"("ts": 1, "dur": -1e400)", "-1e400"},
+      {"dur", R"("ts": 1, "dur": true)", "true"},
+      {"args.stream", R"("ts": 1, "dur": 1, "args": {"stream": 9223372036854775808})", "9223372036854775808"},
+      {"args.stream", R"("ts": 1, "dur": 1, "args": {"stream": -7})", "-7"},
+      {"args.stream", R"("ts": 1, "dur": 1, "args": {"stream": "seven"})", "\"seven\""},
+      {"args.stream", R"("ts": 1, "dur": 1, "args": {"stream": 1e400})", "1e400"},
+      {"args.correlation", R"("ts": 1, "dur": 1, "args": {"correlation": -2})", "-2"},
+      {"args.correlation", R"("ts": 1, "dur": 1, "args": {"correlation": 1.5})", "1.5"},
+      {"args.correlation", R"("ts": 1, "dur": 1, "args": {"correlation": 99999999999999999999})", "99999999999999999999"},
+      {"args.device", R"("ts": 1, "dur": 1, "args": {"device": -1})", "-1"},
+      {"args.device", R"("ts": 1, "dur": 1, "args": {"device": 1e400})", "1e400"},
+      {"args.In msg nelems", R"("ts": 1, "dur": 1, "args": {"In msg nelems": 99999999999999999999})", "99999999999999999999"},
+      {"args.In msg nelems", R"("ts": 1, "dur": 1, "args": {"In msg nelems": -5})", "-5"},
+      {"args.Out msg nelems", R"("ts": 1, "dur": 1, "args": {"Out msg nelems": "many"})", "\"many\""},
+      {"args.Group size", R"("ts": 1, "dur": 1, "args": {"Group size": 0})", "0"},
+      {"args.Group size", R"("ts": 1, "dur": 1, "args": {"Group size": 4294967296})", "4294967296"},
+      {"args.Group size", R"("ts": 1, "dur": 1, "args": {"Group size": 1e400})", "1e400"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.json);
+    const std::string json = std::string("{\"traceEvents\": [\n") +
+                             R"({"ph": "X", "cat": "kernel", "name": "good", "ts": 5, "dur": 6},)" + "\n" +
+                             R"({"ph": "X", "cat": "kernel", "name": "bad", )" + c.json + "}\n]}";
+    const RankTrace t = ParseKinetoTrace(json, "x.json");
+    ASSERT_EQ(t.events.size(), 1u);
+    EXPECT_EQ(t.Name(t.events[0]), "good");
+    EXPECT_EQ(t.warnings.bad_number, 1);
+    EXPECT_EQ(t.warnings.Total(), 1);
+    const std::string& m = t.warnings.first_bad_value;
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    EXPECT_CONTAINS(m, "x.json:3: event 'bad': field '" + std::string(c.field) + "': " + c.value);
+  }
+  // Values at the edges stay exact: 2^63 - 1 as a stream, a negative ts relative to the time base.
+  const RankTrace ok = ParseKinetoTrace(
+      R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": -3.5, "dur": 0, "args": {"stream": 9223372036854775807, "correlation": -1, "Group size": 16777215, "In msg nelems": 9223372036854775807}}]})",
+      "edge.json");
+  ASSERT_EQ(ok.events.size(), 1u);
+  EXPECT_EQ(ok.warnings.Total(), 0);
+  EXPECT_EQ(ok.events[0].ts_ns, -3500);
+  EXPECT_EQ(ok.events[0].stream, 9223372036854775807);
+  EXPECT_EQ(ok.events[0].correlation, -1);
+  EXPECT_EQ(ok.collectives.at(0).group_size, 16777215);
+  EXPECT_EQ(ok.collectives.at(0).in_nelems, 9223372036854775807);
+}
+
+// A negative duration and a ts + dur beyond the supported range are located the same way.
+TEST(KinetoReader, NegativeDurationAndOutOfRangeTimesAreLocated) {
+  const RankTrace n = ParseKinetoTrace("{\"traceEvents\": [\n\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"neg\", \"ts\": 1, \"dur\": -5}]}",
+                                       "n.json");
+  EXPECT_EQ(n.warnings.negative_duration, 1);
+  EXPECT_CONTAINS(n.warnings.first_bad_value, "n.json:3: event 'neg': field 'dur' is negative: -5 us");
+  const RankTrace r = ParseKinetoTrace(
+      R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "late", "ts": 3999999999999999, "dur": 2}]})", "r.json");
+  EXPECT_EQ(r.warnings.bad_number, 1);
+  EXPECT_CONTAINS(r.warnings.first_bad_value, "r.json:1: event 'late': fields 'ts' + 'dur' beyond the +-4e18 ns");
+}
+
+// The top-level numbers: baseTimeNanoseconds, distributedInfo's rank and world size,
+// deviceProperties' ids. A bad one is counted and described; the value is not used.
+TEST(KinetoReader, ExtremeTopLevelNumbersAreLocatedAndNotUsed) {
+  struct Case {
+    const char* top;
+    const char* message;
+  };
+  const Case cases[] = {
+      {R"("baseTimeNanoseconds": 1e400)", "field 'baseTimeNanoseconds': 1e400 is not an integer"},
+      {R"("baseTimeNanoseconds": 99999999999999999999)", "field 'baseTimeNanoseconds': 99999999999999999999 does not fit 64 bits"},
+      {R"("baseTimeNanoseconds": 9000000000000000000)", "field 'baseTimeNanoseconds': 9000000000000000000 is beyond"},
+      {R"("distributedInfo": {"rank": -1})", "field 'distributedInfo.rank': -1 is outside 0..16777215"},
+      {R"("distributedInfo": {"rank": 1e400})", "field 'distributedInfo.rank': 1e400 does not fit 64 bits"},
+      {R"("distributedInfo": {"rank": "zero"})", "field 'distributedInfo.rank': \"zero\" is not an integer"},
+      {R"("distributedInfo": {"rank": 4294967296})", "field 'distributedInfo.rank': 4294967296 is outside 0..16777215"},
+      {R"("distributedInfo": {"world_size": 0})", "field 'distributedInfo.world_size': 0 is outside 1..16777215"},
+      {R"("deviceProperties": [{"id": -3, "name": "H100"}])", "field 'deviceProperties.id': -3 is outside 0..16777215"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.top);
+    const std::string json = std::string("{\"schemaVersion\": 1,\n") + c.top +
+                             ",\n\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1, \"dur\": 1}]}";
+    const RankTrace t = ParseKinetoTrace(json, "top.json");
+    ASSERT_EQ(t.events.size(), 1u);
+    EXPECT_EQ(t.warnings.bad_number, 1);
+    EXPECT_EQ(t.rank, -1);
+    EXPECT_EQ(t.base_time_ns, 0);
+    EXPECT_EQ(t.world_size, 0);
+    EXPECT_EQ(t.device_name, "");
+    EXPECT_CONTAINS(t.warnings.first_bad_value, std::string("top.json:2: ") + c.message);
+  }
+}
+
+// Line numbers count the newlines of the whole file, whichever chunk the bad event lands in.
+TEST(KinetoReader, LineNumbersSurviveChunkBoundaries) {
+  std::string json = "{\"traceEvents\": [\n";
+  for (int i = 0; i < 400; ++i)
+    json += R"(  {"ph": "X", "cat": "kernel", "name": "k", "ts": )" + std::to_string(i) + R"(, "dur": 1},)" + "\n";
+  json += R"(  {"ph": "X", "cat": "kernel", "name": "bad", "ts": 1, "dur": 1, "args": {"stream": -9}})" "\n]}";
+  const std::string path = testing::TempDir() + "/paratune_kineto_lines.json";
+  std::ofstream(path, std::ios::binary) << json;
+  for (size_t chunk : {4096, 4099, 5000, 1 << 20}) {
+    KinetoReadOptions o;
+    o.chunk_bytes = chunk;
+    const RankTrace t = ReadKinetoTrace(path, o);
+    ASSERT_EQ(t.events.size(), 400u) << chunk;
+    EXPECT_CONTAINS(t.warnings.first_bad_value, path + ":402: event 'bad': field 'args.stream': -9");
+  }
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace paratune
+
+namespace paratune {
+namespace {
+
+// Found by kineto_trace_fuzz in CI: an event whose first "cat" is not a string and whose second
+// is was counted as a bad number without its description. Now it is described like any other.
+TEST(KinetoReader, ABadCategoryBeforeAGoodOneIsDescribed) {
+  const RankTrace t = ParseKinetoTrace(
+      R"({"traceEvents": [{"ph": "X", "cat": 5, "cat": "kernel", "name": "k", "ts": 1, "dur": 1}]})", "cat.json");
+  EXPECT_EQ(t.events.size(), 0u);
+  EXPECT_EQ(t.warnings.bad_number, 1);
+  EXPECT_EQ(t.warnings.first_bad_value, "cat.json:1: event 'k': field 'cat': 5 is not a string (byte 17)");
+}
+
+}  // namespace
+}  // namespace paratune

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <set>
@@ -17,6 +18,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "trace/name_table.h"
 #include "util/error.h"
 
 namespace paratune {
@@ -197,42 +199,94 @@ Cell IntAt(sqlite3_stmt* stmt, int col, int64_t* out) {
   }
 }
 
-// The integer at `col`, or `fallback` when NULL or not an integer.
-int64_t IntOr(sqlite3_stmt* stmt, int col, int64_t fallback) {
-  int64_t v = 0;
-  return IntAt(stmt, col, &v) == Cell::kOk ? v : fallback;
-}
-
 std::string_view TextAt(sqlite3_stmt* stmt, int col) {
   const unsigned char* p = sqlite3_column_text(stmt, col);
   if (p == nullptr) return {};
   return std::string_view(reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(stmt, col)));
 }
 
-// Reads start (column 0) and end (column 1) into ev; false (and a warning) when unusable.
-bool ReadTimes(sqlite3_stmt* stmt, TraceEvent* ev, TraceWarnings* warnings) {
-  int64_t start = 0, end = 0;
-  const Cell s = IntAt(stmt, 0, &start), e = IntAt(stmt, 1, &end);
-  if (s == Cell::kBad || e == Cell::kBad) {
-    ++warnings->bad_number;
-    return false;
+// The cells of the current row of one table, with the row's place for messages: an unusable
+// number is counted (bad_number, negative_duration) and the first one described as
+// "FILE: table T, row N: column C: 'VALUE' is not an integer" (row N: the N-th row of the table).
+class RowCells {
+ public:
+  RowCells(sqlite3_stmt* stmt, const std::string& path, const char* table) : s_(stmt), path_(path), table_(table) {}
+  void Next() { ++row_; }
+
+  void Bad(TraceWarnings& w, int64_t TraceWarnings::*counter, const std::string& what) const {
+    ++(w.*counter);
+    if (w.first_bad_value.empty())
+      w.first_bad_value = path_ + ": table " + table_ + ", row " + std::to_string(row_) + ": " + what;
   }
-  if (s == Cell::kNull || e == Cell::kNull) {
-    ++warnings->missing_field;
-    return false;
+
+  // The cell's text for a message: quoted, at most 40 bytes, control bytes as '?'.
+  std::string Text(int col) const {
+    if (sqlite3_column_type(s_, col) == SQLITE_BLOB) return "a blob";
+    const std::string_view t = TextAt(s_, col);
+    std::string out(t.substr(0, 40));
+    for (char& c : out)
+      if (static_cast<unsigned char>(c) < 0x20) c = '?';
+    return "'" + out + (t.size() > 40 ? "...'" : "'");
   }
-  if (start < -kMaxTraceTimeNs || start > kMaxTraceTimeNs || end < -kMaxTraceTimeNs || end > kMaxTraceTimeNs) {
-    ++warnings->bad_number;
-    return false;
+  std::string Column(int col) const {
+    const char* n = sqlite3_column_name(s_, col);
+    return n ? n : "?";
   }
-  if (end < start) {
-    ++warnings->negative_duration;
-    return false;
+
+  // Integer column `col` in [lo, hi]: kOk with *out set, kNull, or kBad (counted as a bad number
+  // in `w`) for a non-integer (text, a real such as 1e400) or a value out of the range.
+  Cell Int(int col, int64_t lo, int64_t hi, int64_t* out, TraceWarnings& w) const {
+    int64_t v = 0;
+    const Cell c = IntAt(s_, col, &v);
+    if (c == Cell::kNull) return c;
+    if (c == Cell::kBad) {
+      Bad(w, &TraceWarnings::bad_number, "column " + Column(col) + ": " + Text(col) + " is not an integer");
+      return c;
+    }
+    if (v < lo || v > hi) {
+      Bad(w, &TraceWarnings::bad_number,
+          "column " + Column(col) + ": " + std::to_string(v) + " is outside " + std::to_string(lo) + ".." + std::to_string(hi));
+      return Cell::kBad;
+    }
+    *out = v;
+    return c;
   }
-  ev->ts_ns = start;
-  ev->dur_ns = end - start;
-  return true;
-}
+  // The same with NULL read as `null_value`; false only for a bad value.
+  bool IntOr(int col, int64_t lo, int64_t hi, int64_t null_value, int64_t* out, TraceWarnings& w) const {
+    const Cell c = Int(col, lo, hi, out, w);
+    if (c == Cell::kNull) *out = null_value;
+    return c != Cell::kBad;
+  }
+
+  // start (column 0) and end (column 1) into ev; false (and a warning) when unusable.
+  bool Times(TraceEvent* ev, TraceWarnings& w) const {
+    int64_t start = 0, end = 0;
+    const Cell a = Int(0, -kMaxTraceTimeNs, kMaxTraceTimeNs, &start, w);
+    if (a == Cell::kBad) return false;
+    const Cell b = Int(1, -kMaxTraceTimeNs, kMaxTraceTimeNs, &end, w);
+    if (b == Cell::kBad) return false;
+    if (a == Cell::kNull || b == Cell::kNull) {
+      ++w.missing_field;
+      return false;
+    }
+    if (end < start) {
+      Bad(w, &TraceWarnings::negative_duration,
+          "end " + std::to_string(end) + " is before start " + std::to_string(start) + " (negative duration)");
+      return false;
+    }
+    ev->ts_ns = start;
+    ev->dur_ns = end - start;
+    return true;
+  }
+
+ private:
+  sqlite3_stmt* s_;
+  const std::string& path_;
+  const char* table_;
+  int64_t row_ = 0;
+};
+
+constexpr int64_t kMaxInt = std::numeric_limits<int64_t>::max();
 
 class Reader {
  public:
@@ -320,11 +374,11 @@ class Reader {
     const Columns c(db_, kNvtxTable);
     if (!c.Has("text") && !c.Has("textId")) c.Missing("text");
     if (!c.Has("globalTid")) by_process_ = false;
-    // Ranges still open when the capture stopped have no end; they are not events.
+    // Every row is read (ReadNvtx keeps the finished ranges), so that a row's number in
+    // messages is its place in the table.
     return "SELECT " + c.Require("start") + ", " + c.Require("end") + ", " + c.Optional("text") + ", " +
-           c.Optional("textId") + ", " + c.Optional("globalTid") + " FROM " + Quote(kNvtxTable) + " WHERE " +
-           c.Require("eventType") + " IN (" + std::to_string(kNvtxPushPopRange) + ", " +
-           std::to_string(kNvtxStartEndRange) + ") AND \"end\" IS NOT NULL";
+           c.Optional("textId") + ", " + c.Optional("globalTid") + ", " + c.Require("eventType") + " FROM " +
+           Quote(kNvtxTable);
   }
 
   void ReadGpuTable(const std::string& table, const std::string& sql) {
@@ -333,46 +387,59 @@ class Reader {
                                                    : EventKind::kMemset;
     StmtPtr stmt = db_.Prepare(sql, table);
     sqlite3_stmt* s = stmt.get();
+    RowCells cells(s, db_.path(), table.c_str());
     int64_t& rows = rows_[table];
     std::string name;
     while (db_.Step(s, table)) {
       ++rows;
+      cells.Next();
       int64_t device = 0;
-      const Cell dc = IntAt(s, 2, &device);
+      const Cell dc = cells.Int(2, 0, kMaxInt, &device, unplaced_);
       if (dc != Cell::kOk) {
-        ++(dc == Cell::kNull ? unplaced_.missing_field : unplaced_.bad_number);
+        if (dc == Cell::kNull) ++unplaced_.missing_field;
         continue;
       }
       TraceWarnings& warnings = warnings_[device];
       TraceEvent ev;
       ev.kind = kind;
-      if (!ReadTimes(s, &ev, &warnings)) continue;
-      ev.stream = IntOr(s, 3, -1);
-      ev.correlation = IntOr(s, 4, -1);
+      if (!cells.Times(&ev, warnings)) continue;
+      int64_t global_pid = 0;
+      if (!cells.IntOr(3, 0, kMaxInt, -1, &ev.stream, warnings) || !cells.IntOr(4, 0, kMaxInt, -1, &ev.correlation, warnings) ||
+          !cells.IntOr(5, 0, kMaxInt, 0, &global_pid, warnings))
+        continue;
       int64_t name_id = -1;
+      bool bad = false;
       if (kind == EventKind::kKernel) {
-        for (int col = 6; col <= 8 && name_id < 0; ++col) {
+        for (int col = 6; col <= 8 && name_id < 0 && !bad; ++col) {
           int64_t id = 0;
-          if (IntAt(s, col, &id) == Cell::kOk) name_id = StringName(id, /*strip_version=*/false);
+          const Cell c = cells.Int(col, std::numeric_limits<int64_t>::min(), kMaxInt, &id, warnings);
+          bad = c == Cell::kBad;
+          if (c == Cell::kOk) name_id = StringName(id, /*strip_version=*/false);
         }
       } else if (kind == EventKind::kMemcpy) {
-        const char* k = MemcpyKindName(IntOr(s, 6, 0));
+        int64_t copy = 0, src = -1, dst = -1;
+        bad = !cells.IntOr(6, std::numeric_limits<int64_t>::min(), kMaxInt, 0, &copy, warnings) ||
+              !cells.IntOr(7, std::numeric_limits<int64_t>::min(), kMaxInt, -1, &src, warnings) ||
+              !cells.IntOr(8, std::numeric_limits<int64_t>::min(), kMaxInt, -1, &dst, warnings);
+        const char* k = MemcpyKindName(copy);
         name = k ? std::string("Memcpy ") + k : std::string("Memcpy");
-        int64_t src = 0, dst = 0;
-        if (IntAt(s, 7, &src) == Cell::kOk && IntAt(s, 8, &dst) == Cell::kOk)
+        if (sqlite3_column_type(s, 7) != SQLITE_NULL && sqlite3_column_type(s, 8) != SQLITE_NULL)
           name = name + " (" + MemoryKindName(src) + " -> " + MemoryKindName(dst) + ")";
-        name_id = Intern(name);
+        name_id = names_.Intern(name);
       } else {
-        name = std::string("Memset (") + MemoryKindName(IntOr(s, 6, 3)) + ")";  // 3: Device
-        name_id = Intern(name);
+        int64_t mem = 3;  // 3: Device
+        bad = !cells.IntOr(6, std::numeric_limits<int64_t>::min(), kMaxInt, 3, &mem, warnings);
+        name = std::string("Memset (") + MemoryKindName(mem) + ")";
+        name_id = names_.Intern(name);
       }
+      if (bad) continue;
       if (name_id < 0) {
         ++warnings.missing_field;
         continue;
       }
       ev.name = static_cast<uint32_t>(name_id);
       events_[device].push_back(ev);
-      const int64_t process = by_process_ ? ProcessOf(IntOr(s, 5, 0)) : 0;
+      const int64_t process = by_process_ ? ProcessOf(global_pid) : 0;
       process_devices_[process].insert(device);
       if (ev.correlation >= 0) launches_.push_back(Launch{process, ev.correlation, device});
     }
@@ -387,12 +454,17 @@ class Reader {
   void ReadRuntime(const std::string& sql) {
     StmtPtr stmt = db_.Prepare(sql, kRuntimeTable);
     sqlite3_stmt* s = stmt.get();
+    RowCells cells(s, db_.path(), kRuntimeTable);
     while (db_.Step(s, kRuntimeTable)) {
+      cells.Next();
       TraceEvent ev;
       ev.kind = EventKind::kRuntime;
-      ev.correlation = IntOr(s, 2, -1);
       int64_t global_tid = 0;
-      const bool has_tid = IntAt(s, 4, &global_tid) == Cell::kOk;
+      // The rank is not known before these two: a bad one is counted on the first rank.
+      if (!cells.IntOr(2, 0, kMaxInt, -1, &ev.correlation, unplaced_)) continue;
+      const Cell tc = cells.Int(4, 0, kMaxInt, &global_tid, unplaced_);
+      if (tc == Cell::kBad) continue;
+      const bool has_tid = tc == Cell::kOk;
       const int64_t process = by_process_ && has_tid ? ProcessOf(global_tid) : 0;
       if (has_tid) ev.tid = ThreadOf(global_tid);
       // The device of the work this call launched; else the one device its process drives.
@@ -406,9 +478,11 @@ class Reader {
         continue;  // a call on a process driving several GPUs (cudaMalloc, a sync): no one rank's
       }
       TraceWarnings& warnings = warnings_[device];
-      if (!ReadTimes(s, &ev, &warnings)) continue;
+      if (!cells.Times(&ev, warnings)) continue;
       int64_t name_id = -1, id = 0;
-      if (IntAt(s, 3, &id) == Cell::kOk) name_id = StringName(id, /*strip_version=*/true);
+      const Cell nc = cells.Int(3, std::numeric_limits<int64_t>::min(), kMaxInt, &id, warnings);
+      if (nc == Cell::kBad) continue;
+      if (nc == Cell::kOk) name_id = StringName(id, /*strip_version=*/true);
       if (name_id < 0) {
         ++warnings.missing_field;
         continue;
@@ -421,21 +495,32 @@ class Reader {
   void ReadNvtx(const std::string& sql) {
     StmtPtr stmt = db_.Prepare(sql, kNvtxTable);
     sqlite3_stmt* s = stmt.get();
+    RowCells cells(s, db_.path(), kNvtxTable);
     while (db_.Step(s, kNvtxTable)) {
+      cells.Next();
+      // Only finished push/pop and start/end ranges; marks and ranges still open at the end of
+      // the capture (NULL end) are not events.
+      int64_t type = 0;
+      if (cells.Int(5, std::numeric_limits<int64_t>::min(), kMaxInt, &type, unplaced_) != Cell::kOk) continue;
+      if ((type != kNvtxPushPopRange && type != kNvtxStartEndRange) || sqlite3_column_type(s, 1) == SQLITE_NULL) continue;
       TraceEvent ev;
       ev.kind = EventKind::kUserAnnotation;
       int64_t global_tid = 0;
-      const bool has_tid = IntAt(s, 4, &global_tid) == Cell::kOk;
+      const Cell tc = cells.Int(4, 0, kMaxInt, &global_tid, unplaced_);
+      if (tc == Cell::kBad) continue;
+      const bool has_tid = tc == Cell::kOk;
       if (has_tid) ev.tid = ThreadOf(global_tid);
       const std::set<int64_t>& devices = DevicesOf(by_process_ && has_tid ? ProcessOf(global_tid) : 0);
       TraceWarnings& warnings = warnings_[*devices.begin()];
-      if (!ReadTimes(s, &ev, &warnings)) continue;
+      if (!cells.Times(&ev, warnings)) continue;
       // The text is inline (`text`) or registered once and referenced (`textId`, StringIds).
       int64_t name_id = -1, id = 0;
       if (sqlite3_column_type(s, 2) != SQLITE_NULL) {
-        name_id = Intern(TextAt(s, 2));
-      } else if (IntAt(s, 3, &id) == Cell::kOk) {
-        name_id = StringName(id, /*strip_version=*/false);
+        name_id = names_.Intern(TextAt(s, 2));
+      } else {
+        const Cell c = cells.Int(3, std::numeric_limits<int64_t>::min(), kMaxInt, &id, warnings);
+        if (c == Cell::kBad) continue;
+        if (c == Cell::kOk) name_id = StringName(id, /*strip_version=*/false);
       }
       if (name_id < 0) {
         ++warnings.missing_field;
@@ -444,15 +529,6 @@ class Reader {
       ev.name = static_cast<uint32_t>(name_id);
       for (int64_t device : devices) events_[device].push_back(ev);
     }
-  }
-
-  uint32_t Intern(std::string_view s) {
-    auto it = name_ids_.find(s);
-    if (it != name_ids_.end()) return it->second;
-    const uint32_t id = static_cast<uint32_t>(names_.size());
-    names_.emplace_back(s);
-    name_ids_.emplace(names_.back(), id);
-    return id;
   }
 
   // The interned name of StringIds row `id`, or -1 when there is none.
@@ -466,7 +542,7 @@ class Reader {
     int64_t result = -1;
     if (db_.Step(s, kStringIds) && sqlite3_column_type(s, 0) != SQLITE_NULL) {
       const std::string_view text = TextAt(s, 0);
-      result = Intern(strip_version ? StripVersionSuffix(text) : text);
+      result = names_.Intern(strip_version ? StripVersionSuffix(text) : text);
     }
     cache.emplace(id, result);
     return result;
@@ -478,9 +554,11 @@ class Reader {
     const Columns c(db_, kGpuInfoTable);
     if (!c.Has("id") || !c.Has("name")) return names;  // optional table: no names then
     StmtPtr stmt = db_.Prepare("SELECT \"id\", \"name\" FROM " + Quote(kGpuInfoTable), kGpuInfoTable);
+    RowCells cells(stmt.get(), db_.path(), kGpuInfoTable);
     while (db_.Step(stmt.get(), kGpuInfoTable)) {
+      cells.Next();
       int64_t id = 0;
-      if (IntAt(stmt.get(), 0, &id) == Cell::kOk) names.emplace(id, std::string(TextAt(stmt.get(), 1)));
+      if (cells.Int(0, 0, kMaxInt, &id, unplaced_) == Cell::kOk) names.emplace(id, std::string(TextAt(stmt.get(), 1)));
     }
     return names;
   }
@@ -534,17 +612,14 @@ class Reader {
     to->negative_duration += w.negative_duration;
     to->invalid_utf8 += w.invalid_utf8;
     to->malformed_event += w.malformed_event;
+    if (to->first_bad_value.empty()) to->first_bad_value = w.first_bad_value;
+    if (to->truncated_at.empty()) to->truncated_at = w.truncated_at;
   }
 
   Export db_;
   StmtPtr string_stmt_;
   bool by_process_ = true;  // every table read has globalPid / globalTid: rows match by process
-  std::vector<std::string> names_;  // names of all devices; renumbered per rank in Finish
-  struct NameHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  std::unordered_map<std::string, uint32_t, NameHash, std::equal_to<>> name_ids_;
+  NameTable names_;  // names of all devices; renumbered per rank in Finish
   std::unordered_map<int64_t, int64_t> string_names_;   // StringIds id -> names_ index or -1
   std::unordered_map<int64_t, int64_t> runtime_names_;  // the same, version suffix stripped
   std::map<int64_t, std::vector<TraceEvent>> events_;   // by deviceId

@@ -436,3 +436,107 @@ INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamI
 
 }  // namespace
 }  // namespace paratune
+
+namespace paratune {
+namespace {
+
+// Extreme values in every numeric column read: text, a real (1e400 is stored as Inf, 1e30 as a
+// real), a negative where none is allowed, a value beyond the supported range. None wraps: the
+// row is skipped and counted, and the first is described in one line naming the file, the table,
+// the row and the column.
+TEST(NsightSqlite, ExtremeNumbersAreLocatedAndNeverWrap) {
+  const std::string g = std::to_string(Gid(100)), t1 = std::to_string(Gid(100, 101));
+  const std::string good_kernel = "(100, 200, 0, 1, 7, 1, " + g + ", 1, 1, NULL, 0, 0, 32, 1, 1, 1, 1, 1, 1)";
+  struct Case {
+    const char* table;
+    std::string rows;     // VALUES of the table (the good kernel is row 1 of the kernel table)
+    const char* message;  // after "FILE: table T, row N: "
+  };
+  auto kernel = [&](const std::string& start, const std::string& end, const std::string& device, const std::string& stream,
+                    const std::string& corr, const std::string& pid, const std::string& name) {
+    return good_kernel + ", (" + start + ", " + end + ", " + device + ", 1, " + stream + ", " + corr + ", " + pid + ", " + name +
+           ", 1, NULL, 0, 0, 32, 1, 1, 1, 1, 1, 1)";
+  };
+  const std::vector<Case> cases = {
+      {"CUPTI_ACTIVITY_KIND_KERNEL", kernel("'abc'", "400", "0", "7", "2", g, "1"), "row 2: column start: 'abc' is not an integer"},
+      {"CUPTI_ACTIVITY_KIND_KERNEL", kernel("1e400", "400", "0", "7", "2", g, "1"), "row 2: column start: 'Inf' is not an integer"},
+      {"CUPTI_ACTIVITY_KIND_KERNEL", kernel("300", "9223372036854775807", "0", "7", "2", g, "1"),
+       "row 2: column end: 9223372036854775807 is outside -4000000000000000000..4000000000000000000"},
+      {"CUPTI_ACTIVITY_KIND_KERNEL", kernel("300", "250", "0", "7", "2", g, "1"),
+       "row 2: end 250 is before start 300 (negative duration)"},
+      {"CUPTI_ACTIVITY_KIND_KERNEL", kernel("300", "400", "-1", "7", "2", g, "1"),
+       "row 2: column deviceId: -1 is outside 0..9223372036854775807"},
+      {"CUPTI_ACTIVITY_KIND_KERNEL", kernel("300", "400", "1e30", "7", "2", g, "1"),
+       "row 2: column deviceId: '1.0e+30' is not an integer"},
+      {"CUPTI_ACTIVITY_KIND_KERNEL", kernel("300", "400", "0", "-5", "2", g, "1"),
+       "row 2: column streamId: -5 is outside 0..9223372036854775807"},
+      {"CUPTI_ACTIVITY_KIND_KERNEL", kernel("300", "400", "0", "'seven'", "2", g, "1"),
+       "row 2: column streamId: 'seven' is not an integer"},
+      {"CUPTI_ACTIVITY_KIND_KERNEL", kernel("300", "400", "0", "7", "-3", g, "1"),
+       "row 2: column correlationId: -3 is outside 0..9223372036854775807"},
+      {"CUPTI_ACTIVITY_KIND_KERNEL", kernel("300", "400", "0", "7", "2.5", g, "1"),
+       "row 2: column correlationId: '2.5' is not an integer"},
+      {"CUPTI_ACTIVITY_KIND_KERNEL", kernel("300", "400", "0", "7", "2", "9223372036854775808", "1"),
+       "row 2: column globalPid: '9.22337203685478e+18' is not an integer"},
+      {"CUPTI_ACTIVITY_KIND_KERNEL", kernel("300", "400", "0", "7", "2", g, "'gemm'"),
+       "row 2: column demangledName: 'gemm' is not an integer"},
+      {"CUPTI_ACTIVITY_KIND_MEMCPY", "(300, 400, 0, 1, 7, 3, " + g + ", 64, 'HtoD', 0, 1, 3, 0)",
+       "row 1: column copyKind: 'HtoD' is not an integer"},
+      {"CUPTI_ACTIVITY_KIND_MEMCPY", "(300, 400, 0, 1, 7, 3, " + g + ", 64, 1, 0, 1e400, 3, 0)",
+       "row 1: column srcKind: 'Inf' is not an integer"},
+      {"CUPTI_ACTIVITY_KIND_MEMSET", "(300, 400, 0, 1, 7, 3, " + g + ", 0, 64, NULL, 'device')",
+       "row 1: column memKind: 'device' is not an integer"},
+      {"CUPTI_ACTIVITY_KIND_RUNTIME", "(90, 95, 1, " + t1 + ", 'one', 2, 0, NULL)",
+       "row 1: column correlationId: 'one' is not an integer"},
+      {"CUPTI_ACTIVITY_KIND_RUNTIME", "(90, 95, 1, -9, 1, 2, 0, NULL)",
+       "row 1: column globalTid: -9 is outside 0..9223372036854775807"},
+      {"CUPTI_ACTIVITY_KIND_RUNTIME", "(90, 95, 1, " + t1 + ", 1, 2.5, 0, NULL)", "row 1: column nameId: '2.5' is not an integer"},
+      {"CUPTI_ACTIVITY_KIND_RUNTIME", "(-4000000000000000001, 95, 1, " + t1 + ", 1, 2, 0, NULL)",
+       "row 1: column start: -4000000000000000001 is outside"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.message);
+    std::string sql = std::string(kSchema) + "INSERT INTO StringIds VALUES (1, 'k'), (2, 'cudaLaunchKernel_v7000');\n";
+    if (std::string(c.table) != "CUPTI_ACTIVITY_KIND_KERNEL") sql += "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES " + good_kernel + ";\n";
+    sql += std::string("INSERT INTO ") + c.table + " VALUES " + c.rows + ";\n";
+    const std::string path = MakeDb("extreme", sql);
+    const std::vector<RankTrace> ranks = ReadNsightSqlite(path);
+    ASSERT_EQ(ranks.size(), 1u);
+    const RankTrace& t = ranks[0];
+    ASSERT_EQ(t.events.size(), 1u);
+    EXPECT_EQ(t.events[0].ts_ns, 100);
+    EXPECT_EQ(t.warnings.BadValues(), 1);
+    EXPECT_EQ(t.warnings.Total(), 1);
+    EXPECT_EQ(t.warnings.first_bad_value.find('\n'), std::string::npos);
+    EXPECT_CONTAINS(t.warnings.first_bad_value, path + ": table " + c.table + ", " + c.message);
+  }
+}
+
+// NVTX rows and the GPU names: eventType, textId and globalTid, TARGET_INFO_GPU.id.
+TEST(NsightSqlite, ExtremeNumbersInNvtxAndGpuInfoAreLocated) {
+  const std::string g = std::to_string(Gid(100)), t1 = std::to_string(Gid(100, 101));
+  const std::string base = std::string(kSchema) + "INSERT INTO StringIds VALUES (1, 'k');\n" +
+                           "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (100, 200, 0, 1, 7, 1, " + g +
+                           ", 1, 1, NULL, 0, 0, 32, 1, 1, 1, 1, 1, 1);\n";
+  const std::pair<std::string, std::string> cases[] = {
+      {"INSERT INTO NVTX_EVENTS (start, end, eventType, text, textId, globalTid) VALUES (10, 20, 'range', 'a', NULL, " + t1 + ");",
+       "table NVTX_EVENTS, row 1: column eventType: 'range' is not an integer"},
+      {"INSERT INTO NVTX_EVENTS (start, end, eventType, text, textId, globalTid) VALUES (10, 20, 59, 'a', NULL, " + t1 +
+           "), (10, 20, 59, NULL, 1e30, " + t1 + ");",
+       "table NVTX_EVENTS, row 2: column textId: '1.0e+30' is not an integer"},
+      {"INSERT INTO NVTX_EVENTS (start, end, eventType, text, textId, globalTid) VALUES (10, 20, 59, 'a', NULL, -1);",
+       "table NVTX_EVENTS, row 1: column globalTid: -1 is outside 0..9223372036854775807"},
+      {"INSERT INTO TARGET_INFO_GPU VALUES ('zero', 'H100', '', 0);", "table TARGET_INFO_GPU, row 1: column id: 'zero' is not an integer"},
+  };
+  for (const auto& [rows, message] : cases) {
+    SCOPED_TRACE(message);
+    const std::string path = MakeDb("extreme_nvtx", base + rows + "\n");
+    const std::vector<RankTrace> ranks = ReadNsightSqlite(path);
+    ASSERT_EQ(ranks.size(), 1u);
+    EXPECT_EQ(ranks[0].warnings.bad_number, 1);
+    EXPECT_CONTAINS(ranks[0].warnings.first_bad_value, path + ": " + message);
+  }
+}
+
+}  // namespace
+}  // namespace paratune

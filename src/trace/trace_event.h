@@ -52,18 +52,27 @@ struct TraceEvent {
   EventKind kind = EventKind::kOther;
 };
 
-// Counts of input problems that were survivable: the event was skipped (or, for a truncated
-// file, the events read so far were kept).
+// Counts of input problems the reader survived: the event was skipped (or, for a truncated
+// file, the events read so far were kept). Whether they are acceptable is the caller's choice:
+// ReadTraceSet (trace_set.h) refuses a truncated file and unusable numbers unless asked to
+// analyse a partial trace.
 struct TraceWarnings {
   int64_t truncated = 0;         // file ended inside the trace (1 at most)
-  int64_t bad_number = 0;        // ts/dur/stream/correlation not a number, or beyond 64 bits
+  int64_t bad_number = 0;        // a numeric field not a number, beyond 64 bits or out of its range
   int64_t missing_field = 0;     // complete event without ts, or without name
   int64_t negative_duration = 0; // dur < 0: event skipped
   int64_t invalid_utf8 = 0;      // names with invalid UTF-8 (kept, bytes replaced by '?')
   int64_t malformed_event = 0;   // an event that is not a JSON object or cannot be parsed
+  // Where the file ends when truncated: "inside \"traceEvents\"", "in the gzip stream", ...
+  std::string truncated_at;
+  // The first bad_number or negative_duration, one line naming the file, the place (Kineto: line
+  // and byte; Nsight: table and row), the field and the value.
+  std::string first_bad_value;
   int64_t Total() const {
     return truncated + bad_number + missing_field + negative_duration + invalid_utf8 + malformed_event;
   }
+  // Events or values lost to unusable numbers (what a partial analysis skips besides a truncated tail).
+  int64_t BadValues() const { return bad_number + negative_duration; }
 };
 
 struct RankTrace {

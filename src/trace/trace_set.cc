@@ -1,18 +1,15 @@
 #include "trace/trace_set.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <cstring>
-#include <exception>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
-#include <thread>
 
 #include "trace/kineto_reader.h"
 #include "trace/nsys_reader.h"
 #include "util/error.h"
+#include "util/thread_pool.h"
 
 namespace paratune {
 namespace {
@@ -61,6 +58,31 @@ std::vector<std::string> ExpandInputs(const std::vector<std::string>& inputs) {
   return files;
 }
 
+// A rank that yields no events is an error (it would analyse to all-zero tables); so, unless a
+// partial trace is allowed, are a truncated file and unusable numbers.
+void CheckUsable(const RankTrace& t, bool allow_partial) {
+  const TraceWarnings& w = t.warnings;
+  if (t.events.empty()) {
+    std::string why;
+    if (w.truncated) why = "the file ends " + w.truncated_at + " before the first complete event";
+    else if (w.BadValues() > 0 && !w.first_bad_value.empty()) why = "every event was unusable; the first: " + w.first_bad_value;
+    else if (w.Total() > 0) why = "every event was unusable (" + std::to_string(w.Total()) + " broken)";
+    else if (t.skipped_events > 0) why = "only instant, flow, metadata or counter events";
+    else why = "\"traceEvents\" is empty";
+    throw InputError(t.path + ": no trace events to analyse (" + why + ")");
+  }
+  if (allow_partial) return;
+  if (w.truncated)
+    throw InputError(t.path + ": truncated: the file ends " + (w.truncated_at.empty() ? "early" : w.truncated_at) + " after " +
+                     std::to_string(t.events.size()) + " events (--allow-partial analyses the events read)");
+  if (w.BadValues() > 0) {
+    const int64_t more = w.BadValues() - 1;
+    const std::string first = w.first_bad_value.empty() ? t.path + ": an event with an unusable number" : w.first_bad_value;
+    throw InputError(first + (more > 0 ? " (and " + std::to_string(more) + " more)" : std::string()) +
+                     "; --allow-partial skips them");
+  }
+}
+
 }  // namespace
 
 int RankFromFileName(const std::string& path) {
@@ -84,29 +106,14 @@ int RankFromFileName(const std::string& path) {
 std::vector<RankTrace> ReadTraceSet(const std::vector<std::string>& inputs, const TraceSetOptions& options) {
   const std::vector<std::string> files = ExpandInputs(inputs);
   std::vector<std::vector<RankTrace>> per_file(files.size());
-  std::vector<std::exception_ptr> errors(files.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < files.size();) {
-      try {
-        if (IsSqliteFile(files[i])) {
-          per_file[i] = ReadNsightSqlite(files[i]);
-        } else {
-          per_file[i].push_back(ReadKinetoTrace(files[i]));
-        }
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
+  // Errors are rethrown for the first file in the given order, whatever the scheduling.
+  ParallelFor(files.size(), options.threads, [&](size_t i) {
+    if (IsSqliteFile(files[i])) {
+      per_file[i] = ReadNsightSqlite(files[i]);
+    } else {
+      per_file[i].push_back(ReadKinetoTrace(files[i]));
     }
-  };
-  unsigned threads = options.threads > 0 ? static_cast<unsigned>(options.threads) : std::thread::hardware_concurrency();
-  threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(files.size())));
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  for (const auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  });
 
   std::vector<RankTrace> ranks;
   for (size_t i = 0; i < files.size(); ++i) {
@@ -131,6 +138,7 @@ std::vector<RankTrace> ReadTraceSet(const std::vector<std::string>& inputs, cons
   for (size_t i = 1; i < ranks.size(); ++i)
     if (ranks[i].rank == ranks[i - 1].rank)
       throw InputError(ranks[i].path + ": rank " + std::to_string(ranks[i].rank) + " also comes from " + ranks[i - 1].path);
+  for (const RankTrace& t : ranks) CheckUsable(t, options.allow_partial);
   return ranks;
 }
 

@@ -13,12 +13,18 @@ namespace paratune {
 
 struct TraceSetOptions {
   int threads = 0;  // 0: one per hardware thread (at most one per file)
+  // Accept a partial trace: a truncated file keeps the events read before the end, and events
+  // whose numbers are unusable (not a number, beyond 64 bits or their range, a negative
+  // duration) are skipped; both are counted in RankTrace::warnings. Without it either is an
+  // InputError naming the file (and, for a number, the line and field).
+  bool allow_partial = false;
 };
 
 // Expands `inputs` (files, or directories whose *.json, *.json.gz, *.pt.trace.json(.gz),
 // *.sqlite files are taken) and reads them; Nsight exports (.sqlite / .db, or an SQLite header)
 // may contribute several ranks (one per GPU). Ranks are sorted; a duplicate rank, a rank that
-// cannot be determined, or no input files throws InputError.
+// cannot be determined, no input files, a rank with no events, and (unless allow_partial) a
+// truncated file or an unusable number throw InputError.
 std::vector<RankTrace> ReadTraceSet(const std::vector<std::string>& inputs, const TraceSetOptions& options = {});
 
 // The rank encoded in a file name ("rank-3.json", "rank_3", "rank3", "worker3.123.pt.trace.json"),

@@ -3,16 +3,47 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <functional>
 #include <string>
 
 #include "util/error.h"
 
+#ifndef EXPECT_CONTAINS
 #define EXPECT_CONTAINS(hay, needle)                                          \
   EXPECT_NE(std::string(hay).find(needle), std::string::npos)                 \
       << "message: \"" << (hay) << "\"\n does not contain: \"" << (needle) << "\""
+#endif
+
+// In a test body: declares `var` as the path of `relative` under ../shared (the project's
+// read-only data beside the checkout: real traces, HTA's reference outputs, published runs), or
+// skips the test with a message naming the missing path, so that a clone without ../shared
+// passes. Tests that cannot do without a real trace use the small copies under testdata/
+// instead (TestDataPath).
+#define PARATUNE_SHARED_OR_SKIP(var, relative)                         \
+  const std::string var = ::paratune::SharedPathIfPresent(relative);    \
+  if (var.empty()) GTEST_SKIP() << ::paratune::MissingSharedMessage(relative)
 
 namespace paratune {
+
+#ifdef PARATUNE_SOURCE_DIR
+// ../shared beside the source tree.
+inline std::string SharedDataDir() { return std::string(PARATUNE_SOURCE_DIR) + "/../shared"; }
+
+// The path of `relative` under SharedDataDir(), or "" when it does not exist.
+inline std::string SharedPathIfPresent(const std::string& relative) {
+  const std::string path = SharedDataDir() + "/" + relative;
+  std::error_code ec;
+  return std::filesystem::exists(path, ec) ? path : std::string();
+}
+
+inline std::string MissingSharedMessage(const std::string& relative) {
+  return "skipped: needs " + SharedDataDir() + "/" + relative + ", which is absent (../shared is not beside this checkout)";
+}
+
+// A committed fixture: testdata/README.md gives each file's source and licence.
+inline std::string TestDataPath(const std::string& relative) { return std::string(PARATUNE_SOURCE_DIR) + "/testdata/" + relative; }
+#endif
 
 // Runs `f`, expects an InputError and returns its message (checked to be a single line).
 inline std::string InputErrorOf(const std::function<void()>& f) {

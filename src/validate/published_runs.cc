@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <map>
 
 #include "util/csv.h"
@@ -16,10 +19,25 @@ const char* const kColumns[] = {
     "ep", "sp", "zero_stage_or_fsdp", "micro_batch", "global_batch", "recompute", "precision",
     "target_tokens_per_s_per_gpu", "confidence", "flags"};
 
+// The numeric columns: every non-empty cell of these must parse, in every row, whether or not
+// the row can be modelled.
+const char* const kIntColumns[] = {"layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab", "seq_len",
+                                   "num_experts", "topk", "num_gpus", "gpus_per_node", "tp", "pp", "vp", "cp",
+                                   "ep", "micro_batch", "global_batch"};
+const char* const kNumColumns[] = {"target_tokens_per_s_per_gpu"};
+
 // A malformed cell: the file is broken (not just a row paratune cannot model).
 struct CellError : InputError {
   using InputError::InputError;
 };
+
+// A cell's text for a message: at most 40 bytes, control bytes as '?' (keeps the error one line).
+std::string Shown(const std::string& s) {
+  std::string out = s.substr(0, 40);
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20) c = '?';
+  return s.size() > 40 ? out + "..." : out;
+}
 
 // Typed access to the cells of one row; a malformed number is a CellError naming line and column.
 class Cells {
@@ -30,24 +48,29 @@ class Cells {
   const std::string& Str(const char* name) const { return row_.fields[col_.at(name)]; }
   bool Empty(const char* name) const { return Str(name).empty(); }
 
-  long long Int(const char* name) const {
+  // A non-negative integer of at most kMaxInt: it fits every int it is stored in, and the
+  // products the cost model forms from a row (GPUs per node, parallel degrees, batch x sequence)
+  // stay within 64 bits.
+  int64_t Int(const char* name) const {
     const std::string& s = Str(name);
-    long long v = 0;
+    int64_t v = 0;
     const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || p != s.data() + s.size() || v < 0)
+    if (ec != std::errc() || p != s.data() + s.size() || v < 0 || v > kMaxInt)
       throw CellError(where_ + ":" + std::to_string(row_.line) + ": column '" + name +
-                      "' must be a non-negative integer, got '" + s + "'");
+                      "' must be a non-negative integer of at most " + std::to_string(kMaxInt) + ", got '" + Shown(s) + "'");
     return v;
   }
+  // A finite non-negative number.
   double Num(const char* name) const {
     const std::string& s = Str(name);
     double v = 0;
     const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || p != s.data() + s.size() || !(v >= 0))
+    if (ec != std::errc() || p != s.data() + s.size() || !(v >= 0) || !std::isfinite(v))
       throw CellError(where_ + ":" + std::to_string(row_.line) + ": column '" + name +
-                      "' must be a non-negative number, got '" + s + "'");
+                      "' must be a finite non-negative number, got '" + Shown(s) + "'");
     return v;
   }
+  static constexpr int64_t kMaxInt = int64_t{1} << 24;  // 16,777,216: far beyond any published run
 
  private:
   const std::map<std::string, size_t>& col_;
@@ -122,7 +145,11 @@ void MapRow(const Cells& c, PublishedRun& r, const HardwareCatalog& hw) {
   } catch (const InputError&) {
     throw std::string("GPU '") + r.gpu_name + "' is not in the hardware catalog";
   }
-  if (!c.Empty("gpus_per_node")) r.cluster.fabric.gpus_per_node = static_cast<int>(c.Int("gpus_per_node"));
+  if (!c.Empty("gpus_per_node")) {
+    // The cluster divides by it: 0 has no meaning (and would divide by zero).
+    if (c.Int("gpus_per_node") == 0) throw std::string("column 'gpus_per_node' is 0");
+    r.cluster.fabric.gpus_per_node = static_cast<int>(c.Int("gpus_per_node"));
+  }
   need("num_gpus");
   r.cluster.gpus = r.num_gpus;
 
@@ -172,7 +199,7 @@ void MapRow(const Cells& c, PublishedRun& r, const HardwareCatalog& hw) {
   // Those Megatron-LM GPT runs also kept its default dropout of 0.1 (hidden and attention).
   m.dropout = PredatesFlashAttention(r.source);
   const long long chunks = static_cast<long long>(l.pp) * l.vp;
-  if (m.layers % chunks != 0) {
+  if (chunks > 0 && m.layers % chunks != 0) {  // pp or vp 0: the layout rules reject it
     // Megatron-LM's --account-for-embedding-in-pipeline-split and --account-for-loss-in-
     // pipeline-split: the embedding and the loss each take a layer's slot in the first and last
     // chunk (the dataset flags such rows "layers+2_divides").
@@ -196,9 +223,15 @@ std::vector<PublishedRun> ReadPublishedRuns(std::string_view text, const std::st
   for (size_t i = 0; i < rows[0].fields.size(); ++i) col[rows[0].fields[i]] = i;
   for (const char* name : kColumns)
     if (!col.contains(name)) throw InputError(where + ":1: missing column '" + std::string(name) + "'");
+  if (rows.size() == 1) throw InputError(where + ": no data rows (only the header)");
   std::vector<PublishedRun> out;
   for (size_t i = 1; i < rows.size(); ++i) {
     const Cells c(col, rows[i], where);
+    // Every numeric cell parses, or the file is an error (before the row's mapping may stop early).
+    for (const char* name : kIntColumns)
+      if (!c.Empty(name)) c.Int(name);
+    for (const char* name : kNumColumns)
+      if (!c.Empty(name)) c.Num(name);
     PublishedRun r;
     r.line = rows[i].line;
     r.id = c.Str("id");

@@ -5,6 +5,7 @@
 
 #include "step/estimate.h"
 #include "util/error.h"
+#include "util/stats.h"
 
 namespace paratune {
 
@@ -16,10 +17,8 @@ ErrorStats Summarize(std::vector<double> e) {
   double sum = 0;
   for (double x : e) sum += x;
   s.mean = sum / s.n;
-  s.median = s.n % 2 ? e[s.n / 2] : 0.5 * (e[s.n / 2 - 1] + e[s.n / 2]);
-  // Nearest-rank 90th percentile.
-  const size_t rank = static_cast<size_t>(std::ceil(0.9 * s.n));
-  s.p90 = e[std::max<size_t>(rank, 1) - 1];
+  s.median = Median(e);
+  s.p90 = NearestRankPercentile(e, 0.9);
   s.max = e.back();
   return s;
 }

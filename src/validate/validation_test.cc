@@ -2,14 +2,20 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
 #include "hardware/hardware_catalog.h"
 #include "util/error.h"
 #include "util/file.h"
+#include "util/test_util.h"
 
 namespace paratune {
 namespace {
 
-constexpr const char* kDevCsv = PARATUNE_SOURCE_DIR "/../shared/validation/published_runs_dev.csv";
+// ../shared/validation/published_runs_dev.csv: the tests that read it skip when it is absent.
+constexpr const char* kDevCsv = "validation/published_runs_dev.csv";
 
 TEST(Summarize, ByHand) {
   const ErrorStats s = Summarize({0.10, 0.02, 0.30, 0.04, 0.05, 0.06, 0.07, 0.08, 0.09, 0.01});
@@ -26,8 +32,9 @@ TEST(Summarize, ByHand) {
 // the dataset's README asks to report separately); Korthikanti et al. 2022 Table 5 step-time
 // error below Calculon's 3.65% mean; every qualifying pair ordered as measured.
 TEST(Validation, DevelopmentSetAcceptance) {
+  PARATUNE_SHARED_OR_SKIP(csv, kDevCsv);
   const HardwareCatalog hw = HardwareCatalog::BuiltIn();
-  const auto runs = ReadPublishedRuns(ReadFile(kDevCsv), kDevCsv, hw);
+  const auto runs = ReadPublishedRuns(ReadFile(csv), csv, hw);
   ASSERT_EQ(runs.size(), 166u);
   const ValidationReport rep = Validate(runs);
   int with_target = 0, predicted = 0;
@@ -54,8 +61,9 @@ TEST(Validation, DevelopmentSetAcceptance) {
 
 // Row mapping: a Korthikanti Table 5 row becomes the layout the paper ran.
 TEST(PublishedRuns, MapsKorthikantiRow) {
+  PARATUNE_SHARED_OR_SKIP(csv, kDevCsv);
   const HardwareCatalog hw = HardwareCatalog::BuiltIn();
-  const auto runs = ReadPublishedRuns(ReadFile(kDevCsv), kDevCsv, hw);
+  const auto runs = ReadPublishedRuns(ReadFile(csv), csv, hw);
   const PublishedRun* r = nullptr;
   for (const PublishedRun& x : runs)
     if (x.id == "KOR22-T5-02b") r = &x;
@@ -117,6 +125,90 @@ TEST(PublishedRuns, BrokenFilesAreErrors) {
         << e.what();
   }
   EXPECT_THROW(ReadPublishedRuns(Header() + "A,\"unterminated\n", "u.csv", hw), InputError);
+}
+
+// A file with only the header is an error (validate and calibrate both read through here),
+// not an empty table with MAPE 0.0 %.
+TEST(PublishedRuns, HeaderOnlyFileIsAnError) {
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  EXPECT_EQ(InputErrorOf([&] { ReadPublishedRuns(Header(), "h.csv", hw); }), "h.csv: no data rows (only the header)");
+  EXPECT_EQ(InputErrorOf([&] { ReadPublishedRuns(Header() + "\n\n", "h.csv", hw); }), "h.csv: no data rows (only the header)");
+}
+
+// A modelable dense row and a MoE row, to put extreme values in one cell at a time.
+const char* kDenseRow = "A,s,t,m,dense,32,4096,14336,32,8,128256,8192,,,H100-SXM,,8,8,1,1,,8,1,,,,1,128,,bf16,,,,1000,,,,high,,";
+const char* kMoeRow = "M,s,t,m,moe,32,4096,14336,32,8,128256,8192,8,2,H100-SXM,,8,8,1,1,,8,1,,,,1,128,,bf16,,,,1000,,,,high,,";
+
+// `row` with column `column` (by the header's names) set to `value`, without a line end.
+std::string WithCell(const std::string& row, const std::string& column, const std::string& value) {
+  std::vector<std::string> names, cells;
+  std::stringstream h(Header().substr(0, Header().size() - 1)), r(row + ",");
+  for (std::string x; std::getline(h, x, ',');) names.push_back(x);
+  for (std::string x; std::getline(r, x, ',');) cells.push_back(x);
+  cells.resize(names.size());
+  const auto at = std::find(names.begin(), names.end(), column) - names.begin();
+  cells.at(static_cast<size_t>(at)) = value;
+  std::string out;
+  for (size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + cells[i];
+  return out;
+}
+
+const char* const kIntColumns[] = {"layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab", "seq_len",
+                                   "num_experts", "topk", "num_gpus", "gpus_per_node", "tp", "pp", "vp", "cp",
+                                   "ep", "micro_batch", "global_batch"};
+
+// Extreme values in every numeric column: beyond 32 bits (num_gpus = 10^12 used to read as
+// -727379968), beyond 64 bits, 1e400, negative, not a number, and past the reader's bound of
+// 2^24. Each is one error naming the file, the line and the column, never a wrapped value, also
+// in a row that cannot be modelled anyway.
+TEST(PublishedRuns, ExtremeNumbersAreOneLineErrorsNamingLineAndColumn) {
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  for (const char* column : kIntColumns) {
+    for (const char* value : {"1000000000000", "2147483648", "16777217", "99999999999999999999999", "-1", "1e400", "abc", "1.5", "+3", "0x10"}) {
+      for (const char* row : {kDenseRow, kMoeRow}) {
+        SCOPED_TRACE(std::string(column) + " = " + value);
+        const std::string csv = Header() + WithCell(kDenseRow, "id", "ok") + "\n" + WithCell(row, column, value) + "\n";
+        EXPECT_EQ(InputErrorOf([&] { ReadPublishedRuns(csv, "x.csv", hw); }),
+                  std::string("x.csv:3: column '") + column + "' must be a non-negative integer of at most 16777216, got '" +
+                      value + "'");
+      }
+    }
+  }
+  for (const char* value : {"1e400", "-1", "-0.5", "abc", "inf", "nan", "1e3x"}) {
+    SCOPED_TRACE(value);
+    const std::string csv = Header() + WithCell(kDenseRow, "target_tokens_per_s_per_gpu", value) + "\n";
+    EXPECT_EQ(InputErrorOf([&] { ReadPublishedRuns(csv, "x.csv", hw); }),
+              std::string("x.csv:2: column 'target_tokens_per_s_per_gpu' must be a finite non-negative number, got '") + value + "'");
+  }
+  // A row without a target is not modelled, but a broken cell in it still breaks the file.
+  const std::string untargeted = WithCell(WithCell(kDenseRow, "target_tokens_per_s_per_gpu", ""), "vp", "-4") + "\n";
+  EXPECT_CONTAINS(InputErrorOf([&] { ReadPublishedRuns(Header() + untargeted, "x.csv", hw); }), "x.csv:2: column 'vp'");
+  EXPECT_EQ(ReadPublishedRuns(Header() + WithCell(kDenseRow, "target_tokens_per_s_per_gpu", "") + "\n", "x.csv", hw).at(0).reason,
+            "no target");
+}
+
+// The largest accepted value (2^24) and 0 in every integer column read and validate without a
+// crash or, under the sanitizers, an overflow (0 pipeline stages or GPUs per node used to divide
+// by zero; 2^31 - 1 GPUs per node overflowed the node count): each row is predicted or comes
+// back with its reason.
+TEST(PublishedRuns, ZeroAndTheLargestIntegerInEveryColumnNeverCrash) {
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  for (const char* column : kIntColumns)
+    for (const char* value : {"0", "16777216"})
+      for (const char* row : {kDenseRow, kMoeRow}) {
+        SCOPED_TRACE(std::string(column) + " = " + value);
+        const auto runs = ReadPublishedRuns(Header() + WithCell(row, column, value) + "\n", "x.csv", hw);
+        ASSERT_EQ(runs.size(), 1u);
+        const ValidationReport rep = Validate(runs);
+        ASSERT_EQ(rep.rows.size(), 1u);
+        if (!rep.rows[0].predicted) {
+          EXPECT_FALSE(rep.rows[0].reason.empty());
+        } else {
+          EXPECT_TRUE(std::isfinite(rep.rows[0].predicted_tokens_per_s_per_gpu));
+        }
+      }
+  // The dense row's own prediction is unaffected by the checks.
+  EXPECT_TRUE(Validate(ReadPublishedRuns(Header() + kDenseRow + "\n", "x.csv", hw)).rows[0].predicted);
 }
 
 }  // namespace

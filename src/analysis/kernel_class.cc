@@ -118,16 +118,6 @@ HtaKernelType HtaKernelTypeOf(std::string_view name) {
   return HtaKernelType::kOther;
 }
 
-const char* HtaKernelTypeName(HtaKernelType type) {
-  switch (type) {
-    case HtaKernelType::kComputation: return "COMPUTATION";
-    case HtaKernelType::kCommunication: return "COMMUNICATION";
-    case HtaKernelType::kMemory: return "MEMORY";
-    case HtaKernelType::kOther: return "OTHER";
-  }
-  return "OTHER";
-}
-
 static KernelCategory CategoryOfText(const std::string& lowered);
 
 KernelCategory KernelCategoryOf(std::string_view name, EventKind kind) {
@@ -216,22 +206,6 @@ static KernelCategory CategoryOfText(const std::string& l) {
   return KernelCategory::kOther;
 }
 
-const char* KernelCategoryName(KernelCategory category) {
-  switch (category) {
-    case KernelCategory::kGemm: return "gemm";
-    case KernelCategory::kAttention: return "attention";
-    case KernelCategory::kCommunication: return "communication";
-    case KernelCategory::kMemcpy: return "memcpy";
-    case KernelCategory::kMemset: return "memset";
-    case KernelCategory::kElementwise: return "elementwise";
-    case KernelCategory::kReduction: return "reduction";
-    case KernelCategory::kOptimizer: return "optimizer";
-    case KernelCategory::kSync: return "sync";
-    case KernelCategory::kOther: return "other";
-  }
-  return "other";
-}
-
 CollectiveKind CollectiveKindOf(std::string_view kernel_name, const CollectiveArgs* args) {
   if (args != nullptr && !args->collective.empty()) {
     std::string n;
@@ -249,20 +223,6 @@ CollectiveKind CollectiveKindOf(std::string_view kernel_name, const CollectiveAr
     if (pos != std::string_view::npos && KindFromKernelToken(kernel_name.substr(pos + marker.size()), &k)) return k;
   }
   return CollectiveKind::kOther;
-}
-
-const char* CollectiveKindName(CollectiveKind kind) {
-  switch (kind) {
-    case CollectiveKind::kAllReduce: return "all_reduce";
-    case CollectiveKind::kAllGather: return "all_gather";
-    case CollectiveKind::kReduceScatter: return "reduce_scatter";
-    case CollectiveKind::kAllToAll: return "all_to_all";
-    case CollectiveKind::kBroadcast: return "broadcast";
-    case CollectiveKind::kReduce: return "reduce";
-    case CollectiveKind::kSendRecv: return "send_recv";
-    case CollectiveKind::kOther: return "other";
-  }
-  return "other";
 }
 
 }  // namespace paratune

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "trace/trace_event.h"
+#include "util/enum_names.h"
 
 namespace paratune {
 
@@ -27,7 +28,12 @@ namespace paratune {
 enum class HtaKernelType : uint8_t { kComputation, kCommunication, kMemory, kOther };
 
 HtaKernelType HtaKernelTypeOf(std::string_view name);
-const char* HtaKernelTypeName(HtaKernelType type);  // "COMPUTATION", "COMMUNICATION", "MEMORY", "OTHER"
+inline constexpr EnumNames<HtaKernelType, 4> kHtaKernelTypeNames{{{{HtaKernelType::kComputation, "COMPUTATION"},
+                                                                    {HtaKernelType::kCommunication, "COMMUNICATION"},
+                                                                    {HtaKernelType::kMemory, "MEMORY"},
+                                                                    {HtaKernelType::kOther, "OTHER"}}},
+                                                                  4};
+inline const char* HtaKernelTypeName(HtaKernelType type) { return kHtaKernelTypeNames.Name(type); }
 
 // What a GPU event does, for the kernel breakdown. The first rule that applies wins:
 //  1. memcpy / memset / sync by EventKind (kMemcpy, kMemset, kCudaSync): the category the
@@ -70,7 +76,18 @@ enum class KernelCategory : uint8_t {
 KernelCategory KernelCategoryOf(std::string_view name, EventKind kind);
 // "gemm", "attention", "communication", "memcpy", "memset", "elementwise", "reduction",
 // "optimizer", "sync", "other"
-const char* KernelCategoryName(KernelCategory category);
+inline constexpr EnumNames<KernelCategory, 10> kKernelCategoryNames{{{{KernelCategory::kGemm, "gemm"},
+                                                                       {KernelCategory::kAttention, "attention"},
+                                                                       {KernelCategory::kCommunication, "communication"},
+                                                                       {KernelCategory::kMemcpy, "memcpy"},
+                                                                       {KernelCategory::kMemset, "memset"},
+                                                                       {KernelCategory::kElementwise, "elementwise"},
+                                                                       {KernelCategory::kReduction, "reduction"},
+                                                                       {KernelCategory::kOptimizer, "optimizer"},
+                                                                       {KernelCategory::kSync, "sync"},
+                                                                       {KernelCategory::kOther, "other"}}},
+                                                                     10};
+inline const char* KernelCategoryName(KernelCategory category) { return kKernelCategoryNames.Name(category); }
 
 // The collective a communication kernel performs.
 enum class CollectiveKind : uint8_t {
@@ -98,7 +115,16 @@ enum class CollectiveKind : uint8_t {
 CollectiveKind CollectiveKindOf(std::string_view kernel_name, const CollectiveArgs* args);
 // "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "reduce",
 // "send_recv", "other"
-const char* CollectiveKindName(CollectiveKind kind);
+inline constexpr EnumNames<CollectiveKind, 8> kCollectiveKindNames{{{{CollectiveKind::kAllReduce, "all_reduce"},
+                                                                     {CollectiveKind::kAllGather, "all_gather"},
+                                                                     {CollectiveKind::kReduceScatter, "reduce_scatter"},
+                                                                     {CollectiveKind::kAllToAll, "all_to_all"},
+                                                                     {CollectiveKind::kBroadcast, "broadcast"},
+                                                                     {CollectiveKind::kReduce, "reduce"},
+                                                                     {CollectiveKind::kSendRecv, "send_recv"},
+                                                                     {CollectiveKind::kOther, "other"}}},
+                                                                   8};
+inline const char* CollectiveKindName(CollectiveKind kind) { return kCollectiveKindNames.Name(kind); }
 
 // A kernel's own name for tables and classification: the return type, template arguments,
 // "(anonymous namespace)" and the parameter list dropped

@@ -27,16 +27,6 @@ std::string ClusterSpec::Describe() const {
   return fmt::format("{} {} of {}", n, n == 1 ? "node" : "nodes", fabric.gpus_per_node);
 }
 
-const char* LinkClassName(LinkClass l) {
-  switch (l) {
-    case LinkClass::kNone: return "none";
-    case LinkClass::kNvlink: return "nvlink";
-    case LinkClass::kLeaf: return "leaf";
-    case LinkClass::kSpine: return "spine";
-  }
-  return "?";
-}
-
 GroupLinks PlaceGroup(const ClusterSpec& c, const RankGroup& g) {
   const Fabric& f = c.fabric;
   GroupLinks l;

@@ -11,6 +11,7 @@
 
 #include "hardware/fabric.h"
 #include "hardware/gpu_spec.h"
+#include "util/enum_names.h"
 
 namespace paratune {
 
@@ -33,7 +34,10 @@ struct RankGroup {
 
 // The outermost link class a group's traffic crosses.
 enum class LinkClass { kNone, kNvlink, kLeaf, kSpine };
-const char* LinkClassName(LinkClass l);  // "none", "nvlink", "leaf", "spine"
+inline constexpr EnumNames<LinkClass, 4> kLinkClassNames{
+    {{{LinkClass::kNone, "none"}, {LinkClass::kNvlink, "nvlink"}, {LinkClass::kLeaf, "leaf"}, {LinkClass::kSpine, "spine"}}},
+    4};
+inline const char* LinkClassName(LinkClass l) { return kLinkClassNames.Name(l); }
 
 // The links a group's collectives run over.
 struct GroupLinks {

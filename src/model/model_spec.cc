@@ -8,28 +8,6 @@
 
 namespace paratune {
 
-const char* PositionKindName(PositionKind k) {
-  switch (k) {
-    case PositionKind::kRotary: return "rotary";
-    case PositionKind::kLearned: return "learned";
-    case PositionKind::kAlibi: return "alibi";
-    case PositionKind::kNone: return "none";
-  }
-  return "?";
-}
-
-const char* RopeScalingName(RopeScalingKind k) {
-  switch (k) {
-    case RopeScalingKind::kNone: return "default";
-    case RopeScalingKind::kLinear: return "linear";
-    case RopeScalingKind::kDynamic: return "dynamic";
-    case RopeScalingKind::kYarn: return "yarn";
-    case RopeScalingKind::kLongRope: return "longrope";
-    case RopeScalingKind::kLlama3: return "llama3";
-  }
-  return "?";
-}
-
 namespace {
 
 std::string Show(int64_t v) { return std::to_string(v); }

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <string>
+
+#include "util/enum_names.h"
 #include <vector>
 
 namespace paratune {
@@ -17,12 +19,24 @@ enum class NormKind { kRmsNorm, kLayerNorm };
 // How token positions enter the model: rotary embeddings (Llama, Qwen, DeepSeek, GPT-NeoX,
 // Nemotron), a learned absolute table (GPT-2), ALiBi attention biases (MPT), or nothing.
 enum class PositionKind { kRotary, kLearned, kAlibi, kNone };
-const char* PositionKindName(PositionKind k);  // "rotary", "learned", "alibi", "none"
+inline constexpr EnumNames<PositionKind, 4> kPositionKindNames{{{{PositionKind::kRotary, "rotary"},
+                                                                 {PositionKind::kLearned, "learned"},
+                                                                 {PositionKind::kAlibi, "alibi"},
+                                                                 {PositionKind::kNone, "none"}}},
+                                                               4};
+inline const char* PositionKindName(PositionKind k) { return kPositionKindNames.Name(k); }
 
 // RoPE scaling, by the names of transformers' modeling_rope_utils.py ROPE_INIT_FUNCTIONS
 // ("default" is kNone).
 enum class RopeScalingKind { kNone, kLinear, kDynamic, kYarn, kLongRope, kLlama3 };
-const char* RopeScalingName(RopeScalingKind k);  // "default", "linear", "dynamic", "yarn", "longrope", "llama3"
+inline constexpr EnumNames<RopeScalingKind, 6> kRopeScalingNames{{{{RopeScalingKind::kNone, "default"},
+                                                                   {RopeScalingKind::kLinear, "linear"},
+                                                                   {RopeScalingKind::kDynamic, "dynamic"},
+                                                                   {RopeScalingKind::kYarn, "yarn"},
+                                                                   {RopeScalingKind::kLongRope, "longrope"},
+                                                                   {RopeScalingKind::kLlama3, "llama3"}}},
+                                                                 6};
+inline const char* RopeScalingName(RopeScalingKind k) { return kRopeScalingNames.Name(k); }
 
 // The rope_scaling (transformers v4) or rope_parameters (v5) block of a config.json. Fields a
 // kind does not use stay 0, so that two specs of the same scaling compare equal.

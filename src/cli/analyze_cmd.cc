@@ -8,6 +8,7 @@
 
 #include "cli/analyze_report.h"
 #include "cli/commands.h"
+#include "cli/terminal_progress.h"
 #include "cli/scenario_flags.h"
 #include "step/compose.h"
 #include "analysis/analysis_json.h"
@@ -25,6 +26,7 @@ struct AnalyzeFlags {
   bool exact_ns = false;
   bool include_last_step = false;
   bool allow_partial = false;
+  bool quiet = false;
   int top = 10;
   int threads = 0;
   std::string trace_out;
@@ -41,6 +43,7 @@ Command AddAnalyzeCommand(CLI::App& root) {
   cmd->add_option("--rank", af->rank, "rank shown in detail (default: the lowest)");
   cmd->add_flag("--exact-ns", af->exact_ns, "keep ns timestamps instead of rounding to whole µs as HTA does");
   cmd->add_flag("--include-last-step", af->include_last_step, "analyse the last ProfilerStep too (HTA drops it)");
+  cmd->add_flag("--quiet", af->quiet, "no progress line on the terminal");
   cmd->add_flag("--allow-partial", af->allow_partial,
                 "analyse what can be read of a truncated trace and skip events with unusable numbers (errors otherwise)");
   cmd->add_option("--top", af->top, "top kernels listed per kernel type")->capture_default_str()->check(CLI::Range(1, 1000));
@@ -54,6 +57,8 @@ Command AddAnalyzeCommand(CLI::App& root) {
             TraceSetOptions so;
             so.threads = af->threads;
             so.allow_partial = af->allow_partial;
+            TerminalProgress progress(af->quiet);
+            so.progress = progress.get();
             const std::vector<RankTrace> ranks = ReadTraceSet(af->inputs, so);
             const double read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             AnalysisOptions ao;

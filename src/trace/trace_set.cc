@@ -1,5 +1,7 @@
 #include "trace/trace_set.h"
 
+#include <mutex>
+
 #include <algorithm>
 #include <cctype>
 #include <cstring>
@@ -107,12 +109,16 @@ std::vector<RankTrace> ReadTraceSet(const std::vector<std::string>& inputs, cons
   const std::vector<std::string> files = ExpandInputs(inputs);
   std::vector<std::vector<RankTrace>> per_file(files.size());
   // Errors are rethrown for the first file in the given order, whatever the scheduling.
+  std::mutex progress_mutex;
+  int64_t files_read = 0;
   ParallelFor(files.size(), options.threads, [&](size_t i) {
     if (IsSqliteFile(files[i])) {
       per_file[i] = ReadNsightSqlite(files[i]);
     } else {
       per_file[i].push_back(ReadKinetoTrace(files[i]));
     }
+    const std::lock_guard<std::mutex> lock(progress_mutex);
+    ReportProgress(options.progress, "reading traces, files", ++files_read, static_cast<int64_t>(files.size()));
   });
 
   std::vector<RankTrace> ranks;

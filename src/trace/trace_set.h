@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "trace/trace_event.h"
+#include "util/progress.h"
 
 namespace paratune {
 
@@ -18,6 +19,7 @@ struct TraceSetOptions {
   // duration) are skipped; both are counted in RankTrace::warnings. Without it either is an
   // InputError naming the file (and, for a number, the line and field).
   bool allow_partial = false;
+  Progress* progress = nullptr;  // told the files read so far, from the reading threads in turn
 };
 
 // Expands `inputs` (files, or directories whose *.json, *.json.gz, *.pt.trace.json(.gz),

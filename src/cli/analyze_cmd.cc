@@ -60,6 +60,7 @@ Command AddAnalyzeCommand(CLI::App& root) {
             TerminalProgress progress(af->quiet);
             so.progress = progress.get();
             const std::vector<RankTrace> ranks = ReadTraceSet(af->inputs, so);
+            progress.Done();
             const double read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             AnalysisOptions ao;
             ao.rounding = af->exact_ns ? TimeRounding::kExact : TimeRounding::kHta;

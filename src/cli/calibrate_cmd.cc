@@ -36,6 +36,7 @@ Command AddCalibrateCommand(CLI::App& root) {
             const auto runs = ReadPublishedRuns(ReadFile(f->file), f->file, hw);
             TerminalProgress progress(f->quiet);
             const CalibrationFit fit = FitCalibration(runs, f->rounds, progress.get());
+            progress.Done();
             const std::string toml = CalibrationToml(
                 fit, "# Achievable fractions of datasheet peaks per GPU generation, fitted by `paratune calibrate " +
                          f->file + "`\n# (docs/validation.md). Only these seven numbers per generation are fitted.\n");

@@ -126,3 +126,29 @@ TEST_F(Cli, LibraryFieldsAreShownAsFlags) {
 
 }  // namespace
 }  // namespace paratune::cli_test
+
+namespace paratune::cli_test {
+namespace {
+
+// Long runs show progress on a terminal (stderr), never in a pipe or file, and --quiet hides it.
+// The terminal is a pseudo-terminal from util-linux `script`.
+TEST_F(Cli, ProgressOnATerminalOnly) {
+  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no `script` (util-linux) to make a terminal";
+  const std::string plan = std::string(PARATUNE_BINARY) + " plan --nodes 1";
+  const std::string out = (dir_ / "tty.txt").string();
+  auto on_tty = [&](const std::string& cmd) {
+    const std::string s = "script -qec " + Quote(cmd) + " /dev/null > " + Quote(out) + " 2>&1";
+    EXPECT_EQ(std::system(s.c_str()), 0);
+    return Slurp(out);
+  };
+  const std::string shown = on_tty(plan);
+  EXPECT_CONTAINS(shown, "paratune: planning, layouts estimated");
+  EXPECT_CONTAINS(shown, "\r\033[Kplan: ");  // erased before the report
+  EXPECT_EQ(on_tty(plan + " --quiet").find("planning, layouts"), std::string::npos);
+  const Result piped = Run({"plan", "--nodes", "1"});
+  ASSERT_EQ(piped.status, 0);
+  EXPECT_EQ(piped.err, "");
+}
+
+}  // namespace
+}  // namespace paratune::cli_test

@@ -89,6 +89,7 @@ Command AddPlanCommand(CLI::App& root) {
             TerminalProgress progress(p->quiet);
             r.progress = progress.get();
             const PlanResult res = Plan(r);
+            progress.Done();
             if (fw) {
               const Estimate& w = res.ranked.front();
               const Emitted em = EmitSettings(*fw, {r.model, r.cluster, w.training, w.layout});

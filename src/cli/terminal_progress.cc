@@ -9,8 +9,11 @@ namespace paratune::cli {
 
 TerminalProgress::TerminalProgress(bool quiet) : enabled_(!quiet && isatty(fileno(stderr))) {}
 
-TerminalProgress::~TerminalProgress() {
+TerminalProgress::~TerminalProgress() { Done(); }
+
+void TerminalProgress::Done() {
   if (drawn_) std::fprintf(stderr, "\r\033[K");
+  drawn_ = false;
 }
 
 void TerminalProgress::Report(std::string_view what, int64_t done, int64_t total) {

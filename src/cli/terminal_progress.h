@@ -17,6 +17,8 @@ class TerminalProgress : public Progress {
   void Report(std::string_view what, int64_t done, int64_t total) override;
   // nullptr when nothing would be drawn, so the library skips the calls.
   Progress* get() { return enabled_ ? this : nullptr; }
+  // Erases the line; call before printing the result.
+  void Done();
 
  private:
   bool enabled_ = false;

@@ -200,7 +200,7 @@ string CpDividesSeq(const RuleInput& in) {
   const int64_t s = in.training.seq;
   if (cp <= 1 || s % (2LL * cp) == 0) return "";
   return fmt::format("sequence ({}) is not divisible by 2*cp = {} (load-balanced context parallelism splits it in "
-                     "2*cp chunks)", s, 2 * cp);
+                     "2*cp chunks)", s, 2LL * cp);
 }
 
 string TpDividesSeq(const RuleInput& in) {

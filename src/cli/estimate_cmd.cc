@@ -54,7 +54,7 @@ Command AddEstimateCommand(CLI::App& root) {
             const Estimate e = EstimateStep(s.model, s.cluster, s.training, s.layout, s.options);
             if (f->json) {
               nlohmann::json j = EstimateToJson(e);
-              if (from) j["megatron_args"] = {{"ignored", from->ignored}, {"notes", from->notes}};
+              if (from) j["megatron_args"] = MegatronArgsJson(*from);
               fmt::print("{}\n", j.dump(2));
             } else {
               fmt::print("{}", FormatEstimate(e, s.cluster));

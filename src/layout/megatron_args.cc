@@ -558,4 +558,6 @@ MegatronArgs ParseMegatronArgs(const std::string& line) {
   return r;
 }
 
+nlohmann::json MegatronArgsJson(const MegatronArgs& a) { return {{"ignored", a.ignored}, {"notes", a.notes}}; }
+
 }  // namespace paratune

@@ -6,6 +6,7 @@
 // listed.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,10 @@ std::vector<std::string> SplitShellWords(const std::string& line);
 // missing or malformed value, and for a missing model dimension (--num-layers, --hidden-size,
 // --num-attention-heads, --vocab-size/--padded-vocab-size).
 MegatronArgs ParseMegatronArgs(const std::string& line);
+
+// The `megatron_args` member `estimate --from-megatron --json` adds to paratune.estimate/1
+// (docs/json.md): the words ignored and the notes, in input order.
+nlohmann::json MegatronArgsJson(const MegatronArgs& a);
 
 // Evaluates Megatron's --moe-layer-freq list pattern, e.g. "([0]*3+[1]*58)" (a Python list
 // expression of 0/1 terms joined by + and repeated by *). Throws InputError.

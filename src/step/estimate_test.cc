@@ -284,7 +284,8 @@ TEST(Estimate, Fp16ScalesTheLossOnTopOfBf16) {
   const Estimate fp = EstimateStep(m, Cluster("A100-80GB", 16), Training{4096, 64, Precision::kFp16}, l);
   EXPECT_DOUBLE_EQ(fp.time.compute_s, bf.time.compute_s);
   EXPECT_DOUBLE_EQ(fp.stages[0].memory.total(), bf.stages[0].memory.total());
-  const GpuSpec& a100 = HardwareCatalog::BuiltIn().Find("A100-80GB");
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  const GpuSpec& a100 = hw.Find("A100-80GB");
   const double updated = fp.stages[0].params / (8.0 * 1);  // ZeRO-1 over dp 8
   EXPECT_NEAR(fp.stages[0].optimizer_s - bf.stages[0].optimizer_s,
               8 * updated / (a100.hbm_bytes_per_s * a100.calibration.hbm) + 2e-6, 1e-9);

@@ -20,11 +20,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   for (const paratune::GpuSpec* g : hw.All()) {
     if (&hw.Find(g->name) != g) std::abort();
-    if (!(g->bf16_flops > 0) || !(g->hbm_bytes > 0) || g->gpus_per_node <= 0 || g->nvlink_domain <= 0)
-      std::abort();
+    if (!(g->bf16_flops > 0) || !(g->hbm_bytes > 0)) std::abort();
     const paratune::Calibration& c = g->calibration;
-    for (double x : {c.gemm_bf16, c.gemm_fp8, c.gemm_fp4, c.attention, c.hbm, c.nvlink, c.net})
-      if (!(x > 0 && x <= 1)) std::abort();
+    for (const paratune::CalibrationField& f : paratune::kCalibrationFields)
+      if (!(c.*f.value > 0 && c.*f.value <= 1)) std::abort();
+  }
+  // Every fabric (each GPU's reference system and every [fabric.NAME]) is usable by placement.
+  for (const paratune::Fabric* f : hw.Fabrics()) {
+    if (f->gpus_per_node <= 0 || f->nvlink_domain <= 0 || f->nics_per_node <= 0) std::abort();
+    if (!(f->net_bytes_per_s() > 0) || !(f->nvlink_bytes_per_s > 0) || !(f->spine_oversubscription >= 1)) std::abort();
+    if (f->nvlink_domain < f->gpus_per_node && f->nvlink_domain != 1) std::abort();
   }
   return 0;
 }

@@ -70,6 +70,16 @@ std::string FormatEstimate(const Estimate& e, const ClusterSpec& cluster) {
            c.crosses_domain ? "network" : "NVLink", Bytes(c.bytes_per_call), c.calls_per_step,
            Seconds(c.time_per_call_s), Seconds(c.total_s), Seconds(c.exposed_s));
   }
+  if (!e.links.empty()) {
+    Append(o, "");
+    Append(o, "Link occupancy per step (busiest stage; each transfer at the link's full rate)");
+    Append(o, "  {:<10} {:>5} {:>11} {:>6} {:>11} {:>11} {:>11} {:>11}", "link", "stage", "busy", "util", "fwd in-stage",
+           "bwd in-stage", "pp", "dp");
+    for (const LinkLoad& ld : e.links)
+      Append(o, "  {:<10} {:>5} {:>11} {:>5.1f}% {:>11} {:>11} {:>11} {:>11}{}", ld.link, ld.stage, Seconds(ld.busy_s),
+             100 * ld.utilisation, Seconds(ld.forward_s), Seconds(ld.backward_s), Seconds(ld.pp_s), Seconds(ld.dp_s),
+             ld.utilisation >= kLinkBottleneckUtilisation ? "  bottleneck" : "");
+  }
   Append(o, "");
   Append(o, "Memory per GPU (GB = 1e9 bytes): peak stage {} needs {:.1f} of {:.1f} GB: {}", e.peak_stage,
        e.peak_memory_bytes / 1e9, e.capacity_bytes / 1e9, e.fits ? "fits" : "DOES NOT FIT");

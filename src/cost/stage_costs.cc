@@ -101,6 +101,19 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
   const GroupLinks dense_dp_links = PlaceGroup(c, {static_cast<int>(dense_shards), tp});
   const GroupLinks expert_dp_links = PlaceGroup(c, {static_cast<int>(expert_shards), l.ep * etp});
   sc.pp_group = {pp, pp_links.crosses_domain};
+  sc.pp_links = pp_links;
+  sc.dense_dp_links = dense_dp_links;
+  sc.expert_dp_links = expert_dp_links;
+  // In-pass collectives per layer on the ports they hold (link occupancy).
+  const GroupLinks cp_port_links = PlaceGroup(c, {l.cp, tp});
+  const GroupLinks ep_port_links = PlaceGroup(c, {l.ep, etp});
+  auto layer_ports = [&](const LayerCost& lc, bool forward) {
+    PortTimes t;
+    AddPortTime(t, tp_links, forward ? lc.tp_fwd_s : lc.tp_bwd_s);
+    AddPortTime(t, cp_port_links, forward ? lc.cp_fwd_s : lc.cp_bwd_s);
+    AddPortTime(t, ep_port_links, forward ? lc.ep_fwd_s : lc.ep_bwd_s);
+    return t;
+  };
   sc.tp_group = Group(c, tp, 1);
   sc.cp_group = Group(c, l.cp, tp);
   sc.ep_group = Group(c, l.ep, etp);
@@ -155,6 +168,14 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
       }
     }
     st.forward_s = fwd + exposed_fwd;
+    st.forward_ports_s = layer_ports(dense, true) * nd;
+    st.forward_ports_s += layer_ports(moe, true) * nm;
+    st.backward_ports_s = layer_ports(dense, false) * nd;
+    st.backward_ports_s += layer_ports(moe, false) * nm;
+    if (l.recompute == Recompute::kFull) st.backward_ports_s += st.forward_ports_s;
+    if (st.has_logits && tp > 1)
+      AddPortTime(st.backward_ports_s, tp_links,
+                  2 * (sp ? AllGatherTime(T * m.hidden * 2, tp, tp_links) : 0) + 2 * AllReduceTime(T * 4, tp, tp_links));
     st.backward_s = bwd + recompute + (tp_exp + cp_exp + ep_exp) - exposed_fwd;
     st.compute_s = fwd + bwd + recompute;
     st.recompute_s = recompute;

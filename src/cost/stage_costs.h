@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cost/layer_cost.h"
+#include "cost/link_use.h"
 #include "cost/memory.h"
 #include "hardware/cluster.h"
 #include "layout/layout.h"
@@ -34,6 +35,11 @@ struct StageCost {
   double cp_exposed_s = 0;
   double ep_exposed_s = 0;
   double time_s() const { return compute_s + tp_exposed_s + cp_exposed_s + ep_exposed_s; }
+  // How long the passes' own collectives (TP, CP, EP, hidden or not) hold each port of the GPU
+  // (cost/link_use.h) per micro-batch through all of the rank's chunks, in the forward and in
+  // the backward (recomputation included). Never more than the pass itself.
+  PortTimes forward_ports_s;
+  PortTimes backward_ports_s;
 
   double dense_params = 0;   // parameters held (before ZeRO sharding), dense and expert weights
   double expert_params = 0;
@@ -68,6 +74,7 @@ struct StepCosts {
   double p2p_bytes = 0;    // one PP send of a micro-batch's activations (scatter-gathered over TP)
   double p2p_s = 0;
   GroupCost pp_group, tp_group, cp_group, ep_group, dense_dp_group, expert_dp_group;
+  GroupLinks pp_links, dense_dp_links, expert_dp_links;  // where those collectives run
   // ZeRO-3 all-gathers of a stage's parameters per micro-batch: before its forward and its
   // backward, and once more before the recomputed forward under per-tensor gathering.
   int zero3_gathers_forward = 0;

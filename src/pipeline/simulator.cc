@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <fmt/format.h>
 #include <stdexcept>
 
@@ -40,6 +41,53 @@ void CheckInput(const Schedule& s, const PipelineInput& in) {
       throw InputError(fmt::format("pipeline simulation: {} has {} entries for pp {}", what, v->size(), s.pp));
     for (size_t i = 0; i < v->size(); ++i) CheckTime((*v)[i], what, i);
   }
+  if (!in.rates.empty() && in.rates.size() != static_cast<size_t>(s.pp))
+    throw InputError(fmt::format("pipeline simulation: rates has {} entries for pp {}", in.rates.size(), s.pp));
+  for (size_t i = 0; i < in.rates.size(); ++i)
+    for (double r : {in.rates[i].pp, in.rates[i].dp_forward, in.rates[i].dp_backward})
+      if (!(r > 0 && r <= 1))
+        throw InputError(fmt::format("pipeline simulation: rates [{}] must be in (0, 1], got {}", i, r));
+}
+
+// Work of `w` seconds at a port's full rate, from `t` on: none of it inside `blocked`, rate[i]
+// of it inside compute interval i, all of it elsewhere (both lists in start order, without
+// overlaps). Returns the end; `pieces` gets the intervals the work ran in.
+double FillPort(double t, double w, const std::vector<Interval>& blocked, const std::vector<Interval>& compute,
+                const std::vector<double>& rate, std::vector<Interval>& pieces) {
+  auto first_after = [](const std::vector<Interval>& v, double x) {
+    return static_cast<size_t>(
+        std::partition_point(v.begin(), v.end(), [x](const Interval& i) { return i.end_s <= x; }) - v.begin());
+  };
+  size_t b = first_after(blocked, t), c = first_after(compute, t);
+  double piece = -1;  // start of the piece running, -1: none
+  for (;;) {
+    while (b < blocked.size() && blocked[b].end_s <= t) ++b;
+    while (c < compute.size() && compute[c].end_s <= t) ++c;
+    if (b < blocked.size() && blocked[b].start_s <= t) {
+      if (piece >= 0 && t > piece) pieces.push_back({piece, t});
+      piece = -1;
+      t = blocked[b].end_s;
+      continue;
+    }
+    double next = std::numeric_limits<double>::infinity(), r = 1;
+    if (b < blocked.size()) next = blocked[b].start_s;
+    if (c < compute.size()) {
+      if (compute[c].start_s <= t) {
+        r = rate.empty() ? 1 : rate[c];
+        next = std::min(next, compute[c].end_s);
+      } else {
+        next = std::min(next, compute[c].start_s);
+      }
+    }
+    if (piece < 0) piece = t;
+    if (r * (next - t) >= w) {
+      t += w / r;
+      if (t > piece) pieces.push_back({piece, t});
+      return t;
+    }
+    w -= r * (next - t);
+    t = next;
+  }
 }
 
 }  // namespace
@@ -75,6 +123,9 @@ SimulationResult SimulatePipeline(const Schedule& s, const PipelineInput& in) {
   // The data-parallel stream: its own, or the comm stream of the pipeline transfers.
   std::vector<double> own_dp_free(static_cast<size_t>(pp), 0);
   std::vector<double>& dp_free = in.dp_stream ? own_dp_free : comm_free;
+  auto rate_of = [&](int r) { return in.rates.empty() ? PipelineInput::StreamRates{} : in.rates[static_cast<size_t>(r)]; };
+  // Per rank, the DP rate during each compute interval (for the reductions' fill).
+  std::vector<std::vector<double>> compute_dp_rate(static_cast<size_t>(pp));
   const int dp_stream_id = in.dp_stream ? Timeline::kCommStream + 1 : Timeline::kCommStream;
   // Per global stage: start of the last op that finalizes the stage's weight gradients.
   std::vector<double> last_grad_start(static_cast<size_t>(G), 0);
@@ -107,16 +158,19 @@ SimulationResult SimulatePipeline(const Schedule& s, const PipelineInput& in) {
     if (to % pp == r || in.p2p_s == 0) return ready;  // same rank, or free transfer
     double& cf = comm_free[static_cast<size_t>(r)];
     const double start = std::max(ready, cf);
-    cf = start + in.p2p_s;
+    const double d = in.p2p_s / rate_of(r).pp;
+    cf = start + d;
     comm[static_cast<size_t>(r)].push_back({start, cf});
-    if (in.record_timeline)
-      tl.events.push_back({r, Timeline::kCommStream, Phase::kSend, mb, chunk, start, in.p2p_s, {}});
+    if (in.record_timeline) tl.events.push_back({r, Timeline::kCommStream, Phase::kSend, mb, chunk, start, d, {}});
     if (in.p2p_blocks_compute) compute_free[static_cast<size_t>(r)] = std::max(compute_free[static_cast<size_t>(r)], cf);
     return cf;
   };
 
   // A data-parallel collective of `d` seconds on rank r's dp stream, from `after` on.
-  auto dp_collective = [&](int r, double after, double d, Phase phase, int32_t chunk) {
+  // Gathers run at the lower of the rank's two DP rates: they overlap passes of either kind.
+  auto dp_collective = [&](int r, double after, double work, Phase phase, int32_t chunk) {
+    const PipelineInput::StreamRates rr = rate_of(r);
+    const double d = work / std::min(rr.dp_forward, rr.dp_backward);
     double& df = dp_free[static_cast<size_t>(r)];
     const double start = std::max(after, df);
     df = start + d;
@@ -205,6 +259,9 @@ SimulationResult SimulatePipeline(const Schedule& s, const PipelineInput& in) {
         me.finish = finish;
         free_at = finish;
         compute[static_cast<size_t>(r)].push_back({start, finish});
+        if (!in.rates.empty())
+          compute_dp_rate[static_cast<size_t>(r)].push_back(op.kind == OpKind::kForward ? rate_of(r).dp_forward
+                                                                                       : rate_of(r).dp_backward);
         if (in.record_timeline)
           tl.events.push_back({r, Timeline::kComputeStream, phase, op.micro_batch, op.virtual_stage, start, dur, {}});
         if (op.kind == OpKind::kForward) {
@@ -252,11 +309,27 @@ SimulationResult SimulatePipeline(const Schedule& s, const PipelineInput& in) {
       for (int c = 0; c < vp; ++c) chunk_order[static_cast<size_t>(c)] = c;
       auto done = [&](int c) { return last_grad_end[static_cast<size_t>(c * pp + r)]; };
       std::stable_sort(chunk_order.begin(), chunk_order.end(), [&](int a, int b) { return done(a) < done(b); });
+      // The reductions fill their port from their ready time, after the DP queue (its gathers),
+      // around the pipeline transfers when they share the port (the transfers go first).
+      const size_t ri = static_cast<size_t>(r);
+      static const std::vector<Interval> kNone;
+      const std::vector<Interval>& blocked = in.dp_stream && in.dp_shares_pp_port ? comm[ri] : kNone;
+      double cursor = dp_free[ri];
+      std::vector<Interval> pieces;
       for (int c : chunk_order) {
         const double ready = in.reduce_during_last_backward ? last_grad_start[static_cast<size_t>(c * pp + r)] : done(c);
-        const double after = in.overlap_grad_reduce ? ready : fig.pipeline_end_s;
-        grads_done = std::max(grads_done, dp_collective(r, after, per_chunk, Phase::kAllReduce, c));
+        const double after = std::max(cursor, in.overlap_grad_reduce ? ready : fig.pipeline_end_s);
+        pieces.clear();
+        cursor = FillPort(after, per_chunk, blocked, compute[ri], compute_dp_rate[ri], pieces);
+        for (const Interval& piece : pieces) {
+          (in.dp_stream ? dp_comm : comm)[ri].push_back(piece);
+          if (in.dp_stream) dp_comm_union[ri].push_back(piece);
+          if (in.record_timeline)
+            tl.events.push_back({r, dp_stream_id, Phase::kAllReduce, -1, c, piece.start_s, piece.end_s - piece.start_s, {}});
+        }
+        grads_done = std::max(grads_done, cursor);
       }
+      dp_free[ri] = cursor;
     }
     fig.reduce_tail_s = std::max(0.0, grads_done - fig.pipeline_end_s);
     double last = std::max({grads_done, comm_free[static_cast<size_t>(r)], dp_free[static_cast<size_t>(r)]});

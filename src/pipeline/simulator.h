@@ -46,6 +46,23 @@ struct PipelineInput {
   int gathers_per_forward = 0;
   int gathers_per_backward = 0;
   std::vector<double> optimizer_s;    // per rank; empty: none
+  // Link occupancy (docs/cost-model.md, "Link occupancy"). Per rank, the rate at which the
+  // transfers on its comm and dp streams progress on their port while its passes run: 1 less
+  // the share of the port the passes' own collectives (TP, CP, EP) hold. Outside its passes a
+  // stream has the whole port. Pipeline transfers and parameter gathers run at the lowest rate
+  // of the passes they may overlap; the gradient reductions at the rate of each pass they
+  // overlap. Empty: 1 everywhere.
+  struct StreamRates {
+    double pp = 1;           // pipeline transfers
+    double dp_forward = 1;   // DP collectives during a forward pass
+    double dp_backward = 1;  // DP collectives during a backward or weight-gradient pass
+  };
+  std::vector<StreamRates> rates;
+  // The pipeline transfers and the DP collectives hold the same port: the gradient reductions
+  // fill the time the transfers leave free (the transfers, short and on the critical path, go
+  // first). The gathers run beside them; the step composer bounds the step below by each
+  // port's total work, which covers what they overlap.
+  bool dp_shares_pp_port = false;
   bool record_timeline = true;        // false skips building the Timeline (figures still filled)
   bool breakdown = true;              // false skips the per-rank breakdowns and the critical path
                                       // (step and pipeline time, in-flight peaks still filled)

@@ -251,3 +251,52 @@ TEST(Simulator, CriticalPathByHand) {
 
 }  // namespace
 }  // namespace paratune
+
+namespace paratune {
+namespace {
+
+// Link occupancy by hand (pp 1, m 1, F 1, B 2: F [0,1], B [1,3]). The reduction (1.5 s of port
+// work) starts with the backward; the backward's own collectives hold half the port, so it
+// progresses at 0.5 until 3 (1 s done) and the rest at full rate: it ends at 3.5, not 2.5.
+TEST(Simulator, ReductionSharesThePortWithTheBackward) {
+  PipelineInput in = BalancedInput(1, 1, 1, 2);
+  in.grad_reduce_s = {1.5};
+  in.dp_stream = true;
+  in.reduce_during_last_backward = true;
+  EXPECT_DOUBLE_EQ(Simulate(ScheduleKind::k1F1B, 1, 1, 1, in).step_time_s, 3);
+  in.rates = {{1, 1, 0.5}};
+  const SimulationResult r = Simulate(ScheduleKind::k1F1B, 1, 1, 1, in);
+  EXPECT_DOUBLE_EQ(r.step_time_s, 3.5);
+  EXPECT_DOUBLE_EQ(r.stages[0].reduce_tail_s, 0.5);
+  in.rates = {{1, 1, 0}};
+  EXPECT_THROW(Simulate(ScheduleKind::k1F1B, 1, 1, 1, in), InputError);
+}
+
+// Pipeline sends and the reduction on one port, by hand (pp 2, m 1, F 1, B 2, send 0.5):
+// rank 0 F [0,1], send [1,1.5]; rank 1 F [1.5,2.5], B [2.5,4.5], send [4.5,5]; rank 0 B [5,7].
+// Rank 1's reduction (2.5 s) starts with its backward at 2.5: on its own port it ends at 5; on
+// the port of the sends it pauses for the send [4.5,5] and ends at 5.5. Sends run at the rate
+// the passes leave them.
+TEST(Simulator, ReductionFillsAroundTheSendsOfItsPort) {
+  PipelineInput in = BalancedInput(2, 1, 1, 2);
+  in.p2p_s = 0.5;
+  in.grad_reduce_s = {0, 2.5};
+  in.dp_stream = true;
+  in.reduce_during_last_backward = true;
+  EXPECT_DOUBLE_EQ(Simulate(ScheduleKind::k1F1B, 2, 1, 1, in).stages[1].last_event_end_s, 5);
+  in.dp_shares_pp_port = true;
+  const SimulationResult r = Simulate(ScheduleKind::k1F1B, 2, 1, 1, in);
+  EXPECT_DOUBLE_EQ(r.stages[1].last_event_end_s, 5.5);
+  EXPECT_DOUBLE_EQ(r.stages[1].reduce_tail_s, 1);
+  EXPECT_DOUBLE_EQ(r.step_time_s, 7);
+  int pieces = 0;
+  for (const TimelineEvent& ev : r.timeline.events)
+    if (ev.rank == 1 && ev.phase == Phase::kAllReduce) ++pieces;
+  EXPECT_EQ(pieces, 2);  // [2.5,4.5] and [5,5.5]
+  // A send during a pass whose collectives hold a quarter of the port takes 0.5 / 0.75.
+  in.rates = {{0.75, 1, 1}, {0.75, 1, 1}};
+  EXPECT_DOUBLE_EQ(Simulate(ScheduleKind::k1F1B, 2, 1, 1, in).pipeline_time_s, 7 + 2 * (0.5 / 0.75 - 0.5));
+}
+
+}  // namespace
+}  // namespace paratune

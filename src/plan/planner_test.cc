@@ -244,5 +244,28 @@ TEST(Planner, BadPinsAreInputErrors) {
   EXPECT_THROW(Plan(r), InputError);
 }
 
+// Issue 10: GPT-3 175B on 4,096 A100-80GB, seq 2048, global batch 1536. The old search ranked
+// first tp 2, pp 4, vp 24, ZeRO-3 with 5.15 s of DP traffic on the network inside a 4.19 s step.
+// Now no ranked layout's network is busier than its step, and the first is Calculon's layout
+// (tp 8, pp 4, dp 128, v 24; Calculon picks mbs 3, a size this search does not try).
+TEST(LinkLoads, Gpt3SearchRanksAPhysicalLayoutFirst) {
+  const ModelSpec m = LoadModel("gpt3-175b");
+  const ClusterSpec c = HardwareCatalog::BuiltIn().Cluster("A100-80GB", 4096);
+  PlanRequest req;
+  req.model = m;
+  req.cluster = c;
+  req.training = {2048, 1536, Precision::kBf16};
+  const PlanResult plan = Plan(req);
+  ASSERT_FALSE(plan.ranked.empty());
+  for (const Estimate& e : plan.ranked)
+    for (const LinkLoad& ld : e.links) EXPECT_LE(ld.busy_s, e.step_time_s * (1 + 1e-12)) << ld.link;
+  const Layout& best = plan.ranked[0].layout;
+  EXPECT_EQ(best.tp, 8);
+  EXPECT_EQ(best.pp, 4);
+  EXPECT_EQ(best.vp, 24);
+  EXPECT_EQ(best.dp, 128);
+  EXPECT_NE(best.zero, 3);
+}
+
 }  // namespace
 }  // namespace paratune

@@ -1,6 +1,7 @@
 #include "step/compose.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 #include "cost/flops.h"
 #include "cost/stage_costs.h"
 #include "pipeline/schedule.h"
+#include "step/link_loads.h"
 #include "util/error.h"
 
 namespace paratune {
@@ -123,6 +125,38 @@ BoundedRun SimulateBounded(ScheduleKind k, int pp, int vp, int64_t m, const Pipe
   return {Run(k, pp, vp, m, in, record), m, false};
 }
 
+// The ports the DP collectives hold (dense weights, expert weights), if they have any work.
+std::vector<Port> DpPorts(const StepCosts& sc) {
+  double dense = 0, expert = 0;
+  for (const StageCost& st : sc.stages) {
+    dense += st.grad_reduce_dense_s + st.param_gather_dense_s;
+    expert += st.grad_reduce_expert_s + st.param_gather_expert_s;
+  }
+  std::vector<Port> v;
+  if (dense > 0) v.push_back(PortOf(sc.dense_dp_links));
+  if (expert > 0 && (v.empty() || v[0] != PortOf(sc.expert_dp_links))) v.push_back(PortOf(sc.expert_dp_links));
+  return v;
+}
+
+// Link occupancy: the rates the comm and dp streams of a rank keep on their ports while its
+// passes run, 1 less the share the passes' own collectives hold (docs/cost-model.md).
+PipelineInput::StreamRates Rates(const StageCost& st, const Layout& l, Port pp_port, const std::vector<Port>& dp) {
+  const bool split = l.pipeline_schedule() == ScheduleKind::kZbH1;
+  const double b_pass = st.backward_s - (split ? st.weight_grad_s : 0);
+  auto share = [](double busy, double pass) { return pass > 0 ? std::min(1.0, busy / pass) : 0.0; };
+  auto rate = [](double used) { return std::max(1e-9, 1 - used); };
+  PipelineInput::StreamRates r;
+  r.pp = rate(std::max(share(st.forward_ports_s[pp_port], st.forward_s), share(st.backward_ports_s[pp_port], b_pass)));
+  double f = 0, b = 0;
+  for (Port p : dp) {
+    f = std::max(f, share(st.forward_ports_s[p], st.forward_s));
+    b = std::max(b, share(st.backward_ports_s[p], b_pass));
+  }
+  r.dp_forward = rate(f);
+  r.dp_backward = rate(b);
+  return r;
+}
+
 // The simulator's input from the stage costs: each rank's times split evenly over its vp chunks.
 PipelineInput MakeInput(const StepCosts& sc, const Layout& l) {
   PipelineInput in;
@@ -134,7 +168,11 @@ PipelineInput MakeInput(const StepCosts& sc, const Layout& l) {
   in.overlap_param_gather = l.overlap_param_gather;
   in.gathers_per_forward = sc.zero3_gathers_forward;
   in.gathers_per_backward = sc.zero3_gathers_backward;
+  const Port pp_port = PortOf(sc.pp_links);
+  const std::vector<Port> dp_ports = DpPorts(sc);
+  in.dp_shares_pp_port = l.pp > 1 && sc.p2p_s > 0 && std::find(dp_ports.begin(), dp_ports.end(), pp_port) != dp_ports.end();
   for (const StageCost& st : sc.stages) {
+    in.rates.push_back(Rates(st, l, pp_port, dp_ports));
     for (int c = 0; c < l.vp; ++c)
       in.chunks.push_back({st.forward_s / l.vp, st.backward_s / l.vp, st.weight_grad_s / l.vp});
     in.grad_reduce_s.push_back(st.grad_reduce_s());
@@ -256,6 +294,14 @@ TimeBreakdown AttributeStep(const StepCosts& sc, const SimulationResult& sim, do
   tb.dp_s = path.gather_wait_s + path.reduce_tail_s;
   tb.optimizer_s = path.optimizer_s;
   tb.other_s = path.other_s;
+  // Gathers the critical path waits for can fall where the schedule alone idles: that time is
+  // the gathers', not the bubble's, so the terms add up to the step.
+  const double excess = work + tb.bubble_s + tb.dp_s + tb.optimizer_s + tb.other_s - sim.step_time_s;
+  if (excess > 0) {
+    const double from_bubble = std::min(tb.bubble_s, excess);
+    tb.bubble_s -= from_bubble;
+    tb.dp_s = std::max(0.0, tb.dp_s - (excess - from_bubble));
+  }
   tb.pp_s = std::max(0.0, sim.step_time_s - (work + tb.bubble_s + tb.dp_s + tb.optimizer_s + tb.other_s));
   return tb;
 }
@@ -290,6 +336,12 @@ void FillMemoryAndWarnings(const StepCosts& sc, const GpuSpec& g, Estimate& e) {
   if (!e.fits)
     e.warnings.push_back(fmt::format("memory: stage {} needs {} per GPU, more than the {} of {}", e.peak_stage,
                                      GB(e.peak_memory_bytes), GB(e.capacity_bytes), g.name));
+  for (const LinkLoad& ld : e.links)
+    if (ld.utilisation >= kLinkBottleneckUtilisation)
+      e.warnings.push_back(fmt::format("link {} of stage {} is busy {:.0f}% of the step (in-stage {:.3f} s, PP {:.3f} "
+                                       "s, DP {:.3f} s): the step is bound by it",
+                                       ld.link, ld.stage, 100 * ld.utilisation, ld.forward_s + ld.backward_s, ld.pp_s,
+                                       ld.dp_s));
   if (e.bubble_rate > 0.2)
     e.warnings.push_back(fmt::format("pipeline bubble is {:.0f}% of the step: raise the micro-batch count (global "
                                      "batch / (dp*mbs) = {}) or vp",
@@ -329,8 +381,11 @@ StepResult ComposeValidStep(const ModelSpec& m, const ClusterSpec& c, const Trai
   const double schedule_s = l.pp == 1 ? 0 : ScheduleOnlyTime(kind, l.pp, l.vp, sc.micro_batches, input, co);
   e.time = AttributeStep(sc, sim, schedule_s, l.pp);
   e.step_time_s = sim.step_time_s;
+  const auto loads = StageLinkLoads(sc, l);
+  BoundByLinks(sc, loads, e);
   FillThroughput(m, c, t, e);
   e.comms = CommTable(sc, l, e.time, sc.critical_stage);
+  e.links = BusiestLinks(loads, e.step_time_s);
   FillMemoryAndWarnings(sc, c.gpu, e);
   return out;
 }

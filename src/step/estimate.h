@@ -76,6 +76,23 @@ inline double TimeBreakdown::total() const {
   return t;
 }
 
+// How long one link of a GPU is busy with collectives in the step (cost/link_use.h ports), on
+// the pipeline stage where it is busiest. Busy time counts each transfer at the link's full
+// rate; it never exceeds the step (docs/cost-model.md, "Link occupancy").
+struct LinkLoad {
+  std::string link;         // PortName: "scale_up", "scale_out", "spine"
+  int stage = 0;
+  double busy_s = 0;        // forward_s + backward_s + pp_s + dp_s
+  double utilisation = 0;   // busy_s / step_time_s
+  double forward_s = 0;     // in-stage collectives (TP, CP, EP) of the forward passes
+  double backward_s = 0;    // ... of the backward passes (recomputation included)
+  double pp_s = 0;          // pipeline sends
+  double dp_s = 0;          // data-parallel reductions and ZeRO gathers
+};
+
+// A link busier than this share of the step is reported as the step's bottleneck.
+inline constexpr double kLinkBottleneckUtilisation = 0.9;
+
 struct StageEstimate {
   int index = 0;
   int dense_layers = 0;
@@ -120,6 +137,7 @@ struct Estimate {
 
   TimeBreakdown time;
   std::vector<CommItem> comms;
+  std::vector<LinkLoad> links;  // one per link the step uses, in Port order
   std::vector<StageEstimate> stages;
   int peak_stage = 0;
   double peak_memory_bytes = 0;

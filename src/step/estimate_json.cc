@@ -82,6 +82,18 @@ json EstimateToJson(const Estimate& e) {
                      {"total_s", c.total_s},
                      {"exposed_s", c.exposed_s}});
   j["communication"] = comms;
+  json links = json::array();
+  for (const LinkLoad& ld : e.links)
+    links.push_back({{"link", ld.link},
+                     {"stage", ld.stage},
+                     {"busy_s", ld.busy_s},
+                     {"utilisation", ld.utilisation},
+                     {"in_stage_forward_s", ld.forward_s},
+                     {"in_stage_backward_s", ld.backward_s},
+                     {"pp_s", ld.pp_s},
+                     {"dp_s", ld.dp_s},
+                     {"bottleneck", ld.utilisation >= kLinkBottleneckUtilisation}});
+  j["links"] = links;
   json stages = json::array();
   for (const StageEstimate& s : e.stages)
     stages.push_back({{"stage", s.index},

@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 #include "cli/estimate_report.h"
 #include "cli/scenario_flags.h"
+#include "cli/time_to_train_cli.h"
 #include "step/estimate_json.h"
 #include "layout/megatron_args.h"
 #include "util/error.h"
@@ -44,20 +45,23 @@ Command AddEstimateCommand(CLI::App& root) {
   auto* cmd = root.add_subcommand("estimate", "estimate one training step for a given layout");
   auto f = std::make_shared<ScenarioFlags>();
   auto megatron = std::make_shared<std::string>();
+  auto ttt = std::make_shared<TimeToTrainFlags>();
   AddScenarioFlags(cmd, *f);
+  AddTimeToTrainFlags(cmd, *ttt);
   cmd->add_option("--from-megatron", *megatron,
                   "a Megatron-LM argument list (one quoted string) giving the model, batch and layout");
-  return {cmd, [cmd, f, megatron] {
+  return {cmd, [cmd, f, megatron, ttt] {
             Scenario s = ResolveScenario(*f, *cmd);
+            const std::optional<TrainingBudget> budget = ResolveTrainingBudget(*ttt, *cmd);
             std::optional<MegatronArgs> from;
             if (cmd->count("--from-megatron")) from = ApplyMegatronArgs(*megatron, *cmd, s);
             const Estimate e = EstimateStep(s.model, s.cluster, s.training, s.layout, s.options);
             if (f->json) {
-              nlohmann::json j = EstimateToJson(e);
+              nlohmann::json j = EstimateToJson(e, budget);
               if (from) j["megatron_args"] = MegatronArgsJson(*from);
               fmt::print("{}\n", j.dump(2));
             } else {
-              fmt::print("{}", FormatEstimate(e, s.cluster));
+              fmt::print("{}", FormatEstimate(e, s.cluster, budget));
               if (from) {
                 std::string ignored;
                 for (const std::string& w : from->ignored) ignored += (ignored.empty() ? "" : " ") + w;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "cli/time_to_train_cli.h"
+
 namespace paratune::cli {
 namespace {
 
@@ -26,7 +28,7 @@ void Append(std::string& o, fmt::format_string<A...> f, A&&... a) {
 
 }  // namespace
 
-std::string FormatEstimate(const Estimate& e, const ClusterSpec& cluster) {
+std::string FormatEstimate(const Estimate& e, const ClusterSpec& cluster, const std::optional<TrainingBudget>& budget) {
   const GpuSpec& gpu = cluster.gpu;
   const Layout& l = e.layout;
   const Training& t = e.training;
@@ -43,11 +45,25 @@ std::string FormatEstimate(const Estimate& e, const ClusterSpec& cluster) {
   Append(o, "  step time           {}", Seconds(e.step_time_s));
   Append(o, "  tokens/s            {:.0f} (job), {:.0f} per GPU", e.tokens_per_s, e.tokens_per_s_per_gpu);
   Append(o, "  model TFLOP/s/GPU   {:.1f}", e.model_tflops_per_gpu);
-  Append(o, "  MFU / HFU           {:.1f}% / {:.1f}% of dense {} peak ({:.0f} TFLOP/s); MFU {:.1f}% of BF16 peak",
-       100 * e.mfu, 100 * e.hfu, PrecisionName(t.precision), gpu.peak_flops(t.precision) / 1e12,
-       100 * e.mfu_vs_bf16);
+  // The two MFUs of step/mfu.h: against the BF16 peak first, the one every precision shares.
+  Append(o, "  MFU                 {:.1f}% of the dense BF16 peak ({:g} TFLOP/s); {:.1f}% of the dense {} peak ({:g} "
+       "TFLOP/s)",
+       100 * e.mfu_vs_bf16, gpu.bf16_flops / 1e12, 100 * e.mfu, PrecisionName(t.precision),
+       gpu.peak_flops(t.precision) / 1e12);
+  Append(o, "  HFU                 {:.1f}% of the dense {} peak (with recomputation)", 100 * e.hfu,
+       PrecisionName(t.precision));
   Append(o, "  comm share          {:.1f}% exposed communication", 100 * e.comm_share);
   Append(o, "  bubble rate         {:.1f}%", 100 * e.bubble_rate);
+  if (budget) {
+    const TimeToTrain tt = ComputeTimeToTrain(*budget, e);
+    Append(o, "");
+    Append(o, "Time to train {:.4g} tokens (every step at the predicted step time)", tt.train_tokens);
+    Append(o, "  wall time           {:.1f} days at {:.0f} tokens/s", tt.days(), tt.tokens_per_s);
+    Append(o, "  GPU-hours           {} ({} GPUs)", Abbreviated(tt.gpu_hours()), tt.gpus);
+    if (tt.cost_usd)
+      Append(o, "  cost                {} USD at {:.2f} USD per GPU-hour", Abbreviated(*tt.cost_usd),
+           *tt.usd_per_gpu_hour);
+  }
   Append(o, "");
   const TimeBreakdown& tb = e.time;
   const double step = e.step_time_s;

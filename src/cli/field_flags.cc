@@ -43,6 +43,8 @@ constexpr std::pair<std::string_view, std::string_view> kFieldFlags[] = {
     {"topk", "--topk"},
     {"gpu", "--gpu"},
     {"fabric", "--fabric"},
+    {"train_tokens", "--train-tokens"},
+    {"gpu_hour_price", "--gpu-hour-price"},
 };
 
 }  // namespace

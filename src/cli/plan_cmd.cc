@@ -9,6 +9,7 @@
 #include "cli/plan_report.h"
 #include "cli/terminal_progress.h"
 #include "cli/scenario_flags.h"
+#include "cli/time_to_train_cli.h"
 #include "emit/emit.h"
 #include "plan/plan_json.h"
 #include "plan/planner.h"
@@ -34,7 +35,9 @@ Command AddPlanCommand(CLI::App& root) {
   auto* cmd = root.add_subcommand("plan", "search every valid layout and rank them by throughput or memory");
   auto f = std::make_shared<ScenarioFlags>();
   auto p = std::make_shared<PlanFlags>();
+  auto ttt = std::make_shared<TimeToTrainFlags>();
   AddScenarioFlags(cmd, *f, ScenarioUse::kSearch);
+  AddTimeToTrainFlags(cmd, *ttt);
   cmd->get_option("--precision")->description(kPrecisionNames.List(", ") + ", or any (every precision the GPU supports)");
   for (auto [flag, v] : {std::pair{"--max-tp", &p->max_tp}, {"--max-pp", &p->max_pp}, {"--max-vp", &p->max_vp},
                          {"--max-cp", &p->max_cp}, {"--max-ep", &p->max_ep}, {"--max-mbs", &p->max_mbs}})
@@ -46,7 +49,7 @@ Command AddPlanCommand(CLI::App& root) {
   cmd->add_option("--emit", p->emit, "write the winner's settings: megatron, torchtitan or deepspeed");
   cmd->add_option("--emit-out", p->emit_out, "file for --emit (written atomically; default standard output)");
   cmd->add_flag("--quiet", p->quiet, "no progress line on the terminal");
-  return {cmd, [cmd, f, p] {
+  return {cmd, [cmd, f, p, ttt] {
             ScenarioFlags flags = *f;
             const bool any = flags.precision == "any";
             if (any) flags.precision.clear();
@@ -79,6 +82,7 @@ Command AddPlanCommand(CLI::App& root) {
             r.top = p->top;
             r.headroom = p->headroom;
             r.objective = ParseObjective(p->objective, "--objective");
+            const std::optional<TrainingBudget> budget = ResolveTrainingBudget(*ttt, *cmd);
             std::optional<Framework> fw;
             if (cmd->count("--emit")) fw = ParseFramework(p->emit, "--emit");
             if (cmd->count("--emit-out") && !fw) throw InputError("--emit-out needs --emit");
@@ -102,9 +106,9 @@ Command AddPlanCommand(CLI::App& root) {
               std::fprintf(stderr, "paratune: wrote %s settings to %s\n", FrameworkName(*fw), p->emit_out.c_str());
             }
             if (f->json)
-              fmt::print("{}\n", PlanToJson(res, r).dump(2));
+              fmt::print("{}\n", PlanToJson(res, r, budget).dump(2));
             else
-              fmt::print("{}", FormatPlan(res, r));
+              fmt::print("{}", FormatPlan(res, r, budget));
             return 0;
           }};
 }

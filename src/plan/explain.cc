@@ -54,9 +54,15 @@ std::vector<std::string> ExplainPlan(const std::vector<Estimate>& ranked, const 
   std::vector<std::string> out;
   const Estimate& a = ranked.front();
   const GpuSpec& g = r.cluster.gpu;
-  out.push_back(fmt::format("#1 {}: {:.0f} tokens/s per GPU, step {}, MFU {:.1f}%, {} per GPU.",
-                            DescribeLayout(a), a.tokens_per_s_per_gpu, Seconds(a.step_time_s), 100 * a.mfu,
-                            GB(a.peak_memory_bytes)));
+  // MFU against the BF16 peak, the denominator every precision shares (step/mfu.h); the own
+  // precision's figure beside it where that peak differs.
+  const std::string own_mfu =
+      g.peak_flops(a.training.precision) == g.bf16_flops
+          ? ""
+          : fmt::format(" ({:.1f}% of the {} peak)", 100 * a.mfu, PrecisionName(a.training.precision));
+  out.push_back(fmt::format("#1 {}: {:.0f} tokens/s per GPU, step {}, MFU {:.1f}% of the dense BF16 peak{}, {} per GPU.",
+                            DescribeLayout(a), a.tokens_per_s_per_gpu, Seconds(a.step_time_s), 100 * a.mfu_vs_bf16,
+                            own_mfu, GB(a.peak_memory_bytes)));
   if (ranked.size() >= 2) {
     const Estimate& b = ranked[1];
     const double gap = b.step_time_s - a.step_time_s;

@@ -1,5 +1,7 @@
 #include "plan/plan_json.h"
 
+#include <utility>
+
 #include "step/estimate_json.h"
 #include "model/model_spec.h"
 
@@ -7,7 +9,7 @@ namespace paratune {
 
 using nlohmann::json;
 
-nlohmann::json PlanToJson(const PlanResult& res, const PlanRequest& r) {
+nlohmann::json PlanToJson(const PlanResult& res, const PlanRequest& r, const std::optional<TrainingBudget>& budget) {
   json j;
   j["schema"] = kPlanSchema;
   const ParamCounts pc = CountParams(r.model);
@@ -48,22 +50,24 @@ nlohmann::json PlanToJson(const PlanResult& res, const PlanRequest& r) {
   json ranked = json::array();
   for (size_t i = 0; i < res.ranked.size(); ++i) {
     const Estimate& e = res.ranked[i];
-    ranked.push_back({{"rank", i + 1},
-                      {"layout", LayoutToJson(e.layout, e.training)},
-                      {"step_time_s", e.step_time_s},
-                      {"tokens_per_s_per_gpu", e.tokens_per_s_per_gpu},
-                      {"mfu", e.mfu},
-                      {"peak_memory_bytes", e.peak_memory_bytes},
-                      {"comm_share", e.comm_share},
-                      {"bubble_rate", e.bubble_rate},
-                      {"time", TimeBreakdownToJson(e.time)}});
+    json row = {{"rank", i + 1},
+                {"layout", LayoutToJson(e.layout, e.training)},
+                {"step_time_s", e.step_time_s},
+                {"tokens_per_s_per_gpu", e.tokens_per_s_per_gpu},
+                {"peak_memory_bytes", e.peak_memory_bytes},
+                {"comm_share", e.comm_share},
+                {"bubble_rate", e.bubble_rate},
+                {"time", TimeBreakdownToJson(e.time)}};
+    AddMfuMembers(row, e);
+    row["time_to_train"] = TimeToTrainToJson(budget, e);
+    ranked.push_back(std::move(row));
   }
   j["ranked"] = ranked;
   json rules = json::array();
   for (const RuleNote& n : res.rules) rules.push_back({{"rule", n.rule}, {"note", n.note}});
   j["rules"] = rules;
   j["explanation"] = res.explanation;
-  j["winner"] = EstimateToJson(res.ranked.front());
+  j["winner"] = EstimateToJson(res.ranked.front(), budget);
   return j;
 }
 

@@ -3,12 +3,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
+
 #include "plan/planner.h"
+#include "step/time_to_train.h"
 
 namespace paratune {
 
 inline constexpr const char* kPlanSchema = "paratune.plan/1";
 
-nlohmann::json PlanToJson(const PlanResult& result, const PlanRequest& request);
+// With a budget, every `ranked[]` entry and the `winner` carry `time_to_train` (null without).
+nlohmann::json PlanToJson(const PlanResult& result, const PlanRequest& request,
+                          const std::optional<TrainingBudget>& budget = std::nullopt);
 
 }  // namespace paratune

@@ -10,6 +10,7 @@
 #include "cost/stage_costs.h"
 #include "pipeline/schedule.h"
 #include "step/link_loads.h"
+#include "step/mfu.h"
 #include "util/error.h"
 
 namespace paratune {
@@ -306,7 +307,7 @@ TimeBreakdown AttributeStep(const StepCosts& sc, const SimulationResult& sim, do
   return tb;
 }
 
-// Throughput, MFU and HFU of a step of `e.step_time_s` (PaLM's MFU, Chowdhery et al. 2022, App. B).
+// Throughput, MFU (against both peaks, step/mfu.h) and HFU of a step of `e.step_time_s`.
 void FillThroughput(const ModelSpec& m, const ClusterSpec& c, const Training& t, Estimate& e) {
   const GpuSpec& g = c.gpu;
   const double tokens = static_cast<double>(t.global_batch) * static_cast<double>(t.seq);
@@ -316,9 +317,9 @@ void FillThroughput(const ModelSpec& m, const ClusterSpec& c, const Training& t,
   e.hardware_flops_per_step = HardwareFlopsPerStep(m, t, e.layout.recompute);
   e.model_tflops_per_gpu = e.model_flops_per_step / e.step_time_s / c.gpus / 1e12;
   const double peak = g.peak_flops(t.precision);
-  e.mfu = e.model_flops_per_step / (e.step_time_s * c.gpus * peak);
-  e.hfu = e.hardware_flops_per_step / (e.step_time_s * c.gpus * peak);
-  e.mfu_vs_bf16 = e.model_flops_per_step / (e.step_time_s * c.gpus * g.bf16_flops);
+  e.mfu = FlopsUtilization(e.model_flops_per_step, e.step_time_s, c.gpus, peak);
+  e.hfu = FlopsUtilization(e.hardware_flops_per_step, e.step_time_s, c.gpus, peak);
+  e.mfu_vs_bf16 = FlopsUtilization(e.model_flops_per_step, e.step_time_s, c.gpus, g.bf16_flops);
   e.comm_share = e.time.exposed_comm_s() / e.step_time_s;
   e.bubble_rate = e.time.bubble_s / e.step_time_s;
 }

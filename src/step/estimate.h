@@ -129,9 +129,9 @@ struct Estimate {
   double model_flops_per_step = 0;
   double hardware_flops_per_step = 0;
   double model_tflops_per_gpu = 0;  // achieved model TFLOP/s per GPU
-  double mfu = 0;                   // vs the dense peak of the training precision
-  double hfu = 0;
-  double mfu_vs_bf16 = 0;           // vs the dense BF16 peak (comparable across precisions)
+  double mfu = 0;                   // vs the dense peak of the training precision (step/mfu.h)
+  double hfu = 0;                   // the same with recomputation FLOPs
+  double mfu_vs_bf16 = 0;           // vs the dense BF16 peak: one denominator for every precision
   double comm_share = 0;            // exposed communication / step time
   double bubble_rate = 0;           // bubble / step time
 

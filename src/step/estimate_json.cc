@@ -49,7 +49,12 @@ json TimeBreakdownToJson(const TimeBreakdown& t) {
   return j;
 }
 
-json EstimateToJson(const Estimate& e) {
+void AddMfuMembers(json& j, const Estimate& e) {
+  j["mfu"] = e.mfu;
+  j["mfu_vs_bf16_peak"] = e.mfu_vs_bf16;
+}
+
+json EstimateToJson(const Estimate& e, const std::optional<TrainingBudget>& budget) {
   json j;
   j["schema"] = kEstimateSchema;
   j["model"] = {{"name", e.model}, {"total_params", e.total_params}, {"active_params", e.active_params}};
@@ -63,11 +68,11 @@ json EstimateToJson(const Estimate& e) {
                      {"model_tflops_per_gpu", e.model_tflops_per_gpu},
                      {"model_flops_per_step", e.model_flops_per_step},
                      {"hardware_flops_per_step", e.hardware_flops_per_step},
-                     {"mfu", e.mfu},
                      {"hfu", e.hfu},
-                     {"mfu_vs_bf16_peak", e.mfu_vs_bf16},
                      {"comm_share", e.comm_share},
                      {"bubble_rate", e.bubble_rate}};
+  AddMfuMembers(j["throughput"], e);
+  j["time_to_train"] = TimeToTrainToJson(budget, e);
   j["time"] = TimeBreakdownToJson(e.time);
   j["critical_stage"] = e.critical_stage;
   json comms = json::array();

@@ -7,6 +7,7 @@
 #include "hardware/hardware_catalog.h"
 #include "model/catalog.h"
 #include "scenario/default_scenario.h"
+#include "step/mfu.h"
 #include "util/error.h"
 
 namespace paratune {
@@ -183,6 +184,34 @@ TEST(Estimate, Fp8SpeedsUpGemms) {
   EXPECT_GT(f8.step_time_s, bf.step_time_s * 0.5);
   EXPECT_NEAR(f8.mfu * 2, f8.mfu_vs_bf16, 1e-3 * f8.mfu_vs_bf16);
   EXPECT_GT(f8.stages[0].memory.fp8_weights, 0);
+}
+
+// The two MFUs (step/mfu.h): an FP8 layout's MFU against the BF16 peak is its MFU against the
+// FP8 peak times the catalog's FP8/BF16 peak ratio: H100 1979 / 989.5 TFLOP/s dense = 2 (the
+// datasheet's 3958 and 1979 with sparsity, halved); FP4 on B200 9000 / 2250 = 4. BF16 has one.
+TEST(Estimate, TheTwoMfusDifferByThePeakRatio) {
+  const ModelSpec m = LoadModel("llama-3.1-70b");
+  Layout l;
+  l.tp = 8;
+  const ClusterSpec h100 = Cluster("H100", 32);
+  EXPECT_EQ(h100.gpu.fp8_flops / h100.gpu.bf16_flops, 2.0);
+  const Estimate f8 = EstimateStep(m, h100, Training{8192, 64, Precision::kFp8}, l);
+  EXPECT_DOUBLE_EQ(f8.mfu_vs_bf16 / f8.mfu, 2.0);
+  EXPECT_DOUBLE_EQ(f8.mfu_vs_bf16, FlopsUtilization(f8.model_flops_per_step, f8.step_time_s, 32, 989.5e12));
+  EXPECT_DOUBLE_EQ(f8.mfu, FlopsUtilization(f8.model_flops_per_step, f8.step_time_s, 32, 1979e12));
+
+  const ClusterSpec b200 = Cluster("B200", 32);
+  EXPECT_EQ(b200.gpu.fp4_flops / b200.gpu.bf16_flops, 4.0);
+  const Estimate f4 = EstimateStep(m, b200, Training{8192, 64, Precision::kFp4}, l);
+  EXPECT_DOUBLE_EQ(f4.mfu_vs_bf16 / f4.mfu, 4.0);
+
+  const Estimate bf = EstimateStep(m, h100, Training{8192, 64, Precision::kBf16}, l);
+  EXPECT_EQ(bf.mfu, bf.mfu_vs_bf16);
+}
+
+// 6e17 FLOPs in 2 s on 600 GPUs of 1 PFLOP/s: 6e17 / (2 * 600 * 1e15) = 0.5.
+TEST(Estimate, FlopsUtilizationIsFlopsOverPeakTimesGpusTimesStep) {
+  EXPECT_DOUBLE_EQ(FlopsUtilization(6e17, 2.0, 600, 1e15), 0.5);
 }
 
 }  // namespace

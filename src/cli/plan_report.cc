@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "layout/pipeline_split.h"
+
 namespace paratune::cli {
 
 std::string FormatPlan(const PlanResult& res, const PlanRequest& r) {
@@ -11,22 +13,28 @@ std::string FormatPlan(const PlanResult& res, const PlanRequest& r) {
                    r.model.name, r.cluster.gpus, r.cluster.gpu.name, r.cluster.Describe(), r.training.seq,
                    r.training.global_batch, r.any_precision ? "any" : PrecisionName(r.training.precision),
                    ObjectiveName(r.objective)));
-  line(fmt::format("searched {} valid layouts ({} branches cut by a rule), {} estimated, {} fit in {:.1f} GB per GPU "
+  line(fmt::format("searched {} valid layouts ({} branches cut by a rule), {} estimated ({} skipped by the memory "
+                   "bound, {} by the step-time bound), {} fit in {:.1f} GB per GPU "
                    "({:.0f}% of {:.1f} GB, --headroom {}; GB = 1e9 bytes)",
-                   res.candidates, res.rejected_by_rules, res.estimated, res.fitting, res.memory_limit_bytes / 1e9,
+                   res.candidates, res.rejected_by_rules, res.estimated, res.skipped_memory, res.pruned_by_bound,
+                   res.fitting, res.memory_limit_bytes / 1e9,
                    100 * (1 - r.headroom), r.cluster.gpu.hbm_bytes / 1e9, r.headroom));
   line("");
-  line(fmt::format("{:>3} {:>3} {:>3} {:>3} {:>3} {:>4} {:>4} {:>5} {:>4} {:>9} {:>4} {:>5} {:>10} {:>12} {:>6} {:>9} "
-                   "{:>6} {:>7}",
-                   "#", "tp", "pp", "vp", "cp", "ep", "etp", "dp", "zero", "recompute", "mbs", "prec", "step",
-                   "tok/s/GPU", "MFU", "mem/GPU", "comm", "bubble"));
+  line(fmt::format("{:>3} {:>3} {:>3} {:>3} {:>3} {:>4} {:>4} {:>5} {:>4} {:>9} {:>4} {:>5} {:>11} {:>14} {:>10} "
+                   "{:>12} {:>6} {:>9} {:>6} {:>7}",
+                   "#", "tp", "pp", "vp", "cp", "ep", "etp", "dp", "zero", "recompute", "mbs", "prec", "schedule",
+                   "split", "step", "tok/s/GPU", "MFU", "mem/GPU", "comm", "bubble"));
   for (size_t i = 0; i < res.ranked.size(); ++i) {
     const Estimate& e = res.ranked[i];
     const Layout& l = e.layout;
-    line(fmt::format("{:>3} {:>3} {:>3} {:>3} {:>3} {:>4} {:>4} {:>5} {:>4} {:>9} {:>4} {:>5} {:>8.3f} s {:>12.0f} "
-                     "{:>5.1f}% {:>6.1f} GB {:>5.1f}% {:>6.1f}%",
+    const SplitDescription d = DescribeSplit(r.model.layers, l.pp, l.vp, l.pp_layout);
+    const std::string split = d.kind == SplitKind::kFirstLast ? fmt::format("first-last {}/{}", d.first, d.last)
+                                                              : SplitKindName(d.kind);
+    line(fmt::format("{:>3} {:>3} {:>3} {:>3} {:>3} {:>4} {:>4} {:>5} {:>4} {:>9} {:>4} {:>5} {:>11} {:>14} {:>8.3f} s "
+                     "{:>12.0f} {:>5.1f}% {:>6.1f} GB {:>5.1f}% {:>6.1f}%",
                      i + 1, l.tp, l.pp, l.vp, l.cp, l.ep, l.expert_tp(), l.dp, l.zero, RecomputeName(l.recompute),
-                     l.mbs, PrecisionName(e.training.precision), e.step_time_s, e.tokens_per_s_per_gpu,
+                     l.mbs, PrecisionName(e.training.precision), ScheduleName(l.pipeline_schedule()), split,
+                     e.step_time_s, e.tokens_per_s_per_gpu,
                      100 * e.mfu, e.peak_memory_bytes / 1e9, 100 * e.comm_share, 100 * e.bubble_rate));
   }
   line("");

@@ -56,9 +56,10 @@ void CheckPin(const std::optional<int>& v, const char* field, int lo, int hi = 1
 // The levels of the enumeration, outermost first: a rule of the table (layout/rules.h) is
 // applied at the first level where every dimension it reads is fixed.
 constexpr uint32_t kFixedAtStart = kDimSwitches;  // the overlap, flash-attention and SP switches
-constexpr uint32_t kLevels[] = {kDimPrecision, kDimTp, kDimPp, kDimVp, kDimSplit, kDimSchedule, kDimCp,
-                                kDimEp | kDimEtp, kDimZero, kDimRecompute, kDimMbs};
-enum Level : size_t { kLPrecision, kLTp, kLPp, kLVp, kLSplit, kLSchedule, kLCp, kLEp, kLZero, kLRecompute, kLMbs };
+// The schedule is innermost: it changes no stage cost, so one StepCosts serves every schedule.
+constexpr uint32_t kLevels[] = {kDimPrecision, kDimTp, kDimPp, kDimVp, kDimSplit, kDimCp, kDimEp | kDimEtp,
+                                kDimZero, kDimRecompute, kDimMbs, kDimSchedule};
+enum Level : size_t { kLPrecision, kLTp, kLPp, kLVp, kLSplit, kLCp, kLEp, kLZero, kLRecompute, kLMbs, kLSchedule };
 
 // Peak micro-batches in flight on rank s that the schedule's order alone implies: the forwards
 // it runs before its first backward, plus that one (schedule.cc): GPipe all m; 1F1B and ZB-H1
@@ -178,11 +179,7 @@ class Search {
           for (size_t si = 0; si < splits.size(); ++si) {
             l_.pp_layout = splits[si];
             if (!Passes(kLSplit, "split", static_cast<int>(si))) continue;
-            for (std::optional<ScheduleKind> sk : ScheduleChoices(pp, vp)) {
-              l_.schedule = sk;
-              if (!Passes(kLSchedule, "schedule", static_cast<int>(l_.pipeline_schedule()))) continue;
-              SearchCp();
-            }
+            SearchCp();
           }
         }
       }
@@ -296,26 +293,53 @@ class Search {
         batch = batch || std::string_view(rule->id) == "batch-divisible";
         continue;
       }
-      any = true;
-      ++res_.candidates;
-      const StepCosts sc = ComputeStepCosts(m_, r_.cluster, t_, l_, r_.options.state_bytes);
-      Candidate c{l_, t_.precision, 0, 0};
-      double busiest = 0;
-      for (const StageCost& st : sc.stages) busiest = std::max(busiest, st.time_s());
-      c.step_lower_s = static_cast<double>(sc.micro_batches) * busiest;
-      const ScheduleKind kind = l_.pipeline_schedule();
-      for (size_t s = 0; s < sc.stages.size(); ++s) {
-        const StageCost& st = sc.stages[s];
-        MemoryBreakdown mem = st.memory;
-        mem.activations =
-            InflightLowerBound(kind, l_.pp, l_.vp, static_cast<int>(s), sc.micro_batches) * st.activation_bytes +
-            st.working_bytes;
-        mem.fragmentation = kFragmentationFraction * (mem.activations + mem.logits);
-        c.memory_lower_bytes = std::max(c.memory_lower_bytes, mem.total());
+      std::optional<StepCosts> sc;
+      for (std::optional<ScheduleKind> sk : ScheduleChoices(l_.pp, l_.vp)) {
+        l_.schedule = sk;
+        if (const LayoutRule* rule = Failing(kLSchedule, "schedule", static_cast<int>(l_.pipeline_schedule()))) {
+          batch = batch || std::string_view(rule->id) == "batch-divisible";
+          continue;
+        }
+        any = true;
+        ++res_.candidates;
+        if (!sc) sc = ComputeStepCosts(m_, r_.cluster, t_, l_, r_.options.state_bytes);
+        Candidate c{l_, t_.precision, 0, 0};
+        const ScheduleKind kind = l_.pipeline_schedule();
+        c.step_lower_s = StepLowerBound(*sc, kind);
+        for (size_t s = 0; s < sc->stages.size(); ++s) {
+          const StageCost& st = sc->stages[s];
+          MemoryBreakdown mem = st.memory;
+          mem.activations =
+              InflightLowerBound(kind, l_.pp, l_.vp, static_cast<int>(s), sc->micro_batches) * st.activation_bytes +
+              st.working_bytes;
+          mem.fragmentation = kFragmentationFraction * (mem.activations + mem.logits);
+          c.memory_lower_bytes = std::max(c.memory_lower_bytes, mem.total());
+        }
+        candidates_.push_back(std::move(c));
       }
-      candidates_.push_back(std::move(c));
     }
     if (!any && batch) batch_dps_.insert(dp * (r_.mbs ? *r_.mbs : 1));
+  }
+
+  // A lower bound on the step of any schedule over these stage costs (docs/planner.md): rank r
+  // runs m x its passes one at a time; it cannot start before micro-batch 0's forward has passed
+  // the first chunks of ranks 0..r-1, and its last backward (of its first chunk; every schedule
+  // here ends a rank on one) must then pass back through them. Under ZB-H1 the k = min(r+1, m)
+  // weight-gradient passes rank r runs after its last B may overlap that return.
+  static double StepLowerBound(const StepCosts& sc, ScheduleKind kind) {
+    const double m = static_cast<double>(sc.micro_batches);
+    const bool split = kind == ScheduleKind::kZbH1;
+    double before = 0, after = 0, bound = 0;
+    for (size_t r = 0; r < sc.stages.size(); ++r) {
+      const StageCost& st = sc.stages[r];
+      const StageCost::ChunkCost& first = st.chunks.front();
+      double tail = after;
+      if (split) tail = std::max(0.0, after - std::min<double>(static_cast<double>(r) + 1, m) * first.weight_grad_s);
+      bound = std::max(bound, before + m * st.time_s() + tail);
+      before += first.forward_s;
+      after += first.backward_s - (split ? first.weight_grad_s : 0);
+    }
+    return bound;
   }
 
   struct Candidate {

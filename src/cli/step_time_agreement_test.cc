@@ -69,7 +69,8 @@ TEST(StepTimeAgreement, EstimateSimulateAndPlanAgreeBitForBit) {
                                      "--zero", std::to_string(l.zero), "--recompute", RecomputeName(l.recompute),
                                      "--mbs", std::to_string(l.mbs), "--cp", "1", "--json"};
     if (l.etp > 0) args.insert(args.end(), {"--etp", std::to_string(l.etp)});
-    if (l.schedule) args.insert(args.end(), {"--schedule", ScheduleName(*l.schedule)});
+    // The schedule is pinned too: plan searches it (1f1b and zb-h1 for vp 1) when it is not.
+    args.insert(args.end(), {"--schedule", ScheduleName(l.pipeline_schedule())});
     auto with = [&](const char* command) {
       std::vector<std::string> a = {command};
       a.insert(a.end(), args.begin(), args.end());

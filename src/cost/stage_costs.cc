@@ -22,6 +22,8 @@ constexpr double kLossScaleBytesPerParam = 8;
 constexpr double kGradCommBytes = 4;
 // Parameters are gathered in 16-bit.
 constexpr double kParamCommBytes = 2;
+// M_W / M_B of Qi et al. 2024 (arXiv 2401.10241, Table 1): 32sbh / 34sbh (scores not counted).
+constexpr double kWeightGradActivationShare = 32.0 / 34.0;
 
 // First layer of each pipeline chunk k = c*pp + s, plus the end: even split or pp_layout.
 std::vector<int64_t> ChunkFirstLayers(const ModelSpec& m, const Layout& l) {
@@ -42,6 +44,10 @@ double TensorsPerLayer(const ModelSpec& m) {
   const double biases = m.linear_bias ? (m.mlp == MlpKind::kGated ? 5 : 4) : 0;
   return norms + weights + biases;
 }
+
+struct PassTimes {
+  double forward_s = 0, backward_s = 0, weight_s = 0, compute_s = 0, recompute_s = 0, tp_s = 0, cp_s = 0, ep_s = 0;
+};
 
 GroupCost Group(const ClusterSpec& c, int size, int stride) {
   return {size, PlaceGroup(c, {size, stride}).crosses_domain};
@@ -121,18 +127,9 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
   sc.expert_dp_group = {static_cast<int>(expert_shards), expert_dp_links.crosses_domain};
   const double logits_cols = static_cast<double>(m.vocab) / tp;
 
-  sc.stages.resize(static_cast<size_t>(pp));
-  for (int s = 0; s < pp; ++s) {
-    StageCost& st = sc.stages[static_cast<size_t>(s)];
-    st.index = s;
-    for (int ch = 0; ch < vp; ++ch) {
-      const size_t k = static_cast<size_t>(ch) * pp + s;
-      for (int64_t layer = chunk_first[k]; layer < chunk_first[k + 1]; ++layer)
-        (m.is_moe_layer(layer) ? st.moe_layers : st.dense_layers)++;
-    }
-    st.has_embedding = s == 0;
-    st.has_logits = s == pp - 1;
-    const double nd = st.dense_layers, nm = st.moe_layers;
+  // Pass times of nd dense and nm MoE layers, with the embedding and the logits and loss when
+  // they are part of it.
+  const auto passes = [&](double nd, double nm, bool embedding, bool logits) {
     auto sum = [&](double LayerCost::*f) { return nd * (dense.*f) + nm * (moe.*f); };
     double fwd = sum(&LayerCost::fwd_compute_s);
     double bwd = sum(&LayerCost::bwd_compute_s);
@@ -150,12 +147,12 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
     } else if (l.recompute == Recompute::kSelective) {
       recompute = sum(&LayerCost::attention_fwd_s);
     }
-    if (st.has_embedding) {
+    if (embedding) {
       // Token lookup writes T*h 16-bit values (gather); its backward scatters the gradient.
       fwd += MemoryBoundTime(g, T * m.hidden * 2 / (sp ? tp : 1));
       bwd += MemoryBoundTime(g, T * m.hidden * 4 / (sp ? tp : 1));
     }
-    if (st.has_logits) {
+    if (logits) {
       const double h = static_cast<double>(m.hidden);
       fwd += GemmTime(g, t.precision, T, logits_cols, h);
       bwd += GemmTime(g, t.precision, T, h, logits_cols) + GemmTime(g, t.precision, h, logits_cols, T);
@@ -167,7 +164,43 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
         tp_exp += 2 * (sp ? ag : 0) + 2 * AllReduceTime(T * 4, tp, tp_links);
       }
     }
-    st.forward_s = fwd + exposed_fwd;
+    PassTimes p;
+    p.forward_s = fwd + exposed_fwd;
+    p.backward_s = bwd + recompute + (tp_exp + cp_exp + ep_exp) - exposed_fwd;
+    p.compute_s = fwd + bwd + recompute;
+    p.recompute_s = recompute;
+    p.tp_s = tp_exp;
+    p.cp_s = cp_exp;
+    p.ep_s = ep_exp;
+    p.weight_s = sum(&LayerCost::wgrad_s) +
+                 (logits ? GemmTime(g, t.precision, static_cast<double>(m.hidden), logits_cols, T) : 0);
+    return p;
+  };
+
+  sc.stages.resize(static_cast<size_t>(pp));
+  for (int s = 0; s < pp; ++s) {
+    StageCost& st = sc.stages[static_cast<size_t>(s)];
+    st.index = s;
+    for (int ch = 0; ch < vp; ++ch) {
+      const size_t k = static_cast<size_t>(ch) * pp + s;
+      for (int64_t layer = chunk_first[k]; layer < chunk_first[k + 1]; ++layer)
+        (m.is_moe_layer(layer) ? st.moe_layers : st.dense_layers)++;
+    }
+    st.has_embedding = s == 0;
+    st.has_logits = s == pp - 1;
+    const double nd = st.dense_layers, nm = st.moe_layers;
+    // The stage's passes, and each chunk's: its own layers, the embedding in the first chunk of
+    // rank 0, the logits and loss in the last chunk of the last rank (Megatron-LM's placement,
+    // transformer_block.py get_num_layers_to_build), so that uneven chunks simulate as they run.
+    const PassTimes whole = passes(nd, nm, st.has_embedding, st.has_logits);
+    st.forward_s = whole.forward_s;
+    st.backward_s = whole.backward_s;
+    st.compute_s = whole.compute_s;
+    st.recompute_s = whole.recompute_s;
+    st.tp_exposed_s = whole.tp_s;
+    st.cp_exposed_s = whole.cp_s;
+    st.ep_exposed_s = whole.ep_s;
+    st.weight_grad_s = whole.weight_s;
     st.forward_ports_s = layer_ports(dense, true) * nd;
     st.forward_ports_s += layer_ports(moe, true) * nm;
     st.backward_ports_s = layer_ports(dense, false) * nd;
@@ -176,16 +209,22 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
     if (st.has_logits && tp > 1)
       AddPortTime(st.backward_ports_s, tp_links,
                   2 * (sp ? AllGatherTime(T * m.hidden * 2, tp, tp_links) : 0) + 2 * AllReduceTime(T * 4, tp, tp_links));
-    st.backward_s = bwd + recompute + (tp_exp + cp_exp + ep_exp) - exposed_fwd;
-    st.compute_s = fwd + bwd + recompute;
-    st.recompute_s = recompute;
-    st.tp_exposed_s = tp_exp;
-    st.cp_exposed_s = cp_exp;
-    st.ep_exposed_s = ep_exp;
-    st.weight_grad_s = sum(&LayerCost::wgrad_s) +
-                       (st.has_logits ? GemmTime(g, t.precision, static_cast<double>(m.hidden), logits_cols, T) : 0);
+    for (int ch = 0; ch < vp; ++ch) {
+      const size_t k = static_cast<size_t>(ch) * pp + s;
+      double cd = 0, cm = 0;
+      for (int64_t layer = chunk_first[k]; layer < chunk_first[k + 1]; ++layer) (m.is_moe_layer(layer) ? cm : cd) += 1;
+      const PassTimes c = vp == 1 ? whole : passes(cd, cm, st.has_embedding && ch == 0, st.has_logits && ch == vp - 1);
+      st.chunks.push_back({c.forward_s, c.backward_s, c.weight_s});
+    }
     st.activation_bytes = nd * dense_act + nm * moe_act;
     if (l.recompute == Recompute::kFull) st.working_bytes = nm > 0 ? std::max(dense_work, moe_work) : dense_work;
+    // A micro-batch whose B has run but whose W waits (zero-bubble schedules) still keeps the
+    // weight-gradient GEMMs' inputs and output gradients: Qi et al. 2024 (arXiv 2401.10241,
+    // Table 1) give M_W = 32sbh per layer against M_B = 34sbh + 5as^2b, so 16/17 of what the
+    // micro-batch kept (of the recomputed tensors under full recomputation).
+    st.weight_grad_activation_bytes =
+        kWeightGradActivationShare *
+        (l.recompute == Recompute::kFull ? nd * dense_work + nm * moe_work : st.activation_bytes);
 
     // Parameters held by this stage.
     double dparams = nd * dense_layer_params + nm * moe_layer_nonexpert;

@@ -46,6 +46,15 @@ struct StageCost {
   double params() const { return dense_params + expert_params; }
   double activation_bytes = 0;  // what one micro-batch in flight keeps on this rank
   double working_bytes = 0;     // full recomputation: one layer's activations while it reruns
+  double weight_grad_activation_bytes = 0;  // per micro-batch with its B done and W pending
+  // One micro-batch through each of the rank's vp chunks (virtual stage order): the passes the
+  // simulator runs; the chunks sum to forward_s, backward_s and weight_grad_s.
+  struct ChunkCost {
+    double forward_s = 0;
+    double backward_s = 0;
+    double weight_grad_s = 0;
+  };
+  std::vector<ChunkCost> chunks;
   MemoryBreakdown memory;       // everything but the in-flight activations and their slack
 
   // Data parallelism, whole step, over the stage's parameters; dense weights reduce over DP x CP,

@@ -57,6 +57,10 @@ Emitted EmitDeepSpeed(const EmitInput& in) {
     if (l.zero >= 2) out.notes.push_back("DeepSpeed's pipeline engine supports ZeRO stage 0 or 1 only");
   }
   if (l.vp > 1) out.notes.push_back(fmt::format("vp {}: DeepSpeed has no interleaved pipeline schedule", l.vp));
+  if (!l.pp_layout.empty() || l.pipeline_schedule() == ScheduleKind::kZbH1)
+    out.notes.push_back("the pipeline split and schedule are set in the model code (DeepSpeed PipelineModule "
+                        "partition_method and its 1F1B TrainSchedule), not in this config; zb-h1 has no DeepSpeed "
+                        "schedule");
   if (l.cp > 1)
     out.notes.push_back(fmt::format("cp {}: no config key; DeepSpeed-Ulysses sequence parallelism is set in "
                                     "code (sequence_parallel_size) and differs from ring attention", l.cp));

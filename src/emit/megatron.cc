@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "emit/emit.h"
+#include "layout/pipeline_split.h"
 
 namespace paratune {
 namespace {
@@ -158,6 +159,70 @@ void EmitPositions(const ModelSpec& m, const Training& t, Args& a, std::vector<s
                                 r.attention_factor));
 }
 
+// The pipeline split (layout/pipeline_split.h DescribeSplit) in Megatron's own terms, and the
+// schedule: Megatron runs interleaved 1F1B whenever a virtual pipeline size is set and 1F1B
+// otherwise (megatron/core/pipeline_parallel/schedules.py get_forward_backward_func); it has no
+// GPipe and no zero-bubble schedule at the checked commit.
+void EmitPipeline(const ModelSpec& m, const Layout& l, Args& a, std::vector<std::string>& notes) {
+  const int64_t chunks = static_cast<int64_t>(l.pp) * l.vp;
+  const SplitDescription d = DescribeSplit(m.layers, l.pp, l.vp, l.pp_layout);
+  switch (d.kind) {
+    case SplitKind::kEven:
+      if (l.vp > 1) a.Value("--num-layers-per-virtual-pipeline-stage", m.layers / chunks);
+      break;
+    case SplitKind::kAccountEmbedding:
+    case SplitKind::kAccountLoss:
+    case SplitKind::kAccountBoth: {
+      // arguments.py validate_args: L + 1 per flag must divide by pp, and by pp*vp with
+      // --num-layers-per-virtual-pipeline-stage, which it counts the same way.
+      const bool e = d.kind != SplitKind::kAccountLoss, lo = d.kind != SplitKind::kAccountEmbedding;
+      if (e) a.Switch("--account-for-embedding-in-pipeline-split");
+      if (lo) a.Switch("--account-for-loss-in-pipeline-split");
+      if (l.vp > 1) a.Value("--num-layers-per-virtual-pipeline-stage", (m.layers + e + lo) / chunks);
+      break;
+    }
+    case SplitKind::kFirstLast:
+      // Uneven first/last stages need the virtual size as a count (arguments.py validate_args).
+      if (d.first > 0) a.Value("--decoder-first-pipeline-num-layers", d.first);
+      if (d.last > 0) a.Value("--decoder-last-pipeline-num-layers", d.last);
+      if (l.vp > 1) a.Value("--num-virtual-stages-per-pipeline-rank", l.vp);
+      break;
+    case SplitKind::kCustom: {
+      // pipeline_parallel_layer_layout.py: chunks in vpp-major order split by '|', E first, the
+      // MTP layers and L last (validate_layer_layout); "t*n" repeats a layer.
+      std::string s;
+      for (size_t k = 0; k < l.pp_layout.size(); ++k) {
+        if (k) s += "|";
+        if (k == 0) s += "E";
+        const int n = l.pp_layout[k];
+        s += n == 1 ? "t" : fmt::format("t*{}", n);
+        if (k + 1 == l.pp_layout.size()) {
+          if (m.mtp_layers > 0) s += m.mtp_layers == 1 ? "m" : fmt::format("m*{}", m.mtp_layers);
+          s += "L";
+        }
+      }
+      a.Value("--pipeline-model-parallel-layout", s);
+      break;
+    }
+  }
+  switch (l.pipeline_schedule()) {
+    case ScheduleKind::k1F1B:
+    case ScheduleKind::kInterleaved:
+      break;
+    case ScheduleKind::kGpipe:
+      notes.push_back("schedule gpipe: Megatron-LM has no GPipe schedule; it runs 1F1B with these arguments (same "
+                      "bubble, fewer micro-batches in flight)");
+      break;
+    case ScheduleKind::kZbH1:
+      notes.push_back(fmt::format(
+          "schedule zb-h1: Megatron-LM has no zero-bubble schedule; these arguments run 1F1B. ZB-H1 runs on the "
+          "authors' Megatron-LM fork (github.com/sail-sg/zero-bubble-pipeline-parallelism) with "
+          "--enable-zero-bubble --zero-bubble-max-pending-backward {} (pp pending backwards: ZB-H1's memory)",
+          l.pp));
+      break;
+  }
+}
+
 }  // namespace
 
 Emitted EmitMegatron(const EmitInput& in) {
@@ -242,7 +307,7 @@ Emitted EmitMegatron(const EmitInput& in) {
   // Layout.
   a.Value("--tensor-model-parallel-size", l.tp);
   a.Value("--pipeline-model-parallel-size", l.pp);
-  if (l.vp > 1) a.Value("--num-layers-per-virtual-pipeline-stage", m.layers / (static_cast<int64_t>(l.pp) * l.vp));
+  EmitPipeline(m, l, a, out.notes);
   a.Value("--context-parallel-size", l.cp);
   if (m.is_moe()) {
     a.Value("--expert-model-parallel-size", l.ep);

@@ -11,6 +11,7 @@
 
 #include "emit/emit.h"
 #include "emit/emit_test_util.h"
+#include "layout/pipeline_split.h"
 #include "layout/megatron_args.h"
 #include "model/catalog.h"
 #include "util/test_util.h"
@@ -159,8 +160,42 @@ TEST(EmitMegatron, DefaultScenarioCarriesTheLayout) {
   EXPECT_NE(t.find("--num-query-groups 8"), std::string::npos);
 }
 
+// Uneven pipeline splits in each of Megatron's forms, and the schedules.
+std::vector<EmitInput> PipelineCases() {
+  std::vector<EmitInput> v;
+  Layout a;  // Llama-3.1-405B, pp 8: --account-for-embedding/loss-in-pipeline-split, ZB-H1
+  a.tp = 8;
+  a.pp = 8;
+  a.pp_layout = AccountForSplit(126, 8, 1, true, true);
+  a.schedule = ScheduleKind::kZbH1;
+  v.push_back(testing_util::Fixed("llama-3.1-405b", "H100", 1024, a, Training{8192, 1024, Precision::kBf16}));
+  Layout b = a;  // the same with vp 2 (interleaved): chunk 0 and chunk 15 one layer short
+  b.vp = 2;
+  b.pp_layout = AccountForSplit(126, 8, 2, true, true);
+  b.schedule.reset();
+  v.push_back(testing_util::Fixed("llama-3.1-405b", "H100", 1024, b, Training{8192, 1024, Precision::kBf16}));
+  Layout c;  // DeepSeek-V3, pp 4: --decoder-first/last-pipeline-num-layers 14 / 15
+  c.tp = 2;
+  c.pp = 4;
+  c.ep = 8;
+  c.etp = 1;
+  c.pp_layout = {14, 16, 16, 15};
+  v.push_back(testing_util::Fixed("deepseek-v3", "H100", 256, c, Training{4096, 256, Precision::kBf16}));
+  Layout d;  // a layout no flag but the layout string expresses (MTP layer before the loss)
+  d.tp = 2;
+  d.pp = 2;
+  d.vp = 2;
+  d.ep = 8;
+  d.etp = 1;
+  d.pp_layout = {10, 20, 20, 11};
+  v.push_back(testing_util::Fixed("deepseek-v3", "H100", 256, d, Training{4096, 256, Precision::kBf16}));
+  return v;
+}
+
 TEST(EmitMegatron, RoundTripThroughFromMegatron) {
-  for (const EmitInput& in : testing_util::Cases()) {
+  std::vector<EmitInput> cases = testing_util::Cases();
+  for (EmitInput& in : PipelineCases()) cases.push_back(std::move(in));
+  for (const EmitInput& in : cases) {
     SCOPED_TRACE(in.model.name);
     const MegatronArgs a = ParseMegatronArgs(EmitMegatron(in).text);
     EXPECT_TRUE(a.ignored.empty());
@@ -168,6 +203,11 @@ TEST(EmitMegatron, RoundTripThroughFromMegatron) {
     EXPECT_EQ(y.tp, x.tp);
     EXPECT_EQ(y.pp, x.pp);
     EXPECT_EQ(y.vp, x.vp);
+    // The layers of every chunk; the schedule Megatron runs (interleaved with vp > 1, else 1F1B:
+    // ZB-H1 has no flag and comes back as 1F1B, with a note, EmitMegatron.ZeroBubbleIsANote).
+    EXPECT_EQ(ChunkLayers(a.model.layers, y), ChunkLayers(in.model.layers, x));
+    EXPECT_EQ(y.pipeline_schedule(),
+              x.pipeline_schedule() == ScheduleKind::kZbH1 ? ScheduleKind::k1F1B : x.pipeline_schedule());
     EXPECT_EQ(y.cp, x.cp);
     EXPECT_EQ(y.ep, x.ep);
     EXPECT_EQ(y.expert_tp(), x.expert_tp());
@@ -226,6 +266,46 @@ std::string AllNotes(const Emitted& e) {
   std::string all;
   for (const std::string& n : e.notes) all += n + "\n";
   return all;
+}
+
+// Each uneven split in Megatron's own flags (megatron/training/arguments.py _add_distributed_args,
+// transformer_block.py get_num_layers_to_build).
+TEST(EmitMegatron, PipelineSplitFlags) {
+  const std::vector<EmitInput> c = PipelineCases();
+  const std::string a = EmitMegatron(c[0]).text, b = EmitMegatron(c[1]).text, d = EmitMegatron(c[2]).text,
+                    e = EmitMegatron(c[3]).text;
+  EXPECT_EQ(FlagValue(a, "--account-for-embedding-in-pipeline-split"), "on") << a;
+  EXPECT_EQ(FlagValue(a, "--account-for-loss-in-pipeline-split"), "on");
+  EXPECT_EQ(FlagValue(a, "--num-layers-per-virtual-pipeline-stage"), "");
+  // vp 2: (126 + 2) / (8 * 2) = 8 layers per virtual stage, counted as Megatron counts them.
+  EXPECT_EQ(FlagValue(b, "--num-layers-per-virtual-pipeline-stage"), "8") << b;
+  EXPECT_EQ(FlagValue(d, "--decoder-first-pipeline-num-layers"), "14") << d;
+  EXPECT_EQ(FlagValue(d, "--decoder-last-pipeline-num-layers"), "15");
+  EXPECT_EQ(FlagValue(d, "--account-for-loss-in-pipeline-split"), "");
+  EXPECT_EQ(FlagValue(e, "--pipeline-model-parallel-layout"), "Et*10|t*20|t*20|t*11mL") << e;
+  EXPECT_EQ(FlagValue(e, "--num-virtual-stages-per-pipeline-rank"), "");
+}
+
+TEST(EmitMegatron, ZeroBubbleIsANote) {
+  const Emitted e = EmitMegatron(PipelineCases()[0]);
+  EXPECT_CONTAINS(AllNotes(e), "--enable-zero-bubble --zero-bubble-max-pending-backward 8");
+  EXPECT_EQ(Count(e.text, "--enable-zero-bubble"), 0);
+}
+
+TEST(FromMegatron, PipelineSplitFlagsAreChecked) {
+  const std::string base = "--num-layers 126 --hidden-size 128 --num-attention-heads 4 --vocab-size 100 "
+                           "--pipeline-model-parallel-size 8 ";
+  EXPECT_EQ(ParseMegatronArgs(base + "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split")
+                .layout.pp_layout,
+            (std::vector<int>{15, 16, 16, 16, 16, 16, 16, 15}));
+  EXPECT_EQ(ParseMegatronArgs(base + "--pipeline-model-parallel-layout 'E,t*15|(t*16|)*6,t*15,L'").layout.pp_layout,
+            (std::vector<int>{15, 16, 16, 16, 16, 16, 16, 15}));
+  EXPECT_THROW(ParseMegatronArgs(base + "--account-for-embedding-in-pipeline-split"), InputError);  // 127 / 8
+  EXPECT_THROW(ParseMegatronArgs(base + "--decoder-first-pipeline-num-layers 15"), InputError);     // 111 / 7
+  EXPECT_THROW(ParseMegatronArgs(base + "--pipeline-model-parallel-layout 't*126|L'"), InputError);  // no E
+  EXPECT_THROW(ParseMegatronArgs(base + "--pipeline-model-parallel-layout 'E,t*126,L' "
+                                        "--account-for-loss-in-pipeline-split"),
+               InputError);
 }
 
 // Issue 9: Llama-3.1 was emitted with Megatron's defaults (rotary base 10000, no scaling) and the

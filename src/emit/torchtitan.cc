@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "emit/emit.h"
+#include "layout/pipeline_split.h"
 
 namespace paratune {
 namespace {
@@ -249,7 +250,23 @@ Emitted EmitTorchtitan(const EmitInput& in) {
   line("pipeline_parallel_degree", std::to_string(l.pp));
   if (l.pp > 1) {
     line("pipeline_parallel_schedule", Str(l.vp > 1 ? "Interleaved1F1B" : "1F1B"));
-    line("pipeline_parallel_layers_per_stage", std::to_string(m.layers / (static_cast<int64_t>(l.pp) * l.vp)));
+    const SplitDescription split = DescribeSplit(m.layers, l.pp, l.vp, l.pp_layout);
+    if (split.kind == SplitKind::kEven) {
+      line("pipeline_parallel_layers_per_stage", std::to_string(m.layers / (static_cast<int64_t>(l.pp) * l.vp)));
+    } else {
+      std::string counts;
+      for (size_t k = 0; k < l.pp_layout.size(); ++k) counts += (k ? ", " : "") + std::to_string(l.pp_layout[k]);
+      out.notes.push_back(fmt::format("the uneven pipeline split ({} layers per stage: {}) has no torchtitan option "
+                                      "at v0.2.2 (pipeline_parallel_layers_per_stage is one count): give "
+                                      "parallelism.module_fqns_per_model_part to reproduce it",
+                                      SplitKindName(split.kind), counts));
+    }
+    if (l.pipeline_schedule() == ScheduleKind::kZbH1 || l.pipeline_schedule() == ScheduleKind::kGpipe)
+      out.notes.push_back(fmt::format("schedule {}: emitted 1F1B{}", ScheduleName(l.pipeline_schedule()),
+                                      l.pipeline_schedule() == ScheduleKind::kGpipe
+                                          ? " (torchtitan's GPipe is pipeline_parallel_schedule = \"GPipe\")"
+                                          : " (torchtitan's zero-bubble schedules, InterleavedZeroBubble and "
+                                            "ZBVZeroBubble, need several stages per rank; ZB-H1 has one)"));
     line("pipeline_parallel_microbatch_size", std::to_string(l.mbs));
   }
   line("context_parallel_degree", std::to_string(l.cp));

@@ -27,7 +27,7 @@ enum class ScheduleKind {
   kGpipe,        // all forwards, then all backwards (Huang et al. 2019, arXiv 1811.06965)
   k1F1B,         // PipeDream-Flush / Megatron 1F1B (Narayanan et al. 2021, arXiv 2104.04473 Sec. 2.2.1)
   kInterleaved,  // Megatron interleaved 1F1B with vp virtual stages per rank (ibid. Sec. 2.2.2)
-  kZbH1,         // zero-bubble ZB-H1 (Qi et al. 2023, arXiv 2312.03487 Sec. 3.1): B and W split
+  kZbH1,         // zero-bubble ZB-H1 (Qi et al. 2024, arXiv 2401.10241 Sec. 3.1): B and W split
 };
 inline constexpr EnumNames<ScheduleKind, 4> kScheduleNames{{{{ScheduleKind::kGpipe, "gpipe"},
                                                              {ScheduleKind::k1F1B, "1f1b"},

@@ -1,5 +1,6 @@
 #include "layout/megatron_args.h"
 
+#include <cctype>
 #include <charconv>
 #include <climits>
 #include <cmath>
@@ -9,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "layout/pipeline_split.h"
 #include "util/error.h"
 
 namespace paratune {
@@ -38,7 +40,7 @@ const std::map<std::string, FlagSpec>& KnownFlags() {
           "--max-position-embeddings", "--q-lora-rank", "--kv-lora-rank", "--qk-head-dim",
           "--qk-pos-emb-head-dim", "--v-head-dim", "--make-vocab-size-divisible-by", "--rotary-base",
           "--rotary-seq-len-interpolation-factor", "--yarn-original-max-position-embeddings",
-          "--mtp-num-layers"})
+          "--mtp-num-layers", "--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers"})
       f[n] = {Kind::kInt, {}};
     for (const char* n : {"--attention-dropout", "--hidden-dropout", "--rotary-percent", "--rope-scaling-factor",
                           "--rotary-scaling-factor", "--mscale", "--mscale-all-dim", "--yarn-beta-fast",
@@ -60,6 +62,7 @@ const std::map<std::string, FlagSpec>& KnownFlags() {
     f["--attention-backend"] = {Kind::kChoice, {"flash", "fused", "unfused", "local", "auto"}};
     f["--ckpt-format"] = {Kind::kChoice, {"torch", "torch_dist", "torch_dcp", "fsdp_dtensor"}};
     f["--moe-layer-freq"] = {Kind::kString, {}};
+    f["--pipeline-model-parallel-layout"] = {Kind::kString, {}};
     for (const char* n :
          {"--group-query-attention", "--swiglu", "--squared-relu", "--untie-embeddings-and-output-weights",
           "--disable-bias-linear", "--add-qkv-bias", "--qk-layernorm", "--multi-latent-attention",
@@ -67,7 +70,8 @@ const std::map<std::string, FlagSpec>& KnownFlags() {
           "--use-torch-fsdp2", "--recompute-activations", "--bf16", "--fp16", "--overlap-grad-reduce",
           "--overlap-param-gather", "--tp-comm-overlap", "--no-overlap-p2p-communication",
           "--moe-grouped-gemm", "--use-flash-attn", "--moe-shared-expert-gate", "--use-rope-scaling",
-          "--use-rotary-position-embeddings", "--no-position-embedding"})
+          "--use-rotary-position-embeddings", "--no-position-embedding",
+          "--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split"})
       f[n] = {Kind::kSwitch, {}};
     return f;
   }();
@@ -327,6 +331,129 @@ std::vector<std::string> SplitShellWords(const std::string& line) {
 
 std::vector<int> EvalMoeLayerPattern(const std::string& pattern) { return PatternParser(pattern).Run(); }
 
+namespace {
+
+// Megatron's layout string (megatron/core/transformer/pipeline_parallel_layer_layout.py
+// parse_str_to_list and validate_layer_layout): "(...)*n" and "x*n" repeat, commas are cosmetic,
+// '|' separates the pp*vp chunks; E must open the first, L close the last; m (MTP) layers follow
+// the decoder layers. Returns the decoder layers of each chunk.
+std::vector<int> ParseLayoutString(const std::string& text) {
+  const std::string where = "--from-megatron: --pipeline-model-parallel-layout '" + text + "'";
+  std::string s;
+  for (char c : text)
+    if (c != ',') s += c;
+  // Innermost parentheses first, then single characters.
+  for (size_t guard = 0;; ++guard) {
+    const size_t close = s.find(')');
+    if (close == std::string::npos) break;
+    const size_t open = s.rfind('(', close);
+    if (open == std::string::npos || close + 1 >= s.size() || s[close + 1] != '*' || guard > 1000)
+      throw InputError(where + ": a parenthesis must close and be followed by *N");
+    size_t end = close + 2;
+    while (end < s.size() && std::isdigit(static_cast<unsigned char>(s[end]))) ++end;
+    if (end == close + 2) throw InputError(where + ": *N needs a count");
+    const int64_t n = std::stoll(s.substr(close + 2, end - close - 2));
+    const std::string body = s.substr(open + 1, close - open - 1);
+    if (n > 100000 || static_cast<double>(body.size()) * static_cast<double>(n) > 1e7)
+      throw InputError(where + ": repeats too large");
+    std::string rep;
+    for (int64_t i = 0; i < n; ++i) rep += body;
+    s = s.substr(0, open) + rep + s.substr(end);
+  }
+  std::string flat;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '*') throw InputError(where + ": '*' must follow a layer character or a parenthesis");
+    if (i + 1 < s.size() && s[i + 1] == '*') {
+      size_t end = i + 2;
+      while (end < s.size() && std::isdigit(static_cast<unsigned char>(s[end]))) ++end;
+      if (end == i + 2) throw InputError(where + ": *N needs a count");
+      const int64_t n = std::stoll(s.substr(i + 2, std::min<size_t>(end - i - 2, 9)));
+      if (n > 10000000 || flat.size() + static_cast<size_t>(n) > 10000000) throw InputError(where + ": repeats too large");
+      flat.append(static_cast<size_t>(n), s[i]);
+      i = end - 1;
+    } else {
+      flat += s[i];
+    }
+  }
+  std::vector<int> chunks(1, 0);
+  int embeddings = 0, losses = 0;
+  for (size_t i = 0; i < flat.size(); ++i) {
+    const char c = flat[i];
+    if (c == '|') {
+      chunks.push_back(0);
+    } else if (c == 't') {
+      ++chunks.back();
+    } else if (c == 'E') {
+      if (i != 0) throw InputError(where + ": the embedding E must be the first layer");
+      ++embeddings;
+    } else if (c == 'L') {
+      if (i + 1 != flat.size()) throw InputError(where + ": the loss L must be the last layer");
+      ++losses;
+    } else if (c != 'm') {
+      throw InputError(fmt::format("{}: unknown layer character '{}' (expected E, L, t or m)", where, c));
+    }
+  }
+  if (embeddings != 1 || losses != 1) throw InputError(where + ": needs one E first and one L last");
+  return chunks;
+}
+
+// The pipeline split flags into vp and pp_layout (layout/pipeline_split.h), with Megatron's
+// own checks (arguments.py validate_args, transformer_config.py __post_init__).
+void ReadPipelineSplit(const ModelSpec& m, Layout& l, bool account_embedding, bool account_loss,
+                           const std::optional<int64_t>& per_virtual, const std::optional<int64_t>& virtual_stages,
+                           const std::optional<int64_t>& first, const std::optional<int64_t>& last,
+                           const std::optional<std::string>& layout) {
+  const std::string w = "--from-megatron: ";
+  l.vp = 1;
+  l.pp_layout.clear();
+  if (layout) {
+    if (account_embedding || account_loss || first || last || per_virtual || virtual_stages)
+      throw InputError(w + "--pipeline-model-parallel-layout cannot be combined with the other pipeline split or "
+                           "virtual pipeline flags (Megatron rejects it)");
+    const std::vector<int> chunks = ParseLayoutString(*layout);
+    if (static_cast<int64_t>(chunks.size()) % l.pp != 0)
+      throw InputError(fmt::format("{}--pipeline-model-parallel-layout has {} stages, not a multiple of "
+                                   "--pipeline-model-parallel-size ({})", w, chunks.size(), l.pp));
+    l.vp = static_cast<int>(static_cast<int64_t>(chunks.size()) / l.pp);
+    l.pp_layout = chunks;
+  } else {
+    const int64_t extra = (account_embedding ? 1 : 0) + (account_loss ? 1 : 0);
+    if ((account_embedding || account_loss) && (first || last))
+      throw InputError(w + "--decoder-first/last-pipeline-num-layers cannot be combined with the "
+                           "--account-for-*-in-pipeline-split flags (Megatron rejects it)");
+    if (per_virtual) {
+      if (first || last)
+        throw InputError(w + "uneven first/last stages need --num-virtual-stages-per-pipeline-rank, not "
+                             "--num-layers-per-virtual-pipeline-stage (Megatron rejects it)");
+      if (*per_virtual <= 0 || (m.layers + extra) % (*per_virtual * l.pp) != 0)
+        throw InputError(fmt::format("{}--num-layers-per-virtual-pipeline-stage ({}) times "
+                                     "--pipeline-model-parallel-size ({}) does not divide --num-layers ({}{})",
+                                     w, *per_virtual, l.pp, m.layers, extra ? fmt::format(" + {}", extra) : ""));
+      l.vp = static_cast<int>((m.layers + extra) / (*per_virtual * l.pp));
+    } else if (virtual_stages) {
+      l.vp = static_cast<int>(*virtual_stages);
+    }
+    if (first || last) {
+      l.pp_layout = FirstLastSplit(m.layers, l.pp, l.vp, static_cast<int>(first.value_or(0)),
+                                   static_cast<int>(last.value_or(0)));
+      if (l.pp_layout.empty())
+        throw InputError(fmt::format("{}--decoder-first-pipeline-num-layers {} / --decoder-last-pipeline-num-layers "
+                                     "{} do not split {} layers over pp {} x vp {} as Megatron requires (each a "
+                                     "multiple of vp, the rest divisible by the middle stages)",
+                                     w, first.value_or(0), last.value_or(0), m.layers, l.pp, l.vp));
+    } else if (account_embedding || account_loss) {
+      l.pp_layout = AccountForSplit(m.layers, l.pp, l.vp, account_embedding, account_loss);
+      if (l.pp_layout.empty())
+        throw InputError(fmt::format("{}{} layers + {} (account-for flags) are not divisible by pp {} x vp {}, or a "
+                                     "chunk would hold no layer",
+                                     w, m.layers, extra, l.pp, l.vp));
+    }
+  }
+  if (DescribeSplit(m.layers, l.pp, l.vp, l.pp_layout).kind == SplitKind::kEven) l.pp_layout.clear();
+}
+
+}  // namespace
+
 MegatronArgs ParseMegatronArgs(const std::string& line) {
   const auto& known = KnownFlags();
   std::map<std::string, std::string> val;  // last occurrence wins, as with argparse
@@ -506,18 +633,16 @@ MegatronArgs ParseMegatronArgs(const std::string& line) {
   l.cp = static_cast<int>(num_or("--context-parallel-size", 1));
   l.ep = static_cast<int>(num_or("--expert-model-parallel-size", 1));
   l.etp = static_cast<int>(num_or("--expert-tensor-parallel-size", 0));
-  l.vp = 1;
-  if (given("--num-layers-per-virtual-pipeline-stage")) {
-    const int64_t per = num("--num-layers-per-virtual-pipeline-stage");
-    if (m.layers % (per * l.pp) != 0)
-      throw InputError(fmt::format("--from-megatron: --num-layers-per-virtual-pipeline-stage ({}) times "
-                                   "--pipeline-model-parallel-size ({}) does not divide --num-layers ({})",
-                                   per, l.pp, m.layers));
-    l.vp = static_cast<int>(m.layers / (per * l.pp));
-  } else if (given("--num-virtual-stages-per-pipeline-rank")) {
-    l.vp = static_cast<int>(num("--num-virtual-stages-per-pipeline-rank"));
-  } else if (given("--virtual-pipeline-model-parallel-size")) {
-    l.vp = static_cast<int>(num("--virtual-pipeline-model-parallel-size"));
+  {
+    auto opt = [&](const char* f) { return given(f) ? std::optional<int64_t>(num(f)) : std::nullopt; };
+    const std::optional<std::string> layout =
+        given("--pipeline-model-parallel-layout") ? std::optional<std::string>(val["--pipeline-model-parallel-layout"])
+                                                  : std::nullopt;
+    ReadPipelineSplit(m, l, has("--account-for-embedding-in-pipeline-split"), has("--account-for-loss-in-pipeline-split"),
+                      opt("--num-layers-per-virtual-pipeline-stage"),
+                      given("--num-virtual-stages-per-pipeline-rank") ? opt("--num-virtual-stages-per-pipeline-rank")
+                                                                      : opt("--virtual-pipeline-model-parallel-size"),
+                      opt("--decoder-first-pipeline-num-layers"), opt("--decoder-last-pipeline-num-layers"), layout);
   }
   l.sp = has("--sequence-parallel");
   l.dp = 0;

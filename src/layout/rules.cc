@@ -231,9 +231,9 @@ const std::vector<LayoutRule>& LayoutRules() {
       {"tp-divides-kv-heads", kDimTp, TpDividesKvHeads},
       {"tp-divides-ffn", kDimTp, TpDividesFfn},
       {"etp-divides-expert-ffn", kDimTp | kDimEtp, EtpDividesExpertFfn},
-      {"pp-layout-size", kDimPp | kDimVp | kDimSchedule, PpLayoutSize},
-      {"pp-layout-entries", kDimSchedule, PpLayoutEntries},
-      {"pp-divides-layers", kDimPp | kDimVp | kDimSchedule, PpDividesLayers},
+      {"pp-layout-size", kDimPp | kDimVp | kDimSplit, PpLayoutSize},
+      {"pp-layout-entries", kDimSplit, PpLayoutEntries},
+      {"pp-divides-layers", kDimPp | kDimVp | kDimSplit, PpDividesLayers},
       {"vp-needs-pp", kDimPp | kDimVp, VpNeedsPp},
       {"schedule-fits-vp", kDimVp | kDimSchedule, ScheduleFitsVp},
       {"interleaved-needs-full-groups", kDp | kDimVp | kDimMbs | kDimSchedule, InterleavedNeedsFullGroups},
@@ -242,7 +242,7 @@ const std::vector<LayoutRule>& LayoutRules() {
       {"ep-fits-world", kDp | kDimEp | kDimEtp, EpFitsWorld},
       {"batch-divisible", kDp | kDimMbs, BatchDivisible},
       {"cp-divides-seq", kDimCp, CpDividesSeq},
-      {"tp-divides-seq", kDimTp | kDimCp | kDimSchedule, TpDividesSeq},
+      {"tp-divides-seq", kDimTp | kDimCp | kDimSwitches, TpDividesSeq},
       {"precision-supported", kDimPrecision, PrecisionSupported},
   };
   return rules;

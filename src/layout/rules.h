@@ -30,8 +30,10 @@ enum Dim : uint32_t {
   kDimZero = 1u << 7,
   kDimRecompute = 1u << 8,
   kDimMbs = 1u << 9,
-  kDimSchedule = 1u << 10,  // also pp_layout and the switches, fixed with the layout
-  kDimAll = (1u << 11) - 1,
+  kDimSplit = 1u << 10,     // pp_layout: the layers of each pipeline chunk (layout/pipeline_split.h)
+  kDimSchedule = 1u << 11,  // the pipeline schedule
+  kDimSwitches = 1u << 12,  // the overlap, flash-attention and SP switches, fixed with the layout
+  kDimAll = (1u << 13) - 1,
 };
 
 // Largest accepted training shape: a billion sequences per step, a hundred million tokens each.

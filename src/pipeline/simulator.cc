@@ -269,6 +269,8 @@ SimulationResult SimulatePipeline(const Schedule& s, const PipelineInput& in) {
           f_from[idx] = static_cast<int32_t>(p);
           f_arrive[idx] = g == G - 1 ? finish : send(r, g + 1, finish, op.micro_batch, op.virtual_stage);
           fig.peak_inflight = std::max(fig.peak_inflight, ++inflight[static_cast<size_t>(r)]);
+          // A B moves a micro-batch from in flight to pending, a W frees it: the sum peaks at a F.
+          fig.peak_held = std::max(fig.peak_held, inflight[static_cast<size_t>(r)] + pending_w[static_cast<size_t>(r)]);
         } else if (op.kind == OpKind::kBackward) {
           // b_arrive[idx] holds the gradient's arrival at stage g-1; stage 0 marks B done.
           b_from[idx] = static_cast<int32_t>(p);

@@ -75,6 +75,8 @@ struct StageFigures {
                                     // counted from a forward until its backward (B) frees them
   double peak_inflight_microbatches = 0;  // peak_inflight / vp: whole-rank micro-batch equivalents
   int peak_pending_weight_grads = 0;  // split schedules: most B done with W still to run
+  int peak_held = 0;                  // most (micro-batch, virtual stage) held from F until W (split
+                                      // schedules) or B at once: in flight plus pending W together
   double pipeline_end_s = 0;          // end of the rank's last F/B/W
   double last_event_end_s = 0;        // end of the rank's last event (its DP collectives and optimizer included)
   double reduce_tail_s = 0;           // the DP reduction still running after the rank's last pass

@@ -5,12 +5,24 @@
 
 #include <fmt/format.h>
 
+#include "layout/pipeline_split.h"
+
 namespace paratune {
 namespace {
 
 std::string GB(double bytes) { return fmt::format("{:.1f} GB", bytes / 1e9); }
 
 std::string Seconds(double s) { return s >= 1 ? fmt::format("{:.3f} s", s) : fmt::format("{:.1f} ms", s * 1e3); }
+
+// The pipeline split in a few words: "even", "embedding+loss", "first-last 15/13", "custom".
+std::string SplitName(const Estimate& e) {
+  const Layout& l = e.layout;
+  int64_t layers = 0;
+  for (const StageEstimate& st : e.stages) layers += st.dense_layers + st.moe_layers;
+  const SplitDescription d = DescribeSplit(layers, l.pp, l.vp, l.pp_layout);
+  if (d.kind == SplitKind::kFirstLast) return fmt::format("first-last {}/{}", d.first, d.last);
+  return SplitKindName(d.kind);
+}
 
 // The layout fields in which a and b differ: "zero 1 vs 3, mbs 2 vs 1".
 std::string Differences(const Estimate& a, const Estimate& b) {
@@ -29,6 +41,8 @@ std::string Differences(const Estimate& a, const Estimate& b) {
   cmp("zero", x.zero, y.zero);
   cmp("recompute", std::string(RecomputeName(x.recompute)), std::string(RecomputeName(y.recompute)));
   cmp("mbs", x.mbs, y.mbs);
+  cmp("schedule", std::string(ScheduleName(x.pipeline_schedule())), std::string(ScheduleName(y.pipeline_schedule())));
+  cmp("split", SplitName(a), SplitName(b));
   cmp("precision", std::string(PrecisionName(a.training.precision)), std::string(PrecisionName(b.training.precision)));
   std::string s;
   for (size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + d[i];
@@ -41,6 +55,8 @@ std::string DescribeLayout(const Estimate& e) {
   const Layout& l = e.layout;
   std::string s = fmt::format("tp {}, pp {}", l.tp, l.pp);
   if (l.vp > 1) s += fmt::format(", vp {}", l.vp);
+  if (l.pp > 1) s += fmt::format(", {}", ScheduleName(l.pipeline_schedule()));
+  if (!l.pp_layout.empty()) s += fmt::format(", split {}", SplitName(e));
   if (l.cp > 1) s += fmt::format(", cp {}", l.cp);
   if (l.ep > 1 || l.etp > 0) s += fmt::format(", ep {}, etp {}", l.ep, l.expert_tp());
   s += fmt::format(", dp {}, zero {}, recompute {}, mbs {}, {}", l.dp, l.zero, RecomputeName(l.recompute), l.mbs,

@@ -44,6 +44,7 @@ nlohmann::json PlanToJson(const PlanResult& res, const PlanRequest& r, const std
                  {"rejected_by_rules", res.rejected_by_rules},
                  {"estimated", res.estimated},
                  {"skipped_memory", res.skipped_memory},
+                 {"pruned_by_bound", res.pruned_by_bound},
                  {"fitting", res.fitting},
                  {"pinned", pinned},
                  {"bounds", bounds}};

@@ -43,6 +43,9 @@ struct PlanRequest {
   double headroom = 0.05;  // fraction of HBM kept free: fits when peak <= (1 - headroom) * HBM
   int top = 10;            // how many layouts to return
   Objective objective = Objective::kThroughput;
+  // Skip layouts whose lower bounds keep them out of the ranking (docs/planner.md, "Pruning and
+  // speed"); false estimates every valid layout (the same ranking, slower: tests compare them).
+  bool prune = true;
 
   Layout switches;  // overlap, flash-attention and SP switches copied into every candidate
   EstimateOptions options;

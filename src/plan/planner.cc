@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "cost/stage_costs.h"
+#include "layout/pipeline_split.h"
 #include "layout/rules.h"
 #include "plan/explain.h"
 #include "plan/ranking.h"
@@ -53,9 +55,29 @@ void CheckPin(const std::optional<int>& v, const char* field, int lo, int hi = 1
 
 // The levels of the enumeration, outermost first: a rule of the table (layout/rules.h) is
 // applied at the first level where every dimension it reads is fixed.
-constexpr uint32_t kFixedAtStart = kDimSchedule;  // switches, pp_layout and a pinned schedule
-constexpr uint32_t kLevels[] = {kDimPrecision, kDimTp, kDimPp, kDimVp, kDimCp, kDimEp | kDimEtp, kDimZero,
-                                kDimRecompute, kDimMbs};
+constexpr uint32_t kFixedAtStart = kDimSwitches;  // the overlap, flash-attention and SP switches
+// The schedule is innermost: it changes no stage cost, so one StepCosts serves every schedule.
+constexpr uint32_t kLevels[] = {kDimPrecision, kDimTp, kDimPp, kDimVp, kDimSplit, kDimCp, kDimEp | kDimEtp,
+                                kDimZero, kDimRecompute, kDimMbs, kDimSchedule};
+enum Level : size_t { kLPrecision, kLTp, kLPp, kLVp, kLSplit, kLCp, kLEp, kLZero, kLRecompute, kLMbs, kLSchedule };
+
+// Peak micro-batches in flight on rank s that the schedule's order alone implies: the forwards
+// it runs before its first backward, plus that one (schedule.cc): GPipe all m; 1F1B and ZB-H1
+// min(pp-s, m); interleaved min(2(pp-s-1) + (vp-1)pp + 1, m*vp) chunks (all m*vp when m == pp),
+// over vp. The simulated peak is never lower.
+double InflightLowerBound(ScheduleKind k, int pp, int vp, int s, int64_t m) {
+  switch (k) {
+    case ScheduleKind::kGpipe: return static_cast<double>(m);
+    case ScheduleKind::k1F1B:
+    case ScheduleKind::kZbH1: return static_cast<double>(std::min<int64_t>(pp - s, m));
+    case ScheduleKind::kInterleaved: {
+      const int64_t total = m * vp;
+      const int64_t w = m == pp ? total : std::min<int64_t>(2LL * (pp - s - 1) + static_cast<int64_t>(vp - 1) * pp + 1, total);
+      return static_cast<double>(w) / vp;
+    }
+  }
+  return 0;
+}
 
 class Search {
  public:
@@ -83,9 +105,10 @@ class Search {
       t_ = r_.training;
       t_.precision = prec;
       l_ = r_.switches;
-      if (!Passes(0, "precision", 0)) continue;
+      if (!Passes(kLPrecision, "precision", 0)) continue;
       SearchTp();
     }
+    Evaluate();
 
     if (res_.fitting == 0) throw InputError(NothingFits());
     std::sort(fits_.begin(), fits_.end(),
@@ -145,45 +168,79 @@ class Search {
     const int64_t world = r_.cluster.gpus;
     for (int tp : Choices(r_.tp, Divisors(world), r_.max_tp)) {
       l_.tp = tp;
-      if (!Passes(1, "tp", tp)) continue;
+      if (!Passes(kLTp, "tp", tp)) continue;
       for (int pp : Choices(r_.pp, Divisors(world / tp), r_.max_pp)) {
         l_.pp = pp;
-        if (!Passes(2, "pp", pp)) continue;
+        if (!Passes(kLPp, "pp", pp)) continue;
         for (int vp : VirtualStages(pp)) {
           l_.vp = vp;
-          if (!Passes(3, "vp", vp)) continue;
-          for (int cp : ContextParallel(world / (static_cast<int64_t>(tp) * pp))) {
-            l_.cp = cp;
-            DeriveDp(r_.cluster, l_);
-            if (!Passes(4, "cp", cp)) continue;
-            for (auto [ep, etp] : ExpertChoices()) {
-              l_.ep = ep;
-              l_.etp = etp;
-              if (!Passes(5, "ep*etp", ep * std::max(1, etp))) continue;
-              for (int zero : Choices(r_.zero, {0, 1, 2, 3}, 0)) {
-                l_.zero = zero;
-                if (!Passes(6, "zero", zero)) continue;
-                for (Recompute rc : RecomputeChoices()) {
-                  l_.recompute = rc;
-                  if (!Passes(7, "recompute", static_cast<int>(rc))) continue;
-                  RunMicroBatches();
-                }
-              }
-            }
+          if (!Passes(kLVp, "vp", vp)) continue;
+          const std::vector<std::vector<int>> splits = SplitChoices(pp, vp);
+          for (size_t si = 0; si < splits.size(); ++si) {
+            l_.pp_layout = splits[si];
+            if (!Passes(kLSplit, "split", static_cast<int>(si))) continue;
+            SearchCp();
           }
         }
       }
     }
   }
 
+  void SearchCp() {
+    const int64_t world = r_.cluster.gpus;
+    for (int cp : ContextParallel(world / (static_cast<int64_t>(l_.tp) * l_.pp))) {
+      l_.cp = cp;
+      DeriveDp(r_.cluster, l_);
+      if (!Passes(kLCp, "cp", cp)) continue;
+      for (auto [ep, etp] : ExpertChoices()) {
+        l_.ep = ep;
+        l_.etp = etp;
+        if (!Passes(kLEp, "ep*etp", ep * std::max(1, etp))) continue;
+        for (int zero : Choices(r_.zero, {0, 1, 2, 3}, 0)) {
+          l_.zero = zero;
+          if (!Passes(kLZero, "zero", zero)) continue;
+          for (Recompute rc : RecomputeChoices()) {
+            l_.recompute = rc;
+            if (!Passes(kLRecompute, "recompute", static_cast<int>(rc))) continue;
+            RunMicroBatches();
+          }
+        }
+      }
+    }
+  }
+
+  // The splits of the layers over pp*vp chunks (layout/pipeline_split.h SplitCandidates), or the
+  // given pp_layout. When none exists, the even split, so that pp-divides-layers says why.
+  std::vector<std::vector<int>> SplitChoices(int pp, int vp) const {
+    if (!r_.switches.pp_layout.empty()) return {r_.switches.pp_layout};
+    std::vector<std::vector<int>> v = SplitCandidates(m_.layers, pp, vp);
+    if (v.empty()) v.push_back({});
+    return v;
+  }
+
+  // The schedules searched (docs/planner.md): a pinned one; none to choose with pp 1; with vp > 1
+  // interleaved 1F1B; else 1F1B and ZB-H1. GPipe is only run pinned: it has 1F1B's bubble with
+  // every micro-batch in flight.
+  std::vector<std::optional<ScheduleKind>> ScheduleChoices(int pp, int vp) const {
+    if (r_.switches.schedule) return {r_.switches.schedule};
+    if (pp == 1 || vp > 1) return {std::nullopt};
+    return {std::nullopt, ScheduleKind::kZbH1};
+  }
+
+  // Virtual stages: with pp > 1 every vp for which a split exists (SplitChoices), at least one
+  // layer per chunk; the chunk count of a given pp_layout.
   std::vector<int> VirtualStages(int pp) const {
     if (r_.vp) return {*r_.vp};
     if (!r_.switches.pp_layout.empty()) {
       const int chunks = static_cast<int>(r_.switches.pp_layout.size());
       return {chunks % pp == 0 ? chunks / pp : 1};
     }
-    if (pp == 1 || m_.layers % pp != 0) return {1};  // interleaving needs pp > 1 and equal chunks
-    return Choices(std::nullopt, Divisors(m_.layers / pp), r_.max_vp);
+    if (pp == 1) return {1};
+    std::vector<int> v;
+    for (int64_t x = 1; x <= m_.layers / pp && (r_.max_vp == 0 || x <= r_.max_vp); ++x)
+      if (!SplitCandidates(m_.layers, pp, static_cast<int>(x)).empty()) v.push_back(static_cast<int>(x));
+    if (v.empty()) v.push_back(1);  // lets pp-divides-layers say why
+    return v;
   }
 
   // Context parallelism only for long sequences (search policy, noted in the report).
@@ -211,9 +268,12 @@ class Search {
     return {Recompute::kNone, Recompute::kSelective, Recompute::kFull};
   }
 
-  // Micro-batch sizes: powers of two dividing the per-DP batch (or the pin), ascending. Memory
-  // grows with the micro-batch (activations scale with it; in-flight micro-batches times it
-  // never shrinks), so once one does not fit, the larger ones are skipped.
+  // Micro-batch sizes: powers of two dividing the per-DP batch (or the pin). Every valid layout
+  // becomes a candidate with two bounds from its stage costs alone (no simulation): its step
+  // time is at least m times the busiest rank's passes per micro-batch (each rank runs all of
+  // them, one at a time, on its compute stream), and its peak memory at least the largest
+  // stage's states plus the micro-batches its schedule's order keeps in flight
+  // (InflightLowerBound). Evaluate() then simulates them best bound first.
   void RunMicroBatches() {
     const int64_t gb = r_.training.global_batch, dp = l_.dp;
     std::vector<int> mbs;
@@ -229,32 +289,145 @@ class Search {
     bool any = false, batch = false;
     for (size_t i = 0; i < mbs.size(); ++i) {
       l_.mbs = mbs[i];
-      if (const LayoutRule* rule = Failing(8, "mbs", mbs[i])) {
+      if (const LayoutRule* rule = Failing(kLMbs, "mbs", mbs[i])) {
         batch = batch || std::string_view(rule->id) == "batch-divisible";
         continue;
       }
-      any = true;
-      ++res_.candidates;
-      ComposeOptions co;
-      co.schedule_cache = &schedule_cache_;
-      Estimate e = ComposeValidStep(m_, r_.cluster, t_, l_, r_.options, co).estimate;
-      ++res_.estimated;
-      ReportProgress(r_.progress, "planning, layouts estimated", res_.estimated, 0);
-      const bool fits = e.peak_memory_bytes <= res_.memory_limit_bytes;
-      if (!fits) {
-        if (l_.recompute == Recompute::kNone && (min_none_need_ == 0 || e.peak_memory_bytes < min_none_need_))
-          min_none_need_ = e.peak_memory_bytes;
-        if (min_need_ == 0 || e.peak_memory_bytes < min_need_) min_need_ = e.peak_memory_bytes;
-        res_.skipped_memory += static_cast<int64_t>(mbs.size() - i - 1);
-        break;
+      std::optional<StepCosts> sc;
+      for (std::optional<ScheduleKind> sk : ScheduleChoices(l_.pp, l_.vp)) {
+        l_.schedule = sk;
+        if (const LayoutRule* rule = Failing(kLSchedule, "schedule", static_cast<int>(l_.pipeline_schedule()))) {
+          batch = batch || std::string_view(rule->id) == "batch-divisible";
+          continue;
+        }
+        any = true;
+        ++res_.candidates;
+        if (!sc) sc = ComputeStepCosts(m_, r_.cluster, t_, l_, r_.options.state_bytes);
+        Candidate c{l_, t_.precision, 0, 0};
+        const ScheduleKind kind = l_.pipeline_schedule();
+        c.step_lower_s = StepLowerBound(*sc, kind);
+        for (size_t s = 0; s < sc->stages.size(); ++s) {
+          const StageCost& st = sc->stages[s];
+          MemoryBreakdown mem = st.memory;
+          mem.activations =
+              InflightLowerBound(kind, l_.pp, l_.vp, static_cast<int>(s), sc->micro_batches) * st.activation_bytes +
+              st.working_bytes;
+          mem.fragmentation = kFragmentationFraction * (mem.activations + mem.logits);
+          c.memory_lower_bytes = std::max(c.memory_lower_bytes, mem.total());
+        }
+        candidates_.push_back(std::move(c));
+      }
+    }
+    if (!any && batch) batch_dps_.insert(dp * (r_.mbs ? *r_.mbs : 1));
+  }
+
+  // A lower bound on the step of any schedule over these stage costs (docs/planner.md): rank r
+  // runs m x its passes one at a time; it cannot start before micro-batch 0's forward has passed
+  // the first chunks of ranks 0..r-1, and its last backward (of its first chunk; every schedule
+  // here ends a rank on one) must then pass back through them. Under ZB-H1 the k = min(r+1, m)
+  // weight-gradient passes rank r runs after its last B may overlap that return.
+  static double StepLowerBound(const StepCosts& sc, ScheduleKind kind) {
+    const double m = static_cast<double>(sc.micro_batches);
+    const bool split = kind == ScheduleKind::kZbH1;
+    double before = 0, after = 0, bound = 0;
+    for (size_t r = 0; r < sc.stages.size(); ++r) {
+      const StageCost& st = sc.stages[r];
+      const StageCost::ChunkCost& first = st.chunks.front();
+      double tail = after;
+      if (split) tail = std::max(0.0, after - std::min<double>(static_cast<double>(r) + 1, m) * first.weight_grad_s);
+      bound = std::max(bound, before + m * st.time_s() + tail);
+      before += first.forward_s;
+      after += first.backward_s - (split ? first.weight_grad_s : 0);
+    }
+    return bound;
+  }
+
+  struct Candidate {
+    Layout layout;
+    Precision precision;
+    double step_lower_s;        // no schedule runs the step faster
+    double memory_lower_bytes;  // no schedule needs less at its peak
+  };
+
+  Estimate Compose(const Candidate& c) {
+    Training t = r_.training;
+    t.precision = c.precision;
+    ComposeOptions co;
+    co.schedule_cache = &schedule_cache_;
+    Estimate e = ComposeValidStep(m_, r_.cluster, t, c.layout, r_.options, co).estimate;
+    ++res_.estimated;
+    ReportProgress(r_.progress, "planning, layouts estimated", res_.estimated, 0);
+    return e;
+  }
+
+  void NoteUnfit(const Estimate& e) {
+    if (e.layout.recompute == Recompute::kNone && (min_none_need_ == 0 || e.peak_memory_bytes < min_none_need_))
+      min_none_need_ = e.peak_memory_bytes;
+    if (min_need_ == 0 || e.peak_memory_bytes < min_need_) min_need_ = e.peak_memory_bytes;
+  }
+
+  // Branch and bound over the candidates, smallest step-time bound first. A candidate is
+  // skipped when its memory bound exceeds the limit (it cannot fit), and, ranking by throughput,
+  // when even its bound's throughput is below the top-th layout found so far by more than the
+  // ranking's resolution (it cannot enter the top; docs/planner.md "Pruning and speed"). A layout
+  // without recomputation is kept until it cannot beat the best such layout either (the
+  // explanation names it). Neither bound can drop a layout of the returned ranking.
+  void Evaluate() {
+    std::vector<size_t> order(candidates_.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return candidates_[a].step_lower_s < candidates_[b].step_lower_s;
+    });
+    const double limit = res_.memory_limit_bytes;
+    const double tokens = static_cast<double>(r_.training.global_batch) * static_cast<double>(r_.training.seq);
+    const double gpus = static_cast<double>(r_.cluster.gpus);
+    const size_t top = static_cast<size_t>(std::max(1, r_.top));
+    std::multiset<double> top_tps;  // the best `top` throughputs found so far
+    std::vector<size_t> unfit;      // skipped by the memory bound
+    for (size_t i : order) {
+      const Candidate& c = candidates_[i];
+      if (r_.prune && c.memory_lower_bytes > limit) {
+        ++res_.skipped_memory;
+        unfit.push_back(i);
+        continue;
+      }
+      if (r_.prune && r_.objective == Objective::kThroughput && top_tps.size() >= top) {
+        // Ranking resolves throughput to 0.001 tokens/s (ranking.cc); 0.002 keeps clear of it.
+        const double upper_tps = c.step_lower_s > 0 ? tokens / (c.step_lower_s * gpus) : 1e300;
+        const bool below_top = upper_tps + 0.002 < *top_tps.begin();
+        const bool below_none = c.layout.recompute != Recompute::kNone ||
+                                (best_none_ && upper_tps + 0.002 < best_none_->tokens_per_s_per_gpu);
+        if (below_top && below_none) {
+          ++res_.pruned_by_bound;
+          continue;
+        }
+      }
+      Estimate e = Compose(c);
+      if (e.peak_memory_bytes > limit) {
+        NoteUnfit(e);
+        continue;
       }
       ++res_.fitting;
-      if (l_.recompute == Recompute::kNone &&
+      top_tps.insert(e.tokens_per_s_per_gpu);
+      if (top_tps.size() > top) top_tps.erase(top_tps.begin());
+      if (e.layout.recompute == Recompute::kNone &&
           (!best_none_ || RanksBefore(e, *best_none_, Objective::kThroughput, domain_)))
         best_none_ = e;
       fits_.push_back(std::move(e));
     }
-    if (!any && batch) batch_dps_.insert(dp * (r_.mbs ? *r_.mbs : 1));
+    // What the report says of layouts that do not fit (the smallest need, overall and without
+    // recomputation) is exact: the skipped ones whose bound is below the smallest need found
+    // are estimated too, smallest bound first.
+    std::stable_sort(unfit.begin(), unfit.end(), [&](size_t a, size_t b) {
+      return candidates_[a].memory_lower_bytes < candidates_[b].memory_lower_bytes;
+    });
+    for (size_t i : unfit) {
+      const Candidate& c = candidates_[i];
+      const bool for_none = !best_none_ && c.layout.recompute == Recompute::kNone &&
+                            (min_none_need_ == 0 || c.memory_lower_bytes < min_none_need_);
+      const bool for_all = res_.fitting == 0 && (min_need_ == 0 || c.memory_lower_bytes < min_need_);
+      if (for_none || for_all) NoteUnfit(Compose(c));
+    }
   }
 
   // The global batches nearest to the requested one that some reachable dp*mbs divides.
@@ -321,9 +494,20 @@ class Search {
                       w.ep, w.expert_tp(), w.ep * w.expert_tp(), ExpertGroupInDomain(w, domain_) ? "inside" : "beyond",
                       domain_));
     }
+    if (!r_.switches.schedule)
+      add("schedules", "1f1b and zb-h1 searched for vp 1, interleaved for vp > 1 (gpipe only pinned: "
+                       "1F1B's bubble with every micro-batch in flight)");
+    if (r_.switches.pp_layout.empty())
+      add("pipeline-splits", "even splits; where pp*vp does not divide the layers, Megatron's account-for "
+                             "splits (embedding and/or loss counted as a layer), else with vp 1 first/last "
+                             "stage layer counts (layout/pipeline_split.h)");
     if (res_.skipped_memory > 0)
-      add("memory", fmt::format("{} larger micro-batches skipped once a smaller one did not fit in {:.1f} GB",
+      add("memory", fmt::format("{} layouts skipped: even their lower-bound peak memory exceeds {:.1f} GB",
                                 res_.skipped_memory, res_.memory_limit_bytes / 1e9));
+    if (res_.pruned_by_bound > 0)
+      add("bound", fmt::format("{} layouts not simulated: m x the busiest rank's passes already gives a step "
+                               "slower than #{} (they cannot enter the ranking)",
+                               res_.pruned_by_bound, std::max(1, r_.top)));
   }
 
   struct Exclusion {
@@ -346,6 +530,7 @@ class Search {
   double min_none_need_ = 0, min_need_ = 0;
   std::map<std::string, Exclusion> excluded_;
   std::set<int64_t> batch_dps_;  // dp*mbs of branches where only the batch rule was left to fail
+  std::vector<Candidate> candidates_;
   ScheduleTimeCache schedule_cache_;  // ZeRO stages and switches share a schedule's pipeline time
 };
 

@@ -12,6 +12,7 @@
 #include "model/catalog.h"
 #include "plan/plan_json.h"
 #include "plan/ranking.h"
+#include "step/estimate_json.h"
 #include "scenario/default_scenario.h"
 #include "util/error.h"
 
@@ -228,6 +229,85 @@ TEST(Ranking, ExpertGroupInsideDomainWinsTies) {
   b.layout.tp = 2;  // a larger tuple, so only the EP rule can put b first
   EXPECT_TRUE(RanksBefore(b, a, Objective::kThroughput, 8));
   EXPECT_FALSE(RanksBefore(a, b, Objective::kThroughput, 8));
+}
+
+// Issue 10: 126 layers divide only by pp 1 and 2 of a power-of-two world; Megatron's
+// account-for splits ((126 + 2) / pp) open pp 4 to 64, and a 405B model on 80 GB GPUs needs them.
+TEST(Planner, Llama405BOn16384H100ConsidersDeepPipelines) {
+  PlanRequest r = Request("llama-3.1-405b", "H100", 16384, Training{8192, 2048, Precision::kBf16});
+  const PlanResult res = Plan(r);
+  ExpectSound(r, res);
+  const Layout& w = res.ranked.front().layout;
+  EXPECT_GT(w.pp, 2);
+  EXPECT_FALSE(w.pp_layout.empty());
+  int layers = 0;
+  for (const StageEstimate& st : res.ranked.front().stages) layers += st.dense_layers + st.moe_layers;
+  EXPECT_EQ(layers, 126);
+  // Pinned to pp 8 the search finds the layout of the split test: 15, 16 x 6, 15 layers.
+  r.pp = 8;
+  r.vp = 1;
+  const PlanResult p8 = Plan(r);
+  ExpectSound(r, p8);
+  EXPECT_EQ(p8.ranked.front().layout.pp_layout, (std::vector<int>{15, 16, 16, 16, 16, 16, 16, 15}));
+  EXPECT_EQ(p8.ranked.front().stages.front().dense_layers, 15);
+  EXPECT_EQ(p8.ranked.front().stages[1].dense_layers, 16);
+}
+
+// DeepSeek-V3's 61 layers take first/last stage counts: pp > 1 is searched (it was pp 1 only).
+TEST(Planner, DeepSeekV3GetsPipelineStages) {
+  PlanRequest r = Request("deepseek-v3", "H100", 2048, Training{4096, 2048, Precision::kBf16});
+  r.pp = 4;
+  r.vp = 1;
+  const PlanResult res = Plan(r);
+  ExpectSound(r, res);
+  const std::vector<int>& s = res.ranked.front().layout.pp_layout;
+  ASSERT_EQ(s.size(), 4u);
+  EXPECT_EQ(s[1], 16);
+  EXPECT_EQ(s[2], 16);
+  EXPECT_EQ(s[0] + s[3], 29);
+}
+
+// The schedule is searched: with everything else pinned, 1F1B and ZB-H1 of the same layout are
+// both ranked; ZB-H1's bubble is smaller (Qi et al. 2024 Sec. 2.1: a third of 1F1B's with equal
+// F, B, W) and it keeps more activation memory on the later stages (pending W passes).
+TEST(Planner, ScheduleIsSearched) {
+  PlanRequest r = Request("llama-3.1-70b", "H100", 64, Training{4096, 64, Precision::kBf16});
+  r.tp = 8;
+  r.pp = 8;
+  r.vp = 1;
+  r.zero = 1;
+  r.mbs = 1;
+  r.recompute = Recompute::kFull;
+  const PlanResult res = Plan(r);
+  ExpectSound(r, res);
+  ASSERT_EQ(res.ranked.size(), 2u);
+  const Estimate &a = res.ranked[0], &b = res.ranked[1];
+  EXPECT_EQ(a.layout.pipeline_schedule(), ScheduleKind::kZbH1);
+  EXPECT_EQ(b.layout.pipeline_schedule(), ScheduleKind::k1F1B);
+  EXPECT_LT(a.time.bubble_s, b.time.bubble_s);
+  // Stage 0 holds pp micro-batches in both (its W follows its B); stage 7 one in flight and 7
+  // pending W under ZB-H1 (schedule.cc ZbH1: rank r holds back r weight gradients).
+  EXPECT_DOUBLE_EQ(a.stages[0].memory.activations, b.stages[0].memory.activations);
+  EXPECT_GT(a.stages[7].memory.activations, b.stages[7].memory.activations);
+}
+
+// The bounds never change the ranking: the same top 10, layout for layout and step for step, as
+// estimating every valid layout.
+TEST(Planner, PruningKeepsTheRanking) {
+  for (const char* model : {"llama-3.1-8b", "mixtral-8x7b"}) {
+    SCOPED_TRACE(model);
+    PlanRequest r = Request(model, "H100", 32, Training{4096, 128, Precision::kBf16});
+    const PlanResult pruned = Plan(r);
+    r.prune = false;
+    const PlanResult full = Plan(r);
+    EXPECT_LT(pruned.estimated, full.estimated);
+    EXPECT_EQ(full.pruned_by_bound, 0);
+    ASSERT_EQ(pruned.ranked.size(), full.ranked.size());
+    for (size_t i = 0; i < full.ranked.size(); ++i) {
+      EXPECT_EQ(EstimateToJson(pruned.ranked[i]).dump(), EstimateToJson(full.ranked[i]).dump()) << i;
+    }
+    EXPECT_EQ(pruned.explanation, full.explanation);
+  }
 }
 
 TEST(Planner, NothingFitsIsAnInputError) {

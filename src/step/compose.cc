@@ -158,7 +158,7 @@ PipelineInput::StreamRates Rates(const StageCost& st, const Layout& l, Port pp_p
   return r;
 }
 
-// The simulator's input from the stage costs: each rank's times split evenly over its vp chunks.
+// The simulator's input from the stage costs: each rank's chunks with their own layers.
 PipelineInput MakeInput(const StepCosts& sc, const Layout& l) {
   PipelineInput in;
   in.p2p_s = sc.p2p_s;
@@ -174,8 +174,7 @@ PipelineInput MakeInput(const StepCosts& sc, const Layout& l) {
   in.dp_shares_pp_port = l.pp > 1 && sc.p2p_s > 0 && std::find(dp_ports.begin(), dp_ports.end(), pp_port) != dp_ports.end();
   for (const StageCost& st : sc.stages) {
     in.rates.push_back(Rates(st, l, pp_port, dp_ports));
-    for (int c = 0; c < l.vp; ++c)
-      in.chunks.push_back({st.forward_s / l.vp, st.backward_s / l.vp, st.weight_grad_s / l.vp});
+    for (const StageCost::ChunkCost& c : st.chunks) in.chunks.push_back({c.forward_s, c.backward_s, c.weight_grad_s});
     in.grad_reduce_s.push_back(st.grad_reduce_s());
     if (l.zero >= 1) in.param_gather_s.push_back(st.param_gather_s());
     in.optimizer_s.push_back(st.optimizer_s);
@@ -266,7 +265,12 @@ std::vector<StageEstimate> Stages(const StepCosts& sc, const SimulationResult& s
     se.optimizer_s = st.optimizer_s;
     se.inflight_microbatches = sim.stages[s].peak_inflight_microbatches;
     se.memory = st.memory;
-    se.memory.activations = se.inflight_microbatches * st.activation_bytes + st.working_bytes;
+    // Zero-bubble schedules: at the peak of micro-batches held (in flight or with W pending),
+    // those beyond the in-flight peak wait for their W and keep its inputs (an upper bound).
+    const StageFigures& fig = sim.stages[s];
+    se.memory.activations = se.inflight_microbatches * st.activation_bytes +
+                            std::max(0, fig.peak_held - fig.peak_inflight) * st.weight_grad_activation_bytes +
+                            st.working_bytes;
     se.memory.fragmentation = kFragmentationFraction * (se.memory.activations + se.memory.logits);
   }
   return out;

@@ -99,14 +99,15 @@ std::string FormatEstimate(const Estimate& e, const ClusterSpec& cluster, const 
   Append(o, "");
   Append(o, "Memory per GPU (GB = 1e9 bytes): peak stage {} needs {:.1f} of {:.1f} GB: {}", e.peak_stage,
        e.peak_memory_bytes / 1e9, e.capacity_bytes / 1e9, e.fits ? "fits" : "DOES NOT FIT");
-  Append(o, "  {:>5} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>8}", "stage", "params", "grads",
-       "optim", "fp8 w", "zero3", "activ", "logits", "runtime", "frag", "total", "inflight");
+  {
+    std::string head = fmt::format("  {:>5}", "stage");
+    for (const MemoryTerm& term : kMemoryTerms) head += fmt::format(" {:>7}", term.label);
+    Append(o, "{} {:>7} {:>8}", head, "total", "inflight");
+  }
   for (const StageEstimate& s : e.stages) {
-    const MemoryBreakdown& m = s.memory;
-    Append(o, "  {:>5} {:>7.1f} {:>7.1f} {:>7.1f} {:>7.1f} {:>7.1f} {:>7.1f} {:>7.1f} {:>7.1f} {:>7.1f} {:>7.1f} {:>8.2f}",
-         s.index, m.params / 1e9, m.grads / 1e9, m.optimizer / 1e9, m.fp8_weights / 1e9, m.zero3_buffers / 1e9,
-         m.activations / 1e9, m.logits / 1e9, m.runtime / 1e9, m.fragmentation / 1e9, m.total() / 1e9,
-         s.inflight_microbatches);
+    std::string line = fmt::format("  {:>5}", s.index);
+    for (const MemoryTerm& term : kMemoryTerms) line += fmt::format(" {:>7.1f}", s.memory.*term.value / 1e9);
+    Append(o, "{} {:>7.1f} {:>8.2f}", line, s.memory.total() / 1e9, s.inflight_microbatches);
   }
   if (!e.warnings.empty()) {
     Append(o, "");

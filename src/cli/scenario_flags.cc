@@ -67,6 +67,10 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
               "ZeRO-3 gathers each parameter tensor separately (DeepSpeed stage 3) instead of per block (FSDP)");
   c->add_flag("!--no-flash-attention", f.layout.flash_attention,
               "store attention scores (no FlashAttention)");
+  c->add_flag("--fused-cross-entropy", f.layout.fused_cross_entropy,
+              "cross-entropy fused with the softmax (Megatron --cross-entropy-loss-fusion): no FP32 logits copy");
+  c->add_flag("!--no-cached-wgrad-placeholders", f.layout.cached_wgrad_placeholders,
+              "Transformer Engine before 2.3: weight-gradient placeholders allocated per backward, not cached");
   c->add_flag("--allow-cross-domain-tp", f.allow_cross_domain_tp, "allow tp beyond the NVLink domain");
   c->add_flag("--json", f.json, "print JSON (schemas in docs/json.md)");
 }

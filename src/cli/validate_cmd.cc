@@ -1,4 +1,5 @@
-// `paratune validate FILE.csv`: predicted vs measured throughput of published runs.
+// `paratune validate FILE.csv`: predicted vs measured throughput of published runs, and peak
+// memory and step time beside SimuMax's where the file gives them.
 #include <fmt/format.h>
 
 #include "cli/commands.h"
@@ -14,6 +15,59 @@ namespace {
 std::string StatsLine(const ErrorStats& s) {
   return fmt::format("n {:>3}  MAPE {:>5.1f}%  median {:>5.1f}%  p90 {:>5.1f}%  max {:>6.1f}%", s.n, 100 * s.mean,
                      100 * s.median, 100 * s.p90, 100 * s.max);
+}
+
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+std::string Pct(const std::optional<double>& v) { return v ? fmt::format("{:.1f}%", 100 * *v) : "-"; }
+
+// Ours beside SimuMax's, overall and by group.
+void PrintCompared(const ComparedErrors& c) {
+  fmt::print("  {:<34} {:<62}  {}\n", "", "ours", "SimuMax (same rows)");
+  const auto line = [](const ComparedStats& s) {
+    return s.simumax.n > 0 ? fmt::format("{}  n {:>3}  MAPE {:>5.1f}%  max {:>6.1f}%", StatsLine(s.ours), s.simumax.n,
+                                         100 * s.simumax.mean, 100 * s.simumax.max)
+                           : StatsLine(s.ours);
+  };
+  fmt::print("  {:<34} {}\n", "overall", line(c.overall));
+  std::string last;
+  for (const GroupComparison& g : c.groups) {
+    if (g.dimension != last) fmt::print("  by {}\n", g.dimension);
+    last = g.dimension;
+    fmt::print("    {:<32} {}\n", g.value, line(g.stats));
+  }
+}
+
+void PrintMemoryAndStepTime(const ValidationReport& rep) {
+  if (rep.memory.overall.ours.n > 0) {
+    fmt::print("\nPeak memory per GPU, allocated GiB (torch.cuda.max_memory_allocated; no CUDA context, NCCL or "
+               "allocator slack)\n");
+    fmt::print("{:<20} {:<16} {:>9} {:>10} {:>7} {:>9} {:>7}\n", "id", "gpu", "measured", "predicted", "APE", "SimuMax",
+               "APE");
+    for (const RunPrediction& p : rep.rows) {
+      if (!p.memory_ape) continue;
+      const PublishedRun& r = *p.run;
+      fmt::print("{:<20} {:<16} {:>9.2f} {:>10.2f} {:>7} {:>9} {:>7}\n", r.id, r.gpu_name,
+                 r.measured_peak_memory_bytes / kGiB, p.predicted_peak_allocated_bytes / kGiB, Pct(p.memory_ape),
+                 r.simumax_peak_memory_bytes > 0 ? fmt::format("{:.2f}", r.simumax_peak_memory_bytes / kGiB) : "-",
+                 Pct(p.simumax_memory_ape));
+    }
+    fmt::print("\nPeak memory, absolute percentage error\n");
+    PrintCompared(rep.memory);
+  }
+  if (rep.step_time.overall.ours.n > 0) {
+    fmt::print("\nStep time, s (rows with SimuMax's prediction)\n");
+    fmt::print("{:<20} {:<16} {:>9} {:>10} {:>7} {:>9} {:>7}\n", "id", "gpu", "measured", "predicted", "APE", "SimuMax",
+               "APE");
+    for (const RunPrediction& p : rep.rows) {
+      if (!p.step_time_ape) continue;
+      const PublishedRun& r = *p.run;
+      fmt::print("{:<20} {:<16} {:>9.3f} {:>10.3f} {:>7} {:>9.3f} {:>7}\n", r.id, r.gpu_name, r.target_step_time_s,
+                 p.predicted_step_time_s, Pct(p.step_time_ape), r.simumax_step_time_s, Pct(p.simumax_step_time_ape));
+    }
+    fmt::print("\nStep time, absolute percentage error\n");
+    PrintCompared(rep.step_time);
+  }
 }
 
 }  // namespace
@@ -63,6 +117,7 @@ Command AddValidateCommand(CLI::App& root) {
                          "(Calculon: 3.65% mean, 8.87% max)\n",
                          100 * rep.korthikanti_step_time.mean, 100 * rep.korthikanti_step_time.max,
                          rep.korthikanti_step_time.n);
+            PrintMemoryAndStepTime(rep);
             fmt::print("\nPairwise ranking (same model, GPU, GPU count, sequence; measured gap > 5%)\n");
             for (auto [name, r] : {std::pair{"all pairs", &rep.ranking},
                                    std::pair{"pairs without low-confidence rows", &rep.ranking_without_low_confidence}}) {

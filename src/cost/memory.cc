@@ -14,4 +14,9 @@ ModelStateBytes ModelStates(double params, int zero, double n, const StateBytesP
   return s;
 }
 
+int64_t PaddedVocab(int64_t vocab, int tp) {
+  const int64_t multiple = 128 * static_cast<int64_t>(tp < 1 ? 1 : tp);
+  return (vocab + multiple - 1) / multiple * multiple;
+}
+
 }  // namespace paratune

@@ -3,6 +3,8 @@
 // framework adds (CUDA context, NCCL buffers, allocator fragmentation). docs/cost-model.md.
 #pragma once
 
+#include <cstdint>
+
 #include "hardware/gpu_spec.h"
 
 namespace paratune {
@@ -28,26 +30,70 @@ struct ModelStateBytes {
 // 0: (p+g+K)Ψ; 1: (p+g)Ψ + KΨ/N; 2: pΨ + (g+K)Ψ/N; 3: (p+g+K)Ψ/N.
 ModelStateBytes ModelStates(double params, int zero, double shard_degree, const StateBytesPerParam& b);
 
-// One GPU's memory, by kind, in bytes.
+// One GPU's memory, by kind, in bytes. All but `runtime` and `fragmentation` are tensors the
+// caching allocator hands out: what torch.cuda.max_memory_allocated counts (allocated()).
 struct MemoryBreakdown {
   double params = 0;
   double grads = 0;
   double optimizer = 0;
   double fp8_weights = 0;    // Transformer Engine's cached FP8 weight copies (row + column)
   double zero3_buffers = 0;  // ZeRO-3/FSDP gathered parameters and gradients in flight
+  double wgrad_buffers = 0;  // weight-gradient placeholders of fused accumulation (TE, Megatron)
   double activations = 0;    // kept for backward, all micro-batches in flight
-  double logits = 0;         // last stage: logits and FP32 loss work space for one micro-batch
-  double runtime = 0;        // CUDA context, cuBLAS/TE workspaces, NCCL buffers
-  double fragmentation = 0;  // caching-allocator slack
-  double total() const {
-    return params + grads + optimizer + fp8_weights + zero3_buffers + activations + logits +
-           runtime + fragmentation;
-  }
+  double logits = 0;         // last stage: logits and loss work space for one micro-batch
+  double runtime = 0;        // CUDA context, cuBLAS/TE workspaces, NCCL buffers (not allocated)
+  double fragmentation = 0;  // caching-allocator reserve beyond the allocated bytes
+  double total() const;      // what must fit in the HBM
+  double allocated() const;  // what max_memory_allocated counts
 };
 
-// Allowances (docs/cost-model.md, "Framework allowance"). Not fitted.
+// The terms of MemoryBreakdown in report order: the one list that total(), allocated(), the
+// JSON and the reports iterate.
+struct MemoryTerm {
+  const char* key;    // JSON key, without "_bytes"
+  const char* label;  // short column name of the reports
+  double MemoryBreakdown::*value;
+  bool allocated;     // counted by torch.cuda.max_memory_allocated
+};
+inline constexpr MemoryTerm kMemoryTerms[] = {
+    {"params", "params", &MemoryBreakdown::params, true},
+    {"grads", "grads", &MemoryBreakdown::grads, true},
+    {"optimizer", "optim", &MemoryBreakdown::optimizer, true},
+    {"fp8_weights", "fp8 w", &MemoryBreakdown::fp8_weights, true},
+    {"zero3_buffers", "zero3", &MemoryBreakdown::zero3_buffers, true},
+    {"wgrad_buffers", "wgrad", &MemoryBreakdown::wgrad_buffers, true},
+    {"activations", "activ", &MemoryBreakdown::activations, true},
+    {"logits", "logits", &MemoryBreakdown::logits, true},
+    {"runtime", "runtime", &MemoryBreakdown::runtime, false},
+    {"fragmentation", "frag", &MemoryBreakdown::fragmentation, false},
+};
+
+inline double MemoryBreakdown::total() const {
+  double t = 0;
+  for (const MemoryTerm& term : kMemoryTerms) t += this->*term.value;
+  return t;
+}
+inline double MemoryBreakdown::allocated() const {
+  double t = 0;
+  for (const MemoryTerm& term : kMemoryTerms)
+    if (term.allocated) t += this->*term.value;
+  return t;
+}
+
+// Allowances outside the allocated bytes (docs/cost-model.md, "Framework allowance"). Not fitted.
 inline constexpr double kCudaContextBytes = 0.75e9;    // context + cuBLAS/TE workspaces
 inline constexpr double kNcclBytesPerGroup = 0.25e9;   // buffers of one NCCL communicator
-inline constexpr double kFragmentationFraction = 0.05; // of the dynamic (activation) bytes
+// PyTorch's caching allocator (docs: pytorch.org/docs/stable/notes/cuda.html, "Memory
+// management") reserves whole segments and rounds blocks, so the reserved peak exceeds the
+// allocated peak. Measured on the SimuMax B200 Megatron-LM runs (max_reserved_mb vs
+// max_allocated_mb of the rank with the largest allocation, MooreThreads/SimuMax
+// docs/b200/b200_release_v1.2_summary.json, 19 configurations): 1.7% to 7.9%, mean 4.3%. One
+// physical number, the mean, of the allocated bytes; bounds 0.017-0.079.
+inline constexpr double kAllocatorReserveFraction = 0.043;
+
+// Megatron-LM pads the vocabulary to a multiple of 128 x tp (make-vocab-size-divisible-by,
+// megatron/training/tokenizer/tokenizer.py _vocab_size_with_padding): the embedding, the output
+// head and the logits have that many rows.
+int64_t PaddedVocab(int64_t vocab, int tp);
 
 }  // namespace paratune

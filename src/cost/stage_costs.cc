@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
+#include <utility>
 #include <fmt/format.h>
 
 #include "cost/activations.h"
@@ -48,6 +50,36 @@ double TensorsPerLayer(const ModelSpec& m) {
 struct PassTimes {
   double forward_s = 0, backward_s = 0, weight_s = 0, compute_s = 0, recompute_s = 0, tp_s = 0, cp_s = 0, ep_s = 0;
 };
+
+// The GEMM weights of one layer on one GPU as Transformer Engine registers them, rows x cols
+// (Megatron-Core's TE layer specs: fused QKV or MLA's down/up projections, the output
+// projection, the MLP's fc1 (gate and up fused) and fc2, a MoE layer's shared-expert MLP).
+// Routed experts run as grouped GEMMs, whose placeholders TE caches only from 2.10: left out.
+std::vector<std::pair<double, double>> LayerWeightShapes(const ModelSpec& m, bool moe_layer, int tp) {
+  const double h = static_cast<double>(m.hidden), t = tp, a = static_cast<double>(m.heads);
+  std::vector<std::pair<double, double>> w;
+  if (m.attention == AttentionKind::kMla) {
+    const double qk = static_cast<double>(m.qk_head_dim()), rq = static_cast<double>(m.q_lora_rank);
+    const double rkv = static_cast<double>(m.kv_lora_rank);
+    if (m.q_lora_rank > 0) {
+      w.push_back({rq, h});
+      w.push_back({a * qk / t, rq});
+    } else {
+      w.push_back({a * qk / t, h});
+    }
+    w.push_back({rkv + static_cast<double>(m.qk_rope_head_dim), h});
+    w.push_back({a * static_cast<double>(m.qk_nope_head_dim + m.v_head_dim) / t, rkv});
+  } else {
+    w.push_back({static_cast<double>((m.heads + 2 * m.kv_heads) * m.head_dim) / t, h});
+  }
+  w.push_back({h, a * static_cast<double>(m.v_dim()) / t});
+  const double f = moe_layer ? static_cast<double>(m.shared_experts * m.shared_ffn_hidden) : static_cast<double>(m.ffn_hidden);
+  if (f > 0) {
+    w.push_back({(m.mlp == MlpKind::kGated ? 2 : 1) * f / t, h});
+    w.push_back({h, f / t});
+  }
+  return w;
+}
 
 GroupCost Group(const ClusterSpec& c, int size, int stride) {
   return {size, PlaceGroup(c, {size, stride}).crosses_domain};
@@ -253,11 +285,63 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
       mem.fp8_weights = 2 * gemm_params / (l.zero >= 3 ? dense_shards : 1);
     }
     if (l.zero >= 3) {
-      // Two layers' gathered parameters and unsharded gradients in flight (prefetch).
-      const double layer = std::max(dense_layer_params, moe_layer_nonexpert + moe_layer_expert);
-      mem.zero3_buffers = 2 * layer * (state_bytes.param + state_bytes.grad);
+      // FSDP: two layers' gathered parameters and unsharded gradients in flight (prefetch).
+      // Per-tensor ZeRO-3 (DeepSpeed stage 3) gathers one parameter tensor at a time and
+      // prefetches the next (deepspeed.readthedocs.io, ZeRO config: stage3_prefetch_bucket_size,
+      // stage3_max_live_parameters): two of the largest tensor, taken as the largest GEMM weight.
+      double unit = std::max(dense_layer_params, moe_layer_nonexpert + moe_layer_expert);
+      if (l.zero3_per_tensor) {
+        unit = 0;
+        for (bool moe_layer : {false, true})
+          if ((moe_layer ? nm : nd) > 0)
+            for (const auto& [rows, cols] : LayerWeightShapes(m, moe_layer, tp)) unit = std::max(unit, rows * cols);
+      }
+      mem.zero3_buffers = 2 * unit * (state_bytes.param + state_bytes.grad);
     }
-    if (st.has_logits) mem.logits = T * logits_cols * (2 + 4);
+    // Megatron pads the vocabulary (PaddedVocab): the tables held are that many rows.
+    const double padded_cols = static_cast<double>(PaddedVocab(m.vocab, tp)) / tp;
+    const double tables = (st.has_embedding ? 1 : 0) + (st.has_logits && (!m.tied_embeddings || pp > 1) ? 1 : 0);
+    const double padding_params = tables * (padded_cols - logits_cols) * static_cast<double>(m.hidden);
+    const ModelStateBytes padding = ModelStates(padding_params, l.zero, dense_shards, state_bytes);
+    mem.params += padding.params;
+    mem.grads += padding.grads;
+    mem.optimizer += padding.optimizer;
+    // Weight-gradient placeholders (wgrad_buffers). With Megatron's fused accumulation into the
+    // FP32 main gradients (not under ZeRO-3/FSDP, which has no main_grad), each weight's backward
+    // still returns a weight-shaped 16-bit tensor. TE >= 2.3 caches one per shape (module/base.py
+    // get_dummy_wgrad): the distinct shapes of the stage's layers stay allocated. Older TE
+    // allocates one per backward: the largest, transient, at the stage's backward peak.
+    const bool fused_accumulation = l.zero < 3;
+    const double wgrad_elem = 2;  // the parameter dtype, 16-bit
+    double largest_wgrad = 0;
+    if (fused_accumulation) {
+      std::set<std::pair<double, double>> shapes;
+      for (bool moe_layer : {false, true}) {
+        if ((moe_layer ? nm : nd) == 0) continue;
+        for (const auto& w : LayerWeightShapes(m, moe_layer, tp)) {
+          shapes.insert(w);
+          largest_wgrad = std::max(largest_wgrad, wgrad_elem * w.first * w.second);
+        }
+      }
+      if (l.cached_wgrad_placeholders)
+        for (const auto& [rows, cols] : shapes) mem.wgrad_buffers += wgrad_elem * rows * cols;
+    }
+    if (st.has_logits) {
+      // The loss of one micro-batch (Megatron-LM vocab-parallel cross-entropy,
+      // megatron/core/tensor_parallel/cross_entropy.py): the 16-bit logits and their FP32 copy,
+      // which becomes the saved softmax, in the forward; a fused cross-entropy keeps only the
+      // 16-bit logits and writes the gradient into them. In the backward the 16-bit logits
+      // gradient meets the output layer's weight-gradient placeholder (Megatron's
+      // ColumnParallelLinear allocates one per backward under fused accumulation,
+      // megatron/core/tensor_parallel/layers.py). The larger of the two moments.
+      const double logits = T * padded_cols;
+      const double forward = logits * (l.fused_cross_entropy ? 2 : 2 + 4);
+      const double backward = logits * 2 + (fused_accumulation ? wgrad_elem * padded_cols * static_cast<double>(m.hidden) : 0);
+      mem.logits = std::max(forward, backward);
+    }
+    // The transient placeholder of older TE comes after the loss work space is freed: it adds
+    // only where it is larger.
+    if (fused_accumulation && !l.cached_wgrad_placeholders) mem.wgrad_buffers = std::max(0.0, largest_wgrad - mem.logits);
     int groups = 0;
     for (int n : {tp, l.cp, l.dp, pp, l.ep, static_cast<int>(expert_shards)}) groups += n > 1;
     mem.runtime = kCudaContextBytes + kNcclBytesPerGroup * groups;

@@ -64,6 +64,13 @@ struct Layout {
   bool overlap_tp_comm = false;      // TP collectives overlapped with GEMMs (TE userbuffers)
   bool overlap_pp_comm = true;       // PP send/receive in the background
   bool flash_attention = true;       // attention scores never stored (FlashAttention/cuDNN)
+  // Cross-entropy fused with the softmax (Megatron-LM --cross-entropy-loss-fusion, TE/Triton):
+  // no FP32 copy of the logits (docs/cost-model.md section 4).
+  bool fused_cross_entropy = false;
+  // Transformer Engine >= 2.3 caches one weight-shaped 16-bit placeholder per GEMM weight shape
+  // for fused weight-gradient accumulation (transformer_engine/pytorch/module/base.py
+  // get_dummy_wgrad); older TE allocates it afresh in each backward.
+  bool cached_wgrad_placeholders = true;
   // ZeRO-3 as DeepSpeed stage 3 runs it: one all-gather and one reduce-scatter per parameter
   // tensor; false = FSDP, one per transformer block.
   bool zero3_per_tensor = false;

@@ -271,7 +271,7 @@ std::vector<StageEstimate> Stages(const StepCosts& sc, const SimulationResult& s
     se.memory.activations = se.inflight_microbatches * st.activation_bytes +
                             std::max(0, fig.peak_held - fig.peak_inflight) * st.weight_grad_activation_bytes +
                             st.working_bytes;
-    se.memory.fragmentation = kFragmentationFraction * (se.memory.activations + se.memory.logits);
+    se.memory.fragmentation = kAllocatorReserveFraction * se.memory.allocated();
   }
   return out;
 }
@@ -331,11 +331,13 @@ void FillThroughput(const ModelSpec& m, const ClusterSpec& c, const Training& t,
 // The peak stage against the HBM, and the warnings that depend on the composed step.
 void FillMemoryAndWarnings(const StepCosts& sc, const GpuSpec& g, Estimate& e) {
   e.capacity_bytes = g.hbm_bytes;
-  for (const StageEstimate& st : e.stages)
+  for (const StageEstimate& st : e.stages) {
     if (st.memory.total() > e.peak_memory_bytes) {
       e.peak_memory_bytes = st.memory.total();
       e.peak_stage = st.index;
     }
+    e.peak_allocated_bytes = std::max(e.peak_allocated_bytes, st.memory.allocated());
+  }
   e.fits = e.peak_memory_bytes <= e.capacity_bytes;
   e.warnings = sc.warnings;
   if (!e.fits)

@@ -140,7 +140,8 @@ struct Estimate {
   std::vector<LinkLoad> links;  // one per link the step uses, in Port order
   std::vector<StageEstimate> stages;
   int peak_stage = 0;
-  double peak_memory_bytes = 0;
+  double peak_memory_bytes = 0;     // the largest stage total: what must fit in capacity_bytes
+  double peak_allocated_bytes = 0;  // the largest stage's allocated bytes (torch.cuda.max_memory_allocated)
   double capacity_bytes = 0;
   bool fits = false;
 

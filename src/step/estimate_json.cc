@@ -21,6 +21,8 @@ json LayoutToJson(const Layout& l, const Training& t) {
               {"overlap_tp_comm", l.overlap_tp_comm},
               {"overlap_pp_comm", l.overlap_pp_comm},
               {"flash_attention", l.flash_attention},
+              {"fused_cross_entropy", l.fused_cross_entropy},
+              {"cached_wgrad_placeholders", l.cached_wgrad_placeholders},
               {"zero3_per_tensor", l.zero3_per_tensor},
               {"pp_layout", l.pp_layout},
               {"schedule", ScheduleName(l.pipeline_schedule())},
@@ -30,16 +32,11 @@ json LayoutToJson(const Layout& l, const Training& t) {
 }
 
 static json MemoryToJson(const MemoryBreakdown& m) {
-  return json{{"params_bytes", m.params},
-              {"grads_bytes", m.grads},
-              {"optimizer_bytes", m.optimizer},
-              {"fp8_weights_bytes", m.fp8_weights},
-              {"zero3_buffers_bytes", m.zero3_buffers},
-              {"activations_bytes", m.activations},
-              {"logits_bytes", m.logits},
-              {"runtime_bytes", m.runtime},
-              {"fragmentation_bytes", m.fragmentation},
-              {"total_bytes", m.total()}};
+  json j = json::object();
+  for (const MemoryTerm& term : kMemoryTerms) j[std::string(term.key) + "_bytes"] = m.*term.value;
+  j["allocated_bytes"] = m.allocated();
+  j["total_bytes"] = m.total();
+  return j;
 }
 
 json TimeBreakdownToJson(const TimeBreakdown& t) {

@@ -4,6 +4,7 @@
 
 #include "cost/activations.h"
 #include "cost/flops.h"
+#include "cost/memory.h"
 #include "hardware/hardware_catalog.h"
 #include "model/catalog.h"
 #include "scenario/default_scenario.h"
@@ -320,6 +321,71 @@ TEST(Estimate, Fp16ScalesTheLossOnTopOfBf16) {
               8 * updated / (a100.hbm_bytes_per_s * a100.calibration.hbm) + 2e-6, 1e-9);
   EXPECT_GT(fp.step_time_s, bf.step_time_s);
   EXPECT_DOUBLE_EQ(fp.mfu * fp.step_time_s, bf.mfu * bf.step_time_s);  // same model FLOPs and peak
+}
+
+// Megatron-LM pads the vocabulary to a multiple of 128 x tp: Llama 3's 128,256 and SimuMax's
+// Llama-3-8B launcher vocabulary 128,257 become the padded sizes its configs print.
+TEST(Memory, PaddedVocab) {
+  EXPECT_EQ(PaddedVocab(128256, 1), 128256);
+  EXPECT_EQ(PaddedVocab(128256, 8), 129024);
+  EXPECT_EQ(PaddedVocab(128257, 1), 128384);
+  EXPECT_EQ(PaddedVocab(128257, 2), 128512);
+  EXPECT_EQ(PaddedVocab(128257, 4), 128512);
+  EXPECT_EQ(PaddedVocab(128257, 8), 129024);
+}
+
+// The 4-layer Llama-3-405B shape of the SimuMax B200 runs (16 KV heads), by hand: weight-gradient
+// placeholders, logits with and without a fused cross-entropy, allocated vs total.
+TEST(Memory, WeightGradientPlaceholdersAndLogits) {
+  InlineDims d;
+  d.layers = 4;
+  d.hidden = 16384;
+  d.ffn = 53248;
+  d.heads = 128;
+  d.kv_heads = 16;
+  d.vocab = 128256;
+  const ModelSpec m = ModelFromDims(d);
+  const Training t{4096, 16, Precision::kBf16};
+  Layout l;
+  l.tp = 1;
+  l.pp = 2;
+  const ClusterSpec c = Cluster("B200", 8);
+  const Estimate e = EstimateStep(m, c, t, l);
+  // TE >= 2.3: one placeholder per distinct weight shape: QKV (128+2*16)*128 x h, proj h x h,
+  // fc1 2*53248 x h, fc2 h x 53248, 2 bytes each: 6.44e9 bytes on each stage.
+  const double h = 16384;
+  const double shapes = 2 * (20480 * h + h * h + 106496 * h + h * 53248);
+  EXPECT_DOUBLE_EQ(e.stages[0].memory.wgrad_buffers, shapes);
+  EXPECT_DOUBLE_EQ(e.stages[1].memory.wgrad_buffers, shapes);
+  // Logits of one micro-batch: the forward keeps 16-bit logits + their FP32 copy (6 bytes per
+  // logit), the backward the 2-byte gradient + the output head's 2-byte placeholder (V x h). At
+  // 4096 tokens and h = 16384 the backward is larger, 4096 x 128256 x 2 + 128256 x h x 2; at
+  // 16384 tokens the forward, 16384 x 128256 x 6, unless the cross-entropy is fused (2 bytes).
+  EXPECT_DOUBLE_EQ(e.stages[1].memory.logits, 4096.0 * 128256 * 2 + 2 * 128256 * h);
+  EXPECT_EQ(e.stages[0].memory.logits, 0);
+  const Training long_seq{16384, 16, Precision::kBf16};
+  EXPECT_DOUBLE_EQ(EstimateStep(m, c, long_seq, l).stages[1].memory.logits, 16384.0 * 128256 * 6);
+  l.fused_cross_entropy = true;
+  EXPECT_DOUBLE_EQ(EstimateStep(m, c, long_seq, l).stages[1].memory.logits, 16384.0 * 128256 * 2 + 2 * 128256 * h);
+  // Older TE: the placeholder is transient; the largest (fc1) counts only beyond the logits
+  // term, which on the last stage is larger (2*106496*h < (4096*2 + 2*h)*128256).
+  l.cached_wgrad_placeholders = false;
+  const Estimate o = EstimateStep(m, c, t, l);
+  EXPECT_DOUBLE_EQ(o.stages[0].memory.wgrad_buffers, 2 * 106496 * h);
+  EXPECT_DOUBLE_EQ(o.stages[1].memory.wgrad_buffers, 0);
+  // Allocated = total less the CUDA context, NCCL buffers and the allocator's reserve, which is
+  // 4.3% of the allocated bytes; the estimate's peak allocated is the largest stage's.
+  for (const StageEstimate& st : e.stages) {
+    EXPECT_DOUBLE_EQ(st.memory.allocated(), st.memory.total() - st.memory.runtime - st.memory.fragmentation);
+    EXPECT_DOUBLE_EQ(st.memory.fragmentation, kAllocatorReserveFraction * st.memory.allocated());
+  }
+  EXPECT_DOUBLE_EQ(e.peak_allocated_bytes,
+                   std::max(e.stages[0].memory.allocated(), e.stages[1].memory.allocated()));
+  // FSDP has no main gradients, hence no placeholders.
+  Layout z;
+  z.tp = 1;
+  z.zero = 3;
+  EXPECT_EQ(EstimateStep(m, c, t, z).stages[0].memory.wgrad_buffers, 0);
 }
 
 }  // namespace

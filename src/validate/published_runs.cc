@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <regex>
 
 #include "util/csv.h"
 #include "util/error.h"
@@ -25,6 +26,19 @@ const char* const kIntColumns[] = {"layers", "hidden", "ffn_hidden", "heads", "k
                                    "num_experts", "topk", "num_gpus", "gpus_per_node", "tp", "pp", "vp", "cp",
                                    "ep", "micro_batch", "global_batch"};
 const char* const kNumColumns[] = {"target_tokens_per_s_per_gpu"};
+
+// Optional numeric columns: read (and checked like the others) where the file has them.
+struct OptionalColumn {
+  const char* name;
+  double PublishedRun::*field;
+  double scale;  // to SI: GiB to bytes
+};
+const OptionalColumn kOptionalColumns[] = {
+    {"target_step_time_s", &PublishedRun::target_step_time_s, 1},
+    {"measured_peak_mem_gib", &PublishedRun::measured_peak_memory_bytes, 1024.0 * 1024 * 1024},
+    {"simumax_pred_mem_gib", &PublishedRun::simumax_peak_memory_bytes, 1024.0 * 1024 * 1024},
+    {"simumax_pred_step_time_s", &PublishedRun::simumax_step_time_s, 1},
+};
 
 // A malformed cell: the file is broken (not just a row paratune cannot model).
 struct CellError : InputError {
@@ -46,6 +60,7 @@ class Cells {
       : col_(col), row_(row), where_(where) {}
 
   const std::string& Str(const char* name) const { return row_.fields[col_.at(name)]; }
+  bool Has(const char* name) const { return col_.contains(name); }
   bool Empty(const char* name) const { return Str(name).empty(); }
 
   // A non-negative integer of at most kMaxInt: it fits every int it is stored in, and the
@@ -88,6 +103,28 @@ std::string CatalogGpu(const std::string& g) {
 // attention scores with Megatron's fused softmax: a fact of the software those runs used.
 bool PredatesFlashAttention(const std::string& source) {
   return source == "Narayanan2021" || source == "Korthikanti2022" || source == "MegatronLM-README-2020";
+}
+
+// Software facts a row's notes state (simumax_runs_dev.csv gives the stack: "TE 2.11.0", "TE
+// release_v2.1"; its '_cef' cases run a fused cross-entropy). Transformer Engine caches its
+// weight-gradient placeholders from 2.3 (Layout::cached_wgrad_placeholders); where no version is
+// stated, the runs are taken to predate it (listed as an assumption).
+void MapSoftware(const Cells& c, PublishedRun& r) {
+  const std::string notes = c.Has("notes") ? c.Str("notes") : "";
+  static const std::regex te(R"(\bTE (?:release_v)?(\d+)\.(\d+))");
+  std::smatch v;
+  if (std::regex_search(notes, v, te)) {
+    const int major = std::stoi(v[1].str()), minor = std::stoi(v[2].str());
+    r.layout.cached_wgrad_placeholders = major > 2 || (major == 2 && minor >= 3);
+  } else {
+    // The published runs up to mid-2025 (NeMo 24.07-25.04, dgxc 25.03, Megatron-LM's H100 table)
+    // ran Transformer Engine before 2.3, or no TE at all.
+    r.layout.cached_wgrad_placeholders = false;
+    r.assumptions.push_back("Transformer Engine version not stated: weight-gradient placeholders per backward (TE < 2.3)");
+  }
+  const std::string section = c.Has("table_or_section") ? c.Str("table_or_section") : "";
+  r.layout.fused_cross_entropy = section.find("_cef") != std::string::npos &&
+                                 notes.find("cross-entropy loss fusion on") != std::string::npos;
 }
 
 void MapRow(const Cells& c, PublishedRun& r, const HardwareCatalog& hw) {
@@ -196,6 +233,7 @@ void MapRow(const Cells& c, PublishedRun& r, const HardwareCatalog& hw) {
   else if (rc == "full") l.recompute = Recompute::kFull;
   else throw std::string("unknown recompute '") + rc + "'";
   l.flash_attention = !PredatesFlashAttention(r.source);
+  MapSoftware(c, r);
   // Those Megatron-LM GPT runs also kept its default dropout of 0.1 (hidden and attention).
   m.dropout = PredatesFlashAttention(r.source);
   const long long chunks = static_cast<long long>(l.pp) * l.vp;
@@ -244,6 +282,8 @@ std::vector<PublishedRun> ReadPublishedRuns(std::string_view text, const std::st
     r.flags = c.Str("flags");
     r.num_gpus = c.Empty("num_gpus") ? 0 : static_cast<int>(c.Int("num_gpus"));
     r.target_tokens_per_s_per_gpu = c.Empty("target_tokens_per_s_per_gpu") ? 0 : c.Num("target_tokens_per_s_per_gpu");
+    for (const OptionalColumn& o : kOptionalColumns)
+      if (col.contains(o.name) && !c.Empty(o.name)) r.*o.field = o.scale * c.Num(o.name);
     try {
       MapRow(c, r, hw);
       r.modelable = true;

@@ -19,6 +19,14 @@ struct PublishedRun {
   std::string id, source, model_name, arch, gpu_name, precision_raw, confidence, flags;
   int num_gpus = 0;
   double target_tokens_per_s_per_gpu = 0;  // 0: the row has no target
+  // Figures some files add (0 = not given; the columns are optional): the measured step time
+  // (`target_step_time_s`), the measured peak memory (`measured_peak_mem_gib`: the largest
+  // torch.cuda.max_memory_allocated over the ranks), and SimuMax's own predictions for the row
+  // (`simumax_pred_mem_gib`, `simumax_pred_step_time_s`; ../shared/validation/README.md).
+  double target_step_time_s = 0;
+  double measured_peak_memory_bytes = 0;
+  double simumax_peak_memory_bytes = 0;
+  double simumax_step_time_s = 0;
 
   bool modelable = false;
   std::string reason;        // why not, when !modelable

@@ -23,6 +23,52 @@ ErrorStats Summarize(std::vector<double> e) {
   return s;
 }
 
+const GroupDimension kGroupDimensions[5] = {
+    {"gpu", [](const PublishedRun& r) { return r.gpu_name; }},
+    {"arch", [](const PublishedRun& r) { return r.arch; }},
+    {"precision", [](const PublishedRun& r) { return std::string(PrecisionName(r.training.precision)); }},
+    {"source", [](const PublishedRun& r) { return r.source; }},
+    {"confidence", [](const PublishedRun& r) { return r.confidence; }},
+};
+
+namespace {
+
+double Ape(double predicted, double measured) { return std::abs(predicted - measured) / measured; }
+
+// Ours and SimuMax's errors, overall and by every dimension; `ours` and `simumax` pick a row's
+// two errors (empty when it lacks them).
+ComparedErrors Compare(const std::vector<RunPrediction>& rows, std::optional<double> RunPrediction::*ours,
+                       std::optional<double> RunPrediction::*simumax) {
+  struct Lists {
+    std::vector<double> ours, simumax, ours_on_simumax_rows;
+  };
+  Lists all;
+  std::map<std::pair<std::string, std::string>, Lists> by;
+  for (const RunPrediction& p : rows) {
+    if (!(p.*ours)) continue;
+    std::vector<Lists*> lists = {&all};
+    for (const GroupDimension& d : kGroupDimensions) lists.push_back(&by[{d.name, d.value(*p.run)}]);
+    for (Lists* l : lists) {
+      l->ours.push_back(*(p.*ours));
+      if (p.*simumax) {
+        l->simumax.push_back(*(p.*simumax));
+        l->ours_on_simumax_rows.push_back(*(p.*ours));
+      }
+    }
+  }
+  const auto stats = [](const Lists& l) {
+    return ComparedStats{Summarize(l.ours), Summarize(l.simumax), Summarize(l.ours_on_simumax_rows)};
+  };
+  ComparedErrors out;
+  out.overall = stats(all);
+  for (const GroupDimension& d : kGroupDimensions)
+    for (const auto& [key, l] : by)
+      if (key.first == d.name) out.groups.push_back({key.first, key.second, stats(l)});
+  return out;
+}
+
+}  // namespace
+
 static bool SameLayout(const PublishedRun& a, const PublishedRun& b) {
   const Layout &x = a.layout, &y = b.layout;
   return x.tp == y.tp && x.pp == y.pp && x.vp == y.vp && x.cp == y.cp && x.ep == y.ep && x.zero == y.zero &&
@@ -45,6 +91,18 @@ ValidationReport Validate(const std::vector<PublishedRun>& runs, double threshol
         p.ape = std::abs(e.tokens_per_s_per_gpu - r.target_tokens_per_s_per_gpu) / r.target_tokens_per_s_per_gpu;
         p.step_ape = std::abs(r.target_tokens_per_s_per_gpu / e.tokens_per_s_per_gpu - 1);
         p.fits = e.fits;
+        p.predicted_step_time_s = e.step_time_s;
+        p.predicted_peak_allocated_bytes = e.peak_allocated_bytes;
+        if (r.measured_peak_memory_bytes > 0) {
+          p.memory_ape = Ape(e.peak_allocated_bytes, r.measured_peak_memory_bytes);
+          if (r.simumax_peak_memory_bytes > 0)
+            p.simumax_memory_ape = Ape(r.simumax_peak_memory_bytes, r.measured_peak_memory_bytes);
+        }
+        // Step time against SimuMax: the rows that give its prediction and a measured step time.
+        if (r.target_step_time_s > 0 && r.simumax_step_time_s > 0) {
+          p.step_time_ape = Ape(e.step_time_s, r.target_step_time_s);
+          p.simumax_step_time_ape = Ape(r.simumax_step_time_s, r.target_step_time_s);
+        }
       } catch (const InputError& e) {
         p.reason = e.what();
       }
@@ -59,18 +117,16 @@ ValidationReport Validate(const std::vector<PublishedRun>& runs, double threshol
     all.push_back(p.ape);
     if (r.confidence != "low") confident.push_back(p.ape);
     if (r.id.rfind("KOR22-T5", 0) == 0) kor.push_back(p.step_ape);
-    by[{"gpu", r.gpu_name}].push_back(p.ape);
-    by[{"arch", r.arch}].push_back(p.ape);
-    by[{"precision", PrecisionName(r.training.precision)}].push_back(p.ape);
-    by[{"source", r.source}].push_back(p.ape);
-    by[{"confidence", r.confidence}].push_back(p.ape);
+    for (const GroupDimension& d : kGroupDimensions) by[{d.name, d.value(r)}].push_back(p.ape);
   }
   rep.overall = Summarize(all);
   rep.overall_without_low_confidence = Summarize(confident);
   rep.korthikanti_step_time = Summarize(kor);
-  for (const char* dim : {"gpu", "arch", "precision", "source", "confidence"})
+  for (const GroupDimension& d : kGroupDimensions)
     for (const auto& [key, v] : by)
-      if (key.first == dim) rep.groups.push_back({key.first, key.second, Summarize(v)});
+      if (key.first == d.name) rep.groups.push_back({key.first, key.second, Summarize(v)});
+  rep.memory = Compare(rep.rows, &RunPrediction::memory_ape, &RunPrediction::simumax_memory_ape);
+  rep.step_time = Compare(rep.rows, &RunPrediction::step_time_ape, &RunPrediction::simumax_step_time_ape);
 
   // Pairwise ranking.
   for (size_t i = 0; i < rep.rows.size(); ++i) {

@@ -1,9 +1,12 @@
 // Validation of the cost model against published runs: predicted vs measured tokens/s per GPU,
 // absolute percentage errors with their summary statistics (overall and by group), and the
 // pairwise ranking agreement between runs of the same model, GPU type, GPU count and sequence.
+// Where a row carries a measured peak memory (and SimuMax's predictions, simumax_runs_dev.csv),
+// the same for peak memory and step time, ours beside SimuMax's on the same rows.
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +22,15 @@ struct RunPrediction {
   double ape = 0;       // |predicted - measured| / measured, tokens/s per GPU (fraction)
   double step_ape = 0;  // the same on step time: |measured/predicted - 1|
   bool fits = true;     // the predicted memory fits the GPU
+  double predicted_step_time_s = 0;
+  // The peak stage's allocated bytes: what torch.cuda.max_memory_allocated counts (no CUDA
+  // context, NCCL buffers or caching-allocator slack; docs/cost-model.md section 4).
+  double predicted_peak_allocated_bytes = 0;
+  // Errors (fractions) against the row's optional columns, where it has them.
+  std::optional<double> memory_ape;           // predicted vs measured peak memory
+  std::optional<double> simumax_memory_ape;   // SimuMax's prediction vs measured
+  std::optional<double> step_time_ape;        // predicted vs target_step_time_s
+  std::optional<double> simumax_step_time_ape;
 };
 
 struct ErrorStats {
@@ -27,10 +39,34 @@ struct ErrorStats {
 };
 ErrorStats Summarize(std::vector<double> errors);
 
+// The dimensions the errors are grouped by, in report order: the one list the report, the
+// JSON and the tests iterate.
+struct GroupDimension {
+  const char* name;
+  std::string (*value)(const PublishedRun&);
+};
+extern const GroupDimension kGroupDimensions[5];  // gpu, arch, precision, source, confidence
+
 struct GroupStats {
-  std::string dimension;  // "gpu", "arch", "precision", "source", "confidence"
+  std::string dimension;  // a kGroupDimensions name
   std::string value;
   ErrorStats stats;
+};
+
+// Our error and SimuMax's over the same rows.
+struct ComparedStats {
+  ErrorStats ours;     // every row with the measurement
+  ErrorStats simumax;  // the rows that also give SimuMax's prediction
+  ErrorStats ours_on_simumax_rows;
+};
+struct GroupComparison {
+  std::string dimension;
+  std::string value;
+  ComparedStats stats;
+};
+struct ComparedErrors {
+  ComparedStats overall;
+  std::vector<GroupComparison> groups;
 };
 
 // Pairs of runs sharing model, GPU type, GPU count and sequence length, differing in layout,
@@ -49,6 +85,10 @@ struct ValidationReport {
   RankingStats ranking;
   RankingStats ranking_without_low_confidence;  // pairs where neither run is low-confidence
   ErrorStats korthikanti_step_time;  // Korthikanti et al. 2022 Table 5 rows, step-time error
+  // Rows with measured_peak_mem_gib: peak allocated memory, ours and SimuMax's.
+  ComparedErrors memory;
+  // Rows with simumax_pred_step_time_s and target_step_time_s: step time, ours and SimuMax's.
+  ComparedErrors step_time;
 };
 
 // Predicts every modelable run with its own cluster's calibration.

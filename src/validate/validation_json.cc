@@ -9,6 +9,22 @@ nlohmann::json RankingJson(const RankingStats& r) {
   return {{"pairs", r.pairs}, {"agree", r.agree}, {"disagreements", dis}};
 }
 
+nlohmann::json ComparedJson(const ComparedStats& s) {
+  return {{"ours", ErrorStatsJson(s.ours)},
+          {"simumax", ErrorStatsJson(s.simumax)},
+          {"ours_on_simumax_rows", ErrorStatsJson(s.ours_on_simumax_rows)}};
+}
+
+nlohmann::json ComparedErrorsJson(const ComparedErrors& c) {
+  nlohmann::json groups = nlohmann::json::array();
+  for (const GroupComparison& g : c.groups)
+    groups.push_back({{"dimension", g.dimension}, {"value", g.value}, {"stats", ComparedJson(g.stats)}});
+  return {{"overall", ComparedJson(c.overall)}, {"groups", groups}};
+}
+
+// An optional error: the fraction, or null.
+nlohmann::json Optional(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+
 }  // namespace
 
 nlohmann::json ErrorStatsJson(const ErrorStats& s) {
@@ -26,9 +42,21 @@ nlohmann::json ValidationJson(const ValidationReport& rep, const std::string& fi
       r["predicted_tokens_per_s_per_gpu"] = p.predicted_tokens_per_s_per_gpu;
       r["ape"] = p.ape;
       r["fits"] = p.fits;
+      r["predicted_step_time_s"] = p.predicted_step_time_s;
+      r["predicted_peak_allocated_bytes"] = p.predicted_peak_allocated_bytes;
+      r["memory_ape"] = Optional(p.memory_ape);
+      r["simumax_memory_ape"] = Optional(p.simumax_memory_ape);
+      r["step_time_ape"] = Optional(p.step_time_ape);
+      r["simumax_step_time_ape"] = Optional(p.simumax_step_time_ape);
     } else {
       r["reason"] = p.reason;
     }
+    const PublishedRun& run = *p.run;
+    for (auto [key, v] : {std::pair{"measured_step_time_s", run.target_step_time_s},
+                          std::pair{"measured_peak_allocated_bytes", run.measured_peak_memory_bytes},
+                          std::pair{"simumax_peak_allocated_bytes", run.simumax_peak_memory_bytes},
+                          std::pair{"simumax_step_time_s", run.simumax_step_time_s}})
+      r[key] = v > 0 ? nlohmann::json(v) : nlohmann::json(nullptr);
     if (!p.run->assumptions.empty()) r["assumptions"] = p.run->assumptions;
     rows.push_back(r);
   }
@@ -40,6 +68,8 @@ nlohmann::json ValidationJson(const ValidationReport& rep, const std::string& fi
   for (const GroupStats& g : rep.groups)
     groups.push_back({{"dimension", g.dimension}, {"value", g.value}, {"stats", ErrorStatsJson(g.stats)}});
   j["groups"] = groups;
+  j["memory"] = ComparedErrorsJson(rep.memory);
+  j["step_time"] = ComparedErrorsJson(rep.step_time);
   j["ranking"] = RankingJson(rep.ranking);
   j["ranking_without_low_confidence"] = RankingJson(rep.ranking_without_low_confidence);
   return j;

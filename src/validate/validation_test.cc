@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "hardware/hardware_catalog.h"
+#include "step/estimate.h"
 #include "util/error.h"
 #include "util/file.h"
 #include "util/test_util.h"
@@ -209,6 +212,101 @@ TEST(PublishedRuns, ZeroAndTheLargestIntegerInEveryColumnNeverCrash) {
       }
   // The dense row's own prediction is unaffected by the checks.
   EXPECT_TRUE(Validate(ReadPublishedRuns(Header() + kDenseRow + "\n", "x.csv", hw)).rows[0].predicted);
+}
+
+// Peak memory and step time against measured, ours beside SimuMax's (simumax_runs_dev.csv's
+// optional columns), on a hand-made file: two B200 rows with SimuMax's figures, one H100 row
+// with a measured peak only, one row without either.
+TEST(Validation, MemoryAndStepTimeBesideSimuMax) {
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  const std::string header = Header().substr(0, Header().size() - 1) +
+                             ",measured_peak_mem_gib,simumax_pred_step_time_s,simumax_pred_mem_gib\n";
+  const std::string b200 = WithCell(WithCell(kDenseRow, "gpu", "B200"), "target_step_time_s", "2.0");
+  const std::string csv = header + WithCell(b200, "id", "M1") + ",40,1.9,39\n" +  //
+                          WithCell(b200, "id", "M2") + ",50,2.2,51\n" +           //
+                          WithCell(kDenseRow, "id", "M3") + ",45,,\n" +           //
+                          WithCell(kDenseRow, "id", "M4") + ",,,\n";
+  const auto runs = ReadPublishedRuns(csv, "m.csv", hw);
+  ASSERT_EQ(runs.size(), 4u);
+  EXPECT_DOUBLE_EQ(runs[0].measured_peak_memory_bytes, 40.0 * 1024 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(runs[0].simumax_peak_memory_bytes, 39.0 * 1024 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(runs[0].simumax_step_time_s, 1.9);
+  EXPECT_DOUBLE_EQ(runs[0].target_step_time_s, 2.0);
+  EXPECT_EQ(runs[3].measured_peak_memory_bytes, 0);
+  const ValidationReport rep = Validate(runs);
+  for (const RunPrediction& p : rep.rows) ASSERT_TRUE(p.predicted) << p.run->id << ": " << p.reason;
+  // Ours: the estimate's peak allocated bytes against the measured peak.
+  const Estimate e = EstimateStep(runs[0].model, runs[0].cluster, runs[0].training, runs[0].layout);
+  EXPECT_DOUBLE_EQ(rep.rows[0].predicted_peak_allocated_bytes, e.peak_allocated_bytes);
+  EXPECT_DOUBLE_EQ(*rep.rows[0].memory_ape, std::abs(e.peak_allocated_bytes / (40.0 * 1024 * 1024 * 1024) - 1));
+  // SimuMax's: |39 - 40| / 40 and |51 - 50| / 50; step times |1.9 - 2| / 2 and |2.2 - 2| / 2.
+  EXPECT_DOUBLE_EQ(*rep.rows[0].simumax_memory_ape, 0.025);
+  EXPECT_DOUBLE_EQ(*rep.rows[1].simumax_memory_ape, 0.02);
+  EXPECT_NEAR(*rep.rows[0].simumax_step_time_ape, 0.05, 1e-12);
+  EXPECT_NEAR(*rep.rows[1].simumax_step_time_ape, 0.1, 1e-12);
+  EXPECT_DOUBLE_EQ(*rep.rows[0].step_time_ape, std::abs(e.step_time_s - 2.0) / 2.0);
+  // The H100 row has a measured peak but no SimuMax figure; the last row neither.
+  EXPECT_TRUE(rep.rows[2].memory_ape.has_value());
+  EXPECT_FALSE(rep.rows[2].simumax_memory_ape.has_value());
+  EXPECT_FALSE(rep.rows[2].step_time_ape.has_value());  // no SimuMax step time to compare with
+  EXPECT_FALSE(rep.rows[3].memory_ape.has_value());
+  EXPECT_EQ(rep.memory.overall.ours.n, 3);
+  EXPECT_EQ(rep.memory.overall.simumax.n, 2);
+  EXPECT_EQ(rep.memory.overall.ours_on_simumax_rows.n, 2);
+  EXPECT_DOUBLE_EQ(rep.memory.overall.simumax.mean, 0.0225);
+  EXPECT_DOUBLE_EQ(rep.memory.overall.simumax.max, 0.025);
+  EXPECT_EQ(rep.step_time.overall.ours.n, 2);
+  EXPECT_NEAR(rep.step_time.overall.simumax.mean, 0.075, 1e-12);
+  // By GPU: B200 has both rows with SimuMax's figures, H100 one row of ours only; every
+  // dimension of kGroupDimensions is there.
+  std::map<std::string, const GroupComparison*> gpu;
+  std::set<std::string> dims;
+  for (const GroupComparison& g : rep.memory.groups) {
+    dims.insert(g.dimension);
+    if (g.dimension == "gpu") gpu[g.value] = &g;
+  }
+  EXPECT_EQ(dims.size(), std::size(kGroupDimensions));
+  ASSERT_TRUE(gpu.contains("B200") && gpu.contains("H100-SXM"));
+  EXPECT_EQ(gpu["B200"]->stats.ours.n, 2);
+  EXPECT_EQ(gpu["B200"]->stats.simumax.n, 2);
+  EXPECT_EQ(gpu["H100-SXM"]->stats.ours.n, 1);
+  EXPECT_EQ(gpu["H100-SXM"]->stats.simumax.n, 0);
+  // Without the optional columns there is nothing to compare.
+  EXPECT_EQ(Validate(ReadPublishedRuns(Header() + kDenseRow + "\n", "x.csv", hw)).memory.overall.ours.n, 0);
+  // A broken optional cell is one error naming the line and the column.
+  EXPECT_EQ(InputErrorOf([&] { ReadPublishedRuns(header + WithCell(b200, "id", "M1") + ",-4,1.9,39\n", "m.csv", hw); }),
+            "m.csv:2: column 'measured_peak_mem_gib' must be a finite non-negative number, got '-4'");
+}
+
+// The development file with measured peaks (../shared/validation/simumax_runs_dev.csv): the
+// predicted peak allocated memory is within 2% MAPE of the measured one over the rows paratune
+// can model (all 42 once the catalog has the A100-PCIe-80GB), within half a point of SimuMax's
+// own error on the dense rows, and the software the notes state reaches the layouts.
+TEST(Validation, SimuMaxRowsPeakMemory) {
+  PARATUNE_SHARED_OR_SKIP(csv, "validation/simumax_runs_dev.csv");
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  const auto runs = ReadPublishedRuns(ReadFile(csv), csv, hw);
+  ASSERT_EQ(runs.size(), 42u);
+  for (const PublishedRun& r : runs) {
+    EXPECT_GT(r.measured_peak_memory_bytes, 0) << r.id;
+    if (!r.modelable) continue;
+    if (r.gpu_name == "B200") {  // TE 2.11.0, '_cef' cases
+      EXPECT_TRUE(r.layout.cached_wgrad_placeholders) << r.id;
+      EXPECT_TRUE(r.layout.fused_cross_entropy) << r.id;
+    } else {  // TE release_v2.1, no fused cross-entropy stated
+      EXPECT_FALSE(r.layout.cached_wgrad_placeholders) << r.id;
+      EXPECT_FALSE(r.layout.fused_cross_entropy) << r.id;
+    }
+  }
+  const ValidationReport rep = Validate(runs);
+  EXPECT_GE(rep.memory.overall.ours.n, 12);
+  EXPECT_LE(rep.memory.overall.ours.mean, 0.02);
+  // On the dense rows (whose model the columns give in full) within half a point of SimuMax.
+  const GroupComparison* dense = nullptr;
+  for (const GroupComparison& g : rep.memory.groups)
+    if (g.dimension == "arch" && g.value == "dense") dense = &g;
+  ASSERT_NE(dense, nullptr);
+  EXPECT_LE(dense->stats.ours_on_simumax_rows.mean, dense->stats.simumax.mean + 0.005);
 }
 
 }  // namespace

@@ -312,7 +312,7 @@ class Search {
           mem.activations =
               InflightLowerBound(kind, l_.pp, l_.vp, static_cast<int>(s), sc->micro_batches) * st.activation_bytes +
               st.working_bytes;
-          mem.fragmentation = kFragmentationFraction * (mem.activations + mem.logits);
+          mem.fragmentation = kAllocatorReserveFraction * mem.allocated();
           c.memory_lower_bytes = std::max(c.memory_lower_bytes, mem.total());
         }
         candidates_.push_back(std::move(c));

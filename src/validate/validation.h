@@ -49,6 +49,8 @@ struct ValidationReport {
   RankingStats ranking;
   RankingStats ranking_without_low_confidence;  // pairs where neither run is low-confidence
   ErrorStats korthikanti_step_time;  // Korthikanti et al. 2022 Table 5 rows, step-time error
+  // Sharding texts (zero_stage_or_fsdp) no family matched, with their rows' ids.
+  std::vector<std::pair<std::string, std::vector<std::string>>> unmapped_sharding;
 };
 
 // Predicts every modelable run with its own cluster's calibration.

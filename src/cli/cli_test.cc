@@ -118,7 +118,7 @@ TEST_F(Cli, GpusJson) {
   nlohmann::json j;
   ASSERT_NO_THROW(j = nlohmann::json::parse(r.out)) << r.out;
   EXPECT_EQ(j.at("schema"), "paratune.gpus/1");
-  ASSERT_EQ(j.at("gpus").size(), 9u);
+  ASSERT_EQ(j.at("gpus").size(), 13u);
   bool found = false;
   for (const auto& g : j.at("gpus"))
     if (g.at("name") == "H100") {

@@ -1,6 +1,7 @@
 // `paratune validate FILE.csv`: predicted vs measured throughput of published runs, and peak
 // memory and step time beside SimuMax's where the file gives them.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/commands.h"
 #include "hardware/hardware_catalog.h"
@@ -124,6 +125,11 @@ Command AddValidateCommand(CLI::App& root) {
               fmt::print("  {:<34} {} of {} ordered as measured ({:.1f}%)\n", name, r->agree, r->pairs,
                          r->pairs ? 100.0 * r->agree / r->pairs : 100.0);
               for (const auto& [a, b] : r->disagreements) fmt::print("    disagree: measured {} > {}\n", a, b);
+            }
+            if (!rep.unmapped_sharding.empty()) {
+              fmt::print("\nSharding texts (zero_stage_or_fsdp) not mapped to a ZeRO stage\n");
+              for (const auto& [text, ids] : rep.unmapped_sharding)
+                fmt::print("  '{}': {}\n", text, fmt::join(ids, ", "));
             }
             return 0;
           }};

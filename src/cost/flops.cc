@@ -5,6 +5,22 @@ namespace paratune {
 // Shapes: Megatron-LM megatron/training/training.py num_floating_point_operations (GQA-aware
 // QKV, gated MLP x3, MoE top-k + shared experts, MLA, causal attention halved, logits 2hV per
 // token forward). Attention: scores 2*s*d_qk and values 2*s*d_v per query per head.
+// Keys one query attends to, averaged over the queries of a sequence and over the model's layers.
+// Full attention: seq (non-causal) or seq/2 (causal, Megatron's halving). A sliding-window layer
+// (GPT-OSS layer_types "sliding_attention") lets query i see keys i-w+1 .. i (transformers
+// masking_utils.py sliding_window_causal_mask_function: kv_idx > q_idx - sliding_window), i.e.
+// min(i+1, w) keys: averaged over i = 0 .. s-1 that is w - w(w-1)/(2s) for w < s (and the full
+// layer's s/2 for w >= s); non-causal, min(w, s). Every layer gets the average (the layers
+// alternate, so every pipeline stage of two or more layers has the model's mix).
+double AttentionKeysPerQuery(const ModelSpec& m, double seq, bool causal) {
+  const double full = causal ? 0.5 * seq : seq;
+  if (m.sliding_window_layers <= 0 || m.sliding_window <= 0 || m.layers <= 0) return full;
+  const double w = static_cast<double>(m.sliding_window);
+  const double slide = w >= seq ? full : causal ? w - w * (w - 1) / (2 * seq) : w;
+  const double share = static_cast<double>(m.sliding_window_layers) / static_cast<double>(m.layers);
+  return (1 - share) * full + share * slide;
+}
+
 LayerFlops LayerForwardFlops(const ModelSpec& m, bool moe_layer, double tokens, double seq,
                              bool causal) {
   LayerFlops f;
@@ -21,8 +37,7 @@ LayerFlops LayerForwardFlops(const ModelSpec& m, bool moe_layer, double tokens, 
   } else {
     f.qkv = 2 * tokens * h * static_cast<double>((m.heads + 2 * m.kv_heads) * m.head_dim);
   }
-  const double causal_factor = causal ? 0.5 : 1.0;
-  f.attention = 2 * tokens * seq * nq * static_cast<double>(m.qk_head_dim() + m.v_dim()) * causal_factor;
+  f.attention = 2 * tokens * AttentionKeysPerQuery(m, seq, causal) * nq * static_cast<double>(m.qk_head_dim() + m.v_dim());
   f.out_proj = 2 * tokens * nq * static_cast<double>(m.v_dim()) * h;
   const double gemms = m.mlp == MlpKind::kGated ? 3 : 2;
   if (moe_layer) {

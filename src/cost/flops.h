@@ -20,6 +20,10 @@ struct LayerFlops {
   double total() const { return qkv + attention + out_proj + mlp + router; }
 };
 
+// Keys per query averaged over a sequence of length seq and over the layers: seq/2 causal, seq
+// otherwise, less on sliding-window layers (ModelSpec::sliding_window; flops.cc).
+double AttentionKeysPerQuery(const ModelSpec& m, double seq, bool causal = true);
+
 // `causal` halves the attention term (Megatron, torchtitan); false counts the full s^2
 // (Narayanan et al. 2021, PaLM, NeMo <= 25.07).
 LayerFlops LayerForwardFlops(const ModelSpec& m, bool moe_layer, double tokens, double seq,

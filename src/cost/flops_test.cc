@@ -80,5 +80,19 @@ TEST(Flops, DeepSeekMoeLayer) {
   EXPECT_DOUBLE_EQ(f.attention, 2.0 * 4096 * 128 * (192 + 128) * 0.5);
 }
 
+// GPT-OSS: half its layers slide over 128 keys. Query i of a 4096-token sequence sees min(i+1,
+// 128) keys there: on average 128 - 128*127/(2*4096) = 126.015625, against 2048 in the full
+// layers; every layer gets the mean, (2048 + 126.015625) / 2 = 1087.0078125.
+TEST(Flops, SlidingWindowAttentionCountsTheWindow) {
+  const ModelSpec m = LoadModel("gpt-oss-120b");
+  EXPECT_DOUBLE_EQ(AttentionKeysPerQuery(m, 4096), (2048 + 126.015625) / 2);
+  EXPECT_DOUBLE_EQ(AttentionKeysPerQuery(m, 4096, false), (4096 + 128) / 2.0);
+  EXPECT_DOUBLE_EQ(AttentionKeysPerQuery(m, 64), 32);  // window >= sequence: as full attention
+  const LayerFlops f = LayerForwardFlops(m, true, 4096, 4096);
+  EXPECT_DOUBLE_EQ(f.attention, 2.0 * 4096 * 1087.0078125 * 64 * (64 + 64));
+  // A model without sliding layers keeps the causal half.
+  EXPECT_DOUBLE_EQ(AttentionKeysPerQuery(LoadModel("llama-3.1-8b"), 4096), 2048);
+}
+
 }  // namespace
 }  // namespace paratune

@@ -261,6 +261,17 @@ Emitted EmitMegatron(const EmitInput& in) {
   if (!m.linear_bias) a.Switch("--disable-bias-linear");
   if (m.qkv_bias && !m.linear_bias) a.Switch("--add-qkv-bias");
   if (m.qk_norm) a.Switch("--qk-layernorm");
+  // GPT-OSS features paratune's Megatron arguments do not carry (the run would lack them).
+  if (m.attention_sinks)
+    out.notes.push_back(fmt::format("attention sinks (one learned logit per head, GPT-OSS) are not emitted: the "
+                                    "Megatron model lacks their {} parameters",
+                                    m.heads * m.layers));
+  if (m.router_bias && m.is_moe())
+    out.notes.push_back("the MoE router's bias (GPT-OSS) is not emitted: Megatron's router has a weight only");
+  if (m.sliding_window_layers > 0)
+    out.notes.push_back(fmt::format("sliding-window attention ({} of {} layers, window {}) is not emitted: the "
+                                    "Megatron model attends to the whole sequence in every layer",
+                                    m.sliding_window_layers, m.layers, m.sliding_window));
   if (!m.dropout) {
     a.Value("--attention-dropout", "0.0");
     a.Value("--hidden-dropout", "0.0");

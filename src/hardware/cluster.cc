@@ -41,7 +41,7 @@ GroupLinks PlaceGroup(const ClusterSpec& c, const RankGroup& g) {
     return l;
   }
   if (span <= domain) {
-    l.link = LinkClass::kNvlink;
+    l.link = f.scale_up;
     l.bus_bytes_per_s = nvl;
     l.latency_s = f.nvlink_latency_s;
     l.per_domain = g.size;
@@ -68,7 +68,7 @@ GroupLinks PlaceSendRecv(const ClusterSpec& c, int stride) {
   l.nvlink_bytes_per_s = f.nvlink_bytes_per_s * c.gpu.calibration.nvlink;
   l.net_bytes_per_s = f.net_bytes_per_s() * c.gpu.calibration.net;
   if (stride < f.nvlink_domain) {
-    l.link = LinkClass::kNvlink;
+    l.link = f.scale_up;
     l.bus_bytes_per_s = l.nvlink_bytes_per_s;
     l.latency_s = f.nvlink_latency_s;
     return l;

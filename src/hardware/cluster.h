@@ -32,13 +32,6 @@ struct RankGroup {
   int stride = 1;
 };
 
-// The outermost link class a group's traffic crosses.
-enum class LinkClass { kNone, kNvlink, kLeaf, kSpine };
-inline constexpr EnumNames<LinkClass, 4> kLinkClassNames{
-    {{{LinkClass::kNone, "none"}, {LinkClass::kNvlink, "nvlink"}, {LinkClass::kLeaf, "leaf"}, {LinkClass::kSpine, "spine"}}},
-    4};
-inline const char* LinkClassName(LinkClass l) { return kLinkClassNames.Name(l); }
-
 // The links a group's collectives run over.
 struct GroupLinks {
   LinkClass link = LinkClass::kNone;
@@ -50,7 +43,8 @@ struct GroupLinks {
   double net_bytes_per_s = 0;     // effective, for the inter-domain part (after oversubscription)
 };
 
-// Inside one NVLink domain the group gets NVLink x calibration. Across domains, k members per
+// Inside one NVLink domain the group gets the domain's scale-up link (NVLink, or PCIe on a PCIe
+// fabric; GroupLinks::link says which) x calibration. Across domains, k members per
 // domain each drive their own NIC (rail-optimised fabric), so a ring's inter-domain share is
 // carried by k NICs in parallel: bus bandwidth min(NVLink, k x NIC) (NCCL rings over multiple
 // channels; nccl-tests doc/PERFORMANCE.md). A group spanning more nodes than one leaf switch

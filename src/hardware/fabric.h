@@ -7,13 +7,30 @@
 
 #include <string>
 
+#include "util/enum_names.h"
+
 namespace paratune {
+
+// The outermost link class a group's traffic crosses. kNvlink and kPcie are the two scale-up
+// links a fabric's domain can have (Fabric::scale_up); kLeaf and kSpine are the network.
+enum class LinkClass { kNone, kNvlink, kPcie, kLeaf, kSpine };
+inline constexpr EnumNames<LinkClass, 5> kLinkClassNames{{{{LinkClass::kNone, "none"},
+                                                           {LinkClass::kNvlink, "nvlink"},
+                                                           {LinkClass::kPcie, "pcie"},
+                                                           {LinkClass::kLeaf, "leaf"},
+                                                           {LinkClass::kSpine, "spine"}}},
+                                                         5};
+inline const char* LinkClassName(LinkClass l) { return kLinkClassNames.Name(l); }
 
 struct Fabric {
   std::string name;                // the GPU it is the reference system of, or a [fabric.NAME]
   std::string description;
   int gpus_per_node = 0;
-  int nvlink_domain = 0;           // GPUs that share one NVLink fabric
+  // The scale-up domain: nvlink_domain GPUs that reach each other over one link class, NVLink
+  // (HGX, NVL72) or PCIe (PCIe servers without NVLink, where GPU-to-GPU traffic crosses PCIe
+  // switches and the host). The nvlink_* fields describe that link whichever class it is.
+  LinkClass scale_up = LinkClass::kNvlink;  // kNvlink or kPcie
+  int nvlink_domain = 0;           // GPUs that share one scale-up fabric
   double nvlink_bytes_per_s = 0;   // per GPU
   double nvlink_latency_s = 0;     // per step of an NCCL collective
   int nics_per_node = 0;           // scale-out NICs; one per GPU on rail-optimised nodes

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "util/enum_names.h"
 
@@ -65,6 +66,7 @@ struct GpuSpec {
   std::string generation;   // "ampere", "hopper", "blackwell": selects the Calibration
   std::string source;       // where the numbers come from
   std::string note;
+  std::vector<std::string> aliases;  // other names that find this GPU (HardwareCatalog::Find)
 
   double bf16_flops = 0;  // dense tensor-core peaks, FLOP/s; 0 = unsupported
   double fp16_flops = 0;

@@ -48,12 +48,12 @@ int SmCountFor(const std::string& generation) {
 }
 
 // The fields of a fabric, in a GPU table (its reference system) or a [fabric.NAME] table.
-constexpr const char* kFabricFields[] = {"gpus_per_node", "nvlink_domain", "nvlink_gb_per_s", "nvlink_latency_us",
+constexpr const char* kFabricFields[] = {"gpus_per_node", "scale_up_link", "nvlink_domain", "nvlink_gb_per_s", "nvlink_latency_us",
                                          "net_gb_per_s", "nic_gb_per_s", "nics_per_node", "net_latency_us",
                                          "nodes_per_leaf", "spine_oversubscription"};
 constexpr const char* kChipFields[] = {"description", "generation", "bf16_dense_tflops", "fp16_dense_tflops",
                                        "fp8_dense_tflops", "fp4_dense_tflops", "fp32_tflops", "hbm_gb",
-                                       "hbm_tb_per_s", "sm_count", "tdp_w", "source", "note"};
+                                       "hbm_tb_per_s", "sm_count", "tdp_w", "source", "note", "aliases"};
 
 bool IsIn(const std::string& key, const auto& list) {
   return std::find_if(std::begin(list), std::end(list), [&](const char* k) { return key == k; }) != std::end(list);
@@ -83,6 +83,20 @@ class TableReader {
       out = static_cast<int>(*v);
     }
   }
+  // A list of strings (a GPU's aliases); absent leaves `out` as it is.
+  void StrList(const char* key, std::vector<std::string>& out) const {
+    const toml::node* n = t_.get(key);
+    if (!n) return;
+    const toml::array* a = n->as_array();
+    if (!a) throw InputError(At(where_, *n) + ": [" + name_ + "] field '" + key + "' must be a list of strings");
+    out.clear();
+    for (const toml::node& e : *a) {
+      auto v = e.value<std::string>();
+      if (!v || v->empty())
+        throw InputError(At(where_, e) + ": [" + name_ + "] field '" + key + "' must be a list of non-empty strings");
+      out.push_back(*v);
+    }
+  }
   // "FILE:LINE" of `key`, or of the table when it lacks the key.
   std::string Where(const char* key) const { return At(where_, t_.contains(key) ? *t_.get(key) : t_); }
   const std::string& name() const { return name_; }
@@ -95,6 +109,19 @@ class TableReader {
 
 void ApplyFabric(const TableReader& r, Fabric& f) {
   r.Count("gpus_per_node", f.gpus_per_node);
+  // The scale-up link class: "nvlink" (default) or "pcie" (docs/hardware.md, "Fabric").
+  std::string link;
+  r.Str("scale_up_link", link);
+  if (!link.empty()) {
+    if (link == LinkClassName(LinkClass::kNvlink))
+      f.scale_up = LinkClass::kNvlink;
+    else if (link == LinkClassName(LinkClass::kPcie))
+      f.scale_up = LinkClass::kPcie;
+    else
+      throw InputError(r.Where("scale_up_link") + ": [" + r.name() + "] field 'scale_up_link' must be " +
+                       LinkClassName(LinkClass::kNvlink) + " or " + LinkClassName(LinkClass::kPcie) + ", got '" +
+                       link.substr(0, 40) + "'");
+  }
   r.Count("nvlink_domain", f.nvlink_domain);
   r.Num("nvlink_gb_per_s", 1e9, f.nvlink_bytes_per_s, true);
   r.Num("nvlink_latency_us", 1e-6, f.nvlink_latency_s, false);
@@ -144,6 +171,7 @@ void ApplyGpuTable(const toml::table& t, const std::string& where, const std::st
   r.Str("generation", g.generation);
   r.Str("source", g.source);
   r.Str("note", g.note);
+  r.StrList("aliases", g.aliases);
   r.Num("bf16_dense_tflops", 1e12, g.bf16_flops, true);
   r.Num("fp16_dense_tflops", 1e12, g.fp16_flops, false);
   r.Num("fp8_dense_tflops", 1e12, g.fp8_flops, false);
@@ -246,6 +274,18 @@ void HardwareCatalog::Merge(std::string_view toml_text, const std::string& where
     auto c = calibrations_.find(g.generation);
     g.calibration = c != calibrations_.end() ? c->second : Calibration{};
   }
+  // Aliases: other names of a GPU (as datasets and papers write them). An alias must not be a
+  // GPU's name or another GPU's alias, so that every name finds one chip.
+  aliases_.clear();
+  for (const auto& [k, g] : gpus_)
+    for (const std::string& a : g.aliases) {
+      const std::string key_a = Upper(a);
+      if (gpus_.contains(key_a) && key_a != k)
+        throw InputError(where + ": [" + g.name + "] alias '" + a + "' is the name of GPU '" + gpus_.at(key_a).name + "'");
+      auto [it, fresh] = aliases_.emplace(key_a, k);
+      if (!fresh && it->second != k)
+        throw InputError(where + ": [" + g.name + "] alias '" + a + "' is also an alias of '" + gpus_.at(it->second).name + "'");
+    }
 }
 
 namespace {
@@ -262,7 +302,10 @@ const T& FindNamed(const std::map<std::string, T>& m, const std::string& name, c
 
 }  // namespace
 
-const GpuSpec& HardwareCatalog::Find(const std::string& name) const { return FindNamed(gpus_, name, "GPU"); }
+const GpuSpec& HardwareCatalog::Find(const std::string& name) const {
+  if (auto a = aliases_.find(Upper(name)); a != aliases_.end()) return gpus_.at(a->second);
+  return FindNamed(gpus_, name, "GPU");
+}
 
 const Fabric& HardwareCatalog::FindFabric(const std::string& name) const { return FindNamed(fabrics_, name, "fabric"); }
 

@@ -25,7 +25,8 @@ class HardwareCatalog {
   // Throws InputError naming the file, line and field on a problem.
   void Merge(std::string_view toml_text, const std::string& where);
 
-  // Throws InputError for an unknown name, listing the known ones. Case-insensitive.
+  // Throws InputError for an unknown name, listing the known ones. Case-insensitive; a GPU's
+  // aliases (its `aliases` list in the TOML) find it too.
   const GpuSpec& Find(const std::string& name) const;
   // A fabric: a GPU's reference system (same name as the GPU) or a [fabric.NAME] table.
   const Fabric& FindFabric(const std::string& name) const;
@@ -39,6 +40,7 @@ class HardwareCatalog {
   std::map<std::string, GpuSpec> gpus_;  // key: upper-case name
   std::map<std::string, Fabric> fabrics_;  // key: upper-case name
   std::map<std::string, Calibration> calibrations_;
+  std::map<std::string, std::string> aliases_;  // upper-case alias -> key in gpus_
 };
 
 }  // namespace paratune

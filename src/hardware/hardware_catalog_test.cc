@@ -66,10 +66,68 @@ TEST(HardwareCatalog, BuiltInHasAllGpus) {
   const HardwareCatalog hw = HardwareCatalog::BuiltIn();
   std::set<std::string> names;
   for (const GpuSpec* g : hw.All()) names.insert(g->name);
-  const std::set<std::string> expected = {"B300", "B200", "GB200", "GB300", "H200",
-                                          "H100", "H800", "A100-80GB", "A100-40GB"};
+  const std::set<std::string> expected = {"B300", "B200",      "GB200",          "GB300", "H200",      "H100",
+                                          "H800", "H100-PCIe", "H100-96GB-500W", "H20",   "A100-80GB", "A100-40GB",
+                                          "A100-PCIe-80GB"};
   EXPECT_EQ(names, expected);
   for (const std::string& n : expected) EXPECT_EQ(hw.Find(n).name, n);
+}
+
+// The GPU names of the validation data (../shared/validation/README.md) find their entries, by
+// name or alias.
+TEST(HardwareCatalog, ValidationGpuNamesAndAliases) {
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  EXPECT_EQ(hw.Find("H100-SXM").name, "H100");
+  EXPECT_EQ(hw.Find("h100-sxm5-80gb").name, "H100");
+  EXPECT_EQ(hw.Find("A100-SXM4-80GB").name, "A100-80GB");
+  for (const char* n : {"A100-40GB", "A100-80GB", "B200", "GB200", "A100-PCIe-80GB", "H100-PCIe", "H100-96GB-500W", "H200",
+                        "H800", "H20", "B300", "GB300"})
+    EXPECT_NO_THROW(hw.Find(n)) << n;
+  EXPECT_THROW(hw.Find("TPUv5"), InputError);
+}
+
+// PCIe servers: an 8-GPU scale-up domain whose link is PCIe (per direction: A100 PCIe Gen4 x16
+// 64/2 = 32 GB/s, H100 PCIe Gen5 128/2 = 64 GB/s); groups inside it use the PCIe link class.
+TEST(HardwareCatalog, PcieFabrics) {
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  const Fabric& a = hw.FindFabric("A100-PCIe-80GB");
+  EXPECT_EQ(a.scale_up, LinkClass::kPcie);
+  EXPECT_EQ(a.nvlink_domain, 8);
+  EXPECT_DOUBLE_EQ(a.nvlink_bytes_per_s, 32e9);
+  EXPECT_DOUBLE_EQ(hw.FindFabric("H100-PCIe").nvlink_bytes_per_s, 64e9);
+  EXPECT_EQ(hw.FindFabric("H100").scale_up, LinkClass::kNvlink);
+  const ClusterSpec c = hw.Cluster("A100-PCIe-80GB", 16);
+  const GroupLinks tp = PlaceGroup(c, {8, 1});
+  EXPECT_EQ(tp.link, LinkClass::kPcie);
+  EXPECT_DOUBLE_EQ(tp.bus_bytes_per_s, 32e9 * c.gpu.calibration.nvlink);
+  EXPECT_EQ(PlaceSendRecv(c, 1).link, LinkClass::kPcie);
+  EXPECT_EQ(PlaceGroup(c, {2, 8}).link, LinkClass::kLeaf);
+  // The H100 96GB (Grand Teton) estimate and the H20's published figures.
+  const GpuSpec& gt = hw.Find("H100-96GB-500W");
+  EXPECT_DOUBLE_EQ(gt.bf16_flops, 912.5e12);
+  EXPECT_DOUBLE_EQ(gt.hbm_bytes_per_s, 2.4e12);
+  EXPECT_DOUBLE_EQ(gt.tdp_w, 500);
+  const GpuSpec& h20 = hw.Find("H20");
+  EXPECT_DOUBLE_EQ(h20.bf16_flops, 148e12);
+  EXPECT_DOUBLE_EQ(h20.fp8_flops, 296e12);
+  EXPECT_DOUBLE_EQ(h20.hbm_bytes_per_s, 4.0e12);
+  EXPECT_DOUBLE_EQ(hw.FindFabric("H20").nvlink_bytes_per_s, 450e9);
+  // New GPUs take their generation's calibration.
+  ExpectSameCalibration(hw.Find("A100-PCIe-80GB").calibration, hw.Find("A100-80GB").calibration, "ampere");
+  ExpectSameCalibration(h20.calibration, hw.Find("H100").calibration, "hopper");
+}
+
+TEST(HardwareCatalog, ScaleUpLinkAndAliasErrors) {
+  EXPECT_CONTAINS(MergeError("[fabric.x]\ngpus_per_node = 8\nnvlink_domain = 8\nnvlink_gb_per_s = 32.0\n"
+                             "net_gb_per_s = 25.0\nscale_up_link = \"infiniband\"\n"),
+                  "user.toml:6: [fabric.x] field 'scale_up_link' must be nvlink or pcie, got 'infiniband'");
+  EXPECT_CONTAINS(MergeError(NewGpu() + "aliases = \"X\"\n"), "[X200] field 'aliases' must be a list of strings");
+  EXPECT_CONTAINS(MergeError(NewGpu() + "aliases = [\"H100\"]\n"), "alias 'H100' is the name of GPU 'H100'");
+  EXPECT_CONTAINS(MergeError(NewGpu() + "aliases = [\"H100-SXM\"]\n"), "alias 'H100-SXM' is also an alias of 'H100'");
+  HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  hw.Merge(NewGpu() + "aliases = [\"X200-SXM\"]\nscale_up_link = \"pcie\"\n", "user.toml");
+  EXPECT_EQ(hw.Find("x200-sxm").name, "X200");
+  EXPECT_EQ(hw.FindFabric("X200").scale_up, LinkClass::kPcie);
 }
 
 TEST(HardwareCatalog, FindIsCaseInsensitive) {
@@ -161,7 +219,7 @@ TEST(HardwareCatalog, MergeOverridesOneFieldAndKeepsTheOthers) {
   EXPECT_EQ(after_fabric.nvlink_domain, before_fabric.nvlink_domain);
   EXPECT_EQ(after.description, before.description);
   ExpectSameCalibration(after.calibration, before.calibration, "H100 after override");
-  EXPECT_EQ(hw.All().size(), 9u);
+  EXPECT_EQ(hw.All().size(), 13u);
   // Other GPUs are untouched.
   EXPECT_DOUBLE_EQ(hw.Find("H800").hbm_bytes, 85.5e9);
 
@@ -170,7 +228,7 @@ TEST(HardwareCatalog, MergeOverridesOneFieldAndKeepsTheOthers) {
   EXPECT_DOUBLE_EQ(hw.FindFabric("H100").nvlink_bytes_per_s, 400e9);
   EXPECT_DOUBLE_EQ(hw.Find("H100").hbm_bytes, 100e9);
   EXPECT_EQ(hw.Find("H100").name, "H100");
-  EXPECT_EQ(hw.All().size(), 9u);
+  EXPECT_EQ(hw.All().size(), 13u);
 }
 
 TEST(HardwareCatalog, MergeChangingGenerationSwitchesCalibration) {
@@ -192,7 +250,7 @@ TEST(HardwareCatalog, MergeCalibration) {
 TEST(HardwareCatalog, MergeAddsNewGpu) {
   HardwareCatalog hw = HardwareCatalog::BuiltIn();
   hw.Merge(NewGpu(), "user.toml");
-  EXPECT_EQ(hw.All().size(), 10u);
+  EXPECT_EQ(hw.All().size(), 14u);
   const GpuSpec& g = hw.Find("x200");
   EXPECT_EQ(g.name, "X200");
   EXPECT_EQ(g.generation, "hopper");

@@ -5,6 +5,7 @@ namespace paratune {
 nlohmann::json FabricJson(const Fabric& f) {
   return {{"name", f.name},
           {"gpus_per_node", f.gpus_per_node},
+          {"scale_up_link", LinkClassName(f.scale_up)},
           {"nvlink_domain", f.nvlink_domain},
           {"nvlink_bytes_per_s", f.nvlink_bytes_per_s},
           {"nvlink_latency_s", f.nvlink_latency_s},
@@ -31,7 +32,8 @@ nlohmann::json GpusJson(const HardwareCatalog& hw) {
                         {"hbm_bytes_per_s", g->hbm_bytes_per_s},
                         {"sm_count", g->sm_count},
                         {"tdp_w", g->tdp_w},
-                        {"source", g->source}};
+                        {"source", g->source},
+                        {"aliases", g->aliases}};
     // The reference system's fabric, flat beside the chip (as before the split).
     const nlohmann::json fabric = FabricJson(hw.FindFabric(g->name));
     for (const auto& [k, v] : fabric.items())

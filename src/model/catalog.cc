@@ -54,6 +54,48 @@ ModelSpec LoadModel(const std::string& name_or_path) {
                    "' (not a file and not in the catalog); catalog: " + list);
 }
 
+// Repository ids as data/models/SOURCES.md gives them (its "config source" column).
+const std::vector<HfRepository>& HfRepositories() {
+  static const std::vector<HfRepository> kRepos = {
+      {"meta-llama/Llama-3.1-8B", "llama-3.1-8b"},
+      {"meta-llama/Llama-3.1-70B", "llama-3.1-70b"},
+      {"meta-llama/Llama-3.1-405B", "llama-3.1-405b"},
+      {"meta-llama/Llama-2-7b-hf", "llama-2-7b"},
+      {"meta-llama/Llama-2-13b-hf", "llama-2-13b"},
+      {"meta-llama/Llama-2-70b-hf", "llama-2-70b"},
+      {"meta-llama/Meta-Llama-3-8B", "llama-3-8b"},
+      {"meta-llama/Meta-Llama-3-70B", "llama-3-70b"},
+      {"meta-llama/Llama-4-Scout-17B-16E", "llama-4-scout"},
+      {"meta-llama/Llama-4-Maverick-17B-128E", "llama-4-maverick"},
+      {"mistralai/Mistral-7B-v0.1", "mistral-7b"},
+      {"mistralai/Mixtral-8x7B-v0.1", "mixtral-8x7b"},
+      {"mistralai/Mixtral-8x22B-v0.1", "mixtral-8x22b"},
+      {"deepseek-ai/DeepSeek-V2", "deepseek-v2"},
+      {"deepseek-ai/DeepSeek-V3", "deepseek-v3"},
+      {"openai/gpt-oss-20b", "gpt-oss-20b"},
+      {"openai/gpt-oss-120b", "gpt-oss-120b"},
+      {"Qwen/Qwen2.5-7B", "qwen2.5-7b"},
+      {"Qwen/Qwen2.5-72B", "qwen2.5-72b"},
+      {"Qwen/Qwen3-8B", "qwen3-8b"},
+      {"Qwen/Qwen3-32B", "qwen3-32b"},
+      {"Qwen/Qwen2-57B-A14B", "qwen2-57b-a14b"},
+      {"Qwen/Qwen3-30B-A3B", "qwen3-30b-a3b"},
+      {"Qwen/Qwen3-235B-A22B", "qwen3-235b-a22b"},
+      {"nvidia/Nemotron-4-340B-Base", "nemotron-4-340b"},
+      {"EleutherAI/gpt-neox-20b", "gpt-neox-20b"},
+      {"mosaicml/mpt-7b", "mpt-7b"},
+      {"mosaicml/mpt-30b", "mpt-30b"},
+  };
+  return kRepos;
+}
+
+std::string CatalogIdForHfRepository(const std::string& repo) {
+  const std::string key = Lower(repo);
+  for (const HfRepository& r : HfRepositories())
+    if (Lower(r.repo) == key) return r.id;
+  return "";
+}
+
 ModelSpec ModelFromDims(const InlineDims& d) {
   ModelSpec m;
   m.name = "inline";

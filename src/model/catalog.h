@@ -16,6 +16,17 @@ std::vector<std::string> CatalogModelIds();
 // unknown id (listing the catalog) or an unreadable/invalid file.
 ModelSpec LoadModel(const std::string& name_or_path);
 
+// The Hugging Face repositories whose config.json a catalog entry copies: the one list that
+// maps a repository id (e.g. "meta-llama/Llama-3.1-8B", as datasets name models) to its entry.
+struct HfRepository {
+  const char* repo;  // Hugging Face repository id
+  const char* id;    // catalog id
+};
+const std::vector<HfRepository>& HfRepositories();
+// The catalog id whose config.json comes from Hugging Face repository `repo` (case-insensitive);
+// empty when the catalog has none.
+std::string CatalogIdForHfRepository(const std::string& repo);
+
 // Dimensions given inline on the command line (--layers --hidden ...).
 struct InlineDims {
   int64_t layers = 0, hidden = 0, ffn = 0, heads = 0, kv_heads = 0, vocab = 0;

@@ -158,15 +158,17 @@ RopeScaling ReadRopeScaling(const Fields& r, const ModelSpec& m) {
     s.attention_factor = r.PositiveNum("attention_factor", 0);
   } else if (type == "llama3") {
     // _validate_llama3_parameters: all four keys are required. _compute_llama3_parameters
-    // divides by high_freq_factor - low_freq_factor, so high must exceed low (transformers only
-    // warns; here it is an error).
+    // divides by high_freq_factor - low_freq_factor in the band between the two wavelengths, so
+    // high below low is an error here (transformers only warns).
     s.kind = RopeScalingKind::kLlama3;
     s.factor = r.PositiveNum("factor");
     s.low_freq_factor = r.PositiveNum("low_freq_factor");
     s.high_freq_factor = r.PositiveNum("high_freq_factor");
     s.original_max_positions = r.Int("original_max_position_embeddings");
-    if (s.high_freq_factor <= s.low_freq_factor)
-      throw InputError(r.where() + ": field '" + r.Name("high_freq_factor") + "' must exceed '" +
+    // Equal factors (Llama 4 Scout ships 1 and 1) leave the smoothed middle band empty: every
+    // frequency is either kept or divided by the factor, and nothing divides by zero.
+    if (s.high_freq_factor < s.low_freq_factor)
+      throw InputError(r.where() + ": field '" + r.Name("high_freq_factor") + "' must be at least '" +
                        r.Name("low_freq_factor") + "'");
   } else if (type == "longrope") {
     // _validate_longrope_parameters: short_factor and long_factor lists are required.
@@ -264,7 +266,8 @@ const std::vector<std::string>& SupportedArchitectures() {
       "Qwen3ForCausalLM",       "MixtralForCausalLM",     "Qwen2MoeForCausalLM",
       "Qwen3MoeForCausalLM",    "DeepseekV3ForCausalLM",  "DeepseekV2ForCausalLM",
       "GPT2LMHeadModel",        "GPTNeoXForCausalLM",     "MPTForCausalLM",
-      "NemotronForCausalLM"};
+      "NemotronForCausalLM",    "GptOssForCausalLM",      "Llama4ForConditionalGeneration",
+      "Llama4ForCausalLM"};
   return kArch;
 }
 
@@ -306,6 +309,14 @@ ModelSpec ParseHfConfig(std::string_view text, const std::string& where, const s
   ModelSpec m;
   m.name = name;
   m.architecture = arch;
+  // Llama4ForConditionalGeneration nests the decoder's fields in text_config (and the vision
+  // tower's in vision_config, which paratune does not model: a text-only training cost).
+  std::optional<Fields> text_config;
+  if (arch == "Llama4ForConditionalGeneration") {
+    const json* t = f.Object("text_config");
+    if (t == nullptr) throw InputError(where + ": missing field 'text_config'");
+    text_config.emplace(*t, where, "text_config.");
+  }
 
   // Position defaults: rope_theta absent is RotaryEmbeddingConfigMixin.default_theta = 10000.0
   // (src/transformers/modeling_rope_utils.py) unless the model's configuration class overrides
@@ -366,10 +377,14 @@ ModelSpec ParseHfConfig(std::string_view text, const std::string& where, const s
     if (m.experts > 0) {
       m.topk = f.Int("num_experts_per_tok");
       m.moe_ffn_hidden = f.Int("moe_intermediate_size");
-      // DeepseekV3MoE builds the shared experts as one MLP of width
-      // moe_intermediate_size * n_shared_experts: the same parameters as n separate experts.
-      m.shared_experts = f.Int("n_shared_experts", 0);
-      m.shared_ffn_hidden = m.moe_ffn_hidden;
+      // DeepseekV3MoE (and V2's DeepseekV2MoE) builds the shared experts as one MLP of width
+      // moe_intermediate_size * n_shared_experts, and so does Megatron-LM
+      // (--moe-shared-expert-intermediate-size): one shared expert of that width.
+      const int64_t n_shared = f.Int("n_shared_experts", 0);
+      m.shared_experts = n_shared > 0 ? 1 : 0;
+      if (__builtin_mul_overflow(m.moe_ffn_hidden, n_shared, &m.shared_ffn_hidden))
+        throw InputError(where + ": fields 'moe_intermediate_size' * 'n_shared_experts' are too large");
+      if (n_shared == 0) m.shared_ffn_hidden = 0;
       m.first_dense_layers = f.Int("first_k_dense_replace", 0);
       m.moe_layer_freq = f.Int("moe_layer_freq", 1);
     }
@@ -423,6 +438,70 @@ ModelSpec ParseHfConfig(std::string_view text, const std::string& where, const s
     // MPT's low-precision LayerNorm has no bias when no_bias is set: count it as RMSNorm-sized.
     if (!m.linear_bias) m.norm = NormKind::kRmsNorm;
     m.dropout = f.Num("resid_pdrop", 0.0) > 0 || f.Num("emb_pdrop", 0.0) > 0;
+  } else if (arch == "GptOssForCausalLM") {
+    // gpt_oss/configuration_gpt_oss.py and modeling_gpt_oss.py (transformers): q/k/v/o
+    // projections with bias (attention_bias, default True), one sink logit per head, a router
+    // with bias, num_local_experts experts of width intermediate_size whose gate_up and down
+    // projections carry biases, in every layer; layer_types alternates sliding_attention
+    // (window sliding_window, default 128) and full_attention.
+    ReadLlamaLike(f, m);
+    ReadRope(f, m, {150000.0, 131072});  // configuration_gpt_oss.py: rope_theta 150000.0, 131072
+    m.linear_bias = f.Bool("attention_bias", true);
+    m.qkv_bias = false;
+    m.attention_sinks = true;
+    m.router_bias = true;
+    m.experts = f.Int("num_local_experts");
+    m.topk = f.Int("num_experts_per_tok", f.Int("experts_per_token", 4));
+    m.moe_ffn_hidden = f.Int("intermediate_size");
+    m.ffn_hidden = 0;
+    m.sliding_window = f.Int("sliding_window", 128);
+    const json* types = f.has("layer_types") ? &j.at("layer_types") : nullptr;
+    if (types == nullptr) {
+      // GptOssConfig: layer_types default "sliding_attention" on even layers, else full.
+      m.sliding_window_layers = (m.layers + 1) / 2;
+    } else {
+      if (!types->is_array() || static_cast<int64_t>(types->size()) != m.layers)
+        throw InputError(where + ": field 'layer_types' must be a list of num_hidden_layers (" +
+                         std::to_string(m.layers) + ") strings");
+      for (const json& t : *types) {
+        if (!t.is_string()) throw InputError(where + ": field 'layer_types' must be a list of strings");
+        const std::string k = t.get<std::string>();
+        if (k == "sliding_attention") ++m.sliding_window_layers;
+        else if (k != "full_attention")
+          throw InputError(where + ": field 'layer_types' has '" + k.substr(0, 40) +
+                           "'; supported: sliding_attention, full_attention");
+      }
+    }
+  } else if (arch == "Llama4ForConditionalGeneration" || arch == "Llama4ForCausalLM") {
+    // llama4/configuration_llama4.py (Llama4TextConfig) and modeling_llama4.py: every layer's
+    // attention as Llama's (attention_bias), QK L2 norm without weights (use_qk_norm), dense
+    // layers an MLP of intermediate_size_mlp, MoE layers num_local_experts experts of
+    // intermediate_size (gate_up_proj, down_proj) plus one shared expert of intermediate_size
+    // and a bias-free router; layer i is MoE when i is in moe_layers, by default
+    // range(interleave_moe_layer_step - 1, layers, interleave_moe_layer_step): the last of
+    // every group of interleave_moe_layer_step layers.
+    const Fields& t = text_config ? *text_config : f;
+    ReadLlamaLike(t, m);
+    ReadRope(t, m, {500000.0, 4096 * 32});  // Llama4TextConfig: rope_theta 500000, 4096 * 32
+    m.qk_norm = false;  // Llama4TextL2Norm has no weight
+    m.experts = t.Int("num_local_experts", 16);
+    m.topk = t.Int("num_experts_per_tok", 1);
+    m.moe_ffn_hidden = t.Int("intermediate_size", 8192);
+    m.ffn_hidden = t.Int("intermediate_size_mlp", 16384);
+    m.shared_experts = 1;
+    m.shared_ffn_hidden = m.moe_ffn_hidden;
+    m.moe_layer_freq = t.Int("interleave_moe_layer_step", 1);
+    if (m.moe_layer_freq <= 0)
+      throw InputError(where + ": field '" + t.Name("interleave_moe_layer_step") + "' must be a positive integer");
+    const std::vector<int64_t> listed = t.IntList("moe_layers");
+    if (!listed.empty()) {
+      // An explicit list: the pattern must be the interleaved one ModelSpec expresses.
+      std::vector<int64_t> expected;
+      for (int64_t i = m.moe_layer_freq - 1; i < m.layers && i <= kMaxLayers; i += m.moe_layer_freq) expected.push_back(i);
+      if (listed != expected)
+        throw InputError(where + ": field '" + t.Name("moe_layers") +
+                         "' is not every interleave_moe_layer_step-th layer; other patterns are not supported");
+    }
   } else if (arch == "NemotronForCausalLM") {
     ReadLlamaLike(f, m);
     // nemotron/configuration_nemotron.py: partial_rotary_factor 0.5, rope_theta 10000.0,

@@ -39,7 +39,7 @@ std::string LlamaWith(const std::string& extra) {
 
 TEST(HfConfig, SupportedArchitecturesListed) {
   const auto& a = SupportedArchitectures();
-  EXPECT_EQ(a.size(), 13u);
+  EXPECT_EQ(a.size(), 16u);  // + GptOssForCausalLM, Llama4ForConditionalGeneration, Llama4ForCausalLM
   EXPECT_NE(std::find(a.begin(), a.end(), "LlamaForCausalLM"), a.end());
   EXPECT_NE(std::find(a.begin(), a.end(), "DeepseekV3ForCausalLM"), a.end());
 }
@@ -479,8 +479,13 @@ TEST(HfConfigRopeErrors, BadScalingNamesTheField) {
   EXPECT_CONTAINS(ParseError(LlamaWith(R"("hidden_size": 256, "rope_scaling": {"factor": 8})")),
                   "missing field 'rope_scaling.rope_type'");
   EXPECT_CONTAINS(ParseError(LlamaWith(R"("hidden_size": 256, "rope_scaling": {"rope_type": "llama3", "factor": 8,
-      "low_freq_factor": 4, "high_freq_factor": 4, "original_max_position_embeddings": 8192})")),
-                  "'rope_scaling.high_freq_factor' must exceed 'rope_scaling.low_freq_factor'");
+      "low_freq_factor": 4, "high_freq_factor": 2, "original_max_position_embeddings": 8192})")),
+                  "'rope_scaling.high_freq_factor' must be at least 'rope_scaling.low_freq_factor'");
+  // Equal factors are valid (Llama 4 Scout ships 1 and 1: no smoothed band).
+  EXPECT_EQ(Parse(LlamaWith(R"("hidden_size": 256, "rope_scaling": {"rope_type": "llama3", "factor": 16,
+      "low_freq_factor": 1, "high_freq_factor": 1, "original_max_position_embeddings": 8192})"))
+                .rope_scaling.high_freq_factor,
+            1.0);
   EXPECT_CONTAINS(ParseError(LlamaWith(R"("hidden_size": 256, "rope_scaling": {"rope_type": "linear", "factor": -2})")),
                   "'rope_scaling.factor' must be a positive number");
   EXPECT_CONTAINS(ParseError(LlamaWith(R"("hidden_size": 256, "rope_scaling": "yarn")")),
@@ -827,6 +832,74 @@ TEST(ModelFromDims, BadDims) {
   d = good;
   d.ffn = 0;
   EXPECT_CONTAINS(InputErrorOf([&] { ModelFromDims(d); }), "'intermediate_size'");
+}
+
+}  // namespace
+}  // namespace paratune
+
+namespace paratune {
+namespace {
+
+// GPT-OSS: every linear with bias, sinks, router bias, experts in every layer, layer_types.
+TEST(HfConfig, GptOss) {
+  const std::string base = R"({"architectures": ["GptOssForCausalLM"], "num_hidden_layers": 4, "hidden_size": 64,
+      "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "vocab_size": 100, "intermediate_size": 32,
+      "num_local_experts": 8, "num_experts_per_tok": 2, "sliding_window": 8)";
+  const ModelSpec m = Parse(base + R"(, "layer_types": ["sliding_attention", "full_attention", "sliding_attention",
+      "full_attention"]})");
+  EXPECT_TRUE(m.linear_bias);
+  EXPECT_TRUE(m.attention_sinks);
+  EXPECT_TRUE(m.router_bias);
+  EXPECT_EQ(m.experts, 8);
+  EXPECT_EQ(m.moe_layers(), 4);
+  EXPECT_EQ(m.moe_ffn_hidden, 32);
+  EXPECT_EQ(m.sliding_window, 8);
+  EXPECT_EQ(m.sliding_window_layers, 2);
+  EXPECT_EQ(m.rope_theta, 150000.0);  // GptOssConfig default
+  // layer_types absent: even layers slide (GptOssConfig's default).
+  EXPECT_EQ(Parse(base + "}").sliding_window_layers, 2);
+  EXPECT_CONTAINS(ParseError(base + R"(, "layer_types": ["sliding_attention"]})"),
+                  "field 'layer_types' must be a list of num_hidden_layers (4) strings");
+  EXPECT_CONTAINS(ParseError(base + R"(, "layer_types": ["sliding_attention", "chunked", "full_attention", "full_attention"]})"),
+                  "field 'layer_types' has 'chunked'");
+}
+
+// Llama 4: the decoder's fields nested in text_config; MoE every interleave_moe_layer_step-th
+// layer with one shared expert; dense layers of intermediate_size_mlp.
+TEST(HfConfig, Llama4NestsTextConfig) {
+  const std::string text = R"("text_config": {"num_hidden_layers": 4, "hidden_size": 64, "num_attention_heads": 4,
+      "num_key_value_heads": 2, "head_dim": 16, "vocab_size": 100, "intermediate_size": 32, "intermediate_size_mlp": 96,
+      "num_local_experts": 8, "num_experts_per_tok": 1, "interleave_moe_layer_step": 2, "use_qk_norm": true)";
+  const ModelSpec m = Parse(R"({"architectures": ["Llama4ForConditionalGeneration"], )" + text + "}}");
+  EXPECT_EQ(m.layers, 4);
+  EXPECT_EQ(m.moe_layers(), 2);
+  EXPECT_FALSE(m.is_moe_layer(0));
+  EXPECT_TRUE(m.is_moe_layer(1));
+  EXPECT_EQ(m.ffn_hidden, 96);
+  EXPECT_EQ(m.moe_ffn_hidden, 32);
+  EXPECT_EQ(m.shared_experts, 1);
+  EXPECT_EQ(m.shared_ffn_hidden, 32);
+  EXPECT_FALSE(m.qk_norm);  // Llama 4's QK L2 norm has no weights
+  EXPECT_EQ(m.rope_theta, 500000.0);
+  // An explicit moe_layers list must be the interleaved pattern.
+  EXPECT_EQ(Parse(R"({"architectures": ["Llama4ForConditionalGeneration"], )" + text + R"(, "moe_layers": [1, 3]}})").moe_layers(), 2);
+  EXPECT_CONTAINS(ParseError(R"({"architectures": ["Llama4ForConditionalGeneration"], )" + text + R"(, "moe_layers": [0]}})"),
+                  "field 'text_config.moe_layers' is not every interleave_moe_layer_step-th layer");
+  EXPECT_CONTAINS(ParseError(R"({"architectures": ["Llama4ForConditionalGeneration"]})"), "missing field 'text_config'");
+  EXPECT_CONTAINS(ParseError(R"({"architectures": ["Llama4ForConditionalGeneration"], "text_config": {"hidden_size": 64}})"),
+                  "missing field 'text_config.num_hidden_layers'");
+}
+
+// Every Hugging Face repository the catalog maps is a catalog entry.
+TEST(HfRepositories, EveryIdIsInTheCatalog) {
+  const std::vector<std::string> ids = CatalogModelIds();
+  for (const HfRepository& r : HfRepositories()) {
+    SCOPED_TRACE(r.repo);
+    EXPECT_NE(std::find(ids.begin(), ids.end(), r.id), ids.end());
+    EXPECT_EQ(CatalogIdForHfRepository(r.repo), r.id);
+  }
+  EXPECT_EQ(CatalogIdForHfRepository("META-LLAMA/llama-3.1-8b"), "llama-3.1-8b");
+  EXPECT_EQ(CatalogIdForHfRepository("acme/none"), "");
 }
 
 }  // namespace

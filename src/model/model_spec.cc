@@ -46,6 +46,8 @@ std::vector<std::string> ModelDifferences(const ModelSpec& a, const ModelSpec& b
   PARATUNE_FIELD(qkv_bias);
   PARATUNE_FIELD(linear_bias);
   PARATUNE_FIELD(qk_norm);
+  PARATUNE_FIELD(attention_sinks);
+  PARATUNE_FIELD(router_bias);
   PARATUNE_FIELD(dropout);
   PARATUNE_FIELD(learned_positions);
   PARATUNE_FIELD(positions);
@@ -76,6 +78,8 @@ std::vector<std::string> ModelDifferences(const ModelSpec& a, const ModelSpec& b
   PARATUNE_FIELD(first_dense_layers);
   PARATUNE_FIELD(moe_layer_freq);
   PARATUNE_FIELD(mtp_layers);
+  PARATUNE_FIELD(sliding_window);
+  PARATUNE_FIELD(sliding_window_layers);
 #undef PARATUNE_FIELD
   return out;
 }
@@ -132,6 +136,9 @@ int64_t AttentionParamsPerLayer(const ModelSpec& m) {
   if (m.qkv_bias || m.linear_bias) p += q + 2 * kv;
   if (m.linear_bias) p += h;
   if (m.qk_norm) p += 2 * m.head_dim;
+  // GPT-OSS: GptOssAttention.sinks, one parameter per head (transformers
+  // models/gpt_oss/modeling_gpt_oss.py).
+  if (m.attention_sinks) p += m.heads;
   return p;
 }
 
@@ -148,7 +155,8 @@ int64_t SharedExpertParamsPerLayer(const ModelSpec& m) {
   return m.shared_experts * MlpParams(m, m.shared_ffn_hidden);
 }
 int64_t RouterParamsPerLayer(const ModelSpec& m) {
-  return m.hidden * m.experts + (m.shared_expert_gate ? m.hidden : 0);
+  // GPT-OSS: GptOssTopKRouter has a weight [experts, hidden] and a bias [experts].
+  return m.hidden * m.experts + (m.router_bias ? m.experts : 0) + (m.shared_expert_gate ? m.hidden : 0);
 }
 
 int64_t ParamCounts::total() const {
@@ -210,6 +218,11 @@ void ValidateModel(const ModelSpec& m, const std::string& where) {
   at_most(m.qk_nope_head_dim, kMaxWidth, "qk_nope_head_dim");
   at_most(m.qk_rope_head_dim, kMaxWidth, "qk_rope_head_dim");
   at_most(m.v_head_dim, kMaxWidth, "v_head_dim");
+  at_most(m.sliding_window, kMaxPositions, "sliding_window");
+  if (m.sliding_window_layers < 0 || m.sliding_window_layers > m.layers)
+    throw InputError(where + ": " + std::to_string(m.sliding_window_layers) + " sliding-window layers (layer_types) of " +
+                     std::to_string(m.layers) + " layers");
+  if (m.sliding_window_layers > 0) positive(m.sliding_window, "sliding_window");
   at_most(m.learned_positions, kMaxVocab, "n_positions");
   at_most(m.max_position_embeddings, kMaxPositions, "max_position_embeddings");
   if (m.max_position_embeddings < 0)

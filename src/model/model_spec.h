@@ -73,6 +73,8 @@ struct ModelSpec {
   bool qkv_bias = false;     // bias on Q, K, V projections only (Qwen2)
   bool linear_bias = false;  // bias on every linear layer (GPT-2, GPT-NeoX)
   bool qk_norm = false;      // per-head RMSNorm on Q and K (Qwen3)
+  bool attention_sinks = false;  // one learned sink logit per head per layer (GPT-OSS)
+  bool router_bias = false;      // bias on the MoE router (GPT-OSS)
   bool dropout = false;      // any dropout > 0 (GPT-style); adds masks to activation memory
   int64_t learned_positions = 0;  // rows of a learned position table (GPT-2), 0 otherwise
 
@@ -102,6 +104,11 @@ struct ModelSpec {
   int64_t first_dense_layers = 0;   // leading layers with a dense MLP (DeepSeek first_k_dense_replace)
   int64_t moe_layer_freq = 1;       // every n-th layer (after the dense ones) is MoE
   int64_t mtp_layers = 0;  // multi-token-prediction modules: noted, not counted in the main model
+
+  // Sliding-window attention (GPT-OSS layer_types): sliding_window_layers of the layers attend
+  // to at most the sliding_window previous keys; the others attend to the whole sequence.
+  int64_t sliding_window = 0;         // keys per query in a sliding layer; 0 = none
+  int64_t sliding_window_layers = 0;  // how many layers slide
 
   bool is_moe() const { return experts > 0; }
   int64_t moe_layers() const;

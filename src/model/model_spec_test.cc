@@ -53,7 +53,7 @@ INSTANTIATE_TEST_SUITE_P(
                     Published{"mpt-30b", 29.95e9, 0, 0.01e9}, Published{"nemotron-4-340b", 341.0e9, 0, 1e9},
                     Published{"gpt-1.7b", 1.7e9, 0, 0.1e9}, Published{"gpt-18.4b", 18.4e9, 0, 0.1e9},
                     Published{"gpt-145.6b", 145.6e9, 0, 0.1e9}, Published{"gpt-530b", 529.6e9, 0, 0.1e9},
-                    Published{"gpt-1t", 1008.0e9, 0, 0.1e9}),
+                    Published{"gpt-1t", 1008.0e9, 0, 0.1e9}, Published{"deepseek-v2", 236e9, 21e9, 1e9}),
     [](const testing::TestParamInfo<Published>& i) {
       std::string s = i.param.id;
       for (char& ch : s)
@@ -73,6 +73,80 @@ TEST(ParamCounts, AcceptanceFiguresWithinOnePercent) {
   EXPECT_NEAR(static_cast<double>(CountParams(mx).total()) / 46.7e9, 1.0, 0.01);
   EXPECT_NEAR(static_cast<double>(CountParams(mx).active(mx)) / 12.9e9, 1.0, 0.01);
   EXPECT_NEAR(total("deepseek-v3") / 671e9, 1.0, 0.01);
+}
+
+// GPT-OSS (OpenAI, "gpt-oss-120b & gpt-oss-20b Model Card", arXiv 2508.10925, Table 1): totals
+// 116.83B and 20.91B; active 5.13B and 3.61B per token, counting the unembedding but not the
+// input embedding table. By hand (h 2880, 64 heads of 64, 8 KV heads, vocab 201088): attention
+// per layer 2880 (norm) + 2880*(4096+1024) + 4096*2880 + biases 5120+2880 + 64 sinks; one expert
+// 3*2880*2880 + 2*2880 + 2880 (gate_up and down with biases); router 2880*E + E.
+TEST(ParamCounts, GptOssModelCard) {
+  struct Case {
+    const char* id;
+    double total, active;
+    int64_t layers, experts;
+  };
+  for (const Case& k : {Case{"gpt-oss-120b", 116.83e9, 5.13e9, 36, 128}, Case{"gpt-oss-20b", 20.91e9, 3.61e9, 24, 32}}) {
+    SCOPED_TRACE(k.id);
+    const ModelSpec m = LoadModel(k.id);
+    const ParamCounts c = CountParams(m);
+    EXPECT_EQ(m.layers, k.layers);
+    EXPECT_EQ(m.experts, k.experts);
+    EXPECT_EQ(m.topk, 4);
+    const int64_t attention = 2880 + 2880LL * (4096 + 1024) + 4096LL * 2880 + 5120 + 2880 + 64;
+    const int64_t expert = 3LL * 2880 * 2880 + 2 * 2880 + 2880;
+    EXPECT_EQ(AttentionParamsPerLayer(m), attention);
+    EXPECT_EQ(RoutedExpertParams(m), expert);
+    EXPECT_EQ(RouterParamsPerLayer(m), 2880 * k.experts + k.experts);
+    EXPECT_EQ(c.total(), 2 * 201088LL * 2880 + k.layers * (attention + k.experts * expert + 2880 * k.experts + k.experts + 2880) + 2880);
+    // The card prints two decimals: within half a unit of the last digit (0.005B).
+    EXPECT_NEAR(static_cast<double>(c.total()), k.total, 0.005e9);
+    EXPECT_NEAR(static_cast<double>(c.active(m) - c.embedding), k.active, 0.005e9);
+    // Alternating sliding-window (128) and full attention.
+    EXPECT_EQ(m.sliding_window, 128);
+    EXPECT_EQ(m.sliding_window_layers, k.layers / 2);
+  }
+}
+
+// Llama 4 (Meta, Llama 4 model card): Scout 109B total / 17B active, Maverick 400B / 17B. The
+// totals include the vision encoder, which ModelSpec (the text decoder) leaves out; by hand from
+// vision_config (34 layers of width 1408, MLP 5632, patch 14 on 336 px; transformers
+// models/llama4/modeling_llama4.py): patch embedding 588*1408, class token 1408, positions
+// 577*1408, two LayerNorms 2*2816, per layer q/k/v/o with biases 4*(1408^2+1408) + fc1/fc2 with
+// biases 2*1408*5632+5632+1408 + two LayerNorms 2*2816, the pixel-shuffle MLP 5632*4096 +
+// 4096*4096 and the projector 4096*5120: 871,932,416 parameters.
+TEST(ParamCounts, Llama4ModelCard) {
+  const double vision = 588.0 * 1408 + 1408 + 577.0 * 1408 + 2 * 2816 +
+                        34 * (4 * (1408.0 * 1408 + 1408) + 2 * 1408.0 * 5632 + 5632 + 1408 + 2 * 2816) +
+                        5632.0 * 4096 + 4096.0 * 4096 + 4096.0 * 5120;
+  EXPECT_EQ(vision, 871932416.0);
+  struct Case {
+    const char* id;
+    double total;
+    int64_t experts, moe_layers;
+  };
+  for (const Case& k : {Case{"llama-4-scout", 109e9, 16, 48}, Case{"llama-4-maverick", 400e9, 128, 24}}) {
+    SCOPED_TRACE(k.id);
+    const ModelSpec m = LoadModel(k.id);
+    const ParamCounts c = CountParams(m);
+    EXPECT_EQ(m.experts, k.experts);
+    EXPECT_EQ(m.moe_layers(), k.moe_layers);
+    EXPECT_EQ(m.shared_experts, 1);
+    EXPECT_EQ(m.shared_ffn_hidden, 8192);
+    EXPECT_TRUE(Matches(static_cast<double>(c.total()) + vision, k.total, 1e9)) << c.total();
+    EXPECT_TRUE(Matches(static_cast<double>(c.active(m)), 17e9, 1e9)) << c.active(m);
+    // The text decoder alone, by hand: attention 5120*(5120+2048)+5120*5120 (+ norm), a routed
+    // or shared expert 3*5120*8192, a dense MLP 3*5120*16384.
+    const int64_t att = 5120 + 5120LL * (5120 + 2048) + 5120LL * 5120, e = 3LL * 5120 * 8192, dense = 3LL * 5120 * 16384;
+    const int64_t moe = k.moe_layers, dl = 48 - k.moe_layers;
+    EXPECT_EQ(c.total(), 2 * 202048LL * 5120 + 48 * att + dl * (dense + 5120) +
+                             moe * (k.experts * e + e + 5120 * k.experts + 5120) + 5120);
+  }
+  // Maverick: MoE on every second layer (interleave_moe_layer_step 2), layers 1, 3, 5, ...
+  const ModelSpec mav = LoadModel("llama-4-maverick");
+  EXPECT_FALSE(mav.is_moe_layer(0));
+  EXPECT_TRUE(mav.is_moe_layer(1));
+  EXPECT_EQ(mav.ffn_hidden, 16384);
 }
 
 TEST(ParamCounts, Llama31_8BByHand) {

@@ -8,6 +8,7 @@
 #include <map>
 #include <regex>
 
+#include "model/catalog.h"
 #include "util/csv.h"
 #include "util/error.h"
 
@@ -60,7 +61,12 @@ class Cells {
       : col_(col), row_(row), where_(where) {}
 
   const std::string& Str(const char* name) const { return row_.fields[col_.at(name)]; }
+  // An optional column (hf_model): its text, or empty when the file has no such column.
   bool Has(const char* name) const { return col_.contains(name); }
+  std::string Optional(const char* name) const {
+    auto it = col_.find(name);
+    return it == col_.end() ? std::string() : row_.fields[it->second];
+  }
   bool Empty(const char* name) const { return Str(name).empty(); }
 
   // A non-negative integer of at most kMaxInt: it fits every int it is stored in, and the
@@ -93,16 +99,138 @@ class Cells {
   const std::string& where_;
 };
 
-// GPU names as the dataset writes them, onto catalog entries.
-std::string CatalogGpu(const std::string& g) {
-  if (g == "H100-SXM") return "H100";
-  return g;
-}
-
 // Runs published before FlashAttention reached Megatron-LM (2023) stored and recomputed the
 // attention scores with Megatron's fused softmax: a fact of the software those runs used.
 bool PredatesFlashAttention(const std::string& source) {
   return source == "Narayanan2021" || source == "Korthikanti2022" || source == "MegatronLM-README-2020";
+}
+
+// The sharding texts of column zero_stage_or_fsdp, as the sources write them (README of the
+// validation data, "Column notes"): one rule per family, matched in order, the whole text
+// against an ECMAScript regular expression. `zero` is the layout's ZeRO stage (layout/layout.h:
+// 1 = sharded optimizer states, the Megatron/NeMo distributed optimizer; 2 = + gradients,
+// FSDP SHARD_GRAD_OP; 3 = + parameters, FSDP FULL_SHARD). `group`: the text's first capture is
+// the sharding group size.
+struct ShardingRule {
+  const char* pattern;
+  int zero;
+  bool per_tensor;  // DeepSpeed stage 3: per-tensor gathers, not overlapped
+  bool group;
+};
+const ShardingRule kShardingRules[] = {
+    // Empty and "DDP" are Megatron-LM / NeMo runs: their DDP wrapper with the distributed
+    // optimizer (NeMo's tables print "FSDP=0" for it).
+    {"", 1, false, false},
+    {R"(DDP( \(FSDP=0\))?)", 1, false, false},
+    {R"(ZeRO-1( \(.*\))?)", 1, false, false},
+    {R"(distributed optimizer( \(.*\))?)", 1, false, false},
+    {R"(ZeRO-2( .*)?)", 2, false, false},
+    {R"(ZeRO-3 \(DeepSpeed\)( .*)?)", 3, true, false},
+    {R"(ZeRO-3( .*)?)", 3, false, false},
+    // PyTorch FSDP: FULL_SHARD is its default sharding strategy (torch.distributed.fsdp
+    // ShardingStrategy); "FSDP + <other parallelism>" shards the same way.
+    {R"(FSDP( FULL_SHARD)?)", 3, false, false},
+    {R"(FSDP SHARD_GRAD_OP)", 2, false, false},
+    {R"(FSDP \+ .+)", 3, false, false},
+    // FSDP2 (torchtitan data_parallel_shard_degree) and Megatron-FSDP (Megatron-LM
+    // --use-megatron-fsdp, optim_grads_params by default) with the sharding group size.
+    {R"(FSDP2 \(([0-9]+)\))", 3, false, true},
+    {R"(Megatron-FSDP \(([0-9]+)\))", 3, false, true},
+};
+
+const ShardingRule* MatchSharding(const std::string& z) {
+  for (const ShardingRule& rule : kShardingRules)
+    if (std::regex_match(z, std::regex(rule.pattern))) return &rule;
+  return nullptr;
+}
+
+// The row's data-parallel size: its dp column, else GPUs / (tp pp cp); 0 when unknown.
+int64_t DataParallel(const Cells& c, const PublishedRun& r) {
+  if (!c.Empty("dp")) return c.Int("dp");
+  const int64_t tp = c.Empty("tp") ? 1 : c.Int("tp"), pp = c.Empty("pp") ? 1 : c.Int("pp"),
+                cp = c.Empty("cp") ? 1 : c.Int("cp");
+  const int64_t mp = tp * pp * cp;
+  return mp > 0 && r.num_gpus % mp == 0 ? r.num_gpus / mp : 0;
+}
+
+// A model from the row's dimension columns alone (no hf_model).
+ModelSpec ModelFromColumns(const Cells& c, PublishedRun& r) {
+  ModelSpec m;
+  m.layers = c.Int("layers");
+  m.hidden = c.Int("hidden");
+  m.heads = c.Int("heads");
+  m.kv_heads = c.Empty("kv_heads") ? m.heads : c.Int("kv_heads");
+  if (m.heads <= 0 || m.hidden % m.heads != 0) throw std::string("hidden is not a multiple of heads");
+  m.head_dim = m.hidden / m.heads;
+  if (c.Empty("vocab")) {
+    m.vocab = 51200;
+    r.assumptions.push_back("vocab 51200 (Megatron's padded GPT-2 vocabulary)");
+  } else {
+    m.vocab = c.Int("vocab");
+  }
+  int64_t ffn = 0;
+  if (c.Empty("ffn_hidden")) {
+    ffn = 4 * m.hidden;
+    r.assumptions.push_back("ffn 4h");
+  } else {
+    ffn = c.Int("ffn_hidden");
+  }
+  // An MLP of exactly 4h is the GPT/Nemotron/MPT two-GEMM MLP with LayerNorm and tied
+  // embeddings; any other width is a gated (SwiGLU) Llama-style MLP with RMSNorm.
+  const bool plain = ffn == 4 * m.hidden;
+  m.mlp = plain ? MlpKind::kPlain : MlpKind::kGated;
+  m.norm = plain ? NormKind::kLayerNorm : NormKind::kRmsNorm;
+  m.tied_embeddings = plain;
+  m.architecture = plain ? "GPT2LMHeadModel" : "LlamaForCausalLM";
+  if (r.arch == "moe") {
+    if (c.Empty("num_experts")) throw std::string("column 'num_experts' is empty");
+    if (c.Empty("topk")) throw std::string("column 'topk' is empty");
+    m.experts = c.Int("num_experts");
+    m.topk = c.Int("topk");
+    m.moe_ffn_hidden = ffn;
+  } else {
+    m.ffn_hidden = ffn;
+  }
+  return m;
+}
+
+// The catalog model of the row's hf_model (model/catalog.h, HfRepositories). The config gives
+// what the columns cannot express (head_dim, MLA ranks, shared experts, dense-first layers, QK
+// norms, tied embeddings, biases, positions). The row's dimension columns, where given, win: they
+// describe the run, which may cut the model (`layers`, the README's example), pad its vocabulary
+// (`vocab`) or use a benchmark variant of it (MosaicML's MPT-30B runs have 56 heads, the released
+// config 64). Each difference is listed as an assumption, naming both values. A row whose `arch`
+// contradicts the config (dense vs MoE) is not modelled.
+ModelSpec ModelFromHf(const Cells& c, PublishedRun& r) {
+  const std::string id = CatalogIdForHfRepository(r.hf_model);
+  if (id.empty()) throw std::string("hf_model '") + Shown(r.hf_model) + "' is not in the model catalog (data/models)";
+  ModelSpec m = LoadModel(id);
+  if ((r.arch == "moe") != m.is_moe())
+    throw std::string("column 'arch' (") + Shown(r.arch) + ") disagrees with " + id + " (" + (m.is_moe() ? "moe" : "dense") + ")";
+  const bool derived_head_dim = m.attention == AttentionKind::kGqa && m.heads > 0 && m.head_dim * m.heads == m.hidden;
+  auto take = [&](const char* col, int64_t& field) {
+    if (c.Empty(col) || c.Int(col) == field) return;
+    r.assumptions.push_back(std::string(col) + " " + c.Str(col) + " (the row's) instead of " + std::to_string(field) +
+                            " (" + id + ")");
+    field = c.Int(col);
+  };
+  take("layers", m.layers);  // a cut keeps the config's layer pattern from the first layer on
+  take("vocab", m.vocab);
+  take("hidden", m.hidden);
+  take("heads", m.heads);
+  if (m.attention == AttentionKind::kGqa) take("kv_heads", m.kv_heads);
+  // ffn_hidden is the expert width on MoE rows (README "Columns"), the MLP width otherwise.
+  take("ffn_hidden", m.is_moe() ? m.moe_ffn_hidden : m.ffn_hidden);
+  if (m.is_moe()) {
+    take("num_experts", m.experts);
+    take("topk", m.topk);
+  }
+  if (derived_head_dim) {
+    // The config's head width was hidden / heads: it stays so.
+    if (m.heads <= 0 || m.hidden % m.heads != 0) throw std::string("hidden is not a multiple of heads");
+    m.head_dim = m.hidden / m.heads;
+  }
+  return m;
 }
 
 // Software facts a row's notes state (simumax_runs_dev.csv gives the stack: "TE 2.11.0", "TE
@@ -132,53 +260,22 @@ void MapRow(const Cells& c, PublishedRun& r, const HardwareCatalog& hw) {
     if (c.Empty(col)) throw std::string("column '") + col + "' is empty";
   };
   if (r.target_tokens_per_s_per_gpu <= 0) throw std::string("no target");
-  // Model.
-  need("layers");
-  need("hidden");
-  need("heads");
+  // Model: the catalog config the row's hf_model names, or the row's own dimensions.
   ModelSpec& m = r.model;
+  if (!r.hf_model.empty()) {
+    m = ModelFromHf(c, r);
+  } else {
+    need("layers");
+    need("hidden");
+    need("heads");
+    m = ModelFromColumns(c, r);
+  }
   m.name = r.model_name;
-  m.layers = c.Int("layers");
-  m.hidden = c.Int("hidden");
-  m.heads = c.Int("heads");
-  m.kv_heads = c.Empty("kv_heads") ? m.heads : c.Int("kv_heads");
-  if (m.heads <= 0 || m.hidden % m.heads != 0) throw std::string("hidden is not a multiple of heads");
-  m.head_dim = m.hidden / m.heads;
-  if (c.Empty("vocab")) {
-    m.vocab = 51200;
-    r.assumptions.push_back("vocab 51200 (Megatron's padded GPT-2 vocabulary)");
-  } else {
-    m.vocab = c.Int("vocab");
-  }
-  int64_t ffn = 0;
-  if (c.Empty("ffn_hidden")) {
-    ffn = 4 * m.hidden;
-    r.assumptions.push_back("ffn 4h");
-  } else {
-    ffn = c.Int("ffn_hidden");
-  }
-  // An MLP of exactly 4h is the GPT/Nemotron/MPT two-GEMM MLP with LayerNorm and tied
-  // embeddings; any other width is a gated (SwiGLU) Llama-style MLP with RMSNorm.
-  const bool plain = ffn == 4 * m.hidden;
-  m.mlp = plain ? MlpKind::kPlain : MlpKind::kGated;
-  m.norm = plain ? NormKind::kLayerNorm : NormKind::kRmsNorm;
-  m.tied_embeddings = plain;
-  m.architecture = plain ? "GPT2LMHeadModel" : "LlamaForCausalLM";
-  if (r.arch == "moe") {
-    need("num_experts");
-    need("topk");
-    m.experts = c.Int("num_experts");
-    m.topk = c.Int("topk");
-    m.moe_ffn_hidden = ffn;
-  } else {
-    m.ffn_hidden = ffn;
-  }
   ValidateModel(m, "row " + r.id);
 
   // Cluster.
-  const std::string gpu = CatalogGpu(r.gpu_name);
   try {
-    r.cluster = hw.Cluster(gpu, 0);
+    r.cluster = hw.Cluster(r.gpu_name, 0);  // a catalog name or one of its aliases (data/gpus.toml)
   } catch (const InputError&) {
     throw std::string("GPU '") + r.gpu_name + "' is not in the hardware catalog";
   }
@@ -214,17 +311,33 @@ void MapRow(const Cells& c, PublishedRun& r, const HardwareCatalog& hw) {
   l.ep = c.Empty("ep") ? 1 : static_cast<int>(c.Int("ep"));
   l.sp = c.Str("sp") != "no";
   const std::string& z = c.Str("zero_stage_or_fsdp");
-  if (z.empty() || z == "DDP") l.zero = 1;  // Megatron/NeMo distributed optimizer
-  else if (z.find("ZeRO-3") != std::string::npos || z.find("FULL_SHARD") != std::string::npos || z == "FSDP") l.zero = 3;
-  else if (z.find("SHARD_GRAD_OP") != std::string::npos || z.find("ZeRO-2") != std::string::npos) l.zero = 2;
-  else if (z.find("ZeRO-1") != std::string::npos) l.zero = 1;
-  else throw std::string("unknown sharding '") + z + "'";
-  if (z.find("DeepSpeed") != std::string::npos && l.zero == 3) {
+  const ShardingRule* rule = MatchSharding(z);
+  if (!rule) {
+    r.unmapped_sharding = true;
+    throw std::string("unknown sharding '") + Shown(z) + "'";
+  }
+  l.zero = rule->zero;
+  if (rule->per_tensor) {
     // DeepSpeed stage 3 (2021): parameters fetched tensor by tensor when a module needs them,
     // gradients reduce-scattered tensor by tensor, neither hidden behind compute.
     l.zero3_per_tensor = true;
     l.overlap_param_gather = false;
     l.overlap_grad_reduce = false;
+  }
+  if (rule->group) {
+    // "FSDP2 (N)", "Megatron-FSDP (N)": N ranks share one copy of the sharded state. The layout
+    // shards over the whole data-parallel group; a smaller group (hybrid sharding, replicas of
+    // N-rank shards) is modelled as sharding over all of DP, and said so.
+    std::smatch g;
+    std::regex_match(z, g, std::regex(rule->pattern));
+    const int64_t n = std::stoll(g[1].str());
+    const int64_t dp = DataParallel(c, r);
+    if (n <= 0 || (dp > 0 && (n > dp || dp % n != 0)))
+      throw std::string("sharding group ") + std::to_string(n) + " of '" + Shown(z) +
+          "' does not divide the data-parallel size " + std::to_string(dp);
+    if (dp > 0 && n < dp)
+      r.assumptions.push_back("sharding group " + std::to_string(n) + " < dp " + std::to_string(dp) +
+                              " (hybrid sharding) modelled as sharding over all of dp");
   }
   l.mbs = c.Empty("micro_batch") ? 1 : static_cast<int>(c.Int("micro_batch"));
   const std::string& rc = c.Str("recompute");
@@ -253,6 +366,18 @@ void MapRow(const Cells& c, PublishedRun& r, const HardwareCatalog& hw) {
 
 }  // namespace
 
+std::vector<std::pair<std::string, std::vector<std::string>>> UnmappedShardingTexts(
+    const std::vector<PublishedRun>& runs) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> out;
+  for (const PublishedRun& r : runs) {
+    if (!r.unmapped_sharding) continue;
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == r.sharding_raw; });
+    if (it == out.end()) it = out.insert(out.end(), {r.sharding_raw, {}});
+    it->second.push_back(r.id);
+  }
+  return out;
+}
+
 std::vector<PublishedRun> ReadPublishedRuns(std::string_view text, const std::string& where,
                                             const HardwareCatalog& hw) {
   const std::vector<CsvRow> rows = ParseCsv(text, where);
@@ -280,6 +405,8 @@ std::vector<PublishedRun> ReadPublishedRuns(std::string_view text, const std::st
     r.precision_raw = c.Str("precision");
     r.confidence = c.Str("confidence");
     r.flags = c.Str("flags");
+    r.hf_model = c.Optional("hf_model");
+    r.sharding_raw = c.Str("zero_stage_or_fsdp");
     r.num_gpus = c.Empty("num_gpus") ? 0 : static_cast<int>(c.Int("num_gpus"));
     r.target_tokens_per_s_per_gpu = c.Empty("target_tokens_per_s_per_gpu") ? 0 : c.Num("target_tokens_per_s_per_gpu");
     for (const OptionalColumn& o : kOptionalColumns)

@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "hardware/cluster.h"
@@ -17,6 +18,8 @@ namespace paratune {
 struct PublishedRun {
   int line = 0;
   std::string id, source, model_name, arch, gpu_name, precision_raw, confidence, flags;
+  std::string sharding_raw;  // column zero_stage_or_fsdp as written
+  std::string hf_model;  // Hugging Face repository id of the model's config.json; empty if none
   int num_gpus = 0;
   double target_tokens_per_s_per_gpu = 0;  // 0: the row has no target
   // Figures some files add (0 = not given; the columns are optional): the measured step time
@@ -30,6 +33,7 @@ struct PublishedRun {
 
   bool modelable = false;
   std::string reason;        // why not, when !modelable
+  bool unmapped_sharding = false;  // its zero_stage_or_fsdp text matches no sharding family
   std::vector<std::string> assumptions;  // defaults filled in for empty cells
 
   ModelSpec model;
@@ -40,6 +44,11 @@ struct PublishedRun {
 
 // Reads the CSV text; `where` names it in errors. Throws InputError for a malformed file or a
 // missing column; a row that cannot be modelled is returned with modelable = false and a reason.
+// The sharding texts (column zero_stage_or_fsdp) no family matched, each with the ids of its
+// rows, in order of first appearance.
+std::vector<std::pair<std::string, std::vector<std::string>>> UnmappedShardingTexts(
+    const std::vector<PublishedRun>& runs);
+
 std::vector<PublishedRun> ReadPublishedRuns(std::string_view csv_text, const std::string& where,
                                             const HardwareCatalog& hardware);
 

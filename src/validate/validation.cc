@@ -78,6 +78,7 @@ static bool SameLayout(const PublishedRun& a, const PublishedRun& b) {
 
 ValidationReport Validate(const std::vector<PublishedRun>& runs, double threshold) {
   ValidationReport rep;
+  rep.unmapped_sharding = UnmappedShardingTexts(runs);
   for (const PublishedRun& r : runs) {
     RunPrediction p;
     p.run = &r;

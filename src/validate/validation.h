@@ -89,6 +89,8 @@ struct ValidationReport {
   ComparedErrors memory;
   // Rows with simumax_pred_step_time_s and target_step_time_s: step time, ours and SimuMax's.
   ComparedErrors step_time;
+  // Sharding texts (zero_stage_or_fsdp) no family matched, with their rows' ids.
+  std::vector<std::pair<std::string, std::vector<std::string>>> unmapped_sharding;
 };
 
 // Predicts every modelable run with its own cluster's calibration.

@@ -72,6 +72,9 @@ nlohmann::json ValidationJson(const ValidationReport& rep, const std::string& fi
   j["step_time"] = ComparedErrorsJson(rep.step_time);
   j["ranking"] = RankingJson(rep.ranking);
   j["ranking_without_low_confidence"] = RankingJson(rep.ranking_without_low_confidence);
+  nlohmann::json unmapped = nlohmann::json::array();
+  for (const auto& [text, ids] : rep.unmapped_sharding) unmapped.push_back({{"text", text}, {"ids", ids}});
+  j["unmapped_sharding"] = unmapped;
   return j;
 }
 

@@ -309,5 +309,137 @@ TEST(Validation, SimuMaxRowsPeakMemory) {
   EXPECT_LE(dense->stats.ours_on_simumax_rows.mean, dense->stats.simumax.mean + 0.005);
 }
 
+// The header with the optional last column hf_model, as both development files have it.
+std::string HeaderWithHf() { return Header().substr(0, Header().size() - 1) + ",hf_model\n"; }
+
+// hf_model selects the catalog config; the row's layers and vocab win; any other dimension it
+// gives must agree with the config.
+TEST(PublishedRuns, HfModelUsesTheCatalogConfigWithTheRowsLayers) {
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  const std::string ds = "D,s,t,m,moe,4,5120,1536,128,,102400,4096,160,6,A100-PCIe-80GB,,8,8,1,1,1,8,1,8,no,"
+                         "distributed optimizer (ZeRO-1-like),1,16,none,bf16,,,,500,,,,medium,,,deepseek-ai/DeepSeek-V2";
+  const std::string llama = WithCell(kDenseRow, "vocab", "128257") + ",meta-llama/Llama-3.1-8B";
+  const std::string wrong = WithCell(kDenseRow, "hidden", "5120") + ",meta-llama/Llama-3.1-8B";
+  const std::string unknown = std::string(kDenseRow) + ",acme/NotAModel-7B";
+  const std::string dense_as_moe = WithCell(WithCell(WithCell(kMoeRow, "ffn_hidden", ""), "num_experts", ""), "topk", "") +
+                                   ",meta-llama/Llama-3.1-8B";
+  const auto runs = ReadPublishedRuns(
+      HeaderWithHf() + ds + "\n" + llama + "\n" + wrong + "\n" + unknown + "\n" + dense_as_moe + "\n", "x.csv", hw);
+  ASSERT_EQ(runs.size(), 5u);
+  EXPECT_EQ(runs[4].reason, "column 'arch' (moe) disagrees with llama-3.1-8b (dense)");
+  ASSERT_TRUE(runs[0].modelable) << runs[0].reason;
+  const ModelSpec& m = runs[0].model;
+  EXPECT_EQ(m.layers, 4);                       // the row's cut
+  EXPECT_EQ(m.attention, AttentionKind::kMla);  // from the config
+  EXPECT_EQ(m.kv_lora_rank, 512);
+  EXPECT_EQ(m.first_dense_layers, 1);
+  EXPECT_EQ(m.moe_layers(), 3);
+  EXPECT_EQ(m.shared_experts, 1);  // DeepSeek's n_shared_experts 2 as one MLP of 2 x 1536
+  EXPECT_EQ(m.shared_ffn_hidden, 3072);
+  EXPECT_EQ(runs[0].cluster.gpu.name, "A100-PCIe-80GB");
+  EXPECT_EQ(runs[0].cluster.fabric.scale_up, LinkClass::kPcie);
+  ASSERT_TRUE(runs[1].modelable) << runs[1].reason;
+  EXPECT_EQ(runs[1].model.vocab, 128257);       // the run's padded vocabulary
+  EXPECT_EQ(runs[1].model.rope_scaling.kind, RopeScalingKind::kLlama3);
+  EXPECT_NE(std::find(runs[1].assumptions.begin(), runs[1].assumptions.end(),
+                      "vocab 128257 (the row's) instead of 128256 (llama-3.1-8b)"),
+            runs[1].assumptions.end());
+  // A dimension the row gives wins too, said as an assumption; head_dim follows hidden/heads.
+  ASSERT_TRUE(runs[2].modelable) << runs[2].reason;
+  EXPECT_EQ(runs[2].model.hidden, 5120);
+  EXPECT_EQ(runs[2].model.head_dim, 160);
+  EXPECT_NE(std::find(runs[2].assumptions.begin(), runs[2].assumptions.end(),
+                      "hidden 5120 (the row's) instead of 4096 (llama-3.1-8b)"),
+            runs[2].assumptions.end());
+  EXPECT_EQ(runs[3].reason, "hf_model 'acme/NotAModel-7B' is not in the model catalog (data/models)");
+}
+
+// Every sharding family the validation README lists maps onto a ZeRO stage; texts no family
+// matches are listed with their rows.
+TEST(PublishedRuns, ShardingFamilies) {
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  struct Case {
+    const char* text;
+    int zero;
+    bool per_tensor;
+  };
+  const Case cases[] = {{"", 1, false},
+                        {"DDP", 1, false},
+                        {"DDP (FSDP=0)", 1, false},
+                        {"ZeRO-1", 1, false},
+                        {"ZeRO-1 (BF16_Optimizer)", 1, false},
+                        {"distributed optimizer (ZeRO-1-like)", 1, false},
+                        {"ZeRO-2", 2, false},
+                        {"ZeRO-3 (DeepSpeed) without model parallelism", 3, true},
+                        {"FSDP", 3, false},
+                        {"FSDP FULL_SHARD", 3, false},
+                        {"FSDP SHARD_GRAD_OP", 2, false},
+                        {"FSDP2 (8)", 3, false},
+                        {"Megatron-FSDP (8)", 3, false},
+                        {"FSDP + Megatron TP (degrees not stated)", 3, false}};
+  for (const Case& k : cases) {
+    SCOPED_TRACE(k.text);
+    // dp 8 (the dense row: 8 GPUs, tp 1, pp 1, cp 1).
+    const auto runs = ReadPublishedRuns(Header() + WithCell(kDenseRow, "zero_stage_or_fsdp", k.text) + "\n", "x.csv", hw);
+    ASSERT_TRUE(runs[0].modelable) << runs[0].reason;
+    EXPECT_EQ(runs[0].layout.zero, k.zero);
+    EXPECT_EQ(runs[0].layout.zero3_per_tensor, k.per_tensor);
+    EXPECT_FALSE(runs[0].unmapped_sharding);
+  }
+  // A sharding group smaller than dp (hybrid sharding) is said; one that does not divide it is
+  // not modelled.
+  const auto hsdp = ReadPublishedRuns(Header() + WithCell(kDenseRow, "zero_stage_or_fsdp", "FSDP2 (4)") + "\n", "x.csv", hw);
+  ASSERT_TRUE(hsdp[0].modelable);
+  EXPECT_NE(std::find(hsdp[0].assumptions.begin(), hsdp[0].assumptions.end(),
+                      "sharding group 4 < dp 8 (hybrid sharding) modelled as sharding over all of dp"),
+            hsdp[0].assumptions.end());
+  const auto bad = ReadPublishedRuns(Header() + WithCell(kDenseRow, "zero_stage_or_fsdp", "Megatron-FSDP (3)") + "\n", "x.csv", hw);
+  EXPECT_EQ(bad[0].reason, "sharding group 3 of 'Megatron-FSDP (3)' does not divide the data-parallel size 8");
+  // Unmapped texts: listed once each, with every row id, in order of first appearance.
+  const std::string csv = Header() + WithCell(WithCell(kDenseRow, "id", "U1"), "zero_stage_or_fsdp", "HSDP of sorts") + "\n" +
+                          WithCell(WithCell(kDenseRow, "id", "K"), "zero_stage_or_fsdp", "ZeRO-1") + "\n" +
+                          WithCell(WithCell(kDenseRow, "id", "U2"), "zero_stage_or_fsdp", "Colossal gemini") + "\n" +
+                          WithCell(WithCell(kDenseRow, "id", "U3"), "zero_stage_or_fsdp", "HSDP of sorts") + "\n";
+  const auto runs = ReadPublishedRuns(csv, "x.csv", hw);
+  EXPECT_EQ(runs[0].reason, "unknown sharding 'HSDP of sorts'");
+  const ValidationReport rep = Validate(runs);
+  ASSERT_EQ(rep.unmapped_sharding.size(), 2u);
+  EXPECT_EQ(rep.unmapped_sharding[0].first, "HSDP of sorts");
+  EXPECT_EQ(rep.unmapped_sharding[0].second, (std::vector<std::string>{"U1", "U3"}));
+  EXPECT_EQ(rep.unmapped_sharding[1].first, "Colossal gemini");
+  EXPECT_EQ(rep.unmapped_sharding[1].second, (std::vector<std::string>{"U2"}));
+}
+
+// ../shared/validation/simumax_runs_dev.csv: all 42 rows are modelled and predicted (30 on
+// A100-PCIe-80GB, over PCIe; 12 on B200), their models from hf_model where given.
+TEST(Validation, SimuMaxRowsArePredicted) {
+  PARATUNE_SHARED_OR_SKIP(csv, "validation/simumax_runs_dev.csv");
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  const auto runs = ReadPublishedRuns(ReadFile(csv), csv, hw);
+  ASSERT_EQ(runs.size(), 42u);
+  const ValidationReport rep = Validate(runs);
+  int pcie = 0;
+  for (const RunPrediction& p : rep.rows) {
+    EXPECT_TRUE(p.predicted) << p.run->id << ": " << p.reason;
+    if (p.run->gpu_name == "A100-PCIe-80GB") {
+      ++pcie;
+      EXPECT_EQ(p.run->cluster.fabric.scale_up, LinkClass::kPcie);
+    }
+    if (p.run->hf_model == "deepseek-ai/DeepSeek-V2") {
+      EXPECT_EQ(p.run->model.attention, AttentionKind::kMla) << p.run->id;
+    }
+  }
+  EXPECT_EQ(pcie, 30);
+  EXPECT_TRUE(rep.unmapped_sharding.empty());
+}
+
+// The development file's sharding texts all map.
+TEST(Validation, DevelopmentSetShardingAllMapped) {
+  PARATUNE_SHARED_OR_SKIP(csv, kDevCsv);
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  const ValidationReport rep = Validate(ReadPublishedRuns(ReadFile(csv), csv, hw));
+  EXPECT_TRUE(rep.unmapped_sharding.empty());
+}
+
 }  // namespace
 }  // namespace paratune

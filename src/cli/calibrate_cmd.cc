@@ -1,4 +1,4 @@
-// `paratune calibrate FILE.csv`: fit the per-generation calibration to published runs and
+// `paratune calibrate FILE.csv [FILE.csv ...]`: fit the per-generation calibration to published runs and
 // print (or write) it in the format of data/calibration.toml, or as JSON (paratune.calibrate/1).
 #include <fmt/format.h>
 
@@ -15,12 +15,14 @@ namespace paratune::cli {
 Command AddCalibrateCommand(CLI::App& root) {
   auto* cmd = root.add_subcommand("calibrate", "fit the per-generation efficiency fractions to published runs");
   struct Flags {
-    std::string file, out, hardware;
+    std::vector<std::string> files;
+    std::string out, hardware;
     int rounds = 6;
     bool json = false, quiet = false;
   };
   auto f = std::make_shared<Flags>();
-  cmd->add_option("file", f->file, "CSV in the schema of published_runs_dev.csv")->required();
+  cmd->add_option("files", f->files, "CSV files in the schema of published_runs_dev.csv (their rows fitted together)")
+      ->required();
   cmd->add_option("--out", f->out, "write the TOML here (atomically) instead of standard output");
   cmd->add_option("--hardware", f->hardware, "TOML file adding or overriding GPU entries or the starting calibration");
   cmd->add_option("--rounds", f->rounds,
@@ -33,13 +35,19 @@ Command AddCalibrateCommand(CLI::App& root) {
   return {cmd, [f] {
             HardwareCatalog hw = HardwareCatalog::BuiltIn();
             if (!f->hardware.empty()) hw.Merge(ReadFile(f->hardware), f->hardware);
-            const auto runs = ReadPublishedRuns(ReadFile(f->file), f->file, hw);
+            std::vector<PublishedRun> runs;
+            std::string names;
+            for (const std::string& file : f->files) {
+              auto more = ReadPublishedRuns(ReadFile(file), file, hw);
+              runs.insert(runs.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+              names += (names.empty() ? "" : " ") + file;
+            }
             TerminalProgress progress(f->quiet);
             const CalibrationFit fit = FitCalibration(runs, f->rounds, progress.get());
             progress.Done();
             const std::string toml = CalibrationToml(
                 fit, "# Achievable fractions of datasheet peaks per GPU generation, fitted by `paratune calibrate " +
-                         f->file + "`\n# (docs/validation.md). Only these seven numbers per generation are fitted.\n");
+                         names + "`\n# (docs/validation.md). Only these eight numbers per generation are fitted.\n");
             if (!f->out.empty()) WriteFileAtomic(f->out, toml);
             if (f->json)
               fmt::print("{}\n", CalibrationFitJson(fit, toml).dump(2));

@@ -11,6 +11,12 @@ int CeilDiv(long long a, long long b) { return static_cast<int>((a + b - 1) / st
 // Nodes spanned by `span` consecutive ranks.
 int NodesSpanned(const Fabric& f, long long span) { return CeilDiv(span, std::max(1, f.gpus_per_node)); }
 
+// The calibrated share of the scale-up link's bandwidth NCCL reaches: NVLink's, or PCIe's on
+// machines without NVLink (their rings cross the host's PCIe switches and root complex).
+double ScaleUpEfficiency(const ClusterSpec& c) {
+  return c.fabric.scale_up == LinkClass::kPcie ? c.gpu.calibration.pcie : c.gpu.calibration.nvlink;
+}
+
 }  // namespace
 
 int ClusterSpec::nodes() const { return CeilDiv(gpus, std::max(1, fabric.gpus_per_node)); }
@@ -30,7 +36,7 @@ std::string ClusterSpec::Describe() const {
 GroupLinks PlaceGroup(const ClusterSpec& c, const RankGroup& g) {
   const Fabric& f = c.fabric;
   GroupLinks l;
-  const double nvl = f.nvlink_bytes_per_s * c.gpu.calibration.nvlink;
+  const double nvl = f.nvlink_bytes_per_s * ScaleUpEfficiency(c);
   double net = f.net_bytes_per_s() * c.gpu.calibration.net;
   l.nvlink_bytes_per_s = nvl;
   l.net_bytes_per_s = net;
@@ -65,7 +71,7 @@ GroupLinks PlaceSendRecv(const ClusterSpec& c, int stride) {
   const Fabric& f = c.fabric;
   GroupLinks l;
   l.per_domain = 1;
-  l.nvlink_bytes_per_s = f.nvlink_bytes_per_s * c.gpu.calibration.nvlink;
+  l.nvlink_bytes_per_s = f.nvlink_bytes_per_s * ScaleUpEfficiency(c);
   l.net_bytes_per_s = f.net_bytes_per_s() * c.gpu.calibration.net;
   if (stride < f.nvlink_domain) {
     l.link = f.scale_up;

@@ -42,6 +42,7 @@ struct Calibration {
   double hbm = 0.85;           // achieved / datasheet HBM bandwidth for streaming kernels
   double nvlink = 0.80;        // NCCL bus bandwidth / NVLink per-direction bandwidth
   double net = 0.85;           // NCCL bus bandwidth / NIC per-direction bandwidth
+  double pcie = 0.50;          // NCCL bus bandwidth / PCIe per-direction bandwidth (no NVLink)
   double gemm_efficiency(Precision p) const;
 };
 
@@ -54,7 +55,7 @@ struct CalibrationField {
 inline constexpr CalibrationField kCalibrationFields[] = {
     {"gemm_bf16", &Calibration::gemm_bf16}, {"gemm_fp8", &Calibration::gemm_fp8}, {"gemm_fp4", &Calibration::gemm_fp4},
     {"attention", &Calibration::attention}, {"hbm", &Calibration::hbm},           {"nvlink", &Calibration::nvlink},
-    {"net", &Calibration::net},
+    {"net", &Calibration::net},           {"pcie", &Calibration::pcie},
 };
 
 // The GEMM fraction that applies to precision p (FP16 shares BF16's: the same tensor-core path).

@@ -99,7 +99,11 @@ TEST(HardwareCatalog, PcieFabrics) {
   const ClusterSpec c = hw.Cluster("A100-PCIe-80GB", 16);
   const GroupLinks tp = PlaceGroup(c, {8, 1});
   EXPECT_EQ(tp.link, LinkClass::kPcie);
-  EXPECT_DOUBLE_EQ(tp.bus_bytes_per_s, 32e9 * c.gpu.calibration.nvlink);
+  // PCIe links take their own calibrated share (NCCL over PCIe switches), not NVLink's.
+  EXPECT_DOUBLE_EQ(tp.bus_bytes_per_s, 32e9 * c.gpu.calibration.pcie);
+  EXPECT_NE(c.gpu.calibration.pcie, c.gpu.calibration.nvlink);
+  EXPECT_DOUBLE_EQ(PlaceGroup(hw.Cluster("A100-80GB", 16), {8, 1}).bus_bytes_per_s,
+                   hw.FindFabric("A100-80GB").nvlink_bytes_per_s * c.gpu.calibration.nvlink);
   EXPECT_EQ(PlaceSendRecv(c, 1).link, LinkClass::kPcie);
   EXPECT_EQ(PlaceGroup(c, {2, 8}).link, LinkClass::kLeaf);
   // The H100 96GB (Grand Teton) estimate and the H20's published figures.

@@ -1,7 +1,7 @@
 // Fits the per-generation calibration (data/calibration.toml: achievable fractions of GEMM,
 // attention, HBM, NVLink and network peaks) to published runs by minimising the mean absolute
 // percentage error of tokens/s per GPU, one GPU generation at a time. Coordinate descent over
-// the seven physical fractions, each kept inside a plausible range; nothing per row or model.
+// the eight physical fractions, each kept inside a plausible range; nothing per row or model.
 #pragma once
 
 #include <map>

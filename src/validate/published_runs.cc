@@ -250,6 +250,11 @@ void MapSoftware(const Cells& c, PublishedRun& r) {
     r.layout.cached_wgrad_placeholders = false;
     r.assumptions.push_back("Transformer Engine version not stated: weight-gradient placeholders per backward (TE < 2.3)");
   }
+  // "no TP/PP comm overlap" (the SimuMax runs' launchers): blocking pipeline sends, no TP overlap.
+  if (notes.find("no TP/PP comm overlap") != std::string::npos) {
+    r.layout.overlap_pp_comm = false;
+    r.layout.overlap_tp_comm = false;
+  }
   const std::string section = c.Has("table_or_section") ? c.Str("table_or_section") : "";
   r.layout.fused_cross_entropy = section.find("_cef") != std::string::npos &&
                                  notes.find("cross-entropy loss fusion on") != std::string::npos;

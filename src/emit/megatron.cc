@@ -285,6 +285,10 @@ Emitted EmitMegatron(const EmitInput& in) {
     a.Value("--num-experts", m.experts);
     a.Value("--moe-router-topk", m.topk);
     a.Value("--moe-ffn-hidden-size", m.moe_ffn_hidden);
+    if (m.routing_groups > 0) {
+      a.Value("--moe-router-num-groups", m.routing_groups);
+      a.Value("--moe-router-group-topk", m.routing_group_topk);
+    }
     if (m.shared_experts > 0) {
       a.Value("--moe-shared-expert-intermediate-size", m.shared_experts * m.shared_ffn_hidden);
       if (m.shared_expert_gate) a.Switch("--moe-shared-expert-gate");

@@ -63,6 +63,8 @@ const std::map<std::string, std::string>& VerifiedFlags() {
       {"--padded-vocab-size", "int"},
       {"--num-experts", "int"},
       {"--moe-router-topk", "int"},
+      {"--moe-router-num-groups", "int"},   // megatron/training/arguments.py (group-limited routing)
+      {"--moe-router-group-topk", "int"},
       {"--moe-ffn-hidden-size", "int"},
       {"--moe-shared-expert-intermediate-size", "int"},
       {"--moe-shared-expert-gate", "switch"},

@@ -98,6 +98,8 @@ ModelSpec TitanDeepseekV3_671B() {
   m.ffn_hidden = 18432;
   m.experts = 256;
   m.topk = 8;
+  m.routing_groups = 8;      // n_expert_groups
+  m.routing_group_topk = 4;  // n_limited_groups
   m.moe_ffn_hidden = 2048;
   m.shared_experts = 1;
   m.shared_ffn_hidden = 2048;

@@ -40,7 +40,7 @@ const std::map<std::string, FlagSpec>& KnownFlags() {
           "--max-position-embeddings", "--q-lora-rank", "--kv-lora-rank", "--qk-head-dim",
           "--qk-pos-emb-head-dim", "--v-head-dim", "--make-vocab-size-divisible-by", "--rotary-base",
           "--rotary-seq-len-interpolation-factor", "--yarn-original-max-position-embeddings",
-          "--mtp-num-layers", "--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers"})
+          "--mtp-num-layers", "--moe-router-num-groups", "--moe-router-group-topk", "--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers"})
       f[n] = {Kind::kInt, {}};
     for (const char* n : {"--attention-dropout", "--hidden-dropout", "--rotary-percent", "--rope-scaling-factor",
                           "--rotary-scaling-factor", "--mscale", "--mscale-all-dim", "--yarn-beta-fast",
@@ -584,6 +584,8 @@ MegatronArgs ParseMegatronArgs(const std::string& line) {
     m.experts = num("--num-experts");
     m.topk = num_or("--moe-router-topk", 2);  // TransformerConfig.moe_router_topk default 2
     m.moe_ffn_hidden = num_or("--moe-ffn-hidden-size", m.ffn_hidden);
+    m.routing_groups = num_or("--moe-router-num-groups", 0);
+    m.routing_group_topk = num_or("--moe-router-group-topk", 0);
     if (given("--moe-shared-expert-intermediate-size")) {
       m.shared_experts = 1;
       m.shared_ffn_hidden = num("--moe-shared-expert-intermediate-size");

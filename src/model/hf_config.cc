@@ -387,6 +387,9 @@ ModelSpec ParseHfConfig(std::string_view text, const std::string& where, const s
       if (n_shared == 0) m.shared_ffn_hidden = 0;
       m.first_dense_layers = f.Int("first_k_dense_replace", 0);
       m.moe_layer_freq = f.Int("moe_layer_freq", 1);
+      // Group-limited routing (topk_method "group_limited_greedy" / "noaux_tc").
+      m.routing_groups = f.Int("n_group", 0);
+      m.routing_group_topk = f.Int("topk_group", 0);
     }
     m.mtp_layers = f.Int("num_nextn_predict_layers", 0);
   } else if (arch == "GPT2LMHeadModel") {

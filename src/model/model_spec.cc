@@ -78,6 +78,8 @@ std::vector<std::string> ModelDifferences(const ModelSpec& a, const ModelSpec& b
   PARATUNE_FIELD(first_dense_layers);
   PARATUNE_FIELD(moe_layer_freq);
   PARATUNE_FIELD(mtp_layers);
+  PARATUNE_FIELD(routing_groups);
+  PARATUNE_FIELD(routing_group_topk);
   PARATUNE_FIELD(sliding_window);
   PARATUNE_FIELD(sliding_window_layers);
 #undef PARATUNE_FIELD
@@ -264,6 +266,11 @@ void ValidateModel(const ModelSpec& m, const std::string& where) {
     if (m.shared_experts > 0) positive(m.shared_ffn_hidden, "shared_expert_intermediate_size");
     if (m.first_dense_layers < 0 || m.first_dense_layers > m.layers)
       throw InputError(where + ": first_k_dense_replace must be between 0 and num_hidden_layers");
+    if (m.routing_groups < 0 || m.routing_group_topk < 0 || m.routing_group_topk > m.routing_groups ||
+        (m.routing_groups > 0 && (m.experts % m.routing_groups != 0 || m.routing_group_topk == 0)))
+      throw InputError(where + ": topk_group must be between 1 and n_group, and n_group must divide the experts (" +
+                       std::to_string(m.experts) + "), got n_group " + std::to_string(m.routing_groups) +
+                       ", topk_group " + std::to_string(m.routing_group_topk));
   }
 }
 

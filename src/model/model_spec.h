@@ -104,6 +104,12 @@ struct ModelSpec {
   int64_t first_dense_layers = 0;   // leading layers with a dense MLP (DeepSeek first_k_dense_replace)
   int64_t moe_layer_freq = 1;       // every n-th layer (after the dense ones) is MoE
   int64_t mtp_layers = 0;  // multi-token-prediction modules: noted, not counted in the main model
+  // Group-limited routing (DeepSeek-V2 Sec. 2.1.2 device-limited, DeepSeek-V3 Sec. 2.1.2 and
+  // 3.2.2 node-limited; config n_group, topk_group; Megatron --moe-router-num-groups,
+  // --moe-router-group-topk): the experts fall into routing_groups groups and a token's top-k
+  // lie in at most routing_group_topk of them. 0: unrestricted.
+  int64_t routing_groups = 0;
+  int64_t routing_group_topk = 0;
 
   // Sliding-window attention (GPT-OSS layer_types): sliding_window_layers of the layers attend
   // to at most the sliding_window previous keys; the others attend to the whole sequence.

@@ -63,6 +63,9 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
               "overlap TP collectives with GEMMs (default off)");
   c->add_flag("--overlap-pp-comm,!--no-overlap-pp-comm", f.layout.overlap_pp_comm,
               "overlap PP send/receive with compute (default on)");
+  c->add_flag("--overlap-ep-comm,!--no-overlap-ep-comm", f.layout.overlap_ep_comm,
+              "hide the MoE all-to-all behind another micro-batch's compute (Megatron "
+              "--overlap-moe-expert-parallel-comm, DualPipe; default off)");
   c->add_flag("--zero3-per-tensor", f.layout.zero3_per_tensor,
               "ZeRO-3 gathers each parameter tensor separately (DeepSpeed stage 3) instead of per block (FSDP)");
   c->add_flag("!--no-flash-attention", f.layout.flash_attention,

@@ -181,12 +181,28 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
     out.cp_exposed_bwd_s = std::max(0.0, out.cp_bwd_s - att_bwd);
   }
   // Expert parallel: all-to-all dispatch and combine of the routed token copies, twice each
-  // way (Megatron-Core MoE alltoall token dispatcher); not overlapped.
+  // way (Megatron-Core MoE alltoall token dispatcher); exposed unless overlapped with another
+  // micro-batch's compute of the layer (Layout::overlap_ep_comm): then only what exceeds that
+  // compute is exposed, less the compute the TP and CP collectives already hide behind when
+  // they share the EP port (one port carries one transfer at a time).
   if (moe && l.ep > 1) {
     out.ep_bytes = expert_tokens * h * 2;
     out.ep_call_s = AllToAllTime(out.ep_bytes, l.ep, ep_links);
     out.ep_fwd_s = 2 * out.ep_call_s;
     out.ep_bwd_s = 2 * out.ep_call_s;
+    out.ep_exposed_fwd_s = out.ep_fwd_s;
+    out.ep_exposed_bwd_s = out.ep_bwd_s;
+    if (l.overlap_ep_comm) {
+      double busy = 0;  // compute the port's other collectives already hide behind
+      if (tp > 1 && tp_links.crosses_domain == ep_links.crosses_domain)
+        busy += out.tp_fwd_s + out.tp_bwd_s - out.tp_exposed_fwd_s - out.tp_exposed_bwd_s;
+      if (l.cp > 1 && cp_links.crosses_domain == ep_links.crosses_domain)
+        busy += out.cp_fwd_s + out.cp_bwd_s - out.cp_exposed_fwd_s - out.cp_exposed_bwd_s;
+      const double hide = std::max(0.0, out.fwd_compute_s + out.bwd_compute_s - busy);
+      const double exposed = std::max(0.0, out.ep_fwd_s + out.ep_bwd_s - hide);
+      out.ep_exposed_fwd_s = exposed / 2;
+      out.ep_exposed_bwd_s = exposed / 2;
+    }
   }
   return out;
 }

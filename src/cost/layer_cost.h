@@ -21,6 +21,7 @@ struct LayerCost {
   double cp_fwd_s = 0, cp_bwd_s = 0;
   double ep_fwd_s = 0, ep_bwd_s = 0;
   double tp_exposed_fwd_s = 0, tp_exposed_bwd_s = 0;
+  double ep_exposed_fwd_s = 0, ep_exposed_bwd_s = 0;
   double cp_exposed_fwd_s = 0, cp_exposed_bwd_s = 0;
   // Per-call figures for the communication table.
   double tp_bytes = 0, tp_call_s = 0;
@@ -30,8 +31,8 @@ struct LayerCost {
   double ep_bytes = 0, ep_call_s = 0;
   double expert_tokens = 0;  // routed token copies on this GPU per micro-batch
 
-  double exposed_fwd_s() const { return tp_exposed_fwd_s + cp_exposed_fwd_s + ep_fwd_s; }
-  double exposed_bwd_s() const { return tp_exposed_bwd_s + cp_exposed_bwd_s + ep_bwd_s; }
+  double exposed_fwd_s() const { return tp_exposed_fwd_s + cp_exposed_fwd_s + ep_exposed_fwd_s; }
+  double exposed_bwd_s() const { return tp_exposed_bwd_s + cp_exposed_bwd_s + ep_exposed_bwd_s; }
 };
 
 // Tokens one GPU runs through its GEMMs per micro-batch: mbs * seq / cp (sequence parallelism

@@ -166,16 +166,16 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
     double fwd = sum(&LayerCost::fwd_compute_s);
     double bwd = sum(&LayerCost::bwd_compute_s);
     const double exposed_fwd = sum(&LayerCost::tp_exposed_fwd_s) + sum(&LayerCost::cp_exposed_fwd_s) +
-                               sum(&LayerCost::ep_fwd_s);
+                               sum(&LayerCost::ep_exposed_fwd_s);
     double tp_exp = sum(&LayerCost::tp_exposed_fwd_s) + sum(&LayerCost::tp_exposed_bwd_s);
     double cp_exp = sum(&LayerCost::cp_exposed_fwd_s) + sum(&LayerCost::cp_exposed_bwd_s);
-    double ep_exp = sum(&LayerCost::ep_fwd_s) + sum(&LayerCost::ep_bwd_s);
+    double ep_exp = sum(&LayerCost::ep_exposed_fwd_s) + sum(&LayerCost::ep_exposed_bwd_s);
     double recompute = 0;
     if (l.recompute == Recompute::kFull) {
       recompute = fwd;
       tp_exp += sum(&LayerCost::tp_exposed_fwd_s);
       cp_exp += sum(&LayerCost::cp_exposed_fwd_s);
-      ep_exp += sum(&LayerCost::ep_fwd_s);
+      ep_exp += sum(&LayerCost::ep_exposed_fwd_s);
     } else if (l.recompute == Recompute::kSelective) {
       recompute = sum(&LayerCost::attention_fwd_s);
     }

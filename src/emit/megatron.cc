@@ -362,6 +362,10 @@ Emitted EmitMegatron(const EmitInput& in) {
   if (l.overlap_param_gather && l.zero >= 1) a.Switch("--overlap-param-gather");
   if (l.overlap_tp_comm && l.tp > 1) a.Switch("--tp-comm-overlap");
   if (!l.overlap_pp_comm) a.Switch("--no-overlap-p2p-communication");
+  if (l.overlap_ep_comm && l.ep > 1) {
+    a.Switch("--overlap-moe-expert-parallel-comm");
+    a.Switch("--delay-wgrad-compute");  // required with it (Megatron-LM docs, MoE pre-training setup)
+  }
   if (!l.flash_attention) a.Value("--attention-backend", "unfused");
   if (l.recompute == Recompute::kSelective)
     out.notes.push_back("selective recomputation: Megatron's default --recompute-modules (core_attn) is "

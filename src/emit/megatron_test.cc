@@ -100,6 +100,8 @@ const std::map<std::string, std::string>& VerifiedFlags() {
       {"--overlap-param-gather", "switch"},
       {"--tp-comm-overlap", "switch"},
       {"--no-overlap-p2p-communication", "switch"},
+      {"--overlap-moe-expert-parallel-comm", "switch"},  // Megatron-Core combined 1F1B EP overlap
+      {"--delay-wgrad-compute", "switch"},
       {"--attention-backend", "choice:flash|fused|unfused|local|auto"},
   };
   return f;

@@ -63,6 +63,10 @@ struct Layout {
   bool overlap_param_gather = true;  // ZeRO parameter all-gather overlaps forward
   bool overlap_tp_comm = false;      // TP collectives overlapped with GEMMs (TE userbuffers)
   bool overlap_pp_comm = true;       // PP send/receive in the background
+  // EP all-to-all hidden behind the compute of another micro-batch: Megatron-Core's combined
+  // 1F1B (--overlap-moe-expert-parallel-comm, a forward's dispatch and combine under a
+  // backward's compute and the reverse), DeepSeek-V3's DualPipe (arXiv 2412.19437 Sec. 3.2.1).
+  bool overlap_ep_comm = false;
   bool flash_attention = true;       // attention scores never stored (FlashAttention/cuDNN)
   // Cross-entropy fused with the softmax (Megatron-LM --cross-entropy-loss-fusion, TE/Triton):
   // no FP32 copy of the logits (docs/cost-model.md section 4).

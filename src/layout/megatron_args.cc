@@ -69,6 +69,7 @@ const std::map<std::string, FlagSpec>& KnownFlags() {
           "--sequence-parallel", "--use-distributed-optimizer", "--use-megatron-fsdp",
           "--use-torch-fsdp2", "--recompute-activations", "--bf16", "--fp16", "--overlap-grad-reduce",
           "--overlap-param-gather", "--tp-comm-overlap", "--no-overlap-p2p-communication",
+          "--overlap-moe-expert-parallel-comm",
           "--moe-grouped-gemm", "--use-flash-attn", "--moe-shared-expert-gate", "--use-rope-scaling",
           "--use-rotary-position-embeddings", "--no-position-embedding",
           "--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split"})
@@ -680,6 +681,7 @@ MegatronArgs ParseMegatronArgs(const std::string& line) {
   l.overlap_param_gather = has("--overlap-param-gather");
   l.overlap_tp_comm = has("--tp-comm-overlap");
   l.overlap_pp_comm = !has("--no-overlap-p2p-communication");
+  l.overlap_ep_comm = has("--overlap-moe-expert-parallel-comm");
   l.flash_attention = !(given("--attention-backend") &&
                         (val["--attention-backend"] == "unfused" || val["--attention-backend"] == "local"));
   return r;

@@ -145,13 +145,27 @@ PipelineInput::StreamRates Rates(const StageCost& st, const Layout& l, Port pp_p
   const bool split = l.pipeline_schedule() == ScheduleKind::kZbH1;
   const double b_pass = st.backward_s - (split ? st.weight_grad_s : 0);
   auto share = [](double busy, double pass) { return pass > 0 ? std::min(1.0, busy / pass) : 0.0; };
-  auto rate = [](double used) { return std::max(1e-9, 1 - used); };
+  // The passes' own collectives (synchronous, on the critical path) go first; a stream gets the
+  // rest of the port, but two flows on one port share it at worst fairly (NCCL's channels
+  // interleave), so a stream keeps at least half; what that overcommits the port, the link
+  // bound (BoundByLinks) adds to the step.
+  auto rate = [](double used) { return std::max(0.5, 1 - used); };
+  // With the EP all-to-all overlapped, a forward's collectives run under a backward and the
+  // reverse: the port's share is the pair's.
+  auto shares = [&](Port p) {
+    if (l.overlap_ep_comm) {
+      const double pair = share(st.forward_ports_s[p] + st.backward_ports_s[p], st.forward_s + b_pass);
+      return std::pair{pair, pair};
+    }
+    return std::pair{share(st.forward_ports_s[p], st.forward_s), share(st.backward_ports_s[p], b_pass)};
+  };
   PipelineInput::StreamRates r;
-  r.pp = rate(std::max(share(st.forward_ports_s[pp_port], st.forward_s), share(st.backward_ports_s[pp_port], b_pass)));
+  const auto [pf, pb] = shares(pp_port);
+  r.pp = rate(std::max(pf, pb));
   double f = 0, b = 0;
   for (Port p : dp) {
-    f = std::max(f, share(st.forward_ports_s[p], st.forward_s));
-    b = std::max(b, share(st.backward_ports_s[p], b_pass));
+    f = std::max(f, shares(p).first);
+    b = std::max(b, shares(p).second);
   }
   r.dp_forward = rate(f);
   r.dp_backward = rate(b);

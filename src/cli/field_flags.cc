@@ -18,6 +18,7 @@ constexpr std::pair<std::string_view, std::string_view> kFieldFlags[] = {
     {"recompute", "--recompute"},
     {"schedule", "--schedule"},
     {"pp_layout", "--pp-layout"},
+    {"expert_imbalance", "--expert-imbalance"},
     {"seq", "--seq"},
     {"global_batch", "--global-batch"},
     {"precision", "--precision"},

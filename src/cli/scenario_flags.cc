@@ -66,6 +66,8 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
   c->add_flag("--overlap-ep-comm,!--no-overlap-ep-comm", f.layout.overlap_ep_comm,
               "hide the MoE all-to-all behind another micro-batch's compute (Megatron "
               "--overlap-moe-expert-parallel-comm, DualPipe; default off)");
+  c->add_option("--expert-imbalance", f.layout.expert_imbalance,
+                 "MoE routing imbalance: tokens of the busiest expert over the mean (default 1 = balanced)");
   c->add_flag("--zero3-per-tensor", f.layout.zero3_per_tensor,
               "ZeRO-3 gathers each parameter tensor separately (DeepSpeed stage 3) instead of per block (FSDP)");
   c->add_flag("!--no-flash-attention", f.layout.flash_attention,

@@ -69,9 +69,10 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
     gemms.push_back({sp ? T / tp : T, static_cast<double>(m.experts), h, 1});  // router
     if (m.shared_experts > 0)
       mlp(T, static_cast<double>(m.shared_experts * m.shared_ffn_hidden), tp, 1);
-    // Token copies on this GPU, spread evenly over its local experts (balanced routing).
+    // Token copies on this GPU, spread evenly over its local experts; with routing imbalance the
+    // busiest GPU's experts get expert_imbalance times the mean (it sets the pace of the group).
     const double local_experts = static_cast<double>(m.experts) / l.ep;
-    expert_tokens = T * static_cast<double>(m.topk) * etp / tp;
+    expert_tokens = T * static_cast<double>(m.topk) * etp / tp * l.expert_imbalance;
     mlp(expert_tokens / local_experts, static_cast<double>(m.moe_ffn_hidden), etp, local_experts);
   } else {
     mlp(T, static_cast<double>(m.ffn_hidden), tp, 1);

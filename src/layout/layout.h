@@ -67,6 +67,10 @@ struct Layout {
   // 1F1B (--overlap-moe-expert-parallel-comm, a forward's dispatch and combine under a
   // backward's compute and the reverse), DeepSeek-V3's DualPipe (arXiv 2412.19437 Sec. 3.2.1).
   bool overlap_ep_comm = false;
+  // Routing imbalance: tokens of the busiest expert over the mean (1 = balanced, as published
+  // runs force-balance routing). The busiest GPU's experts get that many times the mean, and the
+  // all-to-all, which synchronises the EP group, waits for it.
+  double expert_imbalance = 1.0;
   bool flash_attention = true;       // attention scores never stored (FlashAttention/cuDNN)
   // Cross-entropy fused with the softmax (Megatron-LM --cross-entropy-loss-fusion, TE/Triton):
   // no FP32 copy of the logits (docs/cost-model.md section 4).

@@ -41,6 +41,19 @@ string PositiveSize(const RuleInput& in) {
   return msg;
 }
 
+// Each token picks topk distinct experts, so one expert gets at most every token: max/mean tokens
+// per expert lies in [1, experts / topk].
+string ExpertImbalance(const RuleInput& in) {
+  const double x = in.layout.expert_imbalance;
+  const ModelSpec& m = in.model;
+  const double max = m.is_moe() && m.topk > 0 ? static_cast<double>(m.experts) / m.topk : 1;
+  if (!(x >= 1) || !(x <= max))
+    return fmt::format("`expert_imbalance` (max/mean tokens per expert) must be between 1 and {:g} (experts / topk), "
+                       "got {:g}",
+                       max, x);
+  return "";
+}
+
 string ZeroStage(const RuleInput& in) {
   const int z = in.layout.zero;
   return z < 0 || z > 3 ? fmt::format("`zero` must be 0, 1, 2 or 3, got {}", z) : "";
@@ -239,6 +252,7 @@ const std::vector<LayoutRule>& LayoutRules() {
       {"interleaved-needs-full-groups", kDp | kDimVp | kDimMbs | kDimSchedule, InterleavedNeedsFullGroups},
       {"ep-needs-moe", kDimEp, EpNeedsMoe},
       {"ep-divides-experts", kDimEp, EpDividesExperts},
+      {"expert-imbalance-range", kDimSwitches, ExpertImbalance},
       {"ep-fits-world", kDp | kDimEp | kDimEtp, EpFitsWorld},
       {"batch-divisible", kDp | kDimMbs, BatchDivisible},
       {"cp-divides-seq", kDimCp, CpDividesSeq},

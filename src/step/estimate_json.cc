@@ -21,6 +21,7 @@ json LayoutToJson(const Layout& l, const Training& t) {
               {"overlap_tp_comm", l.overlap_tp_comm},
               {"overlap_pp_comm", l.overlap_pp_comm},
               {"overlap_ep_comm", l.overlap_ep_comm},
+              {"expert_imbalance", l.expert_imbalance},
               {"flash_attention", l.flash_attention},
               {"fused_cross_entropy", l.fused_cross_entropy},
               {"cached_wgrad_placeholders", l.cached_wgrad_placeholders},

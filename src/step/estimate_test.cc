@@ -447,3 +447,34 @@ TEST(Estimate, OverlappedAllToAllExposesOnlyWhatExceedsTheCompute) {
 
 }  // namespace
 }  // namespace paratune
+
+namespace paratune {
+namespace {
+
+// --expert-imbalance: the busiest GPU's experts get that many times the mean token copies, so
+// its expert GEMMs and its all-to-all traffic scale by it; max/mean lies in [1, experts/topk]
+// (Mixtral: 8 experts, top-2: at most 4).
+TEST(Estimate, ExpertImbalanceScalesTheBusiestExperts) {
+  const ModelSpec m = LoadModel("mixtral-8x7b");
+  const ClusterSpec c = HardwareCatalog::BuiltIn().Cluster("H100", 64);
+  Layout l;
+  l.tp = 1;
+  l.ep = 8;
+  const Training t{4096, 256, Precision::kBf16};
+  const LayerCost even = ComputeLayerCost(m, true, c, t, l);
+  l.expert_imbalance = 2;
+  const LayerCost skewed = ComputeLayerCost(m, true, c, t, l);
+  EXPECT_DOUBLE_EQ(skewed.expert_tokens, 2 * even.expert_tokens);
+  EXPECT_DOUBLE_EQ(even.expert_tokens, 4096.0 * 2);  // T * topk, spread over 1 local expert
+  EXPECT_DOUBLE_EQ(skewed.ep_bytes, 2 * even.ep_bytes);
+  EXPECT_GT(EstimateStep(m, c, t, l).step_time_s, EstimateStep(m, c, t, Layout{.tp = 1, .ep = 8}).step_time_s);
+  for (double bad : {0.5, 4.01}) {
+    l.expert_imbalance = bad;
+    EXPECT_THROW(EstimateStep(m, c, t, l), InputError) << bad;
+  }
+  l.expert_imbalance = 4;
+  EXPECT_NO_THROW(EstimateStep(m, c, t, l));
+}
+
+}  // namespace
+}  // namespace paratune

@@ -40,9 +40,17 @@ double GemmTime(const GpuSpec& gpu, Precision p, double M, double N, double K, d
   return count * (t + kKernelOverheadS);
 }
 
-double AttentionTime(const GpuSpec& gpu, double flops) {
+double AttentionRampKeys(const GpuSpec& gpu) { return gpu.generation == "ampere" ? 300 : 1150; }
+
+double AttentionShapeUtilization(const GpuSpec& gpu, double keys, double head_dim) {
+  if (keys <= 0 || head_dim <= 0) return 1;
+  return keys / (keys + AttentionRampKeys(gpu)) * head_dim / (head_dim + kAttentionHeadDim0);
+}
+
+double AttentionTime(const GpuSpec& gpu, double flops, double keys, double head_dim) {
   if (flops <= 0) return 0;
-  return flops / (gpu.bf16_flops * gpu.calibration.attention) + kKernelOverheadS;
+  const double rate = gpu.bf16_flops * gpu.calibration.attention * AttentionShapeUtilization(gpu, keys, head_dim);
+  return flops / rate + kKernelOverheadS;
 }
 
 double MemoryBoundTime(const GpuSpec& gpu, double bytes, double kernels) {

@@ -52,7 +52,14 @@ TEST(Compute, Fp8IsFasterForLargeGemms) {
 
 TEST(Compute, AttentionAndMemoryBound) {
   const GpuSpec g = H100();
-  EXPECT_DOUBLE_EQ(AttentionTime(g, 1e12), 1e12 / (g.bf16_flops * g.calibration.attention) + kKernelOverheadS);
+  // FlashAttention's ramp: at 8k keys and head dim 128 on Hopper (S0 = 1150), u = 8192/9342 *
+  // 128/174; the fraction is the rate as keys and head dim grow.
+  const double u = 8192.0 / (8192 + 1150) * 128.0 / (128 + 46);
+  EXPECT_DOUBLE_EQ(AttentionShapeUtilization(g, 8192, 128), u);
+  EXPECT_DOUBLE_EQ(AttentionTime(g, 1e12, 8192, 128),
+                   1e12 / (g.bf16_flops * g.calibration.attention * u) + kKernelOverheadS);
+  // Head dim 64 against 128: 64/110 over 128/174 = 0.79 (FlashAttention-2 Fig. 4).
+  EXPECT_NEAR(AttentionShapeUtilization(g, 1e9, 64) / AttentionShapeUtilization(g, 1e9, 128), 0.79, 0.005);
   EXPECT_DOUBLE_EQ(MemoryBoundTime(g, 1e9, 3), 1e9 / (g.hbm_bytes_per_s * g.calibration.hbm) + 3 * kKernelOverheadS);
   EXPECT_DOUBLE_EQ(GemmTime(g, Precision::kBf16, 0, 10, 10), 0);
 }

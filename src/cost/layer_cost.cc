@@ -89,8 +89,10 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
   if (l.flash_attention) {
     // FlashAttention skips the masked half of the causal score matrix.
     const double att_flops = LayerForwardFlops(m, moe, T, s).attention / tp;
-    out.attention_fwd_s = AttentionTime(g, att_flops);
-    att_bwd = AttentionTime(g, kAttentionBackwardFactor * att_flops);
+    // One kernel streams the keys of its sequence per CP rank (each ring step a block of s/cp).
+    const double keys = s / l.cp, dqk = static_cast<double>(m.qk_head_dim());
+    out.attention_fwd_s = AttentionTime(g, att_flops, keys, dqk);
+    att_bwd = AttentionTime(g, kAttentionBackwardFactor * att_flops, keys, dqk);
   } else {
     // Unfused attention (Megatron-LM before FlashAttention): two batched GEMMs per head over
     // the full s x s scores, the causal mask applied afterwards, so no causal saving

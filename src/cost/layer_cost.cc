@@ -180,8 +180,12 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
     out.cp_calls_bwd = 2 * (l.cp - 1);
     out.cp_fwd_s = out.cp_calls_fwd * out.cp_call_s;
     out.cp_bwd_s = out.cp_calls_bwd * out.cp_call_s;
-    out.cp_exposed_fwd_s = std::max(0.0, out.cp_fwd_s - out.attention_fwd_s);
-    out.cp_exposed_bwd_s = std::max(0.0, out.cp_bwd_s - att_bwd);
+    // Per step of the ring: the next block's transfer runs under the attention of the block in
+    // hand (1/cp of the layer's attention), so a step exposes what its transfer exceeds that
+    // block's attention by; one step's slack cannot hide another step's transfer.
+    const double steps = l.cp - 1;
+    out.cp_exposed_fwd_s = steps * std::max(0.0, out.cp_call_s - out.attention_fwd_s / l.cp);
+    out.cp_exposed_bwd_s = steps * std::max(0.0, 2 * out.cp_call_s - att_bwd / l.cp);
   }
   // Expert parallel: all-to-all dispatch and combine of the routed token copies, twice each
   // way (Megatron-Core MoE alltoall token dispatcher); exposed unless overlapped with another

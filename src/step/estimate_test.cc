@@ -478,3 +478,29 @@ TEST(Estimate, ExpertImbalanceScalesTheBusiestExperts) {
 
 }  // namespace
 }  // namespace paratune
+
+namespace paratune {
+namespace {
+
+// Context parallelism over the ring, step by step: each of the cp-1 transfers hides only under the
+// attention of the block in hand (1/cp of the layer's), so the last block's attention hides
+// nothing and a step's slack never covers another step (Liu et al. 2023, Ring Attention, Sec. 3).
+TEST(Estimate, ContextParallelRingExposesPerStep) {
+  const ModelSpec m = LoadModel("llama-3.1-8b");
+  const ClusterSpec c = HardwareCatalog::BuiltIn().Cluster("H100", 64);
+  Layout l;
+  l.tp = 8;
+  l.cp = 4;  // stride 8: the ring crosses nodes
+  const Training t{131072, 64, Precision::kBf16};
+  const LayerCost lc = ComputeLayerCost(m, false, c, t, l);
+  ASSERT_GT(lc.cp_call_s, 0);
+  EXPECT_EQ(lc.cp_calls_fwd, 3);
+  EXPECT_EQ(lc.cp_calls_bwd, 6);
+  EXPECT_DOUBLE_EQ(lc.cp_exposed_fwd_s, 3 * std::max(0.0, lc.cp_call_s - lc.attention_fwd_s / 4));
+  EXPECT_DOUBLE_EQ(lc.cp_exposed_bwd_s, 3 * std::max(0.0, 2 * lc.cp_call_s - lc.attention_bwd_s / 4));
+  // Never less than the whole-layer form, which lets one step's slack cover another's.
+  EXPECT_GE(lc.cp_exposed_fwd_s, std::max(0.0, lc.cp_fwd_s - lc.attention_fwd_s));
+}
+
+}  // namespace
+}  // namespace paratune

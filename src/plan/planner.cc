@@ -55,7 +55,10 @@ void CheckPin(const std::optional<int>& v, const char* field, int lo, int hi = 1
 
 // The levels of the enumeration, outermost first: a rule of the table (layout/rules.h) is
 // applied at the first level where every dimension it reads is fixed.
-constexpr uint32_t kFixedAtStart = kDimSwitches;  // the overlap, flash-attention and SP switches
+constexpr uint32_t kFixedAtStart = kDimSwitches;
+// Micro-batch sizes up to this are tried whenever they divide the per-DP batch; beyond, powers of
+// two (docs/planner.md).
+constexpr int64_t kSmallMicroBatch = 16;  // the overlap, flash-attention and SP switches
 // The schedule is innermost: it changes no stage cost, so one StepCosts serves every schedule.
 constexpr uint32_t kLevels[] = {kDimPrecision, kDimTp, kDimPp, kDimVp, kDimSplit, kDimCp, kDimEp | kDimEtp,
                                 kDimZero, kDimRecompute, kDimMbs, kDimSchedule};
@@ -280,8 +283,13 @@ class Search {
     if (r_.mbs) {
       mbs = {*r_.mbs};
     } else if (gb % dp == 0) {
+      // Every divisor of the per-DP batch up to kSmallMicroBatch (Calculon's GPT-3 optimum uses
+      // mbs 3), then the powers of two beyond, ascending.
       const int64_t per_dp = gb / dp;
-      for (int64_t b = 1; b <= per_dp && (r_.max_mbs == 0 || b <= r_.max_mbs); b *= 2)
+      const auto allowed = [&](int64_t b) { return b <= per_dp && (r_.max_mbs == 0 || b <= r_.max_mbs); };
+      for (int64_t b = 1; b <= kSmallMicroBatch && allowed(b); ++b)
+        if (per_dp % b == 0) mbs.push_back(static_cast<int>(b));
+      for (int64_t b = 2 * kSmallMicroBatch; allowed(b); b *= 2)
         if (per_dp % b == 0) mbs.push_back(static_cast<int>(b));
     } else {
       mbs = {1};  // lets batch-divisible say why this dp has no micro-batch size

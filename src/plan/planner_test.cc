@@ -326,8 +326,9 @@ TEST(Planner, BadPinsAreInputErrors) {
 
 // Issue 10: GPT-3 175B on 4,096 A100-80GB, seq 2048, global batch 1536. The old search ranked
 // first tp 2, pp 4, vp 24, ZeRO-3 with 5.15 s of DP traffic on the network inside a 4.19 s step.
-// Now no ranked layout's network is busier than its step, and the first is Calculon's layout
-// (tp 8, pp 4, dp 128, v 24; Calculon picks mbs 3, a size this search does not try).
+// Now no ranked layout's network is busier than its step; the first keeps TP in the node, no
+// ZeRO-3, and Calculon's optimum (tp 8, pp 4, dp 128, v 24, mbs 3; 3.83 s under Calculon's
+// model) is within 5% of it under this one (docs/validation.md records both).
 TEST(LinkLoads, Gpt3SearchRanksAPhysicalLayoutFirst) {
   const ModelSpec m = LoadModel("gpt3-175b");
   const ClusterSpec c = HardwareCatalog::BuiltIn().Cluster("A100-80GB", 4096);
@@ -339,12 +340,19 @@ TEST(LinkLoads, Gpt3SearchRanksAPhysicalLayoutFirst) {
   ASSERT_FALSE(plan.ranked.empty());
   for (const Estimate& e : plan.ranked)
     for (const LinkLoad& ld : e.links) EXPECT_LE(ld.busy_s, e.step_time_s * (1 + 1e-12)) << ld.link;
-  const Layout& best = plan.ranked[0].layout;
-  EXPECT_EQ(best.tp, 8);
-  EXPECT_EQ(best.pp, 4);
-  EXPECT_EQ(best.vp, 24);
-  EXPECT_EQ(best.dp, 128);
-  EXPECT_NE(best.zero, 3);
+  const Estimate& best = plan.ranked[0];
+  EXPECT_EQ(best.layout.tp, 8);
+  EXPECT_NE(best.layout.zero, 3);
+  Layout calculon;
+  calculon.tp = 8;
+  calculon.pp = 4;
+  calculon.vp = 24;
+  calculon.mbs = 3;
+  calculon.zero = best.layout.zero;
+  const Estimate theirs = EstimateStep(m, c, req.training, calculon);
+  EXPECT_EQ(theirs.layout.dp, 128);
+  EXPECT_GE(theirs.step_time_s, best.step_time_s);
+  EXPECT_LE(theirs.step_time_s, 1.05 * best.step_time_s);
 }
 
 }  // namespace

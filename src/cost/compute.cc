@@ -40,11 +40,11 @@ double GemmTime(const GpuSpec& gpu, Precision p, double M, double N, double K, d
   return count * (t + kKernelOverheadS);
 }
 
-double AttentionRampKeys(const GpuSpec& gpu) { return gpu.generation == "ampere" ? 300 : 1150; }
+double AttentionRampKeys(const GpuSpec& gpu) { return gpu.generation == "ampere" ? 385 : 565; }
 
 double AttentionShapeUtilization(const GpuSpec& gpu, double keys, double head_dim) {
   if (keys <= 0 || head_dim <= 0) return 1;
-  return keys / (keys + AttentionRampKeys(gpu)) * head_dim / (head_dim + kAttentionHeadDim0);
+  return keys / (keys + AttentionRampKeys(gpu) * 128 / head_dim);
 }
 
 double AttentionTime(const GpuSpec& gpu, double flops, double keys, double head_dim) {

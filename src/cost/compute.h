@@ -27,16 +27,15 @@ double GemmShapeUtilization(const GpuSpec& gpu, double M, double N, double K);
 
 // How FlashAttention's rate grows with the keys one kernel streams per query block and with the
 // head dim: each query tile pays a prologue, the causal diagonal and the softmax rescaling,
-// amortised over more key tiles; a larger head dim does more MMA work per byte of tile loaded.
-//   u(keys, d) = keys / (keys + S0) * d / (d + kAttentionHeadDim0)
-// S0 per generation (not fitted) from the published forward+backward curves by sequence length
-// (causal, head dim 128): FlashAttention-2 on A100 (Dao 2023, arXiv 2307.08691, Fig. 4: about
-// 110 TFLOP/s at 512, 160 at 2k, 175 at 16k) gives S0 = 300; FlashAttention-3 on H100 (Shah et
-// al. 2024, arXiv 2407.08608, Fig. 5: about 200 at 512, 500 at 4k, 610 at 16k) gives S0 = 1150,
-// used for Blackwell too (no published curve; cuDNN's and FA3's kernels share the design).
-// kAttentionHeadDim0: FlashAttention-2 Fig. 4, head dim 64 reaches about 0.79 of head dim 128.
-// The calibration's `attention` fraction is the rate as u -> 1.
-inline constexpr double kAttentionHeadDim0 = 46;
+// amortised over more key tiles, and a smaller head dim does less MMA work per tile:
+//   u(keys, d) = keys / (keys + S0 * 128 / d)
+// S0 per generation (not fitted here): a least-squares fit of A * s / (s + S0) to the causal,
+// head-dim-128 forward series in FlashAttention-3's H100 benchmark figure (Shah et al. 2024,
+// arXiv 2407.08608, Fig. 5: FlashAttention-3 292, 423, 521, 579, 602, 616 TFLOP/s at 512 to 16k
+// tokens -> S0 = 565; FlashAttention-2 191, 260, 298, 319, 333, 335 -> S0 = 385). Hopper and
+// Blackwell use FlashAttention-3's, Ampere FlashAttention-2's (the kernel it runs). Halving the
+// head dim (the same paper's head-dim-64 charts) multiplies the short-sequence loss by 2.4-4.3;
+// the linear 128/d is the low end. The calibration's `attention` fraction is the rate as u -> 1.
 double AttentionRampKeys(const GpuSpec& gpu);
 double AttentionShapeUtilization(const GpuSpec& gpu, double keys, double head_dim);
 

@@ -1,0 +1,14 @@
+// The one list of diagnosis rules (diagnose/rules.h), in the order of docs/diagnose.md.
+#include "diagnose/rules.h"
+
+namespace paratune {
+
+const std::vector<std::unique_ptr<Rule>>& AllRules() {
+  static const std::vector<std::unique_ptr<Rule>> rules = [] {
+    std::vector<std::unique_ptr<Rule>> r;
+    return r;
+  }();
+  return rules;
+}
+
+}  // namespace paratune

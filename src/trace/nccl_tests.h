@@ -1,0 +1,55 @@
+// NcclTestsRun: the result table of one nccl-tests program (all_reduce_perf, all_gather_perf,
+// reduce_scatter_perf, alltoall_perf, ...), out-of-place and in-place columns, with or without
+// the `root` column and with `#wrong` or `error` columns, plus the devices it ran on.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace paratune {
+
+// nccl-tests doc/PERFORMANCE.md: busbw = algbw * factor, factor 2(n-1)/n for all-reduce,
+// (n-1)/n for all-gather, reduce-scatter and all-to-all, 1 for broadcast/reduce/sendrecv.
+enum class NcclTestCollective { kAllReduce, kAllGather, kReduceScatter, kAllToAll, kBroadcast, kReduce, kSendRecv, kUnknown };
+
+struct NcclTestRow {
+  int line = 0;
+  double size_bytes = 0;
+  int64_t count = -1;            // elements; -1 when the table lacks it
+  std::string type, redop;       // "float", "sum"; empty when absent
+  int root = -1;
+  double time_s = std::numeric_limits<double>::quiet_NaN();         // out-of-place
+  double algbw_bytes_per_s = std::numeric_limits<double>::quiet_NaN();
+  double busbw_bytes_per_s = std::numeric_limits<double>::quiet_NaN();
+  double inplace_time_s = std::numeric_limits<double>::quiet_NaN();
+  double inplace_algbw_bytes_per_s = std::numeric_limits<double>::quiet_NaN();
+  double inplace_busbw_bytes_per_s = std::numeric_limits<double>::quiet_NaN();
+  int64_t wrong = -1;            // -1: "N/A" or absent
+};
+
+struct NcclTestsRun {
+  std::string path;
+  NcclTestCollective collective = NcclTestCollective::kUnknown;  // from the command line or the header
+  int ranks = 0;                        // from the "#  Rank  N ... device ..." lines; 0: unknown
+  int nodes = 0;                        // distinct hosts in those lines; 0: unknown
+  std::vector<std::string> devices;     // device names per rank as printed
+  std::vector<NcclTestRow> rows;        // ascending size as in the file
+  double printed_avg_busbw_bytes_per_s = std::numeric_limits<double>::quiet_NaN();  // "# Avg bus bandwidth"
+};
+
+bool LooksLikeNcclTests(std::string_view head);
+NcclTestsRun ParseNcclTests(std::string_view text, const std::string& where);
+NcclTestsRun ReadNcclTests(const std::string& path);
+
+// The busbw factor of nccl-tests doc/PERFORMANCE.md for `n` ranks.
+double BusBandwidthFactor(NcclTestCollective c, int n);
+const char* NcclTestCollectiveName(NcclTestCollective c);  // "all_reduce", ...
+
+// Median busbw over the large-message rows (size >= `min_bytes`, default 256 MiB, or the largest
+// quarter of rows when none reach it): what the fabric sustains, not the printed average.
+double LargeMessageBusBandwidth(const NcclTestsRun& run, double min_bytes = 256.0 * 1024 * 1024);
+
+}  // namespace paratune

@@ -1,0 +1,8 @@
+// Fault cases of this area (tools/gen_faults/cases.h). Filled in with the rules they exercise.
+#include "cases.h"
+
+namespace paratune::faults {
+
+void AddLogCases(CaseWriter&) {}
+
+}  // namespace paratune::faults

@@ -6,6 +6,9 @@ namespace paratune {
 const std::vector<std::unique_ptr<Rule>>& AllRules() {
   static const std::vector<std::unique_ptr<Rule>> rules = [] {
     std::vector<std::unique_ptr<Rule>> r;
+    r.push_back(MakeDataStarvationRule());
+    r.push_back(MakeThermalThrottlingRule());
+    r.push_back(MakePowerThrottlingRule());
     return r;
   }();
   return rules;

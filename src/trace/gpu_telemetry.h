@@ -16,18 +16,46 @@ enum class TelemetrySource { kNvidiaSmi, kDcgmiDmon };
 
 // NVML clock-event reason bits (nvml.h, nvmlClocksEventReason*; nvidia-smi
 // clocks_event_reasons.active). The one list: names for output come from here.
+// What a throttling bit is attributed to: the thermal_throttling and power_throttling rules each
+// take the bits of their cause from this list (nvml.h's descriptions of each reason).
+enum class ClockReasonCause { kNone, kPower, kThermal };
 struct ClockReasonBit {
   uint64_t bit;
   const char* name;
   bool throttling;  // false for GPU idle (0x1) and the informational bits
+  ClockReasonCause cause;  // kNone for the bits that are not throttling
 };
+// nvml.h describes 0x8 HW slowdown (clocks cut by a factor of 2 or more) as a sign of a too high
+// temperature, an external power brake or a too high power draw; it is attributed to thermal
+// here and 0x80 (the power brake) to power, so a power brake that raises both bits is reported by
+// both rules.
 inline constexpr ClockReasonBit kClockReasonBits[] = {
-    {0x1, "gpu_idle", false},           {0x2, "applications_clocks_setting", false},
-    {0x4, "sw_power_cap", true},        {0x8, "hw_slowdown", true},
-    {0x10, "sync_boost", false},        {0x20, "sw_thermal_slowdown", true},
-    {0x40, "hw_thermal_slowdown", true}, {0x80, "hw_power_brake_slowdown", true},
-    {0x100, "display_clock_setting", false},
+    {0x1, "gpu_idle", false, ClockReasonCause::kNone},
+    {0x2, "applications_clocks_setting", false, ClockReasonCause::kNone},
+    {0x4, "sw_power_cap", true, ClockReasonCause::kPower},
+    {0x8, "hw_slowdown", true, ClockReasonCause::kThermal},
+    {0x10, "sync_boost", false, ClockReasonCause::kNone},
+    {0x20, "sw_thermal_slowdown", true, ClockReasonCause::kThermal},
+    {0x40, "hw_thermal_slowdown", true, ClockReasonCause::kThermal},
+    {0x80, "hw_power_brake_slowdown", true, ClockReasonCause::kPower},
+    {0x100, "display_clock_setting", false, ClockReasonCause::kNone},
 };
+
+// The OR of the bits of kClockReasonBits attributed to `cause`.
+constexpr uint64_t ClockReasonMask(ClockReasonCause cause) {
+  uint64_t m = 0;
+  for (const auto& b : kClockReasonBits)
+    if (b.throttling && b.cause == cause) m |= b.bit;
+  return m;
+}
+
+// The OR of every throttling bit (any cause).
+constexpr uint64_t ThrottlingReasonMask() {
+  uint64_t m = 0;
+  for (const auto& b : kClockReasonBits)
+    if (b.throttling) m |= b.bit;
+  return m;
+}
 
 struct TelemetrySample {
   int line = 0;            // 1-based line in the file
@@ -67,7 +95,8 @@ bool LooksLikeGpuTelemetry(std::string_view head);
 GpuTelemetry ParseGpuTelemetry(std::string_view text, const std::string& where);
 GpuTelemetry ReadGpuTelemetry(const std::string& path);
 
-// "sw_power_cap|hw_thermal_slowdown" for a bitmask (names from kClockReasonBits), "none" for 0.
+// "sw_power_cap|hw_thermal_slowdown" for a bitmask (names from kClockReasonBits, in bit order;
+// bits NVML does not define print as "0x200"), "none" for 0.
 std::string ClockReasonNames(uint64_t reasons);
 
 }  // namespace paratune

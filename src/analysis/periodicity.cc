@@ -1,5 +1,6 @@
 // Periodicity by the sample autocorrelation function (Box, Jenkins & Reinsel, "Time Series
-// Analysis", 4th ed., section 2.1.4: r_k = c_k / c_0 with c_k = 1/n sum (x_t - m)(x_{t+k} - m)).
+// Analysis", 4th ed., chapter 2, the estimated autocorrelation function: r_k = c_k / c_0 with
+// c_k = 1/n sum (x_t - m)(x_{t+k} - m)).
 // Here each c_k is divided by the n - k products it sums instead of n, so that an exactly
 // periodic signal has r = 1 at every multiple of its period (the 1/n estimator shrinks the
 // peak at lag k by (n - k)/n, which would make the min_autocorrelation test depend on the

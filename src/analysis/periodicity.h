@@ -1,7 +1,9 @@
 // Periodicity: whether a sampled signal (GPU utilisation, per-iteration time) repeats with a
 // fixed period, as a data-loader-starved run's saw-tooth utilisation does, found by the
-// autocorrelation function's first strong peak; and the duty cycle, the share of each period the
-// signal spends in its high state.
+// autocorrelation function: its highest peak after the ACF first turns negative, brought back to
+// the smallest divisor where the ACF also peaks (multiples of a period peak as high as the
+// period); and the duty cycle, the share of each period the signal spends in its high state.
+// Method and tests: periodicity.cc, docs/diagnose-telemetry.md.
 #pragma once
 
 #include <cstddef>

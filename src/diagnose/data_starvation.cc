@@ -181,7 +181,6 @@ class DataStarvationRule : public Rule {
       f.severity = SeverityOf(loss);
       f.where.gpus.push_back(r.rank);
       for (const IterationStats& it : r.iterations) f.where.iterations.push_back(it.step);
-      f.where.lines.push_back(r.path);
       f.title = fmt::format("Data loading takes {:.1f}% of the step on rank {} (above the 5% input-bound mark); the GPU is idle {:.1f}% of the time",
                             100 * r.dataloader_share, r.rank, 100 * idle_share);
       f.message = fmt::format(

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <functional>
 
+#include <fmt/format.h>
+
 #include "analysis/trace_analysis.h"
 #include "diagnose/rules.h"
 #include "trace/trace_set.h"
@@ -82,6 +84,22 @@ TEST(DataStarvation, SilentWhenOnlyAFewGpusArePeriodic) {
   // Two GPUs of eight with periodic dips: not the loader (each rank has its own).
   const auto t = UtilCapture(8, 600, [](int g, int p) { return (g < 2 && p % 10 >= 6) ? 0.05 : 0.97 + Wobble(g, p); });
   EXPECT_TRUE(RunTelemetry(t).empty());
+}
+
+TEST(DataStarvation, SawToothInDcgmiGract) {
+  // dcgmi dmon -d 500: GRACT busy for 5 samples of 8, 4 s per period at 0.5 s per sample; the
+  // time is relative to the start of the capture (dcgmi prints no timestamps).
+  std::string text = "$ dcgmi dmon -e 1001,1002 -d 500\n#Entity   GRACT   SMACT\nID\n";
+  for (int s = 0; s < 240; ++s)
+    for (int g = 0; g < 4; ++g) text += fmt::format("GPU {}  {:.3f}  {:.3f}\n", g, s % 8 < 5 ? 0.97 : 0.02, s % 8 < 5 ? 0.85 : 0.01);
+  const auto f = RunTelemetry(ParseGpuTelemetry(text, "dmon.txt"));
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].where.gpus, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_DOUBLE_EQ(f[0].where.period_s, 4.0);
+  EXPECT_NEAR(f[0].where.time_ranges_s[0].first, 0.0, 1e-12);
+  EXPECT_NEAR(f[0].where.time_ranges_s[0].second, 239 * 0.5, 1e-12);
+  // Mean (5 * 0.97 + 3 * 0.02) / 8 = 0.61375 of the 0.97 high level.
+  EXPECT_NEAR(f[0].loss_fraction, 1 - 0.61375 / 0.97, 1e-9);
 }
 
 // A trace analysis of one rank with `n` steps: CPU step `step_s`, data loader `loader_s` at its

@@ -255,8 +255,9 @@ GpuTelemetry ParseNvidiaSmi(std::string_view text, Lines& lines, std::string_vie
   while (lines.Next(&line)) {
     const int n = lines.number();
     if (line.find('\0') != std::string_view::npos) Fail(where, n, "NUL byte: not a text CSV");
-    if (Trim(line).empty()) continue;
-    if (Trim(line) == header_trimmed) continue;  // the header again (captures appended to one file)
+    const std::string_view trimmed = Trim(line);
+    if (trimmed.empty()) continue;
+    if (trimmed == header_trimmed) continue;  // the header again (captures appended to one file)
     SplitCommas(line, &fields);
     if (fields[0] == "timestamp" || fields[0] == "index" || (static_cast<size_t>(col_time) < fields.size() && fields[col_time] == "timestamp"))
       Fail(where, n, fmt::format("a different nvidia-smi header than the one at line {} (one capture per file)", header_number));

@@ -216,8 +216,10 @@ void CheckRun(const TrainingLog& log, Metric m, const Run& run, std::vector<Find
     f.rule = "throughput_change_point";
     f.severity = drop ? SeverityOf(loss) : Severity::kInfo;
     f.loss_fraction = loss;
-    f.title = fmt::format("Throughput {} {:.1f}% at {}", drop ? "dropped" : "rose", std::fabs(c.relative_step) * 100,
-                          When(at));
+    IterationRecord start = before;  // the change's first iteration, at the time of the line before it
+    start.iteration = before.iteration >= 0 ? before.iteration + 1 : at.iteration;
+    f.title = fmt::format("Throughput {} {:.1f}% from {}", drop ? "dropped" : "rose", std::fabs(c.relative_step) * 100,
+                          When(start));
     f.message = fmt::format(
         "{}: {} changes from {:.4g} to {:.4g} ({:+.1f}%) between {} and {} and stays there for {:.0f}% of the "
         "logged time{}; noise {:.2f}% of the level, lag-1 autocorrelation {:.2f}.",
@@ -236,8 +238,11 @@ void CheckRun(const TrainingLog& log, Metric m, const Run& run, std::vector<Find
                   {"share of logged time at the new level", share, "fraction", log.path},
                   noise_sigma,
                   noise_rho};
-    if (at.iteration >= 0) f.where.iterations.push_back(at.iteration);
-    AddTimeRange(&f.where, at, *run.records[end]);
+    // The change happened within the interval logged by `at` (at least half of which is at the new
+    // level) or just before it: reported as that interval's first iteration, and in time from the
+    // line before it to the end of the new level.
+    if (at.iteration >= 0) f.where.iterations.push_back(before.iteration >= 0 ? before.iteration + 1 : at.iteration);
+    AddTimeRange(&f.where, before, *run.records[end]);
     f.where.lines.push_back(Line(log, at));
     out->push_back(std::move(f));
   }

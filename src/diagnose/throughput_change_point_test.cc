@@ -70,7 +70,7 @@ TEST(ThroughputChangePoint, StepDownFoundWithItsIterationTimeAndLoss) {
     ASSERT_EQ(f.size(), 1u) << "seed " << seed << ": " << (f.empty() ? "" : f[0].title);
     EXPECT_EQ(f[0].rule, "throughput_change_point");
     ASSERT_EQ(f[0].where.iterations.size(), 1u);
-    EXPECT_NEAR(static_cast<double>(f[0].where.iterations[0]), 3010, 10);  // the first line all at the new level
+    EXPECT_NEAR(static_cast<double>(f[0].where.iterations[0]), 3001, 10);  // the first interval all at the new level
     EXPECT_NEAR(f[0].evidence[0].value, -0.12, 0.01);
     EXPECT_NEAR(f[0].evidence[1].value, 400e12, 2e12);  // FLOP/s
     // Loss: 12% x the share of the logged time after the change. The warm-up (3 lines) is out;
@@ -79,7 +79,7 @@ TEST(ThroughputChangePoint, StepDownFoundWithItsIterationTimeAndLoss) {
     EXPECT_NEAR(f[0].loss_fraction, 0.12 * share, 0.01);
     EXPECT_EQ(f[0].severity, Severity::kWarning);  // 0.064: between 0.02 and 0.10
     ASSERT_EQ(f[0].where.time_ranges_s.size(), 1u);
-    EXPECT_NEAR(f[0].where.time_ranges_s[0].first, log.iterations[300].time_s, 15);
+    EXPECT_NEAR(f[0].where.time_ranges_s[0].first, log.iterations[299].time_s, 15);
     EXPECT_DOUBLE_EQ(f[0].where.time_ranges_s[0].second, log.iterations.back().time_s);
     EXPECT_EQ(f[0].where.lines.size(), 1u);
   }

@@ -6,6 +6,7 @@ namespace paratune {
 const std::vector<std::unique_ptr<Rule>>& AllRules() {
   static const std::vector<std::unique_ptr<Rule>> rules = [] {
     std::vector<std::unique_ptr<Rule>> r;
+    r.push_back(MakeThroughputChangePointRule());
     return r;
   }();
   return rules;

@@ -60,6 +60,13 @@ const char* Fix(const LinkCeiling& c) {
 
 void CheckNcclTests(const DiagnoseInputs& in, std::vector<Finding>* out) {
   const ClusterSpec* planned = in.plan ? &in.plan->cluster : nullptr;
+  // The same collective measured inside one node, for the across-nodes comparison (the
+  // playbook's "near-linear inside a node, collapsing across nodes").
+  auto intra_node = [&](const NcclTestsRun& multi) -> const NcclTestsRun* {
+    for (const NcclTestsRun& r : in.nccl_tests)
+      if (&r != &multi && r.collective == multi.collective && r.nodes == 1 && !std::isnan(LargeMessageBusBandwidth(r))) return &r;
+    return nullptr;
+  };
   for (const NcclTestsRun& run : in.nccl_tests) {
     const double busbw = LargeMessageBusBandwidth(run);
     if (std::isnan(busbw)) continue;
@@ -96,6 +103,14 @@ void CheckNcclTests(const DiagnoseInputs& in, std::vector<Finding>* out) {
     const std::string numbers = fmt::format(
         "{:.1f} GB/s = {:.1f}% of the {:.1f} GB/s effective {} ceiling ({:.1f}% of the {:.1f} GB/s line rate; {})", busbw / kGB,
         100 * of_ceiling, c.effective_bytes_per_s / kGB, link, 100 * of_line, c.line_bytes_per_s / kGB, c.derivation);
+    std::string across;
+    if (c.link == CeilingLink::kNetwork)
+      if (const NcclTestsRun* one = intra_node(run)) {
+        const double inside = LargeMessageBusBandwidth(*one);
+        f.evidence.push_back({"busbw of the same collective inside one node", inside, "B/s", Source(*one, LargeRowLine(*one, inside))});
+        across = fmt::format(" Inside one node ({}) the same collective reaches {:.1f} GB/s: across nodes it keeps {:.0f}% of that.",
+                             one->path, inside / kGB, 100 * busbw / inside);
+      }
     const std::string nvls = c.nvls_bytes_per_s > 0
                                  ? fmt::format(" With NVLink SHARP (NCCL_NVLS_ENABLE=1, NCCL >= 2.17) all-reduce reaches ~{:.0f} GB/s.",
                                                c.nvls_bytes_per_s / kGB)
@@ -125,8 +140,8 @@ void CheckNcclTests(const DiagnoseInputs& in, std::vector<Finding>* out) {
     f.loss_fraction = loss;
     f.title = fmt::format("nccl-tests {} on {} {} ranks: busbw {:.0f}% of the {} ceiling (below {:.0f}%)", coll, c.ranks, c.gpu,
                           100 * of_ceiling, link, 100 * kMinCeilingFraction);
-    f.message = fmt::format("{}: the {} large-message bus bandwidth is {}, below the {:.0f}% the checklist asks for.{}{}", run.path,
-                            coll, numbers, 100 * kMinCeilingFraction, nvls,
+    f.message = fmt::format("{}: the {} large-message bus bandwidth is {}, below the {:.0f}% the checklist asks for.{}{}{}", run.path,
+                            coll, numbers, 100 * kMinCeilingFraction, nvls, across,
                             in.plan ? fmt::format(" With the planned {:.1f}% of exposed communication this costs {:.1f}% of throughput.",
                                                   100 * in.plan->estimate.comm_share, 100 * loss)
                                     : std::string(" Give the plan (--model, --gpu, layout flags) to estimate the throughput lost."));

@@ -136,6 +136,18 @@ TEST(NetworkBottleneck, TwoNodesAtAQuarterOfTheNicRate) {
   EXPECT_CONTAINS(out[0].fix, "ibstat");
 }
 
+TEST(NetworkBottleneck, AcrossNodesComparedWithInsideOneNode) {
+  DiagnoseInputs in;
+  in.nccl_tests.push_back(ParseNcclTests(AllReduceLog(1, 8, "NVIDIA H100 80GB HBM3", 360), "one.log"));
+  in.nccl_tests.push_back(ParseNcclTests(AllReduceLog(2, 8, "NVIDIA H100 80GB HBM3", 90), "two.log"));
+  const auto out = CheckRule(in);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].severity, Severity::kInfo);
+  EXPECT_EQ(out[1].severity, Severity::kWarning);
+  EXPECT_DOUBLE_EQ(FindEvidence(out[1], "busbw of the same collective inside one node")->value, 360e9);
+  EXPECT_CONTAINS(out[1].message, "Inside one node (one.log) the same collective reaches 360.0 GB/s: across nodes it keeps 25% of that.");
+}
+
 TEST(NetworkBottleneck, ThePlanSizesTheLoss) {
   DiagnoseInputs in;
   in.nccl_tests.push_back(ParseNcclTests(AllReduceLog(1, 8, "NVIDIA H100 80GB HBM3", 185), "half.log"));

@@ -6,7 +6,9 @@ namespace paratune {
 const std::vector<std::unique_ptr<Rule>>& AllRules() {
   static const std::vector<std::unique_ptr<Rule>> rules = [] {
     std::vector<std::unique_ptr<Rule>> r;
+    r.push_back(MakeNetworkBottleneckRule());
     r.push_back(MakeThroughputChangePointRule());
+    r.push_back(MakeTopologyMissingNvlinkRule());
     return r;
   }();
   return rules;

@@ -77,6 +77,9 @@ struct StragglerDetectorLine {
   int min_clock_rank = -1, max_clock_rank = -1;
   double min_etpt_flops = kNotGiven, max_etpt_flops = kNotGiven;  // "MnEtpt/Rnk: 123.45TF/3" -> FLOP/s
   int min_etpt_rank = -1, max_etpt_rank = -1;
+  // "MnDRtt/Rnk" / "MxDRtt/Rnk": the longest get_batch (data loading) time of the interval.
+  double min_data_rtt_s = kNotGiven, max_data_rtt_s = kNotGiven;
+  int min_data_rtt_rank = -1, max_data_rtt_rank = -1;
 };
 
 struct TrainingLog {

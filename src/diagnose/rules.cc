@@ -6,6 +6,8 @@ namespace paratune {
 const std::vector<std::unique_ptr<Rule>>& AllRules() {
   static const std::vector<std::unique_ptr<Rule>> rules = [] {
     std::vector<std::unique_ptr<Rule>> r;
+    r.push_back(MakeCheckpointStallRule());
+    r.push_back(MakeStragglerRule());
     return r;
   }();
   return rules;

@@ -14,7 +14,7 @@
 //   "[ts] saving checkpoint at iteration {:7d} to DIR in FORMAT format",
 //   "  [ts] scheduled an async checkpoint save at iteration {:7d} to DIR",
 //   "  [ts] successfully saved checkpoint from iteration {:7d} to DIR [ t 0/1, p 0/1 ]"
-//   (before 2025 without "[ts]"; before 2022 "successfully saved checkpoint at iteration").
+//   (before 2026 without "[ts]"; before May 2024 "successfully saved checkpoint at iteration").
 // StragglerDetector, megatron/core/utils.py StragglerDetector.report():
 //   "[%Y-%m-%d %H:%M:%S] | MnRtt/Rnk: {v:.2f}ms/{rank} | MxRtt/Rnk: ... | MnPwr/Rnk: ...W/r |
 //   MxPwr | MnTmp ...C | MxTmp | MnUtl ...% | MxUtl | MnClk ...MHz | MxClk | MnDRtt ...ms |
@@ -38,6 +38,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 
 #include <fmt/format.h>
@@ -684,6 +685,9 @@ TrainingLog ReadTrainingLog(const std::string& path) {
   gzFile f = gzopen(path.c_str(), "rb");
   if (!f) throw InputError(path + ": cannot read: " + std::strerror(errno));
   std::string text;
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);  // a plain file's size; a .gz grows past it
+  if (!ec && size < (size_t{1} << 34)) text.reserve(static_cast<size_t>(size));
   std::array<char, 1 << 16> buf;
   while (true) {
     const int n = gzread(f, buf.data(), static_cast<unsigned>(buf.size()));

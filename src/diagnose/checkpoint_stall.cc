@@ -3,8 +3,9 @@
 //
 // Method (docs/diagnose-logs.md). For each logged interval i (from one iteration line to the
 // next, n_i iterations) the time lost is the wall time beyond the run's typical pace:
-//   with timestamps:    lost_i = (t_i - t_{i-1}) - n_i * w0,  w0 = median over intervals of gap/n;
-//   without timestamps: lost_i = n_i * (elapsed_i - e0),      e0 = median elapsed time per iteration.
+//   with timestamps:    lost_i = (t_i - t_{i-1}) - n_i * w0_i,  w0_i = median of gap/n over the
+//                       intervals i-10..i+10 (the local pace, which follows a throughput change);
+//   without timestamps: lost_i = n_i * (elapsed_i - e0_i),      e0_i = the same median of elapsed.
 // The timestamp gap sees every kind of stall: since late 2023 Megatron-LM stops its interval timer
 // during a synchronous save (megatron/training/training.py save_checkpoint_and_time(): "Stop timer
 // to get accurate train interval time and exclude checkpointing duration"), so such a save shows
@@ -40,6 +41,10 @@ Severity SeverityForLoss(double loss) {
 
 // Fewer logged intervals than this carry no usable baseline.
 constexpr size_t kMinIntervals = 8;
+// The baseline pace of an interval is the median over this many intervals on each side: wide
+// enough that an asynchronous save's few slow intervals stay a minority (4 of 21), narrow enough
+// to follow a step change of the throughput.
+constexpr size_t kBaselineHalfWindow = 10;
 // A stall must stand out of the interval noise by the modified z-score cut-off of Iglewicz &
 // Hoaglin (1993), 3.5 ...
 constexpr double kOutlierZ = 3.5;
@@ -61,6 +66,10 @@ constexpr double kMinVisibleShare = 0.5;
 constexpr int kMinPeriodicStalls = 3;
 constexpr double kPeriodTolerance = 0.10;
 constexpr double kMinPeriodicShare = 0.75;
+// ... stalls that are a minority of the intervals (at most a quarter) and at least 3 log
+// intervals apart: a slow stretch or a slower second half is a throughput change, not a stall.
+constexpr double kMaxStalledShare = 0.25;
+constexpr double kMinPeriodIntervals = 3;
 
 struct Interval {
   size_t rec = 0;          // index of the record ending it
@@ -124,10 +133,17 @@ class CheckpointStallRule : public Rule {
       iv.push_back(x);
     }
     if (iv.size() < kMinIntervals) return;
-    const double w0 = Median(pace);
-    if (!(w0 > 0)) return;
+    // The typical pace around each interval: the median over its neighbours, so that a step
+    // change or a slow drift of the throughput (rule throughput_change_point) is not read as stalls.
     std::vector<double> lost;
+    std::vector<double> window;
     for (size_t k = 0; k < iv.size(); ++k) {
+      const size_t lo = k >= kBaselineHalfWindow ? k - kBaselineHalfWindow : 0;
+      const size_t hi = std::min(iv.size() - 1, k + kBaselineHalfWindow);
+      window.assign(pace.begin() + static_cast<std::ptrdiff_t>(lo), pace.begin() + static_cast<std::ptrdiff_t>(hi) + 1);
+      std::nth_element(window.begin(), window.begin() + static_cast<std::ptrdiff_t>(window.size() / 2), window.end());
+      const double w0 = window[window.size() / 2];
+      if (!(w0 > 0)) return;
       const double n = static_cast<double>(recs[iv[k].rec].interval_iterations);
       iv[k].expected_s = n * w0;
       iv[k].lost_s = n * (pace[k] - w0);
@@ -197,15 +213,28 @@ class CheckpointStallRule : public Rule {
       ReportSaves(log, kept, vis, wall_s, timed, out);
       return;
     }
-    // No save lines: stalls at a fixed iteration period.
-    std::vector<const Interval*> stalls;
-    for (const auto& x : iv)
-      if (x.lost_s > threshold(x.expected_s, 1)) stalls.push_back(&x);
+    // No save lines: stalls at a fixed iteration period. Consecutive stalled intervals are one stall
+    // (a slow stretch), counted from its first interval.
+    std::vector<Interval> stalls;
+    int stalled_intervals = 0;
+    for (size_t k = 0; k < iv.size(); ++k) {
+      if (!(iv[k].lost_s > threshold(iv[k].expected_s, 1))) continue;
+      ++stalled_intervals;
+      if (k > 0 && !stalls.empty() && stalls.back().end_iteration == iv[k].start_iteration) {
+        stalls.back().end_iteration = iv[k].end_iteration;
+        stalls.back().end_s = iv[k].end_s;
+        stalls.back().lost_s += iv[k].lost_s;
+        continue;
+      }
+      stalls.push_back(iv[k]);
+    }
     if (static_cast<int>(stalls.size()) < kMinPeriodicStalls) return;
+    if (static_cast<double>(stalled_intervals) > kMaxStalledShare * static_cast<double>(iv.size())) return;
     std::vector<double> gaps;
-    for (size_t k = 1; k < stalls.size(); ++k) gaps.push_back(static_cast<double>(stalls[k]->start_iteration - stalls[k - 1]->start_iteration));
+    for (size_t k = 1; k < stalls.size(); ++k) gaps.push_back(static_cast<double>(stalls[k].start_iteration - stalls[k - 1].start_iteration));
     const double period = Median(gaps);
-    const double log_interval = static_cast<double>(recs[stalls.front()->rec].interval_iterations);
+    const double log_interval = static_cast<double>(recs[stalls.front().rec].interval_iterations);
+    if (period < kMinPeriodIntervals * log_interval) return;
     int agree = 0;
     for (double g : gaps)
       if (std::abs(g - period) <= std::max(log_interval, kPeriodTolerance * period)) ++agree;
@@ -264,14 +293,14 @@ class CheckpointStallRule : public Rule {
     out->push_back(std::move(f));
   }
 
-  void ReportPeriodic(const TrainingLog& log, const std::vector<const Interval*>& stalls, int64_t period, double wall_s, bool timed,
+  void ReportPeriodic(const TrainingLog& log, const std::vector<Interval>& stalls, int64_t period, double wall_s, bool timed,
                       std::vector<Finding>* out) const {
     Finding f;
     f.rule = Name();
     double lost = 0;
     std::vector<double> dt;
     for (size_t k = 0; k < stalls.size(); ++k) {
-      const Interval& x = *stalls[k];
+      const Interval& x = stalls[k];
       lost += x.lost_s;
       f.where.iterations.push_back(x.start_iteration);
       if (!std::isnan(x.start_s)) f.where.time_ranges_s.push_back({x.start_s, x.end_s});
@@ -279,7 +308,7 @@ class CheckpointStallRule : public Rule {
       f.where.lines.push_back(fmt::format("{}:{}", log.path, line));
       f.evidence.push_back({fmt::format("time lost between iterations {} and {}", x.start_iteration, x.end_iteration), x.lost_s, "s",
                             fmt::format("{}:{}", log.path, line)});
-      if (k > 0 && !std::isnan(x.start_s)) dt.push_back(x.start_s - stalls[k - 1]->start_s);
+      if (k > 0 && !std::isnan(x.start_s)) dt.push_back(x.start_s - stalls[k - 1].start_s);
     }
     f.where.period_iterations = period;
     if (!dt.empty()) f.where.period_s = Median(dt);

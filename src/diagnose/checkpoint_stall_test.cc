@@ -171,6 +171,19 @@ TEST(CheckpointStall, OldMegatronFoldsTheSaveIntoTheElapsedTime) {
   EXPECT_NEAR(out[0].loss_fraction, 300.0 / (299 * 12.0 + 300), 0.002);
 }
 
+TEST(CheckpointStall, AThroughputStepIsNotAStall) {
+  // From iteration 1500 on every iteration takes 20% longer (a change point, another rule's
+  // finding); saves every 500 cost nothing. Neither the save-aligned nor the periodic test fires.
+  const LogSpec spec;
+  auto slower = [](int64_t it) { return it > 1500 ? Extra{0, 0.2 * 12} : Extra{}; };
+  TrainingLog with_saves = MakeLog(spec, slower);
+  for (int64_t s = 500; s < 3000; s += 500) AddSave(&with_saves, s, false, 0.5);
+  EXPECT_TRUE(RunRule(with_saves).empty());
+  EXPECT_TRUE(RunRule(MakeLog(spec, slower)).empty());
+  // A slow stretch of 200 iterations in the middle is not periodic either.
+  EXPECT_TRUE(RunRule(MakeLog(spec, [](int64_t it) { return it > 1000 && it <= 1200 ? Extra{0, 6} : Extra{}; })).empty());
+}
+
 TEST(CheckpointStall, SaysNothingWithoutLogs) {
   DiagnoseInputs in;
   std::vector<Finding> out;

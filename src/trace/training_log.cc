@@ -636,6 +636,21 @@ void ForEachLine(Sv text, F&& f) {
 
 }  // namespace
 
+// Lines that open a Megatron-LM or torchtitan log before its first iteration line: Megatron's
+// argument dump and world-size line (megatron/training/arguments.py _print_args(),
+// validate_args()); torchtitan's logger prefix (torchtitan/tools/logging.py).
+bool LooksLikeLogPreamble(Sv line) {
+  line = StripLauncherPrefix(line);
+  if (StartsWith(line, "------------------------ arguments ------------------------")) return true;
+  if (StartsWith(line, "using world size: ") && line.find(", data-parallel size: ") != Sv::npos) return true;
+  if (StartsWith(line, "[titan] ")) {
+    const Sv rest = line.substr(8);
+    const size_t dash = rest.find(" - ");
+    return dash != Sv::npos && ParseTimestamp(rest.substr(0, dash)).has_value();
+  }
+  return false;
+}
+
 bool LooksLikeTrainingLog(std::string_view head) {
   if (LooksLikeCsvHeader(head)) return true;
   TrainingLog scratch;
@@ -648,7 +663,7 @@ bool LooksLikeTrainingLog(std::string_view head) {
     } catch (const InputError&) {
       // A malformed line (or one cut by the end of the head) does not decide the kind.
     }
-    found = !scratch.iterations.empty();
+    found = !scratch.iterations.empty() || LooksLikeLogPreamble(l);
     return !found;
   });
   return found;

@@ -194,6 +194,11 @@ TEST(TrainingLog, LooksLikeDetectsByContent) {
   EXPECT_FALSE(LooksLikeTrainingLog("timestamp, index, utilization.gpu [%]\n2024/05/01 12:00:00.000, 0, 100 %\n"));
   EXPECT_FALSE(LooksLikeTrainingLog("#  out-of-place                       in-place\n"));
   EXPECT_FALSE(LooksLikeTrainingLog(""));
+  // A long argument dump: the head ends before the first iteration line.
+  EXPECT_TRUE(LooksLikeTrainingLog("------------------------ arguments ------------------------\n  accumulate_allreduce_grads_in_fp32 .............. True\n"));
+  EXPECT_TRUE(LooksLikeTrainingLog("[rank0]:using world size: 64, data-parallel size: 8, context-parallel size: 1\n"));
+  EXPECT_TRUE(LooksLikeTrainingLog("[titan] 2025-01-01 12:00:00,123 - root - INFO - Starting job: Llama 3 8B training\n"));
+  EXPECT_FALSE(LooksLikeTrainingLog("[titan] is a word\n"));
   EXPECT_FALSE(LooksLikeTrainingLog("saving checkpoint at iteration 100 to /x\n"));
 }
 

@@ -19,6 +19,7 @@
 // training nothing measurable and is not a stall.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <memory>
 
@@ -176,8 +177,12 @@ class CheckpointStallRule : public Rule {
       if (c.kind == CheckpointEventKind::kAsyncScheduled) s.async = true;
     }
     for (auto& [it, s] : saves) {
+      // Its timer block comes before the next iteration line.
+      const auto next = std::upper_bound(recs.begin(), recs.end(), s.line,
+                                         [](int line, const IterationRecord& r) { return line < r.line; });
+      const int next_line = next == recs.end() ? std::numeric_limits<int>::max() : next->line;
       for (const auto& t : log.timers)
-        if (t.line > s.line && (t.name == "save-checkpoint" || t.name == "save-checkpoint-non-persistent")) {
+        if (t.line > s.line && t.line < next_line && (t.name == "save-checkpoint" || t.name == "save-checkpoint-non-persistent")) {
           s.timer_max_s = t.max_s;
           break;
         }

@@ -29,7 +29,8 @@ TrainingLog MakeLog(const LogSpec& spec, Extra extra) {
   int line = 1;
   for (int64_t it = spec.first; it <= spec.last; it += spec.log_interval) {
     IterationRecord r;
-    r.line = line++;
+    r.line = line;
+    line += 10;  // room for save lines and timer blocks between iteration lines
     r.iteration = it;
     r.interval_iterations = it == spec.first ? 0 : spec.log_interval;
     const double wobble = 1.0 + 0.005 * std::sin(static_cast<double>(it) * 0.7);

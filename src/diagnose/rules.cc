@@ -8,7 +8,9 @@ const std::vector<std::unique_ptr<Rule>>& AllRules() {
     std::vector<std::unique_ptr<Rule>> r;
     r.push_back(MakeNetworkBottleneckRule());
     r.push_back(MakeThroughputChangePointRule());
+    r.push_back(MakeCheckpointStallRule());
     r.push_back(MakeTopologyMissingNvlinkRule());
+    r.push_back(MakeStragglerRule());
     return r;
   }();
   return rules;

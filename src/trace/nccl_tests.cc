@@ -408,7 +408,7 @@ bool LooksLikeNcclTests(std::string_view head) {
 
 NcclTestsRun ParseNcclTests(std::string_view text, const std::string& where) { return Reader(text, where).Read(); }
 
-NcclTestsRun ReadNcclTests(const std::string& path) { return ParseNcclTests(ReadFile(path), path); }
+NcclTestsRun ReadNcclTests(const std::string& path) { return ParseNcclTests(ReadMaybeGzipFile(path, size_t{256} << 20), path); }
 
 double BusBandwidthFactor(NcclTestCollective c, int n) {
   if (n < 1) return 0;

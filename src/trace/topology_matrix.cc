@@ -261,7 +261,7 @@ bool LooksLikeTopologyMatrix(std::string_view head) {
 
 TopologyMatrix ParseTopologyMatrix(std::string_view text, const std::string& where) { return Reader(text, where).Read(); }
 
-TopologyMatrix ReadTopologyMatrix(const std::string& path) { return ParseTopologyMatrix(ReadFile(path), path); }
+TopologyMatrix ReadTopologyMatrix(const std::string& path) { return ParseTopologyMatrix(ReadMaybeGzipFile(path, size_t{16} << 20), path); }
 
 const char* TopoLinkKindName(TopoLinkKind k) {
   switch (k) {

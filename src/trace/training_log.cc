@@ -45,6 +45,7 @@
 
 #include "util/csv.h"
 #include "util/error.h"
+#include "util/file.h"
 #include "util/timestamp.h"
 
 namespace paratune {
@@ -696,30 +697,8 @@ TrainingLog ParseTrainingLog(std::string_view text, const std::string& where) {
 }
 
 TrainingLog ReadTrainingLog(const std::string& path) {
-  // zlib's gzread reads gzip and plain files alike (zlib.h, gzread).
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (!f) throw InputError(path + ": cannot read: " + std::strerror(errno));
-  std::string text;
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(path, ec);  // a plain file's size; a .gz grows past it
-  if (!ec && size < (size_t{1} << 34)) text.reserve(static_cast<size_t>(size));
-  std::array<char, 1 << 16> buf;
-  while (true) {
-    const int n = gzread(f, buf.data(), static_cast<unsigned>(buf.size()));
-    if (n < 0) {
-      int code = 0;
-      const std::string msg = gzerror(f, &code);
-      gzclose(f);
-      throw InputError(path + ": cannot read: " + msg);
-    }
-    if (n == 0) break;
-    text.append(buf.data(), static_cast<size_t>(n));
-  }
-  int code = 0;
-  gzerror(f, &code);
-  gzclose(f);
-  if (code == Z_BUF_ERROR) throw InputError(path + ": truncated gzip stream");
-  return ParseTrainingLog(text, path);
+  // Plain or gzip (util/file.h), bounded so that memory stays bounded whatever the input.
+  return ParseTrainingLog(ReadMaybeGzipFile(path, size_t{4} << 30), path);
 }
 
 }  // namespace paratune

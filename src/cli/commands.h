@@ -22,5 +22,6 @@ Command AddValidateCommand(CLI::App& root);
 Command AddCalibrateCommand(CLI::App& root);
 Command AddPlanCommand(CLI::App& root);
 Command AddAnalyzeCommand(CLI::App& root);
+Command AddDiagnoseCommand(CLI::App& root);
 
 }  // namespace paratune::cli

@@ -18,6 +18,7 @@
 #include "trace/topology_matrix.h"
 #include "trace/training_log.h"
 #include "util/enum_names.h"
+#include "util/progress.h"
 
 namespace paratune {
 
@@ -62,7 +63,8 @@ struct DiagnoseInputs {
 InputKind DetectInputKind(const std::string& path);
 
 struct LoadOptions {
-  int threads = 0;  // trace reading and analysis
+  int threads = 0;               // trace reading and analysis
+  Progress* progress = nullptr;  // told the trace files read so far
 };
 
 // Detects and reads every file (a directory: its files, sorted). Throws InputError on a file no

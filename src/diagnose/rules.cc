@@ -7,8 +7,13 @@ const std::vector<std::unique_ptr<Rule>>& AllRules() {
   static const std::vector<std::unique_ptr<Rule>> rules = [] {
     std::vector<std::unique_ptr<Rule>> r;
     r.push_back(MakeDataStarvationRule());
+    r.push_back(MakeNetworkBottleneckRule());
+    r.push_back(MakeThroughputChangePointRule());
+    r.push_back(MakeCheckpointStallRule());
     r.push_back(MakeThermalThrottlingRule());
     r.push_back(MakePowerThrottlingRule());
+    r.push_back(MakeTopologyMissingNvlinkRule());
+    r.push_back(MakeStragglerRule());
     return r;
   }();
   return rules;

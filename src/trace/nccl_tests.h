@@ -28,6 +28,11 @@ struct NcclTestRow {
   double inplace_algbw_bytes_per_s = std::numeric_limits<double>::quiet_NaN();
   double inplace_busbw_bytes_per_s = std::numeric_limits<double>::quiet_NaN();
   int64_t wrong = -1;            // -1: "N/A" or absent
+  int64_t inplace_wrong = -1;
+  // Older nccl-tests (before 2.13) print the largest relative error ("error", "4e-07") instead of
+  // "#wrong"; NaN when absent or "N/A".
+  double error = std::numeric_limits<double>::quiet_NaN();
+  double inplace_error = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct NcclTestsRun {
@@ -36,6 +41,10 @@ struct NcclTestsRun {
   int ranks = 0;                        // from the "#  Rank  N ... device ..." lines; 0: unknown
   int nodes = 0;                        // distinct hosts in those lines; 0: unknown
   std::vector<std::string> devices;     // device names per rank as printed
+  std::vector<std::string> hosts;       // host name per rank as printed (parallel to devices)
+  std::string program;                  // "all_reduce_perf" when named in the file; else empty
+  int header_line = 0;                  // 1-based line of the column header
+  int avg_busbw_line = 0;               // line of "# Avg bus bandwidth"; 0: absent
   std::vector<NcclTestRow> rows;        // ascending size as in the file
   double printed_avg_busbw_bytes_per_s = std::numeric_limits<double>::quiet_NaN();  // "# Avg bus bandwidth"
 };

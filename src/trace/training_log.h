@@ -77,6 +77,9 @@ struct StragglerDetectorLine {
   int min_clock_rank = -1, max_clock_rank = -1;
   double min_etpt_flops = kNotGiven, max_etpt_flops = kNotGiven;  // "MnEtpt/Rnk: 123.45TF/3" -> FLOP/s
   int min_etpt_rank = -1, max_etpt_rank = -1;
+  // "MnDRtt/Rnk" / "MxDRtt/Rnk": the longest get_batch (data loading) time of the interval.
+  double min_data_rtt_s = kNotGiven, max_data_rtt_s = kNotGiven;
+  int min_data_rtt_rank = -1, max_data_rtt_rank = -1;
 };
 
 struct TrainingLog {
@@ -92,7 +95,10 @@ struct TrainingLog {
 
 // True when the first few kilobytes of a file look like a log this reader understands (an
 // iteration line, a torchtitan step line, or a CSV header naming a timestamp and a tokens/s
-// column). Used to detect a file's kind from its content.
+// column; or, since a long argument dump can push the first iteration line past the head, the
+// line that opens Megatron-LM's argument dump or its "using world size: N, data-parallel size:"
+// line, or a torchtitan "[titan] <timestamp> - " logger line). Used to detect a file's kind from
+// its content.
 bool LooksLikeTrainingLog(std::string_view head);
 
 // Parses a whole log. `where` names the file in errors. A line that matches a pattern but has a

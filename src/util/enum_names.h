@@ -43,8 +43,11 @@ struct EnumNames {
   E Parse(std::string_view s, const std::string& where, const char* what) const {
     std::string l(s);
     std::transform(l.begin(), l.end(), l.begin(), [](unsigned char c) { return std::tolower(c); });
-    for (const auto& [v, n] : entries)
-      if (l == n) return v;
+    for (const auto& [v, n] : entries) {
+      std::string ln(n);
+      std::transform(ln.begin(), ln.end(), ln.begin(), [](unsigned char c) { return std::tolower(c); });
+      if (l == ln) return v;
+    }
     throw InputError(where + ": unknown " + what + " '" + std::string(s) + "' (expected " + List() + ")");
   }
 };

@@ -1,0 +1,71 @@
+// `paratune diagnose`: reads any mix of a run's measurements (profiler traces or analyze JSON,
+// training logs, GPU telemetry, nccl-tests output, topology matrices, expert token counts), each
+// recognised by its content, runs the tuning checklist and troubleshooting playbook as rules over
+// them (with the cost model's expectation when the run's model and layout are given), and prints
+// the findings ranked by the throughput they cost, or JSON (schema paratune.diagnose/1).
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/diagnose_report.h"
+#include "cli/scenario_flags.h"
+#include "cli/terminal_progress.h"
+#include "diagnose/diagnose.h"
+#include "diagnose/diagnose_json.h"
+#include "diagnose/rule.h"
+
+namespace paratune::cli {
+namespace {
+
+struct DiagnoseFlags {
+  std::vector<std::string> inputs;
+  bool list_rules = false;
+  bool quiet = false;
+  int threads = 0;
+};
+
+}  // namespace
+
+Command AddDiagnoseCommand(CLI::App& root) {
+  auto* cmd = root.add_subcommand("diagnose", "find why a run is slow: rules over its traces, logs, telemetry, nccl-tests and topology");
+  auto f = std::make_shared<ScenarioFlags>();
+  auto df = std::make_shared<DiagnoseFlags>();
+  cmd->add_option("inputs", df->inputs,
+                  "files or directories, any mix: Kineto/Nsight traces or analyze JSON, Megatron-LM/torchtitan logs or a "
+                  "tokens/s CSV, nvidia-smi/dcgmi captures, nccl-tests output, nvidia-smi topo -m, expert token CSV");
+  cmd->add_flag("--list-rules", df->list_rules, "list the rules and exit");
+  cmd->add_flag("--quiet", df->quiet, "no progress line on the terminal");
+  cmd->add_option("--threads", df->threads, "trace files read in parallel (default: one per core)")->check(CLI::Range(0, 1024));
+  AddScenarioFlags(cmd, *f, ScenarioUse::kPredictIfModel);
+  cmd->footer("Each file's kind is detected from its content. Passing the run's model and layout (--model, --gpu, --gpus, "
+              "--tp, --pp, ... as for `estimate`) lets the rules compare with what the cost model expects and propose "
+              "layouts. Exit status 0 when it ran (findings are not errors), 2 on bad input. docs/diagnose.md");
+  return {cmd, [cmd, f, df] {
+            if (df->list_rules) {
+              for (const auto& r : AllRules()) fmt::print("{:<26} {}\n", r->Name(), r->Summary());
+              return 0;
+            }
+            if (df->inputs.empty() && cmd->count("--model") == 0 && cmd->count("--hidden") == 0)
+              throw InputError("diagnose: no inputs (pass files, directories or the run's --model and layout)");
+            TerminalProgress progress(df->quiet);
+            LoadOptions lo;
+            lo.threads = df->threads;
+            lo.progress = progress.get();
+            DiagnoseInputs in = df->inputs.empty() ? DiagnoseInputs{} : LoadDiagnoseInputs(df->inputs, lo);
+            progress.Done();
+            if (cmd->count("--model") > 0 || cmd->count("--hidden") > 0) {
+              const Scenario s = ResolveScenario(*f, *cmd);
+              PlannedRun p{s.model, s.cluster, s.training, s.layout, s.options, {}};
+              p.estimate = EstimateStep(s.model, s.cluster, s.training, s.layout, s.options);
+              in.plan = std::move(p);
+            }
+            const Diagnosis d = Diagnose(in);
+            if (f->json) {
+              fmt::print("{}\n", DiagnosisJson(d).dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+              return 0;
+            }
+            fmt::print("{}", FormatDiagnosis(d));
+            return 0;
+          }};
+}
+
+}  // namespace paratune::cli

@@ -549,7 +549,8 @@ GpuTelemetry ParseGpuTelemetry(std::string_view text, const std::string& where) 
   return ParseNvidiaSmi(text, lines, first, where);
 }
 
-GpuTelemetry ReadGpuTelemetry(const std::string& path) { return ParseGpuTelemetry(ReadFile(path), path); }
+// Plain or gzip (util/file.h), bounded: a day of 8 GPUs at -l 1 is about 70 MB of CSV.
+GpuTelemetry ReadGpuTelemetry(const std::string& path) { return ParseGpuTelemetry(ReadMaybeGzipFile(path, size_t{1} << 30), path); }
 
 std::string ClockReasonNames(uint64_t reasons) {
   if (reasons == 0) return "none";

@@ -101,7 +101,7 @@ class DataStarvationRule : public Rule {
       hits.push_back({gpu, p, mean, s.front()->time_s, s.back()->time_s});
     }
     if (hits.empty() || static_cast<double>(hits.size()) < kMinStarvedGpuShare * static_cast<double>(by_gpu.size())) return;
-    std::vector<double> periods, duties, losses;
+    std::vector<double> periods, duties, losses, acfs, lows, highs;
     Finding f;
     f.rule = Name();
     double t0 = hits[0].t0, t1 = hits[0].t1;
@@ -115,14 +115,15 @@ class DataStarvationRule : public Rule {
       t1 = std::max(t1, h.t1);
       const std::string src = fmt::format("{} GPU {}", t.path, h.gpu);
       f.evidence.push_back({fmt::format("GPU {} utilisation period", h.gpu), h.p.period_samples * t.interval_s, "s", src});
-      f.evidence.push_back({fmt::format("GPU {} autocorrelation at the period", h.gpu), h.p.autocorrelation, "", src});
       f.evidence.push_back({fmt::format("GPU {} duty cycle", h.gpu), h.p.duty_cycle, "fraction", src});
-      f.evidence.push_back({fmt::format("GPU {} utilisation low/high level", h.gpu), h.p.low_level, "fraction", src});
-      f.evidence.push_back({fmt::format("GPU {} utilisation high level", h.gpu), h.p.high_level, "fraction", src});
+      acfs.push_back(h.p.autocorrelation);
+      lows.push_back(h.p.low_level);
+      highs.push_back(h.p.high_level);
     }
     const double period_samples = Median(periods);
     const double duty = Median(duties);
     const double loss = Median(losses);
+    const double acf = Median(acfs), low = Median(lows), high = Median(highs);
     f.loss_fraction = loss;
     f.severity = SeverityOf(loss);
     f.where.time_ranges_s.emplace_back(t0, t1);
@@ -134,10 +135,12 @@ class DataStarvationRule : public Rule {
         "Utilisation repeats every {:.3g} polls ({:.3g} s at {:.3g} s per poll; autocorrelation peak {:.2f}), busy {:.0f}% of each "
         "period (levels {:.0f}% and {:.0f}%): the GPUs wait for each batch, then run. On average they reach {:.0f}% of their busy "
         "level, an estimated {:.1f}% of throughput lost. If the period matches the checkpoint interval, see checkpoint_stall.",
-        period_samples, f.where.period_s, t.interval_s, hits[0].p.autocorrelation, 100 * duty, 100 * hits[0].p.low_level,
-        100 * hits[0].p.high_level, 100 * (1 - loss), 100 * loss);
+        period_samples, f.where.period_s, t.interval_s, acf, 100 * duty, 100 * low, 100 * high, 100 * (1 - loss), 100 * loss);
     f.evidence.push_back({"median period", f.where.period_s, "s", t.path});
     f.evidence.push_back({"median duty cycle", duty, "fraction", t.path});
+    f.evidence.push_back({"median autocorrelation at the period", acf, "", t.path});
+    f.evidence.push_back({"median utilisation low level (10th percentile)", low, "fraction", t.path});
+    f.evidence.push_back({"median utilisation high level (90th percentile)", high, "fraction", t.path});
     f.evidence.push_back({"estimated throughput loss", loss, "fraction", t.path});
     f.fix = kFix;
     out->push_back(std::move(f));

@@ -249,7 +249,7 @@ class ThrottlingRule : public Rule {
       f.evidence.push_back({fmt::format("GPU {} unthrottled SM clock", h.gpu), h.reference_hz, "Hz", src});
       f.evidence.push_back({fmt::format("GPU {} clock lost", h.gpu), lost, "fraction", src});
       f.evidence.push_back({fmt::format("GPU {} throttled time", h.gpu), span_s, "s", src});
-      f.evidence.push_back({fmt::format("GPU {} reason bits", h.gpu), static_cast<double>(h.bits), "", fmt::format("{}:{}", t.path, h.first_line)});
+      f.evidence.push_back({fmt::format("GPU {} reason bits {:#x} ({})", h.gpu, h.bits, ClockReasonNames(h.bits)), static_cast<double>(h.bits), "", fmt::format("{}:{}", t.path, h.first_line)});
       if (h.temp_n) {
         d += fmt::format("; {:.0f} C (max {:.0f} C) while throttled", h.temp_during, h.temp_max);
         if (!std::isnan(h.temp_other)) d += fmt::format(" against {:.0f} C otherwise", h.temp_other);

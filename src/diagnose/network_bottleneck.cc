@@ -59,7 +59,7 @@ const char* Fix(const LinkCeiling& c) {
 }
 
 void CheckNcclTests(const DiagnoseInputs& in, std::vector<Finding>* out) {
-  const ClusterSpec* planned = in.plan ? &in.plan->cluster : nullptr;
+  const ClusterSpec* planned = in.plan ? &in.plan->cluster : in.cluster ? &*in.cluster : nullptr;
   // The same collective measured inside one node, for the across-nodes comparison (the
   // playbook's "near-linear inside a node, collapsing across nodes").
   auto intra_node = [&](const NcclTestsRun& multi) -> const NcclTestsRun* {

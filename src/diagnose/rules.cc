@@ -6,6 +6,11 @@ namespace paratune {
 const std::vector<std::unique_ptr<Rule>>& AllRules() {
   static const std::vector<std::unique_ptr<Rule>> rules = [] {
     std::vector<std::unique_ptr<Rule>> r;
+    r.push_back(MakeSlowKernelsRule());
+    r.push_back(MakeTpTooLargeRule());
+    r.push_back(MakePipelineBubbleRule());
+    r.push_back(MakeRecomputeUnneededRule());
+    r.push_back(MakeExpertImbalanceRule());
     return r;
   }();
   return rules;

@@ -37,7 +37,7 @@ class RecomputeUnneeded : public Rule {
     const double limit = (1 - ProposalHeadroom()) * best->capacity_bytes;
     Finding f;
     f.rule = Name();
-    f.severity = SeverityOfLoss(gain);
+    f.severity = SeverityOfPredictedGain(gain);
     f.loss_fraction = gain;
     f.title = fmt::format("recompute {} is not needed: recompute {} fits and is {:.1f}% faster",
                           RecomputeName(now.layout.recompute), RecomputeName(best->layout.recompute), 100 * gain);

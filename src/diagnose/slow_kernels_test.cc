@@ -152,11 +152,12 @@ TEST(SlowKernels, MicroBatchTooSmall) {
   }
   ASSERT_GT(best, 0);
   const double gain = 1 - p.estimate.tokens_per_s / best;
-  EXPECT_GT(gain, kWarningLoss);  // 41.2 s -> 39.4 s with micro-batch 4 on this cost model
+  EXPECT_GT(gain, 0.03);  // 41.2 s -> 39.4 s with micro-batch 4 on this cost model
+  EXPECT_LT(gain, kMinPredictedGain);  // within the model's error: info
   const std::vector<Finding> f = Run(in);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_NEAR(f[0].loss_fraction, gain, 1e-12);
-  EXPECT_EQ(f[0].severity, Severity::kWarning);
+  EXPECT_EQ(f[0].severity, Severity::kInfo);
   EXPECT_CONTAINS(f[0].fix, "--mbs 4 (Megatron-LM --micro-batch-size 4)");
 }
 

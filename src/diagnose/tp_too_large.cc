@@ -59,7 +59,7 @@ class TpTooLarge : public Rule {
     const double gain = LossAgainst(now, *best);
     Finding f;
     f.rule = Name();
-    f.severity = SeverityOfLoss(gain);
+    f.severity = SeverityOfPredictedGain(gain);
     f.loss_fraction = gain;
     f.title = fmt::format("tensor parallelism {} is more than this model needs: tp {} is {:.1f}% faster", now.layout.tp,
                           best->layout.tp, 100 * gain);

@@ -24,6 +24,14 @@ inline Severity SeverityOfLoss(double loss) {
   return loss >= kCriticalLoss ? Severity::kCritical : loss >= kWarningLoss ? Severity::kWarning : Severity::kInfo;
 }
 
+// A gain the cost model predicts between two layouts of the same run counts as a finding from
+// 5%: the model's median throughput error on published runs is 6.6% (docs/validation.md), most
+// of which two layouts of one model share, so a smaller predicted gain is reported as info.
+inline constexpr double kMinPredictedGain = 0.05;
+inline Severity SeverityOfPredictedGain(double gain) {
+  return gain < kMinPredictedGain ? Severity::kInfo : SeverityOfLoss(gain);
+}
+
 // The more severe of the two (critical before warning before info).
 inline Severity AtLeast(Severity s, Severity floor) { return static_cast<int>(s) < static_cast<int>(floor) ? s : floor; }
 

@@ -11,7 +11,7 @@ namespace {
 using testing_plan::L;
 using testing_plan::Plan;
 
-std::vector<Finding> Run(const PlannedRun& p) {
+std::vector<Finding> Diagnose(const PlannedRun& p) {
   DiagnoseInputs in;
   in.plan = p;
   std::vector<Finding> out;
@@ -23,7 +23,7 @@ TEST(RecomputeUnneeded, FullRecomputationWhereNoneFits) {
   // Llama-3.1-8B on 8 H100 with tp 2: full recomputation repeats every forward (about 9.6 s of a
   // 42.9 s step); without it the peak is 62 GB, well inside 95% of 80 GB.
   const PlannedRun p = Plan("llama-3.1-8b", "H100", 8, L(2, 1, Recompute::kFull));
-  const std::vector<Finding> f = Run(p);
+  const std::vector<Finding> f = Diagnose(p);
   ASSERT_EQ(f.size(), 1u);
   const Estimate none = EstimateStep(p.model, p.cluster, p.training, L(2, 1));
   ASSERT_TRUE(FitsWithHeadroom(none));
@@ -37,7 +37,7 @@ TEST(RecomputeUnneeded, FullRecomputationWhereNoneFits) {
 
 TEST(RecomputeUnneeded, SelectiveWhereNoneFits) {
   const PlannedRun p = Plan("llama-3.1-8b", "H100", 8, L(2, 1, Recompute::kSelective));
-  const std::vector<Finding> f = Run(p);
+  const std::vector<Finding> f = Diagnose(p);
   ASSERT_EQ(f.size(), 1u);
   const Estimate none = EstimateStep(p.model, p.cluster, p.training, L(2, 1));
   EXPECT_NEAR(f[0].loss_fraction, 1 - p.estimate.tokens_per_s / none.tokens_per_s, 1e-12);
@@ -49,8 +49,8 @@ TEST(RecomputeUnneeded, ControlFullRecomputationNeededAtTp1) {
   // more than the 80 GB; full recomputation is what fits.
   const PlannedRun p = Plan("llama-3.1-8b", "H100", 8, L(1, 1, Recompute::kFull));
   ASSERT_FALSE(FitsWithHeadroom(EstimateStep(p.model, p.cluster, p.training, L(1, 1))));
-  EXPECT_TRUE(Run(p).empty());
-  EXPECT_TRUE(Run(Plan("llama-3.1-8b", "H100", 8, L(2, 1))).empty());  // no recomputation at all
+  EXPECT_TRUE(Diagnose(p).empty());
+  EXPECT_TRUE(Diagnose(Plan("llama-3.1-8b", "H100", 8, L(2, 1))).empty());  // no recomputation at all
 }
 
 }  // namespace

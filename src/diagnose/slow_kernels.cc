@@ -81,19 +81,28 @@ struct KernelSum {
 std::map<std::string, KernelSum> KernelTimes(const DiagnoseInputs& in) {
   std::map<std::string, KernelSum> out;
   if (!in.traces.empty()) {
-    for (const RankTrace& t : in.traces) {
-      std::vector<KernelSum> by_name(t.names.size());
-      for (const TraceEvent& e : t.events)
+    // The analysed GPU events of each rank (HTA's last-step filter applied), so that the times
+    // compare with the analysis' window.
+    for (const RankAnalysis& r : in.analysis->ranks) {
+      const RankTrace* t = nullptr;
+      for (const RankTrace& c : in.traces)
+        if (c.rank == r.rank && c.path == r.path) t = &c;
+      if (!t) continue;
+      std::vector<KernelSum> by_name(t->names.size());
+      for (uint32_t i : r.analysed_events) {
+        if (i >= t->events.size()) continue;
+        const TraceEvent& e = t->events[i];
         if (e.kind == EventKind::kKernel && e.dur_ns > 0) {
           by_name[e.name].sum_s += double(e.dur_ns) * 1e-9;
           ++by_name[e.name].count;
         }
+      }
       for (size_t i = 0; i < by_name.size(); ++i)
         if (by_name[i].count) {
-          KernelSum& k = out[t.names[i]];
+          KernelSum& k = out[t->names[i]];
           k.sum_s += by_name[i].sum_s;
           k.count += by_name[i].count;
-          k.category = KernelCategoryOf(t.names[i], EventKind::kKernel);
+          k.category = KernelCategoryOf(t->names[i], EventKind::kKernel);
         }
     }
     return out;
@@ -164,7 +173,7 @@ class SlowKernels : public Rule {
     const std::string source = in.traces.empty() ? "analysis top kernels" : "trace kernels";
     if (gemm_s > 0 && fp32_s / gemm_s > kFp32GemmShare) {
       const Precision p = in.plan ? in.plan->training.precision : Precision::kBf16;
-      const GpuSpec& gpu = in.plan ? in.plan->cluster.gpu : HardwareCatalog::BuiltIn().Find("H100");
+      const GpuSpec gpu = in.plan ? in.plan->cluster.gpu : HardwareCatalog::BuiltIn().Find("H100");
       const double speed = gpu.peak_flops(p) > 0 && gpu.fp32_flops > 0 ? gpu.fp32_flops / gpu.peak_flops(p) : 0;
       const double share = fp32_s / window_s;
       Finding f = Make(Name(), share * (1 - speed), Severity::kWarning);

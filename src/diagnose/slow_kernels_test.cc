@@ -67,7 +67,7 @@ DiagnoseInputs Inputs(RankTrace t) {
   return in;
 }
 
-std::vector<Finding> Run(const DiagnoseInputs& in) {
+std::vector<Finding> Diagnose(const DiagnoseInputs& in) {
   std::vector<Finding> out;
   MakeSlowKernelsRule()->Check(in, &out);
   return out;
@@ -76,11 +76,11 @@ std::vector<Finding> Run(const DiagnoseInputs& in) {
 TEST(SlowKernels, Fp32GemmsAndUnfusedAttention) {
   const DiagnoseInputs in =
       Inputs(Steps("ampere_sgemm_128x64_nn", "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>(float*)"));
-  const std::vector<Finding> f = Run(in);
+  const std::vector<Finding> f = Diagnose(in);
   ASSERT_EQ(f.size(), 2u);
   const double window = in.analysis->ranks[0].temporal.window_s;
   // Four steps kept: 16 GEMMs of 4 ms and 8 softmax kernels of 1 ms.
-  const GpuSpec& h100 = HardwareCatalog::BuiltIn().Find("H100");
+  const GpuSpec h100 = HardwareCatalog::BuiltIn().Find("H100");
   EXPECT_EQ(f[0].rule, "slow_kernels");
   EXPECT_CONTAINS(f[0].title, "FP32 GEMMs: 100% of the GEMM time");
   EXPECT_NEAR(f[0].evidence[0].value, 0.064, 1e-9);
@@ -97,8 +97,8 @@ TEST(SlowKernels, Fp32GemmsAndUnfusedAttention) {
 TEST(SlowKernels, ControlBf16GemmsAndFlashAttention) {
   const DiagnoseInputs in = Inputs(Steps("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
                                          "void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4>>(Flash_fwd_params)"));
-  EXPECT_TRUE(Run(in).empty());
-  EXPECT_TRUE(Run(DiagnoseInputs{}).empty());
+  EXPECT_TRUE(Diagnose(in).empty());
+  EXPECT_TRUE(Diagnose(DiagnoseInputs{}).empty());
 }
 
 TEST(SlowKernels, LaunchBound) {
@@ -107,7 +107,7 @@ TEST(SlowKernels, LaunchBound) {
   for (int s = 0; s < 4; ++s) b.Step(s + 1, s * 2 * kMs, 2 * kMs);
   for (int k = 0; k < 300; ++k) b.Kernel("void at::native::vectorized_elementwise_kernel<4>()", 100'000 + k * 20'000, 2'000, 10'000, 5'000);
   const DiagnoseInputs in = Inputs(b.Take());
-  const std::vector<Finding> f = Run(in);
+  const std::vector<Finding> f = Diagnose(in);
   ASSERT_EQ(f.size(), 1u);
   const RankAnalysis& r = in.analysis->ranks[0];
   EXPECT_GE(r.launch.launches, 200);
@@ -130,7 +130,7 @@ TEST(SlowKernels, StepSlowerThanTheCostModelWithBusyGpus) {
   }
   in = Inputs(b.Take());
   in.plan = testing_plan::Plan("llama-3.1-8b", "H100", 8, testing_plan::L(2, 1));
-  const std::vector<Finding> f = Run(in);
+  const std::vector<Finding> f = Diagnose(in);
   ASSERT_EQ(f.size(), 1u);  // micro-batch 2 needs 84 GB: no micro-batch finding
   EXPECT_CONTAINS(f[0].title, "the step takes");
   EXPECT_NEAR(f[0].evidence[0].value, 45.0, 1e-9);
@@ -154,7 +154,7 @@ TEST(SlowKernels, MicroBatchTooSmall) {
   const double gain = 1 - p.estimate.tokens_per_s / best;
   EXPECT_GT(gain, 0.03);  // 41.2 s -> 39.4 s with micro-batch 4 on this cost model
   EXPECT_LT(gain, kMinPredictedGain);  // within the model's error: info
-  const std::vector<Finding> f = Run(in);
+  const std::vector<Finding> f = Diagnose(in);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_NEAR(f[0].loss_fraction, gain, 1e-12);
   EXPECT_EQ(f[0].severity, Severity::kInfo);

@@ -92,7 +92,7 @@ TEST(ExpertTokens, RefusesMoreCountsThanTheTableMayHold) {
   // 5000 groups, each naming expert 4095: 20 M cells, over the 16 M bound.
   std::string csv = "iteration,layer,expert,tokens\n";
   for (int i = 0; i < 5000; ++i) csv += std::to_string(i) + ",0,4095,1\n";
-  EXPECT_CONTAINS(InputErrorOf([&] { ParseExpertTokens(csv, "big.csv"); }), "big.csv:");
+  EXPECT_CONTAINS(InputErrorOf([&] { ParseExpertTokens(csv, "big.csv"); }), "more than the 16 M (iteration, layer, expert) counts");
 }
 
 TEST(ExpertTokens, ReadsAMillionRowsQuickly) {

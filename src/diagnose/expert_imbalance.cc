@@ -132,7 +132,7 @@ class ExpertImbalance : public Rule {
     Finding f;
     f.rule = Name();
     f.loss_fraction = loss;
-    f.severity = AtLeast(SeverityOfLoss(loss), Severity::kWarning);
+    f.severity = AtLeast(SeverityForLoss(loss), Severity::kWarning);
     const char* unit = group > 1 ? "EP rank" : "expert";
     f.title = fmt::format("MoE routing imbalance: the busiest {} gets {:.2f}x the mean tokens", unit, ratio);
     f.message = fmt::format("Over {} (iteration, layer) rows of {} experts{}, the busiest {} receives {:.2f}x the mean "

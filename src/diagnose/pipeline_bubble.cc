@@ -93,7 +93,7 @@ class PipelineBubble : public Rule {
     const double gain = options.empty() ? 0 : LossAgainst(now, options.front().estimate);
     f.loss_fraction = options.empty() || gain <= 0 ? excess : gain;
     // Above the checklist's bound is a misconfiguration: a warning at least.
-    f.severity = AtLeast(SeverityOfLoss(f.loss_fraction), Severity::kWarning);
+    f.severity = AtLeast(SeverityForLoss(f.loss_fraction), Severity::kWarning);
     f.title = fmt::format("pipeline bubble {:.1f}% of the step (pp {}, {} micro-batches, {})", 100 * now.bubble_rate,
                           l0.pp, now.micro_batches, ScheduleName(l0.pipeline_schedule()));
     f.message = fmt::format("The cost model puts {:.3f} s of the {:.3f} s step in the pipeline bubble ({:.1f}%, above the "

@@ -121,7 +121,7 @@ Finding Make(const char* rule, double loss, Severity floor) {
   Finding f;
   f.rule = rule;
   f.loss_fraction = loss;
-  f.severity = AtLeast(SeverityOfLoss(loss), floor);
+  f.severity = AtLeast(SeverityForLoss(loss), floor);
   return f;
 }
 

@@ -16,20 +16,13 @@ namespace paratune {
 // of the GPU's memory free, as `paratune plan` does.
 double ProposalHeadroom();
 
-// The severity conventions of docs/diagnose.md: critical from a 10% loss, warning from 2%, info
-// below (issue 11 brief, "Conventions for rules").
-inline constexpr double kCriticalLoss = 0.10;
-inline constexpr double kWarningLoss = 0.02;
-inline Severity SeverityOfLoss(double loss) {
-  return loss >= kCriticalLoss ? Severity::kCritical : loss >= kWarningLoss ? Severity::kWarning : Severity::kInfo;
-}
 
 // A gain the cost model predicts between two layouts of the same run counts as a finding from
 // 5%: the model's median throughput error on published runs is 6.6% (docs/validation.md), most
 // of which two layouts of one model share, so a smaller predicted gain is reported as info.
 inline constexpr double kMinPredictedGain = 0.05;
 inline Severity SeverityOfPredictedGain(double gain) {
-  return gain < kMinPredictedGain ? Severity::kInfo : SeverityOfLoss(gain);
+  return gain < kMinPredictedGain ? Severity::kInfo : SeverityForLoss(gain);
 }
 
 // The more severe of the two (critical before warning before info).

@@ -52,8 +52,12 @@ Command AddDiagnoseCommand(CLI::App& root) {
             lo.progress = progress.get();
             DiagnoseInputs in = df->inputs.empty() ? DiagnoseInputs{} : LoadDiagnoseInputs(df->inputs, lo);
             progress.Done();
-            if (cmd->count("--model") > 0 || cmd->count("--hidden") > 0) {
+            const bool model = cmd->count("--model") > 0 || cmd->count("--hidden") > 0;
+            if (!model && (cmd->count("--gpu") || cmd->count("--hardware") || cmd->count("--nodes") || cmd->count("--gpus")))
+              in.cluster = ResolveScenario(*f, *cmd).cluster;
+            if (model) {
               const Scenario s = ResolveScenario(*f, *cmd);
+              in.cluster = s.cluster;
               PlannedRun p{s.model, s.cluster, s.training, s.layout, s.options, {}};
               p.estimate = EstimateStep(s.model, s.cluster, s.training, s.layout, s.options);
               in.plan = std::move(p);

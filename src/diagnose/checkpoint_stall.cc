@@ -32,13 +32,6 @@
 namespace paratune {
 namespace {
 
-// Severity from the share of throughput lost: the convention of issue 11's brief (critical at
-// >= 10%, warning at >= 2%, info below).
-constexpr double kCriticalLoss = 0.10;
-constexpr double kWarningLoss = 0.02;
-Severity SeverityForLoss(double loss) {
-  return loss >= kCriticalLoss ? Severity::kCritical : loss >= kWarningLoss ? Severity::kWarning : Severity::kInfo;
-}
 
 // Fewer logged intervals than this carry no usable baseline.
 constexpr size_t kMinIntervals = 8;

@@ -50,6 +50,15 @@ struct Finding {
   FindingWhere where;
 };
 
+// Severity by the estimated share of throughput lost, the one convention every rule uses
+// (docs/diagnose.md): critical from 10%, warning from 2%, info below. A rule may raise the
+// severity for a hardware fault whose loss it cannot estimate.
+inline constexpr double kCriticalLoss = 0.10;
+inline constexpr double kWarningLoss = 0.02;
+inline Severity SeverityForLoss(double loss) {
+  return loss >= kCriticalLoss ? Severity::kCritical : loss >= kWarningLoss ? Severity::kWarning : Severity::kInfo;
+}
+
 // Sorted by severity (critical first), then loss_fraction descending, then rule name.
 void RankFindings(std::vector<Finding>* findings);
 

@@ -56,6 +56,9 @@ struct DiagnoseInputs {
   std::vector<TopologyMatrix> topologies;
   std::vector<ExpertTokens> expert_tokens;
   std::optional<PlannedRun> plan;
+  // The cluster as given (--gpu, --nodes or --gpus, --hardware), also without a model: what the
+  // link ceilings are judged against. Equal to plan->cluster when there is a plan.
+  std::optional<ClusterSpec> cluster;
 };
 
 // The kind of a file from its first bytes (gzip is looked through), or InputError naming the

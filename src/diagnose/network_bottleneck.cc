@@ -17,19 +17,12 @@ namespace {
 // Applied to the effective ceiling (diagnose/link_ceiling.h), so a healthy ring at ~370 of
 // H100's 450 GB/s line rate passes, and half of it fails.
 constexpr double kMinCeilingFraction = 0.80;
-// Severity by estimated loss: the conventions of docs/diagnose.md (critical >= 10%, warning >= 2%).
-constexpr double kCriticalLoss = 0.10;
-constexpr double kWarningLoss = 0.02;
 // Exposed data/expert-parallel communication worth a finding: 10% of the traced GPU time (what
 // overlap would give back; the critical-loss bar above), of which at most half is hidden.
 constexpr double kMinExposedShare = 0.10;
 constexpr double kMaxHiddenFraction = 0.50;
 
 constexpr double kGB = 1e9;
-
-Severity BySeverity(double loss) {
-  return loss >= kCriticalLoss ? Severity::kCritical : loss >= kWarningLoss ? Severity::kWarning : Severity::kInfo;
-}
 
 std::string Source(const NcclTestsRun& run, int line) { return line > 0 ? run.path + ":" + std::to_string(line) : run.path; }
 
@@ -59,7 +52,7 @@ const char* Fix(const LinkCeiling& c) {
 }
 
 void CheckNcclTests(const DiagnoseInputs& in, std::vector<Finding>* out) {
-  const ClusterSpec* planned = in.plan ? &in.plan->cluster : nullptr;
+  const ClusterSpec* planned = in.plan ? &in.plan->cluster : in.cluster ? &*in.cluster : nullptr;
   // The same collective measured inside one node, for the across-nodes comparison (the
   // playbook's "near-linear inside a node, collapsing across nodes").
   auto intra_node = [&](const NcclTestsRun& multi) -> const NcclTestsRun* {
@@ -133,7 +126,7 @@ void CheckNcclTests(const DiagnoseInputs& in, std::vector<Finding>* out) {
       const double s = std::clamp(in.plan->estimate.comm_share, 0.0, 1.0);
       loss = 1 - 1 / (1 + s * (1 / std::max(of_ceiling, 1e-6) - 1));
       f.evidence.push_back({"planned exposed communication share", s, "fraction", "cost model"});
-      f.severity = BySeverity(loss);
+      f.severity = SeverityForLoss(loss);
     } else {
       f.severity = Severity::kWarning;
     }
@@ -187,7 +180,7 @@ void CheckTraces(const DiagnoseInputs& in, std::vector<Finding>* out) {
     if (share < kMinExposedShare || hidden > kMaxHiddenFraction) continue;
     f.rule = "network_bottleneck";
     f.loss_fraction = share;
-    f.severity = BySeverity(share);
+    f.severity = SeverityForLoss(share);
     f.evidence.push_back({"exposed overlappable communication / traced GPU time", share, "fraction", r.path});
     f.evidence.push_back({"hidden share of that communication", hidden, "fraction", r.path});
     f.where.gpus.push_back(r.rank);

@@ -26,13 +26,6 @@
 namespace paratune {
 namespace {
 
-// Severity from the share of throughput lost: issue 11's convention (critical at >= 10%, warning
-// at >= 2%, info below).
-constexpr double kCriticalLoss = 0.10;
-constexpr double kWarningLoss = 0.02;
-Severity SeverityForLoss(double loss) {
-  return loss >= kCriticalLoss ? Severity::kCritical : loss >= kWarningLoss ? Severity::kWarning : Severity::kInfo;
-}
 
 // Reports needed before a rank's recurrence means anything.
 constexpr int kMinReports = 5;

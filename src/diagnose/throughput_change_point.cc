@@ -47,15 +47,6 @@ constexpr size_t kMinSegmentLines = 5;
 // under 2% costs less than kWarningLoss whatever its duration. Drift: 2% over the run.
 constexpr double kMinRelativeStep = 0.02;
 constexpr double kMinRelativeDrift = 0.02;
-// Severity by the share of throughput lost (docs/diagnose.md conventions).
-constexpr double kCriticalLoss = 0.10;
-constexpr double kWarningLoss = 0.02;
-
-Severity SeverityOf(double loss) {
-  if (loss >= kCriticalLoss) return Severity::kCritical;
-  if (loss >= kWarningLoss) return Severity::kWarning;
-  return Severity::kInfo;
-}
 
 enum class Metric { kTokens, kTflops, kInverseElapsed };
 
@@ -214,7 +205,7 @@ void CheckRun(const TrainingLog& log, Metric m, const Run& run, std::vector<Find
     const double loss = drop ? std::clamp(-c.relative_step * share, 0.0, 1.0) : 0.0;
     Finding f;
     f.rule = "throughput_change_point";
-    f.severity = drop ? SeverityOf(loss) : Severity::kInfo;
+    f.severity = drop ? SeverityForLoss(loss) : Severity::kInfo;
     f.loss_fraction = loss;
     IterationRecord start = before;  // the change's first iteration, at the time of the line before it
     start.iteration = before.iteration >= 0 ? before.iteration + 1 : at.iteration;
@@ -255,7 +246,7 @@ void CheckRun(const TrainingLog& log, Metric m, const Run& run, std::vector<Find
     const double loss = decline ? std::clamp(-a.drift.relative_change / 2, 0.0, 1.0) : 0.0;
     Finding f;
     f.rule = "throughput_change_point";
-    f.severity = decline ? SeverityOf(loss) : Severity::kInfo;
+    f.severity = decline ? SeverityForLoss(loss) : Severity::kInfo;
     f.loss_fraction = loss;
     f.title = fmt::format("Throughput {} {:.1f}% over the run (slow drift) from {} to {}",
                           decline ? "declines" : "rises", std::fabs(a.drift.relative_change) * 100, When(first),

@@ -1,11 +1,180 @@
-// PLACEHOLDER on main until the helper branch with the real reader merges: on a merge conflict
-// (add/add) keep the other side entirely.
 #include "trace/expert_tokens.h"
 
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+
+#include "util/csv.h"
 #include "util/error.h"
+#include "util/file.h"
 
 namespace paratune {
-bool LooksLikeExpertTokens(std::string_view) { return false; }
-ExpertTokens ParseExpertTokens(std::string_view, const std::string& where) { throw InputError(where + ": expert-token reader not built"); }
-ExpertTokens ReadExpertTokens(const std::string& path) { return ParseExpertTokens("", path); }
+namespace {
+
+// Bounds that keep a hostile file from allocating without limit: no published MoE has more than
+// a few hundred routed experts per layer (DeepSeek-V3: 256, arXiv 2412.19437 Sec. 4.2) or a few
+// hundred layers; these leave a wide margin. The table is (iteration, layer) x expert doubles, at
+// most kMaxCells of them (128 MiB; 100 iterations x 61 layers x 256 experts is 1.6 M).
+constexpr int64_t kMaxExperts = 4096;
+constexpr int64_t kMaxLayers = 1 << 16;
+constexpr size_t kMaxCells = size_t{1} << 24;
+// More tokens than any step routes (10^15 = a thousand trillion): beyond it the number is noise.
+constexpr double kMaxTokens = 1e15;
+
+// The columns, each with the header names accepted for it (case-insensitive, spaces trimmed).
+enum Column { kIteration, kLayer, kExpert, kTokens, kColumns };
+struct ColumnNames {
+  const char* field;  // the name used in messages
+  std::array<const char*, 4> names;
+};
+constexpr std::array<ColumnNames, kColumns> kColumnNames{{
+    {"iteration", {"iteration", "step", "iter", nullptr}},
+    {"layer", {"layer", "layer_id", "layer_idx", nullptr}},
+    {"expert", {"expert", "expert_id", "expert_idx", nullptr}},
+    {"tokens", {"tokens", "count", "num_tokens", "token_count"}},
+}};
+
+std::string Normalise(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '"')) ++b;
+  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '"' || s[e - 1] == '\r')) --e;
+  std::string out(s.substr(b, e - b));
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+int ColumnOf(const std::string& name) {
+  for (int c = 0; c < kColumns; ++c)
+    for (const char* n : kColumnNames[c].names)
+      if (n && name == n) return c;
+  return -1;
+}
+
+std::string Trim(const std::string& s) {
+  size_t b = 0, e = s.size();
+  while (b < e && (s[b] == ' ' || s[b] == '\t')) ++b;
+  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t')) --e;
+  return s.substr(b, e - b);
+}
+
+std::string FieldError(const std::string& where, int line, int column, const std::string& what) {
+  return where + ":" + std::to_string(line) + ": field `" + kColumnNames[column].field + "`: " + what;
+}
+
+int64_t ParseIndex(const std::string& raw, const std::string& where, int line, int column, int64_t max) {
+  const std::string s = Trim(raw);
+  int64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec == std::errc::result_out_of_range)
+    throw InputError(FieldError(where, line, column, "'" + s + "' is out of range"));
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size())
+    throw InputError(FieldError(where, line, column, "'" + s + "' is not an integer"));
+  if (v < 0 || v > max)
+    throw InputError(FieldError(where, line, column, "'" + s + "' must be between 0 and " + std::to_string(max)));
+  return v;
+}
+
+double ParseTokens(const std::string& raw, const std::string& where, int line) {
+  const std::string s = Trim(raw);
+  double v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec == std::errc::invalid_argument || end != s.data() + s.size() || !std::isfinite(v))
+    throw InputError(FieldError(where, line, kTokens, "'" + s + "' is not a number"));
+  if (ec == std::errc::result_out_of_range || v < 0 || v > kMaxTokens)
+    throw InputError(FieldError(where, line, kTokens, "'" + s + "' must be between 0 and 1e15"));
+  return v;
+}
+
+}  // namespace
+
+bool LooksLikeExpertTokens(std::string_view head) {
+  const size_t nl = head.find('\n');
+  const std::string_view first = head.substr(0, nl);
+  std::array<bool, kColumns> seen{};
+  size_t pos = 0;
+  while (pos <= first.size()) {
+    const size_t comma = std::min(first.find(',', pos), first.size());
+    const int c = ColumnOf(Normalise(first.substr(pos, comma - pos)));
+    if (c >= 0) seen[c] = true;
+    pos = comma + 1;
+  }
+  return std::all_of(seen.begin(), seen.end(), [](bool b) { return b; });
+}
+
+ExpertTokens ParseExpertTokens(std::string_view text, const std::string& where) {
+  if (text.empty()) throw InputError(where + ": empty file (expected a header naming iteration, layer, expert, tokens)");
+  const std::vector<CsvRow> rows = ParseCsv(text, where);
+  if (rows.empty()) throw InputError(where + ": no header (expected iteration, layer, expert, tokens)");
+  std::array<int, kColumns> index;
+  index.fill(-1);
+  const CsvRow& header = rows.front();
+  for (size_t i = 0; i < header.fields.size(); ++i) {
+    const int c = ColumnOf(Normalise(header.fields[i]));
+    if (c < 0) continue;
+    if (index[c] >= 0)
+      throw InputError(where + ":" + std::to_string(header.line) + ": header names the " + kColumnNames[c].field +
+                       " column twice");
+    index[c] = static_cast<int>(i);
+  }
+  for (int c = 0; c < kColumns; ++c)
+    if (index[c] < 0)
+      throw InputError(where + ":" + std::to_string(header.line) + ": header has no " + kColumnNames[c].field +
+                       " column (accepted: iteration|step, layer, expert, tokens|count)");
+  if (rows.size() == 1) throw InputError(where + ": header only, no counts");
+
+  ExpertTokens out;
+  out.path = where;
+  // (iteration, layer) -> row index; experts seen per group, to refuse a repeated expert.
+  struct KeyHash {
+    size_t operator()(const std::pair<int64_t, int>& k) const {
+      return std::hash<int64_t>()(k.first) * 1000003u ^ std::hash<int>()(k.second);
+    }
+  };
+  std::unordered_map<std::pair<int64_t, int>, size_t, KeyHash> groups;
+  std::vector<std::vector<bool>> seen;
+  size_t experts = 0, cells = 0;
+  for (size_t r = 1; r < rows.size(); ++r) {
+    const CsvRow& row = rows[r];
+    const int64_t iteration =
+        ParseIndex(row.fields[index[kIteration]], where, row.line, kIteration, std::numeric_limits<int64_t>::max());
+    const int layer = static_cast<int>(ParseIndex(row.fields[index[kLayer]], where, row.line, kLayer, kMaxLayers - 1));
+    const size_t expert =
+        static_cast<size_t>(ParseIndex(row.fields[index[kExpert]], where, row.line, kExpert, kMaxExperts - 1));
+    const double tokens = ParseTokens(row.fields[index[kTokens]], where, row.line);
+    auto [it, added] = groups.try_emplace({iteration, layer}, out.rows.size());
+    if (added) {
+      out.rows.push_back({row.line, iteration, layer, {}});
+      seen.emplace_back();
+    }
+    ExpertTokenCounts& g = out.rows[it->second];
+    std::vector<bool>& s = seen[it->second];
+    if (g.tokens.size() <= expert) {
+      cells += expert + 1 - g.tokens.size();
+      if (cells > kMaxCells)
+        throw InputError(where + ":" + std::to_string(row.line) + ": more than the 16 M (iteration, layer, expert) counts a file may hold");
+      g.tokens.resize(expert + 1, 0.0);
+      s.resize(expert + 1, false);
+    }
+    if (s[expert])
+      throw InputError(FieldError(where, row.line, kExpert,
+                                  "expert " + std::to_string(expert) + " of layer " + std::to_string(layer) +
+                                      " at iteration " + std::to_string(iteration) + " given twice (first at line " +
+                                      std::to_string(g.line) + " or after)"));
+    s[expert] = true;
+    g.tokens[expert] = tokens;
+    experts = std::max(experts, expert + 1);
+  }
+  if (out.rows.size() * experts > kMaxCells)
+    throw InputError(where + ": " + std::to_string(out.rows.size()) + " (iteration, layer) groups x " +
+                     std::to_string(experts) + " experts is more than the 16 M counts a file may hold");
+  for (ExpertTokenCounts& g : out.rows) g.tokens.resize(experts, 0.0);
+  return out;
+}
+
+ExpertTokens ReadExpertTokens(const std::string& path) { return ParseExpertTokens(ReadFile(path), path); }
+
 }  // namespace paratune

@@ -73,8 +73,13 @@ std::string FormatDiagnosis(const Diagnosis& d) {
     const Finding& f = d.findings[i];
     s += fmt::format("\n{}. [{}] {}: {}\n", i + 1, kSeverityNames.Name(f.severity), f.rule, f.title);
     if (!f.message.empty()) s += "   " + f.message + "\n";
-    for (const Evidence& e : f.evidence)
+    // The first few numbers; a rule may list one per save, GPU or layer (all of them in --json).
+    constexpr size_t kEvidenceShown = 8;
+    for (size_t k = 0; k < f.evidence.size() && k < kEvidenceShown; ++k) {
+      const Evidence& e = f.evidence[k];
       s += fmt::format("   - {} = {}{}\n", e.name, Value(e), e.source.empty() ? "" : " (" + e.source + ")");
+    }
+    if (f.evidence.size() > kEvidenceShown) s += fmt::format("   - ... {} more in --json\n", f.evidence.size() - kEvidenceShown);
     const std::string w = WhereLine(f.where);
     if (!w.empty()) s += "   where: " + w + "\n";
     if (!f.fix.empty()) s += "   fix: " + f.fix + "\n";

@@ -11,13 +11,7 @@ namespace {
 using testing_plan::L;
 using testing_plan::Plan;
 
-std::vector<Finding> Diagnose(const PlannedRun& p) {
-  DiagnoseInputs in;
-  in.plan = p;
-  std::vector<Finding> out;
-  MakePipelineBubbleRule()->Check(in, &out);
-  return out;
-}
+std::vector<Finding> Diagnose(const PlannedRun& p) { return testing_plan::RunRule(*MakePipelineBubbleRule(), p); }
 
 TEST(PipelineBubble, FourStagesWithEightMicroBatches) {
   // Llama-3.1-8B on 8 H100, tp 1, pp 4, dp 2, global batch 16: 8 micro-batches per pipeline, so

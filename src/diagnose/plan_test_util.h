@@ -5,6 +5,7 @@
 #include <string>
 
 #include "diagnose/inputs.h"
+#include "diagnose/rule.h"
 #include "hardware/hardware_catalog.h"
 #include "model/catalog.h"
 #include "scenario/default_scenario.h"
@@ -31,6 +32,15 @@ inline Layout L(int tp, int pp, Recompute r = Recompute::kNone) {
   l.dp = 0;
   l.recompute = r;
   return l;
+}
+
+// The findings of `rule` on a diagnosis whose only input is the plan `p`.
+inline std::vector<Finding> RunRule(const Rule& rule, const PlannedRun& p) {
+  DiagnoseInputs in;
+  in.plan = p;
+  std::vector<Finding> out;
+  rule.Check(in, &out);
+  return out;
 }
 
 }  // namespace paratune::testing_plan

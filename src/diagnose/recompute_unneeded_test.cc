@@ -11,13 +11,7 @@ namespace {
 using testing_plan::L;
 using testing_plan::Plan;
 
-std::vector<Finding> Diagnose(const PlannedRun& p) {
-  DiagnoseInputs in;
-  in.plan = p;
-  std::vector<Finding> out;
-  MakeRecomputeUnneededRule()->Check(in, &out);
-  return out;
-}
+std::vector<Finding> Diagnose(const PlannedRun& p) { return testing_plan::RunRule(*MakeRecomputeUnneededRule(), p); }
 
 TEST(RecomputeUnneeded, FullRecomputationWhereNoneFits) {
   // Llama-3.1-8B on 8 H100 with tp 2: full recomputation repeats every forward (about 9.6 s of a

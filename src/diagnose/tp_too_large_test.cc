@@ -11,13 +11,7 @@ namespace {
 using testing_plan::L;
 using testing_plan::Plan;
 
-std::vector<Finding> Diagnose(const PlannedRun& p) {
-  DiagnoseInputs in;
-  in.plan = p;
-  std::vector<Finding> out;
-  MakeTpTooLargeRule()->Check(in, &out);
-  return out;
-}
+std::vector<Finding> Diagnose(const PlannedRun& p) { return testing_plan::RunRule(*MakeTpTooLargeRule(), p); }
 
 TEST(TpTooLarge, Llama8bOnOneNodeWithTp8IsFasterWithTp2) {
   // Llama-3.1-8B on 8 H100, global batch 256 x 8192: tp 8 spends a fifth of the step in exposed

@@ -118,6 +118,20 @@ TEST(SlowKernels, LaunchBound) {
   EXPECT_CONTAINS(f[0].fix, "CUDA graphs");
 }
 
+TEST(SlowKernels, ShortKernelsThatQueueAreNotLaunchBound) {
+  // The same 300 short kernels, but each starts 400 µs after its launch (HTA's launch-delay
+  // cutoff is 100 µs): the CPU runs ahead of a busy queue, so the GPU's idle time has another
+  // cause and the trace is not launch-bound.
+  TraceBuilder b;
+  for (int s = 0; s < 4; ++s) b.Step(s + 1, s * 2 * kMs, 2 * kMs);
+  for (int k = 0; k < 300; ++k) b.Kernel("void at::native::vectorized_elementwise_kernel<4>()", 500'000 + k * 20'000, 2'000, 10'000, 400'000);
+  const DiagnoseInputs in = Inputs(b.Take());
+  const RankAnalysis& r = in.analysis->ranks[0];
+  EXPECT_EQ(r.launch.short_kernels, r.launch.launches);
+  EXPECT_GT(r.launch.mean_launch_delay_s, 100e-6);
+  EXPECT_TRUE(Diagnose(in).empty());
+}
+
 TEST(SlowKernels, StepSlowerThanTheCostModelWithBusyGpus) {
   // Llama-3.1-8B, 8 H100, tp 2: the cost model predicts a step of about 32.6 s. A trace whose
   // steps take 45 s with one long BF16 GEMM each (the GPU busy all the time) is 1.38x slower.

@@ -30,6 +30,7 @@
 #include <map>
 #include <string_view>
 
+#include "diagnose/link_ceiling.h"
 #include "diagnose/rules.h"
 #include "diagnose/what_if.h"
 #include "hardware/hardware_catalog.h"
@@ -174,7 +175,19 @@ class SlowKernels : public Rule {
     const std::string source = in.traces.empty() ? "analysis top kernels" : "trace kernels";
     if (gemm_s > 0 && fp32_s / gemm_s > kFp32GemmShare) {
       const Precision p = in.plan ? in.plan->training.precision : Precision::kBf16;
-      const GpuSpec gpu = in.plan ? in.plan->cluster.gpu : HardwareCatalog::BuiltIn().Find("H100");
+      // The GPU the GEMMs ran on: the plan's, the one given with --gpu, the trace's device when
+      // the catalog knows it, else an H100, said so in the message.
+      std::string device;
+      for (const RankAnalysis& r : in.analysis->ranks)
+        if (device.empty()) device = r.device_name;
+      const std::string traced = device.empty() ? "" : CatalogGpuForDevice(device);
+      const GpuSpec gpu = in.plan      ? in.plan->cluster.gpu
+                          : in.cluster ? in.cluster->gpu
+                                       : HardwareCatalog::BuiltIn().Find(traced.empty() ? "H100" : traced);
+      const std::string assumed = in.plan || in.cluster || !traced.empty()
+                                      ? ""
+                                      : fmt::format(" (assumed: no --gpu, and the trace's device{} is not in the catalog)",
+                                                    device.empty() ? "" : " '" + device + "'");
       const double speed = gpu.peak_flops(p) > 0 && gpu.fp32_flops > 0 ? gpu.fp32_flops / gpu.peak_flops(p) : 0;
       const double share = fp32_s / window_s;
       Finding f = Make(Name(), share * (1 - speed), Severity::kWarning);
@@ -182,8 +195,8 @@ class SlowKernels : public Rule {
                             100 * fp32_s / gemm_s, PrecisionName(p));
       f.message = fmt::format(
           "{:.3f} s of {:.3f} s GEMM time ({:.1f}% of the GPU time) is in FP32 GEMM kernels, the largest {} ({:.3f} s). "
-          "On {} FP32 runs at {:.0f} TFLOP/s against {:.0f} TFLOP/s dense {}, so these GEMMs would take {:.0f}x less.",
-          fp32_s, gemm_s, 100 * share, fp32_top, fp32_top_s, gpu.name, gpu.fp32_flops / 1e12, gpu.peak_flops(p) / 1e12,
+          "On {}{} FP32 runs at {:.0f} TFLOP/s against {:.0f} TFLOP/s dense {}, so these GEMMs would take {:.0f}x less.",
+          fp32_s, gemm_s, 100 * share, fp32_top, fp32_top_s, gpu.name, assumed, gpu.fp32_flops / 1e12, gpu.peak_flops(p) / 1e12,
           PrecisionName(p), speed > 0 ? 1 / speed : 0.0);
       f.fix = "run the model in mixed precision: Megatron-LM --bf16 (or --fp8-format hybrid with Transformer Engine), "
               "PyTorch torch.autocast(\"cuda\", dtype=torch.bfloat16) or FSDP MixedPrecision(param_dtype=torch.bfloat16); "

@@ -88,6 +88,7 @@ TEST(SlowKernels, Fp32GemmsAndUnfusedAttention) {
   EXPECT_EQ(f[0].severity, Severity::kCritical);
   EXPECT_EQ(f[0].where.gpus, (std::vector<int>{0}));
   EXPECT_CONTAINS(f[0].fix, "--bf16");
+  EXPECT_CONTAINS(f[0].message, "On H100 (assumed: no --gpu");
   EXPECT_CONTAINS(f[1].title, "no FlashAttention-class kernel");
   EXPECT_NEAR(f[1].evidence[0].value, 0.008, 1e-9);
   EXPECT_NEAR(f[1].loss_fraction, 0.008 / window, 1e-9);
@@ -99,6 +100,18 @@ TEST(SlowKernels, ControlBf16GemmsAndFlashAttention) {
                                          "void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4>>(Flash_fwd_params)"));
   EXPECT_TRUE(Diagnose(in).empty());
   EXPECT_TRUE(Diagnose(DiagnoseInputs{}).empty());
+}
+
+TEST(SlowKernels, Fp32GemmsAreJudgedOnTheGpuTheRunUsed) {
+  // The GPU from --gpu (no model): an A100's FP32 is 19.5 of its 312 TFLOP/s BF16.
+  DiagnoseInputs in = Inputs(Steps("ampere_sgemm_128x64_nn", "flash_fwd_kernel"));
+  in.cluster = HardwareCatalog::BuiltIn().Cluster("A100-80GB", 8);
+  const std::vector<Finding> f = Diagnose(in);
+  ASSERT_EQ(f.size(), 1u);
+  const GpuSpec a100 = HardwareCatalog::BuiltIn().Find("A100-80GB");
+  const double window = in.analysis->ranks[0].temporal.window_s;
+  EXPECT_NEAR(f[0].loss_fraction, 0.064 / window * (1 - a100.fp32_flops / a100.bf16_flops), 1e-9);
+  EXPECT_CONTAINS(f[0].message, "On A100-80GB FP32");
 }
 
 TEST(SlowKernels, LaunchBound) {

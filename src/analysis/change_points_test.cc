@@ -8,24 +8,12 @@
 #include <limits>
 #include <random>
 #include <vector>
+#include "util/test_util.h"
 
 namespace paratune {
 namespace {
 
-// Gaussian draws that are the same on every standard library: mt19937_64 (fully specified by the
-// standard) through Box-Muller (std::normal_distribution is not specified).
-class Normal {
- public:
-  explicit Normal(uint64_t seed) : gen_(seed) {}
-  double operator()() {
-    const double u1 = 1.0 - Uniform(), u2 = Uniform();
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
-  }
-  double Uniform() { return static_cast<double>(gen_() >> 11) * 0x1.0p-53; }
-
- private:
-  std::mt19937_64 gen_;
-};
+using testing_util::Normal;
 
 // level[i] * (1 + e_i), e an AR(1) noise with marginal standard deviation `sigma` and lag-1
 // autocorrelation `rho` (started from its stationary distribution).

@@ -6,22 +6,12 @@
 #include <vector>
 
 #include "diagnose/rules.h"
+#include "util/test_util.h"
 
 namespace paratune {
 namespace {
 
-class Normal {
- public:
-  explicit Normal(uint64_t seed) : gen_(seed) {}
-  double operator()() {
-    const double u1 = 1.0 - Uniform(), u2 = Uniform();
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
-  }
-  double Uniform() { return static_cast<double>(gen_() >> 11) * 0x1.0p-53; }
-
- private:
-  std::mt19937_64 gen_;
-};
+using testing_util::Normal;
 
 constexpr double kStart = 1714564800.0;  // 2024-05-01 12:00:00
 constexpr double kTflops = 400.0;        // the steady throughput per GPU

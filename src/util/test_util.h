@@ -3,8 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <random>
 #include <string>
 
 #include "util/error.h"
@@ -59,3 +62,23 @@ inline std::string InputErrorOf(const std::function<void()>& f) {
 }
 
 }  // namespace paratune
+
+namespace paratune::testing_util {
+
+// Gaussian draws that are the same on every standard library: mt19937_64 (fully specified by the
+// standard) through Box-Muller (std::normal_distribution is not specified), for tests that
+// assert detection rates over seeded noise.
+class Normal {
+ public:
+  explicit Normal(uint64_t seed) : gen_(seed) {}
+  double operator()() {
+    const double u1 = 1.0 - Uniform(), u2 = Uniform();
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+  }
+  double Uniform() { return static_cast<double>(gen_() >> 11) * 0x1.0p-53; }
+
+ private:
+  std::mt19937_64 gen_;
+};
+
+}  // namespace paratune::testing_util

@@ -146,7 +146,10 @@ class ThrottlingRule : public Rule {
       int first_line = 0;
     };
     std::vector<GpuEpisodes> hits;
-    for (auto& [gpu, g] : by_gpu) {
+    for (auto& entry : by_gpu) {
+      // Named, not a structured binding: clang 14 (the fuzz build) cannot capture bindings in lambdas.
+      const int gpu = entry.first;
+      auto& g = entry.second;
       if (std::isnan(g.reference_hz) || g.reference_hz <= 0) continue;
       const auto throttled = [&](const TelemetrySample* s) {
         return s->reasons_known && (s->reasons & mask_) != 0 && !std::isnan(s->sm_clock_hz);

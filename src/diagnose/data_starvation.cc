@@ -19,9 +19,6 @@
 namespace paratune {
 namespace {
 
-constexpr double kCriticalLoss = 0.10;  // diagnose conventions (docs/diagnose.md)
-constexpr double kWarningLoss = 0.02;
-
 // TensorBoard's PyTorch profiler plugin flags a run as input-bound when the DataLoader takes
 // more than 5% of the step (pytorch/kineto, tb_plugin/torch_tb_profiler/profiler/data.py,
 // RunProfileData.analyze: `if dataloader_ratio > 0.05`).
@@ -42,10 +39,6 @@ constexpr double kMinUtilSwing = 0.3;
 constexpr double kMinStarvedGpuShare = 0.5;
 // The shortest period the finder searches: two polls (one busy, one starved).
 constexpr size_t kMinPeriodSamples = 2;
-
-Severity SeverityOf(double loss) {
-  return loss >= kCriticalLoss ? Severity::kCritical : loss >= kWarningLoss ? Severity::kWarning : Severity::kInfo;
-}
 
 const char* kFix =
     "Feed the GPUs faster than they consume: DataLoader(num_workers=N) with N worker processes (from 4 per GPU up, "
@@ -125,7 +118,7 @@ class DataStarvationRule : public Rule {
     const double loss = Median(losses);
     const double acf = Median(acfs), low = Median(lows), high = Median(highs);
     f.loss_fraction = loss;
-    f.severity = SeverityOf(loss);
+    f.severity = SeverityForLoss(loss);
     f.where.time_ranges_s.emplace_back(t0, t1);
     f.where.period_s = period_samples * t.interval_s;
     f.where.lines.push_back(fmt::format("{}:{}", t.path, t.samples.front().line));
@@ -181,7 +174,7 @@ class DataStarvationRule : public Rule {
       Finding f;
       f.rule = Name();
       f.loss_fraction = loss;
-      f.severity = SeverityOf(loss);
+      f.severity = SeverityForLoss(loss);
       f.where.gpus.push_back(r.rank);
       for (const IterationStats& it : r.iterations) f.where.iterations.push_back(it.step);
       f.title = fmt::format("Data loading takes {:.1f}% of the step on rank {} (above the 5% input-bound mark); the GPU is idle {:.1f}% of the time",

@@ -15,11 +15,6 @@
 namespace paratune {
 namespace {
 
-// Severity cut-offs of the diagnose conventions (docs/diagnose.md): critical at a loss of 10%
-// or more or a hardware slowdown, warning at 2% or more.
-constexpr double kCriticalLoss = 0.10;
-constexpr double kWarningLoss = 0.02;
-
 // A poll in which the reason bit was momentarily clear does not end an episode: nvidia-smi
 // samples the bits once per poll, and the power cap toggles on and off within a second at the
 // limit (NVML's clock-event reasons are instantaneous, nvml.h nvmlDeviceGetCurrentClocksEventReasons).
@@ -277,7 +272,7 @@ class ThrottlingRule : public Rule {
       if (std::find(throttled_gpus.begin(), throttled_gpus.end(), gpu) == throttled_gpus.end()) waiting.push_back(gpu);
 
     const bool hardware = (bits & HardwareMask(cause_)) != 0;
-    f.severity = (hardware || loss >= kCriticalLoss) ? Severity::kCritical : loss >= kWarningLoss ? Severity::kWarning : Severity::kInfo;
+    f.severity = hardware ? Severity::kCritical : SeverityForLoss(loss);
     const std::string what = cause_ == ClockReasonCause::kThermal ? "thermally throttled" : "power throttled";
     f.title = fmt::format("GPU{} {} {} ({}): {:.1f}% of throughput lost", throttled_gpus.size() == 1 ? "" : "s",
                           GpuList(throttled_gpus), what, ClockReasonNames(bits), 100 * loss);

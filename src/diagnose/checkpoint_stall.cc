@@ -25,6 +25,7 @@
 
 #include <fmt/format.h>
 
+#include "diagnose/checkpoint_window.h"
 #include "diagnose/rules.h"
 #include "util/stats.h"
 #include "util/timestamp.h"
@@ -47,10 +48,9 @@ constexpr double kOutlierZ = 3.5;
 constexpr double kMinStallShareOfInterval = 0.05;
 // ... and two timestamp quanta (Megatron's pre-2026 timestamps have whole seconds).
 constexpr double kQuantaPerStall = 2;
-// An asynchronous save slows the iterations after it while its writer drains the copies
-// (megatron/core/dist_checkpointing/strategies/async_utils.py); its cost is summed over the
-// logged intervals up to this many after the one that holds the save.
-constexpr int kAsyncWindowIntervals = 3;
+// An asynchronous save's cost is summed over the logged intervals up to this many after the one
+// that holds the save (diagnose/checkpoint_window.h).
+constexpr int kAsyncWindowIntervals = kAsyncSaveSlowIntervals;
 // A finding needs at least this many visible stalls, and, with save lines, at least this share of
 // the saves visible (one slow save is an incident, not a pattern).
 constexpr int kMinVisibleStalls = 2;

@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "analysis/change_points.h"
+#include "diagnose/checkpoint_window.h"
 #include "diagnose/rules.h"
 #include "util/timestamp.h"
 
@@ -118,10 +119,17 @@ struct Run {
 // Splits the log at restarts (an iteration number that does not increase) and drops, in each
 // part, the lines right after a checkpoint save and the warm-up.
 std::vector<Run> Runs(const TrainingLog& log, Metric m) {
-  std::vector<int> save_lines;
-  for (const auto& c : log.checkpoints)
+  std::vector<int> save_lines, async_lines;
+  for (const auto& c : log.checkpoints) {
     if (c.kind != CheckpointEventKind::kSaved) save_lines.push_back(c.line);
+    if (c.kind == CheckpointEventKind::kAsyncScheduled) async_lines.push_back(c.line);
+  }
   std::sort(save_lines.begin(), save_lines.end());
+  std::sort(async_lines.begin(), async_lines.end());
+  // Iteration lines still inside an asynchronous save's slow window (checkpoint_window.h): the
+  // save's cost belongs to checkpoint_stall, not to a change of level.
+  int async_left = 0;
+  size_t next_async = 0;
   std::vector<Run> parts(1);
   int64_t prev_iteration = -1;
   int prev_line = 0;
@@ -132,10 +140,19 @@ std::vector<Run> Runs(const TrainingLog& log, Metric m) {
         std::upper_bound(save_lines.begin(), save_lines.end(), prev_line) !=
             std::lower_bound(save_lines.begin(), save_lines.end(), r.line) &&
         prev_line > 0;
+    bool in_async_window = false;
+    while (next_async < async_lines.size() && async_lines[next_async] < r.line) {
+      async_left = 1 + kAsyncSaveSlowIntervals;  // the interval holding the save, then the slowed ones
+      ++next_async;
+    }
+    if (async_left > 0) {
+      in_async_window = true;
+      --async_left;
+    }
     prev_iteration = r.iteration;
     prev_line = r.line;
     const double v = Value(r, m);
-    if (!Usable(v) || after_save) continue;
+    if (!Usable(v) || after_save || in_async_window) continue;
     parts.back().records.push_back(&r);
     parts.back().values.push_back(v);
   }

@@ -522,6 +522,11 @@ void ParseThroughputCsv(Sv text, const std::string& where, TrainingLog* log) {
   const auto& header = rows.front().fields;
   const int tcol = ColumnOf(header, kCsvTimeNames), vcol = ColumnOf(header, kCsvTokensNames);
   const int icol = ColumnOf(header, kCsvIterationNames);
+  // The header as the CSV reader parses it (a quoted field may span lines, so it can differ from
+  // the first line that made the file look like a tokens/s CSV).
+  if (tcol < 0 || vcol < 0)
+    throw InputError(where + ":" + std::to_string(rows.front().line) + ": the CSV header names no " +
+                     (tcol < 0 ? "timestamp" : "tokens/s") + " column");
   log->format = TrainingLogFormat::kThroughputCsv;
   log->lines = static_cast<int64_t>(rows.size());
   for (size_t i = 1; i < rows.size(); ++i) {

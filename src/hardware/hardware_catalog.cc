@@ -76,7 +76,9 @@ class TableReader {
   }
   void Count(const char* key, int& out, int min = 1) const {
     if (const toml::node* n = t_.get(key)) {
-      auto v = n->value<int64_t>();
+      // Integers only: toml++'s value<int64_t>() would also convert a float, with undefined
+      // behaviour beyond int64's range (found by hardware_toml_fuzz).
+      const auto v = n->is_integer() ? n->value<int64_t>() : std::nullopt;
       if (!v || *v < min || *v > 1'000'000)
         throw InputError(At(where_, *n) + ": [" + name_ + "] field '" + key + "' must be " +
                          (min == 0 ? "a non-negative" : "a positive") + " integer");

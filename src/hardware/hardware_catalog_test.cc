@@ -354,6 +354,9 @@ TEST(HardwareCatalogErrors, NegativeNumber) {
   EXPECT_CONTAINS(MergeError("[H100]\nbf16_dense_tflops = nan\n"), "'bf16_dense_tflops'");
   EXPECT_CONTAINS(MergeError("[H100]\nhbm_gb = \"80\"\n"), "'hbm_gb'");
   EXPECT_CONTAINS(MergeError("[H100]\nsm_count = 1.5\n"), "'sm_count'");
+  // A float far beyond int64 where a count is wanted (hardware_toml_fuzz found the conversion).
+  EXPECT_CONTAINS(MergeError("[H100]\ngpus_per_node = 5.8e66\n"), "'gpus_per_node' must be a positive integer");
+  EXPECT_CONTAINS(MergeError("[H100]\ngpus_per_node = 8.0\n"), "'gpus_per_node' must be a positive integer");
   EXPECT_CONTAINS(MergeError("[H100]\ndescription = 3\n"), "'description' must be a string");
 }
 

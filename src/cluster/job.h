@@ -20,8 +20,9 @@ inline constexpr EnumNames<JobClass, 4> kJobClassNames{{{{JobClass::kProduction,
                                                         2};
 inline const char* JobClassName(JobClass c) { return kJobClassNames.Name(c); }
 
-// Hard: the job waits until it fits inside the fewest nodes (and one leaf when it needs more
-// than one node). Soft: it prefers that, and takes a split placement rather than wait.
+// Hard: the job waits for a packed placement: the fewest nodes, inside one NVLink domain or one
+// leaf when one can hold it, else the fewest leaves. Soft: it prefers that, and after waiting
+// ReplayOptions::locality_wait_s takes a split placement when that finishes sooner.
 enum class Locality { kSoft, kHard };
 inline constexpr EnumNames<Locality, 2> kLocalityNames{
     {{{Locality::kSoft, "soft"}, {Locality::kHard, "hard"}}}, 2};

@@ -23,5 +23,6 @@ Command AddCalibrateCommand(CLI::App& root);
 Command AddPlanCommand(CLI::App& root);
 Command AddAnalyzeCommand(CLI::App& root);
 Command AddDiagnoseCommand(CLI::App& root);
+Command AddClusterCommand(CLI::App& root);
 
 }  // namespace paratune::cli

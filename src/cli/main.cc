@@ -62,7 +62,8 @@ int main(int argc, char** argv) {
   std::vector<cli::Command> commands = {cli::AddEstimateCommand(app), cli::AddSimulateCommand(app), cli::AddModelsCommand(app),
                                         cli::AddGpusCommand(app), cli::AddValidateCommand(app),
                                         cli::AddCalibrateCommand(app), cli::AddPlanCommand(app),
-                                        cli::AddAnalyzeCommand(app), cli::AddDiagnoseCommand(app)};
+                                        cli::AddAnalyzeCommand(app), cli::AddDiagnoseCommand(app),
+                                        cli::AddClusterCommand(app)};
   if (argc > 1 && argv[1][0] != '-') {
     const std::string unknown = UnknownCommand(app, argv[1]);
     if (!unknown.empty()) {

@@ -7,6 +7,7 @@
 // (InputError, one line naming the file and line).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,5 +49,11 @@ JobTrace ReadAlibabaTrace(std::string_view text, const std::string& where, const
 JobTrace ReadNativeTrace(std::string_view text, const std::string& where, const TraceDefaults& defaults);
 
 inline constexpr size_t kMaxTraceJobs = 10'000'000;
+// A submit time, run time, checkpoint interval or restart overhead beyond this (about 317 years)
+// skips the row: it keeps every sum of times in the replay finite and exact to the second.
+inline constexpr double kMaxTraceSeconds = 1e10;
+// A job asking for more GPUs than any cluster can hold (kMaxClusterNodes x kMaxGpusPerNode of
+// cluster/topology.h) is skipped even when no max_gpus is given, so that Job::gpus never overflows.
+inline constexpr int64_t kMaxJobGpus = int64_t{1} << 27;
 
 }  // namespace paratune

@@ -42,9 +42,11 @@ bool EqualsNoCase(std::string_view a, std::string_view b) {
          });
 }
 
-// qos -> class. LS (latency-sensitive) and Guaranteed pods are the ones the cluster serves first;
-// BE (best-effort) and Burstable pods may wait or be evicted (trace README, after Kubernetes' pod
-// QoS classes; Weng et al. ATC'23 section 2). The one list of the names.
+// qos -> class: LS (latency-sensitive) and Guaranteed pods are production, BE (best-effort) and
+// Burstable pods experimental. The trace README names the column after Kubernetes' pod QoS
+// classes, under which BestEffort pods are evicted first and Guaranteed ones last
+// (kubernetes.io, "Pod Quality of Service Classes"); the split into two classes is paratune's
+// reading (docs/cluster-traces.md). The one list of the names.
 struct QosClass {
   const char* qos;
   JobClass job_class;

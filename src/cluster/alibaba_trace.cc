@@ -1,0 +1,172 @@
+// The Alibaba GPU cluster trace v2023 (alibaba/clusterdata, cluster-trace-gpu-v2023/csv/
+// openb_pod_list_*.csv; Weng et al., "Beware of Fragmentation: Scheduling GPU-Sharing Workloads
+// with Fragmentation Gradient Descent", USENIX ATC'23): one row per pod, columns
+// name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,
+// scheduled_time (times in seconds from the trace's start; the trace's README.md describes them).
+// docs/cluster-traces.md gives the mapping.
+#include <algorithm>
+#include <cctype>
+#include <deque>
+
+#include <fmt/format.h>
+
+#include "cluster/trace_reader.h"
+#include "cluster/trace_rows.h"
+#include "util/error.h"
+
+namespace paratune {
+namespace {
+
+// The one list of the columns (their order in the file is free).
+enum AlibabaColumn {
+  kName,
+  kCpuMilli,
+  kMemoryMib,
+  kNumGpu,
+  kGpuMilli,
+  kGpuSpec,
+  kQos,
+  kPodPhase,
+  kCreationTime,
+  kDeletionTime,
+  kScheduledTime,
+  kAlibabaColumnCount
+};
+const std::vector<std::string_view> kAlibabaColumns = {"name",     "cpu_milli",     "memory_mib",    "num_gpu",
+                                                       "gpu_milli", "gpu_spec",     "qos",           "pod_phase",
+                                                       "creation_time", "deletion_time", "scheduled_time"};
+
+bool EqualsNoCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// qos -> class: LS (latency-sensitive) and Guaranteed pods are production, BE (best-effort) and
+// Burstable pods experimental. The trace README names the column after Kubernetes' pod QoS
+// classes, under which BestEffort pods are evicted first and Guaranteed ones last
+// (kubernetes.io, "Pod Quality of Service Classes"); the split into two classes is paratune's
+// reading (docs/cluster-traces.md). The one list of the names.
+struct QosClass {
+  const char* qos;
+  JobClass job_class;
+};
+constexpr QosClass kQosClasses[] = {{"LS", JobClass::kProduction},
+                                    {"Guaranteed", JobClass::kProduction},
+                                    {"BE", JobClass::kExperimental},
+                                    {"Burstable", JobClass::kExperimental}};
+
+// pod_phase: the pods that ran (Running at the trace's end, Succeeded, Failed) and the one that
+// never did (Pending).
+constexpr const char* kRanPhases[] = {"Running", "Succeeded", "Failed"};
+
+}  // namespace
+
+JobTrace ReadAlibabaTrace(std::string_view text, const std::string& where, const TraceDefaults& defaults) {
+  static_assert(kAlibabaColumnCount == 11);
+  trace_rows::LineScanner lines(text, where);
+  int line = 0;
+  std::string_view s;
+  if (!lines.Next(&line, &s)) throw InputError(where + ": empty trace (no header line)");
+  std::vector<std::string_view> fields;
+  std::deque<std::string> storage;
+  trace_rows::SplitFields(s, where, line, &fields, &storage);
+  const std::vector<int> col = trace_rows::MapColumns(fields, kAlibabaColumns, where, line, "Alibaba v2023");
+  if (col[kCreationTime] < 0 && col[kDeletionTime] < 0 && col[kScheduledTime] < 0)
+    throw InputError(fmt::format(
+        "{}:{}: this Alibaba v2023 pod list has no times (creation_time, scheduled_time, deletion_time): it is a "
+        "workload for a fragmentation snapshot (like openb_pod_list_multigpu50.csv), not a trace to replay",
+        where, line));
+  for (size_t c = 0; c < kAlibabaColumns.size(); ++c)
+    if (col[c] < 0 && c != kCpuMilli && c != kMemoryMib)
+      throw InputError(fmt::format("{}:{}: missing column '{}' (an Alibaba v2023 pod list has {})", where, line,
+                                   kAlibabaColumns[c], "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,"
+                                                       "pod_phase,creation_time,deletion_time,scheduled_time"));
+  const size_t width = fields.size();
+
+  trace_rows::TraceBuilder builder(where, TraceFormat::kAlibabaV2023, defaults);
+  builder.Reserve(text.size() / 64);
+  while (lines.Next(&line, &s)) {
+    storage.clear();
+    trace_rows::SplitFields(s, where, line, &fields, &storage);
+    if (fields.size() != width)
+      throw InputError(fmt::format("{}:{}: expected {} fields, found {}", where, line, width, fields.size()));
+    const auto skip = [&](std::string reason) { builder.Skip(line, std::move(reason)); };
+
+    const trace_rows::Integer gpus = trace_rows::ParseInteger(fields[col[kNumGpu]], "num_gpu");
+    if (!gpus.error.empty()) {
+      skip(gpus.error);
+      continue;
+    }
+    if (gpus.value == 0) {
+      skip("no GPUs: CPU-only pod");
+      continue;
+    }
+    const std::string_view phase = fields[col[kPodPhase]];
+    if (EqualsNoCase(phase, "Pending")) {
+      skip("never ran: pod_phase Pending");
+      continue;
+    }
+    if (std::none_of(std::begin(kRanPhases), std::end(kRanPhases), [&](const char* p) { return EqualsNoCase(phase, p); })) {
+      skip(fmt::format("unknown pod_phase {} (expected Running, Succeeded, Failed or Pending)", trace_rows::Shown(phase)));
+      continue;
+    }
+    const std::string_view scheduled_text = fields[col[kScheduledTime]];
+    const std::string_view deletion_text = fields[col[kDeletionTime]];
+    if (scheduled_text.empty()) {
+      skip("never ran: no scheduled_time");
+      continue;
+    }
+    if (deletion_text.empty()) {
+      skip("never ran: no deletion_time");
+      continue;
+    }
+    const trace_rows::Integer milli = trace_rows::ParseInteger(fields[col[kGpuMilli]], "gpu_milli");
+    const trace_rows::Number created = trace_rows::ParseNumber(fields[col[kCreationTime]], "creation_time");
+    const trace_rows::Number scheduled = trace_rows::ParseNumber(scheduled_text, "scheduled_time");
+    const trace_rows::Number deleted = trace_rows::ParseNumber(deletion_text, "deletion_time");
+    const std::string* error = !milli.error.empty()       ? &milli.error
+                               : !created.error.empty()   ? &created.error
+                               : !scheduled.error.empty() ? &scheduled.error
+                               : !deleted.error.empty()   ? &deleted.error
+                                                          : nullptr;
+    if (error) {
+      skip(*error);
+      continue;
+    }
+    // A GPU pod asks for 1..1000 thousandths of each GPU; below 1000 it shares one GPU, which
+    // paratune does not model: the pod takes the whole GPU.
+    if (milli.value < 1 || milli.value > 1000) {
+      skip(fmt::format("gpu_milli {} is outside 1..1000", milli.value));
+      continue;
+    }
+    const std::string_view qos = fields[col[kQos]];
+    const QosClass* qc = std::find_if(std::begin(kQosClasses), std::end(kQosClasses),
+                                      [&](const QosClass& q) { return EqualsNoCase(qos, q.qos); });
+    if (qc == std::end(kQosClasses)) {
+      skip(fmt::format("unknown qos {} (expected LS, Guaranteed, BE or Burstable)", trace_rows::Shown(qos)));
+      continue;
+    }
+    if (scheduled.value < created.value) {
+      skip(fmt::format("scheduled_time {} is before creation_time {}", scheduled.value, created.value));
+      continue;
+    }
+    Job job;
+    job.line = line;
+    const std::string_view name = fields[col[kName]];
+    job.name = name.empty() ? fmt::format("pod-{}", line) : std::string(name);
+    job.submit_s = created.value;
+    job.run_s = deleted.value - scheduled.value;
+    job.job_class = qc->job_class;
+    job.checkpoint_interval_s = defaults.checkpoint_interval_s;
+    job.restart_overhead_s = defaults.restart_overhead_s;
+    job.locality = defaults.locality;
+    job.model = defaults.model;
+    const std::string_view spec = fields[col[kGpuSpec]];
+    if (!spec.empty() && !EqualsNoCase(spec, "nan")) job.gpu_type = std::string(spec);
+    builder.Add(std::move(job), gpus.value);
+  }
+  return builder.Finish();
+}
+
+}  // namespace paratune

@@ -1,0 +1,134 @@
+// paratune's own job-trace CSV (docs/cluster-traces.md, "Native CSV"): submit_s, gpus and run_s
+// or gpu_hours, with optional columns for what the Job carries (class, checkpointing, locality,
+// GPU type, model and layout). Column order is free; an unknown or duplicated column rejects the
+// file.
+#include <deque>
+
+#include <fmt/format.h>
+
+#include "cluster/trace_reader.h"
+#include "cluster/trace_rows.h"
+#include "util/error.h"
+
+namespace paratune {
+namespace {
+
+// The one list of the columns.
+enum NativeColumn {
+  kSubmit,
+  kGpus,
+  kRun,
+  kGpuHours,
+  kName,
+  kClass,
+  kCheckpointInterval,
+  kRestartOverhead,
+  kLocality,
+  kGpuType,
+  kModel,
+  kTp,
+  kPp,
+  kNativeColumnCount
+};
+const std::vector<std::string_view> kNativeColumns = {
+    "submit_s", "gpus", "run_s", "gpu_hours", "name", "class", "checkpoint_interval_s", "restart_overhead_s",
+    "locality", "gpu_type", "model", "tp", "pp"};
+
+// The most a layout dimension may be (far beyond any GPU count a job has), so that tp x pp fits.
+constexpr int64_t kMaxLayoutDim = int64_t{1} << 27;
+
+}  // namespace
+
+JobTrace ReadNativeTrace(std::string_view text, const std::string& where, const TraceDefaults& defaults) {
+  static_assert(kNativeColumnCount == 13);
+  trace_rows::LineScanner lines(text, where);
+  int line = 0;
+  std::string_view s;
+  if (!lines.Next(&line, &s)) throw InputError(where + ": empty trace (no header line)");
+  std::vector<std::string_view> fields;
+  std::deque<std::string> storage;
+  trace_rows::SplitFields(s, where, line, &fields, &storage);
+  const std::vector<int> col = trace_rows::MapColumns(fields, kNativeColumns, where, line, "native");
+  for (int c : {kSubmit, kGpus})
+    if (col[c] < 0) throw InputError(fmt::format("{}:{}: missing column '{}' (a native trace needs submit_s, gpus and run_s or gpu_hours)", where, line, kNativeColumns[c]));
+  if ((col[kRun] < 0) == (col[kGpuHours] < 0))
+    throw InputError(fmt::format("{}:{}: a native trace has exactly one of the columns run_s and gpu_hours ({})", where,
+                                 line, col[kRun] < 0 ? "it has neither" : "it has both"));
+  const size_t width = fields.size();
+
+  trace_rows::TraceBuilder builder(where, TraceFormat::kNative, defaults);
+  builder.Reserve(text.size() / 32);
+  while (lines.Next(&line, &s)) {
+    storage.clear();
+    trace_rows::SplitFields(s, where, line, &fields, &storage);
+    if (fields.size() != width)
+      throw InputError(fmt::format("{}:{}: expected {} fields, found {}", where, line, width, fields.size()));
+    const auto cell = [&](int c) { return col[c] < 0 ? std::string_view() : fields[col[c]]; };
+    std::string error;
+    // A number column: the trace's value, or `fallback` when the cell is empty or absent.
+    const auto number = [&](int c, double fallback) {
+      if (!error.empty() || cell(c).empty()) return fallback;
+      const trace_rows::Number n = trace_rows::ParseNumber(cell(c), kNativeColumns[c].data());
+      error = n.error;
+      return n.value;
+    };
+    const auto integer = [&](int c, int64_t fallback) {
+      if (!error.empty() || cell(c).empty()) return fallback;
+      const trace_rows::Integer n = trace_rows::ParseInteger(cell(c), kNativeColumns[c].data());
+      error = n.error;
+      return n.value;
+    };
+    for (int c : {kSubmit, kGpus, kRun, kGpuHours})
+      if (col[c] >= 0 && cell(c).empty() && error.empty()) error = fmt::format("field '{}' is empty", kNativeColumns[c]);
+    Job job;
+    job.line = line;
+    job.submit_s = number(kSubmit, 0);
+    const int64_t gpus = integer(kGpus, 0);
+    const double run_s = number(kRun, 0);
+    const double gpu_hours = number(kGpuHours, 0);
+    job.checkpoint_interval_s = number(kCheckpointInterval, defaults.checkpoint_interval_s);
+    job.restart_overhead_s = number(kRestartOverhead, defaults.restart_overhead_s);
+    const int64_t tp = integer(kTp, 0);
+    const int64_t pp = integer(kPp, 0);
+    if (error.empty()) {
+      try {
+        if (!cell(kClass).empty()) job.job_class = kJobClassNames.Parse(cell(kClass), "field 'class'", "class");
+        job.locality = cell(kLocality).empty() ? defaults.locality
+                                               : kLocalityNames.Parse(cell(kLocality), "field 'locality'", "locality");
+      } catch (const InputError& e) {
+        error = e.what();
+      }
+    }
+    if (!error.empty()) {
+      builder.Skip(line, std::move(error));
+      continue;
+    }
+    if (col[kRun] >= 0) {
+      job.run_s = run_s;
+    } else if (!(gpu_hours > 0)) {
+      builder.Skip(line, fmt::format("gpu_hours {} is not positive", gpu_hours));
+      continue;
+    } else if (gpus > 0) {
+      job.run_s = gpu_hours * 3600.0 / static_cast<double>(gpus);  // the work spread over the job's GPUs
+    }
+    if (tp < 0 || pp < 0 || tp > kMaxLayoutDim || pp > kMaxLayoutDim) {
+      builder.Skip(line, fmt::format("tp {} or pp {} is outside 0..{}", tp, pp, kMaxLayoutDim));
+      continue;
+    }
+    const int64_t group = std::max<int64_t>(tp, 1) * std::max<int64_t>(pp, 1);
+    if (gpus > 0 && gpus % group != 0) {
+      builder.Skip(line, fmt::format("tp x pp = {} does not divide gpus {}", group, gpus));
+      continue;
+    }
+    job.tp = static_cast<int>(tp);
+    job.pp = static_cast<int>(pp);
+    const std::string_view name = cell(kName);
+    job.name = name.empty() ? fmt::format("job-{}", line) : std::string(name);
+    job.gpu_type = std::string(cell(kGpuType));
+    job.model = cell(kModel).empty() ? defaults.model : std::string(cell(kModel));
+    builder.Add(std::move(job), gpus);
+  }
+  return builder.Finish();
+}
+
+}  // namespace paratune

@@ -59,6 +59,12 @@ ClusterTopology TopologyFromFlags(const HardwareCatalog& catalog, const std::str
 // file, line and field.
 ClusterTopology ReadClusterFile(const HardwareCatalog& catalog, std::string_view text, const std::string& where);
 
+// The cost model's fabric of a node type as the type describes it: `type.fabric` with its
+// gpus_per_node, NVLink domain (gpus_per_node x nodes_per_domain), nodes_per_leaf and
+// spine_oversubscription, and the same scale-out bandwidth per GPU (one NIC per GPU).
+// ReadClusterFile and TopologyFromFlags store it in NodeType::fabric for priced types.
+Fabric NodeTypeFabric(const NodeType& type);
+
 inline constexpr int kMaxClusterNodes = 1 << 17;
 inline constexpr int kMaxGpusPerNode = 1024;
 

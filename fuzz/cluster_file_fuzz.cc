@@ -1,0 +1,48 @@
+// libFuzzer target: a cluster file (a cluster TOML or the Alibaba v2023 node list) must either be
+// read into a consistent topology or throw InputError, on any bytes. A read topology numbers its
+// nodes in order with every node's type, domain and leaf in range, domains and leaves never mixing
+// types, its GPU count the sum over the types, and a usable fabric on every priced type.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+#include "cluster/topology.h"
+#include "util/error.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static const paratune::HardwareCatalog kCatalog = paratune::HardwareCatalog::BuiltIn();
+  if (size > (1 << 20)) return 0;
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  paratune::ClusterTopology t;
+  try {
+    t = paratune::ReadClusterFile(kCatalog, text, "fuzz.toml");
+  } catch (const paratune::InputError&) {
+    return 0;
+  }
+  if (t.types.empty() || t.nodes.empty() || t.nodes.size() > static_cast<size_t>(paratune::kMaxClusterNodes)) std::abort();
+  int64_t gpus = 0, nodes = 0;
+  for (const paratune::NodeType& ty : t.types) {
+    if (ty.count <= 0 || ty.gpus_per_node <= 0 || ty.gpus_per_node > paratune::kMaxGpusPerNode) std::abort();
+    if (ty.nodes_per_domain <= 0 || ty.nodes_per_leaf < 0 || !(ty.spine_oversubscription >= 1)) std::abort();
+    if (ty.priced) {
+      const paratune::Fabric& f = ty.fabric;
+      if (f.gpus_per_node != ty.gpus_per_node || f.nics_per_node <= 0 || !(f.net_bytes_per_s() > 0)) std::abort();
+      if (f.nvlink_domain <= 0 || (f.nvlink_domain < f.gpus_per_node && f.nvlink_domain != 1)) std::abort();
+    }
+    gpus += int64_t{ty.count} * ty.gpus_per_node;
+    nodes += ty.count;
+  }
+  if (gpus != t.total_gpus || nodes != static_cast<int64_t>(t.nodes.size())) std::abort();
+  for (size_t i = 0; i < t.nodes.size(); ++i) {
+    const paratune::ClusterNode& n = t.nodes[i];
+    if (n.type < 0 || n.type >= static_cast<int>(t.types.size())) std::abort();
+    if (n.domain < 0 || n.domain >= t.domains || n.leaf < 0 || n.leaf >= t.leaves) std::abort();
+    if (i > 0) {
+      const paratune::ClusterNode& p = t.nodes[i - 1];
+      if (n.type < p.type || n.domain < p.domain || n.leaf < p.leaf) std::abort();
+      if ((n.domain == p.domain || n.leaf == p.leaf) && n.type != p.type) std::abort();
+    }
+  }
+  return 0;
+}

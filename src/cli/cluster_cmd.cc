@@ -13,6 +13,7 @@
 #include "cluster/policy.h"
 #include "cluster/speed_model.h"
 #include "cluster/trace_reader.h"
+#include "model/catalog.h"
 #include "scenario/default_scenario.h"
 #include "util/error.h"
 #include "util/file.h"
@@ -90,6 +91,7 @@ Command AddClusterCommand(CLI::App& root) {
             if (f->checkpoint_interval_s >= 0) d.checkpoint_interval_s = f->checkpoint_interval_s;
             if (f->restart_overhead_s >= 0) d.restart_overhead_s = f->restart_overhead_s;
             if (!f->locality.empty()) d.locality = kLocalityNames.Parse(f->locality, "--locality", "locality");
+            if (!f->model.empty()) (void)LoadModel(f->model);  // an unknown model is bad input, not "unpriced"
             d.model = f->model;
             d.production_vcs = SplitList(f->production_vcs);
             d.max_gpus = topology.total_gpus;

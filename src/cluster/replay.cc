@@ -91,6 +91,10 @@ double Scheduler::Slowdown(int64_t id, const Placement& p) {
   return speed_->Price(job(id), ShapeOf(*topology_, p)).slowdown;
 }
 
+bool Scheduler::Modelled(int64_t id, const Placement& p) {
+  return speed_ && speed_->Price(job(id), ShapeOf(*topology_, p)).modelled;
+}
+
 double Scheduler::RunTime(int64_t id, const Placement& p) {
   return (restarting_[id] ? job(id).restart_overhead_s : 0) + remaining_s_[id] * Slowdown(id, p);
 }

@@ -78,6 +78,9 @@ class Scheduler {
   // Wall time a run of the job on this placement would take (restart overhead included).
   double RunTime(int64_t id, const Placement& p);
   double Slowdown(int64_t id, const Placement& p);
+  // Whether the cost model priced the job on this placement (it carries a model and the node
+  // type is in the catalog).
+  bool Modelled(int64_t id, const Placement& p);
   // Work a preemption now would lose, in GPU-seconds (0 for a job not running).
   double LossIfStopped(int64_t id) const;
   bool Preemptible(int64_t id) const;  // experimental and past min_run_s in its current run

@@ -126,21 +126,27 @@ TEST(Replay, EasyBackfillStartsShortJobsWithoutDelayingTheHead) {
 }
 
 TEST(Replay, SoftLocalitySplitsAfterWaitingHardLocalityWaits) {
-  // Two nodes with 5 GPUs busy for 10,000 s; a 6-GPU job at 0 s fits only split (3 + 3).
-  ClusterTopology topo = SmallCluster(2);
+  // Three nodes with 5 GPUs busy for 10,000 s; a 9-GPU job at 0 s fits only split (3 + 3 + 3).
+  ClusterTopology topo = SmallCluster(3);
   ReplayOptions o;
   o.locality_wait_s = 300;
   for (Locality l : {Locality::kSoft, Locality::kHard}) {
-    JobTrace t = MakeTrace({MakeJob(0, 5, 10000), MakeJob(0, 5, 10000), MakeJob(0, 6, 100, JobClass::kExperimental, 0, 0, l)});
+    JobTrace t = MakeTrace({MakeJob(0, 5, 10000), MakeJob(0, 5, 10000), MakeJob(0, 5, 10000),
+                            MakeJob(0, 9, 100, JobClass::kExperimental, 0, 0, l)});
     ReplayResult r = RunPolicy("topo", topo, t, o);
     if (l == Locality::kSoft) {
-      EXPECT_DOUBLE_EQ(r.jobs[2].first_start_s, 300);
-      EXPECT_EQ(r.jobs[2].split_runs, 1);
+      EXPECT_DOUBLE_EQ(r.jobs[3].first_start_s, 300);
+      EXPECT_EQ(r.jobs[3].split_runs, 1);
     } else {
-      EXPECT_DOUBLE_EQ(r.jobs[2].first_start_s, 10000);
-      EXPECT_EQ(r.jobs[2].split_runs, 0);
+      EXPECT_DOUBLE_EQ(r.jobs[3].first_start_s, 10000);
+      EXPECT_EQ(r.jobs[3].split_runs, 0);
     }
   }
+  // A job that fits one node and carries no model never splits, soft or not.
+  JobTrace t = MakeTrace({MakeJob(0, 5, 10000), MakeJob(0, 5, 10000), MakeJob(0, 5, 10000), MakeJob(0, 6, 100)});
+  ReplayResult r = RunPolicy("topo", topo, t, o);
+  EXPECT_DOUBLE_EQ(r.jobs[3].first_start_s, 10000);
+  EXPECT_EQ(r.metrics.split_placements, 0);
 }
 
 TEST(Replay, ConsolidationMigratesASmallJobToFreeAWholeNode) {

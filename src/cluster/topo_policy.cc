@@ -12,6 +12,14 @@ std::optional<Placement> TopoPolicy::Packed(const ClusterState& state, const Job
   return std::nullopt;
 }
 
+namespace {
+int MaxGpusPerNode(const Scheduler& s, const Job& j) {
+  int g = 0;
+  for (int t : s.state().TypesFor(j.gpu_type)) g = std::max(g, s.topology().types[t].gpus_per_node);
+  return g;
+}
+}  // namespace
+
 const TopoPolicy::Reservation& TopoPolicy::Reserve(Scheduler& s, int64_t head) {
   if (res_.head == head && res_.disruptions == s.disruptions()) return res_;
   res_ = Reservation{};
@@ -59,7 +67,10 @@ void TopoPolicy::Schedule(Scheduler& s) {
           split = s.state().SplitFit(t, j.gpus);
           if (split) break;
         }
-        if (split && s.now() + s.RunTime(id, *split) < r.finish_s) {
+        // A job that fits one node splits only when the cost model prices the split: without a
+        // model the cost of running its ranks over the network is unknown, so it waits.
+        const bool one_node = j.gpus <= MaxGpusPerNode(s, j);
+        if (split && (!one_node || s.Modelled(id, *split)) && s.now() + s.RunTime(id, *split) < r.finish_s) {
           ++it;
           s.Start(id, *split);
           continue;

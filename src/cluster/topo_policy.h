@@ -7,7 +7,9 @@
 // Backfilling", IEEE TPDS 12(6), 2001, Section 2). Jobs behind it start now when they fit
 // outside the reserved nodes, or anywhere if they end before the shadow time, so the head is
 // never delayed. A soft-locality head that has waited ReplayOptions::locality_wait_s takes a
-// split placement when that finishes sooner than waiting for its reservation.
+// split placement when that finishes sooner than waiting for its reservation; a job that fits
+// one node does so only when the cost model prices the split (it carries a model), since
+// otherwise the cost of running its ranks over the network is unknown.
 #pragma once
 
 #include <optional>

@@ -1,0 +1,129 @@
+// End-to-end tests of `paratune cluster`: the summary, the JSON schema, the series, per-job
+// and placement outputs, byte-for-byte determinism, and the bad-input contract.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_test_util.h"
+#include "util/test_util.h"
+
+namespace paratune::cli_test {
+namespace {
+
+// Hand-made native trace: the preemption case of src/cluster/replay_test.cc on one node, plus
+// a 4-GPU job.
+constexpr const char* kTrace =
+    "name,submit_s,gpus,run_s,class,checkpoint_interval_s,restart_overhead_s\n"
+    "exp,0,8,10000,experimental,1000,100\n"
+    "prod,7500,8,2000,production,1000,100\n"
+    "small,20000,4,100,experimental,,\n";
+
+class ClusterCli : public Cli {};
+
+TEST_F(ClusterCli, JsonFollowsTheSchemaAndCountsThePreemption) {
+  const std::string trace = Write("t.csv", kTrace);
+  const Result r = Run({"cluster", "--trace", trace, "--nodes", "1", "--gpu", "H100", "--policy", "topo,topo-preempt",
+                        "--min-run", "3600", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema"], "paratune.cluster/1");
+  EXPECT_EQ(j["cluster"]["gpus"], 8);
+  EXPECT_EQ(j["trace"]["jobs"], 3);
+  EXPECT_EQ(j["trace"]["format"], "native");
+  ASSERT_EQ(j["policies"].size(), 2u);
+  const auto& topo = j["policies"][0];
+  const auto& pre = j["policies"][1];
+  EXPECT_EQ(topo["policy"], "topo");
+  EXPECT_EQ(pre["policy"], "topo-preempt");
+  EXPECT_EQ(topo["preemptions"], 0);
+  EXPECT_EQ(pre["preemptions"], 1);
+  EXPECT_DOUBLE_EQ(pre["lost_gpu_hours"].get<double>(), 4000.0 / 3600);
+  EXPECT_DOUBLE_EQ(pre["by_class"]["production"]["queue_delay_s"]["p99"].get<double>(), 0);
+  EXPECT_DOUBLE_EQ(topo["by_class"]["production"]["queue_delay_s"]["p99"].get<double>(), 2500);
+  for (const char* k : {"jobs_finished", "utilization", "useful_gpu_hours", "split_placements", "split_placements_le8",
+                        "queue_delay_s", "jct_s", "fragmentation", "makespan_s"})
+    EXPECT_TRUE(pre.contains(k)) << k;
+  for (const char* k : {"mean", "p50", "p99", "p999"}) EXPECT_TRUE(pre["queue_delay_s"].contains(k)) << k;
+}
+
+TEST_F(ClusterCli, SameInputsGiveTheSameBytes) {
+  const std::string trace = Write("t.csv", kTrace);
+  std::string first[4];
+  for (int run = 0; run < 2; ++run) {
+    const std::string d = "run" + std::to_string(run);
+    const std::string series = Write(d + "/s.csv", ""), jobs = Write(d + "/j.csv", ""), tr = Write(d + "/p.json", "");
+    const Result r = Run({"cluster", "--trace", trace, "--nodes", "2", "--gpu", "H100", "--policy",
+                          "fifo,topo,topo-preempt,topo-defrag", "--json", "--series", series, "--jobs-out", jobs,
+                          "--trace-out", tr, "--series-interval", "600"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string got[4] = {r.out, Slurp(series), Slurp(jobs), Slurp(tr)};
+    for (int i = 0; i < 4; ++i) {
+      if (run == 0) first[i] = got[i];
+      else EXPECT_EQ(first[i], got[i]) << "output " << i;
+    }
+  }
+  // The series has a header and one row per policy and sample; the trace one track per node.
+  EXPECT_EQ(first[1].substr(0, first[1].find('\n')),
+            "policy,time_s,allocated_gpus,utilization,queue_length,queued_gpus,running_jobs,fragmented_gpus,"
+            "partial_nodes,partial_domains");
+  const auto trace_json = nlohmann::json::parse(first[3]);
+  int names = 0, events = 0;
+  for (const auto& e : trace_json["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "thread_name") ++names;
+    if (e["ph"] == "X") ++events;
+  }
+  EXPECT_EQ(names, 4 * 2);  // 4 policies x 2 nodes
+  EXPECT_GE(events, 4 * 3);
+}
+
+TEST_F(ClusterCli, SummaryPutsPoliciesSideBySide) {
+  const std::string trace = Write("t.csv", kTrace);
+  const Result r = Run({"cluster", "--trace", trace, "--nodes", "1", "--gpu", "H100"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("fifo"), std::string::npos);
+  EXPECT_NE(r.out.find("topo-preempt"), std::string::npos);
+  EXPECT_NE(r.out.find("queue delay p99.9"), std::string::npos);
+  EXPECT_NE(r.out.find("3 jobs replayed"), std::string::npos);
+}
+
+TEST_F(ClusterCli, BadInputIsOneLineAndStatusTwo) {
+  const std::string trace = Write("t.csv", kTrace);
+  EXPECT_NE(RunBad({"cluster", "--trace", trace, "--nodes", "1", "--policy", "lifo"}).find("unknown policy 'lifo'"),
+            std::string::npos);
+  EXPECT_NE(RunBad({"cluster", "--trace", trace}).find("--nodes"), std::string::npos);
+  EXPECT_NE(RunBad({"cluster", "--trace", trace, "--nodes", "1", "--model", "no-such-model"}).find("no-such-model"),
+            std::string::npos);
+  const std::string bad = Write("bad.csv", "submit_s,gpus,run_s,colour\n0,1,10,red\n");
+  EXPECT_NE(RunBad({"cluster", "--trace", bad, "--nodes", "1"}).find("colour"), std::string::npos);
+  EXPECT_NE(RunBad({"cluster", "--trace", Write("e.csv", ""), "--nodes", "1"}).find("e.csv"), std::string::npos);
+  // Rows that cannot be jobs are skipped with their lines, and the rest replayed.
+  const std::string rows = Write("rows.csv", "submit_s,gpus,run_s\n0,0,10\n-5,1,10\n0,64,10\n0,1,10\n");
+  const Result r = Run({"cluster", "--trace", rows, "--nodes", "1", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["trace"]["jobs"], 1);
+  ASSERT_EQ(j["trace"]["skipped"].size(), 3u);
+  EXPECT_EQ(j["trace"]["skipped"][0]["line"], 2);
+  EXPECT_EQ(j["trace"]["skipped"][1]["line"], 3);
+  EXPECT_EQ(j["trace"]["skipped"][2]["line"], 4);
+}
+
+// The acceptance figures on the Philly-derived trace (docs/cluster.md): on 64 nodes of 8 GPUs
+// topology-aware placement splits no job of <= 8 GPUs and queues less than FIFO first fit at
+// equal or higher utilisation.
+TEST_F(ClusterCli, PhillyTopologyAwareBeatsFifo) {
+  PARATUNE_SHARED_OR_SKIP(philly, "cluster-traces/philly-pollux/philly.csv");
+  const Result r = Run({"cluster", "--trace", philly, "--nodes", "64", "--gpu", "H100", "--policy", "fifo,topo", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["trace"]["jobs"], 82247);
+  const auto& fifo = j["policies"][0];
+  const auto& topo = j["policies"][1];
+  EXPECT_EQ(topo["split_placements_le8"], 0);
+  EXPECT_GT(fifo["split_placements_le8"].get<int>(), 1000);
+  EXPECT_LT(topo["queue_delay_s"]["mean"].get<double>(), fifo["queue_delay_s"]["mean"].get<double>());
+  EXPECT_GE(topo["utilization"].get<double>(), fifo["utilization"].get<double>() - 1e-9);
+}
+
+}  // namespace
+}  // namespace paratune::cli_test

@@ -1,6 +1,8 @@
 #include "cluster/cluster_state.h"
 
 #include <algorithm>
+#include <cctype>
+#include <string_view>
 #include <tuple>
 
 namespace paratune {
@@ -72,18 +74,28 @@ int ClusterState::FreeBelow(int type, int gpus) const {
 }
 
 std::vector<int> ClusterState::TypesFor(const std::string& gpu_type) const {
+  // `gpu_type` may list alternatives separated by '|' (the Alibaba trace's gpu_spec).
+  auto same = [](std::string_view a, std::string_view b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+             return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           });
+  };
   std::vector<int> out;
   for (int t = 0; t < static_cast<int>(topology_->types.size()); ++t) {
     if (gpu_type.empty()) {
       out.push_back(t);
       continue;
     }
-    const std::string& name = topology_->types[t].gpu;
-    if (name.size() == gpu_type.size() &&
-        std::equal(name.begin(), name.end(), gpu_type.begin(),
-                   [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) ==
-                                               std::tolower(static_cast<unsigned char>(b)); }))
-      out.push_back(t);
+    std::string_view rest = gpu_type;
+    while (true) {
+      const size_t bar = rest.find('|');
+      if (same(rest.substr(0, bar), topology_->types[t].gpu)) {
+        out.push_back(t);
+        break;
+      }
+      if (bar == std::string_view::npos) break;
+      rest.remove_prefix(bar + 1);
+    }
   }
   return out;
 }

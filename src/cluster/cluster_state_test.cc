@@ -90,6 +90,20 @@ TEST(ClusterState, PartialDomainsCountNvlinkDomainsNeitherFullNorEmpty) {
   EXPECT_EQ(s.free_total(), 144);
 }
 
+TEST(ClusterState, GpuTypesMatchByNameOrAnyOfTheAlternatives) {
+  NodeType a, b;
+  a.name = a.gpu = "V100M16";
+  b.name = b.gpu = "V100M32";
+  a.count = b.count = 1;
+  a.gpus_per_node = b.gpus_per_node = 8;
+  ClusterTopology topo = BuildTopology({a, b});
+  ClusterState s(topo);
+  EXPECT_EQ(s.TypesFor(""), (std::vector<int>{0, 1}));
+  EXPECT_EQ(s.TypesFor("v100m32"), (std::vector<int>{1}));
+  EXPECT_EQ(s.TypesFor("V100M16|V100M32"), (std::vector<int>{0, 1}));
+  EXPECT_TRUE(s.TypesFor("T4").empty());
+}
+
 TEST(Placement, ShapeSaysWhichGroupsStayInsideANode) {
   ClusterTopology topo = SmallCluster(4, 8, 2);
   PlacementShape packed = ShapeOf(topo, Placement{{{0, 8}, {1, 8}}});

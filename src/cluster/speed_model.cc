@@ -84,7 +84,10 @@ const ModelSpec* SpeedModel::Model(const std::string& name, std::string& error) 
     try {
       m = LoadModel(name);
     } catch (const InputError& e) {
-      model_errors_[name] = std::string("model not priced: ") + e.what();
+      // LoadModel lists the whole catalog after "; catalog:": the job's record keeps the reason.
+      std::string why = e.what();
+      why = why.substr(0, std::min<size_t>(why.find("; catalog:"), 300));
+      model_errors_[name] = "model not priced: " + why;
     }
     it = models_.emplace(name, std::move(m)).first;
   }
@@ -194,6 +197,8 @@ const Pricing& SpeedModel::Price(const Job& job, const PlacementShape& shape) {
                           HopNote(l.pp, l.tp * l.cp * l.dp, packed, placed, leaves)})
       if (!n.empty()) notes.push_back(std::move(n));
     for (const std::string& n : notes) out.note += (out.note.empty() ? "" : "; ") + n;
+    // Slower links whose traffic stays behind compute (an overlapped DP reduction) cost nothing.
+    if (!out.note.empty() && out.slowdown == 1.0) out.note += " (hidden behind compute: no slower)";
   } catch (const InputError& e) {
     out = Pricing{};
     out.note = fmt::format("model not priced on this placement: {}", e.what());

@@ -64,33 +64,25 @@ constexpr const char* kRanPhases[] = {"Running", "Succeeded", "Failed"};
 
 JobTrace ReadAlibabaTrace(std::string_view text, const std::string& where, const TraceDefaults& defaults) {
   static_assert(kAlibabaColumnCount == 11);
-  trace_rows::LineScanner lines(text, where);
-  int line = 0;
-  std::string_view s;
-  if (!lines.Next(&line, &s)) throw InputError(where + ": empty trace (no header line)");
-  std::vector<std::string_view> fields;
-  std::deque<std::string> storage;
-  trace_rows::SplitFields(s, where, line, &fields, &storage);
-  const std::vector<int> col = trace_rows::MapColumns(fields, kAlibabaColumns, where, line, "Alibaba v2023");
+  trace_rows::RowReader rows(text, where, kAlibabaColumns, "Alibaba v2023");
+  const std::vector<int>& col = rows.columns();
+  const int header_line = rows.header_line();
   if (col[kCreationTime] < 0 && col[kDeletionTime] < 0 && col[kScheduledTime] < 0)
     throw InputError(fmt::format(
         "{}:{}: this Alibaba v2023 pod list has no times (creation_time, scheduled_time, deletion_time): it is a "
         "workload for a fragmentation snapshot (like openb_pod_list_multigpu50.csv), not a trace to replay",
-        where, line));
+        where, header_line));
   for (size_t c = 0; c < kAlibabaColumns.size(); ++c)
     if (col[c] < 0 && c != kCpuMilli && c != kMemoryMib)
-      throw InputError(fmt::format("{}:{}: missing column '{}' (an Alibaba v2023 pod list has {})", where, line,
+      throw InputError(fmt::format("{}:{}: missing column '{}' (an Alibaba v2023 pod list has {})", where, header_line,
                                    kAlibabaColumns[c], "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,"
                                                        "pod_phase,creation_time,deletion_time,scheduled_time"));
-  const size_t width = fields.size();
 
   trace_rows::TraceBuilder builder(where, TraceFormat::kAlibabaV2023, defaults);
   builder.Reserve(text.size() / 64);
-  while (lines.Next(&line, &s)) {
-    storage.clear();
-    trace_rows::SplitFields(s, where, line, &fields, &storage);
-    if (fields.size() != width)
-      throw InputError(fmt::format("{}:{}: expected {} fields, found {}", where, line, width, fields.size()));
+  while (rows.Next()) {
+    const int line = rows.line();
+    const std::vector<std::string_view>& fields = rows.fields();
     const auto skip = [&](std::string reason) { builder.Skip(line, std::move(reason)); };
 
     const trace_rows::Integer gpus = trace_rows::ParseInteger(fields[col[kNumGpu]], "num_gpu");

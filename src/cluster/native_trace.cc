@@ -41,28 +41,20 @@ constexpr int64_t kMaxLayoutDim = int64_t{1} << 27;
 
 JobTrace ReadNativeTrace(std::string_view text, const std::string& where, const TraceDefaults& defaults) {
   static_assert(kNativeColumnCount == 13);
-  trace_rows::LineScanner lines(text, where);
-  int line = 0;
-  std::string_view s;
-  if (!lines.Next(&line, &s)) throw InputError(where + ": empty trace (no header line)");
-  std::vector<std::string_view> fields;
-  std::deque<std::string> storage;
-  trace_rows::SplitFields(s, where, line, &fields, &storage);
-  const std::vector<int> col = trace_rows::MapColumns(fields, kNativeColumns, where, line, "native");
+  trace_rows::RowReader rows(text, where, kNativeColumns, "native");
+  const std::vector<int>& col = rows.columns();
+  const int header_line = rows.header_line();
   for (int c : {kSubmit, kGpus})
-    if (col[c] < 0) throw InputError(fmt::format("{}:{}: missing column '{}' (a native trace needs submit_s, gpus and run_s or gpu_hours)", where, line, kNativeColumns[c]));
+    if (col[c] < 0) throw InputError(fmt::format("{}:{}: missing column '{}' (a native trace needs submit_s, gpus and run_s or gpu_hours)", where, header_line, kNativeColumns[c]));
   if ((col[kRun] < 0) == (col[kGpuHours] < 0))
     throw InputError(fmt::format("{}:{}: a native trace has exactly one of the columns run_s and gpu_hours ({})", where,
-                                 line, col[kRun] < 0 ? "it has neither" : "it has both"));
-  const size_t width = fields.size();
+                                 header_line, col[kRun] < 0 ? "it has neither" : "it has both"));
 
   trace_rows::TraceBuilder builder(where, TraceFormat::kNative, defaults);
   builder.Reserve(text.size() / 32);
-  while (lines.Next(&line, &s)) {
-    storage.clear();
-    trace_rows::SplitFields(s, where, line, &fields, &storage);
-    if (fields.size() != width)
-      throw InputError(fmt::format("{}:{}: expected {} fields, found {}", where, line, width, fields.size()));
+  while (rows.Next()) {
+    const int line = rows.line();
+    const std::vector<std::string_view>& fields = rows.fields();
     const auto cell = [&](int c) { return col[c] < 0 ? std::string_view() : fields[col[c]]; };
     std::string error;
     // A number column: the trace's value, or `fallback` when the cell is empty or absent.

@@ -32,19 +32,13 @@ bool GpuTimeAgrees(double duration_s, int64_t gpus, double gpu_time) {
 
 JobTrace ReadPhillyTrace(std::string_view text, const std::string& where, const TraceDefaults& defaults) {
   static_assert(kPhillyColumnCount == 5);
-  trace_rows::LineScanner lines(text, where);
-  int line = 0;
-  std::string_view s;
-  if (!lines.Next(&line, &s)) throw InputError(where + ": empty trace (no header line)");
-  std::vector<std::string_view> fields;
-  std::deque<std::string> storage;
-  trace_rows::SplitFields(s, where, line, &fields, &storage);
-  const std::vector<int> col = trace_rows::MapColumns(fields, kPhillyColumns, where, line, "Philly");
+  trace_rows::RowReader rows(text, where, kPhillyColumns, "Philly");
+  const std::vector<int>& col = rows.columns();
+  const int header_line = rows.header_line();
   for (size_t c = 0; c < kPhillyColumns.size(); ++c)
     if (col[c] < 0)
       throw InputError(fmt::format("{}:{}: missing column '{}' (a Philly trace has timestamp,duration,num_gpus,gpu_time,cluster)",
-                                   where, line, kPhillyColumns[c]));
-  const size_t width = fields.size();
+                                   where, header_line, kPhillyColumns[c]));
 
   // First pass: each row's own checks; submit times are epoch seconds until the earliest is known.
   struct Pending {
@@ -58,11 +52,9 @@ JobTrace ReadPhillyTrace(std::string_view text, const std::string& where, const 
   pending.reserve(expected_rows);
   builder.Reserve(expected_rows);
   double earliest = std::numeric_limits<double>::infinity();
-  while (lines.Next(&line, &s)) {
-    storage.clear();
-    trace_rows::SplitFields(s, where, line, &fields, &storage);
-    if (fields.size() != width)
-      throw InputError(fmt::format("{}:{}: expected {} fields, found {}", where, line, width, fields.size()));
+  while (rows.Next()) {
+    const int line = rows.line();
+    const std::vector<std::string_view>& fields = rows.fields();
     const std::string_view ts_text = fields[col[kTimestamp]];
     const std::optional<double> ts = ParseTimestamp(ts_text);
     if (!ts) {

@@ -125,6 +125,27 @@ std::vector<int> MapColumns(const std::vector<std::string_view>& header, const s
   return index;
 }
 
+RowReader::RowReader(std::string_view text, const std::string& where, const std::vector<std::string_view>& names,
+                     const char* format)
+    : lines_(text, where), where_(where) {
+  std::string_view s;
+  if (!lines_.Next(&header_line_, &s)) throw InputError(where + ": empty trace (no header line)");
+  SplitFields(s, where, header_line_, &fields_, &storage_);
+  columns_ = MapColumns(fields_, names, where, header_line_, format);
+  width_ = fields_.size();
+  line_ = header_line_;
+}
+
+bool RowReader::Next() {
+  std::string_view s;
+  if (!lines_.Next(&line_, &s)) return false;
+  storage_.clear();
+  SplitFields(s, where_, line_, &fields_, &storage_);
+  if (fields_.size() != width_)
+    throw InputError(fmt::format("{}:{}: expected {} fields, found {}", where_, line_, width_, fields_.size()));
+  return true;
+}
+
 Number ParseNumber(std::string_view field, const char* column) {
   Number n;
   field = Trim(field);

@@ -48,6 +48,32 @@ void SplitFields(std::string_view line, const std::string& where, int line_numbe
 std::vector<int> MapColumns(const std::vector<std::string_view>& header, const std::vector<std::string_view>& names,
                             const std::string& where, int line, const char* format);
 
+// The rows of one trace: the header line mapped to the format's columns (MapColumns), then
+// each row split (SplitFields) and checked to have the header's field count (InputError
+// "where:line: expected N fields, found M" otherwise). Throws InputError for a text without a
+// header line.
+class RowReader {
+ public:
+  RowReader(std::string_view text, const std::string& where, const std::vector<std::string_view>& names,
+            const char* format);
+  // For each of the format's columns, its field index or -1.
+  const std::vector<int>& columns() const { return columns_; }
+  int header_line() const { return header_line_; }
+  // The next row; false at the end.
+  bool Next();
+  int line() const { return line_; }
+  const std::vector<std::string_view>& fields() const { return fields_; }
+
+ private:
+  LineScanner lines_;
+  const std::string& where_;
+  std::vector<std::string_view> fields_;
+  std::deque<std::string> storage_;
+  std::vector<int> columns_;
+  int header_line_ = 0, line_ = 0;
+  size_t width_ = 0;
+};
+
 // A value as it may go in a message: at most 40 characters, control bytes as '?', quoted.
 std::string Shown(std::string_view value);
 

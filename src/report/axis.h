@@ -1,0 +1,36 @@
+// Axes and legends shared by the chart files: the plot area inside the figure's margins, an x or
+// y axis with its ticks, grid lines and label, and a legend of series names and colours.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "report/scale.h"
+#include "report/svg.h"
+
+namespace paratune {
+
+struct PlotArea {
+  double left = 64, top = 28, right = 16, bottom = 48;  // margins, px
+  double width = 0, height = 0;                          // of the figure
+  double x0() const { return left; }
+  double x1() const { return width - right; }
+  double y0() const { return height - bottom; }  // bottom (y grows down)
+  double y1() const { return top; }
+};
+
+// Colour of series i (a palette readable in light and dark mode and for the common colour
+// vision deficiencies: Okabe & Ito, "Color Universal Design", 2008), as a CSS variable
+// reference "var(--series-i)" whose values page.cc defines.
+std::string SeriesColour(size_t i);
+
+void DrawYAxis(SvgWriter& w, const PlotArea& a, const Scale& s, const Ticks& t, const std::string& label,
+               const std::string& unit);
+void DrawXAxis(SvgWriter& w, const PlotArea& a, const Scale& s, const Ticks& t, const std::string& label,
+               const std::string& unit);
+// Category labels under band positions (bar charts).
+void DrawCategoryAxis(SvgWriter& w, const PlotArea& a, const std::vector<std::string>& categories,
+                      const std::vector<double>& centres, const std::string& label);
+void DrawLegend(SvgWriter& w, const PlotArea& a, const std::vector<std::string>& names);
+
+}  // namespace paratune

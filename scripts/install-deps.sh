@@ -10,6 +10,9 @@ pkgs=(
   # .ci/run: GCC's AddressSanitizer and UBSan runtimes (preset asan), clang's libFuzzer (preset
   # fuzz), llvm-symbolizer for readable sanitizer reports
   libasan8 libubsan1 clang libclang-rt-14-dev llvm-14
+  # the report's browser tests (src/report/browser_test.cc): headless Chromium and a font for the
+  # pages' text (docs/report-browser.md)
+  chromium fonts-dejavu-core
 )
 missing=()
 for p in "${pkgs[@]}"; do

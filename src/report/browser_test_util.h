@@ -25,8 +25,28 @@ struct PageLoad {
 std::string ChromiumPath();
 
 // Loads `url` (file:// or http://127.0.0.1:PORT/...) at a window of width x height. nullopt
-// (with the reason in *error) when Chromium failed to run.
-std::optional<PageLoad> LoadPage(const std::string& url, int width, int height, std::string* error);
+// (with the reason in *error) when Chromium failed to run, the URL could not be loaded, or the
+// page had not loaded within `timeout_s` (then the browser is killed: a test never hangs).
+std::optional<PageLoad> LoadPage(const std::string& url, int width, int height, std::string* error,
+                                 double timeout_s = 20);
+
+// The parts LoadPage is built from, exposed for their unit tests (docs/report-browser.md).
+
+// An 8-bit PNG decoded to rows of pixels (`channels` bytes each: 1 grey, 2 grey+alpha, 3 RGB,
+// 4 RGBA), without gamma or colour-profile handling.
+struct PngImage {
+  int width = 0, height = 0;
+  int channels = 0;
+  std::vector<unsigned char> pixels;  // height rows of width * channels bytes
+};
+// Decodes a non-interlaced PNG of bit depth 8 and colour type 0, 2, 4 or 6 (what Chromium's
+// screenshots are); nullopt with the reason in *error for anything else or a damaged file.
+std::optional<PngImage> DecodePng(const std::string& png, std::string* error);
+// Every pixel the same (an empty image is blank).
+bool IsBlank(const PngImage& image);
+// Standard base64 (RFC 4648 section 4, with padding; whitespace is not allowed); nullopt when
+// `text` is not base64.
+std::optional<std::string> Base64Decode(const std::string& text);
 
 }  // namespace paratune::browser
 

@@ -1,0 +1,385 @@
+// The headless-Chromium harness (browser_test_util.h): its base64 and PNG decoders on inputs
+// built here by hand, then Chromium itself on hand-written pages whose console errors, requests,
+// DOM and screenshot pixels are known. The Chromium tests skip when it is not installed.
+#include "report/browser_test_util.h"
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "util/test_util.h"
+
+namespace paratune::browser {
+namespace {
+
+// ---- base64 (RFC 4648 section 10 test vectors) ------------------------------------------------
+
+TEST(Base64, DecodesTheRfcVectors) {
+  EXPECT_EQ(Base64Decode(""), "");
+  EXPECT_EQ(Base64Decode("Zg=="), "f");
+  EXPECT_EQ(Base64Decode("Zm8="), "fo");
+  EXPECT_EQ(Base64Decode("Zm9v"), "foo");
+  EXPECT_EQ(Base64Decode("Zm9vYg=="), "foob");
+  EXPECT_EQ(Base64Decode("Zm9vYmE="), "fooba");
+  EXPECT_EQ(Base64Decode("Zm9vYmFy"), "foobar");
+  // 0xfb 0xff: the last two alphabet characters.
+  EXPECT_EQ(Base64Decode("+/8="), std::string("\xfb\xff"));
+}
+
+TEST(Base64, RejectsWhatIsNotBase64) {
+  EXPECT_FALSE(Base64Decode("Zm9"));       // not a multiple of 4
+  EXPECT_FALSE(Base64Decode("Zm9v\n"));    // whitespace
+  EXPECT_FALSE(Base64Decode("Z=9v"));      // padding inside
+  EXPECT_FALSE(Base64Decode("Zg==Zm9v"));  // padding before the end
+  EXPECT_FALSE(Base64Decode("Zm*v"));      // outside the alphabet
+}
+
+// ---- PNG: files built here, rows written with each of the five filters -------------------------
+
+void Put32(std::string* out, uint32_t v) {
+  for (int s = 24; s >= 0; s -= 8) out->push_back(static_cast<char>((v >> s) & 0xff));
+}
+
+void PutChunk(std::string* out, const std::string& type, const std::string& data) {
+  Put32(out, static_cast<uint32_t>(data.size()));
+  const std::string body = type + data;
+  out->append(body);
+  Put32(out, static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size()))));
+}
+
+int PaethRef(int a, int b, int c) {  // PNG specification 9.4, written out again for the test
+  const int p = a + b - c, pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - c);
+  return (pa <= pb && pa <= pc) ? a : (pb <= pc ? b : c);
+}
+
+// A PNG of `pixels` (rows of width * channels bytes); row y is filtered with filters[y % size].
+std::string MakePng(int width, int height, int colour_type, int channels, const std::vector<unsigned char>& pixels,
+                    const std::vector<int>& filters, int depth = 8, int interlace = 0) {
+  const size_t stride = static_cast<size_t>(width * channels);
+  std::string raw;
+  for (int y = 0; y < height; ++y) {
+    const int f = filters[static_cast<size_t>(y) % filters.size()];
+    raw.push_back(static_cast<char>(f));
+    for (size_t i = 0; i < stride; ++i) {
+      const size_t at = static_cast<size_t>(y) * stride + i;
+      const int x = pixels[at];
+      const int a = i >= static_cast<size_t>(channels) ? pixels[at - static_cast<size_t>(channels)] : 0;
+      const int b = y > 0 ? pixels[at - stride] : 0;
+      const int c = (y > 0 && i >= static_cast<size_t>(channels)) ? pixels[at - stride - static_cast<size_t>(channels)] : 0;
+      const int pred = f == 0 ? 0 : f == 1 ? a : f == 2 ? b : f == 3 ? (a + b) / 2 : PaethRef(a, b, c);
+      raw.push_back(static_cast<char>((x - pred) & 0xff));
+    }
+  }
+  std::string z(compressBound(static_cast<uLong>(raw.size())), '\0');
+  uLongf zlen = static_cast<uLongf>(z.size());
+  EXPECT_EQ(compress(reinterpret_cast<Bytef*>(z.data()), &zlen, reinterpret_cast<const Bytef*>(raw.data()), static_cast<uLong>(raw.size())), Z_OK);
+  z.resize(zlen);
+  std::string png = "\x89PNG\r\n\x1a\n";
+  std::string ihdr;
+  Put32(&ihdr, static_cast<uint32_t>(width));
+  Put32(&ihdr, static_cast<uint32_t>(height));
+  ihdr += {static_cast<char>(depth), static_cast<char>(colour_type), 0, 0, static_cast<char>(interlace)};
+  PutChunk(&png, "IHDR", ihdr);
+  PutChunk(&png, "tEXt", std::string("Comment\0ancillary, skipped", 26));
+  // Two IDAT chunks: the decoder joins them before inflating.
+  PutChunk(&png, "IDAT", z.substr(0, z.size() / 2));
+  PutChunk(&png, "IDAT", z.substr(z.size() / 2));
+  PutChunk(&png, "IEND", "");
+  return png;
+}
+
+// Pixels that make every filter's predictor matter: a gradient with wrap-around and noise.
+std::vector<unsigned char> TestPixels(int width, int height, int channels) {
+  std::vector<unsigned char> px;
+  uint32_t s = 12345;
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x)
+      for (int c = 0; c < channels; ++c) {
+        s = s * 1103515245u + 12345u;
+        px.push_back(static_cast<unsigned char>(x * 37 + y * 91 + c * 53 + ((s >> 16) & 0x1f)));
+      }
+  return px;
+}
+
+TEST(Png, DecodesEveryFilterTypeAndColourType) {
+  struct Case {
+    int colour_type, channels;
+  };
+  for (const Case k : {Case{0, 1}, Case{2, 3}, Case{4, 2}, Case{6, 4}}) {
+    const int w = 7, h = 10;  // 10 rows: each filter twice, also on the first row (no row above)
+    const auto px = TestPixels(w, h, k.channels);
+    for (const std::vector<int>& filters : {std::vector<int>{0, 1, 2, 3, 4}, std::vector<int>{4, 3, 2, 1, 0}}) {
+      std::string err;
+      const auto img = DecodePng(MakePng(w, h, k.colour_type, k.channels, px, filters), &err);
+      ASSERT_TRUE(img) << "colour type " << k.colour_type << ": " << err;
+      EXPECT_EQ(img->width, w);
+      EXPECT_EQ(img->height, h);
+      EXPECT_EQ(img->channels, k.channels);
+      EXPECT_EQ(img->pixels, px) << "colour type " << k.colour_type << ", first filter " << filters[0];
+      EXPECT_FALSE(IsBlank(*img));
+    }
+  }
+}
+
+TEST(Png, BlankIsEveryPixelTheSame) {
+  std::vector<unsigned char> px(5 * 4 * 4, 0);
+  for (size_t i = 0; i < px.size(); i += 4) px[i] = 200, px[i + 1] = 10, px[i + 2] = 30, px[i + 3] = 255;
+  const auto blank = DecodePng(MakePng(5, 4, 6, 4, px, {4}), nullptr);
+  ASSERT_TRUE(blank);
+  EXPECT_TRUE(IsBlank(*blank));
+  px.back() = 254;  // the alpha of the last pixel only
+  const auto one_off = DecodePng(MakePng(5, 4, 6, 4, px, {1}), nullptr);
+  ASSERT_TRUE(one_off);
+  EXPECT_FALSE(IsBlank(*one_off));
+  EXPECT_TRUE(IsBlank(PngImage{}));
+}
+
+TEST(Png, RejectsWhatItDoesNotRead) {
+  const auto px = TestPixels(3, 3, 3);
+  auto error_of = [](const std::string& png) {
+    std::string err;
+    EXPECT_FALSE(DecodePng(png, &err));
+    return err;
+  };
+  EXPECT_EQ(error_of("GIF89a"), "PNG: no PNG signature");
+  EXPECT_EQ(error_of(MakePng(3, 3, 2, 3, px, {0}, 16)), "PNG: bit depth 16 (only 8 is read)");
+  EXPECT_EQ(error_of(MakePng(3, 3, 3, 3, px, {0})), "PNG: colour type 3 (only 0, 2, 4, 6 are read)");
+  EXPECT_EQ(error_of(MakePng(3, 3, 2, 3, px, {0}, 8, 1)), "PNG: interlaced (not read)");
+  EXPECT_EQ(error_of(MakePng(3, 3, 2, 3, px, {5})), "PNG: row 0 has filter type 5 (0..4)");
+  std::string png = MakePng(3, 3, 2, 3, px, {0});
+  std::string bad_crc = png;
+  bad_crc[8 + 8 + 2] ^= 1;  // a byte of IHDR's data
+  EXPECT_EQ(error_of(bad_crc), "PNG: chunk IHDR has a bad CRC");
+  EXPECT_EQ(error_of(png.substr(0, png.size() - 12)), "PNG: no IEND");
+  EXPECT_EQ(error_of(png.substr(0, 40)), "PNG: the file ends inside a chunk (byte 33)");  // 8 + IHDR's 25
+  EXPECT_EQ(error_of(png.substr(0, 50)), "PNG: chunk tEXt runs past the end of the file");
+  // One row short: a 3x4 header over the 3x3 image's data.
+  std::string tall = png;
+  tall[8 + 8 + 7] = 4;
+  const uint32_t crc = static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(tall.data() + 12), 17));
+  for (int k = 0; k < 4; ++k) tall[29 + k] = static_cast<char>((crc >> (24 - 8 * k)) & 0xff);
+  EXPECT_EQ(error_of(tall), "PNG: image data inflates to 30 bytes, expected 40");
+}
+
+// ---- Chromium ----------------------------------------------------------------------------------
+
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/paratune-browser-test-XXXXXX";
+    path_ = mkdtemp(tmpl) ? tmpl : "";
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  // Writes `html` to NAME and returns its file:// URL.
+  std::string Page(const std::string& name, const std::string& html) const {
+    std::ofstream(path_ + "/" + name) << html;
+    return "file://" + path_ + "/" + name;
+  }
+
+ private:
+  std::string path_;
+};
+
+// Loads a page, failing the test (not crashing) when Chromium does not run; prints the time.
+std::optional<PageLoad> Load(const std::string& url, int width = 320, int height = 240) {
+  std::string err;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto page = LoadPage(url, width, height, &err);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("  LoadPage %s: %.2f s\n", url.c_str(), s);
+  EXPECT_TRUE(page) << err;
+  return page;
+}
+
+size_t Count(const std::string& hay, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1)) ++n;
+  return n;
+}
+
+std::array<int, 3> PixelAt(const PngImage& img, int x, int y) {
+  const size_t at = (static_cast<size_t>(y) * static_cast<size_t>(img.width) + static_cast<size_t>(x)) * static_cast<size_t>(img.channels);
+  return {img.pixels[at], img.pixels[at + 1], img.pixels[at + 2]};
+}
+
+// What a report page is: inline CSS and SVG under a CSP that forbids every fetch and script.
+constexpr const char* kSelfContained = R"(<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<title>two bars</title>
+<style>body { margin: 0; background: #ffffff; } svg { display: block; }</style></head>
+<body><svg xmlns="http://www.w3.org/2000/svg" width="200" height="100" role="img" aria-labelledby="t">
+<title id="t">two bars</title>
+<rect class="bar" data-series="tokens/s" data-category="a" data-value="3" x="10" y="40" width="30" height="60" fill="#1f77b4"/>
+<rect class="bar" data-series="tokens/s" data-category="b" data-value="5" x="60" y="0" width="30" height="100" fill="#ff7f0e"/>
+</svg></body></html>
+)";
+
+TEST(Chromium, SelfContainedSvgPageLoadsCleanAndDraws) {
+  PARATUNE_CHROMIUM_OR_SKIP();
+  TempDir dir;
+  const auto page = Load(dir.Page("bars.html", kSelfContained));
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->console_errors, std::vector<std::string>{});
+  EXPECT_EQ(page->requests, std::vector<std::string>{});
+  EXPECT_EQ(Count(page->dom, "<rect class=\"bar\""), 2u);
+  EXPECT_CONTAINS(page->dom, "data-category=\"a\" data-value=\"3\"");
+  EXPECT_CONTAINS(page->dom, "data-category=\"b\" data-value=\"5\"");
+  EXPECT_EQ(page->screenshot_width, 320);
+  EXPECT_EQ(page->screenshot_height, 240);
+  EXPECT_FALSE(page->screenshot_blank);
+  // The pixels where the page puts them: inside each bar its fill, beside them the background.
+  const auto img = DecodePng(page->screenshot_png, nullptr);
+  ASSERT_TRUE(img);
+  EXPECT_EQ(PixelAt(*img, 25, 70), (std::array<int, 3>{0x1f, 0x77, 0xb4}));
+  EXPECT_EQ(PixelAt(*img, 75, 50), (std::array<int, 3>{0xff, 0x7f, 0x0e}));
+  EXPECT_EQ(PixelAt(*img, 25, 20), (std::array<int, 3>{0xff, 0xff, 0xff}));  // above the short bar
+  EXPECT_EQ(PixelAt(*img, 250, 200), (std::array<int, 3>{0xff, 0xff, 0xff}));
+}
+
+TEST(Chromium, ExternalImageIsARequestThatFails) {
+  PARATUNE_CHROMIUM_OR_SKIP();
+  TempDir dir;
+  const auto page = Load(dir.Page("img.html", R"(<!doctype html><html><head><meta charset="utf-8"><title>img</title></head>
+<body><p>x</p><img src="http://example.com/x.png" alt="x"></body></html>)"));
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->requests, std::vector<std::string>{"http://example.com/x.png"});
+  // The fetch goes nowhere (no network): the failure is a console error naming the URL.
+  ASSERT_EQ(page->console_errors.size(), 1u);
+  EXPECT_CONTAINS(page->console_errors[0], "Failed to load resource");
+  EXPECT_CONTAINS(page->console_errors[0], "http://example.com/x.png");
+}
+
+TEST(Chromium, ScriptErrorsAreConsoleErrors) {
+  PARATUNE_CHROMIUM_OR_SKIP();
+  TempDir dir;
+  const auto page = Load(dir.Page("script.html", R"(<!doctype html><html><head><meta charset="utf-8"><title>s</title></head>
+<body><p>x</p><script>console.log("fine"); console.warn("fine too"); console.error("boom", 42);
+document.body.setAttribute("data-ran", "yes"); throw new Error("kaboom");</script></body></html>)"));
+  ASSERT_TRUE(page);
+  ASSERT_EQ(page->console_errors.size(), 2u);
+  EXPECT_EQ(page->console_errors[0], "console.error: boom 42");
+  EXPECT_EQ(page->console_errors[1].rfind("uncaught: Error: kaboom", 0), 0u) << page->console_errors[1];
+  EXPECT_CONTAINS(page->dom, "data-ran=\"yes\"");  // the DOM is read after the script ran
+  EXPECT_EQ(page->requests, std::vector<std::string>{});
+}
+
+TEST(Chromium, ScriptBlockedByThePolicyIsAConsoleError) {
+  PARATUNE_CHROMIUM_OR_SKIP();
+  TempDir dir;
+  const auto page = Load(dir.Page("csp.html", R"(<!doctype html><html><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'"><title>c</title></head>
+<body><p>x</p><script>console.error("boom"); document.body.setAttribute("data-ran", "yes");</script></body></html>)"));
+  ASSERT_TRUE(page);
+  ASSERT_EQ(page->console_errors.size(), 1u);
+  EXPECT_CONTAINS(page->console_errors[0], "Content Security Policy");
+  EXPECT_EQ(page->dom.find("data-ran=\"yes\""), std::string::npos);  // the script did not run
+}
+
+TEST(Chromium, WhitePageIsBlank) {
+  PARATUNE_CHROMIUM_OR_SKIP();
+  TempDir dir;
+  const auto page = Load(dir.Page("white.html", "<!doctype html><html><head><meta charset=\"utf-8\"><title>w</title></head>"
+                                                "<body style=\"background:#fff\"></body></html>"),
+                         200, 150);
+  ASSERT_TRUE(page);
+  EXPECT_TRUE(page->screenshot_blank);
+  EXPECT_EQ(page->screenshot_width, 200);
+  EXPECT_EQ(page->screenshot_height, 150);
+  EXPECT_EQ(page->console_errors, std::vector<std::string>{});
+}
+
+TEST(Chromium, MissingFileIsAnErrorNotAPage) {
+  PARATUNE_CHROMIUM_OR_SKIP();
+  TempDir dir;
+  std::string err;
+  const std::string url = dir.Page("x.html", "") + ".absent";
+  EXPECT_FALSE(LoadPage(url, 320, 240, &err));
+  EXPECT_CONTAINS(err, "could not load " + url + ": net::ERR_FILE_NOT_FOUND");
+}
+
+TEST(Chromium, PageThatNeverLoadsTimesOut) {
+  PARATUNE_CHROMIUM_OR_SKIP();
+  TempDir dir;
+  const std::string url = dir.Page("spin.html", "<!doctype html><html><body><script>for (;;) {}</script></body></html>");
+  std::string err;
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_FALSE(LoadPage(url, 320, 240, &err, 1.5));
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(err.rfind("timed out after 1.5 s waiting for ", 0), 0u) << err;
+  EXPECT_LT(s, 1.5 + 2.0) << "the browser is killed at the deadline, not waited for";
+}
+
+TEST(LoadPage, ArgumentsOutsideTheirRangeAreErrors) {
+  std::string err;
+  EXPECT_FALSE(LoadPage("about:blank", 0, 240, &err));
+  EXPECT_EQ(err, "window size 0x240 is outside 1..8192");
+  EXPECT_FALSE(LoadPage("about:blank", 320, 240, &err, 0));
+  EXPECT_EQ(err.rfind("timeout 0", 0), 0u) << err;
+}
+
+// A one-page HTTP server on 127.0.0.1: loopback pages load (they bypass the dead proxy) and only
+// the page's own requests are counted.
+TEST(Chromium, LoopbackHttpPageLoads) {
+  PARATUNE_CHROMIUM_OR_SKIP();
+  const int listener = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(listen(listener, 8), 0);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const int port = ntohs(addr.sin_port);
+  std::atomic<bool> stop{false};
+  std::vector<std::string> paths;
+  std::thread server([&] {
+    while (!stop) {
+      const int c = accept(listener, nullptr, nullptr);
+      if (c < 0) return;
+      std::string req;
+      char buf[4096];
+      while (req.find("\r\n\r\n") == std::string::npos) {
+        const ssize_t n = recv(c, buf, sizeof buf, 0);
+        if (n <= 0) break;
+        req.append(buf, static_cast<size_t>(n));
+      }
+      const size_t sp = req.find(' ');
+      if (sp != std::string::npos) paths.push_back(req.substr(sp + 1, req.find(' ', sp + 1) - sp - 1));
+      const std::string body = std::string(kSelfContained);
+      const std::string resp = "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: " +
+                               std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+      (void)send(c, resp.data(), resp.size(), MSG_NOSIGNAL);
+      close(c);
+    }
+  });
+  const auto page = Load("http://127.0.0.1:" + std::to_string(port) + "/r/bars");
+  stop = true;
+  shutdown(listener, SHUT_RDWR);
+  close(listener);
+  server.join();
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->console_errors, std::vector<std::string>{});
+  EXPECT_EQ(page->requests, std::vector<std::string>{});
+  EXPECT_EQ(Count(page->dom, "<rect class=\"bar\""), 2u);
+  EXPECT_FALSE(page->screenshot_blank);
+  ASSERT_FALSE(paths.empty());
+  EXPECT_EQ(paths[0], "/r/bars");
+}
+
+}  // namespace
+}  // namespace paratune::browser

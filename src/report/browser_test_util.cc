@@ -1,0 +1,558 @@
+// Headless Chromium for the browser tests (browser_test_util.h, docs/report-browser.md).
+//
+// Chromium is started with --remote-debugging-pipe: it reads Chrome DevTools Protocol commands
+// from fd 3 and writes replies and events to fd 4, each message one JSON object followed by a NUL
+// byte (Chromium source, content/browser/devtools/devtools_pipe_handler.cc; protocol reference:
+// chromedevtools.github.io/devtools-protocol/). Both fds are one end of a socketpair here, so a
+// browser that dies gives EOF (or EPIPE without SIGPIPE) instead of a hang or a signal.
+// The page is opened in a fresh target, the Page, Runtime, Log and Network domains are enabled,
+// the page is navigated and, once its load event has fired, the DOM is read with Runtime.evaluate
+// and the viewport captured with Page.captureScreenshot. Everything runs under one deadline
+// (timeout_s, 20 s unless told): past it the browser's process group is killed and LoadPage reports the timeout.
+// Network access is cut off: every host name resolves to nothing and every proxied request goes
+// to 127.0.0.1:9 (discard, nothing listens), so an external fetch fails at once and still shows
+// in Network.requestWillBeSent; loopback (the served pages) bypasses the proxy by Chromium's
+// default (net/proxy_resolution/proxy_bypass_rules.cc, implicit "<-loopback>").
+#include "report/browser_test_util.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+namespace paratune::browser {
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::chrono::milliseconds kExitGrace{3000};  // Browser.close to exit, then SIGKILL
+constexpr size_t kMaxMessageBytes = size_t{256} << 20;  // a screenshot is a few MB of base64
+
+bool IsExecutable(const std::string& path) { return !path.empty() && ::access(path.c_str(), X_OK) == 0; }
+
+// ---- PNG (W3C PNG specification, 2nd edition: 5.2 signature, 5.3 chunks, 11.2.2 IHDR,
+// 9.2 filter types, 7.1 scanline layout) ------------------------------------------------------
+
+uint32_t Be32(const unsigned char* p) {
+  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
+}
+
+// Paeth predictor, PNG specification 9.4.
+unsigned char Paeth(int a, int b, int c) {
+  const int p = a + b - c;
+  const int pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - c);
+  if (pa <= pb && pa <= pc) return static_cast<unsigned char>(a);
+  if (pb <= pc) return static_cast<unsigned char>(b);
+  return static_cast<unsigned char>(c);
+}
+
+std::optional<PngImage> PngFail(std::string* error, const std::string& what) {
+  if (error) *error = "PNG: " + what;
+  return std::nullopt;
+}
+
+// ---- the DevTools pipe -----------------------------------------------------------------------
+
+struct Collected {
+  std::vector<std::string> console_errors;
+  std::vector<std::string> requests;
+  std::string main_frame;
+  bool loaded = false;
+  std::string detached;  // why the page went away, when it did
+};
+
+std::string RemoteObjectText(const json& obj) {
+  if (obj.contains("value")) {
+    const json& v = obj["value"];
+    return v.is_string() ? v.get<std::string>() : v.dump();
+  }
+  if (obj.contains("description")) return obj["description"].get<std::string>();
+  if (obj.contains("unserializableValue")) return obj["unserializableValue"].get<std::string>();
+  return obj.value("type", std::string("?"));
+}
+
+class DevToolsPipe {
+ public:
+  DevToolsPipe(int fd, Clock::time_point deadline, double timeout_s) : fd_(fd), deadline_(deadline), timeout_s_(timeout_s) {}
+
+  // Sends a command and reads messages (dispatching events to `on_event`) until its reply;
+  // returns the result or throws std::runtime_error naming the method.
+  json Call(const std::string& method, const json& params, const std::string& session,
+            const std::function<void(const json&)>& on_event) {
+    const int id = next_id_++;
+    json msg = {{"id", id}, {"method", method}, {"params", params}};
+    if (!session.empty()) msg["sessionId"] = session;
+    Write(msg.dump());
+    for (;;) {
+      json m = Read(method);
+      if (m.contains("id")) {
+        if (m["id"] != id) continue;  // a late reply to an earlier command
+        if (m.contains("error")) throw std::runtime_error(method + ": " + m["error"].value("message", m["error"].dump()));
+        return m.value("result", json::object());
+      }
+      on_event(m);
+    }
+  }
+
+  // Reads events until `done()` is true.
+  void WaitFor(const std::function<bool()>& done, const std::string& what, const std::function<void(const json&)>& on_event) {
+    while (!done()) on_event(Read(what));
+  }
+
+ private:
+  void Write(const std::string& text) {
+    std::string data = text;
+    data.push_back('\0');
+    size_t off = 0;
+    while (off < data.size()) {
+      WaitReady(POLLOUT, "writing to chromium");
+      const ssize_t n = ::send(fd_, data.data() + off, data.size() - off, MSG_NOSIGNAL);
+      if (n < 0) {
+        if (errno == EINTR || errno == EAGAIN) continue;
+        throw std::runtime_error(std::string("writing to chromium: ") + std::strerror(errno));
+      }
+      off += static_cast<size_t>(n);
+    }
+  }
+
+  json Read(const std::string& waiting_for) {
+    for (;;) {
+      const size_t nul = buffer_.find('\0', scanned_);
+      if (nul != std::string::npos) {
+        const std::string text = buffer_.substr(0, nul);
+        buffer_.erase(0, nul + 1);
+        scanned_ = 0;
+        json m = json::parse(text, nullptr, false);
+        if (m.is_discarded() || !m.is_object()) throw std::runtime_error("chromium sent a message that is not a JSON object");
+        return m;
+      }
+      scanned_ = buffer_.size();
+      if (buffer_.size() > kMaxMessageBytes) throw std::runtime_error("chromium sent a message over 256 MiB");
+      WaitReady(POLLIN, "waiting for " + waiting_for);
+      char chunk[65536];
+      const ssize_t n = ::recv(fd_, chunk, sizeof chunk, 0);
+      if (n < 0) {
+        if (errno == EINTR || errno == EAGAIN) continue;
+        throw std::runtime_error(std::string("reading from chromium: ") + std::strerror(errno));
+      }
+      if (n == 0) throw std::runtime_error("chromium exited while " + waiting_for);
+      buffer_.append(chunk, static_cast<size_t>(n));
+    }
+  }
+
+  void WaitReady(short events, const std::string& what) {
+    for (;;) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now()).count();
+      if (left <= 0) {
+        char s[32];
+        std::snprintf(s, sizeof s, "%g", timeout_s_);
+        throw std::runtime_error(std::string("timed out after ") + s + " s " + what);
+      }
+      pollfd p{fd_, events, 0};
+      const int r = ::poll(&p, 1, static_cast<int>(left));
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
+      if (r > 0) return;
+    }
+  }
+
+  int fd_;
+  Clock::time_point deadline_;
+  double timeout_s_;
+  int next_id_ = 1;
+  std::string buffer_;
+  size_t scanned_ = 0;
+};
+
+void OnEvent(const json& m, const std::string& session, Collected* c) {
+  const std::string method = m.value("method", std::string());
+  const json params = m.value("params", json::object());
+  if (method == "Target.detachedFromTarget" || method == "Inspector.detached") {
+    if (m.value("sessionId", params.value("sessionId", std::string())) == session) c->detached = method;
+    return;
+  }
+  if (m.value("sessionId", std::string()) != session) return;
+  if (method == "Page.loadEventFired") {
+    c->loaded = true;
+  } else if (method == "Runtime.consoleAPICalled") {
+    const std::string type = params.value("type", std::string());
+    if (type != "error" && type != "assert") return;
+    std::string text = "console." + type + ":";
+    for (const json& arg : params.value("args", json::array())) text += " " + RemoteObjectText(arg);
+    c->console_errors.push_back(text);
+  } else if (method == "Runtime.exceptionThrown") {
+    const json d = params.value("exceptionDetails", json::object());
+    std::string text = d.contains("exception") ? RemoteObjectText(d["exception"]) : d.value("text", std::string("exception"));
+    c->console_errors.push_back("uncaught: " + text);
+  } else if (method == "Log.entryAdded") {
+    const json e = params.value("entry", json::object());
+    if (e.value("level", std::string()) != "error") return;
+    std::string text = e.value("source", std::string("log")) + ": " + e.value("text", std::string());
+    if (e.contains("url")) text += " (" + e["url"].get<std::string>() + ")";
+    c->console_errors.push_back(text);
+  } else if (method == "Network.requestWillBeSent") {
+    const std::string url = params.value("request", json::object()).value("url", std::string());
+    // The page's own document (and its redirects) is not a request "beyond the page"; data: URLs
+    // are decoded in the renderer and never touch the network.
+    if (params.value("type", std::string()) == "Document" && params.value("frameId", std::string()) == c->main_frame) return;
+    if (url.rfind("data:", 0) == 0) return;
+    c->requests.push_back(url);
+  }
+}
+
+// Kills the browser's process group and reaps it; removes the profile directory.
+class BrowserProcess {
+ public:
+  BrowserProcess() = default;
+  BrowserProcess(const BrowserProcess&) = delete;
+  BrowserProcess& operator=(const BrowserProcess&) = delete;
+  ~BrowserProcess() {
+    if (fd_ >= 0) ::close(fd_);
+    if (pid_ > 0) {
+      ::kill(-pid_, SIGKILL);
+      ::kill(pid_, SIGKILL);
+      int status = 0;
+      while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+      }
+    }
+    if (!profile_.empty()) {
+      std::error_code ec;
+      std::filesystem::remove_all(profile_, ec);
+    }
+  }
+
+  bool Start(const std::string& binary, int width, int height, std::string* error) {
+    char tmpl[] = "/tmp/paratune-chromium-XXXXXX";
+    if (!::mkdtemp(tmpl)) return Fail(error, std::string("mkdtemp: ") + std::strerror(errno));
+    profile_ = tmpl;
+    const std::string log = profile_ + "/chromium.log";
+    std::vector<std::string> args = {
+        binary,
+        "--headless=new",
+        "--no-sandbox",  // the tests run as root in CI, where the sandbox refuses to start
+        "--disable-gpu",
+        "--disable-dev-shm-usage",  // containers give /dev/shm 64 MB
+        "--remote-debugging-pipe",
+        "--user-data-dir=" + profile_ + "/profile",
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--disable-extensions",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-default-apps",
+        "--disable-crash-reporter",
+        "--disable-breakpad",
+        "--metrics-recording-only",
+        "--mute-audio",
+        "--hide-scrollbars",
+        "--force-color-profile=srgb",  // screenshots in the page's own colours
+        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
+        "--proxy-server=127.0.0.1:9",
+        "--window-size=" + std::to_string(width) + "," + std::to_string(height),
+        "about:blank",
+    };
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return Fail(error, std::string("socketpair: ") + std::strerror(errno));
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+      ::close(sv[0]);
+      ::close(sv[1]);
+      return Fail(error, std::string("fork: ") + std::strerror(errno));
+    }
+    if (pid == 0) {  // child: async-signal-safe calls only
+      ::setpgid(0, 0);
+      const int hi = ::fcntl(sv[1], F_DUPFD, 10);  // not CLOEXEC, and not 3 or 4
+      if (hi < 0 || ::dup2(hi, 3) < 0 || ::dup2(hi, 4) < 0) ::_exit(126);
+      ::close(hi);
+      const int devnull = ::open("/dev/null", O_RDONLY);
+      if (devnull >= 0) ::dup2(devnull, 0);
+      const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      if (out >= 0) {
+        ::dup2(out, 1);
+        ::dup2(out, 2);
+      }
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    pid_ = pid;
+    ::setpgid(pid, pid);  // also here, so the group exists whichever runs first
+    ::close(sv[1]);
+    fd_ = sv[0];
+    log_ = log;
+    return true;
+  }
+
+  int fd() const { return fd_; }
+
+  // Waits up to `grace` for the browser to exit by itself (after Browser.close).
+  void AwaitExit(std::chrono::milliseconds grace) {
+    const auto until = Clock::now() + grace;
+    while (pid_ > 0 && Clock::now() < until) {
+      int status = 0;
+      const pid_t r = ::waitpid(pid_, &status, WNOHANG);
+      if (r == pid_) {
+        ::kill(-pid_, SIGKILL);  // helpers left behind in the group
+        pid_ = -1;
+        return;
+      }
+      ::usleep(10000);
+    }
+  }
+
+  // The last lines of Chromium's own output, for error messages.
+  std::string LogTail() const {
+    std::ifstream in(log_);
+    std::string line, last;
+    std::vector<std::string> lines;
+    while (std::getline(in, line))
+      if (!line.empty()) lines.push_back(line);
+    for (size_t i = lines.size() > 3 ? lines.size() - 3 : 0; i < lines.size(); ++i) last += (last.empty() ? "" : " | ") + lines[i];
+    return last;
+  }
+
+ private:
+  static bool Fail(std::string* error, const std::string& what) {
+    if (error) *error = what;
+    return false;
+  }
+  pid_t pid_ = -1;
+  int fd_ = -1;
+  std::string profile_, log_;
+};
+
+}  // namespace
+
+std::string ChromiumPath() {
+  if (const char* env = std::getenv("PARATUNE_CHROMIUM")) return IsExecutable(env) ? env : std::string();
+  // Debian's /usr/bin/chromium is a shell wrapper that adds flags (extensions, GPU rasterisation)
+  // the tests do not want; the binary itself lies beside its resources.
+  for (const char* p : {"/usr/lib/chromium/chromium", "/usr/bin/chromium", "/usr/bin/chromium-browser",
+                        "/usr/bin/google-chrome", "/usr/bin/google-chrome-stable"})
+    if (IsExecutable(p)) return p;
+  return "";
+}
+
+std::optional<PageLoad> LoadPage(const std::string& url, int width, int height, std::string* error, double timeout_s) {
+  auto fail = [&](const std::string& what) -> std::optional<PageLoad> {
+    if (error) *error = what;
+    return std::nullopt;
+  };
+  if (width <= 0 || height <= 0 || width > 8192 || height > 8192)
+    return fail("window size " + std::to_string(width) + "x" + std::to_string(height) + " is outside 1..8192");
+  if (!(timeout_s > 0 && timeout_s <= 600)) return fail("timeout " + std::to_string(timeout_s) + " s is outside (0, 600]");
+  const std::string binary = ChromiumPath();
+  if (binary.empty()) return fail("chromium not installed (scripts/install-deps.sh installs it)");
+
+  BrowserProcess browser;  // killed and its profile removed on every return
+  if (!browser.Start(binary, width, height, error)) return std::nullopt;
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+  DevToolsPipe pipe(browser.fd(), deadline, timeout_s);
+  Collected c;
+  std::string session;
+  auto on_event = [&](const json& m) { OnEvent(m, session, &c); };
+  try {
+    const json target = pipe.Call("Target.createTarget", {{"url", "about:blank"}}, "", on_event);
+    const json attached = pipe.Call("Target.attachToTarget", {{"targetId", target.at("targetId")}, {"flatten", true}}, "", on_event);
+    session = attached.at("sessionId").get<std::string>();
+    for (const char* domain : {"Page.enable", "Runtime.enable", "Log.enable", "Network.enable"})
+      pipe.Call(domain, json::object(), session, on_event);
+    pipe.Call("Emulation.setDeviceMetricsOverride",
+              {{"width", width}, {"height", height}, {"deviceScaleFactor", 1}, {"mobile", false}}, session, on_event);
+    // The main frame's id before navigating: the document's own request arrives before
+    // Page.navigate's reply.
+    c.main_frame = pipe.Call("Page.getFrameTree", json::object(), session, on_event).at("frameTree").at("frame").at("id").get<std::string>();
+    const json nav = pipe.Call("Page.navigate", {{"url", url}}, session, on_event);
+    if (nav.contains("errorText") && !nav["errorText"].get<std::string>().empty())
+      return fail("chromium could not load " + url + ": " + nav["errorText"].get<std::string>());
+    pipe.WaitFor([&] { return c.loaded || !c.detached.empty(); }, "the load event of " + url, on_event);
+    if (!c.detached.empty()) return fail("the page " + url + " went away (" + c.detached + ")");
+
+    PageLoad out;
+    const json dom = pipe.Call("Runtime.evaluate",
+                               {{"expression", "document.documentElement.outerHTML"}, {"returnByValue", true}}, session, on_event);
+    out.dom = dom.at("result").value("value", std::string());
+    const json shot = pipe.Call("Page.captureScreenshot", {{"format", "png"}}, session, on_event);
+    const auto png = Base64Decode(shot.at("data").get<std::string>());
+    if (!png) return fail("chromium's screenshot is not base64");
+    std::string png_error;
+    const auto image = DecodePng(*png, &png_error);
+    if (!image) return fail("chromium's screenshot: " + png_error);
+    out.screenshot_png = *png;
+    out.screenshot_width = image->width;
+    out.screenshot_height = image->height;
+    out.screenshot_blank = IsBlank(*image);
+    try {
+      pipe.Call("Browser.close", json::object(), "", on_event);
+    } catch (const std::exception&) {
+      // the browser may close the pipe before it replies
+    }
+    browser.AwaitExit(kExitGrace);
+    out.console_errors = std::move(c.console_errors);
+    out.requests = std::move(c.requests);
+    return out;
+  } catch (const std::exception& e) {
+    std::string why = e.what();
+    const std::string tail = browser.LogTail();
+    if (!tail.empty()) why += " (chromium: " + tail + ")";
+    return fail(why);
+  }
+}
+
+std::optional<PngImage> DecodePng(const std::string& png, std::string* error) {
+  static constexpr unsigned char kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  const auto* p = reinterpret_cast<const unsigned char*>(png.data());
+  const size_t size = png.size();
+  if (size < 8 || std::memcmp(p, kSignature, 8) != 0) return PngFail(error, "no PNG signature");
+  size_t pos = 8;
+  PngImage img;
+  int colour_type = -1;
+  std::string idat;
+  bool have_header = false, have_end = false;
+  while (pos < size) {
+    if (size - pos < 12) return PngFail(error, "the file ends inside a chunk (byte " + std::to_string(pos) + ")");
+    const uint32_t length = Be32(p + pos);
+    const std::string type(reinterpret_cast<const char*>(p + pos + 4), 4);
+    if (length > size - pos - 12) return PngFail(error, "chunk " + type + " runs past the end of the file");
+    const unsigned char* data = p + pos + 8;
+    const uint32_t crc = Be32(data + length);
+    if (static_cast<uint32_t>(::crc32(0, p + pos + 4, length + 4)) != crc) return PngFail(error, "chunk " + type + " has a bad CRC");
+    if (!have_header && type != "IHDR") return PngFail(error, "first chunk is " + type + ", not IHDR");
+    if (type == "IHDR") {
+      if (length != 13) return PngFail(error, "IHDR is not 13 bytes");
+      const uint32_t w = Be32(data), h = Be32(data + 4);
+      const int depth = data[8];
+      colour_type = data[9];
+      if (w == 0 || h == 0 || w > 16384 || h > 16384) return PngFail(error, "size " + std::to_string(w) + "x" + std::to_string(h) + " is outside 1..16384");
+      if (depth != 8) return PngFail(error, "bit depth " + std::to_string(depth) + " (only 8 is read)");
+      switch (colour_type) {
+        case 0: img.channels = 1; break;
+        case 2: img.channels = 3; break;
+        case 4: img.channels = 2; break;
+        case 6: img.channels = 4; break;
+        default: return PngFail(error, "colour type " + std::to_string(colour_type) + " (only 0, 2, 4, 6 are read)");
+      }
+      if (data[10] != 0 || data[11] != 0) return PngFail(error, "unknown compression or filter method");
+      if (data[12] != 0) return PngFail(error, "interlaced (not read)");
+      img.width = static_cast<int>(w);
+      img.height = static_cast<int>(h);
+      have_header = true;
+    } else if (type == "IDAT") {
+      idat.append(reinterpret_cast<const char*>(data), length);
+    } else if (type == "IEND") {
+      have_end = true;
+      break;
+    } else if (type[0] >= 'A' && type[0] <= 'Z') {
+      return PngFail(error, "critical chunk " + type + " is not read");
+    }
+    pos += 12 + length;
+  }
+  if (!have_header) return PngFail(error, "no IHDR");
+  if (!have_end) return PngFail(error, "no IEND");
+  if (idat.empty()) return PngFail(error, "no IDAT");
+
+  const size_t stride = static_cast<size_t>(img.width) * static_cast<size_t>(img.channels);
+  const size_t raw_size = (stride + 1) * static_cast<size_t>(img.height);
+  std::string raw(raw_size, '\0');
+  z_stream zs{};
+  if (::inflateInit(&zs) != Z_OK) return PngFail(error, "zlib inflateInit failed");
+  zs.next_in = reinterpret_cast<Bytef*>(idat.data());
+  zs.avail_in = static_cast<uInt>(idat.size());
+  zs.next_out = reinterpret_cast<Bytef*>(raw.data());
+  zs.avail_out = static_cast<uInt>(raw.size());
+  const int zr = ::inflate(&zs, Z_FINISH);
+  const size_t produced = raw.size() - zs.avail_out;
+  ::inflateEnd(&zs);
+  if (zr != Z_STREAM_END || produced != raw_size)
+    return PngFail(error, "image data inflates to " + std::to_string(produced) + " bytes" +
+                              (zr == Z_STREAM_END ? "" : " (damaged or longer)") + ", expected " + std::to_string(raw_size));
+
+  img.pixels.assign(stride * static_cast<size_t>(img.height), 0);
+  const size_t bpp = static_cast<size_t>(img.channels);  // bytes per complete pixel, 9.2
+  for (size_t y = 0; y < static_cast<size_t>(img.height); ++y) {
+    const auto* in = reinterpret_cast<const unsigned char*>(raw.data()) + y * (stride + 1);
+    const int filter = in[0];
+    ++in;
+    unsigned char* row = img.pixels.data() + y * stride;
+    const unsigned char* up = y > 0 ? row - stride : nullptr;
+    for (size_t i = 0; i < stride; ++i) {
+      const int a = i >= bpp ? row[i - bpp] : 0;
+      const int b = up ? up[i] : 0;
+      const int cc = (up && i >= bpp) ? up[i - bpp] : 0;
+      int pred = 0;
+      switch (filter) {
+        case 0: pred = 0; break;
+        case 1: pred = a; break;
+        case 2: pred = b; break;
+        case 3: pred = (a + b) / 2; break;
+        case 4: pred = Paeth(a, b, cc); break;
+        default: return PngFail(error, "row " + std::to_string(y) + " has filter type " + std::to_string(filter) + " (0..4)");
+      }
+      row[i] = static_cast<unsigned char>(in[i] + pred);
+    }
+  }
+  return img;
+}
+
+bool IsBlank(const PngImage& image) {
+  const size_t n = static_cast<size_t>(image.channels);
+  if (n == 0 || image.pixels.size() < n) return true;
+  for (size_t i = n; i + n <= image.pixels.size(); i += n)
+    if (std::memcmp(image.pixels.data() + i, image.pixels.data(), n) != 0) return false;
+  return true;
+}
+
+std::optional<std::string> Base64Decode(const std::string& text) {
+  if (text.size() % 4 != 0) return std::nullopt;
+  auto value = [](char ch) -> int {
+    if (ch >= 'A' && ch <= 'Z') return ch - 'A';
+    if (ch >= 'a' && ch <= 'z') return ch - 'a' + 26;
+    if (ch >= '0' && ch <= '9') return ch - '0' + 52;
+    if (ch == '+') return 62;
+    if (ch == '/') return 63;
+    return -1;
+  };
+  std::string out;
+  out.reserve(text.size() / 4 * 3);
+  for (size_t i = 0; i < text.size(); i += 4) {
+    const bool last = i + 4 == text.size();
+    const int pad = (last && text[i + 3] == '=') ? (text[i + 2] == '=' ? 2 : 1) : 0;
+    std::array<int, 4> v{};
+    for (int k = 0; k < 4 - pad; ++k) {
+      v[static_cast<size_t>(k)] = value(text[i + static_cast<size_t>(k)]);
+      if (v[static_cast<size_t>(k)] < 0) return std::nullopt;
+    }
+    const uint32_t triple = (static_cast<uint32_t>(v[0]) << 18) | (static_cast<uint32_t>(v[1]) << 12) |
+                            (static_cast<uint32_t>(v[2]) << 6) | static_cast<uint32_t>(v[3]);
+    out.push_back(static_cast<char>((triple >> 16) & 0xff));
+    if (pad < 2) out.push_back(static_cast<char>((triple >> 8) & 0xff));
+    if (pad < 1) out.push_back(static_cast<char>(triple & 0xff));
+  }
+  return out;
+}
+
+}  // namespace paratune::browser

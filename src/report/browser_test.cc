@@ -262,6 +262,20 @@ TEST(Chromium, ExternalImageIsARequestThatFails) {
   EXPECT_CONTAINS(page->console_errors[0], "http://example.com/x.png");
 }
 
+// A report page forbids fetches by its policy; a fetch it still names shows twice: as a request
+// (blocked ones are reported too) and as the policy's console error.
+TEST(Chromium, ExternalImageUnderThePolicyIsARequestAndAnError) {
+  PARATUNE_CHROMIUM_OR_SKIP();
+  TempDir dir;
+  const auto page = Load(dir.Page("img-csp.html", R"(<!doctype html><html><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'"><title>img</title></head>
+<body><p>x</p><img src="https://example.com/y.png" alt="y"></body></html>)"));
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->requests, std::vector<std::string>{"https://example.com/y.png"});
+  ASSERT_EQ(page->console_errors.size(), 1u);
+  EXPECT_CONTAINS(page->console_errors[0], "Loading the image 'https://example.com/y.png' violates the following Content Security Policy");
+}
+
 TEST(Chromium, ScriptErrorsAreConsoleErrors) {
   PARATUNE_CHROMIUM_OR_SKIP();
   TempDir dir;

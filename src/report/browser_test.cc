@@ -315,6 +315,31 @@ TEST(Chromium, WhitePageIsBlank) {
   EXPECT_EQ(page->console_errors, std::vector<std::string>{});
 }
 
+// The report's dark-mode and print styles are seen when the media are emulated.
+TEST(Chromium, DarkSchemeAndPrintMediaAreEmulated) {
+  PARATUNE_CHROMIUM_OR_SKIP();
+  TempDir dir;
+  const std::string url = dir.Page("media.html", R"(<!doctype html><html><head><meta charset="utf-8"><title>m</title>
+<style>body { margin: 0; background: #ffffff; }
+@media (prefers-color-scheme: dark) { body { background: #101820; } }
+@media print { body { background: #ff0000; } }</style></head><body></body></html>)");
+  LoadOptions dark;
+  dark.width = 120, dark.height = 80, dark.scheme = LoadOptions::Scheme::kDark;
+  std::string err;
+  const auto d = LoadPage(url, dark, &err);
+  ASSERT_TRUE(d) << err;
+  const auto dimg = DecodePng(d->screenshot_png, nullptr);
+  ASSERT_TRUE(dimg);
+  EXPECT_EQ(PixelAt(*dimg, 60, 40), (std::array<int, 3>{0x10, 0x18, 0x20}));
+  LoadOptions print;
+  print.width = 120, print.height = 80, print.scheme = LoadOptions::Scheme::kLight, print.print = true;
+  const auto p = LoadPage(url, print, &err);
+  ASSERT_TRUE(p) << err;
+  const auto pimg = DecodePng(p->screenshot_png, nullptr);
+  ASSERT_TRUE(pimg);
+  EXPECT_EQ(PixelAt(*pimg, 60, 40), (std::array<int, 3>{0xff, 0x00, 0x00}));
+}
+
 TEST(Chromium, MissingFileIsAnErrorNotAPage) {
   PARATUNE_CHROMIUM_OR_SKIP();
   TempDir dir;

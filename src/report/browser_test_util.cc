@@ -6,7 +6,7 @@
 // chromedevtools.github.io/devtools-protocol/). Both fds are one end of a socketpair here, so a
 // browser that dies gives EOF (or EPIPE without SIGPIPE) instead of a hang or a signal.
 // The page is opened in a fresh target, the Page, Runtime, Log and Network domains are enabled,
-// the page is navigated and, once its load event has fired, the DOM is read with Runtime.evaluate
+// the page is navigated and, once the load event of the navigated document has fired, the DOM is read with Runtime.evaluate
 // and the viewport captured with Page.captureScreenshot. Everything runs under one deadline
 // (timeout_s, 20 s unless told): past it the browser's process group is killed and LoadPage reports the timeout.
 // Network access is cut off: every host name resolves to nothing and every proxied request goes
@@ -34,6 +34,7 @@
 #include <filesystem>
 #include <functional>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -77,7 +78,7 @@ struct Collected {
   std::vector<std::string> console_errors;
   std::vector<std::string> requests;
   std::string main_frame;
-  bool loaded = false;
+  std::set<std::string> loaded;  // loader ids (one per document) whose load event fired
   std::string detached;  // why the page went away, when it did
 };
 
@@ -192,8 +193,11 @@ void OnEvent(const json& m, const std::string& session, Collected* c) {
     return;
   }
   if (m.value("sessionId", std::string()) != session) return;
-  if (method == "Page.loadEventFired") {
-    c->loaded = true;
+  if (method == "Page.lifecycleEvent") {
+    // Page.loadEventFired names no document, so the blank page's own load could pass for the
+    // navigated one's; the lifecycle event names the loader.
+    if (params.value("name", std::string()) == "load" && params.value("frameId", std::string()) == c->main_frame)
+      c->loaded.insert(params.value("loaderId", std::string()));
   } else if (method == "Runtime.consoleAPICalled") {
     const std::string type = params.value("type", std::string());
     if (type != "error" && type != "assert") return;
@@ -358,6 +362,16 @@ std::string ChromiumPath() {
 }
 
 std::optional<PageLoad> LoadPage(const std::string& url, int width, int height, std::string* error, double timeout_s) {
+  LoadOptions options;
+  options.width = width;
+  options.height = height;
+  options.timeout_s = timeout_s;
+  return LoadPage(url, options, error);
+}
+
+std::optional<PageLoad> LoadPage(const std::string& url, const LoadOptions& options, std::string* error) {
+  const int width = options.width, height = options.height;
+  const double timeout_s = options.timeout_s;
   auto fail = [&](const std::string& what) -> std::optional<PageLoad> {
     if (error) *error = what;
     return std::nullopt;
@@ -381,15 +395,24 @@ std::optional<PageLoad> LoadPage(const std::string& url, int width, int height, 
     session = attached.at("sessionId").get<std::string>();
     for (const char* domain : {"Page.enable", "Runtime.enable", "Log.enable", "Network.enable"})
       pipe.Call(domain, json::object(), session, on_event);
+    pipe.Call("Page.setLifecycleEventsEnabled", {{"enabled", true}}, session, on_event);
     pipe.Call("Emulation.setDeviceMetricsOverride",
               {{"width", width}, {"height", height}, {"deviceScaleFactor", 1}, {"mobile", false}}, session, on_event);
+    if (options.scheme != LoadOptions::Scheme::kDefault || options.print) {
+      json features = json::array();
+      if (options.scheme != LoadOptions::Scheme::kDefault)
+        features.push_back({{"name", "prefers-color-scheme"}, {"value", options.scheme == LoadOptions::Scheme::kDark ? "dark" : "light"}});
+      pipe.Call("Emulation.setEmulatedMedia", {{"media", options.print ? "print" : ""}, {"features", features}}, session, on_event);
+    }
     // The main frame's id before navigating: the document's own request arrives before
     // Page.navigate's reply.
     c.main_frame = pipe.Call("Page.getFrameTree", json::object(), session, on_event).at("frameTree").at("frame").at("id").get<std::string>();
     const json nav = pipe.Call("Page.navigate", {{"url", url}}, session, on_event);
     if (nav.contains("errorText") && !nav["errorText"].get<std::string>().empty())
       return fail("chromium could not load " + url + ": " + nav["errorText"].get<std::string>());
-    pipe.WaitFor([&] { return c.loaded || !c.detached.empty(); }, "the load event of " + url, on_event);
+    const std::string loader = nav.value("loaderId", std::string());
+    if (loader.empty()) return fail("chromium did not start a document for " + url);
+    pipe.WaitFor([&] { return c.loaded.count(loader) > 0 || !c.detached.empty(); }, "the load event of " + url, on_event);
     if (!c.detached.empty()) return fail("the page " + url + " went away (" + c.detached + ")");
 
     PageLoad out;

@@ -30,6 +30,16 @@ std::string ChromiumPath();
 std::optional<PageLoad> LoadPage(const std::string& url, int width, int height, std::string* error,
                                  double timeout_s = 20);
 
+// The same with the page's media emulated: a colour scheme (what `prefers-color-scheme` sees)
+// and the print media type, for the report's dark-mode and print styles.
+struct LoadOptions {
+  int width = 1024, height = 768;
+  double timeout_s = 20;
+  enum class Scheme { kDefault, kLight, kDark } scheme = Scheme::kDefault;
+  bool print = false;  // CSS media type `print` instead of `screen`
+};
+std::optional<PageLoad> LoadPage(const std::string& url, const LoadOptions& options, std::string* error);
+
 // The parts LoadPage is built from, exposed for their unit tests (docs/report-browser.md).
 
 // An 8-bit PNG decoded to rows of pixels (`channels` bytes each: 1 grey, 2 grey+alpha, 3 RGB,

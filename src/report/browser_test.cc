@@ -170,6 +170,33 @@ TEST(Png, RejectsWhatItDoesNotRead) {
   EXPECT_EQ(error_of(tall), "PNG: image data inflates to 30 bytes, expected 40");
 }
 
+// ---- FindElements on serialised HTML -----------------------------------------------------------
+
+TEST(FindElements, ReadsStartTagsAndTheirAttributes) {
+  const std::string dom =
+      R"(<html><head><style>rect.bar > x { fill: red } /* <rect class="bar" data-value="9"> */</style>)"
+      R"(<script>if (a < b) document.write('<rect class="bar">');</script></head><body>)"
+      R"(<!-- <rect class="bar" data-value="8"> --><svg><g class="row" data-row="stage 0">)"
+      R"(<rect class="bar wide" data-series="A &amp; B" data-value="3" data-label="x &gt; 1, &quot;q&quot;, &#181;s &#x3bc;s"/>)"
+      R"(<RECT CLASS='bar' data-value=5></RECT><rect class="barx" data-value="7"/><rect data-value="6" class="other bar">)"
+      R"(<line class="reference" data-value="80e9"></g></svg></body></html>)";
+  const auto bars = FindElements(dom, "rect", "bar");
+  ASSERT_EQ(bars.size(), 3u);  // not the ones in style, script or the comment, not "barx"
+  EXPECT_EQ(bars[0].attr("data-value"), "3");
+  EXPECT_EQ(bars[0].attr("data-series"), "A & B");
+  EXPECT_EQ(bars[0].attr("data-label"), "x > 1, \"q\", \xc2\xb5s \xce\xbcs");
+  EXPECT_TRUE(bars[0].has_class("wide"));
+  EXPECT_EQ(bars[1].tag, "rect");
+  EXPECT_EQ(bars[1].attr("data-value"), "5");
+  EXPECT_EQ(bars[2].attr("data-value"), "6");
+  EXPECT_EQ(bars[2].attr("absent"), "");
+  EXPECT_EQ(dom.compare(bars[1].offset, 5, "<RECT"), 0);
+  EXPECT_EQ(FindElements(dom, "rect").size(), 4u);  // every rect outside raw text and comments
+  EXPECT_EQ(FindElements(dom, "", "reference").at(0).attr("data-value"), "80e9");
+  EXPECT_EQ(FindElements(dom, "g").at(0).attr("data-row"), "stage 0");
+  EXPECT_TRUE(FindElements("<rect class=\"bar\" data-value=\"3", "rect").empty());  // cut short
+}
+
 // ---- Chromium ----------------------------------------------------------------------------------
 
 class TempDir {
@@ -234,9 +261,12 @@ TEST(Chromium, SelfContainedSvgPageLoadsCleanAndDraws) {
   ASSERT_TRUE(page);
   EXPECT_EQ(page->console_errors, std::vector<std::string>{});
   EXPECT_EQ(page->requests, std::vector<std::string>{});
-  EXPECT_EQ(Count(page->dom, "<rect class=\"bar\""), 2u);
-  EXPECT_CONTAINS(page->dom, "data-category=\"a\" data-value=\"3\"");
-  EXPECT_CONTAINS(page->dom, "data-category=\"b\" data-value=\"5\"");
+  const auto bars = FindElements(page->dom, "rect", "bar");
+  ASSERT_EQ(bars.size(), 2u);
+  EXPECT_EQ(bars[0].attr("data-category"), "a");
+  EXPECT_EQ(bars[0].attr("data-value"), "3");
+  EXPECT_EQ(bars[1].attr("data-category"), "b");
+  EXPECT_EQ(bars[1].attr("data-value"), "5");
   EXPECT_EQ(page->screenshot_width, 320);
   EXPECT_EQ(page->screenshot_height, 240);
   EXPECT_FALSE(page->screenshot_blank);

@@ -25,7 +25,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -34,6 +36,7 @@
 #include <filesystem>
 #include <functional>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -444,6 +447,145 @@ std::optional<PageLoad> LoadPage(const std::string& url, const LoadOptions& opti
     if (!tail.empty()) why += " (chromium: " + tail + ")";
     return fail(why);
   }
+}
+
+namespace {
+
+std::string Lower(std::string s) {
+  for (char& ch : s)
+    if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
+  return s;
+}
+
+void AppendUtf8(std::string* out, uint32_t cp) {
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xc0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xe0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+  } else {
+    out->push_back(static_cast<char>(0xf0 | (cp >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3f)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+  }
+}
+
+// The character references Chromium writes in attribute values (HTML standard, "serialising
+// HTML fragments", escaping a string), and numeric ones; anything else is kept as written.
+std::string DecodeEntities(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    if (s[i] == '&') {
+      const size_t semi = s.find(';', i);
+      if (semi != std::string::npos && semi - i <= 10) {
+        const std::string name = s.substr(i + 1, semi - i - 1);
+        static const std::map<std::string, std::string> kNamed = {
+            {"amp", "&"}, {"quot", "\""}, {"lt", "<"}, {"gt", ">"}, {"apos", "'"}, {"nbsp", "\xc2\xa0"}};
+        if (auto it = kNamed.find(name); it != kNamed.end()) {
+          out += it->second;
+          i = semi + 1;
+          continue;
+        }
+        if (name.size() > 1 && name[0] == '#') {
+          const bool hex = name[1] == 'x' || name[1] == 'X';
+          const std::string digits = name.substr(hex ? 2 : 1);
+          char* end = nullptr;
+          const unsigned long cp = digits.empty() ? 0 : std::strtoul(digits.c_str(), &end, hex ? 16 : 10);
+          if (!digits.empty() && end && *end == '\0' && cp > 0 && cp <= 0x10ffff) {
+            AppendUtf8(&out, static_cast<uint32_t>(cp));
+            i = semi + 1;
+            continue;
+          }
+        }
+      }
+    }
+    out.push_back(s[i++]);
+  }
+  return out;
+}
+
+bool IsSpace(char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f'; }
+
+}  // namespace
+
+bool DomElement::has_class(const std::string& cls) const {
+  const auto it = attrs.find("class");
+  if (it == attrs.end()) return false;
+  std::istringstream words(it->second);
+  std::string w;
+  while (words >> w)
+    if (w == cls) return true;
+  return false;
+}
+
+std::string DomElement::attr(const std::string& name) const {
+  const auto it = attrs.find(name);
+  return it == attrs.end() ? std::string() : it->second;
+}
+
+std::vector<DomElement> FindElements(const std::string& dom, const std::string& tag, const std::string& cls) {
+  std::vector<DomElement> found;
+  const std::string want = Lower(tag);
+  size_t i = 0;
+  while ((i = dom.find('<', i)) != std::string::npos) {
+    if (dom.compare(i, 4, "<!--") == 0) {
+      const size_t end = dom.find("-->", i + 4);
+      if (end == std::string::npos) break;
+      i = end + 3;
+      continue;
+    }
+    size_t j = i + 1;
+    if (j >= dom.size() || !std::isalpha(static_cast<unsigned char>(dom[j]))) {  // end tag, doctype, stray '<'
+      ++i;
+      continue;
+    }
+    while (j < dom.size() && !IsSpace(dom[j]) && dom[j] != '>' && dom[j] != '/') ++j;
+    DomElement el;
+    el.tag = Lower(dom.substr(i + 1, j - i - 1));
+    el.offset = i;
+    // Attributes: name, optionally = and a quoted or bare value.
+    while (j < dom.size() && dom[j] != '>') {
+      if (IsSpace(dom[j]) || dom[j] == '/') {
+        ++j;
+        continue;
+      }
+      size_t k = j;
+      while (k < dom.size() && !IsSpace(dom[k]) && dom[k] != '=' && dom[k] != '>' && dom[k] != '/') ++k;
+      std::string name = Lower(dom.substr(j, k - j));
+      std::string value;
+      j = k;
+      if (j < dom.size() && dom[j] == '=') {
+        ++j;
+        if (j < dom.size() && (dom[j] == '"' || dom[j] == '\'')) {
+          const char q = dom[j];
+          const size_t end = dom.find(q, j + 1);
+          if (end == std::string::npos) return found;  // cut short
+          value = dom.substr(j + 1, end - j - 1);
+          j = end + 1;
+        } else {
+          size_t e = j;
+          while (e < dom.size() && !IsSpace(dom[e]) && dom[e] != '>') ++e;
+          value = dom.substr(j, e - j);
+          j = e;
+        }
+      }
+      el.attrs.emplace(std::move(name), DecodeEntities(value));
+    }
+    i = j;
+    if ((want.empty() || el.tag == want) && (cls.empty() || el.has_class(cls))) found.push_back(el);
+    // Raw text: nothing in it is a tag.
+    if (el.tag == "script" || el.tag == "style" || el.tag == "textarea") {
+      const size_t end = dom.find("</" + el.tag, i);  // Chromium writes HTML tag names in lower case
+      if (end == std::string::npos) break;
+      i = end;
+    }
+  }
+  return found;
 }
 
 std::optional<PngImage> DecodePng(const std::string& png, std::string* error) {

@@ -6,6 +6,7 @@
 // so CI runs these tests).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +40,22 @@ struct LoadOptions {
   bool print = false;  // CSS media type `print` instead of `screen`
 };
 std::optional<PageLoad> LoadPage(const std::string& url, const LoadOptions& options, std::string* error);
+
+// An element's start tag in a serialised DOM (PageLoad::dom), attributes decoded.
+struct DomElement {
+  std::string tag;                           // lower case
+  std::map<std::string, std::string> attrs;  // names lower case; values with &amp; &quot; &lt;
+                                             // &gt; &#N; &#xN; &nbsp; decoded
+  size_t offset = 0;                         // of the '<' in the DOM text
+  bool has_class(const std::string& cls) const;
+  // The attribute, or "" when absent.
+  std::string attr(const std::string& name) const;
+};
+// Every start tag named `tag` (any, when empty) carrying class `cls` (any, when empty), in
+// document order. It reads HTML as Chromium serialises it (quoted attribute values, text escaped)
+// and skips the contents of <script>, <style>, <textarea> and comments; it is a test helper,
+// not an HTML parser.
+std::vector<DomElement> FindElements(const std::string& dom, const std::string& tag, const std::string& cls = "");
 
 // The parts LoadPage is built from, exposed for their unit tests (docs/report-browser.md).
 

@@ -270,6 +270,7 @@ TEST(Chromium, SelfContainedSvgPageLoadsCleanAndDraws) {
   EXPECT_EQ(page->screenshot_width, 320);
   EXPECT_EQ(page->screenshot_height, 240);
   EXPECT_FALSE(page->screenshot_blank);
+  EXPECT_EQ(page->http_status, 0);  // file://
   // The pixels where the page puts them: inside each bar its fill, beside them the background.
   const auto img = DecodePng(page->screenshot_png, nullptr);
   ASSERT_TRUE(img);
@@ -428,15 +429,18 @@ TEST(Chromium, LoopbackHttpPageLoads) {
         req.append(buf, static_cast<size_t>(n));
       }
       const size_t sp = req.find(' ');
-      if (sp != std::string::npos) paths.push_back(req.substr(sp + 1, req.find(' ', sp + 1) - sp - 1));
-      const std::string body = std::string(kSelfContained);
-      const std::string resp = "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: " +
+      const std::string path = sp == std::string::npos ? std::string() : req.substr(sp + 1, req.find(' ', sp + 1) - sp - 1);
+      if (!path.empty()) paths.push_back(path);  // Chromium also opens connections it never uses
+      const bool found = path == "/r/bars";
+      const std::string body = found ? std::string(kSelfContained) : "<!doctype html><title>404</title><p>not found</p>";
+      const std::string resp = std::string(found ? "HTTP/1.1 200 OK" : "HTTP/1.1 404 Not Found") + "\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: " +
                                std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
       (void)send(c, resp.data(), resp.size(), MSG_NOSIGNAL);
       close(c);
     }
   });
   const auto page = Load("http://127.0.0.1:" + std::to_string(port) + "/r/bars");
+  const auto missing = Load("http://127.0.0.1:" + std::to_string(port) + "/r/..%2fsecret");
   stop = true;
   shutdown(listener, SHUT_RDWR);
   close(listener);
@@ -446,8 +450,14 @@ TEST(Chromium, LoopbackHttpPageLoads) {
   EXPECT_EQ(page->requests, std::vector<std::string>{});
   EXPECT_EQ(Count(page->dom, "<rect class=\"bar\""), 2u);
   EXPECT_FALSE(page->screenshot_blank);
-  ASSERT_FALSE(paths.empty());
+  EXPECT_EQ(page->http_status, 200);
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->http_status, 404);  // a page, with its status: the serve tests check it
+  EXPECT_CONTAINS(missing->dom, "not found");
+  ASSERT_GE(paths.size(), 2u);
   EXPECT_EQ(paths[0], "/r/bars");
+  // Sent as written, not normalised by the browser (a favicon request may come between).
+  EXPECT_NE(std::find(paths.begin(), paths.end(), "/r/..%2fsecret"), paths.end());
 }
 
 }  // namespace

@@ -83,6 +83,7 @@ struct Collected {
   std::string main_frame;
   std::set<std::string> loaded;  // loader ids (one per document) whose load event fired
   std::string detached;  // why the page went away, when it did
+  int http_status = 0;
 };
 
 std::string RemoteObjectText(const json& obj) {
@@ -217,6 +218,11 @@ void OnEvent(const json& m, const std::string& session, Collected* c) {
     std::string text = e.value("source", std::string("log")) + ": " + e.value("text", std::string());
     if (e.contains("url")) text += " (" + e["url"].get<std::string>() + ")";
     c->console_errors.push_back(text);
+  } else if (method == "Network.responseReceived") {
+    if (params.value("type", std::string()) == "Document" && params.value("frameId", std::string()) == c->main_frame) {
+      const json r = params.value("response", json::object());
+      if (r.value("url", std::string()).rfind("http", 0) == 0) c->http_status = r.value("status", 0);
+    }
   } else if (method == "Network.requestWillBeSent") {
     const std::string url = params.value("request", json::object()).value("url", std::string());
     // The page's own document (and its redirects) is not a request "beyond the page"; data: URLs
@@ -440,6 +446,7 @@ std::optional<PageLoad> LoadPage(const std::string& url, const LoadOptions& opti
     browser.AwaitExit(kExitGrace);
     out.console_errors = std::move(c.console_errors);
     out.requests = std::move(c.requests);
+    out.http_status = c.http_status;
     return out;
   } catch (const std::exception& e) {
     std::string why = e.what();

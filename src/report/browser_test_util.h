@@ -20,6 +20,7 @@ struct PageLoad {
   bool screenshot_blank = true;             // every pixel of the screenshot the same colour
   int screenshot_width = 0, screenshot_height = 0;
   std::string screenshot_png;               // the PNG bytes (tests may save them)
+  int http_status = 0;                      // the page's own HTTP status (http:// URLs; 0 otherwise)
 };
 
 // The Chromium binary, or empty when none is installed.

@@ -18,7 +18,13 @@ double EntryWidth(const std::string& name) { return kLegendSwatch + 4 + 6.5 * st
 
 std::string SeriesColour(size_t i) { return "var(--series-" + std::to_string(i % kPaletteSize) + ")"; }
 
-std::vector<std::string> TickLabels(const Ticks& t, const std::string& unit) {
+// Units FormatValue writes with a prefix or a unit of its own; the others are left to the label.
+static bool ScaledUnit(const std::string& unit) {
+  return unit == "s" || unit == "B" || unit == "B/s" || unit == "FLOP" || unit == "FLOP/s" || unit == "fraction";
+}
+
+std::vector<std::string> TickLabels(const Ticks& t, const std::string& unit_in) {
+  const std::string unit = ScaledUnit(unit_in) ? unit_in : "";
   std::vector<std::string> labels;
   for (double v : t.values) labels.push_back(FormatValue(v, unit));
   bool distinct = true;
@@ -29,6 +35,22 @@ std::vector<std::string> TickLabels(const Ticks& t, const std::string& unit) {
   }
   return labels;
 }
+
+double YAxisMargin(const Ticks& t, const std::string& unit, double min_left) {
+  size_t longest = 0;
+  for (const std::string& l : TickLabels(t, unit)) longest = std::max(longest, l.size());
+  // The rotated label's line (~14 px from the edge, 12 px font), then the labels at ~6.5 px per
+  // character (11 px sans), 6 px from the axis.
+  return std::max(min_left, 24 + 6.5 * static_cast<double>(longest) + 6);
+}
+
+namespace {
+// The axis label, with the unit where the tick labels do not show it.
+std::string AxisLabel(const std::string& label, const std::string& unit) {
+  if (label.empty() || unit.empty() || ScaledUnit(unit) || label.find(unit) != std::string::npos) return label;
+  return label + " (" + unit + ")";
+}
+}  // namespace
 
 void DrawYAxis(SvgWriter& w, const PlotArea& a, const Scale& s, const Ticks& t, const std::string& label,
                const std::string& unit) {
@@ -45,7 +67,7 @@ void DrawYAxis(SvgWriter& w, const PlotArea& a, const Scale& s, const Ticks& t, 
                    {"y1", SvgNumber(a.y1(), 1)}, {"y2", SvgNumber(a.y0(), 1)}});
   if (!label.empty()) {
     const std::string x = SvgNumber(14, 1), y = SvgNumber((a.y0() + a.y1()) / 2, 1);
-    w.Text("text", label,
+    w.Text("text", AxisLabel(label, unit),
            {{"class", "axis-label"}, {"x", x}, {"y", y}, {"text-anchor", "middle"},
             {"transform", "rotate(-90 " + x + " " + y + ")"}});
   }
@@ -66,7 +88,7 @@ void DrawXAxis(SvgWriter& w, const PlotArea& a, const Scale& s, const Ticks& t, 
   w.Empty("line", {{"class", "axis-line"}, {"x1", SvgNumber(a.x0(), 1)}, {"x2", SvgNumber(a.x1(), 1)},
                    {"y1", SvgNumber(a.y0(), 1)}, {"y2", SvgNumber(a.y0(), 1)}});
   if (!label.empty()) {
-    w.Text("text", label,
+    w.Text("text", AxisLabel(label, unit),
            {{"class", "axis-label"}, {"x", SvgNumber((a.x0() + a.x1()) / 2, 1)}, {"y", SvgNumber(a.height - 8, 1)},
             {"text-anchor", "middle"}});
   }

@@ -52,7 +52,6 @@ std::string RenderBarChart(const BarChartData& d) {
   PlotArea a;
   a.width = d.spec.width;
   a.height = d.spec.height;
-  a.top += LegendHeight(a, Names(d.series));
 
   double lo = 0, hi = 0;
   bool any = false;
@@ -73,6 +72,8 @@ std::string RenderBarChart(const BarChartData& d) {
     hi = d.log_y ? 10 : 1;
   }
   const Ticks t = d.log_y ? LogTicks(std::max(lo, 1e-300), hi) : NiceTicks(lo, hi, 5, true);
+  a.left = YAxisMargin(t, d.spec.y_unit);
+  a.top += LegendHeight(a, Names(d.series));
   const Scale y = d.log_y ? Scale::Log(t.lo, t.hi, a.y0(), a.y1()) : Scale::Linear(t.lo, t.hi, a.y0(), a.y1());
 
   std::string description = "Bar chart of " + std::to_string(m) + " series over " + std::to_string(n) + " categories";

@@ -97,7 +97,17 @@ std::string RenderGanttChart(const GanttChartData& d) {
   const double height = nrows == 0 ? d.spec.height : a.top + a.bottom + row_px * static_cast<double>(nrows);
   a.height = height;
 
-  const Ticks tx = NiceTicks(t0, t1);
+  // The time axis spans the schedule exactly (no niced empty tail); its ticks are the nice ones
+  // inside it.
+  Ticks tx = NiceTicks(t0, t1);
+  if (t1 > t0) {
+    std::vector<double> inside;
+    for (double v : tx.values)
+      if (v >= t0 && v <= t1) inside.push_back(v);
+    tx.values = inside;
+    tx.lo = t0;
+    tx.hi = t1;
+  }
   const Scale sx = Scale::Linear(tx.lo, tx.hi, a.x0(), a.x1());
   const double plot_px = a.x1() - a.x0();
 
@@ -140,6 +150,8 @@ std::string RenderGanttChart(const GanttChartData& d) {
   if (d.spans.empty()) DrawNoData(w, a);
   const std::string rect_h = SvgNumber(row_px * 0.8, 2);
   const bool tooltips = d.spans.size() <= kTooltipSpans;
+  // Row labels where they fit (11 px text): every k-th row on thin rows (the table names all).
+  const size_t label_every = std::max<size_t>(1, static_cast<size_t>(std::ceil(12 / row_px)));
 
   auto rect = [&](double start, double end, double x, double width, size_t cat, const std::string* tip) {
     const std::initializer_list<SvgAttr> attrs = {{"class", "span"},          {"data-category", cats[cat]},
@@ -165,7 +177,7 @@ std::string RenderGanttChart(const GanttChartData& d) {
     } else {
       w.Open("g", {{"class", "gantt-row"}, {"data-row", d.rows[r]}, {"transform", "translate(0," + y + ")"}});
     }
-    w.Text("text", d.rows[r],
+    if (r % label_every == 0) w.Text("text", d.rows[r],
            {{"class", "row-label"}, {"x", SvgNumber(a.x0() - 6, 1)}, {"y", SvgNumber(row_px * 0.4, 2)},
             {"text-anchor", "end"}, {"dominant-baseline", "middle"}});
     if (!aggregate) {

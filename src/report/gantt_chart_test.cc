@@ -55,6 +55,20 @@ TEST(GanttChart, RowsAndSpansFollowTheDomContract) {
   EXPECT_CONTAINS(html, "<tr><td>stage 2</td><td class=\"num\">0</td><td class=\"num\">0</td><td class=\"num\">0</td></tr>");
 }
 
+TEST(GanttChart, TimeAxisSpansTheScheduleExactly) {
+  GanttChartData d = Small();
+  d.spans[1].end = 2.5;  // the schedule is [0, 2.5]
+  const std::string html = RenderGanttChart(d);
+  // The scale is [0, 2.5] (not the niced [0, 3]): backward [1, 2.5] is 1.5 / 2.5 x 680 = 408 px
+  // wide and ends at 744; the ticks are the nice ones inside, 0, 1, 2.
+  const auto spans = Elements(html, "rect", "span");
+  EXPECT_EQ(spans[1].at("x"), "336");
+  EXPECT_EQ(spans[1].at("width"), "408");
+  const auto ticks = Elements(html, "text", "tick");
+  ASSERT_EQ(ticks.size(), 3u);
+  EXPECT_EQ(ticks[2].at("data-value"), "2");
+}
+
 TEST(GanttChart, UnlistedCategoriesAreOther) {
   GanttChartData d = Small();
   d.spans.push_back({2, 0, 1, "send/recv \"p2p\"", ""});

@@ -115,9 +115,10 @@ std::string RenderLineChart(const LineChartData& d) {
   PlotArea a;
   a.width = d.spec.width;
   a.height = d.spec.height;
-  a.top += LegendHeight(a, names);
   const Ticks tx = NiceTicks(xlo, xhi);
   const Ticks ty = d.log_y ? LogTicks(ylo, yhi) : NiceTicks(ylo, yhi);
+  a.left = YAxisMargin(ty, d.spec.y_unit);
+  a.top += LegendHeight(a, names);
   const Scale sx = Scale::Linear(tx.lo, tx.hi, a.x0(), a.x1());
   const Scale sy = d.log_y ? Scale::Log(ty.lo, ty.hi, a.y0(), a.y1()) : Scale::Linear(ty.lo, ty.hi, a.y0(), a.y1());
 

@@ -46,8 +46,9 @@ std::string RenderStackedBarChart(const BarChartData& d) {
   PlotArea a;
   a.width = d.spec.width;
   a.height = d.spec.height;
-  a.top += LegendHeight(a, names);
   const Ticks t = NiceTicks(lo, hi, 5, true);
+  a.left = YAxisMargin(t, d.spec.y_unit);
+  a.top += LegendHeight(a, names);
   const Scale y = Scale::Linear(t.lo, t.hi, a.y0(), a.y1());
 
   std::string description = "Stacked bar chart of " + std::to_string(n) + " categories, each the sum of " +

@@ -1,6 +1,7 @@
 // The headless-Chromium harness (browser_test_util.h): its base64 and PNG decoders on inputs
 // built here by hand, then Chromium itself on hand-written pages whose console errors, requests,
-// DOM and screenshot pixels are known. The Chromium tests skip when it is not installed.
+// DOM and screenshot pixels are known, and on a page of the chart module (page.h and the
+// charts) in light and dark mode. The Chromium tests skip when it is not installed.
 #include "report/browser_test_util.h"
 
 #include <netinet/in.h>
@@ -16,6 +17,12 @@
 #include <fstream>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
+#include "report/bar_chart.h"
+#include "report/gantt_chart.h"
+#include "report/line_chart.h"
+#include "report/page.h"
 #include "util/test_util.h"
 
 namespace paratune::browser {
@@ -346,24 +353,18 @@ TEST(Chromium, WhitePageIsBlank) {
   EXPECT_EQ(page->console_errors, std::vector<std::string>{});
 }
 
-// The report's dark-mode and print styles are seen when the media are emulated.
-TEST(Chromium, DarkSchemeAndPrintMediaAreEmulated) {
+// The report's print styles are seen when the media are emulated (dark mode: the chart page
+// test below).
+TEST(Chromium, PrintMediaIsEmulated) {
   PARATUNE_CHROMIUM_OR_SKIP();
   TempDir dir;
   const std::string url = dir.Page("media.html", R"(<!doctype html><html><head><meta charset="utf-8"><title>m</title>
 <style>body { margin: 0; background: #ffffff; }
 @media (prefers-color-scheme: dark) { body { background: #101820; } }
 @media print { body { background: #ff0000; } }</style></head><body></body></html>)");
-  LoadOptions dark;
-  dark.width = 120, dark.height = 80, dark.scheme = LoadOptions::Scheme::kDark;
-  std::string err;
-  const auto d = LoadPage(url, dark, &err);
-  ASSERT_TRUE(d) << err;
-  const auto dimg = DecodePng(d->screenshot_png, nullptr);
-  ASSERT_TRUE(dimg);
-  EXPECT_EQ(PixelAt(*dimg, 60, 40), (std::array<int, 3>{0x10, 0x18, 0x20}));
   LoadOptions print;
-  print.width = 120, print.height = 80, print.scheme = LoadOptions::Scheme::kLight, print.print = true;
+  print.width = 120, print.height = 80, print.scheme = LoadOptions::Scheme::kDark, print.print = true;
+  std::string err;
   const auto p = LoadPage(url, print, &err);
   ASSERT_TRUE(p) << err;
   const auto pimg = DecodePng(p->screenshot_png, nullptr);
@@ -398,6 +399,136 @@ TEST(LoadPage, ArgumentsOutsideTheirRangeAreErrors) {
   EXPECT_EQ(err, "window size 0x240 is outside 1..8192");
   EXPECT_FALSE(LoadPage("about:blank", 320, 240, &err, 0));
   EXPECT_EQ(err.rfind("timeout 0", 0), 0u) << err;
+}
+
+// A page of the chart module as the report writes it: three charts in one section, seen in
+// Chromium in light and dark mode.
+std::string ChartPage() {
+  BarChartData bars;
+  bars.spec.id = "tps";
+  bars.spec.title = "Tokens/s per GPU";
+  bars.spec.description = "Tokens/s per GPU of three layouts.";
+  bars.spec.y_label = "tokens/s per GPU";
+  bars.categories = {"tp1 pp8", "tp2 pp4", "tp4 pp2"};
+  bars.series = {{"tokens/s", {3120.5, 2890, 2405.25}}};
+  LineChartData line;
+  line.spec.id = "tput";
+  line.spec.title = "Throughput";
+  line.spec.x_label = "iteration";
+  line.series = {{"tokens/s", {0, 10, 20, 30, 40, 50}, {100, 101, 99, 80, 81, 79}}};
+  line.markers = {{30, "change point"}};
+  line.bands = {{40, 50, "throttled"}};
+  GanttChartData gantt;
+  gantt.spec.id = "pipe";
+  gantt.spec.title = "Pipeline";
+  gantt.spec.x_unit = "s";
+  gantt.rows = {"stage 0", "stage 1"};
+  gantt.categories = {"forward", "backward"};
+  gantt.spans = {{0, 0, 1, "forward", "mb 0"}, {1, 1, 2, "forward", "mb 0"}, {1, 2, 4, "backward", "mb 0"}, {0, 4, 6, "backward", "mb 0"}};
+  Page page;
+  page.title = "charts";
+  page.sections = {{"s", "Section", RenderBarChart(bars) + RenderLineChart(line) + RenderGanttChart(gantt)}};
+  return RenderPage(page);
+}
+
+// The centre of the first element matching a CSS selector, in viewport pixels.
+std::string CentreOf(const std::string& selector) {
+  return "(() => { const r = document.querySelector('" + selector +
+         "').getBoundingClientRect(); return [Math.round(r.x + r.width / 2), Math.round(r.y + r.height / 2)]; })()";
+}
+
+TEST(Chromium, ChartPageFollowsTheDomContractInLightAndDarkMode) {
+  PARATUNE_CHROMIUM_OR_SKIP();
+  TempDir dir;
+  const std::string url = dir.Page("charts.html", ChartPage());
+  // The first bar's fill is var(--series-0): Okabe-Ito blue in light mode, lifted in dark mode
+  // (page.cc); the page's background var(--bg).
+  struct Mode {
+    LoadOptions::Scheme scheme;
+    std::array<int, 3> bar, background;
+  };
+  for (const Mode mode : {Mode{LoadOptions::Scheme::kLight, {0x00, 0x72, 0xb2}, {0xff, 0xff, 0xff}},
+                          Mode{LoadOptions::Scheme::kDark, {0x3d, 0x9e, 0xe6}, {0x12, 0x13, 0x17}}}) {
+    LoadOptions o;
+    o.width = 1024, o.height = 1400, o.scheme = mode.scheme;
+    o.expressions = {CentreOf("#tps rect.bar"), "[document.scrollingElement.scrollWidth, document.scrollingElement.scrollHeight]"};
+    std::string err;
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto page = LoadPage(url, o, &err);
+    std::printf("  LoadPage %s (%s): %.2f s\n", url.c_str(), mode.scheme == LoadOptions::Scheme::kDark ? "dark" : "light",
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    ASSERT_TRUE(page) << err;
+    EXPECT_EQ(page->console_errors, std::vector<std::string>{});
+    EXPECT_EQ(page->requests, std::vector<std::string>{});
+    EXPECT_FALSE(page->screenshot_blank);
+    // Each chart: a figure of its kind, an svg image labelled by its own title, a desc, a table.
+    const auto figures = FindElements(page->dom, "figure", "chart");
+    ASSERT_EQ(figures.size(), 3u);
+    EXPECT_EQ(figures[0].attr("data-chart"), "bar");
+    EXPECT_EQ(figures[1].attr("data-chart"), "line");
+    EXPECT_EQ(figures[2].attr("data-chart"), "gantt");
+    for (size_t i = 0; i < figures.size(); ++i) {
+      const size_t from = figures[i].offset, to = i + 1 < figures.size() ? figures[i + 1].offset : page->dom.size();
+      auto inside = [&](const std::string& tag, const std::string& cls = "") {
+        std::vector<DomElement> in;
+        for (const DomElement& e : FindElements(page->dom, tag, cls))
+          if (e.offset > from && e.offset < to) in.push_back(e);
+        return in;
+      };
+      const auto svg = inside("svg");
+      ASSERT_EQ(svg.size(), 1u) << figures[i].attr("id");
+      EXPECT_EQ(svg[0].attr("role"), "img");
+      const std::string title_id = svg[0].attr("aria-labelledby");
+      const auto titles = inside("title");
+      EXPECT_TRUE(!title_id.empty() && std::any_of(titles.begin(), titles.end(), [&](const DomElement& t) { return t.attr("id") == title_id; }))
+          << figures[i].attr("id") << ": no <title id=" << title_id << ">";
+      EXPECT_EQ(inside("desc").size(), 1u) << figures[i].attr("id");
+      EXPECT_GE(inside("table", "chart-data").size(), 1u) << figures[i].attr("id");
+    }
+    // The bars: one per layout with its value; the line's points, marker and band; the rows.
+    const auto rects = FindElements(page->dom, "rect", "bar");
+    ASSERT_EQ(rects.size(), 3u);
+    EXPECT_EQ(rects[0].attr("data-category"), "tp1 pp8");
+    EXPECT_EQ(rects[0].attr("data-value"), "3120.5");
+    EXPECT_EQ(rects[2].attr("data-category"), "tp4 pp2");
+    EXPECT_EQ(rects[2].attr("data-value"), "2405.25");
+    const auto paths = FindElements(page->dom, "path", "series");
+    ASSERT_EQ(paths.size(), 1u);
+    EXPECT_EQ(paths[0].attr("data-points"), "6");
+    const auto markers = FindElements(page->dom, "line", "marker");
+    ASSERT_EQ(markers.size(), 1u);
+    EXPECT_EQ(markers[0].attr("data-x"), "30");
+    EXPECT_EQ(markers[0].attr("data-label"), "change point");
+    const auto bands = FindElements(page->dom, "rect", "band");
+    ASSERT_EQ(bands.size(), 1u);
+    EXPECT_EQ(bands[0].attr("data-x0"), "40");
+    EXPECT_EQ(bands[0].attr("data-x1"), "50");
+    const auto rows = FindElements(page->dom, "g", "gantt-row");
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[1].attr("data-row"), "stage 1");
+    EXPECT_EQ(FindElements(page->dom, "rect", "span").size(), 4u);
+    // What the reader sees: the bar in its mode's colour where the layout put it, the page's
+    // background in the corner, and no horizontal scrolling at 1024 px.
+    ASSERT_EQ(page->evaluated.size(), 2u);
+    const auto centre = nlohmann::json::parse(page->evaluated[0]);
+    const auto img = DecodePng(page->screenshot_png, nullptr);
+    ASSERT_TRUE(img);
+    const int cx = centre.at(0).get<int>(), cy = centre.at(1).get<int>();
+    ASSERT_TRUE(cx > 0 && cx < img->width && cy > 0 && cy < img->height) << page->evaluated[0];
+    EXPECT_EQ(PixelAt(*img, cx, cy), mode.bar) << "at " << page->evaluated[0];
+    EXPECT_EQ(PixelAt(*img, 2, 2), mode.background);
+    EXPECT_EQ(nlohmann::json::parse(page->evaluated[1]).at(0).get<int>(), 1024);
+  }
+}
+
+TEST(Chromium, ExpressionThatThrowsFailsTheLoad) {
+  PARATUNE_CHROMIUM_OR_SKIP();
+  TempDir dir;
+  LoadOptions o;
+  o.width = 100, o.height = 100, o.expressions = {"document.querySelector('#absent').id"};
+  std::string err;
+  EXPECT_FALSE(LoadPage(dir.Page("e.html", "<!doctype html><title>e</title>"), o, &err));
+  EXPECT_CONTAINS(err, "the expression `document.querySelector('#absent').id` threw: TypeError: Cannot read properties of null");
 }
 
 // A one-page HTTP server on 127.0.0.1: loopback pages load (they bypass the dead proxy) and only

@@ -428,6 +428,16 @@ std::optional<PageLoad> LoadPage(const std::string& url, const LoadOptions& opti
     const json dom = pipe.Call("Runtime.evaluate",
                                {{"expression", "document.documentElement.outerHTML"}, {"returnByValue", true}}, session, on_event);
     out.dom = dom.at("result").value("value", std::string());
+    for (const std::string& expr : options.expressions) {
+      const json r = pipe.Call("Runtime.evaluate", {{"expression", expr}, {"returnByValue", true}, {"awaitPromise", true}}, session, on_event);
+      if (r.contains("exceptionDetails")) {
+        const json d = r["exceptionDetails"];
+        return fail("the expression `" + expr + "` threw: " +
+                    (d.contains("exception") ? RemoteObjectText(d["exception"]) : d.value("text", std::string("exception"))));
+      }
+      const json v = r.at("result");
+      out.evaluated.push_back(v.contains("value") ? v["value"].dump() : "undefined");
+    }
     const json shot = pipe.Call("Page.captureScreenshot", {{"format", "png"}}, session, on_event);
     const auto png = Base64Decode(shot.at("data").get<std::string>());
     if (!png) return fail("chromium's screenshot is not base64");

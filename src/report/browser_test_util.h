@@ -21,6 +21,7 @@ struct PageLoad {
   int screenshot_width = 0, screenshot_height = 0;
   std::string screenshot_png;               // the PNG bytes (tests may save them)
   int http_status = 0;                      // the page's own HTTP status (http:// URLs; 0 otherwise)
+  std::vector<std::string> evaluated;       // LoadOptions::expressions' values, as JSON text
 };
 
 // The Chromium binary, or empty when none is installed.
@@ -39,6 +40,10 @@ struct LoadOptions {
   double timeout_s = 20;
   enum class Scheme { kDefault, kLight, kDark } scheme = Scheme::kDefault;
   bool print = false;  // CSS media type `print` instead of `screen`
+  // JavaScript expressions evaluated after load, by DevTools (the page's own policy may forbid
+  // scripts: these still run), e.g. an element's getBoundingClientRect() to find it in the
+  // screenshot. One that throws makes the load fail, naming it.
+  std::vector<std::string> expressions;
 };
 std::optional<PageLoad> LoadPage(const std::string& url, const LoadOptions& options, std::string* error);
 

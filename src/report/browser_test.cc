@@ -23,6 +23,7 @@
 #include "report/gantt_chart.h"
 #include "report/line_chart.h"
 #include "report/page.h"
+#include "report/report.h"
 #include "util/test_util.h"
 
 namespace paratune::browser {
@@ -401,6 +402,46 @@ TEST(LoadPage, ArgumentsOutsideTheirRangeAreErrors) {
   EXPECT_EQ(err.rfind("timeout 0", 0), 0u) << err;
 }
 
+// The DOM contract of chart.h, figure by figure, in a loaded page's DOM: a kind, one
+// svg role="img" labelled by its own <title>, a <desc> and a table of the data.
+void ExpectFiguresFollowTheContract(const std::string& dom) {
+  const auto figures = FindElements(dom, "figure", "chart");
+  for (size_t i = 0; i < figures.size(); ++i) {
+    const size_t from = figures[i].offset, to = i + 1 < figures.size() ? figures[i + 1].offset : dom.size();
+    auto inside = [&](const std::string& tag, const std::string& cls = "") {
+      std::vector<DomElement> in;
+      for (const DomElement& e : FindElements(dom, tag, cls))
+        if (e.offset > from && e.offset < to) in.push_back(e);
+      return in;
+    };
+    const std::string id = figures[i].attr("id");
+    EXPECT_FALSE(id.empty());
+    EXPECT_FALSE(figures[i].attr("data-chart").empty()) << id;
+    const auto svg = inside("svg");
+    ASSERT_EQ(svg.size(), 1u) << id;
+    EXPECT_EQ(svg[0].attr("role"), "img") << id;
+    const std::string title_id = svg[0].attr("aria-labelledby");
+    const auto titles = inside("title");
+    EXPECT_TRUE(!title_id.empty() && std::any_of(titles.begin(), titles.end(), [&](const DomElement& t) { return t.attr("id") == title_id; }))
+        << id << ": no <title id=" << title_id << ">";
+    EXPECT_EQ(inside("desc").size(), 1u) << id;
+    EXPECT_GE(inside("table", "chart-data").size(), 1u) << id;
+  }
+}
+
+// The elements of class `cls` inside the figure with DOM id `figure_id`.
+std::vector<DomElement> InFigure(const std::string& dom, const std::string& figure_id, const std::string& tag, const std::string& cls) {
+  const auto figures = FindElements(dom, "figure", "chart");
+  std::vector<DomElement> in;
+  for (size_t i = 0; i < figures.size(); ++i) {
+    if (figures[i].attr("id") != figure_id) continue;
+    const size_t to = i + 1 < figures.size() ? figures[i + 1].offset : dom.size();
+    for (const DomElement& e : FindElements(dom, tag, cls))
+      if (e.offset > figures[i].offset && e.offset < to) in.push_back(e);
+  }
+  return in;
+}
+
 // A page of the chart module as the report writes it: three charts in one section, seen in
 // Chromium in light and dark mode.
 std::string ChartPage() {
@@ -467,24 +508,7 @@ TEST(Chromium, ChartPageFollowsTheDomContractInLightAndDarkMode) {
     EXPECT_EQ(figures[0].attr("data-chart"), "bar");
     EXPECT_EQ(figures[1].attr("data-chart"), "line");
     EXPECT_EQ(figures[2].attr("data-chart"), "gantt");
-    for (size_t i = 0; i < figures.size(); ++i) {
-      const size_t from = figures[i].offset, to = i + 1 < figures.size() ? figures[i + 1].offset : page->dom.size();
-      auto inside = [&](const std::string& tag, const std::string& cls = "") {
-        std::vector<DomElement> in;
-        for (const DomElement& e : FindElements(page->dom, tag, cls))
-          if (e.offset > from && e.offset < to) in.push_back(e);
-        return in;
-      };
-      const auto svg = inside("svg");
-      ASSERT_EQ(svg.size(), 1u) << figures[i].attr("id");
-      EXPECT_EQ(svg[0].attr("role"), "img");
-      const std::string title_id = svg[0].attr("aria-labelledby");
-      const auto titles = inside("title");
-      EXPECT_TRUE(!title_id.empty() && std::any_of(titles.begin(), titles.end(), [&](const DomElement& t) { return t.attr("id") == title_id; }))
-          << figures[i].attr("id") << ": no <title id=" << title_id << ">";
-      EXPECT_EQ(inside("desc").size(), 1u) << figures[i].attr("id");
-      EXPECT_GE(inside("table", "chart-data").size(), 1u) << figures[i].attr("id");
-    }
+    ExpectFiguresFollowTheContract(page->dom);
     // The bars: one per layout with its value; the line's points, marker and band; the rows.
     const auto rects = FindElements(page->dom, "rect", "bar");
     ASSERT_EQ(rects.size(), 3u);
@@ -519,6 +543,90 @@ TEST(Chromium, ChartPageFollowsTheDomContractInLightAndDarkMode) {
     EXPECT_EQ(PixelAt(*img, 2, 2), mode.background);
     EXPECT_EQ(nlohmann::json::parse(page->evaluated[1]).at(0).get<int>(), 1024);
   }
+}
+
+nlohmann::json PlanLayout(int tp, int pp, int dp) {
+  return {{"tp", tp}, {"pp", pp}, {"vp", 1}, {"cp", 1}, {"ep", 1}, {"dp", dp}, {"zero", 1}, {"micro_batch", 1},
+          {"recompute", "none"}, {"precision", "bf16"}};
+}
+
+// A report of a plan (three ranked layouts) and a simulation (4 stages, 4 micro-batches), both
+// hand-made documents of their schemas (docs/json.md), as the reader sees it in Chromium.
+TEST(Chromium, ReportOfAPlanAndASimulationShowsTheirNumbers) {
+  PARATUNE_CHROMIUM_OR_SKIP();
+  nlohmann::json plan = {{"schema", "paratune.plan/1"},
+                         {"model", {{"name", "llama-3.1-8b"}}},
+                         {"cluster", {{"gpu", "H100"}, {"gpus", 16}}},
+                         {"training", {{"seq_len", 4096}, {"global_batch", 64}}},
+                         {"search", {{"candidates", 40}, {"estimated", 30}, {"fitting", 12}, {"memory_limit_bytes", 76e9}}},
+                         {"ranked", nlohmann::json::array()}};
+  const double tps[] = {3000, 2500, 1250};
+  for (int i = 0; i < 3; ++i)
+    plan["ranked"].push_back({{"rank", i + 1}, {"layout", PlanLayout(1 << i, 1, 16 >> i)}, {"step_time_s", 1.0 + i},
+                              {"tokens_per_s_per_gpu", tps[i]}, {"mfu", 0.5 - 0.125 * i}, {"peak_memory_bytes", 40e9 + 10e9 * i}});
+  nlohmann::json sim = {{"schema", "paratune.simulate/1"}, {"model", "m"}, {"gpus", 8}, {"gpu", "H100"},
+                        {"layout", PlanLayout(2, 4, 1)}, {"schedule", "1f1b"}, {"micro_batches", 4},
+                        {"step_time_s", 1.0}, {"pipeline_time_s", 0.9}, {"extrapolated", false},
+                        {"stages", nlohmann::json::array()}};
+  nlohmann::json events = nlohmann::json::array();
+  for (int st = 0; st < 4; ++st) {
+    sim["stages"].push_back({{"stage", st}, {"compute_s", 0.5}, {"non_compute_s", 0.1}, {"idle_s", 0.4}});
+    for (int m = 0; m < 4; ++m) {
+      events.push_back({st, 0, "F", m, 0.1 * (st + m), 0.1 * (st + m) + 0.05});
+      events.push_back({st, 0, "B", m, 0.5 + 0.1 * m, 0.5 + 0.1 * m + 0.08});
+    }
+  }
+  sim["timeline"] = {{"stages", 4}, {"streams", {"compute", "comm"}}, {"events", events}};
+  const std::string html = RenderReport({{"plan.json", plan}, {"sim.json", sim}}, ReportOptions{});
+  TempDir dir;
+  const auto page = Load(dir.Page("report.html", html), 1024, 768);
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->console_errors, std::vector<std::string>{});
+  EXPECT_EQ(page->requests, std::vector<std::string>{});
+  EXPECT_FALSE(page->screenshot_blank);
+  EXPECT_GE(FindElements(page->dom, "figure", "chart").size(), 4u);
+  ExpectFiguresFollowTheContract(page->dom);
+  // One bar per listed layout with its value; the memory against the 76 GB limit.
+  auto values = [&](const std::string& id, const std::string& tag, const std::string& cls) {
+    std::vector<std::string> v;
+    for (const DomElement& e : InFigure(page->dom, id, tag, cls)) v.push_back(e.attr("data-value"));
+    return v;
+  };
+  EXPECT_EQ(values("plan-json-plan-throughput", "rect", "bar"), (std::vector<std::string>{"3000", "2500", "1250"}));
+  EXPECT_EQ(values("plan-json-plan-mfu", "rect", "bar"), (std::vector<std::string>{"0.5", "0.375", "0.25"}));
+  EXPECT_EQ(values("plan-json-plan-memory", "rect", "bar"), (std::vector<std::string>{"40000000000", "50000000000", "60000000000"}));
+  EXPECT_EQ(values("plan-json-plan-memory", "line", "reference"), (std::vector<std::string>{"76000000000"}));
+  // The Gantt: one row per stage, each with its 4 forward and 4 backward spans.
+  const auto rows = InFigure(page->dom, "sim-json-simulate-gantt", "g", "gantt-row");
+  ASSERT_EQ(rows.size(), 4u);
+  for (int st = 0; st < 4; ++st) EXPECT_EQ(rows[static_cast<size_t>(st)].attr("data-row"), "stage " + std::to_string(st));
+  const auto spans = InFigure(page->dom, "sim-json-simulate-gantt", "rect", "span");
+  EXPECT_EQ(std::count_if(spans.begin(), spans.end(), [](const DomElement& e) { return e.attr("data-category") == "forward"; }), 16);
+  EXPECT_EQ(std::count_if(spans.begin(), spans.end(), [](const DomElement& e) { return e.attr("data-category") == "backward"; }), 16);
+}
+
+// Every committed report fixture (testdata/report/*.json, when there are any) renders to a page
+// that loads clean, draws, and keeps the DOM contract.
+TEST(Chromium, ReportFixturesLoadClean) {
+  PARATUNE_CHROMIUM_OR_SKIP();
+  const std::string fixtures = TestDataPath("report");
+  std::error_code ec;
+  if (!std::filesystem::is_directory(fixtures, ec)) GTEST_SKIP() << "no report fixtures: " << fixtures << " is absent";
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(fixtures, ec))
+    if (e.path().extension() == ".json") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) GTEST_SKIP() << "no report fixtures: " << fixtures << " has no *.json";
+  // One page of all of them: one browser start.
+  const std::string html = RenderReport(ReadReportInputs(files), ReportOptions{});
+  TempDir dir;
+  const auto page = Load(dir.Page("fixtures.html", html), 1024, 768);
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->console_errors, std::vector<std::string>{});
+  EXPECT_EQ(page->requests, std::vector<std::string>{});
+  EXPECT_FALSE(page->screenshot_blank);
+  EXPECT_GE(FindElements(page->dom, "figure", "chart").size(), files.size());
+  ExpectFiguresFollowTheContract(page->dom);
 }
 
 TEST(Chromium, ExpressionThatThrowsFailsTheLoad) {

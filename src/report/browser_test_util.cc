@@ -255,8 +255,10 @@ class BrowserProcess {
   }
 
   bool Start(const std::string& binary, int width, int height, std::string* error) {
-    char tmpl[] = "/tmp/paratune-chromium-XXXXXX";
-    if (!::mkdtemp(tmpl)) return Fail(error, std::string("mkdtemp: ") + std::strerror(errno));
+    std::error_code ec;
+    std::string tmpl = (std::filesystem::temp_directory_path(ec) / "paratune-chromium-XXXXXX").string();
+    if (ec) tmpl = "/tmp/paratune-chromium-XXXXXX";
+    if (!::mkdtemp(tmpl.data())) return Fail(error, "mkdtemp " + tmpl + ": " + std::strerror(errno));
     profile_ = tmpl;
     const std::string log = profile_ + "/chromium.log";
     std::vector<std::string> args = {

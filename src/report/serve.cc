@@ -452,7 +452,8 @@ class Site {
     }
     Rendered r{*before, {}, {}, std::nullopt};
     try {
-      const ReportInput in = ReadReportInput(path.string());
+      ReportInput in = ReadReportInput(path.string());
+      in.path = name;  // the page names the file as served, not by the server's path
       r.schema = in.doc.at("schema").get<std::string>();
       if (render) r.html = RenderReport({in}, ReportOptions{.title = name, .compare = false});
     } catch (const InputError& e) {

@@ -30,10 +30,29 @@ namespace {
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 
-// A document every renderer draws (its schema's section exists); `marker` tells versions apart.
-nlohmann::json Document(const std::string& marker) {
-  return nlohmann::json{{"schema", "paratune.plan/1"}, {"marker", marker}};
+// An estimate document as `paratune estimate --json` writes it (docs/json.md,
+// paratune.estimate/1); `marker` (the model's name) and `tokens_per_s` tell versions apart.
+nlohmann::json Document(const std::string& marker, double tokens_per_s = 3000) {
+  nlohmann::json stages = nlohmann::json::array();
+  for (int s = 0; s < 2; ++s)
+    stages.push_back({{"stage", s},
+                      {"memory",
+                       {{"params_bytes", 10e9}, {"grads_bytes", 5e9}, {"optimizer_bytes", 20e9}, {"activations_bytes", 30e9 + s * 1e9}, {"runtime_bytes", 2e9}}}});
+  return {{"schema", "paratune.estimate/1"},
+          {"model", {{"name", marker}}},
+          {"cluster", {{"gpu", "H100"}, {"gpus", 16}}},
+          {"layout",
+           {{"tp", 2}, {"pp", 2}, {"vp", 1}, {"cp", 1}, {"ep", 1}, {"dp", 4}, {"zero", 1}, {"micro_batch", 1}, {"recompute", "none"}, {"precision", "bf16"}}},
+          {"throughput", {{"step_time_s", 2.0}, {"tokens_per_s_per_gpu", tokens_per_s}, {"mfu", 0.4}, {"comm_share", 0.1}, {"bubble_rate", 0.05}}},
+          {"time",
+           {{"compute_s", 1.5}, {"recompute_s", 0.25}, {"tp_comm_s", 0.125}, {"dp_comm_s", 0.0625}, {"bubble_s", 0.25}, {"optimizer_s", 0.0625}, {"total_s", 2.0}}},
+          {"stages", stages},
+          {"memory", {{"capacity_bytes", 80e9}, {"peak_bytes", 68e9}}},
+          {"links", {{{"link", "scale_up"}, {"stage", 0}, {"utilisation", 0.5}}, {{"link", "scale_out"}, {"stage", 1}, {"utilisation", 0.75}}}}};
 }
+
+// The page serve should answer for NAME holding `doc`.
+std::string PageOf(const std::string& name, const nlohmann::json& doc) { return RenderReport({ReportInput{name, doc}}, ReportOptions{.title = name}); }
 
 void WriteText(const fs::path& path, const std::string& text) {
   std::ofstream f(path, std::ios::binary);
@@ -141,6 +160,9 @@ class ServeTest : public ::testing::Test {
     WriteText(dir_ / "a.json", Document("VERSION-A").dump());
     WriteText(dir_ / "my run.json", Document("SPACED").dump());
     WriteText(dir_ / "bad.json", "{\"schema\": \"paratune.plan/1\", ");  // cut short: not JSON
+    nlohmann::json wrong = Document("WRONG");
+    wrong["throughput"]["step_time_s"] = "fast";
+    WriteText(dir_ / "wrong.json", wrong.dump());  // JSON of a known schema, a field not as it says
     WriteText(dir_ / ".hidden.json", Document("HIDDEN").dump());
     WriteText(dir_ / "notes.txt", "not a report");
     fs::create_symlink(root_ / "secret.json", dir_ / "link.json");
@@ -178,11 +200,12 @@ TEST_F(ServeTest, ListingShowsTheJsonFilesOfDirOnly) {
   EXPECT_CONTAINS(b, "<a href=\"/r/alias.json\">alias.json</a>");
   EXPECT_CONTAINS(b, "<a href=\"/r/my%20run.json\">my run.json</a>");
   EXPECT_CONTAINS(b, "<a href=\"/r/bad.json\">bad.json</a>");
-  EXPECT_CONTAINS(b, "<code>paratune.plan/1</code>");
+  EXPECT_CONTAINS(b, "<code>paratune.estimate/1</code>");
   // Size in bytes, exactly the file's.
   const std::string a_size = std::to_string(fs::file_size(dir_ / "a.json"));
   EXPECT_CONTAINS(b, "<td class=\"num\">" + a_size + "</td>");
-  EXPECT_CONTAINS(b, "4 documents");
+  EXPECT_CONTAINS(b, "<a href=\"/r/wrong.json\">wrong.json</a>");
+  EXPECT_CONTAINS(b, "5 documents");
   // Not listed: hidden, not *.json, symlinks out of DIR.
   for (const char* absent : {".hidden.json", "notes.txt", "link.json", "outdir", "TOP-SECRET"}) EXPECT_EQ(b.find(absent), std::string::npos) << absent;
   // The server's own path is not shown.
@@ -194,16 +217,15 @@ TEST_F(ServeTest, PageIsTheReportOfTheFile) {
   const Reply r = Get(server.port(), "/r/a.json");
   ASSERT_EQ(r.status, 200);
   EXPECT_CONTAINS(r.head, "Content-Type: text/html; charset=utf-8");
-  const ReportInput in{(fs::canonical(dir_) / "a.json").string(), Document("VERSION-A")};
-  EXPECT_EQ(r.body, RenderReport({in}, ReportOptions{.title = "a.json"}));
-  EXPECT_CONTAINS(r.body, "paratune.plan/1");
+  EXPECT_EQ(r.body, PageOf("a.json", Document("VERSION-A")));
+  EXPECT_EQ(r.body.find(root_.string()), std::string::npos) << "the page names the file as served, not the server's path";
 
   const Reply spaced = Get(server.port(), "/r/my%20run.json");
   EXPECT_EQ(spaced.status, 200);
-  EXPECT_CONTAINS(spaced.body, "SPACED");
+  EXPECT_EQ(spaced.body, PageOf("my run.json", Document("SPACED")));
   const Reply alias = Get(server.port(), "/r/alias.json");
   EXPECT_EQ(alias.status, 200);
-  EXPECT_CONTAINS(alias.body, "paratune.plan/1");
+  EXPECT_EQ(alias.body, PageOf("alias.json", Document("VERSION-A")));
 
   const Reply refresh = Get(server.port(), "/r/a.json?refresh=10");
   EXPECT_EQ(refresh.status, 200);
@@ -221,6 +243,11 @@ TEST_F(ServeTest, DocumentThatDoesNotRenderIs422WithTheReason) {
   EXPECT_CONTAINS(r.body, "Cannot render bad.json");
   EXPECT_CONTAINS(r.body, "<p class=\"error\">bad.json");
   EXPECT_EQ(r.body.find(root_.string()), std::string::npos) << "the reason names the file as served, not the server's path";
+  const Reply wrong = Get(server.port(), "/r/wrong.json");
+  EXPECT_EQ(wrong.status, 422);
+  EXPECT_CONTAINS(wrong.body, "<p class=\"error\">wrong.json: field ");
+  EXPECT_CONTAINS(wrong.body, "step_time_s");
+  EXPECT_CONTAINS(wrong.body, "is not a number</p>");
 }
 
 TEST_F(ServeTest, NothingOutsideDirIsServed) {
@@ -320,8 +347,7 @@ TEST_F(ServeTest, OnlyGetAndHeadAreAllowed) {
 
 TEST_F(ServeTest, ConcurrentClientsAllServed) {
   Server server(options_);
-  const ReportInput in{(fs::canonical(dir_) / "a.json").string(), Document("VERSION-A")};
-  const std::string page = RenderReport({in}, ReportOptions{.title = "a.json"});
+  const std::string page = PageOf("a.json", Document("VERSION-A"));
   std::atomic<int> ok{0}, wrong{0};
   std::vector<std::thread> clients;
   for (int t = 0; t < 8; ++t) {
@@ -352,12 +378,11 @@ TEST_F(ServeTest, KeepAliveConnectionServesSeveralRequests) {
 
 TEST_F(ServeTest, FileReplacedWhileServedGivesOneOfTheWholeVersions) {
   const fs::path live = dir_ / "live.json";
-  const nlohmann::json a = Document("VERSION-A"), b = Document("VERSION-B" + std::string(5000, 'x'));
+  const nlohmann::json a = Document("VERSION-A"), b = Document("VERSION-B" + std::string(5000, 'x'), 2500);
   WriteText(live, a.dump());
   Server server(options_);
-  const std::string path = (fs::canonical(dir_) / "live.json").string();
-  const std::string page_a = RenderReport({ReportInput{path, a}}, ReportOptions{.title = "live.json"});
-  const std::string page_b = RenderReport({ReportInput{path, b}}, ReportOptions{.title = "live.json"});
+  const std::string page_a = PageOf("live.json", a), page_b = PageOf("live.json", b);
+  ASSERT_NE(page_a, page_b);
 
   std::atomic<bool> done{false};
   std::atomic<int> writes{0};

@@ -104,7 +104,6 @@ Command AddClusterCommand(CLI::App& root) {
             run.trace = &trace;
             run.options = f->options;
             run.options.record_placements = !f->trace_out.empty();
-            if (f->series_out.empty()) run.options.series_interval_s = 0;
             SpeedModel speed(topology);
             TerminalProgress progress(f->quiet);
             for (const PolicyInfo* info : policies) {
@@ -114,7 +113,6 @@ Command AddClusterCommand(CLI::App& root) {
               run.policies.push_back({info->name, std::move(r)});
             }
             progress.Done();
-            run.options.series_interval_s = f->options.series_interval_s;
             if (!f->series_out.empty()) WriteFileAtomic(f->series_out, SeriesCsv(run));
             if (!f->jobs_out.empty()) WriteFileAtomic(f->jobs_out, JobsCsv(run));
             if (!f->trace_out.empty()) WriteFileAtomic(f->trace_out, PlacementTraceText(run));

@@ -24,5 +24,6 @@ Command AddPlanCommand(CLI::App& root);
 Command AddAnalyzeCommand(CLI::App& root);
 Command AddDiagnoseCommand(CLI::App& root);
 Command AddClusterCommand(CLI::App& root);
+Command AddReportCommand(CLI::App& root);
 
 }  // namespace paratune::cli

@@ -27,6 +27,7 @@ struct PlanFlags {
   std::string emit;
   std::string emit_out;
   bool quiet = false;
+  std::string sweep;
 };
 
 }  // namespace
@@ -49,6 +50,7 @@ Command AddPlanCommand(CLI::App& root) {
   cmd->add_option("--emit", p->emit, "write the winner's settings: megatron, torchtitan or deepspeed");
   cmd->add_option("--emit-out", p->emit_out, "file for --emit (written atomically; default standard output)");
   cmd->add_flag("--quiet", p->quiet, "no progress line on the terminal");
+  cmd->add_option("--sweep", p->sweep, "also the best layout for each value of one knob: " + kSweepKnobNames.List(", "));
   return {cmd, [cmd, f, p, ttt] {
             ScenarioFlags flags = *f;
             const bool any = flags.precision == "any";
@@ -93,6 +95,8 @@ Command AddPlanCommand(CLI::App& root) {
             TerminalProgress progress(p->quiet);
             r.progress = progress.get();
             const PlanResult res = Plan(r);
+            std::optional<SweepResult> sweep;
+            if (!p->sweep.empty()) sweep = Sweep(r, kSweepKnobNames.Parse(p->sweep, "--sweep", "sweep knob"));
             progress.Done();
             if (fw) {
               const Estimate& w = res.ranked.front();
@@ -105,10 +109,24 @@ Command AddPlanCommand(CLI::App& root) {
               WriteFileAtomic(p->emit_out, em.text);
               std::fprintf(stderr, "paratune: wrote %s settings to %s\n", FrameworkName(*fw), p->emit_out.c_str());
             }
-            if (f->json)
-              fmt::print("{}\n", PlanToJson(res, r, budget).dump(2));
-            else
-              fmt::print("{}", FormatPlan(res, r, budget));
+            if (f->json) {
+              nlohmann::json j = PlanToJson(res, r, budget);
+              if (sweep) j["sweep"] = SweepToJson(*sweep);
+              fmt::print("{}\n", j.dump(2));
+              return 0;
+            }
+            fmt::print("{}", FormatPlan(res, r, budget));
+            if (sweep) {
+              fmt::print("\nsweep of {}: the best layout for each value\n", p->sweep);
+              for (const SweepPoint& pt : sweep->points) {
+                if (pt.fits)
+                  fmt::print("  {:>10}  {:>8.0f} tokens/s/GPU  MFU {:>5.1f}%  step {:.3f} s  (tp {} pp {} dp {} mbs {})\n",
+                             pt.value, pt.best.tokens_per_s_per_gpu, 100 * pt.best.mfu, pt.best.step_time_s,
+                             pt.best.layout.tp, pt.best.layout.pp, pt.best.layout.dp, pt.best.layout.mbs);
+                else
+                  fmt::print("  {:>10}  does not fit: {}\n", pt.value, pt.reason);
+              }
+            }
             return 0;
           }};
 }

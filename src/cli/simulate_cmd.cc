@@ -17,6 +17,7 @@ namespace {
 struct SimulateFlags {
   std::string trace;
   bool ascii = false;
+  bool timeline = false;
 };
 
 // One row per rank, ~`width` columns: the compute phase at each column's midpoint.
@@ -61,6 +62,7 @@ Command AddSimulateCommand(CLI::App& root) {
   cmd->add_option("--trace", sf->trace,
                   "write the simulated step as Chrome-trace JSON (chrome://tracing, Perfetto); - for standard output");
   cmd->add_flag("--ascii", sf->ascii, "print a text Gantt chart, one row per stage");
+  cmd->add_flag("--timeline", sf->timeline, "with --json: add every simulated event (the report's Gantt chart)");
   return {cmd, [cmd, f, sf] {
             if (f->json && sf->ascii) throw InputError("--json and --ascii exclude each other: JSON has no Gantt chart");
             const bool trace_stdout = sf->trace == "-";
@@ -68,7 +70,8 @@ Command AddSimulateCommand(CLI::App& root) {
               throw InputError("--trace - writes the trace to standard output; it excludes --json and --ascii");
             const Scenario s = ResolveScenario(*f, *cmd);
             ComposeOptions co;
-            co.record_timeline = sf->ascii || !sf->trace.empty();
+            if (sf->timeline && !f->json) throw InputError("--timeline adds the events to --json output; give --json");
+            co.record_timeline = sf->ascii || !sf->trace.empty() || sf->timeline;
             const StepResult r = ComposeStep(s.model, s.cluster, s.training, s.layout, s.options, co);
             const Estimate& e = r.estimate;
             if (!sf->trace.empty()) {
@@ -80,7 +83,9 @@ Command AddSimulateCommand(CLI::App& root) {
               WriteFileAtomic(sf->trace, json);
             }
             if (f->json) {
-              fmt::print("{}\n", SimulateToJson(r, sf->trace).dump(2));
+              nlohmann::json j = SimulateToJson(r, sf->trace);
+              if (sf->timeline) j["timeline"] = TimelineToJson(r.simulation.timeline);
+              fmt::print("{}\n", j.dump(2));
               return 0;
             }
             const Layout& l = e.layout;

@@ -1,5 +1,7 @@
 #include "cluster/cluster_json.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "timeline/chrome_trace.h"
@@ -8,10 +10,41 @@ namespace paratune {
 
 namespace {
 
-nlohmann::json Delays(const DelayStats& d, bool p999 = true) {
+nlohmann::json Delays(const DelayStats& d, bool p999 = true, bool cdf = false) {
   nlohmann::json j = {{"mean", d.mean}, {"p50", d.p50}, {"p99", d.p99}};
   if (p999) j["p999"] = d.p999;
+  if (cdf) j["cdf"] = d.cdf;
   return j;
+}
+
+// The series the report draws, evenly thinned to at most kMaxJsonSeriesPoints samples.
+constexpr size_t kMaxJsonSeriesPoints = 500;
+nlohmann::json SeriesJson(const std::vector<SeriesSample>& series) {
+  nlohmann::json t = nlohmann::json::array(), alloc = nlohmann::json::array(), queue = nlohmann::json::array(),
+                 frag = nlohmann::json::array();
+  const size_t n = series.size();
+  const size_t keep = std::min(n, kMaxJsonSeriesPoints);
+  for (size_t k = 0; k < keep; ++k) {
+    const size_t i = keep == 1 ? 0 : k * (n - 1) / (keep - 1);
+    t.push_back(series[i].time_s);
+    alloc.push_back(series[i].allocated_gpus);
+    queue.push_back(series[i].queue_length);
+    frag.push_back(series[i].fragmented_gpus);
+  }
+  return {{"time_s", t}, {"allocated_gpus", alloc}, {"queue_length", queue}, {"fragmented_gpus", frag}};
+}
+
+// Jobs by the slowdown of their first run's placement (modelled jobs).
+nlohmann::json SlowdownHistogram(const std::vector<JobRecord>& jobs) {
+  const std::vector<double> edges = {1.0, 1.01, 1.05, 1.1, 1.25, 1.5, 2.0};
+  std::vector<int64_t> counts(edges.size(), 0);
+  for (const auto& r : jobs) {
+    if (!r.modelled || r.first_start_s < 0) continue;
+    size_t b = 0;
+    while (b + 1 < edges.size() && r.slowdown >= edges[b + 1]) ++b;
+    ++counts[b];
+  }
+  return {{"from", edges}, {"jobs", counts}};
 }
 
 nlohmann::json TopologyJson(const ClusterTopology& t) {
@@ -28,7 +61,7 @@ nlohmann::json MetricsJson(const PolicyMetrics& m) {
   nlohmann::json by_class = nlohmann::json::object();
   for (const auto& c : m.by_class)
     by_class[c.job_class] = {{"jobs", c.jobs},
-                             {"queue_delay_s", Delays(c.queue_delay_s)},
+                             {"queue_delay_s", Delays(c.queue_delay_s, true, true)},
                              {"jct_s", Delays(c.jct_s, false)},
                              {"time_to_first_run_s", Delays(c.time_to_first_run_s)},
                              {"preemptions", c.preemptions},
@@ -43,7 +76,7 @@ nlohmann::json MetricsJson(const PolicyMetrics& m) {
       {"goodput", m.goodput},
       {"split_placements", m.split_placements},
       {"split_placements_le8", m.split_placements_le8},
-      {"queue_delay_s", Delays(m.queue_delay_s)},
+      {"queue_delay_s", Delays(m.queue_delay_s, true, true)},
       {"by_class", by_class},
       {"jct_s", Delays(m.jct_s, false)},
       {"time_to_first_run_s", Delays(m.time_to_first_run_s)},
@@ -78,6 +111,8 @@ nlohmann::json ClusterJson(const ClusterRun& run) {
   for (const auto& p : run.policies) {
     nlohmann::json m = MetricsJson(p.result.metrics);
     m["policy"] = p.policy;
+    m["series"] = SeriesJson(p.result.series);
+    if (p.result.metrics.models) m["slowdown_histogram"] = SlowdownHistogram(p.result.jobs);
     policies.push_back(std::move(m));
   }
   const ReplayOptions& o = run.options;

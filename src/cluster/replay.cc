@@ -29,6 +29,7 @@ DelayStats Delays(std::vector<double> v) {
   d.p50 = SortedQuantile(v, 0.50);
   d.p99 = SortedQuantile(v, 0.99);
   d.p999 = SortedQuantile(v, 0.999);
+  for (int i = 0; i < kCdfPoints; ++i) d.cdf.push_back(SortedQuantile(v, static_cast<double>(i) / (kCdfPoints - 1)));
   return d;
 }
 

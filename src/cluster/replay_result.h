@@ -62,7 +62,11 @@ struct SeriesSample {
 struct DelayStats {
   int64_t count = 0;
   double mean = 0, p50 = 0, p99 = 0, p999 = 0;
+  // The distribution at p = 0, 0.05, ..., 1 (kCdfPoints values; empty without data): the
+  // report's CDF.
+  std::vector<double> cdf;
 };
+inline constexpr int kCdfPoints = 21;
 
 struct ClassMetrics {
   std::string job_class;

@@ -31,6 +31,7 @@ Diagnosis Diagnose(const DiagnoseInputs& inputs) {
     d.findings.push_back(std::move(f));
   }
   RankFindings(&d.findings);
+  d.series = SeriesOf(inputs);
   return d;
 }
 

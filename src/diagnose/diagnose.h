@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "diagnose/finding.h"
+#include "diagnose/diagnosis_series.h"
 #include "diagnose/inputs.h"
 
 namespace paratune {
@@ -14,6 +15,7 @@ struct Diagnosis {
   std::vector<InputFile> inputs;
   std::vector<Finding> findings;  // ranked (RankFindings)
   std::vector<std::string> rules_run;
+  DiagnosisSeries series;         // what the report draws beside the findings
 };
 
 Diagnosis Diagnose(const DiagnoseInputs& inputs);

@@ -72,4 +72,23 @@ nlohmann::json PlanToJson(const PlanResult& res, const PlanRequest& r, const std
   return j;
 }
 
+nlohmann::json SweepToJson(const SweepResult& sweep) {
+  nlohmann::json points = nlohmann::json::array();
+  for (const SweepPoint& p : sweep.points) {
+    if (!p.fits) {
+      points.push_back({{"value", p.value}, {"fits", false}, {"reason", p.reason}});
+      continue;
+    }
+    const Estimate& e = p.best;
+    points.push_back({{"value", p.value},
+                      {"fits", true},
+                      {"tokens_per_s_per_gpu", e.tokens_per_s_per_gpu},
+                      {"mfu", e.mfu},
+                      {"step_time_s", e.step_time_s},
+                      {"peak_memory_bytes", e.peak_memory_bytes},
+                      {"layout", LayoutToJson(e.layout, e.training)}});
+  }
+  return {{"knob", kSweepKnobNames.Name(sweep.knob)}, {"points", std::move(points)}};
+}
+
 }  // namespace paratune

@@ -31,6 +31,16 @@ void DrawXAxis(SvgWriter& w, const PlotArea& a, const Scale& s, const Ticks& t, 
 // Category labels under band positions (bar charts).
 void DrawCategoryAxis(SvgWriter& w, const PlotArea& a, const std::vector<std::string>& categories,
                       const std::vector<double>& centres, const std::string& label);
+// The legend: one row of swatches and names above the plot, wrapped into more rows when they do
+// not fit; LegendHeight says how much to add to the top margin for it (0 for one series or none).
 void DrawLegend(SvgWriter& w, const PlotArea& a, const std::vector<std::string>& names);
+double LegendHeight(const PlotArea& a, const std::vector<std::string>& names);
+// Tick labels of an axis: FormatValue(v, unit) for the units FormatValue scales (s, B, B/s, FLOP,
+// FLOP/s, fraction), plain numbers with k/M/G for any other unit (the axis label names it), or,
+// where two ticks would print alike (a narrow range far from zero), the number with t.decimals
+// decimals.
+std::vector<std::string> TickLabels(const Ticks& t, const std::string& unit);
+// The left margin a y axis needs for its tick labels and its label (at least `min_left`).
+double YAxisMargin(const Ticks& t, const std::string& unit, double min_left = 64);
 
 }  // namespace paratune

@@ -15,6 +15,9 @@ std::string XmlEscape(std::string_view s);
 // A coordinate or value as text: fixed with up to `decimals` decimals, trailing zeros dropped,
 // "-0" written as "0". Not finite: "0" (charts reject non-finite input before drawing).
 std::string SvgNumber(double v, int decimals = 2);
+// A data value for data-* attributes and tables: `significant` significant digits (enough to
+// round-trip a shown value), no exponent, trailing zeros dropped. Not finite: "0".
+std::string SvgValue(double v, int significant = 6);
 
 // An attribute: name and already-formatted value (escaped when written).
 struct SvgAttr {

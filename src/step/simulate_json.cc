@@ -56,4 +56,14 @@ nlohmann::json SimulateToJson(const StepResult& r, const std::string& trace) {
           {"stages", std::move(stages)}};
 }
 
+nlohmann::json TimelineToJson(const Timeline& t) {
+  nlohmann::json events = nlohmann::json::array();
+  for (const TimelineEvent& e : t.events)
+    events.push_back({e.rank, e.stream, PhaseName(e.phase), e.micro_batch, e.start_s, e.end_s()});
+  return {{"stages", t.ranks},
+          {"streams", t.stream_names},
+          {"columns", {"stage", "stream", "phase", "micro_batch", "start_s", "end_s"}},
+          {"events", std::move(events)}};
+}
+
 }  // namespace paratune

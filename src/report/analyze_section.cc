@@ -1,0 +1,99 @@
+// The paratune.analyze/1 section: each rank's GPU time (compute, non-compute, idle) stacked, the
+// kernel categories summed over ranks, the collectives' bus bandwidth by kind, the measured step
+// beside the predicted one when the analysis had a model, and the straggler table.
+#include <map>
+
+#include <fmt/format.h>
+
+#include "report/bar_chart.h"
+#include "report/data_table.h"
+#include "report/scale.h"
+#include "report/sections.h"
+#include "report/stacked_bar_chart.h"
+
+namespace paratune {
+
+std::string RenderAnalyzeSection(const ReportInput& in) {
+  const JsonFields f(in.doc, in.path);
+  const std::string id = ChartId(in.path, "analyze");
+  const nlohmann::json& ranks = f.Array("ranks");
+  std::string html = Paragraph(fmt::format("{} rank{}, {} events.", ranks.size(), ranks.size() == 1 ? "" : "s",
+                                           f.NumberOr("events", 0)));
+  BarChartData per_rank;
+  per_rank.spec = {id + "-ranks", "GPU time per rank", "Compute, non-compute (communication, memory) and idle GPU time of each rank.",
+                   "rank", "time", "", "s"};
+  per_rank.series = {{"compute", {}}, {"non-compute", {}}, {"idle", {}}};
+  std::map<std::string, double> categories;
+  std::map<std::string, std::pair<double, int>> busbw;  // kind -> (sum, ranks with a value)
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    const JsonView r(f, ranks[i], fmt::format("ranks[{}]", i));
+    per_rank.categories.push_back(fmt::format("rank {}", static_cast<int64_t>(r.NumberOr("rank", static_cast<double>(i)))));
+    const JsonView t = r.Child("temporal");
+    per_rank.series[0].values.push_back(t.Number("compute_s"));
+    per_rank.series[1].values.push_back(t.Number("non_compute_s"));
+    per_rank.series[2].values.push_back(t.Number("idle_s"));
+    if (const nlohmann::json* cats = r.Find("categories"); cats && cats->is_array())
+      for (size_t c = 0; c < cats->size(); ++c) {
+        const JsonView cv(f, (*cats)[c], fmt::format("ranks[{}].categories[{}]", i, c));
+        categories[cv.String("category")] += cv.Number("sum_s");
+      }
+    if (const nlohmann::json* cols = r.Find("collectives"); cols && cols->is_array())
+      for (size_t c = 0; c < cols->size(); ++c) {
+        const JsonView cv(f, (*cols)[c], fmt::format("ranks[{}].collectives[{}]", i, c));
+        const double bw = cv.NumberOr("busbw_bytes_per_s", 0);
+        if (bw > 0) {
+          auto& acc = busbw[cv.String("kind")];
+          acc.first += bw;
+          ++acc.second;
+        }
+      }
+  }
+  html += RenderStackedBarChart(per_rank);
+  BarChartData cat;
+  cat.spec = {id + "-categories", "Kernel time by category", "GPU kernel time summed over ranks, by kernel category.",
+              "category", "time", "", "s"};
+  cat.series = {{"kernel time", {}}};
+  for (const auto& [name, s] : categories) {
+    cat.categories.push_back(name);
+    cat.series[0].values.push_back(s);
+  }
+  html += RenderBarChart(cat);
+  if (!busbw.empty()) {
+    BarChartData bw;
+    bw.spec = {id + "-busbw", "Collective bus bandwidth", "Mean bus bandwidth over ranks of each collective kind with sized calls.",
+               "collective", "bus bandwidth", "", "B/s"};
+    bw.series = {{"bus bandwidth", {}}};
+    for (const auto& [kind, acc] : busbw) {
+      bw.categories.push_back(kind);
+      bw.series[0].values.push_back(acc.first / acc.second);
+    }
+    html += RenderBarChart(bw);
+  }
+  if (const nlohmann::json* p = f.Find("prediction"); p && p->is_object()) {
+    BarChartData pm;
+    pm.spec = {id + "-prediction", "Measured beside predicted", "The measured step time beside the cost model's prediction.",
+               "", "step time", "", "s"};
+    pm.categories = {"step time"};
+    pm.series = {{"measured", {f.Number("prediction.measured_step_time_s")}},
+                 {"predicted", {f.Number("prediction.predicted_step_time_s")}}};
+    html += RenderBarChart(pm);
+  }
+  if (const nlohmann::json* st = f.Find("stragglers.ranks"); st && st->is_array() && !st->empty()) {
+    DataTable t;
+    t.columns = {"rank", "mean step", "robust z", "last arrivals", "caused wait", "straggler", "reason"};
+    t.numeric = {true, true, true, true, true, false, false};
+    t.css_class = "stragglers";
+    for (size_t i = 0; i < st->size(); ++i) {
+      const JsonView r(f, (*st)[i], fmt::format("stragglers.ranks[{}]", i));
+      const nlohmann::json* flag = r.Find("straggler");
+      t.rows.push_back({fmt::format("{}", r.NumberOr("rank", 0)), FormatValue(r.NumberOr("mean_step_time_s", 0), "s"),
+                        fmt::format("{:.2f}", r.NumberOr("step_time_robust_z", 0)), fmt::format("{}", r.NumberOr("last_arrivals", 0)),
+                        FormatValue(r.NumberOr("caused_wait_s", 0), "s"),
+                        flag && flag->is_boolean() && flag->get<bool>() ? "yes" : "no", r.StringOr("reason", "")});
+    }
+    html += "<h3>Stragglers</h3>\n" + RenderTable(t);
+  }
+  return html;
+}
+
+}  // namespace paratune

@@ -1,0 +1,44 @@
+// Axes (axis.h): tick labels by unit, the y axis margin, the legend's rows, the palette.
+#include "report/axis.h"
+
+#include "report/chart_test_util.h"
+#include "util/test_util.h"
+
+namespace paratune {
+namespace {
+
+TEST(Axis, TickLabelsByUnit) {
+  const Ticks t = NiceTicks(0, 2e9);  // 0 .. 2e9 by 5e8
+  EXPECT_EQ(TickLabels(t, "B"), (std::vector<std::string>{"0 B", "500 MB", "1 GB", "1.5 GB", "2 GB"}));
+  // A unit FormatValue does not scale: plain numbers, the axis label names the unit.
+  EXPECT_EQ(TickLabels(NiceTicks(0, 97), "tokens/s"), (std::vector<std::string>{"0", "20", "40", "60", "80", "100"}));
+  // Ticks that would print alike at 3 significant digits get the ticks' decimals.
+  const Ticks narrow = NiceTicks(1000, 1001);  // 1000 .. 1001 by 0.2
+  EXPECT_EQ(TickLabels(narrow, ""), (std::vector<std::string>{"1000", "1000.2", "1000.4", "1000.6", "1000.8", "1001"}));
+}
+
+TEST(Axis, YAxisMarginFitsTheLongestLabel) {
+  EXPECT_DOUBLE_EQ(YAxisMargin(NiceTicks(0, 97), ""), 64);  // "100": 24 + 19.5 + 6 < 64
+  // "1000.2" (6 characters): 24 + 39 + 6 = 69.
+  EXPECT_DOUBLE_EQ(YAxisMargin(NiceTicks(1000, 1001), ""), 69);
+}
+
+TEST(Axis, LegendWrapsIntoRows) {
+  PlotArea a;
+  a.width = 200;  // plot 64 .. 184: 120 px
+  a.height = 200;
+  EXPECT_DOUBLE_EQ(LegendHeight(a, {"one"}), 0);  // a single series has no legend
+  // "aaaa" entries are 10 + 4 + 26 + 14 = 54 px: two per 120 px row.
+  EXPECT_DOUBLE_EQ(LegendHeight(a, {"aaaa", "bbbb"}), 16);
+  EXPECT_DOUBLE_EQ(LegendHeight(a, {"aaaa", "bbbb", "cccc"}), 32);
+  SvgWriter w;
+  DrawLegend(w, a, {"aaaa", "bbbb", "cccc"});
+  const auto entries = chart_test::Elements(w.str(), "g", "legend-entry");
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries[2].at("data-series"), "cccc");
+  EXPECT_EQ(SeriesColour(2), "var(--series-2)");
+  EXPECT_EQ(SeriesColour(9), "var(--series-1)");  // eight colours, then again
+}
+
+}  // namespace
+}  // namespace paratune

@@ -1,0 +1,132 @@
+#include "report/json_fields.h"
+
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "util/error.h"
+
+namespace paratune {
+
+namespace {
+
+// Walks `path` from `node`; nullptr when a step is absent or of the wrong kind.
+const nlohmann::json* Walk(const nlohmann::json& node, std::string_view path) {
+  const nlohmann::json* cur = &node;
+  size_t i = 0;
+  while (i < path.size()) {
+    if (path[i] == '.') {
+      ++i;
+      continue;
+    }
+    if (path[i] == '[') {
+      const size_t close = path.find(']', i);
+      if (close == std::string_view::npos) return nullptr;
+      size_t index = 0;
+      const auto [p, ec] = std::from_chars(path.data() + i + 1, path.data() + close, index);
+      if (ec != std::errc() || p != path.data() + close || !cur->is_array() || index >= cur->size()) return nullptr;
+      cur = &(*cur)[index];
+      i = close + 1;
+      continue;
+    }
+    size_t end = path.find_first_of(".[", i);
+    if (end == std::string_view::npos) end = path.size();
+    if (!cur->is_object()) return nullptr;
+    auto it = cur->find(std::string(path.substr(i, end - i)));
+    if (it == cur->end()) return nullptr;
+    cur = &*it;
+    i = end;
+  }
+  return cur;
+}
+
+}  // namespace
+
+void JsonFields::Fail(std::string_view path, std::string_view what) const {
+  throw InputError(fmt::format("{}: field '{}' {}", file_, path, what));
+}
+
+const nlohmann::json* JsonFields::Find(std::string_view path) const { return Walk(doc_, path); }
+
+const nlohmann::json& JsonFields::At(std::string_view path) const {
+  const nlohmann::json* j = Find(path);
+  if (!j) Fail(path, "is missing");
+  return *j;
+}
+
+double JsonFields::Number(std::string_view path) const {
+  const nlohmann::json& j = At(path);
+  if (!j.is_number()) Fail(path, "is not a number");
+  const double v = j.get<double>();
+  if (!std::isfinite(v)) Fail(path, "is not finite");
+  return v;
+}
+
+double JsonFields::NumberOr(std::string_view path, double fallback) const {
+  const nlohmann::json* j = Find(path);
+  if (!j || j->is_null()) return fallback;
+  return Number(path);
+}
+
+std::string JsonFields::String(std::string_view path) const {
+  const nlohmann::json& j = At(path);
+  if (!j.is_string()) Fail(path, "is not a string");
+  return j.get<std::string>();
+}
+
+std::string JsonFields::StringOr(std::string_view path, const std::string& fallback) const {
+  const nlohmann::json* j = Find(path);
+  if (!j || j->is_null()) return fallback;
+  return String(path);
+}
+
+const nlohmann::json& JsonFields::Array(std::string_view path) const {
+  const nlohmann::json& j = At(path);
+  if (!j.is_array()) Fail(path, "is not an array");
+  return j;
+}
+
+namespace {
+std::string Join(const std::string& prefix, std::string_view key) {
+  return prefix.empty() ? std::string(key) : prefix + "." + std::string(key);
+}
+}  // namespace
+
+const nlohmann::json* JsonView::Find(std::string_view key) const { return Walk(node_, key); }
+
+double JsonView::Number(std::string_view key) const {
+  const nlohmann::json* j = Find(key);
+  if (!j) root_.Fail(Join(prefix_, key), "is missing");
+  if (!j->is_number()) root_.Fail(Join(prefix_, key), "is not a number");
+  const double v = j->get<double>();
+  if (!std::isfinite(v)) root_.Fail(Join(prefix_, key), "is not finite");
+  return v;
+}
+
+double JsonView::NumberOr(std::string_view key, double fallback) const {
+  const nlohmann::json* j = Find(key);
+  if (!j || j->is_null()) return fallback;
+  return Number(key);
+}
+
+std::string JsonView::String(std::string_view key) const {
+  const nlohmann::json* j = Find(key);
+  if (!j) root_.Fail(Join(prefix_, key), "is missing");
+  if (!j->is_string()) root_.Fail(Join(prefix_, key), "is not a string");
+  return j->get<std::string>();
+}
+
+std::string JsonView::StringOr(std::string_view key, const std::string& fallback) const {
+  const nlohmann::json* j = Find(key);
+  if (!j || j->is_null()) return fallback;
+  return String(key);
+}
+
+JsonView JsonView::Child(std::string_view key) const {
+  const nlohmann::json* j = Find(key);
+  if (!j) root_.Fail(Join(prefix_, key), "is missing");
+  return JsonView(root_, *j, Join(prefix_, key));
+}
+
+}  // namespace paratune

@@ -1,0 +1,51 @@
+// Reading the report's input documents: fields looked up by path with the file and field named
+// in the error ("plan.json: field 'ranked[2].mfu' is not a number"), so a section never draws
+// from a document that is not what its schema says.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace paratune {
+
+class JsonFields {
+ public:
+  JsonFields(const nlohmann::json& doc, std::string file) : doc_(doc), file_(std::move(file)) {}
+  // `path`: dot-separated keys and [i] indexes, e.g. "winner.stages[0].memory.params_bytes".
+  const nlohmann::json& At(std::string_view path) const;          // throws when absent
+  const nlohmann::json* Find(std::string_view path) const;        // nullptr when absent
+  double Number(std::string_view path) const;                     // finite number, or throws
+  double NumberOr(std::string_view path, double fallback) const;  // absent or null: fallback
+  std::string String(std::string_view path) const;
+  std::string StringOr(std::string_view path, const std::string& fallback) const;
+  const nlohmann::json& Array(std::string_view path) const;       // an array, or throws
+  [[noreturn]] void Fail(std::string_view path, std::string_view what) const;
+  const std::string& file() const { return file_; }
+
+ private:
+  const nlohmann::json& doc_;
+  std::string file_;
+};
+
+// A JsonFields on a sub-document (e.g. one element of an array), keeping the file and the path
+// prefix for messages.
+class JsonView {
+ public:
+  JsonView(const JsonFields& root, const nlohmann::json& node, std::string prefix)
+      : root_(root), node_(node), prefix_(std::move(prefix)) {}
+  double Number(std::string_view key) const;
+  double NumberOr(std::string_view key, double fallback) const;
+  std::string String(std::string_view key) const;
+  std::string StringOr(std::string_view key, const std::string& fallback) const;
+  const nlohmann::json* Find(std::string_view key) const;
+  JsonView Child(std::string_view key) const;
+
+ private:
+  const JsonFields& root_;
+  const nlohmann::json& node_;
+  std::string prefix_;
+};
+
+}  // namespace paratune

@@ -1,0 +1,202 @@
+// The report sections against the DOM contract of chart.h: each chart of each schema holds the
+// document's values (hand-made documents of the documented schemas, docs/json.md), the page is
+// self-contained, and bad documents are one-line errors naming the file and field.
+#include "report/report.h"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "util/error.h"
+
+namespace paratune {
+namespace {
+
+// The markup of the figure with DOM id `id` (empty when absent).
+std::string Figure(const std::string& html, const std::string& id) {
+  const size_t at = html.find("id=\"" + id + "\"");
+  if (at == std::string::npos) return "";
+  const size_t start = html.rfind("<figure", at);
+  const size_t end = html.find("</figure>", at);
+  return html.substr(start, end - start);
+}
+
+int Count(const std::string& s, const std::string& needle) {
+  int n = 0;
+  for (size_t p = s.find(needle); p != std::string::npos; p = s.find(needle, p + needle.size())) ++n;
+  return n;
+}
+
+// data-value attributes of the bars of a figure, in document order.
+std::vector<double> BarValues(const std::string& figure) {
+  std::vector<double> out;
+  static const std::regex re("<rect[^>]*class=\"bar\"[^>]*data-value=\"([-0-9.e+]+)\"");
+  for (auto it = std::sregex_iterator(figure.begin(), figure.end(), re); it != std::sregex_iterator(); ++it)
+    out.push_back(std::stod((*it)[1]));
+  return out;
+}
+
+nlohmann::json Layout(int tp, int pp, int dp) {
+  return {{"tp", tp}, {"pp", pp}, {"vp", 1}, {"cp", 1}, {"ep", 1}, {"dp", dp}, {"zero", 1}, {"micro_batch", 1},
+          {"recompute", "none"}, {"precision", "bf16"}};
+}
+
+nlohmann::json Estimate() {
+  nlohmann::json stages = nlohmann::json::array();
+  for (int s = 0; s < 2; ++s)
+    stages.push_back({{"stage", s},
+                      {"memory",
+                       {{"params_bytes", 10e9}, {"grads_bytes", 5e9}, {"optimizer_bytes", 20e9}, {"activations_bytes", 30e9 + s * 1e9},
+                        {"runtime_bytes", 2e9}}}});
+  return {{"schema", "paratune.estimate/1"},
+          {"model", {{"name", "llama-3.1-8b"}}},
+          {"cluster", {{"gpu", "H100"}, {"gpus", 16}}},
+          {"layout", Layout(2, 2, 4)},
+          {"throughput", {{"step_time_s", 2.0}, {"tokens_per_s_per_gpu", 3000}, {"mfu", 0.4}, {"comm_share", 0.1}, {"bubble_rate", 0.05}}},
+          {"time",
+           {{"compute_s", 1.5}, {"recompute_s", 0.25}, {"tp_comm_s", 0.125}, {"dp_comm_s", 0.0625}, {"bubble_s", 0.25},
+            {"optimizer_s", 0.0625}, {"total_s", 2.0}}},
+          {"stages", stages},
+          {"memory", {{"capacity_bytes", 80e9}, {"peak_bytes", 68e9}}},
+          {"links", {{{"link", "scale_up"}, {"stage", 0}, {"utilisation", 0.5}}, {{"link", "scale_out"}, {"stage", 1}, {"utilisation", 0.75}}}}};
+}
+
+std::string Render(const nlohmann::json& doc, const std::string& path = "in.json", bool compare = false,
+                   const nlohmann::json* other = nullptr) {
+  std::vector<ReportInput> in{{path, doc}};
+  if (other) in.push_back({"b.json", *other});
+  ReportOptions o;
+  o.compare = compare;
+  return RenderReport(in, o);
+}
+
+TEST(Report, PlanChartsHaveOneBarPerRankedLayoutWithItsValue) {
+  nlohmann::json plan = {{"schema", "paratune.plan/1"},
+                         {"model", {{"name", "llama-3.1-8b"}}},
+                         {"cluster", {{"gpu", "H100"}, {"gpus", 16}}},
+                         {"training", {{"seq_len", 4096}, {"global_batch", 64}}},
+                         {"search", {{"candidates", 40}, {"estimated", 30}, {"fitting", 12}, {"memory_limit_bytes", 76e9}}},
+                         {"explanation", {"#1 is faster because of less TP communication"}},
+                         {"ranked", nlohmann::json::array()}};
+  const double tps[] = {3000, 2500, 1250};
+  for (int i = 0; i < 3; ++i)
+    plan["ranked"].push_back({{"rank", i + 1}, {"layout", Layout(1 << i, 1, 16 >> i)}, {"step_time_s", 1.0 + i},
+                              {"tokens_per_s_per_gpu", tps[i]}, {"mfu", 0.5 - 0.125 * i}, {"peak_memory_bytes", 40e9 + 10e9 * i}});
+  plan["winner"] = Estimate();
+  const std::string html = Render(plan, "plan.json");
+  const std::string throughput = Figure(html, "plan-json-plan-throughput");
+  ASSERT_FALSE(throughput.empty());
+  EXPECT_EQ(BarValues(throughput), (std::vector<double>{3000, 2500, 1250}));
+  EXPECT_EQ(BarValues(Figure(html, "plan-json-plan-mfu")), (std::vector<double>{0.5, 0.375, 0.25}));
+  const std::string mem = Figure(html, "plan-json-plan-memory");
+  EXPECT_EQ(BarValues(mem), (std::vector<double>{40e9, 50e9, 60e9}));
+  EXPECT_EQ(Count(mem, "class=\"reference\""), 1);
+  EXPECT_NE(mem.find("data-value=\"76000000000\""), std::string::npos);
+  EXPECT_NE(html.find("less TP communication"), std::string::npos);
+  // The winner's estimate charts follow.
+  EXPECT_FALSE(Figure(html, "plan-json-plan-winner-time").empty());
+  // Self-contained: nothing fetched.
+  EXPECT_EQ(html.find("http://"), std::string::npos);
+  EXPECT_EQ(html.find("https://"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+}
+
+TEST(Report, EstimateStacksTheTermsAndTheMemoryKinds) {
+  const std::string html = Render(Estimate(), "e.json");
+  const std::string time = Figure(html, "e-json-estimate-time");
+  ASSERT_FALSE(time.empty());
+  EXPECT_NE(time.find("data-chart=\"stacked\""), std::string::npos);
+  // compute without recompute: 1.5 - 0.25 = 1.25; recompute 0.25; tp 0.125; dp 0.0625; bubble
+  // 0.25; optimizer 0.0625; the absent terms are 0.
+  const std::vector<double> v = BarValues(time);
+  double sum = 0;
+  for (double x : v) sum += x;
+  EXPECT_DOUBLE_EQ(sum, 2.0);
+  EXPECT_NE(time.find("data-series=\"compute\" data-category"), std::string::npos);
+  const std::string mem = Figure(html, "e-json-estimate-memory");
+  EXPECT_NE(mem.find("data-category=\"stage 1\""), std::string::npos);
+  EXPECT_NE(mem.find("data-value=\"31000000000\""), std::string::npos);  // stage 1 activations
+  EXPECT_EQ(BarValues(Figure(html, "e-json-estimate-links")), (std::vector<double>{0.5, 0.75}));
+}
+
+TEST(Report, SimulateGanttHasOneRowPerStage) {
+  nlohmann::json sim = {{"schema", "paratune.simulate/1"}, {"model", "m"}, {"gpus", 8}, {"gpu", "H100"},
+                        {"layout", Layout(2, 4, 1)},       {"schedule", "1f1b"}, {"micro_batches", 4},
+                        {"step_time_s", 1.0},              {"pipeline_time_s", 0.9}, {"extrapolated", false},
+                        {"stages", nlohmann::json::array()}};
+  nlohmann::json events = nlohmann::json::array();
+  for (int s = 0; s < 4; ++s) {
+    sim["stages"].push_back({{"stage", s}, {"compute_s", 0.5}, {"non_compute_s", 0.1}, {"idle_s", 0.4}});
+    for (int m = 0; m < 4; ++m) {
+      events.push_back({s, 0, "F", m, 0.1 * (s + m), 0.1 * (s + m) + 0.05});
+      events.push_back({s, 0, "B", m, 0.5 + 0.1 * m, 0.5 + 0.1 * m + 0.08});
+    }
+  }
+  sim["timeline"] = {{"stages", 4}, {"streams", {"compute", "comm"}}, {"events", events}};
+  const std::string html = Render(sim, "s.json");
+  const std::string g = Figure(html, "s-json-simulate-gantt");
+  ASSERT_FALSE(g.empty());
+  EXPECT_EQ(Count(g, "class=\"gantt-row\""), 4);
+  EXPECT_EQ(Count(g, "class=\"span\" data-category=\"forward\""), 16);
+  EXPECT_EQ(Count(g, "class=\"span\" data-category=\"backward\""), 16);
+  EXPECT_NE(g.find("data-row=\"stage 3\""), std::string::npos);
+}
+
+TEST(Report, ClusterChartsComparePolicies) {
+  nlohmann::json pol = nlohmann::json::array();
+  const char* names[] = {"fifo", "topo"};
+  for (int i = 0; i < 2; ++i)
+    pol.push_back({{"policy", names[i]},
+                   {"utilization", 0.75},
+                   {"goodput", 0.5 + 0.25 * i},
+                   {"queue_delay_s", {{"mean", 100.0 / (i + 1)}, {"p50", 10}, {"p99", 1000}, {"p999", 2000}, {"cdf", {0, 5, 10, 1000}}}},
+                   {"by_class", {{"production", {{"queue_delay_s", {{"mean", 50}, {"p99", 500}, {"cdf", {0, 1, 500}}}}}}}},
+                   {"split_placements", 10 * (1 - i)},
+                   {"split_placements_le8", 7 * (1 - i)},
+                   {"fragmentation", {{"fragmented_share_of_free", 0.25}}},
+                   {"series", {{"time_s", {0, 3600, 7200}}, {"allocated_gpus", {8, 16, 4}}, {"queue_length", {0, 2, 0}}}}});
+  nlohmann::json cl = {{"schema", "paratune.cluster/1"},
+                       {"cluster", {{"gpus", 16}, {"description", "2 nodes"}}},
+                       {"trace", {{"path", "t.csv"}, {"format", "native"}, {"jobs", 3}, {"skipped_count", 0}}},
+                       {"policies", pol}};
+  const std::string html = Render(cl, "c.json");
+  // Category by category: fifo's two bars, then topo's.
+  EXPECT_EQ(BarValues(Figure(html, "c-json-cluster-splits")), (std::vector<double>{10, 7, 0, 0}));
+  const std::string util = Figure(html, "c-json-cluster-utilization");
+  EXPECT_NE(util.find("data-series=\"goodput\" data-category=\"topo\" data-value=\"0.75\""), std::string::npos);
+  const std::string alloc = Figure(html, "c-json-cluster-allocated");
+  EXPECT_EQ(Count(alloc, "class=\"series\""), 2);
+  EXPECT_FALSE(Figure(html, "c-json-cluster-cdf-production").empty());
+  EXPECT_TRUE(Figure(html, "c-json-cluster-cdf-experimental").empty());
+}
+
+TEST(Report, CompareListsWhatMoved) {
+  nlohmann::json a = Estimate(), b = Estimate();
+  b["time"]["tp_comm_s"] = 0.5;
+  b["throughput"]["step_time_s"] = 2.375;
+  const std::string html = Render(a, "a.json", true, &b);
+  EXPECT_NE(html.find("time.tp_comm_s"), std::string::npos);
+  EXPECT_NE(html.find("throughput.step_time_s"), std::string::npos);
+  // tp_comm_s moved by 4x: it is listed before the step time (relative change 0.75 vs 0.16).
+  EXPECT_LT(html.find("time.tp_comm_s"), html.find("throughput.step_time_s"));
+  EXPECT_EQ(Count(html, "class=\"side\""), 2);
+}
+
+TEST(Report, BadDocumentsNameTheFileAndField) {
+  nlohmann::json e = Estimate();
+  e["throughput"]["step_time_s"] = "fast";
+  try {
+    Render(e, "bad.json");
+    FAIL() << "no error";
+  } catch (const InputError& err) {
+    EXPECT_EQ(std::string(err.what()), "bad.json: field 'throughput.step_time_s' is not a number");
+  }
+  nlohmann::json a = Estimate(), c = {{"schema", "paratune.cluster/1"}};
+  EXPECT_THROW(Render(a, "a.json", true, &c), InputError);
+  nlohmann::json missing = Estimate();
+  missing.erase("stages");
+  EXPECT_THROW(Render(missing), InputError);
+}
+
+}  // namespace
+}  // namespace paratune

@@ -1,0 +1,32 @@
+// The section renderers of the report, one file each (sections.cc lists them in SectionKinds),
+// and what they share: a layout's short label and a unique DOM id per chart.
+#pragma once
+
+#include <string>
+
+#include "report/json_fields.h"
+#include "report/report.h"
+
+namespace paratune {
+
+std::string RenderPlanSection(const ReportInput& in);
+std::string RenderEstimateSection(const ReportInput& in);
+std::string RenderSimulateSection(const ReportInput& in);
+std::string RenderAnalyzeSection(const ReportInput& in);
+std::string RenderDiagnoseSection(const ReportInput& in);
+std::string RenderClusterSection(const ReportInput& in);
+
+// The charts of one paratune.estimate/1 document found at `prefix` ("" or "winner"), with DOM
+// ids starting `id` (the plan section draws its winner with these).
+std::string EstimateCharts(const JsonFields& f, const std::string& prefix, const std::string& id);
+
+// "tp 2 pp 4 vp 3 dp 16 zero 1 mbs 1 sel" from a layout object.
+std::string LayoutLabel(const JsonView& layout);
+
+// A DOM id from a file name and a chart name: lower case [a-z0-9-].
+std::string ChartId(const std::string& path, const std::string& chart);
+
+// A paragraph, escaped.
+std::string Paragraph(const std::string& text);
+
+}  // namespace paratune

@@ -5,7 +5,7 @@ set -euo pipefail
 pkgs=(
   build-essential cmake ninja-build pkg-config
   libcli11-dev nlohmann-json3-dev libfmt-dev libtomlplusplus-dev
-  libsimdjson-dev zlib1g-dev libsqlite3-dev sqlite3
+  libsimdjson-dev zlib1g-dev libsqlite3-dev sqlite3 libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   # .ci/run: GCC's AddressSanitizer and UBSan runtimes (preset asan), clang's libFuzzer (preset
   # fuzz), llvm-symbolizer for readable sanitizer reports

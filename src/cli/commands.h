@@ -25,5 +25,6 @@ Command AddAnalyzeCommand(CLI::App& root);
 Command AddDiagnoseCommand(CLI::App& root);
 Command AddClusterCommand(CLI::App& root);
 Command AddReportCommand(CLI::App& root);
+Command AddServeCommand(CLI::App& root);
 
 }  // namespace paratune::cli

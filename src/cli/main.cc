@@ -63,7 +63,8 @@ int main(int argc, char** argv) {
                                         cli::AddGpusCommand(app), cli::AddValidateCommand(app),
                                         cli::AddCalibrateCommand(app), cli::AddPlanCommand(app),
                                         cli::AddAnalyzeCommand(app), cli::AddDiagnoseCommand(app),
-                                        cli::AddClusterCommand(app), cli::AddReportCommand(app)};
+                                        cli::AddClusterCommand(app), cli::AddReportCommand(app),
+                                        cli::AddServeCommand(app)};
   if (argc > 1 && argv[1][0] != '-') {
     const std::string unknown = UnknownCommand(app, argv[1]);
     if (!unknown.empty()) {

@@ -60,6 +60,12 @@ TEST(Readme, EveryCommandLineRuns) {
     std::vector<std::string> words = SplitShellWords(line);
     std::string cmd = Quote(PARATUNE_BINARY);
     bool missing = false;
+    std::string stdout_path = "/dev/null";  // a "> FILE" at the end of the line redirects it
+    if (words.size() >= 2 && words[words.size() - 2] == ">") {
+      stdout_path = words.back();
+      if (stdout_path.rfind("/tmp/", 0) == 0) stdout_path = (scratch / stdout_path.substr(5)).string();
+      words.resize(words.size() - 2);
+    }
     for (size_t i = 1; i < words.size(); ++i) {
       std::string w = words[i];
       if (w.rfind("../shared/", 0) == 0) {
@@ -74,7 +80,8 @@ TEST(Readme, EveryCommandLineRuns) {
       cmd += " " + Quote(w);
     }
     if (missing) continue;
-    cmd = "cd " + Quote(kRoot.string()) + " && " + cmd + " >/dev/null 2>" + Quote((scratch / "stderr.txt").string());
+    cmd = "cd " + Quote(kRoot.string()) + " && " + cmd + " >" + Quote(stdout_path) + " 2>" +
+          Quote((scratch / "stderr.txt").string());
     const int raw = std::system(cmd.c_str());
     const int status = raw != -1 && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
     std::ifstream err(scratch / "stderr.txt");

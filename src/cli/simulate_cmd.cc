@@ -1,6 +1,8 @@
 // `paratune simulate`: the step composer's schedule simulation of one layout: a per-stage table,
 // an optional text Gantt chart, a Chrome trace (file or standard output) and JSON (schema
 // paratune.simulate/1, docs/json.md).
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "cli/commands.h"
@@ -72,6 +74,9 @@ Command AddSimulateCommand(CLI::App& root) {
             ComposeOptions co;
             if (sf->timeline && !f->json) throw InputError("--timeline adds the events to --json output; give --json");
             co.record_timeline = sf->ascii || !sf->trace.empty() || sf->timeline;
+            // The report's Gantt draws every micro-batch of a step up to 1,024 (64 stages x 1,024
+            // micro-batches is the size it is built for); the composer's op bound still applies.
+            if (sf->timeline) co.full_simulation_micro_batches = std::max<int64_t>(co.full_simulation_micro_batches, 1024);
             const StepResult r = ComposeStep(s.model, s.cluster, s.training, s.layout, s.options, co);
             const Estimate& e = r.estimate;
             if (!sf->trace.empty()) {
@@ -84,7 +89,11 @@ Command AddSimulateCommand(CLI::App& root) {
             }
             if (f->json) {
               nlohmann::json j = SimulateToJson(r, sf->trace);
-              if (sf->timeline) j["timeline"] = TimelineToJson(r.simulation.timeline);
+              if (sf->timeline) {
+                j["timeline"] = TimelineToJson(r.simulation.timeline);
+                fmt::print("{}\n", j.dump());  // compact: the events are most of it
+                return 0;
+              }
               fmt::print("{}\n", j.dump(2));
               return 0;
             }

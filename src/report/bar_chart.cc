@@ -133,14 +133,7 @@ std::string RenderBarChart(const BarChartData& d) {
     table.rows.push_back(std::move(row));
   }
   std::vector<DataTable> tables{table};
-  if (d.reference) {
-    DataTable ref;
-    ref.css_class = "chart-data reference-data";
-    ref.columns = {"reference", WithUnit("value", d.spec.y_unit)};
-    ref.numeric = {false, true};
-    ref.rows = {{d.reference_label.empty() ? "reference" : d.reference_label, SvgValue(*d.reference)}};
-    tables.push_back(ref);
-  }
+  if (d.reference) tables.push_back(ReferenceTable(d.reference_label, *d.reference, d.spec.y_unit));
   EndFigure(w, d.spec, tables);
   return w.Take();
 }

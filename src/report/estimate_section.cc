@@ -31,6 +31,16 @@ constexpr Term kMemoryKinds[] = {{"params_bytes", "parameters"},       {"grads_b
                                  {"activations_bytes", "activations"}, {"logits_bytes", "logits"},
                                  {"runtime_bytes", "runtime"},         {"fragmentation_bytes", "fragmentation"}};
 
+// Parts that are zero everywhere leave the stack and its legend (the table of the estimate
+// still lists every term).
+void DropEmptySeries(BarChartData* d) {
+  std::erase_if(d->series, [](const BarSeries& s) {
+    for (double v : s.values)
+      if (v != 0) return false;
+    return true;
+  });
+}
+
 std::string P(const std::string& prefix, const std::string& key) { return prefix.empty() ? key : prefix + "." + key; }
 
 }  // namespace
@@ -57,6 +67,7 @@ std::string EstimateCharts(const JsonFields& f, const std::string& prefix, const
     if (std::string(t.key) == "compute_s") v -= f.NumberOr(P(prefix, "time.recompute_s"), 0);
     time.series.push_back({t.label, {std::max(0.0, v)}});
   }
+  DropEmptySeries(&time);
   html += RenderStackedBarChart(time);
 
   const nlohmann::json& stages = f.Array(P(prefix, "stages"));
@@ -73,6 +84,7 @@ std::string EstimateCharts(const JsonFields& f, const std::string& prefix, const
     const JsonView m = st.Child("memory");
     for (size_t k = 0; k < std::size(kMemoryKinds); ++k) mem.series[k].values.push_back(m.NumberOr(kMemoryKinds[k].key, 0));
   }
+  DropEmptySeries(&mem);
   if (capacity > 0) {
     mem.reference = capacity;
     mem.reference_label = "HBM capacity";

@@ -66,4 +66,13 @@ std::string WithUnit(const std::string& name, const std::string& unit) {
   return name + " (" + (unit == "fraction" ? std::string("fraction") : unit) + ")";
 }
 
+DataTable ReferenceTable(const std::string& label, double value, const std::string& unit) {
+  DataTable ref;
+  ref.css_class = "chart-data reference-data";
+  ref.columns = {"reference", WithUnit("value", unit)};
+  ref.numeric = {false, true};
+  ref.rows = {{label.empty() ? "reference" : label, SvgValue(value)}};
+  return ref;
+}
+
 }  // namespace paratune

@@ -34,4 +34,7 @@ void DrawReferenceLine(SvgWriter& w, const PlotArea& a, const Scale& y, double v
 // A column heading with its unit: "step time (s)".
 std::string WithUnit(const std::string& name, const std::string& unit);
 
+// The table of a chart's reference line (e.g. the HBM limit): its label and value.
+DataTable ReferenceTable(const std::string& label, double value, const std::string& unit);
+
 }  // namespace paratune

@@ -24,6 +24,7 @@
 #include "report/line_chart.h"
 #include "report/page.h"
 #include "report/report.h"
+#include "report/serve.h"
 #include "util/test_util.h"
 
 namespace paratune::browser {
@@ -697,6 +698,81 @@ TEST(Chromium, LoopbackHttpPageLoads) {
   EXPECT_EQ(paths[0], "/r/bars");
   // Sent as written, not normalised by the browser (a favicon request may come between).
   EXPECT_NE(std::find(paths.begin(), paths.end(), "/r/..%2fsecret"), paths.end());
+}
+
+}  // namespace
+}  // namespace paratune::browser
+
+namespace paratune::browser {
+namespace {
+
+// The served pages (serve.h) in Chromium: the listing and a report page of a fixture load with
+// no console error and no request beyond the page, and the page carries the same charts.
+TEST(Chromium, ServedPagesLoadClean) {
+  PARATUNE_CHROMIUM_OR_SKIP();
+  const std::string fixture = TestDataPath("report/plan.json");
+  if (!std::filesystem::exists(fixture)) GTEST_SKIP() << "absent: " << fixture;
+  TempDir dir;
+  const std::filesystem::path served = std::filesystem::path(dir.Page("x.html", "")).parent_path() / "served";
+  std::filesystem::create_directories(served);
+  std::filesystem::copy_file(fixture, served / "plan.json");
+  ServeOptions o;
+  o.dir = served.string();
+  o.port = 0;
+  std::atomic<bool> stop{false};
+  std::atomic<int> port{0};
+  std::thread t([&] { Serve(o, stop, [&](int p) { port = p; }); });
+  for (int i = 0; i < 500 && port == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_GT(port.load(), 0);
+  const std::string base = "http://127.0.0.1:" + std::to_string(port.load());
+  std::string err;
+  const auto list = LoadPage(base + "/", 1024, 768, &err);
+  ASSERT_TRUE(list) << err;
+  EXPECT_EQ(list->console_errors, std::vector<std::string>{});
+  EXPECT_EQ(list->requests, std::vector<std::string>{});
+  EXPECT_NE(list->dom.find("/r/plan.json"), std::string::npos);
+  const auto page = LoadPage(base + "/r/plan.json", 1024, 768, &err);
+  ASSERT_TRUE(page) << err;
+  EXPECT_EQ(page->http_status, 200);
+  EXPECT_EQ(page->console_errors, std::vector<std::string>{});
+  EXPECT_EQ(page->requests, std::vector<std::string>{});
+  EXPECT_FALSE(page->screenshot_blank);
+  const auto bars = FindElements(page->dom, "rect", "bar");
+  EXPECT_GE(bars.size(), 5u);  // five ranked layouts in the throughput chart alone
+  stop = true;
+  t.join();
+}
+
+}  // namespace
+}  // namespace paratune::browser
+
+namespace paratune::browser {
+namespace {
+
+// The diagnose fixture in Chromium: the change point marker sits at the iteration the finding
+// names, on the chart of the log it was found in, and the checkpoint saves of the other log are
+// marked on its chart.
+TEST(Chromium, ChangePointMarkerSitsAtTheDetectedIteration) {
+  PARATUNE_CHROMIUM_OR_SKIP();
+  const std::string fixture = TestDataPath("report/diagnose.json");
+  if (!std::filesystem::exists(fixture)) GTEST_SKIP() << "absent: " << fixture;
+  const ReportInput in = ReadReportInput(fixture);
+  double detected = -1;
+  for (const auto& f : in.doc["findings"])
+    if (f["rule"] == "throughput_change_point") detected = f["where"]["iterations"][0].get<double>();
+  ASSERT_GT(detected, 0);
+  TempDir dir;
+  std::string err;
+  const auto page = LoadPage(dir.Page("d.html", RenderReport({in}, ReportOptions{})), 1024, 768, &err);
+  ASSERT_TRUE(page) << err;
+  EXPECT_EQ(page->console_errors, std::vector<std::string>{});
+  const auto step = InFigure(page->dom, "diagnose-json-diagnose-throughput-0", "line", "marker");
+  ASSERT_EQ(step.size(), 1u);
+  EXPECT_EQ(step[0].attr("data-label"), "change point");
+  EXPECT_DOUBLE_EQ(std::stod(step[0].attr("data-x")), detected);
+  const auto saves = InFigure(page->dom, "diagnose-json-diagnose-throughput-1", "line", "marker");
+  EXPECT_GE(saves.size(), 5u);
+  for (const auto& m : saves) EXPECT_EQ(m.attr("data-label"), "checkpoint save");
 }
 
 }  // namespace

@@ -45,16 +45,24 @@ std::string RenderDiagnoseSection(const ReportInput& in) {
 
   // Where the findings sit: change points over the logged throughput, throttled ranges over the
   // clocks and temperatures.
-  std::vector<double> change_iterations;
+  // Change points by the log they were found in ("path:line" of the finding's lines; all logs
+  // when it names none).
+  std::vector<std::pair<std::string, double>> change_iterations;
   std::vector<std::pair<double, double>> throttled;  // epoch seconds
   for (size_t i = 0; i < findings.size(); ++i) {
     const JsonView fi(f, findings[i], fmt::format("findings[{}]", i));
     const std::string rule = fi.String("rule");
     const nlohmann::json* where = fi.Find("where");
     if (!where || !where->is_object()) continue;
-    if (rule == "throughput_change_point" && where->contains("iterations"))
+    if (rule == "throughput_change_point" && where->contains("iterations")) {
+      std::string log;
+      if (where->contains("lines") && (*where)["lines"].is_array() && !(*where)["lines"].empty()) {
+        log = f.String(fmt::format("findings[{}].where.lines[0]", i));
+        log = log.substr(0, log.rfind(':'));
+      }
       for (size_t k = 0; k < (*where)["iterations"].size(); ++k)
-        change_iterations.push_back(f.Number(fmt::format("findings[{}].where.iterations[{}]", i, k)));
+        change_iterations.push_back({log, f.Number(fmt::format("findings[{}].where.iterations[{}]", i, k))});
+    }
     if ((rule == "thermal_throttling" || rule == "power_throttling") && where->contains("time_ranges"))
       for (size_t k = 0; k < (*where)["time_ranges"].size(); ++k) {
         const std::string a = f.String(fmt::format("findings[{}].where.time_ranges[{}][0]", i, k));
@@ -80,7 +88,9 @@ std::string RenderDiagnoseSection(const ReportInput& in) {
                             f.String(p + ".path")),
                 "iteration", quantity, "", ""};
       c.series.push_back({quantity, numbers(p + ".iterations"), numbers(p + ".values")});
-      for (double it : change_iterations) c.markers.push_back({it, "change point"});
+      const std::string log = f.String(p + ".path");
+      for (const auto& [in_log, it] : change_iterations)
+        if (in_log.empty() || in_log == log) c.markers.push_back({it, "change point"});
       for (double it : numbers(p + ".save_iterations")) c.markers.push_back({it, "checkpoint save"});
       html += RenderLineChart(c);
     }

@@ -77,10 +77,30 @@ TEST_F(ReportCli, CompareTwoEstimates) {
   EXPECT_NE(html.find("class=\"differences\""), std::string::npos);
 }
 
+// Raw inputs (a trace pair, a training log) are analysed and diagnosed by the report itself.
+TEST_F(ReportCli, RawInputsAreAnalysedAndDiagnosed) {
+  const std::string out = (dir_ / "raw.html").string();
+  std::string log;
+  for (int i = 1; i <= 50; ++i)
+    log += " [2024-05-01 12:00:" + std::string(i < 10 ? "0" : "") + std::to_string(i) + "] iteration " + std::to_string(i) +
+           "/ 1000 | consumed samples: " + std::to_string(i * 64) +
+           " | elapsed time per iteration (ms): 1000.0 | throughput per GPU (TFLOP/s/GPU): 390.0 | lm loss: 2.5 |\n";
+  const Result r = Run({"report", std::string(PARATUNE_SOURCE_DIR) + "/testdata/traces/hta/trace_filter", Write("train.log", log),
+                        "--out", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string html = Slurp(out);
+  EXPECT_NE(html.find("id=\"analysis-of-the-traces-given-analyze-ranks\""), std::string::npos);
+  EXPECT_NE(html.find("id=\"diagnosis-of-the-inputs-given-diagnose-findings\""), std::string::npos);
+  EXPECT_NE(html.find("id=\"diagnosis-of-the-inputs-given-diagnose-throughput-0\""), std::string::npos);
+}
+
 TEST_F(ReportCli, BadInputWritesNothing) {
   const std::string out = (dir_ / "never.html").string();
-  EXPECT_NE(RunBad({"report", Write("x.json", "{\"a\": 1}"), "--out", out}).find("no \"schema\""), std::string::npos);
-  EXPECT_NE(RunBad({"report", Write("y.json", "not json"), "--out", out}).find("not JSON"), std::string::npos);
+  // A .json without a paratune schema is a raw input, and neither is one diagnose reads.
+  EXPECT_NE(RunBad({"report", Write("x.json", "{\"a\": 1}"), "--out", out}).find("x.json: not a file diagnose reads"),
+            std::string::npos);
+  EXPECT_NE(RunBad({"report", Write("y.json", "not json"), "--out", out}).find("y.json: not a file diagnose reads"),
+            std::string::npos);
   EXPECT_NE(RunBad({"report", Write("z.json", "{\"schema\": \"paratune.models/1\"}"), "--out", out}).find("no report section"),
             std::string::npos);
   EXPECT_NE(RunBad({"report", Write("e.json", "{\"schema\": \"paratune.estimate/1\"}"), "--out", out}).find("e.json: field"),

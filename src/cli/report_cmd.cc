@@ -3,7 +3,12 @@
 // or two of one schema side by side with --compare. docs/report.md.
 #include <fmt/format.h>
 
+#include <filesystem>
+
+#include "analysis/analysis_json.h"
 #include "cli/commands.h"
+#include "diagnose/diagnose.h"
+#include "diagnose/diagnose_json.h"
 #include "report/report.h"
 #include "util/error.h"
 #include "util/file.h"
@@ -19,13 +24,47 @@ struct ReportFlags {
   bool json = false;
 };
 
+// Whether `path` is a --json document of a paratune command (a .json file whose top level has a
+// "schema" string); everything else is a raw input (trace, log, telemetry, ...).
+bool IsDocument(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    bool any = false;
+    for (const auto& e : std::filesystem::directory_iterator(path, ec)) {
+      if (!e.is_regular_file() || e.path().extension() != ".json") return false;
+      if (!IsDocument(e.path().string())) return false;
+      any = true;
+    }
+    return any;
+  }
+  if (std::filesystem::path(path).extension() != ".json") return false;
+  // A document is at most the size ReadReportInput accepts; a larger .json is a trace.
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec || size > (size_t{64} << 20)) return false;
+  const nlohmann::json j = nlohmann::json::parse(ReadFile(path), nullptr, false);
+  return j.is_object() && j.contains("schema") && j["schema"].is_string() &&
+         j["schema"].get<std::string>().rfind("paratune.", 0) == 0;
+}
+
+// Raw inputs are run as `diagnose` runs them (each recognised by its content); the report gets
+// the diagnosis and, when there were traces, their analysis.
+std::vector<ReportInput> RunRawInputs(const std::vector<std::string>& raw) {
+  std::vector<ReportInput> out;
+  if (raw.empty()) return out;
+  const DiagnoseInputs in = LoadDiagnoseInputs(raw);
+  if (in.analysis) out.push_back({"analysis of the traces given", AnalysisJson(*in.analysis)});
+  out.push_back({"diagnosis of the inputs given", DiagnosisJson(Diagnose(in))});
+  return out;
+}
+
 }  // namespace
 
 Command AddReportCommand(CLI::App& root) {
   auto* cmd = root.add_subcommand("report", "write one self-contained HTML report from the --json output of other commands");
   auto f = std::make_shared<ReportFlags>();
   cmd->add_option("inputs", f->inputs, "JSON files written by plan, estimate, simulate, analyze, diagnose or cluster --json, "
-                                       "or directories of them")
+                                       "or directories of them; other files (traces, training logs, telemetry, nccl-tests, "
+                                       "topology) are analysed and diagnosed as `diagnose` does")
       ->required();
   cmd->add_option("--out", f->out, "the HTML file to write")->required();
   cmd->add_option("--title", f->title, "the page title");
@@ -33,7 +72,10 @@ Command AddReportCommand(CLI::App& root) {
   cmd->add_flag("--json", f->json, "print what was written as JSON (schema paratune.report/1)");
   cmd->footer("Exit status 0 when written, 2 on bad input (nothing is written then). docs/report.md");
   return {cmd, [f] {
-            const std::vector<ReportInput> inputs = ReadReportInputs(f->inputs);
+            std::vector<std::string> documents, raw;
+            for (const auto& p : f->inputs) (IsDocument(p) ? documents : raw).push_back(p);
+            std::vector<ReportInput> inputs = documents.empty() ? std::vector<ReportInput>{} : ReadReportInputs(documents);
+            for (auto& r : RunRawInputs(raw)) inputs.push_back(std::move(r));
             ReportOptions o;
             o.title = f->title;
             o.compare = f->compare;

@@ -38,7 +38,7 @@ TEST(BarChart, FigureFollowsTheDomContract) {
   const auto svg = Elements(html, "svg");
   ASSERT_EQ(svg.size(), 1u);
   EXPECT_EQ(svg[0].at("role"), "img");
-  EXPECT_EQ(svg[0].at("viewBox"), "0 0 760 360");
+  EXPECT_EQ(svg[0].at("viewbox"), "0 0 760 360");
   EXPECT_EQ(svg[0].at("aria-labelledby"), "plan-tps-title");
   EXPECT_CONTAINS(html, "<title id=\"plan-tps-title\">Tokens/s per GPU</title>");
   EXPECT_CONTAINS(html, "<desc id=\"plan-tps-desc\">Bar chart of 2 series over 3 categories; the largest is A of tp4, 30.</desc>");

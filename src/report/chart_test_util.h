@@ -3,34 +3,22 @@
 #pragma once
 
 #include <map>
-#include <regex>
 #include <string>
 #include <vector>
+
+#include "report/browser_test_util.h"
 
 namespace paratune::chart_test {
 
 using Attrs = std::map<std::string, std::string>;
 
-// Every <tag ...> start tag whose class attribute has the token `cls` ("" = any), in order.
+// Every <tag ...> start tag whose class attribute has the token `cls` ("" = any), in order, with
+// its attributes (names lower case, entities decoded): browser::FindElements, the one reader of
+// start tags the report tests share (a std::regex per attribute overflowed the stack under ASan
+// on long path data).
 inline std::vector<Attrs> Elements(const std::string& html, const std::string& tag, const std::string& cls = "") {
   std::vector<Attrs> out;
-  const std::regex attr_re(R"re(([a-zA-Z_:][-a-zA-Z0-9_:.]*)="([^"]*)")re");
-  const std::string open = "<" + tag;
-  for (size_t p = html.find(open); p != std::string::npos; p = html.find(open, p + 1)) {
-    const char next = html[p + open.size()];
-    if (next != ' ' && next != '>' && next != '/') continue;
-    const size_t end = html.find('>', p);
-    const std::string body = html.substr(p + open.size(), end - p - open.size());
-    Attrs a;
-    for (auto it = std::sregex_iterator(body.begin(), body.end(), attr_re); it != std::sregex_iterator(); ++it) {
-      a[(*it)[1]] = (*it)[2];
-    }
-    if (!cls.empty()) {
-      const std::string c = " " + a["class"] + " ";
-      if (c.find(" " + cls + " ") == std::string::npos) continue;
-    }
-    out.push_back(a);
-  }
+  for (const auto& e : browser::FindElements(html, tag, cls)) out.push_back(e.attrs);
   return out;
 }
 

@@ -223,6 +223,7 @@ class TempDir {
     std::ofstream(path_ + "/" + name) << html;
     return "file://" + path_ + "/" + name;
   }
+  const std::string& path() const { return path_; }
 
  private:
   std::string path_;
@@ -713,7 +714,8 @@ TEST(Chromium, ServedPagesLoadClean) {
   const std::string fixture = TestDataPath("report/plan.json");
   if (!std::filesystem::exists(fixture)) GTEST_SKIP() << "absent: " << fixture;
   TempDir dir;
-  const std::filesystem::path served = std::filesystem::path(dir.Page("x.html", "")).parent_path() / "served";
+  ASSERT_FALSE(dir.path().empty());
+  const std::filesystem::path served = std::filesystem::path(dir.path()) / "served";
   std::filesystem::create_directories(served);
   std::filesystem::copy_file(fixture, served / "plan.json");
   ServeOptions o;

@@ -120,13 +120,7 @@ std::string RenderBarChart(const BarChartData& d) {
   w.Close("g");
   if (d.reference) DrawReferenceLine(w, a, y, *d.reference, d.reference_label, d.spec.y_unit);
 
-  DataTable table;
-  table.columns.push_back(d.spec.x_label.empty() ? "category" : d.spec.x_label);
-  table.numeric.push_back(false);
-  for (const BarSeries& s : d.series) {
-    table.columns.push_back(WithUnit(s.name, d.spec.y_unit));
-    table.numeric.push_back(true);
-  }
+  DataTable table = BarTableHeader(d);
   for (size_t i = 0; i < n; ++i) {
     std::vector<std::string> row{d.categories[i]};
     for (const BarSeries& s : d.series) row.push_back(SvgValue(s.values[i]));

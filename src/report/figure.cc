@@ -75,4 +75,15 @@ DataTable ReferenceTable(const std::string& label, double value, const std::stri
   return ref;
 }
 
+DataTable BarTableHeader(const BarChartData& d) {
+  DataTable table;
+  table.columns.push_back(d.spec.x_label.empty() ? "category" : d.spec.x_label);
+  table.numeric.push_back(false);
+  for (const BarSeries& s : d.series) {
+    table.columns.push_back(WithUnit(s.name, d.spec.y_unit));
+    table.numeric.push_back(true);
+  }
+  return table;
+}
+
 }  // namespace paratune

@@ -34,6 +34,9 @@ void DrawReferenceLine(SvgWriter& w, const PlotArea& a, const Scale& y, double v
 // A column heading with its unit: "step time (s)".
 std::string WithUnit(const std::string& name, const std::string& unit);
 
+// The header of a bar chart's data table: the category column, then one column per series.
+DataTable BarTableHeader(const BarChartData& d);
+
 // The table of a chart's reference line (e.g. the HBM limit): its label and value.
 DataTable ReferenceTable(const std::string& label, double value, const std::string& unit);
 

@@ -11,6 +11,7 @@
 #include "step/estimate.h"
 #include "util/file.h"
 #include "util/test_util.h"
+#include "validate/calibrate_json.h"
 
 namespace paratune {
 namespace {
@@ -115,6 +116,15 @@ TEST(CalibrateFromRuns, TomlIsAHardwareOverrideThatReproducesTheFit) {
   // Only hopper moved.
   EXPECT_EQ(hw.Find("A100-80GB").calibration.gemm_bf16, builtin.Find("A100-80GB").calibration.gemm_bf16);
   EXPECT_EQ(hw.Find("B200").calibration.hbm, builtin.Find("B200").calibration.hbm);
+  const nlohmann::json j = RunsCalibrationJson(rc, "lab-h100", toml);
+  EXPECT_EQ(j["schema"], "paratune.calibrate/1");
+  EXPECT_EQ(j["toml"], toml);
+  EXPECT_EQ(j["from_runs"]["cluster"], "lab-h100");
+  EXPECT_EQ(j["from_runs"]["runs"], runs.size());
+  EXPECT_EQ(j["from_runs"]["mape_loo"], rc.mape_loo);
+  EXPECT_EQ(j["from_runs"]["rows"][0]["name"], "8b-tp1");
+  EXPECT_EQ(j["from_runs"]["rows"][0]["after_tokens_per_s_per_gpu"], rc.rows[0].after);
+  EXPECT_EQ(j["generations"][0]["fractions"]["gemm_bf16"], rc.fit.by_generation.at("hopper").gemm_bf16);
   for (size_t i = 0; i < runs.size(); ++i) {
     PublishedRun r = runs[i];
     r.cluster = hw.Cluster(r.gpu_name, r.num_gpus);

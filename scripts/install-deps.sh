@@ -7,6 +7,9 @@ pkgs=(
   libcli11-dev nlohmann-json3-dev libfmt-dev libtomlplusplus-dev
   libsimdjson-dev zlib1g-dev libsqlite3-dev sqlite3 libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  # the run registry's PostgreSQL back end (libpq) and the server its tests start
+  # (scripts/pg-test-server.sh, docs/runs-storage.md)
+  libpq-dev postgresql
   # .ci/run: GCC's AddressSanitizer and UBSan runtimes (preset asan), clang's libFuzzer (preset
   # fuzz), llvm-symbolizer for readable sanitizer reports
   libasan8 libubsan1 clang libclang-rt-14-dev llvm-14

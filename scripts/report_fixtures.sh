@@ -12,6 +12,7 @@ mkdir -p "$out"
 "$P" estimate --model llama-3.1-70b --gpu H100 --nodes 8 --tp 8 --pp 4 --global-batch 256 --seq 8192 --json > "$out/estimate.json"
 "$P" simulate --model llama-3.1-8b --gpu H100 --gpus 16 --tp 2 --pp 4 --global-batch 32 --json --timeline > "$out/simulate.json"
 "$P" analyze testdata/traces/hta/trace_filter --json > "$out/analyze.json"
+"$P" analyze testdata/report/traces/collectives_rank-0.json --gpu H100 --json > "$out/analyze_ceiling.json"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 "$G" "$tmp" > /dev/null

@@ -49,6 +49,17 @@ nlohmann::json StragglersByStep(const TraceAnalysis& a) {
   return out;
 }
 
+// The link ceiling members are null here; the caller fills them when it knows the hardware
+// (diagnose/link_ceiling.h AddCollectiveCeilings).
+nlohmann::json Groups(const CollectiveStats& c) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const CollectiveGroupStats& g : c.groups)
+    out.push_back({{"group_size", g.group_size}, {"sized_count", g.sized_count}, {"bytes", g.bytes}, {"bus_bytes", g.bus_bytes},
+                   {"sized_time_s", g.sized_time_s}, {"busbw_bytes_per_s", g.busbw_bytes_per_s}, {"ceiling_bytes_per_s", nullptr},
+                   {"ceiling_link", nullptr}, {"ceiling_derivation", nullptr}});
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json AnalysisJson(const TraceAnalysis& a) {
@@ -78,7 +89,8 @@ nlohmann::json AnalysisJson(const TraceAnalysis& a) {
       colls.push_back({{"kind", CollectiveKindName(c.kind)}, {"count", c.count}, {"total_s", c.total_s},
                        {"exposed_s", c.exposed_s}, {"sized_count", c.sized_count}, {"bytes", c.bytes},
                        {"sized_time_s", c.sized_time_s}, {"algbw_bytes_per_s", c.algbw_bytes_per_s},
-                       {"busbw_bytes_per_s", c.busbw_bytes_per_s}});
+                       {"busbw_bytes_per_s", c.busbw_bytes_per_s}, {"groups", Groups(c)},
+                       {"ceiling_bytes_per_s", nullptr}, {"ceiling_link", nullptr}});
     const LaunchStats& l = r.launch;
     ranks.push_back({{"rank", r.rank},
                      {"path", r.path},
@@ -128,6 +140,7 @@ nlohmann::json AnalysisJson(const TraceAnalysis& a) {
                       {"by_step", StragglersByStep(a)}}},
       {"cross_rank", CrossRank(a)},
       {"iterations_across_ranks", IterationsAcrossRanks(a)},
+      {"link_ceiling", nullptr},
       {"prediction", nullptr}};
   return out;
 }

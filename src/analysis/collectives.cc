@@ -1,5 +1,6 @@
 #include "analysis/collectives.h"
 
+#include <map>
 #include <algorithm>
 #include <array>
 #include <limits>
@@ -91,6 +92,7 @@ std::vector<CollectiveStats> ComputeCollectiveStats(const RankTrace& t, const st
   std::array<CollectiveStats, kKinds> stats{};
   std::array<double, kKinds> bus_bytes{};  // sum of S * factor
   std::array<std::vector<Interval>, kKinds> comm;
+  std::array<std::map<int, CollectiveGroupStats>, kKinds> groups;  // by group size
   std::vector<Interval> compute;
   for (uint32_t i : events) {
     if (i >= t.events.size()) continue;
@@ -116,7 +118,14 @@ std::vector<CollectiveStats> ComputeCollectiveStats(const RankTrace& t, const st
       ++s.sized_count;
       s.bytes += *bytes;
       s.sized_time_s += dur_s;
-      bus_bytes[k] += *bytes * BusBandwidthFactor(kind, args->group_size);
+      const double bus = *bytes * BusBandwidthFactor(kind, args->group_size);
+      bus_bytes[k] += bus;
+      CollectiveGroupStats& g = groups[k][args->group_size];
+      g.group_size = args->group_size;
+      ++g.sized_count;
+      g.bytes += *bytes;
+      g.bus_bytes += bus;
+      g.sized_time_s += dur_s;
     }
   }
 
@@ -132,6 +141,10 @@ std::vector<CollectiveStats> ComputeCollectiveStats(const RankTrace& t, const st
       // algbw = S / t, busbw = algbw * factor (nccl-tests doc/PERFORMANCE.md), summed over kernels.
       s.algbw_bytes_per_s = s.bytes / s.sized_time_s;
       s.busbw_bytes_per_s = bus_bytes[k] / s.sized_time_s;
+    }
+    for (auto& [size, g] : groups[k]) {
+      if (g.sized_time_s > 0) g.busbw_bytes_per_s = g.bus_bytes / g.sized_time_s;
+      s.groups.push_back(g);
     }
     out.push_back(s);
   }

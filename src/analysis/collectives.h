@@ -24,6 +24,18 @@ double BusBandwidthFactor(CollectiveKind kind, int group_size);
 // Long/Int64/UInt64 8, ComplexHalf 4, ComplexFloat 8, ComplexDouble 16. 0 when unknown.
 int DtypeBytes(std::string_view dtype);
 
+// The sized kernels of one collective kind with one group size: a kind's kernels may run in
+// groups of different sizes (tensor-parallel all-gathers in 8, data-parallel ones in 64), which
+// cross different links, so a link ceiling belongs to a group size, not to the kind.
+struct CollectiveGroupStats {
+  int group_size = 0;
+  int64_t sized_count = 0;
+  double bytes = 0;              // sum of S
+  double bus_bytes = 0;          // sum of S * BusBandwidthFactor(kind, group_size)
+  double sized_time_s = 0;
+  double busbw_bytes_per_s = 0;  // bus_bytes / sized_time_s (0 when sized_time_s is 0)
+};
+
 struct CollectiveStats {
   CollectiveKind kind = CollectiveKind::kOther;
   int64_t count = 0;             // kernels
@@ -35,6 +47,7 @@ struct CollectiveStats {
   double sized_time_s = 0;       // their total duration
   double algbw_bytes_per_s = 0;  // bytes / sized_time_s (0 when none sized)
   double busbw_bytes_per_s = 0;  // sum(S * BusBandwidthFactor) / sized_time_s
+  std::vector<CollectiveGroupStats> groups;  // the sized kernels by group size, ascending
 };
 
 // `events` are indices into t.events of the GPU events to analyse (already filtered by the

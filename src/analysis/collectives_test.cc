@@ -128,6 +128,7 @@ TEST(CollectiveStats, HandBuiltRankTrace) {
   EXPECT_EQ(rs.bytes, 0);
   EXPECT_EQ(rs.algbw_bytes_per_s, 0);
   EXPECT_EQ(rs.busbw_bytes_per_s, 0);
+  EXPECT_TRUE(rs.groups.empty());
 }
 
 // Reduce-scatter S is the total input; an all-to-all through SendRecv kernels is an all-to-all;
@@ -153,6 +154,16 @@ TEST(CollectiveStats, SizesPerKindAndMixedGroups) {
   // (2 MiB x 7/8 + 2 MiB x 3/4) / 4 ms
   EXPECT_NEAR(rs.busbw_bytes_per_s, (2097152 * 0.875 + 2097152 * 0.75) / 4e-3, 1e-3);
   EXPECT_NEAR(rs.exposed_s, 4e-3, 1e-12);
+  // The same kernels by group size, ascending: group 4 (2 MiB x 3/4 in 2 ms), group 8 (x 7/8).
+  ASSERT_EQ(rs.groups.size(), 2u);
+  EXPECT_EQ(rs.groups[0].group_size, 4);
+  EXPECT_EQ(rs.groups[0].sized_count, 1);
+  EXPECT_DOUBLE_EQ(rs.groups[0].bytes, 2097152);
+  EXPECT_DOUBLE_EQ(rs.groups[0].bus_bytes, 2097152 * 0.75);
+  EXPECT_NEAR(rs.groups[0].busbw_bytes_per_s, 2097152 * 0.75 / 2e-3, 1e-3);
+  EXPECT_EQ(rs.groups[1].group_size, 8);
+  EXPECT_NEAR(rs.groups[1].sized_time_s, 2e-3, 1e-15);
+  EXPECT_NEAR(rs.groups[1].busbw_bytes_per_s, 2097152 * 0.875 / 2e-3, 1e-3);
   const CollectiveStats& a2a = s[1];
   EXPECT_EQ(a2a.kind, CollectiveKind::kAllToAll);
   EXPECT_EQ(a2a.count, 2);
@@ -160,6 +171,9 @@ TEST(CollectiveStats, SizesPerKindAndMixedGroups) {
   EXPECT_DOUBLE_EQ(a2a.bytes, 2097152);  // 524288 x 4 bytes
   EXPECT_NEAR(a2a.sized_time_s, 1e-3, 1e-15);
   EXPECT_NEAR(a2a.busbw_bytes_per_s, 2097152 * 0.75 / 1e-3, 1e-3);
+  ASSERT_EQ(a2a.groups.size(), 1u);  // the unsized kernel is in no group
+  EXPECT_EQ(a2a.groups[0].group_size, 4);
+  EXPECT_EQ(a2a.groups[0].sized_count, 1);
 }
 
 TEST(CollectiveStats, NoEvents) {

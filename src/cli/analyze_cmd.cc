@@ -13,6 +13,7 @@
 #include "step/compose.h"
 #include "analysis/analysis_json.h"
 #include "compare/prediction_json.h"
+#include "diagnose/link_ceiling.h"
 #include "analysis/reduced_trace.h"
 #include "trace/trace_set.h"
 #include "util/error.h"
@@ -51,7 +52,8 @@ Command AddAnalyzeCommand(CLI::App& root) {
   cmd->add_option("--trace-out", af->trace_out, "write a reduced Chrome trace of the GPU timeline with the analysis as counters");
   AddScenarioFlags(cmd, *f, ScenarioUse::kPredictIfModel);
   cmd->footer("Passing --model (or an inline model, --hidden ...) sets the cost model's prediction for that model, "
-              "cluster and layout beside the measurement: step time, MFU and GPU-time shares. docs/analysis.md");
+              "cluster and layout beside the measurement: step time, MFU and GPU-time shares. Passing --gpu (with "
+              "--fabric/--hardware) adds each collective's link ceiling to the JSON. docs/analysis.md");
   return {cmd, [cmd, f, af] {
             const auto t0 = std::chrono::steady_clock::now();
             TraceSetOptions so;
@@ -86,10 +88,14 @@ Command AddAnalyzeCommand(CLI::App& root) {
               label = fmt::format("{} on {} x {}, tp {} pp {} vp {} cp {} ep {} dp {}, mbs {}", e.model, e.gpus, e.gpu, l.tp, l.pp, l.vp,
                                   l.cp, l.ep, l.dp, l.mbs);
             }
+            // A GPU asks for the link ceiling of each collective group (diagnose/link_ceiling.h).
+            std::optional<ClusterSpec> ceiling_cluster;
+            if (cmd->count("--gpu") > 0) ceiling_cluster = ResolveScenario(*f, *cmd).cluster;
             if (!af->trace_out.empty()) WriteReducedTrace(ranks, a, af->trace_out);
             if (f->json) {
               nlohmann::json j = AnalysisJson(a);
               if (prediction) j["prediction"] = PredictionJson(*prediction);
+              if (ceiling_cluster) AddCollectiveCeilings(a, *ceiling_cluster, j);
               fmt::print("{}\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
               return 0;
             }

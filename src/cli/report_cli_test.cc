@@ -5,6 +5,8 @@
 
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/cli_test_util.h"
 
 namespace paratune::cli_test {
@@ -62,6 +64,58 @@ TEST_F(ReportCli, EveryCommandsJsonMakesOnePage) {
   int rows = 0;
   for (size_t p = gantt.find("class=\"gantt-row\""); p != std::string::npos; p = gantt.find("class=\"gantt-row\"", p + 1)) ++rows;
   EXPECT_EQ(rows, 4);
+}
+
+// analyze --gpu adds each collective group's link ceiling (diagnose/link_ceiling.h) to the JSON,
+// and the report draws it beside the measured bus bandwidth. testdata/report/traces/
+// collectives_rank-0.json holds, in its analysed step, a 64 MiB BFloat16 all-reduce over 8 ranks
+// in 400 us (busbw 67108864 x 1.75 / 400 us = 293.6 GB/s) and a 16 MiB Float all-to-all over 16
+// ranks in 250 us (x 15/16 = 62.9 GB/s). On H100 (8 GPUs, 8 x 50 GB/s NICs per node, NVLink 450
+// GB/s per direction): all-reduce in 8 is one node, NVLink 450 x 370/450 = 370 GB/s; all-to-all
+// in 16 is 2 nodes, 400 / 8 = 50 GB/s per GPU x 2/(2-1) x 0.96 = 96 GB/s over the network.
+TEST_F(ReportCli, AnalyzeGpuAddsTheLinkCeiling) {
+  const std::string trace = std::string(PARATUNE_SOURCE_DIR) + "/testdata/report/traces/collectives_rank-0.json";
+  const Result r = Run({"analyze", trace, "--gpu", "H100", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema"], "paratune.analyze/1");
+  EXPECT_EQ(j["link_ceiling"]["gpu"], "H100");
+  const nlohmann::json& c = j["ranks"][0]["collectives"];
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0]["kind"], "all_reduce");
+  EXPECT_NEAR(c[0]["busbw_bytes_per_s"].get<double>(), 67108864 * 1.75 / 400e-6, 1);
+  ASSERT_EQ(c[0]["groups"].size(), 1u);
+  EXPECT_EQ(c[0]["groups"][0]["group_size"], 8);
+  EXPECT_NEAR(c[0]["groups"][0]["ceiling_bytes_per_s"].get<double>(), 370e9, 1);
+  EXPECT_EQ(c[0]["groups"][0]["ceiling_link"], "nvlink");
+  EXPECT_NEAR(c[0]["ceiling_bytes_per_s"].get<double>(), 370e9, 1);
+  EXPECT_EQ(c[0]["ceiling_link"], "nvlink");
+  EXPECT_EQ(c[1]["kind"], "all_to_all");
+  EXPECT_NEAR(c[1]["busbw_bytes_per_s"].get<double>(), 16777216 * 15.0 / 16 / 250e-6, 1);
+  EXPECT_EQ(c[1]["groups"][0]["group_size"], 16);
+  EXPECT_NEAR(c[1]["groups"][0]["ceiling_bytes_per_s"].get<double>(), 96e9, 1);
+  EXPECT_EQ(c[1]["groups"][0]["ceiling_link"], "network");
+  EXPECT_NEAR(c[1]["ceiling_bytes_per_s"].get<double>(), 96e9, 1);
+  // Without --gpu the members are there, null.
+  const Result plain = Run({"analyze", trace, "--json"});
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  const nlohmann::json p = nlohmann::json::parse(plain.out);
+  EXPECT_TRUE(p["link_ceiling"].is_null());
+  EXPECT_TRUE(p["ranks"][0]["collectives"][0]["ceiling_bytes_per_s"].is_null());
+  EXPECT_TRUE(p["ranks"][0]["collectives"][0]["groups"][0]["ceiling_bytes_per_s"].is_null());
+  // The report: a ceiling bar beside each busbw bar, with the JSON's value; none without --gpu.
+  const std::string with = Write("with.json", r.out), without = Write("without.json", plain.out);
+  const std::string out = (dir_ / "a.html").string(), out2 = (dir_ / "b.html").string();
+  ASSERT_EQ(Run({"report", with, "--out", out}).status, 0);
+  const std::string html = Slurp(out);
+  EXPECT_NE(html.find("data-series=\"ceiling\" data-category=\"all_reduce\" data-value=\"370000000000\""), std::string::npos);
+  EXPECT_NE(html.find("data-series=\"ceiling\" data-category=\"all_to_all\" data-value=\"96000000000\""), std::string::npos);
+  ASSERT_EQ(Run({"report", without, "--out", out2}).status, 0);
+  const std::string html2 = Slurp(out2);
+  EXPECT_EQ(html2.find("data-series=\"ceiling\""), std::string::npos);
+  EXPECT_NE(html2.find("ceiling not given (pass --gpu to analyze)"), std::string::npos);
+  // An unknown GPU is the bad-input contract.
+  EXPECT_NE(RunBad({"analyze", trace, "--gpu", "Z9000", "--json"}).find("--gpu"), std::string::npos);
 }
 
 TEST_F(ReportCli, CompareTwoEstimates) {

@@ -158,6 +158,21 @@ TraceAnalysis ParseAnalysisJson(std::string_view text, const std::string& where)
       c.sized_time_s = r.Num(colls[k], "sized_time_s", q);
       c.algbw_bytes_per_s = r.Num(colls[k], "algbw_bytes_per_s", q);
       c.busbw_bytes_per_s = r.Num(colls[k], "busbw_bytes_per_s", q);
+      // groups[] came later (an analyze JSON without it still reads).
+      if (colls[k].contains("groups")) {
+        const json& groups = r.Arr(colls[k], "groups", q);
+        for (size_t g = 0; g < groups.size(); ++g) {
+          const std::string qg = q + ".groups[" + std::to_string(g) + "]";
+          CollectiveGroupStats gs;
+          gs.group_size = static_cast<int>(r.Int(groups[g], "group_size", qg));
+          gs.sized_count = r.Int(groups[g], "sized_count", qg);
+          gs.bytes = r.Num(groups[g], "bytes", qg);
+          gs.bus_bytes = r.Num(groups[g], "bus_bytes", qg);
+          gs.sized_time_s = r.Num(groups[g], "sized_time_s", qg);
+          gs.busbw_bytes_per_s = r.Num(groups[g], "busbw_bytes_per_s", qg);
+          c.groups.push_back(gs);
+        }
+      }
       ra.collectives.push_back(c);
     }
     a.ranks.push_back(std::move(ra));

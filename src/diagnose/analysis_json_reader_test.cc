@@ -29,6 +29,7 @@ TEST(AnalysisJsonReader, RoundTripsTheFiguresRulesUse) {
     for (size_t k = 0; k < x.collectives.size(); ++k) {
       EXPECT_EQ(y.collectives[k].kind, x.collectives[k].kind);
       EXPECT_DOUBLE_EQ(y.collectives[k].exposed_s, x.collectives[k].exposed_s);
+      EXPECT_EQ(y.collectives[k].groups.size(), x.collectives[k].groups.size());
     }
     ASSERT_EQ(y.top_kernels.size(), x.top_kernels.size());
     EXPECT_EQ(y.launch.launches, x.launch.launches);

@@ -162,4 +162,70 @@ std::optional<LinkCeiling> NcclTestsCeiling(const NcclTestsRun& run, const Clust
   return c;
 }
 
+namespace {
+
+NcclTestCollective NcclCollectiveOf(CollectiveKind k) {
+  switch (k) {
+    case CollectiveKind::kAllReduce: return NcclTestCollective::kAllReduce;
+    case CollectiveKind::kAllGather: return NcclTestCollective::kAllGather;
+    case CollectiveKind::kReduceScatter: return NcclTestCollective::kReduceScatter;
+    case CollectiveKind::kAllToAll: return NcclTestCollective::kAllToAll;
+    case CollectiveKind::kBroadcast: return NcclTestCollective::kBroadcast;
+    case CollectiveKind::kReduce: return NcclTestCollective::kReduce;
+    case CollectiveKind::kSendRecv: return NcclTestCollective::kSendRecv;
+    case CollectiveKind::kOther: break;
+  }
+  return NcclTestCollective::kUnknown;
+}
+
+}  // namespace
+
+std::optional<LinkCeiling> CollectiveCeiling(CollectiveKind kind, int group_size, const ClusterSpec& cluster) {
+  if (kind == CollectiveKind::kOther || group_size < 1) return std::nullopt;
+  NcclTestsRun run;
+  run.collective = NcclCollectiveOf(kind);
+  run.ranks = group_size;
+  run.nodes = 0;  // derived from the fabric's GPUs per node: the packed placement
+  return NcclTestsCeiling(run, &cluster);
+}
+
+const char* CeilingLinkName(const LinkCeiling& c) {
+  if (c.link == CeilingLink::kNetwork) return "network";
+  return c.scale_up == LinkClass::kPcie ? "pcie" : "nvlink";
+}
+
+void AddCollectiveCeilings(const TraceAnalysis& a, const ClusterSpec& cluster, nlohmann::json& analyze) {
+  analyze["link_ceiling"] = {
+      {"gpu", cluster.gpu.name},
+      {"fabric", cluster.fabric.name},
+      {"assumption", "each group's ranks packed onto as few nodes as hold them (the innermost groups on one node)"}};
+  nlohmann::json& ranks = analyze.at("ranks");
+  for (size_t i = 0; i < a.ranks.size() && i < ranks.size(); ++i) {
+    nlohmann::json& colls = ranks[i].at("collectives");
+    for (size_t k = 0; k < a.ranks[i].collectives.size() && k < colls.size(); ++k) {
+      const CollectiveStats& c = a.ranks[i].collectives[k];
+      nlohmann::json& cj = colls[k];
+      double bus = 0, at_ceiling_s = 0;
+      std::string link;
+      for (size_t g = 0; g < c.groups.size(); ++g) {
+        const CollectiveGroupStats& gs = c.groups[g];
+        const std::optional<LinkCeiling> ceiling = CollectiveCeiling(c.kind, gs.group_size, cluster);
+        if (!ceiling || ceiling->effective_bytes_per_s <= 0) continue;
+        nlohmann::json& gj = cj.at("groups")[g];
+        gj["ceiling_bytes_per_s"] = ceiling->effective_bytes_per_s;
+        gj["ceiling_link"] = CeilingLinkName(*ceiling);
+        gj["ceiling_derivation"] = ceiling->derivation;
+        if (gs.bus_bytes <= 0) continue;  // a group of one moves nothing over a link
+        bus += gs.bus_bytes;
+        at_ceiling_s += gs.bus_bytes / ceiling->effective_bytes_per_s;
+        link = link.empty() || link == CeilingLinkName(*ceiling) ? CeilingLinkName(*ceiling) : "mixed";
+      }
+      if (at_ceiling_s > 0) {
+        cj["ceiling_bytes_per_s"] = bus / at_ceiling_s;
+        cj["ceiling_link"] = link;
+      }
+    }
+  }
+}
+
 }  // namespace paratune

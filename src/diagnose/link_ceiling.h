@@ -7,6 +7,10 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "analysis/kernel_class.h"
+#include "analysis/trace_analysis.h"
 #include "hardware/cluster.h"
 #include "trace/nccl_tests.h"
 
@@ -52,5 +56,24 @@ std::string CatalogGpuForDevice(const std::string& device_name);
 // plan's cluster); nodes from the Rank lines' hosts, else ranks / GPUs per node. nullopt when
 // neither names a known GPU or the run's ranks are unknown.
 std::optional<LinkCeiling> NcclTestsCeiling(const NcclTestsRun& run, const ClusterSpec* planned);
+
+// The ceiling of a profiled collective of `kind` over `group_size` ranks on `cluster`, computed
+// as NcclTestsCeiling computes an nccl-tests run of that collective on that many ranks: the
+// group's ranks are taken to be packed onto as few nodes as they fit (Megatron's rank order puts
+// the innermost groups, TP then CP/EP, on consecutive ranks of one node; a trace says the group's
+// size, not which ranks it holds), so a group inside the NVLink domain gets the scale-up ceiling
+// and a larger one the network's. nullopt for kOther or group_size < 1.
+std::optional<LinkCeiling> CollectiveCeiling(CollectiveKind kind, int group_size, const ClusterSpec& cluster);
+
+// "nvlink", "pcie" or "network": the link a ceiling belongs to, as the JSON names it.
+const char* CeilingLinkName(const LinkCeiling& c);
+
+// Fills the link ceiling members of `analyze` (AnalysisJson(a), docs/json.md paratune.analyze/1)
+// for `cluster`: "link_ceiling" {gpu, fabric, assumption}, each group's ceiling_bytes_per_s (the
+// effective ceiling), ceiling_link and ceiling_derivation, and each collective's
+// ceiling_bytes_per_s: the bus bandwidth its sized kernels reach when every group runs at its own
+// ceiling, sum(bus_bytes) / sum(bus_bytes / ceiling), with ceiling_link the groups' link or
+// "mixed". The JSON's ranks and collectives are in the order of a.ranks and their collectives.
+void AddCollectiveCeilings(const TraceAnalysis& a, const ClusterSpec& cluster, nlohmann::json& analyze);
 
 }  // namespace paratune

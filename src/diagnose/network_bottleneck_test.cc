@@ -65,6 +65,36 @@ TEST(LinkCeiling, DeviceNamesMapToCatalogGpus) {
   EXPECT_EQ(CatalogGpuForDevice("Tesla V100-SXM2-32GB"), "");
 }
 
+// A profiled collective's ceiling is the nccl-tests ceiling of its kind on its group's ranks,
+// packed onto as few nodes as hold them. H100 (data/gpus.toml: NVLink 450 GB/s per direction, 8
+// GPUs and 8 x 50 GB/s NICs per node):
+//   all-reduce in 8: one node, NVLink 450 x 370/450 = 370 GB/s;
+//   all-to-all in 16: 2 nodes of 8, per GPU 8 x 50 / 8 = 50 GB/s, x N/(N-1) = 2 on N = 2 nodes
+//   = 100 GB/s line, x 0.96 = 96 GB/s;
+//   all-gather in 16: 2 nodes, 8 NICs x 50 = 400 x 0.96 = 384, capped by NVLink's 370.
+TEST(LinkCeiling, ProfiledCollectiveGroupsGetTheLinkTheyCross) {
+  const ClusterSpec h100 = HardwareCatalog::BuiltIn().Cluster("H100", 64);
+  const auto ar = CollectiveCeiling(CollectiveKind::kAllReduce, 8, h100);
+  ASSERT_TRUE(ar);
+  EXPECT_EQ(std::string(CeilingLinkName(*ar)), "nvlink");
+  EXPECT_NEAR(ar->effective_bytes_per_s, 370e9, 1);
+  const auto a2a = CollectiveCeiling(CollectiveKind::kAllToAll, 16, h100);
+  ASSERT_TRUE(a2a);
+  EXPECT_EQ(std::string(CeilingLinkName(*a2a)), "network");
+  EXPECT_NEAR(a2a->line_bytes_per_s, 100e9, 1);
+  EXPECT_NEAR(a2a->effective_bytes_per_s, 96e9, 1);
+  const auto ag = CollectiveCeiling(CollectiveKind::kAllGather, 16, h100);
+  ASSERT_TRUE(ag);
+  EXPECT_EQ(std::string(CeilingLinkName(*ag)), "network");
+  EXPECT_NEAR(ag->effective_bytes_per_s, 370e9, 1);
+  // PCIe scale-up: H100 PCIe's link class is named as such.
+  const auto pcie = CollectiveCeiling(CollectiveKind::kAllReduce, 2, HardwareCatalog::BuiltIn().Cluster("H100-PCIe", 8));
+  ASSERT_TRUE(pcie);
+  EXPECT_EQ(std::string(CeilingLinkName(*pcie)), "pcie");
+  EXPECT_FALSE(CollectiveCeiling(CollectiveKind::kOther, 8, h100));
+  EXPECT_FALSE(CollectiveCeiling(CollectiveKind::kAllReduce, 0, h100));
+}
+
 TEST(LinkCeiling, OneH100NodeIsNvlinkTwoNodesAreTheNics) {
   NcclTestsRun one = ParseNcclTests(AllReduceLog(1, 8, "NVIDIA H100 80GB HBM3", 360), "one.log");
   one.collective = NcclTestCollective::kAllReduce;

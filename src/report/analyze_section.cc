@@ -1,5 +1,6 @@
 // The paratune.analyze/1 section: each rank's GPU time (compute, non-compute, idle) stacked, the
-// kernel categories summed over ranks, the collectives' bus bandwidth by kind, the measured step
+// kernel categories summed over ranks, the collectives' bus bandwidth by kind beside the link
+// ceiling when the analysis had a GPU (analyze --gpu; docs/json.md ceiling_bytes_per_s), the measured step
 // beside the predicted one when the analysis had a model, and the straggler table.
 #include <map>
 
@@ -24,7 +25,8 @@ std::string RenderAnalyzeSection(const ReportInput& in) {
                    "rank", "time", "", "s"};
   per_rank.series = {{"compute", {}}, {"non-compute", {}}, {"idle", {}}};
   std::map<std::string, double> categories;
-  std::map<std::string, std::pair<double, int>> busbw;  // kind -> (sum, ranks with a value)
+  std::map<std::string, std::pair<double, int>> busbw;    // kind -> (sum, ranks with a value)
+  std::map<std::string, std::pair<double, int>> ceiling;  // kind -> (sum, ranks with a value)
   for (size_t i = 0; i < ranks.size(); ++i) {
     const JsonView r(f, ranks[i], fmt::format("ranks[{}]", i));
     per_rank.categories.push_back(fmt::format("rank {}", static_cast<int64_t>(r.NumberOr("rank", static_cast<double>(i)))));
@@ -45,6 +47,12 @@ std::string RenderAnalyzeSection(const ReportInput& in) {
           auto& acc = busbw[cv.String("kind")];
           acc.first += bw;
           ++acc.second;
+          const double cap = cv.NumberOr("ceiling_bytes_per_s", 0);
+          if (cap > 0) {
+            auto& ce = ceiling[cv.String("kind")];
+            ce.first += cap;
+            ++ce.second;
+          }
         }
       }
   }
@@ -63,11 +71,22 @@ std::string RenderAnalyzeSection(const ReportInput& in) {
     bw.spec = {id + "-busbw", "Collective bus bandwidth", "Mean bus bandwidth over ranks of each collective kind with sized calls.",
                "collective", "bus bandwidth", "", "B/s"};
     bw.series = {{"bus bandwidth", {}}};
+    // The ceiling, a second series beside each bar: the mean over ranks of the collective's link
+    // ceiling (0 for a kind with none, e.g. "other").
+    if (!ceiling.empty()) {
+      bw.series.push_back({"ceiling", {}});
+      bw.spec.description += " Beside each, the link ceiling of the groups it ran in (analyze --gpu).";
+    }
     for (const auto& [kind, acc] : busbw) {
       bw.categories.push_back(kind);
       bw.series[0].values.push_back(acc.first / acc.second);
+      if (!ceiling.empty()) {
+        const auto c = ceiling.find(kind);
+        bw.series[1].values.push_back(c == ceiling.end() ? 0.0 : c->second.first / c->second.second);
+      }
     }
     html += RenderBarChart(bw);
+    if (ceiling.empty()) html += Paragraph("Bus bandwidth ceiling not given (pass --gpu to analyze).");
   }
   if (const nlohmann::json* p = f.Find("prediction"); p && p->is_object()) {
     BarChartData pm;

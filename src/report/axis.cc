@@ -26,6 +26,10 @@ static bool ScaledUnit(const std::string& unit) {
 std::vector<std::string> TickLabels(const Ticks& t, const std::string& unit_in) {
   const std::string unit = ScaledUnit(unit_in) ? unit_in : "";
   std::vector<std::string> labels;
+  if (t.label_unit_s > 0) {  // duration ticks: whole multiples of their unit, "30 min"
+    for (double v : t.values) labels.push_back(v == 0 ? std::string("0") : SvgNumber(v / t.label_unit_s, 0) + " " + t.label_unit);
+    return labels;
+  }
   for (double v : t.values) labels.push_back(FormatValue(v, unit));
   bool distinct = true;
   for (size_t i = 1; i < labels.size(); ++i) distinct = distinct && labels[i] != labels[i - 1];

@@ -35,7 +35,8 @@ void DrawCategoryAxis(SvgWriter& w, const PlotArea& a, const std::vector<std::st
 // not fit; LegendHeight says how much to add to the top margin for it (0 for one series or none).
 void DrawLegend(SvgWriter& w, const PlotArea& a, const std::vector<std::string>& names);
 double LegendHeight(const PlotArea& a, const std::vector<std::string>& names);
-// Tick labels of an axis: FormatValue(v, unit) for the units FormatValue scales (s, B, B/s, FLOP,
+// Tick labels of an axis: duration ticks (Ticks::label_unit_s > 0) in their unit ("0", "30 min",
+// "60 min"); else FormatValue(v, unit) for the units FormatValue scales (s, B, B/s, FLOP,
 // FLOP/s, fraction), plain numbers with k/M/G for any other unit (the axis label names it), or,
 // where two ticks would print alike (a narrow range far from zero), the number with t.decimals
 // decimals.

@@ -17,6 +17,16 @@ TEST(Axis, TickLabelsByUnit) {
   EXPECT_EQ(TickLabels(narrow, ""), (std::vector<std::string>{"1000", "1000.2", "1000.4", "1000.6", "1000.8", "1001"}));
 }
 
+TEST(Axis, DurationTickLabelsInTheStepsUnit) {
+  EXPECT_EQ(TickLabels(DurationTicks(0, 5.79 * 86400), "s"),
+            (std::vector<std::string>{"0", "1 d", "2 d", "3 d", "4 d", "5 d", "6 d"}));
+  EXPECT_EQ(TickLabels(DurationTicks(0, 5400), "s"),
+            (std::vector<std::string>{"0", "15 min", "30 min", "45 min", "60 min", "75 min", "90 min"}));
+  EXPECT_EQ(TickLabels(DurationTicks(0, 72000), "s"), (std::vector<std::string>{"0", "6 h", "12 h", "18 h", "24 h"}));
+  // Under 10 s: decimal seconds as FormatValue writes them.
+  EXPECT_EQ(TickLabels(DurationTicks(0, 7), "s"), (std::vector<std::string>{"0 s", "2 s", "4 s", "6 s", "8 s"}));
+}
+
 TEST(Axis, YAxisMarginFitsTheLongestLabel) {
   EXPECT_DOUBLE_EQ(YAxisMargin(NiceTicks(0, 97), ""), 64);  // "100": 24 + 19.5 + 6 < 64
   // "1000.2" (6 characters): 24 + 39 + 6 = 69.

@@ -71,7 +71,7 @@ std::string RenderBarChart(const BarChartData& d) {
     lo = 0;
     hi = d.log_y ? 10 : 1;
   }
-  const Ticks t = d.log_y ? LogTicks(std::max(lo, 1e-300), hi) : NiceTicks(lo, hi, 5, true);
+  const Ticks t = d.log_y ? LogTicks(std::max(lo, 1e-300), hi) : AxisTicks(lo, hi, d.spec.y_unit, 5, true);
   a.left = YAxisMargin(t, d.spec.y_unit);
   a.top += LegendHeight(a, Names(d.series));
   const Scale y = d.log_y ? Scale::Log(t.lo, t.hi, a.y0(), a.y1()) : Scale::Linear(t.lo, t.hi, a.y0(), a.y1());

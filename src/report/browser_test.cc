@@ -6,6 +6,7 @@
 
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -13,8 +14,10 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -699,6 +702,90 @@ TEST(Chromium, LoopbackHttpPageLoads) {
   EXPECT_EQ(paths[0], "/r/bars");
   // Sent as written, not normalised by the browser (a favicon request may come between).
   EXPECT_NE(std::find(paths.begin(), paths.end(), "/r/..%2fsecret"), paths.end());
+}
+
+// Runs the paratune binary with `args` (each quoted), stdout to `out`, stderr to `out`.stderr;
+// its exit status.
+int RunParatune(const std::vector<std::string>& args, const std::string& out) {
+  auto quote = [](const std::string& a) {
+    std::string q = "'";
+    for (char c : a) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+  };
+  std::string cmd = quote(PARATUNE_BINARY);
+  for (const std::string& a : args) cmd.append(" ").append(quote(a));
+  cmd.append(" </dev/null >").append(quote(out)).append(" 2>").append(quote(out + ".stderr"));
+  const int raw = std::system(cmd.c_str());
+  return raw != -1 && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+}
+
+// Loads a report page and prints its load time (navigation start to the load event, from the
+// page's Performance timing): measured for docs/performance.md, never asserted.
+void LoadAndReport(const std::string& html_path, const std::string& what) {
+  std::string err;
+  const auto page = LoadPage("file://" + html_path, 1024, 768, &err, 60);
+  ASSERT_TRUE(page) << err;  // the load event fired
+  EXPECT_EQ(page->console_errors, std::vector<std::string>{});
+  EXPECT_EQ(page->requests, std::vector<std::string>{});
+  EXPECT_FALSE(page->screenshot_blank);
+  std::error_code ec;
+  const auto bytes = std::filesystem::file_size(html_path, ec);
+  std::printf("%s: %.0f KB, navigation start to load event %.3f s\n", what.c_str(), static_cast<double>(bytes) / 1e3, page->load_s);
+  testing::Test::RecordProperty("load_s", std::to_string(page->load_s));
+}
+
+// The large page of issue 13: the Gantt of 64 stages x 1,024 micro-batches (a 128-layer model,
+// tp 8 pp 64 on 512 H100, global batch 1,024 of micro-batch 1) loads; its load time is printed.
+TEST(Chromium, LargeGanttPageLoads) {
+  PARATUNE_CHROMIUM_OR_SKIP();
+  TempDir dir;
+  const std::string json = dir.path() + "/sim.json", html = dir.path() + "/sim.html";
+  ASSERT_EQ(RunParatune({"simulate", "--layers", "128", "--hidden", "8192", "--heads", "64", "--ffn", "28672", "--vocab", "128256",
+                         "--gpu", "H100", "--gpus", "512", "--tp", "8", "--pp", "64", "--global-batch", "1024", "--seq", "4096",
+                         "--json", "--timeline"},
+                        json),
+            0);
+  ASSERT_EQ(RunParatune({"report", json, "--out", html}, dir.path() + "/report.txt"), 0);
+  LoadAndReport(html, "64 x 1,024 Gantt page");
+}
+
+// The cluster report of the Philly-derived trace (82,247 jobs) on 64 nodes, 3 policies.
+TEST(Chromium, ClusterReportOfThePhillyTraceLoads) {
+  PARATUNE_CHROMIUM_OR_SKIP();
+  PARATUNE_SHARED_OR_SKIP(philly, "cluster-traces/philly-pollux/philly.csv");
+  TempDir dir;
+  const std::string json = dir.path() + "/cluster.json", html = dir.path() + "/cluster.html";
+  ASSERT_EQ(RunParatune({"cluster", "--trace", philly, "--nodes", "64", "--gpu", "H100", "--policy", "fifo,topo,topo-preempt", "--json"},
+                        json),
+            0);
+  ASSERT_EQ(RunParatune({"report", json, "--out", html}, dir.path() + "/report.txt"), 0);
+  LoadAndReport(html, "82,247-job cluster page");
+}
+
+// The analyze fixture with a GPU (scripts/report_fixtures.sh: analyze --gpu H100 of
+// testdata/report/traces/collectives_rank-0.json): the bus bandwidth chart has a ceiling bar
+// beside each collective's busbw bar, with the JSON's ceiling (all-reduce in 8 on H100 NVLink:
+// 450 x 370/450 = 370 GB/s; src/cli/report_cli_test.cc derives both).
+TEST(Chromium, AnalyzeCeilingBarsHoldTheListedCeiling) {
+  PARATUNE_CHROMIUM_OR_SKIP();
+  const std::string fixture = TestDataPath("report/analyze_ceiling.json");
+  if (!std::filesystem::exists(fixture)) GTEST_SKIP() << "absent: " << fixture;
+  const ReportInput in = ReadReportInput(fixture);
+  std::map<std::string, double> listed;
+  for (const auto& c : in.doc["ranks"][0]["collectives"])
+    if (c["ceiling_bytes_per_s"].is_number()) listed[c["kind"].get<std::string>()] = c["ceiling_bytes_per_s"].get<double>();
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_NEAR(listed["all_reduce"], 370e9, 1);
+  TempDir dir;
+  std::string err;
+  const auto page = LoadPage(dir.Page("a.html", RenderReport({in}, ReportOptions{})), 1024, 768, &err);
+  ASSERT_TRUE(page) << err;
+  EXPECT_EQ(page->console_errors, std::vector<std::string>{});
+  std::map<std::string, double> drawn;
+  for (const DomElement& e : InFigure(page->dom, "analyze-ceiling-json-analyze-busbw", "rect", "bar"))
+    if (e.attr("data-series") == "ceiling") drawn[e.attr("data-category")] = std::stod(e.attr("data-value"));
+  ASSERT_EQ(drawn.size(), listed.size());
+  for (const auto& [kind, v] : listed) EXPECT_NEAR(drawn[kind], v, v * 1e-5) << kind;
 }
 
 }  // namespace

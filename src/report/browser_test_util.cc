@@ -430,6 +430,18 @@ std::optional<PageLoad> LoadPage(const std::string& url, const LoadOptions& opti
     const json dom = pipe.Call("Runtime.evaluate",
                                {{"expression", "document.documentElement.outerHTML"}, {"returnByValue", true}}, session, on_event);
     out.dom = dom.at("result").value("value", std::string());
+    // The load time as the page measured it: Navigation Timing's loadEventStart (ms from the
+    // navigation's start, W3C Navigation Timing Level 2, PerformanceNavigationTiming), the
+    // Level 1 performance.timing difference where the entry is missing.
+    const json timing = pipe.Call(
+        "Runtime.evaluate",
+        {{"expression",
+          "(() => { const n = performance.getEntriesByType('navigation')[0]; if (n && n.loadEventStart > 0) return "
+          "n.loadEventStart; const t = performance.timing; return t.loadEventStart > 0 ? t.loadEventStart - t.navigationStart : -1; })()"},
+         {"returnByValue", true}},
+        session, on_event);
+    if (const json& v = timing.at("result"); v.contains("value") && v["value"].is_number() && v["value"].get<double>() >= 0)
+      out.load_s = v["value"].get<double>() / 1000;
     for (const std::string& expr : options.expressions) {
       const json r = pipe.Call("Runtime.evaluate", {{"expression", expr}, {"returnByValue", true}, {"awaitPromise", true}}, session, on_event);
       if (r.contains("exceptionDetails")) {

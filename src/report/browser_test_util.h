@@ -22,6 +22,10 @@ struct PageLoad {
   std::string screenshot_png;               // the PNG bytes (tests may save them)
   int http_status = 0;                      // the page's own HTTP status (http:// URLs; 0 otherwise)
   std::vector<std::string> evaluated;       // LoadOptions::expressions' values, as JSON text
+  // Navigation start to the load event, s, as the page's Performance timing measured it
+  // (loadEventStart); -1 when the page reports none. Measured, for docs/performance.md: no
+  // test asserts a speed.
+  double load_s = -1;
 };
 
 // The Chromium binary, or empty when none is installed.

@@ -99,7 +99,7 @@ std::string RenderGanttChart(const GanttChartData& d) {
 
   // The time axis spans the schedule exactly (no niced empty tail); its ticks are the nice ones
   // inside it.
-  Ticks tx = NiceTicks(t0, t1);
+  Ticks tx = AxisTicks(t0, t1, d.spec.x_unit);
   if (t1 > t0) {
     std::vector<double> inside;
     for (double v : tx.values)

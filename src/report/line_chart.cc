@@ -115,8 +115,8 @@ std::string RenderLineChart(const LineChartData& d) {
   PlotArea a;
   a.width = d.spec.width;
   a.height = d.spec.height;
-  const Ticks tx = NiceTicks(xlo, xhi);
-  const Ticks ty = d.log_y ? LogTicks(ylo, yhi) : NiceTicks(ylo, yhi);
+  const Ticks tx = AxisTicks(xlo, xhi, d.spec.x_unit);
+  const Ticks ty = d.log_y ? LogTicks(ylo, yhi) : AxisTicks(ylo, yhi, d.spec.y_unit);
   a.left = YAxisMargin(ty, d.spec.y_unit);
   a.top += LegendHeight(a, names);
   const Scale sx = Scale::Linear(tx.lo, tx.hi, a.x0(), a.x1());

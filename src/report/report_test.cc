@@ -182,6 +182,43 @@ TEST(Report, CompareListsWhatMoved) {
   EXPECT_EQ(Count(html, "class=\"side\""), 2);
 }
 
+// paratune.analyze/1 with two ranks' collectives: the bus bandwidth chart shows the mean over
+// ranks of each kind's busbw and, beside it, of its link ceiling (analyze --gpu), one bar each.
+nlohmann::json Analyze(bool with_ceiling) {
+  nlohmann::json ranks = nlohmann::json::array();
+  for (int r = 0; r < 2; ++r) {
+    nlohmann::json ar = {{"kind", "all_reduce"}, {"busbw_bytes_per_s", 300e9 + r * 20e9}},
+                   a2a = {{"kind", "all_to_all"}, {"busbw_bytes_per_s", 60e9}};
+    if (with_ceiling) {
+      ar["ceiling_bytes_per_s"] = 370e9;
+      a2a["ceiling_bytes_per_s"] = 96e9;
+    } else {
+      ar["ceiling_bytes_per_s"] = nullptr;
+    }
+    ranks.push_back({{"rank", r},
+                     {"temporal", {{"compute_s", 1.0}, {"non_compute_s", 0.5}, {"idle_s", 0.25}}},
+                     {"collectives", {ar, a2a}}});
+  }
+  return {{"schema", "paratune.analyze/1"}, {"events", 10}, {"ranks", ranks}, {"stragglers", {{"ranks", nlohmann::json::array()}}}};
+}
+
+TEST(Report, AnalyzeBusBandwidthBesideItsCeiling) {
+  const std::string html = Render(Analyze(true), "an.json");
+  const std::string fig = Figure(html, "an-json-analyze-busbw");
+  ASSERT_FALSE(fig.empty());
+  // Categories all_reduce, all_to_all; per category busbw then ceiling.
+  EXPECT_EQ(BarValues(fig), (std::vector<double>{310e9, 370e9, 60e9, 96e9}));
+  EXPECT_EQ(Count(fig, "class=\"bar\" data-series=\"ceiling\""), 2);  // the bars (the legend names it too)
+  EXPECT_NE(fig.find(">ceiling (B/s)</th>"), std::string::npos);  // the data table's column
+  EXPECT_EQ(html.find("ceiling not given"), std::string::npos);
+  // Without the ceiling: the busbw bars alone and the note.
+  const std::string none = Render(Analyze(false), "an.json");
+  const std::string nf = Figure(none, "an-json-analyze-busbw");
+  EXPECT_EQ(BarValues(nf), (std::vector<double>{310e9, 60e9}));
+  EXPECT_EQ(Count(nf, "data-series=\"ceiling\""), 0);
+  EXPECT_NE(none.find("ceiling not given (pass --gpu to analyze)"), std::string::npos);
+}
+
 TEST(Report, BadDocumentsNameTheFileAndField) {
   nlohmann::json e = Estimate();
   e["throughput"]["step_time_s"] = "fast";

@@ -3,7 +3,11 @@
 // Nice ticks: Heckbert, "Nice Numbers for Graph Labels", Graphics Gems (1990), pp. 61-63, the
 // "loose labelling" algorithm: the range is rounded up to a nice number (1, 2, 5 x 10^k), the
 // tick spacing is the nice number nearest range / (target - 1), and the domain is widened to
-// multiples of the spacing. Log axes use whole decades (docs/report-charts.md).
+// multiples of the spacing. Log axes use whole decades (docs/report-charts.md). Duration axes
+// choose among whole seconds, minutes, hours and days the step whose interval count is nearest
+// the target, Heckbert's criterion over the clock's nice numbers (the 1, 2, 5 of a decimal axis
+// become 1, 2, 5, 10, 15, 30 on a base-60 one, 1, 2, 3, 6, 12 on the 24 hours of a day, 1, 2, 7
+// on a week).
 #include "report/scale.h"
 
 #include <algorithm>
@@ -104,6 +108,68 @@ Ticks NiceTicks(double min, double max, int target, bool include_zero) {
   if (t.lo == 0) t.lo = 0;
   if (t.hi == 0) t.hi = 0;
   return t;
+}
+
+Ticks DurationTicks(double min, double max, int target, bool include_zero) {
+  if (!std::isfinite(min) || !std::isfinite(max)) throw InputError("axis: the data range is not finite");
+  if (min > max) std::swap(min, max);
+  if (include_zero) {
+    min = std::min(min, 0.0);
+    max = std::max(max, 0.0);
+  }
+  constexpr double kMinute = 60, kHour = 3600, kDay = 86400;
+  const double span = max - min;
+  if (!(span >= 10) || !std::isfinite(span)) return NiceTicks(min, max, target, include_zero);
+  target = std::clamp(target, 1, kMaxTicks);
+  struct Unit {
+    double seconds;
+    const char* name;
+    std::vector<double> multiples;
+  };
+  static const Unit kUnits[] = {{1, "s", {1, 2, 5, 10, 15, 30}},
+                                {kMinute, "min", {1, 2, 5, 10, 15, 30}},
+                                {kHour, "h", {1, 2, 3, 6, 12}},
+                                {kDay, "d", {1, 2, 7, 14, 28}}};
+  double best_step = 0, best_unit = 1, best_err = 0;
+  const char* best_name = "s";
+  auto consider = [&](double step, const Unit& u) {
+    const double intervals = std::ceil(max / step) - std::floor(min / step);
+    const double err = std::fabs(intervals - target);
+    if (best_step == 0 || err <= best_err) {  // ascending steps: a tie goes to the larger
+      best_step = step;
+      best_unit = u.seconds;
+      best_name = u.name;
+      best_err = err;
+    }
+    return intervals;
+  };
+  double intervals = 0;
+  for (const Unit& u : kUnits)
+    for (double m : u.multiples) intervals = consider(m * u.seconds, u);
+  // Longer than the 28-day step covers: 50, 100, 200, 500, ... days, until one interval spans it.
+  for (double decade = 10; intervals > 1 && decade < 1e300; decade *= 10)
+    for (double m : {5.0, 10.0, 20.0}) intervals = consider(m * decade * kDay, kUnits[3]);
+  // A span beyond any day step the loop reaches (~1e305 s): decimal ticks.
+  if (best_err + target > kMaxTicks) return NiceTicks(min, max, target, include_zero);
+  Ticks t;
+  const double kmin = std::floor(min / best_step), kmax = std::ceil(max / best_step);
+  t.step = best_step;
+  t.lo = kmin * best_step;
+  t.hi = kmax * best_step;
+  t.decimals = 0;
+  t.label_unit_s = best_unit;
+  t.label_unit = best_name;
+  for (double k = kmin; k <= kmax; ++k) {
+    double v = k * best_step;
+    if (v == 0) v = 0;  // no -0
+    t.values.push_back(v);
+  }
+  if (t.lo == 0) t.lo = 0;
+  return t;
+}
+
+Ticks AxisTicks(double min, double max, const std::string& unit, int target, bool include_zero) {
+  return unit == "s" ? DurationTicks(min, max, target, include_zero) : NiceTicks(min, max, target, include_zero);
 }
 
 Ticks LogTicks(double min, double max) {

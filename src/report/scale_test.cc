@@ -84,6 +84,61 @@ TEST(NiceTicks, NotFiniteRejected) {
   EXPECT_CONTAINS(InputErrorOf([] { NiceTicks(0, std::numeric_limits<double>::infinity()); }), "not finite");
 }
 
+// Duration ticks: each candidate step's intervals over the widened domain, ceil(max / step) -
+// floor(min / step), against the target 5; the nearest wins (the larger on a tie).
+TEST(DurationTicks, DaysHoursMinutesSeconds) {
+  constexpr double kMin = 60, kH = 3600, kD = 86400;
+  // 0 .. 5.79 d: 12 h gives 12 intervals, 1 d 6, 2 d 3, 7 d 1: 1 d (|6 - 5| = 1).
+  Ticks t = DurationTicks(0, 5.79 * kD);
+  ExpectTicks(t, {0, kD, 2 * kD, 3 * kD, 4 * kD, 5 * kD, 6 * kD});
+  EXPECT_DOUBLE_EQ(t.step, kD);
+  EXPECT_DOUBLE_EQ(t.hi, 6 * kD);
+  EXPECT_EQ(t.label_unit, "d");
+  EXPECT_DOUBLE_EQ(t.label_unit_s, kD);
+  // 0 .. 90 min: 10 min gives 9, 15 min 6, 30 min 3, 1 h 2: 15 min.
+  t = DurationTicks(0, 90 * kMin);
+  ExpectTicks(t, {0, 15 * kMin, 30 * kMin, 45 * kMin, 60 * kMin, 75 * kMin, 90 * kMin});
+  EXPECT_EQ(t.label_unit, "min");
+  // 0 .. 20 h: 3 h gives 7, 6 h 4, 12 h 2: 6 h, the domain widened to 24 h.
+  t = DurationTicks(0, 20 * kH);
+  ExpectTicks(t, {0, 6 * kH, 12 * kH, 18 * kH, 24 * kH});
+  EXPECT_EQ(t.label_unit, "h");
+  // 0 .. 40 s: 5 s gives 8, 10 s 4, 15 s 3: 10 s.
+  t = DurationTicks(0, 40);
+  ExpectTicks(t, {0, 10, 20, 30, 40});
+  EXPECT_EQ(t.label_unit, "s");
+  // 1 h .. 2.5 h: 15 min gives 10 - 4 = 6, 30 min 5 - 2 = 3: 15 min from 60 min.
+  t = DurationTicks(kH, 2.5 * kH);
+  ExpectTicks(t, {60 * kMin, 75 * kMin, 90 * kMin, 105 * kMin, 120 * kMin, 135 * kMin, 150 * kMin});
+  EXPECT_DOUBLE_EQ(t.lo, kH);
+  // 0 .. 1000 d: 100 d gives 10, 200 d 5: 200 d.
+  t = DurationTicks(0, 1000 * kD);
+  ExpectTicks(t, {0, 200 * kD, 400 * kD, 600 * kD, 800 * kD, 1000 * kD});
+  EXPECT_EQ(t.label_unit, "d");
+}
+
+TEST(DurationTicks, ShortSpansAreDecimalSeconds) {
+  // 0 .. 7 s is under 10 s: NiceTicks (range nice(7) = 10, spacing nice(2.5) = 2), no time unit.
+  const Ticks t = DurationTicks(0, 7);
+  ExpectTicks(t, {0, 2, 4, 6, 8});
+  EXPECT_DOUBLE_EQ(t.label_unit_s, 0);
+  ExpectTicks(DurationTicks(0, 0.0035), NiceTicks(0, 0.0035).values);
+  // A single value and bars' zero: as NiceTicks.
+  ExpectTicks(DurationTicks(5, 5), {0, 2, 4, 6, 8, 10});
+  ExpectTicks(DurationTicks(100, 300, 5, true), {0, 60, 120, 180, 240, 300});  // 1 min: |5 - 5| = 0
+  EXPECT_THROW(DurationTicks(0, std::numeric_limits<double>::quiet_NaN()), InputError);
+  EXPECT_THROW(DurationTicks(0, std::numeric_limits<double>::infinity()), InputError);
+  // The widest finite span still ends in bounded ticks (decimal NiceTicks when max - min overflows).
+  EXPECT_LE(DurationTicks(-1e308, 1e308).values.size(), 51u);
+  EXPECT_LE(DurationTicks(0, 1e308).values.size(), 51u);
+}
+
+TEST(AxisTicks, DurationsOnlyForSeconds) {
+  EXPECT_EQ(AxisTicks(0, 5400, "s").label_unit, "min");
+  ExpectTicks(AxisTicks(0, 5400, "B"), NiceTicks(0, 5400).values);
+  EXPECT_DOUBLE_EQ(AxisTicks(0, 5400, "").label_unit_s, 0);
+}
+
 TEST(LogTicks, Decades) {
   const Ticks t = LogTicks(3, 4000);
   ExpectTicks(t, {1, 10, 100, 1000, 10000});

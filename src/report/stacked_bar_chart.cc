@@ -46,7 +46,7 @@ std::string RenderStackedBarChart(const BarChartData& d) {
   PlotArea a;
   a.width = d.spec.width;
   a.height = d.spec.height;
-  const Ticks t = NiceTicks(lo, hi, 5, true);
+  const Ticks t = AxisTicks(lo, hi, d.spec.y_unit, 5, true);
   a.left = YAxisMargin(t, d.spec.y_unit);
   a.top += LegendHeight(a, names);
   const Scale y = Scale::Linear(t.lo, t.hi, a.y0(), a.y1());

@@ -2,7 +2,9 @@
 // autoincrement, whose syntax differs between the back ends); the order of a run's series points
 // and findings kept by an explicit `seq`. Times are ISO 8601 UTC texts with milliseconds, which
 // sort as they compare. Indexes serve `runs list` (newest first, filtered by model, cluster, GPU
-// or tag) and `runs compare`/`show` (by run) at 100,000 runs (bench/runs_bench.cc).
+// or tag) and `runs compare`/`show` (by run) at 100,000 runs (bench/runs_bench.cc): each list
+// index ends in (created_utc, name), the ORDER BY of `runs list`, so a filtered list walks one
+// index newest first and stops at its limit instead of sorting every match.
 #include "runs/registry_schema.h"
 
 namespace paratune {
@@ -24,9 +26,9 @@ const std::vector<Migration>& RegistryMigrations() {
            " software TEXT NOT NULL DEFAULT '',"
            " content_hash TEXT NOT NULL DEFAULT '')",
            "CREATE INDEX runs_created ON runs (created_utc, name)",
-           "CREATE INDEX runs_model ON runs (model, created_utc)",
-           "CREATE INDEX runs_cluster ON runs (cluster, model, created_utc)",
-           "CREATE INDEX runs_gpu ON runs (gpu, created_utc)",
+           "CREATE INDEX runs_model ON runs (model, created_utc, name)",
+           "CREATE INDEX runs_cluster ON runs (cluster, created_utc, name)",
+           "CREATE INDEX runs_gpu ON runs (gpu, created_utc, name)",
            "CREATE TABLE run_sources ("
            " run TEXT NOT NULL REFERENCES runs (name) ON DELETE CASCADE,"
            " sha256 TEXT NOT NULL,"

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runs/runs_json.h"
 #include "runs/runs_test_util.h"
 #include "runs/sha256.h"
 #include "util/file.h"
@@ -364,6 +365,11 @@ TEST(RunRecord, MetricTableIsConsistent) {
   }
   EXPECT_EQ(MetricByName("nope"), std::nullopt);
   EXPECT_EQ(ExportCsvHeader().size(), 7 + 2 * kMetricCount);
+  const nlohmann::json metrics = RunListJson({})["metrics"];
+  ASSERT_EQ(metrics.size(), kMetricCount);
+  EXPECT_EQ(metrics[static_cast<size_t>(Metric::kBubbleTime)]["name"], "bubble_s");
+  EXPECT_EQ(metrics[static_cast<size_t>(Metric::kBubbleTime)]["step_term"], true);
+  EXPECT_EQ(metrics[static_cast<size_t>(Metric::kMfu)]["better"], "higher");
   // docs/runs.md's figures table names every metric, with its unit and whether it is a term.
   const std::string doc = ReadFile(std::string(PARATUNE_SOURCE_DIR) + "/docs/runs.md");
   for (const auto& m : kMetrics) {

@@ -21,6 +21,17 @@ nlohmann::json Summary(const RunRecord& r) {
 
 }  // namespace
 
+nlohmann::json MetricsJson() {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& m : kMetrics)
+    a.push_back({{"name", m.name},
+                 {"unit", m.unit},
+                 {"better", m.better == Better::kHigher ? "higher" : "lower"},
+                 {"step_term", m.step_term},
+                 {"description", m.description}});
+  return a;
+}
+
 nlohmann::json FiguresJson(const RunRecord& r) {
   nlohmann::json f = nlohmann::json::object();
   for (const auto& m : kMetrics) f[m.name] = {{"measured", Num(r[m.id].measured)}, {"predicted", Num(r[m.id].predicted)}};
@@ -34,7 +45,7 @@ nlohmann::json RecordResultJson(const RecordResult& r, const std::string& where)
 }
 
 nlohmann::json RunListJson(const std::vector<RunRecord>& runs) {
-  nlohmann::json j = {{"schema", "paratune.runs.list/1"}, {"runs", nlohmann::json::array()}};
+  nlohmann::json j = {{"schema", "paratune.runs.list/1"}, {"metrics", MetricsJson()}, {"runs", nlohmann::json::array()}};
   for (const auto& r : runs) j["runs"].push_back(Summary(r));
   return j;
 }
@@ -42,6 +53,7 @@ nlohmann::json RunListJson(const std::vector<RunRecord>& runs) {
 nlohmann::json RunShowJson(const RunRecord& r) {
   nlohmann::json j = Summary(r);
   j["schema"] = "paratune.runs.show/1";
+  j["metrics"] = MetricsJson();
   j["content_hash"] = r.content_hash;
   j["layout"] = r.layout_json.empty() ? nlohmann::json(nullptr) : nlohmann::json::parse(r.layout_json, nullptr, false);
   j["scenario"] = r.scenario_json.empty() ? nlohmann::json(nullptr) : nlohmann::json::parse(r.scenario_json, nullptr, false);
@@ -69,6 +81,7 @@ nlohmann::json RunShowJson(const RunRecord& r) {
 
 nlohmann::json ComparisonJson(const Comparison& c) {
   nlohmann::json j = {{"schema", "paratune.runs.compare/1"},
+                      {"metrics", MetricsJson()},
                       {"a", c.a.name},
                       {"b", c.b.name},
                       {"baseline_scope", c.baseline_scope.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.baseline_scope)},
@@ -95,7 +108,7 @@ nlohmann::json ComparisonJson(const Comparison& c) {
 }
 
 nlohmann::json BaselinesJson(const std::vector<Baseline>& b) {
-  nlohmann::json j = {{"schema", "paratune.runs.baselines/1"}, {"baselines", nlohmann::json::array()}};
+  nlohmann::json j = {{"schema", "paratune.runs.baselines/1"}, {"metrics", MetricsJson()}, {"baselines", nlohmann::json::array()}};
   for (const auto& x : b) j["baselines"].push_back({{"scope", x.scope}, {"run", x.run}, {"set_utc", x.set_utc}});
   return j;
 }

@@ -11,6 +11,9 @@
 
 namespace paratune {
 
+// The metric table (kMetrics) as `metrics[]`: name, unit, better ("higher"/"lower"), step_term,
+// description. Every document but record/1 carries it, so readers need no copy of the list.
+nlohmann::json MetricsJson();
 // {"mfu": {"measured": x|null, "predicted": y|null}, ...} over every metric of kMetrics.
 nlohmann::json FiguresJson(const RunRecord& r);
 nlohmann::json RecordResultJson(const RecordResult& r, const std::string& where);

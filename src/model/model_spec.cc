@@ -14,9 +14,9 @@ std::string Show(int64_t v) { return std::to_string(v); }
 std::string Show(double v) { return fmt::format("{}", v); }
 std::string Show(bool v) { return v ? "true" : "false"; }
 std::string Show(const std::string& v) { return "'" + v + "'"; }
-std::string Show(AttentionKind v) { return v == AttentionKind::kMla ? "mla" : "gqa"; }
-std::string Show(MlpKind v) { return v == MlpKind::kGated ? "gated" : "plain"; }
-std::string Show(NormKind v) { return v == NormKind::kRmsNorm ? "RMSNorm" : "LayerNorm"; }
+std::string Show(AttentionKind v) { return kAttentionKindNames.Name(v); }
+std::string Show(MlpKind v) { return kMlpKindNames.Name(v); }
+std::string Show(NormKind v) { return kNormKindNames.Name(v); }
 std::string Show(PositionKind v) { return PositionKindName(v); }
 std::string Show(RopeScalingKind v) { return RopeScalingName(v); }
 

@@ -15,6 +15,11 @@ namespace paratune {
 enum class AttentionKind { kGqa, kMla };  // kGqa covers MHA (kv_heads == heads) and MQA.
 enum class MlpKind { kGated, kPlain };    // gated: SwiGLU/GeGLU, 3 GEMMs; plain: GELU/ReLU^2, 2 GEMMs.
 enum class NormKind { kRmsNorm, kLayerNorm };
+inline constexpr EnumNames<AttentionKind, 2> kAttentionKindNames{
+    {{{AttentionKind::kGqa, "gqa"}, {AttentionKind::kMla, "mla"}}}, 2};
+inline constexpr EnumNames<MlpKind, 2> kMlpKindNames{{{{MlpKind::kGated, "gated"}, {MlpKind::kPlain, "plain"}}}, 2};
+inline constexpr EnumNames<NormKind, 2> kNormKindNames{
+    {{{NormKind::kRmsNorm, "RMSNorm"}, {NormKind::kLayerNorm, "LayerNorm"}}}, 2};
 
 // How token positions enter the model: rotary embeddings (Llama, Qwen, DeepSeek, GPT-NeoX,
 // Nemotron), a learned absolute table (GPT-2), ALiBi attention biases (MPT), or nothing.

@@ -16,6 +16,10 @@ const std::vector<SectionKind>& SectionKinds() {
       {"paratune.analyze/1", "Trace analysis", &RenderAnalyzeSection},
       {"paratune.diagnose/1", "Diagnosis", &RenderDiagnoseSection},
       {"paratune.cluster/1", "Cluster replay", &RenderClusterSection},
+      {"paratune.runs.list/1", "Recorded runs", &RenderRunsListSection},
+      {"paratune.runs.show/1", "Recorded run", &RenderRunShowSection},
+      {"paratune.runs.compare/1", "Run comparison", &RenderRunsCompareSection},
+      {"paratune.runs.baselines/1", "Baselines", &RenderRunsBaselinesSection},
   };
   return kKinds;
 }

@@ -15,6 +15,11 @@ std::string RenderSimulateSection(const ReportInput& in);
 std::string RenderAnalyzeSection(const ReportInput& in);
 std::string RenderDiagnoseSection(const ReportInput& in);
 std::string RenderClusterSection(const ReportInput& in);
+// The run registry's documents (runs_list_section.cc, run_show_section.cc, runs_compare_section.cc).
+std::string RenderRunsListSection(const ReportInput& in);
+std::string RenderRunShowSection(const ReportInput& in);
+std::string RenderRunsCompareSection(const ReportInput& in);
+std::string RenderRunsBaselinesSection(const ReportInput& in);
 
 // The charts of one paratune.estimate/1 document found at `prefix` ("" or "winner"), with DOM
 // ids starting `id` (the plan section draws its winner with these).

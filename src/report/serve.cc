@@ -376,7 +376,7 @@ class Site {
   }
 
   // `/`: one row per *.json file: name (link), schema (or why it does not read), size, time.
-  std::string Index() {
+  std::string Index(bool with_registry = false) {
     struct Row {
       std::string name;
       Rendered r;
@@ -403,6 +403,7 @@ class Site {
               "</td><td class=\"num\">" + std::to_string(row.r.key.size) + "</td><td>" + XmlEscape(FormatTimestamp(mtime_s)) + "</td></tr>\n";
     }
     html += "</tbody></table>\n";
+    if (with_registry) html += "<p><a href=\"/runs\">The run registry</a>: recorded runs, baselines and comparisons.</p>\n";
     return RenderPage(Page{"paratune serve", "", {PageSection{"reports", "Reports", html}}});
   }
 
@@ -505,9 +506,13 @@ void CheckOptions(const ServeOptions& o) {
 void Serve(const ServeOptions& options, const std::atomic<bool>& stop, const std::function<void(int)>& on_listening) {
   CheckOptions(options);
   std::error_code ec;
-  if (!fs::is_directory(options.dir, ec)) throw InputError("serve: --dir " + options.dir + " is not a directory");
-  const fs::path dir = fs::canonical(options.dir, ec);
-  if (ec) throw InputError("serve: --dir " + options.dir + ": " + ec.message());
+  if (options.dir.empty() && !options.registry) throw InputError("serve: give --dir DIR or --db LOCATION (or both)");
+  fs::path dir;
+  if (!options.dir.empty()) {
+    if (!fs::is_directory(options.dir, ec)) throw InputError("serve: --dir " + options.dir + " is not a directory");
+    dir = fs::canonical(options.dir, ec);
+    if (ec) throw InputError("serve: --dir " + options.dir + ": " + ec.message());
+  }
 
   Site site(dir);
   RateLimiter limiter(options.max_requests_per_s);
@@ -553,8 +558,26 @@ void Serve(const ServeOptions& options, const std::atomic<bool>& stop, const std
     return httplib::Server::HandlerResponse::Unhandled;
   });
   server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain; charset=utf-8"); });
-  server.Get("/", [&](const httplib::Request&, httplib::Response& res) { res.set_content(site.Index(), "text/html; charset=utf-8"); });
+  server.Get("/", [&](const httplib::Request&, httplib::Response& res) {
+    if (dir.empty()) {  // registry only
+      res.status = 302;
+      res.set_header("Location", "/runs");
+      return;
+    }
+    res.set_content(site.Index(options.registry != nullptr), "text/html; charset=utf-8");
+  });
+  if (options.registry) {
+    // One connection to the store is shared by the request threads: one request at a time.
+    auto registry_mutex = std::make_shared<std::mutex>();
+    server.Get("/runs(/.*)?", [&, registry_mutex](const httplib::Request& req, httplib::Response& res) {
+      std::lock_guard lock(*registry_mutex);
+      const RegistryPage page = RenderRegistryPage(*options.registry, req.path, req.params);
+      res.status = page.status;
+      res.set_content(page.html, "text/html; charset=utf-8");
+    });
+  }
   server.Get("/r/(.+)", [&](const httplib::Request& req, httplib::Response& res) {
+    if (dir.empty()) return;  // 404: no directory served
     site.Report(req.matches[1].str(), res);
     // ?refresh=N: the browser reloads the page every N seconds (a dashboard without script).
     if (const auto it = req.params.find("refresh"); it != req.params.end()) {

@@ -11,10 +11,14 @@
 #include <functional>
 #include <string>
 
+#include "report/registry_pages.h"
+
 namespace paratune {
 
 struct ServeOptions {
-  std::string dir;
+  std::string dir;  // may be empty when `registry` is given
+  // `serve --db`: the run registry's pages under /runs (registry_pages.h); nullptr: none.
+  const RegistryPages* registry = nullptr;
   std::string host = "127.0.0.1";
   int port = 8080;                     // 0: any free port (tests)
   size_t max_request_bytes = 16384;    // request line + headers; larger: 431/413

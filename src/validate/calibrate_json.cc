@@ -16,4 +16,24 @@ nlohmann::json CalibrationFitJson(const CalibrationFit& fit, const std::string& 
   return {{"schema", kCalibrateSchema}, {"generations", std::move(gens)}, {"toml", toml}};
 }
 
+nlohmann::json RunsCalibrationJson(const RunsCalibration& rc, const std::string& cluster, const std::string& toml) {
+  nlohmann::json j = CalibrationFitJson(rc.fit, toml);
+  nlohmann::json rows = nlohmann::json::array();
+  for (const RunsCalibrationRow& r : rc.rows)
+    rows.push_back({{"name", r.id},
+                    {"generation", r.generation},
+                    {"measured_tokens_per_s_per_gpu", r.measured_tokens_per_s_per_gpu},
+                    {"before_tokens_per_s_per_gpu", r.before},
+                    {"after_tokens_per_s_per_gpu", r.after},
+                    {"loo_tokens_per_s_per_gpu", r.loo}});
+  j["from_runs"] = {{"cluster", cluster},
+                    {"rounds", rc.rounds},
+                    {"runs", rc.rows.size()},
+                    {"mape_before", rc.mape_before},
+                    {"mape_after", rc.mape_after},
+                    {"mape_loo", rc.mape_loo},
+                    {"rows", std::move(rows)}};
+  return j;
+}
+
 }  // namespace paratune

@@ -6,11 +6,16 @@
 #include <nlohmann/json.hpp>
 
 #include "validate/calibrate.h"
+#include "validate/calibrate_runs.h"
 
 namespace paratune {
 
 inline constexpr const char* kCalibrateSchema = "paratune.calibrate/1";
 
 nlohmann::json CalibrationFitJson(const CalibrationFit& fit, const std::string& toml);
+// `calibrate --from-runs`: the same document plus `from_runs` (docs/json.md): the cluster, the
+// rounds, the mean absolute percentage errors before, after and leave-one-out, and per run its
+// measured and predicted tokens/s per GPU.
+nlohmann::json RunsCalibrationJson(const RunsCalibration& rc, const std::string& cluster, const std::string& toml);
 
 }  // namespace paratune

@@ -1,0 +1,201 @@
+// The run registry's sections (runs_list_section.cc, run_show_section.cc,
+// runs_compare_section.cc, runs_baselines_section.cc) and the pages of `serve --db`
+// (registry_pages.cc) on hand-made documents of the schemas in docs/json.md: the values drawn
+// are the documents' values, and bad documents are one-line errors naming the file and field.
+#include <gtest/gtest.h>
+
+#include "report/chart_test_util.h"
+#include "report/registry_pages.h"
+#include "report/report.h"
+#include "util/error.h"
+#include "util/test_util.h"
+
+namespace paratune {
+namespace {
+
+using chart_test::Elements;
+
+nlohmann::json Metrics() {
+  return nlohmann::json::array({
+      {{"name", "mfu"}, {"unit", "fraction"}, {"better", "higher"}, {"step_term", false}, {"description", "model FLOPs utilisation"}},
+      {{"name", "tokens_per_s_per_gpu"}, {"unit", "tokens/s"}, {"better", "higher"}, {"step_term", false}, {"description", "tokens"}},
+      {{"name", "step_time_s"}, {"unit", "s"}, {"better", "lower"}, {"step_term", false}, {"description", "step"}},
+      {{"name", "compute_s"}, {"unit", "s"}, {"better", "lower"}, {"step_term", true}, {"description", "compute"}},
+      {{"name", "exposed_tp_comm_s"}, {"unit", "s"}, {"better", "lower"}, {"step_term", true}, {"description", "tp"}},
+      {{"name", "bubble_s"}, {"unit", "s"}, {"better", "lower"}, {"step_term", true}, {"description", "bubble"}},
+  });
+}
+
+nlohmann::json RunDoc(const std::string& name, const std::string& when, double tps_measured, double tps_predicted, double mfu) {
+  return {{"name", name},
+          {"created_utc", when},
+          {"cluster", "64xH100"},
+          {"model", "llama-3.1-70b"},
+          {"gpu", "H100"},
+          {"gpus", 64},
+          {"software", "megatron 0.9"},
+          {"tags", {{"team", "pretrain"}}},
+          {"figures",
+           {{"mfu", {{"measured", mfu}, {"predicted", nullptr}}},
+            {"tokens_per_s_per_gpu", {{"measured", tps_measured}, {"predicted", tps_predicted}}},
+            {"step_time_s", {{"measured", 2.0}, {"predicted", 1.8}}},
+            {"compute_s", {{"measured", 1.5}, {"predicted", 1.4}}},
+            {"exposed_tp_comm_s", {{"measured", 0.25}, {"predicted", 0.2}}},
+            {"bubble_s", {{"measured", 0.25}, {"predicted", 0.2}}}}}};
+}
+
+nlohmann::json List() {
+  return {{"schema", "paratune.runs.list/1"},
+          {"metrics", Metrics()},
+          {"runs",
+           {RunDoc("b", "2026-11-02T10:00:00.000Z", 1100, 1000, 0.44), RunDoc("a", "2026-11-01T10:00:00.000Z", 1000, 900, 0.40)}}};
+}
+
+std::string Render(const nlohmann::json& doc, const std::string& path) {
+  return RenderReport({{path, doc}}, ReportOptions{});
+}
+
+TEST(RunsSections, ListDrawsEachRunOnTheTrendOldestFirst) {
+  const std::string html = Render(List(), "runs.json");
+  const auto paths = Elements(html, "path", "series");
+  ASSERT_EQ(paths.size(), 2u);  // tokens/s and MFU trends, one scope each
+  EXPECT_EQ(paths[0].at("data-series"), "64xH100 · llama-3.1-70b");
+  EXPECT_EQ(paths[0].at("data-points"), "2");
+  // The table: one row per run, newest first, measured then predicted tokens/s.
+  const size_t table = html.find("class=\"runs\"");
+  ASSERT_NE(table, std::string::npos);
+  const std::string rows = html.substr(table);
+  EXPECT_LT(rows.find("<td>b</td>"), rows.find("<td>a</td>"));
+  EXPECT_NE(rows.find("team=pretrain"), std::string::npos);
+  EXPECT_NE(rows.find("44%"), std::string::npos);  // run b's MFU
+  // The trend's data table keeps the x of run b: one day after run a.
+  EXPECT_NE(html.find("86400"), std::string::npos);
+}
+
+TEST(RunsSections, ShowStacksMeasuredBesidePredictedAndGivesTheError) {
+  nlohmann::json show = RunDoc("a", "2026-11-01T10:00:00.000Z", 1000, 900, 0.40);
+  show["schema"] = "paratune.runs.show/1";
+  show["metrics"] = Metrics();
+  show["series"] = {{{"kind", "tokens_per_s_per_gpu"}, {"source", "abc"}, {"x", {10, 20, 30}}, {"y", {990, 1000, 1010}}}};
+  show["findings"] = {{{"rule", "pipeline_bubble"}, {"severity", "warning"}, {"title", "bubble 12%"}, {"loss_fraction", 0.125}}};
+  show["sources"] = {{{"sha256", "0123456789abcdef0123"}, {"schema", "paratune.analyze/1"}, {"path", "a.json"}, {"recorded_utc", "x"}}};
+  const std::string html = Render(show, "show.json");
+  const auto bars = Elements(html, "rect", "bar");
+  // Two stacks (measured, predicted) of the three step terms.
+  ASSERT_EQ(bars.size(), 6u);
+  double measured = 0, predicted = 0;
+  for (const auto& b : bars) (b.at("data-category") == "measured" ? measured : predicted) += std::stod(b.at("data-value"));
+  EXPECT_DOUBLE_EQ(measured, 2.0);
+  EXPECT_DOUBLE_EQ(predicted, 1.8);
+  EXPECT_NE(html.find("-10.0%"), std::string::npos);  // tokens/s predicted 900 against 1000 measured
+  EXPECT_EQ(Elements(html, "path", "series").at(0).at("data-points"), "3");
+  EXPECT_NE(html.find("12.5%"), std::string::npos);        // the finding's loss
+  EXPECT_NE(html.find("0123456789abcdef<"), std::string::npos);  // sha256 shortened to 16
+}
+
+nlohmann::json Compare() {
+  return {{"schema", "paratune.runs.compare/1"},
+          {"metrics", Metrics()},
+          {"a", "a"},
+          {"b", "b"},
+          {"baseline_scope", "cluster=64xH100 model=llama-3.1-70b"},
+          {"figures",
+           {{{"metric", "tokens_per_s_per_gpu"}, {"unit", "tokens/s"}, {"better", "higher"}, {"side", "measured"}, {"a", 1000},
+             {"b", 1100}, {"abs_diff", 100}, {"rel_diff", 0.1}},
+            {{"metric", "step_time_s"}, {"unit", "s"}, {"better", "lower"}, {"side", "measured"}, {"a", 2.0}, {"b", 2.5},
+             {"abs_diff", 0.5}, {"rel_diff", 0.25}}}},
+          {"breakdown",
+           {{"side", "measured"},
+            {"step_time_delta_s", 0.5},
+            {"terms",
+             {{{"metric", "exposed_tp_comm_s"}, {"delta_s", 0.625}, {"share", 1.25}},
+              {{"metric", "bubble_s"}, {"delta_s", -0.125}, {"share", -0.25}}}}}}};
+}
+
+TEST(RunsSections, CompareRanksTheTermsThatMovedAndMarksBetterAndWorse) {
+  const std::string html = Render(Compare(), "cmp.json");
+  const auto bars = Elements(html, "rect", "bar");
+  ASSERT_EQ(bars.size(), 2u);
+  EXPECT_EQ(bars[0].at("data-category"), "exposed_tp_comm_s");
+  EXPECT_EQ(bars[0].at("data-value"), "0.625");
+  EXPECT_EQ(bars[1].at("data-value"), "-0.125");
+  EXPECT_NE(html.find("125.0%"), std::string::npos);
+  EXPECT_NE(html.find("the baseline of cluster=64xH100 model=llama-3.1-70b"), std::string::npos);
+  const std::string diffs = html.substr(html.find("class=\"figure-diffs\""));
+  EXPECT_NE(diffs.find("+10.0%"), std::string::npos);
+  // tokens/s up is better, step time up is worse.
+  EXPECT_LT(diffs.find("better"), diffs.find("worse"));
+}
+
+TEST(RunsSections, BadDocumentsNameTheFileAndField) {
+  nlohmann::json list = List();
+  list["metrics"][1]["better"] = "sideways";
+  EXPECT_CONTAINS(InputErrorOf([&] { Render(list, "runs.json"); }), "runs.json");
+  EXPECT_CONTAINS(InputErrorOf([&] { Render(list, "runs.json"); }), "metrics[1].better");
+  list = List();
+  list["runs"][0]["created_utc"] = "yesterday";
+  EXPECT_CONTAINS(InputErrorOf([&] { Render(list, "runs.json"); }), "runs[0].created_utc");
+  nlohmann::json cmp = Compare();
+  cmp["breakdown"]["terms"][0]["delta_s"] = "a lot";
+  EXPECT_CONTAINS(InputErrorOf([&] { Render(cmp, "cmp.json"); }), "breakdown.terms[0].delta_s");
+}
+
+RegistryPages FakeRegistry() {
+  RegistryPages p;
+  p.where = "postgresql://team:***@db/runs";
+  p.list = [] { return List(); };
+  p.baselines = [] {
+    return nlohmann::json{{"schema", "paratune.runs.baselines/1"},
+                          {"baselines", {{{"scope", "cluster=64xH100 model=llama-3.1-70b"}, {"run", "a"}, {"set_utc", "t"}}}}};
+  };
+  p.show = [](const std::string& name) {
+    if (name != "a" && name != "b") throw InputError("no run named '" + name + "'");
+    nlohmann::json s = RunDoc(name, "2026-11-01T10:00:00.000Z", 1000, 900, 0.4);
+    s["schema"] = "paratune.runs.show/1";
+    s["metrics"] = Metrics();
+    return s;
+  };
+  p.compare = [](const std::string& a, const std::string& b) {
+    if (b.empty() && a == "a") throw InputError("no baseline other than itself");
+    nlohmann::json c = Compare();
+    c["a"] = b.empty() ? "a" : a;
+    c["b"] = b.empty() ? a : b;
+    return c;
+  };
+  return p;
+}
+
+TEST(RegistryPages, ListShowAndCompareWithLinksBetweenThem) {
+  const RegistryPages reg = FakeRegistry();
+  const RegistryPage list = RenderRegistryPage(reg, "/runs", {});
+  EXPECT_EQ(list.status, 200);
+  EXPECT_NE(list.html.find("<a href=\"/runs/b\">b</a>"), std::string::npos);
+  EXPECT_NE(list.html.find("class=\"baselines\""), std::string::npos);
+  EXPECT_NE(list.html.find("postgresql://team:***@db/runs"), std::string::npos);
+  const RegistryPage b = RenderRegistryPage(reg, "/runs/b", {});
+  EXPECT_EQ(b.status, 200);
+  // b has a baseline (a): its page adds the comparison and links to it.
+  EXPECT_NE(b.html.find("/runs/compare?a=b"), std::string::npos);
+  EXPECT_NE(b.html.find("Which term moved"), std::string::npos);
+  const RegistryPage a = RenderRegistryPage(reg, "/runs/a", {});
+  EXPECT_EQ(a.status, 200);
+  EXPECT_EQ(a.html.find("Which term moved"), std::string::npos);  // a is the baseline itself
+  const RegistryPage cmp = RenderRegistryPage(reg, "/runs/compare", {{"a", "a"}, {"b", "b"}});
+  EXPECT_EQ(cmp.status, 200);
+  EXPECT_NE(cmp.html.find("Which term moved"), std::string::npos);
+}
+
+TEST(RegistryPages, UnknownRunsAndBadQueriesAreAnsweredNotThrown) {
+  const RegistryPages reg = FakeRegistry();
+  EXPECT_EQ(RenderRegistryPage(reg, "/runs/nope", {}).status, 404);
+  EXPECT_EQ(RenderRegistryPage(reg, "/runs/a/b", {}).status, 404);
+  EXPECT_EQ(RenderRegistryPage(reg, "/runs/compare", {}).status, 400);
+  RegistryPages down = reg;
+  down.list = []() -> nlohmann::json { throw InputError("postgresql://team:***@db/runs: connection refused"); };
+  const RegistryPage p = RenderRegistryPage(down, "/runs", {});
+  EXPECT_EQ(p.status, 503);
+  EXPECT_NE(p.html.find("connection refused"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace paratune

@@ -1,0 +1,196 @@
+#include "validate/calibrate_runs.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <map>
+
+#include "hardware/hardware_catalog.h"
+#include "model/catalog.h"
+#include "step/estimate.h"
+#include "util/file.h"
+#include "util/test_util.h"
+#include "validate/calibrate_json.h"
+
+namespace paratune {
+namespace {
+
+PublishedRun Run(const std::string& id, const std::string& model, const ClusterSpec& cluster, int tp, int pp,
+                 int64_t seq, int64_t global_batch) {
+  PublishedRun r;
+  r.id = id;
+  r.modelable = true;
+  r.confidence = "high";
+  r.model = LoadModel(model);
+  r.cluster = cluster;
+  r.num_gpus = cluster.gpus;
+  r.gpu_name = cluster.gpu.name;
+  r.training = Training{seq, global_batch, Precision::kBf16};
+  r.layout.tp = tp;
+  r.layout.pp = pp;
+  return r;
+}
+
+double Predict(PublishedRun r, const Calibration& c) {
+  r.cluster.gpu.calibration = c;
+  return EstimateStep(r.model, r.cluster, r.training, r.layout).tokens_per_s_per_gpu;
+}
+
+// Runs "measured" on a cluster whose BF16 GEMMs reach `factor` x the catalog's fraction
+// (everything else as the catalog says): the runs' targets are the cost model's own predictions
+// with that calibration.
+std::vector<PublishedRun> SlowGemmRuns(const HardwareCatalog& hw, double factor, Calibration& truth) {
+  const ClusterSpec h100x8 = hw.Cluster("H100-SXM", 8), h100x16 = hw.Cluster("H100-SXM", 16);
+  std::vector<PublishedRun> runs = {
+      Run("8b-tp1", "llama-3.1-8b", h100x8, 1, 1, 8192, 64),    Run("8b-tp2", "llama-3.1-8b", h100x8, 2, 1, 4096, 128),
+      Run("7b-tp1", "mistral-7b", h100x8, 1, 1, 4096, 128),     Run("q8b-tp2", "qwen3-8b", h100x8, 2, 1, 8192, 64),
+      Run("70b-tp8", "llama-3.1-70b", h100x16, 8, 2, 8192, 64), Run("13b-tp4", "llama-2-13b", h100x16, 4, 1, 4096, 128),
+  };
+  truth = h100x8.gpu.calibration;
+  truth.gemm_bf16 *= factor;
+  for (PublishedRun& r : runs) r.target_tokens_per_s_per_gpu = Predict(r, truth);
+  return runs;
+}
+
+// A slowdown of exactly the fit's first step (16% down, FitCalibration's starting step): the
+// first move of the first fraction finds it, the errors vanish (up to the 3 decimals the TOML
+// keeps: 0.64200 x 0.84 = 0.53928 is written 0.539), and no later move improves on zero.
+TEST(CalibrateFromRuns, RecoversAKnownSlowdownOfOneStep) {
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  Calibration truth;
+  const std::vector<PublishedRun> runs = SlowGemmRuns(hw, 0.84, truth);
+  const Calibration start = hw.Find("H100-SXM").calibration;
+  const RunsCalibration rc = CalibrateFromRuns(runs, 6);
+  ASSERT_EQ(rc.rows.size(), runs.size());
+  ASSERT_EQ(rc.fit.by_generation.size(), 1u);
+  const Calibration& fitted = rc.fit.by_generation.at("hopper");
+  EXPECT_EQ(fitted.gemm_bf16, 0.539);
+  for (const CalibrationField& f : kCalibrationFields)
+    if (f.value != &Calibration::gemm_bf16) EXPECT_EQ(fitted.*f.value, start.*f.value) << f.key;
+  // Before: the catalog's fraction is 1/0.84 too high, so every run is predicted too fast, by
+  // less than 1/0.84 (GEMMs are most but not all of a step).
+  for (const RunsCalibrationRow& row : rc.rows) {
+    EXPECT_GT(row.before, row.measured_tokens_per_s_per_gpu) << row.id;
+    EXPECT_LT(row.before, row.measured_tokens_per_s_per_gpu / 0.84) << row.id;
+  }
+  EXPECT_GT(rc.mape_before, 0.10);
+  EXPECT_LT(rc.mape_after, 0.001);  // 0.539 vs 0.53928: 0.05% at most
+  EXPECT_LT(rc.mape_loo, 0.001);
+  EXPECT_DOUBLE_EQ(rc.fit.mape_before.at("hopper"), rc.mape_before);
+  EXPECT_DOUBLE_EQ(rc.fit.mape_after.at("hopper"), rc.mape_after);
+}
+
+// A slowdown of 10%, between steps. Measured: MAPE 7.26% before, 1.21% after, 1.95%
+// leave-one-out. The first 16% step overshoots to 0.539 (truth 0.578) and the
+// coordinate descent settles in a nearby corner (attention 0.25 -> 0.31, HBM 0.50 -> 0.63 make up
+// for it): MAPE is not smooth and the fractions overlap on these six runs. The fit still cuts
+// the error several-fold, in and out of the fit, and moves the GEMM fraction the right way.
+TEST(CalibrateFromRuns, ReducesTheErrorOfASlowdownBetweenSteps) {
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  Calibration truth;
+  const std::vector<PublishedRun> runs = SlowGemmRuns(hw, 0.9, truth);
+  const RunsCalibration rc = CalibrateFromRuns(runs, 6);
+  const double start = hw.Find("H100-SXM").calibration.gemm_bf16;
+  const double fitted = rc.fit.by_generation.at("hopper").gemm_bf16;
+  EXPECT_LT(fitted, start);
+  EXPECT_NEAR(fitted, truth.gemm_bf16, 0.16 * start);  // within the first step
+  EXPECT_GT(rc.mape_before, 0.05);
+  EXPECT_LT(rc.mape_after, rc.mape_before / 5);
+  EXPECT_LT(rc.mape_loo, rc.mape_before / 3);
+}
+
+// The TOML is a --hardware override of the one generation fitted: HardwareCatalog::Merge takes
+// it, and estimating with the merged catalog's calibration gives the "after" predictions.
+TEST(CalibrateFromRuns, TomlIsAHardwareOverrideThatReproducesTheFit) {
+  const HardwareCatalog builtin = HardwareCatalog::BuiltIn();
+  Calibration truth;
+  const std::vector<PublishedRun> runs = SlowGemmRuns(builtin, 0.9, truth);
+  const RunsCalibration rc = CalibrateFromRuns(runs, 4);
+  const std::string toml = CalibrationToml(rc.fit, "# test\n");
+  EXPECT_EQ(toml.find("[calibration.ampere]"), std::string::npos);
+  EXPECT_EQ(toml.find("[calibration.blackwell]"), std::string::npos);
+  EXPECT_NE(toml.find("[calibration.hopper]"), std::string::npos);
+  HardwareCatalog hw = builtin;
+  hw.Merge(toml, "out.toml");
+  // Only hopper moved.
+  EXPECT_EQ(hw.Find("A100-80GB").calibration.gemm_bf16, builtin.Find("A100-80GB").calibration.gemm_bf16);
+  EXPECT_EQ(hw.Find("B200").calibration.hbm, builtin.Find("B200").calibration.hbm);
+  const nlohmann::json j = RunsCalibrationJson(rc, "lab-h100", toml);
+  EXPECT_EQ(j["schema"], "paratune.calibrate/1");
+  EXPECT_EQ(j["toml"], toml);
+  EXPECT_EQ(j["from_runs"]["cluster"], "lab-h100");
+  EXPECT_EQ(j["from_runs"]["runs"], runs.size());
+  EXPECT_EQ(j["from_runs"]["mape_loo"], rc.mape_loo);
+  EXPECT_EQ(j["from_runs"]["rows"][0]["name"], "8b-tp1");
+  EXPECT_EQ(j["from_runs"]["rows"][0]["after_tokens_per_s_per_gpu"], rc.rows[0].after);
+  EXPECT_EQ(j["generations"][0]["fractions"]["gemm_bf16"], rc.fit.by_generation.at("hopper").gemm_bf16);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    PublishedRun r = runs[i];
+    r.cluster = hw.Cluster(r.gpu_name, r.num_gpus);
+    EXPECT_EQ(EstimateStep(r.model, r.cluster, r.training, r.layout).tokens_per_s_per_gpu, rc.rows[i].after)
+        << r.id;
+  }
+}
+
+TEST(CalibrateFromRuns, BadInput) {
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  Calibration truth;
+  std::vector<PublishedRun> runs = SlowGemmRuns(hw, 0.9, truth);
+  EXPECT_CONTAINS(InputErrorOf([&] { CalibrateFromRuns({runs.front()}, 2); }), "at least 2 usable runs (modelable, confidence not low, a layout the cost model accepts), got 1");
+  EXPECT_CONTAINS(InputErrorOf([&] { CalibrateFromRuns(runs, 0); }), "`rounds` must be between 1 and 15, got 0");
+  runs[1].cluster.gpu.calibration.hbm = 0.6;
+  EXPECT_EQ(InputErrorOf([&] { CalibrateFromRuns(runs, 2); }),
+            "runs '8b-tp1' and '8b-tp2' (hopper) start from different calibrations; give them one");
+}
+
+// Issue 14's acceptance on development data: one cluster's rows as its measured runs (one
+// source on one GPU). The starting ("uncalibrated") calibration is the catalog's, which was
+// itself fitted on all development rows of every source together, these included: the cluster's
+// own fit must still beat it on the runs it did not see. Measured at 3 rounds for every source
+// (docs/validation.md, "Calibrating from a cluster's runs"): it does for the clusters whose
+// software differs most from the mix (SimuMax B200, MosaicML H100, dgxc H100, Megatron-LM H100)
+// and not for small clusters the catalog already fits within ~5% (there one fraction per
+// generation fitted on 8-24 rows overfits). The two below run in about a second; dgxc (85 s)
+// is measured in the docs, not here.
+RunsCalibration CalibrateCluster(const std::string& csv, const std::string& source, int rounds) {
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  std::vector<PublishedRun> runs;
+  for (PublishedRun& r : ReadPublishedRuns(ReadFile(csv), csv, hw))
+    if (r.source == source) runs.push_back(std::move(r));
+  return CalibrateFromRuns(runs, rounds);
+}
+
+void PrintFigures(const std::string& name, const RunsCalibration& rc, double seconds) {
+  std::printf("%s: %zu runs, %d rounds, %.1f s: MAPE before %.2f%%, after %.2f%%, leave-one-out %.2f%%\n",
+              name.c_str(), rc.rows.size(), rc.rounds, seconds, 100 * rc.mape_before, 100 * rc.mape_after,
+              100 * rc.mape_loo);
+}
+
+// 0.1 s and 1 s at 6 rounds on the 2-core development box.
+TEST(CalibrateFromRuns, SimuMaxB200ClusterLeaveOneOut) {
+  PARATUNE_SHARED_OR_SKIP(csv, "validation/simumax_runs_dev.csv");
+  const auto t0 = std::chrono::steady_clock::now();
+  const RunsCalibration rc = CalibrateCluster(csv, "SimuMax-B200-release-v1.2", 6);
+  PrintFigures("SimuMax-B200", rc, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  EXPECT_EQ(rc.rows.size(), 12u);
+  EXPECT_LT(rc.mape_after, rc.mape_before);
+  EXPECT_LT(rc.mape_loo, rc.mape_before);
+}
+
+TEST(CalibrateFromRuns, MosaicMlH100ClusterLeaveOneOut) {
+  PARATUNE_SHARED_OR_SKIP(csv, "validation/published_runs_dev.csv");
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<PublishedRun> runs;
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  for (PublishedRun& r : ReadPublishedRuns(ReadFile(csv), csv, hw))
+    if (r.source == "MosaicML-llm-foundry" && r.gpu_name == "H100-SXM") runs.push_back(std::move(r));
+  const RunsCalibration rc = CalibrateFromRuns(runs, 6);
+  PrintFigures("MosaicML-H100", rc, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  EXPECT_EQ(rc.rows.size(), 34u);
+  EXPECT_LT(rc.mape_after, rc.mape_before);
+  EXPECT_LT(rc.mape_loo, rc.mape_before);
+}
+
+}  // namespace
+}  // namespace paratune

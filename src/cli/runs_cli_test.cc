@@ -82,7 +82,7 @@ TEST_F(RunsCli, BadInputIsOneLineAndWritesNothing) {
   EXPECT_FALSE(fs::exists(db));
   EXPECT_CONTAINS(RunBad({"runs", "show", "nope", "--db", db}), "no run named 'nope'");
   EXPECT_CONTAINS(RunBad({"runs", "list", "--filter", "colour=red", "--db", db}), "unknown key 'colour'");
-  EXPECT_CONTAINS(RunBad({"runs", "compare", "a", "b", "c", "--db", db}), "");
+  EXPECT_CONTAINS(RunBad({"runs", "compare", "a", "b", "c", "--db", db}), "At Most 2 required but received 3");
 }
 
 TEST_F(RunsCli, PasswordInADatabaseUrlIsNeverPrinted) {

@@ -26,5 +26,6 @@ Command AddDiagnoseCommand(CLI::App& root);
 Command AddClusterCommand(CLI::App& root);
 Command AddReportCommand(CLI::App& root);
 Command AddServeCommand(CLI::App& root);
+Command AddRunsCommand(CLI::App& root);
 
 }  // namespace paratune::cli

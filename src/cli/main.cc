@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
                                         cli::AddCalibrateCommand(app), cli::AddPlanCommand(app),
                                         cli::AddAnalyzeCommand(app), cli::AddDiagnoseCommand(app),
                                         cli::AddClusterCommand(app), cli::AddReportCommand(app),
-                                        cli::AddServeCommand(app)};
+                                        cli::AddServeCommand(app), cli::AddRunsCommand(app)};
   if (argc > 1 && argv[1][0] != '-') {
     const std::string unknown = UnknownCommand(app, argv[1]);
     if (!unknown.empty()) {

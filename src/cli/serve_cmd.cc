@@ -7,6 +7,9 @@
 
 #include "cli/commands.h"
 #include "report/serve.h"
+#include "runs/registry.h"
+#include "runs/runs_json.h"
+#include "util/error.h"
 
 namespace paratune::cli {
 namespace {
@@ -19,19 +22,40 @@ extern "C" void OnSignal(int) { g_stop.store(true); }
 Command AddServeCommand(CLI::App& root) {
   auto* cmd = root.add_subcommand("serve", "serve the report pages of a directory of --json documents as a live dashboard");
   auto o = std::make_shared<ServeOptions>();
-  cmd->add_option("--dir", o->dir, "directory of JSON files written by paratune commands")->required();
+  auto db = std::make_shared<std::string>();
+  cmd->add_option("--dir", o->dir, "directory of JSON files written by paratune commands");
+  cmd->add_option("--db", *db, "also serve the run registry at LOC under /runs (a SQLite file or a postgresql:// URL; docs/runs.md)");
   cmd->add_option("--port", o->port, "TCP port (default 8080; 0: any free port)")->check(CLI::Range(0, 65535));
   cmd->add_option("--host", o->host, "address to bind (default 127.0.0.1: this machine only)");
-  cmd->footer("/ lists the reports, /r/NAME is the page of DIR/NAME, /healthz answers ok. Ctrl-C stops it. "
+  cmd->footer("/ lists the reports, /r/NAME is the page of DIR/NAME, /healthz answers ok; with --db, /runs lists the "
+              "registry's runs, /runs/NAME is one run, /runs/compare?a=A&b=B two. Ctrl-C stops it. "
               "docs/report-serve.md");
-  return {cmd, [o] {
+  return {cmd, [o, db] {
+            if (o->dir.empty() && db->empty()) throw InputError("serve: give --dir DIR, --db LOC or both");
+            // Each page opens its own connection (requests are served on several threads); the
+            // store is migrated once here, so a bad --db fails at start.
+            std::shared_ptr<RegistryPages> pages;
+            if (!db->empty()) {
+              const std::string where = OpenRegistry(*db)->Where();
+              const std::string loc = *db;
+              pages = std::make_shared<RegistryPages>();
+              pages->where = where;
+              pages->list = [loc] { return RunListJson(List(*OpenRegistry(loc), ListFilter{})); };
+              pages->baselines = [loc] { return BaselinesJson(Baselines(*OpenRegistry(loc))); };
+              pages->show = [loc](const std::string& name) { return RunShowJson(Show(*OpenRegistry(loc), name)); };
+              pages->compare = [loc](const std::string& a, const std::string& b) {
+                auto d = OpenRegistry(loc);
+                return ComparisonJson(b.empty() ? CompareWithBaseline(*d, a) : Compare(*d, a, b));
+              };
+              o->registry = pages.get();
+            }
             struct sigaction sa {};
             sa.sa_handler = OnSignal;
             sigemptyset(&sa.sa_mask);
             sigaction(SIGINT, &sa, nullptr);
             sigaction(SIGTERM, &sa, nullptr);
             Serve(*o, g_stop, [&](int port) {
-              fmt::print("serving {} on http://{}:{}/ (Ctrl-C stops)\n", o->dir, o->host, port);
+              fmt::print("serving {} on http://{}:{}/ (Ctrl-C stops)\n", o->dir.empty() ? pages->where : o->dir, o->host, port);
               std::fflush(stdout);
             });
             return 0;

@@ -1,0 +1,18 @@
+// The readable tables of `paratune runs` (list, show, compare, baseline show).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runs/registry.h"
+
+namespace paratune::cli {
+
+// A figure in its unit for people: fractions as %, seconds, GiB, tokens/s; "-" when unknown.
+std::string FormatFigure(const MetricInfo& m, double v);
+std::string FormatRunList(const std::vector<RunRecord>& runs);
+std::string FormatRunShow(const RunRecord& run);
+std::string FormatComparison(const Comparison& c);
+std::string FormatBaselines(const std::vector<Baseline>& b);
+
+}  // namespace paratune::cli

@@ -1,0 +1,25 @@
+// The JSON documents of `paratune runs` (docs/json.md): paratune.runs.record/1,
+// paratune.runs.list/1, paratune.runs.show/1, paratune.runs.compare/1,
+// paratune.runs.baselines/1. Figure keys are the names of kMetrics (run_record.h).
+#pragma once
+
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runs/registry.h"
+
+namespace paratune {
+
+// The metric table (kMetrics) as `metrics[]`: name, unit, better ("higher"/"lower"), step_term,
+// description. Every document but record/1 carries it, so readers need no copy of the list.
+nlohmann::json MetricsJson();
+// {"mfu": {"measured": x|null, "predicted": y|null}, ...} over every metric of kMetrics.
+nlohmann::json FiguresJson(const RunRecord& r);
+nlohmann::json RecordResultJson(const RecordResult& r, const std::string& where);
+nlohmann::json RunListJson(const std::vector<RunRecord>& runs);
+nlohmann::json RunShowJson(const RunRecord& run);
+nlohmann::json ComparisonJson(const Comparison& c);
+nlohmann::json BaselinesJson(const std::vector<Baseline>& b);
+
+}  // namespace paratune

@@ -1,0 +1,91 @@
+#include "runs/source_reader.h"
+
+#include "runs/sha256.h"
+#include "util/error.h"
+#include "util/file.h"
+
+namespace paratune {
+
+const std::vector<std::unique_ptr<SourceReader>>& SourceReaders() {
+  static const std::vector<std::unique_ptr<SourceReader>> kReaders = [] {
+    std::vector<std::unique_ptr<SourceReader>> r;
+    r.push_back(MakeAnalyzeSourceReader());
+    r.push_back(MakeDiagnoseSourceReader());
+    r.push_back(MakeEstimateSourceReader());
+    r.push_back(MakePlanSourceReader());
+    r.push_back(MakeClusterSourceReader());
+    r.push_back(MakeTrainingLogSourceReader());
+    return r;
+  }();
+  return kReaders;
+}
+
+static std::string KnownKinds() {
+  std::string s;
+  for (const auto& r : SourceReaders()) s += (s.empty() ? "" : ", ") + std::string(r->Kind());
+  return s;
+}
+
+ReadSource ReadRunSourceText(const std::string& path, const std::string& text) {
+  nlohmann::json doc;
+  SourceFile f{path, text, nullptr};
+  size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '{') {
+    doc = nlohmann::json::parse(text, nullptr, false);
+    if (doc.is_discarded()) throw InputError(path + ": not valid JSON");
+    f.json = &doc;
+  }
+  for (const auto& r : SourceReaders()) {
+    if (!r->Accepts(f)) continue;
+    ReadSource out;
+    out.kind = std::string(r->Kind());
+    out.sha256 = Sha256Hex(text);
+    r->Read(f, out.part);
+    out.part.sources.push_back({out.sha256, out.kind, path, ""});
+    for (auto& s : out.part.series) s.source = out.sha256;
+    return out;
+  }
+  if (f.json) {
+    const auto it = doc.find("schema");
+    const std::string schema = it != doc.end() && it->is_string() ? it->get<std::string>() : "";
+    throw InputError(path + ": " + (schema.empty() ? "a JSON file without a \"schema\" field"
+                                                   : "JSON schema '" + schema + "' is not one runs record reads") +
+                     " (it reads " + KnownKinds() + ")");
+  }
+  throw InputError(path + ": not a file runs record reads (it reads " + KnownKinds() + ")");
+}
+
+ReadSource ReadRunSourceFile(const std::string& path) { return ReadRunSourceText(path, ReadMaybeGzipFile(path)); }
+
+const nlohmann::json& JsonMember(const nlohmann::json& obj, const char* key, const std::string& where,
+                                 const std::string& json_path, nlohmann::json::value_t type) {
+  const std::string p = json_path.empty() ? key : json_path + "." + key;
+  if (!obj.is_object()) throw InputError(where + ": " + json_path + ": expected an object");
+  const auto it = obj.find(key);
+  if (it == obj.end()) throw InputError(where + ": " + p + ": missing");
+  const bool ok = type == nlohmann::json::value_t::number_float ? it->is_number() : it->type() == type ||
+                  (type == nlohmann::json::value_t::number_integer && it->is_number_integer());
+  if (!ok) {
+    const char* what = type == nlohmann::json::value_t::object   ? "an object"
+                       : type == nlohmann::json::value_t::array  ? "an array"
+                       : type == nlohmann::json::value_t::string ? "a string"
+                                                                 : "a number";
+    throw InputError(where + ": " + p + ": expected " + what);
+  }
+  return *it;
+}
+
+double JsonNumber(const nlohmann::json& obj, const char* key, const std::string& where, const std::string& json_path,
+                  bool optional) {
+  const std::string p = json_path.empty() ? key : json_path + "." + key;
+  if (!obj.is_object()) throw InputError(where + ": " + json_path + ": expected an object");
+  const auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) {
+    if (optional) return kNoFigure;
+    throw InputError(where + ": " + p + ": missing");
+  }
+  if (!it->is_number()) throw InputError(where + ": " + p + ": expected a number");
+  return it->get<double>();
+}
+
+}  // namespace paratune

@@ -30,8 +30,9 @@ class Registry : public testing::TestWithParam<std::string> {
     const std::string tag = std::string(testing::UnitTest::GetInstance()->current_test_info()->name());
     std::string clean;
     for (char c : tag) clean += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    PARATUNE_BACKEND_OR_SKIP(GetParam());
     location_ = runs_test::FreshLocation(GetParam(), clean);
-    dir_ = runs_test::fs::path(location_).parent_path();
+    dir_ = runs_test::ScratchDir(clean);  // the test's input files
     db_ = OpenRegistry(location_);
   }
   RecordResult Rec(const std::vector<std::string>& files, const std::string& name = "") {

@@ -66,8 +66,11 @@ TEST(CalibrateFromRuns, RecoversAKnownSlowdownOfOneStep) {
   ASSERT_EQ(rc.fit.by_generation.size(), 1u);
   const Calibration& fitted = rc.fit.by_generation.at("hopper");
   EXPECT_EQ(fitted.gemm_bf16, 0.539);
-  for (const CalibrationField& f : kCalibrationFields)
-    if (f.value != &Calibration::gemm_bf16) EXPECT_EQ(fitted.*f.value, start.*f.value) << f.key;
+  for (const CalibrationField& f : kCalibrationFields) {
+    if (f.value != &Calibration::gemm_bf16) {
+      EXPECT_EQ(fitted.*f.value, start.*f.value) << f.key;
+    }
+  }
   // Before: the catalog's fraction is 1/0.84 too high, so every run is predicted too fast, by
   // less than 1/0.84 (GEMMs are most but not all of a step).
   for (const RunsCalibrationRow& row : rc.rows) {

@@ -26,6 +26,11 @@ case "$action" in start|stop) ;; *) usage ;; esac
 mkdir -p "$dir" || exit 2
 dir="$(cd "$dir" && pwd)"
 data="$dir/data"
+logf="$dir/log"
+# Where a start put the server's files when DIR was closed to the postgres user (below).
+if [ -f "$dir/datadir" ]; then
+  case "$(cat "$dir/datadir")" in /tmp/paratune-pg.*) data="$(cat "$dir/datadir")/data"; logf="$(cat "$dir/datadir")/log" ;; esac
+fi
 port=5432  # the socket's name only (.s.PGSQL.5432): nothing listens on TCP
 db=paratune_test
 pguser=paratune
@@ -91,6 +96,15 @@ stop_server() {
     fi
   fi
   rm -rf "$data"
+  if [ -f "$dir/datadir" ]; then
+    local b
+    b="$(cat "$dir/datadir")"
+    [ "$logf" = "$dir/log" ] || cp "$logf" "$dir/log" 2>/dev/null || true
+    case "$b" in /tmp/paratune-pg.*) rm -rf "$b" ;; esac
+    rm -f "$dir/datadir"
+    data="$dir/data"
+    logf="$dir/log"
+  fi
   if [ -f "$dir/socketdir" ]; then
     local s
     s="$(cat "$dir/socketdir")"
@@ -125,26 +139,41 @@ mkdir -p "$data" "$sock" || unavailable "cannot create $data"
 : > "$dir/log"
 if [ "$(id -u)" -eq 0 ]; then
   chown postgres "$data" "$sock" "$dir/log" || unavailable "cannot give $data to the postgres user"
-  as_owner test -w "$data" || unavailable "the postgres user cannot write $data (a parent directory is closed to it)"
+  if ! as_owner test -w "$data"; then
+    # A parent directory of DIR is closed to the postgres user (a clone under a 0700 directory,
+    # as mktemp -d makes): the server's data, socket and log go under /tmp instead, recorded in
+    # DIR/datadir, and stop copies the log back to DIR/log.
+    rm -rf "$data"
+    [ "$sock" = "$dir/socket" ] && rm -rf "$sock"
+    base="$(mktemp -d /tmp/paratune-pg.XXXXXX)" || unavailable "cannot create a directory under /tmp"
+    echo "$base" > "$dir/datadir"
+    echo "$base" > "$dir/socketdir"
+    data="$base/data"
+    sock="$base"
+    logf="$base/log"
+    mkdir -p "$data" && : > "$logf" || unavailable "cannot create $data"
+    chown -R postgres "$base" || unavailable "cannot give $base to the postgres user"
+    as_owner test -w "$data" || unavailable "the postgres user cannot write $data"
+  fi
 fi
 chmod 700 "$data" "$sock"
 
 if ! as_owner "$bindir/initdb" -D "$data" -U "$pguser" --auth=trust --no-sync -E UTF8 --locale=C.UTF-8 \
-     >> "$dir/log" 2>&1; then
-  tail -n 5 "$dir/log" >&2
-  unavailable "initdb failed (see $dir/log)"
+     >> "$logf" 2>&1; then
+  tail -n 5 "$logf" >&2
+  unavailable "initdb failed (see $logf)"
 fi
 opts="-c listen_addresses='' -c unix_socket_directories='$sock' -c unix_socket_permissions=0700"
 opts+=" -c fsync=off -c full_page_writes=off -c synchronous_commit=off -c max_connections=100 -p $port"
-if ! as_owner "$bindir/pg_ctl" start -D "$data" -w -t 60 -l "$dir/log" -o "$opts" >/dev/null 2>&1; then
-  tail -n 5 "$dir/log" >&2
+if ! as_owner "$bindir/pg_ctl" start -D "$data" -w -t 60 -l "$logf" -o "$opts" >/dev/null 2>&1; then
+  tail -n 5 "$logf" >&2
   stop_server "$bindir"
-  unavailable "the server did not start (see $dir/log)"
+  unavailable "the server did not start (see $logf)"
 fi
-if ! as_owner "$bindir/createdb" -h "$sock" -p "$port" -U "$pguser" "$db" >> "$dir/log" 2>&1; then
-  tail -n 5 "$dir/log" >&2
+if ! as_owner "$bindir/createdb" -h "$sock" -p "$port" -U "$pguser" "$db" >> "$logf" 2>&1; then
+  tail -n 5 "$logf" >&2
   stop_server "$bindir"
-  unavailable "createdb $db failed (see $dir/log)"
+  unavailable "createdb $db failed (see $logf)"
 fi
 # libpq URI (PostgreSQL manual, "Connection URIs"): no host part, the socket directory as host=.
 echo "postgresql:///$db?host=$(uri_encode "$sock")&port=$port&user=$pguser" > "$dir/url.tmp" && mv "$dir/url.tmp" "$dir/url"

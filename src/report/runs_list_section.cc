@@ -79,7 +79,8 @@ std::string RenderRunsListSection(const ReportInput& in) {
                           "series per cluster and model.",
                           metric, std::isfinite(t0) ? FormatTimestamp(t0) : "the first run"),
               "time since the first run", metric, "s", m->unit};
-    for (auto& [scope, s] : by_scope) {
+    for (auto& entry : by_scope) {
+      const auto& s = entry.second;  // not a structured binding: clang 14 cannot capture one in a lambda
       // Runs recorded in the same second would draw a vertical segment; the table lists them.
       std::vector<size_t> order(s.x.size());
       for (size_t i = 0; i < order.size(); ++i) order[i] = i;

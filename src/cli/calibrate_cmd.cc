@@ -1,28 +1,152 @@
 // `paratune calibrate FILE.csv [FILE.csv ...]`: fit the per-generation calibration to published runs and
 // print (or write) it in the format of data/calibration.toml, or as JSON (paratune.calibrate/1).
+// `paratune calibrate --from-runs [--cluster NAME]`: the same fit on one cluster's recorded runs
+// (the run registry), with the error before, after and held out (docs/runs.md, "Calibrating").
 #include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "cli/terminal_progress.h"
 #include "hardware/hardware_catalog.h"
+#include "runs/published_run_record.h"
+#include "runs/registry.h"
+#include "util/error.h"
 #include "util/file.h"
 #include "validate/calibrate.h"
 #include "validate/calibrate_json.h"
+#include "validate/calibrate_runs.h"
 #include "validate/published_runs.h"
 
 namespace paratune::cli {
+namespace {
+
+struct Flags {
+  std::vector<std::string> files;
+  std::string out, hardware, db, cluster;
+  int rounds = 6;
+  bool json = false, quiet = false, from_runs = false, force = false;
+};
+
+double Pct(double x) { return 100 * x; }
+
+// The cluster to fit: the one named, else the store's only one.
+std::string PickCluster(Database& db, const std::string& given) {
+  const auto clusters = Clusters(db);
+  std::string known;
+  for (const auto& [c, n] : clusters) known += fmt::format("{}'{}' ({} runs)", known.empty() ? "" : ", ", c, n);
+  if (known.empty()) known = "none";
+  if (!given.empty()) {
+    for (const auto& [c, n] : clusters)
+      if (c == given) return c;
+    throw InputError(fmt::format("calibrate --from-runs: no runs recorded for cluster '{}' in {}; clusters: {}", given,
+                                 db.Where(), known));
+  }
+  if (clusters.size() != 1)
+    throw InputError(fmt::format("calibrate --from-runs: {} holds {} clusters; name one with --cluster: {}", db.Where(),
+                                 clusters.size(), known));
+  return clusters[0].first;
+}
+
+// The starting calibration of each fitted generation: what the TOML holds when the fit is not
+// written (its leave-one-out error is not below the starting error).
+CalibrationFit StartingFit(const RunsCalibration& rc, const std::vector<PublishedRun>& runs) {
+  CalibrationFit start = rc.fit;
+  for (const PublishedRun& r : runs)
+    if (start.by_generation.count(r.cluster.gpu.generation)) start.by_generation[r.cluster.gpu.generation] = r.cluster.gpu.calibration;
+  for (auto& [gen, m] : start.mape_after) m = start.mape_before[gen];
+  return start;
+}
+
+std::string FractionChanges(const CalibrationFit& from, const CalibrationFit& to) {
+  std::string s;
+  for (const auto& [gen, c] : to.by_generation) {
+    const auto it = from.by_generation.find(gen);
+    std::string moved;
+    for (const CalibrationField& f : kCalibrationFields) {
+      const double a = it == from.by_generation.end() ? 0 : it->second.*f.value, b = c.*f.value;
+      if (fmt::format("{:.3f}", a) != fmt::format("{:.3f}", b))
+        moved += fmt::format("{}{} {:.3f} -> {:.3f}", moved.empty() ? "" : ", ", f.key, a, b);
+    }
+    s += fmt::format("  {}: {}\n", gen, moved.empty() ? "unchanged" : moved);
+  }
+  return s;
+}
+
+int FromRuns(const Flags& f, const HardwareCatalog& hw) {
+  if (!f.files.empty())
+    throw InputError("calibrate --from-runs fits recorded runs and takes no CSV files (record them first: "
+                     "`paratune runs record --csv FILE`)");
+  auto db = OpenRegistry(f.db.empty() ? DefaultDatabaseLocation() : f.db);
+  const std::string cluster = PickCluster(*db, f.cluster);
+  const RunsToFit fit_input = PublishedRunsOfRecords(RunsOfCluster(*db, cluster), hw);
+  TerminalProgress progress(f.quiet);
+  const RunsCalibration rc = CalibrateFromRuns(fit_input.runs, f.rounds, progress.get());
+  progress.Done();
+  const bool better = rc.mape_loo < rc.mape_before;
+  const bool write_fit = better || f.force;
+  const CalibrationFit start = StartingFit(rc, fit_input.runs);
+  const CalibrationFit& written = write_fit ? rc.fit : start;
+  const std::string verdict =
+      better ? fmt::format("the fit: its leave-one-out error {:.2f}% is below the starting {:.2f}%", Pct(rc.mape_loo),
+                           Pct(rc.mape_before))
+      : f.force ? fmt::format("the fit (--force), although its leave-one-out error {:.2f}% is not below the starting {:.2f}%",
+                              Pct(rc.mape_loo), Pct(rc.mape_before))
+                : fmt::format("the starting fractions unchanged: the fit's leave-one-out error {:.2f}% is not below the "
+                              "starting {:.2f}% (--force writes the fit)",
+                              Pct(rc.mape_loo), Pct(rc.mape_before));
+  const std::string toml = CalibrationToml(
+      written, fmt::format("# Achievable fractions of datasheet peaks for cluster '{}', fitted by `paratune calibrate "
+                           "--from-runs` on its\n# {} recorded runs ({} rounds; docs/runs.md). Holds {}.\n"
+                           "# MAPE of tokens/s per GPU: starting {:.2f}%, fit {:.2f}%, leave-one-out {:.2f}%.\n",
+                           cluster, rc.rows.size(), rc.rounds, verdict, Pct(rc.mape_before), Pct(rc.mape_after),
+                           Pct(rc.mape_loo)));
+  if (!f.out.empty()) WriteFileAtomic(f.out, toml);
+  if (f.json) {
+    nlohmann::json j = RunsCalibrationJson(rc, cluster, toml);
+    j["from_runs"]["db"] = db->Where();
+    j["from_runs"]["written"] = write_fit ? "fit" : "starting";
+    nlohmann::json skipped = nlohmann::json::array();
+    for (const auto& [name, why] : fit_input.skipped) skipped.push_back({{"name", name}, {"reason", why}});
+    j["from_runs"]["skipped"] = std::move(skipped);
+    fmt::print("{}\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    return 0;
+  }
+  fmt::print("calibrate --from-runs: cluster '{}' in {}: {} runs fitted, {} rounds\n", cluster, db->Where(),
+             rc.rows.size(), rc.rounds);
+  for (const auto& [name, why] : fit_input.skipped) fmt::print("  skipped {}: {}\n", name, why);
+  size_t w = 3;
+  for (const auto& r : rc.rows) w = std::max(w, r.id.size());
+  fmt::print("\n{:<{}}  {:>10}  {:>10} {:>7}  {:>10} {:>7}  {:>10} {:>7}\n", "run", w, "measured", "starting", "err",
+             "fit", "err", "held out", "err");
+  for (const auto& r : rc.rows) {
+    const auto err = [&](double p) { return fmt::format("{:+.1f}%", Pct(p / r.measured_tokens_per_s_per_gpu - 1)); };
+    fmt::print("{:<{}}  {:>10.0f}  {:>10.0f} {:>7}  {:>10.0f} {:>7}  {:>10.0f} {:>7}\n", r.id, w,
+               r.measured_tokens_per_s_per_gpu, r.before, err(r.before), r.after, err(r.after), r.loo, err(r.loo));
+  }
+  fmt::print("\ntokens/s per GPU, mean absolute error: starting {:.2f}%, fit {:.2f}%, held out (leave-one-out) {:.2f}%\n",
+             Pct(rc.mape_before), Pct(rc.mape_after), Pct(rc.mape_loo));
+  fmt::print("fractions fitted:\n{}", FractionChanges(start, rc.fit));
+  if (!f.out.empty())
+    fmt::print("wrote {} ({}); use it with `paratune plan --hardware {}`\n", f.out, verdict, f.out);
+  else
+    fmt::print("TOML ({}):\n{}", verdict, toml);
+  return 0;
+}
+
+}  // namespace
 
 Command AddCalibrateCommand(CLI::App& root) {
-  auto* cmd = root.add_subcommand("calibrate", "fit the per-generation efficiency fractions to published runs");
-  struct Flags {
-    std::vector<std::string> files;
-    std::string out, hardware;
-    int rounds = 6;
-    bool json = false, quiet = false;
-  };
+  auto* cmd = root.add_subcommand(
+      "calibrate", "fit the per-generation efficiency fractions to published runs, or to a cluster's recorded runs");
   auto f = std::make_shared<Flags>();
-  cmd->add_option("files", f->files, "CSV files in the schema of published_runs_dev.csv (their rows fitted together)")
-      ->required();
+  cmd->add_option("files", f->files, "CSV files in the schema of published_runs_dev.csv (their rows fitted together)");
+  cmd->add_flag("--from-runs", f->from_runs,
+                "fit the runs recorded in the run registry for one cluster (runs record --csv), with the error held out");
+  cmd->add_option("--db", f->db,
+                  "with --from-runs: the registry, a SQLite file or a postgresql:// URL (default $PARATUNE_DB, else "
+                  "$XDG_DATA_HOME/paratune/runs.db)");
+  cmd->add_option("--cluster", f->cluster, "with --from-runs: the cluster's runs to fit (default: the registry's only cluster)");
+  cmd->add_flag("--force", f->force,
+                "with --from-runs: write the fit even when its leave-one-out error is not below the starting error");
   cmd->add_option("--out", f->out, "write the TOML here (atomically) instead of standard output");
   cmd->add_option("--hardware", f->hardware, "TOML file adding or overriding GPU entries or the starting calibration");
   cmd->add_option("--rounds", f->rounds,
@@ -35,6 +159,10 @@ Command AddCalibrateCommand(CLI::App& root) {
   return {cmd, [f] {
             HardwareCatalog hw = HardwareCatalog::BuiltIn();
             if (!f->hardware.empty()) hw.Merge(ReadFile(f->hardware), f->hardware);
+            if (f->from_runs) return FromRuns(*f, hw);
+            if (!f->db.empty() || !f->cluster.empty() || f->force)
+              throw InputError("calibrate: --db, --cluster and --force go with --from-runs");
+            if (f->files.empty()) throw InputError("calibrate: give CSV files to fit, or --from-runs");
             std::vector<PublishedRun> runs;
             std::string names;
             for (const std::string& file : f->files) {

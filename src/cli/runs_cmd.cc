@@ -6,10 +6,13 @@
 
 #include "cli/commands.h"
 #include "cli/runs_report.h"
+#include "hardware/hardware_catalog.h"
+#include "runs/published_run_record.h"
 #include "runs/registry.h"
 #include "runs/runs_json.h"
 #include "util/error.h"
 #include "util/file.h"
+#include "validate/published_runs.h"
 
 namespace paratune::cli {
 namespace {
@@ -19,7 +22,7 @@ struct RunsFlags {
   bool json = false;
   // record
   std::vector<std::string> files;
-  std::string name, software, cluster, model;
+  std::string name, software, cluster, model, csv_in, hardware;
   std::vector<std::string> tags;
   bool baseline = false;
   // list
@@ -50,6 +53,48 @@ void PrintJson(const nlohmann::json& j) {
   fmt::print("{}\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
+// `runs record --csv FILE`: every usable row as a run of its own, in one transaction.
+int RecordCsv(const RunsFlags& f) {
+  if (!f.files.empty()) throw InputError("runs record: give FILES or --csv FILE, not both");
+  if (!f.name.empty() || !f.model.empty() || f.baseline)
+    throw InputError("runs record --csv: each row is a run named by its id; --name, --model and --baseline do not apply");
+  HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  if (!f.hardware.empty()) hw.Merge(ReadFile(f.hardware), f.hardware);
+  CsvRecords in = RecordsOfPublishedRuns(ReadPublishedRuns(ReadFile(f.csv_in), f.csv_in, hw), f.cluster);
+  if (in.records.empty())
+    throw InputError(fmt::format("runs record --csv: {}: no row can be recorded; row {}: {}{}", f.csv_in,
+                                 in.skipped.front().first, in.skipped.front().second,
+                                 in.skipped.size() > 1 ? fmt::format(" (and {} more rows skipped)", in.skipped.size() - 1)
+                                                       : std::string()));
+  for (RunRecord& r : in.records) {
+    if (!f.software.empty()) r.software = f.software;
+    for (const auto& t : f.tags) {
+      const auto [k, v] = SplitTag(t);
+      SetTag(r, k, v);
+    }
+  }
+  auto db = OpenRegistry(Location(f));
+  const std::vector<RecordResult> results = RecordRuns(*db, in.records);
+  int created = 0;
+  for (const auto& r : results) created += r.created;
+  if (f.json) {
+    nlohmann::json j = {{"schema", "paratune.runs.import/1"}, {"db", db->Where()}, {"file", f.csv_in},
+                        {"runs", nlohmann::json::array()}, {"skipped", nlohmann::json::array()}};
+    for (size_t i = 0; i < results.size(); ++i)
+      j["runs"].push_back({{"name", results[i].name}, {"cluster", in.records[i].cluster}, {"created", results[i].created}});
+    for (const auto& [id, why] : in.skipped) j["skipped"].push_back({{"id", id}, {"reason", why}});
+    PrintJson(j);
+    return 0;
+  }
+  std::string clusters;
+  for (const auto& r : in.records)
+    if (clusters.find("'" + r.cluster + "'") == std::string::npos) clusters += (clusters.empty() ? "'" : ", '") + r.cluster + "'";
+  fmt::print("recorded {} runs from {} ({} new, {} already recorded) for cluster {} ({})\n", results.size(), f.csv_in,
+             created, static_cast<int>(results.size()) - created, clusters, db->Where());
+  for (const auto& [id, why] : in.skipped) fmt::print("  skipped row {}: {}\n", id, why);
+  return 0;
+}
+
 }  // namespace
 
 Command AddRunsCommand(CLI::App& root) {
@@ -58,7 +103,11 @@ Command AddRunsCommand(CLI::App& root) {
   auto f = std::make_shared<RunsFlags>();
 
   auto* record = cmd->add_subcommand("record", "record the files of one run (analyze, diagnose, estimate, plan, cluster JSON, training logs)");
-  record->add_option("files", f->files, "files written by analyze/diagnose/estimate/plan/cluster --json, or training logs")->required();
+  record->add_option("files", f->files, "files written by analyze/diagnose/estimate/plan/cluster --json, or training logs");
+  record->add_option("--csv", f->csv_in,
+                     "instead of FILES: each row of a CSV in the schema of published_runs_dev.csv as a measured run "
+                     "named by its id, with its scenario and the cost model's prediction (what calibrate --from-runs fits)");
+  record->add_option("--hardware", f->hardware, "with --csv: TOML file adding or overriding GPU entries");
   record->add_option("--name", f->name, "the run's name (default: run- and the files' content hash); files under one name add to that run");
   record->add_option("--tag", f->tags, "KEY=VALUE, repeatable");
   record->add_option("--software", f->software, "free text: framework, NCCL, CUDA versions");
@@ -103,7 +152,10 @@ Command AddRunsCommand(CLI::App& root) {
   cmd->footer("Each file's kind is read from its JSON schema field, or a training log from its content. A record is one "
               "transaction: all of it or nothing. docs/runs.md");
   return {cmd, [=] {
+            if (record->parsed() && !f->csv_in.empty()) return RecordCsv(*f);
             if (record->parsed()) {
+              if (f->files.empty()) throw InputError("runs record: give the FILES of a run, or --csv FILE");
+              if (!f->hardware.empty()) throw InputError("runs record: --hardware goes with --csv");
               RecordOptions o;
               o.name = f->name, o.software = f->software, o.cluster = f->cluster, o.model = f->model, o.baseline = f->baseline;
               for (const auto& t : f->tags) o.tags.push_back(SplitTag(t));

@@ -311,6 +311,13 @@ std::vector<RunRecord> RunsOfCluster(Database& db, const std::string& cluster) {
   return runs;
 }
 
+std::vector<std::pair<std::string, int64_t>> Clusters(Database& db) {
+  std::vector<std::pair<std::string, int64_t>> out;
+  for (const auto& r : db.Query("SELECT cluster, COUNT(*) FROM runs GROUP BY cluster ORDER BY cluster"))
+    out.emplace_back(AsText(r[0]), AsInt(r[1]));
+  return out;
+}
+
 void ParseListFilter(const std::string& text, ListFilter& f) {
   const size_t eq = text.find('=');
   if (eq == std::string::npos) throw InputError("runs list: --filter '" + text + "': expected KEY=VALUE");

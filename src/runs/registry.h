@@ -75,6 +75,8 @@ RecordResult RecordRun(Database& db, const RunRecord& run);
 // layout_json and scenario_json (findings, series and policies left empty): what
 // `calibrate --from-runs` fits from.
 std::vector<RunRecord> RunsOfCluster(Database& db, const std::string& cluster);
+// Each cluster label with its number of runs, by label.
+std::vector<std::pair<std::string, int64_t>> Clusters(Database& db);
 
 struct ListFilter {
   std::string model, cluster, gpu;

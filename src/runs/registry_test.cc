@@ -319,6 +319,8 @@ TEST_P(Registry, RecordRunIsIdempotentAndRunsOfClusterReturnsThem) {
   EXPECT_DOUBLE_EQ(runs[0][Metric::kTokensPerSPerGpu].measured, 4321.5);
   EXPECT_EQ(runs[0].scenario_json, R"({"row":"csv-row-1"})");
   EXPECT_EQ(Show(*db_, "csv-row-1").sources.size(), 1u);
+  const std::vector<std::pair<std::string, int64_t>> clusters = {{"lab", 2}, {"other", 1}};
+  EXPECT_EQ(Clusters(*db_), clusters);
   EXPECT_CONTAINS(InputErrorOf([&] { RecordRun(*db_, RunRecord{}); }), "must not be empty");
 }
 

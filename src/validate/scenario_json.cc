@@ -338,6 +338,9 @@ Scenario ScenarioFromJsonText(std::string_view text, const std::string& where) {
     j = json::parse(text.begin(), text.end());
   } catch (const json::parse_error& e) {
     throw InputError(fmt::format("{}: not valid JSON at byte {}", where, e.byte));
+  } catch (const json::out_of_range& e) {  // a number beyond double, e.g. 1e400 (no position given)
+    const std::string what = e.what();
+    throw InputError(fmt::format("{}: not valid JSON: {}", where, what.substr(what.find(']') + 2)));
   }
   return ScenarioFromJson(j, where);
 }

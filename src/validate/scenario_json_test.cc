@@ -119,6 +119,9 @@ TEST(ScenarioJson, MalformedInputNamesTheField) {
   EXPECT_CONTAINS(error([](auto& j) { j["model"]["hidden"] = 0; }), "run.json: model");
   EXPECT_EQ(InputErrorOf([] { ScenarioFromJsonText("{\"schema\": ", "run.json"); }),
             "run.json: not valid JSON at byte 12");  // nlohmann counts from 1: the end of the text
+  // A number beyond double (found by fuzz/scenario_json_fuzz.cc): one line, not an escaped exception.
+  EXPECT_EQ(InputErrorOf([] { ScenarioFromJsonText("{\"cluster\": {\"gpus\": 9.9e999}}", "run.json"); }),
+            "run.json: not valid JSON: number overflow parsing '9.9e999'");
   // A member left out keeps its default.
   nlohmann::json j = good;
   j["layout"].erase("zero");

@@ -6,25 +6,11 @@
 #include "report/report.h"
 #include "report/svg.h"
 #include "util/error.h"
+#include "util/percent_encode.h"
 
 namespace paratune {
 namespace {
 
-std::string Encode(std::string_view s) {  // RFC 3986 unreserved characters kept
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (const char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (std::isalnum(u) || c == '-' || c == '.' || c == '_' || c == '~') {
-      out += c;
-    } else {
-      out += '%';
-      out += kHex[u >> 4];
-      out += kHex[u & 15];
-    }
-  }
-  return out;
-}
 
 std::string Link(const std::string& href, const std::string& text) {
   return "<a href=\"" + XmlEscape(href) + "\">" + XmlEscape(text) + "</a>";
@@ -67,7 +53,7 @@ RegistryPage RenderRegistryPage(const RegistryPages& pages, const std::string& p
               nav += " …";
               break;
             }
-            nav += (n > 1 ? " · " : "") + Link("/runs/" + Encode(r["name"].get<std::string>()), r["name"].get<std::string>());
+            nav += (n > 1 ? " · " : "") + Link("/runs/" + PercentEncode(r["name"].get<std::string>()), r["name"].get<std::string>());
           }
       return {200, Sections("paratune runs", nav, {{"runs", std::move(list)}, {"baselines", baselines}})};
     }
@@ -76,7 +62,7 @@ RegistryPage RenderRegistryPage(const RegistryPages& pages, const std::string& p
       if (a.empty()) return ErrorPage(400, "Bad request", "/runs/compare needs ?a=RUN (and &b=RUN; without b, a against its baseline)");
       const nlohmann::json c = pages.compare(a, b);
       return {200, Sections(b.empty() ? a + " against its baseline" : b + " against " + a,
-                            nav_home + " · " + Link("/runs/" + Encode(a), a) + (b.empty() ? "" : " · " + Link("/runs/" + Encode(b), b)),
+                            nav_home + " · " + Link("/runs/" + PercentEncode(a), a) + (b.empty() ? "" : " · " + Link("/runs/" + PercentEncode(b), b)),
                             {{"compare", c}})};
     }
     if (path.rfind("/runs/", 0) == 0) {
@@ -87,7 +73,7 @@ RegistryPage RenderRegistryPage(const RegistryPages& pages, const std::string& p
       try {  // the comparison with the baseline of its scope, when one is set and is another run
         nlohmann::json c = pages.compare(name, "");
         if (c.value("a", "") != name) {
-          nav += " · " + Link("/runs/compare?a=" + Encode(name), "against its baseline " + c.value("a", ""));
+          nav += " · " + Link("/runs/compare?a=" + PercentEncode(name), "against its baseline " + c.value("a", ""));
           docs.push_back({name + " against its baseline", std::move(c)});
         }
       } catch (const InputError&) {

@@ -35,6 +35,7 @@
 #include "report/report.h"
 #include "report/svg.h"
 #include "util/error.h"
+#include "util/percent_encode.h"
 #include "util/timestamp.h"
 
 namespace paratune {
@@ -398,7 +399,7 @@ class Site {
                        "<th scope=\"col\">Size (bytes)</th><th scope=\"col\">Modified (UTC)</th></tr></thead>\n<tbody>\n";
     for (const Row& row : rows) {
       const double mtime_s = static_cast<double>(row.r.key.mtime_ns) / 1e9;
-      html += "<tr><td><a href=\"/r/" + XmlEscape(EncodePathSegment(row.name)) + "\">" + XmlEscape(row.name) + "</a></td><td>" +
+      html += "<tr><td><a href=\"/r/" + XmlEscape(PercentEncode(row.name)) + "\">" + XmlEscape(row.name) + "</a></td><td>" +
               (row.r.schema.empty() ? "<span class=\"error\">" + XmlEscape(row.r.error) + "</span>" : "<code>" + XmlEscape(row.r.schema) + "</code>") +
               "</td><td class=\"num\">" + std::to_string(row.r.key.size) + "</td><td>" + XmlEscape(FormatTimestamp(mtime_s)) + "</td></tr>\n";
     }
@@ -414,22 +415,6 @@ class Site {
  private:
   static void NotFound(httplib::Response& res) { res.status = 404; }
 
-  // Unreserved characters (RFC 3986 section 2.3) as they are, every other byte %XX.
-  static std::string EncodePathSegment(std::string_view s) {
-    static constexpr char kHex[] = "0123456789ABCDEF";
-    std::string out;
-    for (const char c : s) {
-      const auto u = static_cast<unsigned char>(c);
-      if (std::isalnum(u) || c == '-' || c == '.' || c == '_' || c == '~') {
-        out += c;
-      } else {
-        out += '%';
-        out += kHex[u >> 4];
-        out += kHex[u & 15];
-      }
-    }
-    return out;
-  }
 
   // One line naming the file as the client knows it (NAME, not the server's path).
   std::string Reason(std::string message, const std::string& name, const fs::path& path) const {

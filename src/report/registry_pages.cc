@@ -11,7 +11,6 @@
 namespace paratune {
 namespace {
 
-
 std::string Link(const std::string& href, const std::string& text) {
   return "<a href=\"" + XmlEscape(href) + "\">" + XmlEscape(text) + "</a>";
 }

@@ -2,6 +2,8 @@
 // print (or write) it in the format of data/calibration.toml, or as JSON (paratune.calibrate/1).
 // `paratune calibrate --from-runs [--cluster NAME]`: the same fit on one cluster's recorded runs
 // (the run registry), with the error before, after and held out (docs/runs.md, "Calibrating").
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "cli/commands.h"
@@ -23,7 +25,8 @@ struct Flags {
   std::vector<std::string> files;
   std::string out, hardware, db, cluster;
   int rounds = 6;
-  bool json = false, quiet = false, from_runs = false, force = false;
+  std::string fractions = "auto";
+  bool json = false, quiet = false, from_runs = false;
 };
 
 double Pct(double x) { return 100 * x; }
@@ -44,16 +47,6 @@ std::string PickCluster(Database& db, const std::string& given) {
     throw InputError(fmt::format("calibrate --from-runs: {} holds {} clusters; name one with --cluster: {}", db.Where(),
                                  clusters.size(), known));
   return clusters[0].first;
-}
-
-// The starting calibration of each fitted generation: what the TOML holds when the fit is not
-// written (its leave-one-out error is not below the starting error).
-CalibrationFit StartingFit(const RunsCalibration& rc, const std::vector<PublishedRun>& runs) {
-  CalibrationFit start = rc.fit;
-  for (const PublishedRun& r : runs)
-    if (start.by_generation.count(r.cluster.gpu.generation)) start.by_generation[r.cluster.gpu.generation] = r.cluster.gpu.calibration;
-  for (auto& [gen, m] : start.mape_after) m = start.mape_before[gen];
-  return start;
 }
 
 std::string FractionChanges(const CalibrationFit& from, const CalibrationFit& to) {
@@ -78,32 +71,32 @@ int FromRuns(const Flags& f, const HardwareCatalog& hw) {
   auto db = OpenRegistry(f.db.empty() ? DefaultDatabaseLocation() : f.db);
   const std::string cluster = PickCluster(*db, f.cluster);
   const RunsToFit fit_input = PublishedRunsOfRecords(RunsOfCluster(*db, cluster), hw);
+  std::optional<FitFractions> only;
+  if (f.fractions != "auto") only = kFitFractionsNames.Parse(f.fractions, "calibrate --fractions", "set of fractions");
   TerminalProgress progress(f.quiet);
-  const RunsCalibration rc = CalibrateFromRuns(fit_input.runs, f.rounds, progress.get());
+  const RunsCalibration rc = CalibrateFromRuns(fit_input.runs, f.rounds, progress.get(), 0, only);
   progress.Done();
-  const bool better = rc.mape_loo < rc.mape_before;
-  const bool write_fit = better || f.force;
-  const CalibrationFit start = StartingFit(rc, fit_input.runs);
-  const CalibrationFit& written = write_fit ? rc.fit : start;
+  CalibrationFit start;  // each generation's starting calibration, to show what moved
+  for (const PublishedRun& r : fit_input.runs) start.by_generation[r.cluster.gpu.generation] = r.cluster.gpu.calibration;
+  const char* chosen = kFitFractionsNames.Name(rc.chosen);
   const std::string verdict =
-      better ? fmt::format("the fit: its leave-one-out error {:.2f}% is below the starting {:.2f}%", Pct(rc.mape_loo),
-                           Pct(rc.mape_before))
-      : f.force ? fmt::format("the fit (--force), although its leave-one-out error {:.2f}% is not below the starting {:.2f}%",
-                              Pct(rc.mape_loo), Pct(rc.mape_before))
-                : fmt::format("the starting fractions unchanged: the fit's leave-one-out error {:.2f}% is not below the "
-                              "starting {:.2f}% (--force writes the fit)",
-                              Pct(rc.mape_loo), Pct(rc.mape_before));
+      only ? fmt::format("the fractions named by --fractions {} (leave-one-out {:.2f}%, starting {:.2f}%)", chosen,
+                         Pct(rc.mape_loo), Pct(rc.mape_before))
+      : rc.chosen == FitFractions::kNone
+          ? fmt::format("the starting fractions unchanged: no fit's leave-one-out error is below the starting {:.2f}%",
+                        Pct(rc.mape_before))
+          : fmt::format("the fit of {} fractions: its leave-one-out error {:.2f}% is the lowest (starting {:.2f}%)",
+                        rc.chosen == FitFractions::kGemm ? "the GEMM" : "all eight", Pct(rc.mape_loo), Pct(rc.mape_before));
   const std::string toml = CalibrationToml(
-      written, fmt::format("# Achievable fractions of datasheet peaks for cluster '{}', fitted by `paratune calibrate "
-                           "--from-runs` on its\n# {} recorded runs ({} rounds; docs/runs.md). Holds {}.\n"
-                           "# MAPE of tokens/s per GPU: starting {:.2f}%, fit {:.2f}%, leave-one-out {:.2f}%.\n",
-                           cluster, rc.rows.size(), rc.rounds, verdict, Pct(rc.mape_before), Pct(rc.mape_after),
-                           Pct(rc.mape_loo)));
+      rc.fit, fmt::format("# Achievable fractions of datasheet peaks for cluster '{}', fitted by `paratune calibrate "
+                          "--from-runs` on its\n# {} recorded runs ({} rounds; docs/runs.md). Holds {}.\n"
+                          "# MAPE of tokens/s per GPU: starting {:.2f}%, fit {:.2f}%, leave-one-out {:.2f}%.\n",
+                          cluster, rc.rows.size(), rc.rounds, verdict, Pct(rc.mape_before), Pct(rc.mape_after),
+                          Pct(rc.mape_loo)));
   if (!f.out.empty()) WriteFileAtomic(f.out, toml);
   if (f.json) {
     nlohmann::json j = RunsCalibrationJson(rc, cluster, toml);
     j["from_runs"]["db"] = db->Where();
-    j["from_runs"]["written"] = write_fit ? "fit" : "starting";
     nlohmann::json skipped = nlohmann::json::array();
     for (const auto& [name, why] : fit_input.skipped) skipped.push_back({{"name", name}, {"reason", why}});
     j["from_runs"]["skipped"] = std::move(skipped);
@@ -122,9 +115,11 @@ int FromRuns(const Flags& f, const HardwareCatalog& hw) {
     fmt::print("{:<{}}  {:>10.0f}  {:>10.0f} {:>7}  {:>10.0f} {:>7}  {:>10.0f} {:>7}\n", r.id, w,
                r.measured_tokens_per_s_per_gpu, r.before, err(r.before), r.after, err(r.after), r.loo, err(r.loo));
   }
-  fmt::print("\ntokens/s per GPU, mean absolute error: starting {:.2f}%, fit {:.2f}%, held out (leave-one-out) {:.2f}%\n",
-             Pct(rc.mape_before), Pct(rc.mape_after), Pct(rc.mape_loo));
-  fmt::print("fractions fitted:\n{}", FractionChanges(start, rc.fit));
+  fmt::print("\ntokens/s per GPU, mean absolute error by the fractions fitted:\n");
+  for (const RunsCalibrationCandidate& c : rc.candidates)
+    fmt::print("  {:<5} fit {:6.2f}%  held out (leave-one-out) {:6.2f}%{}\n", kFitFractionsNames.Name(c.fractions),
+               Pct(c.mape_after), Pct(c.mape_loo), c.fractions == rc.chosen ? "  <- chosen" : "");
+  fmt::print("fractions moved:\n{}", FractionChanges(start, rc.fit));
   if (!f.out.empty())
     fmt::print("wrote {} ({}); use it with `paratune plan --hardware {}`\n", f.out, verdict, f.out);
   else
@@ -145,8 +140,10 @@ Command AddCalibrateCommand(CLI::App& root) {
                   "with --from-runs: the registry, a SQLite file or a postgresql:// URL (default $PARATUNE_DB, else "
                   "$XDG_DATA_HOME/paratune/runs.db)");
   cmd->add_option("--cluster", f->cluster, "with --from-runs: the cluster's runs to fit (default: the registry's only cluster)");
-  cmd->add_flag("--force", f->force,
-                "with --from-runs: write the fit even when its leave-one-out error is not below the starting error");
+  cmd->add_option("--fractions", f->fractions,
+                  "with --from-runs: the fractions to fit, auto (none, gemm or all, whichever has the lowest "
+                  "leave-one-out error), none, gemm or all")
+      ->capture_default_str();
   cmd->add_option("--out", f->out, "write the TOML here (atomically) instead of standard output");
   cmd->add_option("--hardware", f->hardware, "TOML file adding or overriding GPU entries or the starting calibration");
   cmd->add_option("--rounds", f->rounds,
@@ -160,8 +157,8 @@ Command AddCalibrateCommand(CLI::App& root) {
             HardwareCatalog hw = HardwareCatalog::BuiltIn();
             if (!f->hardware.empty()) hw.Merge(ReadFile(f->hardware), f->hardware);
             if (f->from_runs) return FromRuns(*f, hw);
-            if (!f->db.empty() || !f->cluster.empty() || f->force)
-              throw InputError("calibrate: --db, --cluster and --force go with --from-runs");
+            if (!f->db.empty() || !f->cluster.empty() || f->fractions != "auto")
+              throw InputError("calibrate: --db, --cluster and --fractions go with --from-runs");
             if (f->files.empty()) throw InputError("calibrate: give CSV files to fit, or --from-runs");
             std::vector<PublishedRun> runs;
             std::string names;

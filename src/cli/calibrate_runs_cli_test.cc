@@ -92,7 +92,10 @@ TEST_F(CalibrateRunsCli, ASlowerClusterIsFittedAndTheFitHoldsOut) {
   EXPECT_NEAR(fr["mape_before"].get<double>(), 1 / 0.85 - 1, 1e-9);  // predicted = measured / 0.85
   EXPECT_LT(fr["mape_after"].get<double>(), 0.05);
   EXPECT_LT(fr["mape_loo"].get<double>(), 0.05);
-  EXPECT_EQ(fr["written"], "fit");
+  EXPECT_NE(fr["fractions"], "none");
+  ASSERT_EQ(fr["candidates"].size(), 3u);
+  EXPECT_EQ(fr["candidates"][0]["fractions"], "none");
+  EXPECT_EQ(fr["candidates"][0]["mape_loo"], fr["mape_before"]);
   const std::string written = Slurp(toml);
   EXPECT_EQ(written, j["toml"].get<std::string>());
   EXPECT_CONTAINS(written, "[calibration.hopper]");
@@ -117,12 +120,13 @@ TEST_F(CalibrateRunsCli, ASlowerClusterIsFittedAndTheFitHoldsOut) {
   r = Run({"calibrate", "--from-runs", "--db", lab_db, "--cluster", "lab", "--quiet"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_CONTAINS(r.out, "calibrate --from-runs: cluster 'lab' in " + lab_db + ": 6 runs fitted, 6 rounds");
-  EXPECT_CONTAINS(r.out, "starting 17.65%");
-  EXPECT_CONTAINS(r.out, "TOML (the fit: its leave-one-out error");
+  EXPECT_CONTAINS(r.out, "  none  fit  17.65%  held out (leave-one-out)  17.65%\n");
+  EXPECT_CONTAINS(r.out, "  <- chosen");
+  EXPECT_CONTAINS(r.out, "is the lowest (starting 17.65%)");
 }
 
 // A cluster the model already predicts exactly: no fit can beat that on held-out runs, so the
-// TOML keeps the starting fractions (unless --force).
+// TOML keeps the starting fractions (unless --fractions names a set).
 TEST_F(CalibrateRunsCli, AFitThatDoesNotHoldOutIsNotWritten) {
   const std::string db = (dir_ / "runs.db").string();
   Result r = Run({"runs", "record", "--csv", Write("probe.csv", Csv({1, 1, 1, 1, 1, 1})), "--cluster", "probe", "--db", db});
@@ -138,9 +142,14 @@ TEST_F(CalibrateRunsCli, AFitThatDoesNotHoldOutIsNotWritten) {
   ASSERT_EQ(r.status, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_LT(j["from_runs"]["mape_before"].get<double>(), 1e-9);
-  EXPECT_EQ(j["from_runs"]["written"], "starting");
-  r = Run({"calibrate", "--from-runs", "--db", exact_db, "--json", "--quiet", "--rounds", "2", "--force"});
-  EXPECT_EQ(nlohmann::json::parse(r.out)["from_runs"]["written"], "fit");
+  EXPECT_EQ(j["from_runs"]["fractions"], "none");
+  EXPECT_CONTAINS(j["toml"].get<std::string>(), "Holds the starting fractions unchanged: no fit's leave-one-out error");
+  r = Run({"calibrate", "--from-runs", "--db", exact_db, "--json", "--quiet", "--rounds", "2", "--fractions", "all"});
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["from_runs"]["fractions"], "all");
+  EXPECT_EQ(j["from_runs"]["candidates"].size(), 1u);
+  EXPECT_EQ(RunBad({"calibrate", "--from-runs", "--db", exact_db, "--fractions", "some"}),
+            "calibrate --fractions: unknown set of fractions 'some' (expected none, gemm or all)");
 }
 
 TEST_F(CalibrateRunsCli, BadInputIsOneLine) {
@@ -163,7 +172,7 @@ TEST_F(CalibrateRunsCli, BadInputIsOneLine) {
   EXPECT_EQ(RunBad({"calibrate", "--from-runs", csv, "--db", db}),
             "calibrate --from-runs fits recorded runs and takes no CSV files (record them first: paratune runs record "
             "--csv FILE)");
-  EXPECT_EQ(RunBad({"calibrate", "--cluster", "a", csv}), "calibrate: --db, --cluster and --force go with --from-runs");
+  EXPECT_EQ(RunBad({"calibrate", "--cluster", "a", csv}), "calibrate: --db, --cluster and --fractions go with --from-runs");
   EXPECT_EQ(RunBad({"runs", "record", "--csv", csv, "--name", "x", "--db", db}),
             "runs record --csv: each row is a run named by its id; --name, --model and --baseline do not apply");
   EXPECT_EQ(RunBad({"runs", "record", "--db", db}), "runs record: give the FILES of a run, or --csv FILE");
@@ -197,7 +206,7 @@ TEST_F(CalibrateRunsCli, DevelopmentClusterLowersTheHeldOutError) {
               100 * fr["mape_loo"].get<double>());
   EXPECT_EQ(fr["runs"], 12);
   EXPECT_LT(fr["mape_loo"].get<double>(), fr["mape_before"].get<double>());
-  EXPECT_EQ(fr["written"], "fit");
+  EXPECT_EQ(fr["fractions"], "all");  // the attention, HBM and NVLink fractions move too
 }
 
 }  // namespace

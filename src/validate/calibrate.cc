@@ -54,7 +54,8 @@ double Mape(std::vector<PublishedRun>& runs, const Calibration& c) {
 
 }  // namespace
 
-CalibrationFit FitCalibration(const std::vector<PublishedRun>& all, int rounds, Progress* progress) {
+CalibrationFit FitCalibration(const std::vector<PublishedRun>& all, int rounds, Progress* progress,
+                              FitFractions fractions) {
   if (rounds < kMinCalibrationRounds || rounds > kMaxCalibrationRounds)
     throw InputError(fmt::format("`rounds` must be between {} and {}, got {}", kMinCalibrationRounds,
                                  kMaxCalibrationRounds, rounds));
@@ -75,7 +76,8 @@ CalibrationFit FitCalibration(const std::vector<PublishedRun>& all, int rounds, 
       const bool used = !gemm || std::any_of(runs.begin(), runs.end(), [&](const PublishedRun& r) {
         return GemmFraction(r.training.precision) == f.value;
       });
-      if (used) fields.push_back(f.value);
+      const bool allowed = fractions == FitFractions::kAll || (fractions == FitFractions::kGemm && gemm);
+      if (used && allowed) fields.push_back(f.value);
     }
     double best = Mape(runs, c);
     fit.mape_before[gen] = best;

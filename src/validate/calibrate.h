@@ -4,11 +4,13 @@
 // the eight physical fractions, each kept inside a plausible range; nothing per row or model.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "hardware/gpu_spec.h"
+#include "util/enum_names.h"
 #include "util/progress.h"
 #include "validate/published_runs.h"
 
@@ -26,10 +28,19 @@ struct CalibrationFit {
 inline constexpr int kMinCalibrationRounds = 1;
 inline constexpr int kMaxCalibrationRounds = 15;
 
+// Which fractions a fit may move: none (the starting calibration kept), only the GEMM fractions
+// (of the precisions the rows use: the term a software stack moves most, one or two parameters
+// where a cluster has few runs), or all eight (the development fit). Nested: each set holds the
+// one before it (`calibrate --from-runs` chooses among them by held-out error).
+enum class FitFractions : uint8_t { kNone, kGemm, kAll };
+inline constexpr EnumNames<FitFractions, 3> kFitFractionsNames{
+    {{{FitFractions::kNone, "none"}, {FitFractions::kGemm, "gemm"}, {FitFractions::kAll, "all"}}}, 3};
+
 // Uses rows that are modelable and not of "low" confidence. `runs` are copied internally.
 // Throws InputError when `rounds` is outside [kMinCalibrationRounds, kMaxCalibrationRounds] or
 // no row can be used. Reports each round of each generation to `progress`.
-CalibrationFit FitCalibration(const std::vector<PublishedRun>& runs, int rounds = 6, Progress* progress = nullptr);
+CalibrationFit FitCalibration(const std::vector<PublishedRun>& runs, int rounds = 6, Progress* progress = nullptr,
+                              FitFractions fractions = FitFractions::kAll);
 
 // The fit as the text of data/calibration.toml.
 std::string CalibrationToml(const CalibrationFit& fit, const std::string& header_comment);

@@ -26,8 +26,14 @@ nlohmann::json RunsCalibrationJson(const RunsCalibration& rc, const std::string&
                     {"before_tokens_per_s_per_gpu", r.before},
                     {"after_tokens_per_s_per_gpu", r.after},
                     {"loo_tokens_per_s_per_gpu", r.loo}});
+  nlohmann::json candidates = nlohmann::json::array();
+  for (const RunsCalibrationCandidate& c : rc.candidates)
+    candidates.push_back(
+        {{"fractions", kFitFractionsNames.Name(c.fractions)}, {"mape_after", c.mape_after}, {"mape_loo", c.mape_loo}});
   j["from_runs"] = {{"cluster", cluster},
                     {"rounds", rc.rounds},
+                    {"fractions", kFitFractionsNames.Name(rc.chosen)},
+                    {"candidates", std::move(candidates)},
                     {"runs", rc.rows.size()},
                     {"mape_before", rc.mape_before},
                     {"mape_after", rc.mape_after},

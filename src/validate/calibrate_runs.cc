@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 
 #include <fmt/format.h>
@@ -45,7 +46,7 @@ bool SameCalibration(const Calibration& a, const Calibration& b) {
 }  // namespace
 
 RunsCalibration CalibrateFromRuns(const std::vector<PublishedRun>& all, int rounds, Progress* progress,
-                                  int threads) {
+                                  int threads, std::optional<FitFractions> only) {
   if (rounds < kMinCalibrationRounds || rounds > kMaxCalibrationRounds)
     throw InputError(fmt::format("`rounds` must be between {} and {}, got {}", kMinCalibrationRounds,
                                  kMaxCalibrationRounds, rounds));
@@ -75,39 +76,78 @@ RunsCalibration CalibrateFromRuns(const std::vector<PublishedRun>& all, int roun
                                  "the cost model accepts), got {}",
                                  runs.size()));
 
-  // The fit on all runs (index n) and the n leave-one-out fits, in parallel: each is independent.
+  // Per set of fractions tried, the fit on all runs (index n) and the n leave-one-out fits, all
+  // in parallel: each is independent. "none" needs no fit: the starting calibration.
   const size_t n = runs.size();
-  std::vector<CalibrationFit> fits(n + 1);
+  std::vector<FitFractions> sets;
+  if (only) sets = {*only};
+  else sets = {FitFractions::kNone, FitFractions::kGemm, FitFractions::kAll};
+  std::vector<FitFractions> fitted;
+  for (FitFractions f : sets)
+    if (f != FitFractions::kNone) fitted.push_back(f);
+  std::vector<std::vector<CalibrationFit>> fits(fitted.size(), std::vector<CalibrationFit>(n + 1));
+  const int64_t jobs = static_cast<int64_t>(fitted.size() * (n + 1));
   std::atomic<int64_t> done{0};
   std::mutex progress_mutex;
-  ReportProgress(progress, "calibrating, fit", 0, static_cast<int64_t>(n + 1));
-  ParallelFor(n + 1, threads, [&](size_t i) {
+  ReportProgress(progress, "calibrating, fit", 0, jobs);
+  ParallelFor(static_cast<size_t>(jobs), threads, [&](size_t job) {
+    const size_t set = job / (n + 1), i = job % (n + 1);
     std::vector<PublishedRun> train;
     train.reserve(n);
     for (size_t k = 0; k < n; ++k)
       if (k != i) train.push_back(runs[k]);
-    fits[i] = FitCalibration(train, rounds, nullptr);
-    RoundAsWritten(fits[i]);
+    fits[set][i] = FitCalibration(train, rounds, nullptr, fitted[set]);
+    RoundAsWritten(fits[set][i]);
     const int64_t d = ++done;
     std::lock_guard<std::mutex> lock(progress_mutex);
-    ReportProgress(progress, "calibrating, fit", d, static_cast<int64_t>(n + 1));
+    ReportProgress(progress, "calibrating, fit", d, jobs);
   });
-  out.fit = std::move(fits[n]);
 
-  std::map<std::string, std::pair<double, int>> after_by_gen;  // sum of errors, rows
-  for (size_t i = 0; i < n; ++i) {
-    RunsCalibrationRow& row = out.rows[i];
-    row.after = Predict(runs[i], CalibrationFor(out.fit, runs[i]));
-    row.loo = Predict(runs[i], CalibrationFor(fits[i], runs[i]));
-    out.mape_before += Ape(row.before, row.measured_tokens_per_s_per_gpu) / n;
-    out.mape_after += Ape(row.after, row.measured_tokens_per_s_per_gpu) / n;
-    out.mape_loo += Ape(row.loo, row.measured_tokens_per_s_per_gpu) / n;
-    auto& [sum, rows] = after_by_gen[row.generation];
-    sum += Ape(row.after, row.measured_tokens_per_s_per_gpu);
-    ++rows;
+  for (size_t i = 0; i < n; ++i) out.mape_before += Ape(out.rows[i].before, out.rows[i].measured_tokens_per_s_per_gpu) / n;
+  size_t next_fit = 0;
+  for (FitFractions f : sets) {
+    RunsCalibrationCandidate c;
+    c.fractions = f;
+    if (f == FitFractions::kNone) {
+      // The starting calibration of each generation, as a fit that moved nothing.
+      for (const PublishedRun& r : runs) c.fit.by_generation[r.cluster.gpu.generation] = r.cluster.gpu.calibration;
+      for (size_t i = 0; i < n; ++i) c.after.push_back(out.rows[i].before), c.loo.push_back(out.rows[i].before);
+    } else {
+      std::vector<CalibrationFit>& set_fits = fits[next_fit++];
+      c.fit = std::move(set_fits[n]);
+      for (size_t i = 0; i < n; ++i) {
+        c.after.push_back(Predict(runs[i], CalibrationFor(c.fit, runs[i])));
+        c.loo.push_back(Predict(runs[i], CalibrationFor(set_fits[i], runs[i])));
+      }
+    }
+    // The fit's own row counts and errors per generation, with the fractions as written.
+    std::map<std::string, std::pair<double, int>> after_by_gen, before_by_gen;  // sum of errors, rows
+    for (size_t i = 0; i < n; ++i) {
+      const RunsCalibrationRow& row = out.rows[i];
+      c.mape_after += Ape(c.after[i], row.measured_tokens_per_s_per_gpu) / n;
+      c.mape_loo += Ape(c.loo[i], row.measured_tokens_per_s_per_gpu) / n;
+      auto& [sum, rows] = after_by_gen[row.generation];
+      sum += Ape(c.after[i], row.measured_tokens_per_s_per_gpu);
+      ++rows;
+      before_by_gen[row.generation].first += Ape(row.before, row.measured_tokens_per_s_per_gpu);
+      ++before_by_gen[row.generation].second;
+    }
+    for (const auto& [gen, e] : after_by_gen) {
+      c.fit.mape_after[gen] = e.first / e.second;
+      c.fit.mape_before[gen] = before_by_gen[gen].first / before_by_gen[gen].second;
+      c.fit.rows[gen] = e.second;
+    }
+    out.candidates.push_back(std::move(c));
   }
-  // The fit's own "after" with the fractions as written.
-  for (const auto& [gen, e] : after_by_gen) out.fit.mape_after[gen] = e.first / e.second;
+  // The lowest held-out error; on a tie the smaller set (earlier in `sets`).
+  const RunsCalibrationCandidate* best = &out.candidates.front();
+  for (const RunsCalibrationCandidate& c : out.candidates)
+    if (c.mape_loo < best->mape_loo - 1e-12) best = &c;
+  out.chosen = best->fractions;
+  out.fit = best->fit;
+  out.mape_after = best->mape_after;
+  out.mape_loo = best->mape_loo;
+  for (size_t i = 0; i < n; ++i) out.rows[i].after = best->after[i], out.rows[i].loo = best->loo[i];
   return out;
 }
 

@@ -2,6 +2,7 @@
 // print (or write) it in the format of data/calibration.toml, or as JSON (paratune.calibrate/1).
 // `paratune calibrate --from-runs [--cluster NAME]`: the same fit on one cluster's recorded runs
 // (the run registry), with the error before, after and held out (docs/runs.md, "Calibrating").
+#include <cmath>
 #include <optional>
 
 #include <fmt/format.h>
@@ -26,7 +27,7 @@ struct Flags {
   std::string out, hardware, db, cluster;
   int rounds = 6;
   std::string fractions = "auto";
-  bool json = false, quiet = false, from_runs = false;
+  bool json = false, quiet = false, from_runs = false, nested = false;
 };
 
 double Pct(double x) { return 100 * x; }
@@ -74,7 +75,7 @@ int FromRuns(const Flags& f, const HardwareCatalog& hw) {
   std::optional<FitFractions> only;
   if (f.fractions != "auto") only = kFitFractionsNames.Parse(f.fractions, "calibrate --fractions", "set of fractions");
   TerminalProgress progress(f.quiet);
-  const RunsCalibration rc = CalibrateFromRuns(fit_input.runs, f.rounds, progress.get(), 0, only);
+  const RunsCalibration rc = CalibrateFromRuns(fit_input.runs, f.rounds, progress.get(), 0, only, f.nested);
   progress.Done();
   CalibrationFit start;  // each generation's starting calibration, to show what moved
   for (const PublishedRun& r : fit_input.runs) start.by_generation[r.cluster.gpu.generation] = r.cluster.gpu.calibration;
@@ -119,6 +120,8 @@ int FromRuns(const Flags& f, const HardwareCatalog& hw) {
   for (const RunsCalibrationCandidate& c : rc.candidates)
     fmt::print("  {:<5} fit {:6.2f}%  held out (leave-one-out) {:6.2f}%{}\n", kFitFractionsNames.Name(c.fractions),
                Pct(c.mape_after), Pct(c.mape_loo), c.fractions == rc.chosen ? "  <- chosen" : "");
+  if (!std::isnan(rc.mape_nested))
+    fmt::print("  the choice held out too (nested leave-one-out): {:.2f}%\n", Pct(rc.mape_nested));
   fmt::print("fractions moved:\n{}", FractionChanges(start, rc.fit));
   if (!f.out.empty())
     fmt::print("wrote {} ({}); use it with `paratune plan --hardware {}`\n", f.out, verdict, f.out);
@@ -144,6 +147,8 @@ Command AddCalibrateCommand(CLI::App& root) {
                   "with --from-runs: the fractions to fit, auto (none, gemm or all, whichever has the lowest "
                   "leave-one-out error), none, gemm or all")
       ->capture_default_str();
+  cmd->add_flag("--nested", f->nested,
+                "with --from-runs: also hold out the choice of fractions (nested leave-one-out: about n times the work)");
   cmd->add_option("--out", f->out, "write the TOML here (atomically) instead of standard output");
   cmd->add_option("--hardware", f->hardware, "TOML file adding or overriding GPU entries or the starting calibration");
   cmd->add_option("--rounds", f->rounds,
@@ -157,8 +162,8 @@ Command AddCalibrateCommand(CLI::App& root) {
             HardwareCatalog hw = HardwareCatalog::BuiltIn();
             if (!f->hardware.empty()) hw.Merge(ReadFile(f->hardware), f->hardware);
             if (f->from_runs) return FromRuns(*f, hw);
-            if (!f->db.empty() || !f->cluster.empty() || f->fractions != "auto")
-              throw InputError("calibrate: --db, --cluster and --fractions go with --from-runs");
+            if (!f->db.empty() || !f->cluster.empty() || f->fractions != "auto" || f->nested)
+              throw InputError("calibrate: --db, --cluster, --fractions and --nested go with --from-runs");
             if (f->files.empty()) throw InputError("calibrate: give CSV files to fit, or --from-runs");
             std::vector<PublishedRun> runs;
             std::string names;

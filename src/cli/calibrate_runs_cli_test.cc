@@ -172,7 +172,7 @@ TEST_F(CalibrateRunsCli, BadInputIsOneLine) {
   EXPECT_EQ(RunBad({"calibrate", "--from-runs", csv, "--db", db}),
             "calibrate --from-runs fits recorded runs and takes no CSV files (record them first: paratune runs record "
             "--csv FILE)");
-  EXPECT_EQ(RunBad({"calibrate", "--cluster", "a", csv}), "calibrate: --db, --cluster and --fractions go with --from-runs");
+  EXPECT_EQ(RunBad({"calibrate", "--cluster", "a", csv}), "calibrate: --db, --cluster, --fractions and --nested go with --from-runs");
   EXPECT_EQ(RunBad({"runs", "record", "--csv", csv, "--name", "x", "--db", db}),
             "runs record --csv: each row is a run named by its id; --name, --model and --baseline do not apply");
   EXPECT_EQ(RunBad({"runs", "record", "--db", db}), "runs record: give the FILES of a run, or --csv FILE");

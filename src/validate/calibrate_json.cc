@@ -1,5 +1,7 @@
 #include "validate/calibrate_json.h"
 
+#include <cmath>
+
 namespace paratune {
 
 nlohmann::json CalibrationFitJson(const CalibrationFit& fit, const std::string& toml) {
@@ -38,6 +40,7 @@ nlohmann::json RunsCalibrationJson(const RunsCalibration& rc, const std::string&
                     {"mape_before", rc.mape_before},
                     {"mape_after", rc.mape_after},
                     {"mape_loo", rc.mape_loo},
+                    {"mape_nested", std::isnan(rc.mape_nested) ? nlohmann::json() : nlohmann::json(rc.mape_nested)},
                     {"rows", std::move(rows)}};
   return j;
 }

@@ -46,7 +46,7 @@ bool SameCalibration(const Calibration& a, const Calibration& b) {
 }  // namespace
 
 RunsCalibration CalibrateFromRuns(const std::vector<PublishedRun>& all, int rounds, Progress* progress,
-                                  int threads, std::optional<FitFractions> only) {
+                                  int threads, std::optional<FitFractions> only, bool nested) {
   if (rounds < kMinCalibrationRounds || rounds > kMaxCalibrationRounds)
     throw InputError(fmt::format("`rounds` must be between {} and {}, got {}", kMinCalibrationRounds,
                                  kMaxCalibrationRounds, rounds));
@@ -148,6 +148,26 @@ RunsCalibration CalibrateFromRuns(const std::vector<PublishedRun>& all, int roun
   out.mape_after = best->mape_after;
   out.mape_loo = best->mape_loo;
   for (size_t i = 0; i < n; ++i) out.rows[i].after = best->after[i], out.rows[i].loo = best->loo[i];
+
+  if (nested && !only && n >= 3) {
+    // The whole procedure on all runs but i (its own three sets, its own choice), then run i
+    // predicted by what it chose. Each inner call is serial; the n calls run in parallel.
+    out.nested.assign(n, 0);
+    std::atomic<int64_t> nested_done{0};
+    ReportProgress(progress, "calibrating, nested", 0, static_cast<int64_t>(n));
+    ParallelFor(n, threads, [&](size_t i) {
+      std::vector<PublishedRun> train;
+      for (size_t k = 0; k < n; ++k)
+        if (k != i) train.push_back(runs[k]);
+      const RunsCalibration inner = CalibrateFromRuns(train, rounds, nullptr, 1);
+      out.nested[i] = Predict(runs[i], CalibrationFor(inner.fit, runs[i]));
+      const int64_t d = ++nested_done;
+      std::lock_guard<std::mutex> lock(progress_mutex);
+      ReportProgress(progress, "calibrating, nested", d, static_cast<int64_t>(n));
+    });
+    out.mape_nested = 0;
+    for (size_t i = 0; i < n; ++i) out.mape_nested += Ape(out.nested[i], out.rows[i].measured_tokens_per_s_per_gpu) / n;
+  }
   return out;
 }
 

@@ -5,6 +5,7 @@
 // fit on all the others), which is what the fit is worth on the cluster's next job.
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +45,10 @@ struct RunsCalibration {
   double mape_before = 0;
   double mape_after = 0;
   double mape_loo = 0;
+  // With `nested`: each run predicted by the whole procedure (the choice of set included) run on
+  // all the others, so unbiased by the choice; NaN when not computed.
+  double mape_nested = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> nested;  // per row, tokens/s per GPU
 };
 
 // Uses the runs FitCalibration uses (modelable, confidence not "low") whose layout the cost
@@ -57,8 +62,11 @@ struct RunsCalibration {
 // error is the least of three held-out estimates, so slightly optimistic (docs/validation.md
 // measures by how much). With `only`, that set alone is fitted and chosen. The fits (n + 1 per
 // set) run on up to `threads` threads (0: one per hardware thread). Throws InputError for fewer
-// than two usable runs, differing starting calibrations or `rounds` out of range.
+// than two usable runs, differing starting calibrations or `rounds` out of range. `nested`
+// (without `only`, at least three runs) also runs the whole procedure n more times, once per
+// held-out run: about n times the work.
 RunsCalibration CalibrateFromRuns(const std::vector<PublishedRun>& runs, int rounds, Progress* progress = nullptr,
-                                  int threads = 0, std::optional<FitFractions> only = std::nullopt);
+                                  int threads = 0, std::optional<FitFractions> only = std::nullopt,
+                                  bool nested = false);
 
 }  // namespace paratune

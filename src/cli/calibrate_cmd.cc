@@ -69,11 +69,11 @@ int FromRuns(const Flags& f, const HardwareCatalog& hw) {
   if (!f.files.empty())
     throw InputError("calibrate --from-runs fits recorded runs and takes no CSV files (record them first: "
                      "`paratune runs record --csv FILE`)");
+  std::optional<FitFractions> only;
+  if (f.fractions != "auto") only = kFitFractionsNames.Parse(f.fractions, "calibrate --fractions", "set of fractions");
   auto db = OpenRegistry(f.db.empty() ? DefaultDatabaseLocation() : f.db);
   const std::string cluster = PickCluster(*db, f.cluster);
   const RunsToFit fit_input = PublishedRunsOfRecords(RunsOfCluster(*db, cluster), hw);
-  std::optional<FitFractions> only;
-  if (f.fractions != "auto") only = kFitFractionsNames.Parse(f.fractions, "calibrate --fractions", "set of fractions");
   TerminalProgress progress(f.quiet);
   const RunsCalibration rc = CalibrateFromRuns(fit_input.runs, f.rounds, progress.get(), 0, only, f.nested);
   progress.Done();
@@ -81,12 +81,12 @@ int FromRuns(const Flags& f, const HardwareCatalog& hw) {
   for (const PublishedRun& r : fit_input.runs) start.by_generation[r.cluster.gpu.generation] = r.cluster.gpu.calibration;
   const char* chosen = kFitFractionsNames.Name(rc.chosen);
   const std::string verdict =
-      only ? fmt::format("the fractions named by --fractions {} (leave-one-out {:.2f}%, starting {:.2f}%)", chosen,
+      only ? fmt::format("the fractions named by --fractions {}: leave-one-out {:.2f}%, starting {:.2f}%", chosen,
                          Pct(rc.mape_loo), Pct(rc.mape_before))
       : rc.chosen == FitFractions::kNone
           ? fmt::format("the starting fractions unchanged: no fit's leave-one-out error is below the starting {:.2f}%",
                         Pct(rc.mape_before))
-          : fmt::format("the fit of {} fractions: its leave-one-out error {:.2f}% is the lowest (starting {:.2f}%)",
+          : fmt::format("the fit of {} fractions: its leave-one-out error {:.2f}% is the lowest, starting {:.2f}%",
                         rc.chosen == FitFractions::kGemm ? "the GEMM" : "all eight", Pct(rc.mape_loo), Pct(rc.mape_before));
   const std::string toml = CalibrationToml(
       rc.fit, fmt::format("# Achievable fractions of datasheet peaks for cluster '{}', fitted by `paratune calibrate "

@@ -122,7 +122,7 @@ TEST_F(CalibrateRunsCli, ASlowerClusterIsFittedAndTheFitHoldsOut) {
   EXPECT_CONTAINS(r.out, "calibrate --from-runs: cluster 'lab' in " + lab_db + ": 6 runs fitted, 6 rounds");
   EXPECT_CONTAINS(r.out, "  none  fit  17.65%  held out (leave-one-out)  17.65%\n");
   EXPECT_CONTAINS(r.out, "  <- chosen");
-  EXPECT_CONTAINS(r.out, "is the lowest (starting 17.65%)");
+  EXPECT_CONTAINS(r.out, "is the lowest, starting 17.65%");
 }
 
 // A cluster the model already predicts exactly: no fit can beat that on held-out runs, so the

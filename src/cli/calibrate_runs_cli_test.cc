@@ -6,17 +6,14 @@
 
 #include "cli/cli_test_util.h"
 #include "util/test_util.h"
+#include "validate/published_runs_test_util.h"
 
 namespace paratune::cli_test {
 namespace {
 
 using CalibrateRunsCli = Cli;
 
-const char* kHeader =
-    "id,source,table_or_section,model,arch,layers,hidden,ffn_hidden,heads,kv_heads,vocab,seq_len,num_experts,"
-    "topk,gpu,gpu_type,num_gpus,gpus_per_node,tp,pp,vp,dp,cp,ep,sp,zero_stage_or_fsdp,micro_batch,global_batch,"
-    "recompute,precision,precision_raw,measured_metric,measured_value,target_tokens_per_s_per_gpu,"
-    "target_step_time_s,derivation,cross_check,confidence,flags,notes\n";
+const char* const kHeader = test::kPublishedRunsHeader;
 
 // Six dense GPT-shaped runs on H100, each measured at `measured[i]` tokens/s per GPU (a seventh
 // row has no target: it is skipped).

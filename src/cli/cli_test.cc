@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/cli_test_util.h"
+#include "validate/published_runs_test_util.h"
 
 namespace {
 
@@ -530,11 +531,7 @@ TEST_F(Cli, AnalyzeFlagsAnImpossibleMfu) {
 
 namespace {
 
-const char* kRunsHeader =
-    "id,source,table_or_section,model,arch,layers,hidden,ffn_hidden,heads,kv_heads,vocab,seq_len,num_experts,"
-    "topk,gpu,gpu_type,num_gpus,gpus_per_node,tp,pp,vp,dp,cp,ep,sp,zero_stage_or_fsdp,micro_batch,global_batch,"
-    "recompute,precision,precision_raw,measured_metric,measured_value,target_tokens_per_s_per_gpu,"
-    "target_step_time_s,derivation,cross_check,confidence,flags,notes\n";
+const char* const kRunsHeader = paratune::test::kPublishedRunsHeader;
 
 }  // namespace
 

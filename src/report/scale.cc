@@ -58,15 +58,21 @@ double Multiple(double k, const Nice& step) {
 
 constexpr int kMaxTicks = 50;
 
-}  // namespace
-
-Ticks NiceTicks(double min, double max, int target, bool include_zero) {
+// The data range as an axis takes it: finite (else InputError), ordered, and holding 0 when
+// `include_zero`.
+void NormaliseDomain(double& min, double& max, bool include_zero) {
   if (!std::isfinite(min) || !std::isfinite(max)) throw InputError("axis: the data range is not finite");
   if (min > max) std::swap(min, max);
   if (include_zero) {
     min = std::min(min, 0.0);
     max = std::max(max, 0.0);
   }
+}
+
+}  // namespace
+
+Ticks NiceTicks(double min, double max, int target, bool include_zero) {
+  NormaliseDomain(min, max, include_zero);
   if (min == max) {  // a single value: a domain around it
     if (min > 0) {
       min = 0;
@@ -111,12 +117,7 @@ Ticks NiceTicks(double min, double max, int target, bool include_zero) {
 }
 
 Ticks DurationTicks(double min, double max, int target, bool include_zero) {
-  if (!std::isfinite(min) || !std::isfinite(max)) throw InputError("axis: the data range is not finite");
-  if (min > max) std::swap(min, max);
-  if (include_zero) {
-    min = std::min(min, 0.0);
-    max = std::max(max, 0.0);
-  }
+  NormaliseDomain(min, max, include_zero);
   constexpr double kMinute = 60, kHour = 3600, kDay = 86400;
   const double span = max - min;
   if (!(span >= 10) || !std::isfinite(span)) return NiceTicks(min, max, target, include_zero);

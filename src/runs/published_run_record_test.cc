@@ -7,15 +7,12 @@
 
 #include "step/estimate.h"
 #include "util/test_util.h"
+#include "validate/published_runs_test_util.h"
 
 namespace paratune {
 namespace {
 
-const char* kCsv =
-    "id,source,table_or_section,model,arch,layers,hidden,ffn_hidden,heads,kv_heads,vocab,seq_len,num_experts,"
-    "topk,gpu,gpu_type,num_gpus,gpus_per_node,tp,pp,vp,dp,cp,ep,sp,zero_stage_or_fsdp,micro_batch,global_batch,"
-    "recompute,precision,precision_raw,measured_metric,measured_value,target_tokens_per_s_per_gpu,"
-    "target_step_time_s,derivation,cross_check,confidence,flags,notes\n"
+const std::string kCsv = std::string(test::kPublishedRunsHeader) +
     "gpt-6.7b-tp2,lab,t,GPT 6.7B,dense,32,4096,16384,32,32,51200,2048,,,H100-SXM,H100,8,8,2,1,,4,1,,yes,,1,256,"
     "selective,bf16,BF16,tokens_per_s_per_gpu,4000,4000,16.38,d,,high,,\n"
     "gpt-13b-pp2,lab,t,GPT 13B,dense,40,5120,20480,40,40,51200,2048,,,H100-SXM,H100,16,8,4,2,,2,1,,yes,,1,256,"

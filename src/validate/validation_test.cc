@@ -13,6 +13,7 @@
 #include "util/error.h"
 #include "util/file.h"
 #include "util/test_util.h"
+#include "validate/published_runs_test_util.h"
 
 namespace paratune {
 namespace {
@@ -84,12 +85,7 @@ TEST(PublishedRuns, MapsKorthikantiRow) {
   EXPECT_EQ(r->training.global_batch, 64);
 }
 
-std::string Header() {
-  return "id,source,table_or_section,model,arch,layers,hidden,ffn_hidden,heads,kv_heads,vocab,seq_len,num_experts,"
-         "topk,gpu,gpu_type,num_gpus,gpus_per_node,tp,pp,vp,dp,cp,ep,sp,zero_stage_or_fsdp,micro_batch,global_batch,"
-         "recompute,precision,precision_raw,measured_metric,measured_value,target_tokens_per_s_per_gpu,"
-         "target_step_time_s,derivation,cross_check,confidence,flags,notes\n";
-}
+std::string Header() { return test::kPublishedRunsHeader; }
 
 TEST(PublishedRuns, RowsThatCannotBeModelledCarryAReason) {
   const HardwareCatalog hw = HardwareCatalog::BuiltIn();

@@ -83,7 +83,8 @@ std::string FormatEstimate(const Estimate& e, const ClusterSpec& cluster, const 
          "bytes/call", "calls", "time/call", "total", "exposed");
     for (const CommItem& c : e.comms)
       Append(o, "  {:<4} {:<26} {:>5} {:<8} {:>10} {:>9.0f} {:>10} {:>11} {:>11}", c.kind, c.op, c.group_size,
-           c.crosses_domain ? "network" : "NVLink", Bytes(c.bytes_per_call), c.calls_per_step,
+           c.crosses_domain ? "network" : cluster.fabric.scale_up == LinkClass::kPcie ? "PCIe" : "NVLink",
+           Bytes(c.bytes_per_call), c.calls_per_step,
            Seconds(c.time_per_call_s), Seconds(c.total_s), Seconds(c.exposed_s));
   }
   if (!e.links.empty()) {

@@ -32,7 +32,14 @@ double AllToAllTime(double bytes, int n, const GroupLinks& l) {
   // Each rank sends (n-1)/n of its buffer; the part to peers in other domains goes over its
   // NIC, the rest over NVLink, concurrently.
   const int k = std::min(n, std::max(1, l.per_domain));
-  const double intra = static_cast<double>(k - 1) / n * bytes / l.nvlink_bytes_per_s;
+  double intra = static_cast<double>(k - 1) / n * bytes / l.nvlink_bytes_per_s;
+  if (l.per_switch > 0 && l.per_switch < k) {
+    // PCIe switches: the peers under other switches are reached through the host, whose rate
+    // the GPUs of a switch share (GroupLinks::host_bytes_per_s), alongside the in-switch peers.
+    const int s = l.per_switch;
+    intra = std::max(static_cast<double>(s - 1) / n * bytes / l.nvlink_bytes_per_s,
+                     static_cast<double>(k - s) / n * bytes / l.host_bytes_per_s);
+  }
   const double inter = l.crosses_domain ? static_cast<double>(n - k) / n * bytes / l.net_bytes_per_s : 0;
   return std::max(intra, inter) + RingSteps(n) * l.latency_s;
 }

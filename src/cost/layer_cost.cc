@@ -16,6 +16,9 @@ constexpr double kAttentionBackwardFactor = 2.5;
 
 struct Shape {
   double M, N, K, count;
+  // Column-parallel under sequence parallelism: its input is the TP all-gather of the
+  // sequence shards, gathered again in backward for the weight gradient.
+  bool gathered_input = false;
 };
 
 }  // namespace
@@ -45,23 +48,23 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
     // Megatron-Core MLA: the down projections are replicated over TP, the up projections
     // and the output projection are split by heads.
     if (m.q_lora_rank > 0) {
-      gemms.push_back({T, static_cast<double>(m.q_lora_rank), h, 1});
+      gemms.push_back({T, static_cast<double>(m.q_lora_rank), h, 1, true});
       gemms.push_back({T, nq * qk / tp, static_cast<double>(m.q_lora_rank), 1});
     } else {
-      gemms.push_back({T, nq * qk / tp, h, 1});
+      gemms.push_back({T, nq * qk / tp, h, 1, true});
     }
-    gemms.push_back({T, static_cast<double>(m.kv_lora_rank + m.qk_rope_head_dim), h, 1});
+    gemms.push_back({T, static_cast<double>(m.kv_lora_rank + m.qk_rope_head_dim), h, 1, true});
     gemms.push_back({T, nq * static_cast<double>(m.qk_nope_head_dim + m.v_head_dim) / tp,
                      static_cast<double>(m.kv_lora_rank), 1});
     gemms.push_back({T, h, nq * static_cast<double>(m.v_head_dim) / tp, 1});
   } else {
     const double qkv = static_cast<double>((m.heads + 2 * m.kv_heads) * m.head_dim);
-    gemms.push_back({T, qkv / tp, h, 1});
+    gemms.push_back({T, qkv / tp, h, 1, true});
     gemms.push_back({T, h, nq * static_cast<double>(m.head_dim) / tp, 1});
   }
   const bool gated = m.mlp == MlpKind::kGated;
-  auto mlp = [&](double M, double ffn, double split, double count) {
-    gemms.push_back({M, (gated ? 2 : 1) * ffn / split, h, count});
+  auto mlp = [&](double M, double ffn, double split, double count, bool gathered = false) {
+    gemms.push_back({M, (gated ? 2 : 1) * ffn / split, h, count, gathered});
     gemms.push_back({M, h, ffn / split, count});
   };
   double& expert_tokens = out.expert_tokens;
@@ -75,15 +78,26 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
     expert_tokens = T * static_cast<double>(m.topk) * etp / tp * l.expert_imbalance;
     mlp(expert_tokens / local_experts, static_cast<double>(m.moe_ffn_hidden), etp, local_experts);
   } else {
-    mlp(T, static_cast<double>(m.ffn_hidden), tp, 1);
+    mlp(T, static_cast<double>(m.ffn_hidden), tp, 1, true);
   }
+  // Under SP, the gathered inputs' weight gradients and input gradients: the backward's
+  // re-gather runs under the input-gradient GEMM, its reduce-scatter under the weight gradient.
+  double gathered_dgrad_s = 0, gathered_wgrad_s = 0;
+  int regathers = 0;
   for (const Shape& x : gemms) {
     const double f = GemmTime(g, p, x.M, x.N, x.K, x.count);
     out.gemm_fwd_s += f;
     // Backward: input gradient [M,K] = dY[M,N] W^T, weight gradient [K,N] = X^T dY.
     out.bwd_compute_s += GemmTime(g, p, x.M, x.K, x.N, x.count) + GemmTime(g, p, x.K, x.N, x.M, x.count);
     out.wgrad_s += GemmTime(g, p, x.K, x.N, x.M, x.count);
+    if (x.gathered_input) {
+      gathered_dgrad_s += GemmTime(g, p, x.M, x.K, x.N, x.count);
+      gathered_wgrad_s += GemmTime(g, p, x.K, x.N, x.M, x.count);
+    }
   }
+  // One gather per block input: the attention's, and the dense MLP's (a MoE layer's MLP input
+  // is gathered by its token dispatcher, which keeps nothing to gather again).
+  regathers = moe ? 1 : 2;
   // Attention core, heads split by TP, queries by CP (load-balanced causal).
   double att_bwd = 0;
   if (l.flash_attention) {
@@ -137,14 +151,18 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
   out.attention_bwd_s = att_bwd;
 
   // Tensor parallel: with SP, an all-gather before and a reduce-scatter after the attention
-  // and the MLP blocks, the reverse in backward (Korthikanti et al. 2022, Sec. 4.2.2, Fig. 5);
-  // without SP, one all-reduce per block each way (Shoeybi et al. 2019, Sec. 3, Fig. 4).
+  // and the MLP blocks, the reverse in backward (Korthikanti et al. 2022, Sec. 4.2.2, Fig. 5),
+  // where each column-parallel GEMM also gathers its input again for the weight gradient, the
+  // gathered input not being kept (Megatron-LM tensor_parallel/layers.py
+  // LinearWithGradAccumulationAndAsyncCommunication.backward; Transformer Engine's Linear and
+  // LayerNormLinear backward likewise); without SP, one all-reduce per block each way (Shoeybi
+  // et al. 2019, Sec. 3, Fig. 4).
   if (tp > 1) {
     out.tp_bytes = T * h * 2;
     if (sp) {
       out.tp_call_s = AllGatherTime(out.tp_bytes, tp, tp_links);
       out.tp_calls_fwd = 4;
-      out.tp_calls_bwd = 4;
+      out.tp_calls_bwd = 4 + regathers;
     } else {
       out.tp_call_s = AllReduceTime(out.tp_bytes, tp, tp_links);
       out.tp_calls_fwd = 2;
@@ -161,9 +179,17 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
       // In backward, the collective on the input gradient of each column-parallel GEMM (QKV,
       // MLP up) runs asynchronously under that GEMM's weight-gradient computation
       // (Megatron-LM LinearWithGradAccumulationAndAsyncCommunication; Korthikanti et al.
-      // 2022 Sec. 4.2.2): 2 of the 2 all-reduces without SP, the 2 reduce-scatters with SP.
+      // 2022 Sec. 4.2.2): 2 of the 2 all-reduces without SP, the 2 reduce-scatters with SP;
+      // with SP the input re-gathers run under the input-gradient GEMMs (the same backward
+      // launches the gather, computes dgrad, then waits), the rest is blocking.
       const double async = 2 * out.tp_call_s;
-      out.tp_exposed_bwd_s = (out.tp_bwd_s - async) + std::max(0.0, async - out.wgrad_s);
+      if (sp) {
+        const double regather = regathers * out.tp_call_s;
+        out.tp_exposed_bwd_s = (out.tp_bwd_s - async - regather) + std::max(0.0, async - gathered_wgrad_s) +
+                               std::max(0.0, regather - gathered_dgrad_s);
+      } else {
+        out.tp_exposed_bwd_s = (out.tp_bwd_s - async) + std::max(0.0, async - out.wgrad_s);
+      }
     }
   }
   // Context parallel: ring exchange of K and V blocks, cp-1 steps, overlapped with the

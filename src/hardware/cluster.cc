@@ -17,6 +17,23 @@ double ScaleUpEfficiency(const ClusterSpec& c) {
   return c.fabric.scale_up == LinkClass::kPcie ? c.gpu.calibration.pcie : c.gpu.calibration.nvlink;
 }
 
+// A PCIe domain of switches: a group of `flows` rings (or transfers) crossing the host at once
+// gets at most one ring's host rate each and a share of the host's (SimuMax
+// configs/system/a100_pcie.json: 8-GPU rings at 12.5 GB/s, two 4-GPU and four 2-GPU strided
+// rings at 7.65 and 3.9-4 GB/s each; docs/hardware.md, "PCIe switches").
+void CrossHost(const Fabric& f, int flows, GroupLinks& l) {
+  l.bus_bytes_per_s = std::min({l.bus_bytes_per_s, f.pcie_host_ring_bytes_per_s,
+                                f.pcie_host_bytes_per_s / std::max(1, flows)});
+}
+
+// Marks the switch structure of a group of `size` members `stride` apart inside one domain.
+void PlaceSwitches(const Fabric& f, int size, long long stride, GroupLinks& l) {
+  if (!f.pcie_switches()) return;
+  const int sw = f.pcie_gpus_per_switch;
+  l.per_switch = static_cast<int>(std::clamp<long long>(sw / std::max(1LL, stride), 1, size));
+  l.host_bytes_per_s = f.pcie_host_bytes_per_s / sw;
+}
+
 }  // namespace
 
 int ClusterSpec::nodes() const { return CeilDiv(gpus, std::max(1, fabric.gpus_per_node)); }
@@ -51,6 +68,8 @@ GroupLinks PlaceGroup(const ClusterSpec& c, const RankGroup& g) {
     l.bus_bytes_per_s = nvl;
     l.latency_s = f.nvlink_latency_s;
     l.per_domain = g.size;
+    PlaceSwitches(f, g.size, g.stride, l);
+    if (f.pcie_switches() && span > f.pcie_gpus_per_switch) CrossHost(f, domain / g.size, l);
     return l;
   }
   l.link = LinkClass::kLeaf;
@@ -77,6 +96,11 @@ GroupLinks PlaceSendRecv(const ClusterSpec& c, int stride) {
     l.link = f.scale_up;
     l.bus_bytes_per_s = l.nvlink_bytes_per_s;
     l.latency_s = f.nvlink_latency_s;
+    // PCIe switches: a pipeline over more than one switch has a hop that crosses the host, and
+    // the `stride` sends of the GPUs before that boundary (a whole stage's, when stages fill
+    // switches) cross at once; that hop paces the pipeline.
+    if (f.pcie_switches())
+      CrossHost(f, std::min(stride, f.pcie_gpus_per_switch), l);
     return l;
   }
   l.crosses_domain = true;

@@ -41,6 +41,10 @@ struct GroupLinks {
   int per_domain = 1;             // members inside one NVLink domain
   double nvlink_bytes_per_s = 0;  // effective, for the intra-domain part of all-to-all
   double net_bytes_per_s = 0;     // effective, for the inter-domain part (after oversubscription)
+  // PCIe switches (Fabric::pcie_switches): members under one switch, and each member's share
+  // of the host crossing when every GPU of a switch sends across at once (all-to-all).
+  int per_switch = 0;             // 0: the domain is not split into switches
+  double host_bytes_per_s = 0;
 };
 
 // Inside one NVLink domain the group gets the domain's scale-up link (NVLink, or PCIe on a PCIe
@@ -49,6 +53,9 @@ struct GroupLinks {
 // carried by k NICs in parallel: bus bandwidth min(NVLink, k x NIC) (NCCL rings over multiple
 // channels; nccl-tests doc/PERFORMANCE.md). A group spanning more nodes than one leaf switch
 // holds crosses the spine, whose oversubscription divides the NIC share.
+// On a PCIe domain of switches, a ring whose members sit under different switches crosses the
+// host: its bus bandwidth is min(in-switch share, one ring's host rate, the host rate / the
+// groups of its shape crossing at once), as every group of a kind runs its collective together.
 GroupLinks PlaceGroup(const ClusterSpec& c, const RankGroup& g);
 
 // The link of a point-to-point transfer between ranks `stride` apart (one pipeline hop).

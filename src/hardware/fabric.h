@@ -38,11 +38,25 @@ struct Fabric {
   double net_latency_s = 0;
   int nodes_per_leaf = 0;          // nodes under one leaf switch; 0: one non-blocking network
   double spine_oversubscription = 1;  // leaf downlink : uplink bandwidth; 1 = non-blocking
+  // A PCIe scale-up domain built of PCIe switches of pcie_gpus_per_switch GPUs (0: one flat
+  // PCIe fabric). Inside a switch a ring runs at the PCIe link x calibration `pcie`; a ring
+  // whose members sit under different switches crosses the host (root complex, socket link) at
+  // no more than pcie_host_ring_bytes_per_s, and all rings crossing at once share
+  // pcie_host_bytes_per_s per direction. Both are achieved NCCL bus bandwidths, measured
+  // (docs/hardware.md, "PCIe switches"); neither is fitted.
+  int pcie_gpus_per_switch = 0;
+  double pcie_host_bytes_per_s = 0;
+  double pcie_host_ring_bytes_per_s = 0;
 
   // Scale-out bandwidth of one GPU when every GPU of its node sends at once.
   double net_bytes_per_s() const { return nic_bytes_per_s * nics_per_node / gpus_per_node; }
   // Whether a "node" is smaller than the NVLink domain (NVL72 trays).
   bool multi_node_domain() const { return nvlink_domain > gpus_per_node; }
+  // Whether the scale-up domain is PCIe switches joined through the host.
+  bool pcie_switches() const {
+    return scale_up == LinkClass::kPcie && pcie_gpus_per_switch > 0 && pcie_gpus_per_switch < nvlink_domain &&
+           pcie_host_bytes_per_s > 0 && pcie_host_ring_bytes_per_s > 0;
+  }
 };
 
 }  // namespace paratune

@@ -50,7 +50,8 @@ int SmCountFor(const std::string& generation) {
 // The fields of a fabric, in a GPU table (its reference system) or a [fabric.NAME] table.
 constexpr const char* kFabricFields[] = {"gpus_per_node", "scale_up_link", "nvlink_domain", "nvlink_gb_per_s", "nvlink_latency_us",
                                          "net_gb_per_s", "nic_gb_per_s", "nics_per_node", "net_latency_us",
-                                         "nodes_per_leaf", "spine_oversubscription"};
+                                         "nodes_per_leaf", "spine_oversubscription", "pcie_gpus_per_switch",
+                                         "pcie_host_gb_per_s", "pcie_host_ring_gb_per_s"};
 constexpr const char* kChipFields[] = {"description", "generation", "bf16_dense_tflops", "fp16_dense_tflops",
                                        "fp8_dense_tflops", "fp4_dense_tflops", "fp32_tflops", "hbm_gb",
                                        "hbm_tb_per_s", "sm_count", "tdp_w", "source", "note", "aliases"};
@@ -134,6 +135,9 @@ void ApplyFabric(const TableReader& r, Fabric& f) {
   r.Num("net_latency_us", 1e-6, f.net_latency_s, false);
   r.Count("nodes_per_leaf", f.nodes_per_leaf, 0);
   r.Num("spine_oversubscription", 1.0, f.spine_oversubscription, true);
+  r.Count("pcie_gpus_per_switch", f.pcie_gpus_per_switch, 0);
+  r.Num("pcie_host_gb_per_s", 1e9, f.pcie_host_bytes_per_s, true);
+  r.Num("pcie_host_ring_gb_per_s", 1e9, f.pcie_host_ring_bytes_per_s, true);
   if (f.nics_per_node == 0) f.nics_per_node = f.gpus_per_node;  // rail-optimised: one NIC per GPU
   // net_gb_per_s is the scale-out bandwidth per GPU: spread it over the node's NICs.
   if (net_per_gpu > 0) f.nic_bytes_per_s = net_per_gpu * f.gpus_per_node / f.nics_per_node;
@@ -143,6 +147,9 @@ void ApplyFabric(const TableReader& r, Fabric& f) {
   if (f.nvlink_domain < f.gpus_per_node && f.nvlink_domain != 1)
     throw InputError(r.Where("nvlink_domain") + ": [" + r.name() + "] nvlink_domain (" + std::to_string(f.nvlink_domain) +
                      ") is smaller than gpus_per_node (" + std::to_string(f.gpus_per_node) + ")");
+  if (f.pcie_gpus_per_switch > 0 && (f.pcie_host_bytes_per_s <= 0 || f.pcie_host_ring_bytes_per_s <= 0))
+    throw InputError(r.Where("pcie_gpus_per_switch") + ": [" + r.name() +
+                     "] pcie_gpus_per_switch needs pcie_host_gb_per_s and pcie_host_ring_gb_per_s");
   if (f.nvlink_latency_s == 0) f.nvlink_latency_s = 5e-6;
   if (f.net_latency_s == 0) f.net_latency_s = 10e-6;
 }

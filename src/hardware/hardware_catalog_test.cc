@@ -97,8 +97,9 @@ TEST(HardwareCatalog, PcieFabrics) {
   EXPECT_DOUBLE_EQ(hw.FindFabric("H100-PCIe").nvlink_bytes_per_s, 64e9);
   EXPECT_EQ(hw.FindFabric("H100").scale_up, LinkClass::kNvlink);
   const ClusterSpec c = hw.Cluster("A100-PCIe-80GB", 16);
-  const GroupLinks tp = PlaceGroup(c, {8, 1});
+  const GroupLinks tp = PlaceGroup(c, {4, 1});
   EXPECT_EQ(tp.link, LinkClass::kPcie);
+  EXPECT_EQ(PlaceGroup(c, {8, 1}).link, LinkClass::kPcie);
   // PCIe links take their own calibrated share (NCCL over PCIe switches), not NVLink's.
   EXPECT_DOUBLE_EQ(tp.bus_bytes_per_s, 32e9 * c.gpu.calibration.pcie);
   EXPECT_NE(c.gpu.calibration.pcie, c.gpu.calibration.nvlink);
@@ -119,6 +120,39 @@ TEST(HardwareCatalog, PcieFabrics) {
   // New GPUs take their generation's calibration.
   ExpectSameCalibration(hw.Find("A100-PCIe-80GB").calibration, hw.Find("A100-80GB").calibration, "ampere");
   ExpectSameCalibration(h20.calibration, hw.Find("H100").calibration, "hopper");
+}
+
+// The A100 PCIe node of the SimuMax runs: two PCIe switches of 4 GPUs joined through the host
+// (configs/system/a100_pcie.json @3005b17c). A group inside a switch gets the PCIe link x the
+// calibrated share; a ring across the switches at most one ring's host rate (12.4 GB/s), and
+// the groups crossing at once share the host's 15.2 GB/s: tp2 dp4 (two DP groups of 4) 7.6,
+// tp4 dp2 (four of 2) 3.8 GB/s each, as SimuMax measures 7.0-7.65 and 3.9-4.0.
+TEST(HardwareCatalog, PcieSwitchesShareTheHost) {
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  const Fabric& f = hw.FindFabric("A100-PCIe-80GB");
+  ASSERT_TRUE(f.pcie_switches());
+  EXPECT_EQ(f.pcie_gpus_per_switch, 4);
+  const ClusterSpec c = hw.Cluster("A100-PCIe-80GB", 8);
+  const double in_switch = 32e9 * c.gpu.calibration.pcie;
+  ASSERT_GT(in_switch, 12.4e9);
+  EXPECT_DOUBLE_EQ(PlaceGroup(c, {2, 1}).bus_bytes_per_s, in_switch);
+  EXPECT_DOUBLE_EQ(PlaceGroup(c, {2, 2}).bus_bytes_per_s, in_switch);  // span 4: one switch
+  EXPECT_DOUBLE_EQ(PlaceGroup(c, {8, 1}).bus_bytes_per_s, 12.4e9);
+  EXPECT_DOUBLE_EQ(PlaceGroup(c, {4, 2}).bus_bytes_per_s, 7.6e9);
+  EXPECT_DOUBLE_EQ(PlaceGroup(c, {2, 4}).bus_bytes_per_s, 3.8e9);
+  // Pipeline sends of a stage of 4 into the other switch: 4 at once.
+  EXPECT_DOUBLE_EQ(PlaceSendRecv(c, 4).bus_bytes_per_s, 3.8e9);
+  EXPECT_DOUBLE_EQ(PlaceSendRecv(c, 1).bus_bytes_per_s, 12.4e9);
+  // All-to-all over 8: 3 peers in the switch, 4 through the host at 15.2 / 4 GB/s per GPU.
+  const GroupLinks ep = PlaceGroup(c, {8, 1});
+  EXPECT_EQ(ep.per_switch, 4);
+  EXPECT_DOUBLE_EQ(ep.host_bytes_per_s, 3.8e9);
+  EXPECT_EQ(PlaceGroup(c, {4, 2}).per_switch, 2);
+  // The H100 PCIe entry states no switches: one flat PCIe fabric.
+  EXPECT_FALSE(hw.FindFabric("H100-PCIe").pcie_switches());
+  EXPECT_CONTAINS(MergeError("[fabric.x]\ngpus_per_node = 8\nnvlink_domain = 8\nnvlink_gb_per_s = 32.0\n"
+                             "net_gb_per_s = 25.0\nscale_up_link = \"pcie\"\npcie_gpus_per_switch = 4\n"),
+                  "[fabric.x] pcie_gpus_per_switch needs pcie_host_gb_per_s and pcie_host_ring_gb_per_s");
 }
 
 TEST(HardwareCatalog, ScaleUpLinkAndAliasErrors) {

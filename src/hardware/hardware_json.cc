@@ -14,7 +14,10 @@ nlohmann::json FabricJson(const Fabric& f) {
           {"net_bytes_per_s", f.net_bytes_per_s()},
           {"net_latency_s", f.net_latency_s},
           {"nodes_per_leaf", f.nodes_per_leaf},
-          {"spine_oversubscription", f.spine_oversubscription}};
+          {"spine_oversubscription", f.spine_oversubscription},
+          {"pcie_gpus_per_switch", f.pcie_gpus_per_switch},
+          {"pcie_host_bytes_per_s", f.pcie_host_bytes_per_s},
+          {"pcie_host_ring_bytes_per_s", f.pcie_host_ring_bytes_per_s}};
 }
 
 nlohmann::json GpusJson(const HardwareCatalog& hw) {

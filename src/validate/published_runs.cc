@@ -255,6 +255,16 @@ void MapSoftware(const Cells& c, PublishedRun& r) {
     r.layout.overlap_pp_comm = false;
     r.layout.overlap_tp_comm = false;
   }
+  // SimuMax's Megatron launchers (simu_tools/megatron_scripts/scripts/run_pretrain_llama3.sh and
+  // run_pretrain_deepseekv2.sh, named in the rows' config_source) pass --use-distributed-optimizer
+  // without --overlap-grad-reduce or --overlap-param-gather, and Megatron-LM's default for both
+  // is off: the gradient reduce-scatter follows the last backward and the parameter all-gather
+  // the optimizer step, both exposed.
+  const std::string launcher = c.Has("config_source") ? c.Str("config_source") : "";
+  if (launcher.find("megatron_scripts/scripts/run_pretrain_") != std::string::npos) {
+    r.layout.overlap_grad_reduce = false;
+    r.layout.overlap_param_gather = false;
+  }
   const std::string section = c.Has("table_or_section") ? c.Str("table_or_section") : "";
   r.layout.fused_cross_entropy = section.find("_cef") != std::string::npos &&
                                  notes.find("cross-entropy loss fusion on") != std::string::npos;

@@ -117,6 +117,9 @@ void FabricFields(F& f, V& v) {
   v("net_latency_s", f.net_latency_s);
   v("nodes_per_leaf", f.nodes_per_leaf);
   v("spine_oversubscription", f.spine_oversubscription);
+  v("pcie_gpus_per_switch", f.pcie_gpus_per_switch);
+  v("pcie_host_bytes_per_s", f.pcie_host_bytes_per_s);
+  v("pcie_host_ring_bytes_per_s", f.pcie_host_ring_bytes_per_s);
 }
 
 template <class C, class V>

@@ -240,6 +240,7 @@ TEST_F(Cli, UnsupportedPrecisionOnGpu) {
 TEST_F(Cli, UnknownEnumValues) {
   EXPECT_CONTAINS(RunBad({"estimate", "--precision", "xyz"}), "--precision: unknown precision 'xyz'");
   EXPECT_CONTAINS(RunBad({"estimate", "--recompute", "bogus"}), "--recompute: unknown recompute mode 'bogus'");
+  EXPECT_CONTAINS(RunBad({"estimate", "--attention-kernel", "fa9"}), "--attention-kernel: unknown attention kernel 'fa9'");
 }
 
 TEST_F(Cli, ParseErrors) {

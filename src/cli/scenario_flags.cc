@@ -72,6 +72,9 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
               "ZeRO-3 gathers each parameter tensor separately (DeepSpeed stage 3) instead of per block (FSDP)");
   c->add_flag("!--no-flash-attention", f.layout.flash_attention,
               "store attention scores (no FlashAttention)");
+  c->add_option("--attention-kernel", f.attention_kernel,
+                "attention kernel: fused (cuDNN / FlashAttention-3, as Transformer Engine picks; default) or fa2 "
+                "(the flash-attn 2 package: 0.54 of the fused rate on Hopper and Blackwell)");
   c->add_flag("--fused-cross-entropy", f.layout.fused_cross_entropy,
               "cross-entropy fused with the softmax (Megatron --cross-entropy-loss-fusion): no FP32 logits copy");
   c->add_flag("!--no-cached-wgrad-placeholders", f.layout.cached_wgrad_placeholders,
@@ -126,6 +129,8 @@ Scenario ResolveScenario(const ScenarioFlags& f, const CLI::App& cmd) {
   s.layout = f.layout;
   if (!f.recompute.empty()) s.layout.recompute = ParseRecompute(f.recompute, "--recompute");
   if (!f.schedule.empty()) s.layout.schedule = ParseSchedule(f.schedule, "--schedule");
+  if (!f.attention_kernel.empty())
+    s.layout.attention_kernel = ParseAttentionKernel(f.attention_kernel, "--attention-kernel");
   s.options.rules.allow_cross_domain_tp = f.allow_cross_domain_tp;
   return s;
 }

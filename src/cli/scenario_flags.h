@@ -29,6 +29,7 @@ struct ScenarioFlags {
   Layout layout;
   std::string recompute;
   std::string schedule;
+  std::string attention_kernel;
   bool allow_cross_domain_tp = false;
   bool json = false;
 };

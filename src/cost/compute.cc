@@ -40,16 +40,18 @@ double GemmTime(const GpuSpec& gpu, Precision p, double M, double N, double K, d
   return count * (t + kKernelOverheadS);
 }
 
-double AttentionRampKeys(const GpuSpec& gpu) { return gpu.generation == "ampere" ? 385 : 565; }
+double AttentionRampKeys(const GpuSpec& gpu, bool fa2) { return gpu.generation == "ampere" || fa2 ? 385 : 565; }
 
-double AttentionShapeUtilization(const GpuSpec& gpu, double keys, double head_dim) {
+double AttentionShapeUtilization(const GpuSpec& gpu, double keys, double head_dim, bool fa2) {
   if (keys <= 0 || head_dim <= 0) return 1;
-  return keys / (keys + AttentionRampKeys(gpu) * 128 / head_dim);
+  return keys / (keys + AttentionRampKeys(gpu, fa2) * 128 / head_dim);
 }
 
-double AttentionTime(const GpuSpec& gpu, double flops, double keys, double head_dim) {
+double AttentionTime(const GpuSpec& gpu, double flops, double keys, double head_dim, bool fa2) {
   if (flops <= 0) return 0;
-  const double rate = gpu.bf16_flops * gpu.calibration.attention * AttentionShapeUtilization(gpu, keys, head_dim);
+  const double kernel = fa2 && gpu.generation != "ampere" ? kFa2OverFused : 1.0;
+  const double rate = gpu.bf16_flops * gpu.calibration.attention * kernel *
+                      AttentionShapeUtilization(gpu, keys, head_dim, fa2);
   return flops / rate + kKernelOverheadS;
 }
 

@@ -36,12 +36,19 @@ double GemmShapeUtilization(const GpuSpec& gpu, double M, double N, double K);
 // Blackwell use FlashAttention-3's, Ampere FlashAttention-2's (the kernel it runs). Halving the
 // head dim (the same paper's head-dim-64 charts) multiplies the short-sequence loss by 2.4-4.3;
 // the linear 128/d is the low end. The calibration's `attention` fraction is the rate as u -> 1.
-double AttentionRampKeys(const GpuSpec& gpu);
-double AttentionShapeUtilization(const GpuSpec& gpu, double keys, double head_dim);
+//
+// `fa2`: the flash-attn 2 package rather than the generation's fused kernel. On Hopper and
+// Blackwell it has no native (wgmma/TMA) path: the same figure's FlashAttention-2 series reaches
+// A = 348 TFLOP/s where FlashAttention-3's reaches 648 (the fits above), so it runs at
+// kFa2OverFused = 0.538 of the calibrated rate with FlashAttention-2's ramp. On Ampere it is the
+// kernel the calibration describes (factor 1). Not fitted.
+inline constexpr double kFa2OverFused = 348.4 / 648.1;
+double AttentionRampKeys(const GpuSpec& gpu, bool fa2 = false);
+double AttentionShapeUtilization(const GpuSpec& gpu, double keys, double head_dim, bool fa2 = false);
 
 // FlashAttention-class kernel time for `flops` of attention (forward or backward) in BF16, over
 // `keys` keys per kernel (sequence per CP rank) with heads of `head_dim`.
-double AttentionTime(const GpuSpec& gpu, double flops, double keys, double head_dim);
+double AttentionTime(const GpuSpec& gpu, double flops, double keys, double head_dim, bool fa2 = false);
 
 // A memory-bound kernel moving `bytes` through HBM.
 double MemoryBoundTime(const GpuSpec& gpu, double bytes, double kernels = 1);

@@ -161,5 +161,21 @@ TEST(Compute, GemmShapesFollowTheMeasuredB200Sweep) {
   EXPECT_NEAR(g.calibration.gemm_bf16 / best.scale, 1.0, 0.15);
 }
 
+
+// The flash-attn 2 package on Hopper: 348.4 / 648.1 of the fused kernel's asymptotic rate
+// (FlashAttention-3 paper, Fig. 5 fits) with FlashAttention-2's ramp S0 = 385; on Ampere it is
+// the kernel the calibration describes, the same time.
+TEST(Compute, FlashAttention2OnHopperRunsAtItsPublishedShare) {
+  const GpuSpec h = H100();
+  const double flops = 1e12, keys = 8192, d = 128;
+  const double fa2 = AttentionTime(h, flops, keys, d, true);
+  const double rate = h.bf16_flops * h.calibration.attention * (348.4 / 648.1) * keys / (keys + 385.0);
+  EXPECT_NEAR(fa2, flops / rate + kKernelOverheadS, 1e-15);
+  const double fused = AttentionTime(h, flops, keys, d);
+  EXPECT_NEAR((fused - kKernelOverheadS) / (fa2 - kKernelOverheadS), (348.4 / 648.1) * (keys + 565) / (keys + 385), 1e-12);
+  const GpuSpec a = HardwareCatalog::BuiltIn().Find("A100-80GB");
+  EXPECT_DOUBLE_EQ(AttentionTime(a, flops, keys, d, true), AttentionTime(a, flops, keys, d));
+}
+
 }  // namespace
 }  // namespace paratune

@@ -105,8 +105,9 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
     const double att_flops = LayerForwardFlops(m, moe, T, s).attention / tp;
     // One kernel streams the keys of its sequence per CP rank (each ring step a block of s/cp).
     const double keys = s / l.cp, dqk = static_cast<double>(m.qk_head_dim());
-    out.attention_fwd_s = AttentionTime(g, att_flops, keys, dqk);
-    att_bwd = AttentionTime(g, kAttentionBackwardFactor * att_flops, keys, dqk);
+    const bool fa2 = l.attention_kernel == AttentionKernel::kFlashAttention2;
+    out.attention_fwd_s = AttentionTime(g, att_flops, keys, dqk, fa2);
+    att_bwd = AttentionTime(g, kAttentionBackwardFactor * att_flops, keys, dqk, fa2);
   } else {
     // Unfused attention (Megatron-LM before FlashAttention): two batched GEMMs per head over
     // the full s x s scores, the causal mask applied afterwards, so no causal saving

@@ -39,6 +39,17 @@ inline ScheduleKind ParseSchedule(const std::string& s, const std::string& where
   return kScheduleNames.Parse(s, where, "schedule");
 }
 
+// The attention kernel: the generation's fused kernel (cuDNN fused attention or
+// FlashAttention-3 on Hopper and Blackwell, what Transformer Engine picks), or the flash-attn 2
+// package of PyTorch stacks (llm-foundry), which has no Hopper-native path (cost/compute.h).
+enum class AttentionKernel { kFused, kFlashAttention2 };
+inline constexpr EnumNames<AttentionKernel, 2> kAttentionKernelNames{
+    {{{AttentionKernel::kFused, "fused"}, {AttentionKernel::kFlashAttention2, "fa2"}}}, 2};
+inline const char* AttentionKernelName(AttentionKernel k) { return kAttentionKernelNames.Name(k); }
+inline AttentionKernel ParseAttentionKernel(const std::string& s, const std::string& where) {
+  return kAttentionKernelNames.Parse(s, where, "attention kernel");
+}
+
 // The training shape. Its defaults are the built-in scenario's (scenario/default_scenario.h).
 struct Training {
   int64_t seq = 8192;           // tokens per sequence
@@ -72,6 +83,7 @@ struct Layout {
   // all-to-all, which synchronises the EP group, waits for it.
   double expert_imbalance = 1.0;
   bool flash_attention = true;       // attention scores never stored (FlashAttention/cuDNN)
+  AttentionKernel attention_kernel = AttentionKernel::kFused;  // with flash_attention: which kernel
   // Cross-entropy fused with the softmax (Megatron-LM --cross-entropy-loss-fusion, TE/Triton):
   // no FP32 copy of the logits (docs/cost-model.md section 4).
   bool fused_cross_entropy = false;

@@ -255,6 +255,13 @@ void MapSoftware(const Cells& c, PublishedRun& r) {
     r.layout.overlap_pp_comm = false;
     r.layout.overlap_tp_comm = false;
   }
+  // "flash attention" with no Transformer Engine stated (llm-foundry's rows: PyTorch with the
+  // flash-attn package): FlashAttention-2, not Transformer Engine's fused kernel.
+  if (notes.find("flash attention") != std::string::npos && !std::regex_search(notes, te))
+    r.layout.attention_kernel = AttentionKernel::kFlashAttention2;
+  // "tp-comm-overlap" (Megatron-LM's H100 weak-scaling table: "overlap-grad-reduce/param-gather
+  // + tp-comm-overlap"): Transformer Engine userbuffers overlap the TP collectives with GEMMs.
+  if (notes.find("tp-comm-overlap") != std::string::npos) r.layout.overlap_tp_comm = true;
   // SimuMax's Megatron launchers (simu_tools/megatron_scripts/scripts/run_pretrain_llama3.sh and
   // run_pretrain_deepseekv2.sh, named in the rows' config_source) pass --use-distributed-optimizer
   // without --overlap-grad-reduce or --overlap-param-gather, and Megatron-LM's default for both

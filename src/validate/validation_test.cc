@@ -331,6 +331,28 @@ TEST(Validation, SimuMaxRowsStepTime) {
   EXPECT_GE(rep.ranking.agree, 146);
 }
 
+// A row whose notes say "flash attention" with no Transformer Engine (llm-foundry's rows) runs
+// the flash-attn 2 package; a TE stack, or no statement, the fused kernel.
+TEST(PublishedRuns, FlashAttentionPackageRowsRunFa2) {
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  const auto runs = ReadPublishedRuns(Header() + WithCell(kDenseRow, "notes", "grad accum 1; flash attention") + "\n" +
+                                          WithCell(kDenseRow, "notes", "flash attention; TE 2.11.0") + "\n" +
+                                          kDenseRow + "\n",
+                                      "f.csv", hw);
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_EQ(runs[0].layout.attention_kernel, AttentionKernel::kFlashAttention2);
+  EXPECT_EQ(runs[1].layout.attention_kernel, AttentionKernel::kFused);
+  EXPECT_EQ(runs[2].layout.attention_kernel, AttentionKernel::kFused);
+  PARATUNE_SHARED_OR_SKIP(csv, kDevCsv);
+  int fa2 = 0;
+  for (const PublishedRun& r : ReadPublishedRuns(ReadFile(csv), csv, hw))
+    if (r.layout.attention_kernel == AttentionKernel::kFlashAttention2) {
+      ++fa2;
+      EXPECT_EQ(r.source, "MosaicML-llm-foundry") << r.id;
+    }
+  EXPECT_EQ(fa2, 43);
+}
+
 // The header with the optional last column hf_model, as both development files have it.
 std::string HeaderWithHf() { return Header().substr(0, Header().size() - 1) + ",hf_model\n"; }
 

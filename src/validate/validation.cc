@@ -69,13 +69,6 @@ ComparedErrors Compare(const std::vector<RunPrediction>& rows, std::optional<dou
 
 }  // namespace
 
-static bool SameLayout(const PublishedRun& a, const PublishedRun& b) {
-  const Layout &x = a.layout, &y = b.layout;
-  return x.tp == y.tp && x.pp == y.pp && x.vp == y.vp && x.cp == y.cp && x.ep == y.ep && x.zero == y.zero &&
-         x.mbs == y.mbs && x.recompute == y.recompute && x.sequence_parallel() == y.sequence_parallel() &&
-         a.training.precision == b.training.precision;
-}
-
 ValidationReport Validate(const std::vector<PublishedRun>& runs, double threshold) {
   ValidationReport rep;
   rep.unmapped_sharding = UnmappedShardingTexts(runs);
@@ -129,32 +122,22 @@ ValidationReport Validate(const std::vector<PublishedRun>& runs, double threshol
   rep.memory = Compare(rep.rows, &RunPrediction::memory_ape, &RunPrediction::simumax_memory_ape);
   rep.step_time = Compare(rep.rows, &RunPrediction::step_time_ape, &RunPrediction::simumax_step_time_ape);
 
-  // Pairwise ranking.
-  for (size_t i = 0; i < rep.rows.size(); ++i) {
-    const RunPrediction& a = rep.rows[i];
-    if (!a.predicted) continue;
-    for (size_t j = i + 1; j < rep.rows.size(); ++j) {
-      const RunPrediction& b = rep.rows[j];
-      if (!b.predicted) continue;
-      const PublishedRun &ra = *a.run, &rb = *b.run;
-      if (ra.model_name != rb.model_name || ra.gpu_name != rb.gpu_name || ra.num_gpus != rb.num_gpus ||
-          ra.training.seq != rb.training.seq || SameLayout(ra, rb))
-        continue;
-      const double ma = ra.target_tokens_per_s_per_gpu, mb = rb.target_tokens_per_s_per_gpu;
-      if (std::abs(ma - mb) / std::min(ma, mb) <= threshold) continue;
-      const bool measured_a_faster = ma > mb;
-      const bool predicted_a_faster = a.predicted_tokens_per_s_per_gpu > b.predicted_tokens_per_s_per_gpu;
-      const bool confident = ra.confidence != "low" && rb.confidence != "low";
-      for (RankingStats* st : {&rep.ranking, confident ? &rep.ranking_without_low_confidence : nullptr}) {
-        if (!st) continue;
-        ++st->pairs;
-        if (measured_a_faster == predicted_a_faster)
-          ++st->agree;
-        else
-          st->disagreements.push_back(measured_a_faster ? std::pair{ra.id, rb.id} : std::pair{rb.id, ra.id});
-      }
-    }
+  // Pairwise ranking (validate/ranking.h), over all rows and over the confident ones.
+  std::vector<const PublishedRun*> runs_of;
+  std::vector<double> predicted, predicted_confident;
+  for (const RunPrediction& p : rep.rows) {
+    runs_of.push_back(p.run);
+    predicted.push_back(p.predicted ? p.predicted_tokens_per_s_per_gpu : -1);
+    predicted_confident.push_back(p.predicted && p.run->confidence != "low" ? p.predicted_tokens_per_s_per_gpu : -1);
   }
+  const auto fill = [&](RankingStats& st, const std::vector<double>& pred) {
+    const PairOrder o = OrderPairs(runs_of, pred, threshold);
+    st.pairs = o.pairs;
+    st.agree = o.agree;
+    for (const auto& [faster, slower] : o.disagreements) st.disagreements.push_back({runs_of[faster]->id, runs_of[slower]->id});
+  };
+  fill(rep.ranking, predicted);
+  fill(rep.ranking_without_low_confidence, predicted_confident);
   return rep;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "validate/published_runs.h"
+#include "validate/ranking.h"
 
 namespace paratune {
 
@@ -94,6 +95,6 @@ struct ValidationReport {
 };
 
 // Predicts every modelable run with its own cluster's calibration.
-ValidationReport Validate(const std::vector<PublishedRun>& runs, double ranking_threshold = 0.05);
+ValidationReport Validate(const std::vector<PublishedRun>& runs, double ranking_threshold = kRankingThreshold);
 
 }  // namespace paratune

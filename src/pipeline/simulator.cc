@@ -189,6 +189,16 @@ SimulationResult SimulatePipeline(const Schedule& s, const PipelineInput& in) {
         first_gather_end[static_cast<size_t>(c * pp + r)] = dp_collective(r, 0, per_chunk, Phase::kAllGather, c);
     }
   std::vector<uint8_t> chunk_started(static_cast<size_t>(G), 0);
+  // ZeRO-2/3: the reduce-scatter of one micro-batch's gradients of a chunk, issued as its
+  // gradient pass starts (per-block buckets) or, without overlap, after it, the rank waiting.
+  const bool per_micro_batch = in.reduce_every_micro_batch && !in.grad_reduce_s.empty();
+  auto reduce_micro_batch = [&](int r, double start, double finish, int32_t chunk) {
+    if (!per_micro_batch) return;
+    const double work = in.grad_reduce_s[static_cast<size_t>(r)] / vp;
+    if (work <= 0) return;
+    const double end = dp_collective(r, in.overlap_grad_reduce ? start : finish, work, Phase::kAllReduce, chunk);
+    if (!in.overlap_grad_reduce) compute_free[static_cast<size_t>(r)] = std::max(compute_free[static_cast<size_t>(r)], end);
+  };
 
   size_t remaining = s.ops.size();
   while (remaining > 0) {
@@ -281,11 +291,13 @@ SimulationResult SimulatePipeline(const Schedule& s, const PipelineInput& in) {
           } else {
             last_grad_end[static_cast<size_t>(g)] = finish;
             last_grad_start[static_cast<size_t>(g)] = start;
+            reduce_micro_batch(r, start, finish, op.virtual_stage);
           }
         } else {
           --pending_w[static_cast<size_t>(r)];
           last_grad_end[static_cast<size_t>(g)] = finish;
           last_grad_start[static_cast<size_t>(g)] = start;
+          reduce_micro_batch(r, start, finish, op.virtual_stage);
         }
         fig.pipeline_end_s = finish;
         ++p;
@@ -304,7 +316,9 @@ SimulationResult SimulatePipeline(const Schedule& s, const PipelineInput& in) {
     StageFigures& fig = res.stages[static_cast<size_t>(r)];
     res.pipeline_time_s = std::max(res.pipeline_time_s, fig.pipeline_end_s);
     double grads_done = fig.pipeline_end_s;
-    if (!in.grad_reduce_s.empty() && in.grad_reduce_s[static_cast<size_t>(r)] > 0) {
+    if (per_micro_batch) {
+      grads_done = std::max(grads_done, dp_free[static_cast<size_t>(r)]);
+    } else if (!in.grad_reduce_s.empty() && in.grad_reduce_s[static_cast<size_t>(r)] > 0) {
       const double per_chunk = in.grad_reduce_s[static_cast<size_t>(r)] / vp;
       // Chunks in the order their gradients become final.
       chunk_order.resize(static_cast<size_t>(vp));

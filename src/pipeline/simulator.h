@@ -33,6 +33,11 @@ struct PipelineInput {
   // With overlap_grad_reduce, Megatron-LM's bucketed reduction: buckets are reduced as the last
   // backward produces them, so a chunk's reduction may start when its last gradient op starts.
   bool reduce_during_last_backward = false;
+  // ZeRO-2/3: the gradients are sharded, so each micro-batch's are reduce-scattered during its
+  // own backward (DeepSpeed stage 1-2 `reduce_ipg_grads` per micro-step; PyTorch FSDP without
+  // no_sync) and grad_reduce_s is paid once per micro-batch, queued with the gathers on the dp
+  // stream; false: once per step, after each chunk's last backward (ZeRO-0/1).
+  bool reduce_every_micro_batch = false;
   // Data-parallel collectives (reductions, parameter gathers) on their own stream, "dp", beside
   // the pipeline transfers; false: on the "comm" stream with them.
   bool dp_stream = false;

@@ -179,6 +179,7 @@ PipelineInput MakeInput(const StepCosts& sc, const Layout& l) {
   in.p2p_blocks_compute = !l.overlap_pp_comm;
   in.overlap_grad_reduce = l.overlap_grad_reduce;
   in.reduce_during_last_backward = true;
+  in.reduce_every_micro_batch = l.zero >= 2;
   in.dp_stream = true;
   in.overlap_param_gather = l.overlap_param_gather;
   in.gathers_per_forward = sc.zero3_gathers_forward;
@@ -224,10 +225,11 @@ std::vector<CommItem> CommTable(const StepCosts& sc, const Layout& l, const Time
   if (l.pp > 1) AddComm(v, "pp", "send-recv", sc.pp_group, sc.p2p_bytes, 2.0 * md * l.vp, sc.p2p_s, tb.pp_s);
   const size_t first_dp = v.size();
   const char* reduce_op = l.zero == 0 ? "all-reduce" : "reduce-scatter";
-  AddComm(v, "dp", reduce_op, sc.dense_dp_group, st.dense_params * 4, 1, st.grad_reduce_dense_s, 0);
-  AddComm(v, "edp", reduce_op, sc.expert_dp_group, st.expert_params * 4, 1, st.grad_reduce_expert_s, 0);
+  const double reductions = GradReductionsPerStep(sc, l);
+  AddComm(v, "dp", reduce_op, sc.dense_dp_group, st.dense_params * 4, reductions, st.grad_reduce_dense_s, 0);
+  AddComm(v, "edp", reduce_op, sc.expert_dp_group, st.expert_params * 4, reductions, st.grad_reduce_expert_s, 0);
   if (l.zero >= 1) {
-    const double gathers = l.zero == 3 ? md * (sc.zero3_gathers_forward + sc.zero3_gathers_backward) : 1;
+    const double gathers = ParamGathersPerStep(sc, l);
     AddComm(v, "dp", "all-gather", sc.dense_dp_group, st.dense_params * 2, gathers, st.param_gather_dense_s, 0);
     AddComm(v, "edp", "all-gather", sc.expert_dp_group, st.expert_params * 2, gathers, st.param_gather_expert_s, 0);
   }

@@ -2,6 +2,15 @@
 
 namespace paratune {
 
+double GradReductionsPerStep(const StepCosts& sc, const Layout& l) {
+  return l.zero >= 2 ? static_cast<double>(sc.micro_batches) : 1;
+}
+
+double ParamGathersPerStep(const StepCosts& sc, const Layout& l) {
+  if (l.zero == 0) return 0;
+  return l.zero == 3 ? static_cast<double>(sc.micro_batches) * (sc.zero3_gathers_forward + sc.zero3_gathers_backward) : 1;
+}
+
 // Each port's busy time on each stage, at full rate: the work the simulation ran on it (spine:
 // the part of the scale-out work that leaves its leaf switch). Indexed [stage][port].
 std::vector<std::array<LinkLoad, kPorts>> StageLinkLoads(const StepCosts& sc, const Layout& l) {
@@ -16,9 +25,9 @@ std::vector<std::array<LinkLoad, kPorts>> StageLinkLoads(const StepCosts& sc, co
       const double n = 2 * md * l.vp - (s == pp - 1 ? md : 0) - (s == 0 ? md : 0);
       AddPortTime(sends, sc.pp_links, n * sc.p2p_s);
     }
-    const double gathers = l.zero == 3 ? md * (sc.zero3_gathers_forward + sc.zero3_gathers_backward) : 1;
-    AddPortTime(dp, sc.dense_dp_links, st.grad_reduce_dense_s + (l.zero >= 1 ? gathers * st.param_gather_dense_s : 0));
-    AddPortTime(dp, sc.expert_dp_links, st.grad_reduce_expert_s + (l.zero >= 1 ? gathers * st.param_gather_expert_s : 0));
+    const double gathers = ParamGathersPerStep(sc, l), reductions = GradReductionsPerStep(sc, l);
+    AddPortTime(dp, sc.dense_dp_links, reductions * st.grad_reduce_dense_s + gathers * st.param_gather_dense_s);
+    AddPortTime(dp, sc.expert_dp_links, reductions * st.grad_reduce_expert_s + gathers * st.param_gather_expert_s);
     for (int pi = 0; pi < kPorts; ++pi) {
       const Port port = static_cast<Port>(pi);
       LinkLoad& ld = out[static_cast<size_t>(s)][static_cast<size_t>(pi)];
@@ -39,7 +48,9 @@ std::vector<std::array<LinkLoad, kPorts>> StageLinkLoads(const StepCosts& sc, co
 // parameter gathers overlap the pipeline transfers on a shared port; what that leaves short of
 // the bound is added to the step, charged to the DP or PP term, whichever holds more of the port.
 void BoundByLinks(const StepCosts& sc, const std::vector<std::array<LinkLoad, kPorts>>& loads, Estimate& e) {
-  double deficit = 0;
+  // A port the simulation kept busy for the whole step sums to the step up to rounding: only a
+  // deficit beyond that (1e-9 of the step) lengthens it.
+  double deficit = 1e-9 * e.step_time_s;
   const LinkLoad* worst = nullptr;
   for (size_t s = 0; s < loads.size(); ++s)
     for (const LinkLoad& ld : loads[s]) {

@@ -13,6 +13,14 @@
 
 namespace paratune {
 
+// Data-parallel calls a stage makes per step. Gradient reductions: ZeRO-2/3 shard the gradients,
+// so every micro-batch's are reduce-scattered (DeepSpeed's per-micro-step reduction, FSDP without
+// no_sync); ZeRO-0/1 accumulate and reduce once. Parameter gathers: ZeRO-3 gathers before each
+// forward and backward of every micro-batch; ZeRO-1/2 once, after the optimizer step; none
+// without ZeRO.
+double GradReductionsPerStep(const StepCosts& sc, const Layout& l);
+double ParamGathersPerStep(const StepCosts& sc, const Layout& l);
+
 // Each port's load on each stage: its in-stage collectives (forward, backward), pipeline sends
 // and DP collectives, at full rate (spine: the part of the scale-out work that leaves its leaf
 // switch). Indexed [stage][port].

@@ -374,10 +374,6 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
     const double opt_bytes = kOptimizerBytesPerParam + (t.precision == Precision::kFp16 ? kLossScaleBytesPerParam : 0);
     st.optimizer_s = MemoryBoundTime(g, updated * opt_bytes, t.precision == Precision::kFp16 ? 5 : 4);
   }
-  sc.critical_stage = static_cast<int>(
-      std::max_element(sc.stages.begin(), sc.stages.end(),
-                       [](const StageCost& a, const StageCost& b) { return a.time_s() < b.time_s(); }) -
-      sc.stages.begin());
   if (l.zero == 3) {
     // FSDP gathers the parameters before every forward and backward of every micro-batch.
     // Per-tensor ZeRO-3 (DeepSpeed) fetches again in the recomputed forward: its pre-forward
@@ -386,6 +382,40 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
     sc.zero3_gathers_forward = 1;
     sc.zero3_gathers_backward = 1 + (l.zero3_per_tensor && l.recompute == Recompute::kFull ? 1 : 0);
   }
+  // NCCL's kernels hold SMs (one thread block per channel) while the ZeRO-2/3 collectives run
+  // under every pass: the gathers before each forward and backward, the reduce-scatter of each
+  // micro-batch's gradients in its backward. The pass's kernels get the other SMs meanwhile:
+  // with work W and C seconds of collectives under it, it takes min(W + s C, W / (1 - s)),
+  // s = Calibration::nccl_sm_share (docs/cost-model.md, "NCCL's SMs"; Lee et al. 2025,
+  // arXiv 2507.03114, measure 18.9% mean slowdown of overlapped compute).
+  if (l.zero >= 2) {
+    const double share = std::clamp(g.calibration.nccl_sm_share, 0.0, 0.9);
+    for (StageCost& st : sc.stages) {
+      const double vpd = static_cast<double>(st.chunks.empty() ? 1 : st.chunks.size());
+      const double forward_comm = sc.zero3_gathers_forward * st.param_gather_s() / vpd;
+      const double backward_comm = sc.zero3_gathers_backward * st.param_gather_s() / vpd + st.grad_reduce_s() / vpd;
+      const auto stretch = [&](double work, double comm) {
+        return work <= 0 ? 0.0 : std::min(work + share * comm, work / (1 - share)) - work;
+      };
+      for (StageCost::ChunkCost& ch : st.chunks) {
+        const double f = stretch(ch.forward_s, forward_comm), b = stretch(ch.backward_s, backward_comm);
+        // The weight-gradient part of the backward stretches in proportion.
+        const double w_added = ch.backward_s > 0 ? ch.weight_grad_s * b / ch.backward_s : 0;
+        ch.weight_grad_s += w_added;
+        ch.forward_s += f;
+        ch.backward_s += b;
+        st.forward_s += f;
+        st.backward_s += b;
+        st.weight_grad_s += w_added;
+        st.compute_s += f + b;
+        st.nccl_contention_s += f + b;
+      }
+    }
+  }
+  sc.critical_stage = static_cast<int>(
+      std::max_element(sc.stages.begin(), sc.stages.end(),
+                       [](const StageCost& a, const StageCost& b) { return a.time_s() < b.time_s(); }) -
+      sc.stages.begin());
 
   // Warnings that do not depend on the schedule.
   const Fabric& f = c.fabric;

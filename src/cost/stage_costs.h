@@ -31,6 +31,7 @@ struct StageCost {
   double weight_grad_s = 0;  // weight-gradient GEMMs within backward_s (W of zero-bubble schedules)
   double compute_s = 0;      // forward + backward compute (recomputation included)
   double recompute_s = 0;    // the part of compute_s that recomputes forward work
+  double nccl_contention_s = 0;  // the part of compute_s lost to the SMs of the ZeRO-2/3 collectives under it
   double tp_exposed_s = 0;   // exposed in-stage communication by kind, forward + backward
   double cp_exposed_s = 0;
   double ep_exposed_s = 0;

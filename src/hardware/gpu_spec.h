@@ -43,6 +43,7 @@ struct Calibration {
   double nvlink = 0.80;        // NCCL bus bandwidth / NVLink per-direction bandwidth
   double net = 0.85;           // NCCL bus bandwidth / NIC per-direction bandwidth
   double pcie = 0.50;          // NCCL bus bandwidth / PCIe per-direction bandwidth (no NVLink)
+  double nccl_sm_share = 0.18; // SMs an NCCL collective's channels hold / the GPU's SMs
   double gemm_efficiency(Precision p) const;
 };
 
@@ -55,7 +56,7 @@ struct CalibrationField {
 inline constexpr CalibrationField kCalibrationFields[] = {
     {"gemm_bf16", &Calibration::gemm_bf16}, {"gemm_fp8", &Calibration::gemm_fp8}, {"gemm_fp4", &Calibration::gemm_fp4},
     {"attention", &Calibration::attention}, {"hbm", &Calibration::hbm},           {"nvlink", &Calibration::nvlink},
-    {"net", &Calibration::net},           {"pcie", &Calibration::pcie},
+    {"net", &Calibration::net},           {"pcie", &Calibration::pcie},           {"nccl_sm_share", &Calibration::nccl_sm_share},
 };
 
 // The GEMM fraction that applies to precision p (FP16 shares BF16's: the same tensor-core path).

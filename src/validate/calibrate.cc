@@ -6,6 +6,7 @@
 
 #include "step/estimate.h"
 #include "util/error.h"
+#include "validate/ranking.h"
 
 namespace paratune {
 namespace {
@@ -31,25 +32,45 @@ constexpr Bound kBounds[] = {
     // NCCL over PCIe Gen4/Gen5 without NVLink: rings cross PCIe switches and the CPU root
     // complex; nccl-tests busbw on 8-GPU PCIe servers is a third to most of the x16 link rate.
     {&Calibration::pcie, 0.30, 0.90},
+    // NCCL runs one thread block per channel, 16-32 channels on NVSwitch and InfiniBand systems
+    // (NCCL's MAXCHANNELS is 32; logs show 24 on HGX A100, NVIDIA/nccl-tests#100, and 16 on an
+    // H100 cluster, NVIDIA/nccl#1453), over 108 (A100), 132 (H100) or 148 (B200) SMs.
+    {&Calibration::nccl_sm_share, 0.10, 0.30},
 };
 
 const Bound& BoundOf(double Calibration::*f) {
   return *std::find_if(std::begin(kBounds), std::end(kBounds), [&](const Bound& b) { return b.value == f; });
 }
 
-double Mape(std::vector<PublishedRun>& runs, const Calibration& c) {
+// How well a calibration predicts a generation's rows: the mean absolute percentage error of
+// tokens/s per GPU and the ranking pairs (validate/ranking.h) it orders against their
+// measurement. A step is taken when it lowers the error without misordering more pairs: the fit
+// never buys error with a ranking a planner would follow into the wrong layout.
+struct Score {
+  int misordered = 0;
+  double mape = 0;
+  bool Better(const Score& o) const { return misordered <= o.misordered && mape + 1e-9 < o.mape; }
+};
+
+Score Evaluate(std::vector<PublishedRun>& runs, const Calibration& c) {
   double sum = 0;
   int n = 0;
+  std::vector<const PublishedRun*> of;
+  std::vector<double> predicted;
   for (PublishedRun& r : runs) {
     r.cluster.gpu.calibration = c;
+    of.push_back(&r);
+    predicted.push_back(-1);
     try {
       const Estimate e = EstimateStep(r.model, r.cluster, r.training, r.layout);
       sum += std::abs(e.tokens_per_s_per_gpu - r.target_tokens_per_s_per_gpu) / r.target_tokens_per_s_per_gpu;
+      predicted.back() = e.tokens_per_s_per_gpu;
       ++n;
     } catch (const InputError&) {
     }
   }
-  return n ? sum / n : 0;
+  const PairOrder o = OrderPairs(of, predicted);
+  return {o.pairs - o.agree, n ? sum / n : 0};
 }
 
 }  // namespace
@@ -76,11 +97,16 @@ CalibrationFit FitCalibration(const std::vector<PublishedRun>& all, int rounds, 
       const bool used = !gemm || std::any_of(runs.begin(), runs.end(), [&](const PublishedRun& r) {
         return GemmFraction(r.training.precision) == f.value;
       });
-      const bool allowed = fractions == FitFractions::kAll || (fractions == FitFractions::kGemm && gemm);
+      // The NCCL SM share is a count (channels over SMs, calibration_initial.toml), not fitted: the
+      // rows cannot tell it from the GEMM fractions and drive it to a bound.
+      const bool counted = f.value == &Calibration::nccl_sm_share;
+      const bool allowed =
+          !counted && (fractions == FitFractions::kAll || (fractions == FitFractions::kGemm && gemm));
       if (used && allowed) fields.push_back(f.value);
     }
-    double best = Mape(runs, c);
-    fit.mape_before[gen] = best;
+    Score best = Evaluate(runs, c);
+    fit.mape_before[gen] = best.mape;
+    fit.misordered_before[gen] = best.misordered;
     double step = 0.16;
     for (int round = 0; round < rounds; ++round, step /= 2) {
       ReportProgress(progress, "calibrating, round", done++, total);
@@ -92,8 +118,8 @@ CalibrationFit FitCalibration(const std::vector<PublishedRun>& all, int rounds, 
           for (double dir : {+1.0, -1.0}) {
             const double old = *x;
             *x = std::clamp(old * (1 + dir * step), bound.lo, bound.hi);
-            const double m = Mape(runs, c);
-            if (m + 1e-9 < best) {
+            const Score m = Evaluate(runs, c);
+            if (m.Better(best)) {
               best = m;
               improved = true;
               break;
@@ -105,7 +131,8 @@ CalibrationFit FitCalibration(const std::vector<PublishedRun>& all, int rounds, 
     }
     fit.by_generation[gen] = c;
     fit.rows[gen] = static_cast<int>(runs.size());
-    fit.mape_after[gen] = best;
+    fit.mape_after[gen] = best.mape;
+    fit.misordered_after[gen] = best.misordered;
   }
   ReportProgress(progress, "calibrating, round", total, total);
   return fit;
@@ -115,8 +142,12 @@ std::string CalibrationToml(const CalibrationFit& fit, const std::string& header
   std::string out = header;
   for (const auto& [gen, c] : fit.by_generation) {
     out += fmt::format("\n[calibration.{}]\n", gen);
-    out += fmt::format("# fitted on {} rows: MAPE {:.1f}% -> {:.1f}%\n", fit.rows.at(gen), 100 * fit.mape_before.at(gen),
+    out += fmt::format("# fitted on {} rows: MAPE {:.1f}% -> {:.1f}%", fit.rows.at(gen), 100 * fit.mape_before.at(gen),
                        100 * fit.mape_after.at(gen));
+    const auto before = fit.misordered_before.find(gen), after = fit.misordered_after.find(gen);
+    if (before != fit.misordered_before.end() && after != fit.misordered_after.end())
+      out += fmt::format(", misordered pairs {} -> {}", before->second, after->second);
+    out += "\n";
     for (const CalibrationField& f : kCalibrationFields) out += fmt::format("{} = {:.3f}\n", f.key, c.*f.value);
   }
   return out;

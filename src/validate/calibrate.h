@@ -1,7 +1,8 @@
 // Fits the per-generation calibration (data/calibration.toml: achievable fractions of GEMM,
 // attention, HBM, NVLink and network peaks) to published runs by minimising the mean absolute
-// percentage error of tokens/s per GPU, one GPU generation at a time. Coordinate descent over
-// the eight physical fractions, each kept inside a plausible range; nothing per row or model.
+// percentage error of tokens/s per GPU, one GPU generation at a time, never accepting a step that
+// misorders more ranking pairs (validate/ranking.h). Coordinate descent over the physical
+// fractions, each kept inside a plausible range; nothing per row or model.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +22,9 @@ struct CalibrationFit {
   std::map<std::string, int> rows;            // rows used per generation
   std::map<std::string, double> mape_before;  // with the starting calibration
   std::map<std::string, double> mape_after;
+  // Ranking pairs (validate/ranking.h) among a generation's rows ordered against measurement.
+  std::map<std::string, int> misordered_before;
+  std::map<std::string, int> misordered_after;
 };
 
 // Coordinate-descent rounds: the step halves each round, from 16% to 0.5% after six and below

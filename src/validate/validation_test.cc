@@ -52,10 +52,11 @@ TEST(Validation, DevelopmentSetAcceptance) {
   }
   EXPECT_EQ(with_target, 166);
   EXPECT_GE(predicted, 150);
-  EXPECT_LE(rep.overall.mean, 0.10);
-  EXPECT_LE(rep.overall.p90, 0.20);
-  EXPECT_LE(rep.overall_without_low_confidence.mean, 0.10);
-  EXPECT_LE(rep.overall_without_low_confidence.p90, 0.20);
+  // Issue 10's targets: MAPE <= 6% and P90 <= 12% (measured 2026-12-02: 5.87% / 11.64%).
+  EXPECT_LE(rep.overall.mean, 0.06);
+  EXPECT_LE(rep.overall.p90, 0.12);
+  EXPECT_LE(rep.overall_without_low_confidence.mean, 0.06);
+  EXPECT_LE(rep.overall_without_low_confidence.p90, 0.12);
   EXPECT_EQ(rep.korthikanti_step_time.n, 8);
   EXPECT_LT(rep.korthikanti_step_time.mean, 0.0365);
   EXPECT_GE(rep.ranking.pairs, 25);
@@ -328,7 +329,7 @@ TEST(Validation, SimuMaxRowsStepTime) {
   const ValidationReport rep = Validate(runs);
   EXPECT_EQ(rep.step_time.overall.ours.n, 42);
   EXPECT_LE(rep.step_time.overall.ours.mean, 0.06);
-  EXPECT_GE(rep.ranking.agree, 146);
+  EXPECT_GE(rep.ranking.agree, 147);
 }
 
 // A row whose notes say "flash attention" with no Transformer Engine (llm-foundry's rows) runs

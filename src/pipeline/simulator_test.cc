@@ -198,6 +198,32 @@ TEST(Simulator, ReductionDuringTheLastBackward) {
   EXPECT_DOUBLE_EQ(Simulate(ScheduleKind::k1F1B, 1, 1, 2, in).step_time_s, 10);
 }
 
+// ZeRO-2/3 reduce every micro-batch's gradients, by hand (pp 1, m 3, F 1, B 2, 4 s per
+// reduction, optimizer 1 s): F0 [0,1] B0 [1,3] F1 [3,4] B1 [4,6] F2 [6,7] B2 [7,9]. Each
+// reduction is issued as its backward starts and queues on the DP stream: [1,5] [5,9] [9,13],
+// then the optimizer [13,14]. Reducing once per step (ZeRO-1) it would be [7,11], [11,12].
+// Without overlap each backward's reduction follows it and the rank waits: B0 [1,3] R [3,7]
+// F1 [7,8] B1 [8,10] R [10,14] F2 [14,15] B2 [15,17] R [17,21], optimizer [21,22].
+TEST(Simulator, ReductionEveryMicroBatch) {
+  PipelineInput in = BalancedInput(1, 1, 1, 2);
+  in.grad_reduce_s = {4};
+  in.optimizer_s = {1};
+  in.dp_stream = true;
+  in.reduce_during_last_backward = true;
+  in.reduce_every_micro_batch = true;
+  SimulationResult r = Simulate(ScheduleKind::k1F1B, 1, 1, 3, in);
+  EXPECT_DOUBLE_EQ(r.pipeline_time_s, 9);
+  EXPECT_DOUBLE_EQ(r.step_time_s, 14);
+  EXPECT_DOUBLE_EQ(r.critical_path.optimizer_s, 1);
+  in.reduce_every_micro_batch = false;
+  EXPECT_DOUBLE_EQ(Simulate(ScheduleKind::k1F1B, 1, 1, 3, in).step_time_s, 12);
+  in.reduce_every_micro_batch = true;
+  in.overlap_grad_reduce = false;
+  r = Simulate(ScheduleKind::k1F1B, 1, 1, 3, in);
+  EXPECT_DOUBLE_EQ(r.step_time_s, 22);
+  EXPECT_DOUBLE_EQ(r.critical_path.compute_s, 9);
+}
+
 // ZeRO gathers by hand (pp 1, F 1, B 2). ZeRO-1 (one 1.5 s gather from the start): the first
 // forward consumes it as it arrives, so it cannot end before 1.5: it runs [0.5,1.5]; without
 // overlap it waits for the whole gather, [1.5,2.5].

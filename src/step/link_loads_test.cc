@@ -90,3 +90,40 @@ TEST(LinkLoads, NoPortBusierThanTheStep) {
 
 }  // namespace
 }  // namespace paratune
+
+namespace paratune {
+namespace {
+
+// ZeRO-0/1 accumulate the gradients and reduce once per step; ZeRO-2/3 shard them and
+// reduce-scatter every micro-batch's (llama-3.1-8b on 16 H100, dp 16, 4 micro-batches of 1):
+// the communication table counts 1 or 4 reductions, and the DP port carries as many.
+TEST(LinkLoads, ShardedGradientsReduceEveryMicroBatch) {
+  const ModelSpec m = LoadModel("llama-3.1-8b");
+  const ClusterSpec c = HardwareCatalog::BuiltIn().Cluster("H100-SXM", 16);
+  const Training t{4096, 64, Precision::kBf16};
+  for (int zero : {1, 2, 3}) {
+    Layout l;
+    l.tp = 1;
+    l.zero = zero;
+    ASSERT_TRUE(CheckLayout(m, c, t, l).empty());
+    const StepCosts sc = ComputeStepCosts(m, c, t, l, {});
+    ASSERT_EQ(sc.micro_batches, 4);
+    const double reductions = zero >= 2 ? 4 : 1;
+    EXPECT_EQ(GradReductionsPerStep(sc, l), reductions);
+    EXPECT_EQ(ParamGathersPerStep(sc, l), zero == 3 ? 4 * 2 : 1);
+    const Estimate e = ComposeStep(m, c, t, l).estimate;
+    const auto rs = std::find_if(e.comms.begin(), e.comms.end(),
+                                 [](const CommItem& x) { return x.kind == "dp" && x.op == "reduce-scatter"; });
+    ASSERT_NE(rs, e.comms.end()) << zero;
+    EXPECT_EQ(rs->calls_per_step, reductions) << zero;
+    EXPECT_DOUBLE_EQ(rs->total_s, reductions * sc.stages[0].grad_reduce_dense_s) << zero;
+    const auto loads = StageLinkLoads(sc, l);
+    const double dp_s = loads[0][static_cast<size_t>(Port::kScaleOut)].dp_s;
+    EXPECT_NEAR(dp_s, reductions * sc.stages[0].grad_reduce_dense_s + ParamGathersPerStep(sc, l) * sc.stages[0].param_gather_dense_s,
+                1e-12 * dp_s)
+        << zero;
+  }
+}
+
+}  // namespace
+}  // namespace paratune

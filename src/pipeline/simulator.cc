@@ -166,11 +166,13 @@ SimulationResult SimulatePipeline(const Schedule& s, const PipelineInput& in) {
     return cf;
   };
 
-  // A data-parallel collective of `d` seconds on rank r's dp stream, from `after` on.
-  // Gathers run at the lower of the rank's two DP rates: they overlap passes of either kind.
-  auto dp_collective = [&](int r, double after, double work, Phase phase, int32_t chunk) {
+  // A data-parallel collective of `work` seconds at its port's full rate on rank r's dp stream,
+  // from `after` on. Overlapped with the passes, it runs at the lower of the rank's two DP rates
+  // (it may run under passes of either kind, whose own collectives hold part of the port); one
+  // the rank waits for (no overlap) has the port to itself.
+  auto dp_collective = [&](int r, double after, double work, Phase phase, int32_t chunk, bool overlapped) {
     const PipelineInput::StreamRates rr = rate_of(r);
-    const double d = work / std::min(rr.dp_forward, rr.dp_backward);
+    const double d = overlapped ? work / std::min(rr.dp_forward, rr.dp_backward) : work;
     double& df = dp_free[static_cast<size_t>(r)];
     const double start = std::max(after, df);
     df = start + d;
@@ -186,7 +188,7 @@ SimulationResult SimulatePipeline(const Schedule& s, const PipelineInput& in) {
       const double per_chunk = in.param_gather_s[static_cast<size_t>(r)] / vp;
       if (per_chunk <= 0) continue;
       for (int c = 0; c < vp; ++c)
-        first_gather_end[static_cast<size_t>(c * pp + r)] = dp_collective(r, 0, per_chunk, Phase::kAllGather, c);
+        first_gather_end[static_cast<size_t>(c * pp + r)] = dp_collective(r, 0, per_chunk, Phase::kAllGather, c, in.overlap_param_gather);
     }
   std::vector<uint8_t> chunk_started(static_cast<size_t>(G), 0);
   // ZeRO-2/3: the reduce-scatter of one micro-batch's gradients of a chunk, issued as its
@@ -196,7 +198,7 @@ SimulationResult SimulatePipeline(const Schedule& s, const PipelineInput& in) {
     if (!per_micro_batch) return;
     const double work = in.grad_reduce_s[static_cast<size_t>(r)] / vp;
     if (work <= 0) return;
-    const double end = dp_collective(r, in.overlap_grad_reduce ? start : finish, work, Phase::kAllReduce, chunk);
+    const double end = dp_collective(r, in.overlap_grad_reduce ? start : finish, work, Phase::kAllReduce, chunk, in.overlap_grad_reduce);
     if (!in.overlap_grad_reduce) compute_free[static_cast<size_t>(r)] = std::max(compute_free[static_cast<size_t>(r)], end);
   };
 
@@ -251,7 +253,7 @@ SimulationResult SimulatePipeline(const Schedule& s, const PipelineInput& in) {
             const int n = op.kind == OpKind::kForward ? in.gathers_per_forward : in.gathers_per_backward;
             double end = start;
             const double from = in.overlap_param_gather ? prev_op_start[static_cast<size_t>(r)] : start;
-            for (int k = 0; k < n; ++k) end = dp_collective(r, from, per_chunk, Phase::kAllGather, op.virtual_stage);
+            for (int k = 0; k < n; ++k) end = dp_collective(r, from, per_chunk, Phase::kAllGather, op.virtual_stage, in.overlap_param_gather);
             start = std::max(start, in.overlap_param_gather ? end - dur : end);
           } else if (!zero3 && op.kind == OpKind::kForward && !chunk_started[static_cast<size_t>(g)]) {
             // ZeRO-1/2: the chunk's first forward consumes the gathered buckets as they arrive, so

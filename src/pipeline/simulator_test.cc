@@ -240,6 +240,29 @@ TEST(Simulator, ZeroOneGatherAtTheStart) {
   EXPECT_DOUBLE_EQ(r.critical_path.gather_wait_s, 1.5);
 }
 
+// A DP collective the rank waits for has its port to itself; one that overlaps the passes runs
+// at the rate their own collectives leave (here half). pp 1, m 1, F 1, B 2, a 1.5 s ZeRO-1
+// gather: overlapped it takes 3 s and the forward ends with it, [2,3], B [3,5]; without overlap
+// it takes 1.5 s, F [1.5,2.5], B [2.5,4.5]. The same for a reduction after the backward (2 s):
+// F [0,1] B [1,3], reduction [3,5] at full rate.
+TEST(Simulator, CollectivesTheRankWaitsForRunAtTheFullRate) {
+  PipelineInput in = BalancedInput(1, 1, 1, 2);
+  in.dp_stream = true;
+  in.rates = {PipelineInput::StreamRates{1, 0.5, 0.5}};
+  in.param_gather_s = {1.5};
+  EXPECT_DOUBLE_EQ(Simulate(ScheduleKind::k1F1B, 1, 1, 1, in).step_time_s, 5);
+  in.overlap_param_gather = false;
+  EXPECT_DOUBLE_EQ(Simulate(ScheduleKind::k1F1B, 1, 1, 1, in).step_time_s, 4.5);
+  PipelineInput red = BalancedInput(1, 1, 1, 2);
+  red.dp_stream = true;
+  red.rates = {PipelineInput::StreamRates{1, 0.5, 0.5}};
+  red.grad_reduce_s = {2};
+  red.overlap_grad_reduce = false;
+  EXPECT_DOUBLE_EQ(Simulate(ScheduleKind::k1F1B, 1, 1, 1, red).step_time_s, 5);
+  red.reduce_every_micro_batch = true;  // the same single reduction, queued by the backward
+  EXPECT_DOUBLE_EQ(Simulate(ScheduleKind::k1F1B, 1, 1, 1, red).step_time_s, 5);
+}
+
 // ZeRO-3 (pp 1, m 2, a gather of 2.5 s before every forward and backward, prefetched from the
 // start of the previous pass, each pass unable to end before its gather):
 //   gathers [0,2.5] [2.5,5] [5,7.5] [7.5,10]; F0 [1.5,2.5] B0 [3,5] F1 [6.5,7.5] B1 [8,10].

@@ -99,6 +99,12 @@ void DrawXAxis(SvgWriter& w, const PlotArea& a, const Scale& s, const Ticks& t, 
   w.Close("g");
 }
 
+size_t PixelCount(double x, size_t cap) {
+  const double top = static_cast<double>(std::max<size_t>(1, cap));
+  if (!(x >= 1)) return 1;  // NaN, negative, below 1
+  return x >= top ? static_cast<size_t>(top) : static_cast<size_t>(x);
+}
+
 void DrawCategoryAxis(SvgWriter& w, const PlotArea& a, const std::vector<std::string>& categories,
                       const std::vector<double>& centres, const std::string& label) {
   w.Open("g", {{"class", "axis x-axis category-axis"}});
@@ -109,7 +115,8 @@ void DrawCategoryAxis(SvgWriter& w, const PlotArea& a, const std::vector<std::st
   size_t longest = 1;
   for (const std::string& c : categories) longest = std::max(longest, c.size());
   const double band = categories.empty() ? 1 : (a.x1() - a.x0()) / static_cast<double>(categories.size());
-  const size_t every = std::max<size_t>(1, static_cast<size_t>(std::ceil(6.5 * static_cast<double>(longest) / band)));
+  const size_t every = band > 0 ? PixelCount(std::ceil(6.5 * static_cast<double>(longest) / band), categories.size())
+                                 : std::max<size_t>(1, categories.size());
   for (size_t i = 0; i < categories.size() && i < centres.size(); i += every) {
     w.Text("text", categories[i],
            {{"class", "category"}, {"x", SvgNumber(centres[i], 1)}, {"y", SvgNumber(a.y0() + 16, 1)},

@@ -2,6 +2,7 @@
 // y axis with its ticks, grid lines and label, and a legend of series names and colours.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,11 @@ struct PlotArea {
   double y0() const { return height - bottom; }  // bottom (y grows down)
   double y1() const { return top; }
 };
+
+// A count derived from pixels (label every k-th category, rects per row): `x` clamped to
+// [1, cap], and 1 when `x` is not a finite positive number (a plot area with no room: margins
+// wider than the figure), so a degenerate figure never turns into an out-of-range conversion.
+size_t PixelCount(double x, size_t cap);
 
 // Colour of series i (a palette readable in light and dark mode and for the common colour
 // vision deficiencies: Okabe & Ito, "Color Universal Design", 2008), as a CSS variable

@@ -1,6 +1,8 @@
 // Axes (axis.h): tick labels by unit, the y axis margin, the legend's rows, the palette.
 #include "report/axis.h"
 
+#include <cmath>
+
 #include "report/chart_test_util.h"
 #include "util/test_util.h"
 
@@ -48,6 +50,30 @@ TEST(Axis, LegendWrapsIntoRows) {
   EXPECT_EQ(entries[2].at("data-series"), "cccc");
   EXPECT_EQ(SeriesColour(2), "var(--series-2)");
   EXPECT_EQ(SeriesColour(9), "var(--series-1)");  // eight colours, then again
+}
+
+}  // namespace
+}  // namespace paratune
+
+namespace paratune {
+namespace {
+
+// A plot area with no room (margins wider than the figure: a negative band per category) draws
+// the first category's label only, where it used to convert a negative count to size_t (found
+// by report_fuzz; fuzz/corpus/report/cluster-narrow-category-axis.json).
+TEST(Axis, CategoryAxisWithNoRoomLabelsTheFirstCategory) {
+  PlotArea a;
+  a.width = 50;  // plot 64 .. 34
+  a.height = 200;
+  SvgWriter w;
+  DrawCategoryAxis(w, a, {"alpha", "beta", "gamma"}, {40, 45, 50}, "");
+  const auto labels = chart_test::Elements(w.str(), "text", "category");
+  ASSERT_EQ(labels.size(), 1u);
+  EXPECT_EQ(PixelCount(-7, 3), 1u);
+  EXPECT_EQ(PixelCount(std::nan(""), 3), 1u);
+  EXPECT_EQ(PixelCount(2.7, 3), 2u);
+  EXPECT_EQ(PixelCount(1e300, 3), 3u);
+  EXPECT_EQ(PixelCount(5, 0), 1u);
 }
 
 }  // namespace

@@ -116,7 +116,7 @@ std::string RenderGanttChart(const GanttChartData& d) {
   for (size_t i = 0; i < d.spans.size(); ++i) by_row[static_cast<size_t>(d.spans[i].row)].push_back(i);
   const bool over = d.spans.size() > d.max_spans;
   const size_t row_budget = std::max<size_t>(
-      1, std::min(d.max_spans / std::max<size_t>(nrows, 1), static_cast<size_t>(plot_px / kPxPerPart)));
+      1, std::min(d.max_spans / std::max<size_t>(nrows, 1), PixelCount(plot_px / kPxPerPart, d.max_spans)));
 
   // Busy time per row and category (the table), from the spans as given.
   std::vector<std::vector<double>> busy(nrows, std::vector<double>(ncats, 0.0));
@@ -151,7 +151,7 @@ std::string RenderGanttChart(const GanttChartData& d) {
   const std::string rect_h = SvgNumber(row_px * 0.8, 2);
   const bool tooltips = d.spans.size() <= kTooltipSpans;
   // Row labels where they fit (11 px text): every k-th row on thin rows (the table names all).
-  const size_t label_every = std::max<size_t>(1, static_cast<size_t>(std::ceil(12 / row_px)));
+  const size_t label_every = row_px > 0 ? PixelCount(std::ceil(12 / row_px), nrows) : std::max<size_t>(1, nrows);
 
   auto rect = [&](double start, double end, double x, double width, size_t cat, const std::string* tip) {
     const std::initializer_list<SvgAttr> attrs = {{"class", "span"},          {"data-category", cats[cat]},

@@ -31,7 +31,8 @@ void PlaceSwitches(const Fabric& f, int size, long long stride, GroupLinks& l) {
   if (!f.pcie_switches()) return;
   const int sw = f.pcie_gpus_per_switch;
   l.per_switch = static_cast<int>(std::clamp<long long>(sw / std::max(1LL, stride), 1, size));
-  l.host_bytes_per_s = f.pcie_host_bytes_per_s / sw;
+  const double host = f.pcie_host_all_to_all_bytes_per_s > 0 ? f.pcie_host_all_to_all_bytes_per_s : f.pcie_host_bytes_per_s;
+  l.host_bytes_per_s = host / sw;
 }
 
 }  // namespace

@@ -42,11 +42,15 @@ struct Fabric {
   // PCIe fabric). Inside a switch a ring runs at the PCIe link x calibration `pcie`; a ring
   // whose members sit under different switches crosses the host (root complex, socket link) at
   // no more than pcie_host_ring_bytes_per_s, and all rings crossing at once share
-  // pcie_host_bytes_per_s per direction. Both are achieved NCCL bus bandwidths, measured
-  // (docs/hardware.md, "PCIe switches"); neither is fitted.
+  // pcie_host_bytes_per_s per direction. An all-to-all, whose every GPU sends to every peer
+  // under the other switches at once (many concurrent peer-to-peer streams, not one ring hop
+  // per channel), moves pcie_host_all_to_all_bytes_per_s across the host per direction (0:
+  // pcie_host_bytes_per_s). All three are achieved NCCL rates, measured (docs/hardware.md,
+  // "PCIe switches"); none is fitted.
   int pcie_gpus_per_switch = 0;
   double pcie_host_bytes_per_s = 0;
   double pcie_host_ring_bytes_per_s = 0;
+  double pcie_host_all_to_all_bytes_per_s = 0;
 
   // Scale-out bandwidth of one GPU when every GPU of its node sends at once.
   double net_bytes_per_s() const { return nic_bytes_per_s * nics_per_node / gpus_per_node; }

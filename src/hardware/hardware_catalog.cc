@@ -51,7 +51,8 @@ int SmCountFor(const std::string& generation) {
 constexpr const char* kFabricFields[] = {"gpus_per_node", "scale_up_link", "nvlink_domain", "nvlink_gb_per_s", "nvlink_latency_us",
                                          "net_gb_per_s", "nic_gb_per_s", "nics_per_node", "net_latency_us",
                                          "nodes_per_leaf", "spine_oversubscription", "pcie_gpus_per_switch",
-                                         "pcie_host_gb_per_s", "pcie_host_ring_gb_per_s"};
+                                         "pcie_host_gb_per_s", "pcie_host_ring_gb_per_s",
+                                         "pcie_host_all_to_all_gb_per_s"};
 constexpr const char* kChipFields[] = {"description", "generation", "bf16_dense_tflops", "fp16_dense_tflops",
                                        "fp8_dense_tflops", "fp4_dense_tflops", "fp32_tflops", "hbm_gb",
                                        "hbm_tb_per_s", "sm_count", "tdp_w", "source", "note", "aliases"};
@@ -138,6 +139,7 @@ void ApplyFabric(const TableReader& r, Fabric& f) {
   r.Count("pcie_gpus_per_switch", f.pcie_gpus_per_switch, 0);
   r.Num("pcie_host_gb_per_s", 1e9, f.pcie_host_bytes_per_s, true);
   r.Num("pcie_host_ring_gb_per_s", 1e9, f.pcie_host_ring_bytes_per_s, true);
+  r.Num("pcie_host_all_to_all_gb_per_s", 1e9, f.pcie_host_all_to_all_bytes_per_s, true);
   if (f.nics_per_node == 0) f.nics_per_node = f.gpus_per_node;  // rail-optimised: one NIC per GPU
   // net_gb_per_s is the scale-out bandwidth per GPU: spread it over the node's NICs.
   if (net_per_gpu > 0) f.nic_bytes_per_s = net_per_gpu * f.gpus_per_node / f.nics_per_node;

@@ -143,10 +143,14 @@ TEST(HardwareCatalog, PcieSwitchesShareTheHost) {
   // Pipeline sends of a stage of 4 into the other switch: 4 at once.
   EXPECT_DOUBLE_EQ(PlaceSendRecv(c, 4).bus_bytes_per_s, 3.8e9);
   EXPECT_DOUBLE_EQ(PlaceSendRecv(c, 1).bus_bytes_per_s, 12.4e9);
-  // All-to-all over 8: 3 peers in the switch, 4 through the host at 15.2 / 4 GB/s per GPU.
+  // All-to-all over 8: 3 peers in the switch, 4 through the host at 18.9 / 4 GB/s per GPU
+  // (pcie_host_all_to_all_gb_per_s); without that field, the rings' 15.2 / 4.
   const GroupLinks ep = PlaceGroup(c, {8, 1});
   EXPECT_EQ(ep.per_switch, 4);
-  EXPECT_DOUBLE_EQ(ep.host_bytes_per_s, 3.8e9);
+  EXPECT_DOUBLE_EQ(ep.host_bytes_per_s, 18.9e9 / 4);
+  ClusterSpec rings_only = c;
+  rings_only.fabric.pcie_host_all_to_all_bytes_per_s = 0;
+  EXPECT_DOUBLE_EQ(PlaceGroup(rings_only, {8, 1}).host_bytes_per_s, 3.8e9);
   EXPECT_EQ(PlaceGroup(c, {4, 2}).per_switch, 2);
   // The H100 PCIe entry states no switches: one flat PCIe fabric.
   EXPECT_FALSE(hw.FindFabric("H100-PCIe").pcie_switches());

@@ -120,6 +120,7 @@ void FabricFields(F& f, V& v) {
   v("pcie_gpus_per_switch", f.pcie_gpus_per_switch);
   v("pcie_host_bytes_per_s", f.pcie_host_bytes_per_s);
   v("pcie_host_ring_bytes_per_s", f.pcie_host_ring_bytes_per_s);
+  v("pcie_host_all_to_all_bytes_per_s", f.pcie_host_all_to_all_bytes_per_s);
 }
 
 template <class C, class V>

@@ -56,6 +56,27 @@ TEST_F(Cli, EstimateJsonFollowsFlags) {
   EXPECT_GT(j.at("throughput").at("step_time_s").get<double>(), 0.0);
 }
 
+// --grad-reduce-in-bf16: the layout says so in --json and the gradient buffer of every stage
+// halves (4 -> 2 bytes per parameter held, ZeRO-1 leaving gradients unsharded), parameters and
+// optimizer unchanged.
+TEST_F(Cli, GradReduceInBf16HalvesTheGradientBuffer) {
+  const std::vector<std::string> base = {"estimate", "--json", "--model", "llama-3.1-8b", "--gpu", "h100",
+                                         "--nodes", "1", "--tp", "2", "--seq", "4096", "--global-batch", "64"};
+  std::vector<std::string> with = base;
+  with.push_back("--grad-reduce-in-bf16");
+  const Result a = Run(base), b = Run(with);
+  ASSERT_EQ(a.status, 0) << a.err;
+  ASSERT_EQ(b.status, 0) << b.err;
+  const nlohmann::json ja = nlohmann::json::parse(a.out), jb = nlohmann::json::parse(b.out);
+  EXPECT_EQ(ja.at("layout").at("grad_reduce_in_fp32"), true);
+  EXPECT_EQ(jb.at("layout").at("grad_reduce_in_fp32"), false);
+  const nlohmann::json &ma = ja.at("stages").at(0).at("memory"), &mb = jb.at("stages").at(0).at("memory");
+  EXPECT_DOUBLE_EQ(mb.at("grads_bytes").get<double>(), ma.at("grads_bytes").get<double>() / 2);
+  EXPECT_DOUBLE_EQ(mb.at("params_bytes").get<double>(), ma.at("params_bytes").get<double>());
+  EXPECT_DOUBLE_EQ(mb.at("optimizer_bytes").get<double>(), ma.at("optimizer_bytes").get<double>());
+  EXPECT_LT(jb.at("memory").at("peak_bytes").get<double>(), ja.at("memory").at("peak_bytes").get<double>());
+}
+
 TEST_F(Cli, EstimateFromConfigFile) {
   const std::string path = Write("tiny-llama/config.json", R"({"architectures": ["LlamaForCausalLM"],
       "num_hidden_layers": 8, "hidden_size": 1024, "num_attention_heads": 16,

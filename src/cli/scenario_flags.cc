@@ -59,6 +59,8 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
               "overlap DP gradient reduction with backward (default on)");
   c->add_flag("--overlap-param-gather,!--no-overlap-param-gather", f.layout.overlap_param_gather,
               "overlap ZeRO parameter all-gather with forward (default on)");
+  c->add_flag("!--grad-reduce-in-bf16", f.layout.grad_reduce_in_fp32,
+              "16-bit gradient buffer and DP reduction (Megatron --grad-reduce-in-bf16; default FP32)");
   c->add_flag("--overlap-tp-comm,!--no-overlap-tp-comm", f.layout.overlap_tp_comm,
               "overlap TP collectives with GEMMs (default off)");
   c->add_flag("--overlap-pp-comm,!--no-overlap-pp-comm", f.layout.overlap_pp_comm,

@@ -172,9 +172,18 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
     out.tp_fwd_s = out.tp_calls_fwd * out.tp_call_s;
     out.tp_bwd_s = out.tp_calls_bwd * out.tp_call_s;
     if (l.overlap_tp_comm) {
-      // Transformer Engine userbuffers overlap each collective with the adjacent GEMM.
-      out.tp_exposed_fwd_s = std::max(0.0, out.tp_fwd_s - out.gemm_fwd_s);
-      out.tp_exposed_bwd_s = std::max(0.0, out.tp_bwd_s - (out.bwd_compute_s - att_bwd - mem_bwd));
+      // Transformer Engine userbuffers overlap each collective with the adjacent GEMM. The
+      // collective's kernels hold SMs meanwhile, so the GEMMs it hides behind stretch as the
+      // passes under ZeRO-2/3 collectives do (stage_costs.cc, "NCCL's SMs"): with GEMM work W
+      // and C seconds hidden under it, min(W + s C, W / (1 - s)), s = nccl_sm_share.
+      const double share = std::clamp(g.calibration.nccl_sm_share, 0.0, 0.9);
+      const auto overlapped = [&](double comm, double gemm) {
+        const double hidden = std::min(comm, gemm);
+        const double stretch = gemm <= 0 ? 0.0 : std::min(share * hidden, gemm * share / (1 - share));
+        return (comm - hidden) + stretch;
+      };
+      out.tp_exposed_fwd_s = overlapped(out.tp_fwd_s, out.gemm_fwd_s);
+      out.tp_exposed_bwd_s = overlapped(out.tp_bwd_s, out.bwd_compute_s - att_bwd - mem_bwd);
     } else {
       out.tp_exposed_fwd_s = out.tp_fwd_s;
       // In backward, the collective on the input gradient of each column-parallel GEMM (QKV,

@@ -20,8 +20,10 @@ constexpr double kOptimizerBytesPerParam = 34;
 // checked for inf/NaN in one read-write pass (Megatron-LM MixedPrecisionOptimizer
 // _unscale_main_grads_and_check_for_nan, torch._amp_foreach_non_finite_check_and_unscale_).
 constexpr double kLossScaleBytesPerParam = 8;
-// Gradients are reduced in FP32 (Megatron's default main_grad dtype with bf16 training).
-constexpr double kGradCommBytes = 4;
+// Gradients are reduced in their buffer's dtype: FP32 (Megatron's default main_grad dtype with
+// bf16 training), or 16-bit with --grad-reduce-in-bf16 (Layout::grad_reduce_in_fp32).
+constexpr double kGradCommBytesFp32 = 4;
+constexpr double kGradCommBytes16 = 2;
 // Parameters are gathered in 16-bit.
 constexpr double kParamCommBytes = 2;
 // M_W / M_B of Qi et al. 2024 (arXiv 2401.10241, Table 1): 32sbh / 34sbh (scores not counted).
@@ -88,8 +90,12 @@ GroupCost Group(const ClusterSpec& c, int size, int stride) {
 }  // namespace
 
 StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Training& t, const Layout& l,
-                           const StateBytesPerParam& state_bytes) {
+                           const StateBytesPerParam& state_bytes_fp32_grads) {
   const GpuSpec& g = c.gpu;
+  // 16-bit gradient buffers (--grad-reduce-in-bf16): 2 bytes per parameter held and reduced.
+  StateBytesPerParam state_bytes = state_bytes_fp32_grads;
+  if (!l.grad_reduce_in_fp32) state_bytes.grad = std::min(state_bytes.grad, kGradCommBytes16);
+  const double grad_comm_bytes = l.grad_reduce_in_fp32 ? kGradCommBytesFp32 : kGradCommBytes16;
   const int pp = l.pp, vp = l.vp, tp = l.tp, etp = l.expert_tp();
   const double T = TokensPerMicroBatch(t, l);
   const bool sp = l.sequence_parallel();
@@ -362,11 +368,11 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
       return nb * op(bytes / nb, ranks, links);
     };
     if (l.zero == 0) {
-      st.grad_reduce_dense_s = bucketed(AllReduceTime, dparams * kGradCommBytes, nd_ranks, dense_dp_links, dparams);
-      st.grad_reduce_expert_s = bucketed(AllReduceTime, eparams * kGradCommBytes, ne_ranks, expert_dp_links, eparams);
+      st.grad_reduce_dense_s = bucketed(AllReduceTime, dparams * grad_comm_bytes, nd_ranks, dense_dp_links, dparams);
+      st.grad_reduce_expert_s = bucketed(AllReduceTime, eparams * grad_comm_bytes, ne_ranks, expert_dp_links, eparams);
     } else {
-      st.grad_reduce_dense_s = bucketed(ReduceScatterTime, dparams * kGradCommBytes, nd_ranks, dense_dp_links, dparams);
-      st.grad_reduce_expert_s = bucketed(ReduceScatterTime, eparams * kGradCommBytes, ne_ranks, expert_dp_links, eparams);
+      st.grad_reduce_dense_s = bucketed(ReduceScatterTime, dparams * grad_comm_bytes, nd_ranks, dense_dp_links, dparams);
+      st.grad_reduce_expert_s = bucketed(ReduceScatterTime, eparams * grad_comm_bytes, ne_ranks, expert_dp_links, eparams);
       st.param_gather_dense_s = bucketed(AllGatherTime, dparams * kParamCommBytes, nd_ranks, dense_dp_links, dparams);
       st.param_gather_expert_s = bucketed(AllGatherTime, eparams * kParamCommBytes, ne_ranks, expert_dp_links, eparams);
     }

@@ -2,6 +2,8 @@
 // (docs/cost-model.md section 7), derived here from the same costs with the share set to 0.
 #include "cost/stage_costs.h"
 
+#include "cost/layer_cost.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -76,6 +78,72 @@ TEST(StageCosts, NcclSmsStretchBothPassesOfZeroThreeAndNoneOfZeroOne) {
     EXPECT_DOUBLE_EQ(one_shared.stages[i].backward_s, one.stages[i].backward_s);
     EXPECT_DOUBLE_EQ(one_shared.stages[i].nccl_contention_s, 0);
   }
+}
+
+// --grad-reduce-in-bf16 (Layout::grad_reduce_in_fp32 = false): Megatron-LM's gradient buffer takes
+// the parameters' dtype (megatron/core/distributed/distributed_data_parallel.py: grad_dtype =
+// param.dtype), so with ZeRO-1 each rank holds 2 bytes of gradient per parameter instead of 4
+// (Megatron-LM theoretical_memory_usage.py: 18 -> 16 bytes per parameter before sharding the
+// optimizer) and reduce-scatters half the bytes: on the same ring, the bandwidth part halves.
+TEST(StageCosts, SixteenBitGradientsHalveTheGradientBufferAndItsReduction) {
+  const ClusterSpec c = HardwareCatalog::BuiltIn().Cluster("H100-SXM", 16);
+  const ModelSpec m = LoadModel("llama-3.1-8b");
+  const Training t{4096, 64, Precision::kBf16};
+  Layout l;
+  l.tp = 1;
+  l.pp = 2;
+  l.zero = 1;
+  ASSERT_TRUE(CheckLayout(m, c, t, l).empty());
+  const StepCosts fp32 = ComputeStepCosts(m, c, t, l, {});
+  l.grad_reduce_in_fp32 = false;
+  const StepCosts bf16 = ComputeStepCosts(m, c, t, l, {});
+  ASSERT_EQ(fp32.stages.size(), 2u);
+  for (size_t i = 0; i < fp32.stages.size(); ++i) {
+    const StageCost &a = fp32.stages[i], &b = bf16.stages[i];
+    ASSERT_GT(a.params(), 1e9);
+    // The stage's unsharded gradients: 4 and 2 bytes for each parameter it holds.
+    EXPECT_NEAR(a.memory.grads, 4 * a.params(), 1e-9 * a.memory.grads);
+    EXPECT_NEAR(b.memory.grads, 2 * b.params(), 1e-9 * b.memory.grads);
+    // Parameters and the sharded optimizer do not change.
+    EXPECT_DOUBLE_EQ(b.memory.params, a.memory.params);
+    EXPECT_DOUBLE_EQ(b.memory.optimizer, a.memory.optimizer);
+    // Half the bytes over the same ranks: between half and all of the time (latency stays).
+    EXPECT_LT(b.grad_reduce_s(), 0.75 * a.grad_reduce_s());
+    EXPECT_GT(b.grad_reduce_s(), 0.5 * a.grad_reduce_s());
+    // The parameter all-gather was 16-bit already.
+    EXPECT_DOUBLE_EQ(b.param_gather_s(), a.param_gather_s());
+  }
+}
+
+// TP overlap (Transformer Engine userbuffers): the collective hides behind the GEMMs, which
+// stretch by the share of SMs the collective holds, as the passes under ZeRO-2/3 collectives do:
+// exposed = (C - min(C, W)) + min(s min(C, W), W s / (1 - s)), forward against the forward GEMMs.
+TEST(StageCosts, OverlappedTpCommunicationStretchesTheGemmsItHidesBehind) {
+  const ClusterSpec c = HardwareCatalog::BuiltIn().Cluster("H100-SXM", 8);
+  const ModelSpec m = LoadModel("llama-3.1-70b");
+  const Training t{8192, 64, Precision::kBf16};
+  Layout l;
+  l.tp = 8;
+  l.pp = 1;
+  l.recompute = Recompute::kFull;
+  ASSERT_TRUE(CheckLayout(m, c, t, l).empty());
+  const double s = c.gpu.calibration.nccl_sm_share;
+  ASSERT_GT(s, 0.1);
+  const LayerCost blocking = ComputeLayerCost(m, false, c, t, l);
+  l.overlap_tp_comm = true;
+  const LayerCost hidden = ComputeLayerCost(m, false, c, t, l);
+  const double C = hidden.tp_fwd_s, W = hidden.gemm_fwd_s;
+  ASSERT_GT(C, 0);
+  ASSERT_GT(W, C);  // tp 8 inside NVLink: the GEMMs are longer than the collectives
+  EXPECT_DOUBLE_EQ(C, blocking.tp_fwd_s);
+  EXPECT_NEAR(hidden.tp_exposed_fwd_s, s * C, 1e-12 * W);
+  EXPECT_LT(hidden.tp_exposed_fwd_s, blocking.tp_exposed_fwd_s);
+  EXPECT_LT(hidden.tp_exposed_bwd_s, blocking.tp_exposed_bwd_s);
+  EXPECT_GT(hidden.tp_exposed_bwd_s, 0);
+  // With no SMs held, the collective hides entirely.
+  ClusterSpec free_sms = c;
+  free_sms.gpu.calibration.nccl_sm_share = 0;
+  EXPECT_DOUBLE_EQ(ComputeLayerCost(m, false, free_sms, t, l).tp_exposed_fwd_s, 0);
 }
 
 }  // namespace

@@ -358,6 +358,7 @@ Emitted EmitMegatron(const EmitInput& in) {
     a.Value("--fp4-recipe", kMegatronFp4Recipe);
   }
   // Overlap switches (all off by default in Megatron-LM).
+  if (!l.grad_reduce_in_fp32) a.Switch("--grad-reduce-in-bf16");
   if (l.overlap_grad_reduce) a.Switch("--overlap-grad-reduce");
   if (l.overlap_param_gather && l.zero >= 1) a.Switch("--overlap-param-gather");
   if (l.overlap_tp_comm && l.tp > 1) a.Switch("--tp-comm-overlap");

@@ -96,6 +96,7 @@ const std::map<std::string, std::string>& VerifiedFlags() {
       {"--fp8-recipe", "choice:tensorwise|delayed|mxfp8|blockwise|custom"},
       {"--fp4-format", "choice:e2m1"},
       {"--fp4-recipe", "choice:nvfp4|custom"},
+      {"--grad-reduce-in-bf16", "switch"},  // megatron/training/arguments.py
       {"--overlap-grad-reduce", "switch"},
       {"--overlap-param-gather", "switch"},
       {"--tp-comm-overlap", "switch"},
@@ -192,6 +193,7 @@ std::vector<EmitInput> PipelineCases() {
   d.ep = 8;
   d.etp = 1;
   d.pp_layout = {10, 20, 20, 11};
+  d.grad_reduce_in_fp32 = false;  // --grad-reduce-in-bf16 round-trips too
   v.push_back(testing_util::Fixed("deepseek-v3", "H100", 256, d, Training{4096, 256, Precision::kBf16}));
   return v;
 }
@@ -220,6 +222,7 @@ TEST(EmitMegatron, RoundTripThroughFromMegatron) {
     EXPECT_EQ(y.recompute, x.recompute);
     EXPECT_EQ(y.mbs, x.mbs);
     EXPECT_EQ(y.overlap_grad_reduce, x.overlap_grad_reduce);
+    EXPECT_EQ(y.grad_reduce_in_fp32, x.grad_reduce_in_fp32);
     if (x.zero >= 1) {
       EXPECT_EQ(y.overlap_param_gather, x.overlap_param_gather);
     }

@@ -72,6 +72,12 @@ struct Layout {
   int mbs = 1;     // micro-batch size, sequences
   bool overlap_grad_reduce = true;   // DP gradient reduction overlaps the last backward passes
   bool overlap_param_gather = true;  // ZeRO parameter all-gather overlaps forward
+  // Gradient buffer and its data-parallel reduction in FP32: Megatron-LM's choice for BF16
+  // (megatron/training/arguments.py validate_args turns accumulate_allreduce_grads_in_fp32 on
+  // unless --grad-reduce-in-bf16). false: the buffer is in the parameters' 16-bit dtype
+  // (megatron/core/distributed/distributed_data_parallel.py: grad_dtype = torch.float if
+  // grad_reduce_in_fp32 else param.dtype), half the gradient memory and DP traffic.
+  bool grad_reduce_in_fp32 = true;
   bool overlap_tp_comm = false;      // TP collectives overlapped with GEMMs (TE userbuffers)
   bool overlap_pp_comm = true;       // PP send/receive in the background
   // EP all-to-all hidden behind the compute of another micro-batch: Megatron-Core's combined

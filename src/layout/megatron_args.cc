@@ -67,7 +67,8 @@ const std::map<std::string, FlagSpec>& KnownFlags() {
          {"--group-query-attention", "--swiglu", "--squared-relu", "--untie-embeddings-and-output-weights",
           "--disable-bias-linear", "--add-qkv-bias", "--qk-layernorm", "--multi-latent-attention",
           "--sequence-parallel", "--use-distributed-optimizer", "--use-megatron-fsdp",
-          "--use-torch-fsdp2", "--recompute-activations", "--bf16", "--fp16", "--overlap-grad-reduce",
+          "--use-torch-fsdp2", "--recompute-activations", "--bf16", "--fp16", "--grad-reduce-in-bf16",
+          "--accumulate-allreduce-grads-in-fp32", "--overlap-grad-reduce",
           "--overlap-param-gather", "--tp-comm-overlap", "--no-overlap-p2p-communication",
           "--overlap-moe-expert-parallel-comm",
           "--moe-grouped-gemm", "--use-flash-attn", "--moe-shared-expert-gate", "--use-rope-scaling",
@@ -677,6 +678,9 @@ MegatronArgs ParseMegatronArgs(const std::string& line) {
   if (!has("--bf16") && !has("--fp16"))
     r.notes.push_back("no --bf16/--fp16: Megatron would keep FP32 weights and activations; paratune "
                       "estimates BF16 mixed precision");
+  // FP32 gradients unless --grad-reduce-in-bf16 (megatron/training/arguments.py validate_args,
+  // which forces accumulate_allreduce_grads_in_fp32 on for BF16 otherwise).
+  l.grad_reduce_in_fp32 = !has("--grad-reduce-in-bf16");
   l.overlap_grad_reduce = has("--overlap-grad-reduce");
   l.overlap_param_gather = has("--overlap-param-gather");
   l.overlap_tp_comm = has("--tp-comm-overlap");

@@ -50,6 +50,7 @@ TEST(MegatronArgs, ReadsModelLayoutAndTraining) {
   EXPECT_TRUE(a.layout.overlap_grad_reduce);
   EXPECT_TRUE(a.layout.overlap_param_gather);
   EXPECT_FALSE(a.layout.overlap_tp_comm);
+  EXPECT_TRUE(a.layout.grad_reduce_in_fp32);  // Megatron's FP32 gradient buffer under --bf16
   EXPECT_EQ(a.training.seq, 8192);
   EXPECT_EQ(a.training.global_batch, 256);
   EXPECT_EQ(a.training.precision, Precision::kBf16);
@@ -83,7 +84,7 @@ TEST(MegatronArgs, MoeMlaFsdpFp8AndEqualsSyntax) {
       "--moe-shared-expert-intermediate-size 2048 --moe-layer-freq '([0]*3+[1]*58)' --padded-vocab-size 129280 "
       "--expert-model-parallel-size 64 --expert-tensor-parallel-size 1 --use-megatron-fsdp "
       "--data-parallel-sharding-strategy optim_grads --recompute-granularity full --recompute-method uniform "
-      "--recompute-num-layers 1 --bf16 --fp8-format hybrid --tp-comm-overlap --no-overlap-p2p-communication");
+      "--recompute-num-layers 1 --bf16 --fp8-format hybrid --tp-comm-overlap --no-overlap-p2p-communication --grad-reduce-in-bf16");
   EXPECT_EQ(a.model.attention, AttentionKind::kMla);
   EXPECT_EQ(a.model.q_lora_rank, 1536);
   EXPECT_EQ(a.model.experts, 256);
@@ -99,6 +100,7 @@ TEST(MegatronArgs, MoeMlaFsdpFp8AndEqualsSyntax) {
   EXPECT_EQ(a.training.precision, Precision::kFp8);
   EXPECT_TRUE(a.layout.overlap_tp_comm);
   EXPECT_FALSE(a.layout.overlap_pp_comm);
+  EXPECT_FALSE(a.layout.grad_reduce_in_fp32);
 }
 
 TEST(MegatronArgs, BrokenInputNamesTheFlag) {

@@ -18,6 +18,7 @@ json LayoutToJson(const Layout& l, const Training& t) {
               {"micro_batch", l.mbs},
               {"overlap_grad_reduce", l.overlap_grad_reduce},
               {"overlap_param_gather", l.overlap_param_gather},
+              {"grad_reduce_in_fp32", l.grad_reduce_in_fp32},
               {"overlap_tp_comm", l.overlap_tp_comm},
               {"overlap_pp_comm", l.overlap_pp_comm},
               {"overlap_ep_comm", l.overlap_ep_comm},

@@ -272,6 +272,33 @@ void MapSoftware(const Cells& c, PublishedRun& r) {
     r.layout.overlap_grad_reduce = false;
     r.layout.overlap_param_gather = false;
   }
+  // NVIDIA's performance recipes reduce the gradients of FP8 runs in BF16, a 16-bit gradient
+  // buffer: NeMo 2.x (scripts/performance/helpers.py set_precision_configs, and the per-model
+  // scripts before it: `recipe.trainer.plugins.grad_reduce_in_fp32 = False` with
+  // bf16_with_fp8_mixed()), dgxc-benchmarking v25.03 (llama3.1/pretrain_llama31.py, the same
+  // line), and NeMo 24.07's launcher configs (NeMo-Framework-Launcher
+  // conf/training/gpt3/175b_fp8_performance.yaml: distributed_fused_adam, grad_sync_dtype: bf16).
+  if ((r.source == "NeMo-perf-summary" || r.source == "NVIDIA-dgxc-benchmarking") &&
+      r.training.precision == Precision::kFp8) {
+    r.layout.grad_reduce_in_fp32 = false;
+    r.assumptions.push_back("NVIDIA performance recipe with FP8: gradients reduced in BF16 (grad_reduce_in_fp32 = False)");
+  }
+  // The same recipes overlap the TP collectives of dense models with their GEMMs (Transformer
+  // Engine userbuffers, which need sequence parallelism): NeMo 2.x
+  // nemo/collections/llm/recipes/{gpt3_175b,llama3_70b,llama31_405b,nemotron3_8b,nemotron3_22b,
+  // nemotron4_15b,nemotron4_340b}.py pretrain_performance_optimizations
+  // (MegatronCommOverlapCallback(tp_comm_overlap=True, ...); dgxc-benchmarking's
+  // pretrain_llama31.py requires that callback for 70B and 405B), and NeMo 24.07's launcher
+  // configs (NeMo-Framework-Launcher launcher_scripts/conf/training/{gpt3/20b,gpt3/175b_mlperf,
+  // llama/llama2_70b,llama/llama3_70b,nemotron/nemotron_8b,nemotron/nemotron_22b,
+  // nemotron/nemotron_340b}.yaml: ub_tp_comm_overlap: True). The MoE recipes leave it off
+  // (mixtral_8x22b.py sets no tp_comm_overlap, which the callback defaults to off;
+  // mixtral/*.yaml and dgxc grok1/grok1_314b.yaml: ub_tp_comm_overlap: false).
+  if ((r.source == "NeMo-perf-summary" || r.source == "NVIDIA-dgxc-benchmarking") && r.model.experts <= 1 &&
+      r.layout.sequence_parallel()) {
+    r.layout.overlap_tp_comm = true;
+    r.assumptions.push_back("NVIDIA performance recipe of a dense model: TP communication overlapped with GEMMs (tp_comm_overlap)");
+  }
   const std::string section = c.Has("table_or_section") ? c.Str("table_or_section") : "";
   r.layout.fused_cross_entropy = section.find("_cef") != std::string::npos &&
                                  notes.find("cross-entropy loss fusion on") != std::string::npos;

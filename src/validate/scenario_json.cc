@@ -154,6 +154,7 @@ void LayoutFields(L& l, V& v) {
   v("mbs", l.mbs);
   v("overlap_grad_reduce", l.overlap_grad_reduce);
   v("overlap_param_gather", l.overlap_param_gather);
+  v("grad_reduce_in_fp32", l.grad_reduce_in_fp32);
   v("overlap_tp_comm", l.overlap_tp_comm);
   v("overlap_pp_comm", l.overlap_pp_comm);
   v("overlap_ep_comm", l.overlap_ep_comm);

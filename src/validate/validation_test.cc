@@ -354,6 +354,46 @@ TEST(PublishedRuns, FlashAttentionPackageRowsRunFa2) {
   EXPECT_EQ(fa2, 43);
 }
 
+// NVIDIA's performance recipes (NeMo, dgxc-benchmarking): FP8 runs reduce their gradients in
+// BF16, and dense models overlap their TP collectives with the GEMMs (userbuffers, which need
+// TP > 1 with sequence parallelism); MoE recipes leave the TP overlap off; other sources keep
+// Megatron-LM's defaults (published_runs.cc MapSoftware cites the recipes).
+TEST(PublishedRuns, NvidiaRecipesReduceFp8GradientsInBf16AndOverlapDenseTp) {
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  auto row = [](const char* base, const char* source, const char* tp, const char* precision) {
+    std::string r = WithCell(base, "source", source);
+    r = WithCell(r, "tp", tp);
+    r = WithCell(r, "dp", std::string(tp) == "1" ? "8" : "4");
+    return WithCell(r, "precision", precision) + "\n";
+  };
+  const auto runs = ReadPublishedRuns(Header() + row(kDenseRow, "NeMo-perf-summary", "2", "fp8") +
+                                          row(kDenseRow, "NVIDIA-dgxc-benchmarking", "2", "bf16") +
+                                          row(kMoeRow, "NeMo-perf-summary", "2", "fp8") +
+                                          row(kDenseRow, "NVIDIA-dgxc-benchmarking", "1", "fp8") +
+                                          row(kDenseRow, "MosaicML-llm-foundry", "2", "fp8"),
+                                      "f.csv", hw);
+  ASSERT_EQ(runs.size(), 5u);
+  for (const PublishedRun& r : runs) ASSERT_TRUE(r.modelable) << r.id << ": " << r.reason;
+  EXPECT_FALSE(runs[0].layout.grad_reduce_in_fp32);
+  EXPECT_TRUE(runs[0].layout.overlap_tp_comm);
+  EXPECT_TRUE(runs[1].layout.grad_reduce_in_fp32);  // BF16: Megatron's FP32 gradient buffer
+  EXPECT_TRUE(runs[1].layout.overlap_tp_comm);
+  EXPECT_FALSE(runs[2].layout.grad_reduce_in_fp32);
+  EXPECT_FALSE(runs[2].layout.overlap_tp_comm);  // MoE recipe
+  EXPECT_FALSE(runs[3].layout.grad_reduce_in_fp32);
+  EXPECT_FALSE(runs[3].layout.overlap_tp_comm);  // tp 1: nothing to overlap
+  EXPECT_TRUE(runs[4].layout.grad_reduce_in_fp32);
+  EXPECT_FALSE(runs[4].layout.overlap_tp_comm);
+  // Each choice is listed among the row's assumptions.
+  auto listed = [](const PublishedRun& r, const std::string& what) {
+    return std::any_of(r.assumptions.begin(), r.assumptions.end(),
+                       [&](const std::string& a) { return a.find(what) != std::string::npos; });
+  };
+  EXPECT_TRUE(listed(runs[0], "grad_reduce_in_fp32 = False"));
+  EXPECT_TRUE(listed(runs[0], "tp_comm_overlap"));
+  EXPECT_FALSE(listed(runs[4], "grad_reduce_in_fp32 = False"));
+}
+
 // The header with the optional last column hf_model, as both development files have it.
 std::string HeaderWithHf() { return Header().substr(0, Header().size() - 1) + ",hf_model\n"; }
 

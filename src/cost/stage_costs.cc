@@ -89,13 +89,15 @@ GroupCost Group(const ClusterSpec& c, int size, int stride) {
 
 }  // namespace
 
+double GradCommBytesPerParam(const Layout& l) { return l.grad_reduce_in_fp32 ? kGradCommBytesFp32 : kGradCommBytes16; }
+
 StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Training& t, const Layout& l,
                            const StateBytesPerParam& state_bytes_fp32_grads) {
   const GpuSpec& g = c.gpu;
   // 16-bit gradient buffers (--grad-reduce-in-bf16): 2 bytes per parameter held and reduced.
   StateBytesPerParam state_bytes = state_bytes_fp32_grads;
   if (!l.grad_reduce_in_fp32) state_bytes.grad = std::min(state_bytes.grad, kGradCommBytes16);
-  const double grad_comm_bytes = l.grad_reduce_in_fp32 ? kGradCommBytesFp32 : kGradCommBytes16;
+  const double grad_comm_bytes = GradCommBytesPerParam(l);
   const int pp = l.pp, vp = l.vp, tp = l.tp, etp = l.expert_tp();
   const double T = TokensPerMicroBatch(t, l);
   const bool sp = l.sequence_parallel();

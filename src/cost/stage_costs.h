@@ -94,6 +94,10 @@ struct StepCosts {
   std::vector<std::string> warnings;  // those that do not depend on the schedule
 };
 
+// Bytes per parameter of the data-parallel gradient reduction: the gradient buffer's dtype, FP32
+// (Megatron's default main-grad dtype with BF16) or 16-bit with --grad-reduce-in-bf16.
+double GradCommBytesPerParam(const Layout& l);
+
 // For a layout that passed CheckLayout (layout.dp filled in).
 StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Training& t, const Layout& l,
                            const StateBytesPerParam& state_bytes);

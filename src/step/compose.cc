@@ -226,7 +226,7 @@ std::vector<CommItem> CommTable(const StepCosts& sc, const Layout& l, const Time
   const size_t first_dp = v.size();
   const char* reduce_op = l.zero == 0 ? "all-reduce" : "reduce-scatter";
   const double reductions = GradReductionsPerStep(sc, l);
-  const double grad_bytes = l.grad_reduce_in_fp32 ? 4 : 2;  // the gradient buffer's dtype (layout.h)
+  const double grad_bytes = GradCommBytesPerParam(l);
   AddComm(v, "dp", reduce_op, sc.dense_dp_group, st.dense_params * grad_bytes, reductions, st.grad_reduce_dense_s, 0);
   AddComm(v, "edp", reduce_op, sc.expert_dp_group, st.expert_params * grad_bytes, reductions,
           st.grad_reduce_expert_s, 0);

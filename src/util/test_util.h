@@ -29,6 +29,22 @@
 
 namespace paratune {
 
+// True in a sanitizer build (the "asan" and "fuzz" presets): GCC defines __SANITIZE_ADDRESS__,
+// clang answers __has_feature(address_sanitizer). A test whose only cost is arithmetic (tens of
+// seconds in release, some 30 times that instrumented) may skip its heaviest part there, saying
+// so; the release run still asserts it.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kSanitizerBuild = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kSanitizerBuild = true;
+#else
+inline constexpr bool kSanitizerBuild = false;
+#endif
+#else
+inline constexpr bool kSanitizerBuild = false;
+#endif
+
 #ifdef PARATUNE_SOURCE_DIR
 // ../shared beside the source tree.
 inline std::string SharedDataDir() { return std::string(PARATUNE_SOURCE_DIR) + "/../shared"; }

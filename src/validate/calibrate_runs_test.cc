@@ -240,19 +240,36 @@ TEST(CalibrateFromRuns, SimuMaxB200ClusterLeaveOneOut) {
   EXPECT_LT(rc.mape_loo, rc.mape_before);
 }
 
-TEST(CalibrateFromRuns, MosaicMlH100ClusterLeaveOneOut) {
-  PARATUNE_SHARED_OR_SKIP(csv, "validation/published_runs_dev.csv");
-  const auto t0 = std::chrono::steady_clock::now();
+std::vector<PublishedRun> MosaicMlH100Runs(const std::string& csv) {
   std::vector<PublishedRun> runs;
   const HardwareCatalog hw = HardwareCatalog::BuiltIn();
   for (PublishedRun& r : ReadPublishedRuns(ReadFile(csv), csv, hw))
     if (r.source == "MosaicML-llm-foundry" && r.gpu_name == "H100-SXM") runs.push_back(std::move(r));
-  const RunsCalibration rc = CalibrateFromRuns(runs, 6, nullptr, 0, std::nullopt, /*nested=*/true);
+  return runs;
+}
+
+// About a second in release.
+TEST(CalibrateFromRuns, MosaicMlH100ClusterLeaveOneOut) {
+  PARATUNE_SHARED_OR_SKIP(csv, "validation/published_runs_dev.csv");
+  const auto t0 = std::chrono::steady_clock::now();
+  const RunsCalibration rc = CalibrateFromRuns(MosaicMlH100Runs(csv), 6);
   PrintFigures("MosaicML-H100", rc, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   EXPECT_EQ(rc.rows.size(), 34u);
   EXPECT_LT(rc.mape_after, rc.mape_before);
   EXPECT_LT(rc.mape_loo, rc.mape_before);
-  // The choice of fractions held out too (nested, about 20 s): still below the catalog.
+}
+
+// The choice of fractions held out too (nested): still below the catalog. About 20 s in release
+// on the 2-core box, over the 600 s test limit under AddressSanitizer, so asserted in release.
+TEST(CalibrateFromRuns, MosaicMlH100ClusterNestedLeaveOneOut) {
+  PARATUNE_SHARED_OR_SKIP(csv, "validation/published_runs_dev.csv");
+  if (kSanitizerBuild) GTEST_SKIP() << "skipped in a sanitizer build: the nested fit is arithmetic only, asserted by the release run";
+  const auto t0 = std::chrono::steady_clock::now();
+  const RunsCalibration rc = CalibrateFromRuns(MosaicMlH100Runs(csv), 6, nullptr, 0, std::nullopt, /*nested=*/true);
+  PrintFigures("MosaicML-H100", rc, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  EXPECT_EQ(rc.rows.size(), 34u);
+  EXPECT_LT(rc.mape_after, rc.mape_before);
+  EXPECT_LT(rc.mape_loo, rc.mape_before);
   EXPECT_LT(rc.mape_nested, rc.mape_before);
 }
 

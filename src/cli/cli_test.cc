@@ -77,6 +77,30 @@ TEST_F(Cli, GradReduceInBf16HalvesTheGradientBuffer) {
   EXPECT_LT(jb.at("memory").at("peak_bytes").get<double>(), ja.at("memory").at("peak_bytes").get<double>());
 }
 
+// --fp32-shards (PyTorch FSDP's mixed precision) under ZeRO-3: no 16-bit parameter shard; the
+// FP32 gradient and optimizer shards are the same.
+TEST_F(Cli, Fp32ShardsDropTheSixteenBitParameterShard) {
+  const std::vector<std::string> base = {"estimate", "--json", "--model", "llama-3.1-8b", "--gpu", "h100", "--nodes",
+                                         "1", "--tp", "1", "--zero", "3", "--seq", "4096", "--global-batch", "64"};
+  std::vector<std::string> with = base;
+  with.push_back("--fp32-shards");
+  const Result a = Run(base), b = Run(with);
+  ASSERT_EQ(a.status, 0) << a.err;
+  ASSERT_EQ(b.status, 0) << b.err;
+  const nlohmann::json ja = nlohmann::json::parse(a.out), jb = nlohmann::json::parse(b.out);
+  EXPECT_EQ(ja.at("layout").at("fp32_shards"), false);
+  EXPECT_EQ(jb.at("layout").at("fp32_shards"), true);
+  const nlohmann::json &ma = ja.at("stages").at(0).at("memory"), &mb = jb.at("stages").at(0).at("memory");
+  EXPECT_GT(ma.at("params_bytes").get<double>(), 1.9e9);  // 2 bytes x 8.0e9 / 8
+  EXPECT_EQ(mb.at("params_bytes").get<double>(), 0);
+  EXPECT_DOUBLE_EQ(mb.at("grads_bytes").get<double>(), ma.at("grads_bytes").get<double>());
+  EXPECT_DOUBLE_EQ(mb.at("optimizer_bytes").get<double>(), ma.at("optimizer_bytes").get<double>());
+  // The allocator's reserve is a share of what is allocated, so the peak falls by a bit more.
+  const double saved = ja.at("memory").at("peak_bytes").get<double>() - jb.at("memory").at("peak_bytes").get<double>();
+  EXPECT_GT(saved, ma.at("params_bytes").get<double>());
+  EXPECT_LT(saved, 1.1 * ma.at("params_bytes").get<double>());
+}
+
 TEST_F(Cli, EstimateFromConfigFile) {
   const std::string path = Write("tiny-llama/config.json", R"({"architectures": ["LlamaForCausalLM"],
       "num_hidden_layers": 8, "hidden_size": 1024, "num_attention_heads": 16,

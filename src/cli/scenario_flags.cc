@@ -72,6 +72,9 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
                  "MoE routing imbalance: tokens of the busiest expert over the mean (default 1 = balanced)");
   c->add_flag("--zero3-per-tensor", f.layout.zero3_per_tensor,
               "ZeRO-3 gathers each parameter tensor separately (DeepSpeed stage 3) instead of per block (FSDP)");
+  c->add_flag("--fp32-shards", f.layout.fp32_shards,
+              "ZeRO-2/3 states as PyTorch FSDP/FSDP2 mixed precision keeps them: FP32 parameter and gradient "
+              "shards, 16-bit copies only gathered (16 bytes per parameter, not 18)");
   c->add_flag("!--no-flash-attention", f.layout.flash_attention,
               "store attention scores (no FlashAttention)");
   c->add_option("--attention-kernel", f.attention_kernel,

@@ -98,6 +98,17 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
   StateBytesPerParam state_bytes = state_bytes_fp32_grads;
   if (!l.grad_reduce_in_fp32) state_bytes.grad = std::min(state_bytes.grad, kGradCommBytes16);
   const double grad_comm_bytes = GradCommBytesPerParam(l);
+  // What ZeRO-3 has in flight per gathered parameter: its 16-bit copy and its unsharded gradient,
+  // in the buffer's dtype or, with PyTorch FSDP's FP32 shards, in the dtype it is reduced in.
+  const double gathered_bytes_per_param =
+      state_bytes.param + (l.fp32_shards ? grad_comm_bytes : state_bytes.grad);
+  if (l.fp32_shards && l.zero >= 2) {
+    // PyTorch FSDP (Layout::fp32_shards): the gradient shard is FP32 whatever the reduction's
+    // dtype, and under ZeRO-3 no 16-bit parameter shard is kept (the FP32 master in
+    // `optimizer` is the parameter).
+    state_bytes.grad = state_bytes_fp32_grads.grad;
+    if (l.zero >= 3) state_bytes.param = 0;
+  }
   const int pp = l.pp, vp = l.vp, tp = l.tp, etp = l.expert_tp();
   const double T = TokensPerMicroBatch(t, l);
   const bool sp = l.sequence_parallel();
@@ -304,7 +315,7 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
           if ((moe_layer ? nm : nd) > 0)
             for (const auto& [rows, cols] : LayerWeightShapes(m, moe_layer, tp)) unit = std::max(unit, rows * cols);
       }
-      mem.zero3_buffers = 2 * unit * (state_bytes.param + state_bytes.grad);
+      mem.zero3_buffers = 2 * unit * gathered_bytes_per_param;
     }
     // Megatron pads the vocabulary (PaddedVocab): the tables held are that many rows.
     const double padded_cols = static_cast<double>(PaddedVocab(m.vocab, tp)) / tp;

@@ -115,6 +115,48 @@ TEST(StageCosts, SixteenBitGradientsHalveTheGradientBufferAndItsReduction) {
   }
 }
 
+// PyTorch FSDP's mixed precision (Layout::fp32_shards): under ZeRO-3 the FP32 parameter shard
+// is the optimizer's master copy, so no 16-bit shard is kept: 4 (grad) + 12 (master, m, v) = 16
+// bytes per sharded parameter, against Megatron-LM's 2 + 4 + 12 = 18. The gradient shard stays
+// FP32 when the reduction is 16-bit; the gathered copies in flight and the traffic are the same.
+TEST(StageCosts, Fp32ShardsKeepNoSixteenBitParameterShard) {
+  const ClusterSpec c = HardwareCatalog::BuiltIn().Cluster("H100-SXM", 8);
+  const ModelSpec m = LoadModel("llama-3.1-8b");
+  const Training t{4096, 64, Precision::kBf16};
+  Layout l;
+  l.tp = 1;
+  l.pp = 1;
+  l.zero = 3;
+  ASSERT_TRUE(CheckLayout(m, c, t, l).empty());
+  const StepCosts megatron = ComputeStepCosts(m, c, t, l, {});
+  l.fp32_shards = true;
+  const StepCosts fsdp = ComputeStepCosts(m, c, t, l, {});
+  l.grad_reduce_in_fp32 = false;
+  const StepCosts fsdp_bf16_reduce = ComputeStepCosts(m, c, t, l, {});
+  ASSERT_EQ(fsdp.stages.size(), 1u);
+  const StageCost &a = megatron.stages[0], &b = fsdp.stages[0], &h = fsdp_bf16_reduce.stages[0];
+  const double shard = a.params() / 8;  // parameters per GPU: ZeRO-3 over dp = 8
+  ASSERT_GT(shard, 0.9e9);
+  EXPECT_NEAR(a.memory.params, 2 * shard, 1e-9 * a.memory.params);
+  EXPECT_EQ(b.memory.params, 0);
+  EXPECT_NEAR(b.memory.grads, 4 * shard, 1e-9 * b.memory.grads);
+  EXPECT_NEAR(b.memory.optimizer, 12 * shard, 1e-9 * b.memory.optimizer);
+  EXPECT_NEAR(b.memory.params + b.memory.grads + b.memory.optimizer, 16 * shard, 1e-9 * 16 * shard);
+  EXPECT_DOUBLE_EQ(b.memory.zero3_buffers, a.memory.zero3_buffers);
+  EXPECT_DOUBLE_EQ(b.grad_reduce_s(), a.grad_reduce_s());
+  EXPECT_DOUBLE_EQ(b.param_gather_s(), a.param_gather_s());
+  // A 16-bit reduction: the shard stays FP32; the unsharded gradient in flight is 16-bit, so the
+  // buffers of two gathered layers go from 2 x (2 + 4) to 2 x (2 + 2) bytes per parameter.
+  EXPECT_DOUBLE_EQ(h.memory.grads, b.memory.grads);
+  EXPECT_NEAR(h.memory.zero3_buffers, b.memory.zero3_buffers * 4 / 6, 1e-9 * b.memory.zero3_buffers);
+  EXPECT_LT(h.grad_reduce_s(), 0.75 * b.grad_reduce_s());
+  // ZeRO-2 (SHARD_GRAD_OP) keeps the unsharded 16-bit parameters through the passes.
+  l.zero = 2;
+  const StageCost z2 = ComputeStepCosts(m, c, t, l, {}).stages[0];
+  EXPECT_NEAR(z2.memory.params, 2 * a.params(), 1e-9 * z2.memory.params);
+  EXPECT_NEAR(z2.memory.grads, 4 * shard, 1e-9 * z2.memory.grads);
+}
+
 // TP overlap (Transformer Engine userbuffers): the collective hides behind the GEMMs, which
 // stretch by the share of SMs the collective holds, as the passes under ZeRO-2/3 collectives do:
 // exposed = (C - min(C, W)) + min(s min(C, W), W s / (1 - s)), forward against the forward GEMMs.

@@ -100,6 +100,15 @@ struct Layout {
   // ZeRO-3 as DeepSpeed stage 3 runs it: one all-gather and one reduce-scatter per parameter
   // tensor; false = FSDP, one per transformer block.
   bool zero3_per_tensor = false;
+  // ZeRO-2/3 states as PyTorch FSDP and FSDP2 keep them with mixed precision: the parameter and
+  // gradient shards stay in the parameters' FP32 (the parameter shard is the optimizer's master
+  // copy) and the 16-bit copies exist only unsharded, in flight. torch.distributed.fsdp
+  // MixedPrecision (param_dtype casts the gathered parameters; after the reduce-scatter the
+  // sharded gradient is cast back to the parameter dtype unless keep_low_precision_grads:
+  // _runtime_utils.py _cast_grad_to_param_dtype); FSDP2 MixedPrecisionPolicy likewise. So 16
+  // bytes per sharded parameter (4 + 4 + Adam's 8) where Megatron-FSDP and DeepSpeed keep a
+  // 16-bit shard besides the FP32 master. false: those.
+  bool fp32_shards = false;
   // Layers of each pipeline chunk, in chunk order c*pp + s (pp*vp entries); empty = even split.
   // In the spirit of Megatron-LM's --pipeline-model-parallel-layout and its
   // --decoder-first/last-pipeline-num-layers: uneven stages, e.g. a lighter first and last

@@ -28,6 +28,7 @@ json LayoutToJson(const Layout& l, const Training& t) {
               {"fused_cross_entropy", l.fused_cross_entropy},
               {"cached_wgrad_placeholders", l.cached_wgrad_placeholders},
               {"zero3_per_tensor", l.zero3_per_tensor},
+              {"fp32_shards", l.fp32_shards},
               {"pp_layout", l.pp_layout},
               {"schedule", ScheduleName(l.pipeline_schedule())},
               {"seq_len", t.seq},

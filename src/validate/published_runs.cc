@@ -110,33 +110,41 @@ bool PredatesFlashAttention(const std::string& source) {
 // against an ECMAScript regular expression. `zero` is the layout's ZeRO stage (layout/layout.h:
 // 1 = sharded optimizer states, the Megatron/NeMo distributed optimizer; 2 = + gradients,
 // FSDP SHARD_GRAD_OP; 3 = + parameters, FSDP FULL_SHARD). `group`: the text's first capture is
-// the sharding group size.
+// the sharding group size. `torch_fsdp`: PyTorch FSDP or FSDP2, whose mixed precision keeps FP32
+// parameter and gradient shards (Layout::fp32_shards), unless the row is an NVIDIA recipe, whose
+// "FSDP" is Megatron-FSDP (NeMo's use_megatron_fsdp / use_mcore_fsdp switch).
 struct ShardingRule {
   const char* pattern;
   int zero;
   bool per_tensor;  // DeepSpeed stage 3: per-tensor gathers, not overlapped
   bool group;
+  bool torch_fsdp;
 };
 const ShardingRule kShardingRules[] = {
     // Empty and "DDP" are Megatron-LM / NeMo runs: their DDP wrapper with the distributed
     // optimizer (NeMo's tables print "FSDP=0" for it).
-    {"", 1, false, false},
-    {R"(DDP( \(FSDP=0\))?)", 1, false, false},
-    {R"(ZeRO-1( \(.*\))?)", 1, false, false},
-    {R"(distributed optimizer( \(.*\))?)", 1, false, false},
-    {R"(ZeRO-2( .*)?)", 2, false, false},
-    {R"(ZeRO-3 \(DeepSpeed\)( .*)?)", 3, true, false},
-    {R"(ZeRO-3( .*)?)", 3, false, false},
+    {"", 1, false, false, false},
+    {R"(DDP( \(FSDP=0\))?)", 1, false, false, false},
+    {R"(ZeRO-1( \(.*\))?)", 1, false, false, false},
+    {R"(distributed optimizer( \(.*\))?)", 1, false, false, false},
+    {R"(ZeRO-2( .*)?)", 2, false, false, false},
+    {R"(ZeRO-3 \(DeepSpeed\)( .*)?)", 3, true, false, false},
+    {R"(ZeRO-3( .*)?)", 3, false, false, false},
     // PyTorch FSDP: FULL_SHARD is its default sharding strategy (torch.distributed.fsdp
     // ShardingStrategy); "FSDP + <other parallelism>" shards the same way.
-    {R"(FSDP( FULL_SHARD)?)", 3, false, false},
-    {R"(FSDP SHARD_GRAD_OP)", 2, false, false},
-    {R"(FSDP \+ .+)", 3, false, false},
+    {R"(FSDP( FULL_SHARD)?)", 3, false, false, true},
+    {R"(FSDP SHARD_GRAD_OP)", 2, false, false, true},
+    {R"(FSDP \+ .+)", 3, false, false, true},
     // FSDP2 (torchtitan data_parallel_shard_degree) and Megatron-FSDP (Megatron-LM
     // --use-megatron-fsdp, optim_grads_params by default) with the sharding group size.
-    {R"(FSDP2 \(([0-9]+)\))", 3, false, true},
-    {R"(Megatron-FSDP \(([0-9]+)\))", 3, false, true},
+    {R"(FSDP2 \(([0-9]+)\))", 3, false, true, true},
+    {R"(Megatron-FSDP \(([0-9]+)\))", 3, false, true, false},
 };
+
+// NVIDIA's performance recipes: NeMo's published performance tables and dgxc-benchmarking.
+bool NvidiaRecipe(const std::string& source) {
+  return source == "NeMo-perf-summary" || source == "NVIDIA-dgxc-benchmarking";
+}
 
 const ShardingRule* MatchSharding(const std::string& z) {
   for (const ShardingRule& rule : kShardingRules)
@@ -278,7 +286,7 @@ void MapSoftware(const Cells& c, PublishedRun& r) {
   // bf16_with_fp8_mixed()), dgxc-benchmarking v25.03 (llama3.1/pretrain_llama31.py, the same
   // line), and NeMo 24.07's launcher configs (NeMo-Framework-Launcher
   // conf/training/gpt3/175b_fp8_performance.yaml: distributed_fused_adam, grad_sync_dtype: bf16).
-  if ((r.source == "NeMo-perf-summary" || r.source == "NVIDIA-dgxc-benchmarking") &&
+  if (NvidiaRecipe(r.source) &&
       r.training.precision == Precision::kFp8) {
     r.layout.grad_reduce_in_fp32 = false;
     r.assumptions.push_back("NVIDIA performance recipe with FP8: gradients reduced in BF16 (grad_reduce_in_fp32 = False)");
@@ -294,7 +302,7 @@ void MapSoftware(const Cells& c, PublishedRun& r) {
   // nemotron/nemotron_340b}.yaml: ub_tp_comm_overlap: True). The MoE recipes leave it off
   // (mixtral_8x22b.py sets no tp_comm_overlap, which the callback defaults to off;
   // mixtral/*.yaml and dgxc grok1/grok1_314b.yaml: ub_tp_comm_overlap: false).
-  if ((r.source == "NeMo-perf-summary" || r.source == "NVIDIA-dgxc-benchmarking") && r.model.experts <= 1 &&
+  if (NvidiaRecipe(r.source) && r.model.experts <= 1 &&
       r.layout.sequence_parallel()) {
     r.layout.overlap_tp_comm = true;
     r.assumptions.push_back("NVIDIA performance recipe of a dense model: TP communication overlapped with GEMMs (tp_comm_overlap)");
@@ -372,7 +380,14 @@ void MapRow(const Cells& c, PublishedRun& r, const HardwareCatalog& hw) {
     l.zero3_per_tensor = true;
     l.overlap_param_gather = false;
     l.overlap_grad_reduce = false;
+    // Its gradients are 16-bit, kept and reduced so: 2 + 2 + 12 bytes per parameter
+    // (Rajbhandari et al., arXiv 1910.02054 Sec. 3.1), the reduction in the model's dtype unless
+    // communication_data_type says otherwise (deepspeed/runtime/config.py
+    // get_communication_data_type: unset, "determined by other parameters", the fp16/bf16 one).
+    l.grad_reduce_in_fp32 = false;
+    r.assumptions.push_back("DeepSpeed ZeRO-3: 16-bit gradients, reduced in 16 bits (communication_data_type unset)");
   }
+  if (rule->torch_fsdp && !NvidiaRecipe(r.source)) l.fp32_shards = true;
   if (rule->group) {
     // "FSDP2 (N)", "Megatron-FSDP (N)": N ranks share one copy of the sharded state. The layout
     // shards over the whole data-parallel group; a smaller group (hybrid sharding, replicas of

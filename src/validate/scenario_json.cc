@@ -164,6 +164,7 @@ void LayoutFields(L& l, V& v) {
   v("fused_cross_entropy", l.fused_cross_entropy);
   v("cached_wgrad_placeholders", l.cached_wgrad_placeholders);
   v("zero3_per_tensor", l.zero3_per_tensor);
+  v("fp32_shards", l.fp32_shards);
   v("pp_layout", l.pp_layout);
   v("schedule", l.schedule, kScheduleNames);
 }

@@ -50,6 +50,20 @@ TEST(ScenarioJson, DenseRoundTripIsExact) {
   EXPECT_EQ(r.training.precision, Precision::kFp8);
 }
 
+// PyTorch FSDP's FP32 shards travel: the estimate (its memory) is the same on the way back.
+TEST(ScenarioJson, Fp32ShardsRoundTrip) {
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  Scenario s{LoadModel("llama-3.1-8b"), hw.Cluster("H100-SXM", 8), Training{4096, 64, Precision::kBf16}, Layout{}};
+  s.layout.zero = 3;
+  s.layout.fp32_shards = true;
+  const Scenario r = RoundTrip(s);
+  EXPECT_TRUE(r.layout.fp32_shards);
+  ExpectSameEstimate(s, r, "fsdp");
+  s.layout.fp32_shards = false;
+  EXPECT_GT(EstimateStep(s.model, s.cluster, s.training, s.layout).peak_memory_bytes,
+            EstimateStep(r.model, r.cluster, r.training, r.layout).peak_memory_bytes);
+}
+
 TEST(ScenarioJson, MoeWithLatentAttentionRoundTripIsExact) {
   const HardwareCatalog hw = HardwareCatalog::BuiltIn();
   Scenario s{LoadModel("deepseek-v2"), hw.Cluster("B200", 64), Training{4096, 256, Precision::kBf16}, Layout{}};

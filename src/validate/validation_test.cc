@@ -443,25 +443,29 @@ TEST(PublishedRuns, HfModelUsesTheCatalogConfigWithTheRowsLayers) {
 // matches are listed with their rows.
 TEST(PublishedRuns, ShardingFamilies) {
   const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  // fp32_shards: PyTorch FSDP/FSDP2 mixed precision (Layout::fp32_shards); grad16: DeepSpeed's
+  // 16-bit gradients (not Megatron's FP32 buffer).
   struct Case {
     const char* text;
     int zero;
     bool per_tensor;
+    bool fp32_shards;
+    bool grad16;
   };
-  const Case cases[] = {{"", 1, false},
-                        {"DDP", 1, false},
-                        {"DDP (FSDP=0)", 1, false},
-                        {"ZeRO-1", 1, false},
-                        {"ZeRO-1 (BF16_Optimizer)", 1, false},
-                        {"distributed optimizer (ZeRO-1-like)", 1, false},
-                        {"ZeRO-2", 2, false},
-                        {"ZeRO-3 (DeepSpeed) without model parallelism", 3, true},
-                        {"FSDP", 3, false},
-                        {"FSDP FULL_SHARD", 3, false},
-                        {"FSDP SHARD_GRAD_OP", 2, false},
-                        {"FSDP2 (8)", 3, false},
-                        {"Megatron-FSDP (8)", 3, false},
-                        {"FSDP + Megatron TP (degrees not stated)", 3, false}};
+  const Case cases[] = {{"", 1, false, false, false},
+                        {"DDP", 1, false, false, false},
+                        {"DDP (FSDP=0)", 1, false, false, false},
+                        {"ZeRO-1", 1, false, false, false},
+                        {"ZeRO-1 (BF16_Optimizer)", 1, false, false, false},
+                        {"distributed optimizer (ZeRO-1-like)", 1, false, false, false},
+                        {"ZeRO-2", 2, false, false, false},
+                        {"ZeRO-3 (DeepSpeed) without model parallelism", 3, true, false, true},
+                        {"FSDP", 3, false, true, false},
+                        {"FSDP FULL_SHARD", 3, false, true, false},
+                        {"FSDP SHARD_GRAD_OP", 2, false, true, false},
+                        {"FSDP2 (8)", 3, false, true, false},
+                        {"Megatron-FSDP (8)", 3, false, false, false},
+                        {"FSDP + Megatron TP (degrees not stated)", 3, false, true, false}};
   for (const Case& k : cases) {
     SCOPED_TRACE(k.text);
     // dp 8 (the dense row: 8 GPUs, tp 1, pp 1, cp 1).
@@ -469,8 +473,17 @@ TEST(PublishedRuns, ShardingFamilies) {
     ASSERT_TRUE(runs[0].modelable) << runs[0].reason;
     EXPECT_EQ(runs[0].layout.zero, k.zero);
     EXPECT_EQ(runs[0].layout.zero3_per_tensor, k.per_tensor);
+    EXPECT_EQ(runs[0].layout.fp32_shards, k.fp32_shards);
+    EXPECT_EQ(runs[0].layout.grad_reduce_in_fp32, !k.grad16);
     EXPECT_FALSE(runs[0].unmapped_sharding);
   }
+  // NVIDIA's recipes say "FSDP" for Megatron-FSDP, which keeps a 16-bit shard.
+  const auto nemo = ReadPublishedRuns(
+      Header() + WithCell(WithCell(kDenseRow, "zero_stage_or_fsdp", "FSDP"), "source", "NeMo-perf-summary") + "\n",
+      "x.csv", hw);
+  ASSERT_TRUE(nemo[0].modelable) << nemo[0].reason;
+  EXPECT_EQ(nemo[0].layout.zero, 3);
+  EXPECT_FALSE(nemo[0].layout.fp32_shards);
   // A sharding group smaller than dp (hybrid sharding) is said; one that does not divide it is
   // not modelled.
   const auto hsdp = ReadPublishedRuns(Header() + WithCell(kDenseRow, "zero_stage_or_fsdp", "FSDP2 (4)") + "\n", "x.csv", hw);

@@ -101,6 +101,31 @@ TEST_F(Cli, Fp32ShardsDropTheSixteenBitParameterShard) {
   EXPECT_LT(saved, 1.1 * ma.at("params_bytes").get<double>());
 }
 
+// --optimizer-states: BF16 moments and no master copy are 4 of the 12 bytes per sharded parameter;
+// the JSON names the choice; a name outside the list is one line and exit status 2.
+TEST_F(Cli, OptimizerStatesSetTheOptimizerBytes) {
+  const std::vector<std::string> base = {"estimate", "--json", "--model", "llama-3.1-8b", "--gpu", "h100", "--nodes",
+                                         "1", "--tp", "1", "--zero", "1", "--seq", "4096", "--global-batch", "64"};
+  std::vector<std::string> with = base;
+  with.insert(with.end(), {"--optimizer-states", "bf16"});
+  const Result a = Run(base), b = Run(with);
+  ASSERT_EQ(a.status, 0) << a.err;
+  ASSERT_EQ(b.status, 0) << b.err;
+  const nlohmann::json ja = nlohmann::json::parse(a.out), jb = nlohmann::json::parse(b.out);
+  EXPECT_EQ(ja.at("layout").at("optimizer_states"), "fp32");
+  EXPECT_EQ(jb.at("layout").at("optimizer_states"), "bf16");
+  const nlohmann::json &ma = ja.at("stages").at(0).at("memory"), &mb = jb.at("stages").at(0).at("memory");
+  EXPECT_GT(ma.at("optimizer_bytes").get<double>(), 11.9e9);  // 12 bytes x 8.0e9 / 8
+  EXPECT_NEAR(mb.at("optimizer_bytes").get<double>(), ma.at("optimizer_bytes").get<double>() * 4 / 12,
+              1e-9 * ma.at("optimizer_bytes").get<double>());
+  EXPECT_DOUBLE_EQ(mb.at("grads_bytes").get<double>(), ma.at("grads_bytes").get<double>());
+  with.back() = "fp16";
+  const Result bad = Run(with);
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_CONTAINS(bad.err, "--optimizer-states");
+  EXPECT_CONTAINS(bad.err, "fp16");
+}
+
 TEST_F(Cli, EstimateFromConfigFile) {
   const std::string path = Write("tiny-llama/config.json", R"({"architectures": ["LlamaForCausalLM"],
       "num_hidden_layers": 8, "hidden_size": 1024, "num_attention_heads": 16,

@@ -75,6 +75,11 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
   c->add_flag("--fp32-shards", f.layout.fp32_shards,
               "ZeRO-2/3 states as PyTorch FSDP/FSDP2 mixed precision keeps them: FP32 parameter and gradient "
               "shards, 16-bit copies only gathered (16 bytes per parameter, not 18)");
+  c->add_option("--optimizer-states", f.optimizer_states,
+                "Adam's states: " + kOptimizerStatesNames.List() +
+                    " (fp32: FP32 master, momentum, variance, 12 bytes per parameter, default; fp32-remainders: "
+                    "the master as 16-bit remainders, 10 bytes, Megatron --use-precision-aware-optimizer; bf16: BF16 "
+                    "moments and no master, 4 bytes, NeMo 1 distributed_fused_adam with optim.dtype bf16)");
   c->add_flag("!--no-flash-attention", f.layout.flash_attention,
               "store attention scores (no FlashAttention)");
   c->add_option("--attention-kernel", f.attention_kernel,
@@ -134,6 +139,8 @@ Scenario ResolveScenario(const ScenarioFlags& f, const CLI::App& cmd) {
   s.layout = f.layout;
   if (!f.recompute.empty()) s.layout.recompute = ParseRecompute(f.recompute, "--recompute");
   if (!f.schedule.empty()) s.layout.schedule = ParseSchedule(f.schedule, "--schedule");
+  if (!f.optimizer_states.empty())
+    s.layout.optimizer_states = ParseOptimizerStates(f.optimizer_states, "--optimizer-states");
   if (!f.attention_kernel.empty())
     s.layout.attention_kernel = ParseAttentionKernel(f.attention_kernel, "--attention-kernel");
   s.options.rules.allow_cross_domain_tp = f.allow_cross_domain_tp;

@@ -2,6 +2,15 @@
 
 namespace paratune {
 
+double OptimizerStateBytesPerParam(OptimizerStates o) {
+  switch (o) {
+    case OptimizerStates::kFp32Remainders: return 10;  // m 4 + v 4 + remainder 2
+    case OptimizerStates::kBf16: return 4;             // m 2 + v 2
+    case OptimizerStates::kFp32: break;
+  }
+  return 12;  // master 4 + m 4 + v 4
+}
+
 ModelStateBytes ModelStates(double params, int zero, double n, const StateBytesPerParam& b) {
   if (n < 1) n = 1;
   ModelStateBytes s;

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "hardware/gpu_spec.h"
+#include "layout/layout.h"
 
 namespace paratune {
 
@@ -18,6 +19,10 @@ struct StateBytesPerParam {
   double optimizer = 12;
   static StateBytesPerParam ZeroPaper() { return {2, 2, 12}; }
 };
+
+// Adam's bytes per parameter when its states are as `o` says (layout/layout.h OptimizerStates):
+// 12 (FP32 master, momentum, variance), 10 (the master as 16-bit remainders), 4 (BF16 moments).
+double OptimizerStateBytesPerParam(OptimizerStates o);
 
 struct ModelStateBytes {
   double params = 0;

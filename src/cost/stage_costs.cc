@@ -13,9 +13,20 @@
 namespace paratune {
 namespace {
 
-// Adam step per locally updated parameter: read fp32 grad (4), read+write fp32 master (8), m (8)
-// and v (8), write bf16 param (2), plus the grad-norm read (4): 34 bytes.
-constexpr double kOptimizerBytesPerParam = 34;
+// Adam step per locally updated parameter, by where its states live (Layout::optimizer_states):
+// FP32 states: read the fp32 grad (4), read+write the fp32 master (8), m (8) and v (8), write
+// the bf16 param (2), plus the grad-norm read (4): 34 bytes. With the master kept as 16-bit
+// remainders, the master's read+write (8) and the bf16 write (2) become a read+write of the
+// bf16 param and of its remainder (8): 32. BF16 states, no master: the bf16 grad read twice (for
+// the norm and the step, 4), read+write the bf16 param (4), m (4) and v (4): 16.
+double OptimizerStepBytesPerParam(OptimizerStates o) {
+  switch (o) {
+    case OptimizerStates::kFp32Remainders: return 32;
+    case OptimizerStates::kBf16: return 16;
+    case OptimizerStates::kFp32: break;
+  }
+  return 34;
+}
 // FP16 training scales the loss: before the step, the FP32 main gradients are unscaled and
 // checked for inf/NaN in one read-write pass (Megatron-LM MixedPrecisionOptimizer
 // _unscale_main_grads_and_check_for_nan, torch._amp_foreach_non_finite_check_and_unscale_).
@@ -97,6 +108,8 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
   // 16-bit gradient buffers (--grad-reduce-in-bf16): 2 bytes per parameter held and reduced.
   StateBytesPerParam state_bytes = state_bytes_fp32_grads;
   if (!l.grad_reduce_in_fp32) state_bytes.grad = std::min(state_bytes.grad, kGradCommBytes16);
+  // Adam's states other than Megatron's FP32 master, momentum and variance.
+  if (l.optimizer_states != OptimizerStates::kFp32) state_bytes.optimizer = OptimizerStateBytesPerParam(l.optimizer_states);
   const double grad_comm_bytes = GradCommBytesPerParam(l);
   // What ZeRO-3 has in flight per gathered parameter: its 16-bit copy and its unsharded gradient,
   // in the buffer's dtype or, with PyTorch FSDP's FP32 shards, in the dtype it is reduced in.
@@ -390,7 +403,7 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
       st.param_gather_expert_s = bucketed(AllGatherTime, eparams * kParamCommBytes, ne_ranks, expert_dp_links, eparams);
     }
     const double updated = l.zero >= 1 ? dparams / dense_shards + eparams / expert_shards : dparams + eparams;
-    const double opt_bytes = kOptimizerBytesPerParam + (t.precision == Precision::kFp16 ? kLossScaleBytesPerParam : 0);
+    const double opt_bytes = OptimizerStepBytesPerParam(l.optimizer_states) + (t.precision == Precision::kFp16 ? kLossScaleBytesPerParam : 0);
     st.optimizer_s = MemoryBoundTime(g, updated * opt_bytes, t.precision == Precision::kFp16 ? 5 : 4);
   }
   if (l.zero == 3) {

@@ -15,6 +15,21 @@
 namespace paratune {
 namespace {
 
+// Llama-3.1-8B, 4096-token sequences, batch 64, BF16, on `gpus` H100s with tp 1: the setting of
+// the model-state tests below.
+struct Llama8b {
+  ClusterSpec c;
+  ModelSpec m = LoadModel("llama-3.1-8b");
+  Training t{4096, 64, Precision::kBf16};
+  Layout l;
+  Llama8b(int gpus, int pp, int zero) : c(HardwareCatalog::BuiltIn().Cluster("H100-SXM", gpus)) {
+    l.tp = 1;
+    l.pp = pp;
+    l.zero = zero;
+  }
+  StepCosts Costs() const { return ComputeStepCosts(m, c, t, l, {}); }
+};
+
 StepCosts Costs(ClusterSpec c, int zero, int vp, double share) {
   const ModelSpec m = LoadModel("llama-3.1-8b");
   const Training t{4096, 64, Precision::kBf16};
@@ -86,13 +101,11 @@ TEST(StageCosts, NcclSmsStretchBothPassesOfZeroThreeAndNoneOfZeroOne) {
 // (Megatron-LM theoretical_memory_usage.py: 18 -> 16 bytes per parameter before sharding the
 // optimizer) and reduce-scatters half the bytes: on the same ring, the bandwidth part halves.
 TEST(StageCosts, SixteenBitGradientsHalveTheGradientBufferAndItsReduction) {
-  const ClusterSpec c = HardwareCatalog::BuiltIn().Cluster("H100-SXM", 16);
-  const ModelSpec m = LoadModel("llama-3.1-8b");
-  const Training t{4096, 64, Precision::kBf16};
-  Layout l;
-  l.tp = 1;
-  l.pp = 2;
-  l.zero = 1;
+  Llama8b s(16, 2, 1);
+  const ClusterSpec& c = s.c;
+  const ModelSpec& m = s.m;
+  const Training& t = s.t;
+  Layout& l = s.l;
   ASSERT_TRUE(CheckLayout(m, c, t, l).empty());
   const StepCosts fp32 = ComputeStepCosts(m, c, t, l, {});
   l.grad_reduce_in_fp32 = false;
@@ -120,13 +133,11 @@ TEST(StageCosts, SixteenBitGradientsHalveTheGradientBufferAndItsReduction) {
 // bytes per sharded parameter, against Megatron-LM's 2 + 4 + 12 = 18. The gradient shard stays
 // FP32 when the reduction is 16-bit; the gathered copies in flight and the traffic are the same.
 TEST(StageCosts, Fp32ShardsKeepNoSixteenBitParameterShard) {
-  const ClusterSpec c = HardwareCatalog::BuiltIn().Cluster("H100-SXM", 8);
-  const ModelSpec m = LoadModel("llama-3.1-8b");
-  const Training t{4096, 64, Precision::kBf16};
-  Layout l;
-  l.tp = 1;
-  l.pp = 1;
-  l.zero = 3;
+  Llama8b s(8, 1, 3);
+  const ClusterSpec& c = s.c;
+  const ModelSpec& m = s.m;
+  const Training& t = s.t;
+  Layout& l = s.l;
   ASSERT_TRUE(CheckLayout(m, c, t, l).empty());
   const StepCosts megatron = ComputeStepCosts(m, c, t, l, {});
   l.fp32_shards = true;
@@ -155,6 +166,37 @@ TEST(StageCosts, Fp32ShardsKeepNoSixteenBitParameterShard) {
   const StageCost z2 = ComputeStepCosts(m, c, t, l, {}).stages[0];
   EXPECT_NEAR(z2.memory.params, 2 * a.params(), 1e-9 * z2.memory.params);
   EXPECT_NEAR(z2.memory.grads, 4 * shard, 1e-9 * z2.memory.grads);
+}
+
+// Adam's states (Layout::optimizer_states), hand-counted: an FP32 master, momentum and variance
+// are 12 bytes per parameter; the master as 16-bit remainders, 10; BF16 moments and no master
+// (NeMo 1 distributed_fused_adam with optim.dtype bf16), 4. Each is sharded over dp = 8 under
+// the distributed optimizer. The step's HBM traffic per updated parameter is 34, 32 and 16 bytes
+// (stage_costs.cc OptimizerStepBytesPerParam), the kernel launches the same.
+TEST(StageCosts, OptimizerStatesSetAdamsBytesPerParameter) {
+  Llama8b s(8, 1, 1);
+  ASSERT_TRUE(CheckLayout(s.m, s.c, s.t, s.l).empty());
+  const StageCost fp32 = s.Costs().stages[0];
+  s.l.optimizer_states = OptimizerStates::kFp32Remainders;
+  const StageCost remainders = s.Costs().stages[0];
+  s.l.optimizer_states = OptimizerStates::kBf16;
+  const StageCost bf16 = s.Costs().stages[0];
+  const ClusterSpec& c = s.c;
+  const double shard = fp32.params() / 8;
+  ASSERT_GT(shard, 0.9e9);
+  EXPECT_NEAR(fp32.memory.optimizer, 12 * shard, 1e-9 * fp32.memory.optimizer);
+  EXPECT_NEAR(remainders.memory.optimizer, 10 * shard, 1e-9 * fp32.memory.optimizer);
+  EXPECT_NEAR(bf16.memory.optimizer, 4 * shard, 1e-9 * fp32.memory.optimizer);
+  for (const StageCost* s : {&remainders, &bf16}) {
+    EXPECT_DOUBLE_EQ(s->memory.params, fp32.memory.params);
+    EXPECT_DOUBLE_EQ(s->memory.grads, fp32.memory.grads);
+  }
+  // optimizer_s = bytes / (HBM bandwidth x hbm fraction) + 4 kernel launches: the launch part
+  // cancels in the differences, which scale as the bytes do.
+  const GpuSpec& g = c.gpu;
+  const double per_byte = 1 / (g.hbm_bytes_per_s * g.calibration.hbm);
+  EXPECT_NEAR(fp32.optimizer_s - remainders.optimizer_s, shard * (34 - 32) * per_byte, 1e-9);
+  EXPECT_NEAR(fp32.optimizer_s - bf16.optimizer_s, shard * (34 - 16) * per_byte, 1e-9);
 }
 
 // TP overlap (Transformer Engine userbuffers): the collective hides behind the GEMMs, which

@@ -97,6 +97,9 @@ const std::map<std::string, std::string>& VerifiedFlags() {
       {"--fp4-format", "choice:e2m1"},
       {"--fp4-recipe", "choice:nvfp4|custom"},
       {"--grad-reduce-in-bf16", "switch"},  // megatron/training/arguments.py
+      {"--use-precision-aware-optimizer", "switch"},
+      {"--exp-avg-dtype", "choice:fp32|fp16|bf16|fp8"},
+      {"--exp-avg-sq-dtype", "choice:fp32|fp16|bf16|fp8"},
       {"--overlap-grad-reduce", "switch"},
       {"--overlap-param-gather", "switch"},
       {"--tp-comm-overlap", "switch"},
@@ -194,6 +197,7 @@ std::vector<EmitInput> PipelineCases() {
   d.etp = 1;
   d.pp_layout = {10, 20, 20, 11};
   d.grad_reduce_in_fp32 = false;  // --grad-reduce-in-bf16 round-trips too
+  d.optimizer_states = OptimizerStates::kFp32Remainders;  // so does --use-precision-aware-optimizer
   v.push_back(testing_util::Fixed("deepseek-v3", "H100", 256, d, Training{4096, 256, Precision::kBf16}));
   return v;
 }
@@ -223,6 +227,7 @@ TEST(EmitMegatron, RoundTripThroughFromMegatron) {
     EXPECT_EQ(y.mbs, x.mbs);
     EXPECT_EQ(y.overlap_grad_reduce, x.overlap_grad_reduce);
     EXPECT_EQ(y.grad_reduce_in_fp32, x.grad_reduce_in_fp32);
+    EXPECT_EQ(y.optimizer_states, x.optimizer_states);
     if (x.zero >= 1) {
       EXPECT_EQ(y.overlap_param_gather, x.overlap_param_gather);
     }
@@ -297,6 +302,22 @@ TEST(EmitMegatron, ZeroBubbleIsANote) {
   const Emitted e = EmitMegatron(PipelineCases()[0]);
   EXPECT_CONTAINS(AllNotes(e), "--enable-zero-bubble --zero-bubble-max-pending-backward 8");
   EXPECT_EQ(Count(e.text, "--enable-zero-bubble"), 0);
+}
+
+// BF16 optimizer states have no exact Megatron form: the precision-aware optimizer with BF16
+// moments, which still keeps the 16-bit remainders of the master, said in a note.
+TEST(EmitMegatron, Bf16OptimizerStatesAreThePrecisionAwareOptimizerWithANote) {
+  EmitInput in = testing_util::Cases()[0];
+  in.layout.zero = 1;
+  in.layout.optimizer_states = OptimizerStates::kBf16;
+  const Emitted e = EmitMegatron(in);
+  ExpectValidMegatron(e.text);
+  EXPECT_EQ(Count(e.text, "--use-precision-aware-optimizer"), 1);
+  EXPECT_CONTAINS(e.text, "--exp-avg-dtype bf16");
+  EXPECT_CONTAINS(e.text, "--exp-avg-sq-dtype bf16");
+  EXPECT_CONTAINS(AllNotes(e), "6 bytes per parameter where paratune estimated 4");
+  in.layout.optimizer_states = OptimizerStates::kFp32;
+  EXPECT_EQ(Count(EmitMegatron(in).text, "--use-precision-aware-optimizer"), 0);
 }
 
 TEST(FromMegatron, PipelineSplitFlagsAreChecked) {

@@ -50,6 +50,26 @@ inline AttentionKernel ParseAttentionKernel(const std::string& s, const std::str
   return kAttentionKernelNames.Parse(s, where, "attention kernel");
 }
 
+// Adam's states and where the FP32 master weights live. kFp32: an FP32 master copy, momentum and
+// variance, 12 bytes per parameter (Megatron-LM's distributed optimizer; ZeRO's K = 12).
+// kFp32Remainders: the master copy kept as the 16 low bits the BF16 parameter lacks, 10 bytes
+// (Megatron-Core's precision-aware optimizer, store_param_remainders, on by default with
+// --use-precision-aware-optimizer; Apex DistributedFusedAdam store_param_remainders, which NeMo 1
+// turns on for BF16 models with FP32 optimizer state). kBf16: BF16 momentum and variance and no
+// master copy, the BF16 parameters updated in place, 4 bytes (NeMo 1's distributed_fused_adam
+// with `optim.dtype: bf16`: megatron_base_model.py setup_optimization sets store_params = False
+// when the optimizer dtype equals the model's, NVIDIA/NeMo PR #7909).
+enum class OptimizerStates { kFp32, kFp32Remainders, kBf16 };
+inline constexpr EnumNames<OptimizerStates, 3> kOptimizerStatesNames{
+    {{{OptimizerStates::kFp32, "fp32"},
+      {OptimizerStates::kFp32Remainders, "fp32-remainders"},
+      {OptimizerStates::kBf16, "bf16"}}},
+    3};
+inline const char* OptimizerStatesName(OptimizerStates o) { return kOptimizerStatesNames.Name(o); }
+inline OptimizerStates ParseOptimizerStates(const std::string& s, const std::string& where) {
+  return kOptimizerStatesNames.Parse(s, where, "optimizer states");
+}
+
 // The training shape. Its defaults are the built-in scenario's (scenario/default_scenario.h).
 struct Training {
   int64_t seq = 8192;           // tokens per sequence
@@ -109,6 +129,8 @@ struct Layout {
   // bytes per sharded parameter (4 + 4 + Adam's 8) where Megatron-FSDP and DeepSpeed keep a
   // 16-bit shard besides the FP32 master. false: those.
   bool fp32_shards = false;
+  // Adam's states per parameter (see OptimizerStates).
+  OptimizerStates optimizer_states = OptimizerStates::kFp32;
   // Layers of each pipeline chunk, in chunk order c*pp + s (pp*vp entries); empty = even split.
   // In the spirit of Megatron-LM's --pipeline-model-parallel-layout and its
   // --decoder-first/last-pipeline-num-layers: uneven stages, e.g. a lighter first and last

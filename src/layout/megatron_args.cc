@@ -68,6 +68,7 @@ const std::map<std::string, FlagSpec>& KnownFlags() {
           "--disable-bias-linear", "--add-qkv-bias", "--qk-layernorm", "--multi-latent-attention",
           "--sequence-parallel", "--use-distributed-optimizer", "--use-megatron-fsdp",
           "--use-torch-fsdp2", "--recompute-activations", "--bf16", "--fp16", "--grad-reduce-in-bf16",
+          "--use-precision-aware-optimizer",
           "--accumulate-allreduce-grads-in-fp32", "--overlap-grad-reduce",
           "--overlap-param-gather", "--tp-comm-overlap", "--no-overlap-p2p-communication",
           "--overlap-moe-expert-parallel-comm",
@@ -681,6 +682,10 @@ MegatronArgs ParseMegatronArgs(const std::string& line) {
   // FP32 gradients unless --grad-reduce-in-bf16 (megatron/training/arguments.py validate_args,
   // which forces accumulate_allreduce_grads_in_fp32 on for BF16 otherwise).
   l.grad_reduce_in_fp32 = !has("--grad-reduce-in-bf16");
+  // --use-precision-aware-optimizer keeps the FP32 master as 16-bit remainders
+  // (megatron/core/optimizer/optimizer_config.py: store_param_remainders defaults to True). Its
+  // --exp-avg-dtype/--exp-avg-sq-dtype are not read: the moments are taken as FP32.
+  l.optimizer_states = has("--use-precision-aware-optimizer") ? OptimizerStates::kFp32Remainders : OptimizerStates::kFp32;
   l.overlap_grad_reduce = has("--overlap-grad-reduce");
   l.overlap_param_gather = has("--overlap-param-gather");
   l.overlap_tp_comm = has("--tp-comm-overlap");

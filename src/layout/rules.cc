@@ -54,6 +54,15 @@ string ExpertImbalance(const RuleInput& in) {
   return "";
 }
 
+// PyTorch FSDP's FP32 shards are the optimizer's FP32 master copy (Layout::fp32_shards): Adam's
+// states without one, or with the master as remainders of a 16-bit shard, contradict them.
+string Fp32ShardsNeedFp32States(const RuleInput& in) {
+  const Layout& l = in.layout;
+  if (!l.fp32_shards || l.optimizer_states == OptimizerStates::kFp32) return "";
+  return fmt::format("`fp32_shards` keeps the FP32 master as the parameter shard; `optimizer_states` must be fp32, got {}",
+                     OptimizerStatesName(l.optimizer_states));
+}
+
 string ZeroStage(const RuleInput& in) {
   const int z = in.layout.zero;
   return z < 0 || z > 3 ? fmt::format("`zero` must be 0, 1, 2 or 3, got {}", z) : "";
@@ -253,6 +262,7 @@ const std::vector<LayoutRule>& LayoutRules() {
       {"ep-needs-moe", kDimEp, EpNeedsMoe},
       {"ep-divides-experts", kDimEp, EpDividesExperts},
       {"expert-imbalance-range", kDimSwitches, ExpertImbalance},
+      {"fp32-shards-need-fp32-states", kDimSwitches, Fp32ShardsNeedFp32States},
       {"ep-fits-world", kDp | kDimEp | kDimEtp, EpFitsWorld},
       {"batch-divisible", kDp | kDimMbs, BatchDivisible},
       {"cp-divides-seq", kDimCp, CpDividesSeq},

@@ -83,6 +83,12 @@ TEST(Rules, EachRuleFires) {
   l = Layout{};
   l.zero = 4;
   EXPECT_TRUE(Has(Rules("llama-3.1-8b", 8, l), "zero-stage"));
+  l = Layout{};
+  l.zero = 3;
+  l.fp32_shards = true;
+  EXPECT_FALSE(Has(Rules("llama-3.1-8b", 8, l), "fp32-shards-need-fp32-states"));
+  l.optimizer_states = OptimizerStates::kBf16;
+  EXPECT_TRUE(Has(Rules("llama-3.1-8b", 8, l), "fp32-shards-need-fp32-states"));
   // EP x expert-TP must tile the tp*cp*dp ranks: 8 experts, ep 8 with etp 8 on 32 GPUs of tp 1.
   l = Layout{};
   l.ep = 8;

@@ -29,6 +29,7 @@ json LayoutToJson(const Layout& l, const Training& t) {
               {"cached_wgrad_placeholders", l.cached_wgrad_placeholders},
               {"zero3_per_tensor", l.zero3_per_tensor},
               {"fp32_shards", l.fp32_shards},
+              {"optimizer_states", OptimizerStatesName(l.optimizer_states)},
               {"pp_layout", l.pp_layout},
               {"schedule", ScheduleName(l.pipeline_schedule())},
               {"seq_len", t.seq},

@@ -308,8 +308,41 @@ void MapSoftware(const Cells& c, PublishedRun& r) {
     r.assumptions.push_back("NVIDIA performance recipe of a dense model: TP communication overlapped with GEMMs (tp_comm_overlap)");
   }
   const std::string section = c.Has("table_or_section") ? c.Str("table_or_section") : "";
+  // NVIDIA's NeMo 1 recipe for Nemotron-4 340B keeps Adam's moments in BF16 and reduces the
+  // gradients in BF16: `optim: {name: distributed_fused_adam, dtype: bf16, grad_sync_dtype:
+  // bf16}` in NeMo-Framework-Launcher launcher_scripts/conf/training/nemotron/nemotron_340b.yaml
+  // (the NeMo 24.07 tables; mcore's optimizer only from December 2024) and in dgxc-benchmarking's
+  // nemotron/nemotron4-340b-synth.yaml (NeMo 24.09 container, the v25.03 tables). NeMo 1 then
+  // keeps no master copy (megatron_base_model.py setup_optimization: store_params = False when
+  // the optimizer dtype equals the model's, NVIDIA/NeMo PR #7909): Layout::optimizer_states
+  // kBf16. NeMo 2's recipes (the 25.x tables) use Megatron-Core's FP32 optimizer.
+  const bool nemo1_table = section.find("NeMo 24.07") != std::string::npos ||
+                           section.find("nemotron/README_340b.md") != std::string::npos;
+  if (NvidiaRecipe(r.source) && nemo1_table && r.model_name.find("340B") != std::string::npos) {
+    r.layout.optimizer_states = OptimizerStates::kBf16;
+    r.layout.grad_reduce_in_fp32 = false;
+    r.assumptions.push_back("NeMo 1 Nemotron-4 340B recipe: BF16 optimizer states without a master copy and "
+                            "gradients reduced in BF16 (distributed_fused_adam, dtype bf16, grad_sync_dtype bf16)");
+  }
+  // dgxc-benchmarking's Nemotron-4 340B recipe turns cuDNN fused attention off
+  // (nemotron/configure.sh: `export NVTE_FUSED_ATTN=0` for 340b), so Transformer Engine runs the
+  // flash-attn 2 package (NVTE_FLASH_ATTN on by default; the NeMo 24.09 container has no FA3).
+  if (r.source == "NVIDIA-dgxc-benchmarking" && section.find("nemotron/README_340b.md") != std::string::npos) {
+    r.layout.attention_kernel = AttentionKernel::kFlashAttention2;
+    r.assumptions.push_back("dgxc-benchmarking Nemotron-4 340B: NVTE_FUSED_ATTN=0, attention by the flash-attn 2 package");
+  }
   r.layout.fused_cross_entropy = section.find("_cef") != std::string::npos &&
                                  notes.find("cross-entropy loss fusion on") != std::string::npos;
+  // NeMo 2's recipes fuse the cross-entropy with the softmax: GPTConfig's
+  // cross_entropy_loss_fusion defaults to True (nemo/collections/llm/gpt/model/base.py, NeMo
+  // 2.0 onwards), which the performance recipes keep. They are the NeMo 25.x tables and
+  // dgxc-benchmarking v25.03's llama3.1 (pretrain_llama31.py on NeMo 2's llama recipes).
+  const bool nemo2_recipe = NvidiaRecipe(r.source) && (section.find("NeMo 25.") != std::string::npos ||
+                                                       section.find("llama3.1/README_") != std::string::npos);
+  if (nemo2_recipe) {
+    r.layout.fused_cross_entropy = true;
+    r.assumptions.push_back("NeMo 2 recipe: cross-entropy fused with the softmax (GPTConfig cross_entropy_loss_fusion = True)");
+  }
 }
 
 void MapRow(const Cells& c, PublishedRun& r, const HardwareCatalog& hw) {

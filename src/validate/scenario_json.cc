@@ -165,6 +165,7 @@ void LayoutFields(L& l, V& v) {
   v("cached_wgrad_placeholders", l.cached_wgrad_placeholders);
   v("zero3_per_tensor", l.zero3_per_tensor);
   v("fp32_shards", l.fp32_shards);
+  v("optimizer_states", l.optimizer_states, kOptimizerStatesNames);
   v("pp_layout", l.pp_layout);
   v("schedule", l.schedule, kScheduleNames);
 }

@@ -64,6 +64,18 @@ TEST(ScenarioJson, Fp32ShardsRoundTrip) {
             EstimateStep(r.model, r.cluster, r.training, r.layout).peak_memory_bytes);
 }
 
+TEST(ScenarioJson, OptimizerStatesRoundTrip) {
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  Scenario s{LoadModel("llama-3.1-8b"), hw.Cluster("H100-SXM", 8), Training{4096, 64, Precision::kBf16}, Layout{}};
+  s.layout.tp = 1;
+  for (OptimizerStates o : {OptimizerStates::kFp32Remainders, OptimizerStates::kBf16}) {
+    s.layout.optimizer_states = o;
+    const Scenario r = RoundTrip(s);
+    EXPECT_EQ(r.layout.optimizer_states, o);
+    ExpectSameEstimate(s, r, OptimizerStatesName(o));
+  }
+}
+
 TEST(ScenarioJson, MoeWithLatentAttentionRoundTripIsExact) {
   const HardwareCatalog hw = HardwareCatalog::BuiltIn();
   Scenario s{LoadModel("deepseek-v2"), hw.Cluster("B200", 64), Training{4096, 256, Precision::kBf16}, Layout{}};

@@ -345,13 +345,20 @@ TEST(PublishedRuns, FlashAttentionPackageRowsRunFa2) {
   EXPECT_EQ(runs[1].layout.attention_kernel, AttentionKernel::kFused);
   EXPECT_EQ(runs[2].layout.attention_kernel, AttentionKernel::kFused);
   PARATUNE_SHARED_OR_SKIP(csv, kDevCsv);
-  int fa2 = 0;
+  // llm-foundry's 43 rows, and dgxc-benchmarking's six Nemotron-4 340B rows, whose recipe sets
+  // NVTE_FUSED_ATTN=0 (nemotron/configure.sh).
+  int fa2 = 0, dgxc340b = 0;
   for (const PublishedRun& r : ReadPublishedRuns(ReadFile(csv), csv, hw))
     if (r.layout.attention_kernel == AttentionKernel::kFlashAttention2) {
       ++fa2;
-      EXPECT_EQ(r.source, "MosaicML-llm-foundry") << r.id;
+      if (r.id.rfind("DGXC-NEM4-340B-", 0) == 0) {
+        ++dgxc340b;
+      } else {
+        EXPECT_EQ(r.source, "MosaicML-llm-foundry") << r.id;
+      }
     }
-  EXPECT_EQ(fa2, 43);
+  EXPECT_EQ(fa2, 49);
+  EXPECT_EQ(dgxc340b, 6);
 }
 
 // NVIDIA's performance recipes (NeMo, dgxc-benchmarking): FP8 runs reduce their gradients in
@@ -392,6 +399,60 @@ TEST(PublishedRuns, NvidiaRecipesReduceFp8GradientsInBf16AndOverlapDenseTp) {
   EXPECT_TRUE(listed(runs[0], "grad_reduce_in_fp32 = False"));
   EXPECT_TRUE(listed(runs[0], "tp_comm_overlap"));
   EXPECT_FALSE(listed(runs[4], "grad_reduce_in_fp32 = False"));
+}
+
+// The NeMo generation of NVIDIA's recipes. NeMo 1's Nemotron-4 340B recipe (the NeMo 24.07
+// tables, dgxc-benchmarking's nemotron README_340b) keeps BF16 optimizer states without a master
+// copy and reduces in BF16; dgxc's runs it with NVTE_FUSED_ATTN=0 (flash-attn 2). NeMo 2 (the
+// 25.x tables, dgxc's llama3.1) fuses the cross-entropy. Other models, other sources: defaults.
+TEST(PublishedRuns, NemoGenerationsSetOptimizerStatesAttentionAndLossFusion) {
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  auto row = [](const char* source, const char* section, const char* model) {
+    std::string r = WithCell(kDenseRow, "source", source);
+    r = WithCell(r, "table_or_section", section);
+    return WithCell(r, "model", model) + "\n";
+  };
+  const auto runs = ReadPublishedRuns(
+      Header() + row("NeMo-perf-summary", "performance_summary.md (NeMo 24.07 DGX-H100 FP8)", "Nemotron-340B") +
+          row("NeMo-perf-summary", "performance_summary.md (NeMo 24.07 DGX-H100 FP8)", "LLAMA2-70B") +
+          row("NVIDIA-dgxc-benchmarking", "dgxc-benchmarking (v25.03) nemotron/README_340b.md", "Nemotron-4 340B") +
+          row("NeMo-perf-summary", "performance_summary (NeMo 25.02 FP8) System DGX-B200", "Nemotron-340B") +
+          row("NVIDIA-dgxc-benchmarking", "dgxc-benchmarking (v25.03) llama3.1/README_8b.md", "Llama-3.1-8B") +
+          row("MosaicML-llm-foundry", "NeMo 25.02 nemotron/README_340b.md", "Nemotron-340B"),
+      "f.csv", hw);
+  ASSERT_EQ(runs.size(), 6u);
+  for (const PublishedRun& r : runs) ASSERT_TRUE(r.modelable) << r.id << ": " << r.reason;
+  const OptimizerStates kFp32 = OptimizerStates::kFp32, kBf16 = OptimizerStates::kBf16;
+  const AttentionKernel kFused = AttentionKernel::kFused, kFa2 = AttentionKernel::kFlashAttention2;
+  const std::vector<OptimizerStates> states = {kBf16, kFp32, kBf16, kFp32, kFp32, kFp32};
+  const std::vector<bool> grads_fp32 = {false, true, false, true, true, true};
+  const std::vector<AttentionKernel> kernels = {kFused, kFused, kFa2, kFused, kFused, kFused};
+  const std::vector<bool> fused_loss = {false, false, false, true, true, false};
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const Layout& l = runs[i].layout;
+    EXPECT_EQ(l.optimizer_states, states[i]) << i;
+    EXPECT_EQ(l.grad_reduce_in_fp32, grads_fp32[i]) << i;
+    EXPECT_EQ(l.attention_kernel, kernels[i]) << i;
+    EXPECT_EQ(l.fused_cross_entropy, fused_loss[i]) << i;
+  }
+  auto listed = [](const PublishedRun& r, const std::string& what) {
+    return std::any_of(r.assumptions.begin(), r.assumptions.end(),
+                       [&](const std::string& a) { return a.find(what) != std::string::npos; });
+  };
+  EXPECT_TRUE(listed(runs[0], "BF16 optimizer states"));
+  EXPECT_TRUE(listed(runs[2], "NVTE_FUSED_ATTN=0"));
+  EXPECT_TRUE(listed(runs[3], "cross_entropy_loss_fusion"));
+  EXPECT_FALSE(listed(runs[5], "cross_entropy_loss_fusion"));
+  // On the development rows: the seven NeMo 1 Nemotron-4 340B rows now fit in 80 GB.
+  PARATUNE_SHARED_OR_SKIP(csv, kDevCsv);
+  int nemotron = 0;
+  for (const PublishedRun& r : ReadPublishedRuns(ReadFile(csv), csv, hw)) {
+    if (r.layout.optimizer_states != kBf16) continue;
+    ++nemotron;
+    EXPECT_TRUE(r.id == "NEMO2407-10" || r.id.rfind("DGXC-NEM4-340B-", 0) == 0) << r.id;
+    EXPECT_TRUE(EstimateStep(r.model, r.cluster, r.training, r.layout).fits) << r.id;
+  }
+  EXPECT_EQ(nemotron, 7);
 }
 
 // The header with the optional last column hf_model, as both development files have it.

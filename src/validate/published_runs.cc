@@ -241,6 +241,74 @@ ModelSpec ModelFromHf(const Cells& c, PublishedRun& r) {
   return m;
 }
 
+// What NVIDIA's NeMo 1 recipes configure per model that the published tables do not state:
+// the optimizer, the gradients' dtype and the cross-entropy fusion. The optimizer is Apex's
+// DistributedFusedAdam (`optim: {name: distributed_fused_adam}`) or Megatron-Core's distributed
+// optimizer (`mcore_distributed_optim`). NeMo 1 keeps no master copy of DistributedFusedAdam's
+// parameters (nemo/collections/nlp/models/language_modeling/megatron_base_model.py,
+// setup_optimization; NVIDIA/NeMo PR #7909): with FP32 states and BF16 parameters it stores
+// the 16 low bits the BF16 parameter lacks (store_param_remainders: Layout::optimizer_states
+// kFp32Remainders, 10 bytes), with BF16 states (`dtype: bf16`) nothing more (kBf16, 4 bytes),
+// and with `fp8_params` an FP32 master (store_params: 12 bytes; a BF16 master under BF16
+// states, not modelled: kBf16 stands). Gradients are reduced in `grad_sync_dtype` (default:
+// the optimizer's dtype, FP32). Not modelled: NeMo 1 keeps the embedding's gradient in FP32
+// (`_with_fp32_optimizer`, 2 more bytes per embedding parameter). The first matching entry
+// (table_or_section and model name) applies.
+struct Nemo1Recipe {
+  const char* section;        // a substring of table_or_section
+  const char* model;          // a substring of the model name ("" = any)
+  bool apex;                  // distributed_fused_adam (else mcore_distributed_optim)
+  bool bf16_states;           // optim dtype: bf16
+  bool fp8_params_when_fp8;   // the launcher passes +model.fp8_params=$FP8_ENABLED
+  bool grads16;               // grad_sync_dtype: bf16
+  bool fused_cross_entropy;   // cross_entropy_loss_fusion: true
+  const char* config;         // the recipe file that says so
+};
+const Nemo1Recipe kNemo1Recipes[] = {
+    // NeMo 24.07's tables (all FP8): NeMo-Framework-Launcher @24.07 launcher_scripts/conf/training.
+    // Its per-model configs are BF16 (`fp8: False`); the one FP8 recipe, gpt3/175b_fp8.yaml,
+    // reduces the gradients in BF16 (`grad_sync_dtype: bf16`) without fp8_params, which the FP8
+    // rows of every model are taken to share.
+    {"NeMo 24.07", "340B", true, true, false, true, false, "NeMo-Framework-Launcher 24.07 nemotron/nemotron_340b.yaml"},
+    {"NeMo 24.07", "LLAMA3", true, false, false, true, true, "NeMo-Framework-Launcher 24.07 llama/llama3_{8b,70b}.yaml, gpt3/175b_fp8.yaml"},
+    {"NeMo 24.07", "Nemotron", true, false, false, true, true, "NeMo-Framework-Launcher 24.07 nemotron/nemotron_{8b,22b}.yaml, gpt3/175b_fp8.yaml"},
+    {"NeMo 24.07", "", true, false, false, true, false, "NeMo-Framework-Launcher 24.07 gpt3/{5b,20b,175b_fp8}.yaml, llama/llama2_*.yaml"},
+    // dgxc-benchmarking @1b9bb6b (v25.03): NeMo 1 YAML recipes in the NeMo 24.09-24.12 containers.
+    {"llama3.1/README_", "", true, false, true, true, true, "dgxc-benchmarking v25.03 llama3.1/llama3.1_{8b,70b,405b}.yaml, configure.sh"},
+    {"nemo_megatron/README_175b", "", true, false, false, true, false, "dgxc-benchmarking v25.03 nemo_megatron/gpt3_175b_hydra.yaml"},
+    {"nemotron/README_340b", "", true, true, true, true, true, "dgxc-benchmarking v25.03 nemotron/nemotron4-340b-synth.yaml"},
+    {"nemotron/README_15b", "", false, false, true, false, true, "dgxc-benchmarking v25.03 nemotron/nemotron4-15b-synth.yaml"},
+    {"grok1/README_", "", false, false, false, true, false, "dgxc-benchmarking v25.03 grok1/grok1_314b.yaml"},
+};
+
+// The row's NeMo 1 recipe, or null.
+const Nemo1Recipe* FindNemo1Recipe(const std::string& section, const PublishedRun& r) {
+  if (!NvidiaRecipe(r.source)) return nullptr;
+  for (const Nemo1Recipe& o : kNemo1Recipes)
+    if (section.find(o.section) != std::string::npos && (!*o.model || r.model_name.find(o.model) != std::string::npos))
+      return &o;
+  return nullptr;
+}
+
+void MapNemo1Recipe(const Nemo1Recipe& o, PublishedRun& r) {
+  const bool fp8_params = o.fp8_params_when_fp8 && r.training.precision == Precision::kFp8;
+  if (o.bf16_states) {
+    r.layout.optimizer_states = OptimizerStates::kBf16;
+  } else if (o.apex && !fp8_params) {
+    r.layout.optimizer_states = OptimizerStates::kFp32Remainders;
+  }
+  r.layout.grad_reduce_in_fp32 = !o.grads16;
+  r.layout.fused_cross_entropy = o.fused_cross_entropy;
+  const char* states = r.layout.optimizer_states == OptimizerStates::kBf16 ? "BF16 optimizer states without a master copy"
+                       : r.layout.optimizer_states == OptimizerStates::kFp32Remainders
+                           ? "FP32 optimizer states with the master as 16-bit remainders"
+                           : "FP32 optimizer states with an FP32 master";
+  r.assumptions.push_back(std::string("NeMo 1 recipe (") + o.config + "): " +
+                          (o.apex ? "distributed_fused_adam" : "mcore_distributed_optim") + ", " + states +
+                          ", gradients reduced in " + (o.grads16 ? "BF16" : "FP32") +
+                          (o.fused_cross_entropy ? ", cross-entropy fused (cross_entropy_loss_fusion)" : ""));
+}
+
 // Software facts a row's notes state (simumax_runs_dev.csv gives the stack: "TE 2.11.0", "TE
 // release_v2.1"; its '_cef' cases run a fused cross-entropy). Transformer Engine caches its
 // weight-gradient placeholders from 2.3 (Layout::cached_wgrad_placeholders); where no version is
@@ -283,11 +351,11 @@ void MapSoftware(const Cells& c, PublishedRun& r) {
   // NVIDIA's performance recipes reduce the gradients of FP8 runs in BF16, a 16-bit gradient
   // buffer: NeMo 2.x (scripts/performance/helpers.py set_precision_configs, and the per-model
   // scripts before it: `recipe.trainer.plugins.grad_reduce_in_fp32 = False` with
-  // bf16_with_fp8_mixed()), dgxc-benchmarking v25.03 (llama3.1/pretrain_llama31.py, the same
-  // line), and NeMo 24.07's launcher configs (NeMo-Framework-Launcher
-  // conf/training/gpt3/175b_fp8_performance.yaml: distributed_fused_adam, grad_sync_dtype: bf16).
-  if (NvidiaRecipe(r.source) &&
-      r.training.precision == Precision::kFp8) {
+  // bf16_with_fp8_mixed()). The NeMo 1 recipes state their gradient dtype per model
+  // (kNemo1Recipes).
+  const std::string section = c.Has("table_or_section") ? c.Str("table_or_section") : "";
+  const Nemo1Recipe* nemo1 = FindNemo1Recipe(section, r);
+  if (NvidiaRecipe(r.source) && !nemo1 && r.training.precision == Precision::kFp8) {
     r.layout.grad_reduce_in_fp32 = false;
     r.assumptions.push_back("NVIDIA performance recipe with FP8: gradients reduced in BF16 (grad_reduce_in_fp32 = False)");
   }
@@ -295,8 +363,8 @@ void MapSoftware(const Cells& c, PublishedRun& r) {
   // Engine userbuffers, which need sequence parallelism): NeMo 2.x
   // nemo/collections/llm/recipes/{gpt3_175b,llama3_70b,llama31_405b,nemotron3_8b,nemotron3_22b,
   // nemotron4_15b,nemotron4_340b}.py pretrain_performance_optimizations
-  // (MegatronCommOverlapCallback(tp_comm_overlap=True, ...); dgxc-benchmarking's
-  // pretrain_llama31.py requires that callback for 70B and 405B), and NeMo 24.07's launcher
+  // (MegatronCommOverlapCallback(tp_comm_overlap=True, ...)), dgxc-benchmarking v25.03
+  // (llama3.1/llama3.1_{70b,405b}.yaml: ub_tp_comm_overlap: true), and NeMo 24.07's launcher
   // configs (NeMo-Framework-Launcher launcher_scripts/conf/training/{gpt3/20b,gpt3/175b_mlperf,
   // llama/llama2_70b,llama/llama3_70b,nemotron/nemotron_8b,nemotron/nemotron_22b,
   // nemotron/nemotron_340b}.yaml: ub_tp_comm_overlap: True). The MoE recipes leave it off
@@ -306,23 +374,6 @@ void MapSoftware(const Cells& c, PublishedRun& r) {
       r.layout.sequence_parallel()) {
     r.layout.overlap_tp_comm = true;
     r.assumptions.push_back("NVIDIA performance recipe of a dense model: TP communication overlapped with GEMMs (tp_comm_overlap)");
-  }
-  const std::string section = c.Has("table_or_section") ? c.Str("table_or_section") : "";
-  // NVIDIA's NeMo 1 recipe for Nemotron-4 340B keeps Adam's moments in BF16 and reduces the
-  // gradients in BF16: `optim: {name: distributed_fused_adam, dtype: bf16, grad_sync_dtype:
-  // bf16}` in NeMo-Framework-Launcher launcher_scripts/conf/training/nemotron/nemotron_340b.yaml
-  // (the NeMo 24.07 tables; mcore's optimizer only from December 2024) and in dgxc-benchmarking's
-  // nemotron/nemotron4-340b-synth.yaml (NeMo 24.09 container, the v25.03 tables). NeMo 1 then
-  // keeps no master copy (megatron_base_model.py setup_optimization: store_params = False when
-  // the optimizer dtype equals the model's, NVIDIA/NeMo PR #7909): Layout::optimizer_states
-  // kBf16. NeMo 2's recipes (the 25.x tables) use Megatron-Core's FP32 optimizer.
-  const bool nemo1_table = section.find("NeMo 24.07") != std::string::npos ||
-                           section.find("nemotron/README_340b.md") != std::string::npos;
-  if (NvidiaRecipe(r.source) && nemo1_table && r.model_name.find("340B") != std::string::npos) {
-    r.layout.optimizer_states = OptimizerStates::kBf16;
-    r.layout.grad_reduce_in_fp32 = false;
-    r.assumptions.push_back("NeMo 1 Nemotron-4 340B recipe: BF16 optimizer states without a master copy and "
-                            "gradients reduced in BF16 (distributed_fused_adam, dtype bf16, grad_sync_dtype bf16)");
   }
   // dgxc-benchmarking's Nemotron-4 340B recipe turns cuDNN fused attention off
   // (nemotron/configure.sh: `export NVTE_FUSED_ATTN=0` for 340b), so Transformer Engine runs the
@@ -335,14 +386,12 @@ void MapSoftware(const Cells& c, PublishedRun& r) {
                                  notes.find("cross-entropy loss fusion on") != std::string::npos;
   // NeMo 2's recipes fuse the cross-entropy with the softmax: GPTConfig's
   // cross_entropy_loss_fusion defaults to True (nemo/collections/llm/gpt/model/base.py, NeMo
-  // 2.0 onwards), which the performance recipes keep. They are the NeMo 25.x tables and
-  // dgxc-benchmarking v25.03's llama3.1 (pretrain_llama31.py on NeMo 2's llama recipes).
-  const bool nemo2_recipe = NvidiaRecipe(r.source) && (section.find("NeMo 25.") != std::string::npos ||
-                                                       section.find("llama3.1/README_") != std::string::npos);
-  if (nemo2_recipe) {
+  // 2.0 onwards), which the performance recipes keep: the NeMo 25.x tables.
+  if (NvidiaRecipe(r.source) && section.find("NeMo 25.") != std::string::npos) {
     r.layout.fused_cross_entropy = true;
     r.assumptions.push_back("NeMo 2 recipe: cross-entropy fused with the softmax (GPTConfig cross_entropy_loss_fusion = True)");
   }
+  if (nemo1) MapNemo1Recipe(*nemo1, r);
 }
 
 void MapRow(const Cells& c, PublishedRun& r, const HardwareCatalog& hw) {

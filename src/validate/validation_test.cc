@@ -401,15 +401,19 @@ TEST(PublishedRuns, NvidiaRecipesReduceFp8GradientsInBf16AndOverlapDenseTp) {
   EXPECT_FALSE(listed(runs[4], "grad_reduce_in_fp32 = False"));
 }
 
-// The NeMo generation of NVIDIA's recipes. NeMo 1's Nemotron-4 340B recipe (the NeMo 24.07
-// tables, dgxc-benchmarking's nemotron README_340b) keeps BF16 optimizer states without a master
-// copy and reduces in BF16; dgxc's runs it with NVTE_FUSED_ATTN=0 (flash-attn 2). NeMo 2 (the
-// 25.x tables, dgxc's llama3.1) fuses the cross-entropy. Other models, other sources: defaults.
+// The NeMo generation of NVIDIA's recipes. NeMo 1's recipes (the NeMo 24.07 tables, dgxc v25.03)
+// run Apex's DistributedFusedAdam: the master kept as 16-bit remainders (FP32 under dgxc's
+// fp8_params), BF16 states without a master for Nemotron-4 340B, gradients reduced in BF16 where
+// the recipe says grad_sync_dtype: bf16; dgxc's Nemotron-4 15B runs Megatron-Core's optimizer
+// (FP32 master, FP32 gradients); dgxc's 340B runs NVTE_FUSED_ATTN=0 (flash-attn 2). NeMo 2 (the
+// 25.x tables) and the NeMo 1 llama3 / nemotron configs fuse the cross-entropy. Other sources:
+// defaults.
 TEST(PublishedRuns, NemoGenerationsSetOptimizerStatesAttentionAndLossFusion) {
   const HardwareCatalog hw = HardwareCatalog::BuiltIn();
-  auto row = [](const char* source, const char* section, const char* model) {
+  auto row = [](const char* source, const char* section, const char* model, const char* precision = "bf16") {
     std::string r = WithCell(kDenseRow, "source", source);
     r = WithCell(r, "table_or_section", section);
+    r = WithCell(r, "precision", precision);
     return WithCell(r, "model", model) + "\n";
   };
   const auto runs = ReadPublishedRuns(
@@ -418,16 +422,20 @@ TEST(PublishedRuns, NemoGenerationsSetOptimizerStatesAttentionAndLossFusion) {
           row("NVIDIA-dgxc-benchmarking", "dgxc-benchmarking (v25.03) nemotron/README_340b.md", "Nemotron-4 340B") +
           row("NeMo-perf-summary", "performance_summary (NeMo 25.02 FP8) System DGX-B200", "Nemotron-340B") +
           row("NVIDIA-dgxc-benchmarking", "dgxc-benchmarking (v25.03) llama3.1/README_8b.md", "Llama-3.1-8B") +
-          row("MosaicML-llm-foundry", "NeMo 25.02 nemotron/README_340b.md", "Nemotron-340B"),
+          row("MosaicML-llm-foundry", "NeMo 25.02 nemotron/README_340b.md", "Nemotron-340B") +
+          row("NVIDIA-dgxc-benchmarking", "dgxc-benchmarking (v25.03) llama3.1/README_8b.md", "Llama-3.1-8B", "fp8") +
+          row("NVIDIA-dgxc-benchmarking", "dgxc-benchmarking (v25.03) nemotron/README_15b.md", "Nemotron-4 15B", "fp8") +
+          row("NeMo-perf-summary", "performance_summary.md (NeMo 24.07 DGX-H100 FP8)", "LLAMA3-8B"),
       "f.csv", hw);
-  ASSERT_EQ(runs.size(), 6u);
+  ASSERT_EQ(runs.size(), 9u);
   for (const PublishedRun& r : runs) ASSERT_TRUE(r.modelable) << r.id << ": " << r.reason;
-  const OptimizerStates kFp32 = OptimizerStates::kFp32, kBf16 = OptimizerStates::kBf16;
+  const OptimizerStates kFp32 = OptimizerStates::kFp32, kBf16 = OptimizerStates::kBf16,
+                        kRem = OptimizerStates::kFp32Remainders;
   const AttentionKernel kFused = AttentionKernel::kFused, kFa2 = AttentionKernel::kFlashAttention2;
-  const std::vector<OptimizerStates> states = {kBf16, kFp32, kBf16, kFp32, kFp32, kFp32};
-  const std::vector<bool> grads_fp32 = {false, true, false, true, true, true};
-  const std::vector<AttentionKernel> kernels = {kFused, kFused, kFa2, kFused, kFused, kFused};
-  const std::vector<bool> fused_loss = {false, false, false, true, true, false};
+  const std::vector<OptimizerStates> states = {kBf16, kRem, kBf16, kFp32, kRem, kFp32, kFp32, kFp32, kRem};
+  const std::vector<bool> grads_fp32 = {false, false, false, true, false, true, false, true, false};
+  const std::vector<AttentionKernel> kernels = {kFused, kFused, kFa2, kFused, kFused, kFused, kFused, kFused, kFused};
+  const std::vector<bool> fused_loss = {false, false, true, true, true, false, true, true, true};
   for (size_t i = 0; i < runs.size(); ++i) {
     const Layout& l = runs[i].layout;
     EXPECT_EQ(l.optimizer_states, states[i]) << i;
@@ -440,9 +448,12 @@ TEST(PublishedRuns, NemoGenerationsSetOptimizerStatesAttentionAndLossFusion) {
                        [&](const std::string& a) { return a.find(what) != std::string::npos; });
   };
   EXPECT_TRUE(listed(runs[0], "BF16 optimizer states"));
+  EXPECT_TRUE(listed(runs[1], "16-bit remainders"));
   EXPECT_TRUE(listed(runs[2], "NVTE_FUSED_ATTN=0"));
   EXPECT_TRUE(listed(runs[3], "cross_entropy_loss_fusion"));
+  EXPECT_TRUE(listed(runs[4], "llama3.1_{8b,70b,405b}.yaml"));
   EXPECT_FALSE(listed(runs[5], "cross_entropy_loss_fusion"));
+  EXPECT_FALSE(listed(runs[8], "grad_reduce_in_fp32 = False"));  // the NeMo 1 entry, not the NeMo 2 FP8 rule
   // On the development rows: the seven NeMo 1 Nemotron-4 340B rows now fit in 80 GB.
   PARATUNE_SHARED_OR_SKIP(csv, kDevCsv);
   int nemotron = 0;

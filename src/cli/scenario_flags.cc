@@ -80,6 +80,9 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
                     " (fp32: FP32 master, momentum, variance, 12 bytes per parameter, default; fp32-remainders: "
                     "the master as 16-bit remainders, 10 bytes, Megatron --use-precision-aware-optimizer; bf16: BF16 "
                     "moments and no master, 4 bytes, NeMo 1 distributed_fused_adam with optim.dtype bf16)");
+  c->add_option("--offload-layers", f.layout.offload_layers,
+                "activations of the first N transformer layers copied to host memory and back (Megatron-Core "
+                "cpu_offloading_num_layers, NeMo activation_offload_layers; pp 1, no recompute; default 0)");
   c->add_flag("!--no-flash-attention", f.layout.flash_attention,
               "store attention scores (no FlashAttention)");
   c->add_option("--attention-kernel", f.attention_kernel,

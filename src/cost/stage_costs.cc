@@ -282,6 +282,42 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
     }
     st.activation_bytes = nd * dense_act + nm * moe_act;
     if (l.recompute == Recompute::kFull) st.working_bytes = nm > 0 ? std::max(dense_work, moe_work) : dense_work;
+    if (l.offload_layers > 0 && pp == 1 && c.fabric.host_link_bytes_per_s > 0) {
+      // Activation offloading (Layout::offload_layers): Transformer Engine's
+      // AsyncDoubleBufferGroupOffloadHandler (transformer_engine/pytorch/cpu_offload.py, run by
+      // Megatron-Core's cpu_offloading_num_layers) copies each of the first N layers' saved
+      // tensors to the host on a side stream once the layer's forward ends and frees them when the
+      // next layer's forward ends (it waits for the copy there); in the backward it reloads layer
+      // i while layer i + 1 runs its backward. So the HBM keeps the other layers' activations
+      // and one offloaded layer's in flight, and each copy hides behind one layer's pass: exposed
+      // max(0, copy - pass) per offloaded layer and direction, at the host link's rate
+      // (Fabric::host_link_bytes_per_s; docs/cost-model.md, "Activation offloading").
+      double od = 0, om = 0;
+      for (int64_t layer = 0; layer < l.offload_layers && layer < m.layers; ++layer) (m.is_moe_layer(layer) ? om : od) += 1;
+      const double rate = c.fabric.host_link_bytes_per_s;
+      const auto layer_fwd = [](const LayerCost& lc) {
+        return lc.fwd_compute_s + lc.tp_exposed_fwd_s + lc.cp_exposed_fwd_s + lc.ep_exposed_fwd_s;
+      };
+      const auto layer_bwd = [](const LayerCost& lc) {
+        return lc.bwd_compute_s + lc.tp_exposed_bwd_s + lc.cp_exposed_bwd_s + lc.ep_exposed_bwd_s;
+      };
+      // Exposed copy time of the offloaded layers in one direction, hidden behind `pass` of a layer.
+      const auto exposed = [&](double (*pass)(const LayerCost&)) {
+        return od * std::max(0.0, dense_act / rate - pass(dense)) + om * std::max(0.0, moe_act / rate - pass(moe));
+      };
+      const double fwd_exposed = exposed(layer_fwd), bwd_exposed = exposed(layer_bwd);
+      st.offloaded_layers = static_cast<int>(od + om);
+      st.offload_bytes = od * dense_act + om * moe_act;
+      st.offload_exposed_s = fwd_exposed + bwd_exposed;
+      st.forward_s += fwd_exposed;
+      st.backward_s += bwd_exposed;
+      for (StageCost::ChunkCost& ch : st.chunks) {  // pp 1: one chunk
+        ch.forward_s += fwd_exposed;
+        ch.backward_s += bwd_exposed;
+      }
+      st.activation_bytes -= st.offload_bytes;
+      st.working_bytes = std::max(st.working_bytes, od > 0 && om > 0 ? std::max(dense_act, moe_act) : (om > 0 ? moe_act : dense_act));
+    }
     // A micro-batch whose B has run but whose W waits (zero-bubble schedules) still keeps the
     // weight-gradient GEMMs' inputs and output gradients: Qi et al. 2024 (arXiv 2401.10241,
     // Table 1) give M_W = 32sbh per layer against M_B = 34sbh + 5as^2b, so 16/17 of what the

@@ -35,7 +35,13 @@ struct StageCost {
   double tp_exposed_s = 0;   // exposed in-stage communication by kind, forward + backward
   double cp_exposed_s = 0;
   double ep_exposed_s = 0;
-  double time_s() const { return compute_s + tp_exposed_s + cp_exposed_s + ep_exposed_s; }
+  // Activation offloading (Layout::offload_layers): the layers offloaded, the bytes one
+  // micro-batch copies to the host (and back), and the copy time not hidden behind the passes,
+  // forward + backward (within forward_s and backward_s).
+  int offloaded_layers = 0;
+  double offload_bytes = 0;
+  double offload_exposed_s = 0;
+  double time_s() const { return compute_s + tp_exposed_s + cp_exposed_s + ep_exposed_s + offload_exposed_s; }
   // How long the passes' own collectives (TP, CP, EP, hidden or not) hold each port of the GPU
   // (cost/link_use.h) per micro-batch through all of the rank's chunks, in the forward and in
   // the backward (recomputation included). Never more than the pass itself.

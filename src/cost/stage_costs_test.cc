@@ -231,4 +231,44 @@ TEST(StageCosts, OverlappedTpCommunicationStretchesTheGemmsItHidesBehind) {
 }
 
 }  // namespace
+// Activation offloading (Transformer Engine's per-layer handler): the first N layers' activations
+// leave the HBM but for the one in flight, and each layer's copy hides behind the next layer's
+// forward (to the host) and backward (back): exposed N (max(0, x - f) + max(0, x - b)) with
+// x = the layer's activation bytes / the host link.
+TEST(StageCosts, OffloadedLayersLeaveTheHbmAndExposeWhatTheirCopiesOutlast) {
+  Llama8b s(8, 1, 1);
+  ASSERT_TRUE(CheckLayout(s.m, s.c, s.t, s.l).empty());
+  const StepCosts plain = s.Costs();
+  s.l.offload_layers = 20;
+  ASSERT_TRUE(CheckLayout(s.m, s.c, s.t, s.l).empty());
+  const StepCosts off = s.Costs();
+  const StageCost &a = plain.stages[0], &b = off.stages[0];
+  const double act = a.activation_bytes / 32;  // 32 dense layers, nothing else in the sum
+  ASSERT_GT(act, 0.2e9);
+  EXPECT_NEAR(b.activation_bytes, 12 * act, 1e-6 * act);
+  EXPECT_DOUBLE_EQ(a.working_bytes, 0);
+  EXPECT_NEAR(b.working_bytes, act, 1e-6 * act);
+  EXPECT_EQ(b.offloaded_layers, 20);
+  EXPECT_NEAR(b.offload_bytes, 20 * act, 1e-6 * act);
+  // H100 HGX: PCIe Gen5 x16 to the host, 63 GB/s per direction (data/gpus.toml).
+  ASSERT_DOUBLE_EQ(s.c.fabric.host_link_bytes_per_s, 63e9);
+  const LayerCost& d = plain.dense;
+  const double x = act / 63e9;
+  const double f = d.fwd_compute_s + d.tp_exposed_fwd_s + d.cp_exposed_fwd_s + d.ep_exposed_fwd_s;
+  const double bw = d.bwd_compute_s + d.tp_exposed_bwd_s + d.cp_exposed_bwd_s + d.ep_exposed_bwd_s;
+  ASSERT_GT(x, f);  // a ~0.4 GB layer takes longer to copy over PCIe than its forward
+  const double fwd_exposed = 20 * (x - f), bwd_exposed = 20 * std::max(0.0, x - bw);
+  EXPECT_NEAR(b.offload_exposed_s, fwd_exposed + bwd_exposed, 1e-12);
+  EXPECT_NEAR(b.forward_s - a.forward_s, fwd_exposed, 1e-12);
+  EXPECT_NEAR(b.backward_s - a.backward_s, bwd_exposed, 1e-12);
+  EXPECT_NEAR(b.time_s() - a.time_s(), fwd_exposed + bwd_exposed, 1e-12);
+  EXPECT_DOUBLE_EQ(b.compute_s, a.compute_s);
+  // Over NVLink-C2C-class rates the copies hide completely.
+  s.c.fabric.host_link_bytes_per_s = 1e13;
+  const StageCost fast = s.Costs().stages[0];
+  EXPECT_DOUBLE_EQ(fast.offload_exposed_s, 0);
+  EXPECT_DOUBLE_EQ(fast.time_s(), a.time_s());
+  EXPECT_NEAR(fast.activation_bytes, 12 * act, 1e-6 * act);
+}
+
 }  // namespace paratune

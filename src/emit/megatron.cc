@@ -383,6 +383,13 @@ Emitted EmitMegatron(const EmitInput& in) {
   if (l.recompute == Recompute::kSelective)
     out.notes.push_back("selective recomputation: Megatron's default --recompute-modules (core_attn) is "
                         "what paratune models");
+  // Activation offloading (Layout::offload_layers) is a TransformerConfig field; the settings
+  // are named as Megatron-Core's config and NeMo 2 / Megatron-Bridge recipes set them.
+  if (l.offload_layers > 0)
+    out.notes.push_back(fmt::format("activation offload of {} layers: set the TransformerConfig fields cpu_offloading=True, "
+                                    "cpu_offloading_num_layers={}, cpu_offloading_weights=False (as NeMo 2 and "
+                                    "Megatron-Bridge recipes do); no command-line flag is emitted for it",
+                                    l.offload_layers, l.offload_layers));
   out.text = a.Text();
   return out;
 }

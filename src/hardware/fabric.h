@@ -51,6 +51,10 @@ struct Fabric {
   double pcie_host_bytes_per_s = 0;
   double pcie_host_ring_bytes_per_s = 0;
   double pcie_host_all_to_all_bytes_per_s = 0;
+  // GPU to host memory, per GPU per direction: PCIe x16 on HGX and PCIe servers, NVLink-C2C
+  // on Grace superchips (docs/hardware.md, "Host link"). Activation offloading copies over it
+  // (Layout::offload_layers); 0: not described, and offloading is refused.
+  double host_link_bytes_per_s = 0;
 
   // Scale-out bandwidth of one GPU when every GPU of its node sends at once.
   double net_bytes_per_s() const { return nic_bytes_per_s * nics_per_node / gpus_per_node; }

@@ -52,7 +52,7 @@ constexpr const char* kFabricFields[] = {"gpus_per_node", "scale_up_link", "nvli
                                          "net_gb_per_s", "nic_gb_per_s", "nics_per_node", "net_latency_us",
                                          "nodes_per_leaf", "spine_oversubscription", "pcie_gpus_per_switch",
                                          "pcie_host_gb_per_s", "pcie_host_ring_gb_per_s",
-                                         "pcie_host_all_to_all_gb_per_s"};
+                                         "pcie_host_all_to_all_gb_per_s", "host_link_gb_per_s"};
 constexpr const char* kChipFields[] = {"description", "generation", "bf16_dense_tflops", "fp16_dense_tflops",
                                        "fp8_dense_tflops", "fp4_dense_tflops", "fp32_tflops", "hbm_gb",
                                        "hbm_tb_per_s", "sm_count", "tdp_w", "source", "note", "aliases"};
@@ -140,6 +140,7 @@ void ApplyFabric(const TableReader& r, Fabric& f) {
   r.Num("pcie_host_gb_per_s", 1e9, f.pcie_host_bytes_per_s, true);
   r.Num("pcie_host_ring_gb_per_s", 1e9, f.pcie_host_ring_bytes_per_s, true);
   r.Num("pcie_host_all_to_all_gb_per_s", 1e9, f.pcie_host_all_to_all_bytes_per_s, true);
+  r.Num("host_link_gb_per_s", 1e9, f.host_link_bytes_per_s, true);
   if (f.nics_per_node == 0) f.nics_per_node = f.gpus_per_node;  // rail-optimised: one NIC per GPU
   // net_gb_per_s is the scale-out bandwidth per GPU: spread it over the node's NICs.
   if (net_per_gpu > 0) f.nic_bytes_per_s = net_per_gpu * f.gpus_per_node / f.nics_per_node;

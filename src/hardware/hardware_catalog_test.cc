@@ -213,6 +213,12 @@ TEST(HardwareCatalog, SiConversion) {
   EXPECT_EQ(nvl72.nvlink_domain, 72);
   EXPECT_EQ(nvl72.gpus_per_node, 4);
   EXPECT_EQ(hw.Cluster("GB200", 72).Describe(), "18 trays of 4 GPUs in 1 NVLink domain of 72");
+  // The host link: NVLink-C2C's 900 GB/s (both directions) per Grace, shared by its two GPUs;
+  // PCIe Gen5 / Gen4 x16 on HGX (32 / 16 GT/s x 16 lanes x 128/130 / 8).
+  EXPECT_DOUBLE_EQ(nvl72.host_link_bytes_per_s, 225e9);
+  EXPECT_DOUBLE_EQ(hw.FindFabric("H100").host_link_bytes_per_s, 63e9);
+  EXPECT_DOUBLE_EQ(hw.FindFabric("A100-80GB").host_link_bytes_per_s, 31.5e9);
+  for (const GpuSpec* g : hw.All()) EXPECT_GT(hw.FindFabric(g->name).host_link_bytes_per_s, 0) << g->name;
   EXPECT_EQ(hw.Cluster("H100", 8).Describe(), "1 node of 8");
   EXPECT_EQ(hw.Cluster("H100", 32).Describe(), "4 nodes of 8");
 

@@ -18,7 +18,8 @@ nlohmann::json FabricJson(const Fabric& f) {
           {"pcie_gpus_per_switch", f.pcie_gpus_per_switch},
           {"pcie_host_bytes_per_s", f.pcie_host_bytes_per_s},
           {"pcie_host_ring_bytes_per_s", f.pcie_host_ring_bytes_per_s},
-          {"pcie_host_all_to_all_bytes_per_s", f.pcie_host_all_to_all_bytes_per_s}};
+          {"pcie_host_all_to_all_bytes_per_s", f.pcie_host_all_to_all_bytes_per_s},
+          {"host_link_bytes_per_s", f.host_link_bytes_per_s}};
 }
 
 nlohmann::json GpusJson(const HardwareCatalog& hw) {

@@ -131,6 +131,13 @@ struct Layout {
   bool fp32_shards = false;
   // Adam's states per parameter (see OptimizerStates).
   OptimizerStates optimizer_states = OptimizerStates::kFp32;
+  // Transformer layers whose saved activations are copied to host memory after their forward
+  // and back before their backward: Megatron-Core's --cpu-offloading
+  // --cpu-offloading-num-layers N (TransformerConfig.cpu_offloading_num_layers, run by
+  // Transformer Engine's get_cpu_offload_context), NeMo's activation_offload_layers. The first
+  // N layers of the model; Megatron-Core accepts it only without pipeline parallelism and
+  // without recomputation (megatron/core/transformer/transformer_config.py __post_init__).
+  int offload_layers = 0;
   // Layers of each pipeline chunk, in chunk order c*pp + s (pp*vp entries); empty = even split.
   // In the spirit of Megatron-LM's --pipeline-model-parallel-layout and its
   // --decoder-first/last-pipeline-num-layers: uneven stages, e.g. a lighter first and last

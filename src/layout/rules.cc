@@ -63,6 +63,25 @@ string Fp32ShardsNeedFp32States(const RuleInput& in) {
                      OptimizerStatesName(l.optimizer_states));
 }
 
+// Activation offloading as Megatron-Core accepts it (transformer_config.py __post_init__:
+// cpu_offloading_num_layers in [0, num_layers), no pipeline parallelism, no recomputation).
+string OffloadLayers(const RuleInput& in) {
+  const Layout& l = in.layout;
+  if (l.offload_layers == 0) return "";
+  if (l.offload_layers < 0 || l.offload_layers >= in.model.layers)
+    return fmt::format("`offload_layers` must be between 0 and the model's layers - 1 ({}), got {}", in.model.layers - 1,
+                       l.offload_layers);
+  if (l.pp > 1) return fmt::format("`offload_layers` ({}) needs pp 1 (Megatron-Core offloads no pipelined model), got pp {}",
+                                   l.offload_layers, l.pp);
+  if (l.recompute != Recompute::kNone)
+    return fmt::format("`offload_layers` ({}) and `recompute` ({}) exclude each other in Megatron-Core", l.offload_layers,
+                       RecomputeName(l.recompute));
+  if (in.cluster.fabric.host_link_bytes_per_s <= 0)
+    return fmt::format("`offload_layers` ({}) needs the GPU-to-host rate of the fabric ({} gives no host_link_gb_per_s)",
+                       l.offload_layers, in.cluster.fabric.name);
+  return "";
+}
+
 string ZeroStage(const RuleInput& in) {
   const int z = in.layout.zero;
   return z < 0 || z > 3 ? fmt::format("`zero` must be 0, 1, 2 or 3, got {}", z) : "";
@@ -263,6 +282,7 @@ const std::vector<LayoutRule>& LayoutRules() {
       {"ep-divides-experts", kDimEp, EpDividesExperts},
       {"expert-imbalance-range", kDimSwitches, ExpertImbalance},
       {"fp32-shards-need-fp32-states", kDimSwitches, Fp32ShardsNeedFp32States},
+      {"offload-layers", kDimPp | kDimRecompute | kDimSwitches, OffloadLayers},
       {"ep-fits-world", kDp | kDimEp | kDimEtp, EpFitsWorld},
       {"batch-divisible", kDp | kDimMbs, BatchDivisible},
       {"cp-divides-seq", kDimCp, CpDividesSeq},

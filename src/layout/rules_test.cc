@@ -96,6 +96,42 @@ TEST(Rules, EachRuleFires) {
   EXPECT_TRUE(Has(Rules("mixtral-8x7b", 32, l), "ep-fits-world"));
 }
 
+// Activation offloading as Megatron-Core accepts it: 0 <= N < layers, pp 1, no recomputation,
+// and a fabric whose host link is known.
+TEST(Rules, OffloadLayersNeedPpOneNoRecomputeAndAHostLink) {
+  const ModelSpec m = LoadModel("llama-3.1-8b");  // 32 layers
+  const ClusterSpec c = HardwareCatalog::BuiltIn().Cluster("H100-SXM", 8);
+  const Training t;
+  const auto ids = [&](const Layout& l, const ClusterSpec& cl) {
+    std::vector<std::string> v;
+    Layout copy = l;
+    for (const RuleViolation& r : CheckLayout(m, cl, t, copy)) v.push_back(r.rule + ": " + r.message);
+    return v;
+  };
+  Layout l;
+  l.offload_layers = 31;
+  EXPECT_TRUE(ids(l, c).empty());
+  l.offload_layers = 32;
+  EXPECT_EQ(ids(l, c), std::vector<std::string>{"offload-layers: `offload_layers` must be between 0 and the model's "
+                                                "layers - 1 (31), got 32"});
+  l.offload_layers = -1;
+  EXPECT_EQ(ids(l, c).size(), 1u);
+  l.offload_layers = 8;
+  l.pp = 2;
+  EXPECT_EQ(ids(l, c), std::vector<std::string>{"offload-layers: `offload_layers` (8) needs pp 1 (Megatron-Core offloads "
+                                                "no pipelined model), got pp 2"});
+  l.pp = 1;
+  l.recompute = Recompute::kSelective;
+  EXPECT_EQ(ids(l, c), std::vector<std::string>{"offload-layers: `offload_layers` (8) and `recompute` (selective) "
+                                                "exclude each other in Megatron-Core"});
+  l.recompute = Recompute::kNone;
+  ClusterSpec no_host = c;
+  no_host.fabric.host_link_bytes_per_s = 0;
+  EXPECT_EQ(ids(l, no_host).size(), 1u);
+  l.offload_layers = 0;
+  EXPECT_TRUE(ids(l, no_host).empty());
+}
+
 TEST(Rules, AllViolationsReportedTogether) {
   Layout l;
   l.tp = 3;

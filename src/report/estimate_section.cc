@@ -22,8 +22,8 @@ struct Term {
 };
 constexpr Term kTerms[] = {{"compute_s", "compute"},   {"recompute_s", "recompute"}, {"tp_comm_s", "TP comm"},
                            {"cp_comm_s", "CP comm"},   {"ep_comm_s", "EP comm"},     {"pp_comm_s", "PP comm"},
-                           {"dp_comm_s", "DP comm"},   {"bubble_s", "bubble"},       {"optimizer_s", "optimizer"},
-                           {"other_s", "other"}};
+                           {"dp_comm_s", "DP comm"},   {"offload_s", "offload"},     {"bubble_s", "bubble"},
+                           {"optimizer_s", "optimizer"}, {"other_s", "other"}};
 
 constexpr Term kMemoryKinds[] = {{"params_bytes", "parameters"},       {"grads_bytes", "gradients"},
                                  {"optimizer_bytes", "optimizer"},     {"fp8_weights_bytes", "FP8 weights"},

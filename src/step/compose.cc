@@ -312,7 +312,8 @@ TimeBreakdown AttributeStep(const StepCosts& sc, const SimulationResult& sim, do
   tb.tp_s = md * cs.tp_exposed_s;
   tb.cp_s = md * cs.cp_exposed_s;
   tb.ep_s = md * cs.ep_exposed_s;
-  const double work = tb.compute_s + tb.tp_s + tb.cp_s + tb.ep_s;
+  tb.offload_s = md * cs.offload_exposed_s;
+  const double work = tb.compute_s + tb.tp_s + tb.cp_s + tb.ep_s + tb.offload_s;
   tb.bubble_s = pp == 1 ? 0.0 : std::max(0.0, schedule_s - work);  // one rank runs back to back
   tb.dp_s = path.gather_wait_s + path.reduce_tail_s;
   tb.optimizer_s = path.optimizer_s;

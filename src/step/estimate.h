@@ -41,6 +41,7 @@ struct TimeBreakdown {
   double ep_s = 0;
   double pp_s = 0;
   double dp_s = 0;
+  double offload_s = 0;    // activation offloading's copies not hidden behind the passes
   double bubble_s = 0;     // idle in the pipeline schedule
   double optimizer_s = 0;
   double other_s = 0;
@@ -64,6 +65,7 @@ inline constexpr StepTerm kStepTerms[] = {
     {"ep_comm_s", "exposed EP all-to-all", &TimeBreakdown::ep_s, true},
     {"pp_comm_s", "exposed PP send/receive", &TimeBreakdown::pp_s, true},
     {"dp_comm_s", "exposed DP communication", &TimeBreakdown::dp_s, true},
+    {"offload_s", "exposed activation offload", &TimeBreakdown::offload_s, true},
     {"bubble_s", "pipeline bubble", &TimeBreakdown::bubble_s, true},
     {"optimizer_s", "optimizer step", &TimeBreakdown::optimizer_s, true},
     {"other_s", "other", &TimeBreakdown::other_s, true},

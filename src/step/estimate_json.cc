@@ -30,6 +30,7 @@ json LayoutToJson(const Layout& l, const Training& t) {
               {"zero3_per_tensor", l.zero3_per_tensor},
               {"fp32_shards", l.fp32_shards},
               {"optimizer_states", OptimizerStatesName(l.optimizer_states)},
+              {"offload_layers", l.offload_layers},
               {"pp_layout", l.pp_layout},
               {"schedule", ScheduleName(l.pipeline_schedule())},
               {"seq_len", t.seq},

@@ -309,6 +309,39 @@ void MapNemo1Recipe(const Nemo1Recipe& o, PublishedRun& r) {
                           (o.fused_cross_entropy ? ", cross-entropy fused (cross_entropy_loss_fusion)" : ""));
 }
 
+// NeMo 2's recommended configs (scripts/performance/recommended_model_configs/
+// model_configs_<gpu>.csv, read by scripts/performance/helpers.py get_user_configs) set
+// activation offloading per model where the layout's activations exceed the HBM:
+// `activation_offload_layers` -> cpu_offloading_num_layers with cpu_offloading_weights = False
+// (set_perf_optimization_configs). The published NeMo 2 rows these configs produced, matched
+// by table, GPU, model and layout; every other NeMo 2 row of the development data has 0 there.
+struct Nemo2Offload {
+  const char* section;  // a substring of table_or_section
+  const char* gpu;      // the catalog GPU
+  const char* model;    // a substring of the model name
+  Precision precision;
+  int tp, pp;
+  int offload_layers;
+  const char* config;
+};
+const Nemo2Offload kNemo2Offloads[] = {
+    {"NeMo 25.07", "GB200", "405B", Precision::kFp8, 2, 1, 95,
+     "NeMo 25.07 model_configs_gb200.csv pre_train,llama31,405b,gb200,fp8"},
+};
+
+void MapNemo2Offload(const std::string& section, PublishedRun& r) {
+  if (!NvidiaRecipe(r.source)) return;
+  for (const Nemo2Offload& o : kNemo2Offloads)
+    if (section.find(o.section) != std::string::npos && r.cluster.gpu.name == o.gpu &&
+        r.model_name.find(o.model) != std::string::npos && r.training.precision == o.precision && r.layout.tp == o.tp &&
+        r.layout.pp == o.pp) {
+      r.layout.offload_layers = o.offload_layers;
+      r.assumptions.push_back(std::string("NeMo 2 recommended config (") + o.config + "): activations of " +
+                              std::to_string(o.offload_layers) + " layers offloaded to the host (activation_offload_layers)");
+      return;
+    }
+}
+
 // Software facts a row's notes state (simumax_runs_dev.csv gives the stack: "TE 2.11.0", "TE
 // release_v2.1"; its '_cef' cases run a fused cross-entropy). Transformer Engine caches its
 // weight-gradient placeholders from 2.3 (Layout::cached_wgrad_placeholders); where no version is
@@ -392,6 +425,7 @@ void MapSoftware(const Cells& c, PublishedRun& r) {
     r.assumptions.push_back("NeMo 2 recipe: cross-entropy fused with the softmax (GPTConfig cross_entropy_loss_fusion = True)");
   }
   if (nemo1) MapNemo1Recipe(*nemo1, r);
+  MapNemo2Offload(section, r);
 }
 
 void MapRow(const Cells& c, PublishedRun& r, const HardwareCatalog& hw) {

@@ -121,6 +121,7 @@ void FabricFields(F& f, V& v) {
   v("pcie_host_bytes_per_s", f.pcie_host_bytes_per_s);
   v("pcie_host_ring_bytes_per_s", f.pcie_host_ring_bytes_per_s);
   v("pcie_host_all_to_all_bytes_per_s", f.pcie_host_all_to_all_bytes_per_s);
+  v("host_link_bytes_per_s", f.host_link_bytes_per_s);
 }
 
 template <class C, class V>
@@ -166,6 +167,7 @@ void LayoutFields(L& l, V& v) {
   v("zero3_per_tensor", l.zero3_per_tensor);
   v("fp32_shards", l.fp32_shards);
   v("optimizer_states", l.optimizer_states, kOptimizerStatesNames);
+  v("offload_layers", l.offload_layers);
   v("pp_layout", l.pp_layout);
   v("schedule", l.schedule, kScheduleNames);
 }

@@ -481,7 +481,25 @@ TEST(PublishedRuns, DevelopmentRowsThatRanFit) {
     if (!EstimateStep(r.model, r.cluster, r.training, r.layout).fits) not_fitting.push_back(r.id);
   }
   EXPECT_EQ(estimated, 156);
-  EXPECT_EQ(not_fitting, std::vector<std::string>{"NEMO2507-GB200-03"});
+  EXPECT_EQ(not_fitting, std::vector<std::string>{});
+}
+
+// NeMo 25.07's Llama-3.1-405B FP8 run on GB200 (tp 2, pp 1, Megatron-FSDP) offloads 95 layers'
+// activations, as NeMo's recommended config for it says (model_configs_gb200.csv).
+TEST(PublishedRuns, NemoRecommendedOffloadIsMapped) {
+  PARATUNE_SHARED_OR_SKIP(csv, kDevCsv);
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  int offloading = 0;
+  for (const PublishedRun& r : ReadPublishedRuns(ReadFile(csv), csv, hw)) {
+    if (r.layout.offload_layers == 0) continue;
+    ++offloading;
+    EXPECT_EQ(r.id, "NEMO2507-GB200-03");
+    EXPECT_EQ(r.layout.offload_layers, 95);
+    const Estimate e = EstimateStep(r.model, r.cluster, r.training, r.layout);
+    EXPECT_TRUE(e.fits);
+    EXPECT_GE(e.time.offload_s, 0);
+  }
+  EXPECT_EQ(offloading, 1);
 }
 
 // The header with the optional last column hf_model, as both development files have it.

@@ -80,6 +80,10 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
                     " (fp32: FP32 master, momentum, variance, 12 bytes per parameter, default; fp32-remainders: "
                     "the master as 16-bit remainders, 10 bytes, Megatron --use-precision-aware-optimizer; bf16: BF16 "
                     "moments and no master, 4 bytes, NeMo 1 distributed_fused_adam with optim.dtype bf16)");
+  c->add_option("--cp-comm", f.cp_comm,
+                "context-parallel exchange: " + kCpCommNames.List() +
+                    " (p2p: ring of K/V blocks under the attention, default; a2a: all-to-all over heads, "
+                    "Megatron --cp-comm-type a2a)");
   c->add_option("--offload-layers", f.layout.offload_layers,
                 "activations of the first N transformer layers copied to host memory and back (Megatron-Core "
                 "cpu_offloading_num_layers, NeMo activation_offload_layers; pp 1, no recompute; default 0)");
@@ -144,6 +148,7 @@ Scenario ResolveScenario(const ScenarioFlags& f, const CLI::App& cmd) {
   if (!f.schedule.empty()) s.layout.schedule = ParseSchedule(f.schedule, "--schedule");
   if (!f.optimizer_states.empty())
     s.layout.optimizer_states = ParseOptimizerStates(f.optimizer_states, "--optimizer-states");
+  if (!f.cp_comm.empty()) s.layout.cp_comm = ParseCpComm(f.cp_comm, "--cp-comm");
   if (!f.attention_kernel.empty())
     s.layout.attention_kernel = ParseAttentionKernel(f.attention_kernel, "--attention-kernel");
   s.options.rules.allow_cross_domain_tp = f.allow_cross_domain_tp;

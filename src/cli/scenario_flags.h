@@ -30,6 +30,7 @@ struct ScenarioFlags {
   std::string recompute;
   std::string schedule;
   std::string attention_kernel;
+  std::string cp_comm;
   std::string optimizer_states;
   bool allow_cross_domain_tp = false;
   bool json = false;

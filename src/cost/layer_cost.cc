@@ -103,8 +103,10 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
   if (l.flash_attention) {
     // FlashAttention skips the masked half of the causal score matrix.
     const double att_flops = LayerForwardFlops(m, moe, T, s).attention / tp;
-    // One kernel streams the keys of its sequence per CP rank (each ring step a block of s/cp).
-    const double keys = s / l.cp, dqk = static_cast<double>(m.qk_head_dim());
+    // One kernel streams the keys of its sequence per CP rank (each ring step a block of s/cp);
+    // all-to-all CP gives each rank the whole sequence for 1/cp of its heads.
+    const bool a2a = l.cp > 1 && l.cp_comm == CpComm::kA2a;
+    const double keys = a2a ? s : s / l.cp, dqk = static_cast<double>(m.qk_head_dim());
     const bool fa2 = l.attention_kernel == AttentionKernel::kFlashAttention2;
     out.attention_fwd_s = AttentionTime(g, att_flops, keys, dqk, fa2);
     att_bwd = AttentionTime(g, kAttentionBackwardFactor * att_flops, keys, dqk, fa2);
@@ -112,8 +114,10 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
     // Unfused attention (Megatron-LM before FlashAttention): two batched GEMMs per head over
     // the full s x s scores, the causal mask applied afterwards, so no causal saving
     // (Shoeybi et al. 2019, Sec. 3; Megatron-LM CoreAttention). Backward: two GEMMs each.
-    const double heads = nq / tp * b;
-    const double sq = s / l.cp;
+    // All-to-all CP: the whole sequence for 1/cp of the heads (the same work).
+    const bool a2a = l.cp > 1 && l.cp_comm == CpComm::kA2a;
+    const double heads = nq / tp * b / (a2a ? l.cp : 1);
+    const double sq = a2a ? s : s / l.cp;
     const double dqk = static_cast<double>(m.qk_head_dim()), dv = static_cast<double>(m.v_dim());
     out.attention_fwd_s = GemmTime(g, Precision::kBf16, sq, s, dqk, heads) + GemmTime(g, Precision::kBf16, sq, dv, s, heads);
     att_bwd = GemmTime(g, Precision::kBf16, sq, dqk, s, heads) + GemmTime(g, Precision::kBf16, s, dqk, sq, heads) +
@@ -205,7 +209,29 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
   // Context parallel: ring exchange of K and V blocks, cp-1 steps, overlapped with the
   // attention of the block in hand (Megatron-Core context_parallel, Liu et al. 2023 Ring
   // Attention Sec. 3); backward also returns dK and dV.
-  if (l.cp > 1) {
+  if (l.cp > 1 && l.cp_comm == CpComm::kA2a) {
+    // All-to-all CP (Transformer Engine AttnFuncWithCPAndQKVOA2A, Megatron --cp-comm-type a2a):
+    // the forward exchanges Q, K and V of the rank's T tokens and local heads before the
+    // attention and its output after; the backward the output's gradient and then dQ, dK, dV
+    // (TE >= 2.8 no longer re-sends the output with its gradient). Each call moves the 16-bit
+    // buffer of the rank's tokens; none runs under compute (the attention waits for its input,
+    // the next GEMM for the output).
+    const double kv_width = m.attention == AttentionKind::kMla
+                                ? nq * static_cast<double>(m.qk_head_dim() + m.v_head_dim)
+                                : static_cast<double>(2 * m.kv_heads * m.head_dim);
+    const double q_width = nq * static_cast<double>(m.qk_head_dim());
+    const double o_width = nq * static_cast<double>(m.v_dim());
+    const double qkv_s = AllToAllTime(T * (q_width + kv_width) / tp * 2, l.cp, cp_links);
+    const double o_s = AllToAllTime(T * o_width / tp * 2, l.cp, cp_links);
+    out.cp_bytes = T * (q_width + kv_width + o_width) / tp * 2 / 2;  // mean of the two calls
+    out.cp_call_s = (qkv_s + o_s) / 2;
+    out.cp_calls_fwd = 2;
+    out.cp_calls_bwd = 2;
+    out.cp_fwd_s = qkv_s + o_s;
+    out.cp_bwd_s = qkv_s + o_s;
+    out.cp_exposed_fwd_s = out.cp_fwd_s;
+    out.cp_exposed_bwd_s = out.cp_bwd_s;
+  } else if (l.cp > 1) {
     const double kv_width = m.attention == AttentionKind::kMla
                                 ? nq * static_cast<double>(m.qk_head_dim() + m.v_head_dim)
                                 : static_cast<double>(2 * m.kv_heads * m.head_dim);

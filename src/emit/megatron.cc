@@ -324,6 +324,7 @@ Emitted EmitMegatron(const EmitInput& in) {
   a.Value("--pipeline-model-parallel-size", l.pp);
   EmitPipeline(m, l, a, out.notes);
   a.Value("--context-parallel-size", l.cp);
+  if (l.cp > 1 && l.cp_comm == CpComm::kA2a) a.Value("--cp-comm-type", "a2a");
   if (m.is_moe()) {
     a.Value("--expert-model-parallel-size", l.ep);
     a.Value("--expert-tensor-parallel-size", l.expert_tp());

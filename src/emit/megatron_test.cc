@@ -79,6 +79,7 @@ const std::map<std::string, std::string>& VerifiedFlags() {
       {"--num-layers-per-virtual-pipeline-stage", "int"},
       {"--num-virtual-stages-per-pipeline-rank", "int"},
       {"--context-parallel-size", "int"},
+      {"--cp-comm-type", "choice:p2p|a2a|allgather|a2a+p2p"},  // arguments.py _add_distributed_args
       {"--expert-model-parallel-size", "int"},
       {"--expert-tensor-parallel-size", "int"},
       {"--sequence-parallel", "switch"},

@@ -50,6 +50,18 @@ inline AttentionKernel ParseAttentionKernel(const std::string& s, const std::str
   return kAttentionKernelNames.Parse(s, where, "attention kernel");
 }
 
+// How context parallelism exchanges the sequence (Megatron-Core --cp-comm-type, Transformer
+// Engine's attention with context parallelism): kP2p, the ring of K/V blocks overlapped with
+// attention (Ring Attention); kA2a, all-to-all of Q, K, V over heads before the attention and of
+// its output after (DeepSpeed-Ulysses, Jacobs et al. 2023, arXiv 2309.14509 Sec. 3), each rank
+// attending over the whole sequence for heads / cp of its heads.
+enum class CpComm { kP2p, kA2a };
+inline constexpr EnumNames<CpComm, 2> kCpCommNames{{{{CpComm::kP2p, "p2p"}, {CpComm::kA2a, "a2a"}}}, 2};
+inline const char* CpCommName(CpComm k) { return kCpCommNames.Name(k); }
+inline CpComm ParseCpComm(const std::string& s, const std::string& where) {
+  return kCpCommNames.Parse(s, where, "context-parallel communication");
+}
+
 // Adam's states and where the FP32 master weights live. kFp32: an FP32 master copy, momentum and
 // variance, 12 bytes per parameter (Megatron-LM's distributed optimizer; ZeRO's K = 12).
 // kFp32Remainders: the master copy kept as the 16 low bits the BF16 parameter lacks, 10 bytes
@@ -82,6 +94,7 @@ struct Layout {
   int pp = 1;   // pipeline parallel
   int vp = 1;   // virtual stages per pipeline rank (interleaved 1F1B when > 1)
   int cp = 1;   // context parallel
+  CpComm cp_comm = CpComm::kP2p;  // how CP exchanges the sequence (with cp > 1)
   int ep = 1;   // expert parallel
   int etp = 0;  // expert tensor parallel; 0 = same as tp (Megatron's default)
   int dp = 0;   // data parallel; derived as world / (tp*pp*cp)

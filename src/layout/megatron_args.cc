@@ -47,6 +47,8 @@ const std::map<std::string, FlagSpec>& KnownFlags() {
                           "--yarn-beta-slow"})
       f[n] = {Kind::kFloat, {}};
     f["--rope-type"] = {Kind::kChoice, {"rope", "yarn"}};
+    // megatron/training/arguments.py: nargs="+"; one value (every layer) is read.
+    f["--cp-comm-type"] = {Kind::kChoice, {"p2p", "a2a", "allgather", "a2a+p2p"}};
     f["--recompute-granularity"] = {Kind::kChoice, {"full", "selective"}};
     f["--recompute-method"] = {Kind::kChoice, {"uniform", "block"}};
     f["--fp8-format"] = {Kind::kChoice, {"e4m3", "hybrid"}};
@@ -636,6 +638,13 @@ MegatronArgs ParseMegatronArgs(const std::string& line) {
   l.tp = static_cast<int>(num_or("--tensor-model-parallel-size", 1));
   l.pp = static_cast<int>(num_or("--pipeline-model-parallel-size", 1));
   l.cp = static_cast<int>(num_or("--context-parallel-size", 1));
+  // --cp-comm-type (megatron/training/arguments.py, default p2p; one value for every layer).
+  if (given("--cp-comm-type")) {
+    const std::string& cp_comm = val["--cp-comm-type"];
+    l.cp_comm = cp_comm == "a2a" ? CpComm::kA2a : CpComm::kP2p;
+    if (cp_comm != "a2a" && cp_comm != "p2p")
+      r.notes.push_back(fmt::format("--cp-comm-type {}: estimated as the p2p ring", cp_comm));
+  }
   l.ep = static_cast<int>(num_or("--expert-model-parallel-size", 1));
   l.etp = static_cast<int>(num_or("--expert-tensor-parallel-size", 0));
   {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "util/error.h"
 
 namespace paratune {
@@ -101,6 +103,20 @@ TEST(MegatronArgs, MoeMlaFsdpFp8AndEqualsSyntax) {
   EXPECT_TRUE(a.layout.overlap_tp_comm);
   EXPECT_FALSE(a.layout.overlap_pp_comm);
   EXPECT_FALSE(a.layout.grad_reduce_in_fp32);
+}
+
+// --cp-comm-type: a2a is all-to-all CP; p2p (the default) the ring; allgather and a2a+p2p are
+// estimated as the ring, with a note; anything else is an error naming the flag.
+TEST(MegatronArgs, CpCommType) {
+  const std::string base = "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --vocab-size 100 "
+                           "--context-parallel-size 2 ";
+  EXPECT_EQ(ParseMegatronArgs(base).layout.cp_comm, CpComm::kP2p);
+  EXPECT_EQ(ParseMegatronArgs(base + "--cp-comm-type a2a").layout.cp_comm, CpComm::kA2a);
+  const MegatronArgs hier = ParseMegatronArgs(base + "--cp-comm-type a2a+p2p");
+  EXPECT_EQ(hier.layout.cp_comm, CpComm::kP2p);
+  EXPECT_NE(std::find(hier.notes.begin(), hier.notes.end(), "--cp-comm-type a2a+p2p: estimated as the p2p ring"),
+            hier.notes.end());
+  EXPECT_NE(ErrorOf(base + "--cp-comm-type ring").find("--cp-comm-type must be one of"), std::string::npos);
 }
 
 TEST(MegatronArgs, BrokenInputNamesTheFlag) {

@@ -63,6 +63,18 @@ string Fp32ShardsNeedFp32States(const RuleInput& in) {
                      OptimizerStatesName(l.optimizer_states));
 }
 
+// All-to-all context parallelism splits each rank's query and key/value heads over the CP group
+// (Transformer Engine AttnFuncWithCPAndQKVOA2A: heads divisible by the CP size).
+string CpA2aDividesHeads(const RuleInput& in) {
+  const Layout& l = in.layout;
+  if (l.cp <= 1 || l.cp_comm != CpComm::kA2a) return "";
+  const ModelSpec& m = in.model;
+  const long long tp = l.tp, cp = l.cp;
+  const long long q = m.heads / tp, kv = (m.attention == AttentionKind::kMla ? m.heads : m.kv_heads) / tp;
+  if (q % cp == 0 && kv % cp == 0) return "";
+  return fmt::format("cp ({}) with `cp_comm` a2a must divide the heads per TP rank ({} query, {} key/value)", cp, q, kv);
+}
+
 // Activation offloading as Megatron-Core accepts it (transformer_config.py __post_init__:
 // cpu_offloading_num_layers in [0, num_layers), no pipeline parallelism, no recomputation).
 string OffloadLayers(const RuleInput& in) {
@@ -283,6 +295,7 @@ const std::vector<LayoutRule>& LayoutRules() {
       {"expert-imbalance-range", kDimSwitches, ExpertImbalance},
       {"fp32-shards-need-fp32-states", kDimSwitches, Fp32ShardsNeedFp32States},
       {"offload-layers", kDimPp | kDimRecompute | kDimSwitches, OffloadLayers},
+      {"cp-a2a-divides-heads", kDimTp | kDimCp | kDimSwitches, CpA2aDividesHeads},
       {"ep-fits-world", kDp | kDimEp | kDimEtp, EpFitsWorld},
       {"batch-divisible", kDp | kDimMbs, BatchDivisible},
       {"cp-divides-seq", kDimCp, CpDividesSeq},

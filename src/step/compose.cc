@@ -218,7 +218,7 @@ std::vector<CommItem> CommTable(const StepCosts& sc, const Layout& l, const Time
     AddComm(v, "tp", l.sequence_parallel() ? "all-gather/reduce-scatter" : "all-reduce", sc.tp_group, dense.tp_bytes,
             md * (nd + nm) * (dense.tp_calls_fwd * (1 + rc) + dense.tp_calls_bwd), dense.tp_call_s, tb.tp_s);
   if (l.cp > 1)
-    AddComm(v, "cp", "send-recv", sc.cp_group, dense.cp_bytes,
+    AddComm(v, "cp", l.cp_comm == CpComm::kA2a ? "all-to-all" : "send-recv", sc.cp_group, dense.cp_bytes,
             md * (nd + nm) * (dense.cp_calls_fwd * (1 + rc) + dense.cp_calls_bwd), dense.cp_call_s, tb.cp_s);
   if (nm > 0 && l.ep > 1)
     AddComm(v, "ep", "all-to-all", sc.ep_group, sc.moe.ep_bytes, md * nm * (2 * (1 + rc) + 2), sc.moe.ep_call_s, tb.ep_s);

@@ -25,6 +25,7 @@ json LayoutToJson(const Layout& l, const Training& t) {
               {"expert_imbalance", l.expert_imbalance},
               {"flash_attention", l.flash_attention},
               {"attention_kernel", AttentionKernelName(l.attention_kernel)},
+              {"cp_comm", CpCommName(l.cp_comm)},
               {"fused_cross_entropy", l.fused_cross_entropy},
               {"cached_wgrad_placeholders", l.cached_wgrad_placeholders},
               {"zero3_per_tensor", l.zero3_per_tensor},

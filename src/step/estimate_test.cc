@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "cost/activations.h"
+#include "cost/collectives.h"
+#include "cost/compute.h"
 #include "cost/flops.h"
 #include "cost/layer_cost.h"
 #include "cost/memory.h"
@@ -502,6 +504,48 @@ TEST(Estimate, ContextParallelRingExposesPerStep) {
   EXPECT_DOUBLE_EQ(lc.cp_exposed_bwd_s, 3 * std::max(0.0, 2 * lc.cp_call_s - lc.attention_bwd_s / 4));
   // Never less than the whole-layer form, which lets one step's slack cover another's.
   EXPECT_GE(lc.cp_exposed_fwd_s, std::max(0.0, lc.cp_fwd_s - lc.attention_fwd_s));
+}
+
+// All-to-all context parallelism (Megatron --cp-comm-type a2a, DeepSpeed-Ulysses): Q, K, V of the
+// rank's tokens go out before the attention and its output comes back after, forward and
+// backward, none of it under compute; the attention then streams the whole sequence for 1/cp of
+// the heads, the same work at the long-key rate.
+TEST(Estimate, ContextParallelAllToAllExchangesHeads) {
+  const ModelSpec m = LoadModel("llama-3.1-8b");  // 32 query heads, 8 KV heads of 128
+  const ClusterSpec c = HardwareCatalog::BuiltIn().Cluster("H100", 8);
+  const Training t{32768, 8, Precision::kBf16};
+  Layout ring;
+  ring.tp = 2;
+  ring.cp = 4;
+  Layout a2a = ring;
+  a2a.cp_comm = CpComm::kA2a;
+  ASSERT_TRUE(CheckLayout(m, c, t, a2a).empty());
+  const LayerCost r = ComputeLayerCost(m, false, c, t, ring), a = ComputeLayerCost(m, false, c, t, a2a);
+  const double T = 32768.0 / 4;                          // tokens per CP rank, mbs 1
+  const double qkv = T * (32 * 128 + 2 * 8 * 128) / 2 * 2;  // per TP rank, 16-bit
+  const double o = T * 32 * 128 / 2 * 2;
+  const GroupLinks links = PlaceGroup(c, {4, 2});
+  const double qkv_s = AllToAllTime(qkv, 4, links), o_s = AllToAllTime(o, 4, links);
+  EXPECT_DOUBLE_EQ(a.cp_fwd_s, qkv_s + o_s);
+  EXPECT_DOUBLE_EQ(a.cp_bwd_s, qkv_s + o_s);
+  EXPECT_DOUBLE_EQ(a.cp_exposed_fwd_s, a.cp_fwd_s);
+  EXPECT_DOUBLE_EQ(a.cp_exposed_bwd_s, a.cp_bwd_s);
+  EXPECT_EQ(a.cp_calls_fwd, 2);
+  // The attention: same FLOPs, keys 32768 instead of the ring's 8192 blocks.
+  const GpuSpec& g = c.gpu;
+  EXPECT_NEAR(a.attention_fwd_s / r.attention_fwd_s,
+              AttentionShapeUtilization(g, 8192, 128) / AttentionShapeUtilization(g, 32768, 128), 1e-3);
+  EXPECT_LT(a.attention_fwd_s, r.attention_fwd_s);
+  // cp must divide the heads per TP rank: 8 KV heads / tp 2 = 4 < cp 8.
+  Layout wide = a2a;
+  wide.tp = 1;
+  wide.cp = 8;
+  EXPECT_TRUE(CheckLayout(m, c, t, wide).empty());  // 8 KV heads over cp 8
+  wide.tp = 2;  // 16 GPUs: tp 2 x cp 8
+  const auto v = CheckLayout(m, HardwareCatalog::BuiltIn().Cluster("H100", 16), t, wide);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].rule, "cp-a2a-divides-heads");
+  EXPECT_EQ(v[0].message, "cp (8) with `cp_comm` a2a must divide the heads per TP rank (16 query, 4 key/value)");
 }
 
 }  // namespace

@@ -368,6 +368,9 @@ void MapSoftware(const Cells& c, PublishedRun& r) {
   // flash-attn package): FlashAttention-2, not Transformer Engine's fused kernel.
   if (notes.find("flash attention") != std::string::npos && !std::regex_search(notes, te))
     r.layout.attention_kernel = AttentionKernel::kFlashAttention2;
+  // "--cp-comm-type a2a" (SimuMax's B200 long-context rows: the release's "CP long-seq a2a"):
+  // all-to-all context parallelism.
+  if (notes.find("--cp-comm-type a2a") != std::string::npos) r.layout.cp_comm = CpComm::kA2a;
   // "tp-comm-overlap" (Megatron-LM's H100 weak-scaling table: "overlap-grad-reduce/param-gather
   // + tp-comm-overlap"): Transformer Engine userbuffers overlap the TP collectives with GEMMs.
   if (notes.find("tp-comm-overlap") != std::string::npos) r.layout.overlap_tp_comm = true;

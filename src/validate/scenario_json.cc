@@ -162,6 +162,7 @@ void LayoutFields(L& l, V& v) {
   v("expert_imbalance", l.expert_imbalance);
   v("flash_attention", l.flash_attention);
   v("attention_kernel", l.attention_kernel, kAttentionKernelNames);
+  v("cp_comm", l.cp_comm, kCpCommNames);
   v("fused_cross_entropy", l.fused_cross_entropy);
   v("cached_wgrad_placeholders", l.cached_wgrad_placeholders);
   v("zero3_per_tensor", l.zero3_per_tensor);

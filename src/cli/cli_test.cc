@@ -150,7 +150,7 @@ TEST_F(Cli, OffloadLayersMoveActivationsToTheHost) {
   with.insert(with.end(), {"--pp", "2"});
   const Result bad = Run(with);
   EXPECT_EQ(bad.status, 2);
-  EXPECT_CONTAINS(bad.err, "needs pp 1");
+  EXPECT_CONTAINS(bad.err, "--offload-layers (16) needs pp 1");
 }
 
 TEST_F(Cli, EstimateFromConfigFile) {

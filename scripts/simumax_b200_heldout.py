@@ -9,9 +9,9 @@ docs/b200/b200_release_v1.2_summary.json (real_ms, real_alloc_gib, perf_ms, perf
 case). Usage: scripts/simumax_b200_heldout.py SUMMARY_JSON > testdata/validation/simumax_b200_heldout.csv
 (SUMMARY_JSON: `git show 4dcaae51:docs/b200/b200_release_v1.2_summary.json` of that repository).
 
-Left out: the 405B-shaped 4-layer cases (already in simumax_runs_dev.csv) and the DeepSeek-V3
-cases, which SimuMax cut to 1 dense + 3 MoE layers where the model's config (and the catalog)
-has 3 dense layers first: the CSV has no column that says so.
+Left out: the 405B-shaped 4-layer cases (already in simumax_runs_dev.csv). The DeepSeek-V3 cases
+are cut to 1 dense + 3 MoE layers where the model's config has 3 dense layers first: the extra
+column `dense_layers` (read by paratune's validate) says so.
 """
 import csv
 import json
@@ -23,7 +23,7 @@ COLUMNS = ("id,source,table_or_section,model,arch,layers,hidden,ffn_hidden,heads
            "micro_batch,global_batch,recompute,precision,precision_raw,measured_metric,measured_value,"
            "target_tokens_per_s_per_gpu,target_step_time_s,derivation,cross_check,confidence,flags,notes,"
            "measured_peak_mem_gib,simumax_pred_step_time_s,simumax_pred_mem_gib,layers_note,config_source,"
-           "hf_model").split(",")
+           "hf_model,dense_layers").split(",")
 
 STACK = ("no recompute (Megatron --recompute-num-layers 0), distributed optimizer, SP when TP>1, fp32 grad "
          "accumulation/reduction, no TP/PP comm overlap, mock data; stack: NGC PyTorch 26.01 family (torch "
@@ -37,6 +37,13 @@ MODELS = {
                        full_layers=60, script="run_pretrain_deepseekv2.sh", config="configs/models/deepseekv2.json",
                        notes="1 dense + 3 MoE layers; MLA; 160 routed experts top-6, 2 shared; expert capacity "
                              "factor 1 with pad-to-capacity; alltoall dispatcher, grouped GEMM, permute fusion; "),
+    "deepseekv3": dict(model="DeepSeek-V3 671B (4-layer cut, 1 dense layer)", arch="moe", hidden=7168, ffn_hidden=2048,
+                       heads=128, kv_heads="", vocab=129280, num_experts=256, topk=8, hf_model="deepseek-ai/DeepSeek-V3",
+                       full_layers=61, script="run_pretrain_deepseekv2.sh", config="configs/models/deepseekv3.json",
+                       dense_layers=1,
+                       notes="1 dense + 3 MoE layers (the release: 'DeepSeekV3 formal rows use dense_layers=1'); MLA; "
+                             "256 routed experts top-8, 1 shared; expert capacity factor 1 with pad-to-capacity; "
+                             "alltoall dispatcher, grouped GEMM, permute fusion; no MTP; "),
 }
 
 
@@ -47,7 +54,7 @@ def main():
     n = 0
     for row in summary["rows"]:
         case = row["case"]
-        if row.get("status") != "ok" or case.startswith("deepseekv3"):
+        if row.get("status") != "ok":
             continue
         if case.startswith("llama3_405b") and "_cp" not in case:
             continue
@@ -88,7 +95,7 @@ def main():
             "layers_note": f"reduced to {row['layer_num']} of {m['full_layers']} layers",
             "config_source": f"MooreThreads/SimuMax@4dcaae51: docs/b200/b200_release_v1.2_summary.json; {m['config']}; "
                              f"configs/system/b200_bf16_ceperm.json; simu_tools/megatron_scripts/scripts/{m['script']}",
-            "hf_model": m["hf_model"],
+            "hf_model": m["hf_model"], "dense_layers": m.get("dense_layers", ""),
         })
 
 

@@ -223,6 +223,9 @@ ModelSpec ModelFromHf(const Cells& c, PublishedRun& r) {
     field = c.Int(col);
   };
   take("layers", m.layers);  // a cut keeps the config's layer pattern from the first layer on
+  // An optional `dense_layers` column: the leading dense-MLP layers of a cut MoE model, where the
+  // cut kept fewer than the config (SimuMax's 4-layer DeepSeek-V3 runs: 1 dense + 3 MoE).
+  if (m.is_moe() && !c.Optional("dense_layers").empty()) take("dense_layers", m.first_dense_layers);
   take("vocab", m.vocab);
   take("hidden", m.hidden);
   take("heads", m.heads);

@@ -584,6 +584,28 @@ TEST(PublishedRuns, HfModelUsesTheCatalogConfigWithTheRowsLayers) {
   EXPECT_EQ(runs[3].reason, "hf_model 'acme/NotAModel-7B' is not in the model catalog (data/models)");
 }
 
+// The optional dense_layers column: the leading dense layers of a cut MoE model override the
+// config's; a malformed cell names line and column; more than the layers is a row that cannot
+// be modelled, with the reason.
+TEST(PublishedRuns, DenseLayersColumnOverridesTheConfig) {
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  const std::string header = HeaderWithHf().substr(0, HeaderWithHf().size() - 1) + ",dense_layers\n";
+  const std::string v3 = "V,s,t,m,moe,4,7168,2048,128,,129280,4096,256,8,B200,,8,8,1,1,1,8,1,8,no,"
+                         "distributed optimizer (ZeRO-1-like),1,32,none,bf16,,,,500,,,,medium,,,deepseek-ai/DeepSeek-V3";
+  const auto runs = ReadPublishedRuns(header + v3 + ",1\n" + v3 + ",\n" + v3 + ",5\n", "d.csv", hw);
+  ASSERT_EQ(runs.size(), 3u);
+  ASSERT_TRUE(runs[0].modelable) << runs[0].reason;
+  EXPECT_EQ(runs[0].model.first_dense_layers, 1);
+  EXPECT_EQ(runs[0].model.moe_layers(), 3);
+  ASSERT_TRUE(runs[1].modelable) << runs[1].reason;
+  EXPECT_EQ(runs[1].model.first_dense_layers, 3);  // the config's first_k_dense_replace
+  EXPECT_FALSE(runs[2].modelable);
+  EXPECT_NE(runs[2].reason.find("first_k_dense_replace must be between 0 and num_hidden_layers"), std::string::npos)
+      << runs[2].reason;
+  EXPECT_EQ(InputErrorOf([&] { ReadPublishedRuns(header + v3 + ",one\n", "d.csv", hw); }),
+            "d.csv:2: column 'dense_layers' must be a non-negative integer of at most 16777216, got 'one'");
+}
+
 // Every sharding family the validation README lists maps onto a ZeRO stage; texts no family
 // matches are listed with their rows.
 TEST(PublishedRuns, ShardingFamilies) {

@@ -42,6 +42,9 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
   const Precision p = t.precision;
   const double h = static_cast<double>(m.hidden);
   const double nq = static_cast<double>(m.heads);
+  // All-to-all context parallelism (Layout::cp_comm): each rank attends over the whole sequence
+  // for 1/cp of its heads.
+  const bool cp_a2a = l.cp > 1 && l.cp_comm == CpComm::kA2a;
   std::vector<Shape> gemms;
   if (m.attention == AttentionKind::kMla) {
     const double qk = static_cast<double>(m.qk_head_dim());
@@ -105,8 +108,7 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
     const double att_flops = LayerForwardFlops(m, moe, T, s).attention / tp;
     // One kernel streams the keys of its sequence per CP rank (each ring step a block of s/cp);
     // all-to-all CP gives each rank the whole sequence for 1/cp of its heads.
-    const bool a2a = l.cp > 1 && l.cp_comm == CpComm::kA2a;
-    const double keys = a2a ? s : s / l.cp, dqk = static_cast<double>(m.qk_head_dim());
+    const double keys = cp_a2a ? s : s / l.cp, dqk = static_cast<double>(m.qk_head_dim());
     const bool fa2 = l.attention_kernel == AttentionKernel::kFlashAttention2;
     out.attention_fwd_s = AttentionTime(g, att_flops, keys, dqk, fa2);
     att_bwd = AttentionTime(g, kAttentionBackwardFactor * att_flops, keys, dqk, fa2);
@@ -115,9 +117,8 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
     // the full s x s scores, the causal mask applied afterwards, so no causal saving
     // (Shoeybi et al. 2019, Sec. 3; Megatron-LM CoreAttention). Backward: two GEMMs each.
     // All-to-all CP: the whole sequence for 1/cp of the heads (the same work).
-    const bool a2a = l.cp > 1 && l.cp_comm == CpComm::kA2a;
-    const double heads = nq / tp * b / (a2a ? l.cp : 1);
-    const double sq = a2a ? s : s / l.cp;
+    const double heads = nq / tp * b / (cp_a2a ? l.cp : 1);
+    const double sq = cp_a2a ? s : s / l.cp;
     const double dqk = static_cast<double>(m.qk_head_dim()), dv = static_cast<double>(m.v_dim());
     out.attention_fwd_s = GemmTime(g, Precision::kBf16, sq, s, dqk, heads) + GemmTime(g, Precision::kBf16, sq, dv, s, heads);
     att_bwd = GemmTime(g, Precision::kBf16, sq, dqk, s, heads) + GemmTime(g, Precision::kBf16, s, dqk, sq, heads) +
@@ -206,19 +207,17 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
       }
     }
   }
-  // Context parallel: ring exchange of K and V blocks, cp-1 steps, overlapped with the
-  // attention of the block in hand (Megatron-Core context_parallel, Liu et al. 2023 Ring
-  // Attention Sec. 3); backward also returns dK and dV.
-  if (l.cp > 1 && l.cp_comm == CpComm::kA2a) {
+  // Context parallel. The K and V width of a token per layer (MLA: the decompressed heads).
+  const double kv_width = m.attention == AttentionKind::kMla
+                              ? nq * static_cast<double>(m.qk_head_dim() + m.v_head_dim)
+                              : static_cast<double>(2 * m.kv_heads * m.head_dim);
+  if (cp_a2a) {
     // All-to-all CP (Transformer Engine AttnFuncWithCPAndQKVOA2A, Megatron --cp-comm-type a2a):
     // the forward exchanges Q, K and V of the rank's T tokens and local heads before the
     // attention and its output after; the backward the output's gradient and then dQ, dK, dV
     // (TE >= 2.8 no longer re-sends the output with its gradient). Each call moves the 16-bit
     // buffer of the rank's tokens; none runs under compute (the attention waits for its input,
     // the next GEMM for the output).
-    const double kv_width = m.attention == AttentionKind::kMla
-                                ? nq * static_cast<double>(m.qk_head_dim() + m.v_head_dim)
-                                : static_cast<double>(2 * m.kv_heads * m.head_dim);
     const double q_width = nq * static_cast<double>(m.qk_head_dim());
     const double o_width = nq * static_cast<double>(m.v_dim());
     const double qkv_s = AllToAllTime(T * (q_width + kv_width) / tp * 2, l.cp, cp_links);
@@ -232,9 +231,9 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
     out.cp_exposed_fwd_s = out.cp_fwd_s;
     out.cp_exposed_bwd_s = out.cp_bwd_s;
   } else if (l.cp > 1) {
-    const double kv_width = m.attention == AttentionKind::kMla
-                                ? nq * static_cast<double>(m.qk_head_dim() + m.v_head_dim)
-                                : static_cast<double>(2 * m.kv_heads * m.head_dim);
+    // Ring exchange of K and V blocks, cp-1 steps, overlapped with the attention of the block
+    // in hand (Megatron-Core context_parallel, Liu et al. 2023 Ring Attention Sec. 3); backward
+    // also returns dK and dV.
     out.cp_bytes = T * kv_width / tp * 2;
     out.cp_call_s = cp_links.crosses_domain ? out.cp_bytes / cp_links.net_bytes_per_s + cp_links.latency_s
                                            : out.cp_bytes / cp_links.nvlink_bytes_per_s + cp_links.latency_s;

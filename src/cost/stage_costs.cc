@@ -295,12 +295,8 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
       double od = 0, om = 0;
       for (int64_t layer = 0; layer < l.offload_layers && layer < m.layers; ++layer) (m.is_moe_layer(layer) ? om : od) += 1;
       const double rate = c.fabric.host_link_bytes_per_s;
-      const auto layer_fwd = [](const LayerCost& lc) {
-        return lc.fwd_compute_s + lc.tp_exposed_fwd_s + lc.cp_exposed_fwd_s + lc.ep_exposed_fwd_s;
-      };
-      const auto layer_bwd = [](const LayerCost& lc) {
-        return lc.bwd_compute_s + lc.tp_exposed_bwd_s + lc.cp_exposed_bwd_s + lc.ep_exposed_bwd_s;
-      };
+      const auto layer_fwd = [](const LayerCost& lc) { return lc.fwd_compute_s + lc.exposed_fwd_s(); };
+      const auto layer_bwd = [](const LayerCost& lc) { return lc.bwd_compute_s + lc.exposed_bwd_s(); };
       // Exposed copy time of the offloaded layers in one direction, hidden behind `pass` of a layer.
       const auto exposed = [&](double (*pass)(const LayerCost&)) {
         return od * std::max(0.0, dense_act / rate - pass(dense)) + om * std::max(0.0, moe_act / rate - pass(moe));
@@ -316,7 +312,8 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
         ch.backward_s += bwd_exposed;
       }
       st.activation_bytes -= st.offload_bytes;
-      st.working_bytes = std::max(st.working_bytes, od > 0 && om > 0 ? std::max(dense_act, moe_act) : (om > 0 ? moe_act : dense_act));
+      // The one offloaded layer in flight: the largest kind offloaded.
+      st.working_bytes = std::max({st.working_bytes, od > 0 ? dense_act : 0.0, om > 0 ? moe_act : 0.0});
     }
     // A micro-batch whose B has run but whose W waits (zero-bubble schedules) still keeps the
     // weight-gradient GEMMs' inputs and output gradients: Qi et al. 2024 (arXiv 2401.10241,

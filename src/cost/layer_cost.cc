@@ -176,17 +176,18 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
     }
     out.tp_fwd_s = out.tp_calls_fwd * out.tp_call_s;
     out.tp_bwd_s = out.tp_calls_bwd * out.tp_call_s;
+    // A collective that runs under a GEMM holds SMs meanwhile (its NCCL kernels), so the GEMM
+    // it hides behind stretches as the passes under ZeRO-2/3 collectives do (stage_costs.cc,
+    // "NCCL's SMs"): with GEMM work W and C seconds hidden under it, the exposed time is
+    // (C - hidden) + min(s hidden, W s / (1 - s)), s = nccl_sm_share.
+    const double share = std::clamp(g.calibration.nccl_sm_share, 0.0, 0.9);
+    const auto overlapped = [&](double comm, double gemm) {
+      const double hidden = std::max(0.0, std::min(comm, gemm));
+      const double stretch = gemm <= 0 ? 0.0 : std::min(share * hidden, gemm * share / (1 - share));
+      return (comm - hidden) + stretch;
+    };
     if (l.overlap_tp_comm) {
-      // Transformer Engine userbuffers overlap each collective with the adjacent GEMM. The
-      // collective's kernels hold SMs meanwhile, so the GEMMs it hides behind stretch as the
-      // passes under ZeRO-2/3 collectives do (stage_costs.cc, "NCCL's SMs"): with GEMM work W
-      // and C seconds hidden under it, min(W + s C, W / (1 - s)), s = nccl_sm_share.
-      const double share = std::clamp(g.calibration.nccl_sm_share, 0.0, 0.9);
-      const auto overlapped = [&](double comm, double gemm) {
-        const double hidden = std::min(comm, gemm);
-        const double stretch = gemm <= 0 ? 0.0 : std::min(share * hidden, gemm * share / (1 - share));
-        return (comm - hidden) + stretch;
-      };
+      // Transformer Engine userbuffers overlap each collective with the adjacent GEMM.
       out.tp_exposed_fwd_s = overlapped(out.tp_fwd_s, out.gemm_fwd_s);
       out.tp_exposed_bwd_s = overlapped(out.tp_bwd_s, out.bwd_compute_s - att_bwd - mem_bwd);
     } else {
@@ -200,10 +201,10 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
       const double async = 2 * out.tp_call_s;
       if (sp) {
         const double regather = regathers * out.tp_call_s;
-        out.tp_exposed_bwd_s = (out.tp_bwd_s - async - regather) + std::max(0.0, async - gathered_wgrad_s) +
-                               std::max(0.0, regather - gathered_dgrad_s);
+        out.tp_exposed_bwd_s = (out.tp_bwd_s - async - regather) + overlapped(async, gathered_wgrad_s) +
+                               overlapped(regather, gathered_dgrad_s);
       } else {
-        out.tp_exposed_bwd_s = (out.tp_bwd_s - async) + std::max(0.0, async - out.wgrad_s);
+        out.tp_exposed_bwd_s = (out.tp_bwd_s - async) + overlapped(async, out.wgrad_s);
       }
     }
   }

@@ -79,7 +79,10 @@ TEST(SpeedModel, PackedTp8IsExactlyOneAndSplitIsTheRatioOfTheSteps) {
     EXPECT_DOUBLE_EQ(two.slowdown, expected);
     EXPECT_EQ(two.note, "tp 8 over 2 nodes (network instead of NVLink)");
     EXPECT_DOUBLE_EQ(two.mfu, one.mfu / two.slowdown);
-    EXPECT_GT(one.mfu, 0.2);
+    // A units bug would be off by orders of magnitude. An 8B model at tp 8 is a poor layout: on
+    // B300 each of its 33.5 MB TP collectives pays NVLink 5's measured latency (8.6 us a step,
+    // 24.3 us a call: about 85 us beside 65 us of transfer), 15% MFU since 2026-12-05.
+    EXPECT_GT(one.mfu, 0.1);
     EXPECT_LT(one.mfu, 0.8);
   }
 }

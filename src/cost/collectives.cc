@@ -17,12 +17,13 @@ double TreeSteps(int n) { return n > 1 ? 2 * std::ceil(std::log2(static_cast<dou
 double AllReduceTime(double bytes, int n, const GroupLinks& l) {
   if (n <= 1 || bytes <= 0) return 0;
   // Ring: 2(n-1)/n x bytes over the bus bandwidth, 2(n-1) latency steps.
-  return 2.0 * (n - 1) / n * bytes / l.bus_bytes_per_s + (n <= 8 ? 2 * RingSteps(n) : std::min(2 * RingSteps(n), TreeSteps(n))) * l.latency_s;
+  return 2.0 * (n - 1) / n * bytes / l.bus_bytes_per_s +
+         (n <= 8 ? 2 * RingSteps(n) : std::min(2 * RingSteps(n), TreeSteps(n))) * l.latency_s + l.call_latency_s;
 }
 
 double AllGatherTime(double bytes, int n, const GroupLinks& l) {
   if (n <= 1 || bytes <= 0) return 0;
-  return static_cast<double>(n - 1) / n * bytes / l.bus_bytes_per_s + RingSteps(n) * l.latency_s;
+  return static_cast<double>(n - 1) / n * bytes / l.bus_bytes_per_s + RingSteps(n) * l.latency_s + l.call_latency_s;
 }
 
 double ReduceScatterTime(double bytes, int n, const GroupLinks& l) { return AllGatherTime(bytes, n, l); }

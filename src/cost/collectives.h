@@ -2,6 +2,10 @@
 // as in Thakur, Rabenseifner & Gropp 2005, "Optimization of Collective Communication Operations
 // in MPICH", Sec. 4; NCCL's bus-bandwidth convention from nccl-tests doc/PERFORMANCE.md).
 // The links of a group come from its placement on the cluster (hardware/cluster.h PlaceGroup).
+// An all-gather, reduce-scatter or all-reduce also pays a fixed cost per call
+// (GroupLinks::call_latency_s), as SimuMax's fit of NCCL on B200 separates it
+// (MooreThreads/SimuMax configs/system/b200_bf16_ceperm.json: time = bytes / bw + latency_us x
+// steps + fixed_latency_us; simumax/core/config.py).
 #pragma once
 
 #include "hardware/cluster.h"

@@ -27,6 +27,25 @@ TEST(Collectives, RingAllReduceInsideNode) {
   EXPECT_DOUBLE_EQ(AllReduceTime(S, 1, l), 0);
 }
 
+// On B200 every all-gather, reduce-scatter and all-reduce also pays NCCL's fixed cost per call
+// (SimuMax's fit: 24.3 us beside 8.6 us a step), inside the NVLink domain and across it; a
+// group of one pays nothing. A Llama-3-70B TP collective (4096 x 8192 x 2 bytes) over 8 GPUs:
+// 7/8 x 67.1 MB at the calibrated rate plus 7 x 8.6 + 24.3 = 84.5 us.
+TEST(Collectives, CallLatencyOncePerCollective) {
+  const ClusterSpec c = HardwareCatalog::BuiltIn().Cluster("B200", 16);
+  const Fabric& f = c.fabric;
+  const GroupLinks l = PlaceGroup(c, {8, 1});
+  EXPECT_DOUBLE_EQ(l.call_latency_s, 24.3e-6);
+  const double S = 4096.0 * 8192 * 2, bw = f.nvlink_bytes_per_s * c.gpu.calibration.nvlink;
+  EXPECT_DOUBLE_EQ(AllGatherTime(S, 8, l), 7.0 / 8 * S / bw + 84.5e-6);
+  EXPECT_DOUBLE_EQ(AllReduceTime(S, 8, l), 2.0 * 7 / 8 * S / bw + 14 * 8.6e-6 + 24.3e-6);
+  const GroupLinks across = PlaceGroup(c, {2, 8});
+  EXPECT_TRUE(across.crosses_domain);
+  EXPECT_DOUBLE_EQ(ReduceScatterTime(S, 2, across), 0.5 * S / across.bus_bytes_per_s + f.net_latency_s + 24.3e-6);
+  EXPECT_DOUBLE_EQ(PlaceGroup(c, {1, 1}).call_latency_s, 0.0);
+  EXPECT_DOUBLE_EQ(PlaceGroup(HardwareCatalog::BuiltIn().Cluster("H100", 8), {8, 1}).call_latency_s, 0.0);
+}
+
 // A DP group with one member per node (stride 8) rides each GPU's own NIC; one with all 8
 // GPUs of each node (stride 1) spreads the inter-node share over 8 NICs, capped by NVLink.
 TEST(Collectives, CrossNodeBandwidth) {

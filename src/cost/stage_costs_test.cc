@@ -230,6 +230,30 @@ TEST(StageCosts, OverlappedTpCommunicationStretchesTheGemmsItHidesBehind) {
   EXPECT_DOUBLE_EQ(ComputeLayerCost(m, false, free_sms, t, l).tp_exposed_fwd_s, 0);
 }
 
+// Without userbuffers, Megatron's backward still runs 4 of its 6 SP collectives asynchronously:
+// each column-parallel GEMM's input re-gather under its input-gradient GEMM and its
+// reduce-scatter under its weight-gradient GEMM. At tp 2 those GEMMs (Llama-3.1-70B, 8,192
+// tokens) are several times the collectives, which hide, but holding s of the SMs they stretch
+// the GEMMs by s x their time: exposed backward = 2 C + 4 s C with C one collective.
+TEST(StageCosts, AsyncBackwardTpCollectivesStretchTheGemmsTheyHideBehind) {
+  const ClusterSpec c = HardwareCatalog::BuiltIn().Cluster("H100-SXM", 8);
+  const ModelSpec m = LoadModel("llama-3.1-70b");
+  const Training t{8192, 64, Precision::kBf16};
+  Layout l;
+  l.tp = 2;
+  l.pp = 1;
+  ASSERT_TRUE(CheckLayout(m, c, t, l).empty());
+  const double s = c.gpu.calibration.nccl_sm_share;
+  const LayerCost lc = ComputeLayerCost(m, false, c, t, l);
+  const double C = lc.tp_call_s;
+  ASSERT_EQ(lc.tp_calls_bwd, 6);
+  EXPECT_NEAR(lc.tp_exposed_bwd_s, 2 * C + 4 * s * C, 1e-12);
+  EXPECT_DOUBLE_EQ(lc.tp_exposed_fwd_s, 4 * C);  // the forward's four are blocking
+  ClusterSpec free_sms = c;
+  free_sms.gpu.calibration.nccl_sm_share = 0;
+  EXPECT_NEAR(ComputeLayerCost(m, false, free_sms, t, l).tp_exposed_bwd_s, 2 * C, 1e-12);
+}
+
 }  // namespace
 // Activation offloading (Transformer Engine's per-layer handler): the first N layers' activations
 // leave the HBM but for the one in flight, and each layer's copy hides behind the next layer's

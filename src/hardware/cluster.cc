@@ -54,6 +54,7 @@ std::string ClusterSpec::Describe() const {
 GroupLinks PlaceGroup(const ClusterSpec& c, const RankGroup& g) {
   const Fabric& f = c.fabric;
   GroupLinks l;
+  l.call_latency_s = g.size > 1 ? f.call_latency_s : 0;
   const double nvl = f.nvlink_bytes_per_s * ScaleUpEfficiency(c);
   double net = f.net_bytes_per_s() * c.gpu.calibration.net;
   l.nvlink_bytes_per_s = nvl;

@@ -37,6 +37,7 @@ struct GroupLinks {
   LinkClass link = LinkClass::kNone;
   double bus_bytes_per_s = 0;     // achievable bus bandwidth (bandwidth x NCCL efficiency)
   double latency_s = 0;           // per ring step
+  double call_latency_s = 0;      // once per all-gather, reduce-scatter or all-reduce
   bool crosses_domain = false;    // the group spans more than one NVLink domain
   int per_domain = 1;             // members inside one NVLink domain
   double nvlink_bytes_per_s = 0;  // effective, for the intra-domain part of all-to-all

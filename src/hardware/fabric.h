@@ -33,6 +33,10 @@ struct Fabric {
   int nvlink_domain = 0;           // GPUs that share one scale-up fabric
   double nvlink_bytes_per_s = 0;   // per GPU
   double nvlink_latency_s = 0;     // per step of an NCCL collective
+  // Fixed cost of one NCCL all-gather, reduce-scatter or all-reduce, on top of its steps (kernel
+  // launch and protocol setup: what a collective of any size pays once, inside the domain or
+  // across it); 0 where not measured (docs/hardware.md, "Collective latency on Blackwell").
+  double call_latency_s = 0;
   int nics_per_node = 0;           // scale-out NICs; one per GPU on rail-optimised nodes
   double nic_bytes_per_s = 0;      // per NIC
   double net_latency_s = 0;

@@ -49,6 +49,7 @@ int SmCountFor(const std::string& generation) {
 
 // The fields of a fabric, in a GPU table (its reference system) or a [fabric.NAME] table.
 constexpr const char* kFabricFields[] = {"gpus_per_node", "scale_up_link", "nvlink_domain", "nvlink_gb_per_s", "nvlink_latency_us",
+                                         "call_latency_us",
                                          "net_gb_per_s", "nic_gb_per_s", "nics_per_node", "net_latency_us",
                                          "nodes_per_leaf", "spine_oversubscription", "pcie_gpus_per_switch",
                                          "pcie_host_gb_per_s", "pcie_host_ring_gb_per_s",
@@ -129,6 +130,7 @@ void ApplyFabric(const TableReader& r, Fabric& f) {
   r.Count("nvlink_domain", f.nvlink_domain);
   r.Num("nvlink_gb_per_s", 1e9, f.nvlink_bytes_per_s, true);
   r.Num("nvlink_latency_us", 1e-6, f.nvlink_latency_s, false);
+  r.Num("call_latency_us", 1e-6, f.call_latency_s, false);
   r.Count("nics_per_node", f.nics_per_node);
   double net_per_gpu = 0;
   r.Num("net_gb_per_s", 1e9, net_per_gpu, true);

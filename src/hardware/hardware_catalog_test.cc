@@ -192,6 +192,14 @@ TEST(HardwareCatalog, SiConversion) {
   const Fabric& hgx = hw.FindFabric("H100");
   EXPECT_DOUBLE_EQ(hgx.nvlink_bytes_per_s, 450e9);
   EXPECT_DOUBLE_EQ(hgx.nvlink_latency_s, 3e-6);
+  EXPECT_DOUBLE_EQ(hgx.call_latency_s, 0.0);  // not measured on Hopper
+  // Blackwell: SimuMax's fit of NCCL on a B200 node, the all-gather and reduce-scatter means
+  // (9.18 and 8.03 us a step, 23.10 and 25.56 us a call; docs/hardware.md).
+  for (const char* gpu : {"B200", "B300", "GB200", "GB300"}) {
+    SCOPED_TRACE(gpu);
+    EXPECT_DOUBLE_EQ(hw.FindFabric(gpu).nvlink_latency_s, 8.6e-6);
+    EXPECT_DOUBLE_EQ(hw.FindFabric(gpu).call_latency_s, 24.3e-6);
+  }
   EXPECT_DOUBLE_EQ(hgx.net_bytes_per_s(), 50e9);
   EXPECT_DOUBLE_EQ(hgx.net_latency_s, 10e-6);
   EXPECT_EQ(hgx.gpus_per_node, 8);
@@ -389,6 +397,9 @@ TEST(HardwareCatalogErrors, NegativeNumber) {
   msg = MergeError("[H100]\nnet_latency_us = -1\n");
   EXPECT_CONTAINS(msg, "user.toml:2:");
   EXPECT_CONTAINS(msg, "'net_latency_us' must be a non-negative number");
+  msg = MergeError("[B200]\ncall_latency_us = -24.3\n");
+  EXPECT_CONTAINS(msg, "user.toml:2:");
+  EXPECT_CONTAINS(msg, "'call_latency_us' must be a non-negative number");
   msg = MergeError("[H100]\ngpus_per_node = -8\n");
   EXPECT_CONTAINS(msg, "user.toml:2:");
   EXPECT_CONTAINS(msg, "'gpus_per_node' must be a positive integer");

@@ -9,6 +9,7 @@ nlohmann::json FabricJson(const Fabric& f) {
           {"nvlink_domain", f.nvlink_domain},
           {"nvlink_bytes_per_s", f.nvlink_bytes_per_s},
           {"nvlink_latency_s", f.nvlink_latency_s},
+          {"call_latency_s", f.call_latency_s},
           {"nics_per_node", f.nics_per_node},
           {"nic_bytes_per_s", f.nic_bytes_per_s},
           {"net_bytes_per_s", f.net_bytes_per_s()},

@@ -112,6 +112,7 @@ void FabricFields(F& f, V& v) {
   v("nvlink_domain", f.nvlink_domain);
   v("nvlink_bytes_per_s", f.nvlink_bytes_per_s);
   v("nvlink_latency_s", f.nvlink_latency_s);
+  v("call_latency_s", f.call_latency_s);
   v("nics_per_node", f.nics_per_node);
   v("nic_bytes_per_s", f.nic_bytes_per_s);
   v("net_latency_s", f.net_latency_s);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -149,16 +150,20 @@ TEST(Compute, GemmShapesMatchTheMeasuredA100Sweep) {
 
 // 432 shapes on B200 under Transformer Engine 2.11: 12.1% flat, 10.0% with the shape curve at
 // its best scale 0.506; the blackwell gemm_bf16 fitted on the B200 training runs stays within
-// 15% of that scale (it sits at 0.45, the lower bound these measurements set).
+// 10% of that scale (0.461 since B200's collective latencies, 2026-12-05; 0.45, the lower bound
+// these measurements set, before).
 TEST(Compute, GemmShapesFollowTheMeasuredB200Sweep) {
   const GpuSpec g = HardwareCatalog::BuiltIn().Find("B200");
   const std::vector<MeasuredGemm> rows = ReadMeasured("simumax_b200_bf16.csv");
   ASSERT_EQ(rows.size(), 432u);
   const ShapeFit best = FitShapes(g, rows, 0);
+  const ShapeFit fitted = FitShapes(g, rows, g.calibration.gemm_bf16);
+  std::printf("B200 sweep: best scale %.3f (%.1f%%), fitted %.3f (%.1f%%)\n", best.scale, 100 * best.mape_shape,
+              g.calibration.gemm_bf16, 100 * fitted.mape_shape);
   EXPECT_NEAR(best.scale, 0.506, 0.002);
   EXPECT_NEAR(best.mape_flat, 0.121, 0.002);
   EXPECT_LT(best.mape_shape, 0.105);
-  EXPECT_NEAR(g.calibration.gemm_bf16 / best.scale, 1.0, 0.15);
+  EXPECT_NEAR(g.calibration.gemm_bf16 / best.scale, 1.0, 0.10);
 }
 
 

@@ -202,13 +202,24 @@ TEST(StageCosts, OptimizerStatesSetAdamsBytesPerParameter) {
 // TP overlap (Transformer Engine userbuffers): the collective hides behind the GEMMs, which
 // stretch by the share of SMs the collective holds, as the passes under ZeRO-2/3 collectives do:
 // exposed = (C - min(C, W)) + min(s min(C, W), W s / (1 - s)), forward against the forward GEMMs.
-TEST(StageCosts, OverlappedTpCommunicationStretchesTheGemmsItHidesBehind) {
-  const ClusterSpec c = HardwareCatalog::BuiltIn().Cluster("H100-SXM", 8);
-  const ModelSpec m = LoadModel("llama-3.1-70b");
-  const Training t{8192, 64, Precision::kBf16};
+// Llama-3.1-70B on one H100 node at 8,192 tokens, tp `tp`, pp 1, SP on.
+struct Llama70bTp {
+  explicit Llama70bTp(int tp) {
+    l.tp = tp;
+    l.pp = 1;
+  }
+  ClusterSpec c = HardwareCatalog::BuiltIn().Cluster("H100-SXM", 8);
+  ModelSpec m = LoadModel("llama-3.1-70b");
+  Training t{8192, 64, Precision::kBf16};
   Layout l;
-  l.tp = 8;
-  l.pp = 1;
+};
+
+TEST(StageCosts, OverlappedTpCommunicationStretchesTheGemmsItHidesBehind) {
+  Llama70bTp x(8);
+  const ClusterSpec& c = x.c;
+  const ModelSpec& m = x.m;
+  const Training& t = x.t;
+  Layout& l = x.l;
   l.recompute = Recompute::kFull;
   ASSERT_TRUE(CheckLayout(m, c, t, l).empty());
   const double s = c.gpu.calibration.nccl_sm_share;
@@ -236,12 +247,11 @@ TEST(StageCosts, OverlappedTpCommunicationStretchesTheGemmsItHidesBehind) {
 // tokens) are several times the collectives, which hide, but holding s of the SMs they stretch
 // the GEMMs by s x their time: exposed backward = 2 C + 4 s C with C one collective.
 TEST(StageCosts, AsyncBackwardTpCollectivesStretchTheGemmsTheyHideBehind) {
-  const ClusterSpec c = HardwareCatalog::BuiltIn().Cluster("H100-SXM", 8);
-  const ModelSpec m = LoadModel("llama-3.1-70b");
-  const Training t{8192, 64, Precision::kBf16};
-  Layout l;
-  l.tp = 2;
-  l.pp = 1;
+  Llama70bTp x(2);
+  const ClusterSpec& c = x.c;
+  const ModelSpec& m = x.m;
+  const Training& t = x.t;
+  Layout& l = x.l;
   ASSERT_TRUE(CheckLayout(m, c, t, l).empty());
   const double s = c.gpu.calibration.nccl_sm_share;
   const LayerCost lc = ComputeLayerCost(m, false, c, t, l);

@@ -88,14 +88,14 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
   double gathered_dgrad_s = 0, gathered_wgrad_s = 0;
   int regathers = 0;
   for (const Shape& x : gemms) {
-    const double f = GemmTime(g, p, x.M, x.N, x.K, x.count);
-    out.gemm_fwd_s += f;
+    out.gemm_fwd_s += GemmTime(g, p, x.M, x.N, x.K, x.count);
     // Backward: input gradient [M,K] = dY[M,N] W^T, weight gradient [K,N] = X^T dY.
-    out.bwd_compute_s += GemmTime(g, p, x.M, x.K, x.N, x.count) + GemmTime(g, p, x.K, x.N, x.M, x.count);
-    out.wgrad_s += GemmTime(g, p, x.K, x.N, x.M, x.count);
+    const double dgrad = GemmTime(g, p, x.M, x.K, x.N, x.count), wgrad = GemmTime(g, p, x.K, x.N, x.M, x.count);
+    out.bwd_compute_s += dgrad + wgrad;
+    out.wgrad_s += wgrad;
     if (x.gathered_input) {
-      gathered_dgrad_s += GemmTime(g, p, x.M, x.K, x.N, x.count);
-      gathered_wgrad_s += GemmTime(g, p, x.K, x.N, x.M, x.count);
+      gathered_dgrad_s += dgrad;
+      gathered_wgrad_s += wgrad;
     }
   }
   // One gather per block input: the attention's, and the dense MLP's (a MoE layer's MLP input

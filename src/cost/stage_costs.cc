@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 #include <utility>
+#include <vector>
 #include <fmt/format.h>
 
 #include "cost/activations.h"
@@ -241,6 +241,29 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
     return p;
   };
 
+  // The distinct GEMM weight shapes of a stage's layers and the largest, by the kinds of layer it
+  // holds (index: 1 dense, 2 MoE, 3 both): the same for every stage of a kind, so worked out once.
+  struct KindShapes {
+    double distinct_elems = 0, largest_elems = 0;
+  };
+  KindShapes kind_shapes[4];
+  {
+    const std::vector<std::pair<double, double>> of_kind[2] = {LayerWeightShapes(m, false, tp),
+                                                               LayerWeightShapes(m, true, tp)};
+    std::vector<std::pair<double, double>> shapes;
+    for (int kinds = 1; kinds < 4; ++kinds) {
+      shapes.clear();
+      for (int k = 0; k < 2; ++k)
+        if (kinds & (1 << k)) shapes.insert(shapes.end(), of_kind[k].begin(), of_kind[k].end());
+      std::sort(shapes.begin(), shapes.end());
+      shapes.erase(std::unique(shapes.begin(), shapes.end()), shapes.end());
+      for (const auto& [rows, cols] : shapes) {
+        kind_shapes[kinds].distinct_elems += rows * cols;
+        kind_shapes[kinds].largest_elems = std::max(kind_shapes[kinds].largest_elems, rows * cols);
+      }
+    }
+  }
+
   sc.stages.resize(static_cast<size_t>(pp));
   for (int s = 0; s < pp; ++s) {
     StageCost& st = sc.stages[static_cast<size_t>(s)];
@@ -355,12 +378,7 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
       // prefetches the next (deepspeed.readthedocs.io, ZeRO config: stage3_prefetch_bucket_size,
       // stage3_max_live_parameters): two of the largest tensor, taken as the largest GEMM weight.
       double unit = std::max(dense_layer_params, moe_layer_nonexpert + moe_layer_expert);
-      if (l.zero3_per_tensor) {
-        unit = 0;
-        for (bool moe_layer : {false, true})
-          if ((moe_layer ? nm : nd) > 0)
-            for (const auto& [rows, cols] : LayerWeightShapes(m, moe_layer, tp)) unit = std::max(unit, rows * cols);
-      }
+      if (l.zero3_per_tensor) unit = kind_shapes[(nd > 0 ? 1 : 0) | (nm > 0 ? 2 : 0)].largest_elems;
       mem.zero3_buffers = 2 * unit * gathered_bytes_per_param;
     }
     // Megatron pads the vocabulary (PaddedVocab): the tables held are that many rows.
@@ -380,16 +398,9 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
     const double wgrad_elem = 2;  // the parameter dtype, 16-bit
     double largest_wgrad = 0;
     if (fused_accumulation) {
-      std::set<std::pair<double, double>> shapes;
-      for (bool moe_layer : {false, true}) {
-        if ((moe_layer ? nm : nd) == 0) continue;
-        for (const auto& w : LayerWeightShapes(m, moe_layer, tp)) {
-          shapes.insert(w);
-          largest_wgrad = std::max(largest_wgrad, wgrad_elem * w.first * w.second);
-        }
-      }
-      if (l.cached_wgrad_placeholders)
-        for (const auto& [rows, cols] : shapes) mem.wgrad_buffers += wgrad_elem * rows * cols;
+      const KindShapes& shapes = kind_shapes[(nd > 0 ? 1 : 0) | (nm > 0 ? 2 : 0)];
+      largest_wgrad = wgrad_elem * shapes.largest_elems;
+      if (l.cached_wgrad_placeholders) mem.wgrad_buffers += wgrad_elem * shapes.distinct_elems;
     }
     if (st.has_logits) {
       // The loss of one micro-batch (Megatron-LM vocab-parallel cross-entropy,

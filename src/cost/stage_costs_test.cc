@@ -248,20 +248,16 @@ TEST(StageCosts, OverlappedTpCommunicationStretchesTheGemmsItHidesBehind) {
 // the GEMMs by s x their time: exposed backward = 2 C + 4 s C with C one collective.
 TEST(StageCosts, AsyncBackwardTpCollectivesStretchTheGemmsTheyHideBehind) {
   Llama70bTp x(2);
-  const ClusterSpec& c = x.c;
-  const ModelSpec& m = x.m;
-  const Training& t = x.t;
-  Layout& l = x.l;
-  ASSERT_TRUE(CheckLayout(m, c, t, l).empty());
-  const double s = c.gpu.calibration.nccl_sm_share;
-  const LayerCost lc = ComputeLayerCost(m, false, c, t, l);
+  ASSERT_TRUE(CheckLayout(x.m, x.c, x.t, x.l).empty());
+  const double s = x.c.gpu.calibration.nccl_sm_share;
+  const LayerCost lc = ComputeLayerCost(x.m, false, x.c, x.t, x.l);
   const double C = lc.tp_call_s;
   ASSERT_EQ(lc.tp_calls_bwd, 6);
   EXPECT_NEAR(lc.tp_exposed_bwd_s, 2 * C + 4 * s * C, 1e-12);
   EXPECT_DOUBLE_EQ(lc.tp_exposed_fwd_s, 4 * C);  // the forward's four are blocking
-  ClusterSpec free_sms = c;
+  ClusterSpec free_sms = x.c;
   free_sms.gpu.calibration.nccl_sm_share = 0;
-  EXPECT_NEAR(ComputeLayerCost(m, false, free_sms, t, l).tp_exposed_bwd_s, 2 * C, 1e-12);
+  EXPECT_NEAR(ComputeLayerCost(x.m, false, free_sms, x.t, x.l).tp_exposed_bwd_s, 2 * C, 1e-12);
 }
 
 }  // namespace

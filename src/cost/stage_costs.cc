@@ -276,6 +276,7 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
     st.has_embedding = s == 0;
     st.has_logits = s == pp - 1;
     const double nd = st.dense_layers, nm = st.moe_layers;
+    const KindShapes& stage_shapes = kind_shapes[(nd > 0 ? 1 : 0) | (nm > 0 ? 2 : 0)];
     // The stage's passes, and each chunk's: its own layers, the embedding in the first chunk of
     // rank 0, the logits and loss in the last chunk of the last rank (Megatron-LM's placement,
     // transformer_block.py get_num_layers_to_build), so that uneven chunks simulate as they run.
@@ -378,7 +379,7 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
       // prefetches the next (deepspeed.readthedocs.io, ZeRO config: stage3_prefetch_bucket_size,
       // stage3_max_live_parameters): two of the largest tensor, taken as the largest GEMM weight.
       double unit = std::max(dense_layer_params, moe_layer_nonexpert + moe_layer_expert);
-      if (l.zero3_per_tensor) unit = kind_shapes[(nd > 0 ? 1 : 0) | (nm > 0 ? 2 : 0)].largest_elems;
+      if (l.zero3_per_tensor) unit = stage_shapes.largest_elems;
       mem.zero3_buffers = 2 * unit * gathered_bytes_per_param;
     }
     // Megatron pads the vocabulary (PaddedVocab): the tables held are that many rows.
@@ -398,9 +399,8 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
     const double wgrad_elem = 2;  // the parameter dtype, 16-bit
     double largest_wgrad = 0;
     if (fused_accumulation) {
-      const KindShapes& shapes = kind_shapes[(nd > 0 ? 1 : 0) | (nm > 0 ? 2 : 0)];
-      largest_wgrad = wgrad_elem * shapes.largest_elems;
-      if (l.cached_wgrad_placeholders) mem.wgrad_buffers += wgrad_elem * shapes.distinct_elems;
+      largest_wgrad = wgrad_elem * stage_shapes.largest_elems;
+      if (l.cached_wgrad_placeholders) mem.wgrad_buffers += wgrad_elem * stage_shapes.distinct_elems;
     }
     if (st.has_logits) {
       // The loss of one micro-batch (Megatron-LM vocab-parallel cross-entropy,

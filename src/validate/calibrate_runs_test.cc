@@ -218,11 +218,17 @@ RunsCalibration CalibrateCluster(const std::string& csv, const std::string& sour
   return CalibrateFromRuns(runs, rounds, nullptr, 0, std::nullopt, nested);
 }
 
-void PrintFigures(const std::string& name, const RunsCalibration& rc, double seconds) {
+// Runs `fit`, prints its figures and time under `name`, and returns it.
+template <class Fit>
+RunsCalibration Timed(const std::string& name, Fit fit) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const RunsCalibration rc = fit();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("%s: %zu runs, %d rounds, %.1f s: MAPE before %.2f%%, after %.2f%%, leave-one-out %.2f%% (%s), "
               "nested %.2f%%\n",
               name.c_str(), rc.rows.size(), rc.rounds, seconds, 100 * rc.mape_before, 100 * rc.mape_after,
               100 * rc.mape_loo, kFitFractionsNames.Name(rc.chosen), 100 * rc.mape_nested);
+  return rc;
 }
 
 // 0.1 s at 6 rounds on the 2-core development box. Since the B200 collective latencies
@@ -231,9 +237,7 @@ void PrintFigures(const std::string& name, const RunsCalibration& rc, double sec
 // is for (2026-12-03: 2.69% before, 2.45% held out with the cluster's own fit).
 TEST(CalibrateFromRuns, SimuMaxB200ClusterKeepsTheCatalog) {
   PARATUNE_SHARED_OR_SKIP(csv, "validation/simumax_runs_dev.csv");
-  const auto t0 = std::chrono::steady_clock::now();
-  const RunsCalibration rc = CalibrateCluster(csv, "SimuMax-B200-release-v1.2", 6);
-  PrintFigures("SimuMax-B200", rc, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  const RunsCalibration rc = Timed("SimuMax-B200", [&] { return CalibrateCluster(csv, "SimuMax-B200-release-v1.2", 6); });
   EXPECT_EQ(rc.rows.size(), 12u);
   EXPECT_LT(rc.mape_before, 0.03);
   EXPECT_EQ(rc.chosen, FitFractions::kNone);
@@ -245,9 +249,7 @@ TEST(CalibrateFromRuns, SimuMaxB200ClusterKeepsTheCatalog) {
 // in-sample: the cluster's own fit lowers the error, held out as well (2026-12-05: 7.2%).
 TEST(CalibrateFromRuns, MegatronH100ClusterLeaveOneOut) {
   PARATUNE_SHARED_OR_SKIP(csv, "validation/published_runs_dev.csv");
-  const auto t0 = std::chrono::steady_clock::now();
-  const RunsCalibration rc = CalibrateCluster(csv, "MegatronLM-README-H100", 6);
-  PrintFigures("MegatronLM-H100", rc, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  const RunsCalibration rc = Timed("MegatronLM-H100", [&] { return CalibrateCluster(csv, "MegatronLM-README-H100", 6); });
   EXPECT_EQ(rc.rows.size(), 9u);
   EXPECT_LT(rc.mape_after, rc.mape_before);
   EXPECT_LT(rc.mape_loo, rc.mape_before);
@@ -264,9 +266,7 @@ std::vector<PublishedRun> MosaicMlH100Runs(const std::string& csv) {
 // About a second in release.
 TEST(CalibrateFromRuns, MosaicMlH100ClusterLeaveOneOut) {
   PARATUNE_SHARED_OR_SKIP(csv, "validation/published_runs_dev.csv");
-  const auto t0 = std::chrono::steady_clock::now();
-  const RunsCalibration rc = CalibrateFromRuns(MosaicMlH100Runs(csv), 6);
-  PrintFigures("MosaicML-H100", rc, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  const RunsCalibration rc = Timed("MosaicML-H100", [&] { return CalibrateFromRuns(MosaicMlH100Runs(csv), 6); });
   EXPECT_EQ(rc.rows.size(), 34u);
   EXPECT_LT(rc.mape_after, rc.mape_before);
   EXPECT_LT(rc.mape_loo, rc.mape_before);
@@ -277,9 +277,9 @@ TEST(CalibrateFromRuns, MosaicMlH100ClusterLeaveOneOut) {
 TEST(CalibrateFromRuns, MosaicMlH100ClusterNestedLeaveOneOut) {
   PARATUNE_SHARED_OR_SKIP(csv, "validation/published_runs_dev.csv");
   if (kSanitizerBuild) GTEST_SKIP() << "skipped in a sanitizer build: the nested fit is arithmetic only, asserted by the release run";
-  const auto t0 = std::chrono::steady_clock::now();
-  const RunsCalibration rc = CalibrateFromRuns(MosaicMlH100Runs(csv), 6, nullptr, 0, std::nullopt, /*nested=*/true);
-  PrintFigures("MosaicML-H100", rc, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  const RunsCalibration rc = Timed("MosaicML-H100", [&] {
+    return CalibrateFromRuns(MosaicMlH100Runs(csv), 6, nullptr, 0, std::nullopt, /*nested=*/true);
+  });
   EXPECT_EQ(rc.rows.size(), 34u);
   EXPECT_LT(rc.mape_after, rc.mape_before);
   EXPECT_LT(rc.mape_loo, rc.mape_before);

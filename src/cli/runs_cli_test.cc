@@ -47,9 +47,21 @@ TEST_F(RunsCli, RecordShowListCompareExport) {
   EXPECT_EQ(j["schema"], "paratune.runs.list/1");
   ASSERT_EQ(j["runs"].size(), 1u);
   EXPECT_EQ(j["runs"][0]["name"], "base");
+  EXPECT_EQ(j["total"], 1);
   r = Run({"runs", "list", "--db", db});
   EXPECT_CONTAINS(r.out, "next");
   EXPECT_LT(r.out.find("next"), r.out.find("base"));  // newest first
+  EXPECT_EQ(r.out.find(" of 2 runs"), std::string::npos) << "all runs shown: no line about the rest";
+  // --limit below the store's count: the text and the JSON say how many were left out.
+  r = Run({"runs", "list", "--db", db, "--limit", "1"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "next");
+  EXPECT_EQ(r.out.find("base"), std::string::npos);
+  EXPECT_CONTAINS(r.out, "1 of 2 runs; --limit to see more\n");
+  r = Run({"runs", "list", "--db", db, "--limit", "1", "--json"});
+  j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["runs"].size(), 1u);
+  EXPECT_EQ(j["total"], 2);
 
   // `compare NAME` alone: against its baseline (same cluster and model).
   r = Run({"runs", "compare", "next", "--db", db, "--json"});

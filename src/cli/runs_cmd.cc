@@ -2,7 +2,9 @@
 // baseline set|show, export --csv; every subcommand takes --db LOC (a SQLite file or a
 // postgresql:// URL; default $PARATUNE_DB, else $XDG_DATA_HOME/paratune/runs.db). Messages name
 // the store by Database::Where(), which never shows a password.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/runs_report.h"
@@ -175,8 +177,9 @@ Command AddRunsCommand(CLI::App& root) {
               lf.limit = f->limit;
               auto db = OpenRegistry(Location(*f));
               const auto runs = List(*db, lf);
-              if (f->json) PrintJson(RunListJson(runs));
-              else fmt::print("{}", FormatRunList(runs));
+              const int64_t total = CountRuns(*db, lf);
+              if (f->json) PrintJson(RunListJson(runs, total));
+              else fmt::print("{}", FormatRunList(runs, total));
               return 0;
             }
             auto db = OpenRegistry(Location(*f));

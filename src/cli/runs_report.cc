@@ -28,8 +28,8 @@ std::string FormatFigure(const MetricInfo& m, double v) {
   return fmt::format("{:.1f}", v);
 }
 
-std::string FormatRunList(const std::vector<RunRecord>& runs) {
-  if (runs.empty()) return "no runs\n";
+std::string FormatRunList(const std::vector<RunRecord>& runs, int64_t total) {
+  if (runs.empty()) return total > 0 ? fmt::format("0 of {} runs; --limit to see more\n", total) : "no runs\n";
   const auto& mfu = InfoOf(Metric::kMfu);
   const auto& tps = InfoOf(Metric::kTokensPerSPerGpu);
   const auto& st = InfoOf(Metric::kStepTime);
@@ -41,6 +41,7 @@ std::string FormatRunList(const std::vector<RunRecord>& runs) {
                        FormatFigure(mfu, pick(r[Metric::kMfu])), FormatFigure(tps, pick(r[Metric::kTokensPerSPerGpu])),
                        FormatFigure(st, pick(r[Metric::kStepTime])));
   out += "(measured where recorded, else predicted)\n";
+  if (total > static_cast<int64_t>(runs.size())) out += fmt::format("{} of {} runs; --limit to see more\n", runs.size(), total);
   return out;
 }
 

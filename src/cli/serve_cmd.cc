@@ -1,9 +1,11 @@
 // `paratune serve`: the live dashboard: the report pages of the --json documents in a
 // directory, re-read when they change, over HTTP on 127.0.0.1 unless --host says otherwise;
 // read-only; stops cleanly on SIGINT or SIGTERM. docs/report-serve.md.
+#include <CLI/CLI.hpp>
 #include <csignal>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "report/serve.h"
@@ -40,7 +42,10 @@ Command AddServeCommand(CLI::App& root) {
               const std::string loc = *db;
               pages = std::make_shared<RegistryPages>();
               pages->where = where;
-              pages->list = [loc] { return RunListJson(List(*OpenRegistry(loc), ListFilter{})); };
+              pages->list = [loc] {
+                auto d = OpenRegistry(loc);
+                return RunListJson(List(*d, ListFilter{}), CountRuns(*d, ListFilter{}));
+              };
               pages->baselines = [loc] { return BaselinesJson(Baselines(*OpenRegistry(loc))); };
               pages->show = [loc](const std::string& name) { return RunShowJson(Show(*OpenRegistry(loc), name)); };
               pages->compare = [loc](const std::string& a, const std::string& b) {

@@ -21,7 +21,14 @@ std::string RenderRunsListSection(const ReportInput& in) {
   const std::string id = ChartId(in.path, "runs");
   const std::vector<RunMetric> metrics = RunMetrics(f);
   const nlohmann::json& runs = f.Array("runs");
-  std::string html = Paragraph(fmt::format("{} run{}, newest first.", runs.size(), runs.size() == 1 ? "" : "s"));
+  // `total` (the runs that matched, of which the list holds the newest) is absent from older files.
+  const double total = f.NumberOr("total", static_cast<double>(runs.size()));
+  if (total < static_cast<double>(runs.size()) || total != std::floor(total) || total > 9.0e15)
+    f.Fail("total", fmt::format("must be a whole number of runs, at least the {} listed", runs.size()));
+  std::string html =
+      total > static_cast<double>(runs.size())
+          ? Paragraph(fmt::format("{} of {} runs, newest first (runs list --limit shows more).", runs.size(), total))
+          : Paragraph(fmt::format("{} run{}, newest first.", runs.size(), runs.size() == 1 ? "" : "s"));
 
   // The headline metrics (not the step-time terms) any run has, in the registry's order.
   std::vector<const RunMetric*> shown;

@@ -51,12 +51,12 @@ nlohmann::json List() {
            {RunDoc("b", "2026-11-02T10:00:00.000Z", 1100, 1000, 0.44), RunDoc("a", "2026-11-01T10:00:00.000Z", 1000, 900, 0.40)}}};
 }
 
-std::string Render(const nlohmann::json& doc, const std::string& path) {
+std::string RenderRuns(const nlohmann::json& doc, const std::string& path) {
   return RenderReport({{path, doc}}, ReportOptions{});
 }
 
 TEST(RunsSections, ListDrawsEachRunOnTheTrendOldestFirst) {
-  const std::string html = Render(List(), "runs.json");
+  const std::string html = RenderRuns(List(), "runs.json");
   const auto paths = Elements(html, "path", "series");
   ASSERT_EQ(paths.size(), 2u);  // tokens/s and MFU trends, one scope each
   EXPECT_EQ(paths[0].at("data-series"), "64xH100 · llama-3.1-70b");
@@ -70,6 +70,19 @@ TEST(RunsSections, ListDrawsEachRunOnTheTrendOldestFirst) {
   EXPECT_NE(rows.find("44%"), std::string::npos);  // run b's MFU
   // The trend's data table keeps the x of run b: one day after run a.
   EXPECT_NE(html.find("86400"), std::string::npos);
+  EXPECT_NE(html.find("2 runs, newest first."), std::string::npos);
+}
+
+TEST(RunsSections, ListSaysHowManyRunsTheLimitLeftOut) {
+  nlohmann::json list = List();
+  list["total"] = 82;
+  EXPECT_NE(RenderRuns(list, "runs.json").find("2 of 82 runs, newest first (runs list --limit shows more)."), std::string::npos);
+  list["total"] = 2;
+  EXPECT_NE(RenderRuns(list, "runs.json").find("<p>2 runs, newest first.</p>"), std::string::npos);
+  list["total"] = 1;  // fewer than listed
+  EXPECT_CONTAINS(InputErrorOf([&] { RenderRuns(list, "runs.json"); }), "total");
+  list["total"] = 2.5;
+  EXPECT_CONTAINS(InputErrorOf([&] { RenderRuns(list, "runs.json"); }), "must be a whole number of runs, at least the 2 listed");
 }
 
 TEST(RunsSections, ShowStacksMeasuredBesidePredictedAndGivesTheError) {
@@ -79,7 +92,7 @@ TEST(RunsSections, ShowStacksMeasuredBesidePredictedAndGivesTheError) {
   show["series"] = {{{"kind", "tokens_per_s_per_gpu"}, {"source", "abc"}, {"x", {10, 20, 30}}, {"y", {990, 1000, 1010}}}};
   show["findings"] = {{{"rule", "pipeline_bubble"}, {"severity", "warning"}, {"title", "bubble 12%"}, {"loss_fraction", 0.125}}};
   show["sources"] = {{{"sha256", "0123456789abcdef0123"}, {"schema", "paratune.analyze/1"}, {"path", "a.json"}, {"recorded_utc", "x"}}};
-  const std::string html = Render(show, "show.json");
+  const std::string html = RenderRuns(show, "show.json");
   const auto bars = Elements(html, "rect", "bar");
   // Two stacks (measured, predicted) of the three step terms.
   ASSERT_EQ(bars.size(), 6u);
@@ -113,7 +126,7 @@ nlohmann::json Compare() {
 }
 
 TEST(RunsSections, CompareRanksTheTermsThatMovedAndMarksBetterAndWorse) {
-  const std::string html = Render(Compare(), "cmp.json");
+  const std::string html = RenderRuns(Compare(), "cmp.json");
   const auto bars = Elements(html, "rect", "bar");
   ASSERT_EQ(bars.size(), 2u);
   EXPECT_EQ(bars[0].at("data-category"), "exposed_tp_comm_s");
@@ -130,14 +143,14 @@ TEST(RunsSections, CompareRanksTheTermsThatMovedAndMarksBetterAndWorse) {
 TEST(RunsSections, BadDocumentsNameTheFileAndField) {
   nlohmann::json list = List();
   list["metrics"][1]["better"] = "sideways";
-  EXPECT_CONTAINS(InputErrorOf([&] { Render(list, "runs.json"); }), "runs.json");
-  EXPECT_CONTAINS(InputErrorOf([&] { Render(list, "runs.json"); }), "metrics[1].better");
+  EXPECT_CONTAINS(InputErrorOf([&] { RenderRuns(list, "runs.json"); }), "runs.json");
+  EXPECT_CONTAINS(InputErrorOf([&] { RenderRuns(list, "runs.json"); }), "metrics[1].better");
   list = List();
   list["runs"][0]["created_utc"] = "yesterday";
-  EXPECT_CONTAINS(InputErrorOf([&] { Render(list, "runs.json"); }), "runs[0].created_utc");
+  EXPECT_CONTAINS(InputErrorOf([&] { RenderRuns(list, "runs.json"); }), "runs[0].created_utc");
   nlohmann::json cmp = Compare();
   cmp["breakdown"]["terms"][0]["delta_s"] = "a lot";
-  EXPECT_CONTAINS(InputErrorOf([&] { Render(cmp, "cmp.json"); }), "breakdown.terms[0].delta_s");
+  EXPECT_CONTAINS(InputErrorOf([&] { RenderRuns(cmp, "cmp.json"); }), "breakdown.terms[0].delta_s");
 }
 
 RegistryPages FakeRegistry() {

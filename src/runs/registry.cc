@@ -19,7 +19,7 @@
 namespace paratune {
 namespace {
 
-DbValue Num(double v) { return std::isnan(v) ? DbValue{} : DbValue{v}; }
+DbValue DbNumber(double v) { return std::isnan(v) ? DbValue{} : DbValue{v}; }
 double NumOr(const DbValue& v) { return IsNull(v) ? kNoFigure : AsDouble(v); }
 
 const char* kRunColumns = "name, created_utc, cluster, model, gpu, gpus, layout_json, scenario_json, software, content_hash";
@@ -152,7 +152,7 @@ RecordResult AddRun(Database& db, const Pending& p, const std::string& now) {
       db.Exec("INSERT INTO figures (run, metric, measured, predicted) VALUES (?, ?, ?, ?) ON CONFLICT (run, metric) DO UPDATE "
               "SET measured = COALESCE(excluded.measured, figures.measured), "
               "predicted = COALESCE(excluded.predicted, figures.predicted)",
-              {run.name, std::string(kMetrics[i].name), Num(f.measured), Num(f.predicted)});
+              {run.name, std::string(kMetrics[i].name), DbNumber(f.measured), DbNumber(f.predicted)});
     }
     for (size_t i = 0; i < part.findings.size(); ++i) {
       const auto& fd = part.findings[i];
@@ -167,7 +167,7 @@ RecordResult AddRun(Database& db, const Pending& p, const std::string& now) {
       for (const auto& [metric, value] : pol.figures)
         db.Exec("INSERT INTO policy_figures (run, policy, metric, value) VALUES (?, ?, ?, ?) ON CONFLICT (run, policy, metric) "
                 "DO UPDATE SET value = excluded.value",
-                {run.name, pol.policy, metric, Num(value)});
+                {run.name, pol.policy, metric, DbNumber(value)});
   }
   for (const auto& [k, v] : p.tags)
     db.Exec("INSERT INTO tags (run, key, value) VALUES (?, ?, ?) ON CONFLICT (run, key) DO UPDATE SET value = excluded.value",
@@ -348,9 +348,11 @@ void ParseListFilter(const std::string& text, ListFilter& f) {
   }
 }
 
-std::vector<RunRecord> List(Database& db, const ListFilter& filter) {
+namespace {
+
+// The WHERE clause of `filter` (empty when it matches every run) with its parameters appended.
+std::string ListWhere(const ListFilter& filter, std::vector<DbValue>& params) {
   std::string where;
-  std::vector<DbValue> params;
   auto add = [&](const std::string& clause, DbValue v) {
     where += (where.empty() ? " WHERE " : " AND ") + clause;
     params.push_back(std::move(v));
@@ -364,6 +366,14 @@ std::vector<RunRecord> List(Database& db, const ListFilter& filter) {
     add("EXISTS (SELECT 1 FROM tags t WHERE t.run = runs.name AND t.key = ? AND t.value = ?)", k);
     params.emplace_back(v);
   }
+  return where;
+}
+
+}  // namespace
+
+std::vector<RunRecord> List(Database& db, const ListFilter& filter) {
+  std::vector<DbValue> params;
+  const std::string where = ListWhere(filter, params);
   params.emplace_back(static_cast<int64_t>(std::max(0, filter.limit)));
   std::vector<RunRecord> runs;
   for (const auto& r :
@@ -371,6 +381,13 @@ std::vector<RunRecord> List(Database& db, const ListFilter& filter) {
     runs.push_back(RunFromRow(r));
   LoadFiguresAndTags(db, runs);
   return runs;
+}
+
+int64_t CountRuns(Database& db, const ListFilter& filter) {
+  std::vector<DbValue> params;
+  const std::string where = ListWhere(filter, params);
+  const auto rows = db.Query("SELECT COUNT(*) FROM runs" + where, params);
+  return rows.empty() || rows[0].empty() ? 0 : AsInt(rows[0][0]);
 }
 
 RunRecord Show(Database& db, const std::string& name) {

@@ -91,8 +91,11 @@ inline constexpr int kDefaultListLimit = 50;
 // Throws InputError naming the filter.
 void ParseListFilter(const std::string& text, ListFilter& f);
 
-// Newest first: name, created_utc, cluster, model, gpu, gpus, software, tags and figures.
+// Newest first: name, created_utc, cluster, model, gpu, gpus, software, tags and figures; at
+// most filter.limit runs.
 std::vector<RunRecord> List(Database& db, const ListFilter& filter);
+// How many runs match the filter, whatever its limit (what `runs list` says it left out).
+int64_t CountRuns(Database& db, const ListFilter& filter);
 
 // The whole run (sources, figures, tags, findings, series, policies). Throws InputError when no
 // run has that name.

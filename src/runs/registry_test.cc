@@ -289,6 +289,7 @@ TEST_P(Registry, ListFiltersNewestFirst) {
   ParseListFilter("name=r?", f);
   f.limit = 2;
   EXPECT_EQ(names(f), (V{"r5", "r4"}));
+  EXPECT_EQ(CountRuns(*db_, f), 6);  // the limit cuts the list, not the count
   f = {};
   ParseListFilter("name=r_*", f);  // '_' is literal, not LIKE's one-character wildcard
   EXPECT_EQ(names(f), V{});
@@ -298,6 +299,14 @@ TEST_P(Registry, ListFiltersNewestFirst) {
   f = {};
   ParseListFilter("since=2999-01-01", f);
   EXPECT_EQ(names(f).size(), 0u);
+  EXPECT_EQ(CountRuns(*db_, f), 0);
+  f = {};
+  ParseListFilter("model=llama-3.1-8b", f);
+  ParseListFilter("tag=team=b", f);
+  f.limit = 1;
+  EXPECT_EQ(names(f), (V{"r5"}));
+  EXPECT_EQ(CountRuns(*db_, f), 2);  // r5 and r1: the tag and the model both match
+  EXPECT_EQ(CountRuns(*db_, {}), 6);
   const auto listed = List(*db_, {});
   EXPECT_DOUBLE_EQ(listed[0][Metric::kTokensPerSPerGpu].measured, 1005);
   ASSERT_EQ(listed[0].tags.size(), 1u);

@@ -1,11 +1,12 @@
 #include "runs/runs_json.h"
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 namespace paratune {
 namespace {
 
-nlohmann::json Num(double v) { return HasFigure(v) && std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+nlohmann::json JsonNumberOrNull(double v) { return HasFigure(v) && std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
 nlohmann::json Tags(const RunRecord& r) {
   nlohmann::json t = nlohmann::json::object();
@@ -34,7 +35,7 @@ nlohmann::json MetricsJson() {
 
 nlohmann::json FiguresJson(const RunRecord& r) {
   nlohmann::json f = nlohmann::json::object();
-  for (const auto& m : kMetrics) f[m.name] = {{"measured", Num(r[m.id].measured)}, {"predicted", Num(r[m.id].predicted)}};
+  for (const auto& m : kMetrics) f[m.name] = {{"measured", JsonNumberOrNull(r[m.id].measured)}, {"predicted", JsonNumberOrNull(r[m.id].predicted)}};
   return f;
 }
 
@@ -44,8 +45,11 @@ nlohmann::json RecordResultJson(const RecordResult& r, const std::string& where)
           {"files_added", r.files_added},       {"files_unchanged", r.files_unchanged}};
 }
 
-nlohmann::json RunListJson(const std::vector<RunRecord>& runs) {
-  nlohmann::json j = {{"schema", "paratune.runs.list/1"}, {"metrics", MetricsJson()}, {"runs", nlohmann::json::array()}};
+nlohmann::json RunListJson(const std::vector<RunRecord>& runs, std::optional<int64_t> total) {
+  nlohmann::json j = {{"schema", "paratune.runs.list/1"},
+                      {"metrics", MetricsJson()},
+                      {"total", total.value_or(static_cast<int64_t>(runs.size()))},
+                      {"runs", nlohmann::json::array()}};
   for (const auto& r : runs) j["runs"].push_back(Summary(r));
   return j;
 }
@@ -62,18 +66,18 @@ nlohmann::json RunShowJson(const RunRecord& r) {
     j["sources"].push_back({{"sha256", s.sha256}, {"schema", s.schema}, {"path", s.path}, {"recorded_utc", s.recorded_utc}});
   j["findings"] = nlohmann::json::array();
   for (const auto& f : r.findings)
-    j["findings"].push_back({{"rule", f.rule}, {"severity", f.severity}, {"title", f.title}, {"loss_fraction", Num(f.loss_fraction)}});
+    j["findings"].push_back({{"rule", f.rule}, {"severity", f.severity}, {"title", f.title}, {"loss_fraction", JsonNumberOrNull(f.loss_fraction)}});
   j["series"] = nlohmann::json::array();
   for (const auto& s : r.series) {
     nlohmann::json x = nlohmann::json::array(), y = nlohmann::json::array();
-    for (double v : s.x) x.push_back(Num(v));
-    for (double v : s.y) y.push_back(Num(v));
+    for (double v : s.x) x.push_back(JsonNumberOrNull(v));
+    for (double v : s.y) y.push_back(JsonNumberOrNull(v));
     j["series"].push_back({{"kind", s.kind}, {"source", s.source}, {"x", x}, {"y", y}});
   }
   j["policies"] = nlohmann::json::array();
   for (const auto& p : r.policies) {
     nlohmann::json f = nlohmann::json::object();
-    for (const auto& [k, v] : p.figures) f[k] = Num(v);
+    for (const auto& [k, v] : p.figures) f[k] = JsonNumberOrNull(v);
     j["policies"].push_back({{"policy", p.policy}, {"figures", f}});
   }
   return j;
@@ -87,7 +91,7 @@ nlohmann::json ComparisonJson(const Comparison& c) {
                       {"baseline_scope", c.baseline_scope.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.baseline_scope)},
                       {"figures", nlohmann::json::array()},
                       {"breakdown", {{"side", c.terms_measured ? "measured" : "predicted"},
-                                     {"step_time_delta_s", Num(c.step_delta_s)},
+                                     {"step_time_delta_s", JsonNumberOrNull(c.step_delta_s)},
                                      {"terms", nlohmann::json::array()}}}};
   for (const auto& d : c.figures) {
     const auto& info = InfoOf(d.metric);
@@ -95,15 +99,15 @@ nlohmann::json ComparisonJson(const Comparison& c) {
                             {"unit", info.unit},
                             {"better", info.better == Better::kHigher ? "higher" : "lower"},
                             {"side", d.measured ? "measured" : "predicted"},
-                            {"a", Num(d.a)},
-                            {"b", Num(d.b)},
-                            {"abs_diff", Num(d.abs_diff)},
-                            {"rel_diff", Num(d.rel_diff)}});
+                            {"a", JsonNumberOrNull(d.a)},
+                            {"b", JsonNumberOrNull(d.b)},
+                            {"abs_diff", JsonNumberOrNull(d.abs_diff)},
+                            {"rel_diff", JsonNumberOrNull(d.rel_diff)}});
   }
   if (!HasFigure(c.step_delta_s)) j["breakdown"] = nullptr;
   else
     for (const auto& t : c.terms)
-      j["breakdown"]["terms"].push_back({{"metric", InfoOf(t.metric).name}, {"delta_s", t.delta_s}, {"share", Num(t.share)}});
+      j["breakdown"]["terms"].push_back({{"metric", InfoOf(t.metric).name}, {"delta_s", t.delta_s}, {"share", JsonNumberOrNull(t.share)}});
   return j;
 }
 

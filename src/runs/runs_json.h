@@ -3,9 +3,11 @@
 // paratune.runs.baselines/1. Figure keys are the names of kMetrics (run_record.h).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "runs/registry.h"
 
@@ -17,7 +19,8 @@ nlohmann::json MetricsJson();
 // {"mfu": {"measured": x|null, "predicted": y|null}, ...} over every metric of kMetrics.
 nlohmann::json FiguresJson(const RunRecord& r);
 nlohmann::json RecordResultJson(const RecordResult& r, const std::string& where);
-nlohmann::json RunListJson(const std::vector<RunRecord>& runs);
+// `total`: the runs that matched, of which `runs` holds the newest (runs.size() when absent).
+nlohmann::json RunListJson(const std::vector<RunRecord>& runs, std::optional<int64_t> total = std::nullopt);
 nlohmann::json RunShowJson(const RunRecord& run);
 nlohmann::json ComparisonJson(const Comparison& c);
 nlohmann::json BaselinesJson(const std::vector<Baseline>& b);

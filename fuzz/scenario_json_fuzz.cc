@@ -3,6 +3,7 @@
 // any bytes; a scenario read is a fixed point of writing and reading again (the same JSON).
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string_view>
 
 #include "util/error.h"

@@ -4,14 +4,17 @@
 set -euo pipefail
 pkgs=(
   build-essential cmake ninja-build pkg-config
+  # lld: links several times faster than GNU ld (CMakeLists.txt, PARATUNE_USE_LLD)
+  lld
   libcli11-dev nlohmann-json3-dev libfmt-dev libtomlplusplus-dev
   libsimdjson-dev zlib1g-dev libsqlite3-dev sqlite3 libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   # the run registry's PostgreSQL back end (libpq) and the server its tests start
   # (scripts/pg-test-server.sh, docs/runs-storage.md)
   libpq-dev postgresql
-  # .ci/run: GCC's AddressSanitizer and UBSan runtimes (preset asan), clang's libFuzzer (preset
-  # fuzz), llvm-symbolizer for readable sanitizer reports
+  # .ci/run: clang with its AddressSanitizer, UBSan and libFuzzer runtimes (preset sanitize: the
+  # tests and the fuzz targets), llvm-symbolizer for readable sanitizer reports; GCC's runtimes
+  # for the local preset asan
   libasan8 libubsan1 clang libclang-rt-14-dev llvm-14
   # the report's browser tests (src/report/browser_test.cc): headless Chromium and a font for the
   # pages' text (docs/report-browser.md)

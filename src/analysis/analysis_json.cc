@@ -1,6 +1,7 @@
 #include "analysis/analysis_json.h"
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 namespace paratune {
 namespace {
@@ -25,7 +26,7 @@ nlohmann::json Warnings(const TraceWarnings& w) {
           {"first_bad_value", w.first_bad_value.empty() ? nlohmann::json(nullptr) : nlohmann::json(w.first_bad_value)}};
 }
 
-nlohmann::json CrossRank(const TraceAnalysis& a) {
+nlohmann::json CrossRankJson(const TraceAnalysis& a) {
   nlohmann::json out = nlohmann::json::array();
   for (const RankSpread& s : a.cross_rank)
     out.push_back({{"metric", s.metric}, {"min", s.min}, {"median", s.median}, {"max", s.max}, {"min_rank", s.min_rank},
@@ -138,7 +139,7 @@ nlohmann::json AnalysisJson(const TraceAnalysis& a) {
       {"ranks", std::move(ranks)},
       {"stragglers", {{"collectives_matched", a.stragglers.collectives_matched}, {"flagged", a.stragglers.stragglers}, {"ranks", std::move(strag)},
                       {"by_step", StragglersByStep(a)}}},
-      {"cross_rank", CrossRank(a)},
+      {"cross_rank", CrossRankJson(a)},
       {"iterations_across_ranks", IterationsAcrossRanks(a)},
       {"link_ceiling", nullptr},
       {"prediction", nullptr}};

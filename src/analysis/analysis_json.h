@@ -5,7 +5,7 @@
 // bytes/s; NaN (no communication) is null.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "analysis/trace_analysis.h"
 

@@ -14,7 +14,7 @@ namespace {
 
 constexpr size_t kKinds = static_cast<size_t>(CollectiveKind::kOther) + 1;
 
-std::string Lower(std::string_view s) {
+std::string LowerDtype(std::string_view s) {
   std::string out(s);
   for (char& c : out)
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
@@ -56,7 +56,7 @@ double BusBandwidthFactor(CollectiveKind kind, int group_size) {
 int DtypeBytes(std::string_view dtype) {
   // Names from c10/core/ScalarType.h (AT_FORALL_SCALAR_TYPES_WITH_COMPLEX_AND_QINTS), sizes of the
   // C++ types they name.
-  const std::string d = Lower(dtype);
+  const std::string d = LowerDtype(dtype);
   if (d.starts_with("float8") || d.starts_with("float4")) return 1;  // Float8_e4m3fn, Float4_e2m1fn_x2 (packed pair)
   static constexpr struct {
     std::string_view name;

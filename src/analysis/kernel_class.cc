@@ -34,7 +34,7 @@ bool ContainsUnlessFollowedBy(std::string_view s, std::string_view needle, std::
   return false;
 }
 
-std::string Lower(std::string_view s) {
+std::string LowerName(std::string_view s) {
   std::string out(s);
   for (char& c : out)
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
@@ -137,11 +137,11 @@ KernelCategory KernelCategoryOf(std::string_view name, EventKind kind) {
   // Classify by the kernel's own name: its template arguments and parameters name libraries
   // (fbgemm_gpu::, cutlass:: accessors) that say nothing about what the kernel does. Only when the
   // own name says nothing is the full name (minus "fbgemm") consulted.
-  std::string own_name = Lower(ShortKernelName(name));
+  std::string own_name = LowerName(ShortKernelName(name));
   for (size_t at; (at = own_name.find("fbgemm")) != std::string::npos;) own_name.replace(at, 6, "fb_____");
   const KernelCategory own = CategoryOfText(own_name);
   if (own != KernelCategory::kOther) return own;
-  std::string full = Lower(name);
+  std::string full = LowerName(name);
   for (size_t at; (at = full.find("fbgemm")) != std::string::npos;) full.replace(at, 6, "fb_____");
   return CategoryOfText(full);
 }
@@ -209,7 +209,7 @@ static KernelCategory CategoryOfText(const std::string& l) {
 CollectiveKind CollectiveKindOf(std::string_view kernel_name, const CollectiveArgs* args) {
   if (args != nullptr && !args->collective.empty()) {
     std::string n;
-    for (char c : Lower(args->collective))
+    for (char c : LowerName(args->collective))
       if (c != '_' && c != ' ') n.push_back(c);
     std::string_view v = n;
     if (v.starts_with("nccl")) v.remove_prefix(4);

@@ -2,9 +2,11 @@
 // Nsight Systems SQLite exports), measures them with HTA's definitions and more
 // (analysis/trace_analysis.h), optionally sets the cost model's prediction for a layout beside them,
 // and prints a report, JSON (schema paratune.analyze/1, docs/json.md) or a reduced Chrome trace.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <chrono>
+#include <nlohmann/json.hpp>
 
 #include "cli/analyze_report.h"
 #include "cli/commands.h"

@@ -8,7 +8,7 @@
 namespace paratune::cli {
 namespace {
 
-std::string Pct(double x) { return std::isfinite(x) ? fmt::format("{:.2f}", x) : std::string("-"); }
+std::string PctCell(double x) { return std::isfinite(x) ? fmt::format("{:.2f}", x) : std::string("-"); }
 
 std::string Ms(double s) { return fmt::format("{:.3f}", s * 1e3); }
 
@@ -67,9 +67,9 @@ std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o
   for (const RankAnalysis& r : a.ranks) {
     any_rounded = any_rounded || r.rounded;
     out += fmt::format("  {:>5} {:>11} {:>9} {:>13} {:>7} {:>10} {:>9} {:>12} {:>9}\n", r.rank, Ms(r.temporal.window_s),
-                       Pct(r.temporal.compute_pct()), Pct(r.temporal.non_compute_pct()), Pct(r.temporal.idle_pct()),
-                       Pct(r.comm_overlap_pct), r.step_time.count ? Ms(r.step_time.mean) : std::string("-"),
-                       Pct(100 * r.dataloader_share), r.warnings.Total());
+                       PctCell(r.temporal.compute_pct()), PctCell(r.temporal.non_compute_pct()), PctCell(r.temporal.idle_pct()),
+                       PctCell(r.comm_overlap_pct), r.step_time.count ? Ms(r.step_time.mean) : std::string("-"),
+                       PctCell(100 * r.dataloader_share), r.warnings.Total());
   }
   out += "  overlap %: share of communication time during which a compute kernel also ran\n";
   if (any_rounded) {
@@ -77,8 +77,8 @@ std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o
     for (const RankAnalysis& r : a.ranks)
       if (r.rounded)
         out += fmt::format("  {:>5} {:>11} {:>9} {:>13} {:>7} {:>10}   (exact ns)\n", r.rank, Ms(r.temporal_exact.window_s),
-                           Pct(r.temporal_exact.compute_pct()), Pct(r.temporal_exact.non_compute_pct()),
-                           Pct(r.temporal_exact.idle_pct()), Pct(r.comm_overlap_exact_pct));
+                           PctCell(r.temporal_exact.compute_pct()), PctCell(r.temporal_exact.non_compute_pct()),
+                           PctCell(r.temporal_exact.idle_pct()), PctCell(r.comm_overlap_exact_pct));
   }
 
   // Across ranks.
@@ -201,7 +201,7 @@ std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o
                        "overlap %", "data load ms");
     for (const auto& it : r->iterations)
       out += fmt::format("    {:>8} {:>9} {:>9} {:>10} {:>8} {:>9} {:>12}\n", it.step, Ms(it.cpu_step_s), Ms(it.gpu.window_s),
-                         Pct(it.gpu.compute_pct()), Pct(it.gpu.idle_pct()), Pct(it.comm_overlap_pct), Ms(it.dataloader_s));
+                         PctCell(it.gpu.compute_pct()), PctCell(it.gpu.idle_pct()), PctCell(it.comm_overlap_pct), Ms(it.dataloader_s));
   }
   if (r->warnings.Total() > 0) {
     const TraceWarnings& w = r->warnings;

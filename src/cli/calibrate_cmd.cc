@@ -2,7 +2,9 @@
 // print (or write) it in the format of data/calibration.toml, or as JSON (paratune.calibrate/1).
 // `paratune calibrate --from-runs [--cluster NAME]`: the same fit on one cluster's recorded runs
 // (the run registry), with the error before, after and held out (docs/runs.md, "Calibrating").
+#include <CLI/CLI.hpp>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include <fmt/format.h>
@@ -30,7 +32,7 @@ struct Flags {
   bool json = false, quiet = false, from_runs = false, nested = false;
 };
 
-double Pct(double x) { return 100 * x; }
+double AsPercent(double x) { return 100 * x; }
 
 // The cluster to fit: the one named, else the store's only one.
 std::string PickCluster(Database& db, const std::string& given) {
@@ -82,18 +84,18 @@ int FromRuns(const Flags& f, const HardwareCatalog& hw) {
   const char* chosen = kFitFractionsNames.Name(rc.chosen);
   const std::string verdict =
       only ? fmt::format("the fractions named by --fractions {}: leave-one-out {:.2f}%, starting {:.2f}%", chosen,
-                         Pct(rc.mape_loo), Pct(rc.mape_before))
+                         AsPercent(rc.mape_loo), AsPercent(rc.mape_before))
       : rc.chosen == FitFractions::kNone
           ? fmt::format("the starting fractions unchanged: no fit's leave-one-out error is below the starting {:.2f}%",
-                        Pct(rc.mape_before))
+                        AsPercent(rc.mape_before))
           : fmt::format("the fit of {} fractions: its leave-one-out error {:.2f}% is the lowest, starting {:.2f}%",
-                        rc.chosen == FitFractions::kGemm ? "the GEMM" : "all eight", Pct(rc.mape_loo), Pct(rc.mape_before));
+                        rc.chosen == FitFractions::kGemm ? "the GEMM" : "all eight", AsPercent(rc.mape_loo), AsPercent(rc.mape_before));
   const std::string toml = CalibrationToml(
       rc.fit, fmt::format("# Achievable fractions of datasheet peaks for cluster '{}', fitted by `paratune calibrate "
                           "--from-runs` on its\n# {} recorded runs ({} rounds; docs/runs.md). Holds {}.\n"
                           "# MAPE of tokens/s per GPU: starting {:.2f}%, fit {:.2f}%, leave-one-out {:.2f}%.\n",
-                          cluster, rc.rows.size(), rc.rounds, verdict, Pct(rc.mape_before), Pct(rc.mape_after),
-                          Pct(rc.mape_loo)));
+                          cluster, rc.rows.size(), rc.rounds, verdict, AsPercent(rc.mape_before), AsPercent(rc.mape_after),
+                          AsPercent(rc.mape_loo)));
   if (!f.out.empty()) WriteFileAtomic(f.out, toml);
   if (f.json) {
     nlohmann::json j = RunsCalibrationJson(rc, cluster, toml);
@@ -112,16 +114,16 @@ int FromRuns(const Flags& f, const HardwareCatalog& hw) {
   fmt::print("\n{:<{}}  {:>10}  {:>10} {:>7}  {:>10} {:>7}  {:>10} {:>7}\n", "run", w, "measured", "starting", "err",
              "fit", "err", "held out", "err");
   for (const auto& r : rc.rows) {
-    const auto err = [&](double p) { return fmt::format("{:+.1f}%", Pct(p / r.measured_tokens_per_s_per_gpu - 1)); };
+    const auto err = [&](double p) { return fmt::format("{:+.1f}%", AsPercent(p / r.measured_tokens_per_s_per_gpu - 1)); };
     fmt::print("{:<{}}  {:>10.0f}  {:>10.0f} {:>7}  {:>10.0f} {:>7}  {:>10.0f} {:>7}\n", r.id, w,
                r.measured_tokens_per_s_per_gpu, r.before, err(r.before), r.after, err(r.after), r.loo, err(r.loo));
   }
   fmt::print("\ntokens/s per GPU, mean absolute error by the fractions fitted:\n");
   for (const RunsCalibrationCandidate& c : rc.candidates)
     fmt::print("  {:<5} fit {:6.2f}%  held out (leave-one-out) {:6.2f}%{}\n", kFitFractionsNames.Name(c.fractions),
-               Pct(c.mape_after), Pct(c.mape_loo), c.fractions == rc.chosen ? "  <- chosen" : "");
+               AsPercent(c.mape_after), AsPercent(c.mape_loo), c.fractions == rc.chosen ? "  <- chosen" : "");
   if (!std::isnan(rc.mape_nested))
-    fmt::print("  the choice held out too (nested leave-one-out): {:.2f}%\n", Pct(rc.mape_nested));
+    fmt::print("  the choice held out too (nested leave-one-out): {:.2f}%\n", AsPercent(rc.mape_nested));
   fmt::print("fractions moved:\n{}", FractionChanges(start, rc.fit));
   if (!f.out.empty())
     fmt::print("wrote {} ({}); use it with `paratune plan --hardware {}`\n", f.out, verdict, f.out);

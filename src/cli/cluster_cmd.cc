@@ -2,8 +2,10 @@
 // shared cluster of GPU nodes under one or more scheduling policies, with placements priced by
 // the cost model when jobs carry models, and prints the policies side by side, or JSON (schema
 // paratune.cluster/1), with optional series CSV, per-job CSV and Chrome trace of placements.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli/cluster_report.h"

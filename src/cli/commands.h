@@ -3,9 +3,12 @@
 // for bad input (main prints it and exits 2).
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <functional>
 #include <memory>
+
+namespace CLI {
+class App;  // CLI/App.hpp: the .cc files that register flags include CLI/CLI.hpp
+}  // namespace CLI
 
 namespace paratune::cli {
 

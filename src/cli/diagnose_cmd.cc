@@ -3,7 +3,9 @@
 // recognised by its content, runs the tuning checklist and troubleshooting playbook as rules over
 // them (with the cost model's expectation when the run's model and layout are given), and prints
 // the findings ranked by the throughput they cost, or JSON (schema paratune.diagnose/1).
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/diagnose_report.h"

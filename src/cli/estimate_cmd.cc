@@ -1,5 +1,7 @@
 // `paratune estimate`: the cost model's answer for one model, cluster and layout.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/estimate_report.h"

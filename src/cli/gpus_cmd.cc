@@ -1,5 +1,7 @@
 // `paratune gpus`: the hardware catalog (built-in, plus --hardware FILE.toml).
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 
 #include "cli/commands.h"

@@ -1,5 +1,7 @@
 // `paratune models`: the built-in model catalog with parameter counts.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "model/catalog.h"

@@ -1,8 +1,10 @@
 // `paratune plan`: search every valid layout, rank them, explain the winner, and optionally
 // write the winner's framework settings (--emit). docs/planner.md, docs/frameworks.md.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "cli/commands.h"

@@ -1,9 +1,11 @@
 // `paratune report`: one self-contained HTML report (inline SVG charts, no script or font
 // fetched) from the --json documents of plan, estimate, simulate, analyze, diagnose and cluster,
 // or two of one schema side by side with --compare. docs/report.md.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "analysis/analysis_json.h"
 #include "cli/commands.h"

@@ -1,3 +1,5 @@
+#include <CLI/CLI.hpp>
+
 #include "cli/scenario_flags.h"
 
 #include "scenario/default_scenario.h"

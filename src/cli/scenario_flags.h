@@ -2,7 +2,6 @@
 // layout (estimate now; plan, simulate and analyze later), and their conversion to library types.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
 
@@ -11,6 +10,10 @@
 #include "layout/layout.h"
 #include "model/catalog.h"
 #include "model/model_spec.h"
+
+namespace CLI {
+class App;  // CLI/App.hpp: the .cc files that register flags include CLI/CLI.hpp
+}  // namespace CLI
 
 namespace paratune::cli {
 

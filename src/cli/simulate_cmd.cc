@@ -1,9 +1,11 @@
 // `paratune simulate`: the step composer's schedule simulation of one layout: a per-stage table,
 // an optional text Gantt chart, a Chrome trace (file or standard output) and JSON (schema
 // paratune.simulate/1, docs/json.md).
+#include <CLI/CLI.hpp>
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/scenario_flags.h"

@@ -1,5 +1,6 @@
 #include "cli/time_to_train_cli.h"
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <cmath>

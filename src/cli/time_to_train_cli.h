@@ -2,11 +2,14 @@
 // to train (step/time_to_train.h computes it).
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
 
 #include "step/time_to_train.h"
+
+namespace CLI {
+class App;  // CLI/App.hpp: the .cc files that register flags include CLI/CLI.hpp
+}  // namespace CLI
 
 namespace paratune::cli {
 

@@ -1,7 +1,9 @@
 // `paratune validate FILE.csv`: predicted vs measured throughput of published runs, and peak
 // memory and step time beside SimuMax's where the file gives them.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "hardware/hardware_catalog.h"
@@ -20,7 +22,7 @@ std::string StatsLine(const ErrorStats& s) {
 
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 
-std::string Pct(const std::optional<double>& v) { return v ? fmt::format("{:.1f}%", 100 * *v) : "-"; }
+std::string ApeCell(const std::optional<double>& v) { return v ? fmt::format("{:.1f}%", 100 * *v) : "-"; }
 
 // Ours beside SimuMax's, overall and by group.
 void PrintCompared(const ComparedErrors& c) {
@@ -49,9 +51,9 @@ void PrintMemoryAndStepTime(const ValidationReport& rep) {
       if (!p.memory_ape) continue;
       const PublishedRun& r = *p.run;
       fmt::print("{:<20} {:<16} {:>9.2f} {:>10.2f} {:>7} {:>9} {:>7}\n", r.id, r.gpu_name,
-                 r.measured_peak_memory_bytes / kGiB, p.predicted_peak_allocated_bytes / kGiB, Pct(p.memory_ape),
+                 r.measured_peak_memory_bytes / kGiB, p.predicted_peak_allocated_bytes / kGiB, ApeCell(p.memory_ape),
                  r.simumax_peak_memory_bytes > 0 ? fmt::format("{:.2f}", r.simumax_peak_memory_bytes / kGiB) : "-",
-                 Pct(p.simumax_memory_ape));
+                 ApeCell(p.simumax_memory_ape));
     }
     fmt::print("\nPeak memory, absolute percentage error\n");
     PrintCompared(rep.memory);
@@ -64,7 +66,7 @@ void PrintMemoryAndStepTime(const ValidationReport& rep) {
       if (!p.step_time_ape) continue;
       const PublishedRun& r = *p.run;
       fmt::print("{:<20} {:<16} {:>9.3f} {:>10.3f} {:>7} {:>9.3f} {:>7}\n", r.id, r.gpu_name, r.target_step_time_s,
-                 p.predicted_step_time_s, Pct(p.step_time_ape), r.simumax_step_time_s, Pct(p.simumax_step_time_ape));
+                 p.predicted_step_time_s, ApeCell(p.step_time_ape), r.simumax_step_time_s, ApeCell(p.simumax_step_time_ape));
     }
     fmt::print("\nStep time, absolute percentage error\n");
     PrintCompared(rep.step_time);

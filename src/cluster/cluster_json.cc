@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "timeline/chrome_trace.h"
 
@@ -10,7 +11,7 @@ namespace paratune {
 
 namespace {
 
-nlohmann::json Delays(const DelayStats& d, bool p999 = true, bool cdf = false) {
+nlohmann::json DelaysJson(const DelayStats& d, bool p999 = true, bool cdf = false) {
   nlohmann::json j = {{"mean", d.mean}, {"p50", d.p50}, {"p99", d.p99}};
   if (p999) j["p999"] = d.p999;
   if (cdf) j["cdf"] = d.cdf;
@@ -61,9 +62,9 @@ nlohmann::json MetricsJson(const PolicyMetrics& m) {
   nlohmann::json by_class = nlohmann::json::object();
   for (const auto& c : m.by_class)
     by_class[c.job_class] = {{"jobs", c.jobs},
-                             {"queue_delay_s", Delays(c.queue_delay_s, true, true)},
-                             {"jct_s", Delays(c.jct_s, false)},
-                             {"time_to_first_run_s", Delays(c.time_to_first_run_s)},
+                             {"queue_delay_s", DelaysJson(c.queue_delay_s, true, true)},
+                             {"jct_s", DelaysJson(c.jct_s, false)},
+                             {"time_to_first_run_s", DelaysJson(c.time_to_first_run_s)},
                              {"preemptions", c.preemptions},
                              {"lost_gpu_hours", c.lost_gpu_hours}};
   nlohmann::json j = {
@@ -76,10 +77,10 @@ nlohmann::json MetricsJson(const PolicyMetrics& m) {
       {"goodput", m.goodput},
       {"split_placements", m.split_placements},
       {"split_placements_le8", m.split_placements_le8},
-      {"queue_delay_s", Delays(m.queue_delay_s, true, true)},
+      {"queue_delay_s", DelaysJson(m.queue_delay_s, true, true)},
       {"by_class", by_class},
-      {"jct_s", Delays(m.jct_s, false)},
-      {"time_to_first_run_s", Delays(m.time_to_first_run_s)},
+      {"jct_s", DelaysJson(m.jct_s, false)},
+      {"time_to_first_run_s", DelaysJson(m.time_to_first_run_s)},
       {"preemptions", m.preemptions},
       {"migrations", m.migrations},
       {"lost_gpu_hours", m.lost_gpu_hours},

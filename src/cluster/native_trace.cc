@@ -19,13 +19,13 @@ enum NativeColumn {
   kGpus,
   kRun,
   kGpuHours,
-  kName,
+  kJobName,
   kClass,
   kCheckpointInterval,
   kRestartOverhead,
   kLocality,
   kGpuType,
-  kModel,
+  kJobModel,
   kTp,
   kPp,
   kNativeColumnCount
@@ -114,10 +114,10 @@ JobTrace ReadNativeTrace(std::string_view text, const std::string& where, const 
     }
     job.tp = static_cast<int>(tp);
     job.pp = static_cast<int>(pp);
-    const std::string_view name = cell(kName);
+    const std::string_view name = cell(kJobName);
     job.name = name.empty() ? fmt::format("job-{}", line) : std::string(name);
     job.gpu_type = std::string(cell(kGpuType));
-    job.model = cell(kModel).empty() ? defaults.model : std::string(cell(kModel));
+    job.model = cell(kJobModel).empty() ? defaults.model : std::string(cell(kJobModel));
     builder.Add(std::move(job), gpus);
   }
   return builder.Finish();

@@ -18,7 +18,7 @@ int ClassRank(const Job& j, bool by_class) {
   return by_class && j.job_class == JobClass::kExperimental ? 1 : 0;
 }
 
-DelayStats Delays(std::vector<double> v) {
+DelayStats DelayStatsOf(std::vector<double> v) {
   DelayStats d;
   d.count = static_cast<int64_t>(v.size());
   if (v.empty()) return d;
@@ -352,17 +352,17 @@ ReplayResult Scheduler::Run(Policy& policy, Progress* progress) {
   }
   m.mean_slowdown = modelled_gpu_s > 0 ? slow_gpu_s / modelled_gpu_s : 1;
   m.mean_ettr = finished > 0 ? ettr / static_cast<double>(finished) : 0;
-  m.queue_delay_s = Delays(queue_all);
-  m.jct_s = Delays(jct_all);
-  m.time_to_first_run_s = Delays(ttfr_all);
+  m.queue_delay_s = DelayStatsOf(queue_all);
+  m.jct_s = DelayStatsOf(jct_all);
+  m.time_to_first_run_s = DelayStatsOf(ttfr_all);
   for (int c = 0; c < 2; ++c) {
     if (acc[c].jobs == 0) continue;
     ClassMetrics cm;
     cm.job_class = JobClassName(c == 0 ? JobClass::kProduction : JobClass::kExperimental);
     cm.jobs = acc[c].jobs;
-    cm.queue_delay_s = Delays(acc[c].queue);
-    cm.jct_s = Delays(acc[c].jct);
-    cm.time_to_first_run_s = Delays(acc[c].ttfr);
+    cm.queue_delay_s = DelayStatsOf(acc[c].queue);
+    cm.jct_s = DelayStatsOf(acc[c].jct);
+    cm.time_to_first_run_s = DelayStatsOf(acc[c].ttfr);
     cm.preemptions = acc[c].preemptions;
     cm.lost_gpu_hours = acc[c].lost / 3600;
     m.by_class.push_back(std::move(cm));

@@ -17,7 +17,7 @@
 namespace paratune {
 namespace {
 
-const HardwareCatalog& Catalog() {
+const HardwareCatalog& SpeedCatalog() {
   static const HardwareCatalog c = HardwareCatalog::BuiltIn();
   return c;
 }
@@ -50,7 +50,7 @@ double StepTime(const ClusterSpec& c, int tp, int pp) {
 TEST(SpeedModel, PackedTp8IsExactlyOneAndSplitIsTheRatioOfTheSteps) {
   for (const char* gpu : {"H100", "B300"}) {
     SCOPED_TRACE(gpu);
-    const ClusterTopology topo = TopologyFromFlags(Catalog(), gpu, 4);
+    const ClusterTopology topo = TopologyFromFlags(SpeedCatalog(), gpu, 4);
     SpeedModel speed(topo);
     const Job job = ModelJob("llama-3.1-8b", 8, 8, 1);
 
@@ -68,7 +68,7 @@ TEST(SpeedModel, PackedTp8IsExactlyOneAndSplitIsTheRatioOfTheSteps) {
     EXPECT_TRUE(two.modelled);
     // Independently: the 8 ranks on the reference system, and on nodes of 4 GPUs whose NVLink
     // domain is the node, each GPU keeping its own NIC (data/gpus.toml: one NIC per GPU).
-    const ClusterSpec ref = Catalog().Cluster(gpu, 8);
+    const ClusterSpec ref = SpeedCatalog().Cluster(gpu, 8);
     ClusterSpec halves = ref;
     halves.fabric.gpus_per_node = 4;
     halves.fabric.nics_per_node = 4;
@@ -88,7 +88,7 @@ TEST(SpeedModel, PackedTp8IsExactlyOneAndSplitIsTheRatioOfTheSteps) {
 }
 
 TEST(SpeedModel, Nvl72TraysOfOneDomainKeepTpOnNvlink) {
-  const ClusterTopology topo = TopologyFromFlags(Catalog(), "GB200", 36);  // two NVL72 racks
+  const ClusterTopology topo = TopologyFromFlags(SpeedCatalog(), "GB200", 36);  // two NVL72 racks
   SpeedModel speed(topo);
   const Job job = ModelJob("llama-3.1-8b", 8, 8, 1);
   // Trays 0 and 1 share rack 0's NVLink domain: tp 8 stays on NVLink.
@@ -98,7 +98,7 @@ TEST(SpeedModel, Nvl72TraysOfOneDomainKeepTpOnNvlink) {
   EXPECT_EQ(in.note, "");
   // Trays 17 and 18 are in two racks.
   const Pricing& across = speed.Price(job, ShapeOf(topo, On({{17, 4}, {18, 4}})));
-  ClusterSpec ref = Catalog().Cluster("GB200", 8);
+  ClusterSpec ref = SpeedCatalog().Cluster("GB200", 8);
   ClusterSpec racks = ref;
   racks.fabric.nvlink_domain = 4;
   EXPECT_DOUBLE_EQ(across.slowdown, StepTime(racks, 8, 1) / StepTime(ref, 8, 1));
@@ -107,7 +107,7 @@ TEST(SpeedModel, Nvl72TraysOfOneDomainKeepTpOnNvlink) {
 }
 
 TEST(SpeedModel, PackedMfuIsTheComposedStepsMfu) {
-  const ClusterTopology topo = TopologyFromFlags(Catalog(), "H100", 2);
+  const ClusterTopology topo = TopologyFromFlags(SpeedCatalog(), "H100", 2);
   SpeedModel speed(topo);
   const Pricing& p = speed.Price(ModelJob("llama-3.1-8b", 8, 8, 1), ShapeOf(topo, On({{1, 8}})));
   Training t;
@@ -115,11 +115,11 @@ TEST(SpeedModel, PackedMfuIsTheComposedStepsMfu) {
   t.global_batch = 32;
   Layout l;
   l.tp = 8;
-  EXPECT_DOUBLE_EQ(p.mfu, ComposeStep(LoadModel("llama-3.1-8b"), Catalog().Cluster("H100", 8), t, l).estimate.mfu);
+  EXPECT_DOUBLE_EQ(p.mfu, ComposeStep(LoadModel("llama-3.1-8b"), SpeedCatalog().Cluster("H100", 8), t, l).estimate.mfu);
 }
 
 TEST(SpeedModel, NoModelOrUnpricedTypeRunsAtTraceSpeed) {
-  const HardwareCatalog& hw = Catalog();
+  const HardwareCatalog& hw = SpeedCatalog();
   const ClusterTopology topo = ReadClusterFile(
       hw, "[[nodes]]\ncount = 2\ngpu = \"H100\"\n[[nodes]]\ncount = 2\ngpu = \"T4\"\ngpus_per_node = 8\n", "c.toml");
   SpeedModel speed(topo);
@@ -143,7 +143,7 @@ TEST(SpeedModel, NoModelOrUnpricedTypeRunsAtTraceSpeed) {
 }
 
 TEST(SpeedModel, CacheHitReturnsTheSameObject) {
-  const ClusterTopology topo = TopologyFromFlags(Catalog(), "H100", 4);
+  const ClusterTopology topo = TopologyFromFlags(SpeedCatalog(), "H100", 4);
   SpeedModel speed(topo);
   Job a = ModelJob("llama-3.1-8b", 8, 8, 1);
   Job b = a;
@@ -166,7 +166,7 @@ TEST(SpeedModel, DataParallelAcrossLeavesPaysTheSpine) {
   for (double over : {2.0, 1.0}) {
     SCOPED_TRACE(over);
     const ClusterTopology topo = ReadClusterFile(
-        Catalog(),
+        SpeedCatalog(),
         "[[nodes]]\ncount = 8\ngpu = \"H100\"\nnodes_per_leaf = 2\nspine_oversubscription = " + std::to_string(over) + "\n",
         "c.toml");
     SpeedModel speed(topo);
@@ -179,7 +179,7 @@ TEST(SpeedModel, DataParallelAcrossLeavesPaysTheSpine) {
     const Pricing& out = speed.Price(job, across);
     EXPECT_EQ(in.slowdown, 1.0);
     EXPECT_EQ(in.layout, "tp 8 pp 1 dp 2");
-    ClusterSpec ref = Catalog().Cluster("H100", 16);
+    ClusterSpec ref = SpeedCatalog().Cluster("H100", 16);
     ref.fabric.nodes_per_leaf = 2;
     ref.fabric.spine_oversubscription = over;
     ClusterSpec spine = ref;
@@ -196,7 +196,7 @@ TEST(SpeedModel, DataParallelAcrossLeavesPaysTheSpine) {
 }
 
 TEST(SpeedModel, PlannersLayoutForAJobWithoutOne) {
-  const ClusterTopology topo = TopologyFromFlags(Catalog(), "H100", 4);
+  const ClusterTopology topo = TopologyFromFlags(SpeedCatalog(), "H100", 4);
   SpeedModel speed(topo);
   const Job job = ModelJob("llama-3.1-8b", 16, 0, 0);
   const auto t0 = std::chrono::steady_clock::now();
@@ -216,7 +216,7 @@ TEST(SpeedModel, PlannersLayoutForAJobWithoutOne) {
   // power-of-two group together, each with its own NIC).
   PlanRequest r;
   r.model = LoadModel("llama-3.1-8b");
-  r.cluster = Catalog().Cluster("H100", 16);
+  r.cluster = SpeedCatalog().Cluster("H100", 16);
   r.training.seq = 4096;
   r.training.global_batch = 64;
   r.top = 1;

@@ -1,3 +1,5 @@
+#include <nlohmann/json.hpp>
+
 #include "compare/prediction_json.h"
 
 namespace paratune {

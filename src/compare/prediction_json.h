@@ -2,7 +2,7 @@
 // the measured and predicted step time, MFU and GPU-time shares side by side.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "compare/prediction.h"
 

@@ -1,6 +1,7 @@
 #include "compare/prediction.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "compare/prediction_json.h"
 #include "util/test_util.h"

@@ -15,13 +15,13 @@
 namespace paratune {
 namespace {
 
-GpuSpec H100() { return HardwareCatalog::BuiltIn().Find("H100"); }
+GpuSpec H100Spec() { return HardwareCatalog::BuiltIn().Find("H100Spec"); }
 
 // 8192^3 on 132 SMs with 128x128 tiles: 4096 tiles in ceil(4096/132) = 32 waves, the last one
 // partial: 4096 / (32*132) = 0.9697 of the SMs busy on average; each tile's pipeline fill and
 // drain costs 192 of its 8192-deep reduction: 8192 / (8192 + 192).
 TEST(Compute, LargeSquareGemmWaveQuantization) {
-  const GpuSpec g = H100();
+  const GpuSpec g = H100Spec();
   const double util = 4096.0 / (32 * 132) * 8192 / (8192 + kGemmTileOverheadK);
   EXPECT_DOUBLE_EQ(GemmShapeUtilization(g, 8192, 8192, 8192), util);
   const double rate = g.bf16_flops * g.calibration.gemm_bf16 * util;
@@ -31,35 +31,35 @@ TEST(Compute, LargeSquareGemmWaveQuantization) {
 // 200 x 200 output: 2x2 tiles of 128 hold 40000 of 65536 outputs (tile quantization 0.61), and
 // with K = 256 there is no split-K: 4 tiles on 132 SMs, each 256 deep of which 192 is overhead.
 TEST(Compute, SmallGemmIsFarBelowPeak) {
-  const GpuSpec g = H100();
+  const GpuSpec g = H100Spec();
   EXPECT_DOUBLE_EQ(GemmShapeUtilization(g, 200, 200, 256), 40000.0 / 65536 * 4 / 132 * 256 / (256 + 192));
 }
 
 // 256 x 256 output, K = 8192: 4 tiles split min(floor(132/4), 8192/512) = 16 ways along K,
 // 64 tiles of 512-deep slices in one wave.
 TEST(Compute, SplitKFillsIdleSms) {
-  const GpuSpec g = H100();
+  const GpuSpec g = H100Spec();
   EXPECT_DOUBLE_EQ(GemmShapeUtilization(g, 256, 256, 8192), 64.0 / 132 * 512 / (512 + 192));
 }
 
 // A skinny GEMM (M=128 tokens, 8192x8192 weight) is bound by reading the weight from HBM:
 // roofline bytes 2*(128*8192 + 8192*8192) + 2*128*8192 over the achievable HBM bandwidth.
 TEST(Compute, SkinnyGemmIsMemoryBound) {
-  const GpuSpec g = H100();
+  const GpuSpec g = H100Spec();
   const double bytes = 2.0 * (128 * 8192 + 8192.0 * 8192) + 2.0 * 128 * 8192;
   EXPECT_DOUBLE_EQ(GemmTime(g, Precision::kBf16, 128, 8192, 8192),
                    bytes / (g.hbm_bytes_per_s * g.calibration.hbm) + kKernelOverheadS);
 }
 
 TEST(Compute, Fp8IsFasterForLargeGemms) {
-  const GpuSpec g = H100();
+  const GpuSpec g = H100Spec();
   const double bf16 = GemmTime(g, Precision::kBf16, 16384, 8192, 8192);
   const double fp8 = GemmTime(g, Precision::kFp8, 16384, 8192, 8192);
   EXPECT_NEAR(bf16 / fp8, 2.0 * g.calibration.gemm_fp8 / g.calibration.gemm_bf16, 0.01);
 }
 
 TEST(Compute, AttentionAndMemoryBound) {
-  const GpuSpec g = H100();
+  const GpuSpec g = H100Spec();
   // FlashAttention-3's ramp on Hopper (S0 = 565 at head dim 128): at 8k keys u = 8192/8757; the
   // fit reproduces the paper's causal series within 6% (627 * u(16k) / u(512) vs 616 / 292).
   const double u = 8192.0 / (8192 + 565);
@@ -171,7 +171,7 @@ TEST(Compute, GemmShapesFollowTheMeasuredB200Sweep) {
 // (FlashAttention-3 paper, Fig. 5 fits) with FlashAttention-2's ramp S0 = 385; on Ampere it is
 // the kernel the calibration describes, the same time.
 TEST(Compute, FlashAttention2OnHopperRunsAtItsPublishedShare) {
-  const GpuSpec h = H100();
+  const GpuSpec h = H100Spec();
   const double flops = 1e12, keys = 8192, d = 128;
   const double fa2 = AttentionTime(h, flops, keys, d, true);
   const double rate = h.bf16_flops * h.calibration.attention * (348.4 / 648.1) * keys / (keys + 385.0);

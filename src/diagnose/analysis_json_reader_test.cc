@@ -1,6 +1,7 @@
 #include "diagnose/analysis_json_reader.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "analysis/analysis_json.h"
 #include "trace/trace_set.h"

@@ -14,7 +14,7 @@
 namespace paratune {
 namespace {
 
-constexpr double kT0 = 1714564800;  // 2024-05-01 12:00:00 UTC
+constexpr double kStarvationT0 = 1714564800;  // 2024-05-01 12:00:00 UTC
 
 GpuTelemetry UtilCapture(int gpus, int polls, const std::function<double(int, int)>& util) {
   GpuTelemetry t;
@@ -29,7 +29,7 @@ GpuTelemetry UtilCapture(int gpus, int polls, const std::function<double(int, in
       s.line = 2 + p * gpus + g;
       s.sample = p;
       s.gpu = g;
-      s.time_s = kT0 + p + 0.002 * g;
+      s.time_s = kStarvationT0 + p + 0.002 * g;
       s.util_fraction = util(g, p);
       s.sm_clock_hz = 1980e6;
       s.max_sm_clock_hz = 1980e6;
@@ -67,7 +67,7 @@ TEST(DataStarvation, SawToothUtilisationOnEveryGpu) {
   EXPECT_EQ(f[0].where.gpus, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
   EXPECT_NEAR(f[0].where.period_s, 10.0, 1.0);
   ASSERT_EQ(f[0].where.time_ranges_s.size(), 1u);
-  EXPECT_NEAR(f[0].where.time_ranges_s[0].first, kT0, 1e-6);
+  EXPECT_NEAR(f[0].where.time_ranges_s[0].first, kStarvationT0, 1e-6);
   // Mean 0.6*0.97 + 0.4*0.05 = 0.602 of a ~0.98 high level: about 38% lost.
   EXPECT_NEAR(f[0].loss_fraction, 1 - 0.602 / 0.985, 0.02);
   EXPECT_EQ(f[0].severity, Severity::kCritical);

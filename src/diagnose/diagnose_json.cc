@@ -1,6 +1,7 @@
 #include "diagnose/diagnose_json.h"
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "util/timestamp.h"
 

@@ -2,7 +2,7 @@
 // kind, and the ranked findings with their evidence and location.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "diagnose/diagnose.h"
 

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "hardware/hardware_catalog.h"
 #include "util/error.h"

@@ -14,7 +14,7 @@ namespace {
 using testing_plan::L;
 using testing_plan::Plan;
 
-std::vector<Finding> Diagnose(const PlannedRun& p) { return testing_plan::RunRule(*MakePipelineBubbleRule(), p); }
+std::vector<Finding> DiagnoseBubble(const PlannedRun& p) { return testing_plan::RunRule(*MakePipelineBubbleRule(), p); }
 
 TEST(PipelineBubble, FourStagesWithEightMicroBatches) {
   // Llama-3.1-8B on 8 H100, tp 1, pp 4, dp 2, global batch 16: 8 micro-batches per pipeline, so
@@ -23,7 +23,7 @@ TEST(PipelineBubble, FourStagesWithEightMicroBatches) {
   const PlannedRun p = Plan("llama-3.1-8b", "H100", 8, L(1, 4), 16);
   ASSERT_EQ(p.estimate.micro_batches, 8);
   EXPECT_NEAR(p.estimate.bubble_rate, 3.0 / 11, 0.05);
-  const std::vector<Finding> f = Diagnose(p);
+  const std::vector<Finding> f = DiagnoseBubble(p);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].rule, "pipeline_bubble");
   // The best option that fits with headroom: interleaving with vp 8 (32 layers = 4 stages x 8
@@ -51,8 +51,8 @@ TEST(PipelineBubble, ControlManyMicroBatches) {
   // Global batch 256: 128 micro-batches, bubble about 3/131 = 2.3%.
   const PlannedRun p = Plan("llama-3.1-8b", "H100", 8, L(1, 4), 256);
   EXPECT_LT(p.estimate.bubble_rate, 0.03);
-  EXPECT_TRUE(Diagnose(p).empty());
-  EXPECT_TRUE(Diagnose(Plan("llama-3.1-8b", "H100", 8, L(2, 1), 16)).empty());  // no pipeline
+  EXPECT_TRUE(DiagnoseBubble(p).empty());
+  EXPECT_TRUE(DiagnoseBubble(Plan("llama-3.1-8b", "H100", 8, L(2, 1), 16)).empty());  // no pipeline
 }
 
 }  // namespace

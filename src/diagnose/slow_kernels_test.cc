@@ -60,14 +60,14 @@ RankTrace Steps(const std::string& gemm, const std::string& attention) {
   return b.Take();
 }
 
-DiagnoseInputs Inputs(RankTrace t) {
+DiagnoseInputs InputsOf(RankTrace t) {
   DiagnoseInputs in;
   in.traces.push_back(std::move(t));
   in.analysis = AnalyzeTraces(in.traces);
   return in;
 }
 
-std::vector<Finding> Diagnose(const DiagnoseInputs& in) {
+std::vector<Finding> DiagnoseSlowKernels(const DiagnoseInputs& in) {
   std::vector<Finding> out;
   MakeSlowKernelsRule()->Check(in, &out);
   return out;
@@ -75,8 +75,8 @@ std::vector<Finding> Diagnose(const DiagnoseInputs& in) {
 
 TEST(SlowKernels, Fp32GemmsAndUnfusedAttention) {
   const DiagnoseInputs in =
-      Inputs(Steps("ampere_sgemm_128x64_nn", "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>(float*)"));
-  const std::vector<Finding> f = Diagnose(in);
+      InputsOf(Steps("ampere_sgemm_128x64_nn", "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>(float*)"));
+  const std::vector<Finding> f = DiagnoseSlowKernels(in);
   ASSERT_EQ(f.size(), 2u);
   const double window = in.analysis->ranks[0].temporal.window_s;
   // Four steps kept: 16 GEMMs of 4 ms and 8 softmax kernels of 1 ms.
@@ -96,17 +96,17 @@ TEST(SlowKernels, Fp32GemmsAndUnfusedAttention) {
 }
 
 TEST(SlowKernels, ControlBf16GemmsAndFlashAttention) {
-  const DiagnoseInputs in = Inputs(Steps("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
+  const DiagnoseInputs in = InputsOf(Steps("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
                                          "void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4>>(Flash_fwd_params)"));
-  EXPECT_TRUE(Diagnose(in).empty());
-  EXPECT_TRUE(Diagnose(DiagnoseInputs{}).empty());
+  EXPECT_TRUE(DiagnoseSlowKernels(in).empty());
+  EXPECT_TRUE(DiagnoseSlowKernels(DiagnoseInputs{}).empty());
 }
 
 TEST(SlowKernels, Fp32GemmsAreJudgedOnTheGpuTheRunUsed) {
   // The GPU from --gpu (no model): an A100's FP32 is 19.5 of its 312 TFLOP/s BF16.
-  DiagnoseInputs in = Inputs(Steps("ampere_sgemm_128x64_nn", "flash_fwd_kernel"));
+  DiagnoseInputs in = InputsOf(Steps("ampere_sgemm_128x64_nn", "flash_fwd_kernel"));
   in.cluster = HardwareCatalog::BuiltIn().Cluster("A100-80GB", 8);
-  const std::vector<Finding> f = Diagnose(in);
+  const std::vector<Finding> f = DiagnoseSlowKernels(in);
   ASSERT_EQ(f.size(), 1u);
   const GpuSpec a100 = HardwareCatalog::BuiltIn().Find("A100-80GB");
   const double window = in.analysis->ranks[0].temporal.window_s;
@@ -119,8 +119,8 @@ TEST(SlowKernels, LaunchBound) {
   TraceBuilder b;
   for (int s = 0; s < 4; ++s) b.Step(s + 1, s * 2 * kMs, 2 * kMs);
   for (int k = 0; k < 300; ++k) b.Kernel("void at::native::vectorized_elementwise_kernel<4>()", 100'000 + k * 20'000, 2'000, 10'000, 5'000);
-  const DiagnoseInputs in = Inputs(b.Take());
-  const std::vector<Finding> f = Diagnose(in);
+  const DiagnoseInputs in = InputsOf(b.Take());
+  const std::vector<Finding> f = DiagnoseSlowKernels(in);
   ASSERT_EQ(f.size(), 1u);
   const RankAnalysis& r = in.analysis->ranks[0];
   EXPECT_GE(r.launch.launches, 200);
@@ -138,11 +138,11 @@ TEST(SlowKernels, ShortKernelsThatQueueAreNotLaunchBound) {
   TraceBuilder b;
   for (int s = 0; s < 4; ++s) b.Step(s + 1, s * 2 * kMs, 2 * kMs);
   for (int k = 0; k < 300; ++k) b.Kernel("void at::native::vectorized_elementwise_kernel<4>()", 500'000 + k * 20'000, 2'000, 10'000, 400'000);
-  const DiagnoseInputs in = Inputs(b.Take());
+  const DiagnoseInputs in = InputsOf(b.Take());
   const RankAnalysis& r = in.analysis->ranks[0];
   EXPECT_EQ(r.launch.short_kernels, r.launch.launches);
   EXPECT_GT(r.launch.mean_launch_delay_s, 100e-6);
-  EXPECT_TRUE(Diagnose(in).empty());
+  EXPECT_TRUE(DiagnoseSlowKernels(in).empty());
 }
 
 TEST(SlowKernels, StepSlowerThanTheCostModelWithBusyGpus) {
@@ -155,9 +155,9 @@ TEST(SlowKernels, StepSlowerThanTheCostModelWithBusyGpus) {
     b.Step(s + 1, s * step, step);
     b.Kernel("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64", s * step + 10'000, step - 20'000);
   }
-  in = Inputs(b.Take());
+  in = InputsOf(b.Take());
   in.plan = testing_plan::Plan("llama-3.1-8b", "H100", 8, testing_plan::L(2, 1));
-  const std::vector<Finding> f = Diagnose(in);
+  const std::vector<Finding> f = DiagnoseSlowKernels(in);
   ASSERT_EQ(f.size(), 1u);  // micro-batch 2 needs 84 GB: no micro-batch finding
   EXPECT_CONTAINS(f[0].title, "the step takes");
   EXPECT_NEAR(f[0].evidence[0].value, 45.0, 1e-9);
@@ -167,7 +167,7 @@ TEST(SlowKernels, StepSlowerThanTheCostModelWithBusyGpus) {
 
 TEST(SlowKernels, MicroBatchTooSmall) {
   // Llama-3.1-8B on 8 H100 with tp 8 and micro-batch 1 (25 GB): micro-batch 2 and 4 fit.
-  DiagnoseInputs in = Inputs(Steps("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n", "flash_fwd_kernel"));
+  DiagnoseInputs in = InputsOf(Steps("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n", "flash_fwd_kernel"));
   in.plan = testing_plan::Plan("llama-3.1-8b", "H100", 8, testing_plan::L(8, 1));
   const PlannedRun& p = *in.plan;
   double best = 0;
@@ -181,7 +181,7 @@ TEST(SlowKernels, MicroBatchTooSmall) {
   const double gain = 1 - p.estimate.tokens_per_s / best;
   EXPECT_GT(gain, 0.03);  // 41.2 s -> 39.4 s with micro-batch 4 on this cost model
   EXPECT_LT(gain, kMinPredictedGain);  // within the model's error: info
-  const std::vector<Finding> f = Diagnose(in);
+  const std::vector<Finding> f = DiagnoseSlowKernels(in);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_NEAR(f[0].loss_fraction, gain, 1e-12);
   EXPECT_EQ(f[0].severity, Severity::kInfo);

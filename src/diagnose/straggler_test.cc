@@ -43,7 +43,7 @@ TrainingLog DetectorLog(int reports, int slow, double slowdown) {
   return log;
 }
 
-std::vector<Finding> RunRule(const DiagnoseInputs& in) {
+std::vector<Finding> RunStragglerRule(const DiagnoseInputs& in) {
   std::vector<Finding> out;
   MakeStragglerRule()->Check(in, &out);
   return out;
@@ -52,7 +52,7 @@ std::vector<Finding> RunRule(const DiagnoseInputs& in) {
 TEST(Straggler, SlowRankInStragglerDetectorReports) {
   DiagnoseInputs in;
   in.logs.push_back(DetectorLog(20, 5, 0.08));
-  const auto out = RunRule(in);
+  const auto out = RunStragglerRule(in);
   ASSERT_EQ(out.size(), 1u);
   const Finding& f = out[0];
   EXPECT_EQ(f.rule, "straggler");
@@ -69,7 +69,7 @@ TEST(Straggler, SlowRankInStragglerDetectorReports) {
 TEST(Straggler, AFifteenPercentStragglerIsCritical) {
   DiagnoseInputs in;
   in.logs.push_back(DetectorLog(10, 2, 0.15));
-  const auto out = RunRule(in);
+  const auto out = RunStragglerRule(in);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].where.gpus, std::vector<int>{2});
   EXPECT_NEAR(out[0].loss_fraction, 1.0 - 1.0 / 1.15, 0.006);
@@ -79,13 +79,13 @@ TEST(Straggler, AFifteenPercentStragglerIsCritical) {
 TEST(Straggler, BalancedRanksAreClean) {
   DiagnoseInputs in;
   in.logs.push_back(DetectorLog(40, -1, 0));
-  EXPECT_TRUE(RunRule(in).empty());
+  EXPECT_TRUE(RunStragglerRule(in).empty());
 }
 
 TEST(Straggler, TooFewReportsSayNothing) {
   DiagnoseInputs in;
   in.logs.push_back(DetectorLog(4, 5, 0.2));
-  EXPECT_TRUE(RunRule(in).empty());
+  EXPECT_TRUE(RunStragglerRule(in).empty());
 }
 
 TEST(Straggler, BinomialTailMatchesHandValues) {
@@ -97,7 +97,7 @@ TEST(Straggler, BinomialTailMatchesHandValues) {
     log.stragglers[k].max_rtt_rank = k;
   }
   in.logs.push_back(log);
-  EXPECT_TRUE(RunRule(in).empty());
+  EXPECT_TRUE(RunStragglerRule(in).empty());
 }
 
 TEST(Straggler, FromTraceAnalysis) {
@@ -125,7 +125,7 @@ TEST(Straggler, FromTraceAnalysis) {
   a.stragglers.collectives_matched = 100;
   DiagnoseInputs in;
   in.analysis = a;
-  const auto out = RunRule(in);
+  const auto out = RunStragglerRule(in);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].where.gpus, std::vector<int>{3});
   EXPECT_DOUBLE_EQ(out[0].loss_fraction, 0.15);  // 1.5 s caused over the 10 s the median rank traced
@@ -136,7 +136,7 @@ TEST(Straggler, FromTraceAnalysis) {
 TEST(Straggler, NoStragglerInTracesSaysNothing) {
   DiagnoseInputs in;
   in.analysis = TraceAnalysis{};
-  EXPECT_TRUE(RunRule(in).empty());
+  EXPECT_TRUE(RunStragglerRule(in).empty());
 }
 
 }  // namespace

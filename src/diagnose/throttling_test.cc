@@ -9,7 +9,7 @@
 namespace paratune {
 namespace {
 
-constexpr double kT0 = 1714564800;  // 2024-05-01 12:00:00 UTC
+constexpr double kThrottlingT0 = 1714564800;  // 2024-05-01 12:00:00 UTC
 
 // An nvidia-smi capture of `gpus` GPUs polled every second: all idle (0x1, 345 MHz, 0%) for the
 // first `idle` polls, then busy at 1980 MHz of 1980, 650 W of 700, 65 C, no reason bits;
@@ -27,7 +27,7 @@ GpuTelemetry Capture(int gpus, int polls, int idle, const std::function<void(int
       s.line = 2 + p * gpus + g;
       s.sample = p;
       s.gpu = g;
-      s.time_s = kT0 + p + 0.003 * g;
+      s.time_s = kThrottlingT0 + p + 0.003 * g;
       const bool is_idle = p < idle;
       s.util_fraction = is_idle ? 0 : 0.98;
       s.sm_clock_hz = is_idle ? 345e6 : 1980e6;
@@ -44,7 +44,7 @@ GpuTelemetry Capture(int gpus, int polls, int idle, const std::function<void(int
   return t;
 }
 
-std::vector<Finding> CheckRule(const Rule& rule, const GpuTelemetry& t) {
+std::vector<Finding> CheckThrottling(const Rule& rule, const GpuTelemetry& t) {
   DiagnoseInputs in;
   in.telemetry.push_back(t);
   std::vector<Finding> out;
@@ -68,14 +68,14 @@ GpuTelemetry ThermalFault() {
 TEST(ThermalThrottling, FindsTheGpuTheRangeAndTheLoss) {
   const auto rule = MakeThermalThrottlingRule();
   EXPECT_STREQ(rule->Name(), "thermal_throttling");
-  const auto f = CheckRule(*rule, ThermalFault());
+  const auto f = CheckThrottling(*rule, ThermalFault());
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].rule, "thermal_throttling");
   EXPECT_EQ(f[0].severity, Severity::kCritical);  // 0x40 is the hardware thermal slowdown
   EXPECT_EQ(f[0].where.gpus, std::vector<int>{3});
   ASSERT_EQ(f[0].where.time_ranges_s.size(), 1u);
-  EXPECT_NEAR(f[0].where.time_ranges_s[0].first, kT0 + 200 + 0.009, 1e-6);
-  EXPECT_NEAR(f[0].where.time_ranges_s[0].second, kT0 + 399 + 0.009, 1e-6);
+  EXPECT_NEAR(f[0].where.time_ranges_s[0].first, kThrottlingT0 + 200 + 0.009, 1e-6);
+  EXPECT_NEAR(f[0].where.time_ranges_s[0].second, kThrottlingT0 + 399 + 0.009, 1e-6);
   // (1 - 1500/1980) over 200 of 600 polls.
   EXPECT_NEAR(f[0].loss_fraction, (1 - 1500.0 / 1980.0) * 200.0 / 600.0, 1e-9);
   EXPECT_NE(f[0].title.find("sw_thermal_slowdown|hw_thermal_slowdown"), std::string::npos) << f[0].title;
@@ -85,7 +85,7 @@ TEST(ThermalThrottling, FindsTheGpuTheRangeAndTheLoss) {
   EXPECT_NE(f[0].fix.find("Cool GPU 3"), std::string::npos);
   EXPECT_EQ(f[0].where.lines, std::vector<std::string>{"smi.csv:" + std::to_string(2 + 200 * 8 + 3)});
   // The power rule stays silent: no power bit.
-  EXPECT_TRUE(CheckRule(*MakePowerThrottlingRule(), ThermalFault()).empty());
+  EXPECT_TRUE(CheckThrottling(*MakePowerThrottlingRule(), ThermalFault()).empty());
 }
 
 TEST(ThermalThrottling, SoftwareSlowdownOnlyIsAWarningByItsLoss) {
@@ -95,7 +95,7 @@ TEST(ThermalThrottling, SoftwareSlowdownOnlyIsAWarningByItsLoss) {
       s.sm_clock_hz = 1800e6;
     }
   });
-  const auto f = CheckRule(*MakeThermalThrottlingRule(), t);
+  const auto f = CheckThrottling(*MakeThermalThrottlingRule(), t);
   ASSERT_EQ(f.size(), 1u);
   const double loss = (1 - 1800.0 / 1980.0) * 60.0 / 600.0;  // 0.91%
   EXPECT_NEAR(f[0].loss_fraction, loss, 1e-9);
@@ -112,19 +112,19 @@ TEST(PowerThrottling, PowerCapOnOneGpu) {
       s.power_w = 699.5;
     }
   });
-  const auto f = CheckRule(*MakePowerThrottlingRule(), t);
+  const auto f = CheckThrottling(*MakePowerThrottlingRule(), t);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].rule, "power_throttling");
   EXPECT_EQ(f[0].where.gpus, std::vector<int>{5});
   ASSERT_EQ(f[0].where.time_ranges_s.size(), 1u);
-  EXPECT_NEAR(f[0].where.time_ranges_s[0].first, kT0 + 100 + 0.015, 1e-6);
-  EXPECT_NEAR(f[0].where.time_ranges_s[0].second, kT0 + 399 + 0.015, 1e-6);
+  EXPECT_NEAR(f[0].where.time_ranges_s[0].first, kThrottlingT0 + 100 + 0.015, 1e-6);
+  EXPECT_NEAR(f[0].where.time_ranges_s[0].second, kThrottlingT0 + 399 + 0.015, 1e-6);
   // 294 of the 300 polls at 1700 MHz (polls 107, 157, ..., 357 at 1980 MHz).
   const double loss = (1 - 1700.0 / 1980.0) * 294.0 / 600.0;
   EXPECT_NEAR(f[0].loss_fraction, loss, 1e-9);
   EXPECT_EQ(f[0].severity, Severity::kWarning);
   EXPECT_NE(f[0].message.find("700 W of its 700 W limit"), std::string::npos) << f[0].message;
-  EXPECT_TRUE(CheckRule(*MakeThermalThrottlingRule(), t).empty());
+  EXPECT_TRUE(CheckThrottling(*MakeThermalThrottlingRule(), t).empty());
 }
 
 TEST(PowerThrottling, PowerBrakeIsCriticalAndTwoGpusShareTheSlowestClock) {
@@ -132,7 +132,7 @@ TEST(PowerThrottling, PowerBrakeIsCriticalAndTwoGpusShareTheSlowestClock) {
     if (g == 0 && p >= 10 && p < 20) s.reasons = 0x80, s.sm_clock_hz = 990e6;
     if (g == 2 && p >= 15 && p < 30) s.reasons = 0x4, s.sm_clock_hz = 1485e6;
   });
-  const auto f = CheckRule(*MakePowerThrottlingRule(), t);
+  const auto f = CheckThrottling(*MakePowerThrottlingRule(), t);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].severity, Severity::kCritical);
   EXPECT_EQ(f[0].where.gpus, (std::vector<int>{0, 2}));
@@ -144,8 +144,8 @@ TEST(PowerThrottling, PowerBrakeIsCriticalAndTwoGpusShareTheSlowestClock) {
 TEST(Throttling, CleanCaptureWithIdleStartIsSilent) {
   // 0x1 (GPU idle) at a low clock is not throttling.
   const auto t = Capture(8, 600, 60);
-  EXPECT_TRUE(CheckRule(*MakeThermalThrottlingRule(), t).empty());
-  EXPECT_TRUE(CheckRule(*MakePowerThrottlingRule(), t).empty());
+  EXPECT_TRUE(CheckThrottling(*MakeThermalThrottlingRule(), t).empty());
+  EXPECT_TRUE(CheckThrottling(*MakePowerThrottlingRule(), t).empty());
 }
 
 TEST(Throttling, TransientsAreNotSustained) {
@@ -154,8 +154,8 @@ TEST(Throttling, TransientsAreNotSustained) {
     if (g == 1 && (p == 40 || p == 41)) s.reasons = 0x4, s.sm_clock_hz = 1700e6;
     if (g == 0 && p == 70) s.reasons = 0x20, s.sm_clock_hz = 1600e6;
   });
-  EXPECT_TRUE(CheckRule(*MakePowerThrottlingRule(), t).empty());
-  EXPECT_TRUE(CheckRule(*MakeThermalThrottlingRule(), t).empty());
+  EXPECT_TRUE(CheckThrottling(*MakePowerThrottlingRule(), t).empty());
+  EXPECT_TRUE(CheckThrottling(*MakeThermalThrottlingRule(), t).empty());
 }
 
 TEST(Throttling, ReferenceFallsBackToClocksMax) {
@@ -164,7 +164,7 @@ TEST(Throttling, ReferenceFallsBackToClocksMax) {
     s.reasons = 0x4;
     s.sm_clock_hz = 1584e6;
   });
-  const auto f = CheckRule(*MakePowerThrottlingRule(), t);
+  const auto f = CheckThrottling(*MakePowerThrottlingRule(), t);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_NEAR(f[0].loss_fraction, 1 - 1584.0 / 1980.0, 1e-9);  // 0.2
   EXPECT_NE(f[0].message.find("(clocks.max.sm)"), std::string::npos) << f[0].message;
@@ -173,10 +173,10 @@ TEST(Throttling, ReferenceFallsBackToClocksMax) {
 TEST(Throttling, SilentWithoutReasonBitsOrForDcgmi) {
   auto t = ThermalFault();
   for (auto& s : t.samples) s.reasons_known = false;
-  EXPECT_TRUE(CheckRule(*MakeThermalThrottlingRule(), t).empty());
+  EXPECT_TRUE(CheckThrottling(*MakeThermalThrottlingRule(), t).empty());
   auto d = ThermalFault();
   d.source = TelemetrySource::kDcgmiDmon;
-  EXPECT_TRUE(CheckRule(*MakeThermalThrottlingRule(), d).empty());
+  EXPECT_TRUE(CheckThrottling(*MakeThermalThrottlingRule(), d).empty());
   DiagnoseInputs none;
   std::vector<Finding> out;
   MakeThermalThrottlingRule()->Check(none, &out);
@@ -195,11 +195,11 @@ TEST(Throttling, ReadsARealFormatCapture) {
              std::to_string(g) + ", 99 %, " + (hot ? "1410" : "1980") + " MHz, 1980 MHz, 600.00 W, 700.00 W, " + (hot ? "92" : "70") +
              ", " + (hot ? "0x0000000000000040" : "0x0000000000000000") + "\n";
     }
-  const auto f = CheckRule(*MakeThermalThrottlingRule(), ParseGpuTelemetry(csv, "real.csv"));
+  const auto f = CheckThrottling(*MakeThermalThrottlingRule(), ParseGpuTelemetry(csv, "real.csv"));
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].where.gpus, std::vector<int>{1});
-  EXPECT_NEAR(f[0].where.time_ranges_s[0].first, kT0 + 10.101, 1e-6);
-  EXPECT_NEAR(f[0].where.time_ranges_s[0].second, kT0 + 19.101, 1e-6);
+  EXPECT_NEAR(f[0].where.time_ranges_s[0].first, kThrottlingT0 + 10.101, 1e-6);
+  EXPECT_NEAR(f[0].where.time_ranges_s[0].second, kThrottlingT0 + 19.101, 1e-6);
   EXPECT_NEAR(f[0].loss_fraction, (1 - 1410.0 / 1980.0) * 10.0 / 30.0, 1e-9);
   EXPECT_EQ(f[0].severity, Severity::kCritical);
 }

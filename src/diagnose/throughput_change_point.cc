@@ -182,7 +182,7 @@ std::string When(const IterationRecord& r) {
   return s;
 }
 
-std::string Line(const TrainingLog& log, const IterationRecord& r) { return fmt::format("{}:{}", log.path, r.line); }
+std::string LogLine(const TrainingLog& log, const IterationRecord& r) { return fmt::format("{}:{}", log.path, r.line); }
 
 void AddTimeRange(FindingWhere* w, const IterationRecord& a, const IterationRecord& b) {
   if (std::isfinite(a.time_s) && std::isfinite(b.time_s)) w->time_ranges_s.push_back({a.time_s, b.time_s});
@@ -240,9 +240,9 @@ void CheckRun(const TrainingLog& log, Metric m, const Run& run, std::vector<Find
                    "`paratune diagnose` with the log to have it checked."
                  : "Nothing to fix if the rise is expected (e.g. after a restart on better nodes); otherwise the "
                    "slower part before it is the one to explain.";
-    f.evidence = {{"relative step", c.relative_step, "fraction", Line(log, at)},
-                  {"throughput before", c.mean_before * info.to_si, info.unit, Line(log, before)},
-                  {"throughput after", c.mean_after * info.to_si, info.unit, Line(log, at)},
+    f.evidence = {{"relative step", c.relative_step, "fraction", LogLine(log, at)},
+                  {"throughput before", c.mean_before * info.to_si, info.unit, LogLine(log, before)},
+                  {"throughput after", c.mean_after * info.to_si, info.unit, LogLine(log, at)},
                   {"share of logged time at the new level", share, "fraction", log.path},
                   noise_sigma,
                   noise_rho};
@@ -251,7 +251,7 @@ void CheckRun(const TrainingLog& log, Metric m, const Run& run, std::vector<Find
     // line before it to the end of the new level.
     if (at.iteration >= 0) f.where.iterations.push_back(before.iteration >= 0 ? before.iteration + 1 : at.iteration);
     AddTimeRange(&f.where, before, *run.records[end]);
-    f.where.lines.push_back(Line(log, at));
+    f.where.lines.push_back(LogLine(log, at));
     out->push_back(std::move(f));
   }
 
@@ -285,7 +285,7 @@ void CheckRun(const TrainingLog& log, Metric m, const Run& run, std::vector<Find
                   noise_rho};
     if (first.iteration >= 0) f.where.iterations = {first.iteration, last.iteration};
     AddTimeRange(&f.where, first, last);
-    f.where.lines = {Line(log, first), Line(log, last)};
+    f.where.lines = {LogLine(log, first), LogLine(log, last)};
     out->push_back(std::move(f));
   }
 }

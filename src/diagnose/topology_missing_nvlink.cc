@@ -16,7 +16,7 @@ struct Pair {
   int a, b;
 };
 
-std::string Line(const TopologyMatrix& m, int device) {
+std::string MatrixLine(const TopologyMatrix& m, int device) {
   return m.path + ":" + std::to_string(m.row_lines[device]);
 }
 
@@ -87,8 +87,8 @@ void CheckNvlink(const TopologyMatrix& m, const DiagnoseInputs& in, std::vector<
       const std::string kind = TopoLinkText(m.links[p.a][p.b]);
       if (list.size() < 400) list += fmt::format("{}{}-{} {}", list.empty() ? "" : ", ", m.devices[p.a], m.devices[p.b], kind);
       f.evidence.push_back({fmt::format("{}-{} link", m.devices[p.a], m.devices[p.b]), static_cast<double>(TopoLinkDistance(m.links[p.a][p.b].kind)),
-                            kind + " (distance: 1 NV# .. 6 SYS)", Line(m, p.a)});
-      f.where.lines.push_back(Line(m, p.a));
+                            kind + " (distance: 1 NV# .. 6 SYS)", MatrixLine(m, p.a)});
+      f.where.lines.push_back(MatrixLine(m, p.a));
     }
     f.where.gpus = isolated;
     std::sort(f.where.lines.begin(), f.where.lines.end());
@@ -133,15 +133,15 @@ void CheckNvlink(const TopologyMatrix& m, const DiagnoseInputs& in, std::vector<
       for (int j = 0; j < g; ++j)
         if (m.links[i][j].kind == TopoLinkKind::kNvlink) fewest = std::min(fewest, m.links[i][j].nvlinks);
       list += fmt::format("{}{} NV{}", list.empty() ? "" : ", ", m.devices[i], fewest);
-      f.evidence.push_back({m.devices[i] + " NVLinks to its peers (fewest)", static_cast<double>(fewest), "links", Line(m, i)});
-      f.where.lines.push_back(Line(m, i));
+      f.evidence.push_back({m.devices[i] + " NVLinks to its peers (fewest)", static_cast<double>(fewest), "links", MatrixLine(m, i)});
+      f.where.lines.push_back(MatrixLine(m, i));
     }
     for (const auto& p : narrow_pairs) {
       f.where.gpu_pairs.push_back({p.a, p.b});
       list += fmt::format("{}{}-{} NV{}", list.empty() ? "" : ", ", m.devices[p.a], m.devices[p.b], m.links[p.a][p.b].nvlinks);
       f.evidence.push_back({fmt::format("{}-{} NVLinks", m.devices[p.a], m.devices[p.b]), static_cast<double>(m.links[p.a][p.b].nvlinks),
-                            "links", Line(m, p.a)});
-      f.where.lines.push_back(Line(m, p.a));
+                            "links", MatrixLine(m, p.a)});
+      f.where.lines.push_back(MatrixLine(m, p.a));
     }
     f.evidence.push_back({"NVLinks per pair elsewhere", static_cast<double>(modal), "links", m.path});
     f.title = fmt::format("Fewer NVLinks than the NV{} of the other pairs: {}", modal, list);
@@ -201,8 +201,8 @@ void CheckNics(const TopologyMatrix& m, std::vector<Finding>* out) {
     const std::string kind = TopoLinkText(m.links[i][n]);
     if (list.size() < 400) list += fmt::format("{}{} -> {} {}", list.empty() ? "" : ", ", m.devices[i], nic, kind);
     f.evidence.push_back({m.devices[i] + " nearest NIC " + nic, static_cast<double>(TopoLinkDistance(m.links[i][n].kind)),
-                          kind + " (distance: 2 PIX .. 6 SYS)", Line(m, i)});
-    f.where.lines.push_back(Line(m, i));
+                          kind + " (distance: 2 PIX .. 6 SYS)", MatrixLine(m, i)});
+    f.where.lines.push_back(MatrixLine(m, i));
   }
   f.title = fmt::format("{} GPU{} with no NIC behind the same PCIe switch ({})", far.size(), far.size() == 1 ? "" : "s", list);
   f.message = fmt::format(

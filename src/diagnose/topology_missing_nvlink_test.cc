@@ -39,7 +39,7 @@ std::string RailNic(int g, int i, int j) {
   return (gpu < g / 2) == (nic < g / 2) ? "NODE" : "SYS";
 }
 
-std::vector<Finding> CheckRule(const std::string& text, const DiagnoseInputs& base = {}) {
+std::vector<Finding> CheckTopology(const std::string& text, const DiagnoseInputs& base = {}) {
   DiagnoseInputs in = base;
   in.topologies.push_back(ParseTopologyMatrix(text, "topo.txt"));
   std::vector<Finding> out;
@@ -54,14 +54,14 @@ bool AnyWarning(const std::vector<Finding>& f) {
 }
 
 TEST(TopologyMissingNvlink, FullNv18WithRailNicsIsAllClear) {
-  const auto out = CheckRule(Matrix(8, 8, [](int i, int j) { return i < 8 && j < 8 ? std::string("NV18") : RailNic(8, i, j); }));
+  const auto out = CheckTopology(Matrix(8, 8, [](int i, int j) { return i < 8 && j < 8 ? std::string("NV18") : RailNic(8, i, j); }));
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].severity, Severity::kInfo);
   EXPECT_EQ(out[0].title, "Full NVLink: all 28 pairs of the 8 GPUs NV18");
 }
 
 TEST(TopologyMissingNvlink, OneSysPairIsCritical) {
-  const auto out = CheckRule(Matrix(8, 8, [](int i, int j) {
+  const auto out = CheckTopology(Matrix(8, 8, [](int i, int j) {
     if (i < 8 && j < 8) return (i == 2 && j == 5) || (i == 5 && j == 2) ? std::string("SYS") : std::string("NV18");
     return RailNic(8, i, j);
   }));
@@ -77,7 +77,7 @@ TEST(TopologyMissingNvlink, OneSysPairIsCritical) {
 
 TEST(TopologyMissingNvlink, AGpuThatLostEveryNvlink) {
   // GPU6 reaches its peers over PCIe only: no GPU reaches all 7 others, 6 of them reach 6.
-  const auto out = CheckRule(Matrix(8, 0, [](int i, int j) { return i == 6 || j == 6 ? std::string("PXB") : std::string("NV12"); }));
+  const auto out = CheckTopology(Matrix(8, 0, [](int i, int j) { return i == 6 || j == 6 ? std::string("PXB") : std::string("NV12"); }));
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].severity, Severity::kCritical);
   EXPECT_EQ(out[0].where.gpu_pairs.size(), 7u);
@@ -85,7 +85,7 @@ TEST(TopologyMissingNvlink, AGpuThatLostEveryNvlink) {
 }
 
 TEST(TopologyMissingNvlink, AGpuWithFewerNvlinks) {
-  const auto out = CheckRule(Matrix(8, 0, [](int i, int j) { return i == 3 || j == 3 ? std::string("NV17") : std::string("NV18"); }));
+  const auto out = CheckTopology(Matrix(8, 0, [](int i, int j) { return i == 3 || j == 3 ? std::string("NV17") : std::string("NV18"); }));
   ASSERT_EQ(out.size(), 1u);
   const Finding& f = out[0];
   EXPECT_EQ(f.severity, Severity::kCritical);
@@ -95,7 +95,7 @@ TEST(TopologyMissingNvlink, AGpuWithFewerNvlinks) {
 }
 
 TEST(TopologyMissingNvlink, OneNarrowPair) {
-  const auto out = CheckRule(Matrix(4, 0, [](int i, int j) { return (i == 0 && j == 1) || (i == 1 && j == 0) ? std::string("NV2") : std::string("NV4"); }));
+  const auto out = CheckTopology(Matrix(4, 0, [](int i, int j) { return (i == 0 && j == 1) || (i == 1 && j == 0) ? std::string("NV2") : std::string("NV4"); }));
   ASSERT_EQ(out.size(), 1u);
   EXPECT_TRUE(out[0].where.gpus.empty());
   EXPECT_EQ(out[0].where.gpu_pairs, (std::vector<std::pair<int, int>>{{0, 1}}));
@@ -109,10 +109,10 @@ TEST(TopologyMissingNvlink, PartialMeshesAndPcieServersAreInfo) {
     if (same_quad) return (b - a == 2) ? std::string("NV1") : std::string("NV2");
     return b - a == 4 ? std::string("NV2") : std::string("SYS");
   };
-  auto out = CheckRule(Matrix(8, 0, dgx1));
+  auto out = CheckTopology(Matrix(8, 0, dgx1));
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].severity, Severity::kInfo);
-  out = CheckRule(Matrix(4, 0, [](int, int) { return std::string("PHB"); }));
+  out = CheckTopology(Matrix(4, 0, [](int, int) { return std::string("PHB"); }));
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].severity, Severity::kInfo);
   EXPECT_EQ(out[0].title, "4 GPUs without NVLink (PCIe only)");
@@ -121,7 +121,7 @@ TEST(TopologyMissingNvlink, PartialMeshesAndPcieServersAreInfo) {
   PlannedRun p;
   p.cluster = HardwareCatalog::BuiltIn().Cluster("H100", 8);
   planned.plan = p;
-  out = CheckRule(Matrix(4, 0, [](int, int) { return std::string("PHB"); }), planned);
+  out = CheckTopology(Matrix(4, 0, [](int, int) { return std::string("PHB"); }), planned);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].severity, Severity::kCritical);
   EXPECT_EQ(out[0].where.gpu_pairs.size(), 6u);
@@ -129,7 +129,7 @@ TEST(TopologyMissingNvlink, PartialMeshesAndPcieServersAreInfo) {
 
 TEST(TopologyMissingNvlink, GpuWhoseNearestNicIsAcrossTheSocket) {
   // NIC5 is plugged on the other socket: GPU5 reaches no NIC closer than NODE/SYS.
-  const auto out = CheckRule(Matrix(8, 8, [](int i, int j) {
+  const auto out = CheckTopology(Matrix(8, 8, [](int i, int j) {
     if (i < 8 && j < 8) return std::string("NV18");
     const int gpu = i < 8 ? i : j, nic = (i < 8 ? j : i) - 8;
     if (i >= 8 && j >= 8) return std::string("SYS");
@@ -146,7 +146,7 @@ TEST(TopologyMissingNvlink, GpuWhoseNearestNicIsAcrossTheSocket) {
 
 TEST(TopologyMissingNvlink, FewerNicsThanGpusIsByDesign) {
   // Four NICs for eight GPUs (NIC k next to GPU 2k): NCCL's PXN forwards the others over NVLink.
-  const auto out = CheckRule(Matrix(8, 4, [](int i, int j) {
+  const auto out = CheckTopology(Matrix(8, 4, [](int i, int j) {
     if (i < 8 && j < 8) return std::string("NV18");
     if (i >= 8 && j >= 8) return std::string("SYS");
     const int gpu = i < 8 ? i : j, nic = (i < 8 ? j : i) - 8;

@@ -11,13 +11,13 @@ namespace {
 using testing_plan::L;
 using testing_plan::Plan;
 
-std::vector<Finding> Diagnose(const PlannedRun& p) { return testing_plan::RunRule(*MakeTpTooLargeRule(), p); }
+std::vector<Finding> DiagnoseTpTooLarge(const PlannedRun& p) { return testing_plan::RunRule(*MakeTpTooLargeRule(), p); }
 
 TEST(TpTooLarge, Llama8bOnOneNodeWithTp8IsFasterWithTp2) {
   // Llama-3.1-8B on 8 H100, global batch 256 x 8192: tp 8 spends a fifth of the step in exposed
   // TP all-reduces; tp 2 x dp 4 fits (62 GB of 80) and tp 1 needs recomputation or a pipeline.
   const PlannedRun p = Plan("llama-3.1-8b", "H100", 8, L(8, 1));
-  const std::vector<Finding> f = Diagnose(p);
+  const std::vector<Finding> f = DiagnoseTpTooLarge(p);
   ASSERT_EQ(f.size(), 1u);
   const Estimate tp2 = EstimateStep(p.model, p.cluster, p.training, L(2, 1));
   EXPECT_TRUE(FitsWithHeadroom(tp2));
@@ -33,8 +33,8 @@ TEST(TpTooLarge, Llama8bOnOneNodeWithTp8IsFasterWithTp2) {
 TEST(TpTooLarge, ControlTp2IsAlreadyTheBestSmallerTpLayout) {
   // tp 1: pp 1 does not fit without recomputation, with full recomputation it is slower
   // (40.8 s), and tp 1 x pp 2 (33.4 s) is slower than tp 2 (32.6 s).
-  EXPECT_TRUE(Diagnose(Plan("llama-3.1-8b", "H100", 8, L(2, 1))).empty());
-  EXPECT_TRUE(Diagnose(Plan("llama-3.1-8b", "H100", 8, L(1, 1, Recompute::kFull))).empty());  // no smaller tp
+  EXPECT_TRUE(DiagnoseTpTooLarge(Plan("llama-3.1-8b", "H100", 8, L(2, 1))).empty());
+  EXPECT_TRUE(DiagnoseTpTooLarge(Plan("llama-3.1-8b", "H100", 8, L(1, 1, Recompute::kFull))).empty());  // no smaller tp
 }
 
 TEST(TpTooLarge, SilentWithoutAPlan) {

@@ -18,7 +18,7 @@ namespace paratune {
 namespace {
 
 // section.key -> "int", "float", "bool", "string", "string-list", or "choice:a|b".
-const std::map<std::string, std::string>& VerifiedKeys() {
+const std::map<std::string, std::string>& VerifiedTitanKeys() {
   static const std::map<std::string, std::string> k = {
       {"job.description", "string"},
       {"job.dump_folder", "string"},
@@ -61,8 +61,8 @@ void CheckTable(const toml::table& t, const std::string& prefix) {
       CheckTable(*node.as_table(), name);
       continue;
     }
-    const auto it = VerifiedKeys().find(name);
-    ASSERT_NE(it, VerifiedKeys().end()) << "not a verified torchtitan key: " << name;
+    const auto it = VerifiedTitanKeys().find(name);
+    ASSERT_NE(it, VerifiedTitanKeys().end()) << "not a verified torchtitan key: " << name;
     const std::string& type = it->second;
     if (type == "int") {
       EXPECT_TRUE(node.is_integer()) << name;
@@ -129,7 +129,7 @@ TEST(EmitTorchtitan, ZeroOneIsNotedAsNotExpressible) {
   EXPECT_TRUE(noted);
 }
 
-std::string AllNotes(const Emitted& e) {
+std::string AllTitanNotes(const Emitted& e) {
   std::string all;
   for (const std::string& n : e.notes) all += n + "\n";
   return all;
@@ -180,7 +180,7 @@ TEST(EmitTorchtitan, EveryCatalogModelNamesItsFlavorOrNotes) {
     const toml::table t = toml::parse(e.text);
     const std::string name = t["model"]["name"].value_or<std::string>("");
     const std::string flavor = t["model"]["flavor"].value_or<std::string>("");
-    const std::string notes = AllNotes(e);
+    const std::string notes = AllTitanNotes(e);
     const auto it = ExpectedFlavors().find(id);
     if (it == ExpectedFlavors().end()) {
       EXPECT_FALSE(TorchtitanFlavorModel(name, flavor).has_value()) << name << " " << flavor;
@@ -219,10 +219,10 @@ TEST(EmitTorchtitan, FlavorModelsAndDeepseekYarnNote) {
   EXPECT_FALSE(TorchtitanFlavorModel("llama3", "13B").has_value());
   // DeepSeek-V3 at 4096 tokens: torchtitan skips YaRN up to original_seq_len.
   const Emitted short_seq = EmitTorchtitan(testing_util::CatalogCase("deepseek-v3"));
-  EXPECT_CONTAINS(AllNotes(short_seq), "applies YaRN only when training.seq_len exceeds original_seq_len 4096");
+  EXPECT_CONTAINS(AllTitanNotes(short_seq), "applies YaRN only when training.seq_len exceeds original_seq_len 4096");
   EmitInput in = testing_util::CatalogCase("deepseek-v3");
   in.training.seq = 8192;
-  EXPECT_EQ(AllNotes(EmitTorchtitan(in)).find("applies YaRN only"), std::string::npos);
+  EXPECT_EQ(AllTitanNotes(EmitTorchtitan(in)).find("applies YaRN only"), std::string::npos);
 }
 
 // Issue 9, item 3: one FP8 recipe (float8 tensorwise) on Hopper and Blackwell alike.

@@ -1,3 +1,5 @@
+#include <nlohmann/json.hpp>
+
 #include "hardware/hardware_json.h"
 
 namespace paratune {

@@ -2,7 +2,7 @@
 // its chip figures and its reference system's fabric, and every named fabric.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "hardware/hardware_catalog.h"
 

@@ -1,3 +1,5 @@
+#include <nlohmann/json.hpp>
+
 #include "model/catalog_json.h"
 
 #include "model/catalog.h"

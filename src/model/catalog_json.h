@@ -2,7 +2,7 @@
 // model with its shape and parameter counts.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 namespace paratune {
 

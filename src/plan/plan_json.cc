@@ -1,5 +1,6 @@
 #include "plan/plan_json.h"
 
+#include <nlohmann/json.hpp>
 #include <utility>
 
 #include "step/estimate_json.h"

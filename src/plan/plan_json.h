@@ -1,7 +1,7 @@
 // The JSON form of a plan, schema "paratune.plan/1" (docs/json.md).
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <optional>
 

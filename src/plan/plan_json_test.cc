@@ -3,6 +3,7 @@
 #include "plan/plan_json.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "hardware/hardware_catalog.h"
 #include "model/catalog.h"

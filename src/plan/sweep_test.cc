@@ -11,7 +11,7 @@
 namespace paratune {
 namespace {
 
-PlanRequest Request() {
+PlanRequest SweepRequest() {
   PlanRequest r;
   r.model = LoadModel("llama-3.1-8b");
   r.cluster = HardwareCatalog::BuiltIn().Cluster("H100", 8);
@@ -23,7 +23,7 @@ PlanRequest Request() {
 // The unpinned search takes the best over every tp, so the sweep's best point is the plan's
 // winner, and each point keeps the value it pins.
 TEST(Sweep, TheBestPointOfATpSweepIsThePlansWinner) {
-  const PlanRequest r = Request();
+  const PlanRequest r = SweepRequest();
   const SweepResult s = Sweep(r, SweepKnob::kTp);
   ASSERT_EQ(s.points.size(), 4u);  // 1, 2, 4, 8
   double best = 0;
@@ -38,7 +38,7 @@ TEST(Sweep, TheBestPointOfATpSweepIsThePlansWinner) {
 }
 
 TEST(Sweep, RecomputeAndPrecisionPinTheirValue) {
-  const PlanRequest r = Request();
+  const PlanRequest r = SweepRequest();
   const SweepResult rc = Sweep(r, SweepKnob::kRecompute);
   ASSERT_EQ(rc.points.size(), 3u);
   EXPECT_EQ(rc.points[2].value, "full");

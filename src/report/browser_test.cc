@@ -243,7 +243,7 @@ std::optional<PageLoad> Load(const std::string& url, int width = 320, int height
   return page;
 }
 
-size_t Count(const std::string& hay, const std::string& needle) {
+size_t CountIn(const std::string& hay, const std::string& needle) {
   size_t n = 0;
   for (size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1)) ++n;
   return n;
@@ -692,7 +692,7 @@ TEST(Chromium, LoopbackHttpPageLoads) {
   ASSERT_TRUE(page);
   EXPECT_EQ(page->console_errors, std::vector<std::string>{});
   EXPECT_EQ(page->requests, std::vector<std::string>{});
-  EXPECT_EQ(Count(page->dom, "<rect class=\"bar\""), 2u);
+  EXPECT_EQ(CountIn(page->dom, "<rect class=\"bar\""), 2u);
   EXPECT_FALSE(page->screenshot_blank);
   EXPECT_EQ(page->http_status, 200);
   ASSERT_TRUE(missing);

@@ -21,7 +21,7 @@ std::string Figure(const std::string& html, const std::string& id) {
   return html.substr(start, end - start);
 }
 
-int Count(const std::string& s, const std::string& needle) {
+int CountOf(const std::string& s, const std::string& needle) {
   int n = 0;
   for (size_t p = s.find(needle); p != std::string::npos; p = s.find(needle, p + needle.size())) ++n;
   return n;
@@ -90,7 +90,7 @@ TEST(Report, PlanChartsHaveOneBarPerRankedLayoutWithItsValue) {
   EXPECT_EQ(BarValues(Figure(html, "plan-json-plan-mfu")), (std::vector<double>{0.5, 0.375, 0.25}));
   const std::string mem = Figure(html, "plan-json-plan-memory");
   EXPECT_EQ(BarValues(mem), (std::vector<double>{40e9, 50e9, 60e9}));
-  EXPECT_EQ(Count(mem, "class=\"reference\""), 1);
+  EXPECT_EQ(CountOf(mem, "class=\"reference\""), 1);
   EXPECT_NE(mem.find("data-value=\"76000000000\""), std::string::npos);
   EXPECT_NE(html.find("less TP communication"), std::string::npos);
   // The winner's estimate charts follow.
@@ -136,9 +136,9 @@ TEST(Report, SimulateGanttHasOneRowPerStage) {
   const std::string html = Render(sim, "s.json");
   const std::string g = Figure(html, "s-json-simulate-gantt");
   ASSERT_FALSE(g.empty());
-  EXPECT_EQ(Count(g, "class=\"gantt-row\""), 4);
-  EXPECT_EQ(Count(g, "class=\"span\" data-category=\"forward\""), 16);
-  EXPECT_EQ(Count(g, "class=\"span\" data-category=\"backward\""), 16);
+  EXPECT_EQ(CountOf(g, "class=\"gantt-row\""), 4);
+  EXPECT_EQ(CountOf(g, "class=\"span\" data-category=\"forward\""), 16);
+  EXPECT_EQ(CountOf(g, "class=\"span\" data-category=\"backward\""), 16);
   EXPECT_NE(g.find("data-row=\"stage 3\""), std::string::npos);
 }
 
@@ -165,7 +165,7 @@ TEST(Report, ClusterChartsComparePolicies) {
   const std::string util = Figure(html, "c-json-cluster-utilization");
   EXPECT_NE(util.find("data-series=\"goodput\" data-category=\"topo\" data-value=\"0.75\""), std::string::npos);
   const std::string alloc = Figure(html, "c-json-cluster-allocated");
-  EXPECT_EQ(Count(alloc, "class=\"series\""), 2);
+  EXPECT_EQ(CountOf(alloc, "class=\"series\""), 2);
   EXPECT_FALSE(Figure(html, "c-json-cluster-cdf-production").empty());
   EXPECT_TRUE(Figure(html, "c-json-cluster-cdf-experimental").empty());
 }
@@ -179,7 +179,7 @@ TEST(Report, CompareListsWhatMoved) {
   EXPECT_NE(html.find("throughput.step_time_s"), std::string::npos);
   // tp_comm_s moved by 4x: it is listed before the step time (relative change 0.75 vs 0.16).
   EXPECT_LT(html.find("time.tp_comm_s"), html.find("throughput.step_time_s"));
-  EXPECT_EQ(Count(html, "class=\"side\""), 2);
+  EXPECT_EQ(CountOf(html, "class=\"side\""), 2);
 }
 
 // paratune.analyze/1 with two ranks' collectives: the bus bandwidth chart shows the mean over
@@ -208,14 +208,14 @@ TEST(Report, AnalyzeBusBandwidthBesideItsCeiling) {
   ASSERT_FALSE(fig.empty());
   // Categories all_reduce, all_to_all; per category busbw then ceiling.
   EXPECT_EQ(BarValues(fig), (std::vector<double>{310e9, 370e9, 60e9, 96e9}));
-  EXPECT_EQ(Count(fig, "class=\"bar\" data-series=\"ceiling\""), 2);  // the bars (the legend names it too)
+  EXPECT_EQ(CountOf(fig, "class=\"bar\" data-series=\"ceiling\""), 2);  // the bars (the legend names it too)
   EXPECT_NE(fig.find(">ceiling (B/s)</th>"), std::string::npos);  // the data table's column
   EXPECT_EQ(html.find("ceiling not given"), std::string::npos);
   // Without the ceiling: the busbw bars alone and the note.
   const std::string none = Render(Analyze(false), "an.json");
   const std::string nf = Figure(none, "an-json-analyze-busbw");
   EXPECT_EQ(BarValues(nf), (std::vector<double>{310e9, 60e9}));
-  EXPECT_EQ(Count(nf, "data-series=\"ceiling\""), 0);
+  EXPECT_EQ(CountOf(nf, "data-series=\"ceiling\""), 0);
   EXPECT_NE(none.find("ceiling not given (pass --gpu to analyze)"), std::string::npos);
 }
 

@@ -1,6 +1,7 @@
 #include "runs/published_run_record.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "step/estimate.h"
 #include "step/estimate_json.h"

@@ -1,3 +1,5 @@
+#include <nlohmann/json.hpp>
+
 #include "step/estimate_json.h"
 
 namespace paratune {

@@ -2,7 +2,7 @@
 // their unit (_s, _bytes, _per_s); values are SI.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <optional>
 

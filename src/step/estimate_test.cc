@@ -17,11 +17,11 @@
 namespace paratune {
 namespace {
 
-ClusterSpec Cluster(const std::string& gpu, int gpus) { return HardwareCatalog::BuiltIn().Cluster(gpu, gpus); }
+ClusterSpec ClusterOf(const std::string& gpu, int gpus) { return HardwareCatalog::BuiltIn().Cluster(gpu, gpus); }
 
 TEST(Estimate, DefaultScenarioIsConsistent) {
   const ModelSpec m = LoadModel(kDefaultModel);
-  const ClusterSpec c = Cluster(kDefaultGpu, kDefaultNodes * 8);
+  const ClusterSpec c = ClusterOf(kDefaultGpu, kDefaultNodes * 8);
   const Estimate e = EstimateStep(m, c, DefaultTraining(), DefaultLayout());
   EXPECT_EQ(e.gpus, 32);
   EXPECT_EQ(e.layout.dp, 8);
@@ -52,7 +52,7 @@ TEST(Estimate, BubbleFollowsClosedForm) {
     l.pp = 8;
     l.vp = vp;
     Training t{4096, 64, Precision::kBf16};
-    const Estimate e = EstimateStep(m, Cluster("H100", 128), t, l);
+    const Estimate e = EstimateStep(m, ClusterOf("H100", 128), t, l);
     ASSERT_EQ(e.micro_batches, 32);
     const double ideal = e.time.total() - e.time.bubble_s - e.time.pp_s - e.time.dp_s - e.time.optimizer_s;
     EXPECT_NEAR(e.time.bubble_s / ideal, 7.0 / (vp * 32), 0.01 * 7.0 / (vp * 32)) << "vp " << vp;
@@ -66,7 +66,7 @@ TEST(Estimate, InflightMicrobatches) {
   Layout l;
   l.tp = 8;
   l.pp = 4;
-  const Estimate e = EstimateStep(m, Cluster("H100", 64), Training{4096, 64, Precision::kBf16}, l);
+  const Estimate e = EstimateStep(m, ClusterOf("H100", 64), Training{4096, 64, Precision::kBf16}, l);
   EXPECT_DOUBLE_EQ(e.stages[0].inflight_microbatches, 4);
   EXPECT_DOUBLE_EQ(e.stages[3].inflight_microbatches, 1);
   ActivationOptions o;
@@ -75,10 +75,10 @@ TEST(Estimate, InflightMicrobatches) {
   const double per_layer = LayerActivationBytes(m, false, 1, 4096, o);
   EXPECT_DOUBLE_EQ(e.stages[0].memory.activations, 4 * 20 * per_layer);  // = L * per-layer
   l.vp = 5;
-  const Estimate ei = EstimateStep(m, Cluster("H100", 64), Training{4096, 64, Precision::kBf16}, l);
+  const Estimate ei = EstimateStep(m, ClusterOf("H100", 64), Training{4096, 64, Precision::kBf16}, l);
   EXPECT_NEAR(ei.stages[0].memory.activations, 80 * per_layer * (1 + 3.0 / (4 * 5)), 1);
   // GPipe-like cap: with fewer micro-batches than stages, only m are in flight.
-  const Estimate few = EstimateStep(m, Cluster("H100", 64), Training{4096, 4, Precision::kBf16}, [&] {
+  const Estimate few = EstimateStep(m, ClusterOf("H100", 64), Training{4096, 4, Precision::kBf16}, [&] {
     Layout x = l;
     x.vp = 1;
     return x;
@@ -94,7 +94,7 @@ TEST(Estimate, ZeroStagesShardStates) {
   std::vector<MemoryBreakdown> mem;
   for (int z = 0; z <= 3; ++z) {
     l.zero = z;
-    mem.push_back(EstimateStep(m, Cluster("H100", 16), Training{4096, 64, Precision::kBf16}, l).stages[0].memory);
+    mem.push_back(EstimateStep(m, ClusterOf("H100", 16), Training{4096, 64, Precision::kBf16}, l).stages[0].memory);
   }
   const double params = static_cast<double>(CountParams(m).total());
   EXPECT_NEAR(mem[0].params, 2 * params, 1);
@@ -115,7 +115,7 @@ TEST(Estimate, TensorParallelVolumes) {
   const ModelSpec m = LoadModel("llama-3.1-70b");
   Layout l;
   l.tp = 8;
-  const Estimate e = EstimateStep(m, Cluster("B300", 32), Training{8192, 64, Precision::kBf16}, l);
+  const Estimate e = EstimateStep(m, ClusterOf("B300", 32), Training{8192, 64, Precision::kBf16}, l);
   const CommItem* tp = nullptr;
   for (const CommItem& c : e.comms)
     if (c.kind == "tp") tp = &c;
@@ -130,9 +130,9 @@ TEST(Estimate, RecomputeTradesTimeForMemory) {
   Layout l;
   l.tp = 8;
   const Training t{8192, 64, Precision::kBf16};
-  const Estimate none = EstimateStep(m, Cluster("H100", 32), t, l);
+  const Estimate none = EstimateStep(m, ClusterOf("H100", 32), t, l);
   l.recompute = Recompute::kFull;
-  const Estimate full = EstimateStep(m, Cluster("H100", 32), t, l);
+  const Estimate full = EstimateStep(m, ClusterOf("H100", 32), t, l);
   EXPECT_LT(full.stages[0].memory.activations, none.stages[0].memory.activations / 5);
   EXPECT_GT(full.step_time_s, none.step_time_s * 1.2);
   EXPECT_LT(full.step_time_s, none.step_time_s * 1.45);
@@ -144,7 +144,7 @@ TEST(Estimate, WarningsAndFit) {
   const ModelSpec m = LoadModel("llama-3.1-405b");
   Layout l;
   l.tp = 8;
-  const Estimate e = EstimateStep(m, Cluster("H100", 64), Training{8192, 64, Precision::kBf16}, l);
+  const Estimate e = EstimateStep(m, ClusterOf("H100", 64), Training{8192, 64, Precision::kBf16}, l);
   EXPECT_FALSE(e.fits);
   bool memory_warning = false;
   for (const auto& w : e.warnings) memory_warning |= w.find("memory: stage") != std::string::npos;
@@ -154,7 +154,7 @@ TEST(Estimate, WarningsAndFit) {
   moe.tp = 1;
   moe.ep = 16;
   moe.pp = 4;
-  const Estimate d = EstimateStep(LoadModel("deepseek-v3"), Cluster("H100", 256), Training{4096, 256, Precision::kBf16},
+  const Estimate d = EstimateStep(LoadModel("deepseek-v3"), ClusterOf("H100", 256), Training{4096, 256, Precision::kBf16},
                                   [&] {
                                     Layout x = moe;
                                     x.pp = 1;
@@ -170,7 +170,7 @@ TEST(Estimate, InvalidLayoutThrowsWithEveryRule) {
   l.tp = 3;
   l.pp = 7;
   try {
-    EstimateStep(LoadModel("llama-3.1-70b"), Cluster("B300", 21), Training{}, l);
+    EstimateStep(LoadModel("llama-3.1-70b"), ClusterOf("B300", 21), Training{}, l);
     FAIL();
   } catch (const InputError& e) {
     const std::string s = e.what();
@@ -185,8 +185,8 @@ TEST(Estimate, Fp8SpeedsUpGemms) {
   const ModelSpec m = LoadModel("llama-3.1-70b");
   Layout l;
   l.tp = 8;
-  const Estimate bf = EstimateStep(m, Cluster("H100", 32), Training{8192, 64, Precision::kBf16}, l);
-  const Estimate f8 = EstimateStep(m, Cluster("H100", 32), Training{8192, 64, Precision::kFp8}, l);
+  const Estimate bf = EstimateStep(m, ClusterOf("H100", 32), Training{8192, 64, Precision::kBf16}, l);
+  const Estimate f8 = EstimateStep(m, ClusterOf("H100", 32), Training{8192, 64, Precision::kFp8}, l);
   EXPECT_LT(f8.step_time_s, bf.step_time_s * 0.9);
   EXPECT_GT(f8.step_time_s, bf.step_time_s * 0.5);
   EXPECT_NEAR(f8.mfu * 2, f8.mfu_vs_bf16, 1e-3 * f8.mfu_vs_bf16);
@@ -200,14 +200,14 @@ TEST(Estimate, TheTwoMfusDifferByThePeakRatio) {
   const ModelSpec m = LoadModel("llama-3.1-70b");
   Layout l;
   l.tp = 8;
-  const ClusterSpec h100 = Cluster("H100", 32);
+  const ClusterSpec h100 = ClusterOf("H100", 32);
   EXPECT_EQ(h100.gpu.fp8_flops / h100.gpu.bf16_flops, 2.0);
   const Estimate f8 = EstimateStep(m, h100, Training{8192, 64, Precision::kFp8}, l);
   EXPECT_DOUBLE_EQ(f8.mfu_vs_bf16 / f8.mfu, 2.0);
   EXPECT_DOUBLE_EQ(f8.mfu_vs_bf16, FlopsUtilization(f8.model_flops_per_step, f8.step_time_s, 32, 989.5e12));
   EXPECT_DOUBLE_EQ(f8.mfu, FlopsUtilization(f8.model_flops_per_step, f8.step_time_s, 32, 1979e12));
 
-  const ClusterSpec b200 = Cluster("B200", 32);
+  const ClusterSpec b200 = ClusterOf("B200", 32);
   EXPECT_EQ(b200.gpu.fp4_flops / b200.gpu.bf16_flops, 4.0);
   const Estimate f4 = EstimateStep(m, b200, Training{8192, 64, Precision::kFp4}, l);
   EXPECT_DOUBLE_EQ(f4.mfu_vs_bf16 / f4.mfu, 4.0);
@@ -239,17 +239,17 @@ TEST(Estimate, PipelineLayoutSetsLayersPerStage) {
   l.pp_layout.assign(64, 2);
   l.pp_layout.front() = 1;
   l.pp_layout.back() = 1;
-  const Estimate e = EstimateStep(m, Cluster("B200", 128), Training{8192, 64, Precision::kFp8}, l);
+  const Estimate e = EstimateStep(m, ClusterOf("B200", 128), Training{8192, 64, Precision::kFp8}, l);
   EXPECT_EQ(e.stages[0].dense_layers, 15);
   EXPECT_EQ(e.stages[3].dense_layers, 16);
   EXPECT_EQ(e.stages[7].dense_layers, 15);
   EXPECT_LT(e.stages[3].params - e.stages[0].params, e.stages[3].params);  // stage 0 adds the embedding
   // Without the layout the same split is rejected; a layout that does not add up is too.
   l.pp_layout.clear();
-  EXPECT_THROW(EstimateStep(m, Cluster("B200", 128), Training{8192, 64, Precision::kFp8}, l), InputError);
+  EXPECT_THROW(EstimateStep(m, ClusterOf("B200", 128), Training{8192, 64, Precision::kFp8}, l), InputError);
   l.pp_layout.assign(64, 2);
   try {
-    EstimateStep(m, Cluster("B200", 128), Training{8192, 64, Precision::kFp8}, l);
+    EstimateStep(m, ClusterOf("B200", 128), Training{8192, 64, Precision::kFp8}, l);
     FAIL();
   } catch (const InputError& err) {
     EXPECT_NE(std::string(err.what()).find("add up to the 126 layers, got 128"), std::string::npos) << err.what();
@@ -266,8 +266,8 @@ TEST(Estimate, UnevenStagesSlowThePipeline) {
   Layout skew = even;
   skew.pp_layout = {20, 12};
   const Training t{4096, 32, Precision::kBf16};
-  const Estimate a = EstimateStep(m, Cluster("H100", 8), t, even);
-  const Estimate b = EstimateStep(m, Cluster("H100", 8), t, skew);
+  const Estimate a = EstimateStep(m, ClusterOf("H100", 8), t, even);
+  const Estimate b = EstimateStep(m, ClusterOf("H100", 8), t, skew);
   EXPECT_EQ(b.stages[0].dense_layers, 20);
   // Even: the last stage (16 layers + logits) paces 8 micro-batches; skewed: the first (20).
   EXPECT_GT(b.step_time_s, a.step_time_s * 1.03);
@@ -291,11 +291,11 @@ TEST(Estimate, PerTensorZero3IsLatencyBound) {
   l.zero = 3;
   l.recompute = Recompute::kFull;
   const Training t{2048, 1536, Precision::kBf16};
-  const Estimate block = EstimateStep(m, Cluster("A100-80GB", 1536), t, l);
+  const Estimate block = EstimateStep(m, ClusterOf("A100-80GB", 1536), t, l);
   l.zero3_per_tensor = true;
   l.overlap_param_gather = false;
   l.overlap_grad_reduce = false;
-  const Estimate tensor = EstimateStep(m, Cluster("A100-80GB", 1536), t, l);
+  const Estimate tensor = EstimateStep(m, ClusterOf("A100-80GB", 1536), t, l);
   const double latency = 96.0 * 12 * 4 * 1535 * HardwareCatalog::BuiltIn().FindFabric("A100-80GB").net_latency_s;
   EXPECT_NEAR(latency, 70.7, 0.1);
   EXPECT_LT(block.time.dp_s, 1.0);
@@ -316,8 +316,8 @@ TEST(Estimate, Fp16ScalesTheLossOnTopOfBf16) {
   const ModelSpec m = LoadModel("llama-3.1-8b");
   Layout l;
   l.tp = 2;
-  const Estimate bf = EstimateStep(m, Cluster("A100-80GB", 16), Training{4096, 64, Precision::kBf16}, l);
-  const Estimate fp = EstimateStep(m, Cluster("A100-80GB", 16), Training{4096, 64, Precision::kFp16}, l);
+  const Estimate bf = EstimateStep(m, ClusterOf("A100-80GB", 16), Training{4096, 64, Precision::kBf16}, l);
+  const Estimate fp = EstimateStep(m, ClusterOf("A100-80GB", 16), Training{4096, 64, Precision::kFp16}, l);
   EXPECT_DOUBLE_EQ(fp.time.compute_s, bf.time.compute_s);
   EXPECT_DOUBLE_EQ(fp.stages[0].memory.total(), bf.stages[0].memory.total());
   const HardwareCatalog hw = HardwareCatalog::BuiltIn();
@@ -355,7 +355,7 @@ TEST(Memory, WeightGradientPlaceholdersAndLogits) {
   Layout l;
   l.tp = 1;
   l.pp = 2;
-  const ClusterSpec c = Cluster("B200", 8);
+  const ClusterSpec c = ClusterOf("B200", 8);
   const Estimate e = EstimateStep(m, c, t, l);
   // TE >= 2.3: one placeholder per distinct weight shape: QKV (128+2*16)*128 x h, proj h x h,
   // fc1 2*53248 x h, fc2 h x 53248, 2 bytes each: 6.44e9 bytes on each stage.

@@ -1,3 +1,5 @@
+#include <nlohmann/json.hpp>
+
 #include "step/simulate_json.h"
 
 #include "pipeline/closed_form.h"

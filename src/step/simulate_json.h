@@ -4,7 +4,7 @@
 // gradients. Times in seconds.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "step/compose.h"
 

@@ -10,7 +10,7 @@
 // Software": 39.3M GPU-hours on H100-80GB for the three sizes, pretrained on 15T+ tokens).
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 

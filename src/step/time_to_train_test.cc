@@ -3,6 +3,7 @@
 #include "step/time_to_train.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "hardware/hardware_catalog.h"
 #include "model/catalog.h"

@@ -47,14 +47,14 @@ std::string Normalise(std::string_view s) {
   return out;
 }
 
-int ColumnOf(const std::string& name) {
+int ExpertColumnOf(const std::string& name) {
   for (int c = 0; c < kColumns; ++c)
     for (const char* n : kColumnNames[c].names)
       if (n && name == n) return c;
   return -1;
 }
 
-std::string Trim(const std::string& s) {
+std::string TrimCell(const std::string& s) {
   size_t b = 0, e = s.size();
   while (b < e && (s[b] == ' ' || s[b] == '\t')) ++b;
   while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t')) --e;
@@ -65,8 +65,8 @@ std::string FieldError(const std::string& where, int line, int column, const std
   return where + ":" + std::to_string(line) + ": field `" + kColumnNames[column].field + "`: " + what;
 }
 
-int64_t ParseIndex(const std::string& raw, const std::string& where, int line, int column, int64_t max) {
-  const std::string s = Trim(raw);
+int64_t ParseExpertIndex(const std::string& raw, const std::string& where, int line, int column, int64_t max) {
+  const std::string s = TrimCell(raw);
   int64_t v = 0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec == std::errc::result_out_of_range)
@@ -79,7 +79,7 @@ int64_t ParseIndex(const std::string& raw, const std::string& where, int line, i
 }
 
 double ParseTokens(const std::string& raw, const std::string& where, int line) {
-  const std::string s = Trim(raw);
+  const std::string s = TrimCell(raw);
   double v = 0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (s.empty() || ec == std::errc::invalid_argument || end != s.data() + s.size() || !std::isfinite(v))
@@ -98,7 +98,7 @@ bool LooksLikeExpertTokens(std::string_view head) {
   size_t pos = 0;
   while (pos <= first.size()) {
     const size_t comma = std::min(first.find(',', pos), first.size());
-    const int c = ColumnOf(Normalise(first.substr(pos, comma - pos)));
+    const int c = ExpertColumnOf(Normalise(first.substr(pos, comma - pos)));
     if (c >= 0) seen[c] = true;
     pos = comma + 1;
   }
@@ -113,7 +113,7 @@ ExpertTokens ParseExpertTokens(std::string_view text, const std::string& where) 
   index.fill(-1);
   const CsvRow& header = rows.front();
   for (size_t i = 0; i < header.fields.size(); ++i) {
-    const int c = ColumnOf(Normalise(header.fields[i]));
+    const int c = ExpertColumnOf(Normalise(header.fields[i]));
     if (c < 0) continue;
     if (index[c] >= 0)
       throw InputError(where + ":" + std::to_string(header.line) + ": header names the " + kColumnNames[c].field +
@@ -140,10 +140,10 @@ ExpertTokens ParseExpertTokens(std::string_view text, const std::string& where) 
   for (size_t r = 1; r < rows.size(); ++r) {
     const CsvRow& row = rows[r];
     const int64_t iteration =
-        ParseIndex(row.fields[index[kIteration]], where, row.line, kIteration, std::numeric_limits<int64_t>::max());
-    const int layer = static_cast<int>(ParseIndex(row.fields[index[kLayer]], where, row.line, kLayer, kMaxLayers - 1));
+        ParseExpertIndex(row.fields[index[kIteration]], where, row.line, kIteration, std::numeric_limits<int64_t>::max());
+    const int layer = static_cast<int>(ParseExpertIndex(row.fields[index[kLayer]], where, row.line, kLayer, kMaxLayers - 1));
     const size_t expert =
-        static_cast<size_t>(ParseIndex(row.fields[index[kExpert]], where, row.line, kExpert, kMaxExperts - 1));
+        static_cast<size_t>(ParseExpertIndex(row.fields[index[kExpert]], where, row.line, kExpert, kMaxExperts - 1));
     const double tokens = ParseTokens(row.fields[index[kTokens]], where, row.line);
     auto [it, added] = groups.try_emplace({iteration, layer}, out.rows.size());
     if (added) {

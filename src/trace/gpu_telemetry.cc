@@ -18,7 +18,7 @@ namespace {
 
 // ---- text helpers ---------------------------------------------------------------------------
 
-std::string_view Trim(std::string_view s) {
+std::string_view TrimField(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
   return s;
@@ -47,7 +47,7 @@ class Lines {
 };
 
 // Text of a field as printed in an error: at most 40 characters, non-printable bytes as '?'.
-std::string Shown(std::string_view s) {
+std::string ShownField(std::string_view s) {
   std::string out;
   for (char c : s.substr(0, 40)) out += (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) ? '?' : c;
   if (s.size() > 40) out += "...";
@@ -63,7 +63,7 @@ bool ParseNumber(std::string_view s, double* out) {
   return ec == std::errc() && ptr == s.data() + s.size() && std::isfinite(*out);
 }
 
-bool ParseIndex(std::string_view s, int* out) {
+bool ParseGpuIndex(std::string_view s, int* out) {
   if (s.empty() || s.size() > 6) return false;
   int v = 0;
   for (char c : s) {
@@ -131,10 +131,10 @@ void SplitCommas(std::string_view line, std::vector<std::string_view>* out) {
   while (true) {
     const size_t comma = line.find(',', start);
     if (comma == std::string_view::npos) {
-      out->push_back(Trim(line.substr(start)));
+      out->push_back(TrimField(line.substr(start)));
       return;
     }
-    out->push_back(Trim(line.substr(start, comma - start)));
+    out->push_back(TrimField(line.substr(start, comma - start)));
     start = comma + 1;
   }
 }
@@ -147,7 +147,7 @@ void SplitUnit(std::string_view f, std::string_view* name, std::string_view* uni
     const size_t open = f.rfind('[');
     if (open != std::string_view::npos) {
       *unit = f.substr(open + 1, f.size() - open - 2);
-      *name = Trim(f.substr(0, open));
+      *name = TrimField(f.substr(0, open));
     }
   }
 }
@@ -163,7 +163,7 @@ bool LooksLikeHeaderlessSmiRow(const std::vector<std::string_view>& f) {
   return f.size() >= 3 && f[0].size() >= 19 && f[0][4] == '/' && ParseTimestamp(f[0]).has_value();
 }
 
-[[noreturn]] void Fail(const std::string& where, int line, const std::string& what) {
+[[noreturn]] void FailTelemetry(const std::string& where, int line, const std::string& what) {
   throw InputError(fmt::format("{}:{}: {}", where, line, what));
 }
 
@@ -221,10 +221,10 @@ GpuTelemetry ParseNvidiaSmi(std::string_view text, Lines& lines, std::string_vie
   for (size_t i = 0; i < fields.size(); ++i) {
     std::string_view name, unit;
     SplitUnit(fields[i], &name, &unit);
-    if (name.empty()) Fail(where, header_number, fmt::format("header column {} is empty", i + 1));
+    if (name.empty()) FailTelemetry(where, header_number, fmt::format("header column {} is empty", i + 1));
     const SmiColumn* c = FindSmiColumn(name);
     if (c != nullptr && !unit.empty() && unit != c->unit)
-      Fail(where, header_number, fmt::format("column '{}' is in [{}], expected [{}]", Shown(name), Shown(unit), c->unit));
+      FailTelemetry(where, header_number, fmt::format("column '{}' is in [{}], expected [{}]", ShownField(name), ShownField(unit), c->unit));
     // A second column for the same field (power.draw and power.draw.average) is not used: the
     // first one printed counts.
     if (c != nullptr && used[static_cast<int>(c->field)]) c = nullptr;
@@ -237,11 +237,11 @@ GpuTelemetry ParseNvidiaSmi(std::string_view text, Lines& lines, std::string_vie
     header.push_back({std::string(name), c});
   }
   if (col_time < 0)
-    Fail(where, header_number, "nvidia-smi CSV without a 'timestamp' column (query timestamp,index,... with --format=csv)");
+    FailTelemetry(where, header_number, "nvidia-smi CSV without a 'timestamp' column (query timestamp,index,... with --format=csv)");
   if (col_index < 0)
-    Fail(where, header_number, "nvidia-smi CSV without an 'index' column (query timestamp,index,... with --format=csv)");
+    FailTelemetry(where, header_number, "nvidia-smi CSV without an 'index' column (query timestamp,index,... with --format=csv)");
   if (value_columns == 0)
-    Fail(where, header_number,
+    FailTelemetry(where, header_number,
          "nvidia-smi CSV with none of utilization.gpu, clocks.sm, clocks.max.sm, power.draw, power.limit, "
          "temperature.gpu, clocks_event_reasons.active");
 
@@ -250,19 +250,19 @@ GpuTelemetry ParseNvidiaSmi(std::string_view text, Lines& lines, std::string_vie
   t.source = TelemetrySource::kNvidiaSmi;
   t.samples.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')));
   SampleGrouper grouper;
-  const std::string_view header_trimmed = Trim(header_line);
+  const std::string_view header_trimmed = TrimField(header_line);
   std::string_view line;
   while (lines.Next(&line)) {
     const int n = lines.number();
-    if (line.find('\0') != std::string_view::npos) Fail(where, n, "NUL byte: not a text CSV");
-    const std::string_view trimmed = Trim(line);
+    if (line.find('\0') != std::string_view::npos) FailTelemetry(where, n, "NUL byte: not a text CSV");
+    const std::string_view trimmed = TrimField(line);
     if (trimmed.empty()) continue;
     if (trimmed == header_trimmed) continue;  // the header again (captures appended to one file)
     SplitCommas(line, &fields);
     if (fields[0] == "timestamp" || fields[0] == "index" || (static_cast<size_t>(col_time) < fields.size() && fields[col_time] == "timestamp"))
-      Fail(where, n, fmt::format("a different nvidia-smi header than the one at line {} (one capture per file)", header_number));
+      FailTelemetry(where, n, fmt::format("a different nvidia-smi header than the one at line {} (one capture per file)", header_number));
     if (fields.size() != header.size()) {
-      Fail(where, n, fmt::format("{} fields, the header (line {}) has {}", fields.size(), header_number, header.size()));
+      FailTelemetry(where, n, fmt::format("{} fields, the header (line {}) has {}", fields.size(), header_number, header.size()));
     }
     TelemetrySample s;
     s.line = n;
@@ -271,7 +271,7 @@ GpuTelemetry ParseNvidiaSmi(std::string_view text, Lines& lines, std::string_vie
       if (c == nullptr) continue;
       const std::string_view v = fields[i];
       const auto bad = [&](const std::string& what) {
-        Fail(where, n, fmt::format("field '{}': '{}' {}", header[i].name, Shown(v), what));
+        FailTelemetry(where, n, fmt::format("field '{}': '{}' {}", header[i].name, ShownField(v), what));
       };
       switch (c->field) {
         case SmiField::kTimestamp: {
@@ -281,7 +281,7 @@ GpuTelemetry ParseNvidiaSmi(std::string_view text, Lines& lines, std::string_vie
           break;
         }
         case SmiField::kIndex:
-          if (!ParseIndex(v, &s.gpu) || s.gpu > kMaxGpuIndex) bad(fmt::format("is not a GPU index (0..{})", kMaxGpuIndex));
+          if (!ParseGpuIndex(v, &s.gpu) || s.gpu > kMaxGpuIndex) bad(fmt::format("is not a GPU index (0..{})", kMaxGpuIndex));
           break;
         case SmiField::kReasons: {
           if (IsNotAvailable(v)) break;
@@ -301,7 +301,7 @@ GpuTelemetry ParseNvidiaSmi(std::string_view text, Lines& lines, std::string_vie
           // "98 %", "1980 MHz", "350.12 W" (or the number alone with nounits).
           if (c->unit[0] != '\0') {
             const size_t ul = std::strlen(c->unit);
-            if (num.size() > ul && num.substr(num.size() - ul) == c->unit) num = Trim(num.substr(0, num.size() - ul));
+            if (num.size() > ul && num.substr(num.size() - ul) == c->unit) num = TrimField(num.substr(0, num.size() - ul));
           }
           double x = 0;
           if (!ParseNumber(num, &x)) bad(c->unit[0] ? fmt::format("is not a number of {}", c->unit) : "is not a number");
@@ -322,7 +322,7 @@ GpuTelemetry ParseNvidiaSmi(std::string_view text, Lines& lines, std::string_vie
     s.sample = grouper.Assign(s.gpu);
     t.samples.push_back(s);
   }
-  if (t.samples.empty()) Fail(where, header_number, "nvidia-smi header but no sample rows");
+  if (t.samples.empty()) FailTelemetry(where, header_number, "nvidia-smi header but no sample rows");
   Finish(&t, grouper.gpus(), grouper.samples());
   return t;
 }
@@ -364,7 +364,7 @@ void SplitBlanks(std::string_view line, std::vector<std::string_view>* out) {
 
 // "#Entity GRACT ..." or "# Entity GRACT ...": the tags after the Entity word, or false.
 bool DcgmHeaderTags(std::string_view line, std::vector<std::string_view>* tags) {
-  line = Trim(line);
+  line = TrimField(line);
   if (line.empty() || line[0] != '#') return false;
   SplitBlanks(line.substr(1), tags);
   if (tags->empty() || (*tags)[0] != "Entity") return false;
@@ -403,13 +403,13 @@ GpuTelemetry ParseDcgmi(std::string_view text, const std::string& where) {
   std::string_view line;
   while (lines.Next(&line)) {
     const int n = lines.number();
-    if (line.find('\0') != std::string_view::npos) Fail(where, n, "NUL byte: not a dcgmi dmon text capture");
-    const std::string_view trimmed = Trim(line);
+    if (line.find('\0') != std::string_view::npos) FailTelemetry(where, n, "NUL byte: not a dcgmi dmon text capture");
+    const std::string_view trimmed = TrimField(line);
     if (trimmed.empty()) continue;
     std::vector<std::string_view> tags;
     if (DcgmHeaderTags(trimmed, &tags)) {
       if (header_line == 0) {
-        if (tags.empty()) Fail(where, n, "dcgmi dmon header without field columns");
+        if (tags.empty()) FailTelemetry(where, n, "dcgmi dmon header without field columns");
         header_line = n;
         for (auto tg : tags) {
           header_tags.emplace_back(tg);
@@ -422,7 +422,7 @@ GpuTelemetry ParseDcgmi(std::string_view text, const std::string& where) {
         // dcgmi repeats its header every screenful; the same columns each time.
         bool same = tags.size() == header_tags.size();
         for (size_t i = 0; same && i < tags.size(); ++i) same = tags[i] == header_tags[i];
-        if (!same) Fail(where, n, fmt::format("dcgmi dmon header differs from the one at line {} (one capture per file)", header_line));
+        if (!same) FailTelemetry(where, n, fmt::format("dcgmi dmon header differs from the one at line {} (one capture per file)", header_line));
       }
       continue;
     }
@@ -436,29 +436,29 @@ GpuTelemetry ParseDcgmi(std::string_view text, const std::string& where) {
     }
     SplitBlanks(trimmed, &tok);
     if (tok[0] == "ID" || tok[0] == "Id") continue;  // the second header line (units)
-    if (header_line == 0) Fail(where, n, "a row before the dcgmi dmon '#Entity' header");
+    if (header_line == 0) FailTelemetry(where, n, "a row before the dcgmi dmon '#Entity' header");
     if (tok[0] != "GPU") {
       // Other entity kinds (GPU-I, GPU-CI for MIG instances, switches, CPUs) are not per-GPU
       // rows; they are skipped. Anything else is not dcgmi dmon output.
       static constexpr std::string_view kOtherEntities[] = {"GPU-I", "GPU-CI", "Switch", "NvSwitch", "CPU", "Core", "Link", "VGPU"};
       if (std::find(std::begin(kOtherEntities), std::end(kOtherEntities), tok[0]) != std::end(kOtherEntities)) continue;
-      Fail(where, n, fmt::format("'{}' is not a dcgmi dmon row (GPU <index> then {} values)", Shown(trimmed), header_tags.size()));
+      FailTelemetry(where, n, fmt::format("'{}' is not a dcgmi dmon row (GPU <index> then {} values)", ShownField(trimmed), header_tags.size()));
     }
     if (tok.size() != header_tags.size() + 2)
-      Fail(where, n, fmt::format("{} values, the header (line {}) has {}", tok.size() < 2 ? 0 : tok.size() - 2, header_line, header_tags.size()));
+      FailTelemetry(where, n, fmt::format("{} values, the header (line {}) has {}", tok.size() < 2 ? 0 : tok.size() - 2, header_line, header_tags.size()));
     TelemetrySample s;
     s.line = n;
-    if (!ParseIndex(tok[1], &s.gpu) || s.gpu > kMaxGpuIndex)
-      Fail(where, n, fmt::format("field 'Entity': 'GPU {}' is not a GPU index (0..{})", Shown(tok[1]), kMaxGpuIndex));
+    if (!ParseGpuIndex(tok[1], &s.gpu) || s.gpu > kMaxGpuIndex)
+      FailTelemetry(where, n, fmt::format("field 'Entity': 'GPU {}' is not a GPU index (0..{})", ShownField(tok[1]), kMaxGpuIndex));
     for (size_t i = 0; i < columns.size(); ++i) {
       const DcgmColumn* c = columns[i];
       if (c == nullptr) continue;
       const std::string_view v = tok[i + 2];
       if (v == "N/A") continue;
       double x = 0;
-      if (!ParseNumber(v, &x)) Fail(where, n, fmt::format("field '{}': '{}' is not a number", c->tag, Shown(v)));
+      if (!ParseNumber(v, &x)) FailTelemetry(where, n, fmt::format("field '{}': '{}' is not a number", c->tag, ShownField(v)));
       if (x < c->min || x > c->max)
-        Fail(where, n, fmt::format("field '{}': '{}' is out of range ({} to {})", c->tag, Shown(v), c->min, c->max));
+        FailTelemetry(where, n, fmt::format("field '{}': '{}' is out of range ({} to {})", c->tag, ShownField(v), c->min, c->max));
       const double si = x * c->to_si;
       switch (c->field) {
         case DcgmField::kGrAct: s.gr_active = si; break;
@@ -477,8 +477,8 @@ GpuTelemetry ParseDcgmi(std::string_view text, const std::string& where) {
     s.time_s = s.sample * interval_s;
     t.samples.push_back(s);
   }
-  if (header_line == 0) Fail(where, lines.number(), "dcgmi dmon text without an '#Entity' header");
-  if (t.samples.empty()) Fail(where, header_line, "dcgmi dmon header but no GPU rows");
+  if (header_line == 0) FailTelemetry(where, lines.number(), "dcgmi dmon text without an '#Entity' header");
+  if (t.samples.empty()) FailTelemetry(where, header_line, "dcgmi dmon header but no GPU rows");
   Finish(&t, grouper.gpus(), grouper.samples());
   return t;
 }
@@ -487,7 +487,7 @@ GpuTelemetry ParseDcgmi(std::string_view text, const std::string& where) {
 std::string_view FirstContentLine(int* number, Lines* lines) {
   std::string_view line;
   while (lines->Next(&line)) {
-    if (!Trim(line).empty()) {
+    if (!TrimField(line).empty()) {
       *number = lines->number();
       return line;
     }
@@ -501,7 +501,7 @@ bool IsDcgmiText(std::string_view text) {
   std::string_view line;
   std::vector<std::string_view> tags;
   for (int i = 0; i < 20 && lines.Next(&line); ++i) {
-    const std::string_view t = Trim(line);
+    const std::string_view t = TrimField(line);
     if (t.empty()) continue;
     if (DcgmHeaderTags(t, &tags)) return true;
     if (t[0] == '#' || t[0] == '$' || t.rfind("dcgmi", 0) == 0) continue;
@@ -534,18 +534,18 @@ GpuTelemetry ParseGpuTelemetry(std::string_view text, const std::string& where) 
   int number = 0;
   const std::string_view first = FirstContentLine(&number, &lines);
   if (first.empty()) throw InputError(where + ": only blank lines (expected nvidia-smi --query-gpu CSV or dcgmi dmon output)");
-  if (first.find('\0') != std::string_view::npos) Fail(where, number, "NUL byte: not a text capture");
+  if (first.find('\0') != std::string_view::npos) FailTelemetry(where, number, "NUL byte: not a text capture");
   std::vector<std::string_view> f;
   SplitCommas(first, &f);
   if (LooksLikeHeaderlessSmiRow(f))
-    Fail(where, number,
+    FailTelemetry(where, number,
          "nvidia-smi CSV without its header line (--format=csv,noheader): the column order is unknown; "
          "capture with --format=csv (nounits is fine)");
   int known = 0;
   for (auto x : f) known += IsSmiHeaderName(x);
   if (known == 0)
-    Fail(where, number,
-         fmt::format("'{}' is neither an nvidia-smi --query-gpu CSV header nor a dcgmi dmon '#Entity' header", Shown(Trim(first))));
+    FailTelemetry(where, number,
+         fmt::format("'{}' is neither an nvidia-smi --query-gpu CSV header nor a dcgmi dmon '#Entity' header", ShownField(TrimField(first))));
   return ParseNvidiaSmi(text, lines, first, where);
 }
 

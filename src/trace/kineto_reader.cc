@@ -386,9 +386,9 @@ inline uint64_t PrefixXor(uint64_t x) {
 }
 #endif
 
-class Reader {
+class KinetoReader {
  public:
-  Reader(ByteSource& src, std::string label, size_t chunk) : src_(src), label_(std::move(label)), chunk_(chunk) {
+  KinetoReader(ByteSource& src, std::string label, size_t chunk) : src_(src), label_(std::move(label)), chunk_(chunk) {
     trace_.path = label_;
     buf_.reserve(chunk_ * 2 + simdjson::SIMDJSON_PADDING);
   }
@@ -1091,7 +1091,7 @@ class Reader {
 
 RankTrace ReadKinetoTrace(const std::string& path, const KinetoReadOptions& options) {
   GzSource src(path);
-  Reader r(src, path, std::max<size_t>(options.chunk_bytes, 4096));
+  KinetoReader r(src, path, std::max<size_t>(options.chunk_bytes, 4096));
   // Reserve the event vector once from the file size (Kineto events take 150-900 bytes of JSON;
   // a gzip file inflates about 10x), so it never grows by copying.
   std::error_code ec;
@@ -1102,7 +1102,7 @@ RankTrace ReadKinetoTrace(const std::string& path, const KinetoReadOptions& opti
 
 RankTrace ParseKinetoTrace(std::string_view json, const std::string& label) {
   MemorySource src(json);
-  Reader r(src, label, 1 << 16);
+  KinetoReader r(src, label, 1 << 16);
   return r.Run();
 }
 

@@ -1,4 +1,4 @@
-// Reader of nccl-tests output (github.com/NVIDIA/nccl-tests). The layout it reads is the one
+// NcclTestsReader of nccl-tests output (github.com/NVIDIA/nccl-tests). The layout it reads is the one
 // printed by src/common.cu (up to 2.18) and src/util.cu (2.19, writeDeviceReport,
 // writeResultHeader, writeBenchmarkLinePreamble/Body, writeResultFooter):
 //
@@ -56,14 +56,14 @@ constexpr double kMicro = 1e-6;  // the "(us)" time columns
 constexpr double kGiga = 1e9;    // "(GB/s)": nccl-tests divides bytes by 1.0E9 (src/*.cu GetBw)
 
 // Printable, short rendering of a token for an error message (never a second line).
-std::string Quote(std::string_view s) {
+std::string QuoteLine(std::string_view s) {
   std::string out;
   for (char c : s.substr(0, 40)) out += (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) ? '?' : c;
   if (s.size() > 40) out += "...";
   return "'" + out + "'";
 }
 
-void Tokens(std::string_view line, std::vector<std::string_view>& t) {
+void NcclTokens(std::string_view line, std::vector<std::string_view>& t) {
   t.clear();
   size_t i = 0;
   while (i < line.size()) {
@@ -75,13 +75,13 @@ void Tokens(std::string_view line, std::vector<std::string_view>& t) {
   }
 }
 
-std::vector<std::string_view> Tokens(std::string_view line) {
+std::vector<std::string_view> NcclTokens(std::string_view line) {
   std::vector<std::string_view> t;
-  Tokens(line, t);
+  NcclTokens(line, t);
   return t;
 }
 
-std::string_view Trim(std::string_view s) {
+std::string_view TrimNccl(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
   return s;
@@ -94,12 +94,12 @@ bool IsDigits(std::string_view s, bool allow_underscore) {
   return true;
 }
 
-class Reader {
+class NcclTestsReader {
  public:
-  Reader(std::string_view text, const std::string& where) : text_(text), where_(where) { run_.path = where; }
+  NcclTestsReader(std::string_view text, const std::string& where) : text_(text), where_(where) { run_.path = where; }
 
   NcclTestsRun Read() {
-    if (Trim(text_).empty()) throw InputError(where_ + ": empty file (expected nccl-tests output)");
+    if (TrimNccl(text_).empty()) throw InputError(where_ + ": empty file (expected nccl-tests output)");
     size_t pos = 0;
     int line_no = 0;
     while (pos < text_.size()) {
@@ -121,11 +121,11 @@ class Reader {
   }
 
   void Line(std::string_view raw, int n) {
-    std::string_view line = Trim(raw);
+    std::string_view line = TrimNccl(raw);
     if (line.empty()) return;
     const bool hashed = line.front() == '#';
-    std::string_view body = hashed ? Trim(line.substr(1)) : line;
-    Tokens(body, tokens_);
+    std::string_view body = hashed ? TrimNccl(line.substr(1)) : line;
+    NcclTokens(body, tokens_);
     const auto& tok = tokens_;
     if (tok.empty()) return;
     if (tok[0] == "size" && std::find(tok.begin(), tok.end(), "busbw") != tok.end()) return Header(tok, n);
@@ -173,7 +173,7 @@ class Reader {
     if (tok[0] == "Rank") return RankLine(body, tok, n);
     if (body.starts_with("Collective test starting")) {
       if (auto colon = body.find(':'); colon != std::string_view::npos && run_.program.empty()) {
-        auto name = Trim(body.substr(colon + 1));
+        auto name = TrimNccl(body.substr(colon + 1));
         if (auto slash = name.rfind('/'); slash != std::string_view::npos) name.remove_prefix(slash + 1);
         SetProgram(name);
       }
@@ -182,7 +182,7 @@ class Reader {
     if (tok.size() >= 3 && tok[0] == "Avg" && tok[1] == "bus" && tok[2] == "bandwidth") {
       auto colon = body.find(':');
       if (colon == std::string_view::npos) Fail(n, "'Avg bus bandwidth' line has no ':' before the value");
-      auto vt = Tokens(body.substr(colon + 1));
+      auto vt = NcclTokens(body.substr(colon + 1));
       if (vt.empty()) Fail(n, "field 'Avg bus bandwidth': no value");
       run_.printed_avg_busbw_bytes_per_s = Number(vt[0], "Avg bus bandwidth", n) * kGiga;
       run_.avg_busbw_line = n;
@@ -196,7 +196,7 @@ class Reader {
       int v = 0;
       auto [p, ec] = std::from_chars(tok[i + 1].data(), tok[i + 1].data() + tok[i + 1].size(), v);
       if (ec != std::errc() || p != tok[i + 1].data() + tok[i + 1].size() || v < 1 || v > 1 << 20)
-        Fail(n, "field '" + std::string(tok[i]) + "': " + Quote(tok[i + 1]) + " is not a positive integer");
+        Fail(n, "field '" + std::string(tok[i]) + "': " + QuoteLine(tok[i + 1]) + " is not a positive integer");
       (tok[i] == "nThread" ? header_threads_ : header_gpus_) = v;
     }
   }
@@ -212,7 +212,7 @@ class Reader {
           const auto& s = tok[i + 1];
           auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
           if (ec != std::errc() || p != s.data() + s.size() || v < 0)
-            Fail(n, "Rank line: field '" + std::string(key) + "': " + Quote(s) + " is not a non-negative integer");
+            Fail(n, "Rank line: field '" + std::string(key) + "': " + QuoteLine(s) + " is not a non-negative integer");
           return v;
         }
       if (required) Fail(n, "Rank line: no field '" + std::string(key) + "' (expected 'Rank N ... on HOST device N [BUS] NAME')");
@@ -226,7 +226,7 @@ class Reader {
     if (host.empty()) Fail(n, "Rank line: no field 'on HOST'");
     const auto close = body.find(']');
     if (close == std::string_view::npos) Fail(n, "Rank line: no '[BUS]' before the device name");
-    const std::string device(Trim(body.substr(close + 1)));
+    const std::string device(TrimNccl(body.substr(close + 1)));
     if (device.empty()) Fail(n, "Rank line: no device name after the bus id");
     if (rank > 1 << 24) Fail(n, "Rank line: field 'Rank': " + std::to_string(rank) + " is out of range");
     if (!ranks_seen_.insert(rank).second) Fail(n, "Rank line: rank " + std::to_string(rank) + " is listed twice");
@@ -268,22 +268,22 @@ class Reader {
     for (const auto& t : tok) {
       if (t.front() != '(') continue;
       if (t != "(B)" && t != "(elements)" && t != "(us)" && t != "(GB/s)" && t != "(%)")
-        Fail(n, "unit " + Quote(t) + " is not one nccl-tests prints (expected (B), (elements), (us), (GB/s), (%))");
+        Fail(n, "unit " + QuoteLine(t) + " is not one nccl-tests prints (expected (B), (elements), (us), (GB/s), (%))");
     }
   }
 
   double Number(std::string_view s, const std::string& field, int n) const {
     double v = 0;
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec == std::errc::result_out_of_range) Fail(n, "field '" + field + "': " + Quote(s) + " is out of range");
-    if (ec != std::errc() || p != s.data() + s.size()) Fail(n, "field '" + field + "': " + Quote(s) + " is not a number");
-    if (!std::isfinite(v)) Fail(n, "field '" + field + "': " + Quote(s) + " is not finite");
+    if (ec == std::errc::result_out_of_range) Fail(n, "field '" + field + "': " + QuoteLine(s) + " is out of range");
+    if (ec != std::errc() || p != s.data() + s.size()) Fail(n, "field '" + field + "': " + QuoteLine(s) + " is not a number");
+    if (!std::isfinite(v)) Fail(n, "field '" + field + "': " + QuoteLine(s) + " is not finite");
     return v;
   }
 
   double NonNegative(std::string_view s, const std::string& field, int n) const {
     const double v = Number(s, field, n);
-    if (v < 0) Fail(n, "field '" + field + "': " + Quote(s) + " is negative");
+    if (v < 0) Fail(n, "field '" + field + "': " + QuoteLine(s) + " is negative");
     return v;
   }
 
@@ -301,12 +301,12 @@ class Reader {
       const std::string& field = c.field;
       switch (c.kind) {
         case Col::kSize: {
-          if (!IsDigits(s, true)) Fail(n, "field 'size': " + Quote(s) + " is not a byte count");
+          if (!IsDigits(s, true)) Fail(n, "field 'size': " + QuoteLine(s) + " is not a byte count");
           // Digits with optional '_' group separators (the book excerpt's 1_048_576).
           uint64_t v = 0;
           for (char ch : s) {
             if (ch == '_') continue;
-            if (v > ((uint64_t{1} << 62) - 9) / 10) Fail(n, "field 'size': " + Quote(s) + " is out of range");
+            if (v > ((uint64_t{1} << 62) - 9) / 10) Fail(n, "field 'size': " + QuoteLine(s) + " is out of range");
             v = v * 10 + static_cast<uint64_t>(ch - '0');
           }
           r.size_bytes = static_cast<double>(v);
@@ -315,8 +315,8 @@ class Reader {
         case Col::kCount: {
           int64_t v = 0;
           auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-          if (ec == std::errc::result_out_of_range) Fail(n, "field 'count': " + Quote(s) + " is out of range");
-          if (ec != std::errc() || p != s.data() + s.size() || v < 0) Fail(n, "field 'count': " + Quote(s) + " is not an element count");
+          if (ec == std::errc::result_out_of_range) Fail(n, "field 'count': " + QuoteLine(s) + " is out of range");
+          if (ec != std::errc() || p != s.data() + s.size() || v < 0) Fail(n, "field 'count': " + QuoteLine(s) + " is not an element count");
           r.count = v;
           break;
         }
@@ -325,7 +325,7 @@ class Reader {
         case Col::kRoot: {
           int v = 0;
           auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-          if (ec != std::errc() || p != s.data() + s.size() || v < -1) Fail(n, "field 'root': " + Quote(s) + " is not a rank or -1");
+          if (ec != std::errc() || p != s.data() + s.size() || v < -1) Fail(n, "field 'root': " + QuoteLine(s) + " is not a rank or -1");
           r.root = v;
           break;
         }
@@ -336,7 +336,7 @@ class Reader {
           if (s == "N/A") break;
           // "%6g" of a count: large counts print as 1.2e+06.
           const double v = NonNegative(s, field, n);
-          if (v != std::floor(v) || v > 9e18) Fail(n, "field '" + field + "': " + Quote(s) + " is not a count");
+          if (v != std::floor(v) || v > 9e18) Fail(n, "field '" + field + "': " + QuoteLine(s) + " is not a count");
           (c.in_place ? r.inplace_wrong : r.wrong) = static_cast<int64_t>(v);
           break;
         }
@@ -406,7 +406,7 @@ bool LooksLikeNcclTests(std::string_view head) {
   return head.find("algbw") != std::string_view::npos && head.find("busbw") != std::string_view::npos;
 }
 
-NcclTestsRun ParseNcclTests(std::string_view text, const std::string& where) { return Reader(text, where).Read(); }
+NcclTestsRun ParseNcclTests(std::string_view text, const std::string& where) { return NcclTestsReader(text, where).Read(); }
 
 NcclTestsRun ReadNcclTests(const std::string& path) { return ParseNcclTests(ReadMaybeGzipFile(path, size_t{256} << 20), path); }
 

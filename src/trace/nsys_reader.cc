@@ -69,7 +69,7 @@ std::string_view StripVersionSuffix(std::string_view name) {
   return name.substr(0, i - 2);
 }
 
-std::string Quote(std::string_view identifier) { return "\"" + std::string(identifier) + "\""; }
+std::string QuoteIdentifier(std::string_view identifier) { return "\"" + std::string(identifier) + "\""; }
 
 struct CloseDb {
   void operator()(sqlite3* db) const { sqlite3_close(db); }
@@ -124,7 +124,7 @@ class Export {
   // Column names of `table` (PRAGMA table_info).
   std::unordered_set<std::string> Columns(const std::string& table) {
     std::unordered_set<std::string> columns;
-    StmtPtr stmt = Prepare("PRAGMA table_info(" + Quote(table) + ")", table);
+    StmtPtr stmt = Prepare("PRAGMA table_info(" + QuoteIdentifier(table) + ")", table);
     while (Step(stmt.get(), table)) {
       if (const unsigned char* name = sqlite3_column_text(stmt.get(), 1))
         columns.insert(reinterpret_cast<const char*>(name));
@@ -168,10 +168,10 @@ class Columns {
   // `column` quoted for a SELECT; throws when the table lacks it.
   std::string Require(const std::string& column) const {
     if (!Has(column)) Missing(column);
-    return Quote(column);
+    return QuoteIdentifier(column);
   }
   // `column` quoted, or NULL when the table lacks it (optional columns).
-  std::string Optional(const std::string& column) const { return Has(column) ? Quote(column) : "NULL"; }
+  std::string Optional(const std::string& column) const { return Has(column) ? QuoteIdentifier(column) : "NULL"; }
 
   [[noreturn]] void Missing(const std::string& column) const {
     throw InputError(path_ + ": table " + table_ + " lacks column " + column +
@@ -288,16 +288,16 @@ class RowCells {
 
 constexpr int64_t kMaxInt = std::numeric_limits<int64_t>::max();
 
-class Reader {
+class NsysReader {
  public:
-  explicit Reader(const std::string& path) : db_(path) {}
+  explicit NsysReader(const std::string& path) : db_(path) {}
 
   std::vector<RankTrace> Run() {
     const std::string& path = db_.path();
     if (!db_.HasTable(kStringIds))
       throw InputError(path + ": no table " + kStringIds + " (not an Nsight Systems SQLite export?)");
     const Columns strings(db_, kStringIds);
-    string_stmt_ = db_.Prepare("SELECT " + strings.Require("value") + " FROM " + Quote(kStringIds) + " WHERE " +
+    string_stmt_ = db_.Prepare("SELECT " + strings.Require("value") + " FROM " + QuoteIdentifier(kStringIds) + " WHERE " +
                                    strings.Require("id") + " = ?",
                                kStringIds);
 
@@ -360,14 +360,14 @@ class Reader {
     } else {
       sql += ", " + c.Optional("memKind");
     }
-    return sql + " FROM " + Quote(table);
+    return sql + " FROM " + QuoteIdentifier(table);
   }
 
   std::string RuntimeQuery() {
     const Columns c(db_, kRuntimeTable);
     if (!c.Has("globalTid")) by_process_ = false;
     return "SELECT " + c.Require("start") + ", " + c.Require("end") + ", " + c.Require("correlationId") + ", " +
-           c.Require("nameId") + ", " + c.Optional("globalTid") + " FROM " + Quote(kRuntimeTable);
+           c.Require("nameId") + ", " + c.Optional("globalTid") + " FROM " + QuoteIdentifier(kRuntimeTable);
   }
 
   std::string NvtxQuery() {
@@ -378,7 +378,7 @@ class Reader {
     // messages is its place in the table.
     return "SELECT " + c.Require("start") + ", " + c.Require("end") + ", " + c.Optional("text") + ", " +
            c.Optional("textId") + ", " + c.Optional("globalTid") + ", " + c.Require("eventType") + " FROM " +
-           Quote(kNvtxTable);
+           QuoteIdentifier(kNvtxTable);
   }
 
   void ReadGpuTable(const std::string& table, const std::string& sql) {
@@ -553,7 +553,7 @@ class Reader {
     if (!db_.HasTable(kGpuInfoTable)) return names;
     const Columns c(db_, kGpuInfoTable);
     if (!c.Has("id") || !c.Has("name")) return names;  // optional table: no names then
-    StmtPtr stmt = db_.Prepare("SELECT \"id\", \"name\" FROM " + Quote(kGpuInfoTable), kGpuInfoTable);
+    StmtPtr stmt = db_.Prepare("SELECT \"id\", \"name\" FROM " + QuoteIdentifier(kGpuInfoTable), kGpuInfoTable);
     RowCells cells(stmt.get(), db_.path(), kGpuInfoTable);
     while (db_.Step(stmt.get(), kGpuInfoTable)) {
       cells.Next();
@@ -634,7 +634,7 @@ class Reader {
 }  // namespace
 
 std::vector<RankTrace> ReadNsightSqlite(const std::string& path) {
-  Reader reader(path);
+  NsysReader reader(path);
   return reader.Run();
 }
 

@@ -1,4 +1,4 @@
-// Reader of `nvidia-smi topo -m` (NVIDIA System Management Interface, "topo" subcommand). The
+// TopologyReader of `nvidia-smi topo -m` (NVIDIA System Management Interface, "topo" subcommand). The
 // tool prints a tab-separated matrix whose header names the devices (GPU0.., NIC0.., or the NIC
 // names on older drivers) and then the affinity columns "CPU Affinity", "NUMA Affinity" and, on
 // newer drivers, "GPU NUMA ID"; the header has no row label, so it has one field fewer than a
@@ -19,7 +19,7 @@
 namespace paratune {
 namespace {
 
-std::string Quote(std::string_view s) {
+std::string QuoteText(std::string_view s) {
   std::string out;
   for (char c : s.substr(0, 40)) out += (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) ? '?' : c;
   if (s.size() > 40) out += "...";
@@ -27,7 +27,7 @@ std::string Quote(std::string_view s) {
 }
 
 // The line without ANSI CSI sequences (ESC '[' parameters final-byte) and without '\r'.
-std::string StripAnsi(std::string_view s) {
+std::string StripAnsiCopy(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size(); ++i) {
@@ -42,7 +42,7 @@ std::string StripAnsi(std::string_view s) {
   return out;
 }
 
-std::vector<std::string> Tokens(std::string_view line) {
+std::vector<std::string> MatrixTokens(std::string_view line) {
   std::vector<std::string> t;
   size_t i = 0;
   while (i < line.size()) {
@@ -80,9 +80,9 @@ constexpr KindText kKinds[] = {{"X", TopoLinkKind::kSelf},   {"PIX", TopoLinkKin
                                {"PHB", TopoLinkKind::kPhb},  {"NODE", TopoLinkKind::kNode}, {"SYS", TopoLinkKind::kSys},
                                {"SOC", TopoLinkKind::kSoc}};
 
-class Reader {
+class TopologyReader {
  public:
-  Reader(std::string_view text, const std::string& where) : text_(text), where_(where) { m_.path = where; }
+  TopologyReader(std::string_view text, const std::string& where) : text_(text), where_(where) { m_.path = where; }
 
   TopologyMatrix Read() {
     bool any = false;
@@ -95,7 +95,7 @@ class Reader {
       size_t end = text_.find('\n', pos);
       if (end == std::string_view::npos) end = text_.size();
       ++n;
-      Line(StripAnsi(text_.substr(pos, end - pos)), n);
+      Line(StripAnsiCopy(text_.substr(pos, end - pos)), n);
       pos = end + 1;
     }
     Finish();
@@ -108,7 +108,7 @@ class Reader {
   }
 
   void Line(const std::string& line, int n) {
-    auto tok = Tokens(line);
+    auto tok = MatrixTokens(line);
     if (tok.empty()) {
       if (state_ == State::kRows) state_ = State::kAfter;
       return;
@@ -152,12 +152,12 @@ class Reader {
         break;
       }
       if (matched) continue;
-      if (!affinity_.empty()) Fail(n, "header: device column " + Quote(tok[i]) + " after the affinity columns");
+      if (!affinity_.empty()) Fail(n, "header: device column " + QuoteText(tok[i]) + " after the affinity columns");
       const bool gpu = NumberedName(tok[i], "GPU");
       if (gpu && static_cast<int>(m_.devices.size()) != m_.gpu_count)
-        Fail(n, "header: GPU column " + Quote(tok[i]) + " after a NIC column");
+        Fail(n, "header: GPU column " + QuoteText(tok[i]) + " after a NIC column");
       if (std::find(m_.devices.begin(), m_.devices.end(), tok[i]) != m_.devices.end())
-        Fail(n, "header: column " + Quote(tok[i]) + " appears twice");
+        Fail(n, "header: column " + QuoteText(tok[i]) + " appears twice");
       if (gpu) ++m_.gpu_count;
       m_.devices.push_back(tok[i]);
       ++i;
@@ -191,7 +191,7 @@ class Reader {
   void Row(const std::vector<std::string>& tok, int n) {
     const auto it = std::find(m_.devices.begin(), m_.devices.end(), tok[0]);
     if (it == m_.devices.end())
-      Fail(n, "row " + Quote(tok[0]) + " names no column of the header at line " + std::to_string(m_.header_line));
+      Fail(n, "row " + QuoteText(tok[0]) + " names no column of the header at line " + std::to_string(m_.header_line));
     const size_t i = static_cast<size_t>(it - m_.devices.begin());
     if (m_.row_lines[i]) Fail(n, "row " + tok[0] + " appears twice (first at line " + std::to_string(m_.row_lines[i]) + ")");
     const size_t d = m_.devices.size();
@@ -203,7 +203,7 @@ class Reader {
     for (size_t j = 0; j < d; ++j) {
       const Parsed p = Kind(tok[1 + j]);
       if (p.kind == TopoLinkKind::kUnknown)
-        Fail(n, "row " + tok[0] + ", column " + m_.devices[j] + ": " + Quote(tok[1 + j]) + " is not a link (expected X, NV#, PIX, PXB, PHB, NODE, SYS or SOC)");
+        Fail(n, "row " + tok[0] + ", column " + m_.devices[j] + ": " + QuoteText(tok[1 + j]) + " is not a link (expected X, NV#, PIX, PXB, PHB, NODE, SYS or SOC)");
       if ((p.kind == TopoLinkKind::kSelf) != (i == j))
         Fail(n, "row " + tok[0] + ", column " + m_.devices[j] + ": " + (i == j ? "expected X on the diagonal" : "X off the diagonal"));
       m_.links[i][j] = {p.kind, p.nvlinks};
@@ -222,10 +222,10 @@ class Reader {
   void NicLegend(const std::vector<std::string>& tok, int n) {
     // "NIC0: mlx5_0"
     if (tok.size() != 2 || tok[0].size() < 5 || tok[0].back() != ':' || !NumberedName(std::string_view(tok[0]).substr(0, tok[0].size() - 1), "NIC"))
-      Fail(n, "NIC Legend: expected 'NICn: NAME', got " + Quote(tok[0]));
+      Fail(n, "NIC Legend: expected 'NICn: NAME', got " + QuoteText(tok[0]));
     int k = 0;
     std::from_chars(tok[0].data() + 3, tok[0].data() + tok[0].size() - 1, k);
-    if (k < 0 || k >= 4096) Fail(n, "NIC Legend: NIC number " + Quote(tok[0]) + " is out of range");
+    if (k < 0 || k >= 4096) Fail(n, "NIC Legend: NIC number " + QuoteText(tok[0]) + " is out of range");
     if (static_cast<size_t>(k) >= nic_names_.size()) nic_names_.resize(k + 1);
     nic_names_[k] = tok[1];
   }
@@ -259,7 +259,7 @@ bool LooksLikeTopologyMatrix(std::string_view head) {
          head.find("= Self") != std::string_view::npos;
 }
 
-TopologyMatrix ParseTopologyMatrix(std::string_view text, const std::string& where) { return Reader(text, where).Read(); }
+TopologyMatrix ParseTopologyMatrix(std::string_view text, const std::string& where) { return TopologyReader(text, where).Read(); }
 
 TopologyMatrix ReadTopologyMatrix(const std::string& path) { return ParseTopologyMatrix(ReadMaybeGzipFile(path, size_t{16} << 20), path); }
 

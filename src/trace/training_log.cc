@@ -58,7 +58,7 @@ using Sv = std::string_view;
 }
 
 // Up to 40 characters of a value, printable, for error messages.
-std::string Shown(Sv v) {
+std::string ShownLogText(Sv v) {
   std::string s;
   for (char c : v.substr(0, 40)) s += (c >= 0x20 && c < 0x7f) ? c : '?';
   if (v.size() > 40) s += "...";
@@ -68,7 +68,7 @@ std::string Shown(Sv v) {
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
-Sv Trim(Sv s) {
+Sv TrimLog(Sv s) {
   while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
   while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
   return s;
@@ -78,7 +78,7 @@ bool StartsWith(Sv s, Sv p) { return s.substr(0, p.size()) == p; }
 
 // Removes ANSI escape sequences (CSI: ESC '[' parameters, final byte 0x40-0x7e), as torchtitan's
 // colours print them. Returns `s` itself when it has none.
-Sv StripAnsi(Sv s, std::string* buf) {
+Sv StripAnsiInto(Sv s, std::string* buf) {
   if (s.find('\x1b') == Sv::npos) return s;
   buf->clear();
   for (size_t i = 0; i < s.size(); ++i) {
@@ -143,19 +143,19 @@ int64_t IntField(const std::string& where, int line, Sv field, Sv v) {
   int64_t x = 0;
   switch (ToInt64(v, &x)) {
     case NumStatus::kOk: return x;
-    case NumStatus::kOverflow: Fail(where, line, field, Shown(v) + " overflows a 64-bit integer");
+    case NumStatus::kOverflow: Fail(where, line, field, ShownLogText(v) + " overflows a 64-bit integer");
     case NumStatus::kNotNumber: break;
   }
-  Fail(where, line, field, Shown(v) + " is not an integer");
+  Fail(where, line, field, ShownLogText(v) + " is not an integer");
 }
 
 // A finite number >= 0 (times, throughputs, sizes).
 double NonNegativeField(const std::string& where, int line, Sv field, Sv v) {
   double x = 0;
   const NumStatus st = ToDouble(v, &x);
-  if (st == NumStatus::kOverflow) Fail(where, line, field, Shown(v) + " is out of range");
-  if (st != NumStatus::kOk) Fail(where, line, field, Shown(v) + " is not a number");
-  if (!std::isfinite(x) || x < 0) Fail(where, line, field, Shown(v) + " is not a finite number >= 0");
+  if (st == NumStatus::kOverflow) Fail(where, line, field, ShownLogText(v) + " is out of range");
+  if (st != NumStatus::kOk) Fail(where, line, field, ShownLogText(v) + " is not a number");
+  if (!std::isfinite(x) || x < 0) Fail(where, line, field, ShownLogText(v) + " is not a finite number >= 0");
   return x;
 }
 
@@ -163,8 +163,8 @@ double NonNegativeField(const std::string& where, int line, Sv field, Sv v) {
 double LossField(const std::string& where, int line, Sv field, Sv v) {
   double x = 0;
   const NumStatus st = ToDouble(v, &x);
-  if (st == NumStatus::kOverflow) Fail(where, line, field, Shown(v) + " is out of range");
-  if (st != NumStatus::kOk || std::isnan(x)) Fail(where, line, field, Shown(v) + " is not a number");
+  if (st == NumStatus::kOverflow) Fail(where, line, field, ShownLogText(v) + " is out of range");
+  if (st != NumStatus::kOk || std::isnan(x)) Fail(where, line, field, ShownLogText(v) + " is not a number");
   return x;
 }
 
@@ -242,16 +242,16 @@ IterationRecord ParseMegatronIteration(Sv s, size_t after, const std::string& wh
   while (true) {
     const size_t bar = rest.find('|');
     if (bar == Sv::npos) {
-      if (!Trim(rest).empty())
-        Fail(where, line, last_key, "the line ends without the closing '|' after " + Shown(Trim(rest)) + " (truncated line?)");
+      if (!TrimLog(rest).empty())
+        Fail(where, line, last_key, "the line ends without the closing '|' after " + ShownLogText(TrimLog(rest)) + " (truncated line?)");
       break;
     }
-    const Sv seg = Trim(rest.substr(0, bar));
+    const Sv seg = TrimLog(rest.substr(0, bar));
     rest.remove_prefix(bar + 1);
     if (seg.empty()) continue;
     const size_t colon = seg.rfind(':');
-    if (colon == Sv::npos) Fail(where, line, Shown(seg), "a field without ': value'");
-    const Sv key = Trim(seg.substr(0, colon)), value = Trim(seg.substr(colon + 1));
+    if (colon == Sv::npos) Fail(where, line, ShownLogText(seg), "a field without ': value'");
+    const Sv key = TrimLog(seg.substr(0, colon)), value = TrimLog(seg.substr(colon + 1));
     last_key = key;
     for (const auto& k : kMegatronKeys) {
       if (key != k.key) continue;
@@ -306,7 +306,7 @@ bool ParseCheckpointLine(Sv s, const std::string& where, int line, CheckpointEve
 // indented like a row (the block has ended).
 bool ParseTimerRow(Sv s, bool min_max, const std::string& where, int line, TimerSample* t) {
   if (s.size() < 2 || s[0] != ' ' || s[1] != ' ') return false;
-  const Sv body = Trim(s);
+  const Sv body = TrimLog(s);
   const size_t colon = body.rfind(": ");
   if (colon == Sv::npos) return false;
   Sv name = body.substr(0, colon);
@@ -314,19 +314,19 @@ bool ParseTimerRow(Sv s, bool min_max, const std::string& where, int line, Timer
   if (name.find(" .") == Sv::npos && name.size() < 47) return false;
   while (!name.empty() && (name.back() == '.' || name.back() == ' ')) name.remove_suffix(1);
   if (name.empty()) return false;
-  const Sv value = Trim(body.substr(colon + 2));
+  const Sv value = TrimLog(body.substr(colon + 2));
   if (value.empty() || (min_max ? value.front() != '(' : !IsDigit(value.front()))) return false;
   t->line = line;
   t->name = std::string(name);
   const std::string field = "timer " + t->name;
   if (min_max) {
-    if (value.size() < 2 || value.back() != ')') Fail(where, line, field, Shown(value) + " is not \"(min, max)\" (truncated line?)");
+    if (value.size() < 2 || value.back() != ')') Fail(where, line, field, ShownLogText(value) + " is not \"(min, max)\" (truncated line?)");
     const Sv inner = value.substr(1, value.size() - 2);
     const size_t comma = inner.find(',');
-    if (comma == Sv::npos) Fail(where, line, field, Shown(value) + " is not \"(min, max)\"");
-    t->min_s = NonNegativeField(where, line, field, Trim(inner.substr(0, comma))) * 1e-3;
-    t->max_s = NonNegativeField(where, line, field, Trim(inner.substr(comma + 1))) * 1e-3;
-    if (t->min_s > t->max_s) Fail(where, line, field, Shown(value) + ": min is larger than max");
+    if (comma == Sv::npos) Fail(where, line, field, ShownLogText(value) + " is not \"(min, max)\"");
+    t->min_s = NonNegativeField(where, line, field, TrimLog(inner.substr(0, comma))) * 1e-3;
+    t->max_s = NonNegativeField(where, line, field, TrimLog(inner.substr(comma + 1))) * 1e-3;
+    if (t->min_s > t->max_s) Fail(where, line, field, ShownLogText(value) + ": min is larger than max");
   } else {
     t->max_s = NonNegativeField(where, line, field, value) * 1e-3;
   }
@@ -369,23 +369,23 @@ StragglerDetectorLine ParseStragglerLine(Sv s, const std::string& where, int lin
   uint32_t seen = 0;
   while (!rest.empty()) {
     const size_t bar = rest.find('|');
-    const Sv seg = Trim(rest.substr(0, bar));
+    const Sv seg = TrimLog(rest.substr(0, bar));
     rest = bar == Sv::npos ? Sv() : rest.substr(bar + 1);
     if (seg.empty()) continue;
     const size_t tag = seg.find("/Rnk:");
-    if (tag == Sv::npos) Fail(where, line, Shown(seg), "not a \"Key/Rnk: value/rank\" field of a StragglerDetector line (truncated line?)");
-    const Sv key = Trim(seg.substr(0, tag)), value = Trim(seg.substr(tag + 5));
+    if (tag == Sv::npos) Fail(where, line, ShownLogText(seg), "not a \"Key/Rnk: value/rank\" field of a StragglerDetector line (truncated line?)");
+    const Sv key = TrimLog(seg.substr(0, tag)), value = TrimLog(seg.substr(tag + 5));
     for (size_t i = 0; i < kStragglerKeys.size(); ++i) {
       const auto& k = kStragglerKeys[i];
       if (key != k.key) continue;
       const std::string field = std::string(key) + "/Rnk";
       const size_t slash = value.rfind('/');
-      if (slash == Sv::npos) Fail(where, line, field, Shown(value) + " has no \"/rank\"");
+      if (slash == Sv::npos) Fail(where, line, field, ShownLogText(value) + " has no \"/rank\"");
       const int64_t rank = IntField(where, line, field, value.substr(slash + 1));
       if (rank < 0 || rank > (1 << 24)) Fail(where, line, field, fmt::format("rank {} is out of range", rank));
       Sv num = value.substr(0, slash);
       if (num.size() < k.unit.size() || num.substr(num.size() - k.unit.size()) != k.unit)
-        Fail(where, line, field, Shown(value) + " does not have the unit \"" + std::string(k.unit) + "\"");
+        Fail(where, line, field, ShownLogText(value) + " does not have the unit \"" + std::string(k.unit) + "\"");
       num.remove_suffix(k.unit.size());
       d.*(k.value) = NonNegativeField(where, line, field, num) * k.scale;
       d.*(k.rank) = static_cast<int>(rank);
@@ -412,7 +412,7 @@ bool TorchtitanMessage(Sv s, Sv* message, double* time_s) {
     const size_t info = after.find(" - INFO - ");
     s = info == Sv::npos ? after : after.substr(info + 10);
   }
-  s = Trim(s);
+  s = TrimLog(s);
   if (!StartsWith(s, "step:")) return false;
   if (s.find("loss:") == Sv::npos) return false;
   *message = s;
@@ -458,7 +458,7 @@ IterationRecord ParseTorchtitanStep(Sv msg, double time_s, const std::string& wh
       r.tflops_per_gpu = NonNegativeField(where, line, key, WithoutCommas(value));
     } else if (key == "mfu") {
       if (value != "N/A") {
-        if (value.empty() || value.back() != '%') Fail(where, line, "mfu", Shown(value) + " is not a percentage");
+        if (value.empty() || value.back() != '%') Fail(where, line, "mfu", ShownLogText(value) + " is not a percentage");
         r.mfu_fraction = NonNegativeField(where, line, "mfu", value.substr(0, value.size() - 1)) / 100.0;
       }
     }
@@ -477,13 +477,13 @@ constexpr std::array<Sv, 9> kCsvTokensNames{"tokens_per_s", "tokens/s", "tokens_
 constexpr std::array<Sv, 3> kCsvIterationNames{"iteration", "step", "iter"};
 
 std::string Lower(Sv s) {
-  std::string r(Trim(s));
+  std::string r(TrimLog(s));
   for (char& c : r) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
   return r;
 }
 
 template <size_t N>
-int ColumnOf(const std::vector<std::string>& header, const std::array<Sv, N>& names) {
+int LogColumnOf(const std::vector<std::string>& header, const std::array<Sv, N>& names) {
   for (size_t i = 0; i < header.size(); ++i) {
     const std::string h = Lower(header[i]);
     for (Sv n : names)
@@ -499,18 +499,18 @@ bool LooksLikeCsvHeader(Sv text) {
   while (p < text.size()) {
     size_t e = text.find('\n', p);
     if (e == Sv::npos) e = text.size();
-    const Sv line = Trim(text.substr(p, e - p));
+    const Sv line = TrimLog(text.substr(p, e - p));
     p = e + 1;
     if (line.empty()) continue;
     std::vector<std::string> fields;
     size_t s = 0;
     while (true) {
       const size_t c = line.find(',', s);
-      fields.emplace_back(Trim(line.substr(s, c == Sv::npos ? Sv::npos : c - s)));
+      fields.emplace_back(TrimLog(line.substr(s, c == Sv::npos ? Sv::npos : c - s)));
       if (c == Sv::npos) break;
       s = c + 1;
     }
-    return ColumnOf(fields, kCsvTimeNames) >= 0 && ColumnOf(fields, kCsvTokensNames) >= 0;
+    return LogColumnOf(fields, kCsvTimeNames) >= 0 && LogColumnOf(fields, kCsvTokensNames) >= 0;
   }
   return false;
 }
@@ -520,8 +520,8 @@ void ParseThroughputCsv(Sv text, const std::string& where, TrainingLog* log) {
   const std::vector<CsvRow> rows = ParseCsv(text, where);
   if (rows.empty()) throw InputError(where + ": empty CSV");
   const auto& header = rows.front().fields;
-  const int tcol = ColumnOf(header, kCsvTimeNames), vcol = ColumnOf(header, kCsvTokensNames);
-  const int icol = ColumnOf(header, kCsvIterationNames);
+  const int tcol = LogColumnOf(header, kCsvTimeNames), vcol = LogColumnOf(header, kCsvTokensNames);
+  const int icol = LogColumnOf(header, kCsvIterationNames);
   // The header as the CSV reader parses it (a quoted field may span lines, so it can differ from
   // the first line that made the file look like a tokens/s CSV).
   if (tcol < 0 || vcol < 0)
@@ -533,17 +533,17 @@ void ParseThroughputCsv(Sv text, const std::string& where, TrainingLog* log) {
     const CsvRow& row = rows[i];
     IterationRecord r;
     r.line = row.line;
-    const Sv tv = Trim(row.fields[tcol]);
+    const Sv tv = TrimLog(row.fields[tcol]);
     double t = 0;
     if (ToDouble(tv, &t) == NumStatus::kOk && std::isfinite(t)) {
       r.time_s = t;  // seconds since the epoch
     } else if (auto ts = ParseTimestamp(tv)) {
       r.time_s = *ts;
     } else {
-      Fail(where, row.line, header[tcol], Shown(tv) + " is neither epoch seconds nor \"YYYY-MM-DD HH:MM:SS\"");
+      Fail(where, row.line, header[tcol], ShownLogText(tv) + " is neither epoch seconds nor \"YYYY-MM-DD HH:MM:SS\"");
     }
-    r.tokens_per_s_per_gpu = NonNegativeField(where, row.line, header[vcol], Trim(row.fields[vcol]));
-    if (icol >= 0) r.iteration = IntField(where, row.line, header[icol], Trim(row.fields[icol]));
+    r.tokens_per_s_per_gpu = NonNegativeField(where, row.line, header[vcol], TrimLog(row.fields[vcol]));
+    if (icol >= 0) r.iteration = IntField(where, row.line, header[icol], TrimLog(row.fields[icol]));
     log->iterations.push_back(r);
   }
 }
@@ -563,7 +563,7 @@ struct Parser {
 
   // Returns true when the line matched a pattern.
   bool Line(Sv raw, int line) {
-    Sv s = StripLauncherPrefix(StripAnsi(raw, &ansi_buf));
+    Sv s = StripLauncherPrefix(StripAnsiInto(raw, &ansi_buf));
     if (in_timer_block) {
       TimerSample t;
       if (ParseTimerRow(s, timer_min_max, where, line, &t)) {

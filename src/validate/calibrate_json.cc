@@ -1,6 +1,7 @@
 #include "validate/calibrate_json.h"
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 namespace paratune {
 

@@ -3,7 +3,7 @@
 // the fitted fractions, plus the TOML text that `--out` writes.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "validate/calibrate.h"
 #include "validate/calibrate_runs.h"

@@ -35,7 +35,7 @@ const Calibration& CalibrationFor(const CalibrationFit& fit, const PublishedRun&
   return it != fit.by_generation.end() ? it->second : run.cluster.gpu.calibration;
 }
 
-double Ape(double predicted, double measured) { return std::abs(predicted - measured) / measured; }
+double RunApe(double predicted, double measured) { return std::abs(predicted - measured) / measured; }
 
 bool SameCalibration(const Calibration& a, const Calibration& b) {
   for (const CalibrationField& f : kCalibrationFields)
@@ -103,7 +103,7 @@ RunsCalibration CalibrateFromRuns(const std::vector<PublishedRun>& all, int roun
     ReportProgress(progress, "calibrating, fit", d, jobs);
   });
 
-  for (size_t i = 0; i < n; ++i) out.mape_before += Ape(out.rows[i].before, out.rows[i].measured_tokens_per_s_per_gpu) / n;
+  for (size_t i = 0; i < n; ++i) out.mape_before += RunApe(out.rows[i].before, out.rows[i].measured_tokens_per_s_per_gpu) / n;
   size_t next_fit = 0;
   for (FitFractions f : sets) {
     RunsCalibrationCandidate c;
@@ -124,12 +124,12 @@ RunsCalibration CalibrateFromRuns(const std::vector<PublishedRun>& all, int roun
     std::map<std::string, std::pair<double, int>> after_by_gen, before_by_gen;  // sum of errors, rows
     for (size_t i = 0; i < n; ++i) {
       const RunsCalibrationRow& row = out.rows[i];
-      c.mape_after += Ape(c.after[i], row.measured_tokens_per_s_per_gpu) / n;
-      c.mape_loo += Ape(c.loo[i], row.measured_tokens_per_s_per_gpu) / n;
+      c.mape_after += RunApe(c.after[i], row.measured_tokens_per_s_per_gpu) / n;
+      c.mape_loo += RunApe(c.loo[i], row.measured_tokens_per_s_per_gpu) / n;
       auto& [sum, rows] = after_by_gen[row.generation];
-      sum += Ape(c.after[i], row.measured_tokens_per_s_per_gpu);
+      sum += RunApe(c.after[i], row.measured_tokens_per_s_per_gpu);
       ++rows;
-      before_by_gen[row.generation].first += Ape(row.before, row.measured_tokens_per_s_per_gpu);
+      before_by_gen[row.generation].first += RunApe(row.before, row.measured_tokens_per_s_per_gpu);
       ++before_by_gen[row.generation].second;
     }
     for (const auto& [gen, e] : after_by_gen) {
@@ -166,7 +166,7 @@ RunsCalibration CalibrateFromRuns(const std::vector<PublishedRun>& all, int roun
       ReportProgress(progress, "calibrating, nested", d, static_cast<int64_t>(n));
     });
     out.mape_nested = 0;
-    for (size_t i = 0; i < n; ++i) out.mape_nested += Ape(out.nested[i], out.rows[i].measured_tokens_per_s_per_gpu) / n;
+    for (size_t i = 0; i < n; ++i) out.mape_nested += RunApe(out.nested[i], out.rows[i].measured_tokens_per_s_per_gpu) / n;
   }
   return out;
 }

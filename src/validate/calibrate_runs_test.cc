@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "hardware/hardware_catalog.h"
 #include "model/catalog.h"

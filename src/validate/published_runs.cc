@@ -47,7 +47,7 @@ struct CellError : InputError {
 };
 
 // A cell's text for a message: at most 40 bytes, control bytes as '?' (keeps the error one line).
-std::string Shown(const std::string& s) {
+std::string ShownCell(const std::string& s) {
   std::string out = s.substr(0, 40);
   for (char& c : out)
     if (static_cast<unsigned char>(c) < 0x20) c = '?';
@@ -78,7 +78,7 @@ class Cells {
     const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec != std::errc() || p != s.data() + s.size() || v < 0 || v > kMaxInt)
       throw CellError(where_ + ":" + std::to_string(row_.line) + ": column '" + name +
-                      "' must be a non-negative integer of at most " + std::to_string(kMaxInt) + ", got '" + Shown(s) + "'");
+                      "' must be a non-negative integer of at most " + std::to_string(kMaxInt) + ", got '" + ShownCell(s) + "'");
     return v;
   }
   // A finite non-negative number.
@@ -88,7 +88,7 @@ class Cells {
     const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec != std::errc() || p != s.data() + s.size() || !(v >= 0) || !std::isfinite(v))
       throw CellError(where_ + ":" + std::to_string(row_.line) + ": column '" + name +
-                      "' must be a finite non-negative number, got '" + Shown(s) + "'");
+                      "' must be a finite non-negative number, got '" + ShownCell(s) + "'");
     return v;
   }
   static constexpr int64_t kMaxInt = int64_t{1} << 24;  // 16,777,216: far beyond any published run
@@ -211,10 +211,10 @@ ModelSpec ModelFromColumns(const Cells& c, PublishedRun& r) {
 // contradicts the config (dense vs MoE) is not modelled.
 ModelSpec ModelFromHf(const Cells& c, PublishedRun& r) {
   const std::string id = CatalogIdForHfRepository(r.hf_model);
-  if (id.empty()) throw std::string("hf_model '") + Shown(r.hf_model) + "' is not in the model catalog (data/models)";
+  if (id.empty()) throw std::string("hf_model '") + ShownCell(r.hf_model) + "' is not in the model catalog (data/models)";
   ModelSpec m = LoadModel(id);
   if ((r.arch == "moe") != m.is_moe())
-    throw std::string("column 'arch' (") + Shown(r.arch) + ") disagrees with " + id + " (" + (m.is_moe() ? "moe" : "dense") + ")";
+    throw std::string("column 'arch' (") + ShownCell(r.arch) + ") disagrees with " + id + " (" + (m.is_moe() ? "moe" : "dense") + ")";
   const bool derived_head_dim = m.attention == AttentionKind::kGqa && m.heads > 0 && m.head_dim * m.heads == m.hidden;
   auto take = [&](const char* col, int64_t& field) {
     if (c.Empty(col) || c.Int(col) == field) return;
@@ -493,7 +493,7 @@ void MapRow(const Cells& c, PublishedRun& r, const HardwareCatalog& hw) {
   const ShardingRule* rule = MatchSharding(z);
   if (!rule) {
     r.unmapped_sharding = true;
-    throw std::string("unknown sharding '") + Shown(z) + "'";
+    throw std::string("unknown sharding '") + ShownCell(z) + "'";
   }
   l.zero = rule->zero;
   if (rule->per_tensor) {
@@ -519,7 +519,7 @@ void MapRow(const Cells& c, PublishedRun& r, const HardwareCatalog& hw) {
     const int64_t n = std::stoll(g[1].str());
     const int64_t dp = DataParallel(c, r);
     if (n <= 0 || (dp > 0 && (n > dp || dp % n != 0)))
-      throw std::string("sharding group ") + std::to_string(n) + " of '" + Shown(z) +
+      throw std::string("sharding group ") + std::to_string(n) + " of '" + ShownCell(z) +
           "' does not divide the data-parallel size " + std::to_string(dp);
     if (dp > 0 && n < dp)
       r.assumptions.push_back("sharding group " + std::to_string(n) + " < dp " + std::to_string(dp) +

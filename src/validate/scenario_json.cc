@@ -2,6 +2,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <vector>
@@ -208,7 +209,7 @@ class Writer {
 };
 
 // A value for an error message: its JSON text, at most 40 bytes (dump() is one line).
-std::string Shown(const json& v) {
+std::string ShownValue(const json& v) {
   const std::string s = v.dump();
   return s.size() > 40 ? s.substr(0, 40) + "..." : s;
 }
@@ -217,7 +218,7 @@ class Reader {
  public:
   Reader(const json& j, std::string path, const std::string& where) : j_(j), path_(std::move(path)), where_(where) {
     if (!j_.is_object())
-      throw InputError(fmt::format("{}: field '{}' must be an object, got {}", where_, path_, Shown(j_)));
+      throw InputError(fmt::format("{}: field '{}' must be an object, got {}", where_, path_, ShownValue(j_)));
   }
 
   void operator()(const char* key, std::string& x) {
@@ -289,7 +290,7 @@ class Reader {
   std::string Field(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
 
   [[noreturn]] void Fail(const std::string& key, const json& v, const std::string& what) const {
-    throw InputError(fmt::format("{}: field '{}' {}, got {}", where_, Field(key), what, Shown(v)));
+    throw InputError(fmt::format("{}: field '{}' {}, got {}", where_, Field(key), what, ShownValue(v)));
   }
 
   int64_t Integer(const std::string& key, const json& v, int64_t max) const {
@@ -328,7 +329,7 @@ Scenario ScenarioFromJson(const json& j, const std::string& where) {
   const json* schema = r.Get("schema");
   if (!schema || *schema != kScenarioSchema)
     throw InputError(fmt::format("{}: field 'schema' must be \"{}\", got {}", where, kScenarioSchema,
-                                 schema ? Shown(*schema) : std::string("nothing")));
+                                 schema ? ShownValue(*schema) : std::string("nothing")));
   Scenario s;
   ScenarioFields(s, r);
   r.Finish();

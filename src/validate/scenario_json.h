@@ -6,7 +6,7 @@
 // enums by their names (the EnumNames tables of their headers).
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <string>
 #include <string_view>

@@ -1,6 +1,7 @@
 #include "validate/scenario_json.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "hardware/hardware_catalog.h"
 #include "model/catalog.h"

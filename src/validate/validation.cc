@@ -33,7 +33,7 @@ const GroupDimension kGroupDimensions[5] = {
 
 namespace {
 
-double Ape(double predicted, double measured) { return std::abs(predicted - measured) / measured; }
+double RowApe(double predicted, double measured) { return std::abs(predicted - measured) / measured; }
 
 // Ours and SimuMax's errors, overall and by every dimension; `ours` and `simumax` pick a row's
 // two errors (empty when it lacks them).
@@ -88,14 +88,14 @@ ValidationReport Validate(const std::vector<PublishedRun>& runs, double threshol
         p.predicted_step_time_s = e.step_time_s;
         p.predicted_peak_allocated_bytes = e.peak_allocated_bytes;
         if (r.measured_peak_memory_bytes > 0) {
-          p.memory_ape = Ape(e.peak_allocated_bytes, r.measured_peak_memory_bytes);
+          p.memory_ape = RowApe(e.peak_allocated_bytes, r.measured_peak_memory_bytes);
           if (r.simumax_peak_memory_bytes > 0)
-            p.simumax_memory_ape = Ape(r.simumax_peak_memory_bytes, r.measured_peak_memory_bytes);
+            p.simumax_memory_ape = RowApe(r.simumax_peak_memory_bytes, r.measured_peak_memory_bytes);
         }
         // Step time against SimuMax: the rows that give its prediction and a measured step time.
         if (r.target_step_time_s > 0 && r.simumax_step_time_s > 0) {
-          p.step_time_ape = Ape(e.step_time_s, r.target_step_time_s);
-          p.simumax_step_time_ape = Ape(r.simumax_step_time_s, r.target_step_time_s);
+          p.step_time_ape = RowApe(e.step_time_s, r.target_step_time_s);
+          p.simumax_step_time_ape = RowApe(r.simumax_step_time_s, r.target_step_time_s);
         }
       } catch (const InputError& e) {
         p.reason = e.what();

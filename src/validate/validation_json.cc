@@ -1,3 +1,5 @@
+#include <nlohmann/json.hpp>
+
 #include "validate/validation_json.h"
 
 namespace paratune {

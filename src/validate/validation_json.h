@@ -3,7 +3,7 @@
 // not percent), the Korthikanti step-time errors and the pairwise ranking agreement.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "validate/validation.h"
 

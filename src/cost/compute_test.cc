@@ -15,7 +15,7 @@
 namespace paratune {
 namespace {
 
-GpuSpec H100Spec() { return HardwareCatalog::BuiltIn().Find("H100Spec"); }
+GpuSpec H100Spec() { return HardwareCatalog::BuiltIn().Find("H100"); }
 
 // 8192^3 on 132 SMs with 128x128 tiles: 4096 tiles in ceil(4096/132) = 32 waves, the last one
 // partial: 4096 / (32*132) = 0.9697 of the SMs busy on average; each tile's pipeline fill and

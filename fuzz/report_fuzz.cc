@@ -1,24 +1,21 @@
-// libFuzzer target: a report input (the --json document of a paratune command) must render or
-// be rejected with InputError, whatever its bytes: every section reads its fields through
-// JsonFields, which names the file and field of anything that is not what the schema says.
+// libFuzzer target: serve's page path (and `report`'s): the bytes of a file in the served
+// directory are read as a --json document (ParseReportInput: JSON nesting bounded, duplicate
+// keys refused, schema checked) and rendered; either a whole page comes out or InputError. Every
+// section reads its fields through JsonFields, which names the file and field of anything that
+// is not what the schema says. The seeds include a document nested 100,000 deep (issue 32: serve
+// died with SIGSEGV on it).
 #include <cstddef>
 #include <cstdint>
 #include <string>
-
-#include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "report/report.h"
 #include "util/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > (size_t{1} << 20)) return 0;
-  paratune::ReportInput in;
-  in.path = "fuzz.json";
-  in.doc = nlohmann::json::parse(reinterpret_cast<const char*>(data), reinterpret_cast<const char*>(data) + size, nullptr,
-                                 false);
-  if (in.doc.is_discarded() || !in.doc.is_object() || !in.doc.contains("schema") || !in.doc["schema"].is_string()) return 0;
-  if (!paratune::FindSectionKind(in.doc["schema"].get<std::string>())) return 0;
   try {
+    const paratune::ReportInput in = paratune::ParseReportInput(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.json");
     const std::string html = paratune::RenderReport({in}, paratune::ReportOptions{});
     if (html.find("</html>") == std::string::npos) __builtin_trap();
   } catch (const paratune::InputError&) {

@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/terminal_progress.h"
 #include "cli/scenario_flags.h"
+#include "cli/output_file.h"
 #include "step/compose.h"
 #include "analysis/analysis_json.h"
 #include "compare/prediction_json.h"
@@ -19,6 +20,7 @@
 #include "analysis/reduced_trace.h"
 #include "trace/trace_set.h"
 #include "util/error.h"
+#include "util/json_document.h"
 
 namespace paratune::cli {
 namespace {
@@ -57,6 +59,11 @@ Command AddAnalyzeCommand(CLI::App& root) {
               "cluster and layout beside the measurement: step time, MFU and GPU-time shares. Passing --gpu (with "
               "--fabric/--hardware) adds each collective's link ceiling to the JSON. docs/analysis.md");
   return {cmd, [cmd, f, af] {
+            if (cmd->count("--rank") && af->rank < 0)
+              throw InputError("--rank " + std::to_string(af->rank) + ": ranks are numbered from 0");
+            std::vector<std::string> inputs = af->inputs;
+            inputs.insert(inputs.end(), {f->model, f->hardware_file});
+            PrepareOutputs(*cmd, {{"--trace-out", &af->trace_out}}, inputs);
             const auto t0 = std::chrono::steady_clock::now();
             TraceSetOptions so;
             so.threads = af->threads;
@@ -93,12 +100,12 @@ Command AddAnalyzeCommand(CLI::App& root) {
             // A GPU asks for the link ceiling of each collective group (diagnose/link_ceiling.h).
             std::optional<ClusterSpec> ceiling_cluster;
             if (cmd->count("--gpu") > 0) ceiling_cluster = ResolveScenario(*f, *cmd).cluster;
-            if (!af->trace_out.empty()) WriteReducedTrace(ranks, a, af->trace_out);
+            if (!af->trace_out.empty()) WriteOutput(af->trace_out, ReducedTraceJson(ranks, a));
             if (f->json) {
               nlohmann::json j = AnalysisJson(a);
               if (prediction) j["prediction"] = PredictionJson(*prediction);
               if (ceiling_cluster) AddCollectiveCeilings(a, *ceiling_cluster, j);
-              fmt::print("{}\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+              fmt::print("{}\n", DocumentText(j));
               return 0;
             }
             AnalyzeReportOptions ro;

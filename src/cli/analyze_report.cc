@@ -219,12 +219,12 @@ std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o
                        Ms(p.predicted_step_time_s), 100 * p.step_time_error,
                        p.measured_from_steps ? "" : " (no ProfilerStep: the GPU window is taken as one step)");
     out += fmt::format("  {:<22} {:>12.1f} {:>12.1f}{}\n", "MFU %", 100 * p.measured_mfu, 100 * p.predicted_mfu,
-                       p.mfu_impossible ? "   IMPOSSIBLE (above 100%)" : "");
+                       !p.mfu_impossible ? "" : p.measured_mfu > 1 ? "   IMPOSSIBLE (above 100%)" : "   IMPOSSIBLE (above the compute share)");
     out += fmt::format("  {:<22} {:>12.2f} {:>12.2f}\n", "compute %", p.measured.compute_pct(), p.predicted.compute_pct());
     out += fmt::format("  {:<22} {:>12.2f} {:>12.2f}\n", "non-compute %", p.measured.non_compute_pct(), p.predicted.non_compute_pct());
     out += fmt::format("  {:<22} {:>12.2f} {:>12.2f}\n", "idle %", p.measured.idle_pct(), p.predicted.idle_pct());
     out += "  (both breakdowns from timeline/breakdown.cc: measured over the trace's kernels, predicted over the simulated step)\n";
-    if (p.mfu_impossible) out += "  warning: " + p.mfu_warning + "\n";
+    if (!p.mfu_warning.empty()) out += "  warning: " + p.mfu_warning + "\n";
   }
   return out;
 }

@@ -11,11 +11,13 @@
 
 #include "cli/commands.h"
 #include "cli/terminal_progress.h"
+#include "cli/output_file.h"
 #include "hardware/hardware_catalog.h"
 #include "runs/published_run_record.h"
 #include "runs/registry.h"
 #include "util/error.h"
 #include "util/file.h"
+#include "util/json_document.h"
 #include "validate/calibrate.h"
 #include "validate/calibrate_json.h"
 #include "validate/calibrate_runs.h"
@@ -73,7 +75,7 @@ int FromRuns(const Flags& f, const HardwareCatalog& hw) {
                      "`paratune runs record --csv FILE`)");
   std::optional<FitFractions> only;
   if (f.fractions != "auto") only = kFitFractionsNames.Parse(f.fractions, "calibrate --fractions", "set of fractions");
-  auto db = OpenRegistry(f.db.empty() ? DefaultDatabaseLocation() : f.db);
+  auto db = OpenRegistry(f.db.empty() ? DefaultDatabaseLocation() : f.db, StoreAccess::kExisting);
   const std::string cluster = PickCluster(*db, f.cluster);
   const RunsToFit fit_input = PublishedRunsOfRecords(RunsOfCluster(*db, cluster), hw);
   TerminalProgress progress(f.quiet);
@@ -96,14 +98,14 @@ int FromRuns(const Flags& f, const HardwareCatalog& hw) {
                           "# MAPE of tokens/s per GPU: starting {:.2f}%, fit {:.2f}%, leave-one-out {:.2f}%.\n",
                           cluster, rc.rows.size(), rc.rounds, verdict, AsPercent(rc.mape_before), AsPercent(rc.mape_after),
                           AsPercent(rc.mape_loo)));
-  if (!f.out.empty()) WriteFileAtomic(f.out, toml);
+  if (!f.out.empty()) WriteOutput(f.out, toml);
   if (f.json) {
     nlohmann::json j = RunsCalibrationJson(rc, cluster, toml);
     j["from_runs"]["db"] = db->Where();
     nlohmann::json skipped = nlohmann::json::array();
     for (const auto& [name, why] : fit_input.skipped) skipped.push_back({{"name", name}, {"reason", why}});
     j["from_runs"]["skipped"] = std::move(skipped);
-    fmt::print("{}\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    fmt::print("{}\n", DocumentText(j));
     return 0;
   }
   fmt::print("calibrate --from-runs: cluster '{}' in {}: {} runs fitted, {} rounds\n", cluster, db->Where(),
@@ -160,7 +162,10 @@ Command AddCalibrateCommand(CLI::App& root) {
       ->check(CLI::Range(kMinCalibrationRounds, kMaxCalibrationRounds));
   cmd->add_flag("--json", f->json, "print JSON (schema paratune.calibrate/1) instead of the TOML");
   cmd->add_flag("--quiet", f->quiet, "no progress line on the terminal");
-  return {cmd, [f] {
+  return {cmd, [cmd, f] {
+            std::vector<std::string> inputs = f->files;
+            inputs.insert(inputs.end(), {f->hardware, f->db});
+            PrepareOutputs(*cmd, {{"--out", &f->out}}, inputs);
             HardwareCatalog hw = HardwareCatalog::BuiltIn();
             if (!f->hardware.empty()) hw.Merge(ReadFile(f->hardware), f->hardware);
             if (f->from_runs) return FromRuns(*f, hw);
@@ -180,9 +185,9 @@ Command AddCalibrateCommand(CLI::App& root) {
             const std::string toml = CalibrationToml(
                 fit, "# Achievable fractions of datasheet peaks per GPU generation, fitted by `paratune calibrate " +
                          names + "`\n# (docs/validation.md). Only these eight numbers per generation are fitted.\n");
-            if (!f->out.empty()) WriteFileAtomic(f->out, toml);
+            if (!f->out.empty()) WriteOutput(f->out, toml);
             if (f->json)
-              fmt::print("{}\n", CalibrationFitJson(fit, toml).dump(2));
+              fmt::print("{}\n", DocumentText(CalibrationFitJson(fit, toml)));
             else if (f->out.empty())
               fmt::print("{}", toml);
             return 0;

@@ -152,6 +152,8 @@ TEST_F(CalibrateRunsCli, AFitThatDoesNotHoldOutIsNotWritten) {
 TEST_F(CalibrateRunsCli, BadInputIsOneLine) {
   const std::string db = (dir_ / "runs.db").string();
   const std::string csv = Write("lab.csv", Csv({1000, 1000, 1000, 1000, 1000, 1000}));
+  EXPECT_EQ(RunBad({"calibrate", "--from-runs", "--db", db}), db + ": no run registry here (runs record creates one)");
+  Write("runs.db", "");  // an empty file is an empty SQLite store
   EXPECT_EQ(RunBad({"calibrate", "--from-runs", "--db", db}),
             "calibrate --from-runs: " + db + " holds 0 clusters; name one with --cluster: none");
   ASSERT_EQ(Run({"runs", "record", "--csv", csv, "--cluster", "a", "--db", db}).status, 0);

@@ -616,7 +616,7 @@ TEST_F(Cli, AnalyzeFlagsAnImpossibleMfu) {
   EXPECT_CONTAINS(p.at("mfu_warning").get<std::string>(), "64 ranks");
   // A model small enough for the trace's 1 ms step: no flag.
   const Result small = Run({"analyze", "--json", path, "--layers", "2", "--hidden", "256", "--ffn", "1024", "--heads", "4", "--vocab",
-                            "1000", "--gpu", "H100", "--gpus", "8", "--seq", "512", "--global-batch", "8", "--tp", "1"});
+                            "1000", "--gpu", "H100", "--gpus", "64", "--seq", "512", "--global-batch", "64", "--tp", "1"});  // the trace's 64 ranks
   ASSERT_EQ(small.status, 0) << small.err;
   const nlohmann::json q = nlohmann::json::parse(small.out).at("prediction");
   EXPECT_LT(q.at("measured_mfu").get<double>(), 1.0);

@@ -3,6 +3,7 @@
 // the cost model when jobs carry models, and prints the policies side by side, or JSON (schema
 // paratune.cluster/1), with optional series CSV, per-job CSV and Chrome trace of placements.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 #include "cli/cluster_report.h"
 #include "cli/commands.h"
 #include "cli/terminal_progress.h"
+#include "cli/output_file.h"
 #include "cluster/cluster_json.h"
 #include "cluster/policy.h"
 #include "cluster/speed_model.h"
@@ -19,6 +21,7 @@
 #include "scenario/default_scenario.h"
 #include "util/error.h"
 #include "util/file.h"
+#include "util/json_document.h"
 
 namespace paratune::cli {
 namespace {
@@ -78,6 +81,8 @@ Command AddClusterCommand(CLI::App& root) {
   cmd->footer("Exit status 0 when it ran, 2 on bad input. docs/cluster.md describes the policies and metrics, "
               "docs/cluster-traces.md the trace formats.");
   return {cmd, [cmd, f] {
+            PrepareOutputs(*cmd, {{"--series", &f->series_out}, {"--trace-out", &f->trace_out}, {"--jobs-out", &f->jobs_out}},
+                           {f->trace, f->cluster_file});
             if (cmd->count("--nodes") && !f->cluster_file.empty())
               throw InputError("cluster: give --nodes (with --gpu) or --cluster, not both");
             if (!cmd->count("--nodes") && f->cluster_file.empty())
@@ -87,7 +92,12 @@ Command AddClusterCommand(CLI::App& root) {
                 f->cluster_file.empty() ? TopologyFromFlags(catalog, f->gpu, f->nodes)
                                         : ReadClusterFile(catalog, ReadFile(f->cluster_file), f->cluster_file);
             std::vector<const PolicyInfo*> policies;
-            for (const auto& name : SplitList(f->policies)) policies.push_back(&FindPolicy(name));
+            for (const auto& name : SplitList(f->policies)) {
+              const PolicyInfo* p = &FindPolicy(name);
+              if (std::find(policies.begin(), policies.end(), p) != policies.end())
+                throw InputError("--policy: '" + name + "' is named twice (each policy is replayed once)");
+              policies.push_back(p);
+            }
             if (policies.empty()) throw InputError("--policy: no policy given");
             TraceDefaults d;
             if (f->checkpoint_interval_s >= 0) d.checkpoint_interval_s = f->checkpoint_interval_s;
@@ -115,11 +125,11 @@ Command AddClusterCommand(CLI::App& root) {
               run.policies.push_back({info->name, std::move(r)});
             }
             progress.Done();
-            if (!f->series_out.empty()) WriteFileAtomic(f->series_out, SeriesCsv(run));
-            if (!f->jobs_out.empty()) WriteFileAtomic(f->jobs_out, JobsCsv(run));
-            if (!f->trace_out.empty()) WriteFileAtomic(f->trace_out, PlacementTraceText(run));
+            if (!f->series_out.empty()) WriteOutput(f->series_out, SeriesCsv(run));
+            if (!f->jobs_out.empty()) WriteOutput(f->jobs_out, JobsCsv(run));
+            if (!f->trace_out.empty()) WriteOutput(f->trace_out, PlacementTraceText(run));
             if (f->json) {
-              fmt::print("{}\n", ClusterJson(run).dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+              fmt::print("{}\n", DocumentText(ClusterJson(run)));
               return 0;
             }
             fmt::print("{}", FormatClusterSummary(run));

@@ -4,6 +4,7 @@
 // them (with the cost model's expectation when the run's model and layout are given), and prints
 // the findings ranked by the throughput they cost, or JSON (schema paratune.diagnose/1).
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -14,6 +15,7 @@
 #include "diagnose/diagnose.h"
 #include "diagnose/diagnose_json.h"
 #include "diagnose/rule.h"
+#include "util/json_document.h"
 
 namespace paratune::cli {
 namespace {
@@ -22,6 +24,7 @@ struct DiagnoseFlags {
   std::vector<std::string> inputs;
   bool list_rules = false;
   bool quiet = false;
+  bool allow_partial = false;
   int threads = 0;
 };
 
@@ -36,6 +39,8 @@ Command AddDiagnoseCommand(CLI::App& root) {
                   "tokens/s CSV, nvidia-smi/dcgmi captures, nccl-tests output, nvidia-smi topo -m, expert token CSV");
   cmd->add_flag("--list-rules", df->list_rules, "list the rules and exit");
   cmd->add_flag("--quiet", df->quiet, "no progress line on the terminal");
+  cmd->add_flag("--allow-partial", df->allow_partial,
+                "analyse what can be read of a truncated trace and skip malformed log lines (errors otherwise)");
   cmd->add_option("--threads", df->threads, "trace files read in parallel (default: one per core)")->check(CLI::Range(0, 1024));
   AddScenarioFlags(cmd, *f, ScenarioUse::kPredictIfModel);
   cmd->footer("Each file's kind is detected from its content. Passing the run's model and layout (--model, --gpu, --gpus, "
@@ -52,8 +57,10 @@ Command AddDiagnoseCommand(CLI::App& root) {
             LoadOptions lo;
             lo.threads = df->threads;
             lo.progress = progress.get();
+            lo.allow_partial = df->allow_partial;
             DiagnoseInputs in = df->inputs.empty() ? DiagnoseInputs{} : LoadDiagnoseInputs(df->inputs, lo);
             progress.Done();
+            for (const std::string& n : in.notes) std::fprintf(stderr, "paratune: note: %s\n", n.c_str());
             const bool model = cmd->count("--model") > 0 || cmd->count("--hidden") > 0;
             if (!model && (cmd->count("--gpu") || cmd->count("--hardware") || cmd->count("--nodes") || cmd->count("--gpus")))
               in.cluster = ResolveScenario(*f, *cmd).cluster;
@@ -66,7 +73,7 @@ Command AddDiagnoseCommand(CLI::App& root) {
             }
             const Diagnosis d = Diagnose(in);
             if (f->json) {
-              fmt::print("{}\n", DiagnosisJson(d).dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+              fmt::print("{}\n", DocumentText(DiagnosisJson(d)));
               return 0;
             }
             fmt::print("{}", FormatDiagnosis(d));

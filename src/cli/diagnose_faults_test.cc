@@ -136,7 +136,7 @@ TEST_F(DiagnoseFaults, EveryRuleHasAFaultAndAControl) {
     EXPECT_TRUE(fault) << rule << " has no fault case";
     EXPECT_TRUE(control) << rule << " has no clean control";
   }
-  EXPECT_EQ(rules, 13) << "rules listed by diagnose --list-rules";
+  EXPECT_EQ(rules, 14) << "rules listed by diagnose --list-rules";
 }
 
 }  // namespace

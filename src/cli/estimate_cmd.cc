@@ -4,25 +4,27 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "plan/fitting_change.h"
 #include "cli/estimate_report.h"
 #include "cli/scenario_flags.h"
 #include "cli/time_to_train_cli.h"
 #include "step/estimate_json.h"
 #include "layout/megatron_args.h"
 #include "util/error.h"
+#include "util/json_document.h"
 
 namespace paratune::cli {
 namespace {
 
 // Replaces the model, training shape and layout of `s` by those of a Megatron-LM argument list;
 // the cluster stays the one of --gpu and --nodes/--gpus.
-MegatronArgs ApplyMegatronArgs(const std::string& line, const CLI::App& cmd, Scenario& s) {
+MegatronArgs ApplyMegatronArgs(const std::string& line, bool ignore_unknown, const CLI::App& cmd, Scenario& s) {
   for (const char* flag : {"--model", "--layers", "--hidden", "--ffn", "--heads", "--kv-heads", "--vocab",
                            "--experts", "--topk", "--plain-mlp", "--seq", "--global-batch", "--precision", "--tp",
                            "--pp", "--vp", "--cp", "--ep", "--etp", "--no-sp", "--zero", "--recompute", "--mbs"})
     if (cmd.count(flag))
       throw InputError(fmt::format("{} and --from-megatron exclude each other: the Megatron arguments give it", flag));
-  MegatronArgs a = ParseMegatronArgs(line);
+  MegatronArgs a = ParseMegatronArgs(line, ignore_unknown);
   const Layout& l = a.layout;
   const long long model_par = static_cast<long long>(l.tp) * l.pp * l.cp;
   if (s.cluster.gpus % model_par != 0)
@@ -47,22 +49,38 @@ Command AddEstimateCommand(CLI::App& root) {
   auto* cmd = root.add_subcommand("estimate", "estimate one training step for a given layout");
   auto f = std::make_shared<ScenarioFlags>();
   auto megatron = std::make_shared<std::string>();
+  auto ignore_unknown = std::make_shared<bool>(false);
   auto ttt = std::make_shared<TimeToTrainFlags>();
   AddScenarioFlags(cmd, *f);
   AddTimeToTrainFlags(cmd, *ttt);
   cmd->add_option("--from-megatron", *megatron,
                   "a Megatron-LM argument list (one quoted string) giving the model, batch and layout");
-  return {cmd, [cmd, f, megatron, ttt] {
+  cmd->add_flag("--ignore-unknown", *ignore_unknown,
+                "with --from-megatron: skip options Megatron-LM does not have (an error otherwise, as its parser says)");
+  return {cmd, [cmd, f, megatron, ignore_unknown, ttt] {
+            if (*ignore_unknown && !cmd->count("--from-megatron")) throw InputError("--ignore-unknown goes with --from-megatron");
             Scenario s = ResolveScenario(*f, *cmd);
             const std::optional<TrainingBudget> budget = ResolveTrainingBudget(*ttt, *cmd);
             std::optional<MegatronArgs> from;
-            if (cmd->count("--from-megatron")) from = ApplyMegatronArgs(*megatron, *cmd, s);
+            if (cmd->count("--from-megatron")) from = ApplyMegatronArgs(*megatron, *ignore_unknown, *cmd, s);
             const Estimate e = EstimateStep(s.model, s.cluster, s.training, s.layout, s.options);
             if (f->json) {
               nlohmann::json j = EstimateToJson(e, budget);
               if (from) j["megatron_args"] = MegatronArgsJson(*from);
-              fmt::print("{}\n", j.dump(2));
+              fmt::print("{}\n", DocumentText(j));
             } else {
+              if (!e.fits) {
+                // Lead with it: the throughput below is of a layout that cannot run.
+                fmt::print("DOES NOT FIT: pipeline stage {} needs {:.1f} GB per GPU, the {} has {:.1f} GB.\n", e.peak_stage,
+                           e.peak_memory_bytes / 1e9, e.gpu, e.capacity_bytes / 1e9);
+                if (const auto fix = FindFittingChange(s.model, s.cluster, s.training, s.layout, s.options))
+                  fmt::print("  fits with {}: {:.1f} GB, {:.0f} tokens/s per GPU (the fastest one-knob change; `paratune plan` "
+                             "searches all of them)\n\n",
+                             fix->change, fix->estimate.peak_memory_bytes / 1e9, fix->estimate.tokens_per_s_per_gpu);
+                else
+                  fmt::print("  no one-knob change (recompute, ZeRO, micro-batch, 2x tp, 2x pp) fits; `paratune plan` "
+                             "searches them together\n\n");
+              }
               fmt::print("{}", FormatEstimate(e, s.cluster, budget));
               if (from) {
                 std::string ignored;

@@ -67,7 +67,13 @@ std::string FormatEstimate(const Estimate& e, const ClusterSpec& cluster, const 
   Append(o, "");
   const TimeBreakdown& tb = e.time;
   const double step = e.step_time_s;
-  Append(o, "Time per step (critical pipeline stage {})", e.critical_stage);
+  // The compute terms follow the longest stage; the DP tail and optimizer the stage that ends
+  // the step (issue 32: "critical pipeline stage 1" showed stage 0's optimizer time).
+  if (e.end_stage == e.critical_stage)
+    Append(o, "Time per step (critical pipeline stage {})", e.critical_stage);
+  else
+    Append(o, "Time per step (compute terms: critical pipeline stage {}; DP tail and optimizer: stage {}, which ends the step)",
+           e.critical_stage, e.end_stage);
   for (const StepTerm& term : kStepTerms) {
     const double s = tb.*term.value;
     if (!term.in_total) {

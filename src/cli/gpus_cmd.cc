@@ -8,6 +8,7 @@
 #include "hardware/hardware_catalog.h"
 #include "hardware/hardware_json.h"
 #include "util/file.h"
+#include "util/json_document.h"
 
 namespace paratune::cli {
 
@@ -24,7 +25,7 @@ Command AddGpusCommand(CLI::App& root) {
             HardwareCatalog hw = HardwareCatalog::BuiltIn();
             if (!f->hardware.empty()) hw.Merge(ReadFile(f->hardware), f->hardware);
             if (f->json) {
-              fmt::print("{}\n", GpusJson(hw).dump(2));
+              fmt::print("{}\n", DocumentText(GpusJson(hw)));
               return 0;
             }
             fmt::print("{:<15} {:>9} {:>9} {:>9} {:>8} {:>8} {:>5} {:>6} {:>6} {:>9} {:>8}\n", "gpu", "bf16 TF", "fp8 TF",

@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "model/catalog.h"
 #include "model/catalog_json.h"
+#include "util/json_document.h"
 
 namespace paratune::cli {
 
@@ -15,7 +16,7 @@ Command AddModelsCommand(CLI::App& root) {
   cmd->add_flag("--json", *json, "print JSON (schema paratune.models/1)");
   return {cmd, [json] {
             if (*json) {
-              fmt::print("{}\n", CatalogJson().dump(2));
+              fmt::print("{}\n", DocumentText(CatalogJson()));
               return 0;
             }
             fmt::print("{:<18} {:<22} {:>6} {:>7} {:>9} {:>10} {:>10}\n", "id", "architecture", "layers", "hidden",

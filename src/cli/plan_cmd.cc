@@ -1,6 +1,7 @@
 // `paratune plan`: search every valid layout, rank them, explain the winner, and optionally
 // write the winner's framework settings (--emit). docs/planner.md, docs/frameworks.md.
 #include <CLI/CLI.hpp>
+#include <tuple>
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -12,11 +13,13 @@
 #include "cli/terminal_progress.h"
 #include "cli/scenario_flags.h"
 #include "cli/time_to_train_cli.h"
+#include "cli/output_file.h"
 #include "emit/emit.h"
 #include "plan/plan_json.h"
 #include "plan/planner.h"
 #include "util/error.h"
 #include "util/file.h"
+#include "util/json_document.h"
 
 namespace paratune::cli {
 namespace {
@@ -83,6 +86,11 @@ Command AddPlanCommand(CLI::App& root) {
             r.max_cp = p->max_cp;
             r.max_ep = p->max_ep;
             r.max_mbs = p->max_mbs;
+            // A pinned value above its own bound leaves nothing to search: say which two disagree.
+            for (auto [flag, bound, pinned] : {std::tuple{"--tp", r.max_tp, r.tp}, {"--pp", r.max_pp, r.pp}, {"--vp", r.max_vp, r.vp},
+                                               {"--cp", r.max_cp, r.cp}, {"--ep", r.max_ep, r.ep}, {"--mbs", r.max_mbs, r.mbs}})
+              if (pinned && bound > 0 && *pinned > bound)
+                throw InputError(fmt::format("{} {} is above --max-{} {}: the two exclude each other", flag, *pinned, flag + 2, bound));
             r.top = p->top;
             r.headroom = p->headroom;
             r.objective = ParseObjective(p->objective, "--objective");
@@ -90,7 +98,8 @@ Command AddPlanCommand(CLI::App& root) {
             std::optional<Framework> fw;
             if (cmd->count("--emit")) fw = ParseFramework(p->emit, "--emit");
             if (cmd->count("--emit-out") && !fw) throw InputError("--emit-out needs --emit");
-            const bool emit_to_stdout = fw && p->emit_out.empty();
+            PrepareOutputs(*cmd, {{"--emit-out", &p->emit_out}}, {f->model, f->hardware_file});
+            const bool emit_to_stdout = fw && (p->emit_out.empty() || p->emit_out == "-");
             if (emit_to_stdout && f->json)
               throw InputError("--json and --emit without --emit-out would both write to standard output");
 
@@ -101,20 +110,34 @@ Command AddPlanCommand(CLI::App& root) {
             if (!p->sweep.empty()) sweep = Sweep(r, kSweepKnobNames.Parse(p->sweep, "--sweep", "sweep knob"));
             progress.Done();
             if (fw) {
-              const Estimate& w = res.ranked.front();
-              const Emitted em = EmitSettings(*fw, {r.model, r.cluster, w.training, w.layout});
+              // The fastest layout the framework runs; a faster one it refuses is named in a note.
+              const Estimate* w = nullptr;
+              std::string refused;
+              for (const Estimate& e : res.ranked) {
+                const std::string why = FrameworkRefuses(*fw, {r.model, r.cluster, e.training, e.layout});
+                if (why.empty()) {
+                  w = &e;
+                  break;
+                }
+                if (refused.empty()) refused = why;
+              }
+              if (!w) throw InputError(fmt::format("--emit {}: none of the {} ranked layouts can be emitted: {}", FrameworkName(*fw), res.ranked.size(), refused));
+              if (w != &res.ranked.front())
+                std::fprintf(stderr, "paratune: note: layout #1 cannot be emitted for %s (%s); emitted #%zu, the fastest it runs\n",
+                             FrameworkName(*fw), refused.c_str(), static_cast<size_t>(w - res.ranked.data()) + 1);
+              const Emitted em = EmitSettings(*fw, {r.model, r.cluster, w->training, w->layout});
               for (const std::string& n : em.notes) std::fprintf(stderr, "paratune: note: %s\n", n.c_str());
               if (emit_to_stdout) {
-                fmt::print("{}", em.text);
+                WriteOutput("-", em.text);
                 return 0;
               }
-              WriteFileAtomic(p->emit_out, em.text);
+              WriteOutput(p->emit_out, em.text);
               std::fprintf(stderr, "paratune: wrote %s settings to %s\n", FrameworkName(*fw), p->emit_out.c_str());
             }
             if (f->json) {
               nlohmann::json j = PlanToJson(res, r, budget);
               if (sweep) j["sweep"] = SweepToJson(*sweep);
-              fmt::print("{}\n", j.dump(2));
+              fmt::print("{}\n", DocumentText(j));
               return 0;
             }
             fmt::print("{}", FormatPlan(res, r, budget));

@@ -33,13 +33,12 @@ std::string FormatPlan(const PlanResult& res, const PlanRequest& r, const std::o
   for (size_t i = 0; i < res.ranked.size(); ++i) {
     const Estimate& e = res.ranked[i];
     const Layout& l = e.layout;
-    const SplitDescription d = DescribeSplit(r.model.layers, l.pp, l.vp, l.pp_layout);
-    const std::string split = d.kind == SplitKind::kFirstLast ? fmt::format("first-last {}/{}", d.first, d.last)
-                                                              : SplitKindName(d.kind);
+    const std::string split = SplitLabel(r.model.layers, l.pp, l.vp, l.pp_layout);
+    const std::string etp = r.model.is_moe() ? std::to_string(l.expert_tp()) : "-";  // a dense model has no experts
     std::string row = fmt::format(
         "{:>3} {:>3} {:>3} {:>3} {:>3} {:>4} {:>4} {:>5} {:>4} {:>9} {:>4} {:>5} {:>11} {:>14} {:>8.3f} s {:>12.0f} "
         "{:>5.1f}% {:>5.1f}% {:>6.1f} GB {:>5.1f}% {:>6.1f}%",
-        i + 1, l.tp, l.pp, l.vp, l.cp, l.ep, l.expert_tp(), l.dp, l.zero, RecomputeName(l.recompute), l.mbs,
+        i + 1, l.tp, l.pp, l.vp, l.cp, l.ep, etp, l.dp, l.zero, RecomputeName(l.recompute), l.mbs,
         PrecisionName(e.training.precision), ScheduleName(l.pipeline_schedule()), split, e.step_time_s, e.tokens_per_s_per_gpu, 100 * e.mfu_vs_bf16, 100 * e.mfu,
         e.peak_memory_bytes / 1e9, 100 * e.comm_share, 100 * e.bubble_rate);
     if (budget) {

@@ -40,6 +40,8 @@ TEST_F(RunsCli, RecordShowListCompareExport) {
   r = Run({"runs", "show", "base", "--db", db});
   EXPECT_CONTAINS(r.out, "mfu");
   EXPECT_CONTAINS(r.out, "40.28%");
+  EXPECT_CONTAINS(r.out, "53.85 GB");  // GB = 1e9 bytes as everywhere else (issue 32: it printed GiB)
+  EXPECT_EQ(r.out.find("GiB"), std::string::npos);
 
   r = Run({"runs", "list", "--db", db, "--json", "--filter", "tag=team=a"});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -83,6 +85,14 @@ TEST_F(RunsCli, RecordShowListCompareExport) {
   const std::string text = Slurp(csv);
   EXPECT_EQ(text.rfind("name,created_utc,cluster,model,gpu,gpus,software,measured_mfu,predicted_mfu,", 0), 0u);
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3);
+  // --json, as every runs command takes (the README says so): every run, no limit.
+  r = Run({"runs", "export", "--json", "--db", db});
+  ASSERT_EQ(r.status, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema"], "paratune.runs.list/1");
+  EXPECT_EQ(j["runs"].size(), 2u);
+  EXPECT_EQ(j["total"], 2);
+  EXPECT_CONTAINS(RunBad({"runs", "export", "--db", db}), "runs export: give --csv or --json");
 }
 
 TEST_F(RunsCli, BadInputIsOneLineAndWritesNothing) {
@@ -92,6 +102,9 @@ TEST_F(RunsCli, BadInputIsOneLineAndWritesNothing) {
   EXPECT_FALSE(fs::exists(db)) << "a bad record must not even create the store";
   EXPECT_CONTAINS(RunBad({"runs", "record", Report("estimate.json"), "--tag", "novalue", "--db", db}), "--tag 'novalue'");
   EXPECT_FALSE(fs::exists(db));
+  EXPECT_CONTAINS(RunBad({"runs", "show", "nope", "--db", db}), "no run registry here");  // a read creates no store
+  EXPECT_FALSE(fs::exists(db));
+  ASSERT_EQ(Run({"runs", "record", Report("estimate.json"), "--name", "one", "--db", db}).status, 0);
   EXPECT_CONTAINS(RunBad({"runs", "show", "nope", "--db", db}), "no run named 'nope'");
   EXPECT_CONTAINS(RunBad({"runs", "list", "--filter", "colour=red", "--db", db}), "unknown key 'colour'");
   EXPECT_CONTAINS(RunBad({"runs", "compare", "a", "b", "c", "--db", db}), "At Most 2 required but received 3");

@@ -3,17 +3,21 @@
 // postgresql:// URL; default $PARATUNE_DB, else $XDG_DATA_HOME/paratune/runs.db). Messages name
 // the store by Database::Where(), which never shows a password.
 #include <CLI/CLI.hpp>
+#include <cstdio>
+#include <limits>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/runs_report.h"
+#include "cli/output_file.h"
 #include "hardware/hardware_catalog.h"
 #include "runs/published_run_record.h"
 #include "runs/registry.h"
 #include "runs/runs_json.h"
 #include "util/error.h"
 #include "util/file.h"
+#include "util/json_document.h"
 #include "validate/published_runs.h"
 
 namespace paratune::cli {
@@ -21,6 +25,7 @@ namespace {
 
 struct RunsFlags {
   std::string db;
+  bool db_given = false;  // --db '' is an error, not the default store
   bool json = false;
   // record
   std::vector<std::string> files;
@@ -40,10 +45,14 @@ struct RunsFlags {
 
 void AddDb(CLI::App* app, RunsFlags& f) {
   app->add_option("--db", f.db, "the registry: a SQLite file or a postgresql:// URL (default $PARATUNE_DB, else "
-                                "$XDG_DATA_HOME/paratune/runs.db)");
+                                "$XDG_DATA_HOME/paratune/runs.db)")
+      ->each([&f](const std::string&) { f.db_given = true; });
 }
 
-std::string Location(const RunsFlags& f) { return f.db.empty() ? DefaultDatabaseLocation() : f.db; }
+std::string Location(const RunsFlags& f) {
+  if (f.db_given && f.db.empty()) throw InputError("--db: empty location (a SQLite file path or a postgresql:// URL)");
+  return f.db.empty() ? DefaultDatabaseLocation() : f.db;
+}
 
 std::pair<std::string, std::string> SplitTag(const std::string& t) {
   const size_t eq = t.find('=');
@@ -52,7 +61,7 @@ std::pair<std::string, std::string> SplitTag(const std::string& t) {
 }
 
 void PrintJson(const nlohmann::json& j) {
-  fmt::print("{}\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+  fmt::print("{}\n", DocumentText(j));
 }
 
 // `runs record --csv FILE`: every usable row as a run of its own, in one transaction.
@@ -146,8 +155,9 @@ Command AddRunsCommand(CLI::App& root) {
   bshow->add_flag("--json", f->json, "print JSON (schema paratune.runs.baselines/1)");
   AddDb(bshow, *f);
 
-  auto* exp = cmd->add_subcommand("export", "every run as one CSV row");
-  exp->add_flag("--csv", f->csv, "CSV (the only format)")->required();
+  auto* exp = cmd->add_subcommand("export", "every run: one CSV row each (--csv), or one JSON document (--json)");
+  exp->add_flag("--csv", f->csv, "one CSV row per run, oldest first");
+  exp->add_flag("--json", f->json, "every run as JSON (schema paratune.runs.list/1, no limit)");
   exp->add_option("--out", f->out, "write to this file (default: standard output)");
   AddDb(exp, *f);
 
@@ -163,6 +173,7 @@ Command AddRunsCommand(CLI::App& root) {
               for (const auto& t : f->tags) o.tags.push_back(SplitTag(t));
               // Every file read and checked before the store is opened: bad input writes nothing.
               const PreparedRecord prepared = PrepareRecord(f->files, o);
+              for (const std::string& w : prepared.warnings) std::fprintf(stderr, "paratune: warning: %s\n", w.c_str());
               auto db = OpenRegistry(Location(*f));
               const RecordResult r = CommitRecord(*db, prepared);
               if (f->json) PrintJson(RecordResultJson(r, db->Where()));
@@ -175,14 +186,14 @@ Command AddRunsCommand(CLI::App& root) {
               ListFilter lf;
               for (const auto& s : f->filters) ParseListFilter(s, lf);
               lf.limit = f->limit;
-              auto db = OpenRegistry(Location(*f));
+              auto db = OpenRegistry(Location(*f), StoreAccess::kExisting);
               const auto runs = List(*db, lf);
               const int64_t total = CountRuns(*db, lf);
               if (f->json) PrintJson(RunListJson(runs, total));
               else fmt::print("{}", FormatRunList(runs, total));
               return 0;
             }
-            auto db = OpenRegistry(Location(*f));
+            auto db = OpenRegistry(Location(*f), StoreAccess::kExisting);  // reads, and baselines of recorded runs
             if (show->parsed()) {
               const RunRecord r = Show(*db, f->names.at(0));
               if (f->json) PrintJson(RunShowJson(r));
@@ -207,9 +218,18 @@ Command AddRunsCommand(CLI::App& root) {
               return 0;
             }
             if (exp->parsed()) {
-              const std::string csv = ExportCsv(*db);
-              if (f->out.empty()) fmt::print("{}", csv);
-              else WriteFileAtomic(f->out, csv);
+              if (f->csv == f->json) throw InputError("runs export: give --csv or --json (one of them)");
+              PrepareOutputs(*exp, {{"--out", &f->out}}, {f->db});
+              std::string text;
+              if (f->csv) {
+                text = ExportCsv(*db);
+              } else {
+                ListFilter all;
+                all.limit = std::numeric_limits<int>::max();
+                text = DocumentText(RunListJson(List(*db, all), CountRuns(*db, all))) + "\n";
+              }
+              if (f->out.empty()) fmt::print("{}", text);
+              else WriteOutput(f->out, text);
               return 0;
             }
             return 0;

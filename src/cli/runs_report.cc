@@ -23,7 +23,7 @@ std::string FormatFigure(const MetricInfo& m, double v) {
   const std::string unit = m.unit;
   if (unit == "fraction") return fmt::format("{:.2f}%", v * 100);
   if (unit == "s") return std::fabs(v) < 1 ? fmt::format("{:.2f} ms", v * 1e3) : fmt::format("{:.3f} s", v);
-  if (unit == "B") return fmt::format("{:.2f} GiB", v / double(1ull << 30));
+  if (unit == "B") return fmt::format("{:.2f} GB", v / 1e9);  // GB = 1e9 bytes, as every other output prints memory
   if (unit == "tokens/h") return fmt::format("{:.3f} M", v / 1e6);
   return fmt::format("{:.1f}", v);
 }

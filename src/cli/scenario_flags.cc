@@ -88,7 +88,8 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
                     "Megatron --cp-comm-type a2a)");
   c->add_option("--offload-layers", f.layout.offload_layers,
                 "activations of the first N transformer layers copied to host memory and back (Megatron-Core "
-                "cpu_offloading_num_layers, NeMo activation_offload_layers; pp 1, no recompute; default 0)");
+                "cpu_offloading_num_layers, NeMo activation_offload_layers; pp 1, no recompute; default 0)")
+      ->check(CLI::Range(0, 1 << 20));
   c->add_flag("!--no-flash-attention", f.layout.flash_attention,
               "store attention scores (no FlashAttention)");
   c->add_option("--attention-kernel", f.attention_kernel,

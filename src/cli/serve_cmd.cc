@@ -3,6 +3,7 @@
 // read-only; stops cleanly on SIGINT or SIGTERM. docs/report-serve.md.
 #include <CLI/CLI.hpp>
 #include <csignal>
+#include <cstdio>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -38,22 +39,24 @@ Command AddServeCommand(CLI::App& root) {
             // store is migrated once here, so a bad --db fails at start.
             std::shared_ptr<RegistryPages> pages;
             if (!db->empty()) {
-              const std::string where = OpenRegistry(*db)->Where();
+              const std::string where = OpenRegistry(*db, StoreAccess::kExisting)->Where();
               const std::string loc = *db;
               pages = std::make_shared<RegistryPages>();
               pages->where = where;
               pages->list = [loc] {
-                auto d = OpenRegistry(loc);
+                auto d = OpenRegistry(loc, StoreAccess::kExisting);
                 return RunListJson(List(*d, ListFilter{}), CountRuns(*d, ListFilter{}));
               };
-              pages->baselines = [loc] { return BaselinesJson(Baselines(*OpenRegistry(loc))); };
-              pages->show = [loc](const std::string& name) { return RunShowJson(Show(*OpenRegistry(loc), name)); };
+              pages->baselines = [loc] { return BaselinesJson(Baselines(*OpenRegistry(loc, StoreAccess::kExisting))); };
+              pages->show = [loc](const std::string& name) { return RunShowJson(Show(*OpenRegistry(loc, StoreAccess::kExisting), name)); };
               pages->compare = [loc](const std::string& a, const std::string& b) {
-                auto d = OpenRegistry(loc);
+                auto d = OpenRegistry(loc, StoreAccess::kExisting);
                 return ComparisonJson(b.empty() ? CompareWithBaseline(*d, a) : Compare(*d, a, b));
               };
               o->registry = pages.get();
             }
+            // One line per request on standard error, written whole (requests run on several threads).
+            o->access_log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
             struct sigaction sa {};
             sa.sa_handler = OnSignal;
             sigemptyset(&sa.sa_mask);

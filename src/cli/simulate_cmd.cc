@@ -9,11 +9,13 @@
 
 #include "cli/commands.h"
 #include "cli/scenario_flags.h"
+#include "cli/output_file.h"
 #include "step/compose.h"
 #include "step/simulate_json.h"
 #include "timeline/chrome_trace.h"
 #include "util/error.h"
 #include "util/file.h"
+#include "util/json_document.h"
 
 namespace paratune::cli {
 namespace {
@@ -72,6 +74,7 @@ Command AddSimulateCommand(CLI::App& root) {
             const bool trace_stdout = sf->trace == "-";
             if (trace_stdout && (f->json || sf->ascii))
               throw InputError("--trace - writes the trace to standard output; it excludes --json and --ascii");
+            PrepareOutputs(*cmd, {{"--trace", &sf->trace}}, {f->model, f->hardware_file});
             const Scenario s = ResolveScenario(*f, *cmd);
             ComposeOptions co;
             if (sf->timeline && !f->json) throw InputError("--timeline adds the events to --json output; give --json");
@@ -83,20 +86,17 @@ Command AddSimulateCommand(CLI::App& root) {
             const Estimate& e = r.estimate;
             if (!sf->trace.empty()) {
               const std::string json = ChromeTraceJson(r.simulation.timeline).dump() + "\n";
-              if (trace_stdout) {
-                fmt::print("{}", json);
-                return 0;
-              }
-              WriteFileAtomic(sf->trace, json);
+              WriteOutput(sf->trace, json);
+              if (trace_stdout) return 0;
             }
             if (f->json) {
               nlohmann::json j = SimulateToJson(r, sf->trace);
               if (sf->timeline) {
                 j["timeline"] = TimelineToJson(r.simulation.timeline);
-                fmt::print("{}\n", j.dump());  // compact: the events are most of it
+                fmt::print("{}\n", DocumentText(j, -1));  // compact: the events are most of it
                 return 0;
               }
-              fmt::print("{}\n", j.dump(2));
+              fmt::print("{}\n", DocumentText(j));
               return 0;
             }
             const Layout& l = e.layout;

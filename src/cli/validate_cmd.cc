@@ -1,6 +1,7 @@
 // `paratune validate FILE.csv`: predicted vs measured throughput of published runs, and peak
 // memory and step time beside SimuMax's where the file gives them.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
@@ -8,6 +9,7 @@
 #include "cli/commands.h"
 #include "hardware/hardware_catalog.h"
 #include "util/file.h"
+#include "util/json_document.h"
 #include "validate/published_runs.h"
 #include "validate/validation.h"
 #include "validate/validation_json.h"
@@ -91,8 +93,12 @@ Command AddValidateCommand(CLI::App& root) {
             if (!f->hardware.empty()) hw.Merge(ReadFile(f->hardware), f->hardware);
             const std::vector<PublishedRun> runs = ReadPublishedRuns(ReadFile(f->file), f->file, hw);
             const ValidationReport rep = Validate(runs);
+            // No row modelled: tables of n 0 and "MAPE 0.0%" would read as a perfect score.
+            if (!rep.rows.empty() && std::none_of(rep.rows.begin(), rep.rows.end(), [](const RunPrediction& p) { return p.predicted; }))
+              throw InputError(fmt::format("{}: none of its {} rows could be modelled; the first, {}: {}", f->file, rep.rows.size(),
+                                           rep.rows.front().run->id, rep.rows.front().reason));
             if (f->json) {
-              fmt::print("{}\n", ValidationJson(rep, f->file).dump(2));
+              fmt::print("{}\n", DocumentText(ValidationJson(rep, f->file)));
               return 0;
             }
             fmt::print("{:<20} {:<10} {:>5} {:>12} {:>12} {:>7}\n", "id", "gpu", "gpus", "measured", "predicted", "APE");

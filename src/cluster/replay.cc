@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cluster/policy.h"
+#include "util/error.h"
 #include "util/stats.h"
 
 namespace paratune {
@@ -68,6 +69,9 @@ JobTrace FilterPlaceable(const ClusterTopology& topology, JobTrace trace, const 
   trace.jobs = std::move(kept);
   std::stable_sort(trace.skipped.begin(), trace.skipped.end(),
                    [](const SkippedRow& a, const SkippedRow& b) { return a.line < b.line; });
+  if (trace.jobs.empty() && !trace.skipped.empty())  // nothing to replay: a summary of zeros would say nothing true
+    throw InputError(fmt::format("{}: every row was skipped ({}); the first, line {}: {}", trace.path, trace.skipped.size(),
+                                 trace.skipped.front().line, trace.skipped.front().reason));
   return trace;
 }
 

@@ -40,6 +40,7 @@ struct ReplayOptions {
 
 // A job that cannot run on this cluster at all (no node type it may use, more GPUs than its
 // types have, hard locality wider than a leaf) is taken out before the replay, with its line.
+// Throws InputError when every row was skipped (the reader's and these).
 JobTrace FilterPlaceable(const ClusterTopology& topology, JobTrace trace, const ReplayOptions& options);
 
 struct RunningJob {

@@ -6,6 +6,7 @@
 
 #include "cluster/cluster_test_util.h"
 #include "cluster/policy.h"
+#include "util/test_util.h"
 
 namespace paratune {
 namespace {
@@ -248,6 +249,15 @@ TEST(Replay, UnplaceableJobsAreTakenOutWithTheirLines) {
   EXPECT_NE(t.skipped[0].reason.find("more than the cluster"), std::string::npos);
   EXPECT_EQ(t.skipped[1].line, 5);
   EXPECT_NE(t.skipped[1].reason.find("H100"), std::string::npos);
+}
+
+// Every row skipped: nothing to replay, an error naming the first (issue 32: exit 0 and zeros).
+TEST(Replay, EveryRowSkippedIsAnError) {
+  ClusterTopology topo = SmallCluster(2, 8, 1);
+  JobTrace trace = MakeTrace({MakeJob(0, 17, 10), MakeJob(0, 32, 10)});
+  trace.path = "jobs.csv";
+  EXPECT_EQ(InputErrorOf([&] { FilterPlaceable(topo, trace, {}); }),
+            "jobs.csv: every row was skipped (2); the first, line 2: 17 GPUs: more than the cluster's GPUs");
 }
 
 }  // namespace

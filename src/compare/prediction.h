@@ -27,7 +27,9 @@ struct PredictionComparison {
   double step_time_error = 0;        // predicted / measured - 1
   // A measured MFU above 1 is impossible: no GPU exceeds its peak, so the model, GPU count or
   // global batch given for the prediction do not match what the trace ran (the model FLOPs are
-  // the estimate's). Then `mfu_warning` says so in one line, with the likely cause.
+  // the estimate's). So is an MFU above the trace's compute share of GPU time (the FLOPs would
+  // need more than the peak during the compute kernels). Then `mfu_warning` says so in one line,
+  // with the likely cause; it also says when the traces' world size is not the prediction's.
   bool mfu_impossible = false;
   std::string mfu_warning;
 };

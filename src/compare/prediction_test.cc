@@ -62,6 +62,23 @@ TEST(Prediction, PlausibleMfuIsNotFlagged) {
   EXPECT_EQ(same_world.mfu_warning.find("ranks, the prediction"), std::string::npos);
 }
 
+// Issue 32: 65.7% MFU on a 128-rank trace whose compute is 20% of GPU time warned only above
+// 100%. MFU over the compute share is the share of peak the compute kernels would need: 3.3x.
+TEST(Prediction, MfuAboveTheComputeShareIsFlagged) {
+  TraceAnalysis a = OneRank(1.0, 128);
+  a.ranks[0].temporal = {1.0, 0.2, 0.3, 0.5, 0.4};  // 20% compute
+  const PredictionComparison c = ComparePrediction(a, Predicted(0.657, 1.0, 128), SimulationResult{});
+  EXPECT_NEAR(c.measured_mfu, 0.657, 1e-12);
+  EXPECT_TRUE(c.mfu_impossible);
+  EXPECT_CONTAINS(c.mfu_warning, "measured MFU 65.7% would need 328% of the peak during the 20.0% of GPU time the trace spends in compute kernels");
+  // A world size other than the prediction's is said even when the MFU is possible.
+  TraceAnalysis b = OneRank(2.0, 128);
+  b.ranks[0].temporal = {2.0, 1.6, 0.2, 0.2, 0.2};
+  const PredictionComparison d = ComparePrediction(b, Predicted(0.40, 1.0, 8), SimulationResult{});
+  EXPECT_FALSE(d.mfu_impossible);
+  EXPECT_CONTAINS(d.mfu_warning, "the traces come from a job of 128 ranks, the prediction is for 8 GPUs");
+}
+
 // The measured breakdown is the ranks' mean, field by field, in the one vocabulary: windows of
 // 1 s and 3 s with 0.2 s and 1.8 s of compute give a mean 2 s window with 1 s of compute (50 %),
 // 0.3 s non-compute (15 %) and 0.7 s idle (35 %). Without ProfilerSteps the step is that window.

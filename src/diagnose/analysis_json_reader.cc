@@ -7,6 +7,7 @@
 
 #include "util/error.h"
 #include "util/file.h"
+#include "util/json_parse.h"
 
 namespace paratune {
 namespace {
@@ -67,8 +68,12 @@ GpuTimeBreakdown Temporal(const Reader& r, const json& j, const std::string& p) 
 }  // namespace
 
 TraceAnalysis ParseAnalysisJson(std::string_view text, const std::string& where) {
-  json doc = json::parse(text, nullptr, false);
-  if (doc.is_discarded()) throw InputError(where + ": not valid JSON");
+  json doc;
+  try {
+    doc = ParseJson(text, where);
+  } catch (const json::exception&) {
+    throw InputError(where + ": not valid JSON");
+  }
   Reader r(where);
   if (r.Str(doc, "schema", "") != "paratune.analyze/1")
     r.Fail(".schema", "is '" + doc["schema"].get<std::string>() + "', not paratune.analyze/1");

@@ -13,6 +13,8 @@ namespace {
 
 // Enough of a file to recognise it: every reader's Looks* function decides on its first lines.
 constexpr size_t kHeadBytes = 64 * 1024;
+// The largest analysis document read whole when its schema is not in the head (ReadAnalysisJson's bound).
+constexpr size_t kMaxDocumentBytes = size_t{1} << 30;
 
 bool StartsWithJsonObject(std::string_view head) {
   size_t i = 0;
@@ -36,9 +38,10 @@ std::vector<std::string> Expand(const std::vector<std::string>& paths) {
       std::sort(files.begin(), files.end());
       if (files.empty()) throw InputError(p + ": empty directory: no files to diagnose");
       out.insert(out.end(), files.begin(), files.end());
-    } else if (!std::filesystem::exists(p, ec)) {
+    } else if (!std::filesystem::exists(std::filesystem::symlink_status(p, ec))) {
       throw InputError(p + ": no such file");
     } else {
+      RequireRegularFile(p);  // a link loop, a dangling link, a FIFO or a device each say so
       out.push_back(p);
     }
   }
@@ -56,6 +59,10 @@ InputKind DetectInputKind(const std::string& path) {
     if (head.find("\"traceEvents\"") != std::string::npos || head.find("\"schemaVersion\"") != std::string::npos ||
         head.find("\"deviceProperties\"") != std::string::npos)
       return InputKind::kTrace;
+    // paratune's own documents by their schema wherever it is: one written before the schema
+    // came first (util/json_document.h) has it after its tables.
+    if (head.size() == kHeadBytes && ReadMaybeGzipFile(path, kMaxDocumentBytes).find("\"paratune.analyze/") != std::string::npos)
+      return InputKind::kAnalysisJson;
   }
   // The text formats, most specific first: a topology matrix and an nccl-tests table have fixed
   // headers; telemetry has its CSV or dcgmi header; token counts and logs last.
@@ -74,7 +81,14 @@ DiagnoseInputs LoadDiagnoseInputs(const std::vector<std::string>& paths, const L
   if (paths.empty()) throw InputError("diagnose: no input files");
   DiagnoseInputs in;
   std::vector<std::string> trace_paths;
-  for (const std::string& p : Expand(paths)) {
+  const std::vector<std::string> expanded = Expand(paths);
+  for (size_t i = 0; i < expanded.size(); ++i)
+    for (size_t j = 0; j < i; ++j) {
+      std::error_code ec;
+      if (std::filesystem::equivalent(expanded[i], expanded[j], ec))
+        throw InputError(expanded[i] + ": given twice (also as " + expanded[j] + "); its findings would count twice");
+    }
+  for (const std::string& p : expanded) {
     const InputKind kind = DetectInputKind(p);
     in.files.push_back({p, kind});
     switch (kind) {
@@ -83,7 +97,10 @@ DiagnoseInputs LoadDiagnoseInputs(const std::vector<std::string>& paths, const L
         if (in.analysis) throw InputError(p + ": a second analysis; pass one `paratune analyze --json` output or the traces");
         in.analysis = ReadAnalysisJson(p);
         break;
-      case InputKind::kTrainingLog: in.logs.push_back(ReadTrainingLog(p)); break;
+      case InputKind::kTrainingLog:
+        in.logs.push_back(ReadTrainingLog(p, options.allow_partial));
+        for (std::string& n : TrainingLogNotes(in.logs.back())) in.notes.push_back(std::move(n));
+        break;
       case InputKind::kGpuTelemetry: in.telemetry.push_back(ReadGpuTelemetry(p)); break;
       case InputKind::kNcclTests: in.nccl_tests.push_back(ReadNcclTests(p)); break;
       case InputKind::kTopology: in.topologies.push_back(ReadTopologyMatrix(p)); break;
@@ -95,6 +112,7 @@ DiagnoseInputs LoadDiagnoseInputs(const std::vector<std::string>& paths, const L
     TraceSetOptions so;
     so.threads = options.threads;
     so.progress = options.progress;
+    so.allow_partial = options.allow_partial;
     in.traces = ReadTraceSet(trace_paths, so);
     AnalysisOptions ao;
     ao.threads = options.threads;

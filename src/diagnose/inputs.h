@@ -59,6 +59,9 @@ struct DiagnoseInputs {
   // The cluster as given (--gpu, --nodes or --gpus, --hardware), also without a model: what the
   // link ceilings are judged against. Equal to plan->cluster when there is a plan.
   std::optional<ClusterSpec> cluster;
+  // What the readers passed over (a log's cut last line, lines skipped with allow_partial), one
+  // line each, for the CLI to print as notes.
+  std::vector<std::string> notes;
 };
 
 // The kind of a file from its first bytes (gzip is looked through), or InputError naming the
@@ -68,10 +71,13 @@ InputKind DetectInputKind(const std::string& path);
 struct LoadOptions {
   int threads = 0;               // trace reading and analysis
   Progress* progress = nullptr;  // told the trace files read so far
+  // Analyse what can be read of a truncated trace and skip malformed log lines (errors otherwise).
+  bool allow_partial = false;
 };
 
 // Detects and reads every file (a directory: its files, sorted). Throws InputError on a file no
-// reader accepts or a reader's error.
+// reader accepts, a reader's error, or one file given twice (directly, through a link or a
+// directory).
 DiagnoseInputs LoadDiagnoseInputs(const std::vector<std::string>& paths, const LoadOptions& options = {});
 
 }  // namespace paratune

@@ -19,6 +19,7 @@ const std::vector<std::unique_ptr<Rule>>& AllRules() {
     r.push_back(MakeRecomputeUnneededRule());
     r.push_back(MakeStragglerRule());
     r.push_back(MakeExpertImbalanceRule());
+    r.push_back(MakeCollectiveWrongResultsRule());
     return r;
   }();
   return rules;

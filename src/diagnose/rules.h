@@ -20,5 +20,6 @@ std::unique_ptr<Rule> MakePipelineBubbleRule();        // pipeline_bubble.cc
 std::unique_ptr<Rule> MakeRecomputeUnneededRule();     // recompute_unneeded.cc
 std::unique_ptr<Rule> MakeStragglerRule();             // straggler.cc
 std::unique_ptr<Rule> MakeExpertImbalanceRule();       // expert_imbalance.cc
+std::unique_ptr<Rule> MakeCollectiveWrongResultsRule(); // collective_wrong_results.cc
 
 }  // namespace paratune

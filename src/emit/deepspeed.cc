@@ -54,7 +54,6 @@ Emitted EmitDeepSpeed(const EmitInput& in) {
     j["pipeline"] = {{"stages", l.pp}, {"partition", "uniform"}};
     out.notes.push_back(fmt::format("pp {}: needs the model wrapped in deepspeed.pipe.PipelineModule(num_stages={})",
                                     l.pp, l.pp));
-    if (l.zero >= 2) out.notes.push_back("DeepSpeed's pipeline engine supports ZeRO stage 0 or 1 only");
   }
   if (l.vp > 1) out.notes.push_back(fmt::format("vp {}: DeepSpeed has no interleaved pipeline schedule", l.vp));
   if (!l.pp_layout.empty() || l.pipeline_schedule() == ScheduleKind::kZbH1)

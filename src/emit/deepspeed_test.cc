@@ -10,6 +10,7 @@
 
 #include "emit/emit.h"
 #include "emit/emit_test_util.h"
+#include "util/test_util.h"
 #include "model/catalog.h"
 
 namespace paratune {
@@ -120,6 +121,22 @@ TEST(EmitDeepSpeed, Fp8NoteNamesTheRecipe) {
     EXPECT_NE(all.find("--fp8-format hybrid --fp8-recipe tensorwise"), std::string::npos) << all;
     EXPECT_EQ(nlohmann::json::parse(e.text)["bf16"]["enabled"], true);
   }
+}
+
+// Issue 32: ZeRO stage 2 with pipeline stages, which DeepSpeed's pipeline engine refuses
+// (deepspeed/runtime/pipe/engine.py), was emitted with a note; now it is refused with the reason,
+// and the same layout at ZeRO 1 is emitted.
+TEST(EmitDeepSpeed, RefusesPipelineWithZeroTwo) {
+  EmitInput in = testing_util::Cases()[2];  // Llama-3.1-405B: pp 9, ZeRO-2
+  ASSERT_EQ(in.layout.pp, 9);
+  ASSERT_EQ(in.layout.zero, 2);
+  EXPECT_EQ(FrameworkRefuses(Framework::kDeepSpeed, in),
+            "DeepSpeed's pipeline engine runs ZeRO stage 0 or 1 only (deepspeed/runtime/pipe/engine.py), and this layout has pp 9 with ZeRO stage 2");
+  EXPECT_CONTAINS(InputErrorOf([&] { EmitSettings(Framework::kDeepSpeed, in); }), "--emit deepspeed: DeepSpeed's pipeline engine runs ZeRO stage 0 or 1 only");
+  EXPECT_EQ(FrameworkRefuses(Framework::kMegatron, in), "");
+  in.layout.zero = 1;
+  EXPECT_EQ(FrameworkRefuses(Framework::kDeepSpeed, in), "");
+  EXPECT_EQ(nlohmann::json::parse(EmitSettings(Framework::kDeepSpeed, in).text)["zero_optimization"]["stage"], 1);
 }
 
 }  // namespace

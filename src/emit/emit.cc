@@ -2,10 +2,23 @@
 
 #include <fmt/format.h>
 
+#include "util/error.h"
+
 
 namespace paratune {
 
+std::string FrameworkRefuses(Framework f, const EmitInput& in) {
+  const Layout& l = in.layout;
+  if (f == Framework::kDeepSpeed && l.pp > 1 && l.zero >= 2)
+    return fmt::format("DeepSpeed's pipeline engine runs ZeRO stage 0 or 1 only (deepspeed/runtime/pipe/engine.py), "
+                       "and this layout has pp {} with ZeRO stage {}",
+                       l.pp, l.zero);
+  return "";
+}
+
 Emitted EmitSettings(Framework f, const EmitInput& in) {
+  if (const std::string why = FrameworkRefuses(f, in); !why.empty())
+    throw InputError(fmt::format("--emit {}: {}", FrameworkName(f), why));
   Emitted out;
   switch (f) {
     case Framework::kMegatron: return EmitMegatron(in);

@@ -38,6 +38,13 @@ struct Emitted {
   std::vector<std::string> notes;  // what the framework cannot express and what was emitted instead
 };
 
+// Why framework `f` refuses to run this layout at all, or "" when it runs it (what it cannot
+// express is a note instead). DeepSpeed: its pipeline engine asserts ZeRO stage 0 or 1
+// (deepspeed/runtime/pipe/engine.py, PipelineEngine.__init__: "ZeRO-2 and ZeRO-3 are
+// incompatible with pipeline parallelism").
+std::string FrameworkRefuses(Framework f, const EmitInput& in);
+
+// The settings; throws InputError with FrameworkRefuses's reason when the framework would refuse.
 Emitted EmitSettings(Framework f, const EmitInput& in);
 
 // The one low-precision recipe each framework is given, whatever the GPU (docs/frameworks.md,

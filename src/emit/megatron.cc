@@ -289,6 +289,12 @@ Emitted EmitMegatron(const EmitInput& in) {
       a.Value("--moe-router-num-groups", m.routing_groups);
       a.Value("--moe-router-group-topk", m.routing_group_topk);
     }
+    // The router as the model defines it (model_spec.h): DeepSeek-V3's sigmoid scores,
+    // auxiliary-loss-free expert bias and gate scaling (Megatron-LM's DeepSeek-V3 recipe sets
+    // the same three).
+    if (m.router_sigmoid) a.Value("--moe-router-score-function", "sigmoid");
+    if (m.router_expert_bias) a.Switch("--moe-router-enable-expert-bias");
+    if (m.router_topk_scaling > 0) a.Value("--moe-router-topk-scaling-factor", m.router_topk_scaling);
     if (m.shared_experts > 0) {
       a.Value("--moe-shared-expert-intermediate-size", m.shared_experts * m.shared_ffn_hidden);
       if (m.shared_expert_gate) a.Switch("--moe-shared-expert-gate");

@@ -65,6 +65,9 @@ const std::map<std::string, std::string>& VerifiedFlags() {
       {"--moe-router-topk", "int"},
       {"--moe-router-num-groups", "int"},   // megatron/training/arguments.py (group-limited routing)
       {"--moe-router-group-topk", "int"},
+      {"--moe-router-score-function", "choice:softmax|sigmoid"},  // data/megatron_flags.txt (TransformerConfig)
+      {"--moe-router-enable-expert-bias", "switch"},
+      {"--moe-router-topk-scaling-factor", "float"},
       {"--moe-ffn-hidden-size", "int"},
       {"--moe-shared-expert-intermediate-size", "int"},
       {"--moe-shared-expert-gate", "switch"},
@@ -368,6 +371,13 @@ TEST(EmitMegatron, DeepseekYarnPartialRotaryAndMtp) {
   EXPECT_EQ(FlagValue(ds.text, "--mscale-all-dim"), "1");
   EXPECT_EQ(FlagValue(ds.text, "--max-position-embeddings"), "163840");
   EXPECT_EQ(FlagValue(ds.text, "--mtp-num-layers"), "1");
+  // The router of its config.json (scoring_func sigmoid, topk_method noaux_tc,
+  // routed_scaling_factor 2.5), which the emitted arguments lacked (issue 32).
+  EXPECT_EQ(FlagValue(ds.text, "--moe-router-score-function"), "sigmoid");
+  EXPECT_EQ(FlagValue(ds.text, "--moe-router-enable-expert-bias"), "on");
+  EXPECT_EQ(FlagValue(ds.text, "--moe-router-topk-scaling-factor"), "2.5");
+  EXPECT_EQ(ds.text.find("--moe-router-score-function"), ds.text.find("--moe-router-score-function sigmoid"));
+  EXPECT_EQ(EmitMegatron(testing_util::CatalogCase("mixtral-8x7b")).text.find("--moe-router-score-function"), std::string::npos);
   EXPECT_EQ(AllNotes(ds).find("YaRN for MLA"), std::string::npos) << AllNotes(ds);  // 4096, 32, 1 match
   EXPECT_CONTAINS(AllNotes(ds), "--mtp-num-layers 1");
   const std::string neox = EmitMegatron(testing_util::CatalogCase("gpt-neox-20b")).text;

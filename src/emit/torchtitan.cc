@@ -162,8 +162,20 @@ Emitted EmitTorchtitan(const EmitInput& in) {
   const Training& t = in.training;
   Emitted out;
   std::string s;
-  auto line = [&](const std::string& k, const std::string& v) { s += k + " = " + v + "\n"; };
-  auto section = [&](const std::string& name) { s += (s.empty() ? "" : "\n") + std::string("[") + name + "]\n"; };
+  std::string current;    // the section being written
+  std::string overrides;  // the same settings as command-line overrides (releases after v0.2.2)
+  auto line = [&](const std::string& k, const std::string& v) {
+    s += k + " = " + v + "\n";
+    if (current == "job") return;  // the description: a TOML file's, not a run's
+    std::string arg;  // TOML value as a command-line value: strings unquoted, lists comma-joined
+    for (const char c : v)
+      if (c != '"' && c != '[' && c != ']' && c != ' ') arg += c;
+    overrides += " --" + current + "." + k + " " + (arg.empty() ? "''" : arg);
+  };
+  auto section = [&](const std::string& name) {
+    s += (s.empty() ? "" : "\n") + std::string("[") + name + "]\n";
+    current = name;
+  };
 
   section("job");
   line("description", Str(fmt::format("paratune plan: {} on {} x {}", m.name, in.cluster.gpus, in.cluster.gpu.name)));
@@ -300,7 +312,12 @@ Emitted EmitTorchtitan(const EmitInput& in) {
     line("enable", "true");
     line("components", "[\"model\", \"loss\"]");
   }
-  out.text = s;
+  // Which release the file is for, said in the file (issue 32): v0.2.2 is the last torchtitan
+  // that reads TOML job files; later releases take the same settings as overrides of a
+  // registered config (docs/frameworks.md, "torchtitan").
+  out.text = "# torchtitan job file for v0.2.2 (pytorch/torchtitan 73a0e69, 2026-02-20), the last release that reads\n"
+             "# --job.config_file TOML. Releases after the 2026-02-23 config refactor take the same settings as\n"
+             "# command-line overrides of a registered config:\n#  " + overrides + "\n\n" + s;
   return out;
 }
 

@@ -120,6 +120,18 @@ TEST(EmitTorchtitan, DefaultScenarioNamesTheFlavor) {
   EXPECT_EQ(t["training"]["seq_len"].value_or<int64_t>(0), 8192);
 }
 
+// The file says which release it is for, and gives the same settings as the overrides later
+// releases (no TOML) take (issue 32).
+TEST(EmitTorchtitan, FileNamesItsReleaseAndTheOverridesOfLaterOnes) {
+  const std::string text = EmitTorchtitan(testing_util::DefaultWinner()).text;
+  EXPECT_TRUE(text.starts_with("# torchtitan job file for v0.2.2 (pytorch/torchtitan 73a0e69, 2026-02-20)")) << text.substr(0, 120);
+  EXPECT_CONTAINS(text, "--model.name llama3 --model.flavor 70B");
+  EXPECT_CONTAINS(text, "--training.seq_len 8192");
+  EXPECT_EQ(text.find("--job.description"), std::string::npos);
+  const toml::table t = toml::parse(text);  // the comments keep it TOML
+  EXPECT_EQ(t["model"]["flavor"].value_or<std::string>(""), "70B");
+}
+
 TEST(EmitTorchtitan, ZeroOneIsNotedAsNotExpressible) {
   EmitInput in = testing_util::DefaultWinner();
   in.layout.zero = 1;

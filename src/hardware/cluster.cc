@@ -41,14 +41,22 @@ int ClusterSpec::nodes() const { return CeilDiv(gpus, std::max(1, fabric.gpus_pe
 
 int ClusterSpec::nvlink_domains() const { return CeilDiv(gpus, std::max(1, fabric.nvlink_domain)); }
 
+// "N units of SIZE" when `total` divides into units of `size`; otherwise the partial unit is
+// said as it is ("1 node of 8 and 1 with 4 of its 8 GPUs"), never rounded up to a whole one.
+static std::string Units(int total, int size, const char* unit, const char* units, const char* of_what) {
+  size = std::max(1, size);
+  const int full = total / size, rest = total % size;
+  const std::string whole = fmt::format("{} {} of {}{}", full, full == 1 ? unit : units, size, of_what);
+  if (rest == 0) return whole;
+  if (full == 0) return fmt::format("1 {} with {} of its {} GPUs", unit, rest, size);
+  return whole + fmt::format(" and 1 with {} of its {} GPUs", rest, size);
+}
+
 std::string ClusterSpec::Describe() const {
-  const int n = nodes();
-  if (fabric.multi_node_domain()) {
-    const int d = nvlink_domains();
-    return fmt::format("{} {} of {} GPUs in {} NVLink domain{} of {}", n, n == 1 ? "tray" : "trays", fabric.gpus_per_node,
-                       d, d == 1 ? "" : "s", fabric.nvlink_domain);
-  }
-  return fmt::format("{} {} of {}", n, n == 1 ? "node" : "nodes", fabric.gpus_per_node);
+  if (fabric.multi_node_domain())
+    return Units(gpus, fabric.gpus_per_node, "tray", "trays", " GPUs") + " in " +
+           Units(gpus, fabric.nvlink_domain, "NVLink domain", "NVLink domains", "");
+  return Units(gpus, fabric.gpus_per_node, "node", "nodes", "");
 }
 
 GroupLinks PlaceGroup(const ClusterSpec& c, const RankGroup& g) {

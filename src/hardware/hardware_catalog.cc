@@ -66,6 +66,7 @@ bool IsIn(const std::string& key, const auto& list) {
 class TableReader {
  public:
   TableReader(const toml::table& t, const std::string& where, const std::string& name) : t_(t), where_(where), name_(name) {}
+  bool Has(const char* key) const { return t_.contains(key); }
 
   void Str(const char* key, std::string& out) const {
     if (const toml::node* n = t_.get(key)) {
@@ -113,7 +114,21 @@ class TableReader {
 };
 
 void ApplyFabric(const TableReader& r, Fabric& f) {
+  // What an override of gpus_per_node alone keeps: the per-GPU figures (scale-out bandwidth per
+  // GPU, one NIC per GPU on rail-optimised nodes, an NVLink domain of one node on HGX-type
+  // fabrics). Issue 32: [H100] gpus_per_node = 3 gave 8 NICs to 3 GPUs (133 GB/s per GPU) and
+  // kept an 8-GPU NVLink domain spanning three nodes.
+  const Fabric before = f;
+  const bool node_size_only = r.Has("gpus_per_node") && before.gpus_per_node > 0;
   r.Count("gpus_per_node", f.gpus_per_node);
+  if (node_size_only && !r.Has("nvlink_domain") && before.nvlink_domain == before.gpus_per_node) f.nvlink_domain = f.gpus_per_node;
+  if (node_size_only && !r.Has("nics_per_node") && !r.Has("net_gb_per_s") && !r.Has("nic_gb_per_s")) {
+    const double per_gpu = before.net_bytes_per_s();
+    f.nics_per_node = before.nics_per_node == before.gpus_per_node
+                          ? f.gpus_per_node
+                          : std::max(1, static_cast<int>(std::lround(static_cast<double>(before.nics_per_node) * f.gpus_per_node / before.gpus_per_node)));
+    f.nic_bytes_per_s = per_gpu * f.gpus_per_node / f.nics_per_node;
+  }
   // The scale-up link class: "nvlink" (default) or "pcie" (docs/hardware.md, "Fabric").
   std::string link;
   r.Str("scale_up_link", link);

@@ -229,6 +229,11 @@ TEST(HardwareCatalog, SiConversion) {
   for (const GpuSpec* g : hw.All()) EXPECT_GT(hw.FindFabric(g->name).host_link_bytes_per_s, 0) << g->name;
   EXPECT_EQ(hw.Cluster("H100", 8).Describe(), "1 node of 8");
   EXPECT_EQ(hw.Cluster("H100", 32).Describe(), "4 nodes of 8");
+  // A cluster that does not divide into whole nodes or domains is said as it is (issue 32:
+  // 12 H100s were "2 nodes of 8", 256 GB300s "4 NVLink domains of 72").
+  EXPECT_EQ(hw.Cluster("H100", 12).Describe(), "1 node of 8 and 1 with 4 of its 8 GPUs");
+  EXPECT_EQ(hw.Cluster("H100", 4).Describe(), "1 node with 4 of its 8 GPUs");
+  EXPECT_EQ(hw.Cluster("GB300", 256).Describe(), "64 trays of 4 GPUs in 3 NVLink domains of 72 and 1 with 40 of its 72 GPUs");
 
   const GpuSpec& a100 = hw.Find("A100-80GB");
   EXPECT_DOUBLE_EQ(a100.peak_flops(Precision::kFp8), 0.0);
@@ -258,6 +263,26 @@ TEST(HardwareCatalog, CalibrationAttachedPerGeneration) {
   const Calibration a = CalibrationFromFile("ampere"), h = CalibrationFromFile("hopper");
   EXPECT_TRUE(a.gemm_bf16 != h.gemm_bf16 || a.attention != h.attention || a.nvlink != h.nvlink ||
               a.net != h.net || a.hbm != h.hbm);
+}
+
+// Issue 32: overriding gpus_per_node alone kept 8 NICs for 3 GPUs (133 GB/s of scale-out per
+// GPU instead of 50) and an 8-GPU NVLink domain across nodes ("3 trays of 3"). Per-GPU figures
+// stay per GPU, the NVLink domain stays one node.
+TEST(HardwareCatalog, NodeSizeOverrideKeepsPerGpuFigures) {
+  HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  const double net = hw.FindFabric("H100").net_bytes_per_s();
+  ASSERT_DOUBLE_EQ(net, 50e9);
+  hw.Merge("[H100]\ngpus_per_node = 3\n", "user.toml");
+  const Fabric& f = hw.FindFabric("H100");
+  EXPECT_DOUBLE_EQ(f.net_bytes_per_s(), net);
+  EXPECT_EQ(f.nics_per_node, 3);
+  EXPECT_EQ(f.nvlink_domain, 3);
+  EXPECT_EQ(hw.Cluster("H100", 9).Describe(), "3 nodes of 3");
+  // Given together, the fields say what they say.
+  HardwareCatalog both = HardwareCatalog::BuiltIn();
+  both.Merge("[H100]\ngpus_per_node = 4\nnics_per_node = 1\nnet_gb_per_s = 25.0\n", "user.toml");
+  EXPECT_DOUBLE_EQ(both.FindFabric("H100").net_bytes_per_s(), 25e9);
+  EXPECT_EQ(both.FindFabric("H100").nics_per_node, 1);
 }
 
 TEST(HardwareCatalog, MergeOverridesOneFieldAndKeepsTheOthers) {

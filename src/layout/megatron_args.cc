@@ -8,10 +8,13 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
+#include <string_view>
 
 #include <fmt/format.h>
 
 #include "layout/pipeline_split.h"
+#include "util/edit_distance.h"
+#include "util/embedded_data.h"
 #include "util/error.h"
 
 namespace paratune {
@@ -43,11 +46,12 @@ const std::map<std::string, FlagSpec>& KnownFlags() {
           "--rotary-seq-len-interpolation-factor", "--yarn-original-max-position-embeddings",
           "--mtp-num-layers", "--moe-router-num-groups", "--moe-router-group-topk", "--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers"})
       f[n] = {Kind::kInt, {}};
-    for (const char* n : {"--attention-dropout", "--hidden-dropout", "--rotary-percent", "--rope-scaling-factor",
+    for (const char* n : {"--attention-dropout", "--hidden-dropout", "--rotary-percent", "--rope-scaling-factor", "--moe-router-topk-scaling-factor",
                           "--rotary-scaling-factor", "--mscale", "--mscale-all-dim", "--yarn-beta-fast",
                           "--yarn-beta-slow"})
       f[n] = {Kind::kFloat, {}};
     f["--rope-type"] = {Kind::kChoice, {"rope", "yarn"}};
+    f["--moe-router-score-function"] = {Kind::kChoice, {"softmax", "sigmoid"}};
     // megatron/training/arguments.py: nargs="+"; one value (every layer) is read.
     f["--cp-comm-type"] = {Kind::kChoice, {"p2p", "a2a", "allgather", "a2a+p2p"}};
     f["--recompute-granularity"] = {Kind::kChoice, {"full", "selective"}};
@@ -75,7 +79,7 @@ const std::map<std::string, FlagSpec>& KnownFlags() {
           "--accumulate-allreduce-grads-in-fp32", "--overlap-grad-reduce",
           "--overlap-param-gather", "--tp-comm-overlap", "--no-overlap-p2p-communication",
           "--overlap-moe-expert-parallel-comm",
-          "--moe-grouped-gemm", "--use-flash-attn", "--moe-shared-expert-gate", "--use-rope-scaling",
+          "--moe-grouped-gemm", "--use-flash-attn", "--moe-shared-expert-gate", "--moe-router-enable-expert-bias", "--use-rope-scaling",
           "--use-rotary-position-embeddings", "--no-position-embedding",
           "--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split"})
       f[n] = {Kind::kSwitch, {}};
@@ -460,12 +464,52 @@ void ReadPipelineSplit(const ModelSpec& m, Layout& l, bool account_embedding, bo
 
 }  // namespace
 
-MegatronArgs ParseMegatronArgs(const std::string& line) {
+namespace {
+
+// Every option Megatron-LM's parser accepts (data/megatron_flags.txt: its commit and how the list
+// was read off the parser).
+const std::set<std::string, std::less<>>& MegatronOptionNames() {
+  static const std::set<std::string, std::less<>> names = [] {
+    std::set<std::string, std::less<>> out;
+    const std::string_view text = FindEmbeddedFile("megatron_flags.txt").value_or("");
+    for (size_t p = 0; p < text.size();) {
+      size_t e = text.find('\n', p);
+      if (e == std::string_view::npos) e = text.size();
+      const std::string_view l = text.substr(p, e - p);
+      if (l.starts_with("--")) out.emplace(l);
+      p = e + 1;
+    }
+    return out;
+  }();
+  return names;
+}
+
+// The option Megatron-LM has nearest to `word` ("" when none is close).
+std::string NearestMegatronOption(std::string_view word) {
+  std::string best;
+  size_t best_d = std::string::npos;
+  for (const std::string& n : MegatronOptionNames()) {
+    const size_t d = EditDistance(word, n);
+    if (d < best_d) best_d = d, best = n;
+  }
+  return LooksLikeMisspelling(word, best) ? best : "";
+}
+
+}  // namespace
+
+MegatronArgs ParseMegatronArgs(const std::string& line, bool ignore_unknown) {
   const auto& known = KnownFlags();
   std::map<std::string, std::string> val;  // last occurrence wins, as with argparse
   std::set<std::string> on;
   MegatronArgs r;
   const std::vector<std::string> words = SplitShellWords(line);
+  // A launcher's words (torchrun --nproc_per_node 8 ... pretrain_gpt.py) end at the script.
+  size_t first_megatron = 0;
+  for (size_t i = 0; i < words.size(); ++i)
+    if (words[i].ends_with(".py")) {
+      first_megatron = i + 1;
+      break;
+    }
   for (size_t i = 0; i < words.size(); ++i) {
     std::string w = words[i];
     if (w.rfind("--", 0) != 0 || w.size() == 2) {
@@ -480,7 +524,16 @@ MegatronArgs ParseMegatronArgs(const std::string& line) {
     }
     const auto it = known.find(w);
     if (it == known.end()) {
-      // Unknown: skip it and the value that follows it, if any (a word not starting with --).
+      // Not one paratune reads. One Megatron-LM accepts is ignored and listed; any other is an
+      // error, as Megatron's argparse would say (a misspelt --tensor-model-paralel-size gave a
+      // tp 1 estimate), unless `ignore_unknown`.
+      if (!ignore_unknown && i >= first_megatron && !MegatronOptionNames().contains(w)) {
+        const std::string near = NearestMegatronOption(w);
+        throw InputError(fmt::format("--from-megatron: unrecognized option {} (Megatron-LM's parser refuses it{}); "
+                                     "--ignore-unknown reads on without it",
+                                     w, near.empty() ? "" : "; did you mean " + near + "?"));
+      }
+      // Skip it and the value that follows it, if any (a word not starting with --).
       r.ignored.push_back(w);
       if (!inline_value && i + 1 < words.size() && words[i + 1].rfind("--", 0) != 0) ++i;
       continue;
@@ -592,6 +645,10 @@ MegatronArgs ParseMegatronArgs(const std::string& line) {
     m.moe_ffn_hidden = num_or("--moe-ffn-hidden-size", m.ffn_hidden);
     m.routing_groups = num_or("--moe-router-num-groups", 0);
     m.routing_group_topk = num_or("--moe-router-group-topk", 0);
+    m.router_sigmoid = given("--moe-router-score-function") && val.at("--moe-router-score-function") == "sigmoid";
+    m.router_expert_bias = has("--moe-router-enable-expert-bias");
+    if (given("--moe-router-topk-scaling-factor"))
+      m.router_topk_scaling = ParseNonNegativeFloat("--moe-router-topk-scaling-factor", val.at("--moe-router-topk-scaling-factor"));
     if (given("--moe-shared-expert-intermediate-size")) {
       m.shared_experts = 1;
       m.shared_ffn_hidden = num("--moe-shared-expert-intermediate-size");

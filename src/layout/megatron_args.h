@@ -30,10 +30,12 @@ struct MegatronArgs {
 // next character outside quotes. Throws InputError on an unterminated quote.
 std::vector<std::string> SplitShellWords(const std::string& line);
 
-// Parses a Megatron-LM argument list (one string). Throws InputError naming the flag for a
-// missing or malformed value, and for a missing model dimension (--num-layers, --hidden-size,
-// --num-attention-heads, --vocab-size/--padded-vocab-size).
-MegatronArgs ParseMegatronArgs(const std::string& line);
+// Parses a Megatron-LM argument list (one string; a launcher's words up to the script, "*.py",
+// are skipped). Throws InputError naming the flag for a missing or malformed value, for a
+// missing model dimension (--num-layers, --hidden-size, --num-attention-heads,
+// --vocab-size/--padded-vocab-size), and for an option Megatron-LM does not have
+// (data/megatron_flags.txt), with the nearest it has, unless `ignore_unknown`.
+MegatronArgs ParseMegatronArgs(const std::string& line, bool ignore_unknown = false);
 
 // The `megatron_args` member `estimate --from-megatron --json` adds to paratune.estimate/1
 // (docs/json.md): the words ignored and the notes, in input order.

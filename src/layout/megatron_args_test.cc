@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "util/error.h"
+#include "util/test_util.h"
 
 namespace paratune {
 namespace {
@@ -59,6 +60,22 @@ TEST(MegatronArgs, ReadsModelLayoutAndTraining) {
   // Launcher words and flags paratune does not use are listed, with their values skipped.
   EXPECT_EQ(a.ignored, (std::vector<std::string>{"torchrun", "--nproc-per-node", "pretrain_gpt.py", "--lr",
                                                  "--train-iters"}));
+}
+
+// Issue 32: a misspelt option gave a tp 1 estimate and exit 0. An option Megatron-LM's parser
+// does not have (data/megatron_flags.txt) is refused with the nearest it has; one it has but
+// paratune does not read is ignored and listed; a launcher's options before the script are its own.
+TEST(MegatronArgs, UnknownOptionsAreRefusedAsMegatronWould) {
+  const std::string base = "--num-layers 2 --hidden-size 256 --num-attention-heads 4 --vocab-size 1000 ";
+  EXPECT_EQ(ErrorOf(base + "--tensor-model-paralel-size 8"),
+            "--from-megatron: unrecognized option --tensor-model-paralel-size (Megatron-LM's parser refuses it; did you mean "
+            "--tensor-model-parallel-size?); --ignore-unknown reads on without it");
+  EXPECT_CONTAINS(ErrorOf(base + "--colour blue"), "unrecognized option --colour (Megatron-LM's parser refuses it)");
+  const MegatronArgs a = ParseMegatronArgs(base + "--tensor-model-paralel-size 8 --lr 1e-4", true);
+  EXPECT_EQ(a.layout.tp, 1);
+  EXPECT_EQ(a.ignored, (std::vector<std::string>{"--tensor-model-paralel-size", "--lr"}));
+  EXPECT_EQ(ParseMegatronArgs("torchrun --nnodes 2 --master-port 6000 pretrain_gpt.py " + base + "--log-interval 10").ignored,
+            (std::vector<std::string>{"torchrun", "--nnodes", "--master-port", "pretrain_gpt.py", "--log-interval"}));
 }
 
 TEST(MegatronArgs, MegatronDefaults) {

@@ -4,6 +4,8 @@
 #include <tuple>
 #include <utility>
 
+#include <fmt/format.h>
+
 namespace paratune {
 
 std::vector<int> ChunkLayers(int64_t layers, const Layout& l) {
@@ -90,6 +92,14 @@ std::vector<std::vector<int>> SplitCandidates(int64_t layers, int pp, int vp) {
         !v.empty())
       out.push_back(std::move(v));
   return out;
+}
+
+std::string SplitLabel(int64_t layers, int pp, int vp, const std::vector<int>& pp_layout) {
+  const SplitDescription d = DescribeSplit(layers, pp, vp, pp_layout);
+  if (d.kind != SplitKind::kFirstLast) return SplitKindName(d.kind);
+  // 0: that rank is not uneven (a middle rank's count), so it is left out.
+  if (d.first > 0 && d.last > 0) return fmt::format("first {}, last {}", d.first, d.last);
+  return d.first > 0 ? fmt::format("first {}", d.first) : fmt::format("last {}", d.last);
 }
 
 }  // namespace paratune

@@ -13,6 +13,8 @@
 // which of them `plan` searches (docs/planner.md, "Pipeline splits").
 #pragma once
 
+#include <string>
+
 #include <cstdint>
 #include <vector>
 
@@ -52,6 +54,11 @@ struct SplitDescription {
   int last = 0;
 };
 SplitDescription DescribeSplit(int64_t layers, int pp, int vp, const std::vector<int>& pp_layout);
+
+// The split in a few words, as tables and explanations print it: "even", "embedding",
+// "loss", "embedding+loss" (counted as layers), "first 15, last 13" / "first 15" / "last 1"
+// (layers of the uneven first and last ranks), "custom".
+std::string SplitLabel(int64_t layers, int pp, int vp, const std::vector<int>& pp_layout);
 
 // The chunk lists `plan` tries for a pipeline of pp ranks with vp chunks each (empty list = the
 // even split), a search policy (docs/planner.md): the even split when pp*vp divides L; else the

@@ -36,7 +36,8 @@ std::vector<std::string> CatalogModelIds() {
 ModelSpec LoadModel(const std::string& name_or_path) {
   if (name_or_path.empty()) throw InputError("`model`: empty model name (a catalog id or a config.json path)");
   std::error_code ec;
-  const bool is_path = std::filesystem::exists(name_or_path, ec) ||
+  // A path that exists, even as a broken link or a link loop (its reader says which).
+  const bool is_path = std::filesystem::exists(std::filesystem::symlink_status(name_or_path, ec)) ||
                        name_or_path.find('/') != std::string::npos ||
                        name_or_path.ends_with(".json");
   if (is_path) {
@@ -97,6 +98,10 @@ std::string CatalogIdForHfRepository(const std::string& repo) {
 }
 
 ModelSpec ModelFromDims(const InlineDims& d) {
+  // 0 means "not given" (kv_heads: as many as heads); a negative count is a mistake, never a default.
+  for (auto [field, v] : {std::pair{"kv_heads", d.kv_heads}, {"experts", d.experts}, {"topk", d.topk}})
+    if (v < 0) throw InputError("`" + std::string(field) + "` must be positive, got " + std::to_string(v));
+  if (d.topk > 0 && d.experts == 0) throw InputError("`topk` (" + std::to_string(d.topk) + ") needs `experts`: a dense model routes no tokens");
   ModelSpec m;
   m.name = "inline";
   m.architecture = "LlamaForCausalLM";

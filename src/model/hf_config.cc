@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/error.h"
+#include "util/json_parse.h"
 
 namespace paratune {
 namespace {
@@ -274,7 +275,7 @@ const std::vector<std::string>& SupportedArchitectures() {
 ModelSpec ParseHfConfig(std::string_view text, const std::string& where, const std::string& name) {
   json j;
   try {
-    j = json::parse(text.begin(), text.end());
+    j = ParseJson(text, where);  // nesting bounded, duplicate keys refused
   } catch (const json::parse_error& e) {
     // Report a line number: count newlines up to the failing byte.
     const size_t byte = std::min<size_t>(e.byte, text.size());
@@ -390,6 +391,10 @@ ModelSpec ParseHfConfig(std::string_view text, const std::string& where, const s
       // Group-limited routing (topk_method "group_limited_greedy" / "noaux_tc").
       m.routing_groups = f.Int("n_group", 0);
       m.routing_group_topk = f.Int("topk_group", 0);
+      // DeepseekV3's router: sigmoid scores, a per-expert bias under "noaux_tc", scaled gates.
+      m.router_sigmoid = f.Str("scoring_func", "softmax") == "sigmoid";
+      m.router_expert_bias = f.Str("topk_method", "") == "noaux_tc";
+      m.router_topk_scaling = f.PositiveNum("routed_scaling_factor", 0);
     }
     m.mtp_layers = f.Int("num_nextn_predict_layers", 0);
   } else if (arch == "GPT2LMHeadModel") {

@@ -625,10 +625,14 @@ TEST(HfConfigErrors, StringInsteadOfInt) {
 }
 
 TEST(HfConfigErrors, NestedOrLongValuesAreNotEchoedInFull) {
-  // A deeply nested value used to be dump()ed recursively into the message: stack overflow.
+  // A deeply nested value used to be dump()ed recursively into the message: stack overflow. The
+  // one JSON nesting bound (util/json_parse.h) now refuses it before anything walks it; a
+  // shallow array is still named by its type, not echoed.
   const int depth = 100000;
   std::string msg = ParseError(LlamaWith(R"("hidden_size": )" + std::string(depth, '[') + std::string(depth, ']')));
   EXPECT_CONTAINS(msg, "dir/config.json");
+  EXPECT_CONTAINS(msg, "JSON nested deeper than 64 levels");
+  msg = ParseError(LlamaWith(R"("hidden_size": )" + std::string(3, '[') + std::string(3, ']')));
   EXPECT_CONTAINS(msg, "'hidden_size' must be a non-negative integer, got array");
   EXPECT_CONTAINS(ParseError(LlamaWith(R"("hidden_size": {"a": 1})")), "got object");
   msg = ParseError(LlamaWith(R"("hidden_size": ")" + std::string(100000, 'x') + "\""));

@@ -115,6 +115,14 @@ struct ModelSpec {
   // lie in at most routing_group_topk of them. 0: unrestricted.
   int64_t routing_groups = 0;
   int64_t routing_group_topk = 0;
+  // The router's scores and balancing (they change no cost; the emitted settings carry them).
+  // DeepSeek-V3 (arXiv:2412.19437 Sec. 2.1.2; config scoring_func "sigmoid", topk_method
+  // "noaux_tc", routed_scaling_factor): sigmoid affinities, auxiliary-loss-free balancing by a
+  // bias per expert, and gates scaled after top-k. Megatron-LM: --moe-router-score-function
+  // sigmoid, --moe-router-enable-expert-bias, --moe-router-topk-scaling-factor.
+  bool router_sigmoid = false;
+  bool router_expert_bias = false;
+  double router_topk_scaling = 0;  // 0: none
 
   // Sliding-window attention (GPT-OSS layer_types): sliding_window_layers of the layers attend
   // to at most the sliding_window previous keys; the others attend to the whole sequence.

@@ -10,18 +10,22 @@
 namespace paratune {
 namespace {
 
+// Gaps between two layouts below this share of the step are within the model's noise: the
+// pairwise ranking is judged only on runs more than 5% apart (validate, docs/validation.md
+// "Pairwise ranking"), so a smaller gap is not split into percentages (issue 32: a 2.5 ms gap
+// came out as "902%" and "-802% of the gap").
+constexpr double kGapNoise = 0.05;
+
 std::string GB(double bytes) { return fmt::format("{:.1f} GB", bytes / 1e9); }
 
 std::string Seconds(double s) { return s >= 1 ? fmt::format("{:.3f} s", s) : fmt::format("{:.1f} ms", s * 1e3); }
 
-// The pipeline split in a few words: "even", "embedding+loss", "first-last 15/13", "custom".
+// The pipeline split in a few words (layout/pipeline_split.h SplitLabel).
 std::string SplitName(const Estimate& e) {
   const Layout& l = e.layout;
   int64_t layers = 0;
   for (const StageEstimate& st : e.stages) layers += st.dense_layers + st.moe_layers;
-  const SplitDescription d = DescribeSplit(layers, l.pp, l.vp, l.pp_layout);
-  if (d.kind == SplitKind::kFirstLast) return fmt::format("first-last {}/{}", d.first, d.last);
-  return SplitKindName(d.kind);
+  return SplitLabel(layers, l.pp, l.vp, l.pp_layout);
 }
 
 // The layout fields in which a and b differ: "zero 1 vs 3, mbs 2 vs 1".
@@ -106,10 +110,11 @@ std::vector<std::string> ExplainPlan(const std::vector<Estimate>& ranked, const 
     std::stable_sort(terms.begin(), terms.end(),
                      [](const Term& p, const Term& q) { return std::abs(p.b - p.a) > std::abs(q.b - q.a); });
     std::vector<std::string> parts;
+    const bool within_noise = std::abs(gap) < kGapNoise * a.step_time_s;
     for (const Term& t : terms) {
       const double d = t.b - t.a;
       if (std::abs(d) < 1e-6 || parts.size() >= 4) continue;
-      std::string share = std::abs(gap) > 1e-9 ? fmt::format(", {:.0f}% of the gap", 100 * d / gap) : "";
+      std::string share = !within_noise ? fmt::format(", {:.0f}% of the gap", 100 * d / gap) : "";
       parts.push_back(fmt::format("{} {}{} ({} vs {}{})", t.name, d >= 0 ? "+" : "-", Seconds(std::abs(d)),
                                   Seconds(t.a), Seconds(t.b), share));
     }
@@ -117,7 +122,10 @@ std::vector<std::string> ExplainPlan(const std::vector<Estimate>& ranked, const 
       out.push_back("The two step times are equal term by term; the tie-break (EP inside the NVLink domain, "
                     "then lower peak memory, then smaller degrees) ordered them.");
     } else {
-      std::string s = "Where the gap comes from (#2 minus #1): ";
+      std::string s = within_noise ? fmt::format("The gap is {:.1f}% of the step, within the model's noise (under {:.0f}%): "
+                                                 "#1 and #2 are as good as equal. The terms that differ (#2 minus #1): ",
+                                                 100 * std::abs(gap) / a.step_time_s, 100 * kGapNoise)
+                                   : "Where the gap comes from (#2 minus #1): ";
       for (size_t i = 0; i < parts.size(); ++i) s += (i ? "; " : "") + parts[i];
       out.push_back(s + ".");
     }

@@ -108,7 +108,7 @@ class Search {
       t_ = r_.training;
       t_.precision = prec;
       l_ = r_.switches;
-      if (!Passes(kLPrecision, "precision", 0)) continue;
+      if (!Passes(kLPrecision, "precision", static_cast<int>(prec), PrecisionName(prec))) continue;
       SearchTp();
     }
     Evaluate();
@@ -149,7 +149,8 @@ class Search {
 
   // Applies the rules of `level` to the current partial layout and returns the first that fails
   // (one suffices to drop the branch), recording what it excluded; nullptr when all hold.
-  const LayoutRule* Failing(size_t level, const char* dim, int value) {
+  // `shown` names the value in the notes (an enum's name, a split's label); "" prints the number.
+  const LayoutRule* Failing(size_t level, const char* dim, int value, const std::string& shown = "") {
     const RuleInput in{m_, r_.cluster, t_, l_, r_.options.rules};
     for (const LayoutRule* rule : level_rules_[level]) {
       std::string msg = rule->check(in);
@@ -159,13 +160,13 @@ class Search {
         x.dim = dim;
         x.example = std::move(msg);
       }
-      if (x.dim == dim) x.values.insert(value);
+      if (x.dim == dim) x.values.emplace(value, shown.empty() ? std::to_string(value) : shown);
       ++res_.rejected_by_rules;
       return rule;
     }
     return nullptr;
   }
-  bool Passes(size_t level, const char* dim, int value) { return Failing(level, dim, value) == nullptr; }
+  bool Passes(size_t level, const char* dim, int value, const std::string& shown = "") { return Failing(level, dim, value, shown) == nullptr; }
 
   void SearchTp() {
     const int64_t world = r_.cluster.gpus;
@@ -181,7 +182,7 @@ class Search {
           const std::vector<std::vector<int>> splits = SplitChoices(pp, vp);
           for (size_t si = 0; si < splits.size(); ++si) {
             l_.pp_layout = splits[si];
-            if (!Passes(kLSplit, "split", static_cast<int>(si))) continue;
+            if (!Passes(kLSplit, "split", static_cast<int>(si), SplitLabel(m_.layers, pp, vp, splits[si]))) continue;
             SearchCp();
           }
         }
@@ -204,7 +205,7 @@ class Search {
           if (!Passes(kLZero, "zero", zero)) continue;
           for (Recompute rc : RecomputeChoices()) {
             l_.recompute = rc;
-            if (!Passes(kLRecompute, "recompute", static_cast<int>(rc))) continue;
+            if (!Passes(kLRecompute, "recompute", static_cast<int>(rc), RecomputeName(rc))) continue;
             RunMicroBatches();
           }
         }
@@ -304,7 +305,7 @@ class Search {
       std::optional<StepCosts> sc;
       for (std::optional<ScheduleKind> sk : ScheduleChoices(l_.pp, l_.vp)) {
         l_.schedule = sk;
-        if (const LayoutRule* rule = Failing(kLSchedule, "schedule", static_cast<int>(l_.pipeline_schedule()))) {
+        if (const LayoutRule* rule = Failing(kLSchedule, "schedule", static_cast<int>(l_.pipeline_schedule()), ScheduleName(l_.pipeline_schedule()))) {
           batch = batch || std::string_view(rule->id) == "batch-divisible";
           continue;
         }
@@ -484,9 +485,10 @@ class Search {
       auto it = excluded_.find(rule.id);
       if (it == excluded_.end()) continue;
       const Exclusion& x = it->second;
-      const std::vector<int> v(x.values.begin(), x.values.end());
+      std::string shown;
+      for (const auto& [value, name] : x.values) shown += (shown.empty() ? "" : ", ") + name;
       add(rule.id, fmt::format("{} {} excluded ({} branches), e.g.: {}", x.dim,
-                               v.size() == 1 ? std::to_string(v[0]) : "in {" + List(v) + "}", x.count, x.example));
+                               x.values.size() == 1 ? shown : "in {" + shown + "}", x.count, x.example));
     }
     add("rank-order", "ranks are ordered tp (fastest), cp, dp, pp as in Megatron-Core: TP stays inside a "
                       "node, PP and DP groups are the outer dimensions and span nodes");
@@ -521,7 +523,7 @@ class Search {
   struct Exclusion {
     int64_t count = 0;
     std::string dim;      // the dimension being fixed when the rule first fired
-    std::set<int> values;  // its values the rule excluded
+    std::map<int, std::string> values;  // its values the rule excluded, with the names printed
     std::string example;  // the first message
   };
 

@@ -7,7 +7,10 @@
 namespace paratune {
 namespace {
 
-constexpr size_t kPaletteSize = 8;  // Okabe & Ito's eight colours (page.cc defines them)
+// Okabe & Ito's eight colours, then four of Paul Tol's "muted" scheme (wine, teal, olive,
+// indigo; personal.sron.nl/~pault, 2021) so that the eleven step-time terms of a run's
+// breakdown never share a colour (issue 32: compute_s and optimizer_s did). page.cc defines them.
+constexpr size_t kPaletteSize = 12;
 constexpr double kLegendRow = 16;   // px per legend row
 constexpr double kLegendSwatch = 10;
 
@@ -145,11 +148,12 @@ double LegendHeight(const PlotArea& a, const std::vector<std::string>& names) {
   return rows * kLegendRow;
 }
 
-void DrawLegend(SvgWriter& w, const PlotArea& a, const std::vector<std::string>& names) {
+void DrawLegend(SvgWriter& w, const PlotArea& a, const std::vector<std::string>& names, double above_px) {
   if (names.size() < 2) return;
-  // The rows sit just above the plot, from the top of the margin LegendHeight added.
+  // The rows sit just above the plot (and above_px more), from the top of the margin
+  // LegendHeight added.
   const double height = LegendHeight(a, names);
-  double x = a.x0(), y = a.y1() - height - 4;
+  double x = a.x0(), y = a.y1() - height - 4 - above_px;
   w.Open("g", {{"class", "legend"}});
   for (size_t i = 0; i < names.size(); ++i) {
     const double width = EntryWidth(names[i]);

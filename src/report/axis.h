@@ -39,7 +39,8 @@ void DrawCategoryAxis(SvgWriter& w, const PlotArea& a, const std::vector<std::st
                       const std::vector<double>& centres, const std::string& label);
 // The legend: one row of swatches and names above the plot, wrapped into more rows when they do
 // not fit; LegendHeight says how much to add to the top margin for it (0 for one series or none).
-void DrawLegend(SvgWriter& w, const PlotArea& a, const std::vector<std::string>& names);
+// `above_px`: room left between the legend and the plot (for labels drawn over the plot's top).
+void DrawLegend(SvgWriter& w, const PlotArea& a, const std::vector<std::string>& names, double above_px = 0);
 double LegendHeight(const PlotArea& a, const std::vector<std::string>& names);
 // Tick labels of an axis: duration ticks (Ticks::label_unit_s > 0) in their unit ("0", "30 min",
 // "60 min"); else FormatValue(v, unit) for the units FormatValue scales (s, B, B/s, FLOP,

@@ -49,7 +49,10 @@ TEST(Axis, LegendWrapsIntoRows) {
   ASSERT_EQ(entries.size(), 3u);
   EXPECT_EQ(entries[2].at("data-series"), "cccc");
   EXPECT_EQ(SeriesColour(2), "var(--series-2)");
-  EXPECT_EQ(SeriesColour(9), "var(--series-1)");  // eight colours, then again
+  EXPECT_EQ(SeriesColour(9), "var(--series-9)");   // twelve colours (issue 32: the ninth reused the first)
+  EXPECT_EQ(SeriesColour(13), "var(--series-1)");  // then again
+  for (size_t i = 0; i < 12; ++i)
+    for (size_t j = i + 1; j < 12; ++j) EXPECT_NE(SeriesColour(i), SeriesColour(j)) << i << " " << j;
 }
 
 }  // namespace

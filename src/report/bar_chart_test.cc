@@ -152,22 +152,23 @@ TEST(StackedBarChart, PartsStackFromZero) {
   const std::string html = RenderStackedBarChart(d);
   EXPECT_EQ(chart_test::WellFormed(html), "");
   EXPECT_EQ(Elements(html, "figure")[0].at("data-chart"), "stacked");
-  // NiceTicks(0, 80e9): range 1e11, spacing 2e10, [0, 8e10]; plot 312 .. 44 (legend): 268 px.
-  // stage 0: weights 312 .. 312 - 20/80 x 268 = 245; activations 245 .. 245 - 134 = 111.
+  // NiceTicks(0, 80e9): range 1e11, spacing 2e10, [0, 8e10]; plot 312 .. 60 (legend, then a
+  // 16 px row for the totals written over the bars): 252 px.
+  // stage 0: weights 312 .. 312 - 20/80 x 252 = 249; activations 249 .. 249 - 126 = 123.
   const auto bars = Elements(html, "rect", "bar");
   ASSERT_EQ(bars.size(), 4u);
   EXPECT_EQ(bars[0].at("data-series"), "weights");
   EXPECT_EQ(bars[0].at("data-value"), "20000000000");
-  EXPECT_EQ(bars[0].at("y"), "245");
-  EXPECT_EQ(bars[0].at("height"), "67");
-  EXPECT_EQ(bars[1].at("y"), "111");
-  EXPECT_EQ(bars[1].at("height"), "134");
+  EXPECT_EQ(bars[0].at("y"), "249");
+  EXPECT_EQ(bars[0].at("height"), "63");
+  EXPECT_EQ(bars[1].at("y"), "123");
+  EXPECT_EQ(bars[1].at("height"), "126");
   // Stack 60% of the band (340 px) wide, from 20% in: x = 64 + 68 = 132, width 204.
   EXPECT_EQ(bars[0].at("x"), "132");
   EXPECT_EQ(bars[0].at("width"), "204");
   const auto ref = Elements(html, "line", "reference");
   ASSERT_EQ(ref.size(), 1u);
-  EXPECT_EQ(ref[0].at("y1"), "44");
+  EXPECT_EQ(ref[0].at("y1"), "60");
   // Totals in the table.
   EXPECT_CONTAINS(html, "<td>stage 1</td><td class=\"num\">10000000000</td><td class=\"num\">30000000000</td><td class=\"num\">40000000000</td>");
   EXPECT_CONTAINS(html, "stage 0, 60 GB");

@@ -866,3 +866,42 @@ TEST(Chromium, ChangePointMarkerSitsAtTheDetectedIteration) {
 
 }  // namespace
 }  // namespace paratune::browser
+
+namespace paratune::browser {
+namespace {
+
+// Issue 32: the simulate report's legend overlapped stage 0's label. In every chart of the
+// simulate fixture and of a 16-stage simulation, no legend entry's box meets any other text of
+// its figure (row labels, tick labels, axis labels), measured in the browser.
+TEST(Chromium, LegendsOverlapNoOtherText) {
+  PARATUNE_CHROMIUM_OR_SKIP();
+  TempDir dir;
+  const std::string json = dir.path() + "/sim16.json", html = dir.path() + "/sim.html";
+  ASSERT_EQ(RunParatune({"simulate", "--gpus", "128", "--tp", "8", "--pp", "16", "--global-batch", "64", "--json", "--timeline"}, json), 0);
+  ASSERT_EQ(RunParatune({"report", std::string(PARATUNE_SOURCE_DIR) + "/testdata/report/simulate.json", json, "--out", html},
+                        dir.path() + "/report.txt"),
+            0);
+  LoadOptions o;
+  o.expressions = {R"js((() => {
+    const hits = [];
+    for (const fig of document.querySelectorAll('figure.chart')) {
+      const legend = [...fig.querySelectorAll('g.legend-entry')].map(e => [e.getAttribute('data-series'), e.getBoundingClientRect()]);
+      const texts = [...fig.querySelectorAll('text')].filter(t => !t.closest('g.legend'));
+      for (const [name, a] of legend)
+        for (const t of texts) {
+          const b = t.getBoundingClientRect();
+          const w = Math.min(a.right, b.right) - Math.max(a.left, b.left), h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+          if (w > 0.5 && h > 0.5) hits.push(fig.id + ': legend ' + name + ' over "' + t.textContent + '"');
+        }
+    }
+    return hits;
+  })())js"};
+  std::string err;
+  const auto page = LoadPage("file://" + html, o, &err);
+  ASSERT_TRUE(page) << err;
+  ASSERT_EQ(page->evaluated.size(), 1u);
+  EXPECT_EQ(page->evaluated[0], "[]");
+}
+
+}  // namespace
+}  // namespace paratune::browser

@@ -55,11 +55,27 @@ const nlohmann::json& JsonFields::At(std::string_view path) const {
   return *j;
 }
 
+namespace {
+
+// Whether the field named by the last key of `path` is a duration, size or rate (docs/json.md:
+// the unit in the name, "_s", "_bytes", "_per_s"), which cannot be negative; a difference
+// ("delta", "diff") can. Issue 32: "step_time_s": -1 was drawn as "step -1 s".
+bool NonNegativeByName(std::string_view path) {
+  const size_t dot = path.find_last_of('.');
+  std::string_view key = dot == std::string_view::npos ? path : path.substr(dot + 1);
+  if (const size_t bracket = key.find('['); bracket != std::string_view::npos) key = key.substr(0, bracket);
+  if (key.find("delta") != std::string_view::npos || key.find("diff") != std::string_view::npos) return false;
+  return key.ends_with("_s") || key.ends_with("_bytes");
+}
+
+}  // namespace
+
 double JsonFields::Number(std::string_view path) const {
   const nlohmann::json& j = At(path);
   if (!j.is_number()) Fail(path, "is not a number");
   const double v = j.get<double>();
   if (!std::isfinite(v)) Fail(path, "is not finite");
+  if (v < 0 && NonNegativeByName(path)) Fail(path, "is negative (a duration, size or rate)");
   return v;
 }
 
@@ -101,6 +117,7 @@ double JsonView::Number(std::string_view key) const {
   if (!j->is_number()) root_.Fail(Join(prefix_, key), "is not a number");
   const double v = j->get<double>();
   if (!std::isfinite(v)) root_.Fail(Join(prefix_, key), "is not finite");
+  if (v < 0 && NonNegativeByName(key)) root_.Fail(Join(prefix_, key), "is negative (a duration, size or rate)");
   return v;
 }
 

@@ -19,11 +19,13 @@ constexpr const char* kCss = R"css(
 :root{color-scheme:light dark;--bg:#ffffff;--fg:#1b1b1f;--muted:#5b5d66;--grid:#e3e4e8;--axis:#8a8c96;
 --panel:#f6f7f9;--border:#d5d7dd;--link:#0b5cad;--band:rgba(213,94,0,0.14);--marker:#7a1f8f;--reference:#b00020;
 --series-0:#0072B2;--series-1:#E69F00;--series-2:#009E73;--series-3:#D55E00;--series-4:#56B4E9;
---series-5:#CC79A7;--series-6:#F0E442;--series-7:#000000}
+--series-5:#CC79A7;--series-6:#F0E442;--series-7:#000000;--series-8:#882255;--series-9:#44AA99;
+--series-10:#999933;--series-11:#332288}
 @media (prefers-color-scheme:dark){:root{--bg:#121317;--fg:#e6e6ea;--muted:#a3a5ad;--grid:#2b2d34;--axis:#6f717b;
 --panel:#1b1c21;--border:#34363e;--link:#7cb8f2;--band:rgba(240,122,58,0.20);--marker:#d79be6;--reference:#ff6b81;
 --series-0:#3d9ee6;--series-1:#E69F00;--series-2:#1fbf8f;--series-3:#f07a3a;--series-4:#a3dcf7;
---series-5:#CC79A7;--series-6:#F0E442;--series-7:#c8c8c8}}
+--series-5:#CC79A7;--series-6:#F0E442;--series-7:#c8c8c8;--series-8:#d0679a;--series-9:#44AA99;
+--series-10:#c9c95a;--series-11:#8f85e6}}
 *{box-sizing:border-box}
 html{background:var(--bg);color:var(--fg)}
 body{margin:0 auto;max-width:1100px;padding:24px 28px 48px;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,

@@ -14,6 +14,7 @@
 #include "report/svg.h"
 #include "util/error.h"
 #include "util/file.h"
+#include "util/json_parse.h"
 
 namespace paratune {
 
@@ -30,11 +31,17 @@ ReportInput ReadReportInput(const std::string& path) {
   const auto size = std::filesystem::file_size(path, ec);
   if (ec) throw InputError(fmt::format("{}: cannot read ({})", path, ec.message()));
   if (size > kMaxInputBytes) throw InputError(fmt::format("{}: larger than {} MiB", path, kMaxInputBytes >> 20));
+  return ParseReportInput(ReadFile(path), path);
+}
+
+ReportInput ParseReportInput(std::string_view text, const std::string& path) {
   ReportInput in;
   in.path = path;
-  const std::string text = ReadFile(path);
-  in.doc = nlohmann::json::parse(text, nullptr, false);
-  if (in.doc.is_discarded()) throw InputError(fmt::format("{}: not JSON", path));
+  try {
+    in.doc = ParseJson(text, path);
+  } catch (const nlohmann::json::exception&) {
+    throw InputError(fmt::format("{}: not JSON", path));
+  }
   if (!in.doc.is_object() || !in.doc.contains("schema") || !in.doc["schema"].is_string())
     throw InputError(fmt::format("{}: no \"schema\" field (not the --json output of a paratune command)", path));
   const std::string schema = in.doc["schema"].get<std::string>();

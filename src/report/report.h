@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -21,6 +22,9 @@ struct ReportInput {
 // Reads a JSON document written by a paratune command; throws InputError naming the file when
 // it is not JSON, has no `schema`, or a schema no section draws. Files are bounded (64 MiB).
 ReportInput ReadReportInput(const std::string& path);
+// The same on bytes already read (`path` names them): what serve does for each page, and the
+// fuzz target's way in. JSON nesting is bounded (util/json_parse.h).
+ReportInput ParseReportInput(std::string_view text, const std::string& path);
 // Every *.json file of a directory (sorted by name; not recursive), or the file itself.
 std::vector<ReportInput> ReadReportInputs(const std::vector<std::string>& paths);
 

@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "util/error.h"
+#include "util/test_util.h"
 
 namespace paratune {
 namespace {
@@ -117,6 +118,17 @@ TEST(Report, EstimateStacksTheTermsAndTheMemoryKinds) {
   EXPECT_NE(mem.find("data-category=\"stage 1\""), std::string::npos);
   EXPECT_NE(mem.find("data-value=\"31000000000\""), std::string::npos);  // stage 1 activations
   EXPECT_EQ(BarValues(Figure(html, "e-json-estimate-links")), (std::vector<double>{0.5, 0.75}));
+}
+
+// Issue 32: "step_time_s": -1 was drawn as "step -1 s". A duration, size or rate (by the unit in
+// its name) cannot be negative; a difference ("delta") can.
+TEST(Report, NegativeDurationsAndSizesAreErrors) {
+  nlohmann::json doc = Estimate();
+  doc["throughput"]["step_time_s"] = -1;
+  EXPECT_CONTAINS(InputErrorOf([&] { Render(doc, "neg.json"); }), "neg.json: field 'throughput.step_time_s' is negative (a duration, size or rate)");
+  doc = Estimate();
+  doc["stages"][1]["memory"]["params_bytes"] = -5;
+  EXPECT_CONTAINS(InputErrorOf([&] { Render(doc, "neg.json"); }), "params_bytes' is negative");
 }
 
 TEST(Report, SimulateGanttHasOneRowPerStage) {

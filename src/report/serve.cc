@@ -3,7 +3,10 @@
 // read into a buffer of at most `max_request_bytes` before httplib parses it (httplib 0.11.4
 // bounds each header line, 8,192 bytes, but not their number: httplib.h, read_headers), the
 // whole head must arrive within the read timeout, a connection serves a bounded number of
-// requests, and the idle wait between them polls the stop flag. Pages are rendered from the
+// requests, and the idle wait between them polls the stop flag. An idle keep-alive connection
+// gives its worker back as soon as another connection waits for one, and a client holding more
+// than kMaxKeepAlivePerClient connections gets each answered and closed, so idle sockets never
+// starve the others (a health check is answered within a poll slice under load). Pages are rendered from the
 // files on every request unless the file is the one already rendered (same device, inode, size
 // and modification time before and after the read; a file replaced by rename is a new inode).
 // docs/report-serve.md.
@@ -29,6 +32,7 @@
 #include <thread>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "report/page.h"
@@ -56,7 +60,8 @@ constexpr auto kHeadTimeout = milliseconds(kReadTimeoutS * 1000);
 constexpr auto kResponseDeadline = std::chrono::seconds(30);
 constexpr auto kDrainTime = milliseconds(200);
 constexpr int kPollSliceMs = 20;  // how often a waiting connection looks at the stop flag
-constexpr int kListenBacklog = 64;
+constexpr int kListenBacklog = 256;
+constexpr size_t kMaxKeepAlivePerClient = 8;     // connections of one address kept open between requests
 constexpr size_t kMaxRateClients = 4096;          // token buckets kept before idle ones go
 constexpr size_t kMaxCachedHtmlBytes = size_t{256} << 20;
 constexpr size_t kMinRequestBytes = 256;
@@ -83,6 +88,18 @@ std::string StatusLine(int status) {
 // Set on the worker thread that runs the request when the connection must close after the
 // response: an error answer (a refused method's body, if any, was not read).
 thread_local bool tl_close_after_response = false;
+// When the request on this worker thread started (its head complete), for the access log.
+thread_local std::chrono::steady_clock::time_point tl_request_start;
+
+// A request target as the access log shows it: control bytes escaped, at most 200 bytes.
+std::string OneLinePath(const std::string& target) {
+  std::string out;
+  for (const char c : target.substr(0, 200)) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '"') out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+    else out += c;
+  }
+  return target.size() > 200 ? out + "..." : out;
+}
 
 // ---- the connection: a socket with the request head buffered --------------------------------
 
@@ -123,8 +140,9 @@ class ConnectionStream : public httplib::Stream {
   // Reads until the buffered bytes hold a whole request head (up to the blank line; a bare-LF
   // blank line also ends it, and httplib then answers 400), at most `max_bytes` of it.
   // `first_byte_wait` is how long to wait for the request to start (the keep-alive idle time).
-  template <class Stopping>
-  Head ReadHead(size_t max_bytes, milliseconds first_byte_wait, const Stopping& stopping) {
+  // `yield` ends the wait for the first byte early (kStopping): another connection needs the worker.
+  template <class Stopping, class Yield>
+  Head ReadHead(size_t max_bytes, milliseconds first_byte_wait, const Stopping& stopping, const Yield& yield) {
     buf_.erase(0, pos_);
     pos_ = 0;
     auto deadline = Clock::now() + first_byte_wait;
@@ -136,7 +154,7 @@ class ConnectionStream : public httplib::Stream {
       const size_t end = std::min(crlf == std::string::npos ? crlf : crlf + 4, lf == std::string::npos ? lf : lf + 2);
       if (end != std::string::npos) return end <= max_bytes ? Head::kReady : Head::kTooLarge;
       if (buf_.size() > max_bytes) return Head::kTooLarge;
-      if (stopping()) return Head::kStopping;
+      if (stopping() || (!started && yield())) return Head::kStopping;
       const int left = MsLeft(deadline);
       if (left == 0) return Head::kTimeout;
       const int ready = PollOne(sock_, POLLIN, std::min(left, kPollSliceMs));
@@ -221,7 +239,17 @@ void CloseGracefully(int sock, bool drain) {
 // virtual hook for one accepted socket; httplib.h, Server::listen_internal).
 class BoundedServer : public httplib::Server {
  public:
-  explicit BoundedServer(size_t max_head_bytes) : max_head_bytes_(max_head_bytes) {}
+  BoundedServer(size_t max_head_bytes, size_t threads, std::function<void(const std::string&)> access_log)
+      : max_head_bytes_(max_head_bytes), access_log_(std::move(access_log)) {
+    new_task_queue = [this, threads] { return new CountingPool(threads, waiting_); };
+  }
+
+  // One line per answered request for the access log (the logger calls it).
+  void LogRequest(const httplib::Request& req, const httplib::Response& res) const {
+    if (!access_log_) return;
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - tl_request_start).count();
+    access_log_(fmt::format("{} \"{} {}\" {} {} {:.1f} ms", req.remote_addr, req.method, OneLinePath(req.target), res.status, res.body.size(), ms));
+  }
 
   bool Stopping() const { return svr_sock_ == INVALID_SOCKET; }
   // Stops the accept loop once it runs; false while it has not started yet.
@@ -239,13 +267,55 @@ class BoundedServer : public httplib::Server {
   void RaiseBacklog() { ::listen(svr_sock_, kListenBacklog); }
 
  private:
+  // httplib's thread pool, counting the accepted connections that wait for a worker.
+  class CountingPool : public httplib::TaskQueue {
+   public:
+    CountingPool(size_t threads, std::atomic<int>& waiting) : pool_(threads), waiting_(waiting) {}
+    void enqueue(std::function<void()> fn) override {
+      ++waiting_;
+      pool_.enqueue([this, fn = std::move(fn)] {
+        --waiting_;
+        fn();
+      });
+    }
+    void shutdown() override { pool_.shutdown(); }
+
+   private:
+    httplib::ThreadPool pool_;
+    std::atomic<int>& waiting_;
+  };
+
+  // The open connections of each client address, for the keep-alive cap.
+  class PerClient {
+   public:
+    PerClient(BoundedServer& s, std::string ip) : s_(s), ip_(std::move(ip)) {
+      std::lock_guard lock(s_.clients_mutex_);
+      count_ = ++s_.open_per_client_[ip_];
+    }
+    ~PerClient() {
+      std::lock_guard lock(s_.clients_mutex_);
+      if (--s_.open_per_client_[ip_] == 0) s_.open_per_client_.erase(ip_);
+    }
+    bool OverCap() const { return count_ > kMaxKeepAlivePerClient; }
+
+   private:
+    BoundedServer& s_;
+    std::string ip_;
+    size_t count_ = 0;
+  };
+
   bool process_and_close_socket(socket_t sock) override {
     ConnectionStream strm(sock);
+    std::string ip;
+    int port = 0;
+    AddressOf(sock, true, ip, port);
+    const PerClient client(*this, ip);
     bool ret = false;
     bool drain = true;
     for (size_t served = 0; served < kKeepAliveMaxRequests; ++served) {
       const auto wait = served == 0 ? milliseconds(kReadTimeoutS * 1000) : milliseconds(kKeepAliveTimeoutS * 1000);
-      const Head head = strm.ReadHead(max_head_bytes_, wait, [this] { return Stopping(); });
+      const bool idle = served > 0;  // waiting between requests: yield to a waiting connection
+      const Head head = strm.ReadHead(max_head_bytes_, wait, [this] { return Stopping(); }, [&] { return idle && waiting_.load() > 0; });
       if (head == Head::kTooLarge) {
         strm.WriteRaw(431, StatusLine(431) + ": the request line and headers exceed " + std::to_string(max_head_bytes_) + " bytes\n");
         break;
@@ -256,8 +326,9 @@ class BoundedServer : public httplib::Server {
       }
       strm.StartResponse();
       tl_close_after_response = false;
+      tl_request_start = Clock::now();
       bool connection_closed = false;
-      const bool close_connection = served + 1 == kKeepAliveMaxRequests || Stopping();
+      const bool close_connection = served + 1 == kKeepAliveMaxRequests || Stopping() || client.OverCap();
       ret = process_request(strm, close_connection, connection_closed, nullptr);
       if (!ret || connection_closed || close_connection || tl_close_after_response) break;
     }
@@ -266,6 +337,10 @@ class BoundedServer : public httplib::Server {
   }
 
   size_t max_head_bytes_;
+  std::function<void(const std::string&)> access_log_;
+  std::atomic<int> waiting_{0};
+  std::mutex clients_mutex_;
+  std::map<std::string, size_t> open_per_client_;
 };
 
 // ---- requests per client: a token bucket ----------------------------------------------------
@@ -501,9 +576,7 @@ void Serve(const ServeOptions& options, const std::atomic<bool>& stop, const std
 
   Site site(dir);
   RateLimiter limiter(options.max_requests_per_s);
-  BoundedServer server(options.max_request_bytes);
-  const size_t threads = static_cast<size_t>(options.threads);
-  server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  BoundedServer server(options.max_request_bytes, static_cast<size_t>(options.threads), options.access_log);
   server.set_read_timeout(kReadTimeoutS);
   server.set_write_timeout(kWriteTimeoutS);
   server.set_keep_alive_timeout(kKeepAliveTimeoutS);
@@ -518,8 +591,9 @@ void Serve(const ServeOptions& options, const std::atomic<bool>& stop, const std
   });
   // A connection closes after an error other than 404 and 422 (a malformed or refused request
   // says nothing good about what follows on it). The logger runs after the answer is written.
-  server.set_logger([](const httplib::Request&, const httplib::Response& res) {
+  server.set_logger([&server](const httplib::Request& req, const httplib::Response& res) {
     if (res.status >= 400 && res.status != 404 && res.status != 422) tl_close_after_response = true;
+    server.LogRequest(req, res);
   });
   // The pages fetch nothing (docs/report.md); the policy makes the browser refuse if one tried.
   server.set_default_headers({

@@ -24,6 +24,9 @@ struct ServeOptions {
   size_t max_request_bytes = 16384;    // request line + headers; larger: 431/413
   int max_requests_per_s = 200;        // per client address; beyond: 429
   int threads = 8;
+  // Called with one line per answered request (client, request line, status, body bytes, time);
+  // the CLI writes it to standard error. Empty: no log.
+  std::function<void(const std::string&)> access_log;
 };
 
 // Runs until `stop` is true. `on_listening` is called with the bound port once the server

@@ -10,6 +10,10 @@
 
 namespace paratune {
 
+// A total's label: 11 px text drawn 4 px above its bar.
+constexpr double kTotalsRowPx = 16;
+
+
 std::string RenderStackedBarChart(const BarChartData& d) {
   CheckSpec(d.spec);
   if (d.log_y) throw InputError("chart '" + d.spec.id + "': a stacked bar chart has no log axis (its parts add up)");
@@ -48,7 +52,10 @@ std::string RenderStackedBarChart(const BarChartData& d) {
   a.height = d.spec.height;
   const Ticks t = AxisTicks(lo, hi, d.spec.y_unit, 5, true);
   a.left = YAxisMargin(t, d.spec.y_unit);
-  a.top += LegendHeight(a, names);
+  // The totals are written above their bars, the tallest above the plot's top: a row of room
+  // between it and the legend (issue 32: the legend covered the tallest total).
+  const double totals_row = m > 0 ? kTotalsRowPx : 0;
+  a.top += LegendHeight(a, names) + totals_row;
   const Scale y = Scale::Linear(t.lo, t.hi, a.y0(), a.y1());
 
   std::string description = "Stacked bar chart of " + std::to_string(n) + " categories, each the sum of " +
@@ -70,7 +77,7 @@ std::string RenderStackedBarChart(const BarChartData& d) {
   std::vector<double> centres;
   for (size_t i = 0; i < n; ++i) centres.push_back(a.x0() + band * (static_cast<double>(i) + 0.5));
   DrawCategoryAxis(w, a, d.categories, centres, d.spec.x_label);
-  DrawLegend(w, a, names);
+  DrawLegend(w, a, names, totals_row);
   if (n == 0 || m == 0) DrawNoData(w, a);
   w.Open("g", {{"class", "bars"}});
   for (size_t i = 0; i < n; ++i) {

@@ -1,10 +1,13 @@
 #include "runs/database.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <stdexcept>
 
 #include "runs/postgres_database.h"
 #include "runs/sqlite_database.h"
+#include "util/error.h"
 
 namespace paratune {
 
@@ -31,9 +34,17 @@ bool IsPostgresLocation(std::string_view location) {
          location.starts_with("postgresql:");
 }
 
-std::unique_ptr<Database> OpenDatabase(const std::string& location) {
+std::unique_ptr<Database> OpenDatabase(const std::string& location, StoreAccess access) {
+  if (location.empty()) throw InputError("--db: empty location (a SQLite file path or a postgresql:// URL)");
   if (IsPostgresLocation(location)) return OpenPostgresDatabase(location);
-  return OpenSqliteDatabase(location);
+  // scheme "://" (RFC 3986 section 3.1: a letter, then letters, digits, '+', '-', '.').
+  const size_t sep = location.find("://");
+  if (sep != std::string::npos && sep > 0 && std::isalpha(static_cast<unsigned char>(location[0])) &&
+      std::all_of(location.begin(), location.begin() + static_cast<std::ptrdiff_t>(sep),
+                  [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.'; }))
+    throw InputError(RedactLocation(location) + ": unknown store scheme '" + location.substr(0, sep) +
+                     "'; --db takes a SQLite file path or a postgresql:// URL");
+  return OpenSqliteDatabase(location, access == StoreAccess::kCreate);
 }
 
 std::string DefaultDatabaseLocation() {

@@ -44,11 +44,13 @@ class Database {
 };
 
 // Opens the store at `location`: a postgresql:// or postgres:// URL (libpq's URI syntax, or a
-// "postgresql:" prefix before a libpq key=value string) opens PostgreSQL; anything else is a
-// SQLite file path, created with its directory when absent. Throws InputError (one line, the
-// location redacted) when it cannot be opened. Migrations are the registry's business
-// (runs/migrations.h), not the connection's.
-std::unique_ptr<Database> OpenDatabase(const std::string& location);
+// "postgresql:" prefix before a libpq key=value string) opens PostgreSQL; another URL scheme
+// (mysql://...) is refused; anything else is a SQLite file path, created with its directory when
+// absent if `access` is kCreate. A read (kExisting) never creates a store: a missing SQLite file
+// is an error. Throws InputError (one line, the location redacted) when it cannot be opened.
+// Migrations are the registry's business (runs/migrations.h), not the connection's.
+enum class StoreAccess { kCreate, kExisting };
+std::unique_ptr<Database> OpenDatabase(const std::string& location, StoreAccess access = StoreAccess::kCreate);
 
 // The store used when no --db is given: $PARATUNE_DB, else $XDG_DATA_HOME/paratune/runs.db,
 // else $HOME/.local/share/paratune/runs.db (XDG Base Directory Specification 0.8).

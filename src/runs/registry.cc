@@ -72,6 +72,9 @@ void LoadFiguresAndTags(Database& db, std::vector<RunRecord>& runs) {
 
 void CheckName(const std::string& name) {
   if (name.empty()) throw InputError("runs: a run name must not be empty");
+  if (name.find_first_not_of(' ') == std::string::npos) throw InputError("runs: a run name must not be blank");
+  if (name.front() == ' ' || name.back() == ' ')
+    throw InputError("runs: run name '" + name.substr(0, 40) + "' starts or ends with a space (two runs would look alike)");
   if (name.size() > 200) throw InputError("runs: run name '" + name.substr(0, 40) + "...' is longer than 200 characters");
   for (unsigned char c : name)
     if (c < 0x20 || c == 0x7f) throw InputError("runs: run name contains a control character");
@@ -211,13 +214,47 @@ std::string UtcNowStamp() {
                      tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000));
 }
 
-std::unique_ptr<Database> OpenRegistry(const std::string& location) {
-  auto db = OpenDatabase(location);
+std::unique_ptr<Database> OpenRegistry(const std::string& location, StoreAccess access) {
+  auto db = OpenDatabase(location, access);
   ApplyMigrations(*db, RegistryMigrations());
   return db;
 }
 
 std::string BaselineScopeOf(const RunRecord& r) { return "cluster=" + r.cluster + " model=" + r.model; }
+
+namespace {
+
+// A measured step time beyond this factor of the predicted one (either way) is a different run,
+// not a model error: the cost model's error on published runs is tens of percent
+// (docs/validation.md), never 3x.
+constexpr double kStepTimeMismatchFactor = 3.0;
+
+// Lines saying where the files of one record disagree on the run they describe.
+std::vector<std::string> MismatchWarnings(const std::vector<ReadSource>& sources) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < sources.size(); ++i)
+    for (size_t j = i + 1; j < sources.size(); ++j) {
+      const RunRecord& a = sources[i].part;
+      const RunRecord& b = sources[j].part;
+      const auto path = [](const ReadSource& r) { return r.part.sources.empty() ? r.kind : r.part.sources.front().path; };
+      const std::string pair = path(sources[i]) + " and " + path(sources[j]);
+      if (!a.model.empty() && !b.model.empty() && a.model != b.model)
+        out.push_back(fmt::format("{}: model '{}' beside '{}'; these may be different runs", pair, a.model, b.model));
+      if (a.gpus > 0 && b.gpus > 0 && a.gpus != b.gpus)
+        out.push_back(fmt::format("{}: {} GPUs beside {}; these may be different runs", pair, a.gpus, b.gpus));
+      for (const auto& [m, p] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
+        const double measured = (*m)[Metric::kStepTime].measured, predicted = (*p)[Metric::kStepTime].predicted;
+        if (HasFigure(measured) && HasFigure(predicted) && measured > 0 && predicted > 0 &&
+            std::max(measured / predicted, predicted / measured) > kStepTimeMismatchFactor)
+          out.push_back(fmt::format("{}: measured step time {:.3g} s beside a predicted {:.3g} s ({:+.0f}%); these may be "
+                                    "different runs",
+                                    pair, measured, predicted, 100 * (predicted / measured - 1)));
+      }
+    }
+  return out;
+}
+
+}  // namespace
 
 PreparedRecord PrepareRecord(const std::vector<std::string>& files, const RecordOptions& options) {
   if (files.empty()) throw InputError("runs record: no files given");
@@ -238,6 +275,7 @@ PreparedRecord PrepareRecord(const std::vector<std::string>& files, const Record
   p.model_given = !options.model.empty();
   p.baseline = options.baseline;
   p.observer = options.observer;
+  p.warnings = MismatchWarnings(p.sources);
   return p;
 }
 

@@ -21,8 +21,10 @@
 
 namespace paratune {
 
-// OpenDatabase(location) with the registry's migrations applied (RegistryMigrations()).
-std::unique_ptr<Database> OpenRegistry(const std::string& location);
+// OpenDatabase(location, access) with the registry's migrations applied (RegistryMigrations()).
+// Commands that only read (list, show, compare, export, serve, calibrate --from-runs) open with
+// kExisting: a read never creates a store.
+std::unique_ptr<Database> OpenRegistry(const std::string& location, StoreAccess access = StoreAccess::kCreate);
 
 struct RecordOptions {
   std::string name;      // "" = "run-" + the first 12 hex digits of the files' content hash
@@ -52,10 +54,13 @@ struct PreparedRecord {
   bool baseline = false;
   bool cluster_given = false, model_given = false;
   std::function<void(const char* phase)> observer;
+  // Where the files seem to describe different runs (another model or GPU count, a measured step
+  // time far from the predicted one), one line each: recorded anyway, said (issue 32).
+  std::vector<std::string> warnings;
 };
 
 // Reads and checks every file and option; throws InputError (one line naming the file) before
-// anything is opened or written.
+// anything is opened or written. Files that disagree on what run they describe are warnings.
 PreparedRecord PrepareRecord(const std::vector<std::string>& files, const RecordOptions& options);
 // Adds the prepared files to the run in one transaction. Files already held by the run (same
 // SHA-256) are skipped; a run holding all of them already keeps its figures (tags, software and

@@ -3,6 +3,7 @@
 #include "runs/sha256.h"
 #include "util/error.h"
 #include "util/file.h"
+#include "util/json_parse.h"
 
 namespace paratune {
 
@@ -31,8 +32,11 @@ ReadSource ReadRunSourceText(const std::string& path, const std::string& text) {
   SourceFile f{path, text, nullptr};
   size_t first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && text[first] == '{') {
-    doc = nlohmann::json::parse(text, nullptr, false);
-    if (doc.is_discarded()) throw InputError(path + ": not valid JSON");
+    try {
+      doc = ParseJson(text, path);
+    } catch (const nlohmann::json::exception&) {
+      throw InputError(path + ": not valid JSON");
+    }
     f.json = &doc;
   }
   for (const auto& r : SourceReaders()) {

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "util/error.h"
+#include "util/file.h"
 
 namespace paratune {
 namespace {
@@ -18,13 +19,20 @@ constexpr int kBusyTimeoutMs = 60'000;
 
 class SqliteDatabase final : public Database {
  public:
-  explicit SqliteDatabase(std::string path) : where_(std::move(path)) {
+  SqliteDatabase(std::string path, bool create) : where_(std::move(path)) {
     std::error_code ec;
-    const std::filesystem::path parent = std::filesystem::path(where_).parent_path();
-    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-    if (ec) throw InputError(where_ + ": cannot create its directory: " + ec.message());
+    const bool exists = std::filesystem::exists(std::filesystem::symlink_status(where_, ec));
+    if (exists) {
+      RequireRegularFile(where_);  // a FIFO or a directory: refused, not opened
+    } else if (!create) {
+      throw InputError(where_ + ": no run registry here (runs record creates one)");
+    } else {
+      const std::filesystem::path parent = std::filesystem::path(where_).parent_path();
+      if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+      if (ec) throw InputError(where_ + ": cannot create its directory: " + ec.message());
+    }
     const int rc = sqlite3_open_v2(where_.c_str(), &db_,
-                                   SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+                                   SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX, nullptr);
     if (rc != SQLITE_OK) {
       const std::string why = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
       sqlite3_close(db_);
@@ -133,9 +141,9 @@ class SqliteDatabase final : public Database {
 
 }  // namespace
 
-std::unique_ptr<Database> OpenSqliteDatabase(const std::string& path) {
+std::unique_ptr<Database> OpenSqliteDatabase(const std::string& path, bool create) {
   if (path.empty()) throw InputError("--db: empty path");
-  return std::make_unique<SqliteDatabase>(path);
+  return std::make_unique<SqliteDatabase>(path, create);
 }
 
 }  // namespace paratune

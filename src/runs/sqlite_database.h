@@ -10,8 +10,10 @@
 
 namespace paratune {
 
-// Opens (creating it and its directory when absent) the SQLite file at `path`. Throws
-// InputError naming the path and SQLite's reason.
-std::unique_ptr<Database> OpenSqliteDatabase(const std::string& path);
+// Opens the SQLite file at `path`, creating it and its directory when absent if `create`;
+// otherwise a missing file is an error ("no run registry here"). A path that exists but is not
+// a regular file (a FIFO, a directory) is refused. Throws InputError naming the path and the
+// reason.
+std::unique_ptr<Database> OpenSqliteDatabase(const std::string& path, bool create = true);
 
 }  // namespace paratune

@@ -16,6 +16,10 @@
 namespace paratune {
 namespace {
 
+// Tokens per optimizer step above which a batch earns a warning: 16x the largest published run's
+// (DeepSeek-V3, 63M; see the warning below).
+constexpr double kLargestSensibleTokensPerStep = 1e9;
+
 // Passes of a schedule over all ranks, saturating instead of overflowing.
 int64_t OpsOf(ScheduleKind k, int pp, int vp, int64_t m) {
   int64_t ops = 0;
@@ -28,8 +32,13 @@ void CheckOps(ScheduleKind k, int pp, int vp, int64_t m, int64_t limit, const ch
   const int64_t ops = OpsOf(k, pp, vp, m);
   if (ops > limit)
     throw InputError(fmt::format("{} would run {} passes ({} micro-batches x pp {} x vp {}), more than the {} this "
-                                 "bound allows: lower `pp` or `vp`",
-                                 what, ops, m, pp, vp, limit));
+                                 "bound allows: {}",
+                                 what, ops, m, pp, vp, limit,
+                                 // Name the factor that is out of scale (issue 32: the micro-batch count was, and
+                                 // the message said pp or vp).
+                                 m > static_cast<int64_t>(pp) * vp
+                                     ? "fewer micro-batches (`global_batch` / (dp x `mbs`): a smaller global batch or a larger `mbs`)"
+                                     : "lower `pp` or `vp`"));
 }
 
 SimulationResult Run(ScheduleKind k, int pp, int vp, int64_t m, PipelineInput in, bool record) {
@@ -372,6 +381,14 @@ void FillMemoryAndWarnings(const StepCosts& sc, const GpuSpec& g, Estimate& e) {
     e.warnings.push_back(fmt::format("pipeline bubble is {:.0f}% of the step: raise the micro-batch count (global "
                                      "batch / (dp*mbs) = {}) or vp",
                                      100 * e.bubble_rate, e.micro_batches));
+  // A batch far beyond any published run's is more likely a typo than a plan (issue 32: 16.4B
+  // tokens per step passed without a word). The largest published: DeepSeek-V3, 15,360 x 4,096 =
+  // 63M tokens per step (arXiv:2412.19437, section 4.2); Llama 3 405B 16M (arXiv:2407.21783, 3.4.1).
+  const double tokens_per_step = static_cast<double>(e.training.global_batch) * e.training.seq;
+  if (tokens_per_step > kLargestSensibleTokensPerStep)
+    e.warnings.push_back(fmt::format("batch: {} sequences x {} tokens = {:.3g} tokens per step, over {:.0f} times the largest "
+                                     "published (DeepSeek-V3's 63M): is --global-batch in sequences?",
+                                     e.training.global_batch, e.training.seq, tokens_per_step, tokens_per_step / 63e6));
 }
 
 }  // namespace
@@ -403,6 +420,7 @@ StepResult ComposeValidStep(const ModelSpec& m, const ClusterSpec& c, const Trai
   e.total_params = sc.total_params;
   e.active_params = sc.active_params;
   e.critical_stage = sc.critical_stage;
+  e.end_stage = sim.critical_path.end_rank;
   e.stages = Stages(sc, sim);
   const double schedule_s = l.pp == 1 ? 0 : ScheduleOnlyTime(kind, l.pp, l.vp, sc.micro_batches, input, co);
   e.time = AttributeStep(sc, sim, schedule_s, l.pp);

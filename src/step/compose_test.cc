@@ -124,6 +124,9 @@ TEST(Compose, BreakdownAddsUpToTheStep) {
     for (const StepTerm& term : kStepTerms) EXPECT_GE(e.time.*term.value, 0) << term.key;
     EXPECT_DOUBLE_EQ(e.time.compute_s, static_cast<double>(e.micro_batches) * e.stages[e.critical_stage].compute_s);
     EXPECT_DOUBLE_EQ(e.time.optimizer_s, e.stages[r.simulation.critical_path.end_rank].optimizer_s);
+    // The breakdown names the stage its optimizer time is from (issue 32: it named the critical one).
+    EXPECT_EQ(e.end_stage, r.simulation.critical_path.end_rank);
+    EXPECT_DOUBLE_EQ(e.time.optimizer_s, e.stages[e.end_stage].optimizer_s);
     if (l.pp == 1) {
       EXPECT_NEAR(e.time.bubble_s, 0, 1e-12 * e.step_time_s);
     }

@@ -124,6 +124,7 @@ struct Estimate {
   int64_t micro_batches = 0;
   double p2p_time_s = 0;  // one PP send/recv of a micro-batch's activations between adjacent stages
   int critical_stage = 0; // the stage whose time the breakdown follows (longest per micro-batch)
+  int end_stage = 0;      // the stage that ends the step (the simulated critical path's end): its DP tail and optimizer are the breakdown's
 
   double step_time_s = 0;
   double tokens_per_s = 0;

@@ -82,6 +82,7 @@ json EstimateToJson(const Estimate& e, const std::optional<TrainingBudget>& budg
   j["time_to_train"] = TimeToTrainToJson(budget, e);
   j["time"] = TimeBreakdownToJson(e.time);
   j["critical_stage"] = e.critical_stage;
+  j["end_stage"] = e.end_stage;
   json comms = json::array();
   for (const CommItem& c : e.comms)
     comms.push_back({{"kind", c.kind},

@@ -172,6 +172,12 @@ ExpertTokens ParseExpertTokens(std::string_view text, const std::string& where) 
     throw InputError(where + ": " + std::to_string(out.rows.size()) + " (iteration, layer) groups x " +
                      std::to_string(experts) + " experts is more than the 16 M counts a file may hold");
   for (ExpertTokenCounts& g : out.rows) g.tokens.resize(experts, 0.0);
+  // A layer that routed no token at all says nothing about balance (issue 32: an all-zero file
+  // read as perfectly balanced).
+  for (const ExpertTokenCounts& g : out.rows)
+    if (std::all_of(g.tokens.begin(), g.tokens.end(), [](double t) { return t == 0; }))
+      throw InputError(where + ":" + std::to_string(g.line) + ": layer " + std::to_string(g.layer) + " at iteration " +
+                       std::to_string(g.iteration) + " routed no token to any expert (all counts 0)");
   return out;
 }
 

@@ -88,6 +88,12 @@ TEST(ExpertTokens, BrokenInputIsOneLineNamingFileLineAndField) {
   }
 }
 
+// Issue 32: all-zero counts were read (a layer that routed nothing looks perfectly balanced).
+TEST(ExpertTokens, RefusesALayerThatRoutedNoToken) {
+  EXPECT_EQ(InputErrorOf([] { ParseExpertTokens("iteration,layer,expert,tokens\n1,0,0,5\n1,0,1,7\n1,1,0,0\n1,1,1,0\n", "e.csv"); }),
+            "e.csv:4: layer 1 at iteration 1 routed no token to any expert (all counts 0)");
+}
+
 TEST(ExpertTokens, RefusesMoreCountsThanTheTableMayHold) {
   // 5000 groups, each naming expert 4095: 20 M cells, over the 16 M bound.
   std::string csv = "iteration,layer,expert,tokens\n";

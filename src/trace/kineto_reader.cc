@@ -9,6 +9,7 @@
 #include <array>
 #include <cmath>
 #include <charconv>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <limits>
@@ -18,10 +19,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include <fmt/format.h>
+#include <new>
 #include <simdjson.h>
 
 #include "trace/name_table.h"
 #include "util/error.h"
+#include "util/file.h"
+#include "util/json_parse.h"
 
 namespace paratune {
 namespace {
@@ -78,6 +83,10 @@ class ByteSource {
 class GzSource : public ByteSource {
  public:
   explicit GzSource(const std::string& path) : path_(path) {
+    std::error_code ec;
+    if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec)))
+      throw InputError(path + ": cannot open: " + std::strerror(ENOENT));
+    RequireRegularFile(path);  // a FIFO or device would block or never end; a link loop says so
     f_ = gzopen(path.c_str(), "rb");
     if (!f_) throw InputError(path + ": cannot open: " + std::strerror(errno));
     gzbuffer(f_, 1 << 20);
@@ -391,6 +400,8 @@ class KinetoReader {
   KinetoReader(ByteSource& src, std::string label, size_t chunk) : src_(src), label_(std::move(label)), chunk_(chunk) {
     trace_.path = label_;
     buf_.reserve(chunk_ * 2 + simdjson::SIMDJSON_PADDING);
+    // The one JSON nesting bound (util/json_parse.h); simdjson keeps it when it grows the parser.
+    if (parser_.allocate(chunk_ * 2, kMaxJsonDepth)) throw std::bad_alloc();
   }
 
   void ReserveEvents(size_t n) { trace_.events.reserve(n); }
@@ -413,8 +424,10 @@ class KinetoReader {
     } else if (c == '{') {
       ReadTopObject();
     } else {
-      throw InputError(label_ + ": not a Chrome-trace JSON file (starts with byte " +
-                       std::to_string(static_cast<unsigned char>(c)) + ", expected '{' or '[')");
+      const unsigned char u = static_cast<unsigned char>(c);
+      // The first character itself (printable) or its code, never a number that reads as an offset.
+      const std::string shown = u >= 0x20 && u < 0x7f ? std::string("'") + c + "'" : fmt::format("byte 0x{:02X}", u);
+      throw InputError(label_ + ": not a Chrome-trace JSON file (its first character is " + shown + ", expected '{' or '[')");
     }
     if (!saw_events_) throw InputError(label_ + ": no \"traceEvents\" array (not a PyTorch profiler trace?)");
     Finish();

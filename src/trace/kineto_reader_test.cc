@@ -129,6 +129,9 @@ TEST(KinetoReader, BrokenEventsAreCountedAndSkipped) {
 TEST(KinetoReader, UnusableFilesAreOneLineErrors) {
   EXPECT_CONTAINS(InputErrorOf([] { ParseKinetoTrace("", "e.json"); }), "e.json: empty file");
   EXPECT_CONTAINS(InputErrorOf([] { ParseKinetoTrace("hello", "h.json"); }), "h.json: not a Chrome-trace JSON file");
+  // The first character, not a number that reads like an offset (issue 32: "starts with byte 40").
+  EXPECT_CONTAINS(InputErrorOf([] { ParseKinetoTrace("(x)", "p.json"); }), "p.json: not a Chrome-trace JSON file (its first character is '(', expected");
+  EXPECT_CONTAINS(InputErrorOf([] { ParseKinetoTrace("\x01x", "c.json"); }), "(its first character is byte 0x01, expected");
   EXPECT_CONTAINS(InputErrorOf([] { ParseKinetoTrace(R"({"schemaVersion": 1})", "n.json"); }), "n.json: no \"traceEvents\"");
   EXPECT_CONTAINS(InputErrorOf([] { ParseKinetoTrace(R"({"schemaVersion": 1, "trace)", "c.json"); }), "c.json: file ends");
   EXPECT_CONTAINS(InputErrorOf([] { ParseKinetoTrace(R"({"traceEvents": 5})", "v.json"); }), "is not an array");

@@ -20,6 +20,7 @@
 
 #include "trace/name_table.h"
 #include "util/error.h"
+#include "util/file.h"
 
 namespace paratune {
 namespace {
@@ -84,8 +85,7 @@ using StmtPtr = std::unique_ptr<sqlite3_stmt, FinalizeStmt>;
 class Export {
  public:
   explicit Export(const std::string& path) : path_(path) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": cannot read: is a directory");
+    RequireRegularFile(path);
     if (!std::ifstream(path, std::ios::binary)) throw InputError(path + ": cannot read: " + std::strerror(errno));
     sqlite3* db = nullptr;
     // One thread uses the connection: no SQLite mutexes (they cost ~10% of a large read).

@@ -235,6 +235,17 @@ class TopologyReader {
     for (size_t i = 0; i < m_.devices.size(); ++i)
       if (!m_.row_lines[i])
         throw InputError(where_ + ":" + std::to_string(m_.header_line) + ": column " + m_.devices[i] + " has no row (truncated matrix?)");
+    // A link is one link seen from both ends: the matrix is symmetric (issue 32: an asymmetric
+    // one was read, and a rule saw whichever half it looked at).
+    for (size_t i = 0; i < m_.devices.size(); ++i)
+      for (size_t j = i + 1; j < m_.devices.size(); ++j) {
+        const TopoLink& a = m_.links[i][j];
+        const TopoLink& b = m_.links[j][i];
+        if (a.kind != b.kind || a.nvlinks != b.nvlinks)
+          throw InputError(where_ + ":" + std::to_string(m_.row_lines[i]) + ": " + m_.devices[i] + " to " + m_.devices[j] + " is " +
+                           TopoLinkText(a) + " but " + m_.devices[j] + " to " + m_.devices[i] + " (line " +
+                           std::to_string(m_.row_lines[j]) + ") is " + TopoLinkText(b) + ": the matrix is not symmetric");
+      }
     const size_t nics = m_.devices.size() - m_.gpu_count;
     if (!nic_names_.empty()) {
       m_.nic_names.assign(nics, "");

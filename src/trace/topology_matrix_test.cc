@@ -125,6 +125,9 @@ TEST(TopologyMatrix, BrokenInputIsOneLineNamingFileLineAndField) {
                   "l.txt:3: row GPU1 has 5 fields, the header at line 1 has 4");
   EXPECT_CONTAINS(InputErrorOf([&] { ParseTopologyMatrix(head + r0 + "GPU9\tNV4\t X \t0-7\t0\n", "u.txt"); }),
                   "u.txt:3: row 'GPU9' names no column");
+  // Asymmetric (issue 32: read, and each rule saw one half).
+  EXPECT_EQ(InputErrorOf([&] { ParseTopologyMatrix(head + r0 + "GPU1\tSYS\t X \t0-7\t0\n", "s.txt"); }),
+            "s.txt:2: GPU0 to GPU1 is NV4 but GPU1 to GPU0 (line 3) is SYS: the matrix is not symmetric");
   // Wrong header.
   EXPECT_CONTAINS(InputErrorOf([&] { ParseTopologyMatrix("\tGPU0\tGPU0\n" + r0, "h.txt"); }), "h.txt:1: header: column 'GPU0' appears twice");
   EXPECT_CONTAINS(InputErrorOf([&] { ParseTopologyMatrix("\tGPU0\tCPU Affinity\tGPU1\n", "a.txt"); }),

@@ -11,6 +11,7 @@
 #include "trace/kineto_reader.h"
 #include "trace/nsys_reader.h"
 #include "util/error.h"
+#include "util/file.h"
 #include "util/thread_pool.h"
 
 namespace paratune {
@@ -50,10 +51,11 @@ std::vector<std::string> ExpandInputs(const std::vector<std::string>& inputs) {
       if (found.empty()) throw InputError(in + ": no trace files (*.json, *.json.gz, *.sqlite) in this directory");
       std::sort(found.begin(), found.end());
       files.insert(files.end(), found.begin(), found.end());
-    } else if (fs::exists(in, ec)) {
-      files.push_back(in);
-    } else {
+    } else if (!fs::exists(fs::symlink_status(in, ec))) {
       throw InputError(in + ": no such file or directory");
+    } else {
+      RequireRegularFile(in);  // a link loop, a dangling link, a FIFO or a device each say so
+      files.push_back(in);
     }
   }
   if (files.empty()) throw InputError("no trace files given");

@@ -149,6 +149,9 @@ int64_t IntField(const std::string& where, int line, Sv field, Sv v) {
   Fail(where, line, field, ShownLogText(v) + " is not an integer");
 }
 
+// The longest iteration a log may report (a day; the longest published steps take tens of seconds).
+constexpr double kMaxIterationS = 86400;
+
 // A finite number >= 0 (times, throughputs, sizes).
 double NonNegativeField(const std::string& where, int line, Sv field, Sv v) {
   double x = 0;
@@ -169,14 +172,20 @@ double LossField(const std::string& where, int line, Sv field, Sv v) {
 }
 
 // The first "[timestamp]" in `s` (Megatron's "[2024-05-01 12:00:00]" or "[... .123456]").
-std::optional<double> BracketTimestamp(Sv s) {
+std::optional<double> BracketTimestamp(Sv s, const std::string& where, int line) {
   size_t p = 0;
   while ((p = s.find('[', p)) != Sv::npos) {
     if (p + 1 < s.size() && IsDigit(s[p + 1])) {
       const size_t close = s.find(']', p + 1);
       if (close == Sv::npos) return std::nullopt;
-      if (close - p - 1 <= 32)
-        if (auto t = ParseTimestamp(s.substr(p + 1, close - p - 1))) return t;
+      if (close - p - 1 <= 32) {
+        const Sv text = s.substr(p + 1, close - p - 1);
+        if (auto t = ParseTimestamp(text)) return t;
+        // Shaped like "YYYY-MM-DD HH:MM:SS" but not a date (month 13, hour 99): not a timestamp
+        // to pass over, a broken one (issue 32: "[2024-13-45 99:99:99]" was accepted).
+        if (text.size() >= 19 && (text[4] == '-' || text[4] == '/') && text[13] == ':' && text[16] == ':')
+          Fail(where, line, "timestamp", "'" + std::string(text) + "' is not a date and time");
+      }
     }
     ++p;
   }
@@ -226,7 +235,7 @@ size_t FindIterationMarker(Sv s) {
 IterationRecord ParseMegatronIteration(Sv s, size_t after, const std::string& where, int line) {
   IterationRecord r;
   r.line = line;
-  if (auto t = BracketTimestamp(s.substr(0, after))) r.time_s = *t;
+  if (auto t = BracketTimestamp(s.substr(0, after), where, line)) r.time_s = *t;
   size_t p = SkipSpaces(s, after);
   size_t q = SkipDigits(s, p);
   r.iteration = IntField(where, line, "iteration", s.substr(p, q - p));
@@ -259,6 +268,9 @@ IterationRecord ParseMegatronIteration(Sv s, size_t after, const std::string& wh
         case MegatronField::kConsumed: r.consumed_samples = IntField(where, line, key, value); break;
         case MegatronField::kElapsedMs:
           r.elapsed_per_iteration_s = NonNegativeField(where, line, key, value) * 1e-3;
+          // An iteration takes time, and less than a day (issue 32: 0 ms and 1e308 ms were read).
+          if (!(r.elapsed_per_iteration_s > 0 && r.elapsed_per_iteration_s <= kMaxIterationS))
+            Fail(where, line, key, ShownLogText(value) + " is not an iteration time (above 0, at most a day)");
           have_elapsed = true;
           break;
         case MegatronField::kTflops: r.tflops_per_gpu = NonNegativeField(where, line, key, value); break;
@@ -294,7 +306,7 @@ bool ParseCheckpointLine(Sv s, const std::string& where, int line, CheckpointEve
     ev->line = line;
     ev->kind = m.kind;
     ev->iteration = IntField(where, line, "checkpoint iteration", s.substr(p, q - p));
-    if (auto t = BracketTimestamp(s.substr(0, at))) ev->time_s = *t;
+    if (auto t = BracketTimestamp(s.substr(0, at), where, line)) ev->time_s = *t;
     return true;
   }
   return false;
@@ -364,7 +376,7 @@ StragglerDetectorLine ParseStragglerLine(Sv s, const std::string& where, int lin
   StragglerDetectorLine d;
   d.line = line;
   const size_t first = s.find("MnRtt/Rnk:");
-  if (auto t = BracketTimestamp(s.substr(0, first))) d.time_s = *t;
+  if (auto t = BracketTimestamp(s.substr(0, first), where, line)) d.time_s = *t;
   Sv rest = s.substr(first);
   uint32_t seen = 0;
   while (!rest.empty()) {
@@ -610,7 +622,7 @@ struct Parser {
     }
     // Any other line with a bracketed timestamp moves the clock (events without their own use it).
     if (s.find('[') != Sv::npos)
-      if (auto bt = BracketTimestamp(s)) last_time_s = *bt;
+      if (auto bt = BracketTimestamp(s, where, line)) last_time_s = *bt;
     return false;
   }
 
@@ -675,7 +687,7 @@ bool LooksLikeTrainingLog(std::string_view head) {
   return found;
 }
 
-TrainingLog ParseTrainingLog(std::string_view text, const std::string& where) {
+TrainingLog ParseTrainingLog(std::string_view text, const std::string& where, bool allow_partial) {
   TrainingLog log;
   log.path = where;
   if (LooksLikeCsvHeader(text)) {
@@ -690,20 +702,45 @@ TrainingLog ParseTrainingLog(std::string_view text, const std::string& where) {
     return log;
   }
   Parser parser(where, &log);
+  const bool ends_cut = !text.empty() && text.back() != '\n';
+  int last_line = 0;
+  ForEachLine(text, [&](Sv, int line) { return last_line = line, true; });
+  std::string cut_error;  // why the cut last line did not parse
   ForEachLine(text, [&](Sv l, int line) {
     ++log.lines;
-    if (!parser.Line(l, line)) ++log.skipped_lines;
+    try {
+      if (!parser.Line(l, line)) ++log.skipped_lines;
+    } catch (const InputError& e) {
+      if (ends_cut && line == last_line) {
+        log.cut_last_line = line;  // a job killed mid-write: the line is incomplete, not wrong
+        cut_error = e.what();
+      } else if (allow_partial) {
+        if (log.malformed_lines++ == 0) log.first_malformed = e.what();
+      } else {
+        throw;
+      }
+    }
     return true;
   });
+  if (log.iterations.empty() && !cut_error.empty()) throw InputError(cut_error);  // nothing else to read
   if (log.iterations.empty())
     throw InputError(where + ": no training iteration line (Megatron-LM \"iteration N/ M |\", torchtitan \"step: N  loss: ...\") "
                              "and no CSV header with a timestamp and a tokens/s column");
   return log;
 }
 
-TrainingLog ReadTrainingLog(const std::string& path) {
+TrainingLog ReadTrainingLog(const std::string& path, bool allow_partial) {
   // Plain or gzip (util/file.h), bounded so that memory stays bounded whatever the input.
-  return ParseTrainingLog(ReadMaybeGzipFile(path, size_t{4} << 30), path);
+  return ParseTrainingLog(ReadMaybeGzipFile(path, size_t{4} << 30), path, allow_partial);
+}
+
+std::vector<std::string> TrainingLogNotes(const TrainingLog& log) {
+  std::vector<std::string> notes;
+  if (log.cut_last_line > 0)
+    notes.push_back(log.path + ":" + std::to_string(log.cut_last_line) + ": the file ends inside this line (the job stopped mid-write); it is ignored");
+  if (log.malformed_lines > 0)
+    notes.push_back(log.path + ": " + std::to_string(log.malformed_lines) + " malformed line(s) skipped (--allow-partial); the first: " + log.first_malformed);
+  return notes;
 }
 
 }  // namespace paratune

@@ -91,6 +91,13 @@ struct TrainingLog {
   std::vector<StragglerDetectorLine> stragglers;
   int64_t lines = 0;            // lines read
   int64_t skipped_lines = 0;    // lines that matched no pattern (ordinary log noise)
+  // The last line when the file ends inside it (no newline: a job killed mid-write) and it does
+  // not parse: ignored; 0 when none.
+  int64_t cut_last_line = 0;
+  // With allow_partial: lines that match a pattern but do not parse, skipped; the first one's
+  // error. Without it such a line is an error.
+  int64_t malformed_lines = 0;
+  std::string first_malformed;
 };
 
 // True when the first few kilobytes of a file look like a log this reader understands (an
@@ -104,10 +111,16 @@ bool LooksLikeTrainingLog(std::string_view head);
 // Parses a whole log. `where` names the file in errors. A line that matches a pattern but has a
 // malformed value (an iteration number that overflows, "nan" elapsed time, a timestamp that is
 // not a date) is an InputError naming the file, line and field; lines matching no pattern are
-// skipped and counted. A log with no iteration line at all is an InputError.
-TrainingLog ParseTrainingLog(std::string_view text, const std::string& where);
+// skipped and counted. A last line cut short by the end of the file (no newline) that does not
+// parse is ignored (cut_last_line says which). With `allow_partial`, a malformed line anywhere
+// is skipped and counted (malformed_lines) instead. A log with no iteration line at all is an
+// InputError.
+TrainingLog ParseTrainingLog(std::string_view text, const std::string& where, bool allow_partial = false);
 
 // Reads a file (plain or .gz) and parses it.
-TrainingLog ReadTrainingLog(const std::string& path);
+TrainingLog ReadTrainingLog(const std::string& path, bool allow_partial = false);
+
+// The notes a reader of `log` should see (a cut last line, malformed lines skipped), one line each.
+std::vector<std::string> TrainingLogNotes(const TrainingLog& log);
 
 }  // namespace paratune

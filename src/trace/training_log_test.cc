@@ -212,6 +212,25 @@ TEST(TrainingLogBroken, TruncatedIterationLine) {
   EXPECT_CONTAINS(InputErrorOf([] { ParseTrainingLog(" iteration 100/", "t.log"); }), "t.log:1: iteration: no total");
 }
 
+// A job killed mid-write leaves its last line cut (no newline): the line is ignored with a note
+// (issue 32: the whole log was rejected); --allow-partial also skips malformed lines elsewhere.
+TEST(TrainingLog, CutLastLineIsIgnoredWithANote) {
+  const std::string cut = std::string(kMegatron2024) + " [2024-05-01 12:00:24] iteration    12030/  500000 | consumed samples:      6159360 | elapsed time per it";
+  const TrainingLog log = ParseTrainingLog(cut, "train.log");
+  EXPECT_EQ(log.iterations.size(), 2u);
+  EXPECT_EQ(log.cut_last_line, 4);
+  ASSERT_EQ(TrainingLogNotes(log).size(), 1u);
+  EXPECT_EQ(TrainingLogNotes(log)[0], "train.log:4: the file ends inside this line (the job stopped mid-write); it is ignored");
+  // The same line with its newline is malformed, not cut: an error unless allow_partial.
+  const std::string bad = cut + "\n";
+  EXPECT_CONTAINS(InputErrorOf([&] { ParseTrainingLog(bad, "train.log"); }), "train.log:4:");
+  const TrainingLog partial = ParseTrainingLog(bad + std::string(kMegatron2024).substr(std::string(kMegatron2024).find('\n') + 1), "train.log", true);
+  EXPECT_EQ(partial.iterations.size(), 4u);
+  EXPECT_EQ(partial.malformed_lines, 1);
+  EXPECT_CONTAINS(TrainingLogNotes(partial)[0], "train.log: 1 malformed line(s) skipped (--allow-partial); the first: train.log:4:");
+  EXPECT_TRUE(TrainingLogNotes(ParseTrainingLog(kMegatron2024, "train.log")).empty());
+}
+
 TEST(TrainingLogBroken, NonNumberAndNanAndOverflow) {
   EXPECT_CONTAINS(InputErrorOf([] {
                     ParseTrainingLog("x\n iteration 100/ 200 | elapsed time per iteration (ms): abc |\n", "t.log");
@@ -241,6 +260,17 @@ TEST(TrainingLogBroken, NonNumberAndNanAndOverflow) {
                   "t.log:3: timer save-checkpoint: 'x' is not a number");
   EXPECT_CONTAINS(InputErrorOf([] { ParseTrainingLog("[titan] 2025-01-01 12:00:00,123 - root - INFO - step: x  loss: 1  tps: 5\n", "t.log"); }),
                   "t.log:1: step: 'x' is not an integer");
+}
+
+// Issue 32: a timestamp that is no date, and iterations of 0 ms or 1e308 ms, were read.
+TEST(TrainingLogBroken, ImpossibleTimestampsAndIterationTimes) {
+  EXPECT_EQ(InputErrorOf([] { ParseTrainingLog(" [2024-13-45 99:99:99] iteration 1/ 2 | elapsed time per iteration (ms): 1 |\n", "t.log"); }),
+            "t.log:1: timestamp: '2024-13-45 99:99:99' is not a date and time");
+  EXPECT_CONTAINS(InputErrorOf([] { ParseTrainingLog(" iteration 1/ 2 | elapsed time per iteration (ms): 0 |\n", "t.log"); }),
+                  "t.log:1: elapsed time per iteration (ms): '0' is not an iteration time (above 0, at most a day)");
+  EXPECT_CONTAINS(InputErrorOf([] { ParseTrainingLog(" iteration 1/ 2 | elapsed time per iteration (ms): 1e308 |\n", "t.log"); }),
+                  "'1e308' is not an iteration time");
+  EXPECT_EQ(ParseTrainingLog(" [2024-02-29 23:59:59] iteration 1/ 2 | elapsed time per iteration (ms): 86400000 |\n", "t.log").iterations.size(), 1u);
 }
 
 TEST(TrainingLogBroken, TruncatedStragglerLine) {

@@ -5,6 +5,8 @@
 namespace paratune {
 
 std::vector<CsvRow> ParseCsv(std::string_view text, const std::string& where) {
+  // A UTF-8 byte-order mark (Excel's "CSV UTF-8" writes one) is not part of the first header.
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
   std::vector<CsvRow> rows;
   CsvRow row;
   std::string field;

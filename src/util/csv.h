@@ -14,7 +14,7 @@ struct CsvRow {
 };
 
 // Parses `text`; `where` names the source in errors. Every row must have as many fields as the
-// first (the header). Blank lines are skipped.
+// first (the header). Blank lines are skipped; a leading UTF-8 byte-order mark is dropped.
 std::vector<CsvRow> ParseCsv(std::string_view text, const std::string& where);
 
 }  // namespace paratune

@@ -28,6 +28,14 @@ void ExpectError(const std::string& text, const std::string& needle) {
   }
 }
 
+// Issue 32: a UTF-8 byte-order mark made the first column "\xEF\xBB\xBFid" ("missing column 'id'").
+TEST(Csv, ByteOrderMarkIsDropped) {
+  const auto rows = ParseCsv("\xEF\xBB\xBFid,x\n1,2\n", "bom.csv");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].fields[0], "id");
+  EXPECT_EQ(rows[1].fields[1], "2");
+}
+
 TEST(Csv, BrokenInput) {
   ExpectError("a,b\n1,\"open", "f.csv:2: unterminated quoted field");
   ExpectError("a,b\n1,2,3\n", "f.csv:2: expected 2 fields, found 3");

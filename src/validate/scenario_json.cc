@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "util/error.h"
+#include "util/json_parse.h"
 
 namespace paratune {
 namespace {
@@ -78,6 +79,9 @@ void ModelFields(M& m, V& v) {
   v("mtp_layers", m.mtp_layers);
   v("routing_groups", m.routing_groups);
   v("routing_group_topk", m.routing_group_topk);
+  v("router_sigmoid", m.router_sigmoid);
+  v("router_expert_bias", m.router_expert_bias);
+  v("router_topk_scaling", m.router_topk_scaling);
   v("sliding_window", m.sliding_window);
   v("sliding_window_layers", m.sliding_window_layers);
 }
@@ -348,7 +352,7 @@ Scenario ScenarioFromJson(const json& j, const std::string& where) {
 Scenario ScenarioFromJsonText(std::string_view text, const std::string& where) {
   json j;
   try {
-    j = json::parse(text.begin(), text.end());
+    j = ParseJson(text, where);  // nesting bounded, duplicate keys refused
   } catch (const json::parse_error& e) {
     throw InputError(fmt::format("{}: not valid JSON at byte {}", where, e.byte));
   } catch (const json::out_of_range& e) {  // a number beyond double, e.g. 1e400 (no position given)

@@ -22,6 +22,9 @@ struct NcclLog {
   double peak_busbw_gbs = 360;  // reached at the largest sizes
   double latency_us = 25;       // per call, the small-message floor
   uint64_t seed = 1;
+  // Out-of-place results nccl-tests found wrong (its #wrong column) from this size on; 0: none.
+  double wrong_from_bytes = 0;
+  int wrong_elements = 0;
 };
 
 // nccl-tests' time column before 2.19 (src/common.cu): %7.0f above 10 ms, %7.1f above 100 us,
@@ -81,7 +84,8 @@ std::string AllReducePerf(const NcclLog& c) {
       const double us = (c.latency_us + bytes * factor / (c.peak_busbw_gbs * 1e9) * 1e6) * (1 + 0.01 * rng.Normal());
       const double alg = bytes / (us * 1e-6) / 1e9, bus = alg * factor;
       if (half == 0) sum_busbw += bus, ++rows;
-      row += fmt::format("  {}  {:6.2f}  {:6.2f}  {}", TimeStr(us), alg, bus, old ? std::string("0e+00") : fmt::format("{:6}", 0));
+      const int wrong = half == 0 && c.wrong_from_bytes > 0 && bytes >= c.wrong_from_bytes ? c.wrong_elements : 0;
+      row += fmt::format("  {}  {:6.2f}  {:6.2f}  {}", TimeStr(us), alg, bus, old ? std::string("0e+00") : fmt::format("{:6}", wrong));
     }
     s += row + "\n";
   }
@@ -161,6 +165,24 @@ void AddNetworkCases(CaseWriter& w) {
     c.latency_us = 40;
     c.seed = 13;
     auto& k = w.Add("network_bottleneck_2node_quarter_nic", "network_bottleneck", true);
+    w.Write(k, "all_reduce_perf.log", AllReducePerf(c));
+  }
+  // A healthy-looking node whose all-reduce returns wrong data from 128 MiB on (a failing GPU or
+  // link: nccl-tests' check counts 17 wrong elements per size), and the same node correct.
+  {
+    NcclLog c;
+    c.peak_busbw_gbs = 360;
+    c.seed = 14;
+    c.wrong_from_bytes = std::ldexp(1.0, 27);
+    c.wrong_elements = 17;
+    auto& k = w.Add("collective_wrong_results_128mib", "collective_wrong_results", true);
+    w.Write(k, "all_reduce_perf.log", AllReducePerf(c));
+  }
+  {
+    NcclLog c;
+    c.peak_busbw_gbs = 360;
+    c.seed = 15;
+    auto& k = w.Add("nccl_tests_checked_clean", "collective_wrong_results", false);
     w.Write(k, "all_reduce_perf.log", AllReducePerf(c));
   }
   // HGX H100 with GPU2-GPU5 across the socket (SYS) instead of NV18.

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Runs every command against hostile inputs (issue 32; docs/files.md): special files (FIFOs,
+# devices, link loops), a full device, JSON nested 100,000 deep, duplicate keys, outputs that
+# are inputs, and nonsense values. Each case must end within 20 s with the documented status and,
+# for bad input, exactly one line on stderr starting "paratune: error: " that holds the expected
+# text, and nothing on stdout. Registered as the CTest test `hostile_inputs`.
+#
+#   scripts/hostile-inputs.sh PATH/TO/paratune
+set -u
+bin=${1:?usage: scripts/hostile-inputs.sh PATH/TO/paratune}
+bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+failed=0
+cases=0
+
+# bad EXPECTED_TEXT ARGS...: status 2, one "paratune: error:" line holding EXPECTED_TEXT.
+bad() {
+  local want=$1
+  shift
+  cases=$((cases + 1))
+  timeout -s KILL 20 "$bin" "$@" </dev/null >out.txt 2>err.txt
+  local status=$? lines
+  lines=$(wc -l <err.txt)
+  if [[ $status -ne 2 || $lines -ne 1 || -s out.txt ]] || ! grep -qF -- "paratune: error: " err.txt || ! grep -qF -- "$want" err.txt; then
+    echo "FAIL: paratune $* (status $status, $lines stderr lines; want status 2 and '$want')"
+    sed 's/^/    stderr: /' err.txt | head -3
+    head -c 200 out.txt | sed 's/^/    stdout: /'
+    failed=$((failed + 1))
+  fi
+}
+
+# bad_to TARGET EXPECTED_TEXT ARGS...: as bad, with stdout sent to TARGET.
+bad_to() {
+  local target=$1 want=$2
+  shift 2
+  cases=$((cases + 1))
+  timeout -s KILL 20 "$bin" "$@" </dev/null >"$target" 2>err.txt
+  local status=$?
+  if [[ $status -ne 2 ]] || ! grep -qF -- "$want" err.txt; then
+    echo "FAIL: paratune $* >$target (status $status; want 2 and '$want')"
+    sed 's/^/    stderr: /' err.txt | head -3
+    failed=$((failed + 1))
+  fi
+}
+
+# good ARGS...: status 0 within the time bound.
+good() {
+  cases=$((cases + 1))
+  timeout -s KILL 20 "$bin" "$@" </dev/null >out.txt 2>err.txt
+  local status=$?
+  if [[ $status -ne 0 ]]; then
+    echo "FAIL: paratune $* (status $status; want 0)"
+    sed 's/^/    stderr: /' err.txt | head -3
+    failed=$((failed + 1))
+  fi
+}
+
+"$bin" estimate --json >est.json || { echo "FAIL: estimate --json"; exit 1; }
+mkfifo in.fifo noreader.fifo
+ln -s loop2 loop1
+ln -s loop1 loop2
+printf 'name,submit_s,gpus,run_s,class\nexp,0,8,100,experimental\n' >jobs.csv
+printf 'name,submit_s,gpus,run_s,class\nbig,0,4096,100,experimental\n' >toobig.csv
+{ printf '{"schema":"paratune.estimate/1","x":'; head -c 100000 /dev/zero | tr '\0' '['; head -c 100000 /dev/zero | tr '\0' ']'; printf '}'; } >deep.json
+mkdir -p dup
+printf '{"architectures":["LlamaForCausalLM"],"num_hidden_layers":2,"num_hidden_layers":80,"hidden_size":4096,"num_attention_heads":32,"num_key_value_heads":8,"vocab_size":32000,"intermediate_size":11008}' >dup/config.json
+
+# Inputs that are not regular files: one line at once, never a hang.
+fifo="in.fifo: cannot read: is a FIFO"
+bad "$fifo" analyze in.fifo
+bad "$fifo" estimate --model in.fifo
+bad "$fifo" estimate --hardware in.fifo
+bad "$fifo" validate in.fifo
+bad "$fifo" calibrate in.fifo
+bad "$fifo" diagnose in.fifo
+bad "$fifo" report in.fifo --out r.html
+bad "$fifo" runs record in.fifo --name x --db runs.db
+bad "$fifo" cluster --trace in.fifo --nodes 1
+bad "$fifo" cluster --trace jobs.csv --cluster in.fifo
+bad "symbolic link loop" analyze loop1
+bad "symbolic link loop" estimate --model loop1
+bad "symbolic link loop" diagnose loop1
+
+# Outputs: a FIFO nobody reads, a directory, a dangling link, an input, an empty path, two "-".
+bad "noreader.fifo: cannot write: no process is reading this FIFO" report est.json --out noreader.fifo
+bad "cannot write: is a directory" report est.json --out .
+bad "cannot write: symbolic link loop" report est.json --out loop1
+bad "is an input of this command" report est.json --out est.json
+bad "is an input of this command" cluster --trace jobs.csv --nodes 1 --jobs-out jobs.csv
+bad "--trace: empty file name" simulate --trace ''
+bad "both name standard output" cluster --trace jobs.csv --nodes 1 --series - --jobs-out -
+good report est.json --out /dev/null
+[[ -c /dev/null ]] || { echo "FAIL: /dev/null is no longer a character device"; failed=$((failed + 1)); }
+
+# Write errors on a full device.
+bad "/dev/full: cannot write: No space left on device" report est.json --out /dev/full
+bad_to /dev/full "standard output: cannot write: No space left on device" estimate
+bad_to /dev/full "standard output: cannot write: No space left on device" report est.json --out -
+
+# JSON: nested 100,000 deep, a key twice.
+bad "JSON nested deeper than 64 levels" report deep.json --out r.html
+bad 'key "num_hidden_layers" appears twice in one object' estimate --model dup/config.json
+
+# Registry locations: a read never creates a store; unknown schemes and empty locations.
+bad "no run registry here" runs list --db missing/dir/runs.db
+bad "unknown store scheme 'mysql'" runs list --db mysql://user@host/db
+bad "--db: empty location" runs list --db ''
+[[ -e missing || -e runs.db ]] && { echo "FAIL: a read created a store"; failed=$((failed + 1)); }
+
+# Rows none of which can be used.
+bad "every row was skipped (1)" cluster --trace toobig.csv --nodes 1
+
+echo "hostile inputs: $cases cases, $failed failed"
+[[ $failed -eq 0 ]]

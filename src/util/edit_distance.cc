@@ -1,0 +1,27 @@
+#include "util/edit_distance.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace paratune {
+
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+bool LooksLikeMisspelling(std::string_view typed, std::string_view known) {
+  return typed != known && EditDistance(typed, known) <= std::max<size_t>(2, std::max(typed.size(), known.size()) / 12);
+}
+
+}  // namespace paratune

@@ -9,6 +9,7 @@
 set -u
 bin=${1:?usage: scripts/hostile-inputs.sh PATH/TO/paratune}
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
@@ -111,6 +112,35 @@ bad "--db: empty location" runs list --db ''
 
 # Rows none of which can be used.
 bad "every row was skipped (1)" cluster --trace toobig.csv --nodes 1
+
+# Values that were accepted (issue 32), each refused by name.
+trace="$src/testdata/traces/hta/trace_filter"
+dims=(--layers 2 --hidden 256 --ffn 512 --heads 4 --vocab 1000)
+bad "--checkpoint-interval: 'nan' is not a finite number" cluster --trace jobs.csv --nodes 1 --checkpoint-interval nan
+bad "'fifo' is named twice" cluster --trace jobs.csv --nodes 1 --policy fifo,fifo
+bad "--rank -1: ranks are numbered from 0" analyze "$trace" --rank -1
+bad "must be positive, got -4" estimate "${dims[@]}" --kv-heads -4
+bad "(2) needs" estimate "${dims[@]}" --topk 2
+bad "--tp 8 is above --max-tp 4" plan --tp 8 --max-tp 4 --quiet
+bad "does not fit a 64-bit integer" estimate --global-batch 99999999999999999999
+bad "--tp is given 2 times; give it once" estimate --tp 2 --tp 4
+bad "unknown runs subcommand 'bogus'" runs bogus
+bad "a run name must not be blank" runs record est.json --name "  " --db blank.db
+bad "--offload-layers" estimate --offload-layers -1
+bad "unrecognized option --tensor-model-paralel-size" estimate --from-megatron "--num-layers 2 --hidden-size 256 --num-attention-heads 4 --vocab-size 1000 --tensor-model-paralel-size 8"
+good_line=' [2024-05-01 12:00:00] iteration 1/ 9 | elapsed time per iteration (ms): 1000.0 |'
+printf '%s\n [2024-13-45 99:99:99] iteration 2/ 9 | elapsed time per iteration (ms): 1 |\n' "$good_line" >badtime.log
+bad "'2024-13-45 99:99:99' is not a date and time" diagnose badtime.log
+printf '%s\n iteration 2/ 9 | elapsed time per iteration (ms): 0 |\n' "$good_line" >zero.log
+bad "is not an iteration time" diagnose zero.log
+printf 'iteration,layer,expert,tokens\n1,0,0,0\n1,0,1,0\n' >zero_tokens.csv
+bad "routed no token to any expert" diagnose zero_tokens.csv
+printf '\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\nGPU0\t X \tNV4\t0-7\t0\nGPU1\tSYS\t X \t0-7\t0\n' >asym.txt
+bad "the matrix is not symmetric" diagnose asym.txt
+printf '{"schema":"paratune.estimate/1","x":NaN}' >nan.json
+bad "not valid JSON" runs record nan.json --db nan.db
+bad "given twice" diagnose asym.txt ./asym.txt
+[[ -e blank.db || -e nan.db ]] && { echo "FAIL: a refused record created a store"; failed=$((failed + 1)); }
 
 echo "hostile inputs: $cases cases, $failed failed"
 [[ $failed -eq 0 ]]

@@ -3,6 +3,7 @@
 // `paratune calibrate --from-runs [--cluster NAME]`: the same fit on one cluster's recorded runs
 // (the run registry), with the error before, after and held out (docs/runs.md, "Calibrating").
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -178,6 +179,13 @@ Command AddCalibrateCommand(CLI::App& root) {
               auto more = ReadPublishedRuns(ReadFile(file), file, hw);
               runs.insert(runs.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
               names += (names.empty() ? "" : " ") + file;
+            }
+            // No usable row: say which file and why, before the fit says it without them.
+            const auto usable = std::find_if(runs.begin(), runs.end(), [](const PublishedRun& r) { return r.modelable && r.confidence != "low"; });
+            if (!runs.empty() && usable == runs.end()) {
+              const auto first = std::find_if(runs.begin(), runs.end(), [](const PublishedRun& r) { return !r.modelable; });
+              throw InputError(fmt::format("{}: none of its {} rows can be fitted (each is unmodellable or of low confidence){}", names,
+                                           runs.size(), first == runs.end() ? "" : "; the first, " + first->id + ": " + first->reason));
             }
             TerminalProgress progress(f->quiet);
             const CalibrationFit fit = FitCalibration(runs, f->rounds, progress.get());

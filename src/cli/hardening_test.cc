@@ -323,6 +323,17 @@ TEST_F(Hardening, EstimateThatDoesNotFitLeadsWithIt) {
   EXPECT_CONTAINS(b.out, "tokens per step, over 260 times the largest published");
 }
 
+// A file none of whose rows can be modelled printed "n 0, MAPE 0.0%" (validate) and was "fitted"
+// (calibrate): exit 2 naming the file and the first row's reason.
+TEST_F(Hardening, NoModellableRowIsAnError) {
+  const std::string row = ",lab,test,GPT x,dense,24,2048,8192,16,16,51200,2048,,,Z900-SXM,Z900,8,8,1,1,,8,1,,yes,,4,256,selective,bf16,BF16,"
+                          "tokens_per_s_per_gpu,1000,1000,,synthetic,,high,,\n";
+  const std::string csv = Write("unmod.csv", std::string(paratune::test::kPublishedRunsHeader) + "a" + row + "b" + row);
+  EXPECT_EQ(RunBad({"validate", csv}), csv + ": none of its 2 rows could be modelled; the first, a: GPU 'Z900-SXM' is not in the hardware catalog");
+  EXPECT_CONTAINS(RunBad({"calibrate", csv, "--quiet"}), csv + ": none of its 2 rows can be fitted");
+  EXPECT_FALSE(fs::exists(dir_ / "out.toml"));
+}
+
 // A CSV saved with a UTF-8 byte-order mark reads like one without ("missing column 'id'" before).
 TEST_F(Hardening, CsvWithByteOrderMarkReads) {
   const std::string csv = Write("bom.csv", "\xEF\xBB\xBF" + std::string(paratune::test::kPublishedRunsHeader));

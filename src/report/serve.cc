@@ -553,6 +553,19 @@ class Site {
   size_t cached_html_bytes_ = 0;
 };
 
+// Every Content-Length of the request is digits only (at most 18: below 2^63), and all agree.
+bool ValidContentLength(const httplib::Request& req) {
+  const auto [first, last] = req.headers.equal_range("Content-Length");
+  std::string seen;
+  for (auto it = first; it != last; ++it) {
+    const std::string& v = it->second;
+    if (v.empty() || v.size() > 18 || !std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; })) return false;
+    if (!seen.empty() && v != seen) return false;
+    seen = v;
+  }
+  return true;
+}
+
 void CheckOptions(const ServeOptions& o) {
   if (o.port < 0 || o.port > 65535) throw InputError("serve: --port " + std::to_string(o.port) + " is not a TCP port (0-65535)");
   if (o.threads < 1 || o.threads > 1024) throw InputError("serve: threads " + std::to_string(o.threads) + " must be 1-1024");
@@ -604,6 +617,13 @@ void Serve(const ServeOptions& options, const std::atomic<bool>& stop, const std
   });
 
   server.set_pre_routing_handler([&](const httplib::Request& req, httplib::Response& res) {
+    // Content-Length is 1*DIGIT, one value (RFC 9110 section 8.6); anything else leaves the
+    // message's framing unknown: 400 and close (RFC 9112 section 6.3). Issue 32: "-5" was served.
+    if (!ValidContentLength(req)) {
+      res.status = 400;
+      res.set_content(StatusLine(400) + ": invalid Content-Length\n", "text/plain; charset=utf-8");
+      return httplib::Server::HandlerResponse::Handled;
+    }
     if (!limiter.Allow(req.remote_addr)) {
       res.status = 429;
       res.set_header("Retry-After", "1");

@@ -555,6 +555,21 @@ class KeepAliveClient {
   std::string buf_;
 };
 
+// The health-check bound: 100 ms (issue 32). Under AddressSanitizer every request costs several
+// times more CPU on the same two cores, so the sanitizer run checks the same starvation (a
+// 5-10 s wait before the fix) against 1 s.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr double kHealthzBoundMs = 1000;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr double kHealthzBoundMs = 1000;
+#else
+constexpr double kHealthzBoundMs = 100;
+#endif
+#else
+constexpr double kHealthzBoundMs = 100;
+#endif
+
 // Milliseconds a fresh /healthz takes, the median of five.
 double HealthzMs(int port) {
   std::vector<double> ms;
@@ -576,7 +591,7 @@ TEST_F(ServeTest, IdleKeepAliveSocketsDoNotDelayHealthz) {
     idle.push_back(std::make_unique<KeepAliveClient>(server.port()));
     ASSERT_EQ(idle.back()->Request("/healthz"), 200);
   }
-  EXPECT_LT(HealthzMs(server.port()), 100.0);
+  EXPECT_LT(HealthzMs(server.port()), kHealthzBoundMs);
 }
 
 // 200 clients in parallel, three requests each on a keep-alive connection (default threads; the
@@ -600,7 +615,22 @@ TEST_F(ServeTest, TwoHundredKeepAliveClientsAllAnswered) {
   for (auto& t : clients) t.join();
   EXPECT_EQ(ok.load(), 600);
   EXPECT_EQ(failed.load(), 0);
-  EXPECT_LT(healthz_ms, 100.0);
+  EXPECT_LT(healthz_ms, kHealthzBoundMs);
+}
+
+// Issue 32: "Content-Length: -5" was served as if absent. An invalid length is a 400 and the
+// connection closes (RFC 9112 section 6.3); a valid one is fine.
+TEST_F(ServeTest, InvalidContentLengthIs400) {
+  Server server(options_);
+  for (const char* bad : {"-5", "99999999999999999999", "abc", "0x10"}) {
+    SCOPED_TRACE(bad);
+    const Reply r = Exchange(server.port(), std::string("GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: ") + bad + "\r\n\r\n");
+    EXPECT_EQ(r.status, 400);
+    EXPECT_CONTAINS(r.body, "invalid Content-Length");
+  }
+  const Reply two = Exchange(server.port(), "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 5\r\n\r\n");
+  EXPECT_EQ(two.status, 400);
+  EXPECT_EQ(Exchange(server.port(), "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").status, 200);
 }
 
 // serve writes one access-log line per answered request.

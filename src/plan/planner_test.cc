@@ -392,3 +392,26 @@ TEST(ExplainPlan, GapWithinNoiseHasNoPercentages) {
 
 }  // namespace
 }  // namespace paratune
+
+namespace paratune {
+namespace {
+
+// Issue 32: the notes said "split 0 excluded" and "schedule 2 excluded" (enum numbers). The
+// dimensions that are names print their names.
+TEST(Planner, ExclusionNotesNameEnumValues) {
+  const PlanRequest r = Request("llama-3.1-70b", "H100", 64, Training{8192, 256, Precision::kBf16});
+  const PlanResult res = Plan(r);
+  bool named = false;
+  for (const auto& [rule, note] : res.rules) {
+    for (const char* dim : {"split ", "schedule ", "recompute ", "precision "}) {
+      if (note.rfind(dim, 0) != 0) continue;
+      const char next = note[std::string(dim).size()];
+      EXPECT_FALSE(next >= '0' && next <= '9') << rule << ": " << note;
+      named = true;
+    }
+  }
+  EXPECT_TRUE(named) << "no note about an enum dimension to check";
+}
+
+}  // namespace
+}  // namespace paratune

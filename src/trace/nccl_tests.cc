@@ -32,6 +32,10 @@
 namespace paratune {
 namespace {
 
+// More ranks than any training job runs (the largest published: about 100,000 GPUs).
+constexpr int64_t kMaxRanks = int64_t{1} << 20;
+
+
 // The program names of nccl-tests' binaries (src/Makefile), longest first so that
 // "all_reduce_perf" is not read as "reduce_perf".
 struct ProgramName {
@@ -350,6 +354,15 @@ class NcclTestsReader {
     run_.rows.push_back(std::move(r));
   }
 
+  // GPUs x threads, each up to 2^20, in 64 bits (their product overflowed an int: found by
+  // nccl_tests_fuzz); more ranks than any job has is an error.
+  int Ranks(int gpus, int threads) const {
+    const int64_t ranks = static_cast<int64_t>(gpus) * std::max(threads, 1);
+    if (ranks > kMaxRanks)
+      throw InputError(where_ + ": nThread x nGpus = " + std::to_string(ranks) + " ranks, more than " + std::to_string(kMaxRanks));
+    return static_cast<int>(ranks);
+  }
+
   void Finish() {
     if (columns_.empty())
       throw InputError(where_ + ": no nccl-tests result table (expected a header line '#  size  count  type ... time  algbw  busbw ...')");
@@ -361,9 +374,9 @@ class NcclTestsReader {
       run_.ranks = static_cast<int>(run_.devices.size());
       run_.nodes = static_cast<int>(std::set<std::string>(run_.hosts.begin(), run_.hosts.end()).size());
     } else if (header_gpus_ > 0) {
-      run_.ranks = header_gpus_ * std::max(header_threads_, 1);
+      run_.ranks = Ranks(header_gpus_, header_threads_);
     } else if (flag_gpus_ > 0) {
-      run_.ranks = flag_gpus_ * std::max(flag_threads_, 1);
+      run_.ranks = Ranks(flag_gpus_, flag_threads_);
     }
     run_.collective = program_collective_;
     if (run_.collective == NcclTestCollective::kUnknown && run_.program.empty()) run_.collective = FromColumns();

@@ -187,6 +187,9 @@ TEST(NcclTests, BrokenInputIsOneLineNamingFileLineAndField) {
   EXPECT_CONTAINS(InputErrorOf([] { ParseNcclTests("", "e.log"); }), "e.log: empty file");
   EXPECT_CONTAINS(InputErrorOf([] { ParseNcclTests("hello\nworld\n", "x.log"); }), "x.log: no nccl-tests result table");
   EXPECT_CONTAINS(InputErrorOf([&] { ParseNcclTests(head, "h.log"); }), "h.log:1: the result table has no rows");
+  // nThread x nGpus beyond an int (70,912 x 70,912, found by nccl_tests_fuzz): an error, not an overflow.
+  EXPECT_EQ(InputErrorOf([&] { ParseNcclTests("# nThread 70912 nGpus 70912 minBytes 8\n" + head + row, "r.log"); }),
+            "r.log: nThread x nGpus = 5028511744 ranks, more than 1048576");
   // Truncated row.
   EXPECT_CONTAINS(InputErrorOf([&] { ParseNcclTests(head + row + "  2097152  524288  float  sum  -1  30.0  69.9", "t.log"); }),
                   "t.log:3: row has 7 fields, the header at line 1 has 13 columns");

@@ -59,6 +59,12 @@ std::vector<std::string> ExpandInputs(const std::vector<std::string>& inputs) {
     }
   }
   if (files.empty()) throw InputError("no trace files given");
+  // One file named twice (directly, through a link or a directory) would count its rank twice.
+  for (size_t i = 0; i < files.size(); ++i)
+    for (size_t j = 0; j < i; ++j) {
+      std::error_code ec;
+      if (fs::equivalent(files[i], files[j], ec)) throw InputError(files[i] + ": given twice (also as " + files[j] + ")");
+    }
   return files;
 }
 

@@ -41,6 +41,9 @@ TEST(TraceSet, ReadsADirectoryInParallelSortedByRank) {
 
 TEST(TraceSet, ErrorsNameTheFile) {
   EXPECT_CONTAINS(InputErrorOf([] { ReadTraceSet({"/nonexistent/rank0.json"}); }), "/nonexistent/rank0.json: no such file");
+  // The same file twice said "rank 0 also comes from" itself.
+  const std::string one = std::string(PARATUNE_SOURCE_DIR) + "/testdata/traces/hta/trace_filter/sampled_rank-0.json.gz";
+  EXPECT_EQ(InputErrorOf([&] { ReadTraceSet({one, one}); }), one + ": given twice (also as " + one + ")");
   EXPECT_CONTAINS(InputErrorOf([] { ReadTraceSet({}); }), "no trace files given");
   const fs::path dir = fs::path(testing::TempDir()) / "paratune_trace_set_dup";
   fs::create_directories(dir);

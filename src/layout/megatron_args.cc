@@ -486,13 +486,17 @@ const std::set<std::string, std::less<>>& MegatronOptionNames() {
 
 // The option Megatron-LM has nearest to `word` ("" when none is close).
 std::string NearestMegatronOption(std::string_view word) {
+  // Bounded work whatever the word: no option is longer than 64 characters, and only names
+  // within the misspelling bound (util/edit_distance.h) are measured, in a band that wide.
+  if (word.size() > 64) return "";
   std::string best;
   size_t best_d = std::string::npos;
   for (const std::string& n : MegatronOptionNames()) {
-    const size_t d = EditDistance(word, n);
-    if (d < best_d) best_d = d, best = n;
+    const size_t limit = std::max<size_t>(2, std::max(word.size(), n.size()) / 12);
+    const size_t d = EditDistanceWithin(word, n, limit);
+    if (d <= limit && d < best_d) best_d = d, best = n;
   }
-  return LooksLikeMisspelling(word, best) ? best : "";
+  return best;
 }
 
 }  // namespace

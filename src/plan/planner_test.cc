@@ -358,11 +358,6 @@ TEST(LinkLoads, Gpt3SearchRanksAPhysicalLayoutFirst) {
   EXPECT_LE(theirs.step_time_s, 1.05 * best.step_time_s);
 }
 
-}  // namespace
-}  // namespace paratune
-
-namespace paratune {
-namespace {
 
 // Issue 32: a 2.5 ms gap between #1 and #2 was split into "902%" and "-802% of the gap". A gap
 // under 5% of the step is said to be within the model's noise, without percentages of it; a
@@ -390,11 +385,6 @@ TEST(ExplainPlan, GapWithinNoiseHasNoPercentages) {
   EXPECT_NE(far.find("of the gap"), std::string::npos) << far;
 }
 
-}  // namespace
-}  // namespace paratune
-
-namespace paratune {
-namespace {
 
 // Issue 32: the notes said "split 0 excluded" and "schedule 2 excluded" (enum numbers). The
 // dimensions that are names print their names.

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/commands.h"
 #include "cli/terminal_progress.h"
@@ -22,6 +23,7 @@
 #include "validate/calibrate.h"
 #include "validate/calibrate_json.h"
 #include "validate/calibrate_runs.h"
+#include "validate/cross_validation.h"
 #include "validate/published_runs.h"
 
 namespace paratune::cli {
@@ -32,8 +34,48 @@ struct Flags {
   std::string out, hardware, db, cluster;
   int rounds = 6;
   std::string fractions = "auto";
+  std::string cross_validate;
   bool json = false, quiet = false, from_runs = false, nested = false;
 };
+
+std::string CvStats(const ErrorStats& s) {
+  return fmt::format("n {:>3}  MAPE {:>5.1f}%  median {:>5.1f}%  p90 {:>5.1f}%  max {:>6.1f}%", s.n, 100 * s.mean,
+                     100 * s.median, 100 * s.p90, 100 * s.max);
+}
+
+nlohmann::json CvStatsJson(const ErrorStats& s) {
+  return {{"n", s.n}, {"mape", s.mean}, {"median", s.median}, {"p90", s.p90}, {"max", s.max}};
+}
+
+// calibrate --cross-validate source: each source predicted by the fit without it.
+int CrossValidate(const Flags& f, const std::vector<PublishedRun>& runs, const std::string& names) {
+  if (f.cross_validate != "source")
+    throw InputError("calibrate --cross-validate: unknown grouping '" + f.cross_validate + "' (expected source)");
+  if (!f.out.empty()) throw InputError("calibrate --cross-validate writes no calibration; drop --out");
+  TerminalProgress progress(f.quiet);
+  const CrossValidation cv = CrossValidateBySource(runs, f.rounds, progress.get());
+  progress.Done();
+  if (f.json) {
+    nlohmann::json j = {{"schema", "paratune.cross_validation/1"}, {"files", names}, {"group", "source"},
+                        {"in_sample", CvStatsJson(cv.in_sample)}, {"held_out", CvStatsJson(cv.held_out)},
+                        {"sources", nlohmann::json::array()}};
+    for (const SourceHoldout& h : cv.sources)
+      j["sources"].push_back({{"source", h.source}, {"in_sample", CvStatsJson(h.in_sample)},
+                              {"held_out", CvStatsJson(h.held_out)}, {"uncovered_generations", h.uncovered_generations}});
+    fmt::print("{}\n", DocumentText(j));
+    return 0;
+  }
+  fmt::print("Leave-one-source-out over {} (tokens/s per GPU, absolute percentage error)\n", names);
+  fmt::print("  {:<30} {:<58}  {}\n", "source", "held out", "in sample");
+  for (const SourceHoldout& h : cv.sources)
+    fmt::print("  {:<30} {}  MAPE {:>5.1f}%{}\n", h.source, CvStats(h.held_out), 100 * h.in_sample.mean,
+               h.uncovered_generations.empty()
+                   ? ""
+                   : fmt::format("  (no other source on {}: starting values)", fmt::join(h.uncovered_generations, ", ")));
+  fmt::print("  {:<30} {}\n", "all rows, held out", CvStats(cv.held_out));
+  fmt::print("  {:<30} {}\n", "all rows, in sample", CvStats(cv.in_sample));
+  return 0;
+}
 
 double AsPercent(double x) { return 100 * x; }
 
@@ -62,8 +104,8 @@ std::string FractionChanges(const CalibrationFit& from, const CalibrationFit& to
     std::string moved;
     for (const CalibrationField& f : kCalibrationFields) {
       const double a = it == from.by_generation.end() ? 0 : it->second.*f.value, b = c.*f.value;
-      if (fmt::format("{:.3f}", a) != fmt::format("{:.3f}", b))
-        moved += fmt::format("{}{} {:.3f} -> {:.3f}", moved.empty() ? "" : ", ", f.key, a, b);
+      if (fmt::format("{:.3g}", a) != fmt::format("{:.3g}", b))
+        moved += fmt::format("{}{} {:.3g} -> {:.3g}", moved.empty() ? "" : ", ", f.key, a, b);
     }
     s += fmt::format("  {}: {}\n", gen, moved.empty() ? "unchanged" : moved);
   }
@@ -163,6 +205,9 @@ Command AddCalibrateCommand(CLI::App& root) {
       ->check(CLI::Range(kMinCalibrationRounds, kMaxCalibrationRounds));
   cmd->add_flag("--json", f->json, "print JSON (schema paratune.calibrate/1) instead of the TOML");
   cmd->add_flag("--quiet", f->quiet, "no progress line on the terminal");
+  cmd->add_option("--cross-validate", f->cross_validate,
+                  "source: predict each source's rows with the fit on the others (leave-one-source-out) and print the "
+                  "error per source beside the in-sample error (JSON schema paratune.cross_validation/1)");
   return {cmd, [cmd, f] {
             std::vector<std::string> inputs = f->files;
             inputs.insert(inputs.end(), {f->hardware, f->db});
@@ -187,6 +232,7 @@ Command AddCalibrateCommand(CLI::App& root) {
               throw InputError(fmt::format("{}: none of its {} rows can be fitted (each is unmodellable or of low confidence){}", names,
                                            runs.size(), first == runs.end() ? "" : "; the first, " + first->id + ": " + first->reason));
             }
+            if (!f->cross_validate.empty()) return CrossValidate(*f, runs, names);
             TerminalProgress progress(f->quiet);
             const CalibrationFit fit = FitCalibration(runs, f->rounds, progress.get());
             progress.Done();

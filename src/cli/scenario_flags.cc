@@ -2,6 +2,7 @@
 
 #include "cli/scenario_flags.h"
 
+#include "layout/stack_catalog.h"
 #include "scenario/default_scenario.h"
 #include "util/error.h"
 #include "util/file.h"
@@ -93,14 +94,48 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
   c->add_flag("!--no-flash-attention", f.layout.flash_attention,
               "store attention scores (no FlashAttention)");
   c->add_option("--attention-kernel", f.attention_kernel,
-                "attention kernel: fused (cuDNN / FlashAttention-3, as Transformer Engine picks; default) or fa2 "
-                "(the flash-attn 2 package: 0.54 of the fused rate on Hopper and Blackwell)");
+                "attention kernel: fused (cuDNN / FlashAttention-3, as Transformer Engine picks; default), fa2 "
+                "(the flash-attn 2 package: 0.54 of the fused rate on Hopper and Blackwell) or sdpa (PyTorch's "
+                "dispatch: fa2 on Ampere and Hopper, cuDNN on Blackwell)");
+  c->add_option("--stack", f.stack,
+                "software stack, NAME[@RELEASE][+compile]: " + StackNamesList() +
+                    "; sets the features below and the attention kernel, cross-entropy fusion and FSDP shards it "
+                    "runs with (docs/stacks.md; default: megatron-lm)");
+  c->add_option("--kernels", f.kernels, "element-wise kernels: " + kKernelsNames.List() + " (default: the stack's)");
+  c->add_option("--cuda-graphs", f.cuda_graphs, "CUDA graphs: " + kCudaGraphsNames.List() + " (default: the stack's)");
+  c->add_option("--moe-dispatcher", f.moe_dispatcher,
+                "MoE token dispatcher: " + kMoeDispatcherNames.List() + " (default: the stack's)");
+  c->add_flag("--grouped-gemm,!--no-grouped-gemm", f.grouped_gemm, "experts in one grouped GEMM call (default: the stack's)");
+  c->add_flag("--fused-permute,!--no-fused-permute", f.fused_permute, "fused MoE token permutation (default: the stack's)");
+  c->add_flag("--fused-router,!--no-fused-router", f.fused_router, "fused MoE router (default: the stack's)");
   c->add_flag("--fused-cross-entropy", f.layout.fused_cross_entropy,
               "cross-entropy fused with the softmax (Megatron --cross-entropy-loss-fusion): no FP32 logits copy");
   c->add_flag("!--no-cached-wgrad-placeholders", f.layout.cached_wgrad_placeholders,
               "Transformer Engine before 2.3: weight-gradient placeholders allocated per backward, not cached");
   c->add_flag("--allow-cross-domain-tp", f.allow_cross_domain_tp, "allow tp beyond the NVLink domain");
   c->add_flag("--json", f.json, "print JSON (schemas in docs/json.md)");
+}
+
+// The stack (--stack) and its feature flags: the stack's defaults first, then every flag given.
+// Switches the stack decides keep the value of a flag given for them.
+static void ApplyStackFlags(const ScenarioFlags& f, const CLI::App& cmd, Layout& l) {
+  if (!f.stack.empty()) {
+    Layout stacked = l;
+    ApplyStack(ParseStack(f.stack, "--stack"), stacked);
+    l.stack = stacked.stack;
+    l.attention_kernel = stacked.attention_kernel;
+    if (!cmd.count("--fused-cross-entropy")) l.fused_cross_entropy = stacked.fused_cross_entropy;
+    if (!cmd.count("--fp32-shards")) l.fp32_shards = stacked.fp32_shards;
+    if (!cmd.count("--zero3-per-tensor")) l.zero3_per_tensor = stacked.zero3_per_tensor;
+  }
+  StackFeatures& st = l.stack;
+  if (!f.kernels.empty()) st.kernels = kKernelsNames.Parse(f.kernels, "--kernels", "kernel mode");
+  if (!f.cuda_graphs.empty()) st.cuda_graphs = kCudaGraphsNames.Parse(f.cuda_graphs, "--cuda-graphs", "CUDA graph mode");
+  if (!f.moe_dispatcher.empty())
+    st.moe_dispatcher = kMoeDispatcherNames.Parse(f.moe_dispatcher, "--moe-dispatcher", "MoE dispatcher");
+  if (cmd.count("--grouped-gemm") || cmd.count("--no-grouped-gemm")) st.grouped_gemm = f.grouped_gemm;
+  if (cmd.count("--fused-permute") || cmd.count("--no-fused-permute")) st.fused_permute = f.fused_permute;
+  if (cmd.count("--fused-router") || cmd.count("--no-fused-router")) st.fused_router = f.fused_router;
 }
 
 Scenario ResolveScenario(const ScenarioFlags& f, const CLI::App& cmd) {
@@ -152,6 +187,7 @@ Scenario ResolveScenario(const ScenarioFlags& f, const CLI::App& cmd) {
   if (!f.optimizer_states.empty())
     s.layout.optimizer_states = ParseOptimizerStates(f.optimizer_states, "--optimizer-states");
   if (!f.cp_comm.empty()) s.layout.cp_comm = ParseCpComm(f.cp_comm, "--cp-comm");
+  ApplyStackFlags(f, cmd, s.layout);
   if (!f.attention_kernel.empty())
     s.layout.attention_kernel = ParseAttentionKernel(f.attention_kernel, "--attention-kernel");
   s.options.rules.allow_cross_domain_tp = f.allow_cross_domain_tp;

@@ -33,6 +33,8 @@ struct ScenarioFlags {
   std::string recompute;
   std::string schedule;
   std::string attention_kernel;
+  std::string stack, kernels, cuda_graphs, moe_dispatcher;
+  bool grouped_gemm = true, fused_permute = false, fused_router = false;
   std::string cp_comm;
   std::string optimizer_states;
   bool allow_cross_domain_tp = false;

@@ -6,6 +6,7 @@
 #include "cost/collectives.h"
 #include "cost/compute.h"
 #include "cost/flops.h"
+#include "cost/host_launch.h"
 
 namespace paratune {
 namespace {
@@ -109,7 +110,8 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
     // One kernel streams the keys of its sequence per CP rank (each ring step a block of s/cp);
     // all-to-all CP gives each rank the whole sequence for 1/cp of its heads.
     const double keys = cp_a2a ? s : s / l.cp, dqk = static_cast<double>(m.qk_head_dim());
-    const bool fa2 = l.attention_kernel == AttentionKernel::kFlashAttention2;
+    const bool fa2 = l.attention_kernel == AttentionKernel::kFlashAttention2 ||
+                     (l.attention_kernel == AttentionKernel::kSdpa && g.generation != "blackwell");
     out.attention_fwd_s = AttentionTime(g, att_flops, keys, dqk, fa2);
     att_bwd = AttentionTime(g, kAttentionBackwardFactor * att_flops, keys, dqk, fa2);
   } else {
@@ -149,7 +151,24 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
     for (const Shape& x : gemms) elems += x.M * x.K * x.count;
     bytes += 4 * elems;
   }
-  const double kernels = 12 + (moe ? 6 : 0);
+  double kernels = 12 + (moe ? 6 : 0);
+  if (l.stack.kernels == Kernels::kEager) {
+    // One kernel per PyTorch operator (layout/stack.h Kernels; docs/stacks.md "Element-wise"),
+    // bytes per element beyond the fused kernel's read and write: RMSNorm computed in FP32 as
+    // x.float() (2 in, 4 out), pow (4, 4), mean (4), x * rsqrt (4, 4), type_as (4, 2) and the
+    // weight (2, 2): 36 bytes for the fused 4; rotary embedding through complex numbers on Q
+    // and K, float (2, 4), the complex product (4, 4), type_as (4, 2): 20 for 4; silu(x1) * x3
+    // as two kernels (2, 2 then 4, 2): 10 for 6. nn.LayerNorm and GELU are one kernel either way.
+    if (m.norm == NormKind::kRmsNorm) bytes += norm_tokens * 2 * 32 * h;
+    if (m.positions == PositionKind::kRotary) bytes += T * 16 * rope_width / tp;
+    if (gated) {
+      const double ffn = moe ? static_cast<double>(m.shared_experts * m.shared_ffn_hidden) / tp +
+                                   expert_tokens / T * m.moe_ffn_hidden / etp
+                             : static_cast<double>(m.ffn_hidden) / tp;
+      bytes += T * 4 * ffn;
+    }
+    kernels += 30;
+  }
   const double mem_fwd = MemoryBoundTime(g, bytes, kernels);
   const double mem_bwd = MemoryBoundTime(g, 2 * bytes, 2 * kernels);
   out.fwd_compute_s = out.gemm_fwd_s + out.attention_fwd_s + mem_fwd;
@@ -273,6 +292,17 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
       out.ep_exposed_bwd_s = exposed / 2;
     }
   }
+  // The host's side (cost/host_launch.h): where issuing a pass's kernels takes the host longer
+  // than the GPU takes to run them (compute and the communication it waits for), the GPU idles
+  // for the difference, counted in the pass's compute.
+  const LayerLaunches launches = CountLayerLaunches(m, moe, t, l);
+  const double host_op_s = g.calibration.host_op_s;
+  out.host_fwd_s = launches.fwd_kernels * host_op_s;
+  out.host_bwd_s = launches.bwd_kernels * host_op_s;
+  out.host_exposed_fwd_s = std::max(0.0, out.host_fwd_s - (out.fwd_compute_s + out.exposed_fwd_s()));
+  out.host_exposed_bwd_s = std::max(0.0, out.host_bwd_s - (out.bwd_compute_s + out.exposed_bwd_s()));
+  out.fwd_compute_s += out.host_exposed_fwd_s;
+  out.bwd_compute_s += out.host_exposed_bwd_s;
   return out;
 }
 

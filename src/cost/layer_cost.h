@@ -30,6 +30,10 @@ struct LayerCost {
   int cp_calls_fwd = 0, cp_calls_bwd = 0;
   double ep_bytes = 0, ep_call_s = 0;
   double expert_tokens = 0;  // routed token copies on this GPU per micro-batch
+  // The host's time to issue the pass's kernels, and what of it the GPU waits for (within
+  // fwd_compute_s and bwd_compute_s; cost/host_launch.h).
+  double host_fwd_s = 0, host_bwd_s = 0;
+  double host_exposed_fwd_s = 0, host_exposed_bwd_s = 0;
 
   double exposed_fwd_s() const { return tp_exposed_fwd_s + cp_exposed_fwd_s + ep_exposed_fwd_s; }
   double exposed_bwd_s() const { return tp_exposed_bwd_s + cp_exposed_bwd_s + ep_exposed_bwd_s; }

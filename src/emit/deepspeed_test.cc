@@ -133,7 +133,7 @@ TEST(EmitDeepSpeed, RefusesPipelineWithZeroTwo) {
   EXPECT_EQ(FrameworkRefuses(Framework::kDeepSpeed, in),
             "DeepSpeed's pipeline engine runs ZeRO stage 0 or 1 only (deepspeed/runtime/pipe/engine.py), and this layout has pp 9 with ZeRO stage 2");
   EXPECT_CONTAINS(InputErrorOf([&] { EmitSettings(Framework::kDeepSpeed, in); }), "--emit deepspeed: DeepSpeed's pipeline engine runs ZeRO stage 0 or 1 only");
-  EXPECT_EQ(FrameworkRefuses(Framework::kMegatron, in), "");
+  EXPECT_EQ(FrameworkRefuses(Framework::kMegatronLm, in), "");
   in.layout.zero = 1;
   EXPECT_EQ(FrameworkRefuses(Framework::kDeepSpeed, in), "");
   EXPECT_EQ(nlohmann::json::parse(EmitSettings(Framework::kDeepSpeed, in).text)["zero_optimization"]["stage"], 1);

@@ -12,18 +12,14 @@
 
 #include "hardware/cluster.h"
 #include "layout/layout.h"
+#include "layout/stack.h"
 #include "model/model_spec.h"
 
 namespace paratune {
 
-enum class Framework { kMegatron, kTorchtitan, kDeepSpeed };
-inline constexpr EnumNames<Framework, 3> kFrameworkNames{
-    {{{Framework::kMegatron, "megatron"}, {Framework::kTorchtitan, "torchtitan"}, {Framework::kDeepSpeed, "deepspeed"}}},
-    3};
 inline Framework ParseFramework(const std::string& s, const std::string& where) {
   return kFrameworkNames.Parse(s, where, "framework");
 }
-inline const char* FrameworkName(Framework f) { return kFrameworkNames.Name(f); }
 
 // A layout after CheckLayout (dp filled in) with the model, training shape and cluster it runs.
 struct EmitInput {

@@ -44,6 +44,11 @@ struct Calibration {
   double net = 0.85;           // NCCL bus bandwidth / NIC per-direction bandwidth
   double pcie = 0.50;          // NCCL bus bandwidth / PCIe per-direction bandwidth (no NVLink)
   double nccl_sm_share = 0.18; // SMs an NCCL collective's channels hold / the GPU's SMs
+  // Host (CPU) time to issue one kernel from the framework's Python code: PyTorch's dispatcher,
+  // autograd bookkeeping and cudaLaunchKernel, seconds. PyTorch's operator micro-benchmarks
+  // measure 2.3-3.4 us for a bare op (pytorch/pytorch#32194); with autograd and a module's
+  // Python around it 5-25 us (cost/host_launch.h).
+  double host_op_s = 8e-6;
   double gemm_efficiency(Precision p) const;
 };
 
@@ -57,6 +62,7 @@ inline constexpr CalibrationField kCalibrationFields[] = {
     {"gemm_bf16", &Calibration::gemm_bf16}, {"gemm_fp8", &Calibration::gemm_fp8}, {"gemm_fp4", &Calibration::gemm_fp4},
     {"attention", &Calibration::attention}, {"hbm", &Calibration::hbm},           {"nvlink", &Calibration::nvlink},
     {"net", &Calibration::net},           {"pcie", &Calibration::pcie},           {"nccl_sm_share", &Calibration::nccl_sm_share},
+    {"host_op_s", &Calibration::host_op_s},
 };
 
 // The GEMM fraction that applies to precision p (FP16 shares BF16's: the same tensor-core path).

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hardware/gpu_spec.h"
+#include "layout/stack.h"
 #include "util/enum_names.h"
 
 namespace paratune {
@@ -42,9 +43,17 @@ inline ScheduleKind ParseSchedule(const std::string& s, const std::string& where
 // The attention kernel: the generation's fused kernel (cuDNN fused attention or
 // FlashAttention-3 on Hopper and Blackwell, what Transformer Engine picks), or the flash-attn 2
 // package of PyTorch stacks (llm-foundry), which has no Hopper-native path (cost/compute.h).
-enum class AttentionKernel { kFused, kFlashAttention2 };
-inline constexpr EnumNames<AttentionKernel, 2> kAttentionKernelNames{
-    {{{AttentionKernel::kFused, "fused"}, {AttentionKernel::kFlashAttention2, "fa2"}}}, 2};
+//
+// kSdpa: PyTorch's scaled_dot_product_attention as its dispatcher picks the backend. On Hopper
+// that is its bundled FlashAttention-2 (cuDNN attention made opt-in in PyTorch 2.5.1,
+// pytorch/pytorch#138522; measured 329 TFLOP/s against cuDNN's 631 on H100,
+// pytorch/pytorch#142132), so it runs as kFlashAttention2; on Blackwell torchtitan selects
+// cuDNN attention (pytorch/torchtitan#1209), the fused kernel; on Ampere FlashAttention-2 is
+// the fused kernel.
+enum class AttentionKernel { kFused, kFlashAttention2, kSdpa };
+inline constexpr EnumNames<AttentionKernel, 3> kAttentionKernelNames{
+    {{{AttentionKernel::kFused, "fused"}, {AttentionKernel::kFlashAttention2, "fa2"}, {AttentionKernel::kSdpa, "sdpa"}}},
+    3};
 inline const char* AttentionKernelName(AttentionKernel k) { return kAttentionKernelNames.Name(k); }
 inline AttentionKernel ParseAttentionKernel(const std::string& s, const std::string& where) {
   return kAttentionKernelNames.Parse(s, where, "attention kernel");
@@ -158,6 +167,9 @@ struct Layout {
   std::vector<int> pp_layout;
   // The pipeline schedule; unset: interleaved 1F1B when vp > 1, else 1F1B (Megatron-LM's choice).
   std::optional<ScheduleKind> schedule;
+  // The software stack's kernels, launches and MoE token path (layout/stack.h; the stacks and
+  // their defaults: layout/stack_catalog.h).
+  StackFeatures stack;
 
   ScheduleKind pipeline_schedule() const {
     return schedule ? *schedule : (vp > 1 ? ScheduleKind::kInterleaved : ScheduleKind::k1F1B);

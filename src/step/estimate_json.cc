@@ -6,6 +6,28 @@ namespace paratune {
 
 using nlohmann::json;
 
+namespace {
+// Writes StackFields into a JSON object.
+struct StackWriter {
+  json& j;
+  template <class T>
+  void operator()(const char* key, const T& x) {
+    j[key] = x;
+  }
+  template <class E, size_t N>
+  void operator()(const char* key, const E& e, const EnumNames<E, N>& names) {
+    j[key] = names.Name(e);
+  }
+};
+}  // namespace
+
+json StackToJson(const StackFeatures& s) {
+  json j = json::object();
+  StackWriter w{j};
+  StackFields(s, w);
+  return j;
+}
+
 json LayoutToJson(const Layout& l, const Training& t) {
   return json{{"tp", l.tp},
               {"pp", l.pp},
@@ -36,6 +58,7 @@ json LayoutToJson(const Layout& l, const Training& t) {
               {"offload_layers", l.offload_layers},
               {"pp_layout", l.pp_layout},
               {"schedule", ScheduleName(l.pipeline_schedule())},
+              {"stack", StackToJson(l.stack)},
               {"seq_len", t.seq},
               {"global_batch", t.global_batch},
               {"precision", PrecisionName(t.precision)}};

@@ -15,9 +15,9 @@
 namespace paratune {
 namespace {
 
-// The value CalibrationToml writes ({:.3f}) and HardwareCatalog::Merge reads back, so that the
+// The value CalibrationToml writes ({:.3g}) and HardwareCatalog::Merge reads back, so that the
 // "after" predictions are exactly what the written file gives.
-double AsWritten(double x) { return std::strtod(fmt::format("{:.3f}", x).c_str(), nullptr); }
+double AsWritten(double x) { return std::strtod(fmt::format("{:.3g}", x).c_str(), nullptr); }
 
 void RoundAsWritten(CalibrationFit& fit) {
   for (auto& [gen, c] : fit.by_generation)

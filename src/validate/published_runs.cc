@@ -11,6 +11,7 @@
 #include "model/catalog.h"
 #include "util/csv.h"
 #include "util/error.h"
+#include "validate/stack_map.h"
 
 namespace paratune {
 namespace {
@@ -432,6 +433,7 @@ void MapSoftware(const Cells& c, PublishedRun& r) {
   }
   if (nemo1) MapNemo1Recipe(*nemo1, r);
   MapNemo2Offload(section, r);
+  MapStack(section, notes, r);
 }
 
 void MapRow(const Cells& c, PublishedRun& r, const HardwareCatalog& hw) {

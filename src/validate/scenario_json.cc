@@ -177,6 +177,7 @@ void LayoutFields(L& l, V& v) {
   v("offload_layers", l.offload_layers);
   v("pp_layout", l.pp_layout);
   v("schedule", l.schedule, kScheduleNames);
+  v.Nested("stack", [&](auto& w) { StackFields(l.stack, w); });
 }
 
 template <class S, class V>

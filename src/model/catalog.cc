@@ -86,6 +86,11 @@ const std::vector<HfRepository>& HfRepositories() {
       {"EleutherAI/gpt-neox-20b", "gpt-neox-20b"},
       {"mosaicml/mpt-7b", "mpt-7b"},
       {"mosaicml/mpt-30b", "mpt-30b"},
+      {"xai-org/grok-1", "grok-1"},
+      {"hpcai-tech/grok-1", "grok-1"},  // the transformers port of xai-org/grok-1's JAX checkpoint
+      {"moonshotai/Kimi-K2-Base", "kimi-k2"},
+      {"moonshotai/Kimi-K2-Instruct", "kimi-k2"},
+      {"internlm/internlm-7b", "internlm-7b"},
   };
   return kRepos;
 }

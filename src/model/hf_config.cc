@@ -268,7 +268,7 @@ const std::vector<std::string>& SupportedArchitectures() {
       "Qwen3MoeForCausalLM",    "DeepseekV3ForCausalLM",  "DeepseekV2ForCausalLM",
       "GPT2LMHeadModel",        "GPTNeoXForCausalLM",     "MPTForCausalLM",
       "NemotronForCausalLM",    "GptOssForCausalLM",      "Llama4ForConditionalGeneration",
-      "Llama4ForCausalLM"};
+      "Llama4ForCausalLM",      "InternLMForCausalLM",    "Grok1ModelForCausalLM"};
   return kArch;
 }
 
@@ -510,6 +510,31 @@ ModelSpec ParseHfConfig(std::string_view text, const std::string& where, const s
         throw InputError(where + ": field '" + t.Name("moe_layers") +
                          "' is not every interleave_moe_layer_step-th layer; other patterns are not supported");
     }
+  } else if (arch == "InternLMForCausalLM") {
+    // InternLM (remote code of internlm/internlm-7b: configuration_internlm.py InternLMConfig,
+    // modeling_internlm.py InternLMAttention): Llama's layout with q_proj, k_proj, v_proj and
+    // o_proj all biased when `bias` (default True), the MLP without biases; max_position_embeddings
+    // 2048. Rotary base: `rotary.base` in later revisions (default 10000; its "dynamic" type
+    // rescales only beyond the trained length, a no-op for training within it).
+    ReadLlamaLike(f, m);
+    ReadRope(f, m, {10000.0, 2048});
+    m.qkv_bias = f.Bool("bias", true);
+    m.o_bias = m.qkv_bias;
+    if (const json* r = f.Object("rotary")) m.rope_theta = Fields(*r, where, "rotary.").PositiveNum("base", m.rope_theta);
+  } else if (arch == "Grok1ModelForCausalLM") {
+    // Grok-1 (xai-org/grok-1 model.py; the transformers port hpcai-tech/grok-1,
+    // modeling_grok1.py): grouped-query attention without biases, num_experts experts of width
+    // intermediate_size (GELU-gated: linear, linear_v, linear_1, three matrices) with top
+    // num_experts_per_tok routing in every layer, the input embedding reused as the output head
+    // (tie_word_embeddings, default True), RoPE with base 10000 over 8192 positions. Its extra
+    // post-attention and post-MoE RMSNorms (2 x hidden per layer, 0.8M of 314B) are not counted.
+    ReadLlamaLike(f, m);
+    ReadRope(f, m, {10000.0, 8192});
+    m.tied_embeddings = f.Bool("tie_word_embeddings", true);
+    m.experts = f.Int("num_experts");
+    m.topk = f.Int("num_experts_per_tok");
+    m.moe_ffn_hidden = f.Int("intermediate_size");
+    m.ffn_hidden = 0;
   } else if (arch == "NemotronForCausalLM") {
     ReadLlamaLike(f, m);
     // nemotron/configuration_nemotron.py: partial_rotary_factor 0.5, rope_theta 10000.0,

@@ -39,7 +39,7 @@ std::string LlamaWith(const std::string& extra) {
 
 TEST(HfConfig, SupportedArchitecturesListed) {
   const auto& a = SupportedArchitectures();
-  EXPECT_EQ(a.size(), 16u);  // + GptOssForCausalLM, Llama4ForConditionalGeneration, Llama4ForCausalLM
+  EXPECT_EQ(a.size(), 18u);  // + GptOssForCausalLM, Llama4*, InternLMForCausalLM, Grok1ModelForCausalLM
   EXPECT_NE(std::find(a.begin(), a.end(), "LlamaForCausalLM"), a.end());
   EXPECT_NE(std::find(a.begin(), a.end(), "DeepseekV3ForCausalLM"), a.end());
 }
@@ -313,6 +313,48 @@ TEST(HfConfig, Nemotron) {
   EXPECT_EQ(m.mlp, MlpKind::kPlain);
   EXPECT_EQ(m.norm, NormKind::kLayerNorm);
   EXPECT_FALSE(m.linear_bias);
+}
+
+// InternLM: `bias` (default true) puts biases on q, k, v and o, none in the MLP; a later
+// revision's `rotary.base` is the rotary base.
+TEST(HfConfig, InternLMBiasesAndRotaryBase) {
+  const std::string base = R"({"architectures": ["InternLMForCausalLM"], "num_hidden_layers": 2,
+      "hidden_size": 256, "num_attention_heads": 4, "vocab_size": 1000, "intermediate_size": 512)";
+  const ModelSpec m = Parse(base + "}");
+  EXPECT_TRUE(m.qkv_bias);
+  EXPECT_TRUE(m.o_bias);
+  EXPECT_FALSE(m.linear_bias);
+  EXPECT_EQ(m.max_position_embeddings, 2048);
+  EXPECT_EQ(m.rope_theta, 10000);
+  EXPECT_EQ(AttentionParamsPerLayer(m), 256 + 4 * 256 * 256 + 4 * 256);
+  const ModelSpec plain = Parse(base + R"(, "bias": false, "rotary": {"base": 500000, "type": "dynamic"}})");
+  EXPECT_FALSE(plain.qkv_bias);
+  EXPECT_FALSE(plain.o_bias);
+  EXPECT_EQ(plain.rope_theta, 500000);
+  EXPECT_EQ(ParseError(base + R"(, "rotary": {"base": 0}})"),
+            "dir/config.json: field 'rotary.base' must be a positive number, got 0");
+}
+
+// Grok-1's transformers port: num_experts experts of intermediate_size, top num_experts_per_tok,
+// the embedding tied to the head unless tie_word_embeddings says otherwise.
+TEST(HfConfig, Grok1) {
+  const std::string base = R"({"architectures": ["Grok1ModelForCausalLM"], "num_hidden_layers": 2,
+      "hidden_size": 256, "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 1000,
+      "intermediate_size": 512, "num_experts": 8, "num_experts_per_tok": 2)";
+  const ModelSpec m = Parse(base + "}");
+  EXPECT_EQ(m.experts, 8);
+  EXPECT_EQ(m.topk, 2);
+  EXPECT_EQ(m.moe_ffn_hidden, 512);
+  EXPECT_EQ(m.ffn_hidden, 0);
+  EXPECT_EQ(m.moe_layers(), 2);
+  EXPECT_TRUE(m.tied_embeddings);
+  EXPECT_EQ(m.mlp, MlpKind::kGated);
+  EXPECT_EQ(m.max_position_embeddings, 8192);
+  EXPECT_FALSE(Parse(base + R"(, "tie_word_embeddings": false})").tied_embeddings);
+  EXPECT_EQ(ParseError(R"({"architectures": ["Grok1ModelForCausalLM"], "num_hidden_layers": 2,
+      "hidden_size": 256, "num_attention_heads": 4, "vocab_size": 1000, "intermediate_size": 512,
+      "num_experts_per_tok": 2})"),
+            "dir/config.json: missing field 'num_experts'");
 }
 
 TEST(HfConfig, IntegralFloatIsAccepted) {

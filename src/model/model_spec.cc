@@ -45,6 +45,7 @@ std::vector<std::string> ModelDifferences(const ModelSpec& a, const ModelSpec& b
   PARATUNE_FIELD(tied_embeddings);
   PARATUNE_FIELD(qkv_bias);
   PARATUNE_FIELD(linear_bias);
+  PARATUNE_FIELD(o_bias);
   PARATUNE_FIELD(qk_norm);
   PARATUNE_FIELD(attention_sinks);
   PARATUNE_FIELD(router_bias);
@@ -136,7 +137,7 @@ int64_t AttentionParamsPerLayer(const ModelSpec& m) {
   const int64_t kv = m.kv_heads * m.head_dim;
   p += h * (q + 2 * kv) + q * h;
   if (m.qkv_bias || m.linear_bias) p += q + 2 * kv;
-  if (m.linear_bias) p += h;
+  if (m.linear_bias || m.o_bias) p += h;
   if (m.qk_norm) p += 2 * m.head_dim;
   // GPT-OSS: GptOssAttention.sinks, one parameter per head (transformers
   // models/gpt_oss/modeling_gpt_oss.py).

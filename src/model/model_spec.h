@@ -77,6 +77,7 @@ struct ModelSpec {
   bool tied_embeddings = false;
   bool qkv_bias = false;     // bias on Q, K, V projections only (Qwen2)
   bool linear_bias = false;  // bias on every linear layer (GPT-2, GPT-NeoX)
+  bool o_bias = false;       // bias on the attention output projection too (InternLM: q, k, v and o)
   bool qk_norm = false;      // per-head RMSNorm on Q and K (Qwen3)
   bool attention_sinks = false;  // one learned sink logit per head per layer (GPT-OSS)
   bool router_bias = false;      // bias on the MoE router (GPT-OSS)

@@ -53,7 +53,8 @@ INSTANTIATE_TEST_SUITE_P(
                     Published{"mpt-30b", 29.95e9, 0, 0.01e9}, Published{"nemotron-4-340b", 341.0e9, 0, 1e9},
                     Published{"gpt-1.7b", 1.7e9, 0, 0.1e9}, Published{"gpt-18.4b", 18.4e9, 0, 0.1e9},
                     Published{"gpt-145.6b", 145.6e9, 0, 0.1e9}, Published{"gpt-530b", 529.6e9, 0, 0.1e9},
-                    Published{"gpt-1t", 1008.0e9, 0, 0.1e9}, Published{"deepseek-v2", 236e9, 21e9, 1e9}),
+                    Published{"gpt-1t", 1008.0e9, 0, 0.1e9}, Published{"deepseek-v2", 236e9, 21e9, 1e9},
+                    Published{"grok-1", 314e9, 0, 1e9}, Published{"internlm-7b", 7e9, 0, 1e9}),
     [](const testing::TestParamInfo<Published>& i) {
       std::string s = i.param.id;
       for (char& ch : s)
@@ -171,6 +172,75 @@ TEST(ParamCounts, DeepSeekV3) {
   EXPECT_EQ(m.moe_layers(), 58);
   EXPECT_EQ(m.mtp_layers, 1);
   EXPECT_EQ(c.embedding, 129280LL * 7168);
+}
+
+// Grok-1 (xai-org/grok-1 README: 314B parameters, 8 experts with 2 per token, 64 layers, 48
+// query and 8 key/value heads, embedding 6,144, vocabulary 131,072; run.py: widening_factor 8,
+// i.e. expert FFN 32,768; the input embedding reused as the output head). By hand: per layer the
+// attention norm + q 6144^2 + k, v 6144*1024 each + o 6144^2, eight GELU-gated experts of
+// 3*6144*32768, a router 6144*8 and the MoE norm; the tied table 131072*6144; the final norm.
+// 315.68B, 0.5% above the README's 314B.
+TEST(ParamCounts, Grok1ByHand) {
+  const ModelSpec m = LoadModel("grok-1");
+  const ParamCounts c = CountParams(m);
+  EXPECT_EQ(m.architecture, "Grok1ModelForCausalLM");
+  EXPECT_EQ(m.experts, 8);
+  EXPECT_EQ(m.topk, 2);
+  EXPECT_EQ(m.moe_layers(), 64);
+  EXPECT_EQ(m.kv_heads, 8);
+  EXPECT_EQ(m.head_dim, 128);
+  EXPECT_TRUE(m.tied_embeddings);
+  EXPECT_EQ(m.max_position_embeddings, 8192);
+  const int64_t attention = 6144 + 6144LL * (6144 + 2 * 1024) + 6144LL * 6144;
+  const int64_t layer = attention + 8 * 3LL * 6144 * 32768 + 6144 * 8 + 6144;
+  EXPECT_EQ(c.total(), 131072LL * 6144 + 64 * layer + 6144);
+  EXPECT_EQ(c.total(), 315684034560LL);
+  EXPECT_NEAR(static_cast<double>(c.total()) / 314e9, 1.0, 0.01);
+}
+
+// Kimi K2 (moonshotai/Kimi-K2-Base config.json: DeepSeek-V3's architecture with 384 routed
+// experts, 64 heads, one dense layer, vocabulary 163,840, no MTP module). The model card says "1
+// trillion total parameters" and "32 billion activated"; the tech report (arXiv 2507.20534)
+// "1.04 trillion". By hand the 61-layer config gives 1,026.4B: 1.3% below the report's figure,
+// whose extra ~14B the config does not hold (about one more MoE layer), within the card's "1T".
+// Activated: 32.86B with the input embedding, 31.69B without: the card's 32B either way.
+TEST(ParamCounts, KimiK2ByHand) {
+  const ModelSpec m = LoadModel("kimi-k2");
+  const ParamCounts c = CountParams(m);
+  EXPECT_EQ(m.attention, AttentionKind::kMla);
+  EXPECT_EQ(m.experts, 384);
+  EXPECT_EQ(m.topk, 8);
+  EXPECT_EQ(m.moe_layers(), 60);
+  EXPECT_EQ(m.shared_experts, 1);
+  EXPECT_EQ(m.shared_ffn_hidden, 2048);
+  EXPECT_EQ(m.mtp_layers, 0);
+  EXPECT_TRUE(m.router_sigmoid);
+  EXPECT_TRUE(m.router_expert_bias);
+  const int64_t h = 7168;
+  const int64_t attention = h + h * 1536 + 1536 + 1536LL * 64 * 192 + h * (512 + 64) + 512 + 512LL * 64 * 256 + 64LL * 128 * h;
+  const int64_t expert = 3 * h * 2048;
+  EXPECT_EQ(AttentionParamsPerLayer(m), attention);
+  EXPECT_EQ(c.total(), 2 * 163840LL * h + 61 * attention + (3 * h * 18432 + h) + 60 * (384 * expert + expert + h * 384 + h) + h);
+  EXPECT_EQ(c.total(), 1026408209408LL);
+  EXPECT_TRUE(Matches(static_cast<double>(c.total()), 1e12, 0.1e12));  // the card's "1T"
+  EXPECT_NEAR(static_cast<double>(c.total()) / 1.04e12, 1.0, 0.014);    // the report's "1.04T"
+  EXPECT_TRUE(Matches(static_cast<double>(c.active(m)), 32e9, 1e9)) << c.active(m);
+  EXPECT_TRUE(Matches(static_cast<double>(c.active(m) - c.embedding), 32e9, 1e9)) << c.active(m) - c.embedding;
+}
+
+// InternLM-7B (internlm/internlm-7b config.json, `bias` true): Llama's shape with biases on q, k,
+// v and o (modeling_internlm.py InternLMAttention), none in the MLP. By hand: 2*103168*4096 for
+// the untied embedding and head; per layer 4*4096^2 + 4*4096 biases + 3*4096*11008 + two norms;
+// the final norm: 7.32B (the model card: "7 billion").
+TEST(ParamCounts, InternLM7BByHand) {
+  const ModelSpec m = LoadModel("internlm-7b");
+  EXPECT_TRUE(m.qkv_bias);
+  EXPECT_TRUE(m.o_bias);
+  EXPECT_FALSE(m.linear_bias);
+  const int64_t layer = 4 * 4096LL * 4096 + 4 * 4096 + 3LL * 4096 * 11008 + 2 * 4096;
+  EXPECT_EQ(AttentionParamsPerLayer(m), 4096 + 4 * 4096LL * 4096 + 4 * 4096);
+  EXPECT_EQ(CountParams(m).total(), 2 * 103168LL * 4096 + 32 * layer + 4096);
+  EXPECT_EQ(CountParams(m).total(), 7321948160LL);
 }
 
 TEST(ModelSpec, MoeLayerPattern) {

@@ -53,6 +53,7 @@ void ModelFields(M& m, V& v) {
   v("tied_embeddings", m.tied_embeddings);
   v("qkv_bias", m.qkv_bias);
   v("linear_bias", m.linear_bias);
+  v("o_bias", m.o_bias);
   v("qk_norm", m.qk_norm);
   v("attention_sinks", m.attention_sinks);
   v("router_bias", m.router_bias);

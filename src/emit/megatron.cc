@@ -261,6 +261,12 @@ Emitted EmitMegatron(const EmitInput& in) {
   if (!m.linear_bias) a.Switch("--disable-bias-linear");
   if (m.qkv_bias && !m.linear_bias) a.Switch("--add-qkv-bias");
   if (m.qk_norm) a.Switch("--qk-layernorm");
+  // InternLM's bias on the attention output projection: Megatron biases every linear layer
+  // (no --disable-bias-linear) or Q, K and V only (--add-qkv-bias).
+  if (m.o_bias && !m.linear_bias)
+    out.notes.push_back(fmt::format("the attention output projection's bias (InternLM) is not emitted: Megatron has "
+                                    "--add-qkv-bias only; the Megatron model lacks its {} parameters",
+                                    m.hidden * m.layers));
   // GPT-OSS features paratune's Megatron arguments do not carry (the run would lack them).
   if (m.attention_sinks)
     out.notes.push_back(fmt::format("attention sinks (one learned logit per head, GPT-OSS) are not emitted: the "

@@ -467,6 +467,10 @@ std::vector<Uncarried> MegatronUncarried(const ModelSpec& m) {
     v.push_back({"positions", "Megatron has no ALiBi: emitted --position-embedding-type none, with a note"});
   if (m.rope_scaling.kind == RopeScalingKind::kLlama3 && m.rope_scaling.high_freq_factor != 4)
     v.push_back({"rope_scaling.high_freq_factor", "Megatron fixes llama3's high_freq_factor at 4 (Llama 4 Scout has 1), with a note"});
+  if (m.o_bias && !m.linear_bias) v.push_back({"o_bias", "InternLM's output-projection bias: not emitted, with a note"});
+  if (m.attention == AttentionKind::kMla && m.rope_scaling.kind == RopeScalingKind::kYarn &&
+      m.rope_scaling.beta_fast != 32)  // MLATransformerConfig's beta_fast (emit/megatron.cc)
+    v.push_back({"rope_scaling.beta_fast", "MLA YaRN: Megatron fixes beta_fast (Kimi K2 has 1), with a note"});
   if (m.attention_sinks) v.push_back({"attention_sinks", "GPT-OSS sinks: not emitted, with a note"});
   if (m.router_bias) v.push_back({"router_bias", "GPT-OSS router bias: not emitted, with a note"});
   if (m.sliding_window_layers > 0) {
@@ -508,6 +512,12 @@ TEST(EmitMegatron, EveryCatalogModelRoundTrips) {
       } else if (u.field == "rope_scaling.high_freq_factor") {
         back.rope_scaling.high_freq_factor = in.model.rope_scaling.high_freq_factor;
         EXPECT_CONTAINS(AllNotes(e), "llama3 RoPE scaling: Megatron takes only the factor");
+      } else if (u.field == "o_bias") {
+        back.o_bias = in.model.o_bias;
+        EXPECT_CONTAINS(AllNotes(e), "output projection's bias (InternLM)");
+      } else if (u.field == "rope_scaling.beta_fast") {
+        back.rope_scaling.beta_fast = in.model.rope_scaling.beta_fast;
+        EXPECT_CONTAINS(AllNotes(e), "YaRN for MLA: Megatron has no flags");
       } else if (u.field == "attention_sinks") {
         back.attention_sinks = in.model.attention_sinks;
         EXPECT_CONTAINS(AllNotes(e), "attention sinks");
@@ -532,6 +542,7 @@ TEST(EmitMegatron, EveryCatalogModelRoundTrips) {
     int64_t missing = 0;
     if (in.model.attention_sinks) missing += in.model.heads * in.model.layers;
     if (in.model.router_bias) missing += in.model.experts * in.model.moe_layers();
+    if (in.model.o_bias && !in.model.linear_bias) missing += in.model.hidden * in.model.layers;
     EXPECT_EQ(CountParams(a.model).total(), CountParams(in.model).total() - missing);
   }
 }

@@ -55,6 +55,11 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
   CLI::Option* rc = c->add_option("--recompute", f.recompute,
                                   kRecomputeNames.List() + (one_layout ? "" : " (searched unless given)"));
   if (one_layout) rc->default_str(RecomputeName(d.recompute));
+  c->add_option("--recompute-modules", f.recompute_modules,
+                "selective recomputation of these modules (Megatron --recompute-modules; implies --recompute "
+                "selective): " + kRecomputeModuleNames.List(", ") + ", comma-separated (default: core_attn)");
+  c->add_flag("--fp8-activation-cache", f.layout.fp8_activation_cache,
+              "experts' SwiGLU inputs cached in FP8 (DeepSeek-V3 Sec. 3.3.2), with FP8/FP4 precision");
   c->add_option("--schedule", f.schedule,
                 "pipeline schedule: " + kScheduleNames.List() + " (default: interleaved when vp > 1, else 1f1b)");
   dim("--mbs", f.layout.mbs, "micro-batch size, sequences");
@@ -183,6 +188,12 @@ Scenario ResolveScenario(const ScenarioFlags& f, const CLI::App& cmd) {
   if (!f.precision.empty()) s.training.precision = ParsePrecision(f.precision, "--precision");
   s.layout = f.layout;
   if (!f.recompute.empty()) s.layout.recompute = ParseRecompute(f.recompute, "--recompute");
+  if (!f.recompute_modules.empty()) {
+    if (!f.recompute.empty() && s.layout.recompute != Recompute::kSelective)
+      throw InputError("--recompute-modules goes with --recompute selective, not " + f.recompute);
+    s.layout.recompute = Recompute::kSelective;
+    s.layout.recompute_modules = ParseRecomputeModules(f.recompute_modules, "--recompute-modules");
+  }
   if (!f.schedule.empty()) s.layout.schedule = ParseSchedule(f.schedule, "--schedule");
   if (!f.optimizer_states.empty())
     s.layout.optimizer_states = ParseOptimizerStates(f.optimizer_states, "--optimizer-states");

@@ -31,6 +31,7 @@ struct ScenarioFlags {
   std::string precision;
   Layout layout;
   std::string recompute;
+  std::string recompute_modules;
   std::string schedule;
   std::string attention_kernel;
   std::string stack, kernels, cuda_graphs, moe_dispatcher;

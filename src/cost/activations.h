@@ -18,6 +18,9 @@ struct ActivationOptions {
   Recompute recompute = Recompute::kNone;
   bool flash_attention = true;  // scores never stored
   Precision precision = Precision::kBf16;  // GEMM inputs saved in 1 byte under FP8/FP4
+  uint8_t recompute_modules = 0;  // Layout::recompute_modules (with recompute kSelective)
+  bool fp8_activation_cache = false;  // Layout::fp8_activation_cache
+  bool recomputes(RecomputeModule m) const { return RecomputesModule(recompute, recompute_modules, m); }
 };
 
 // Bytes kept by one layer for a micro-batch of `b` sequences of length `seq` (whole sequence;

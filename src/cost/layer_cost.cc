@@ -15,11 +15,15 @@ namespace {
 // arXiv 2307.08691, Sec. 3.1-3.2): 2.5x the forward FLOPs.
 constexpr double kAttentionBackwardFactor = 2.5;
 
+// Which part of the layer a GEMM belongs to, for recomputation by module.
+enum class Part { kAttention, kMlaUp, kMlp, kShared, kRouter, kExperts };
+
 struct Shape {
   double M, N, K, count;
   // Column-parallel under sequence parallelism: its input is the TP all-gather of the
   // sequence shards, gathered again in backward for the weight gradient.
   bool gathered_input = false;
+  Part part = Part::kAttention;
 };
 
 }  // namespace
@@ -53,13 +57,13 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
     // and the output projection are split by heads.
     if (m.q_lora_rank > 0) {
       gemms.push_back({T, static_cast<double>(m.q_lora_rank), h, 1, true});
-      gemms.push_back({T, nq * qk / tp, static_cast<double>(m.q_lora_rank), 1});
+      gemms.push_back({T, nq * qk / tp, static_cast<double>(m.q_lora_rank), 1, false, Part::kMlaUp});
     } else {
       gemms.push_back({T, nq * qk / tp, h, 1, true});
     }
     gemms.push_back({T, static_cast<double>(m.kv_lora_rank + m.qk_rope_head_dim), h, 1, true});
     gemms.push_back({T, nq * static_cast<double>(m.qk_nope_head_dim + m.v_head_dim) / tp,
-                     static_cast<double>(m.kv_lora_rank), 1});
+                     static_cast<double>(m.kv_lora_rank), 1, false, Part::kMlaUp});
     gemms.push_back({T, h, nq * static_cast<double>(m.v_head_dim) / tp, 1});
   } else {
     const double qkv = static_cast<double>((m.heads + 2 * m.kv_heads) * m.head_dim);
@@ -67,29 +71,32 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
     gemms.push_back({T, h, nq * static_cast<double>(m.head_dim) / tp, 1});
   }
   const bool gated = m.mlp == MlpKind::kGated;
-  auto mlp = [&](double M, double ffn, double split, double count, bool gathered = false) {
-    gemms.push_back({M, (gated ? 2 : 1) * ffn / split, h, count, gathered});
-    gemms.push_back({M, h, ffn / split, count});
+  auto mlp = [&](double M, double ffn, double split, double count, Part part, bool gathered = false) {
+    gemms.push_back({M, (gated ? 2 : 1) * ffn / split, h, count, gathered, part});
+    gemms.push_back({M, h, ffn / split, count, false, part});
   };
   double& expert_tokens = out.expert_tokens;
   if (moe) {
-    gemms.push_back({sp ? T / tp : T, static_cast<double>(m.experts), h, 1});  // router
+    gemms.push_back({sp ? T / tp : T, static_cast<double>(m.experts), h, 1, false, Part::kRouter});
     if (m.shared_experts > 0)
-      mlp(T, static_cast<double>(m.shared_experts * m.shared_ffn_hidden), tp, 1);
+      mlp(T, static_cast<double>(m.shared_experts * m.shared_ffn_hidden), tp, 1, Part::kShared);
     // Token copies on this GPU, spread evenly over its local experts; with routing imbalance the
     // busiest GPU's experts get expert_imbalance times the mean (it sets the pace of the group).
     const double local_experts = static_cast<double>(m.experts) / l.ep;
     expert_tokens = T * static_cast<double>(m.topk) * etp / tp * l.expert_imbalance;
-    mlp(expert_tokens / local_experts, static_cast<double>(m.moe_ffn_hidden), etp, local_experts);
+    mlp(expert_tokens / local_experts, static_cast<double>(m.moe_ffn_hidden), etp, local_experts, Part::kExperts);
   } else {
-    mlp(T, static_cast<double>(m.ffn_hidden), tp, 1, true);
+    mlp(T, static_cast<double>(m.ffn_hidden), tp, 1, Part::kMlp, true);
   }
   // Under SP, the gathered inputs' weight gradients and input gradients: the backward's
   // re-gather runs under the input-gradient GEMM, its reduce-scatter under the weight gradient.
   double gathered_dgrad_s = 0, gathered_wgrad_s = 0;
   int regathers = 0;
+  double part_fwd_s[6] = {0, 0, 0, 0, 0, 0};  // forward GEMM time by Part
   for (const Shape& x : gemms) {
-    out.gemm_fwd_s += GemmTime(g, p, x.M, x.N, x.K, x.count);
+    const double fwd = GemmTime(g, p, x.M, x.N, x.K, x.count);
+    out.gemm_fwd_s += fwd;
+    part_fwd_s[static_cast<int>(x.part)] += fwd;
     // Backward: input gradient [M,K] = dY[M,N] W^T, weight gradient [K,N] = X^T dY.
     const double dgrad = GemmTime(g, p, x.M, x.K, x.N, x.count), wgrad = GemmTime(g, p, x.K, x.N, x.M, x.count);
     out.bwd_compute_s += dgrad + wgrad;
@@ -174,6 +181,28 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
   out.fwd_compute_s = out.gemm_fwd_s + out.attention_fwd_s + mem_fwd;
   out.bwd_compute_s += att_bwd + mem_bwd;
   out.attention_bwd_s = att_bwd;
+  // Selective recomputation reruns its modules' forward work in the backward (Layout::
+  // recompute_modules; docs/cost-model.md "Recomputation by module"): the attention core, the
+  // norms (their bytes), MLA's up-projections, the dense MLP or the shared experts (GEMMs and
+  // activation), the experts' activation, or the whole MoE block (router, experts, permutation
+  // and its dispatch and combine, below).
+  const auto part = [&](Part x) { return part_fwd_s[static_cast<int>(x)]; };
+  const auto act_time = [&](double tokens, double ffn) { return MemoryBoundTime(g, tokens * act_bytes_per_ffn * ffn, 1); };
+  if (l.recomputes(RecomputeModule::kCoreAttn)) out.recompute_fwd_s += out.attention_fwd_s;
+  if (l.recomputes(RecomputeModule::kLayernorm)) out.recompute_fwd_s += MemoryBoundTime(g, norm_tokens * 2 * 4 * h, 2);
+  if (l.recomputes(RecomputeModule::kMlaUpProj)) out.recompute_fwd_s += part(Part::kMlaUp);
+  if (!moe && l.recomputes(RecomputeModule::kMlp))
+    out.recompute_fwd_s += part(Part::kMlp) + act_time(T, static_cast<double>(m.ffn_hidden) / tp);
+  const double shared_ffn = static_cast<double>(m.shared_experts * m.shared_ffn_hidden) / tp;
+  if (moe && l.recomputes(RecomputeModule::kMoe)) {
+    out.recompute_fwd_s += part(Part::kRouter) + part(Part::kShared) + part(Part::kExperts) + act_time(T, shared_ffn) +
+                           MemoryBoundTime(g, expert_tokens * (act_bytes_per_ffn * m.moe_ffn_hidden / etp + 10 * h), 2);
+    out.recompute_moe_block = true;
+  } else if (moe) {
+    if (l.recomputes(RecomputeModule::kSharedExperts)) out.recompute_fwd_s += part(Part::kShared) + act_time(T, shared_ffn);
+    if (l.recomputes(RecomputeModule::kMoeAct))
+      out.recompute_fwd_s += act_time(expert_tokens, static_cast<double>(m.moe_ffn_hidden) / etp);
+  }
 
   // Tensor parallel: with SP, an all-gather before and a reduce-scatter after the attention
   // and the MLP blocks, the reverse in backward (Korthikanti et al. 2022, Sec. 4.2.2, Fig. 5),
@@ -292,6 +321,7 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
       out.ep_exposed_bwd_s = exposed / 2;
     }
   }
+  if (out.recompute_moe_block) out.recompute_fwd_s += out.ep_exposed_fwd_s;
   // The host's side (cost/host_launch.h): where issuing a pass's kernels takes the host longer
   // than the GPU takes to run them (compute and the communication it waits for), the GPU idles
   // for the difference, counted in the pass's compute.

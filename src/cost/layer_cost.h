@@ -16,6 +16,10 @@ struct LayerCost {
   double wgrad_s = 0;          // the weight-gradient GEMMs of bwd_compute_s (W of zero-bubble schedules)
   double attention_fwd_s = 0;  // part of fwd_compute_s, for selective recompute and CP overlap
   double attention_bwd_s = 0;  // part of bwd_compute_s
+  // What selective recomputation reruns of this layer's forward (Layout::recompute_modules):
+  // its attention core by default.
+  double recompute_fwd_s = 0;
+  bool recompute_moe_block = false;  // the whole MoE block, its dispatch and combine included
   double gemm_fwd_s = 0;       // for TP overlap
   double tp_fwd_s = 0, tp_bwd_s = 0;
   double cp_fwd_s = 0, cp_bwd_s = 0;

@@ -162,6 +162,8 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
   act.sp = sp;
   act.recompute = l.recompute;
   act.flash_attention = l.flash_attention;
+  act.recompute_modules = l.recompute_modules;
+  act.fp8_activation_cache = l.fp8_activation_cache;
   act.precision = t.precision;
   const double dense_act = LayerActivationBytes(m, false, l.mbs, static_cast<double>(t.seq), act);
   const double moe_act = m.is_moe() ? LayerActivationBytes(m, true, l.mbs, static_cast<double>(t.seq), act) : 0;
@@ -209,7 +211,7 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
       cp_exp += sum(&LayerCost::cp_exposed_fwd_s);
       ep_exp += sum(&LayerCost::ep_exposed_fwd_s);
     } else if (l.recompute == Recompute::kSelective) {
-      recompute = sum(&LayerCost::attention_fwd_s);
+      recompute = sum(&LayerCost::recompute_fwd_s);  // the modules' forward work (layer_cost.cc)
     }
     if (embedding) {
       // Token lookup writes T*h 16-bit values (gather); its backward scatters the gradient.

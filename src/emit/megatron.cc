@@ -18,12 +18,14 @@ class Args {
  public:
   void Switch(const char* flag) { words_.push_back({flag, ""}); }
   template <class T>
-  void Value(const char* flag, const T& v) { words_.push_back({flag, fmt::format("{}", v)}); }
+  void Value(const char* flag, const T& v) { words_.push_back({flag, Quote(fmt::format("{}", v))}); }
+  // A flag taking several words (argparse nargs="*"), each a plain identifier.
+  void Words(const char* flag, const std::string& space_separated) { words_.push_back({flag, space_separated}); }
   std::string Text() const {
     std::string s;
     for (size_t i = 0; i < words_.size(); ++i) {
       s += words_[i].first;
-      if (!words_[i].second.empty()) s += " " + Quote(words_[i].second);
+      if (!words_[i].second.empty()) s += " " + words_[i].second;
       s += i + 1 < words_.size() ? " \\\n" : "\n";
     }
     return s;
@@ -353,6 +355,11 @@ Emitted EmitMegatron(const EmitInput& in) {
   }
   if (l.recompute == Recompute::kSelective) {
     a.Value("--recompute-granularity", "selective");
+    if (l.recompute_modules != 0) {
+      std::string words = RecomputeModulesText(l.recompute_modules);
+      std::replace(words.begin(), words.end(), ',', ' ');
+      a.Words("--recompute-modules", words);
+    }
   } else if (l.recompute == Recompute::kFull) {
     a.Value("--recompute-granularity", "full");
     a.Value("--recompute-method", "uniform");
@@ -393,9 +400,12 @@ Emitted EmitMegatron(const EmitInput& in) {
                           "besides, 6 bytes per parameter where paratune estimated 4 (NeMo 1's distributed_fused_adam)");
     }
   }
-  if (l.recompute == Recompute::kSelective)
+  if (l.recompute == Recompute::kSelective && l.recompute_modules == 0)
     out.notes.push_back("selective recomputation: Megatron's default --recompute-modules (core_attn) is "
                         "what paratune models");
+  if (l.fp8_activation_cache)
+    out.notes.push_back("FP8 caching of the experts' SwiGLU inputs (DeepSeek-V3 Sec. 3.3.2) has no Megatron-LM "
+                        "flag: the estimate assumed it");
   // Activation offloading (Layout::offload_layers) is a TransformerConfig field; the settings
   // are named as Megatron-Core's config and NeMo 2 / Megatron-Bridge recipes set them.
   if (l.offload_layers > 0)

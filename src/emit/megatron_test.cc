@@ -570,5 +570,22 @@ TEST(EmitPrecision, Fp16IsEmittedAndReadBack) {
   EXPECT_NE(EmitTorchtitan(in).text.find("mixed_precision_param = \"float16\""), std::string::npos);
 }
 
+
+// Issue 33: selective recomputation by module goes out as Megatron's --recompute-modules words and
+// comes back.
+TEST(EmitMegatron, RecomputeModulesRoundTrip) {
+  EmitInput in = testing_util::CatalogCase("deepseek-v3");
+  in.layout.recompute = Recompute::kSelective;
+  in.layout.recompute_modules = RecomputeModuleBit(RecomputeModule::kLayernorm) | RecomputeModuleBit(RecomputeModule::kMlaUpProj);
+  const Emitted e = EmitMegatron(in);
+  EXPECT_CONTAINS(e.text, "--recompute-modules layernorm mla_up_proj");
+  const MegatronArgs a = ParseMegatronArgs(e.text);
+  EXPECT_EQ(a.layout.recompute, Recompute::kSelective);
+  EXPECT_EQ(a.layout.recompute_modules, in.layout.recompute_modules);
+  EXPECT_THROW(ParseMegatronArgs("--num-layers 2 --hidden-size 64 --num-attention-heads 4 --recompute-granularity selective "
+                                 "--recompute-modules core_attn attn_core"),
+               InputError);
+}
+
 }  // namespace
 }  // namespace paratune

@@ -22,6 +22,33 @@ inline Recompute ParseRecompute(const std::string& s, const std::string& where) 
   return kRecomputeNames.Parse(s, where, "recompute mode");
 }
 
+// What selective recomputation reruns in the backward: Megatron-LM's --recompute-modules
+// (megatron/training/arguments.py; megatron/core/transformer/transformer_config.py
+// recompute_modules): core_attn (the attention core, Megatron's default), mlp (the dense MLP),
+// moe_act (the experts' activation), layernorm (the norms; their outputs, the next GEMMs'
+// inputs, are not kept), mla_up_proj (MLA's up-projections; the per-head q, k, v are not kept),
+// moe (the whole MoE block), shared_experts. docs/cost-model.md, "Recomputation by module".
+enum class RecomputeModule : uint8_t { kCoreAttn, kMlp, kMoeAct, kLayernorm, kMlaUpProj, kMoe, kSharedExperts };
+inline constexpr EnumNames<RecomputeModule, 7> kRecomputeModuleNames{{{{RecomputeModule::kCoreAttn, "core_attn"},
+                                                                       {RecomputeModule::kMlp, "mlp"},
+                                                                       {RecomputeModule::kMoeAct, "moe_act"},
+                                                                       {RecomputeModule::kLayernorm, "layernorm"},
+                                                                       {RecomputeModule::kMlaUpProj, "mla_up_proj"},
+                                                                       {RecomputeModule::kMoe, "moe"},
+                                                                       {RecomputeModule::kSharedExperts, "shared_experts"}}},
+                                                                     7};
+inline constexpr uint8_t RecomputeModuleBit(RecomputeModule m) { return static_cast<uint8_t>(1u << static_cast<int>(m)); }
+// Whether `r` with the module set `modules` (bits of RecomputeModuleBit; empty = Megatron's
+// default, core_attn) reruns module `m`.
+inline bool RecomputesModule(Recompute r, uint8_t modules, RecomputeModule m) {
+  if (r != Recompute::kSelective) return false;
+  return modules == 0 ? m == RecomputeModule::kCoreAttn : (modules & RecomputeModuleBit(m)) != 0;
+}
+// "layernorm,mla_up_proj" -> bits; throws InputError naming `where` for an unknown module.
+uint8_t ParseRecomputeModules(const std::string& list, const std::string& where);
+// Bits -> "layernorm,mla_up_proj" in kRecomputeModuleNames order ("" for none).
+std::string RecomputeModulesText(uint8_t modules);
+
 // The order in which each pipeline rank runs the forward, backward and weight-gradient passes of
 // its micro-batches (pipeline/schedule.h builds it).
 enum class ScheduleKind {
@@ -111,6 +138,13 @@ struct Layout {
   int zero = 1;    // 0: plain DP, 1: sharded optimizer (Megatron distributed optimizer),
                    // 2: + sharded gradients, 3: + sharded parameters (FSDP)
   Recompute recompute = Recompute::kNone;
+  // With selective recomputation: the modules it reruns (bits of RecomputeModuleBit); 0 =
+  // Megatron's default, core_attn alone.
+  uint8_t recompute_modules = 0;
+  // Activations cached in FP8 beyond the GEMM inputs Transformer Engine already keeps in FP8:
+  // the inputs of the experts' SwiGLU (DeepSeek-V3, arXiv 2412.19437 Sec. 3.3.2, "Low-Precision
+  // Storage": cached in FP8 and the activation recomputed, with moe_act). Only under FP8/FP4.
+  bool fp8_activation_cache = false;
   int mbs = 1;     // micro-batch size, sequences
   bool overlap_grad_reduce = true;   // DP gradient reduction overlaps the last backward passes
   bool overlap_param_gather = true;  // ZeRO parameter all-gather overlaps forward
@@ -175,6 +209,7 @@ struct Layout {
     return schedule ? *schedule : (vp > 1 ? ScheduleKind::kInterleaved : ScheduleKind::k1F1B);
   }
   int expert_tp() const { return etp > 0 ? etp : tp; }
+  bool recomputes(RecomputeModule m) const { return RecomputesModule(recompute, recompute_modules, m); }
   bool sequence_parallel() const { return sp && tp > 1; }
   // Micro-batches per step per pipeline: global_batch / (dp * mbs).
   int64_t micro_batches(const Training& t) const { return t.global_batch / (int64_t(dp) * mbs); }

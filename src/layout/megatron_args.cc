@@ -23,7 +23,7 @@ namespace {
 // The Megatron-LM flags paratune reads, by kind. Names and choices checked against
 // megatron/training/arguments.py and the config dataclasses it turns into flags
 // (docs/frameworks.md records the commit).
-enum class Kind { kInt, kFloat, kChoice, kString, kSwitch };
+enum class Kind { kInt, kFloat, kChoice, kString, kSwitch, kWords };
 struct FlagSpec {
   Kind kind;
   std::vector<std::string> choices;  // kChoice only
@@ -56,6 +56,7 @@ const std::map<std::string, FlagSpec>& KnownFlags() {
     f["--cp-comm-type"] = {Kind::kChoice, {"p2p", "a2a", "allgather", "a2a+p2p"}};
     f["--recompute-granularity"] = {Kind::kChoice, {"full", "selective"}};
     f["--recompute-method"] = {Kind::kChoice, {"uniform", "block"}};
+    f["--recompute-modules"] = {Kind::kWords, {}};  // nargs="*"
     f["--fp8-format"] = {Kind::kChoice, {"e4m3", "hybrid"}};
     f["--fp8-recipe"] = {Kind::kChoice, {"tensorwise", "delayed", "mxfp8", "blockwise", "custom"}};
     f["--fp4-format"] = {Kind::kChoice, {"e2m1"}};
@@ -551,6 +552,9 @@ MegatronArgs ParseMegatronArgs(const std::string& line, bool ignore_unknown) {
     std::string v;
     if (inline_value) {
       v = *inline_value;
+    } else if (spec.kind == Kind::kWords) {  // the words up to the next flag
+      while (i + 1 < words.size() && words[i + 1].rfind("--", 0) != 0) v += (v.empty() ? "" : " ") + words[++i];
+      if (v.empty()) throw InputError(fmt::format("--from-megatron: {} is missing its values", w));
     } else {
       if (i + 1 >= words.size() || words[i + 1].rfind("--", 0) == 0)
         throw InputError(fmt::format("--from-megatron: {} is missing its value", w));
@@ -734,6 +738,12 @@ MegatronArgs ParseMegatronArgs(const std::string& line, bool ignore_unknown) {
     l.recompute = val["--recompute-granularity"] == "full" ? Recompute::kFull : Recompute::kSelective;
   else if (has("--recompute-activations"))
     l.recompute = Recompute::kSelective;
+  if (given("--recompute-modules")) {
+    if (l.recompute == Recompute::kSelective)
+      l.recompute_modules = ParseRecomputeModules(val["--recompute-modules"], "--from-megatron: --recompute-modules");
+    else
+      r.notes.push_back("--recompute-modules applies with --recompute-granularity selective only: ignored");
+  }
   if (l.recompute == Recompute::kFull && given("--recompute-num-layers"))
     r.notes.push_back("--recompute-num-layers: paratune recomputes every layer under full recomputation");
   l.mbs = static_cast<int>(num_or("--micro-batch-size", 1));

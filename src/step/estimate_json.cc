@@ -39,6 +39,10 @@ json LayoutToJson(const Layout& l, const Training& t) {
               {"sequence_parallel", l.sequence_parallel()},
               {"zero", l.zero},
               {"recompute", RecomputeName(l.recompute)},
+              {"recompute_modules", l.recompute == Recompute::kSelective
+                                        ? (l.recompute_modules ? RecomputeModulesText(l.recompute_modules) : "core_attn")
+                                        : ""},
+              {"fp8_activation_cache", l.fp8_activation_cache},
               {"micro_batch", l.mbs},
               {"overlap_grad_reduce", l.overlap_grad_reduce},
               {"overlap_param_gather", l.overlap_param_gather},

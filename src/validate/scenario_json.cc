@@ -159,6 +159,8 @@ void LayoutFields(L& l, V& v) {
   v("sp", l.sp);
   v("zero", l.zero);
   v("recompute", l.recompute, kRecomputeNames);
+  v("recompute_modules", l.recompute_modules);  // bits of RecomputeModuleBit (kRecomputeModuleNames order)
+  v("fp8_activation_cache", l.fp8_activation_cache);
   v("mbs", l.mbs);
   v("overlap_grad_reduce", l.overlap_grad_reduce);
   v("overlap_param_gather", l.overlap_param_gather);
@@ -250,6 +252,9 @@ class Reader {
   }
   void operator()(const char* key, int& x) {
     if (const json* v = Get(key)) x = static_cast<int>(Integer(key, *v, INT_MAX));
+  }
+  void operator()(const char* key, uint8_t& x) {
+    if (const json* v = Get(key)) x = static_cast<uint8_t>(Integer(key, *v, 127));
   }
   void operator()(const char* key, std::vector<int>& x) {
     if (const json* v = Get(key)) {

@@ -47,12 +47,19 @@ double AttentionShapeUtilization(const GpuSpec& gpu, double keys, double head_di
   return keys / (keys + AttentionRampKeys(gpu, fa2) * 128 / head_dim);
 }
 
-double AttentionTime(const GpuSpec& gpu, double flops, double keys, double head_dim, bool fa2) {
+double ExpRate(const GpuSpec& gpu) {
+  const double mma_flops_per_clk = gpu.generation == "ampere" ? 2048 : gpu.generation == "hopper" ? 4096 : 8192;
+  return gpu.bf16_flops * gpu.sfu_exp_per_clk_per_sm / mma_flops_per_clk;
+}
+
+double AttentionTime(const GpuSpec& gpu, double flops, double keys, double head_dim, bool fa2, double exps) {
   if (flops <= 0) return 0;
   const double kernel = fa2 && gpu.generation != "ampere" ? kFa2OverFused : 1.0;
-  const double rate = gpu.bf16_flops * gpu.calibration.attention * kernel *
-                      AttentionShapeUtilization(gpu, keys, head_dim, fa2);
-  return flops / rate + kKernelOverheadS;
+  const double util = AttentionShapeUtilization(gpu, keys, head_dim, fa2);
+  const double rate = gpu.bf16_flops * gpu.calibration.attention * kernel * util;
+  double t = flops / rate;
+  if (gpu.generation == "blackwell" && !fa2 && exps > 0) t += exps / (ExpRate(gpu) * gpu.calibration.attention * util);
+  return t + kKernelOverheadS;
 }
 
 double MemoryBoundTime(const GpuSpec& gpu, double bytes, double kernels) {

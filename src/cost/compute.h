@@ -46,9 +46,23 @@ inline constexpr double kFa2OverFused = 348.4 / 648.1;
 double AttentionRampKeys(const GpuSpec& gpu, bool fa2 = false);
 double AttentionShapeUtilization(const GpuSpec& gpu, double keys, double head_dim, bool fa2 = false);
 
+// Exponentials per second of the GPU's special function units: sm_count x
+// sfu_exp_per_clk_per_sm x clock, the clock being the dense BF16 peak over the SMs' tensor-core
+// FLOPs per clock (2,048 per SM on Ampere, 4,096 on Hopper, 8,192 on Blackwell: the A100, H100
+// and Blackwell architecture whitepapers, each generation doubling the dense FP16 MMA rate per
+// SM): B200 2.25e15 x 16 / 8192 = 4.4e12, GB300 2.5e15 x 32 / 8192 = 9.8e12.
+double ExpRate(const GpuSpec& gpu);
+
 // FlashAttention-class kernel time for `flops` of attention (forward or backward) in BF16, over
-// `keys` keys per kernel (sequence per CP rank) with heads of `head_dim`.
-double AttentionTime(const GpuSpec& gpu, double flops, double keys, double head_dim, bool fa2 = false);
+// `keys` keys per kernel (sequence per CP rank) with heads of `head_dim`, computing `exps`
+// softmax exponentials. On Blackwell the tile's second matrix multiply waits for its softmax
+// (NVIDIA, "Making Softmax More Efficient with NVIDIA Blackwell Ultra": on GB200 BMM2 cannot
+// start until the MUFU.EX2 work completes), so the exponentials add ExpRate time at the same
+// achievable fraction; Hopper's FlashAttention-3 / cuDNN kernels overlap softmax with the
+// matrix multiplies of another warpgroup (Shah et al. 2024, arXiv 2407.08608 Sec. 3.1) and
+// Ampere's exponentials take a quarter of its MMA time, hidden by the other warps: neither adds.
+double AttentionTime(const GpuSpec& gpu, double flops, double keys, double head_dim, bool fa2 = false,
+                     double exps = 0);
 
 // A memory-bound kernel moving `bytes` through HBM.
 double MemoryBoundTime(const GpuSpec& gpu, double bytes, double kernels = 1);

@@ -182,5 +182,26 @@ TEST(Compute, FlashAttention2OnHopperRunsAtItsPublishedShare) {
   EXPECT_DOUBLE_EQ(AttentionTime(a, flops, keys, d, true), AttentionTime(a, flops, keys, d));
 }
 
+
+// Softmax exponentials (compute.h ExpRate): B200 2.25e15 x 16 / 8192, GB300 2.5e15 x 32 / 8192;
+// on Blackwell they add to the MMA time at the same fraction, elsewhere they do not.
+TEST(Compute, BlackwellAttentionWaitsForItsExponentials) {
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  const GpuSpec b200 = hw.Find("B200"), gb300 = hw.Find("GB300"), h100 = hw.Find("H100-SXM");
+  EXPECT_DOUBLE_EQ(ExpRate(b200), 2.25e15 * 16 / 8192);
+  EXPECT_DOUBLE_EQ(ExpRate(gb300), 2.5e15 * 32 / 8192);
+  EXPECT_DOUBLE_EQ(ExpRate(h100), h100.bf16_flops * 16 / 4096);
+  const double d = 128, keys = 8192, flops = 1e12, exps = flops / (4 * d);
+  const double util = AttentionShapeUtilization(b200, keys, d);
+  const double a = b200.calibration.attention;
+  EXPECT_NEAR(AttentionTime(b200, flops, keys, d, false, exps) - AttentionTime(b200, flops, keys, d),
+              exps / (ExpRate(b200) * a * util), 1e-12);
+  // At head dim 128 the B200's exponentials take as long as its matrix multiplies (both at
+  // 2.25e15 / 512 scores per second); Blackwell Ultra halves that part.
+  EXPECT_NEAR(exps / ExpRate(b200), flops / b200.bf16_flops, 1e-15);
+  EXPECT_DOUBLE_EQ(AttentionTime(h100, flops, keys, d, false, exps), AttentionTime(h100, flops, keys, d));
+  EXPECT_DOUBLE_EQ(AttentionTime(b200, flops, keys, d, true, exps), AttentionTime(b200, flops, keys, d, true));
+}
+
 }  // namespace
 }  // namespace paratune

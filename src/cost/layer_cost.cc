@@ -119,8 +119,11 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
     const double keys = cp_a2a ? s : s / l.cp, dqk = static_cast<double>(m.qk_head_dim());
     const bool fa2 = l.attention_kernel == AttentionKernel::kFlashAttention2 ||
                      (l.attention_kernel == AttentionKernel::kSdpa && g.generation != "blackwell");
-    out.attention_fwd_s = AttentionTime(g, att_flops, keys, dqk, fa2);
-    att_bwd = AttentionTime(g, kAttentionBackwardFactor * att_flops, keys, dqk, fa2);
+    // One exponential per score: the forward's softmax, and the backward's recomputed
+    // probabilities (FlashAttention-2 Alg. 2); a score costs 2 d_qk + 2 d_v forward FLOPs.
+    const double exps = att_flops / (2 * dqk + 2 * static_cast<double>(m.v_dim()));
+    out.attention_fwd_s = AttentionTime(g, att_flops, keys, dqk, fa2, exps);
+    att_bwd = AttentionTime(g, kAttentionBackwardFactor * att_flops, keys, dqk, fa2, exps);
   } else {
     // Unfused attention (Megatron-LM before FlashAttention): two batched GEMMs per head over
     // the full s x s scores, the causal mask applied afterwards, so no causal saving

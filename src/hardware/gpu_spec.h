@@ -84,6 +84,11 @@ struct GpuSpec {
   double hbm_bytes = 0;
   double hbm_bytes_per_s = 0;
   int sm_count = 0;
+  // Exponentials (MUFU.EX2) one SM's special function units complete per clock: 16 on Ampere,
+  // Hopper and Blackwell (CUDA C++ Programming Guide, "Arithmetic Instructions" throughput table,
+  // base-2 exponential), 32 on Blackwell Ultra, which doubles SFU throughput (NVIDIA Technical
+  // Blog, "Making Softmax More Efficient with NVIDIA Blackwell Ultra", 2025).
+  int sfu_exp_per_clk_per_sm = 16;
   double tdp_w = 0;
 
   Calibration calibration;

@@ -56,7 +56,7 @@ constexpr const char* kFabricFields[] = {"gpus_per_node", "scale_up_link", "nvli
                                          "pcie_host_all_to_all_gb_per_s", "host_link_gb_per_s"};
 constexpr const char* kChipFields[] = {"description", "generation", "bf16_dense_tflops", "fp16_dense_tflops",
                                        "fp8_dense_tflops", "fp4_dense_tflops", "fp32_tflops", "hbm_gb",
-                                       "hbm_tb_per_s", "sm_count", "tdp_w", "source", "note", "aliases"};
+                                       "hbm_tb_per_s", "sm_count", "sfu_exp_per_clk_per_sm", "tdp_w", "source", "note", "aliases"};
 
 bool IsIn(const std::string& key, const auto& list) {
   return std::find_if(std::begin(list), std::end(list), [&](const char* k) { return key == k; }) != std::end(list);
@@ -210,6 +210,7 @@ void ApplyGpuTable(const toml::table& t, const std::string& where, const std::st
   r.Num("hbm_tb_per_s", 1e12, g.hbm_bytes_per_s, true);
   r.Num("tdp_w", 1.0, g.tdp_w, false);
   r.Count("sm_count", g.sm_count);
+  r.Count("sfu_exp_per_clk_per_sm", g.sfu_exp_per_clk_per_sm);
   if (g.generation != "ampere" && g.generation != "hopper" && g.generation != "blackwell")
     throw InputError(r.Where("generation") + ": [" + name +
                      "] field 'generation' must be ampere, hopper or "

@@ -318,9 +318,31 @@ Emitted EmitMegatron(const EmitInput& in) {
     } else if (m.moe_layer_freq > 1) {
       a.Value("--moe-layer-freq", m.moe_layer_freq);
     }
-    a.Switch("--moe-grouped-gemm");
-    a.Value("--moe-token-dispatcher-type", "alltoall");
+    // The stack's MoE features (layout/stack.h; docs/stacks.md).
+    const StackFeatures& st = l.stack;
+    if (st.grouped_gemm) a.Switch("--moe-grouped-gemm");
+    if (st.moe_dispatcher == MoeDispatcher::kAllToAll) {
+      a.Value("--moe-token-dispatcher-type", "alltoall");
+    } else {
+      a.Value("--moe-token-dispatcher-type", "flex");
+      a.Value("--moe-flex-dispatcher-backend", st.moe_dispatcher == MoeDispatcher::kHybridEp ? "hybridep" : "deepep");
+    }
+    if (st.fused_permute) a.Switch("--moe-permute-fusion");
+    if (st.fused_router) a.Switch("--moe-router-fusion");
   }
+  if (l.fused_cross_entropy) a.Switch("--cross-entropy-loss-fusion");
+  // CUDA graphs as Megatron-Bridge's recipes set them (v0.2.0 scripts/performance/configs:
+  // transformer_engine graphs of the static scopes; local full_iteration for the whole step).
+  if (l.stack.cuda_graphs == CudaGraphs::kStatic) {
+    a.Value("--cuda-graph-impl", "transformer_engine");
+    a.Words("--cuda-graph-scope", m.is_moe() ? "attn moe_router moe_preprocess" : "attn mlp");
+  } else if (l.stack.cuda_graphs == CudaGraphs::kFull) {
+    a.Value("--cuda-graph-impl", "local");
+    a.Words("--cuda-graph-scope", "full_iteration");
+  }
+  if (l.stack.kernels != Kernels::kFused)
+    out.notes.push_back(std::string("the layout was estimated with ") + kKernelsNames.Name(l.stack.kernels) +
+                        " element-wise kernels; Megatron-LM runs Transformer Engine's fused ones");
   if (m.mtp_layers > 0) {
     // TransformerConfig.mtp_num_layers (a flag generated from the dataclass).
     a.Value("--mtp-num-layers", m.mtp_layers);

@@ -587,5 +587,32 @@ TEST(EmitMegatron, RecomputeModulesRoundTrip) {
                InputError);
 }
 
+
+// Issue 33: the stack's features go out as Megatron-LM's flags and come back.
+TEST(EmitMegatron, StackFeaturesRoundTrip) {
+  EmitInput in = testing_util::CatalogCase("qwen3-30b-a3b");
+  in.layout.fused_cross_entropy = true;
+  StackFeatures& st = in.layout.stack;
+  st.moe_dispatcher = MoeDispatcher::kHybridEp;
+  st.fused_permute = st.fused_router = true;
+  st.cuda_graphs = CudaGraphs::kStatic;
+  const Emitted e = EmitMegatron(in);
+  EXPECT_CONTAINS(e.text, "--moe-token-dispatcher-type flex");
+  EXPECT_CONTAINS(e.text, "--moe-flex-dispatcher-backend hybridep");
+  EXPECT_CONTAINS(e.text, "--cuda-graph-scope attn moe_router moe_preprocess");
+  const MegatronArgs a = ParseMegatronArgs(e.text);
+  EXPECT_TRUE(a.ignored.empty());
+  EXPECT_TRUE(a.layout.fused_cross_entropy);
+  EXPECT_EQ(a.layout.stack.moe_dispatcher, MoeDispatcher::kHybridEp);
+  EXPECT_TRUE(a.layout.stack.fused_permute);
+  EXPECT_TRUE(a.layout.stack.fused_router);
+  EXPECT_TRUE(a.layout.stack.grouped_gemm);
+  EXPECT_EQ(a.layout.stack.cuda_graphs, CudaGraphs::kStatic);
+  in.layout.stack.cuda_graphs = CudaGraphs::kFull;
+  EXPECT_EQ(ParseMegatronArgs(EmitMegatron(in).text).layout.stack.cuda_graphs, CudaGraphs::kFull);
+  in.layout.stack.grouped_gemm = false;
+  EXPECT_FALSE(ParseMegatronArgs(EmitMegatron(in).text).layout.stack.grouped_gemm);
+}
+
 }  // namespace
 }  // namespace paratune

@@ -307,7 +307,9 @@ Emitted EmitTorchtitan(const EmitInput& in) {
     section(kTorchtitanFp8Converter);
     line("recipe_name", Str(kTorchtitanFp8Recipe));
   }
-  if (l.overlap_tp_comm && l.tp > 1) {
+  // torch.compile: asked for by the stack (torchtitan+compile: Kernels::kCompiled) or needed by
+  // async TP (enable_async_tensor_parallel works only compiled).
+  if ((l.overlap_tp_comm && l.tp > 1) || l.stack.kernels == Kernels::kCompiled) {
     section("compile");
     line("enable", "true");
     line("components", "[\"model\", \"loss\"]");

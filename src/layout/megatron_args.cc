@@ -70,6 +70,9 @@ const std::map<std::string, FlagSpec>& KnownFlags() {
     f["--attention-backend"] = {Kind::kChoice, {"flash", "fused", "unfused", "local", "auto"}};
     f["--ckpt-format"] = {Kind::kChoice, {"torch", "torch_dist", "torch_dcp", "fsdp_dtensor"}};
     f["--moe-layer-freq"] = {Kind::kString, {}};
+    f["--moe-flex-dispatcher-backend"] = {Kind::kChoice, {"deepep", "hybridep"}};
+    f["--cuda-graph-impl"] = {Kind::kChoice, {"none", "local", "transformer_engine", "full_iteration"}};
+    f["--cuda-graph-scope"] = {Kind::kWords, {}};  // nargs="+"
     f["--pipeline-model-parallel-layout"] = {Kind::kString, {}};
     for (const char* n :
          {"--group-query-attention", "--swiglu", "--squared-relu", "--untie-embeddings-and-output-weights",
@@ -80,7 +83,8 @@ const std::map<std::string, FlagSpec>& KnownFlags() {
           "--accumulate-allreduce-grads-in-fp32", "--overlap-grad-reduce",
           "--overlap-param-gather", "--tp-comm-overlap", "--no-overlap-p2p-communication",
           "--overlap-moe-expert-parallel-comm",
-          "--moe-grouped-gemm", "--use-flash-attn", "--moe-shared-expert-gate", "--moe-router-enable-expert-bias", "--use-rope-scaling",
+          "--moe-grouped-gemm", "--moe-permute-fusion", "--moe-router-fusion", "--cross-entropy-loss-fusion",
+          "--use-flash-attn", "--moe-shared-expert-gate", "--moe-router-enable-expert-bias", "--use-rope-scaling",
           "--use-rotary-position-embeddings", "--no-position-embedding",
           "--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split"})
       f[n] = {Kind::kSwitch, {}};
@@ -502,6 +506,31 @@ std::string NearestMegatronOption(std::string_view word) {
 
 }  // namespace
 
+// The stack features Megatron-LM's flags set (layout/stack.h): the fused cross-entropy, the MoE
+// grouped GEMM (without it Megatron-Core runs SequentialMLP), permutation and router fusions, the
+// token dispatcher (flex with DeepEP or HybridEP), and CUDA graphs (--cuda-graph-impl
+// transformer_engine or local per layer: the static parts; local with --cuda-graph-scope
+// full_iteration, or full_iteration: the whole step).
+template <class Has, class Given>
+void ReadStackFlags(const ModelSpec& m, const Has& has, const Given& given, std::map<std::string, std::string>& val,
+                    Layout& l) {
+  StackFeatures& st = l.stack;
+  st.framework = Framework::kMegatronLm;
+  l.fused_cross_entropy = has("--cross-entropy-loss-fusion");
+  if (m.is_moe()) st.grouped_gemm = has("--moe-grouped-gemm");
+  st.fused_permute = has("--moe-permute-fusion");
+  st.fused_router = has("--moe-router-fusion");
+  if (given("--moe-token-dispatcher-type") && val["--moe-token-dispatcher-type"] == "flex")
+    st.moe_dispatcher = given("--moe-flex-dispatcher-backend") && val["--moe-flex-dispatcher-backend"] == "hybridep"
+                            ? MoeDispatcher::kHybridEp
+                            : MoeDispatcher::kDeepEp;
+  if (given("--cuda-graph-impl") && val["--cuda-graph-impl"] != "none") {
+    const bool full = val["--cuda-graph-impl"] == "full_iteration" ||
+                      (given("--cuda-graph-scope") && val["--cuda-graph-scope"].find("full_iteration") != std::string::npos);
+    st.cuda_graphs = full ? CudaGraphs::kFull : CudaGraphs::kStatic;
+  }
+}
+
 MegatronArgs ParseMegatronArgs(const std::string& line, bool ignore_unknown) {
   const auto& known = KnownFlags();
   std::map<std::string, std::string> val;  // last occurrence wins, as with argparse
@@ -772,6 +801,7 @@ MegatronArgs ParseMegatronArgs(const std::string& line, bool ignore_unknown) {
   l.overlap_tp_comm = has("--tp-comm-overlap");
   l.overlap_pp_comm = !has("--no-overlap-p2p-communication");
   l.overlap_ep_comm = has("--overlap-moe-expert-parallel-comm");
+  ReadStackFlags(m, has, given, val, l);
   l.flash_attention = !(given("--attention-backend") &&
                         (val["--attention-backend"] == "unfused" || val["--attention-backend"] == "local"));
   return r;

@@ -102,8 +102,15 @@ GroupCost Group(const ClusterSpec& c, int size, int stride) {
 
 double GradCommBytesPerParam(const Layout& l) { return l.grad_reduce_in_fp32 ? kGradCommBytesFp32 : kGradCommBytes16; }
 
+LayerCosts ComputeLayerCosts(const ModelSpec& m, const ClusterSpec& c, const Training& t, const Layout& l) {
+  LayerCosts lc;
+  lc.dense = ComputeLayerCost(m, false, c, t, l);
+  if (m.is_moe()) lc.moe = ComputeLayerCost(m, true, c, t, l);
+  return lc;
+}
+
 StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Training& t, const Layout& l,
-                           const StateBytesPerParam& state_bytes_fp32_grads) {
+                           const StateBytesPerParam& state_bytes_fp32_grads, const LayerCosts* layers) {
   const GpuSpec& g = c.gpu;
   // 16-bit gradient buffers (--grad-reduce-in-bf16): 2 bytes per parameter held and reduced.
   StateBytesPerParam state_bytes = state_bytes_fp32_grads;
@@ -132,8 +139,10 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
   const ParamCounts pc = CountParams(m);
   sc.total_params = static_cast<double>(pc.total());
   sc.active_params = static_cast<double>(pc.active(m));
-  sc.dense = ComputeLayerCost(m, false, c, t, l);
-  if (m.is_moe()) sc.moe = ComputeLayerCost(m, true, c, t, l);
+  const LayerCosts computed = layers ? LayerCosts{} : ComputeLayerCosts(m, c, t, l);
+  const LayerCosts& lcs = layers ? *layers : computed;
+  sc.dense = lcs.dense;
+  sc.moe = lcs.moe;
   const LayerCost& dense = sc.dense;
   const LayerCost& moe = sc.moe;
 

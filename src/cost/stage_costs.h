@@ -104,8 +104,17 @@ struct StepCosts {
 // (Megatron's default main-grad dtype with BF16) or 16-bit with --grad-reduce-in-bf16.
 double GradCommBytesPerParam(const Layout& l);
 
-// For a layout that passed CheckLayout (layout.dp filled in).
+// The dense and MoE layer costs of a layout (cost/layer_cost.h), which a search may compute once
+// for every layout that shares them: they depend on tp, cp, ep, etp, the micro-batch, the
+// recomputation and the switches, not on pp, vp, the split, dp or the ZeRO stage.
+struct LayerCosts {
+  LayerCost dense, moe;
+};
+LayerCosts ComputeLayerCosts(const ModelSpec& m, const ClusterSpec& c, const Training& t, const Layout& l);
+
+// For a layout that passed CheckLayout (layout.dp filled in). `layers`: its LayerCosts when the
+// caller has them (the planner's cache), else computed here.
 StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Training& t, const Layout& l,
-                           const StateBytesPerParam& state_bytes);
+                           const StateBytesPerParam& state_bytes, const LayerCosts* layers = nullptr);
 
 }  // namespace paratune

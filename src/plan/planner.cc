@@ -1,5 +1,7 @@
 #include "plan/planner.h"
 
+#include <array>
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -182,6 +184,8 @@ class Search {
           const std::vector<std::vector<int>> splits = SplitChoices(pp, vp);
           for (size_t si = 0; si < splits.size(); ++si) {
             l_.pp_layout = splits[si];
+            split_ = static_cast<uint32_t>(splits_.size());
+            splits_.push_back(splits[si]);
             if (!Passes(kLSplit, "split", static_cast<int>(si), SplitLabel(m_.layers, pp, vp, splits[si]))) continue;
             SearchCp();
           }
@@ -311,8 +315,9 @@ class Search {
         }
         any = true;
         ++res_.candidates;
-        if (!sc) sc = ComputeStepCosts(m_, r_.cluster, t_, l_, r_.options.state_bytes);
-        Candidate c{l_, t_.precision, 0, 0};
+        if (!sc) sc = ComputeStepCosts(m_, r_.cluster, t_, l_, r_.options.state_bytes, &CachedLayerCosts());
+        Candidate c{split_, l_.dp, l_.tp, l_.pp, l_.vp, l_.cp, l_.ep, l_.etp, l_.mbs, static_cast<int8_t>(l_.zero),
+                    l_.recompute, l_.schedule, t_.precision, 0, 0};
         const ScheduleKind kind = l_.pipeline_schedule();
         c.step_lower_s = StepLowerBound(*sc, kind);
         for (size_t s = 0; s < sc->stages.size(); ++s) {
@@ -328,6 +333,16 @@ class Search {
       }
     }
     if (!any && batch) batch_dps_.insert(dp * (r_.mbs ? *r_.mbs : 1));
+  }
+
+  // The current layout's layer costs, computed once per (precision, tp, cp, ep, etp, micro-batch,
+  // recomputation): the only dimensions of the search they depend on (cost/stage_costs.h).
+  const LayerCosts& CachedLayerCosts() {
+    const std::array<int, 7> key{static_cast<int>(t_.precision), l_.tp, l_.cp, l_.ep, l_.etp, l_.mbs,
+                                 static_cast<int>(l_.recompute)};
+    auto it = layer_costs_.find(key);
+    if (it == layer_costs_.end()) it = layer_costs_.emplace(key, ComputeLayerCosts(m_, r_.cluster, t_, l_)).first;
+    return it->second;
   }
 
   // A lower bound on the step of any schedule over these stage costs (docs/planner.md): rank r
@@ -351,19 +366,44 @@ class Search {
     return bound;
   }
 
+  // A candidate as the dimensions the search sets on the request's switches (LayoutOf), with its
+  // bounds: 64 bytes where a whole Layout (and its split vector) took about three times that and
+  // an allocation, for the 852,480 candidates of DeepSeek-V3's any-precision search.
   struct Candidate {
-    Layout layout;
+    uint32_t split;  // index into splits_
+    int dp, tp, pp, vp, cp, ep, etp, mbs;
+    int8_t zero;
+    Recompute recompute;
+    std::optional<ScheduleKind> schedule;
     Precision precision;
     double step_lower_s;        // no schedule runs the step faster
     double memory_lower_bytes;  // no schedule needs less at its peak
   };
+
+  // The layout a candidate stands for: the request's switches with the searched dimensions.
+  Layout LayoutOf(const Candidate& c) const {
+    Layout l = r_.switches;
+    l.tp = c.tp;
+    l.pp = c.pp;
+    l.vp = c.vp;
+    l.pp_layout = splits_[c.split];
+    l.cp = c.cp;
+    l.dp = c.dp;
+    l.ep = c.ep;
+    l.etp = c.etp;
+    l.zero = c.zero;
+    l.recompute = c.recompute;
+    l.mbs = c.mbs;
+    l.schedule = c.schedule;
+    return l;
+  }
 
   Estimate Compose(const Candidate& c) {
     Training t = r_.training;
     t.precision = c.precision;
     ComposeOptions co;
     co.schedule_cache = &schedule_cache_;
-    Estimate e = ComposeValidStep(m_, r_.cluster, t, c.layout, r_.options, co).estimate;
+    Estimate e = ComposeValidStep(m_, r_.cluster, t, LayoutOf(c), r_.options, co).estimate;
     ++res_.estimated;
     ReportProgress(r_.progress, "planning, layouts estimated", res_.estimated, 0);
     return e;
@@ -404,7 +444,7 @@ class Search {
         // Ranking resolves throughput to 0.001 tokens/s (ranking.cc); 0.002 keeps clear of it.
         const double upper_tps = c.step_lower_s > 0 ? tokens / (c.step_lower_s * gpus) : 1e300;
         const bool below_top = upper_tps + 0.002 < *top_tps.begin();
-        const bool below_none = c.layout.recompute != Recompute::kNone ||
+        const bool below_none = c.recompute != Recompute::kNone ||
                                 (best_none_ && upper_tps + 0.002 < best_none_->tokens_per_s_per_gpu);
         if (below_top && below_none) {
           ++res_.pruned_by_bound;
@@ -432,7 +472,7 @@ class Search {
     });
     for (size_t i : unfit) {
       const Candidate& c = candidates_[i];
-      const bool for_none = !best_none_ && c.layout.recompute == Recompute::kNone &&
+      const bool for_none = !best_none_ && c.recompute == Recompute::kNone &&
                             (min_none_need_ == 0 || c.memory_lower_bytes < min_none_need_);
       const bool for_all = res_.fitting == 0 && (min_need_ == 0 || c.memory_lower_bytes < min_need_);
       if (for_none || for_all) NoteUnfit(Compose(c));
@@ -541,6 +581,9 @@ class Search {
   std::map<std::string, Exclusion> excluded_;
   std::set<int64_t> batch_dps_;  // dp*mbs of branches where only the batch rule was left to fail
   std::vector<Candidate> candidates_;
+  std::map<std::array<int, 7>, LayerCosts> layer_costs_;  // CachedLayerCosts
+  std::vector<std::vector<int>> splits_;  // the pipeline splits searched, one entry per (pp, vp, split) visited
+  uint32_t split_ = 0;                    // the current one's index
   ScheduleTimeCache schedule_cache_;  // ZeRO stages and switches share a schedule's pipeline time
 };
 

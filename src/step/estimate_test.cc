@@ -405,9 +405,9 @@ namespace {
 // all-to-all hidden behind another micro-batch's compute as DualPipe does, lands within 15% of
 // the 180K H800 GPU-hours per trillion tokens the paper reports (Sec. 1, Table 1). Not modelled:
 // DualPipe's own schedule (1F1B stands in), node-limited dispatch deduplication, FP8 dispatch.
-TEST(Estimate, DeepSeekV3GpuHoursPerTrillionTokens) {
-  const ModelSpec m = LoadModel("deepseek-v3");
-  const ClusterSpec c = HardwareCatalog::BuiltIn().Cluster("H800", 2048);
+// DeepSeek-V3's training layout (arXiv 2412.19437 Sec. 3.2): 2,048 H800, pp 16, ep 64, ZeRO-1,
+// its all-to-all overlapped (DualPipe).
+Layout DeepSeekV3PaperLayout() {
   Layout l;
   l.tp = 1;
   l.pp = 16;
@@ -417,6 +417,13 @@ TEST(Estimate, DeepSeekV3GpuHoursPerTrillionTokens) {
   l.mbs = 1;
   l.pp_layout = {3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 2};  // 61 layers, lighter end stages
   l.overlap_ep_comm = true;
+  return l;
+}
+
+TEST(Estimate, DeepSeekV3GpuHoursPerTrillionTokens) {
+  const ModelSpec m = LoadModel("deepseek-v3");
+  const ClusterSpec c = HardwareCatalog::BuiltIn().Cluster("H800", 2048);
+  Layout l = DeepSeekV3PaperLayout();
   const Training t{4096, 15360, Precision::kFp8};
   const Estimate e = EstimateStep(m, c, t, l);
   const double gpu_hours = 1e12 / e.tokens_per_s * c.gpus / 3600;
@@ -435,15 +442,7 @@ TEST(Estimate, DeepSeekV3GpuHoursPerTrillionTokens) {
 TEST(Estimate, DeepSeekV3PaperLayoutFitsWithThePapersRecomputation) {
   const ModelSpec m = LoadModel("deepseek-v3");
   const ClusterSpec c = HardwareCatalog::BuiltIn().Cluster("H800", 2048);
-  Layout l;
-  l.tp = 1;
-  l.pp = 16;
-  l.ep = 64;
-  l.etp = 1;
-  l.zero = 1;
-  l.mbs = 1;
-  l.pp_layout = {3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 2};
-  l.overlap_ep_comm = true;
+  Layout l = DeepSeekV3PaperLayout();
   const Training t{4096, 15360, Precision::kFp8};
   EXPECT_FALSE(EstimateStep(m, c, t, l).fits);
   l.recompute = Recompute::kSelective;

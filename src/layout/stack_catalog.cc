@@ -38,12 +38,9 @@ bool ReleaseNumbers(const std::string& r, int out[3]) {
 // The release entry in force at `release`: the newest entry not after it.
 const BridgeRelease& BridgeAt(const std::string& release) {
   if (release.empty()) return kBridgeReleases[std::size(kBridgeReleases) - 1];
-  int want[3], have[3];
-  ReleaseNumbers(release, want);
   const BridgeRelease* best = &kBridgeReleases[0];
   for (const BridgeRelease& b : kBridgeReleases) {
-    ReleaseNumbers(b.release, have);
-    if (std::lexicographical_compare(want, want + 2, have, have + 2)) break;
+    if (ReleaseBefore(release, b.release)) break;
     best = &b;
   }
   return *best;
@@ -55,6 +52,13 @@ std::string Lower(std::string s) {
 }
 
 }  // namespace
+
+bool ReleaseBefore(const std::string& a, const std::string& b) {
+  int x[3] = {0, 0, 0}, y[3] = {0, 0, 0};
+  if (!a.empty()) ReleaseNumbers(a, x);
+  if (!b.empty()) ReleaseNumbers(b, y);
+  return std::lexicographical_compare(x, x + 3, y, y + 3);
+}
 
 std::vector<std::string> StackReleases(Framework f) {
   std::vector<std::string> out;
@@ -94,9 +98,7 @@ StackSpec ParseStack(const std::string& text, const std::string& where) {
       throw InputError(where + ": stack '" + name + "' has no releases paratune tells apart; give it without @" + s.release);
     if (!ReleaseNumbers(s.release, numbers) || numbers[0] < 20 || numbers[0] > 99)
       throw InputError(where + ": release '" + s.release + "' of stack '" + name + "' is not YY.MM or YY.MM.PP");
-    int first[3];
-    ReleaseNumbers(known.front(), first);
-    if (std::lexicographical_compare(numbers, numbers + 2, first, first + 2))
+    if (ReleaseBefore(s.release, known.front()))
       throw InputError(where + ": release " + s.release + " of " + name + " predates the first one described (" +
                        known.front() + ")");
   }

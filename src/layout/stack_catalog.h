@@ -28,6 +28,9 @@ std::string StackText(const StackSpec& s);
 // Every name ParseStack accepts, for help texts.
 std::string StackNamesList();
 
+// Whether release `a` (YY.MM[.PP]; empty = before every release) comes before `b`.
+bool ReleaseBefore(const std::string& a, const std::string& b);
+
 // The releases of a framework paratune describes, oldest first (empty: unversioned).
 std::vector<std::string> StackReleases(Framework f);
 

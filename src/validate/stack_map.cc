@@ -65,24 +65,9 @@ constexpr BridgeRecipe kBridgeRecipes[] = {
      "v0.2.0 llama3/workload_base_configs.py 70B on GB300 (full_iteration graphs only with NVFP4, below)"},
 };
 
-bool Before(const std::string& a, const std::string& b) {
-  int x[3] = {0, 0, 0}, y[3] = {0, 0, 0};
-  std::sscanf(a.c_str(), "%d.%d.%d", &x[0], &x[1], &x[2]);
-  std::sscanf(b.c_str(), "%d.%d.%d", &y[0], &y[1], &y[2]);
-  return std::lexicographical_compare(x, x + 3, y, y + 3);
-}
-
+// Whether `gpu` is one of the '|'-separated names of `list`.
 bool InList(const std::string& gpu, const std::string& list) {
-  size_t start = 0;
-  while (start <= list.size()) {
-    const size_t bar = list.find('|', start);
-    if (list.compare(start, (bar == std::string::npos ? list.size() : bar) - start, gpu) == 0 &&
-        gpu.size() == (bar == std::string::npos ? list.size() : bar) - start)
-      return true;
-    if (bar == std::string::npos) break;
-    start = bar + 1;
-  }
-  return false;
+  return ("|" + list + "|").find("|" + gpu + "|") != std::string::npos;
 }
 
 void MapBridge(const std::string& section, PublishedRun& r) {
@@ -100,7 +85,7 @@ void MapBridge(const std::string& section, PublishedRun& r) {
   for (const BridgeRecipe& b : kBridgeRecipes) {
     if (r.model_name.find(b.model) == std::string::npos || !InList(r.gpu_name, b.gpus)) continue;
     if (b.mxfp8_only && !mxfp8) continue;
-    if (Before(spec.release, b.from) || (*b.until && Before(b.until, spec.release))) continue;
+    if (ReleaseBefore(spec.release, b.from) || (*b.until && ReleaseBefore(b.until, spec.release))) continue;
     f.cuda_graphs = b.graphs;
     f.moe_dispatcher = b.dispatcher;
     r.layout.overlap_ep_comm = b.overlap_ep;

@@ -126,8 +126,11 @@ TEST(CalibrateFromRuns, ChoosesTheSetOfFractionsByHeldOutError) {
   EXPECT_EQ(g.candidates[0].mape_after, g.mape_before);
   EXPECT_EQ(g.chosen, FitFractions::kGemm);
   const Calibration& fitted = g.fit.by_generation.at("hopper");
-  for (const CalibrationField& f : kCalibrationFields)
-    if (f.value != &Calibration::gemm_bf16) EXPECT_EQ(fitted.*f.value, hw.Find("H100-SXM").calibration.*f.value) << f.key;
+  for (const CalibrationField& f : kCalibrationFields) {
+    if (f.value != &Calibration::gemm_bf16) {
+      EXPECT_EQ(fitted.*f.value, hw.Find("H100-SXM").calibration.*f.value) << f.key;
+    }
+  }
   EXPECT_LT(g.mape_loo, g.candidates[2].mape_loo + 1e-12);
   EXPECT_EQ(g.mape_loo, g.candidates[1].mape_loo);
 

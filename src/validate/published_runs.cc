@@ -436,7 +436,46 @@ void MapSoftware(const Cells& c, PublishedRun& r) {
   MapStack(section, notes, r);
 }
 
-void MapRow(const Cells& c, PublishedRun& r, const HardwareCatalog& hw) {
+// A row that leaves its batch unstated (Korthikanti et al.'s abstract: 530B on 2,240 A100s, no
+// batch given) takes the batch of the same source's run of the same model on the same GPU (its
+// Table 5: 280 A100s, 280 sequences of micro-batch 1, 3 virtual stages): the same sequences per
+// GPU, and its micro-batch and virtual stages where the row leaves those empty too. Each borrowed
+// value is listed as an assumption naming the row it comes from.
+struct BorrowedBatch {
+  int64_t global_batch = 0;
+  int64_t micro_batch = 0;  // 0: the row's own (or its default)
+  int64_t vp = 0;
+};
+
+BorrowedBatch BorrowBatch(const Cells& c, const Cells* donor, PublishedRun& r) {
+  BorrowedBatch b;
+  if (!donor) throw std::string("global batch not given");
+  const int64_t gpus = donor->Int("num_gpus"), batch = donor->Int("global_batch");
+  if (gpus == 0 || batch % gpus != 0 || r.num_gpus <= 0) throw std::string("global batch not given");
+  const std::string& from = donor->Str("id");
+  b.global_batch = batch / gpus * r.num_gpus;
+  r.assumptions.push_back("global batch " + std::to_string(b.global_batch) + ": " + std::to_string(batch / gpus) +
+                          " sequence(s) per GPU as row " + from + " of the same source and model");
+  for (auto [col, field] : {std::pair{"micro_batch", &BorrowedBatch::micro_batch}, std::pair{"vp", &BorrowedBatch::vp}}) {
+    if (!c.Empty(col) || donor->Empty(col)) continue;
+    b.*field = donor->Int(col);
+    r.assumptions.push_back(std::string(col) + " " + std::to_string(b.*field) + " as row " + from);
+  }
+  return b;
+}
+
+// The first other row of the same source, model and GPU whose global batch and GPU count are given.
+const Cells* BatchDonor(const std::vector<Cells>& cells, size_t i) {
+  const Cells& c = cells[i];
+  if (!c.Empty("global_batch")) return nullptr;
+  for (const Cells& d : cells)
+    if (&d != &c && !d.Empty("global_batch") && !d.Empty("num_gpus") && d.Str("source") == c.Str("source") &&
+        d.Str("model") == c.Str("model") && d.Str("gpu") == c.Str("gpu"))
+      return &d;
+  return nullptr;
+}
+
+void MapRow(const Cells& c, const Cells* donor, PublishedRun& r, const HardwareCatalog& hw) {
   auto need = [&](const char* col) {
     if (c.Empty(col)) throw std::string("column '") + col + "' is empty";
   };
@@ -471,8 +510,8 @@ void MapRow(const Cells& c, PublishedRun& r, const HardwareCatalog& hw) {
   // Training.
   need("seq_len");
   r.training.seq = c.Int("seq_len");
-  if (c.Empty("global_batch")) throw std::string("global batch not given");
-  r.training.global_batch = c.Int("global_batch");
+  const BorrowedBatch borrowed = c.Empty("global_batch") ? BorrowBatch(c, donor, r) : BorrowedBatch{};
+  r.training.global_batch = borrowed.global_batch ? borrowed.global_batch : c.Int("global_batch");
   const std::string& p = c.Str("precision");
   if (p == "bf16") r.training.precision = Precision::kBf16;
   else if (p == "fp16") r.training.precision = Precision::kFp16;
@@ -487,7 +526,7 @@ void MapRow(const Cells& c, PublishedRun& r, const HardwareCatalog& hw) {
     throw std::string("parallel degrees not given");
   l.tp = c.Empty("tp") ? 1 : static_cast<int>(c.Int("tp"));
   l.pp = c.Empty("pp") ? 1 : static_cast<int>(c.Int("pp"));
-  l.vp = c.Empty("vp") ? 1 : static_cast<int>(c.Int("vp"));
+  l.vp = borrowed.vp ? static_cast<int>(borrowed.vp) : c.Empty("vp") ? 1 : static_cast<int>(c.Int("vp"));
   l.cp = c.Empty("cp") ? 1 : static_cast<int>(c.Int("cp"));
   l.ep = c.Empty("ep") ? 1 : static_cast<int>(c.Int("ep"));
   l.sp = c.Str("sp") != "no";
@@ -527,7 +566,8 @@ void MapRow(const Cells& c, PublishedRun& r, const HardwareCatalog& hw) {
       r.assumptions.push_back("sharding group " + std::to_string(n) + " < dp " + std::to_string(dp) +
                               " (hybrid sharding) modelled as sharding over all of dp");
   }
-  l.mbs = c.Empty("micro_batch") ? 1 : static_cast<int>(c.Int("micro_batch"));
+  l.mbs = borrowed.micro_batch ? static_cast<int>(borrowed.micro_batch)
+                               : c.Empty("micro_batch") ? 1 : static_cast<int>(c.Int("micro_batch"));
   const std::string& rc = c.Str("recompute");
   if (rc.empty() || rc == "none") l.recompute = Recompute::kNone;
   else if (rc == "selective") l.recompute = Recompute::kSelective;
@@ -575,16 +615,21 @@ std::vector<PublishedRun> ReadPublishedRuns(std::string_view text, const std::st
   for (const char* name : kColumns)
     if (!col.contains(name)) throw InputError(where + ":1: missing column '" + std::string(name) + "'");
   if (rows.size() == 1) throw InputError(where + ": no data rows (only the header)");
-  std::vector<PublishedRun> out;
+  std::vector<Cells> cells;
+  cells.reserve(rows.size() - 1);
   for (size_t i = 1; i < rows.size(); ++i) {
-    const Cells c(col, rows[i], where);
-    // Every numeric cell parses, or the file is an error (before the row's mapping may stop early).
+    const Cells& c = cells.emplace_back(col, rows[i], where);
+    // Every numeric cell parses, or the file is an error (before any row's mapping may stop early).
     for (const char* name : kIntColumns)
       if (!c.Empty(name)) c.Int(name);
     for (const char* name : kNumColumns)
       if (!c.Empty(name)) c.Num(name);
+  }
+  std::vector<PublishedRun> out;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    const Cells& c = cells[i];
     PublishedRun r;
-    r.line = rows[i].line;
+    r.line = rows[i + 1].line;
     r.id = c.Str("id");
     r.source = c.Str("source");
     r.model_name = c.Str("model");
@@ -600,7 +645,7 @@ std::vector<PublishedRun> ReadPublishedRuns(std::string_view text, const std::st
     for (const OptionalColumn& o : kOptionalColumns)
       if (col.contains(o.name) && !c.Empty(o.name)) r.*o.field = o.scale * c.Num(o.name);
     try {
-      MapRow(c, r, hw);
+      MapRow(c, BatchDonor(cells, i), r, hw);
       r.modelable = true;
     } catch (const std::string& why) {
       r.reason = why;

@@ -162,7 +162,7 @@ int64_t DataParallel(const Cells& c, const PublishedRun& r) {
   return mp > 0 && r.num_gpus % mp == 0 ? r.num_gpus / mp : 0;
 }
 
-// A model from the row's dimension columns alone (no hf_model).
+// A model from the row's dimension columns alone (no hf_model, or one the catalog lacks).
 ModelSpec ModelFromColumns(const Cells& c, PublishedRun& r) {
   ModelSpec m;
   m.layers = c.Int("layers");
@@ -210,9 +210,7 @@ ModelSpec ModelFromColumns(const Cells& c, PublishedRun& r) {
 // (`vocab`) or use a benchmark variant of it (MosaicML's MPT-30B runs have 56 heads, the released
 // config 64). Each difference is listed as an assumption, naming both values. A row whose `arch`
 // contradicts the config (dense vs MoE) is not modelled.
-ModelSpec ModelFromHf(const Cells& c, PublishedRun& r) {
-  const std::string id = CatalogIdForHfRepository(r.hf_model);
-  if (id.empty()) throw std::string("hf_model '") + ShownCell(r.hf_model) + "' is not in the model catalog (data/models)";
+ModelSpec ModelFromHf(const Cells& c, PublishedRun& r, const std::string& id) {
   ModelSpec m = LoadModel(id);
   if ((r.arch == "moe") != m.is_moe())
     throw std::string("column 'arch' (") + ShownCell(r.arch) + ") disagrees with " + id + " (" + (m.is_moe() ? "moe" : "dense") + ")";
@@ -482,12 +480,17 @@ void MapRow(const Cells& c, const Cells* donor, PublishedRun& r, const HardwareC
   if (r.target_tokens_per_s_per_gpu <= 0) throw std::string("no target");
   // Model: the catalog config the row's hf_model names, or the row's own dimensions.
   ModelSpec& m = r.model;
-  if (!r.hf_model.empty()) {
-    m = ModelFromHf(c, r);
+  const std::string id = r.hf_model.empty() ? "" : CatalogIdForHfRepository(r.hf_model);
+  if (!id.empty()) {
+    m = ModelFromHf(c, r, id);
   } else {
-    need("layers");
-    need("hidden");
-    need("heads");
+    // No hf_model, or a repository the catalog lacks: the row's own columns, said so.
+    const std::string unknown = r.hf_model.empty() ? "" : "hf_model '" + ShownCell(r.hf_model) +
+                                                              "' is not in the model catalog (data/models) and ";
+    for (const char* col : {"layers", "hidden", "heads"})
+      if (c.Empty(col)) throw unknown + "column '" + col + "' is empty";
+    if (!unknown.empty())
+      r.assumptions.push_back("hf_model " + ShownCell(r.hf_model) + " is not in the catalog; modelled from the row's columns");
     m = ModelFromColumns(c, r);
   }
   m.name = r.model_name;

@@ -609,7 +609,41 @@ TEST(PublishedRuns, HfModelUsesTheCatalogConfigWithTheRowsLayers) {
   EXPECT_NE(std::find(runs[2].assumptions.begin(), runs[2].assumptions.end(),
                       "hidden 5120 (the row's) instead of 4096 (llama-3.1-8b)"),
             runs[2].assumptions.end());
-  EXPECT_EQ(runs[3].reason, "hf_model 'acme/NotAModel-7B' is not in the model catalog (data/models)");
+  // A repository the catalog lacks: the row's own columns, said as an assumption.
+  ASSERT_TRUE(runs[3].modelable) << runs[3].reason;
+  EXPECT_EQ(runs[3].model.hidden, 4096);
+  EXPECT_EQ(runs[3].assumptions.front(), "hf_model acme/NotAModel-7B is not in the catalog; modelled from the row's columns");
+}
+
+// testdata/validation/hf_model_not_in_catalog.csv: rows whose hf_model the catalog lacks are
+// modelled from their own columns (dense and MoE), with the assumption listed; without the
+// dimensions they need, they are not modelled, and the reason names both; a catalog repository
+// in the same file still takes its config.
+TEST(PublishedRuns, HfModelNotInTheCatalogIsModelledFromTheColumns) {
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  const std::string csv = std::string(PARATUNE_SOURCE_DIR) + "/testdata/validation/hf_model_not_in_catalog.csv";
+  const auto runs = ReadPublishedRuns(ReadFile(csv), csv, hw);
+  ASSERT_EQ(runs.size(), 4u);
+  const std::string said = "hf_model acme/NotAModel-7B is not in the catalog; modelled from the row's columns";
+  ASSERT_TRUE(runs[0].modelable) << runs[0].reason;
+  EXPECT_EQ(runs[0].assumptions.at(0), said);
+  const ModelSpec& dense = runs[0].model;
+  EXPECT_EQ(dense.name, "Acme 7B");
+  EXPECT_EQ(dense.architecture, "LlamaForCausalLM");  // ffn 11008 is not 4h: a gated MLP
+  EXPECT_EQ(dense.layers, 32);
+  EXPECT_EQ(dense.ffn_hidden, 11008);
+  EXPECT_EQ(dense.vocab, 32000);
+  ASSERT_TRUE(runs[1].modelable) << runs[1].reason;
+  EXPECT_EQ(runs[1].assumptions.at(0), "hf_model acme/NotAModel-8x1B is not in the catalog; modelled from the row's columns");
+  EXPECT_EQ(runs[1].model.experts, 8);
+  EXPECT_EQ(runs[1].model.topk, 2);
+  EXPECT_EQ(runs[1].model.moe_ffn_hidden, 1024);
+  EXPECT_EQ(runs[1].model.kv_heads, 4);
+  EXPECT_FALSE(runs[2].modelable);
+  EXPECT_EQ(runs[2].reason, "hf_model 'acme/NotAModel-7B' is not in the model catalog (data/models) and column 'hidden' is empty");
+  ASSERT_TRUE(runs[3].modelable) << runs[3].reason;
+  EXPECT_EQ(runs[3].model.rope_scaling.kind, RopeScalingKind::kLlama3);  // from the catalog config
+  for (const std::string& a : runs[3].assumptions) EXPECT_EQ(a.find("not in the catalog"), std::string::npos) << a;
 }
 
 // The optional dense_layers column: the leading dense layers of a cut MoE model override the

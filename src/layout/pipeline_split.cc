@@ -56,6 +56,21 @@ std::vector<int> FirstLastSplit(int64_t layers, int pp, int vp, int first, int l
   return v;
 }
 
+std::vector<int> BalancedSplit(int64_t layers, int pp, int vp) {
+  if (pp < 1 || vp < 1 || layers < static_cast<int64_t>(pp) * vp) return {};
+  std::vector<int64_t> ranks(static_cast<size_t>(pp), layers / pp);
+  std::vector<int> order;  // who takes an extra layer first
+  for (int s = 1; s + 1 < pp; ++s) order.push_back(s);
+  order.push_back(0);
+  if (pp > 1) order.push_back(pp - 1);
+  for (int64_t i = 0; i < layers % pp; ++i) ranks[static_cast<size_t>(order[static_cast<size_t>(i)])] += 1;
+  std::vector<int> v(static_cast<size_t>(pp) * vp);
+  for (int s = 0; s < pp; ++s)
+    for (int c = 0; c < vp; ++c)
+      v[static_cast<size_t>(c) * pp + s] = static_cast<int>(ranks[static_cast<size_t>(s)] / vp + (c < ranks[static_cast<size_t>(s)] % vp ? 1 : 0));
+  return v;
+}
+
 SplitDescription DescribeSplit(int64_t layers, int pp, int vp, const std::vector<int>& l) {
   if (l.empty()) return {SplitKind::kEven};
   const int64_t chunks = static_cast<int64_t>(pp) * vp;

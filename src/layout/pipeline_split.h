@@ -45,6 +45,13 @@ std::vector<int> AccountForSplit(int64_t layers, int pp, int vp, bool embedding,
 // evenly, a multiple of vp each. Empty when Megatron would reject it or a chunk is empty.
 std::vector<int> FirstLastSplit(int64_t layers, int pp, int vp, int first, int last);
 
+// The most balanced split a layout string can express, for layers pp*vp does not divide: each
+// rank holds L/pp layers rounded down or up, the extra layers going to the middle ranks first,
+// then the first rank (it also runs the embedding), then the last (it also runs the loss); each
+// rank's chunks differ by at most one layer, the earlier virtual stages taking the extra. Empty
+// when a chunk would hold no layer.
+std::vector<int> BalancedSplit(int64_t layers, int pp, int vp);
+
 // How Megatron expresses a chunk list, in order of preference: even (nothing), the account-for
 // flags, first/last counts, else a custom layout string. `first`/`last` are set for kFirstLast
 // (0 where that rank is not uneven).

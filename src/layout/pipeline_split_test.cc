@@ -34,6 +34,22 @@ TEST(PipelineSplit, Llama405BOnPp8CountsEmbeddingAndLoss) {
 // DeepSeek-V3's 61 layers: 62 = 2*31 and 63 = 7*9, so no power-of-two pp > 1 takes an
 // account-for split; Megatron's first/last counts do. pp 4: middle ranks n = ceil(61/4) = 16,
 // first + last = 61 - 2*16 = 29, each in [1, 16]: (13, 16), (14, 15), (15, 14), (16, 13).
+// The most balanced split, by hand: DeepSeek-V3's 61 layers on pp 16: 3 per rank and 13 extra,
+// to ranks 1..13 (middle ranks first), so ranks 0, 14 and 15 hold 3. 30 layers on pp 4, vp 2:
+// 7 per rank and 2 extra to ranks 1 and 2; rank 0's 7 as 4 + 3 (virtual stage 0 takes the
+// extra), chunk k = c*pp + s. pp 2: no middle rank, the first rank takes the extra.
+TEST(PipelineSplit, BalancedSplitGivesExtraLayersToTheMiddleRanks) {
+  std::vector<int> ds(16, 4);
+  ds[0] = ds[14] = ds[15] = 3;
+  EXPECT_EQ(BalancedSplit(61, 16, 1), ds);
+  EXPECT_EQ(std::accumulate(ds.begin(), ds.end(), 0), 61);
+  EXPECT_EQ(BalancedSplit(30, 4, 2), (std::vector<int>{4, 4, 4, 4, 3, 4, 4, 3}));
+  EXPECT_EQ(BalancedSplit(7, 2, 1), (std::vector<int>{4, 3}));
+  EXPECT_EQ(DescribeSplit(30, 4, 2, BalancedSplit(30, 4, 2)).kind, SplitKind::kCustom);
+  EXPECT_TRUE(BalancedSplit(7, 4, 2).empty());  // 8 chunks, 7 layers: one would be empty
+  EXPECT_TRUE(BalancedSplit(8, 0, 1).empty());
+}
+
 TEST(PipelineSplit, DeepSeekV3FirstLastCandidates) {
   const std::vector<std::vector<int>> c = SplitCandidates(61, 4, 1);
   ASSERT_EQ(c.size(), 4u);

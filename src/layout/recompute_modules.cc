@@ -24,8 +24,10 @@ uint8_t ParseRecomputeModules(const std::string& list, const std::string& where)
 std::string RecomputeModulesText(uint8_t modules) {
   std::string s;
   for (size_t i = 0; i < kRecomputeModuleNames.canonical; ++i)
-    if (modules & RecomputeModuleBit(kRecomputeModuleNames.entries[i].first))
-      s += (s.empty() ? "" : ",") + std::string(kRecomputeModuleNames.entries[i].second);
+    if (modules & RecomputeModuleBit(kRecomputeModuleNames.entries[i].first)) {
+      if (!s.empty()) s += ',';
+      s += kRecomputeModuleNames.entries[i].second;
+    }
   return s;
 }
 

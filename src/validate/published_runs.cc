@@ -8,6 +8,7 @@
 #include <map>
 #include <regex>
 
+#include "layout/pipeline_split.h"
 #include "model/catalog.h"
 #include "util/csv.h"
 #include "util/error.h"
@@ -585,13 +586,20 @@ void MapRow(const Cells& c, const Cells* donor, PublishedRun& r, const HardwareC
     // Megatron-LM's --account-for-embedding-in-pipeline-split and --account-for-loss-in-
     // pipeline-split: the embedding and the loss each take a layer's slot in the first and last
     // chunk (the dataset flags such rows "layers+2_divides").
-    if ((m.layers + 2) % chunks != 0)
-      throw std::string("layers are not divisible by pp*vp, nor once embedding and loss count as layers");
-    const int per = static_cast<int>((m.layers + 2) / chunks);
-    l.pp_layout.assign(static_cast<size_t>(chunks), per);
-    l.pp_layout.front() -= 1;
-    l.pp_layout.back() -= 1;
-    r.assumptions.push_back("embedding and loss counted as pipeline layers (uneven stages)");
+    l.pp_layout = AccountForSplit(m.layers, l.pp, l.vp, true, true);
+    if (!l.pp_layout.empty()) {
+      r.assumptions.push_back("embedding and loss counted as pipeline layers (uneven stages)");
+    } else {
+      // Otherwise the most balanced split a --pipeline-model-parallel-layout string can give.
+      l.pp_layout = BalancedSplit(m.layers, l.pp, l.vp);
+      if (l.pp_layout.empty()) throw std::string("fewer layers than pipeline chunks (pp*vp)");
+      std::string counts;
+      for (int n : l.pp_layout) {
+        if (!counts.empty()) counts += ',';
+        counts += std::to_string(n);
+      }
+      r.assumptions.push_back("layers split " + counts + " over the pp*vp chunks (the most balanced split)");
+    }
   }
 }
 

@@ -572,6 +572,26 @@ std::string HeaderWithHf() { return Header().substr(0, Header().size() - 1) + ",
 
 // hf_model selects the catalog config; the row's layers and vocab win; any other dimension it
 // gives must agree with the config.
+// Pipeline splits a row does not state: 126 layers on pp*vp 64 count the embedding and loss as
+// layers (Megatron's account-for flags); 29 layers on pp 4 (nor 31) take the most balanced
+// layout string (BalancedSplit), said as an assumption; 3 layers on pp 4 cannot be split.
+TEST(PublishedRuns, UnstatedUnevenSplitsAreTheFrameworksOwn) {
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  const std::string base = WithCell(WithCell(kDenseRow, "num_gpus", "32"), "pp", "4");
+  const std::string csv = Header() + WithCell(WithCell(WithCell(base, "layers", "126"), "pp", "8"), "vp", "8") + "\n" +
+                          WithCell(base, "layers", "29") + "\n" + WithCell(base, "layers", "3") + "\n";
+  const auto runs = ReadPublishedRuns(csv, "x.csv", hw);
+  ASSERT_EQ(runs.size(), 3u);
+  ASSERT_TRUE(runs[0].modelable) << runs[0].reason;
+  EXPECT_EQ(runs[0].layout.pp_layout.front(), 1);  // (126 + 2) / 64 = 2, less the embedding
+  ASSERT_TRUE(runs[1].modelable) << runs[1].reason;
+  EXPECT_EQ(runs[1].layout.pp_layout, (std::vector<int>{7, 8, 7, 7}));
+  EXPECT_NE(std::find(runs[1].assumptions.begin(), runs[1].assumptions.end(),
+                      "layers split 7,8,7,7 over the pp*vp chunks (the most balanced split)"),
+            runs[1].assumptions.end());
+  EXPECT_EQ(runs[2].reason, "fewer layers than pipeline chunks (pp*vp)");
+}
+
 TEST(PublishedRuns, HfModelUsesTheCatalogConfigWithTheRowsLayers) {
   const HardwareCatalog hw = HardwareCatalog::BuiltIn();
   const std::string ds = "D,s,t,m,moe,4,5120,1536,128,,102400,4096,160,6,A100-PCIe-80GB,,8,8,1,1,1,8,1,8,no,"

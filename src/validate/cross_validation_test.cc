@@ -73,6 +73,15 @@ TEST(StackMap, RowsGetTheirStacksFeatures) {
   EXPECT_FALSE(gb300.layout.grad_reduce_in_fp32);
   EXPECT_EQ(Row(runs, "MBB3-2511-GB300-06").layout.stack.cuda_graphs, CudaGraphs::kStatic);  // 25.11: not yet
   EXPECT_EQ(Row(runs, "MB2511-GB200-13").layout.stack.cuda_graphs, CudaGraphs::kFull);       // Llama 3 8B
+  // GPT-OSS's recompute_modules [layernorm, moe_act] run as selective recomputation from 26.02;
+  // 25.11's scripts set the modules without a granularity (no recomputation).
+  const uint8_t norm_act = RecomputeModuleBit(RecomputeModule::kLayernorm) | RecomputeModuleBit(RecomputeModule::kMoeAct);
+  for (const char* id : {"MBARC-2604-GB200-02", "MBARC-2604-B200-01", "MBARC-2604-H100-01", "MBARC-2602-B200-02"}) {
+    EXPECT_EQ(Row(runs, id).layout.recompute, Recompute::kSelective) << id;
+    EXPECT_EQ(Row(runs, id).layout.recompute_modules, norm_act) << id;
+  }
+  EXPECT_EQ(Row(runs, "MB2511-B200-10").layout.recompute, Recompute::kNone);
+  EXPECT_EQ(Row(runs, "MB2608-GB200-02").layout.recompute, Recompute::kNone);  // FP8-MX full-iteration recipe
 }
 
 }  // namespace

@@ -27,6 +27,12 @@ struct BridgeRecipe {
   MoeDispatcher dispatcher;
   bool overlap_ep;    // moe_a2a_overlap: overlap_moe_expert_parallel_comm + delay_wgrad_compute
   const char* source;
+  // The recipe's recompute_modules, run as selective recomputation ("" = none). From v0.3.0
+  // (26.02) the perf scripts turn recompute_modules into recompute_granularity = "selective"
+  // (scripts/performance/utils/overrides.py:141-143 _set_recompute_overrides); v0.2.0 sets the
+  // modules only (utils/helpers.py:178-179) and the GPT-OSS recipe leaves the granularity at
+  // Megatron-Core's None, so its 25.11 runs recompute nothing.
+  const char* recompute_modules = "";
 };
 constexpr BridgeRecipe kBridgeRecipes[] = {
     {"Qwen3", "GB300|GB200|B300", true, "26.06", "", CudaGraphs::kFull, MoeDispatcher::kHybridEp, true,
@@ -50,15 +56,22 @@ constexpr BridgeRecipe kBridgeRecipes[] = {
     {"GPT OSS", "GB300", false, "25.11", "", CudaGraphs::kStatic, MoeDispatcher::kAllToAll, false,
      "v0.2.0 gpt_oss/workload_base_configs.py GB300: alltoall, TE CUDA graphs on attn, moe_router, moe_preprocess"},
     {"GPT OSS", "GB200", false, "26.04", "", CudaGraphs::kNone, MoeDispatcher::kHybridEp, true,
-     "v0.4.0 gpt_oss/gpt_oss_workload_base_configs.py GB200 V2: hybridep, moe_a2a_overlap"},
+     "v0.4.0 gpt_oss/gpt_oss_workload_base_configs.py GB200 V2: hybridep, moe_a2a_overlap, recompute layernorm, moe_act",
+     "layernorm,moe_act"},
     {"GPT OSS", "B300", false, "26.04", "", CudaGraphs::kStatic, MoeDispatcher::kHybridEp, false,
      "v0.4.0 gpt_oss/gpt_oss_workload_base_configs.py B300 V2: EP8, hybridep (TE CUDA graphs as v0.3.0)"},
     {"GPT OSS", "B300", false, "26.02", "", CudaGraphs::kStatic, MoeDispatcher::kAllToAll, false,
      "v0.3.0 gpt_oss/gpt_oss_workload_base_configs.py B300: TE CUDA graphs on attn, moe_router, moe_preprocess"},
     {"GPT OSS", "B200", false, "26.04", "", CudaGraphs::kNone, MoeDispatcher::kHybridEp, false,
-     "v0.4.0 gpt_oss/gpt_oss_workload_base_configs.py B200 V2: EP8, hybridep"},
+     "v0.4.0 gpt_oss/gpt_oss_workload_base_configs.py B200 V2: EP8, hybridep, recompute layernorm, moe_act",
+     "layernorm,moe_act"},
+    {"GPT OSS", "GB200|B200|H100-SXM", false, "26.02", "", CudaGraphs::kNone, MoeDispatcher::kAllToAll, false,
+     "v0.3.0 gpt_oss/gpt_oss_workload_base_configs.py GB200/B200/H100 V1: alltoall, no CUDA graphs, recompute "
+     "layernorm, moe_act",
+     "layernorm,moe_act"},
     {"GPT OSS", "GB200|B200|H100-SXM", false, "25.11", "", CudaGraphs::kNone, MoeDispatcher::kAllToAll, false,
-     "v0.2.0 gpt_oss/workload_base_configs.py GB200/B200/H100: alltoall, no CUDA graphs"},
+     "v0.2.0 gpt_oss/workload_base_configs.py GB200/B200/H100: alltoall, no CUDA graphs (recompute_modules without "
+     "a granularity: none)"},
     {"LLAMA3_8B", "GB300|GB200|B200", false, "25.11", "", CudaGraphs::kFull, MoeDispatcher::kAllToAll, false,
      "v0.2.0 llama3/workload_base_configs.py 8B on GB300/GB200/B200: cuda_graph_impl local, scope full_iteration"},
     {"LLAMA3_70B", "GB300", false, "25.11", "", CudaGraphs::kNone, MoeDispatcher::kAllToAll, false,
@@ -89,6 +102,10 @@ void MapBridge(const std::string& section, PublishedRun& r) {
     f.cuda_graphs = b.graphs;
     f.moe_dispatcher = b.dispatcher;
     r.layout.overlap_ep_comm = b.overlap_ep;
+    if (*b.recompute_modules && r.layout.recompute == Recompute::kNone) {
+      r.layout.recompute = Recompute::kSelective;
+      r.layout.recompute_modules = ParseRecomputeModules(b.recompute_modules, "kBridgeRecipes");
+    }
     used += std::string(" recipe (") + b.source + ")";
     break;
   }

@@ -524,7 +524,9 @@ TEST(Estimate, ExpertImbalanceScalesTheBusiestExperts) {
   EXPECT_DOUBLE_EQ(skewed.expert_tokens, 2 * even.expert_tokens);
   EXPECT_DOUBLE_EQ(even.expert_tokens, 4096.0 * 2);  // T * topk, spread over 1 local expert
   EXPECT_DOUBLE_EQ(skewed.ep_bytes, 2 * even.ep_bytes);
-  EXPECT_GT(EstimateStep(m, c, t, l).step_time_s, EstimateStep(m, c, t, Layout{.tp = 1, .ep = 8}).step_time_s);
+  Layout balanced = l;
+  balanced.expert_imbalance = 1;
+  EXPECT_GT(EstimateStep(m, c, t, l).step_time_s, EstimateStep(m, c, t, balanced).step_time_s);
   for (double bad : {0.5, 4.01}) {
     l.expert_imbalance = bad;
     EXPECT_THROW(EstimateStep(m, c, t, l), InputError) << bad;

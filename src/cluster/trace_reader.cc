@@ -13,19 +13,14 @@
 
 #include "cluster/trace_rows.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace paratune {
 namespace trace_rows {
 
 namespace {
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
-bool IsBlank(std::string_view s) { return Trim(s).empty(); }
+bool IsBlank(std::string_view s) { return TrimBlanks(s).empty(); }
 
 }  // namespace
 
@@ -90,7 +85,7 @@ void SplitFields(std::string_view line, const std::string& where, int line_numbe
     }
     const size_t comma = line.find(',', i);
     const size_t end = comma == std::string_view::npos ? line.size() : comma;
-    fields->push_back(Trim(line.substr(i, end - i)));
+    fields->push_back(TrimBlanks(line.substr(i, end - i)));
     if (comma == std::string_view::npos) return;
     i = comma + 1;
   }
@@ -148,7 +143,7 @@ bool RowReader::Next() {
 
 Number ParseNumber(std::string_view field, const char* column) {
   Number n;
-  field = Trim(field);
+  field = TrimBlanks(field);
   if (field.empty()) {
     n.error = fmt::format("field '{}' is empty", column);
     return n;
@@ -167,7 +162,7 @@ Number ParseNumber(std::string_view field, const char* column) {
 
 Integer ParseInteger(std::string_view field, const char* column) {
   Integer n;
-  field = Trim(field);
+  field = TrimBlanks(field);
   if (field.empty()) {
     n.error = fmt::format("field '{}' is empty", column);
     return n;

@@ -34,6 +34,7 @@
 #include "diagnose/rules.h"
 #include "diagnose/what_if.h"
 #include "hardware/hardware_catalog.h"
+#include "util/text.h"
 
 namespace paratune {
 namespace {
@@ -60,11 +61,6 @@ constexpr double kBusyIdleShare = 0.10;
 // Larger micro-batches tried: 2x and 4x.
 constexpr int kMaxMbsFactor = 4;
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 template <size_t N>
 bool HasAny(const std::string& lower, const std::array<std::string_view, N>& patterns) {
   for (std::string_view p : patterns)
@@ -158,7 +154,7 @@ class SlowKernels : public Rule {
     std::string fp32_top, softmax_top;
     double fp32_top_s = 0, softmax_top_s = 0;
     for (const auto& [name, k] : kernels) {
-      const std::string lower = Lower(name);
+      const std::string lower = AsciiLower(name);
       if (HasAny(lower, kFusedAttentionPatterns)) fused_s += k.sum_s;
       if (k.category == KernelCategory::kGemm) {
         gemm_s += k.sum_s;

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "util/error.h"
+#include "util/text.h"
 
 namespace paratune {
 namespace {
@@ -46,11 +47,6 @@ const BridgeRelease& BridgeAt(const std::string& release) {
   return *best;
 }
 
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
 }  // namespace
 
 bool ReleaseBefore(const std::string& a, const std::string& b) {
@@ -77,7 +73,7 @@ std::string StackNamesList() {
 
 StackSpec ParseStack(const std::string& text, const std::string& where) {
   StackSpec s;
-  std::string rest = Lower(text);
+  std::string rest = AsciiLower(text);
   const std::string compile_suffix = "+compile";
   if (rest.size() > compile_suffix.size() && rest.ends_with(compile_suffix)) {
     s.compiled = true;

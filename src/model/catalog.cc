@@ -8,17 +8,13 @@
 #include "util/embedded_data.h"
 #include "util/error.h"
 #include "util/file.h"
+#include "util/text.h"
 
 namespace paratune {
 namespace {
 
 constexpr std::string_view kPrefix = "models/";
 constexpr std::string_view kSuffix = ".json";
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 }  // namespace
 
@@ -46,7 +42,7 @@ ModelSpec LoadModel(const std::string& name_or_path) {
     if (stem == "config") stem = std::filesystem::path(name_or_path).parent_path().filename().string();
     return ParseHfConfig(text, name_or_path, stem.empty() ? name_or_path : stem);
   }
-  const std::string id = Lower(name_or_path);
+  const std::string id = AsciiLower(name_or_path);
   if (auto text = FindEmbeddedFile(std::string(kPrefix) + id + std::string(kSuffix)))
     return ParseHfConfig(*text, "data/models/" + id + ".json", id);
   std::string list;
@@ -96,9 +92,9 @@ const std::vector<HfRepository>& HfRepositories() {
 }
 
 std::string CatalogIdForHfRepository(const std::string& repo) {
-  const std::string key = Lower(repo);
+  const std::string key = AsciiLower(repo);
   for (const HfRepository& r : HfRepositories())
-    if (Lower(r.repo) == key) return r.id;
+    if (AsciiLower(r.repo) == key) return r.id;
   return "";
 }
 

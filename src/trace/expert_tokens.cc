@@ -11,6 +11,7 @@
 #include "util/csv.h"
 #include "util/error.h"
 #include "util/file.h"
+#include "util/text.h"
 
 namespace paratune {
 namespace {
@@ -54,12 +55,7 @@ int ExpertColumnOf(const std::string& name) {
   return -1;
 }
 
-std::string TrimCell(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && (s[b] == ' ' || s[b] == '\t')) ++b;
-  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t')) --e;
-  return s.substr(b, e - b);
-}
+std::string TrimCell(const std::string& s) { return std::string(TrimBlanks(s)); }
 
 std::string FieldError(const std::string& where, int line, int column, const std::string& what) {
   return where + ":" + std::to_string(line) + ": field `" + kColumnNames[column].field + "`: " + what;

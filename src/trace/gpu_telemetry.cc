@@ -12,17 +12,12 @@
 #include "util/error.h"
 #include "util/file.h"
 #include "util/timestamp.h"
+#include "util/text.h"
 
 namespace paratune {
 namespace {
 
 // ---- text helpers ---------------------------------------------------------------------------
-
-std::string_view TrimField(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
 
 // Walks the lines of a text, 1-based, without copying.
 class Lines {
@@ -131,10 +126,10 @@ void SplitCommas(std::string_view line, std::vector<std::string_view>* out) {
   while (true) {
     const size_t comma = line.find(',', start);
     if (comma == std::string_view::npos) {
-      out->push_back(TrimField(line.substr(start)));
+      out->push_back(TrimBlanks(line.substr(start)));
       return;
     }
-    out->push_back(TrimField(line.substr(start, comma - start)));
+    out->push_back(TrimBlanks(line.substr(start, comma - start)));
     start = comma + 1;
   }
 }
@@ -147,7 +142,7 @@ void SplitUnit(std::string_view f, std::string_view* name, std::string_view* uni
     const size_t open = f.rfind('[');
     if (open != std::string_view::npos) {
       *unit = f.substr(open + 1, f.size() - open - 2);
-      *name = TrimField(f.substr(0, open));
+      *name = TrimBlanks(f.substr(0, open));
     }
   }
 }
@@ -250,12 +245,12 @@ GpuTelemetry ParseNvidiaSmi(std::string_view text, Lines& lines, std::string_vie
   t.source = TelemetrySource::kNvidiaSmi;
   t.samples.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')));
   SampleGrouper grouper;
-  const std::string_view header_trimmed = TrimField(header_line);
+  const std::string_view header_trimmed = TrimBlanks(header_line);
   std::string_view line;
   while (lines.Next(&line)) {
     const int n = lines.number();
     if (line.find('\0') != std::string_view::npos) FailTelemetry(where, n, "NUL byte: not a text CSV");
-    const std::string_view trimmed = TrimField(line);
+    const std::string_view trimmed = TrimBlanks(line);
     if (trimmed.empty()) continue;
     if (trimmed == header_trimmed) continue;  // the header again (captures appended to one file)
     SplitCommas(line, &fields);
@@ -301,7 +296,7 @@ GpuTelemetry ParseNvidiaSmi(std::string_view text, Lines& lines, std::string_vie
           // "98 %", "1980 MHz", "350.12 W" (or the number alone with nounits).
           if (c->unit[0] != '\0') {
             const size_t ul = std::strlen(c->unit);
-            if (num.size() > ul && num.substr(num.size() - ul) == c->unit) num = TrimField(num.substr(0, num.size() - ul));
+            if (num.size() > ul && num.substr(num.size() - ul) == c->unit) num = TrimBlanks(num.substr(0, num.size() - ul));
           }
           double x = 0;
           if (!ParseNumber(num, &x)) bad(c->unit[0] ? fmt::format("is not a number of {}", c->unit) : "is not a number");
@@ -364,7 +359,7 @@ void SplitBlanks(std::string_view line, std::vector<std::string_view>* out) {
 
 // "#Entity GRACT ..." or "# Entity GRACT ...": the tags after the Entity word, or false.
 bool DcgmHeaderTags(std::string_view line, std::vector<std::string_view>* tags) {
-  line = TrimField(line);
+  line = TrimBlanks(line);
   if (line.empty() || line[0] != '#') return false;
   SplitBlanks(line.substr(1), tags);
   if (tags->empty() || (*tags)[0] != "Entity") return false;
@@ -404,7 +399,7 @@ GpuTelemetry ParseDcgmi(std::string_view text, const std::string& where) {
   while (lines.Next(&line)) {
     const int n = lines.number();
     if (line.find('\0') != std::string_view::npos) FailTelemetry(where, n, "NUL byte: not a dcgmi dmon text capture");
-    const std::string_view trimmed = TrimField(line);
+    const std::string_view trimmed = TrimBlanks(line);
     if (trimmed.empty()) continue;
     std::vector<std::string_view> tags;
     if (DcgmHeaderTags(trimmed, &tags)) {
@@ -487,7 +482,7 @@ GpuTelemetry ParseDcgmi(std::string_view text, const std::string& where) {
 std::string_view FirstContentLine(int* number, Lines* lines) {
   std::string_view line;
   while (lines->Next(&line)) {
-    if (!TrimField(line).empty()) {
+    if (!TrimBlanks(line).empty()) {
       *number = lines->number();
       return line;
     }
@@ -501,7 +496,7 @@ bool IsDcgmiText(std::string_view text) {
   std::string_view line;
   std::vector<std::string_view> tags;
   for (int i = 0; i < 20 && lines.Next(&line); ++i) {
-    const std::string_view t = TrimField(line);
+    const std::string_view t = TrimBlanks(line);
     if (t.empty()) continue;
     if (DcgmHeaderTags(t, &tags)) return true;
     if (t[0] == '#' || t[0] == '$' || t.rfind("dcgmi", 0) == 0) continue;
@@ -545,7 +540,7 @@ GpuTelemetry ParseGpuTelemetry(std::string_view text, const std::string& where) 
   for (auto x : f) known += IsSmiHeaderName(x);
   if (known == 0)
     FailTelemetry(where, number,
-         fmt::format("'{}' is neither an nvidia-smi --query-gpu CSV header nor a dcgmi dmon '#Entity' header", ShownField(TrimField(first))));
+         fmt::format("'{}' is neither an nvidia-smi --query-gpu CSV header nor a dcgmi dmon '#Entity' header", ShownField(TrimBlanks(first))));
   return ParseNvidiaSmi(text, lines, first, where);
 }
 

@@ -47,6 +47,7 @@
 #include "util/error.h"
 #include "util/file.h"
 #include "util/timestamp.h"
+#include "util/text.h"
 
 namespace paratune {
 namespace {
@@ -65,14 +66,7 @@ std::string ShownLogText(Sv v) {
   return "'" + s + "'";
 }
 
-bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
-Sv TrimLog(Sv s) {
-  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
-  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 bool StartsWith(Sv s, Sv p) { return s.substr(0, p.size()) == p; }
 
@@ -251,16 +245,16 @@ IterationRecord ParseMegatronIteration(Sv s, size_t after, const std::string& wh
   while (true) {
     const size_t bar = rest.find('|');
     if (bar == Sv::npos) {
-      if (!TrimLog(rest).empty())
-        Fail(where, line, last_key, "the line ends without the closing '|' after " + ShownLogText(TrimLog(rest)) + " (truncated line?)");
+      if (!TrimBlanks(rest).empty())
+        Fail(where, line, last_key, "the line ends without the closing '|' after " + ShownLogText(TrimBlanks(rest)) + " (truncated line?)");
       break;
     }
-    const Sv seg = TrimLog(rest.substr(0, bar));
+    const Sv seg = TrimBlanks(rest.substr(0, bar));
     rest.remove_prefix(bar + 1);
     if (seg.empty()) continue;
     const size_t colon = seg.rfind(':');
     if (colon == Sv::npos) Fail(where, line, ShownLogText(seg), "a field without ': value'");
-    const Sv key = TrimLog(seg.substr(0, colon)), value = TrimLog(seg.substr(colon + 1));
+    const Sv key = TrimBlanks(seg.substr(0, colon)), value = TrimBlanks(seg.substr(colon + 1));
     last_key = key;
     for (const auto& k : kMegatronKeys) {
       if (key != k.key) continue;
@@ -318,7 +312,7 @@ bool ParseCheckpointLine(Sv s, const std::string& where, int line, CheckpointEve
 // indented like a row (the block has ended).
 bool ParseTimerRow(Sv s, bool min_max, const std::string& where, int line, TimerSample* t) {
   if (s.size() < 2 || s[0] != ' ' || s[1] != ' ') return false;
-  const Sv body = TrimLog(s);
+  const Sv body = TrimBlanks(s);
   const size_t colon = body.rfind(": ");
   if (colon == Sv::npos) return false;
   Sv name = body.substr(0, colon);
@@ -326,7 +320,7 @@ bool ParseTimerRow(Sv s, bool min_max, const std::string& where, int line, Timer
   if (name.find(" .") == Sv::npos && name.size() < 47) return false;
   while (!name.empty() && (name.back() == '.' || name.back() == ' ')) name.remove_suffix(1);
   if (name.empty()) return false;
-  const Sv value = TrimLog(body.substr(colon + 2));
+  const Sv value = TrimBlanks(body.substr(colon + 2));
   if (value.empty() || (min_max ? value.front() != '(' : !IsDigit(value.front()))) return false;
   t->line = line;
   t->name = std::string(name);
@@ -336,8 +330,8 @@ bool ParseTimerRow(Sv s, bool min_max, const std::string& where, int line, Timer
     const Sv inner = value.substr(1, value.size() - 2);
     const size_t comma = inner.find(',');
     if (comma == Sv::npos) Fail(where, line, field, ShownLogText(value) + " is not \"(min, max)\"");
-    t->min_s = NonNegativeField(where, line, field, TrimLog(inner.substr(0, comma))) * 1e-3;
-    t->max_s = NonNegativeField(where, line, field, TrimLog(inner.substr(comma + 1))) * 1e-3;
+    t->min_s = NonNegativeField(where, line, field, TrimBlanks(inner.substr(0, comma))) * 1e-3;
+    t->max_s = NonNegativeField(where, line, field, TrimBlanks(inner.substr(comma + 1))) * 1e-3;
     if (t->min_s > t->max_s) Fail(where, line, field, ShownLogText(value) + ": min is larger than max");
   } else {
     t->max_s = NonNegativeField(where, line, field, value) * 1e-3;
@@ -381,12 +375,12 @@ StragglerDetectorLine ParseStragglerLine(Sv s, const std::string& where, int lin
   uint32_t seen = 0;
   while (!rest.empty()) {
     const size_t bar = rest.find('|');
-    const Sv seg = TrimLog(rest.substr(0, bar));
+    const Sv seg = TrimBlanks(rest.substr(0, bar));
     rest = bar == Sv::npos ? Sv() : rest.substr(bar + 1);
     if (seg.empty()) continue;
     const size_t tag = seg.find("/Rnk:");
     if (tag == Sv::npos) Fail(where, line, ShownLogText(seg), "not a \"Key/Rnk: value/rank\" field of a StragglerDetector line (truncated line?)");
-    const Sv key = TrimLog(seg.substr(0, tag)), value = TrimLog(seg.substr(tag + 5));
+    const Sv key = TrimBlanks(seg.substr(0, tag)), value = TrimBlanks(seg.substr(tag + 5));
     for (size_t i = 0; i < kStragglerKeys.size(); ++i) {
       const auto& k = kStragglerKeys[i];
       if (key != k.key) continue;
@@ -424,7 +418,7 @@ bool TorchtitanMessage(Sv s, Sv* message, double* time_s) {
     const size_t info = after.find(" - INFO - ");
     s = info == Sv::npos ? after : after.substr(info + 10);
   }
-  s = TrimLog(s);
+  s = TrimBlanks(s);
   if (!StartsWith(s, "step:")) return false;
   if (s.find("loss:") == Sv::npos) return false;
   *message = s;
@@ -488,11 +482,7 @@ constexpr std::array<Sv, 9> kCsvTokensNames{"tokens_per_s", "tokens/s", "tokens_
                                             "tok/s", "tps", "throughput_tokens_per_s", "tokens_per_s_per_gpu"};
 constexpr std::array<Sv, 3> kCsvIterationNames{"iteration", "step", "iter"};
 
-std::string Lower(Sv s) {
-  std::string r(TrimLog(s));
-  for (char& c : r) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-  return r;
-}
+std::string Lower(Sv s) { return AsciiLower(TrimBlanks(s)); }
 
 template <size_t N>
 int LogColumnOf(const std::vector<std::string>& header, const std::array<Sv, N>& names) {
@@ -511,14 +501,14 @@ bool LooksLikeCsvHeader(Sv text) {
   while (p < text.size()) {
     size_t e = text.find('\n', p);
     if (e == Sv::npos) e = text.size();
-    const Sv line = TrimLog(text.substr(p, e - p));
+    const Sv line = TrimBlanks(text.substr(p, e - p));
     p = e + 1;
     if (line.empty()) continue;
     std::vector<std::string> fields;
     size_t s = 0;
     while (true) {
       const size_t c = line.find(',', s);
-      fields.emplace_back(TrimLog(line.substr(s, c == Sv::npos ? Sv::npos : c - s)));
+      fields.emplace_back(TrimBlanks(line.substr(s, c == Sv::npos ? Sv::npos : c - s)));
       if (c == Sv::npos) break;
       s = c + 1;
     }
@@ -545,7 +535,7 @@ void ParseThroughputCsv(Sv text, const std::string& where, TrainingLog* log) {
     const CsvRow& row = rows[i];
     IterationRecord r;
     r.line = row.line;
-    const Sv tv = TrimLog(row.fields[tcol]);
+    const Sv tv = TrimBlanks(row.fields[tcol]);
     double t = 0;
     if (ToDouble(tv, &t) == NumStatus::kOk && std::isfinite(t)) {
       r.time_s = t;  // seconds since the epoch
@@ -554,8 +544,8 @@ void ParseThroughputCsv(Sv text, const std::string& where, TrainingLog* log) {
     } else {
       Fail(where, row.line, header[tcol], ShownLogText(tv) + " is neither epoch seconds nor \"YYYY-MM-DD HH:MM:SS\"");
     }
-    r.tokens_per_s_per_gpu = NonNegativeField(where, row.line, header[vcol], TrimLog(row.fields[vcol]));
-    if (icol >= 0) r.iteration = IntField(where, row.line, header[icol], TrimLog(row.fields[icol]));
+    r.tokens_per_s_per_gpu = NonNegativeField(where, row.line, header[vcol], TrimBlanks(row.fields[vcol]));
+    if (icol >= 0) r.iteration = IntField(where, row.line, header[icol], TrimBlanks(row.fields[icol]));
     log->iterations.push_back(r);
   }
 }

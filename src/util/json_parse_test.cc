@@ -25,7 +25,8 @@ TEST(ParseJson, RefusesDeeperThanTheLimit) {
   EXPECT_EQ(InputErrorOf([] { ParseJson(Nested(100000), "deep.json"); }), "deep.json: JSON nested deeper than 64 levels");
   std::string objects;
   for (int i = 0; i < 65; ++i) objects += "{\"k\":";
-  objects += "1" + std::string(65, '}');
+  objects += '1';
+  objects.append(65, '}');
   EXPECT_EQ(InputErrorOf([&] { ParseJson(objects, "o.json"); }), "o.json: JSON nested deeper than 64 levels");
 }
 

@@ -1,0 +1,23 @@
+#include "util/text.h"
+
+#include <gtest/gtest.h>
+
+namespace paratune {
+namespace {
+
+TEST(Text, TrimBlanksKeepsInnerText) {
+  EXPECT_EQ(TrimBlanks(" \t 12.5 GB\r"), "12.5 GB");
+  EXPECT_EQ(TrimBlanks("a b"), "a b");
+  EXPECT_EQ(TrimBlanks(" \t\r "), "");
+  EXPECT_EQ(TrimBlanks(""), "");
+  EXPECT_EQ(TrimBlanks("\nx\n"), "\nx\n");  // line ends are the line reader's, not a field's
+}
+
+TEST(Text, AsciiLowerMapsOnlyAToZ) {
+  EXPECT_EQ(AsciiLower("Megatron-Bridge@26.04+COMPILE"), "megatron-bridge@26.04+compile");
+  EXPECT_EQ(AsciiLower("\xC3\x89t\xC3\xA9"), "\xC3\x89t\xC3\xA9");  // UTF-8 bytes untouched
+  EXPECT_EQ(AsciiLower(""), "");
+}
+
+}  // namespace
+}  // namespace paratune

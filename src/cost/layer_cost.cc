@@ -28,6 +28,16 @@ struct Shape {
 
 }  // namespace
 
+double DistinctRanksPerToken(int64_t experts, int64_t topk, int ep) {
+  if (ep <= 1 || topk <= 0 || experts < topk || experts % ep != 0) return static_cast<double>(std::max<int64_t>(topk, 0));
+  // A rank holds none of a token's k distinct experts with probability
+  // C(E - E/ep, k) / C(E, k) = prod_i (E - E/ep - i) / (E - i).
+  const double e = static_cast<double>(experts), local = e / ep;
+  double none = 1;
+  for (int64_t i = 0; i < topk; ++i) none *= std::max(0.0, (e - local - static_cast<double>(i)) / (e - static_cast<double>(i)));
+  return ep * (1 - none);
+}
+
 double TokensPerMicroBatch(const Training& t, const Layout& l) {
   return static_cast<double>(l.mbs) * static_cast<double>(t.seq) / l.cp;
 }
@@ -307,6 +317,11 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
   // they share the EP port (one port carries one transfer at a time).
   if (moe && l.ep > 1) {
     out.ep_bytes = expert_tokens * h * 2;
+    // DeepEP and HybridEP send a token once to each rank that holds any of its experts
+    // (deep_ep/buffer.py get_dispatch_layout: is_token_in_rank [tokens, ranks]); the receiving
+    // rank copies it to its local experts. The alltoall dispatcher sends every routed copy.
+    if (l.stack.moe_dispatcher != MoeDispatcher::kAllToAll)
+      out.ep_bytes *= DistinctRanksPerToken(m.experts, m.topk, l.ep) / static_cast<double>(m.topk);
     out.ep_call_s = AllToAllTime(out.ep_bytes, l.ep, ep_links);
     out.ep_fwd_s = 2 * out.ep_call_s;
     out.ep_bwd_s = 2 * out.ep_call_s;

@@ -43,6 +43,11 @@ struct LayerCost {
   double exposed_bwd_s() const { return tp_exposed_bwd_s + cp_exposed_bwd_s + ep_exposed_bwd_s; }
 };
 
+// The ranks a token's top-k experts span on average, with k distinct experts drawn uniformly
+// from E spread evenly over ep ranks (force-balanced routing, as the published benchmarks run):
+// ep * (1 - C(E - E/ep, k) / C(E, k)); topk where experts do not divide over ep.
+double DistinctRanksPerToken(int64_t experts, int64_t topk, int ep);
+
 // Tokens one GPU runs through its GEMMs per micro-batch: mbs * seq / cp (sequence parallelism
 // gathers the TP-sharded sequence back before each GEMM).
 double TokensPerMicroBatch(const Training& t, const Layout& l);

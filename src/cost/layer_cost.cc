@@ -38,6 +38,21 @@ double DistinctRanksPerToken(int64_t experts, int64_t topk, int ep) {
   return ep * (1 - none);
 }
 
+double PermuteBytesPerCopy(const ModelSpec& m, const Layout& l) {
+  const double h = static_cast<double>(m.hidden), k = static_cast<double>(std::max<int64_t>(m.topk, 1));
+  const double local_experts = static_cast<double>(m.experts) / std::max(1, l.ep);
+  if (l.stack.moe_dispatcher != MoeDispatcher::kAllToAll) {
+    // Flex (DeepEP, HybridEP): the received tokens permuted to their local experts' copies
+    // (read and write 2h per copy), unpermuted back to one row per received token (read 2h per
+    // copy, write 2h per received token: D/K of a copy's).
+    return 6 * h + 2 * h * DistinctRanksPerToken(m.experts, m.topk, l.ep) / k;
+  }
+  // Alltoall: permutation 1 before the all-to-all (read 2h, write 2h per copy), with several
+  // local experts the sort by expert after it and the unsort before the combine (4h each), and
+  // the unpermutation that sums a token's copies (read 2h per copy, write 2h per token).
+  return 4 * h + (local_experts > 1 ? 8 * h : 0) + 2 * h + 2 * h / k;
+}
+
 double TokensPerMicroBatch(const Training& t, const Layout& l) {
   return static_cast<double>(l.mbs) * static_cast<double>(t.seq) / l.cp;
 }
@@ -155,10 +170,11 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
                                 : static_cast<double>((m.heads + m.kv_heads) * m.head_dim);
   bytes += T * 4 * rope_width / tp;
   const double act_bytes_per_ffn = gated ? 6 : 4;
+  const double permute_bytes = moe ? PermuteBytesPerCopy(m, l) : 0;
   if (moe) {
     const double shared = static_cast<double>(m.shared_experts * m.shared_ffn_hidden);
     bytes += T * act_bytes_per_ffn * shared / tp;
-    bytes += expert_tokens * (act_bytes_per_ffn * m.moe_ffn_hidden / etp + 10 * h);  // act + permute
+    bytes += expert_tokens * (act_bytes_per_ffn * m.moe_ffn_hidden / etp + permute_bytes);  // act + permute
   } else {
     bytes += T * act_bytes_per_ffn * m.ffn_hidden / tp;
   }
@@ -209,7 +225,7 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
   const double shared_ffn = static_cast<double>(m.shared_experts * m.shared_ffn_hidden) / tp;
   if (moe && l.recomputes(RecomputeModule::kMoe)) {
     out.recompute_fwd_s += part(Part::kRouter) + part(Part::kShared) + part(Part::kExperts) + act_time(T, shared_ffn) +
-                           MemoryBoundTime(g, expert_tokens * (act_bytes_per_ffn * m.moe_ffn_hidden / etp + 10 * h), 2);
+                           MemoryBoundTime(g, expert_tokens * (act_bytes_per_ffn * m.moe_ffn_hidden / etp + permute_bytes), 2);
     out.recompute_moe_block = true;
   } else if (moe) {
     if (l.recomputes(RecomputeModule::kSharedExperts)) out.recompute_fwd_s += part(Part::kShared) + act_time(T, shared_ffn);

@@ -48,6 +48,15 @@ struct LayerCost {
 // ep * (1 - C(E - E/ep, k) / C(E, k)); topk where experts do not divide over ep.
 double DistinctRanksPerToken(int64_t experts, int64_t topk, int ep);
 
+// HBM bytes the token dispatcher's permutations move per routed copy in a forward (16-bit
+// hidden states), from Megatron-Core's dispatchers (megatron/core/transformer/moe/
+// token_dispatcher.py, NVIDIA/Megatron-LM d98e8a64): MoEAlltoAllTokenDispatcher permutes
+// before its all-to-all, sorts the received copies by local expert when there are several
+// (sort_chunks_by_idxs), unsorts and unpermutes on the way back: 14h + 2h/K (6h + 2h/K with
+// one local expert); MoEFlexTokenDispatcher (DeepEP, HybridEP) permutes the tokens it received
+// (once per rank) to their experts and back: 6h + 2h*D/K. The backward moves twice as much.
+double PermuteBytesPerCopy(const ModelSpec& m, const Layout& l);
+
 // Tokens one GPU runs through its GEMMs per micro-batch: mbs * seq / cp (sequence parallelism
 // gathers the TP-sharded sequence back before each GEMM).
 double TokensPerMicroBatch(const Training& t, const Layout& l);

@@ -37,5 +37,20 @@ TEST(LayerCost, FlexDispatchersSendATokenOncePerRank) {
   EXPECT_DOUBLE_EQ(a2a.ep_bytes, 4096.0 * 8 * 2048 * 2);  // every routed copy, 2 bytes per value
 }
 
+// The dispatchers' permutation bytes per routed copy, by hand from token_dispatcher.py:
+// Qwen3-30B-A3B (h 2048, top 8) on EP 8 (16 local experts): alltoall 4h + 8h + 2h + 2h/8 =
+// 14.25h; DeepEP/HybridEP 6h + 2h * 5.3394/8; Mixtral-8x7B (h 4096, top 2) on EP 8 (one
+// local expert, no sort): 4h + 2h + 2h/2 = 7h.
+TEST(LayerCost, PermutationBytesFollowTheDispatcher) {
+  const ModelSpec qwen = LoadModel("qwen3-30b-a3b");
+  Layout l;
+  l.ep = 8;
+  EXPECT_DOUBLE_EQ(PermuteBytesPerCopy(qwen, l), 14.25 * 2048);
+  l.stack.moe_dispatcher = MoeDispatcher::kHybridEp;
+  EXPECT_NEAR(PermuteBytesPerCopy(qwen, l), (6 + 2 * 5.339357 / 8) * 2048, 1e-3);
+  l.stack.moe_dispatcher = MoeDispatcher::kAllToAll;
+  EXPECT_DOUBLE_EQ(PermuteBytesPerCopy(LoadModel("mixtral-8x7b"), l), 7.0 * 4096);
+}
+
 }  // namespace
 }  // namespace paratune

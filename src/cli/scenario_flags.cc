@@ -60,6 +60,9 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
                 "selective): " + kRecomputeModuleNames.List(", ") + ", comma-separated (default: core_attn)");
   c->add_flag("--fp8-activation-cache", f.layout.fp8_activation_cache,
               "experts' SwiGLU inputs cached in FP8 (DeepSeek-V3 Sec. 3.3.2), with FP8/FP4 precision");
+  c->add_flag("--fp8-attention", f.layout.fp8_attention,
+              "attention's matrix multiplies in FP8 with FP8/FP4 precision (Transformer Engine "
+              "fp8_dot_product_attention)");
   c->add_option("--schedule", f.schedule,
                 "pipeline schedule: " + kScheduleNames.List() + " (default: interleaved when vp > 1, else 1f1b)");
   dim("--mbs", f.layout.mbs, "micro-batch size, sequences");
@@ -113,6 +116,9 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
   c->add_flag("--grouped-gemm,!--no-grouped-gemm", f.grouped_gemm, "experts in one grouped GEMM call (default: the stack's)");
   c->add_flag("--fused-permute,!--no-fused-permute", f.fused_permute, "fused MoE token permutation (default: the stack's)");
   c->add_flag("--fused-router,!--no-fused-router", f.fused_router, "fused MoE router (default: the stack's)");
+  c->add_flag("--fused-grouped-mlp,!--no-fused-grouped-mlp", f.fused_grouped_mlp,
+              "experts' FC1, SwiGLU and FC2-input quantization in one kernel (Transformer Engine's CuTe DSL fused "
+              "grouped MLP, NVTE_CUTEDSL_FUSED_GROUPED_MLP=1; default: the stack's)");
   c->add_flag("--fused-cross-entropy", f.layout.fused_cross_entropy,
               "cross-entropy fused with the softmax (Megatron --cross-entropy-loss-fusion): no FP32 logits copy");
   c->add_flag("!--no-cached-wgrad-placeholders", f.layout.cached_wgrad_placeholders,
@@ -141,6 +147,7 @@ static void ApplyStackFlags(const ScenarioFlags& f, const CLI::App& cmd, Layout&
   if (cmd.count("--grouped-gemm") || cmd.count("--no-grouped-gemm")) st.grouped_gemm = f.grouped_gemm;
   if (cmd.count("--fused-permute") || cmd.count("--no-fused-permute")) st.fused_permute = f.fused_permute;
   if (cmd.count("--fused-router") || cmd.count("--no-fused-router")) st.fused_router = f.fused_router;
+  if (cmd.count("--fused-grouped-mlp") || cmd.count("--no-fused-grouped-mlp")) st.fused_grouped_mlp = f.fused_grouped_mlp;
 }
 
 Scenario ResolveScenario(const ScenarioFlags& f, const CLI::App& cmd) {

@@ -35,7 +35,7 @@ struct ScenarioFlags {
   std::string schedule;
   std::string attention_kernel;
   std::string stack, kernels, cuda_graphs, moe_dispatcher;
-  bool grouped_gemm = true, fused_permute = false, fused_router = false;
+  bool grouped_gemm = true, fused_permute = false, fused_router = false, fused_grouped_mlp = false;
   std::string cp_comm;
   std::string optimizer_states;
   bool allow_cross_domain_tp = false;

@@ -52,11 +52,11 @@ double ExpRate(const GpuSpec& gpu) {
   return gpu.bf16_flops * gpu.sfu_exp_per_clk_per_sm / mma_flops_per_clk;
 }
 
-double AttentionTime(const GpuSpec& gpu, double flops, double keys, double head_dim, bool fa2, double exps) {
+double AttentionTime(const GpuSpec& gpu, double flops, double keys, double head_dim, bool fa2, double exps, bool fp8) {
   if (flops <= 0) return 0;
   const double kernel = fa2 && gpu.generation != "ampere" ? kFa2OverFused : 1.0;
   const double util = AttentionShapeUtilization(gpu, keys, head_dim, fa2);
-  const double rate = gpu.bf16_flops * gpu.calibration.attention * kernel * util;
+  const double rate = (fp8 ? gpu.peak_flops(Precision::kFp8) : gpu.bf16_flops) * gpu.calibration.attention * kernel * util;
   double t = flops / rate;
   if (gpu.generation == "blackwell" && !fa2 && exps > 0) t += exps / (ExpRate(gpu) * gpu.calibration.attention * util);
   return t + kKernelOverheadS;

@@ -24,6 +24,8 @@ struct Shape {
   // sequence shards, gathered again in backward for the weight gradient.
   bool gathered_input = false;
   Part part = Part::kAttention;
+  // Its input arrives quantized from the kernel before (the fused grouped MLP's FC2): no cast.
+  bool quantized_input = false;
 };
 
 }  // namespace
@@ -110,6 +112,7 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
     const double local_experts = static_cast<double>(m.experts) / l.ep;
     expert_tokens = T * static_cast<double>(m.topk) * etp / tp * l.expert_imbalance;
     mlp(expert_tokens / local_experts, static_cast<double>(m.moe_ffn_hidden), etp, local_experts, Part::kExperts);
+    gemms.back().quantized_input = l.stack.fused_grouped_mlp;
   } else {
     mlp(T, static_cast<double>(m.ffn_hidden), tp, 1, Part::kMlp, true);
   }
@@ -147,8 +150,9 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
     // One exponential per score: the forward's softmax, and the backward's recomputed
     // probabilities (FlashAttention-2 Alg. 2); a score costs 2 d_qk + 2 d_v forward FLOPs.
     const double exps = att_flops / (2 * dqk + 2 * static_cast<double>(m.v_dim()));
-    out.attention_fwd_s = AttentionTime(g, att_flops, keys, dqk, fa2, exps);
-    att_bwd = AttentionTime(g, kAttentionBackwardFactor * att_flops, keys, dqk, fa2, exps);
+    const bool fp8_att = l.fp8_attention && IsQuantized(p);
+    out.attention_fwd_s = AttentionTime(g, att_flops, keys, dqk, fa2, exps, fp8_att);
+    att_bwd = AttentionTime(g, kAttentionBackwardFactor * att_flops, keys, dqk, fa2, exps, fp8_att);
   } else {
     // Unfused attention (Megatron-LM before FlashAttention): two batched GEMMs per head over
     // the full s x s scores, the causal mask applied afterwards, so no causal saving
@@ -174,7 +178,9 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
   if (moe) {
     const double shared = static_cast<double>(m.shared_experts * m.shared_ffn_hidden);
     bytes += T * act_bytes_per_ffn * shared / tp;
-    bytes += expert_tokens * (act_bytes_per_ffn * m.moe_ffn_hidden / etp + permute_bytes);  // act + permute
+    // The fused grouped MLP applies the SwiGLU inside FC1's kernel: no activation pass.
+    const double expert_act = l.stack.fused_grouped_mlp ? 0 : act_bytes_per_ffn * m.moe_ffn_hidden / etp;
+    bytes += expert_tokens * (expert_act + permute_bytes);  // act + permute
   } else {
     bytes += T * act_bytes_per_ffn * m.ffn_hidden / tp;
   }
@@ -184,7 +190,8 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
   if (IsQuantized(p)) {
     // Casts of GEMM inputs to FP8/FP4: read 2 bytes, write row- and column-wise copies.
     double elems = 0;
-    for (const Shape& x : gemms) elems += x.M * x.K * x.count;
+    for (const Shape& x : gemms)
+      if (!x.quantized_input) elems += x.M * x.K * x.count;
     bytes += 4 * elems;
   }
   double kernels = 12 + (moe ? 6 : 0);

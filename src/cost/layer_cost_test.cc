@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cost/compute.h"
 #include "hardware/hardware_catalog.h"
 #include "model/catalog.h"
 
@@ -50,6 +51,47 @@ TEST(LayerCost, PermutationBytesFollowTheDispatcher) {
   EXPECT_NEAR(PermuteBytesPerCopy(qwen, l), (6 + 2 * 5.339357 / 8) * 2048, 1e-3);
   l.stack.moe_dispatcher = MoeDispatcher::kAllToAll;
   EXPECT_DOUBLE_EQ(PermuteBytesPerCopy(LoadModel("mixtral-8x7b"), l), 7.0 * 4096);
+}
+
+// The CuTe DSL fused grouped MLP (26.06's FP8-MX recipes) runs the experts' SwiGLU inside FC1's
+// kernel and writes FC2's input quantized: per routed copy the activation pass (6 bytes per
+// FFN value: the gated input read, the output written) and FC2's input cast (4 bytes per value)
+// go, 10 x 768 bytes for Qwen3-30B-A3B; the forward is that much HBM time shorter.
+TEST(LayerCost, FusedGroupedMlpDropsTheActivationAndCastPasses) {
+  const ModelSpec m = LoadModel("qwen3-30b-a3b");
+  const ClusterSpec c = HardwareCatalog::BuiltIn().Cluster("B200", 8);
+  const Training t{4096, 512, Precision::kFp8};
+  Layout l;
+  l.ep = 8;
+  const LayerCost plain = ComputeLayerCost(m, true, c, t, l);
+  l.stack.fused_grouped_mlp = true;
+  const LayerCost fused = ComputeLayerCost(m, true, c, t, l);
+  const GpuSpec& g = c.gpu;
+  const double bytes = 4096.0 * 8 * 768 * 10;
+  EXPECT_NEAR(plain.fwd_compute_s - fused.fwd_compute_s, bytes / (g.hbm_bytes_per_s * g.calibration.hbm), 1e-12);
+  EXPECT_NEAR(plain.bwd_compute_s - fused.bwd_compute_s, 2 * bytes / (g.hbm_bytes_per_s * g.calibration.hbm), 1e-12);
+}
+
+// FP8 attention (Transformer Engine fp8_dot_product_attention) runs the matrix multiplies at the
+// FP8 rate under an FP8 recipe; in BF16 training the switch changes nothing.
+TEST(LayerCost, Fp8AttentionOnlyUnderAnFp8Recipe) {
+  const ModelSpec m = LoadModel("llama-3.1-8b");
+  const ClusterSpec c = HardwareCatalog::BuiltIn().Cluster("H100-SXM", 8);
+  Layout l;
+  for (Precision p : {Precision::kBf16, Precision::kFp8}) {
+    const Training t{8192, 64, p};
+    l.fp8_attention = false;
+    const LayerCost bf16 = ComputeLayerCost(m, false, c, t, l);
+    l.fp8_attention = true;
+    const LayerCost fp8 = ComputeLayerCost(m, false, c, t, l);
+    if (p == Precision::kBf16) {
+      EXPECT_EQ(fp8.attention_fwd_s, bf16.attention_fwd_s);
+    } else {
+      // Hopper adds no exponential term: the MMA time halves (1979 vs 989 dense TFLOP/s).
+      const double r = c.gpu.bf16_flops / c.gpu.peak_flops(Precision::kFp8);
+      EXPECT_NEAR(fp8.attention_fwd_s - kKernelOverheadS, r * (bf16.attention_fwd_s - kKernelOverheadS), 1e-12);
+    }
+  }
 }
 
 }  // namespace

@@ -425,6 +425,12 @@ Emitted EmitMegatron(const EmitInput& in) {
   if (l.recompute == Recompute::kSelective && l.recompute_modules == 0)
     out.notes.push_back("selective recomputation: Megatron's default --recompute-modules (core_attn) is "
                         "what paratune models");
+  if (l.fp8_attention)
+    out.notes.push_back("FP8 attention is a TransformerConfig field (fp8_dot_product_attention=True; Megatron-Bridge "
+                        "mixed_precision.fp8_dot_product_attention), not a Megatron-LM flag: set it in the config");
+  if (l.stack.fused_grouped_mlp)
+    out.notes.push_back("fused grouped MLP: set use_transformer_engine_op_fuser=True in the TransformerConfig and "
+                        "NVTE_CUTEDSL_FUSED_GROUPED_MLP=1 in the environment (Blackwell, MXFP8/NVFP4)");
   if (l.fp8_activation_cache)
     out.notes.push_back("FP8 caching of the experts' SwiGLU inputs (DeepSeek-V3 Sec. 3.3.2) has no Megatron-LM "
                         "flag: the estimate assumed it");

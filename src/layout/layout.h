@@ -145,6 +145,9 @@ struct Layout {
   // the inputs of the experts' SwiGLU (DeepSeek-V3, arXiv 2412.19437 Sec. 3.3.2, "Low-Precision
   // Storage": cached in FP8 and the activation recomputed, with moe_act). Only under FP8/FP4.
   bool fp8_activation_cache = false;
+  // Attention's matrix multiplies in FP8 under an FP8/FP4 recipe (Transformer Engine
+  // fp8_dot_product_attention; Megatron-Bridge mixed_precision.fp8_dot_product_attention).
+  bool fp8_attention = false;
   int mbs = 1;     // micro-batch size, sequences
   bool overlap_grad_reduce = true;   // DP gradient reduction overlaps the last backward passes
   bool overlap_param_gather = true;  // ZeRO parameter all-gather overlaps forward

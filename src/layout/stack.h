@@ -63,6 +63,11 @@ struct StackFeatures {
   bool fused_permute = false;
   // Router softmax/top-k and the auxiliary loss fused (--moe-router-fusion, TE fused router).
   bool fused_router = false;
+  // The experts' FC1 grouped GEMM with its SwiGLU and the FC2 input's quantization in one
+  // kernel (Transformer Engine's op fuser with the CuTe DSL fused grouped MLP on Blackwell,
+  // NVTE_CUTEDSL_FUSED_GROUPED_MLP=1, under an MXFP8/NVFP4 recipe; Megatron-Core
+  // use_transformer_engine_op_fuser): no separate activation or FC2-input cast pass.
+  bool fused_grouped_mlp = false;
 };
 
 // The fields of StackFeatures with their JSON names, for every writer and reader (the one list):
@@ -76,6 +81,7 @@ void StackFields(S& s, V& v) {
   v("grouped_gemm", s.grouped_gemm);
   v("fused_permute", s.fused_permute);
   v("fused_router", s.fused_router);
+  v("fused_grouped_mlp", s.fused_grouped_mlp);
 }
 
 }  // namespace paratune

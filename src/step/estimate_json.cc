@@ -43,6 +43,7 @@ json LayoutToJson(const Layout& l, const Training& t) {
                                         ? (l.recompute_modules ? RecomputeModulesText(l.recompute_modules) : "core_attn")
                                         : ""},
               {"fp8_activation_cache", l.fp8_activation_cache},
+              {"fp8_attention", l.fp8_attention},
               {"micro_batch", l.mbs},
               {"overlap_grad_reduce", l.overlap_grad_reduce},
               {"overlap_param_gather", l.overlap_param_gather},

@@ -70,6 +70,9 @@ TEST(StackMap, RowsGetTheirStacksFeatures) {
   EXPECT_EQ(gb300.layout.stack.cuda_graphs, CudaGraphs::kFull);
   EXPECT_EQ(gb300.layout.stack.moe_dispatcher, MoeDispatcher::kHybridEp);
   EXPECT_TRUE(gb300.layout.overlap_ep_comm);
+  EXPECT_TRUE(gb300.layout.stack.fused_grouped_mlp);  // cutedsl_fused_grouped_mlp
+  EXPECT_TRUE(gb300.layout.fp8_attention);            // fp8_dot_product_attention
+  EXPECT_FALSE(Row(runs, "MBB3-2511-GB300-06").layout.fp8_attention);
   EXPECT_FALSE(gb300.layout.grad_reduce_in_fp32);
   EXPECT_EQ(Row(runs, "MBB3-2511-GB300-06").layout.stack.cuda_graphs, CudaGraphs::kStatic);  // 25.11: not yet
   EXPECT_EQ(Row(runs, "MB2511-GB200-13").layout.stack.cuda_graphs, CudaGraphs::kFull);       // Llama 3 8B

@@ -161,6 +161,7 @@ void LayoutFields(L& l, V& v) {
   v("recompute", l.recompute, kRecomputeNames);
   v("recompute_modules", l.recompute_modules);  // bits of RecomputeModuleBit (kRecomputeModuleNames order)
   v("fp8_activation_cache", l.fp8_activation_cache);
+  v("fp8_attention", l.fp8_attention);
   v("mbs", l.mbs);
   v("overlap_grad_reduce", l.overlap_grad_reduce);
   v("overlap_param_gather", l.overlap_param_gather);

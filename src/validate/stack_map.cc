@@ -33,11 +33,16 @@ struct BridgeRecipe {
   // modules only (utils/helpers.py:178-179) and the GPT-OSS recipe leaves the granularity at
   // Megatron-Core's None, so its 25.11 runs recompute nothing.
   const char* recompute_modules = "";
+  // cutedsl_fused_grouped_mlp and fp8_dot_product_attention (the 26.06 FP8-MX recipes;
+  // scripts/performance/utils/overrides.py:238-246 at v0.5.0: the TE op fuser and
+  // mixed_precision.fp8_dot_product_attention).
+  bool fused_mlp_fp8_attention = false;
 };
 constexpr BridgeRecipe kBridgeRecipes[] = {
     {"Qwen3", "GB300|GB200|B300", true, "26.06", "", CudaGraphs::kFull, MoeDispatcher::kHybridEp, true,
      "v0.5.0 qwen/qwen3_workload_base_configs.py GB300/GB200/B300 FP8_MX: cuda_graph_impl full_iteration, hybridep, "
-     "moe_a2a_overlap"},
+     "moe_a2a_overlap, cutedsl_fused_grouped_mlp, fp8_dot_product_attention (l.358-365, 388-398, 432-439)",
+     "", true},
     {"Qwen3", "GB300|GB200|B300", false, "25.11", "", CudaGraphs::kStatic, MoeDispatcher::kHybridEp, false,
      "v0.2.0 qwen3/workload_base_configs.py GB300/GB200 (v0.3.0 B300): hybridep, TE CUDA graphs on moe_router, "
      "moe_preprocess"},
@@ -52,7 +57,9 @@ constexpr BridgeRecipe kBridgeRecipes[] = {
     {"Qwen3", "H100-SXM", false, "25.11", "25.11.99", CudaGraphs::kNone, MoeDispatcher::kAllToAll, true,
      "v0.2.0 qwen3/workload_base_configs.py H100 FP8-CS: alltoall, moe_a2a_overlap, no CUDA graphs"},
     {"GPT OSS", "GB300|GB200", true, "26.06", "", CudaGraphs::kFull, MoeDispatcher::kHybridEp, true,
-     "v0.5.0 gpt_oss/gpt_oss_workload_base_configs.py GB300/GB200 FP8_MX V2: full_iteration, hybridep, moe_a2a_overlap"},
+     "v0.5.0 gpt_oss/gpt_oss_workload_base_configs.py GB300/GB200 FP8_MX V2: full_iteration, hybridep, moe_a2a_overlap, "
+     "cutedsl_fused_grouped_mlp, fp8_dot_product_attention (l.201-220)",
+     "", true},
     {"GPT OSS", "GB300", false, "25.11", "", CudaGraphs::kStatic, MoeDispatcher::kAllToAll, false,
      "v0.2.0 gpt_oss/workload_base_configs.py GB300: alltoall, TE CUDA graphs on attn, moe_router, moe_preprocess"},
     {"GPT OSS", "GB200", false, "26.04", "", CudaGraphs::kNone, MoeDispatcher::kHybridEp, true,
@@ -102,6 +109,7 @@ void MapBridge(const std::string& section, PublishedRun& r) {
     f.cuda_graphs = b.graphs;
     f.moe_dispatcher = b.dispatcher;
     r.layout.overlap_ep_comm = b.overlap_ep;
+    if (b.fused_mlp_fp8_attention) f.fused_grouped_mlp = r.layout.fp8_attention = true;
     if (*b.recompute_modules && r.layout.recompute == Recompute::kNone) {
       r.layout.recompute = Recompute::kSelective;
       r.layout.recompute_modules = ParseRecomputeModules(b.recompute_modules, "kBridgeRecipes");
@@ -122,6 +130,7 @@ void MapBridge(const std::string& section, PublishedRun& r) {
   r.assumptions.push_back(used + ": CUDA graphs " + kCudaGraphsNames.Name(f.cuda_graphs) + ", MoE dispatcher " +
                           kMoeDispatcherNames.Name(f.moe_dispatcher) +
                           (r.layout.overlap_ep_comm ? ", EP all-to-all overlapped" : "") +
+                          (f.fused_grouped_mlp ? ", fused grouped MLP, FP8 attention" : "") +
                           ", BF16 gradient reduction, fused cross-entropy");
 }
 

@@ -66,9 +66,9 @@ TEST(HardwareCatalog, BuiltInHasAllGpus) {
   const HardwareCatalog hw = HardwareCatalog::BuiltIn();
   std::set<std::string> names;
   for (const GpuSpec* g : hw.All()) names.insert(g->name);
-  const std::set<std::string> expected = {"B300", "B200",      "GB200",          "GB300", "H200",      "H100",
-                                          "H800", "H100-PCIe", "H100-96GB-500W", "H20",   "A100-80GB", "A100-40GB",
-                                          "A100-PCIe-80GB"};
+  const std::set<std::string> expected = {"B300", "B200",      "B200-750W",      "GB200", "GB300",     "H200",
+                                          "H100", "H800",      "H100-96GB-500W", "H20",   "H100-PCIe", "A100-80GB",
+                                          "A100-40GB", "A100-PCIe-80GB"};
   EXPECT_EQ(names, expected);
   for (const std::string& n : expected) EXPECT_EQ(hw.Find(n).name, n);
 }
@@ -112,6 +112,13 @@ TEST(HardwareCatalog, PcieFabrics) {
   EXPECT_DOUBLE_EQ(gt.bf16_flops, 912.5e12);
   EXPECT_DOUBLE_EQ(gt.hbm_bytes_per_s, 2.4e12);
   EXPECT_DOUBLE_EQ(gt.tdp_w, 500);
+  // The power-limited B200 (torchao's MX table): between the B100 (700 W) and B200 (1,000 W)
+  // datasheet peaks, linear in the limit: 1.75 + 0.5 x 50/300 PF BF16.
+  const GpuSpec& b750 = hw.Find("B200-750W");
+  EXPECT_NEAR(b750.bf16_flops, (1.75 + 0.5 * 50 / 300) * 1e15, 0.1e12);
+  EXPECT_NEAR(b750.fp8_flops, 2 * b750.bf16_flops, 0.2e12);
+  EXPECT_DOUBLE_EQ(b750.hbm_bytes_per_s, hw.Find("B200").hbm_bytes_per_s);
+  EXPECT_DOUBLE_EQ(b750.tdp_w, 750);
   const GpuSpec& h20 = hw.Find("H20");
   EXPECT_DOUBLE_EQ(h20.bf16_flops, 148e12);
   EXPECT_DOUBLE_EQ(h20.fp8_flops, 296e12);
@@ -300,7 +307,7 @@ TEST(HardwareCatalog, MergeOverridesOneFieldAndKeepsTheOthers) {
   EXPECT_EQ(after_fabric.nvlink_domain, before_fabric.nvlink_domain);
   EXPECT_EQ(after.description, before.description);
   ExpectSameCalibration(after.calibration, before.calibration, "H100 after override");
-  EXPECT_EQ(hw.All().size(), 13u);
+  EXPECT_EQ(hw.All().size(), 14u);  // the built-in 14 (BuiltInHasAllGpus)
   // Other GPUs are untouched.
   EXPECT_DOUBLE_EQ(hw.Find("H800").hbm_bytes, 85.5e9);
 
@@ -309,7 +316,7 @@ TEST(HardwareCatalog, MergeOverridesOneFieldAndKeepsTheOthers) {
   EXPECT_DOUBLE_EQ(hw.FindFabric("H100").nvlink_bytes_per_s, 400e9);
   EXPECT_DOUBLE_EQ(hw.Find("H100").hbm_bytes, 100e9);
   EXPECT_EQ(hw.Find("H100").name, "H100");
-  EXPECT_EQ(hw.All().size(), 13u);
+  EXPECT_EQ(hw.All().size(), 14u);
 }
 
 TEST(HardwareCatalog, MergeChangingGenerationSwitchesCalibration) {
@@ -331,7 +338,7 @@ TEST(HardwareCatalog, MergeCalibration) {
 TEST(HardwareCatalog, MergeAddsNewGpu) {
   HardwareCatalog hw = HardwareCatalog::BuiltIn();
   hw.Merge(NewGpu(), "user.toml");
-  EXPECT_EQ(hw.All().size(), 14u);
+  EXPECT_EQ(hw.All().size(), 15u);  // the built-in 14 and X200
   const GpuSpec& g = hw.Find("x200");
   EXPECT_EQ(g.name, "X200");
   EXPECT_EQ(g.generation, "hopper");

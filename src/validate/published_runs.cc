@@ -474,6 +474,20 @@ const Cells* BatchDonor(const std::vector<Cells>& cells, size_t i) {
   return nullptr;
 }
 
+// GPUs a source names by their product but ran at a lower power limit, which its own text states:
+// the catalog entry of the limited part (data/gpus.toml) replaces the product's.
+struct PowerLimitedGpu {
+  const char* source;  // the row's source
+  const char* gpu;     // the row's gpu column
+  const char* entry;   // catalog entry of the limited part
+  const char* why;
+};
+constexpr PowerLimitedGpu kPowerLimitedGpus[] = {
+    {"torchao-mx-formats", "B200", "B200-750W",
+     "torchao's MX training table ran 'power limited' B200s; the README before pytorch/ao 9e3758d15 says "
+     "'8xB200 GPUs limited to 750W'"},
+};
+
 void MapRow(const Cells& c, const Cells* donor, PublishedRun& r, const HardwareCatalog& hw) {
   auto need = [&](const char* col) {
     if (c.Empty(col)) throw std::string("column '") + col + "' is empty";
@@ -498,8 +512,14 @@ void MapRow(const Cells& c, const Cells* donor, PublishedRun& r, const HardwareC
   ValidateModel(m, "row " + r.id);
 
   // Cluster.
+  std::string gpu = r.gpu_name;
+  for (const PowerLimitedGpu& p : kPowerLimitedGpus)
+    if (r.source == p.source && r.gpu_name == p.gpu) {
+      gpu = p.entry;
+      r.assumptions.push_back(std::string("GPU ") + p.entry + ": " + p.why);
+    }
   try {
-    r.cluster = hw.Cluster(r.gpu_name, 0);  // a catalog name or one of its aliases (data/gpus.toml)
+    r.cluster = hw.Cluster(gpu, 0);  // a catalog name or one of its aliases (data/gpus.toml)
   } catch (const InputError&) {
     throw std::string("GPU '") + r.gpu_name + "' is not in the hardware catalog";
   }

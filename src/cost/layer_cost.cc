@@ -121,10 +121,13 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
   double gathered_dgrad_s = 0, gathered_wgrad_s = 0;
   int regathers = 0;
   double part_fwd_s[6] = {0, 0, 0, 0, 0, 0};  // forward GEMM time by Part
+  std::vector<double> gemm_fwd_s;              // forward time of each GEMM, in gemms' order
+  gemm_fwd_s.reserve(gemms.size());
   for (const Shape& x : gemms) {
     const double fwd = GemmTime(g, p, x.M, x.N, x.K, x.count);
     out.gemm_fwd_s += fwd;
     part_fwd_s[static_cast<int>(x.part)] += fwd;
+    gemm_fwd_s.push_back(fwd);
     // Backward: input gradient [M,K] = dY[M,N] W^T, weight gradient [K,N] = X^T dY.
     const double dgrad = GemmTime(g, p, x.M, x.K, x.N, x.count), wgrad = GemmTime(g, p, x.K, x.N, x.M, x.count);
     out.bwd_compute_s += dgrad + wgrad;
@@ -224,7 +227,21 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
   // and its dispatch and combine, below).
   const auto part = [&](Part x) { return part_fwd_s[static_cast<int>(x)]; };
   const auto act_time = [&](double tokens, double ffn) { return MemoryBoundTime(g, tokens * act_bytes_per_ffn * ffn, 1); };
-  if (l.recomputes(RecomputeModule::kCoreAttn)) out.recompute_fwd_s += out.attention_fwd_s;
+  // torchtitan's selective recomputation is its per-op policy (torchtitan/distributed/
+  // activation_checkpoint.py, _get_custom_policy, pytorch/torchtitan b5bcd76c): a block saves the
+  // outputs of its matrix multiplies and SDPA but reruns every second matrix multiply and every
+  // element-wise op. In a Llama block's order (wq, wk, wv, wo, w1, w3, w2) that is wk, wo and w3
+  // (w2 for a two-GEMM MLP): the K share of our fused QKV GEMM, the output projection, half of
+  // the gated up-projection, and the block's element-wise bytes. Dense GQA layers; otherwise
+  // Megatron's meaning below.
+  const bool op_sac = l.recompute == Recompute::kSelective && l.stack.framework == Framework::kTorchtitan && !moe &&
+                      m.attention != AttentionKind::kMla && gemm_fwd_s.size() == 4;
+  if (op_sac) {
+    const double k_share = static_cast<double>(m.kv_heads) / static_cast<double>(m.heads + 2 * m.kv_heads);
+    out.recompute_fwd_s = gemm_fwd_s[0] * k_share + gemm_fwd_s[1] + (gated ? gemm_fwd_s[2] / 2 : gemm_fwd_s[3]) + mem_fwd;
+  } else if (l.recomputes(RecomputeModule::kCoreAttn)) {
+    out.recompute_fwd_s += out.attention_fwd_s;
+  }
   if (l.recomputes(RecomputeModule::kLayernorm)) out.recompute_fwd_s += MemoryBoundTime(g, norm_tokens * 2 * 4 * h, 2);
   if (l.recomputes(RecomputeModule::kMlaUpProj)) out.recompute_fwd_s += part(Part::kMlaUp);
   if (!moe && l.recomputes(RecomputeModule::kMlp))

@@ -94,5 +94,27 @@ TEST(LayerCost, Fp8AttentionOnlyUnderAnFp8Recipe) {
   }
 }
 
+// torchtitan's selective recomputation is its per-op policy: Llama 3.1 8B's block reruns wk,
+// wo and w3 (the K share 8/48 of the fused QKV GEMM, the output projection, half the up
+// projection) and all its element-wise work, not the attention; Megatron's reruns the attention.
+TEST(LayerCost, TorchtitanSelectiveRecomputationRerunsEverySecondMatmul) {
+  const ModelSpec m = LoadModel("llama-3.1-8b");
+  const ClusterSpec c = HardwareCatalog::BuiltIn().Cluster("H100-SXM", 8);
+  const Training t{8192, 64, Precision::kBf16};
+  Layout l;
+  l.recompute = Recompute::kSelective;
+  const LayerCost megatron = ComputeLayerCost(m, false, c, t, l);
+  EXPECT_DOUBLE_EQ(megatron.recompute_fwd_s, megatron.attention_fwd_s);
+  l.stack.framework = Framework::kTorchtitan;
+  const LayerCost titan = ComputeLayerCost(m, false, c, t, l);
+  const GpuSpec& g = c.gpu;
+  const double T = 8192, h = 4096;
+  const double elementwise = titan.fwd_compute_s - titan.gemm_fwd_s - titan.attention_fwd_s;
+  const double want = GemmTime(g, Precision::kBf16, T, 6144, h) * 8 / 48 + GemmTime(g, Precision::kBf16, T, h, h) +
+                      GemmTime(g, Precision::kBf16, T, 2 * 14336, h) / 2 + elementwise;
+  EXPECT_NEAR(titan.recompute_fwd_s, want, 1e-12);
+  EXPECT_GT(elementwise, 0);
+}
+
 }  // namespace
 }  // namespace paratune

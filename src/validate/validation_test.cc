@@ -52,6 +52,7 @@ TEST(Validation, DevelopmentSetAcceptance) {
   }
   EXPECT_EQ(with_target, 166);
   EXPECT_GE(predicted, 150);
+  EXPECT_GE(predicted, 158);  // issue 33: at least 95% of the rows modelled (158 since 2026-12-06)
   // Issue 10's targets: MAPE <= 6% and P90 <= 12% (measured 2026-12-02: 5.87% / 11.64%).
   EXPECT_LE(rep.overall.mean, 0.06);
   EXPECT_LE(rep.overall.p90, 0.12);
@@ -62,6 +63,26 @@ TEST(Validation, DevelopmentSetAcceptance) {
   EXPECT_GE(rep.ranking.pairs, 25);
   EXPECT_EQ(rep.ranking.agree, rep.ranking.pairs);
   EXPECT_EQ(rep.ranking_without_low_confidence.agree, rep.ranking_without_low_confidence.pairs);
+}
+
+// Issue 33's targets on the second development file that hold (measured 2026-12-06): every row
+// modelled, the torchtitan rows within 10% MAPE in sample (7.3%), 95% of the ranking pairs
+// ordered as measured (30 of 31). Its overall and Megatron-Bridge targets do not hold yet
+// (docs/validation.md).
+TEST(Validation, SecondDevelopmentSetAcceptance) {
+  PARATUNE_SHARED_OR_SKIP(csv, "validation/published_runs_dev2.csv");
+  const HardwareCatalog hw = HardwareCatalog::BuiltIn();
+  const auto runs = ReadPublishedRuns(ReadFile(csv), csv, hw);
+  ASSERT_EQ(runs.size(), 57u);
+  const ValidationReport rep = Validate(runs);
+  for (const RunPrediction& p : rep.rows) EXPECT_TRUE(p.predicted) << p.run->id << ": " << p.reason;
+  const auto source = std::find_if(rep.groups.begin(), rep.groups.end(),
+                                   [](const GroupStats& g) { return g.dimension == "source" && g.value == "torchtitan"; });
+  ASSERT_NE(source, rep.groups.end());
+  EXPECT_EQ(source->stats.n, 12);
+  EXPECT_LE(source->stats.mean, 0.10);
+  EXPECT_GE(rep.ranking.pairs, 30);
+  EXPECT_GE(rep.ranking.agree, 0.95 * rep.ranking.pairs);
 }
 
 // Row mapping: a Korthikanti Table 5 row becomes the layout the paper ran.

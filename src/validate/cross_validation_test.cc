@@ -85,6 +85,11 @@ TEST(StackMap, RowsGetTheirStacksFeatures) {
   }
   EXPECT_EQ(Row(runs, "MB2511-B200-10").layout.recompute, Recompute::kNone);
   EXPECT_EQ(Row(runs, "MB2608-GB200-02").layout.recompute, Recompute::kNone);  // FP8-MX full-iteration recipe
+  // Llama 3 70B's Megatron-FSDP recipes offload activations: GB300 FP8-CS 20 layers, GB200 40.
+  EXPECT_EQ(Row(runs, "MBB3-260401-GB300-01").layout.offload_layers, 20);
+  EXPECT_EQ(Row(runs, "MB260401-GB200-02").layout.offload_layers, 40);
+  EXPECT_EQ(Row(runs, "MB2511-GB200-14").layout.offload_layers, 40);
+  EXPECT_EQ(Row(runs, "MBB3-260401-GB300-02").layout.offload_layers, 0);  // pp 4, DDP
 }
 
 }  // namespace

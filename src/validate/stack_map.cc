@@ -85,6 +85,18 @@ constexpr BridgeRecipe kBridgeRecipes[] = {
      "v0.2.0 llama3/workload_base_configs.py 70B on GB300 (full_iteration graphs only with NVFP4, below)"},
 };
 
+// Llama 3 70B's Megatron-FSDP recipes on NVL72 racks offload the activations of their first
+// layers to the Grace host (cpu_offloading_num_layers), the same from v0.2.0 (25.11,
+// scripts/performance/configs/llama3/workload_base_configs.py LLAMA3_70B_GB300/GB200_*_BASE_CONFIG)
+// to v0.4.1 (llama/llama3_workload_base_configs.py *_V1/V2): GB300 BF16 30, FP8-CS 20; GB200
+// BF16 20, FP8-CS 40.
+struct BridgeOffload {
+  const char* gpu;
+  bool fp8;
+  int layers;
+};
+constexpr BridgeOffload kLlama70bFsdpOffload[] = {{"GB300", false, 30}, {"GB300", true, 20}, {"GB200", false, 20}, {"GB200", true, 40}};
+
 // Whether `gpu` is one of the '|'-separated names of `list`.
 bool InList(const std::string& gpu, const std::string& list) {
   return ("|" + list + "|").find("|" + gpu + "|") != std::string::npos;
@@ -116,6 +128,15 @@ void MapBridge(const std::string& section, PublishedRun& r) {
     }
     used += std::string(" recipe (") + b.source + ")";
     break;
+  }
+  const bool fsdp = r.sharding_raw.find("Megatron-FSDP") != std::string::npos;
+  if (r.model_name.find("LLAMA3_70B") != std::string::npos && fsdp && r.layout.pp == 1 && r.layout.recompute == Recompute::kNone) {
+    const bool fp8 = r.precision_raw.rfind("fp8", 0) == 0;
+    for (const BridgeOffload& o : kLlama70bFsdpOffload)
+      if (r.gpu_name == o.gpu && (fp8 || r.precision_raw == "bf16") && o.fp8 == fp8) {
+        r.layout.offload_layers = o.layers;
+        used += ", activations of " + std::to_string(o.layers) + " layers offloaded to the host (cpu_offloading_num_layers)";
+      }
   }
   // NVFP4 runs of Llama 3 70B replay the full iteration (v0.2.0 llama3/workload_base_configs.py
   // 70B GB300 NVFP4: cuda_graph_impl local, full_iteration).

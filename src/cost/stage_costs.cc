@@ -98,6 +98,28 @@ GroupCost Group(const ClusterSpec& c, int size, int stride) {
   return {size, PlaceGroup(c, {size, stride}).crosses_domain};
 }
 
+// Parameters of one layer on one GPU: a dense layer's, a MoE layer's outside its routed experts
+// (attention, shared experts, router, norms) and its routed experts held by this rank.
+struct LayerParams {
+  double dense = 0, moe_nonexpert = 0, moe_expert = 0;
+};
+LayerParams LayerParamsOf(const ModelSpec& m, const Layout& l) {
+  const int tp = l.tp, etp = l.expert_tp();
+  LayerParams p;
+  p.dense = static_cast<double>(AttentionParamsPerLayer(m) + DenseMlpParamsPerLayer(m)) / tp;
+  p.moe_nonexpert = static_cast<double>(AttentionParamsPerLayer(m) + SharedExpertParamsPerLayer(m)) / tp +
+                    static_cast<double>(RouterParamsPerLayer(m) + NormParams(m));
+  p.moe_expert = static_cast<double>(m.experts) / l.ep * static_cast<double>(RoutedExpertParams(m)) / etp;
+  return p;
+}
+
+// The ZeRO groups: dense weights shard over DP x CP, expert weights over expert data parallel
+// (tp*cp*dp / (ep*etp)); Megatron-Core parallel_state.
+double DenseShards(const Layout& l) { return static_cast<double>(l.dp) * l.cp; }
+double ExpertShards(const Layout& l) {
+  return static_cast<double>(l.tp) * l.cp * l.dp / (static_cast<double>(l.ep) * l.expert_tp());
+}
+
 }  // namespace
 
 double GradCommBytesPerParam(const Layout& l) { return l.grad_reduce_in_fp32 ? kGradCommBytesFp32 : kGradCommBytes16; }
@@ -109,26 +131,9 @@ LayerCosts ComputeLayerCosts(const ModelSpec& m, const ClusterSpec& c, const Tra
   return lc;
 }
 
-StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Training& t, const Layout& l,
-                           const StateBytesPerParam& state_bytes_fp32_grads, const LayerCosts* layers) {
+StepCosts ComputeZeroFreeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Training& t, const Layout& l,
+                                   const LayerCosts* layers) {
   const GpuSpec& g = c.gpu;
-  // 16-bit gradient buffers (--grad-reduce-in-bf16): 2 bytes per parameter held and reduced.
-  StateBytesPerParam state_bytes = state_bytes_fp32_grads;
-  if (!l.grad_reduce_in_fp32) state_bytes.grad = std::min(state_bytes.grad, kGradCommBytes16);
-  // Adam's states other than Megatron's FP32 master, momentum and variance.
-  if (l.optimizer_states != OptimizerStates::kFp32) state_bytes.optimizer = OptimizerStateBytesPerParam(l.optimizer_states);
-  const double grad_comm_bytes = GradCommBytesPerParam(l);
-  // What ZeRO-3 has in flight per gathered parameter: its 16-bit copy and its unsharded gradient,
-  // in the buffer's dtype or, with PyTorch FSDP's FP32 shards, in the dtype it is reduced in.
-  const double gathered_bytes_per_param =
-      state_bytes.param + (l.fp32_shards ? grad_comm_bytes : state_bytes.grad);
-  if (l.fp32_shards && l.zero >= 2) {
-    // PyTorch FSDP (Layout::fp32_shards): the gradient shard is FP32 whatever the reduction's
-    // dtype, and under ZeRO-3 no 16-bit parameter shard is kept (the FP32 master in
-    // `optimizer` is the parameter).
-    state_bytes.grad = state_bytes_fp32_grads.grad;
-    if (l.zero >= 3) state_bytes.param = 0;
-  }
   const int pp = l.pp, vp = l.vp, tp = l.tp, etp = l.expert_tp();
   const double T = TokensPerMicroBatch(t, l);
   const bool sp = l.sequence_parallel();
@@ -146,15 +151,10 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
   const LayerCost& dense = sc.dense;
   const LayerCost& moe = sc.moe;
 
-  // Parameters per layer on one GPU, split into the ZeRO group of dense weights (DP x CP) and of
-  // expert weights (expert data parallel = tp*cp*dp / (ep*etp)); Megatron-Core parallel_state.
-  const double dense_layer_params = static_cast<double>(AttentionParamsPerLayer(m) + DenseMlpParamsPerLayer(m)) / tp;
-  const double moe_layer_nonexpert =
-      static_cast<double>(AttentionParamsPerLayer(m) + SharedExpertParamsPerLayer(m)) / tp +
-      static_cast<double>(RouterParamsPerLayer(m) + NormParams(m));
-  const double moe_layer_expert = static_cast<double>(m.experts) / l.ep * static_cast<double>(RoutedExpertParams(m)) / etp;
-  const double dense_shards = static_cast<double>(l.dp) * l.cp;
-  const double expert_shards = static_cast<double>(tp) * l.cp * l.dp / (static_cast<double>(l.ep) * etp);
+  const LayerParams per_layer = LayerParamsOf(m, l);
+  const double dense_layer_params = per_layer.dense, moe_layer_nonexpert = per_layer.moe_nonexpert;
+  const double moe_layer_expert = per_layer.moe_expert;
+  const double dense_shards = DenseShards(l), expert_shards = ExpertShards(l);
 
   // Pipeline stages: rank s holds chunks c*pp + s (Megatron interleaving) of L/(pp*vp) layers,
   // or of the counts pp_layout gives per chunk.
@@ -287,7 +287,6 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
     st.has_embedding = s == 0;
     st.has_logits = s == pp - 1;
     const double nd = st.dense_layers, nm = st.moe_layers;
-    const KindShapes& stage_shapes = kind_shapes[(nd > 0 ? 1 : 0) | (nm > 0 ? 2 : 0)];
     // The stage's passes, and each chunk's: its own layers, the embedding in the first chunk of
     // rank 0, the logits and loss in the last chunk of the last rank (Megatron-LM's placement,
     // transformer_block.py get_num_layers_to_build), so that uneven chunks simulate as they run.
@@ -372,94 +371,205 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
     st.dense_params = dparams;
     st.expert_params = eparams;
 
-    // Memory, but for the activations in flight (they depend on the schedule).
-    const ModelStateBytes ds = ModelStates(dparams, l.zero, dense_shards, state_bytes);
-    const ModelStateBytes es = ModelStates(eparams, l.zero, expert_shards, state_bytes);
-    MemoryBreakdown& mem = st.memory;
-    mem.params = ds.params + es.params;
-    mem.grads = ds.grads + es.grads;
-    mem.optimizer = ds.optimizer + es.optimizer;
-    if (IsQuantized(t.precision)) {
-      // Transformer Engine caches row- and column-wise FP8 copies of GEMM weights (1 byte each).
-      const double gemm_params = dparams - (st.has_embedding ? table : 0) + eparams;
-      mem.fp8_weights = 2 * gemm_params / (l.zero >= 3 ? dense_shards : 1);
-    }
-    if (l.zero >= 3) {
-      // FSDP: two layers' gathered parameters and unsharded gradients in flight (prefetch).
-      // Per-tensor ZeRO-3 (DeepSpeed stage 3) gathers one parameter tensor at a time and
-      // prefetches the next (deepspeed.readthedocs.io, ZeRO config: stage3_prefetch_bucket_size,
-      // stage3_max_live_parameters): two of the largest tensor, taken as the largest GEMM weight.
-      double unit = std::max(dense_layer_params, moe_layer_nonexpert + moe_layer_expert);
-      if (l.zero3_per_tensor) unit = stage_shapes.largest_elems;
-      mem.zero3_buffers = 2 * unit * gathered_bytes_per_param;
-    }
-    // Megatron pads the vocabulary (PaddedVocab): the tables held are that many rows.
-    const double padded_cols = static_cast<double>(PaddedVocab(m.vocab, tp)) / tp;
-    const double tables = (st.has_embedding ? 1 : 0) + (st.has_logits && (!m.tied_embeddings || pp > 1) ? 1 : 0);
-    const double padding_params = tables * (padded_cols - logits_cols) * static_cast<double>(m.hidden);
-    const ModelStateBytes padding = ModelStates(padding_params, l.zero, dense_shards, state_bytes);
-    mem.params += padding.params;
-    mem.grads += padding.grads;
-    mem.optimizer += padding.optimizer;
-    // Weight-gradient placeholders (wgrad_buffers). With Megatron's fused accumulation into the
-    // FP32 main gradients (not under ZeRO-3/FSDP, which has no main_grad), each weight's backward
-    // still returns a weight-shaped 16-bit tensor. TE >= 2.3 caches one per shape (module/base.py
-    // get_dummy_wgrad): the distinct shapes of the stage's layers stay allocated. Older TE
-    // allocates one per backward: the largest, transient, at the stage's backward peak.
-    const bool fused_accumulation = l.zero < 3;
-    const double wgrad_elem = 2;  // the parameter dtype, 16-bit
-    double largest_wgrad = 0;
-    if (fused_accumulation) {
-      largest_wgrad = wgrad_elem * stage_shapes.largest_elems;
-      if (l.cached_wgrad_placeholders) mem.wgrad_buffers += wgrad_elem * stage_shapes.distinct_elems;
-    }
-    if (st.has_logits) {
-      // The loss of one micro-batch (Megatron-LM vocab-parallel cross-entropy,
-      // megatron/core/tensor_parallel/cross_entropy.py): the 16-bit logits and their FP32 copy,
-      // which becomes the saved softmax, in the forward; a fused cross-entropy keeps only the
-      // 16-bit logits and writes the gradient into them. In the backward the 16-bit logits
-      // gradient meets the output layer's weight-gradient placeholder (Megatron's
-      // ColumnParallelLinear allocates one per backward under fused accumulation,
-      // megatron/core/tensor_parallel/layers.py). The larger of the two moments.
-      const double logits = T * padded_cols;
-      const double forward = logits * (l.fused_cross_entropy ? 2 : 2 + 4);
-      const double backward = logits * 2 + (fused_accumulation ? wgrad_elem * padded_cols * static_cast<double>(m.hidden) : 0);
-      mem.logits = std::max(forward, backward);
-    }
-    // The transient placeholder of older TE comes after the loss work space is freed: it adds
-    // only where it is larger.
-    if (fused_accumulation && !l.cached_wgrad_placeholders) mem.wgrad_buffers = std::max(0.0, largest_wgrad - mem.logits);
-    int groups = 0;
-    for (int n : {tp, l.cp, l.dp, pp, l.ep, static_cast<int>(expert_shards)}) groups += n > 1;
-    mem.runtime = kCudaContextBytes + kNcclBytesPerGroup * groups;
+    const KindShapes& stage_shapes = kind_shapes[(nd > 0 ? 1 : 0) | (nm > 0 ? 2 : 0)];
+    st.distinct_weight_elems = stage_shapes.distinct_elems;
+    st.largest_weight_elems = stage_shapes.largest_elems;
+  }
+  return sc;
+}
 
-    // Data parallel. Collectives run per bucket: Megatron-LM's DDP buckets max(40M, 1M x dp)
-    // parameters (megatron/core/distributed/distributed_data_parallel.py); ZeRO-3/FSDP gathers
-    // one transformer block at a time (DeepSpeed stage 3: one tensor at a time). Each bucket pays
-    // the latency term once.
-    const int nd_ranks = static_cast<int>(dense_shards), ne_ranks = static_cast<int>(expert_shards);
-    const double stage_layers = nd + nm;
-    const auto buckets = [&](double params, int ranks) {
-      if (l.zero == 3) return std::max(1.0, stage_layers * (l.zero3_per_tensor ? TensorsPerLayer(m) : 1));
-      return std::max(1.0, std::ceil(params / std::max(40e6, 1e6 * ranks)));
+namespace {
+
+// What the ZeRO-dependent terms of every stage read of the layout (ApplyZeroStage).
+struct ZeroInputs {
+  StateBytesPerParam state_bytes;         // held per parameter, under this ZeRO stage and the switches
+  double grad_comm_bytes = 0;             // per parameter reduced
+  double gathered_bytes_per_param = 0;    // ZeRO-3: a gathered parameter and its unsharded gradient
+  LayerParams per_layer;                  // parameters of one layer on one GPU
+  double dense_shards = 0, expert_shards = 0;
+  double table = 0;                       // one embedding or output table on one GPU
+  double logits_cols = 0;                 // vocabulary columns per GPU (unpadded)
+  double tokens = 0;                      // per micro-batch on one GPU
+};
+
+ZeroInputs ZeroInputsOf(const ModelSpec& m, const Training& t, const Layout& l,
+                        const StateBytesPerParam& state_bytes_fp32_grads) {
+  ZeroInputs z;
+  // 16-bit gradient buffers (--grad-reduce-in-bf16): 2 bytes per parameter held and reduced.
+  StateBytesPerParam& state_bytes = z.state_bytes;
+  state_bytes = state_bytes_fp32_grads;
+  if (!l.grad_reduce_in_fp32) state_bytes.grad = std::min(state_bytes.grad, kGradCommBytes16);
+  // Adam's states other than Megatron's FP32 master, momentum and variance.
+  if (l.optimizer_states != OptimizerStates::kFp32) state_bytes.optimizer = OptimizerStateBytesPerParam(l.optimizer_states);
+  z.grad_comm_bytes = GradCommBytesPerParam(l);
+  // What ZeRO-3 has in flight per gathered parameter: its 16-bit copy and its unsharded gradient,
+  // in the buffer's dtype or, with PyTorch FSDP's FP32 shards, in the dtype it is reduced in.
+  z.gathered_bytes_per_param = state_bytes.param + (l.fp32_shards ? z.grad_comm_bytes : state_bytes.grad);
+  if (l.fp32_shards && l.zero >= 2) {
+    // PyTorch FSDP (Layout::fp32_shards): the gradient shard is FP32 whatever the reduction's
+    // dtype, and under ZeRO-3 no 16-bit parameter shard is kept (the FP32 master in
+    // `optimizer` is the parameter).
+    state_bytes.grad = state_bytes_fp32_grads.grad;
+    if (l.zero >= 3) state_bytes.param = 0;
+  }
+  z.per_layer = LayerParamsOf(m, l);
+  z.dense_shards = DenseShards(l);
+  z.expert_shards = ExpertShards(l);
+  z.table = static_cast<double>(m.vocab) * m.hidden / l.tp;
+  z.logits_cols = static_cast<double>(m.vocab) / l.tp;
+  z.tokens = TokensPerMicroBatch(t, l);
+  return z;
+}
+
+// A stage's memory under l.zero, but for the activations in flight (they depend on the schedule).
+void StageMemory(StageCost& st, const ModelSpec& m, const Training& t, const Layout& l, const ZeroInputs& z) {
+  const double dparams = st.dense_params, eparams = st.expert_params, table = z.table;
+  const double dense_shards = z.dense_shards, expert_shards = z.expert_shards;
+  const double dense_layer_params = z.per_layer.dense, moe_layer_nonexpert = z.per_layer.moe_nonexpert;
+  const double moe_layer_expert = z.per_layer.moe_expert;
+  const double logits_cols = z.logits_cols, T = z.tokens;
+  const StateBytesPerParam& state_bytes = z.state_bytes;
+  const int tp = l.tp, pp = l.pp;
+
+  const ModelStateBytes ds = ModelStates(dparams, l.zero, dense_shards, state_bytes);
+  const ModelStateBytes es = ModelStates(eparams, l.zero, expert_shards, state_bytes);
+  MemoryBreakdown& mem = st.memory;
+  mem.params = ds.params + es.params;
+  mem.grads = ds.grads + es.grads;
+  mem.optimizer = ds.optimizer + es.optimizer;
+  if (IsQuantized(t.precision)) {
+    // Transformer Engine caches row- and column-wise FP8 copies of GEMM weights (1 byte each).
+    const double gemm_params = dparams - (st.has_embedding ? table : 0) + eparams;
+    mem.fp8_weights = 2 * gemm_params / (l.zero >= 3 ? dense_shards : 1);
+  }
+  if (l.zero >= 3) {
+    // FSDP: two layers' gathered parameters and unsharded gradients in flight (prefetch).
+    // Per-tensor ZeRO-3 (DeepSpeed stage 3) gathers one parameter tensor at a time and
+    // prefetches the next (deepspeed.readthedocs.io, ZeRO config: stage3_prefetch_bucket_size,
+    // stage3_max_live_parameters): two of the largest tensor, taken as the largest GEMM weight.
+    double unit = std::max(dense_layer_params, moe_layer_nonexpert + moe_layer_expert);
+    if (l.zero3_per_tensor) unit = st.largest_weight_elems;
+    mem.zero3_buffers = 2 * unit * z.gathered_bytes_per_param;
+  }
+  // Megatron pads the vocabulary (PaddedVocab): the tables held are that many rows.
+  const double padded_cols = static_cast<double>(PaddedVocab(m.vocab, tp)) / tp;
+  const double tables = (st.has_embedding ? 1 : 0) + (st.has_logits && (!m.tied_embeddings || pp > 1) ? 1 : 0);
+  const double padding_params = tables * (padded_cols - logits_cols) * static_cast<double>(m.hidden);
+  const ModelStateBytes padding = ModelStates(padding_params, l.zero, dense_shards, state_bytes);
+  mem.params += padding.params;
+  mem.grads += padding.grads;
+  mem.optimizer += padding.optimizer;
+  // Weight-gradient placeholders (wgrad_buffers). With Megatron's fused accumulation into the
+  // FP32 main gradients (not under ZeRO-3/FSDP, which has no main_grad), each weight's backward
+  // still returns a weight-shaped 16-bit tensor. TE >= 2.3 caches one per shape (module/base.py
+  // get_dummy_wgrad): the distinct shapes of the stage's layers stay allocated. Older TE
+  // allocates one per backward: the largest, transient, at the stage's backward peak.
+  const bool fused_accumulation = l.zero < 3;
+  const double wgrad_elem = 2;  // the parameter dtype, 16-bit
+  double largest_wgrad = 0;
+  if (fused_accumulation) {
+    largest_wgrad = wgrad_elem * st.largest_weight_elems;
+    if (l.cached_wgrad_placeholders) mem.wgrad_buffers += wgrad_elem * st.distinct_weight_elems;
+  }
+  if (st.has_logits) {
+    // The loss of one micro-batch (Megatron-LM vocab-parallel cross-entropy,
+    // megatron/core/tensor_parallel/cross_entropy.py): the 16-bit logits and their FP32 copy,
+    // which becomes the saved softmax, in the forward; a fused cross-entropy keeps only the
+    // 16-bit logits and writes the gradient into them. In the backward the 16-bit logits
+    // gradient meets the output layer's weight-gradient placeholder (Megatron's
+    // ColumnParallelLinear allocates one per backward under fused accumulation,
+    // megatron/core/tensor_parallel/layers.py). The larger of the two moments.
+    const double logits = T * padded_cols;
+    const double forward = logits * (l.fused_cross_entropy ? 2 : 2 + 4);
+    const double backward = logits * 2 + (fused_accumulation ? wgrad_elem * padded_cols * static_cast<double>(m.hidden) : 0);
+    mem.logits = std::max(forward, backward);
+  }
+  // The transient placeholder of older TE comes after the loss work space is freed: it adds
+  // only where it is larger.
+  if (fused_accumulation && !l.cached_wgrad_placeholders) mem.wgrad_buffers = std::max(0.0, largest_wgrad - mem.logits);
+  int groups = 0;
+  for (int n : {tp, l.cp, l.dp, pp, l.ep, static_cast<int>(expert_shards)}) groups += n > 1;
+  mem.runtime = kCudaContextBytes + kNcclBytesPerGroup * groups;
+}
+
+// A stage's data-parallel gradient reduction, parameter gathers and optimizer step under l.zero.
+void StageDataParallel(StageCost& st, const StepCosts& sc, const ModelSpec& m, const GpuSpec& g, const Training& t,
+                       const Layout& l, const ZeroInputs& z) {
+  const double dparams = st.dense_params, eparams = st.expert_params;
+  const double dense_shards = z.dense_shards, expert_shards = z.expert_shards, grad_comm_bytes = z.grad_comm_bytes;
+  const GroupLinks &dense_dp_links = sc.dense_dp_links, &expert_dp_links = sc.expert_dp_links;
+  const double nd = st.dense_layers, nm = st.moe_layers;
+
+  // Data parallel. Collectives run per bucket: Megatron-LM's DDP buckets max(40M, 1M x dp)
+  // parameters (megatron/core/distributed/distributed_data_parallel.py); ZeRO-3/FSDP gathers
+  // one transformer block at a time (DeepSpeed stage 3: one tensor at a time). Each bucket pays
+  // the latency term once.
+  const int nd_ranks = static_cast<int>(dense_shards), ne_ranks = static_cast<int>(expert_shards);
+  const double stage_layers = nd + nm;
+  const auto buckets = [&](double params, int ranks) {
+    if (l.zero == 3) return std::max(1.0, stage_layers * (l.zero3_per_tensor ? TensorsPerLayer(m) : 1));
+    return std::max(1.0, std::ceil(params / std::max(40e6, 1e6 * ranks)));
+  };
+  const auto bucketed = [&](double (*op)(double, int, const GroupLinks&), double bytes, int ranks,
+                            const GroupLinks& links, double params) {
+    const double nb = buckets(params, ranks);
+    return nb * op(bytes / nb, ranks, links);
+  };
+  if (l.zero == 0) {
+    st.grad_reduce_dense_s = bucketed(AllReduceTime, dparams * grad_comm_bytes, nd_ranks, dense_dp_links, dparams);
+    st.grad_reduce_expert_s = bucketed(AllReduceTime, eparams * grad_comm_bytes, ne_ranks, expert_dp_links, eparams);
+  } else {
+    st.grad_reduce_dense_s = bucketed(ReduceScatterTime, dparams * grad_comm_bytes, nd_ranks, dense_dp_links, dparams);
+    st.grad_reduce_expert_s = bucketed(ReduceScatterTime, eparams * grad_comm_bytes, ne_ranks, expert_dp_links, eparams);
+    st.param_gather_dense_s = bucketed(AllGatherTime, dparams * kParamCommBytes, nd_ranks, dense_dp_links, dparams);
+    st.param_gather_expert_s = bucketed(AllGatherTime, eparams * kParamCommBytes, ne_ranks, expert_dp_links, eparams);
+  }
+  const double updated = l.zero >= 1 ? dparams / dense_shards + eparams / expert_shards : dparams + eparams;
+  const double opt_bytes = OptimizerStepBytesPerParam(l.optimizer_states) + (t.precision == Precision::kFp16 ? kLossScaleBytesPerParam : 0);
+  st.optimizer_s = MemoryBoundTime(g, updated * opt_bytes, t.precision == Precision::kFp16 ? 5 : 4);
+}
+
+// NCCL's kernels hold SMs (one thread block per channel) while the ZeRO-2/3 collectives run
+// under every pass: the gathers before each forward and backward, the reduce-scatter of each
+// micro-batch's gradients in its backward. The pass's kernels get the other SMs meanwhile:
+// with work W and C seconds of collectives under it, it takes min(W + s C, W / (1 - s)),
+// s = Calibration::nccl_sm_share (docs/cost-model.md, "NCCL's SMs"; Lee et al. 2025,
+// arXiv 2507.03114, measure 18.9% mean slowdown of overlapped compute).
+void StretchForNcclSms(StepCosts& sc, const GpuSpec& g, const Layout& l) {
+  if (l.zero < 2) return;
+  const double share = std::clamp(g.calibration.nccl_sm_share, 0.0, 0.9);
+  for (StageCost& st : sc.stages) {
+    const double vpd = static_cast<double>(st.chunks.empty() ? 1 : st.chunks.size());
+    const double forward_comm = sc.zero3_gathers_forward * st.param_gather_s() / vpd;
+    const double backward_comm = sc.zero3_gathers_backward * st.param_gather_s() / vpd + st.grad_reduce_s() / vpd;
+    const auto stretch = [&](double work, double comm) {
+      return work <= 0 ? 0.0 : std::min(work + share * comm, work / (1 - share)) - work;
     };
-    const auto bucketed = [&](double (*op)(double, int, const GroupLinks&), double bytes, int ranks,
-                              const GroupLinks& links, double params) {
-      const double nb = buckets(params, ranks);
-      return nb * op(bytes / nb, ranks, links);
-    };
-    if (l.zero == 0) {
-      st.grad_reduce_dense_s = bucketed(AllReduceTime, dparams * grad_comm_bytes, nd_ranks, dense_dp_links, dparams);
-      st.grad_reduce_expert_s = bucketed(AllReduceTime, eparams * grad_comm_bytes, ne_ranks, expert_dp_links, eparams);
-    } else {
-      st.grad_reduce_dense_s = bucketed(ReduceScatterTime, dparams * grad_comm_bytes, nd_ranks, dense_dp_links, dparams);
-      st.grad_reduce_expert_s = bucketed(ReduceScatterTime, eparams * grad_comm_bytes, ne_ranks, expert_dp_links, eparams);
-      st.param_gather_dense_s = bucketed(AllGatherTime, dparams * kParamCommBytes, nd_ranks, dense_dp_links, dparams);
-      st.param_gather_expert_s = bucketed(AllGatherTime, eparams * kParamCommBytes, ne_ranks, expert_dp_links, eparams);
+    for (StageCost::ChunkCost& ch : st.chunks) {
+      const double f = stretch(ch.forward_s, forward_comm), b = stretch(ch.backward_s, backward_comm);
+      // The weight-gradient part of the backward stretches in proportion.
+      const double w_added = ch.backward_s > 0 ? ch.weight_grad_s * b / ch.backward_s : 0;
+      ch.weight_grad_s += w_added;
+      ch.forward_s += f;
+      ch.backward_s += b;
+      st.forward_s += f;
+      st.backward_s += b;
+      st.weight_grad_s += w_added;
+      st.compute_s += f + b;
+      st.nccl_contention_s += f + b;
     }
-    const double updated = l.zero >= 1 ? dparams / dense_shards + eparams / expert_shards : dparams + eparams;
-    const double opt_bytes = OptimizerStepBytesPerParam(l.optimizer_states) + (t.precision == Precision::kFp16 ? kLossScaleBytesPerParam : 0);
-    st.optimizer_s = MemoryBoundTime(g, updated * opt_bytes, t.precision == Precision::kFp16 ? 5 : 4);
+  }
+}
+
+}  // namespace
+
+void ApplyZeroStage(StepCosts& sc, const ModelSpec& m, const ClusterSpec& c, const Training& t, const Layout& l,
+                    const StateBytesPerParam& state_bytes) {
+  const GpuSpec& g = c.gpu;
+  const ZeroInputs z = ZeroInputsOf(m, t, l, state_bytes);
+  for (StageCost& st : sc.stages) {
+    StageMemory(st, m, t, l, z);
+    StageDataParallel(st, sc, m, g, t, l, z);
   }
   if (l.zero == 3) {
     // FSDP gathers the parameters before every forward and backward of every micro-batch.
@@ -469,42 +579,17 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
     sc.zero3_gathers_forward = 1;
     sc.zero3_gathers_backward = 1 + (l.zero3_per_tensor && l.recompute == Recompute::kFull ? 1 : 0);
   }
-  // NCCL's kernels hold SMs (one thread block per channel) while the ZeRO-2/3 collectives run
-  // under every pass: the gathers before each forward and backward, the reduce-scatter of each
-  // micro-batch's gradients in its backward. The pass's kernels get the other SMs meanwhile:
-  // with work W and C seconds of collectives under it, it takes min(W + s C, W / (1 - s)),
-  // s = Calibration::nccl_sm_share (docs/cost-model.md, "NCCL's SMs"; Lee et al. 2025,
-  // arXiv 2507.03114, measure 18.9% mean slowdown of overlapped compute).
-  if (l.zero >= 2) {
-    const double share = std::clamp(g.calibration.nccl_sm_share, 0.0, 0.9);
-    for (StageCost& st : sc.stages) {
-      const double vpd = static_cast<double>(st.chunks.empty() ? 1 : st.chunks.size());
-      const double forward_comm = sc.zero3_gathers_forward * st.param_gather_s() / vpd;
-      const double backward_comm = sc.zero3_gathers_backward * st.param_gather_s() / vpd + st.grad_reduce_s() / vpd;
-      const auto stretch = [&](double work, double comm) {
-        return work <= 0 ? 0.0 : std::min(work + share * comm, work / (1 - share)) - work;
-      };
-      for (StageCost::ChunkCost& ch : st.chunks) {
-        const double f = stretch(ch.forward_s, forward_comm), b = stretch(ch.backward_s, backward_comm);
-        // The weight-gradient part of the backward stretches in proportion.
-        const double w_added = ch.backward_s > 0 ? ch.weight_grad_s * b / ch.backward_s : 0;
-        ch.weight_grad_s += w_added;
-        ch.forward_s += f;
-        ch.backward_s += b;
-        st.forward_s += f;
-        st.backward_s += b;
-        st.weight_grad_s += w_added;
-        st.compute_s += f + b;
-        st.nccl_contention_s += f + b;
-      }
-    }
-  }
+  StretchForNcclSms(sc, g, l);
   sc.critical_stage = static_cast<int>(
       std::max_element(sc.stages.begin(), sc.stages.end(),
                        [](const StageCost& a, const StageCost& b) { return a.time_s() < b.time_s(); }) -
       sc.stages.begin());
+}
 
-  // Warnings that do not depend on the schedule.
+void AddStepWarnings(StepCosts& sc, const ModelSpec& m, const ClusterSpec& c, const Training& t, const Layout& l) {
+  const GpuSpec& g = c.gpu;
+  const int tp = l.tp, etp = l.expert_tp();
+  const double T = TokensPerMicroBatch(t, l);
   const Fabric& f = c.fabric;
   if (tp > f.nvlink_domain)
     sc.warnings.push_back(fmt::format("tp={} crosses the NVLink domain ({} GPUs): tensor-parallel collectives run "
@@ -530,6 +615,13 @@ StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Train
                                           per_expert));
     }
   }
+}
+
+StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Training& t, const Layout& l,
+                           const StateBytesPerParam& state_bytes, const LayerCosts* layers) {
+  StepCosts sc = ComputeZeroFreeStepCosts(m, c, t, l, layers);
+  ApplyZeroStage(sc, m, c, t, l, state_bytes);
+  AddStepWarnings(sc, m, c, t, l);
   return sc;
 }
 

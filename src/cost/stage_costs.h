@@ -54,6 +54,10 @@ struct StageCost {
   double activation_bytes = 0;  // what one micro-batch in flight keeps on this rank
   double working_bytes = 0;     // full recomputation: one layer's activations while it reruns
   double weight_grad_activation_bytes = 0;  // per micro-batch with its B done and W pending
+  // The GEMM weights of its layers as Transformer Engine registers them: the elements of their
+  // distinct shapes and of the largest (weight-gradient placeholders, per-tensor ZeRO-3 buffers).
+  double distinct_weight_elems = 0;
+  double largest_weight_elems = 0;
   // One micro-batch through each of the rank's vp chunks (virtual stage order): the passes the
   // simulator runs; the chunks sum to forward_s, backward_s and weight_grad_s.
   struct ChunkCost {
@@ -113,8 +117,22 @@ struct LayerCosts {
 LayerCosts ComputeLayerCosts(const ModelSpec& m, const ClusterSpec& c, const Training& t, const Layout& l);
 
 // For a layout that passed CheckLayout (layout.dp filled in). `layers`: its LayerCosts when the
-// caller has them (the planner's cache), else computed here.
+// caller has them (the planner's cache), else computed here. The three steps below, in order.
 StepCosts ComputeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Training& t, const Layout& l,
                            const StateBytesPerParam& state_bytes, const LayerCosts* layers = nullptr);
+
+// What the ZeRO stage does not change: the passes, chunks, port times, activations, parameters
+// held and the groups. Memory, the data-parallel terms, the optimizer and the critical stage are
+// left at zero for ApplyZeroStage, so a search can share these across the ZeRO stages.
+StepCosts ComputeZeroFreeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Training& t, const Layout& l,
+                                   const LayerCosts* layers = nullptr);
+// Adds what l.zero changes, once, to costs from ComputeZeroFreeStepCosts for the same layout but
+// its ZeRO stage: each stage's memory (but the activations in flight), its data-parallel gradient
+// reduction and parameter gathers, its optimizer step, the passes stretched by NCCL's SMs under
+// ZeRO-2/3, and the critical stage.
+void ApplyZeroStage(StepCosts& sc, const ModelSpec& m, const ClusterSpec& c, const Training& t, const Layout& l,
+                    const StateBytesPerParam& state_bytes);
+// The warnings that depend on neither the schedule nor the ZeRO stage.
+void AddStepWarnings(StepCosts& sc, const ModelSpec& m, const ClusterSpec& c, const Training& t, const Layout& l);
 
 }  // namespace paratune

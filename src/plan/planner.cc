@@ -13,6 +13,7 @@
 #include "layout/rules.h"
 #include "plan/explain.h"
 #include "plan/ranking.h"
+#include "plan/step_cost_cache.h"
 #include "step/compose.h"
 #include "util/error.h"
 
@@ -86,7 +87,8 @@ double InflightLowerBound(ScheduleKind k, int pp, int vp, int s, int64_t m) {
 
 class Search {
  public:
-  explicit Search(const PlanRequest& r) : r_(r), m_(r.model), g_(r.cluster.gpu), domain_(r.cluster.fabric.nvlink_domain) {
+  explicit Search(const PlanRequest& r) : r_(r), m_(r.model), g_(r.cluster.gpu), domain_(r.cluster.fabric.nvlink_domain),
+        costs_(r.model, r.cluster, r.options.state_bytes) {
     uint32_t fixed = kFixedAtStart;
     for (size_t i = 0; i < std::size(kLevels); ++i) {
       fixed |= kLevels[i];
@@ -204,6 +206,7 @@ class Search {
         l_.ep = ep;
         l_.etp = etp;
         if (!Passes(kLEp, "ep*etp", ep * std::max(1, etp))) continue;
+        costs_.NewBranch();  // the ZeRO stages below share their ZeRO-free stage costs
         for (int zero : Choices(r_.zero, {0, 1, 2, 3}, 0)) {
           l_.zero = zero;
           if (!Passes(kLZero, "zero", zero)) continue;
@@ -306,7 +309,7 @@ class Search {
         batch = batch || std::string_view(rule->id) == "batch-divisible";
         continue;
       }
-      std::optional<StepCosts> sc;
+      const StepCosts* sc = nullptr;  // one for every schedule
       for (std::optional<ScheduleKind> sk : ScheduleChoices(l_.pp, l_.vp)) {
         l_.schedule = sk;
         if (const LayoutRule* rule = Failing(kLSchedule, "schedule", static_cast<int>(l_.pipeline_schedule()), ScheduleName(l_.pipeline_schedule()))) {
@@ -315,7 +318,7 @@ class Search {
         }
         any = true;
         ++res_.candidates;
-        if (!sc) sc = ComputeStepCosts(m_, r_.cluster, t_, l_, r_.options.state_bytes, &CachedLayerCosts());
+        if (!sc) sc = &costs_.For(t_, l_);
         Candidate c{split_, l_.dp, l_.tp, l_.pp, l_.vp, l_.cp, l_.ep, l_.etp, l_.mbs, static_cast<int8_t>(l_.zero),
                     l_.recompute, l_.schedule, t_.precision, 0, 0};
         const ScheduleKind kind = l_.pipeline_schedule();
@@ -333,16 +336,6 @@ class Search {
       }
     }
     if (!any && batch) batch_dps_.insert(dp * (r_.mbs ? *r_.mbs : 1));
-  }
-
-  // The current layout's layer costs, computed once per (precision, tp, cp, ep, etp, micro-batch,
-  // recomputation): the only dimensions of the search they depend on (cost/stage_costs.h).
-  const LayerCosts& CachedLayerCosts() {
-    const std::array<int, 7> key{static_cast<int>(t_.precision), l_.tp, l_.cp, l_.ep, l_.etp, l_.mbs,
-                                 static_cast<int>(l_.recompute)};
-    auto it = layer_costs_.find(key);
-    if (it == layer_costs_.end()) it = layer_costs_.emplace(key, ComputeLayerCosts(m_, r_.cluster, t_, l_)).first;
-    return it->second;
   }
 
   // A lower bound on the step of any schedule over these stage costs (docs/planner.md): rank r
@@ -581,7 +574,7 @@ class Search {
   std::map<std::string, Exclusion> excluded_;
   std::set<int64_t> batch_dps_;  // dp*mbs of branches where only the batch rule was left to fail
   std::vector<Candidate> candidates_;
-  std::map<std::array<int, 7>, LayerCosts> layer_costs_;  // CachedLayerCosts
+  StepCostCache costs_;  // the candidates' stage costs, shared where their layouts share them
   std::vector<std::vector<int>> splits_;  // the pipeline splits searched, one entry per (pp, vp, split) visited
   uint32_t split_ = 0;                    // the current one's index
   ScheduleTimeCache schedule_cache_;  // ZeRO stages and switches share a schedule's pipeline time

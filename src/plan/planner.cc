@@ -415,11 +415,13 @@ class Search {
   // without recomputation is kept until it cannot beat the best such layout either (the
   // explanation names it). Neither bound can drop a layout of the returned ranking.
   void Evaluate() {
-    std::vector<size_t> order(candidates_.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      return candidates_[a].step_lower_s < candidates_[b].step_lower_s;
-    });
+    // Sorted as (bound, index) pairs: the order of a stable sort by bound, without chasing each
+    // comparison into the candidate array.
+    std::vector<std::pair<double, size_t>> keyed(candidates_.size());
+    for (size_t i = 0; i < keyed.size(); ++i) keyed[i] = {candidates_[i].step_lower_s, i};
+    std::sort(keyed.begin(), keyed.end());
+    std::vector<size_t> order(keyed.size());
+    for (size_t i = 0; i < keyed.size(); ++i) order[i] = keyed[i].second;
     const double limit = res_.memory_limit_bytes;
     const double tokens = static_cast<double>(r_.training.global_batch) * static_cast<double>(r_.training.seq);
     const double gpus = static_cast<double>(r_.cluster.gpus);

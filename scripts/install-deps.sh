@@ -19,6 +19,9 @@ pkgs=(
   # the report's browser tests (src/report/browser_test.cc): headless Chromium and a font for the
   # pages' text (docs/report-browser.md)
   chromium fonts-dejavu-core
+  # the Python module `import paratune` (src/python/, docs/python.md) and its pytest tests; pandas
+  # stays optional (Result.to_pandas() imports it when called)
+  pybind11-dev python3-pybind11 python3-pytest python3-dev
 )
 missing=()
 for p in "${pkgs[@]}"; do

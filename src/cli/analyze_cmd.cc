@@ -90,7 +90,7 @@ Command AddAnalyzeCommand(CLI::App& root) {
             std::string label;
             if (predict) {
               const Scenario s = ResolveScenario(*f, *cmd);
-              const StepResult step = ComposeStep(s.model, s.cluster, s.training, s.layout, s.options);
+              const StepResult step = ComposeStep(s.model, s.cluster, s.training, s.layout, EstimateOptions{s.rules, {}});
               const Estimate& e = step.estimate;
               prediction = ComparePrediction(a, e, step.simulation);
               const Layout& l = e.layout;

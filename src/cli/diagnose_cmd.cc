@@ -67,8 +67,8 @@ Command AddDiagnoseCommand(CLI::App& root) {
             if (model) {
               const Scenario s = ResolveScenario(*f, *cmd);
               in.cluster = s.cluster;
-              PlannedRun p{s.model, s.cluster, s.training, s.layout, s.options, {}};
-              p.estimate = EstimateStep(s.model, s.cluster, s.training, s.layout, s.options);
+              PlannedRun p{s.model, s.cluster, s.training, s.layout, EstimateOptions{s.rules, {}}, {}};
+              p.estimate = EstimateStep(s.model, s.cluster, s.training, s.layout, EstimateOptions{s.rules, {}});
               in.plan = std::move(p);
             }
             const Diagnosis d = Diagnose(in);

@@ -63,7 +63,7 @@ Command AddEstimateCommand(CLI::App& root) {
             const std::optional<TrainingBudget> budget = ResolveTrainingBudget(*ttt, *cmd);
             std::optional<MegatronArgs> from;
             if (cmd->count("--from-megatron")) from = ApplyMegatronArgs(*megatron, *ignore_unknown, *cmd, s);
-            const Estimate e = EstimateStep(s.model, s.cluster, s.training, s.layout, s.options);
+            const Estimate e = EstimateStep(s.model, s.cluster, s.training, s.layout, EstimateOptions{s.rules, {}});
             if (f->json) {
               nlohmann::json j = EstimateToJson(e, budget);
               if (from) j["megatron_args"] = MegatronArgsJson(*from);
@@ -73,7 +73,7 @@ Command AddEstimateCommand(CLI::App& root) {
                 // Lead with it: the throughput below is of a layout that cannot run.
                 fmt::print("DOES NOT FIT: pipeline stage {} needs {:.1f} GB per GPU, the {} has {:.1f} GB.\n", e.peak_stage,
                            e.peak_memory_bytes / 1e9, e.gpu, e.capacity_bytes / 1e9);
-                if (const auto fix = FindFittingChange(s.model, s.cluster, s.training, s.layout, s.options))
+                if (const auto fix = FindFittingChange(s.model, s.cluster, s.training, s.layout, EstimateOptions{s.rules, {}}))
                   fmt::print("  fits with {}: {:.1f} GB, {:.0f} tokens/s per GPU (the fastest one-knob change; `paratune plan` "
                              "searches all of them)\n\n",
                              fix->change, fix->estimate.peak_memory_bytes / 1e9, fix->estimate.tokens_per_s_per_gpu);

@@ -12,21 +12,10 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "cli/field_flags.h"
 #include "cli/output_file.h"
 #include "util/edit_distance.h"
 #include "util/error.h"
-
-// Error messages echo user input; keep them on one line.
-static std::string OneLine(std::string s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '\n') out += "\\n";
-    else if (c == '\r') out += "\\r";
-    else out += c;
-  }
-  return out;
-}
+#include "util/field_flags.h"
 
 // The one-line error for a word that names no subcommand of `app` (`path`: "" or "runs "), or
 // "" if it names one.
@@ -144,7 +133,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "paratune: error: standard output: cannot write: %s\n", OneLine(e.code().message()).c_str());
     return 2;
   } catch (const InputError& e) {
-    std::fprintf(stderr, "paratune: error: %s\n", OneLine(cli::WithFlagNames(e.what())).c_str());
+    std::fprintf(stderr, "paratune: error: %s\n", InputErrorText(e.what()).c_str());
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "paratune: internal error: %s\n", OneLine(e.what()).c_str());

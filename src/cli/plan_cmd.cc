@@ -1,7 +1,6 @@
 // `paratune plan`: search every valid layout, rank them, explain the winner, and optionally
 // write the winner's framework settings (--emit). docs/planner.md, docs/frameworks.md.
 #include <CLI/CLI.hpp>
-#include <tuple>
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -15,7 +14,9 @@
 #include "cli/time_to_train_cli.h"
 #include "cli/output_file.h"
 #include "emit/emit.h"
+#include "emit/emit_winner.h"
 #include "plan/plan_json.h"
+#include "plan/plan_search.h"
 #include "plan/planner.h"
 #include "util/error.h"
 #include "util/file.h"
@@ -25,10 +26,7 @@ namespace paratune::cli {
 namespace {
 
 struct PlanFlags {
-  int max_tp = 0, max_pp = 0, max_vp = 0, max_cp = 0, max_ep = 0, max_mbs = 0;
-  int top = 10;
-  std::string objective = "throughput";
-  double headroom = 0.05;
+  PlanSearch search;  // the library's defaults (plan/plan_search.h)
   std::string emit;
   std::string emit_out;
   bool quiet = false;
@@ -45,55 +43,20 @@ Command AddPlanCommand(CLI::App& root) {
   AddScenarioFlags(cmd, *f, ScenarioUse::kSearch);
   AddTimeToTrainFlags(cmd, *ttt);
   cmd->get_option("--precision")->description(kPrecisionNames.List(", ") + ", or any (every precision the GPU supports)");
-  for (auto [flag, v] : {std::pair{"--max-tp", &p->max_tp}, {"--max-pp", &p->max_pp}, {"--max-vp", &p->max_vp},
-                         {"--max-cp", &p->max_cp}, {"--max-ep", &p->max_ep}, {"--max-mbs", &p->max_mbs}})
+  PlanSearch& ps = p->search;
+  for (auto [flag, v] : {std::pair{"--max-tp", &ps.max_tp}, {"--max-pp", &ps.max_pp}, {"--max-vp", &ps.max_vp},
+                         {"--max-cp", &ps.max_cp}, {"--max-ep", &ps.max_ep}, {"--max-mbs", &ps.max_mbs}})
     cmd->add_option(flag, *v, "upper bound of the searched values (0 = none)");
-  cmd->add_option("--top", p->top, "layouts to list")->capture_default_str();
-  cmd->add_option("--objective", p->objective, "throughput (tokens/s per GPU) or memory (lowest peak first)")
+  cmd->add_option("--top", ps.top, "layouts to list")->capture_default_str();
+  cmd->add_option("--objective", ps.objective, "throughput (tokens/s per GPU) or memory (lowest peak first)")
       ->capture_default_str();
-  cmd->add_option("--headroom", p->headroom, "fraction of HBM kept free")->capture_default_str();
+  cmd->add_option("--headroom", ps.headroom, "fraction of HBM kept free")->capture_default_str();
   cmd->add_option("--emit", p->emit, "write the winner's settings: megatron, torchtitan or deepspeed");
   cmd->add_option("--emit-out", p->emit_out, "file for --emit (written atomically; default standard output)");
   cmd->add_flag("--quiet", p->quiet, "no progress line on the terminal");
   cmd->add_option("--sweep", p->sweep, "also the best layout for each value of one knob: " + kSweepKnobNames.List(", "));
   return {cmd, [cmd, f, p, ttt] {
-            ScenarioFlags flags = *f;
-            const bool any = flags.precision == "any";
-            if (any) flags.precision.clear();
-            const Scenario s = ResolveScenario(flags, *cmd);
-            PlanRequest r;
-            r.model = s.model;
-            r.cluster = s.cluster;
-            r.training = s.training;
-            r.any_precision = any;
-            r.switches = s.layout;
-            r.options = s.options;
-            auto pin = [&](const char* flag, int v, std::optional<int>& dst) {
-              if (cmd->count(flag)) dst = v;
-            };
-            pin("--tp", s.layout.tp, r.tp);
-            pin("--pp", s.layout.pp, r.pp);
-            pin("--vp", s.layout.vp, r.vp);
-            pin("--cp", s.layout.cp, r.cp);
-            pin("--ep", s.layout.ep, r.ep);
-            pin("--etp", s.layout.etp, r.etp);
-            pin("--zero", s.layout.zero, r.zero);
-            pin("--mbs", s.layout.mbs, r.mbs);
-            if (cmd->count("--recompute")) r.recompute = s.layout.recompute;
-            r.max_tp = p->max_tp;
-            r.max_pp = p->max_pp;
-            r.max_vp = p->max_vp;
-            r.max_cp = p->max_cp;
-            r.max_ep = p->max_ep;
-            r.max_mbs = p->max_mbs;
-            // A pinned value above its own bound leaves nothing to search: say which two disagree.
-            for (auto [flag, bound, pinned] : {std::tuple{"--tp", r.max_tp, r.tp}, {"--pp", r.max_pp, r.pp}, {"--vp", r.max_vp, r.vp},
-                                               {"--cp", r.max_cp, r.cp}, {"--ep", r.max_ep, r.ep}, {"--mbs", r.max_mbs, r.mbs}})
-              if (pinned && bound > 0 && *pinned > bound)
-                throw InputError(fmt::format("{} {} is above --max-{} {}: the two exclude each other", flag, *pinned, flag + 2, bound));
-            r.top = p->top;
-            r.headroom = p->headroom;
-            r.objective = ParseObjective(p->objective, "--objective");
+            PlanRequest r = ResolvePlanRequest(GivenRequest(*f, *cmd), p->search);
             const std::optional<TrainingBudget> budget = ResolveTrainingBudget(*ttt, *cmd);
             std::optional<Framework> fw;
             if (cmd->count("--emit")) fw = ParseFramework(p->emit, "--emit");
@@ -110,22 +73,11 @@ Command AddPlanCommand(CLI::App& root) {
             if (!p->sweep.empty()) sweep = Sweep(r, kSweepKnobNames.Parse(p->sweep, "--sweep", "sweep knob"));
             progress.Done();
             if (fw) {
-              // The fastest layout the framework runs; a faster one it refuses is named in a note.
-              const Estimate* w = nullptr;
-              std::string refused;
-              for (const Estimate& e : res.ranked) {
-                const std::string why = FrameworkRefuses(*fw, {r.model, r.cluster, e.training, e.layout});
-                if (why.empty()) {
-                  w = &e;
-                  break;
-                }
-                if (refused.empty()) refused = why;
-              }
-              if (!w) throw InputError(fmt::format("--emit {}: none of the {} ranked layouts can be emitted: {}", FrameworkName(*fw), res.ranked.size(), refused));
-              if (w != &res.ranked.front())
+              const EmittedWinner won = EmitWinner(*fw, res, r);
+              if (won.rank > 0)
                 std::fprintf(stderr, "paratune: note: layout #1 cannot be emitted for %s (%s); emitted #%zu, the fastest it runs\n",
-                             FrameworkName(*fw), refused.c_str(), static_cast<size_t>(w - res.ranked.data()) + 1);
-              const Emitted em = EmitSettings(*fw, {r.model, r.cluster, w->training, w->layout});
+                             FrameworkName(*fw), won.refused.c_str(), won.rank + 1);
+              const Emitted& em = won.emitted;
               for (const std::string& n : em.notes) std::fprintf(stderr, "paratune: note: %s\n", n.c_str());
               if (emit_to_stdout) {
                 WriteOutput("-", em.text);

@@ -4,15 +4,12 @@
 
 #include "layout/stack_catalog.h"
 #include "scenario/default_scenario.h"
-#include "util/error.h"
-#include "util/file.h"
 
 namespace paratune::cli {
 
 void AddScenarioFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
   const Layout d = DefaultLayout();
   const Training t = DefaultTraining();
-  f.layout = d;
   const bool one_layout = use != ScenarioUse::kSearch;
   // A layout dimension: its default shown where one layout is estimated, "searched" in plan.
   auto dim = [&](const char* flag, int& value, const std::string& help) {
@@ -127,89 +124,14 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
   c->add_flag("--json", f.json, "print JSON (schemas in docs/json.md)");
 }
 
-// The stack (--stack) and its feature flags: the stack's defaults first, then every flag given.
-// Switches the stack decides keep the value of a flag given for them.
-static void ApplyStackFlags(const ScenarioFlags& f, const CLI::App& cmd, Layout& l) {
-  if (!f.stack.empty()) {
-    Layout stacked = l;
-    ApplyStack(ParseStack(f.stack, "--stack"), stacked);
-    l.stack = stacked.stack;
-    l.attention_kernel = stacked.attention_kernel;
-    if (!cmd.count("--fused-cross-entropy")) l.fused_cross_entropy = stacked.fused_cross_entropy;
-    if (!cmd.count("--fp32-shards")) l.fp32_shards = stacked.fp32_shards;
-    if (!cmd.count("--zero3-per-tensor")) l.zero3_per_tensor = stacked.zero3_per_tensor;
-  }
-  StackFeatures& st = l.stack;
-  if (!f.kernels.empty()) st.kernels = kKernelsNames.Parse(f.kernels, "--kernels", "kernel mode");
-  if (!f.cuda_graphs.empty()) st.cuda_graphs = kCudaGraphsNames.Parse(f.cuda_graphs, "--cuda-graphs", "CUDA graph mode");
-  if (!f.moe_dispatcher.empty())
-    st.moe_dispatcher = kMoeDispatcherNames.Parse(f.moe_dispatcher, "--moe-dispatcher", "MoE dispatcher");
-  if (cmd.count("--grouped-gemm") || cmd.count("--no-grouped-gemm")) st.grouped_gemm = f.grouped_gemm;
-  if (cmd.count("--fused-permute") || cmd.count("--no-fused-permute")) st.fused_permute = f.fused_permute;
-  if (cmd.count("--fused-router") || cmd.count("--no-fused-router")) st.fused_router = f.fused_router;
-  if (cmd.count("--fused-grouped-mlp") || cmd.count("--no-fused-grouped-mlp")) st.fused_grouped_mlp = f.fused_grouped_mlp;
+ScenarioRequest GivenRequest(const ScenarioFlags& f, const CLI::App& cmd) {
+  ScenarioRequest r = f;
+  for (const CLI::Option* o : cmd.get_options())
+    if (o->count() > 0)
+      for (const std::string& name : o->get_lnames()) r.given.insert("--" + name);
+  return r;
 }
 
-Scenario ResolveScenario(const ScenarioFlags& f, const CLI::App& cmd) {
-  Scenario s;
-  const bool inline_model = cmd.count("--layers") || cmd.count("--hidden") || cmd.count("--heads");
-  if (inline_model) {
-    if (!f.model.empty()) throw InputError("--model and inline dimensions (--layers ...) exclude each other");
-    InlineDims d = f.dims;
-    d.gated_mlp = !f.plain_mlp;
-    for (auto [flag, v] : {std::pair{"--layers", d.layers}, {"--hidden", d.hidden}, {"--ffn", d.ffn},
-                           {"--heads", d.heads}, {"--vocab", d.vocab}})
-      if (v <= 0) throw InputError(std::string(flag) + " must be a positive integer for an inline model");
-    s.model = ModelFromDims(d);
-  } else {
-    if (cmd.count("--model") && f.model.empty()) throw InputError("--model: empty model name (a catalog id or a config.json path)");
-    s.model = LoadModel(f.model.empty() ? kDefaultModel : f.model);
-  }
-
-  HardwareCatalog hw = HardwareCatalog::BuiltIn();
-  if (!f.hardware_file.empty()) hw.Merge(ReadFile(f.hardware_file), f.hardware_file);
-  if (cmd.count("--gpu") && f.gpu.empty()) throw InputError("--gpu: empty GPU name (paratune gpus lists them)");
-  if (cmd.count("--fabric") && f.fabric.empty()) throw InputError("--fabric: empty fabric name");
-  const std::string gpu = f.gpu.empty() ? kDefaultGpu : f.gpu;
-  auto flagged = [](const char* flag, const auto& lookup) {
-    try {
-      lookup();
-    } catch (const InputError& e) {
-      throw InputError(std::string(flag) + ": " + e.what());
-    }
-  };
-  flagged("--gpu", [&] { hw.Find(gpu); });
-  flagged("--fabric", [&] { s.cluster = hw.Cluster(gpu, 0, f.fabric); });
-  if (cmd.count("--nodes") && cmd.count("--gpus")) throw InputError("give --nodes or --gpus, not both");
-  if (cmd.count("--gpus")) {
-    if (f.gpus <= 0) throw InputError("--gpus must be positive, got " + std::to_string(f.gpus));
-    s.cluster.gpus = f.gpus;
-  } else {
-    const int nodes = cmd.count("--nodes") ? f.nodes : kDefaultNodes;
-    if (nodes <= 0) throw InputError("--nodes must be positive, got " + std::to_string(nodes));
-    s.cluster.gpus = nodes * s.cluster.fabric.gpus_per_node;
-  }
-  s.training = DefaultTraining();
-  if (cmd.count("--seq")) s.training.seq = f.seq;
-  if (cmd.count("--global-batch")) s.training.global_batch = f.global_batch;
-  if (!f.precision.empty()) s.training.precision = ParsePrecision(f.precision, "--precision");
-  s.layout = f.layout;
-  if (!f.recompute.empty()) s.layout.recompute = ParseRecompute(f.recompute, "--recompute");
-  if (!f.recompute_modules.empty()) {
-    if (!f.recompute.empty() && s.layout.recompute != Recompute::kSelective)
-      throw InputError("--recompute-modules goes with --recompute selective, not " + f.recompute);
-    s.layout.recompute = Recompute::kSelective;
-    s.layout.recompute_modules = ParseRecomputeModules(f.recompute_modules, "--recompute-modules");
-  }
-  if (!f.schedule.empty()) s.layout.schedule = ParseSchedule(f.schedule, "--schedule");
-  if (!f.optimizer_states.empty())
-    s.layout.optimizer_states = ParseOptimizerStates(f.optimizer_states, "--optimizer-states");
-  if (!f.cp_comm.empty()) s.layout.cp_comm = ParseCpComm(f.cp_comm, "--cp-comm");
-  ApplyStackFlags(f, cmd, s.layout);
-  if (!f.attention_kernel.empty())
-    s.layout.attention_kernel = ParseAttentionKernel(f.attention_kernel, "--attention-kernel");
-  s.options.rules.allow_cross_domain_tp = f.allow_cross_domain_tp;
-  return s;
-}
+Scenario ResolveScenario(const ScenarioFlags& f, const CLI::App& cmd) { return paratune::ResolveScenario(GivenRequest(f, cmd)); }
 
 }  // namespace paratune::cli

@@ -82,7 +82,7 @@ Command AddSimulateCommand(CLI::App& root) {
             // The report's Gantt draws every micro-batch of a step up to 1,024 (64 stages x 1,024
             // micro-batches is the size it is built for); the composer's op bound still applies.
             if (sf->timeline) co.full_simulation_micro_batches = std::max<int64_t>(co.full_simulation_micro_batches, 1024);
-            const StepResult r = ComposeStep(s.model, s.cluster, s.training, s.layout, s.options, co);
+            const StepResult r = ComposeStep(s.model, s.cluster, s.training, s.layout, EstimateOptions{s.rules, {}}, co);
             const Estimate& e = r.estimate;
             if (!sf->trace.empty()) {
               const std::string json = ChromeTraceJson(r.simulation.timeline).dump() + "\n";

@@ -12,7 +12,7 @@ namespace paratune {
 namespace {
 
 // A finite number in (0, max], the whole of `text`; the errors name `field` in backquotes (the
-// CLI shows it as its flag, cli/field_flags.cc).
+// CLI shows it as its flag, util/field_flags.cc).
 double ParseBoundedPositive(const std::string& text, const char* field, const char* what, const char* example,
                             double max) {
   double x = 0;

@@ -1,9 +1,9 @@
-#include "cli/field_flags.h"
+#include "util/field_flags.h"
 
 #include <string_view>
 #include <utility>
 
-namespace paratune::cli {
+namespace paratune {
 namespace {
 
 constexpr std::pair<std::string_view, std::string_view> kFieldFlags[] = {
@@ -73,4 +73,16 @@ std::string WithFlagNames(const std::string& m) {
   return out;
 }
 
-}  // namespace paratune::cli
+std::string OneLine(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else out += c;
+  }
+  return out;
+}
+
+std::string InputErrorText(const std::string& what) { return OneLine(WithFlagNames(what)); }
+
+}  // namespace paratune

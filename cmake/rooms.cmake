@@ -22,4 +22,6 @@ paratune_room(diagnose DEPS compare plan)
 paratune_room(cluster DEPS plan)
 paratune_room(report DEPS util)
 paratune_room(runs DEPS validate diagnose)
+# The Python module (cmake/python.cmake): beside cli at the top, calling the library, never the CLI.
+paratune_room(python DEPS plan emit scenario)
 paratune_room(cli DEPS plan emit validate compare scenario diagnose cluster report runs)

@@ -65,6 +65,9 @@ TEST(Rooms, DeclaredInDependencyOrder) {
   EXPECT_FALSE(r.allowed.at("analysis").contains("step"));
   EXPECT_TRUE(r.allowed.at("compare").contains("analysis"));
   EXPECT_TRUE(r.allowed.at("compare").contains("step"));
+  // The Python module and the CLI sit side by side at the top: neither uses the other.
+  EXPECT_FALSE(r.allowed.at("python").contains("cli"));
+  EXPECT_FALSE(r.allowed.at("cli").contains("python"));
 }
 
 TEST(Rooms, EveryIncludePointsDown) {

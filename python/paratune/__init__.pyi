@@ -1,0 +1,69 @@
+# Type stubs for the package paratune (python/paratune/__init__.py; docs/python.md).
+from typing import Any, Callable, Iterator, KeysView, Optional, Sequence, Union
+import os
+
+_Path = Union[str, os.PathLike[str]]
+
+class InputError(ValueError): ...
+
+class Record:
+    def __getattr__(self, name: str) -> Any: ...
+    def __getitem__(self, name: str) -> Any: ...
+    def __contains__(self, name: str) -> bool: ...
+    def keys(self) -> KeysView[str]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+class Result(Record):
+    schema: str
+    def __init__(self, text_or_dict: Union[str, dict[str, Any]]) -> None: ...
+    def to_json(self, indent: int = ...) -> str: ...
+
+class Estimate(Result):
+    @property
+    def step_time_s(self) -> float: ...
+
+class Plan(Result):
+    def rows(self) -> list[dict[str, Any]]: ...
+    def to_frame(self) -> Any: ...
+    def to_pandas(self) -> Any: ...
+
+class Emitted(Result):
+    framework: str
+    text: str
+    notes: list[str]
+
+def estimate(
+    *,
+    model: Optional[_Path] = ..., layers: Optional[int] = ..., hidden: Optional[int] = ...,
+    ffn: Optional[int] = ..., heads: Optional[int] = ..., kv_heads: Optional[int] = ...,
+    vocab: Optional[int] = ..., experts: Optional[int] = ..., topk: Optional[int] = ...,
+    plain_mlp: Optional[bool] = ..., gpu: Optional[str] = ..., hardware: Optional[_Path] = ...,
+    fabric: Optional[str] = ..., nodes: Optional[int] = ..., gpus: Optional[int] = ...,
+    seq: Optional[int] = ..., global_batch: Optional[int] = ..., precision: Optional[str] = ...,
+    tp: Optional[int] = ..., pp: Optional[int] = ..., vp: Optional[int] = ...,
+    pp_layout: Optional[Sequence[int]] = ..., cp: Optional[int] = ..., ep: Optional[int] = ...,
+    etp: Optional[int] = ..., sp: Optional[bool] = ..., zero: Optional[int] = ...,
+    mbs: Optional[int] = ..., recompute: Optional[str] = ..., recompute_modules: Optional[str] = ...,
+    schedule: Optional[str] = ..., overlap_grad_reduce: Optional[bool] = ...,
+    overlap_param_gather: Optional[bool] = ..., overlap_tp_comm: Optional[bool] = ...,
+    overlap_pp_comm: Optional[bool] = ..., overlap_ep_comm: Optional[bool] = ...,
+    expert_imbalance: Optional[float] = ..., offload_layers: Optional[int] = ...,
+    flash_attention: Optional[bool] = ..., attention_kernel: Optional[str] = ...,
+    optimizer_states: Optional[str] = ..., cp_comm: Optional[str] = ..., stack: Optional[str] = ...,
+    kernels: Optional[str] = ..., cuda_graphs: Optional[str] = ..., moe_dispatcher: Optional[str] = ...,
+    grouped_gemm: Optional[bool] = ..., fused_permute: Optional[bool] = ...,
+    fused_router: Optional[bool] = ..., fused_cross_entropy: Optional[bool] = ...,
+    zero3_per_tensor: Optional[bool] = ..., fp32_shards: Optional[bool] = ...,
+    allow_cross_domain_tp: Optional[bool] = ...,
+) -> Estimate: ...
+
+def plan(
+    *,
+    progress: Optional[Callable[[str, int, int], Any]] = ...,
+    max_tp: Optional[int] = ..., max_pp: Optional[int] = ..., max_vp: Optional[int] = ...,
+    max_cp: Optional[int] = ..., max_ep: Optional[int] = ..., max_mbs: Optional[int] = ...,
+    top: Optional[int] = ..., objective: Optional[str] = ..., headroom: Optional[float] = ...,
+    **scenario: Any,  # the keywords of estimate()
+) -> Plan: ...
+
+def emit(framework: str = ..., **scenario: Any) -> Emitted: ...  # the keywords of estimate()

@@ -1,0 +1,157 @@
+"""Typed results over paratune's JSON documents.
+
+Each result holds the document the library builds for the CLI's ``--json`` (docs/json.md): its
+fields are the document's members, read as attributes, so there is one definition of them, in
+the library. Nested objects read the same way; ``to_dict()`` gives the document as plain Python.
+"""
+
+import copy
+import json
+
+
+class Record:
+    """An object of a document: its members as attributes (and as ``record["name"]``)."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data):
+        object.__setattr__(self, "_data", data)
+
+    def __getattr__(self, name):
+        try:
+            return _wrap(self._data[name])
+        except KeyError:
+            raise AttributeError(
+                f"{type(self).__name__} has no field {name!r} (fields: {', '.join(self._data)})"
+            ) from None
+
+    def __getitem__(self, name):
+        return _wrap(self._data[name])
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{type(self).__name__} is read-only")
+
+    def __contains__(self, name):
+        return name in self._data
+
+    def __dir__(self):
+        return sorted(set(self._data) | set(super().__dir__()))
+
+    def __eq__(self, other):
+        return isinstance(other, Record) and self._data == other._data
+
+    def keys(self):
+        """The field names."""
+        return self._data.keys()
+
+    def to_dict(self):
+        """The object as plain Python (a deep copy: dicts, lists, numbers, strings)."""
+        return copy.deepcopy(self._data)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({json.dumps(self._data)[:200]})"
+
+
+def _wrap(value):
+    if isinstance(value, dict):
+        return Record(value)
+    if isinstance(value, list):
+        return [_wrap(v) for v in value]
+    return value
+
+
+def _flatten(data, prefix=""):
+    """One row of a table: nested objects as dotted column names (layout.tp)."""
+    row = {}
+    for key, value in data.items():
+        name = prefix + key
+        if isinstance(value, dict):
+            row.update(_flatten(value, name + "."))
+        else:
+            row[name] = value
+    return row
+
+
+def _pandas():
+    try:
+        import pandas
+    except ImportError as e:
+        raise ImportError(
+            "to_frame()/to_pandas() need pandas, which is not installed "
+            "(pip install pandas, or Debian's python3-pandas); to_dict() needs nothing"
+        ) from e
+    return pandas
+
+
+class Result(Record):
+    """A whole document: ``.schema`` names it (e.g. "paratune.estimate/1")."""
+
+    __slots__ = ()
+
+    def __init__(self, text_or_dict):
+        data = json.loads(text_or_dict) if isinstance(text_or_dict, str) else text_or_dict
+        super().__init__(data)
+
+    def to_json(self, indent=2):
+        """The document as JSON text."""
+        return json.dumps(self._data, indent=indent)
+
+
+class Estimate(Result):
+    """One training step of a layout (schema paratune.estimate/1): ``throughput.step_time_s``,
+    ``throughput.tokens_per_s_per_gpu``, ``memory.fits``, ``time`` ... as in docs/json.md."""
+
+    __slots__ = ()
+
+    @property
+    def step_time_s(self):
+        """The step time in seconds (``throughput.step_time_s``)."""
+        return self._data["throughput"]["step_time_s"]
+
+    def __str__(self):
+        t = self._data["throughput"]
+        return (
+            f"paratune estimate: {self._data['model']['name']} on {self._data['cluster']['gpus']} "
+            f"{self._data['cluster']['gpu']}: step {t['step_time_s']:.3f} s, "
+            f"{t['tokens_per_s_per_gpu']:.0f} tokens/s per GPU, fits: {self._data['memory']['fits']}"
+        )
+
+
+class Plan(Result):
+    """A layout search (schema paratune.plan/1): ``ranked`` (best first), ``winner``, ``search``,
+    ``rules`` ... as in docs/json.md. ``to_frame()`` gives the ranking as a table."""
+
+    __slots__ = ()
+
+    def rows(self):
+        """The ranking as flat rows (nested fields as dotted names: ``layout.tp``)."""
+        return [_flatten(r) for r in self._data["ranked"]]
+
+    def to_frame(self):
+        """The ranking as a pandas DataFrame, one row per ranked layout (needs pandas)."""
+        return _pandas().DataFrame(self.rows())
+
+    to_pandas = to_frame
+
+    def __str__(self):
+        lines = [
+            f"paratune plan: {self._data['model']['name']} on {self._data['cluster']['gpus']} "
+            f"{self._data['cluster']['gpu']}, {len(self._data['ranked'])} layouts ranked"
+        ]
+        for r in self._data["ranked"]:
+            l = r["layout"]
+            lines.append(
+                f"  #{r['rank']:<3} tp {l['tp']} pp {l['pp']} vp {l['vp']} dp {l['dp']} cp {l['cp']} ep {l['ep']} zero {l['zero']} "
+                f"mbs {l['micro_batch']} recompute {l['recompute']}  {r['tokens_per_s_per_gpu']:8.0f} tokens/s/GPU  step {r['step_time_s']:.3f} s"
+            )
+        return "\n".join(lines)
+
+
+class Emitted(Result):
+    """Framework settings for a layout (schema paratune.emit/1): ``framework``, ``text`` (the
+    file's contents) and ``notes`` (what the framework cannot express)."""
+
+    __slots__ = ()
+
+    def __str__(self):
+        return self._data["text"]

@@ -1,0 +1,81 @@
+# paratune.plan(): the ranking of `paratune plan --json`, the GIL released while it searches.
+import threading
+import time
+
+import pytest
+
+import paratune
+from paratune import _paratune
+
+
+def test_default_plan_is_the_clis(cli):
+    p = paratune.plan()
+    doc = cli.json("plan", "--quiet")
+    assert p.to_dict() == doc
+    assert [r.layout.to_dict() for r in p.ranked] == [r["layout"] for r in doc["ranked"]]
+    assert p.schema == "paratune.plan/1" and len(p.ranked) == 10
+
+
+def test_pinned_and_bounded_plan_is_the_clis(cli):
+    p = paratune.plan(model="llama-3.1-8b", gpu="H100", gpus=16, pp=1, max_tp=4, top=5, objective="memory")
+    doc = cli.json("plan", "--quiet", "--model", "llama-3.1-8b", "--gpu", "H100", "--gpus", 16, "--pp", 1,
+                   "--max-tp", 4, "--top", 5, "--objective", "memory")
+    assert p.to_dict() == doc
+    assert all(r.layout.pp == 1 and r.layout.tp <= 4 for r in p.ranked)
+
+
+def test_rows_flatten_the_ranking():
+    rows = paratune.plan(top=3).rows()
+    assert len(rows) == 3 and [r["rank"] for r in rows] == [1, 2, 3]
+    assert "layout.tp" in rows[0] and "step_time_s" in rows[0]
+
+
+def test_to_frame_needs_pandas():
+    p = paratune.plan(top=2)
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError, match="pandas"):
+            p.to_frame()
+        return
+    frame = p.to_pandas()
+    assert list(frame["rank"]) == [1, 2]
+
+
+def test_progress_callback_is_called():
+    calls = []
+    paratune.plan(progress=lambda what, done, total: calls.append((what, done, total)))
+    assert calls and all(isinstance(w, str) and d >= 0 for w, d, _ in calls)
+
+
+def test_progress_callback_exception_is_raised():
+    def fail(what, done, total):
+        raise KeyError("stop")
+
+    with pytest.raises(KeyError, match="stop"):
+        paratune.plan(progress=fail)
+
+
+def test_another_thread_runs_while_plan_searches():
+    stamps = []
+    done = threading.Event()
+
+    def tick():
+        while not done.is_set():
+            stamps.append(time.monotonic())
+            time.sleep(0.001)
+
+    t = threading.Thread(target=tick)
+    t.start()
+    try:
+        time.sleep(0.05)
+        t0 = time.monotonic()
+        # The C++ call alone (about 0.7 s): with the GIL held no stamp could fall inside it.
+        _paratune.plan({"model": "qwen3-30b-a3b", "gpus": 256, "precision": "any"})
+        t1 = time.monotonic()
+    finally:
+        done.set()
+        t.join()
+    inside = [s for s in stamps if t0 < s < t1]
+    assert t1 - t0 > 0.01, "the plan was too fast to tell"
+    assert len(inside) >= 3, (len(inside), t1 - t0)

@@ -1,0 +1,193 @@
+#include "python/keywords.h"
+
+#include <fmt/format.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace paratune::python {
+namespace {
+
+namespace py = pybind11;
+
+template <typename T>
+T As(py::handle v, const std::string& name);
+
+std::string TypeName(py::handle v) { return py::str(py::type::handle_of(v).attr("__name__")); }
+
+[[noreturn]] void WrongType(py::handle v, const std::string& name, const char* wanted) {
+  throw py::type_error(fmt::format("{}: expected {}, got {}", name, wanted, TypeName(v)));
+}
+
+template <>
+bool As<bool>(py::handle v, const std::string& name) {
+  if (!py::isinstance<py::bool_>(v)) WrongType(v, name, "bool");
+  return v.cast<bool>();
+}
+
+// An integer, not a bool (bool is a subclass of int in Python).
+int64_t AsInteger(py::handle v, const std::string& name) {
+  if (!py::isinstance<py::int_>(v) || py::isinstance<py::bool_>(v)) WrongType(v, name, "int");
+  try {
+    return v.cast<int64_t>();
+  } catch (const py::cast_error&) {
+    throw py::type_error(fmt::format("{}: {} does not fit a 64-bit integer", name, std::string(py::repr(v))));
+  }
+}
+
+template <>
+int64_t As<int64_t>(py::handle v, const std::string& name) { return AsInteger(v, name); }
+
+template <>
+long long As<long long>(py::handle v, const std::string& name) { return AsInteger(v, name); }
+
+template <>
+int As<int>(py::handle v, const std::string& name) {
+  const int64_t x = AsInteger(v, name);
+  if (x < INT32_MIN || x > INT32_MAX) throw py::type_error(fmt::format("{}: {} does not fit a 32-bit integer", name, x));
+  return static_cast<int>(x);
+}
+
+template <>
+double As<double>(py::handle v, const std::string& name) {
+  if (py::isinstance<py::bool_>(v) || !(py::isinstance<py::float_>(v) || py::isinstance<py::int_>(v)))
+    WrongType(v, name, "float");
+  return v.cast<double>();
+}
+
+// A str, or a path (os.PathLike) for the keywords that name files.
+template <>
+std::string As<std::string>(py::handle v, const std::string& name) {
+  if (py::isinstance<py::str>(v)) return v.cast<std::string>();
+  if (py::hasattr(v, "__fspath__")) return py::module_::import("os").attr("fspath")(v).cast<std::string>();
+  WrongType(v, name, "str");
+}
+
+template <>
+std::vector<int> As<std::vector<int>>(py::handle v, const std::string& name) {
+  if (!py::isinstance<py::sequence>(v) || py::isinstance<py::str>(v)) WrongType(v, name, "a list of int");
+  std::vector<int> out;
+  for (py::handle x : v) out.push_back(As<int>(x, name));
+  return out;
+}
+
+using Setter = std::function<void(ScenarioRequest&, PlanSearch&, py::handle, const std::string&)>;
+
+template <typename T>
+Setter Into(T ScenarioRequest::*m) {
+  return [m](ScenarioRequest& r, PlanSearch&, py::handle v, const std::string& n) { r.*m = As<T>(v, n); };
+}
+template <typename T>
+Setter IntoLayout(T Layout::*m) {
+  return [m](ScenarioRequest& r, PlanSearch&, py::handle v, const std::string& n) { r.layout.*m = As<T>(v, n); };
+}
+template <typename T>
+Setter IntoDims(T InlineDims::*m) {
+  return [m](ScenarioRequest& r, PlanSearch&, py::handle v, const std::string& n) { r.dims.*m = As<T>(v, n); };
+}
+template <typename T>
+Setter IntoSearch(T PlanSearch::*m) {
+  return [m](ScenarioRequest&, PlanSearch& s, py::handle v, const std::string& n) { s.*m = As<T>(v, n); };
+}
+
+struct Keyword {
+  const char* name;  // the CLI flag is "--" and this with '-' for '_'
+  Setter set;
+  bool plan_only = false;
+};
+
+const std::vector<Keyword>& Keywords() {
+  static const std::vector<Keyword> k = {
+      {"model", Into(&ScenarioRequest::model)},
+      {"layers", IntoDims(&InlineDims::layers)},
+      {"hidden", IntoDims(&InlineDims::hidden)},
+      {"ffn", IntoDims(&InlineDims::ffn)},
+      {"heads", IntoDims(&InlineDims::heads)},
+      {"kv_heads", IntoDims(&InlineDims::kv_heads)},
+      {"vocab", IntoDims(&InlineDims::vocab)},
+      {"experts", IntoDims(&InlineDims::experts)},
+      {"topk", IntoDims(&InlineDims::topk)},
+      {"plain_mlp", Into(&ScenarioRequest::plain_mlp)},
+      {"gpu", Into(&ScenarioRequest::gpu)},
+      {"hardware", Into(&ScenarioRequest::hardware_file)},
+      {"fabric", Into(&ScenarioRequest::fabric)},
+      {"nodes", Into(&ScenarioRequest::nodes)},
+      {"gpus", Into(&ScenarioRequest::gpus)},
+      {"seq", Into(&ScenarioRequest::seq)},
+      {"global_batch", Into(&ScenarioRequest::global_batch)},
+      {"precision", Into(&ScenarioRequest::precision)},
+      {"tp", IntoLayout(&Layout::tp)},
+      {"pp", IntoLayout(&Layout::pp)},
+      {"vp", IntoLayout(&Layout::vp)},
+      {"pp_layout", IntoLayout(&Layout::pp_layout)},
+      {"cp", IntoLayout(&Layout::cp)},
+      {"ep", IntoLayout(&Layout::ep)},
+      {"etp", IntoLayout(&Layout::etp)},
+      {"sp", IntoLayout(&Layout::sp)},
+      {"zero", IntoLayout(&Layout::zero)},
+      {"mbs", IntoLayout(&Layout::mbs)},
+      {"recompute", Into(&ScenarioRequest::recompute)},
+      {"recompute_modules", Into(&ScenarioRequest::recompute_modules)},
+      {"schedule", Into(&ScenarioRequest::schedule)},
+      {"overlap_grad_reduce", IntoLayout(&Layout::overlap_grad_reduce)},
+      {"overlap_param_gather", IntoLayout(&Layout::overlap_param_gather)},
+      {"overlap_tp_comm", IntoLayout(&Layout::overlap_tp_comm)},
+      {"overlap_pp_comm", IntoLayout(&Layout::overlap_pp_comm)},
+      {"overlap_ep_comm", IntoLayout(&Layout::overlap_ep_comm)},
+      {"expert_imbalance", IntoLayout(&Layout::expert_imbalance)},
+      {"offload_layers", IntoLayout(&Layout::offload_layers)},
+      {"flash_attention", IntoLayout(&Layout::flash_attention)},
+      {"attention_kernel", Into(&ScenarioRequest::attention_kernel)},
+      {"optimizer_states", Into(&ScenarioRequest::optimizer_states)},
+      {"cp_comm", Into(&ScenarioRequest::cp_comm)},
+      {"stack", Into(&ScenarioRequest::stack)},
+      {"kernels", Into(&ScenarioRequest::kernels)},
+      {"cuda_graphs", Into(&ScenarioRequest::cuda_graphs)},
+      {"moe_dispatcher", Into(&ScenarioRequest::moe_dispatcher)},
+      {"grouped_gemm", Into(&ScenarioRequest::grouped_gemm)},
+      {"fused_permute", Into(&ScenarioRequest::fused_permute)},
+      {"fused_router", Into(&ScenarioRequest::fused_router)},
+      {"fused_cross_entropy", IntoLayout(&Layout::fused_cross_entropy)},
+      {"zero3_per_tensor", IntoLayout(&Layout::zero3_per_tensor)},
+      {"fp32_shards", IntoLayout(&Layout::fp32_shards)},
+      {"allow_cross_domain_tp", Into(&ScenarioRequest::allow_cross_domain_tp)},
+      {"max_tp", IntoSearch(&PlanSearch::max_tp), true},
+      {"max_pp", IntoSearch(&PlanSearch::max_pp), true},
+      {"max_vp", IntoSearch(&PlanSearch::max_vp), true},
+      {"max_cp", IntoSearch(&PlanSearch::max_cp), true},
+      {"max_ep", IntoSearch(&PlanSearch::max_ep), true},
+      {"max_mbs", IntoSearch(&PlanSearch::max_mbs), true},
+      {"top", IntoSearch(&PlanSearch::top), true},
+      {"objective", IntoSearch(&PlanSearch::objective), true},
+      {"headroom", IntoSearch(&PlanSearch::headroom), true},
+  };
+  return k;
+}
+
+std::string FlagOf(const std::string& keyword) {
+  std::string flag = "--" + keyword;
+  for (char& c : flag)
+    if (c == '_') c = '-';
+  return flag;
+}
+
+}  // namespace
+
+ScenarioRequest ReadKeywords(const py::dict& kwargs, const char* function, PlanSearch* search) {
+  ScenarioRequest r;
+  PlanSearch ignored;
+  for (auto [key, value] : kwargs) {
+    const std::string name = py::str(key);
+    const Keyword* k = nullptr;
+    for (const Keyword& candidate : Keywords())
+      if (name == candidate.name && (search || !candidate.plan_only)) k = &candidate;
+    if (!k) throw py::type_error(fmt::format("{}() got an unexpected keyword argument '{}'", function, name));
+    if (value.is_none()) continue;
+    k->set(r, search ? *search : ignored, value, name);
+    r.given.insert(FlagOf(name));
+  }
+  return r;
+}
+
+}  // namespace paratune::python

@@ -1,0 +1,88 @@
+// The extension module paratune._paratune: the library's estimate, plan and emit for the package
+// around it (python/paratune/__init__.py), which wraps their JSON documents into typed results,
+// and the exception InputError. Every call resolves its keyword arguments with the library's
+// requests (the CLI's defaults), runs with the GIL released, and returns the document the CLI
+// prints for --json, as text.
+#include <pybind11/pybind11.h>
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "emit/emit_json.h"
+#include "emit/emit_layout.h"
+#include "plan/plan_json.h"
+#include "plan/plan_search.h"
+#include "plan/planner.h"
+#include "python/keywords.h"
+#include "python/python_progress.h"
+#include "scenario/resolve_scenario.h"
+#include "step/estimate_json.h"
+#include "util/error.h"
+#include "util/field_flags.h"
+#include "util/json_document.h"
+
+namespace paratune::python {
+namespace {
+
+namespace py = pybind11;
+
+std::string EstimateDocument(const py::dict& kwargs) {
+  const ScenarioRequest request = ReadKeywords(kwargs, "estimate");
+  py::gil_scoped_release released;
+  const Scenario s = ResolveScenario(request);
+  const Estimate e = EstimateStep(s.model, s.cluster, s.training, s.layout, EstimateOptions{s.rules, {}});
+  return DocumentText(EstimateToJson(e));
+}
+
+std::string PlanDocument(const py::dict& kwargs, const py::object& progress) {
+  PlanSearch search;
+  const ScenarioRequest request = ReadKeywords(kwargs, "plan", &search);
+  PythonProgress reporter(progress);
+  std::string text;
+  {
+    py::gil_scoped_release released;
+    PlanRequest r = ResolvePlanRequest(request, search);
+    r.progress = reporter.get();
+    text = DocumentText(PlanToJson(Plan(r), r));
+  }
+  reporter.Raise();
+  return text;
+}
+
+std::string EmitDocument(const std::string& framework, const py::dict& kwargs) {
+  const ScenarioRequest request = ReadKeywords(kwargs, "emit");
+  py::gil_scoped_release released;
+  const Framework f = ParseFramework(framework, "framework");
+  return DocumentText(EmittedToJson(f, EmitLayout(f, ResolveScenario(request))));
+}
+
+void RegisterInputError(py::module_& m) {
+  // Held for the life of the process (the module holds it too), so no destructor runs after the
+  // interpreter is gone.
+  static PyObject* input_error = py::exception<InputError>(m, "InputError", PyExc_ValueError).inc_ref().ptr();
+  py::setattr(input_error, "__doc__",
+              py::str("Bad input (an unknown model or GPU, a layout that breaks a rule, a bad value): the "
+                      "one-line message `paratune` prints after \"error:\". A ValueError."));
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const InputError& e) {
+      PyErr_SetString(input_error, InputErrorText(e.what()).c_str());
+    }
+  });
+}
+
+}  // namespace
+
+void Define(py::module_& m) {
+  m.doc() = "paratune's C++ library; use the package paratune (its functions wrap these)";
+  RegisterInputError(m);
+  m.def("estimate", &EstimateDocument, py::arg("kwargs"), "paratune.estimate/1 document text");
+  m.def("plan", &PlanDocument, py::arg("kwargs"), py::arg("progress") = py::none(), "paratune.plan/1 document text");
+  m.def("emit", &EmitDocument, py::arg("framework"), py::arg("kwargs"), "paratune.emit/1 document text");
+}
+
+}  // namespace paratune::python
+
+PYBIND11_MODULE(_paratune, m) { paratune::python::Define(m); }

@@ -81,10 +81,11 @@ function(paratune_python_tests)
       add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} -E echo "skipped: ${skip_reason}")
       set_tests_properties(${name} PROPERTIES SKIP_REGULAR_EXPRESSION "skipped: ")
     else()
+      # No .pytest_cache nor __pycache__ written into the source tree.
       add_test(NAME ${name} COMMAND ${Python3_EXECUTABLE} -m pytest -q -p no:cacheprovider ${f}
                WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
       set_tests_properties(${name} PROPERTIES TIMEOUT 300 ENVIRONMENT
-        "PYTHONPATH=${CMAKE_BINARY_DIR}/python;PARATUNE_BINARY=$<IF:$<BOOL:${PARATUNE_TEST_BINARY}>,${PARATUNE_TEST_BINARY},$<TARGET_FILE:paratune>>;PARATUNE_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
+        "PYTHONPATH=${CMAKE_BINARY_DIR}/python;PYTHONDONTWRITEBYTECODE=1;PARATUNE_BINARY=$<IF:$<BOOL:${PARATUNE_TEST_BINARY}>,${PARATUNE_TEST_BINARY},$<TARGET_FILE:paratune>>;PARATUNE_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
     endif()
   endforeach()
 endfunction()

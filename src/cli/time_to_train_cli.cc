@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "util/error.h"
+#include "step/training_budget.h"
 
 namespace paratune::cli {
 
@@ -16,13 +16,10 @@ void AddTimeToTrainFlags(CLI::App* cmd, TimeToTrainFlags& f) {
 }
 
 std::optional<TrainingBudget> ResolveTrainingBudget(const TimeToTrainFlags& f, const CLI::App& cmd) {
-  const bool tokens = cmd.count("--train-tokens") > 0, price = cmd.count("--gpu-hour-price") > 0;
-  if (price && !tokens) throw InputError("--gpu-hour-price needs --train-tokens (the tokens to train)");
-  if (!tokens) return std::nullopt;
-  TrainingBudget b;
-  b.train_tokens = ParseTrainTokens(f.train_tokens);
-  if (price) b.usd_per_gpu_hour = ParseUsdPerGpuHour(f.gpu_hour_price);
-  return b;
+  auto given = [&](const char* flag, const std::string& value) {
+    return cmd.count(flag) > 0 ? std::optional<std::string>(value) : std::nullopt;
+  };
+  return paratune::ResolveTrainingBudget(given("--train-tokens", f.train_tokens), given("--gpu-hour-price", f.gpu_hour_price));
 }
 
 std::string Abbreviated(double x) {

@@ -39,6 +39,9 @@ _SCENARIO_HELP = """
 def estimate(**scenario):
     """Estimate one training step of a layout, as ``paratune estimate --json``.
 
+    train_tokens (e.g. 15e12) and gpu_hour_price (USD) add ``time_to_train`` (days, GPU-hours,
+    cost), as --train-tokens and --gpu-hour-price do.
+
     Returns an Estimate (schema paratune.estimate/1): ``e.throughput.step_time_s``,
     ``e.throughput.tokens_per_s_per_gpu``, ``e.memory.fits``, ``e.to_dict()``.
     Raises InputError for a bad scenario or a layout that breaks a rule, TypeError for an
@@ -54,7 +57,8 @@ def plan(*, progress=None, **options):
     the others are searched. Search keywords: max_tp, max_pp, max_vp, max_cp, max_ep,
     max_mbs (upper bounds, 0 = none), top (layouts listed, default 10), objective
     ("throughput" or "memory"), headroom (fraction of HBM kept free, default 0.05);
-    precision="any" searches every precision the GPU supports.
+    precision="any" searches every precision the GPU supports. train_tokens and
+    gpu_hour_price add ``time_to_train`` to every ranked layout, as in estimate().
 
     progress: an optional callable progress(what: str, done: int, total: int), called from
     the search (total 0: unknown); silent without one. The search releases the GIL, so other

@@ -55,6 +55,7 @@ def estimate(
     fused_router: Optional[bool] = ..., fused_cross_entropy: Optional[bool] = ...,
     zero3_per_tensor: Optional[bool] = ..., fp32_shards: Optional[bool] = ...,
     allow_cross_domain_tp: Optional[bool] = ...,
+    train_tokens: Union[float, str, None] = ..., gpu_hour_price: Union[float, str, None] = ...,
 ) -> Estimate: ...
 
 def plan(
@@ -63,7 +64,7 @@ def plan(
     max_tp: Optional[int] = ..., max_pp: Optional[int] = ..., max_vp: Optional[int] = ...,
     max_cp: Optional[int] = ..., max_ep: Optional[int] = ..., max_mbs: Optional[int] = ...,
     top: Optional[int] = ..., objective: Optional[str] = ..., headroom: Optional[float] = ...,
-    **scenario: Any,  # the keywords of estimate()
+    **scenario: Any,  # the keywords of estimate(), train_tokens and gpu_hour_price included
 ) -> Plan: ...
 
-def emit(framework: str = ..., **scenario: Any) -> Emitted: ...  # the keywords of estimate()
+def emit(framework: str = ..., **scenario: Any) -> Emitted: ...  # the scenario keywords of estimate()

@@ -11,6 +11,8 @@ CASES = [
     ({"nodes": 2, "gpus": 16}, ["--nodes", 2, "--gpus", 16]),
     ({"precision": "fp7"}, ["--precision", "fp7"]),
     ({"stack": "nonsense"}, ["--stack", "nonsense"]),
+    ({"gpu_hour_price": 2}, ["--gpu-hour-price", 2]),
+    ({"train_tokens": -5}, ["--train-tokens", -5]),
 ]
 
 
@@ -47,6 +49,8 @@ def test_unknown_keyword_and_wrong_type_are_type_errors():
         paratune.estimate(tp=True)
     with pytest.raises(TypeError, match="sp: expected bool"):
         paratune.estimate(sp=1)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'train_tokens'"):
+        paratune.emit("megatron-lm", train_tokens=1e12)  # emit() has no time to train
 
 
 def test_the_interpreter_survives_many_errors():

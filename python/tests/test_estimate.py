@@ -41,3 +41,10 @@ def test_result_is_typed_and_reads_like_the_document():
     d["throughput"]["step_time_s"] = -1  # a copy: the result is unchanged
     assert e.throughput.step_time_s > 0
     assert "step" in str(e)
+
+
+def test_time_to_train_is_the_clis(cli):
+    e = paratune.estimate(train_tokens=15e12, gpu_hour_price=2.5)
+    assert e.to_dict() == cli.json("estimate", "--train-tokens", "15e12", "--gpu-hour-price", "2.5")
+    assert e.time_to_train is not None and e.time_to_train.to_dict()
+    assert paratune.estimate(train_tokens="15e12").to_dict() == cli.json("estimate", "--train-tokens", "15e12")

@@ -24,6 +24,11 @@ def test_pinned_and_bounded_plan_is_the_clis(cli):
     assert all(r.layout.pp == 1 and r.layout.tp <= 4 for r in p.ranked)
 
 
+def test_plan_with_a_training_budget_is_the_clis(cli):
+    p = paratune.plan(top=3, train_tokens=1e12, gpu_hour_price=3)
+    assert p.to_dict() == cli.json("plan", "--quiet", "--top", 3, "--train-tokens", "1e12", "--gpu-hour-price", 3)
+
+
 def test_rows_flatten_the_ranking():
     rows = paratune.plan(top=3).rows()
     assert len(rows) == 3 and [r["rank"] for r in rows] == [1, 2, 3]

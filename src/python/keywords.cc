@@ -64,6 +64,15 @@ std::string As<std::string>(py::handle v, const std::string& name) {
   WrongType(v, name, "str");
 }
 
+// A number as text for the library's parser (the CLI's flag text): a str, an int, or a float
+// (its repr, which reads back as the same double).
+std::string AsNumberText(py::handle v, const std::string& name) {
+  if (py::isinstance<py::str>(v)) return v.cast<std::string>();
+  if (py::isinstance<py::bool_>(v) || !(py::isinstance<py::int_>(v) || py::isinstance<py::float_>(v)))
+    WrongType(v, name, "a number or str");
+  return py::repr(v).cast<std::string>();
+}
+
 template <>
 std::vector<int> As<std::vector<int>>(py::handle v, const std::string& name) {
   if (!py::isinstance<py::sequence>(v) || py::isinstance<py::str>(v)) WrongType(v, name, "a list of int");
@@ -72,32 +81,35 @@ std::vector<int> As<std::vector<int>>(py::handle v, const std::string& name) {
   return out;
 }
 
-using Setter = std::function<void(ScenarioRequest&, PlanSearch&, py::handle, const std::string&)>;
+using Setter = std::function<void(Keywords&, py::handle, const std::string&)>;
 
 template <typename T>
 Setter Into(T ScenarioRequest::*m) {
-  return [m](ScenarioRequest& r, PlanSearch&, py::handle v, const std::string& n) { r.*m = As<T>(v, n); };
+  return [m](Keywords& k, py::handle v, const std::string& n) { k.scenario.*m = As<T>(v, n); };
 }
 template <typename T>
 Setter IntoLayout(T Layout::*m) {
-  return [m](ScenarioRequest& r, PlanSearch&, py::handle v, const std::string& n) { r.layout.*m = As<T>(v, n); };
+  return [m](Keywords& k, py::handle v, const std::string& n) { k.scenario.layout.*m = As<T>(v, n); };
 }
 template <typename T>
 Setter IntoDims(T InlineDims::*m) {
-  return [m](ScenarioRequest& r, PlanSearch&, py::handle v, const std::string& n) { r.dims.*m = As<T>(v, n); };
+  return [m](Keywords& k, py::handle v, const std::string& n) { k.scenario.dims.*m = As<T>(v, n); };
 }
 template <typename T>
 Setter IntoSearch(T PlanSearch::*m) {
-  return [m](ScenarioRequest&, PlanSearch& s, py::handle v, const std::string& n) { s.*m = As<T>(v, n); };
+  return [m](Keywords& k, py::handle v, const std::string& n) { k.search.*m = As<T>(v, n); };
+}
+Setter IntoText(std::optional<std::string> Keywords::*m) {
+  return [m](Keywords& k, py::handle v, const std::string& n) { k.*m = AsNumberText(v, n); };
 }
 
 struct Keyword {
   const char* name;  // the CLI flag is "--" and this with '-' for '_'
   Setter set;
-  bool plan_only = false;
+  Takes needs = Takes::kScenario;  // the least a function must take to accept it
 };
 
-const std::vector<Keyword>& Keywords() {
+const std::vector<Keyword>& KeywordTable() {
   static const std::vector<Keyword> k = {
       {"model", Into(&ScenarioRequest::model)},
       {"layers", IntoDims(&InlineDims::layers)},
@@ -152,15 +164,17 @@ const std::vector<Keyword>& Keywords() {
       {"zero3_per_tensor", IntoLayout(&Layout::zero3_per_tensor)},
       {"fp32_shards", IntoLayout(&Layout::fp32_shards)},
       {"allow_cross_domain_tp", Into(&ScenarioRequest::allow_cross_domain_tp)},
-      {"max_tp", IntoSearch(&PlanSearch::max_tp), true},
-      {"max_pp", IntoSearch(&PlanSearch::max_pp), true},
-      {"max_vp", IntoSearch(&PlanSearch::max_vp), true},
-      {"max_cp", IntoSearch(&PlanSearch::max_cp), true},
-      {"max_ep", IntoSearch(&PlanSearch::max_ep), true},
-      {"max_mbs", IntoSearch(&PlanSearch::max_mbs), true},
-      {"top", IntoSearch(&PlanSearch::top), true},
-      {"objective", IntoSearch(&PlanSearch::objective), true},
-      {"headroom", IntoSearch(&PlanSearch::headroom), true},
+      {"train_tokens", IntoText(&Keywords::train_tokens), Takes::kScenarioAndBudget},
+      {"gpu_hour_price", IntoText(&Keywords::gpu_hour_price), Takes::kScenarioAndBudget},
+      {"max_tp", IntoSearch(&PlanSearch::max_tp), Takes::kPlan},
+      {"max_pp", IntoSearch(&PlanSearch::max_pp), Takes::kPlan},
+      {"max_vp", IntoSearch(&PlanSearch::max_vp), Takes::kPlan},
+      {"max_cp", IntoSearch(&PlanSearch::max_cp), Takes::kPlan},
+      {"max_ep", IntoSearch(&PlanSearch::max_ep), Takes::kPlan},
+      {"max_mbs", IntoSearch(&PlanSearch::max_mbs), Takes::kPlan},
+      {"top", IntoSearch(&PlanSearch::top), Takes::kPlan},
+      {"objective", IntoSearch(&PlanSearch::objective), Takes::kPlan},
+      {"headroom", IntoSearch(&PlanSearch::headroom), Takes::kPlan},
   };
   return k;
 }
@@ -174,20 +188,19 @@ std::string FlagOf(const std::string& keyword) {
 
 }  // namespace
 
-ScenarioRequest ReadKeywords(const py::dict& kwargs, const char* function, PlanSearch* search) {
-  ScenarioRequest r;
-  PlanSearch ignored;
+Keywords ReadKeywords(const py::dict& kwargs, const char* function, Takes takes) {
+  Keywords out;
   for (auto [key, value] : kwargs) {
     const std::string name = py::str(key);
     const Keyword* k = nullptr;
-    for (const Keyword& candidate : Keywords())
-      if (name == candidate.name && (search || !candidate.plan_only)) k = &candidate;
+    for (const Keyword& candidate : KeywordTable())
+      if (name == candidate.name && candidate.needs <= takes) k = &candidate;
     if (!k) throw py::type_error(fmt::format("{}() got an unexpected keyword argument '{}'", function, name));
     if (value.is_none()) continue;
-    k->set(r, search ? *search : ignored, value, name);
-    r.given.insert(FlagOf(name));
+    k->set(out, value, name);
+    out.scenario.given.insert(FlagOf(name));
   }
-  return r;
+  return out;
 }
 
 }  // namespace paratune::python

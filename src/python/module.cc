@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 
 #include "emit/emit_json.h"
@@ -18,6 +19,7 @@
 #include "python/python_progress.h"
 #include "scenario/resolve_scenario.h"
 #include "step/estimate_json.h"
+#include "step/training_budget.h"
 #include "util/error.h"
 #include "util/field_flags.h"
 #include "util/json_document.h"
@@ -28,33 +30,34 @@ namespace {
 namespace py = pybind11;
 
 std::string EstimateDocument(const py::dict& kwargs) {
-  const ScenarioRequest request = ReadKeywords(kwargs, "estimate");
+  const Keywords k = ReadKeywords(kwargs, "estimate", Takes::kScenarioAndBudget);
   py::gil_scoped_release released;
-  const Scenario s = ResolveScenario(request);
+  const Scenario s = ResolveScenario(k.scenario);
+  const std::optional<TrainingBudget> budget = ResolveTrainingBudget(k.train_tokens, k.gpu_hour_price);
   const Estimate e = EstimateStep(s.model, s.cluster, s.training, s.layout, EstimateOptions{s.rules, {}});
-  return DocumentText(EstimateToJson(e));
+  return DocumentText(EstimateToJson(e, budget));
 }
 
 std::string PlanDocument(const py::dict& kwargs, const py::object& progress) {
-  PlanSearch search;
-  const ScenarioRequest request = ReadKeywords(kwargs, "plan", &search);
+  const Keywords k = ReadKeywords(kwargs, "plan", Takes::kPlan);
   PythonProgress reporter(progress);
   std::string text;
   {
     py::gil_scoped_release released;
-    PlanRequest r = ResolvePlanRequest(request, search);
+    PlanRequest r = ResolvePlanRequest(k.scenario, k.search);
+    const std::optional<TrainingBudget> budget = ResolveTrainingBudget(k.train_tokens, k.gpu_hour_price);
     r.progress = reporter.get();
-    text = DocumentText(PlanToJson(Plan(r), r));
+    text = DocumentText(PlanToJson(Plan(r), r, budget));
   }
   reporter.Raise();
   return text;
 }
 
 std::string EmitDocument(const std::string& framework, const py::dict& kwargs) {
-  const ScenarioRequest request = ReadKeywords(kwargs, "emit");
+  const Keywords k = ReadKeywords(kwargs, "emit", Takes::kScenario);
   py::gil_scoped_release released;
   const Framework f = ParseFramework(framework, "framework");
-  return DocumentText(EmittedToJson(f, EmitLayout(f, ResolveScenario(request))));
+  return DocumentText(EmittedToJson(f, EmitLayout(f, ResolveScenario(k.scenario))));
 }
 
 void RegisterInputError(py::module_& m) {

@@ -62,7 +62,8 @@ def plan(*, progress=None, **options):
 
     progress: an optional callable progress(what: str, done: int, total: int), called from
     the search (total 0: unknown); silent without one. The search releases the GIL, so other
-    Python threads run meanwhile.
+    Python threads run meanwhile; Ctrl-C (KeyboardInterrupt) or an exception the callback
+    raises stops it at the next report and is raised here.
 
     Returns a Plan (schema paratune.plan/1): ``p.ranked`` (best first), ``p.winner``,
     ``p.search``, ``p.to_frame()`` (pandas). Raises InputError for bad input.

@@ -1,4 +1,5 @@
 # paratune.plan(): the ranking of `paratune plan --json`, the GIL released while it searches.
+import _thread
 import threading
 import time
 
@@ -53,12 +54,34 @@ def test_progress_callback_is_called():
     assert calls and all(isinstance(w, str) and d >= 0 for w, d, _ in calls)
 
 
-def test_progress_callback_exception_is_raised():
+def test_progress_callback_exception_stops_the_search_and_is_raised():
+    calls = []
+
     def fail(what, done, total):
+        calls.append(done)
         raise KeyError("stop")
 
     with pytest.raises(KeyError, match="stop"):
         paratune.plan(progress=fail)
+    assert calls == [1]  # the search stopped at the first report
+    assert len(paratune.plan(top=2).ranked) == 2  # and the next one runs
+
+
+LONG_PLAN = {"model": "deepseek-v3", "gpus": 2048, "precision": "any"}  # about 2,000 layouts, 1-2 s
+
+
+def test_ctrl_c_stops_the_search():
+    full = paratune.plan(**LONG_PLAN).search.estimated
+    seen = []
+    timer = threading.Timer(0.05, _thread.interrupt_main)  # what Ctrl-C does
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            paratune.plan(progress=lambda what, done, total: seen.append(done), **LONG_PLAN)
+    finally:
+        timer.cancel()
+    # Raised by plan() while it searched (at its next report), not after it finished.
+    assert len(seen) < full / 2, (len(seen), full)
 
 
 def test_another_thread_runs_while_plan_searches():

@@ -2,7 +2,7 @@
 // around it (python/paratune/__init__.py), which wraps their JSON documents into typed results,
 // and the exception InputError. Every call resolves its keyword arguments with the library's
 // requests (the CLI's defaults), runs with the GIL released, and returns the document the CLI
-// prints for --json, as text.
+// prints for --json, as text. plan() stops on Ctrl-C (python/python_progress.h).
 #include <pybind11/pybind11.h>
 
 #include <nlohmann/json.hpp>
@@ -41,16 +41,15 @@ std::string EstimateDocument(const py::dict& kwargs) {
 std::string PlanDocument(const py::dict& kwargs, const py::object& progress) {
   const Keywords k = ReadKeywords(kwargs, "plan", Takes::kPlan);
   PythonProgress reporter(progress);
-  std::string text;
-  {
+  try {
     py::gil_scoped_release released;
     PlanRequest r = ResolvePlanRequest(k.scenario, k.search);
     const std::optional<TrainingBudget> budget = ResolveTrainingBudget(k.train_tokens, k.gpu_hour_price);
-    r.progress = reporter.get();
-    text = DocumentText(PlanToJson(Plan(r), r, budget));
+    r.progress = &reporter;
+    return DocumentText(PlanToJson(Plan(r), r, budget));
+  } catch (const Stopped&) {
+    throw py::error_already_set();  // Ctrl-C or the callback's exception, set by the reporter
   }
-  reporter.Raise();
-  return text;
 }
 
 std::string EmitDocument(const std::string& framework, const py::dict& kwargs) {

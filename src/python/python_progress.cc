@@ -8,16 +8,14 @@ namespace py = pybind11;
 
 void PythonProgress::Report(std::string_view what, int64_t done, int64_t total) {
   py::gil_scoped_acquire gil;
-  if (PyErr_Occurred()) return;  // the callback raised already: Raise() reports it
+  if (PyErr_CheckSignals() != 0) throw Stopped{};  // KeyboardInterrupt is now the Python error
+  if (callback_.is_none()) return;
   try {
     callback_(std::string(what), done, total);
   } catch (py::error_already_set& e) {
     e.restore();
+    throw Stopped{};
   }
-}
-
-void PythonProgress::Raise() const {
-  if (PyErr_Occurred()) throw py::error_already_set();
 }
 
 }  // namespace paratune::python

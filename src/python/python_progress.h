@@ -1,8 +1,8 @@
-// PythonProgress: the library's Progress interface (util/progress.h) calling a Python callable
-// as callback(what: str, done: int, total: int), for plan(progress=...). The library runs with
-// the GIL released; each report takes the GIL for the call. An exception the callback raises is
-// kept as the thread's Python error: later reports are skipped, and Raise() raises it once the
-// library call has returned.
+// PythonProgress: the library's Progress interface (util/progress.h) as the Python module's way
+// to see and stop a long call. The library runs with the GIL released; each report takes the GIL,
+// checks for Ctrl-C (a pending KeyboardInterrupt) and calls the optional Python callable as
+// callback(what: str, done: int, total: int). When either raises, the Python error stays set and
+// Report throws Stopped, which unwinds the library call; the binding then raises the error.
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -11,17 +11,16 @@
 
 namespace paratune::python {
 
+// Not a std::exception: nothing in the library catches it on its way out.
+struct Stopped {};
+
 class PythonProgress : public Progress {
  public:
   explicit PythonProgress(pybind11::object callback) : callback_(std::move(callback)) {}
-  // With no callback (None) there is nothing to call: the library gets no Progress at all.
-  Progress* get() { return callback_.is_none() ? nullptr : this; }
   void Report(std::string_view what, int64_t done, int64_t total) override;
-  // With the GIL held: raises the callback's exception, if it raised one.
-  void Raise() const;
 
  private:
-  pybind11::object callback_;
+  pybind11::object callback_;  // None: only Ctrl-C is checked
 };
 
 }  // namespace paratune::python

@@ -5,20 +5,14 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <chrono>
-#include <nlohmann/json.hpp>
 
 #include "cli/analyze_report.h"
 #include "cli/commands.h"
 #include "cli/terminal_progress.h"
 #include "cli/scenario_flags.h"
 #include "cli/output_file.h"
-#include "step/compose.h"
-#include "analysis/analysis_json.h"
-#include "compare/prediction_json.h"
-#include "diagnose/link_ceiling.h"
 #include "analysis/reduced_trace.h"
-#include "trace/trace_set.h"
+#include "diagnose/analyze_request.h"
 #include "util/error.h"
 #include "util/json_document.h"
 
@@ -59,61 +53,33 @@ Command AddAnalyzeCommand(CLI::App& root) {
               "cluster and layout beside the measurement: step time, MFU and GPU-time shares. Passing --gpu (with "
               "--fabric/--hardware) adds each collective's link ceiling to the JSON. docs/analysis.md");
   return {cmd, [cmd, f, af] {
-            if (cmd->count("--rank") && af->rank < 0)
-              throw InputError("--rank " + std::to_string(af->rank) + ": ranks are numbered from 0");
             std::vector<std::string> inputs = af->inputs;
             inputs.insert(inputs.end(), {f->model, f->hardware_file});
             PrepareOutputs(*cmd, {{"--trace-out", &af->trace_out}}, inputs);
-            const auto t0 = std::chrono::steady_clock::now();
-            TraceSetOptions so;
-            so.threads = af->threads;
-            so.allow_partial = af->allow_partial;
+            AnalyzeRequest r;
+            r.inputs = af->inputs;
+            if (cmd->count("--rank")) r.rank = af->rank;
+            r.exact_ns = af->exact_ns;
+            r.include_last_step = af->include_last_step;
+            r.allow_partial = af->allow_partial;
+            r.top = af->top;
+            r.threads = af->threads;
+            r.scenario = GivenRequest(*f, *cmd);
             TerminalProgress progress(af->quiet);
-            so.progress = progress.get();
-            const std::vector<RankTrace> ranks = ReadTraceSet(af->inputs, so);
+            r.progress = progress.get();
+            const AnalyzedTraces a = RunAnalyze(r);
             progress.Done();
-            const double read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            AnalysisOptions ao;
-            ao.rounding = af->exact_ns ? TimeRounding::kExact : TimeRounding::kHta;
-            ao.include_last_step = af->include_last_step;
-            ao.top_kernels = af->top;
-            ao.threads = af->threads;
-            const TraceAnalysis a = AnalyzeTraces(ranks, ao);
-            if (af->rank >= 0) {
-              bool found = false;
-              for (const auto& r : a.ranks) found = found || r.rank == af->rank;
-              if (!found) throw InputError("--rank " + std::to_string(af->rank) + ": no such rank in the traces");
-            }
-            // A model (catalog id or inline dimensions) asks for the prediction beside the measurement.
-            const bool predict = cmd->count("--model") > 0 || cmd->count("--hidden") > 0;
-            std::optional<PredictionComparison> prediction;
-            std::string label;
-            if (predict) {
-              const Scenario s = ResolveScenario(*f, *cmd);
-              const StepResult step = ComposeStep(s.model, s.cluster, s.training, s.layout, EstimateOptions{s.rules, {}});
-              const Estimate& e = step.estimate;
-              prediction = ComparePrediction(a, e, step.simulation);
-              const Layout& l = e.layout;
-              label = fmt::format("{} on {} x {}, tp {} pp {} vp {} cp {} ep {} dp {}, mbs {}", e.model, e.gpus, e.gpu, l.tp, l.pp, l.vp,
-                                  l.cp, l.ep, l.dp, l.mbs);
-            }
-            // A GPU asks for the link ceiling of each collective group (diagnose/link_ceiling.h).
-            std::optional<ClusterSpec> ceiling_cluster;
-            if (cmd->count("--gpu") > 0) ceiling_cluster = ResolveScenario(*f, *cmd).cluster;
-            if (!af->trace_out.empty()) WriteOutput(af->trace_out, ReducedTraceJson(ranks, a));
+            if (!af->trace_out.empty()) WriteOutput(af->trace_out, ReducedTraceJson(a.ranks, a.analysis));
             if (f->json) {
-              nlohmann::json j = AnalysisJson(a);
-              if (prediction) j["prediction"] = PredictionJson(*prediction);
-              if (ceiling_cluster) AddCollectiveCeilings(a, *ceiling_cluster, j);
-              fmt::print("{}\n", DocumentText(j));
+              fmt::print("{}\n", DocumentText(AnalyzedJson(a)));
               return 0;
             }
             AnalyzeReportOptions ro;
-            ro.detail_rank = af->rank;
-            ro.read_seconds = read_s;
-            ro.prediction = prediction ? &*prediction : nullptr;
-            ro.prediction_label = label;
-            fmt::print("{}", FormatAnalysis(a, ro));
+            ro.detail_rank = r.rank.value_or(-1);
+            ro.read_seconds = a.read_s;
+            ro.prediction = a.prediction ? &*a.prediction : nullptr;
+            ro.prediction_label = a.prediction_label;
+            fmt::print("{}", FormatAnalysis(a.analysis, ro));
             if (!af->trace_out.empty()) fmt::print("\nreduced trace written to {} (open in ui.perfetto.dev)\n", af->trace_out);
             return 0;
           }};

@@ -1,0 +1,67 @@
+#include "diagnose/analyze_request.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+#include "analysis/analysis_json.h"
+#include "compare/prediction_json.h"
+#include "diagnose/link_ceiling.h"
+#include "scenario/resolve_scenario.h"
+#include "step/compose.h"
+#include "util/error.h"
+
+namespace paratune {
+namespace {
+
+void SetPrediction(const ScenarioRequest& flags, AnalyzedTraces& out) {
+  const Scenario s = ResolveScenario(flags);
+  const StepResult step = ComposeStep(s.model, s.cluster, s.training, s.layout, EstimateOptions{s.rules, {}});
+  const Estimate& e = step.estimate;
+  out.prediction = ComparePrediction(out.analysis, e, step.simulation);
+  const Layout& l = e.layout;
+  out.prediction_label = fmt::format("{} on {} x {}, tp {} pp {} vp {} cp {} ep {} dp {}, mbs {}", e.model, e.gpus, e.gpu,
+                                     l.tp, l.pp, l.vp, l.cp, l.ep, l.dp, l.mbs);
+}
+
+}  // namespace
+
+AnalyzedTraces RunAnalyze(const AnalyzeRequest& r) {
+  if (r.rank && *r.rank < 0) throw InputError(fmt::format("--rank {}: ranks are numbered from 0", *r.rank));
+  if (r.top < 1 || r.top > 1000) throw InputError(fmt::format("--top {}: kernels listed per type must be 1 to 1000", r.top));
+  if (r.threads < 0 || r.threads > 1024) throw InputError(fmt::format("--threads {}: must be 0 (one per core) to 1024", r.threads));
+  AnalyzedTraces out;
+  const auto t0 = std::chrono::steady_clock::now();
+  TraceSetOptions so;
+  so.threads = r.threads;
+  so.allow_partial = r.allow_partial;
+  so.progress = r.progress;
+  out.ranks = ReadTraceSet(r.inputs, so);
+  out.read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  AnalysisOptions ao;
+  ao.rounding = r.exact_ns ? TimeRounding::kExact : TimeRounding::kHta;
+  ao.include_last_step = r.include_last_step;
+  ao.top_kernels = r.top;
+  ao.threads = r.threads;
+  out.analysis = AnalyzeTraces(out.ranks, ao);
+  if (r.rank) {
+    bool found = false;
+    for (const auto& rank : out.analysis.ranks) found = found || rank.rank == *r.rank;
+    if (!found) throw InputError(fmt::format("--rank {}: no such rank in the traces", *r.rank));
+  }
+  // A model (catalog id or inline dimensions) asks for the prediction beside the measurement.
+  if (r.scenario.Given("--model") || r.scenario.Given("--hidden")) SetPrediction(r.scenario, out);
+  // A GPU asks for the link ceiling of each collective group (diagnose/link_ceiling.h).
+  if (r.scenario.Given("--gpu")) out.ceiling_cluster = ResolveScenario(r.scenario).cluster;
+  return out;
+}
+
+nlohmann::json AnalyzedJson(const AnalyzedTraces& a) {
+  nlohmann::json j = AnalysisJson(a.analysis);
+  if (a.prediction) j["prediction"] = PredictionJson(*a.prediction);
+  if (a.ceiling_cluster) AddCollectiveCeilings(a.analysis, *a.ceiling_cluster, j);
+  return j;
+}
+
+}  // namespace paratune

@@ -1,0 +1,49 @@
+// AnalyzeRequest: what `paratune analyze` and paratune.analyze() are asked (the trace files, how
+// to read and measure them, and the scenario flags given beside them), and RunAnalyze, which does
+// it: reads the traces (trace/trace_set.h), measures them (analysis/trace_analysis.h), sets the
+// cost model's prediction beside them when a model is given (compare/prediction.h) and keeps the
+// cluster for the link ceilings when a GPU is given (diagnose/link_ceiling.h). AnalyzedJson is
+// the paratune.analyze/1 document (docs/json.md). One definition for the CLI and the Python module.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/trace_analysis.h"
+#include "compare/prediction.h"
+#include "hardware/cluster.h"
+#include "scenario/scenario_request.h"
+#include "trace/trace_set.h"
+
+namespace paratune {
+
+struct AnalyzeRequest {
+  std::vector<std::string> inputs;  // trace files or directories
+  std::optional<int> rank;          // the rank shown in detail (must be in the traces); none: the lowest
+  bool exact_ns = false;            // ns timestamps kept (HTA rounds to whole µs)
+  bool include_last_step = false;   // HTA drops the last ProfilerStep
+  bool allow_partial = false;       // a truncated trace read as far as it goes
+  int top = 10;                     // kernels listed per kernel type
+  int threads = 0;                  // 0: one per core
+  ScenarioRequest scenario;         // --model/--hidden given: the prediction; --gpu given: ceilings
+  Progress* progress = nullptr;     // told the files read
+};
+
+struct AnalyzedTraces {
+  std::vector<RankTrace> ranks;  // the events read (the reduced trace is drawn from them)
+  TraceAnalysis analysis;
+  double read_s = 0;  // wall time reading the files
+  std::optional<PredictionComparison> prediction;
+  std::string prediction_label;  // "model on N x GPU, tp .. mbs .." when predicted
+  std::optional<ClusterSpec> ceiling_cluster;
+};
+
+// Throws InputError for bad input (a file, a rank not in the traces, a bad scenario flag).
+AnalyzedTraces RunAnalyze(const AnalyzeRequest& r);
+
+nlohmann::json AnalyzedJson(const AnalyzedTraces& a);
+
+}  // namespace paratune

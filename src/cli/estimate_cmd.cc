@@ -9,42 +9,11 @@
 #include "cli/scenario_flags.h"
 #include "cli/time_to_train_cli.h"
 #include "step/estimate_json.h"
-#include "layout/megatron_args.h"
+#include "scenario/megatron_scenario.h"
 #include "util/error.h"
 #include "util/json_document.h"
 
 namespace paratune::cli {
-namespace {
-
-// Replaces the model, training shape and layout of `s` by those of a Megatron-LM argument list;
-// the cluster stays the one of --gpu and --nodes/--gpus.
-MegatronArgs ApplyMegatronArgs(const std::string& line, bool ignore_unknown, const CLI::App& cmd, Scenario& s) {
-  for (const char* flag : {"--model", "--layers", "--hidden", "--ffn", "--heads", "--kv-heads", "--vocab",
-                           "--experts", "--topk", "--plain-mlp", "--seq", "--global-batch", "--precision", "--tp",
-                           "--pp", "--vp", "--cp", "--ep", "--etp", "--no-sp", "--zero", "--recompute", "--mbs"})
-    if (cmd.count(flag))
-      throw InputError(fmt::format("{} and --from-megatron exclude each other: the Megatron arguments give it", flag));
-  MegatronArgs a = ParseMegatronArgs(line, ignore_unknown);
-  const Layout& l = a.layout;
-  const long long model_par = static_cast<long long>(l.tp) * l.pp * l.cp;
-  if (s.cluster.gpus % model_par != 0)
-    throw InputError(fmt::format("--from-megatron: the world size {} (--gpu/--nodes/--gpus) is not dp*tp*pp*cp "
-                                 "for any dp: tp*pp*cp = {}*{}*{} = {} does not divide it",
-                                 s.cluster.gpus, l.tp, l.pp, l.cp, model_par));
-  if (!a.global_batch_given) {
-    // Megatron's default global batch is micro-batch * data-parallel size.
-    a.training.global_batch = static_cast<int64_t>(l.mbs) * (s.cluster.gpus / model_par);
-    a.notes.push_back(fmt::format("no --global-batch-size: Megatron's default micro-batch * dp = {}",
-                                  a.training.global_batch));
-  }
-  s.model = a.model;
-  s.training = a.training;
-  s.layout = a.layout;
-  return a;
-}
-
-}  // namespace
-
 Command AddEstimateCommand(CLI::App& root) {
   auto* cmd = root.add_subcommand("estimate", "estimate one training step for a given layout");
   auto f = std::make_shared<ScenarioFlags>();
@@ -58,11 +27,11 @@ Command AddEstimateCommand(CLI::App& root) {
   cmd->add_flag("--ignore-unknown", *ignore_unknown,
                 "with --from-megatron: skip options Megatron-LM does not have (an error otherwise, as its parser says)");
   return {cmd, [cmd, f, megatron, ignore_unknown, ttt] {
-            if (*ignore_unknown && !cmd->count("--from-megatron")) throw InputError("--ignore-unknown goes with --from-megatron");
             Scenario s = ResolveScenario(*f, *cmd);
             const std::optional<TrainingBudget> budget = ResolveTrainingBudget(*ttt, *cmd);
-            std::optional<MegatronArgs> from;
-            if (cmd->count("--from-megatron")) from = ApplyMegatronArgs(*megatron, *ignore_unknown, *cmd, s);
+            const std::optional<MegatronArgs> from =
+                ApplyMegatronArgs(cmd->count("--from-megatron") ? std::optional(*megatron) : std::nullopt, *ignore_unknown,
+                                  GivenRequest(*f, *cmd), s);
             const Estimate e = EstimateStep(s.model, s.cluster, s.training, s.layout, EstimateOptions{s.rules, {}});
             if (f->json) {
               nlohmann::json j = EstimateToJson(e, budget);

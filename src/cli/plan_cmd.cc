@@ -30,7 +30,6 @@ struct PlanFlags {
   std::string emit;
   std::string emit_out;
   bool quiet = false;
-  std::string sweep;
 };
 
 }  // namespace
@@ -54,7 +53,7 @@ Command AddPlanCommand(CLI::App& root) {
   cmd->add_option("--emit", p->emit, "write the winner's settings: megatron, torchtitan or deepspeed");
   cmd->add_option("--emit-out", p->emit_out, "file for --emit (written atomically; default standard output)");
   cmd->add_flag("--quiet", p->quiet, "no progress line on the terminal");
-  cmd->add_option("--sweep", p->sweep, "also the best layout for each value of one knob: " + kSweepKnobNames.List(", "));
+  cmd->add_option("--sweep", ps.sweep, "also the best layout for each value of one knob: " + kSweepKnobNames.List(", "));
   return {cmd, [cmd, f, p, ttt] {
             PlanRequest r = ResolvePlanRequest(GivenRequest(*f, *cmd), p->search);
             const std::optional<TrainingBudget> budget = ResolveTrainingBudget(*ttt, *cmd);
@@ -69,8 +68,7 @@ Command AddPlanCommand(CLI::App& root) {
             TerminalProgress progress(p->quiet);
             r.progress = progress.get();
             const PlanResult res = Plan(r);
-            std::optional<SweepResult> sweep;
-            if (!p->sweep.empty()) sweep = Sweep(r, kSweepKnobNames.Parse(p->sweep, "--sweep", "sweep knob"));
+            const std::optional<SweepResult> sweep = SweepOf(r, p->search);
             progress.Done();
             if (fw) {
               const EmittedWinner won = EmitWinner(*fw, res, r);
@@ -94,7 +92,7 @@ Command AddPlanCommand(CLI::App& root) {
             }
             fmt::print("{}", FormatPlan(res, r, budget));
             if (sweep) {
-              fmt::print("\nsweep of {}: the best layout for each value\n", p->sweep);
+              fmt::print("\nsweep of {}: the best layout for each value\n", p->search.sweep);
               for (const SweepPoint& pt : sweep->points) {
                 if (pt.fits)
                   fmt::print("  {:>10}  {:>8.0f} tokens/s/GPU  MFU {:>5.1f}%  step {:.3f} s  (tp {} pp {} dp {} mbs {})\n",

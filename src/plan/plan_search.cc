@@ -62,4 +62,9 @@ PlanRequest ResolvePlanRequest(const ScenarioRequest& scenario, const PlanSearch
   return r;
 }
 
+std::optional<SweepResult> SweepOf(const PlanRequest& r, const PlanSearch& search) {
+  if (search.sweep.empty()) return std::nullopt;
+  return Sweep(r, kSweepKnobNames.Parse(search.sweep, "--sweep", "sweep knob"));
+}
+
 }  // namespace paratune

@@ -5,9 +5,11 @@
 // CLI and the Python module.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "plan/plan_request.h"
+#include "plan/sweep.h"
 #include "scenario/scenario_request.h"
 
 namespace paratune {
@@ -18,10 +20,15 @@ struct PlanSearch {
   int top = 10;                         // layouts listed
   std::string objective = "throughput";  // or "memory" (kObjectiveNames)
   double headroom = 0.05;               // fraction of HBM kept free
+  std::string sweep;                    // "" or a knob (kSweepKnobNames): the best layout per value
 };
 
 // precision "any" searches every precision the GPU supports. Throws InputError (a bad scenario,
 // objective, or a pinned value above its own bound). The request's progress is left unset.
 PlanRequest ResolvePlanRequest(const ScenarioRequest& scenario, const PlanSearch& search);
+
+// The sweep `search` asks for (--sweep), run on the request; none when it asks for none. Throws
+// InputError for an unknown knob.
+std::optional<SweepResult> SweepOf(const PlanRequest& r, const PlanSearch& search);
 
 }  // namespace paratune

@@ -20,8 +20,8 @@ pkgs=(
   # pages' text (docs/report-browser.md)
   chromium fonts-dejavu-core
   # the Python module `import paratune` (src/python/, docs/python.md) and its pytest tests; pandas
-  # stays optional (Result.to_pandas() imports it when called)
-  pybind11-dev python3-pybind11 python3-pytest python3-dev
+  # for the tests of to_pandas() (the module itself imports it only when to_pandas() is called)
+  pybind11-dev python3-pybind11 python3-pytest python3-dev python3-pandas
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -6,6 +6,8 @@
     p = paratune.plan(gpus=64)            # the default scenario otherwise, as `paratune plan`
     p.winner.layout.tp; p.to_frame()      # the ranking as a pandas table (pandas optional)
     print(paratune.emit("torchtitan", tp=8, pp=2, nodes=8))
+    a = paratune.analyze("traces/")       # profiler traces, HTA's figures and more
+    a.temporal_breakdown(); a.kernels()   # pandas tables
 
 Keyword arguments are the CLI's flags with underscores (``global_batch`` for
 ``--global-batch``); one left out, or given as None, takes the CLI's default. Results are the
@@ -15,9 +17,12 @@ message the CLI prints. docs/python.md.
 
 from ._paratune import InputError
 from . import _paratune
-from ._result import Emitted, Estimate, Plan, Record, Result
+from ._result import Analysis, Emitted, Estimate, Plan, Record, Result
 
-__all__ = ["estimate", "plan", "emit", "InputError", "Result", "Record", "Estimate", "Plan", "Emitted"]
+__all__ = [
+    "estimate", "plan", "analyze", "emit",
+    "InputError", "Result", "Record", "Estimate", "Plan", "Analysis", "Emitted",
+]
 
 _SCENARIO_HELP = """
     Scenario keywords (the CLI's flags; each defaults to the CLI's default):
@@ -31,8 +36,9 @@ _SCENARIO_HELP = """
       overlap_pp_comm, overlap_ep_comm, expert_imbalance, offload_layers,
       flash_attention, attention_kernel, optimizer_states, cp_comm
       stack, kernels, cuda_graphs, moe_dispatcher, grouped_gemm, fused_permute,
-      fused_router, fused_cross_entropy, zero3_per_tensor, fp32_shards
-      allow_cross_domain_tp
+      fused_router, fused_grouped_mlp, fused_cross_entropy, fp8_attention,
+      fp8_activation_cache, cached_wgrad_placeholders, grad_reduce_in_bf16,
+      zero3_per_tensor, fp32_shards, allow_cross_domain_tp
 """
 
 
@@ -40,7 +46,9 @@ def estimate(**scenario):
     """Estimate one training step of a layout, as ``paratune estimate --json``.
 
     train_tokens (e.g. 15e12) and gpu_hour_price (USD) add ``time_to_train`` (days, GPU-hours,
-    cost), as --train-tokens and --gpu-hour-price do.
+    cost), as --train-tokens and --gpu-hour-price do. from_megatron (a Megatron-LM argument list,
+    one str) gives the model, batch and layout instead of their keywords (``megatron_args`` in
+    the result), as --from-megatron; ignore_unknown skips options Megatron-LM does not have.
 
     Returns an Estimate (schema paratune.estimate/1): ``e.throughput.step_time_s``,
     ``e.throughput.tokens_per_s_per_gpu``, ``e.memory.fits``, ``e.to_dict()``.
@@ -56,7 +64,9 @@ def plan(*, progress=None, **options):
     A layout keyword (tp, pp, vp, cp, ep, etp, zero, mbs, recompute) pins that dimension;
     the others are searched. Search keywords: max_tp, max_pp, max_vp, max_cp, max_ep,
     max_mbs (upper bounds, 0 = none), top (layouts listed, default 10), objective
-    ("throughput" or "memory"), headroom (fraction of HBM kept free, default 0.05);
+    ("throughput" or "memory"), headroom (fraction of HBM kept free, default 0.05), sweep
+    (one knob, "tp", "pp", "mbs", "recompute" or "precision": also the best layout for each of
+    its values, as ``p.sweep``);
     precision="any" searches every precision the GPU supports. train_tokens and
     gpu_hour_price add ``time_to_train`` to every ranked layout, as in estimate().
 
@@ -71,6 +81,32 @@ def plan(*, progress=None, **options):
     return Plan(_paratune.plan(options, progress))
 
 
+def analyze(paths, *, progress=None, **options):
+    """Measure profiler traces, as ``paratune analyze --json``.
+
+    paths: a trace file or directory, or a list of them (str or os.PathLike): Kineto JSON (plain
+    or .gz, one file per rank) or Nsight Systems SQLite exports.
+
+    Options (the CLI's flags): rank (shown in detail; must be in the traces), exact_ns (keep ns
+    timestamps; HTA rounds to whole µs), include_last_step (HTA drops the last ProfilerStep),
+    allow_partial (read a truncated trace as far as it goes), top (kernels listed per kernel
+    type, default 10), threads (files read in parallel, default one per core). Scenario keywords
+    (model, gpu, nodes, tp, ...) set the cost model's prediction beside the measurement when a
+    model is given, and each collective's link ceiling when a gpu is given.
+
+    progress: as in plan(): progress(what, done, total) as files are read; Ctrl-C stops it.
+
+    Returns an Analysis (schema paratune.analyze/1): ``a.ranks``, ``a.to_frame()`` (one row per
+    rank), ``a.kernels()``, ``a.collectives()``, ``a.temporal_breakdown()`` (HTA's frame) ...
+    Raises InputError for an unreadable or malformed trace (naming the file and line).
+    """
+    import os
+
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        paths = [paths]
+    return Analysis(_paratune.analyze([os.fsdecode(p) for p in paths], options, progress))
+
+
 def emit(framework="megatron-lm", **scenario):
     """The settings of one layout for a framework: "megatron-lm" (Megatron-LM arguments),
     "torchtitan" (its TOML job file) or "deepspeed" (its JSON config).
@@ -82,6 +118,6 @@ def emit(framework="megatron-lm", **scenario):
     return Emitted(_paratune.emit(framework, scenario))
 
 
-for _f in (estimate, plan, emit):
+for _f in (estimate, plan, analyze, emit):
     _f.__doc__ += _SCENARIO_HELP
 del _f

@@ -27,6 +27,18 @@ class Plan(Result):
     def to_frame(self) -> Any: ...
     def to_pandas(self) -> Any: ...
 
+class Analysis(Result):
+    def rows(self) -> list[dict[str, Any]]: ...
+    def to_frame(self) -> Any: ...
+    def to_pandas(self) -> Any: ...
+    def kernels(self) -> Any: ...
+    def categories(self) -> Any: ...
+    def collectives(self) -> Any: ...
+    def idle(self) -> Any: ...
+    def iterations(self) -> Any: ...
+    def temporal_breakdown(self) -> Any: ...
+    def comm_comp_overlap(self) -> Any: ...
+
 class Emitted(Result):
     framework: str
     text: str
@@ -43,19 +55,23 @@ def estimate(
     tp: Optional[int] = ..., pp: Optional[int] = ..., vp: Optional[int] = ...,
     pp_layout: Optional[Sequence[int]] = ..., cp: Optional[int] = ..., ep: Optional[int] = ...,
     etp: Optional[int] = ..., sp: Optional[bool] = ..., zero: Optional[int] = ...,
-    mbs: Optional[int] = ..., recompute: Optional[str] = ..., recompute_modules: Optional[str] = ...,
-    schedule: Optional[str] = ..., overlap_grad_reduce: Optional[bool] = ...,
-    overlap_param_gather: Optional[bool] = ..., overlap_tp_comm: Optional[bool] = ...,
-    overlap_pp_comm: Optional[bool] = ..., overlap_ep_comm: Optional[bool] = ...,
-    expert_imbalance: Optional[float] = ..., offload_layers: Optional[int] = ...,
-    flash_attention: Optional[bool] = ..., attention_kernel: Optional[str] = ...,
-    optimizer_states: Optional[str] = ..., cp_comm: Optional[str] = ..., stack: Optional[str] = ...,
-    kernels: Optional[str] = ..., cuda_graphs: Optional[str] = ..., moe_dispatcher: Optional[str] = ...,
+    mbs: Optional[int] = ..., recompute: Optional[str] = ...,
+    recompute_modules: Optional[str] = ..., schedule: Optional[str] = ...,
+    overlap_grad_reduce: Optional[bool] = ..., overlap_param_gather: Optional[bool] = ...,
+    overlap_tp_comm: Optional[bool] = ..., overlap_pp_comm: Optional[bool] = ...,
+    overlap_ep_comm: Optional[bool] = ..., expert_imbalance: Optional[float] = ...,
+    offload_layers: Optional[int] = ..., flash_attention: Optional[bool] = ...,
+    fp8_attention: Optional[bool] = ..., fp8_activation_cache: Optional[bool] = ...,
+    cached_wgrad_placeholders: Optional[bool] = ..., grad_reduce_in_bf16: Optional[bool] = ...,
+    attention_kernel: Optional[str] = ..., optimizer_states: Optional[str] = ...,
+    cp_comm: Optional[str] = ..., stack: Optional[str] = ..., kernels: Optional[str] = ...,
+    cuda_graphs: Optional[str] = ..., moe_dispatcher: Optional[str] = ...,
     grouped_gemm: Optional[bool] = ..., fused_permute: Optional[bool] = ...,
-    fused_router: Optional[bool] = ..., fused_cross_entropy: Optional[bool] = ...,
-    zero3_per_tensor: Optional[bool] = ..., fp32_shards: Optional[bool] = ...,
-    allow_cross_domain_tp: Optional[bool] = ...,
+    fused_router: Optional[bool] = ..., fused_grouped_mlp: Optional[bool] = ...,
+    fused_cross_entropy: Optional[bool] = ..., zero3_per_tensor: Optional[bool] = ...,
+    fp32_shards: Optional[bool] = ..., allow_cross_domain_tp: Optional[bool] = ...,
     train_tokens: Union[float, str, None] = ..., gpu_hour_price: Union[float, str, None] = ...,
+    from_megatron: Optional[str] = ..., ignore_unknown: Optional[bool] = ...,
 ) -> Estimate: ...
 
 def plan(
@@ -64,7 +80,17 @@ def plan(
     max_tp: Optional[int] = ..., max_pp: Optional[int] = ..., max_vp: Optional[int] = ...,
     max_cp: Optional[int] = ..., max_ep: Optional[int] = ..., max_mbs: Optional[int] = ...,
     top: Optional[int] = ..., objective: Optional[str] = ..., headroom: Optional[float] = ...,
+    sweep: Optional[str] = ...,
     **scenario: Any,  # the keywords of estimate(), train_tokens and gpu_hour_price included
 ) -> Plan: ...
+
+def analyze(
+    paths: Union[_Path, Sequence[_Path]],
+    *,
+    progress: Optional[Callable[[str, int, int], Any]] = ...,
+    rank: Optional[int] = ..., exact_ns: Optional[bool] = ..., include_last_step: Optional[bool] = ...,
+    allow_partial: Optional[bool] = ..., top: Optional[int] = ..., threads: Optional[int] = ...,
+    **scenario: Any,  # the scenario keywords of estimate(): the prediction (model) and link ceilings (gpu)
+) -> Analysis: ...
 
 def emit(framework: str = ..., **scenario: Any) -> Emitted: ...  # the scenario keywords of estimate()

@@ -147,6 +147,107 @@ class Plan(Result):
         return "\n".join(lines)
 
 
+def _scalars(data):
+    """The members of an object that are not lists, nested objects flattened (temporal.idle_s)."""
+    return {k: v for k, v in _flatten(data).items() if not isinstance(v, list)}
+
+
+# HTA's names for the temporal breakdown (hta/analyzers/breakdown_analysis.py,
+# get_temporal_breakdown): its frame's columns, from the rank's `temporal` object.
+_HTA_TEMPORAL = (
+    ("idle_time(us)", "idle_s"),
+    ("compute_time(us)", "compute_s"),
+    ("non_compute_time(us)", "non_compute_s"),
+    ("kernel_time(us)", "kernel_time_s"),
+)
+_HTA_TEMPORAL_PCT = (
+    ("idle_time_pctg", "idle_pct"),
+    ("compute_time_pctg", "compute_pct"),
+    ("non_compute_time_pctg", "non_compute_pct"),
+)
+
+
+class Analysis(Result):
+    """Measured profiler traces (schema paratune.analyze/1): ``ranks`` (one per rank:
+    ``temporal``, ``comm_overlap_pct``, ``top_kernels``, ``idle``, ``iterations``,
+    ``collectives`` ...), ``cross_rank``, ``stragglers``, ``prediction`` ... as in docs/json.md.
+
+    ``to_frame()`` is one row per rank (every figure that is not a list, nested names dotted);
+    ``kernels()``, ``collectives()``, ``idle()``, ``iterations()``, ``categories()`` are the per-rank
+    lists as one table with a ``rank`` column; ``temporal_breakdown()`` and
+    ``comm_comp_overlap()`` are HTA's frames of the same names."""
+
+    __slots__ = ()
+
+    def rows(self):
+        """One flat row per rank: its figures that are not lists (``temporal.idle_pct`` ...)."""
+        return [_scalars(r) for r in self._data["ranks"]]
+
+    def to_frame(self):
+        """One row per rank as a pandas DataFrame (needs pandas)."""
+        return _pandas().DataFrame(self.rows())
+
+    to_pandas = to_frame
+
+    def _per_rank(self, field):
+        rows = []
+        for r in self._data["ranks"]:
+            for item in r[field]:
+                rows.append({"rank": r["rank"], **_scalars(item)})
+        return _pandas().DataFrame(rows)
+
+    def kernels(self):
+        """The top kernels of every rank (``ranks[].top_kernels``), with a ``rank`` column."""
+        return self._per_rank("top_kernels")
+
+    def categories(self):
+        """GPU time by kernel category per rank (``ranks[].categories``)."""
+        return self._per_rank("categories")
+
+    def collectives(self):
+        """The collectives of every rank by kind (``ranks[].collectives``, groups left out)."""
+        return self._per_rank("collectives")
+
+    def idle(self):
+        """Idle time per rank, stream and category (``ranks[].idle``, HTA's idle breakdown)."""
+        return self._per_rank("idle")
+
+    def iterations(self):
+        """Every profiler step of every rank (``ranks[].iterations``)."""
+        return self._per_rank("iterations")
+
+    def temporal_breakdown(self):
+        """HTA's ``get_temporal_breakdown()`` frame: one row per rank, times in µs, shares in %
+        rounded to 2 decimals as HTA rounds them (from ``ranks[].temporal``)."""
+        rows = []
+        for r in self._data["ranks"]:
+            t = r["temporal"]
+            row = {"rank": r["rank"]}
+            row.update({hta: round(t[ours] * 1e6, 3) for hta, ours in _HTA_TEMPORAL})
+            row.update({hta: round(t[ours], 2) for hta, ours in _HTA_TEMPORAL_PCT})
+            rows.append(row)
+        return _pandas().DataFrame(rows)
+
+    def comm_comp_overlap(self):
+        """HTA's ``get_comm_comp_overlap()`` frame: ``rank``, ``comp_comm_overlap_pctg`` (None
+        where a rank has no communication)."""
+        rows = []
+        for r in self._data["ranks"]:
+            v = r["comm_overlap_pct"]
+            rows.append({"rank": r["rank"], "comp_comm_overlap_pctg": None if v is None else round(v, 2)})
+        return _pandas().DataFrame(rows)
+
+    def __str__(self):
+        lines = [f"paratune analyze: {len(self._data['ranks'])} ranks, {self._data['events']} events"]
+        for r in self._data["ranks"]:
+            t = r["temporal"]
+            lines.append(
+                f"  rank {r['rank']:<4} compute {t['compute_pct']:5.1f}%  non-compute {t['non_compute_pct']:5.1f}%  "
+                f"idle {t['idle_pct']:5.1f}%  kernel time {t['kernel_time_s']:.6f} s"
+            )
+        return "\n".join(lines)
+
+
 class Emitted(Result):
     """Framework settings for a layout (schema paratune.emit/1): ``framework``, ``text`` (the
     file's contents) and ``notes`` (what the framework cannot express)."""

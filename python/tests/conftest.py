@@ -7,6 +7,11 @@ from pathlib import Path
 
 import pytest
 
+# The CLI's environment: without the sanitizer build's preloaded ASan runtime, which the python3
+# running the tests needs and the CLI has linked in (cmake/python.cmake).
+CLI_ENV = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+SANITIZER_BUILD = os.environ.get("PARATUNE_SANITIZER") == "1"
+
 SOURCE_DIR = Path(os.environ.get("PARATUNE_SOURCE_DIR", Path(__file__).resolve().parents[2]))
 
 
@@ -17,7 +22,7 @@ class Cli:
         self.binary = binary
 
     def run(self, *args):
-        return subprocess.run([self.binary, *map(str, args)], capture_output=True, text=True, timeout=600)
+        return subprocess.run([self.binary, *map(str, args)], capture_output=True, text=True, timeout=600, env=CLI_ENV)
 
     def json(self, *args):
         """The --json document of a command that succeeds."""
@@ -50,3 +55,15 @@ def golden_step_time_s():
         if line and not line.startswith("#"):
             return float.fromhex(line)
     raise AssertionError("testdata/default_step_time_s.txt holds no value")
+
+
+SHARED_DIR = Path(os.environ.get("PARATUNE_SHARED_DIR", SOURCE_DIR.parent / "shared"))
+
+
+def shared_or_skip(relative):
+    """The path of `relative` under ../shared, or a skip naming the missing path (as the C++
+    tests' PARATUNE_SHARED_OR_SKIP)."""
+    path = SHARED_DIR / relative
+    if not path.exists():
+        pytest.skip(f"{path} is absent (the project's shared data beside the checkout)")
+    return path

@@ -1,6 +1,8 @@
 # paratune.estimate(): the same document as `paratune estimate --json`, bit for bit.
 import math
 
+import pytest
+
 import paratune
 
 
@@ -48,3 +50,26 @@ def test_time_to_train_is_the_clis(cli):
     assert e.to_dict() == cli.json("estimate", "--train-tokens", "15e12", "--gpu-hour-price", "2.5")
     assert e.time_to_train is not None and e.time_to_train.to_dict()
     assert paratune.estimate(train_tokens="15e12").to_dict() == cli.json("estimate", "--train-tokens", "15e12")
+
+
+def test_from_megatron_is_the_clis(cli):
+    args = ("--num-layers 32 --hidden-size 4096 --ffn-hidden-size 14336 --num-attention-heads 32 "
+            "--group-query-attention --num-query-groups 8 --seq-length 8192 --max-position-embeddings 8192 "
+            "--swiglu --vocab-size 128256 --tensor-model-parallel-size 2 --micro-batch-size 1 --bf16")
+    e = paratune.estimate(from_megatron=args, gpu="H100", gpus=16)
+    assert e.to_dict() == cli.json("estimate", "--from-megatron", args, "--gpu", "H100", "--gpus", 16)
+    assert e.layout.tp == 2 and e.layout.dp == 8 and e.megatron_args is not None
+    with pytest.raises(paratune.InputError) as err:
+        paratune.estimate(from_megatron=args, tp=4)
+    assert str(err.value) == cli.error("estimate", "--from-megatron", args, "--tp", 4)
+    with pytest.raises(paratune.InputError) as err:
+        paratune.estimate(ignore_unknown=True)
+    assert str(err.value) == cli.error("estimate", "--ignore-unknown") == "--ignore-unknown goes with --from-megatron"
+    with pytest.raises(TypeError, match="unexpected keyword argument 'from_megatron'"):
+        paratune.plan(from_megatron=args)
+
+
+def test_grad_reduce_in_bf16_is_the_clis(cli):
+    e = paratune.estimate(grad_reduce_in_bf16=True)
+    assert e.to_dict() == cli.json("estimate", "--grad-reduce-in-bf16")
+    assert e.layout.grad_reduce_in_fp32 is False

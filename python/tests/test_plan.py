@@ -30,6 +30,17 @@ def test_plan_with_a_training_budget_is_the_clis(cli):
     assert p.to_dict() == cli.json("plan", "--quiet", "--top", 3, "--train-tokens", "1e12", "--gpu-hour-price", 3)
 
 
+def test_sweep_is_the_clis(cli):
+    p = paratune.plan(model="llama-3.1-8b", gpu="H100", gpus=16, top=2, sweep="tp")
+    doc = cli.json("plan", "--quiet", "--model", "llama-3.1-8b", "--gpu", "H100", "--gpus", 16, "--top", 2,
+                   "--sweep", "tp")
+    assert p.to_dict() == doc
+    assert p.sweep is not None and len(p.sweep.points) >= 3
+    with pytest.raises(paratune.InputError) as e:
+        paratune.plan(top=1, sweep="nonsense")
+    assert str(e.value) == cli.error("plan", "--quiet", "--top", 1, "--sweep", "nonsense")
+
+
 def test_rows_flatten_the_ranking():
     rows = paratune.plan(top=3).rows()
     assert len(rows) == 3 and [r["rank"] for r in rows] == [1, 2, 3]

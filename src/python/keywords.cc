@@ -100,6 +100,23 @@ template <typename T>
 Setter IntoSearch(T PlanSearch::*m) {
   return [m](Keywords& k, py::handle v, const std::string& n) { k.search.*m = As<T>(v, n); };
 }
+template <typename T>
+Setter IntoTraces(T AnalyzeRequest::*m) {
+  return [m](Keywords& k, py::handle v, const std::string& n) { k.analyze.*m = As<T>(v, n); };
+}
+Setter IntoRank() {
+  return [](Keywords& k, py::handle v, const std::string& n) { k.analyze.rank = As<int>(v, n); };
+}
+// --grad-reduce-in-bf16 is the CLI's negation of Layout::grad_reduce_in_fp32.
+Setter IntoGradReduceInBf16() {
+  return [](Keywords& k, py::handle v, const std::string& n) { k.scenario.layout.grad_reduce_in_fp32 = !As<bool>(v, n); };
+}
+Setter IntoMegatron() {
+  return [](Keywords& k, py::handle v, const std::string& n) { k.from_megatron = As<std::string>(v, n); };
+}
+Setter IntoIgnoreUnknown() {
+  return [](Keywords& k, py::handle v, const std::string& n) { k.ignore_unknown = As<bool>(v, n); };
+}
 Setter IntoText(std::optional<std::string> Keywords::*m) {
   return [m](Keywords& k, py::handle v, const std::string& n) { k.*m = AsNumberText(v, n); };
 }
@@ -107,7 +124,7 @@ Setter IntoText(std::optional<std::string> Keywords::*m) {
 struct Keyword {
   const char* name;  // the CLI flag is "--" and this with '-' for '_'
   Setter set;
-  Takes needs = Takes::kScenario;  // the least a function must take to accept it
+  Takes group = kScenario;  // a function that takes this group accepts it
 };
 
 const std::vector<Keyword>& KeywordTable() {
@@ -151,6 +168,10 @@ const std::vector<Keyword>& KeywordTable() {
       {"expert_imbalance", IntoLayout(&Layout::expert_imbalance)},
       {"offload_layers", IntoLayout(&Layout::offload_layers)},
       {"flash_attention", IntoLayout(&Layout::flash_attention)},
+      {"fp8_attention", IntoLayout(&Layout::fp8_attention)},
+      {"fp8_activation_cache", IntoLayout(&Layout::fp8_activation_cache)},
+      {"cached_wgrad_placeholders", IntoLayout(&Layout::cached_wgrad_placeholders)},
+      {"grad_reduce_in_bf16", IntoGradReduceInBf16()},
       {"attention_kernel", Into(&ScenarioRequest::attention_kernel)},
       {"optimizer_states", Into(&ScenarioRequest::optimizer_states)},
       {"cp_comm", Into(&ScenarioRequest::cp_comm)},
@@ -161,21 +182,31 @@ const std::vector<Keyword>& KeywordTable() {
       {"grouped_gemm", Into(&ScenarioRequest::grouped_gemm)},
       {"fused_permute", Into(&ScenarioRequest::fused_permute)},
       {"fused_router", Into(&ScenarioRequest::fused_router)},
+      {"fused_grouped_mlp", Into(&ScenarioRequest::fused_grouped_mlp)},
       {"fused_cross_entropy", IntoLayout(&Layout::fused_cross_entropy)},
       {"zero3_per_tensor", IntoLayout(&Layout::zero3_per_tensor)},
       {"fp32_shards", IntoLayout(&Layout::fp32_shards)},
       {"allow_cross_domain_tp", Into(&ScenarioRequest::allow_cross_domain_tp)},
-      {"train_tokens", IntoText(&Keywords::train_tokens), Takes::kScenarioAndBudget},
-      {"gpu_hour_price", IntoText(&Keywords::gpu_hour_price), Takes::kScenarioAndBudget},
-      {"max_tp", IntoSearch(&PlanSearch::max_tp), Takes::kPlan},
-      {"max_pp", IntoSearch(&PlanSearch::max_pp), Takes::kPlan},
-      {"max_vp", IntoSearch(&PlanSearch::max_vp), Takes::kPlan},
-      {"max_cp", IntoSearch(&PlanSearch::max_cp), Takes::kPlan},
-      {"max_ep", IntoSearch(&PlanSearch::max_ep), Takes::kPlan},
-      {"max_mbs", IntoSearch(&PlanSearch::max_mbs), Takes::kPlan},
-      {"top", IntoSearch(&PlanSearch::top), Takes::kPlan},
-      {"objective", IntoSearch(&PlanSearch::objective), Takes::kPlan},
-      {"headroom", IntoSearch(&PlanSearch::headroom), Takes::kPlan},
+      {"train_tokens", IntoText(&Keywords::train_tokens), kBudget},
+      {"gpu_hour_price", IntoText(&Keywords::gpu_hour_price), kBudget},
+      {"from_megatron", IntoMegatron(), kMegatron},
+      {"ignore_unknown", IntoIgnoreUnknown(), kMegatron},
+      {"max_tp", IntoSearch(&PlanSearch::max_tp), kSearch},
+      {"max_pp", IntoSearch(&PlanSearch::max_pp), kSearch},
+      {"max_vp", IntoSearch(&PlanSearch::max_vp), kSearch},
+      {"max_cp", IntoSearch(&PlanSearch::max_cp), kSearch},
+      {"max_ep", IntoSearch(&PlanSearch::max_ep), kSearch},
+      {"max_mbs", IntoSearch(&PlanSearch::max_mbs), kSearch},
+      {"top", IntoSearch(&PlanSearch::top), kSearch},
+      {"objective", IntoSearch(&PlanSearch::objective), kSearch},
+      {"headroom", IntoSearch(&PlanSearch::headroom), kSearch},
+      {"sweep", IntoSearch(&PlanSearch::sweep), kSearch},
+      {"rank", IntoRank(), kTraces},
+      {"exact_ns", IntoTraces(&AnalyzeRequest::exact_ns), kTraces},
+      {"include_last_step", IntoTraces(&AnalyzeRequest::include_last_step), kTraces},
+      {"allow_partial", IntoTraces(&AnalyzeRequest::allow_partial), kTraces},
+      {"top", IntoTraces(&AnalyzeRequest::top), kTraces},
+      {"threads", IntoTraces(&AnalyzeRequest::threads), kTraces},
   };
   return k;
 }
@@ -189,19 +220,26 @@ std::string FlagOf(const std::string& keyword) {
 
 }  // namespace
 
-Keywords ReadKeywords(const py::dict& kwargs, const char* function, Takes takes) {
+Keywords ReadKeywords(const py::dict& kwargs, const char* function, unsigned takes) {
   Keywords out;
   for (auto [key, value] : kwargs) {
     const std::string name = py::str(key);
     const Keyword* k = nullptr;
     for (const Keyword& candidate : KeywordTable())
-      if (name == candidate.name && candidate.needs <= takes) k = &candidate;
+      if (name == candidate.name && (candidate.group & takes)) k = &candidate;
     if (!k) throw py::type_error(fmt::format("{}() got an unexpected keyword argument '{}'", function, name));
     if (value.is_none()) continue;
     k->set(out, value, name);
     out.scenario.given.insert(FlagOf(name));
   }
   return out;
+}
+
+std::vector<std::string> KeywordNames(unsigned takes) {
+  std::vector<std::string> names;
+  for (const Keyword& k : KeywordTable())
+    if (k.group & takes) names.push_back(k.name);
+  return names;
 }
 
 }  // namespace paratune::python

@@ -9,7 +9,9 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "diagnose/analyze_request.h"
 #include "plan/plan_search.h"
 #include "scenario/scenario_request.h"
 
@@ -20,13 +22,20 @@ struct Keywords {
   PlanSearch search;                          // plan() only
   std::optional<std::string> train_tokens;    // estimate() and plan(): --train-tokens
   std::optional<std::string> gpu_hour_price;  // --gpu-hour-price
+  AnalyzeRequest analyze;                     // analyze(): how traces are read and measured
+  std::optional<std::string> from_megatron;   // estimate(): --from-megatron
+  bool ignore_unknown = false;                // --ignore-unknown
 };
 
-// Which keywords a function takes besides the scenario's.
-enum class Takes { kScenario, kScenarioAndBudget, kPlan };
+// The groups of keywords; a function takes the groups it names (kScenario | kBudget, ...).
+enum Takes : unsigned { kScenario = 1, kBudget = 2, kSearch = 4, kTraces = 8, kMegatron = 16 };
 
 // Reads `kwargs`; `function` names the caller in a TypeError ("plan() got an unexpected keyword
-// argument 'x'").
-Keywords ReadKeywords(const pybind11::dict& kwargs, const char* function, Takes takes);
+// argument 'x'"); `takes` is an or of the groups it accepts.
+Keywords ReadKeywords(const pybind11::dict& kwargs, const char* function, unsigned takes);
+
+// The names of the keywords of the groups in `takes`, in table order (for the tests that hold
+// the stubs, the docstrings and the CLI's flags to the table).
+std::vector<std::string> KeywordNames(unsigned takes);
 
 }  // namespace paratune::python

@@ -1,8 +1,8 @@
-// The extension module paratune._paratune: the library's estimate, plan and emit for the package
+// The extension module paratune._paratune: the library's estimate, plan, analyze and emit for the package
 // around it (python/paratune/__init__.py), which wraps their JSON documents into typed results,
 // and the exception InputError. Every call resolves its keyword arguments with the library's
 // requests (the CLI's defaults), runs with the GIL released, and returns the document the CLI
-// prints for --json, as text. plan() stops on Ctrl-C (python/python_progress.h).
+// prints for --json, as text. plan() and analyze() stop on Ctrl-C (python/python_progress.h).
 #include <pybind11/pybind11.h>
 
 #include <nlohmann/json.hpp>
@@ -10,6 +10,9 @@
 #include <optional>
 #include <string>
 
+#include <pybind11/stl.h>
+
+#include "diagnose/analyze_request.h"
 #include "emit/emit_json.h"
 #include "emit/emit_layout.h"
 #include "plan/plan_json.h"
@@ -17,6 +20,7 @@
 #include "plan/planner.h"
 #include "python/keywords.h"
 #include "python/python_progress.h"
+#include "scenario/megatron_scenario.h"
 #include "scenario/resolve_scenario.h"
 #include "step/estimate_json.h"
 #include "step/training_budget.h"
@@ -30,33 +34,54 @@ namespace {
 namespace py = pybind11;
 
 std::string EstimateDocument(const py::dict& kwargs) {
-  const Keywords k = ReadKeywords(kwargs, "estimate", Takes::kScenarioAndBudget);
+  const Keywords k = ReadKeywords(kwargs, "estimate", kScenario | kBudget | kMegatron);
   py::gil_scoped_release released;
-  const Scenario s = ResolveScenario(k.scenario);
+  Scenario s = ResolveScenario(k.scenario);
   const std::optional<TrainingBudget> budget = ResolveTrainingBudget(k.train_tokens, k.gpu_hour_price);
+  const std::optional<MegatronArgs> from = ApplyMegatronArgs(k.from_megatron, k.ignore_unknown, k.scenario, s);
   const Estimate e = EstimateStep(s.model, s.cluster, s.training, s.layout, EstimateOptions{s.rules, {}});
-  return DocumentText(EstimateToJson(e, budget));
+  nlohmann::json j = EstimateToJson(e, budget);
+  if (from) j["megatron_args"] = MegatronArgsJson(*from);
+  return DocumentText(j);
 }
 
 std::string PlanDocument(const py::dict& kwargs, const py::object& progress) {
-  const Keywords k = ReadKeywords(kwargs, "plan", Takes::kPlan);
+  const Keywords k = ReadKeywords(kwargs, "plan", kScenario | kBudget | kSearch);
   PythonProgress reporter(progress);
   try {
     py::gil_scoped_release released;
     PlanRequest r = ResolvePlanRequest(k.scenario, k.search);
     const std::optional<TrainingBudget> budget = ResolveTrainingBudget(k.train_tokens, k.gpu_hour_price);
     r.progress = &reporter;
-    return DocumentText(PlanToJson(Plan(r), r, budget));
+    const PlanResult result = Plan(r);
+    nlohmann::json j = PlanToJson(result, r, budget);
+    if (const std::optional<SweepResult> sweep = SweepOf(r, k.search)) j["sweep"] = SweepToJson(*sweep);
+    return DocumentText(j);
   } catch (const Stopped&) {
-    throw py::error_already_set();  // Ctrl-C or the callback's exception, set by the reporter
+    reporter.Raise();  // Ctrl-C or the callback's exception, kept by the reporter
   }
 }
 
 std::string EmitDocument(const std::string& framework, const py::dict& kwargs) {
-  const Keywords k = ReadKeywords(kwargs, "emit", Takes::kScenario);
+  const Keywords k = ReadKeywords(kwargs, "emit", kScenario);
   py::gil_scoped_release released;
   const Framework f = ParseFramework(framework, "framework");
   return DocumentText(EmittedToJson(f, EmitLayout(f, ResolveScenario(k.scenario))));
+}
+
+std::string AnalyzeDocument(const std::vector<std::string>& inputs, const py::dict& kwargs, const py::object& progress) {
+  const Keywords k = ReadKeywords(kwargs, "analyze", kScenario | kTraces);
+  AnalyzeRequest r = k.analyze;
+  r.inputs = inputs;
+  r.scenario = k.scenario;
+  PythonProgress reporter(progress);
+  try {
+    py::gil_scoped_release released;
+    r.progress = &reporter;
+    return DocumentText(AnalyzedJson(RunAnalyze(r)));
+  } catch (const Stopped&) {
+    reporter.Raise();
+  }
 }
 
 void RegisterInputError(py::module_& m) {
@@ -82,6 +107,10 @@ void Define(py::module_& m) {
   RegisterInputError(m);
   m.def("estimate", &EstimateDocument, py::arg("kwargs"), "paratune.estimate/1 document text");
   m.def("plan", &PlanDocument, py::arg("kwargs"), py::arg("progress") = py::none(), "paratune.plan/1 document text");
+  m.def("analyze", &AnalyzeDocument, py::arg("inputs"), py::arg("kwargs"), py::arg("progress") = py::none(),
+        "paratune.analyze/1 document text");
+  m.def("keywords", &KeywordNames, py::arg("takes"),
+        "the keyword names of the groups in takes (1 scenario, 2 budget, 4 search, 8 traces)");
   m.def("emit", &EmitDocument, py::arg("framework"), py::arg("kwargs"), "paratune.emit/1 document text");
 }
 

@@ -1,0 +1,207 @@
+# paratune.analyze(): the same document as `paratune analyze --json`, its tables figure for figure,
+# and HTA's temporal breakdown and overlap from Python (the reference outputs of HTA itself,
+# ../shared/traces/hta_reference, the same cases as src/analysis/trace_analysis_test.cc).
+import gzip
+import json
+import math
+import os
+import resource
+import subprocess
+import sys
+
+import pytest
+
+import paratune
+from conftest import CLI_ENV, SANITIZER_BUILD, shared_or_skip
+
+pandas = pytest.importorskip("pandas", reason="pandas (Debian python3-pandas) is not installed")
+
+# reference under traces/hta_reference -> the trace files under traces/ it was computed from
+HTA_CASES = {
+    "hta/trace_filter/sampled_ranks_0_1.json": ["hta/trace_filter/sampled_rank-0.json.gz",
+                                                "hta/trace_filter/sampled_rank-1.json.gz"],
+    "hta/nccl_parser_config/nccl_data.json.gz.json": ["hta/nccl_parser_config/nccl_data.json.gz"],
+    "hta/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz.json":
+        ["hta/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"],
+    "kineto_tb_plugin/resnet50_num_workers_0/worker0.1623143566756.pt.trace.json.gz.json":
+        ["kineto_tb_plugin/resnet50_num_workers_0/worker0.1623143566756.pt.trace.json.gz"],
+}
+
+
+def case(reference):
+    ref = json.loads(shared_or_skip("traces/hta_reference/" + reference).read_text())
+    return ref, [shared_or_skip("traces/" + t) for t in HTA_CASES[reference]]
+
+
+@pytest.mark.parametrize("reference", sorted(HTA_CASES))
+def test_temporal_breakdown_and_overlap_are_htas(reference):
+    ref, traces = case(reference)
+    a = paratune.analyze(traces)
+    frame = a.temporal_breakdown()
+    expected = ref["calls"]["get_temporal_breakdown(visualize=False)"]
+    assert list(frame.columns) == expected["columns"]
+    assert len(frame) == len(expected["records"])
+    for got, want in zip(frame.to_dict("records"), expected["records"]):
+        assert got["rank"] == want["rank"]
+        for column in expected["columns"][1:5]:  # µs
+            assert got[column] == pytest.approx(want[column], abs=1e-3), column
+        for column in expected["columns"][5:]:  # %, rounded to 2 decimals as HTA does
+            assert got[column] == want[column], column
+    overlap = {r["rank"]: r["comp_comm_overlap_pctg"] for r in ref["calls"]["get_comm_comp_overlap(visualize=False)"]["records"]}
+    for got in a.comm_comp_overlap().to_dict("records"):
+        want = overlap[got["rank"]]
+        if want is None:
+            assert got["comp_comm_overlap_pctg"] is None or math.isnan(got["comp_comm_overlap_pctg"])
+        else:
+            assert got["comp_comm_overlap_pctg"] == want
+
+
+def flat_equal(got, want):
+    if want is None:
+        return got is None or (isinstance(got, float) and math.isnan(got))
+    if isinstance(want, bool):
+        return bool(got) == want
+    return got == want
+
+
+def test_document_and_tables_are_the_clis_figure_for_figure(cli):
+    _, traces = case("hta/trace_filter/sampled_ranks_0_1.json")
+    a = paratune.analyze(traces)
+    doc = cli.json("analyze", "--quiet", *traces)
+    assert a.to_dict() == doc
+    assert a.schema == "paratune.analyze/1" and isinstance(a, paratune.Analysis)
+    frame = a.to_pandas()
+    assert list(frame["rank"]) == [r["rank"] for r in doc["ranks"]] == [0, 1]
+    checked = 0
+    for i, rank in enumerate(doc["ranks"]):
+        want = {}
+        stack = [("", rank)]
+        while stack:
+            prefix, obj = stack.pop()
+            for k, v in obj.items():
+                if isinstance(v, dict):
+                    stack.append((prefix + k + ".", v))
+                elif not isinstance(v, list):
+                    want[prefix + k] = v
+        assert set(frame.columns) == set(want)
+        for column, value in want.items():
+            assert flat_equal(frame.iloc[i][column], value), (column, frame.iloc[i][column], value)
+            checked += 1
+    assert checked > 40  # temporal, overlap, launch, step_time ... of both ranks
+    kernels = a.kernels()
+    assert len(kernels) == sum(len(r["top_kernels"]) for r in doc["ranks"])
+    assert list(kernels["sum_s"]) == [k["sum_s"] for r in doc["ranks"] for k in r["top_kernels"]]
+    assert set(kernels["rank"]) == {0, 1}
+    idle = a.idle()
+    assert list(idle["idle_s"]) == [x["idle_s"] for r in doc["ranks"] for x in r["idle"]]
+    collectives = a.collectives()
+    assert list(collectives["kind"]) == [c["kind"] for r in doc["ranks"] for c in r["collectives"]]
+    iterations = a.iterations()
+    assert list(iterations["step"]) == [s["step"] for r in doc["ranks"] for s in r["iterations"]]
+
+
+def test_options_and_prediction_are_the_clis(cli):
+    _, traces = case("hta/nccl_parser_config/nccl_data.json.gz.json")
+    a = paratune.analyze(traces[0], exact_ns=True, top=3, model="llama-3.1-8b", gpu="H100", gpus=8, tp=8)
+    doc = cli.json("analyze", "--quiet", "--exact-ns", "--top", 3, "--model", "llama-3.1-8b", "--gpu", "H100",
+                   "--gpus", 8, "--tp", 8, traces[0])
+    assert a.to_dict() == doc
+    assert a.options.hta_rounding is False
+    assert a.prediction is not None and a.prediction.predicted_step_time_s > 0
+    assert a.link_ceiling is not None and a.link_ceiling.gpu == "H100"
+    assert all(len(r.top_kernels) <= 3 * len(r.kernel_types) for r in a.ranks)
+
+
+def test_bad_input_raises_the_clis_message(cli, tmp_path):
+    broken = tmp_path / "rank0.json"
+    broken.write_text('{"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 1, "dur": ')
+    with pytest.raises(paratune.InputError) as e:
+        paratune.analyze(broken)
+    assert str(e.value) == cli.error("analyze", "--quiet", broken)
+    assert str(broken) in str(e.value)
+    with pytest.raises(paratune.InputError) as e:
+        paratune.analyze(tmp_path / "missing.json")
+    assert str(e.value) == cli.error("analyze", "--quiet", tmp_path / "missing.json")
+    _, traces = case("hta/nccl_parser_config/nccl_data.json.gz.json")
+    with pytest.raises(paratune.InputError) as e:
+        paratune.analyze(traces, rank=7)
+    assert str(e.value) == cli.error("analyze", "--quiet", "--rank", 7, *traces)
+    with pytest.raises(paratune.InputError) as e:
+        paratune.analyze(traces, top=0)
+    assert str(e.value) == "--top 0: kernels listed per type must be 1 to 1000"
+    with pytest.raises(TypeError, match="unexpected keyword argument 'max_tp'"):
+        paratune.analyze(traces, max_tp=2)  # a plan keyword
+
+
+def test_progress_callback_sees_the_files_and_its_exception_stops_the_call():
+    _, traces = case("hta/trace_filter/sampled_ranks_0_1.json")
+    seen = []
+    paratune.analyze(traces, threads=1, progress=lambda what, done, total: seen.append((what, done, total)))
+    assert seen and seen[-1][1:] == (2, 2) and "trace" in seen[-1][0]
+
+    class Stop(Exception):
+        pass
+
+    def stop(what, done, total):
+        raise Stop(what)
+
+    for threads in (1, 2):  # a report from a reading thread, too
+        with pytest.raises(Stop):
+            paratune.analyze(traces, threads=threads, progress=stop)
+
+
+def write_trace(path, kernels):
+    """A Kineto trace of one rank: `kernels` back-to-back GEMM kernels with their launches, ten
+    profiler steps around them (the shape of tools/gen_kineto_trace.cc, much smaller)."""
+    steps = 10
+    per_step = kernels // steps
+    with open(path, "w") as f:
+        f.write('{"schemaVersion": 1, "distributedInfo": {"rank": 0, "world_size": 1}, "traceEvents": [\n')
+        first = True
+        for s in range(steps):
+            t0 = s * per_step * 12.0
+            f.write(('' if first else ',\n') + json.dumps({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{s}",
+                                                           "pid": 1, "tid": 1, "ts": t0, "dur": per_step * 12.0}))
+            first = False
+            for k in range(per_step):
+                c = s * per_step + k
+                ts = t0 + k * 12.0
+                f.write(',\n' + json.dumps({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                                            "ts": ts, "dur": 4.0, "args": {"correlation": c}}))
+                f.write(',\n' + json.dumps({"ph": "X", "cat": "kernel", "name": "sm90_xmma_gemm_bf16bf16_bf16f32", "pid": 0,
+                                            "tid": 7, "ts": ts + 2.0, "dur": 10.0,
+                                            "args": {"device": 0, "stream": 7, "correlation": c}}))
+        f.write("\n]}\n")
+
+
+PEAK_RSS = """
+import resource, sys
+sys.path.insert(0, sys.argv[2])
+import paratune
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+paratune.analyze(sys.argv[1], threads=1)
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(before, after)
+"""
+
+
+@pytest.mark.skipif(SANITIZER_BUILD, reason="ASan's shadow memory and quarantine distort peak RSS; the release run asserts it")
+def test_a_large_trace_costs_no_more_memory_from_python_than_from_the_cli(cli, tmp_path):
+    # The issue asks for 1 GB; the suite's time budget allows a 100 MB trace, whose working set
+    # dominates both processes the same way (docs/python.md, "Memory").
+    trace = tmp_path / "rank0.json"
+    write_trace(trace, 500_000)
+    assert trace.stat().st_size > 100e6
+    package = os.path.dirname(os.path.dirname(paratune.__file__))
+    out = subprocess.run([sys.executable, "-c", PEAK_RSS, str(trace), package], capture_output=True, text=True,
+                         timeout=600, check=True).stdout.split()
+    before_kib, after_kib = int(out[0]), int(out[1])
+    python_kib = after_kib - before_kib  # what analyze() added to the interpreter's peak
+    r = subprocess.run([sys.executable, "-c",
+                        "import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, "
+                        "stdout=subprocess.DEVNULL); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)",
+                        cli.binary, "analyze", "--quiet", "--threads", "1", "--json", str(trace)],
+                       capture_output=True, text=True, timeout=600, check=True, env=CLI_ENV)
+    cli_kib = int(r.stdout.strip())
+    assert python_kib > 0 and cli_kib > 0
+    assert python_kib <= cli_kib * 1.05, (python_kib, cli_kib)

@@ -65,8 +65,28 @@ endfunction()
 function(paratune_python_tests)
   file(GLOB test_files CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/python/tests/test_*.py)
   set(skip_reason "")
-  if(NOT PARATUNE_PYTHON)
-    set(skip_reason "PARATUNE_PYTHON is OFF (the sanitizer presets, or no Python 3 and pybind11)")
+  # In an AddressSanitizer build the extension loads into the uninstrumented python3 only with
+  # the compiler's shared ASan runtime preloaded (it holds UBSan's handlers and the coverage
+  # callbacks too); leaks are not checked (the interpreter's own are many). The tests run the
+  # CLI without the preload (it has the static runtime linked in) and skip their heaviest part
+  # (PARATUNE_SANITIZER).
+  set(sanitizer_env "")
+  if(CMAKE_CXX_FLAGS MATCHES "-fsanitize=[^ ]*address")
+    if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+      set(runtime_name libclang_rt.asan-${CMAKE_SYSTEM_PROCESSOR}.so)
+    else()
+      set(runtime_name libasan.so)
+    endif()
+    execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=${runtime_name}
+                    OUTPUT_VARIABLE asan_runtime OUTPUT_STRIP_TRAILING_WHITESPACE)
+    if(NOT IS_ABSOLUTE "${asan_runtime}" OR NOT EXISTS "${asan_runtime}")
+      set(skip_reason "the shared ASan runtime ${runtime_name} was not found (Debian: libclang-rt-14-dev)")
+    endif()
+    set(sanitizer_env ";LD_PRELOAD=${asan_runtime};ASAN_OPTIONS=detect_leaks=0;PARATUNE_SANITIZER=1")
+  endif()
+  if(skip_reason)
+  elseif(NOT PARATUNE_PYTHON)
+    set(skip_reason "PARATUNE_PYTHON is OFF (preset asan, bench or fuzz, or no Python 3 and pybind11)")
   else()
     execute_process(COMMAND ${Python3_EXECUTABLE} -c "import pytest" RESULT_VARIABLE no_pytest OUTPUT_QUIET ERROR_QUIET)
     if(no_pytest)
@@ -85,7 +105,7 @@ function(paratune_python_tests)
       add_test(NAME ${name} COMMAND ${Python3_EXECUTABLE} -m pytest -q -p no:cacheprovider ${f}
                WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
       set_tests_properties(${name} PROPERTIES TIMEOUT 300 ENVIRONMENT
-        "PYTHONPATH=${CMAKE_BINARY_DIR}/python;PYTHONDONTWRITEBYTECODE=1;PARATUNE_BINARY=$<IF:$<BOOL:${PARATUNE_TEST_BINARY}>,${PARATUNE_TEST_BINARY},$<TARGET_FILE:paratune>>;PARATUNE_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
+        "PYTHONPATH=${CMAKE_BINARY_DIR}/python;PYTHONDONTWRITEBYTECODE=1;PARATUNE_BINARY=$<IF:$<BOOL:${PARATUNE_TEST_BINARY}>,${PARATUNE_TEST_BINARY},$<TARGET_FILE:paratune>>;PARATUNE_SOURCE_DIR=${CMAKE_SOURCE_DIR}${sanitizer_env}")
     endif()
   endforeach()
 endfunction()

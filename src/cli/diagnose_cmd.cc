@@ -12,7 +12,7 @@
 #include "cli/diagnose_report.h"
 #include "cli/scenario_flags.h"
 #include "cli/terminal_progress.h"
-#include "diagnose/diagnose.h"
+#include "diagnose/diagnose_request.h"
 #include "diagnose/diagnose_json.h"
 #include "diagnose/rule.h"
 #include "util/json_document.h"
@@ -51,27 +51,17 @@ Command AddDiagnoseCommand(CLI::App& root) {
               for (const auto& r : AllRules()) fmt::print("{:<26} {}\n", r->Name(), r->Summary());
               return 0;
             }
-            if (df->inputs.empty() && cmd->count("--model") == 0 && cmd->count("--hidden") == 0)
-              throw InputError("diagnose: no inputs (pass files, directories or the run's --model and layout)");
+            DiagnoseRequest r;
+            r.inputs = df->inputs;
+            r.allow_partial = df->allow_partial;
+            r.threads = df->threads;
+            r.scenario = GivenRequest(*f, *cmd);
             TerminalProgress progress(df->quiet);
-            LoadOptions lo;
-            lo.threads = df->threads;
-            lo.progress = progress.get();
-            lo.allow_partial = df->allow_partial;
-            DiagnoseInputs in = df->inputs.empty() ? DiagnoseInputs{} : LoadDiagnoseInputs(df->inputs, lo);
+            r.progress = progress.get();
+            const DiagnoseOutcome out = RunDiagnose(r);
             progress.Done();
-            for (const std::string& n : in.notes) std::fprintf(stderr, "paratune: note: %s\n", n.c_str());
-            const bool model = cmd->count("--model") > 0 || cmd->count("--hidden") > 0;
-            if (!model && (cmd->count("--gpu") || cmd->count("--hardware") || cmd->count("--nodes") || cmd->count("--gpus")))
-              in.cluster = ResolveScenario(*f, *cmd).cluster;
-            if (model) {
-              const Scenario s = ResolveScenario(*f, *cmd);
-              in.cluster = s.cluster;
-              PlannedRun p{s.model, s.cluster, s.training, s.layout, EstimateOptions{s.rules, {}}, {}};
-              p.estimate = EstimateStep(s.model, s.cluster, s.training, s.layout, EstimateOptions{s.rules, {}});
-              in.plan = std::move(p);
-            }
-            const Diagnosis d = Diagnose(in);
+            for (const std::string& n : out.notes) std::fprintf(stderr, "paratune: note: %s\n", n.c_str());
+            const Diagnosis& d = out.diagnosis;
             if (f->json) {
               fmt::print("{}\n", DocumentText(DiagnosisJson(d)));
               return 0;

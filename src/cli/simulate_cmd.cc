@@ -12,6 +12,7 @@
 #include "cli/output_file.h"
 #include "step/compose.h"
 #include "step/simulate_json.h"
+#include "step/simulate_request.h"
 #include "timeline/chrome_trace.h"
 #include "util/error.h"
 #include "util/file.h"
@@ -76,13 +77,9 @@ Command AddSimulateCommand(CLI::App& root) {
               throw InputError("--trace - writes the trace to standard output; it excludes --json and --ascii");
             PrepareOutputs(*cmd, {{"--trace", &sf->trace}}, {f->model, f->hardware_file});
             const Scenario s = ResolveScenario(*f, *cmd);
-            ComposeOptions co;
             if (sf->timeline && !f->json) throw InputError("--timeline adds the events to --json output; give --json");
-            co.record_timeline = sf->ascii || !sf->trace.empty() || sf->timeline;
-            // The report's Gantt draws every micro-batch of a step up to 1,024 (64 stages x 1,024
-            // micro-batches is the size it is built for); the composer's op bound still applies.
-            if (sf->timeline) co.full_simulation_micro_batches = std::max<int64_t>(co.full_simulation_micro_batches, 1024);
-            const StepResult r = ComposeStep(s.model, s.cluster, s.training, s.layout, EstimateOptions{s.rules, {}}, co);
+            const SimulateRequest req{sf->ascii || !sf->trace.empty(), sf->timeline};
+            const StepResult r = RunSimulate(s, req);
             const Estimate& e = r.estimate;
             if (!sf->trace.empty()) {
               const std::string json = ChromeTraceJson(r.simulation.timeline).dump() + "\n";
@@ -90,13 +87,8 @@ Command AddSimulateCommand(CLI::App& root) {
               if (trace_stdout) return 0;
             }
             if (f->json) {
-              nlohmann::json j = SimulateToJson(r, sf->trace);
-              if (sf->timeline) {
-                j["timeline"] = TimelineToJson(r.simulation.timeline);
-                fmt::print("{}\n", DocumentText(j, -1));  // compact: the events are most of it
-                return 0;
-              }
-              fmt::print("{}\n", DocumentText(j));
+              // Compact with the timeline: the events are most of it.
+              fmt::print("{}\n", DocumentText(SimulatedJson(r, req, sf->trace), sf->timeline ? -1 : 2));
               return 0;
             }
             const Layout& l = e.layout;

@@ -17,11 +17,11 @@ message the CLI prints. docs/python.md.
 
 from ._paratune import InputError
 from . import _paratune
-from ._result import Analysis, Emitted, Estimate, Plan, Record, Result
+from ._result import Analysis, Diagnosis, Emitted, Estimate, Plan, Record, Result, Simulation
 
 __all__ = [
-    "estimate", "plan", "analyze", "emit",
-    "InputError", "Result", "Record", "Estimate", "Plan", "Analysis", "Emitted",
+    "estimate", "simulate", "plan", "analyze", "diagnose", "rules", "emit",
+    "InputError", "Result", "Record", "Estimate", "Simulation", "Plan", "Analysis", "Diagnosis", "Emitted",
 ]
 
 _SCENARIO_HELP = """
@@ -56,6 +56,23 @@ def estimate(**scenario):
     unknown keyword or a value of the wrong type.
     """
     return Estimate(_paratune.estimate(scenario))
+
+
+def simulate(*, timeline=False, trace=None, **scenario):
+    """Simulate the pipeline schedule of one training step, as ``paratune simulate --json``.
+
+    timeline: add every simulated event (``s.events()`` as a table), as --timeline.
+    trace: a path: also write the step as Chrome-trace JSON there (Perfetto, chrome://tracing),
+    as --trace (written atomically).
+
+    Returns a Simulation (schema paratune.simulate/1): ``s.step_time_s`` (the estimate's step
+    time, bit for bit), ``s.stages``, ``s.to_frame()`` (one row per stage).
+    """
+    if trace is not None:
+        import os
+
+        trace = os.fsdecode(trace)
+    return Simulation(_paratune.simulate(dict(scenario, timeline=timeline, trace=trace)))
 
 
 def plan(*, progress=None, **options):
@@ -107,6 +124,32 @@ def analyze(paths, *, progress=None, **options):
     return Analysis(_paratune.analyze([os.fsdecode(p) for p in paths], options, progress))
 
 
+def diagnose(paths=(), *, progress=None, **options):
+    """Find why a run is slow, as ``paratune diagnose --json``: rules over its files, ranked by
+    the throughput each finding costs.
+
+    paths: files or directories, any mix (each kind detected from its content): Kineto/Nsight
+    traces or analyze JSON, Megatron-LM/torchtitan logs or a tokens/s CSV, nvidia-smi/dcgmi
+    captures, nccl-tests output, ``nvidia-smi topo -m``, expert token counts. allow_partial and
+    threads as for analyze(). Scenario keywords with the run's model and layout let the rules
+    compare with what the cost model expects; a gpu (or nodes, gpus) alone gives the cluster.
+
+    Returns a Diagnosis (schema paratune.diagnose/1): ``d.findings``, ``d.to_frame()`` (one row
+    per finding), ``d.evidence()``, ``d.notes``. Raises InputError for bad input.
+    """
+    import os
+
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        paths = [paths]
+    text, notes = _paratune.diagnose([os.fsdecode(p) for p in paths], options, progress)
+    return Diagnosis(text, notes)
+
+
+def rules():
+    """Every rule of diagnose() as (name, summary) pairs, as ``paratune diagnose --list-rules``."""
+    return _paratune.rules()
+
+
 def emit(framework="megatron-lm", **scenario):
     """The settings of one layout for a framework: "megatron-lm" (Megatron-LM arguments),
     "torchtitan" (its TOML job file) or "deepspeed" (its JSON config).
@@ -118,6 +161,6 @@ def emit(framework="megatron-lm", **scenario):
     return Emitted(_paratune.emit(framework, scenario))
 
 
-for _f in (estimate, plan, analyze, emit):
+for _f in (estimate, simulate, plan, analyze, diagnose, emit):
     _f.__doc__ += _SCENARIO_HELP
 del _f

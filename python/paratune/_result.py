@@ -248,6 +248,76 @@ class Analysis(Result):
         return "\n".join(lines)
 
 
+class Simulation(Result):
+    """One simulated step (schema paratune.simulate/1): ``step_time_s``, ``pipeline_time_s``,
+    ``stages`` (per pipeline rank: pass times, the simulated breakdown, in-flight micro-batches),
+    ``time``, and with ``timeline=True`` every simulated event (``timeline``)."""
+
+    __slots__ = ()
+
+    def rows(self):
+        """One flat row per pipeline stage."""
+        return [_scalars(s) for s in self._data["stages"]]
+
+    def to_frame(self):
+        """The stages as a pandas DataFrame (needs pandas)."""
+        return _pandas().DataFrame(self.rows())
+
+    to_pandas = to_frame
+
+    def events(self):
+        """Every simulated event as a pandas DataFrame (stage, stream, phase, micro_batch, start_s,
+        end_s); needs ``simulate(timeline=True)``."""
+        t = self._data.get("timeline")
+        if t is None:
+            raise ValueError("no timeline: call paratune.simulate(timeline=True, ...)")
+        return _pandas().DataFrame(t["events"], columns=t["columns"])
+
+    def __str__(self):
+        d = self._data
+        return (f"paratune simulate: {d['model']} on {d['gpus']} {d['gpu']}, schedule {d['schedule']}, "
+                f"{d['micro_batches']} micro-batches: step {d['step_time_s']:.3f} s")
+
+
+class Diagnosis(Result):
+    """Findings about a run (schema paratune.diagnose/1): ``inputs`` (each file and its kind),
+    ``rules``, ``findings`` ranked by the throughput they cost (``rule``, ``severity``,
+    ``title``, ``message``, ``loss_fraction``, ``fix``, ``evidence``, ``where``). ``notes``: the
+    lines about the inputs that the CLI prints on standard error."""
+
+    __slots__ = ("notes",)
+
+    def __init__(self, text_or_dict, notes=()):
+        super().__init__(text_or_dict)
+        object.__setattr__(self, "notes", list(notes))
+
+    def rows(self):
+        """One flat row per finding (its figures that are not lists)."""
+        return [_scalars(f) for f in self._data["findings"]]
+
+    def to_frame(self):
+        """The findings as a pandas DataFrame, worst first (needs pandas)."""
+        return _pandas().DataFrame(self.rows())
+
+    to_pandas = to_frame
+
+    def evidence(self):
+        """Every finding's evidence as one table with a ``rule`` column."""
+        rows = []
+        for f in self._data["findings"]:
+            for e in f["evidence"]:
+                rows.append({"rule": f["rule"], **_scalars(e)})
+        return _pandas().DataFrame(rows)
+
+    def __str__(self):
+        lines = [f"paratune diagnose: {len(self._data['findings'])} findings from {len(self._data['inputs'])} inputs"]
+        for f in self._data["findings"]:
+            loss = f.get("loss_fraction")
+            cost = "" if loss is None else f" (~{100 * loss:.1f}% of throughput)"
+            lines.append(f"  [{f['severity']}] {f['rule']}: {f['title']}{cost}")
+        return "\n".join(lines)
+
+
 class Emitted(Result):
     """Framework settings for a layout (schema paratune.emit/1): ``framework``, ``text`` (the
     file's contents) and ``notes`` (what the framework cannot express)."""

@@ -7,9 +7,10 @@ import paratune
 from paratune import _paratune
 from conftest import SOURCE_DIR
 
-SCENARIO, BUDGET, SEARCH, TRACES, MEGATRON = 1, 2, 4, 8, 16
+SCENARIO, BUDGET, SEARCH, TRACES, MEGATRON, READING, SIMULATE = 1, 2, 4, 8, 16, 32, 64
 # CLI options that are not keywords: output and terminal switches (plan --emit is paratune.emit()).
-NOT_KEYWORDS = {"help", "json", "quiet", "trace_out", "emit", "emit_out"}
+# simulate --ascii is the CLI's text chart; diagnose --list-rules is paratune.rules().
+NOT_KEYWORDS = {"help", "json", "quiet", "trace_out", "emit", "emit_out", "ascii", "list_rules"}
 
 
 def cli_flags(cli, command):
@@ -36,7 +37,8 @@ def stub_parameters(function):
 
 def test_every_cli_flag_has_its_keyword(cli):
     for command, takes in (("estimate", SCENARIO | BUDGET | MEGATRON), ("plan", SCENARIO | BUDGET | SEARCH),
-                           ("analyze", SCENARIO | TRACES)):
+                           ("analyze", SCENARIO | TRACES | READING), ("diagnose", SCENARIO | READING),
+                           ("simulate", SCENARIO | SIMULATE)):
         missing = cli_flags(cli, command) - set(_paratune.keywords(takes))
         assert not missing, (command, sorted(missing))
 
@@ -44,7 +46,9 @@ def test_every_cli_flag_has_its_keyword(cli):
 def test_stubs_list_the_table():
     assert stub_parameters("estimate") == _paratune.keywords(SCENARIO | BUDGET | MEGATRON)
     assert set(stub_parameters("plan")) == {"progress", *_paratune.keywords(SEARCH)}
-    assert set(stub_parameters("analyze")) == {"progress", *_paratune.keywords(TRACES)}
+    assert set(stub_parameters("analyze")) == {"progress", *_paratune.keywords(TRACES | READING)}
+    assert set(stub_parameters("diagnose")) == {"progress", *_paratune.keywords(READING)}
+    assert set(stub_parameters("simulate")) == set(_paratune.keywords(SIMULATE))
 
 
 def test_docstrings_name_every_scenario_keyword():

@@ -117,6 +117,12 @@ Setter IntoMegatron() {
 Setter IntoIgnoreUnknown() {
   return [](Keywords& k, py::handle v, const std::string& n) { k.ignore_unknown = As<bool>(v, n); };
 }
+Setter IntoTimeline() {
+  return [](Keywords& k, py::handle v, const std::string& n) { k.simulate.timeline = As<bool>(v, n); };
+}
+Setter IntoTrace() {
+  return [](Keywords& k, py::handle v, const std::string& n) { k.trace = As<std::string>(v, n); };
+}
 Setter IntoText(std::optional<std::string> Keywords::*m) {
   return [m](Keywords& k, py::handle v, const std::string& n) { k.*m = AsNumberText(v, n); };
 }
@@ -204,9 +210,11 @@ const std::vector<Keyword>& KeywordTable() {
       {"rank", IntoRank(), kTraces},
       {"exact_ns", IntoTraces(&AnalyzeRequest::exact_ns), kTraces},
       {"include_last_step", IntoTraces(&AnalyzeRequest::include_last_step), kTraces},
-      {"allow_partial", IntoTraces(&AnalyzeRequest::allow_partial), kTraces},
+      {"allow_partial", IntoTraces(&AnalyzeRequest::allow_partial), kReading},
       {"top", IntoTraces(&AnalyzeRequest::top), kTraces},
-      {"threads", IntoTraces(&AnalyzeRequest::threads), kTraces},
+      {"threads", IntoTraces(&AnalyzeRequest::threads), kReading},
+      {"timeline", IntoTimeline(), kSimulate},
+      {"trace", IntoTrace(), kSimulate},
   };
   return k;
 }

@@ -13,6 +13,7 @@
 
 #include "diagnose/analyze_request.h"
 #include "plan/plan_search.h"
+#include "step/simulate_request.h"
 #include "scenario/scenario_request.h"
 
 namespace paratune::python {
@@ -22,13 +23,23 @@ struct Keywords {
   PlanSearch search;                          // plan() only
   std::optional<std::string> train_tokens;    // estimate() and plan(): --train-tokens
   std::optional<std::string> gpu_hour_price;  // --gpu-hour-price
-  AnalyzeRequest analyze;                     // analyze(): how traces are read and measured
+  AnalyzeRequest analyze;                     // analyze() and diagnose(): how traces are read (and measured)
   std::optional<std::string> from_megatron;   // estimate(): --from-megatron
   bool ignore_unknown = false;                // --ignore-unknown
+  SimulateRequest simulate;                   // simulate(): --timeline
+  std::optional<std::string> trace;           // simulate(): --trace, the Chrome-trace file
 };
 
 // The groups of keywords; a function takes the groups it names (kScenario | kBudget, ...).
-enum Takes : unsigned { kScenario = 1, kBudget = 2, kSearch = 4, kTraces = 8, kMegatron = 16 };
+enum Takes : unsigned {
+  kScenario = 1,
+  kBudget = 2,     // train_tokens, gpu_hour_price
+  kSearch = 4,     // plan's bounds, top, objective, headroom, sweep
+  kTraces = 8,     // analyze's rank, exact_ns, include_last_step, top
+  kMegatron = 16,  // estimate's from_megatron, ignore_unknown
+  kReading = 32,   // analyze's and diagnose's allow_partial, threads
+  kSimulate = 64,  // simulate's timeline, trace
+};
 
 // Reads `kwargs`; `function` names the caller in a TypeError ("plan() got an unexpected keyword
 // argument 'x'"); `takes` is an or of the groups it accepts.

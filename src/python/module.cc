@@ -1,8 +1,9 @@
-// The extension module paratune._paratune: the library's estimate, plan, analyze and emit for the package
+// The extension module paratune._paratune: the library's estimate, simulate, plan, analyze,
+// diagnose and emit for the package
 // around it (python/paratune/__init__.py), which wraps their JSON documents into typed results,
 // and the exception InputError. Every call resolves its keyword arguments with the library's
 // requests (the CLI's defaults), runs with the GIL released, and returns the document the CLI
-// prints for --json, as text. plan() and analyze() stop on Ctrl-C (python/python_progress.h).
+// prints for --json, as text. plan(), analyze() and diagnose() stop on Ctrl-C (python/python_progress.h).
 #include <pybind11/pybind11.h>
 
 #include <nlohmann/json.hpp>
@@ -13,6 +14,9 @@
 #include <pybind11/stl.h>
 
 #include "diagnose/analyze_request.h"
+#include "diagnose/diagnose_json.h"
+#include "diagnose/diagnose_request.h"
+#include "diagnose/rule.h"
 #include "emit/emit_json.h"
 #include "emit/emit_layout.h"
 #include "plan/plan_json.h"
@@ -23,7 +27,10 @@
 #include "scenario/megatron_scenario.h"
 #include "scenario/resolve_scenario.h"
 #include "step/estimate_json.h"
+#include "step/simulate_request.h"
 #include "step/training_budget.h"
+#include "timeline/chrome_trace.h"
+#include "util/file.h"
 #include "util/error.h"
 #include "util/field_flags.h"
 #include "util/json_document.h"
@@ -70,7 +77,7 @@ std::string EmitDocument(const std::string& framework, const py::dict& kwargs) {
 }
 
 std::string AnalyzeDocument(const std::vector<std::string>& inputs, const py::dict& kwargs, const py::object& progress) {
-  const Keywords k = ReadKeywords(kwargs, "analyze", kScenario | kTraces);
+  const Keywords k = ReadKeywords(kwargs, "analyze", kScenario | kTraces | kReading);
   AnalyzeRequest r = k.analyze;
   r.inputs = inputs;
   r.scenario = k.scenario;
@@ -82,6 +89,47 @@ std::string AnalyzeDocument(const std::vector<std::string>& inputs, const py::di
   } catch (const Stopped&) {
     reporter.Raise();
   }
+}
+
+std::string SimulateDocument(const py::dict& kwargs) {
+  Keywords k = ReadKeywords(kwargs, "simulate", kScenario | kSimulate);
+  py::gil_scoped_release released;
+  const Scenario s = ResolveScenario(k.scenario);
+  if (k.trace && (k.trace->empty() || *k.trace == "-"))
+    throw InputError("--trace: give a file path (\"-\", standard output, is the CLI's)");
+  k.simulate.record_events = k.trace.has_value();
+  const StepResult step = RunSimulate(s, k.simulate);
+  if (k.trace) WriteFileAtomic(*k.trace, ChromeTraceJson(step.simulation.timeline).dump() + "\n");
+  return DocumentText(SimulatedJson(step, k.simulate, k.trace.value_or("")), k.simulate.timeline ? -1 : 2);
+}
+
+// The document and the notes about the inputs (the CLI prints them on standard error).
+py::tuple DiagnoseDocument(const std::vector<std::string>& inputs, const py::dict& kwargs, const py::object& progress) {
+  const Keywords k = ReadKeywords(kwargs, "diagnose", kScenario | kReading);
+  DiagnoseRequest r;
+  r.inputs = inputs;
+  r.allow_partial = k.analyze.allow_partial;
+  r.threads = k.analyze.threads;
+  r.scenario = k.scenario;
+  PythonProgress reporter(progress);
+  try {
+    DiagnoseOutcome out;
+    {
+      py::gil_scoped_release released;
+      r.progress = &reporter;
+      out = RunDiagnose(r);
+    }
+    return py::make_tuple(DocumentText(DiagnosisJson(out.diagnosis)), out.notes);
+  } catch (const Stopped&) {
+    reporter.Raise();
+  }
+}
+
+// Every rule of diagnose: (name, summary), as `paratune diagnose --list-rules`.
+std::vector<std::pair<std::string, std::string>> RuleList() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& r : AllRules()) out.emplace_back(std::string(r->Name()), std::string(r->Summary()));
+  return out;
 }
 
 void RegisterInputError(py::module_& m) {
@@ -109,6 +157,10 @@ void Define(py::module_& m) {
   m.def("plan", &PlanDocument, py::arg("kwargs"), py::arg("progress") = py::none(), "paratune.plan/1 document text");
   m.def("analyze", &AnalyzeDocument, py::arg("inputs"), py::arg("kwargs"), py::arg("progress") = py::none(),
         "paratune.analyze/1 document text");
+  m.def("simulate", &SimulateDocument, py::arg("kwargs"), "paratune.simulate/1 document text");
+  m.def("diagnose", &DiagnoseDocument, py::arg("inputs"), py::arg("kwargs"), py::arg("progress") = py::none(),
+        "(paratune.diagnose/1 document text, notes)");
+  m.def("rules", &RuleList, "[(name, summary)] of every diagnose rule");
   m.def("keywords", &KeywordNames, py::arg("takes"),
         "the keyword names of the groups in takes (1 scenario, 2 budget, 4 search, 8 traces)");
   m.def("emit", &EmitDocument, py::arg("framework"), py::arg("kwargs"), "paratune.emit/1 document text");

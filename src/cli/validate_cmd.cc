@@ -7,11 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "hardware/hardware_catalog.h"
 #include "util/file.h"
 #include "util/json_document.h"
-#include "validate/published_runs.h"
-#include "validate/validation.h"
+#include "validate/validate_file.h"
 #include "validate/validation_json.h"
 
 namespace paratune::cli {
@@ -89,14 +87,8 @@ Command AddValidateCommand(CLI::App& root) {
   cmd->add_option("--hardware", f->hardware, "TOML file adding or overriding GPU entries or calibration");
   cmd->add_flag("--json", f->json, "print JSON (schema paratune.validate/1)");
   return {cmd, [f] {
-            HardwareCatalog hw = HardwareCatalog::BuiltIn();
-            if (!f->hardware.empty()) hw.Merge(ReadFile(f->hardware), f->hardware);
-            const std::vector<PublishedRun> runs = ReadPublishedRuns(ReadFile(f->file), f->file, hw);
-            const ValidationReport rep = Validate(runs);
-            // No row modelled: tables of n 0 and "MAPE 0.0%" would read as a perfect score.
-            if (!rep.rows.empty() && std::none_of(rep.rows.begin(), rep.rows.end(), [](const RunPrediction& p) { return p.predicted; }))
-              throw InputError(fmt::format("{}: none of its {} rows could be modelled; the first, {}: {}", f->file, rep.rows.size(),
-                                           rep.rows.front().run->id, rep.rows.front().reason));
+            const ValidatedFile validated = ValidateFile(f->file, f->hardware);
+            const ValidationReport& rep = validated.report;
             if (f->json) {
               fmt::print("{}\n", DocumentText(ValidationJson(rep, f->file)));
               return 0;

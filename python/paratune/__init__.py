@@ -17,11 +17,12 @@ message the CLI prints. docs/python.md.
 
 from ._paratune import InputError
 from . import _paratune
-from ._result import Analysis, Diagnosis, Emitted, Estimate, Plan, Record, Result, Simulation
+from ._result import Analysis, Diagnosis, Emitted, Estimate, Plan, Record, Result, Simulation, Validation
 
 __all__ = [
-    "estimate", "simulate", "plan", "analyze", "diagnose", "rules", "emit",
-    "InputError", "Result", "Record", "Estimate", "Simulation", "Plan", "Analysis", "Diagnosis", "Emitted",
+    "estimate", "simulate", "plan", "analyze", "diagnose", "rules", "validate", "emit",
+    "InputError", "Result", "Record", "Estimate", "Simulation", "Plan", "Analysis", "Diagnosis",
+    "Validation", "Emitted",
 ]
 
 _SCENARIO_HELP = """
@@ -143,6 +144,20 @@ def diagnose(paths=(), *, progress=None, **options):
         paths = [paths]
     text, notes = _paratune.diagnose([os.fsdecode(p) for p in paths], options, progress)
     return Diagnosis(text, notes)
+
+
+def validate(path, *, hardware=None):
+    """Predict the published runs of a CSV (the schema of published_runs_dev.csv) and measure the
+    error, as ``paratune validate --json``. hardware: a TOML file adding or overriding GPU entries
+    or calibration, as --hardware.
+
+    Returns a Validation (schema paratune.validate/1): ``v.overall.mape`` (a fraction),
+    ``v.rows``, ``v.to_frame()`` (one row per run), ``v.groups()``. Raises InputError for a bad
+    file, naming the line and column, or when none of its rows can be modelled.
+    """
+    import os
+
+    return Validation(_paratune.validate(os.fsdecode(path), "" if hardware is None else os.fsdecode(hardware)))
 
 
 def rules():

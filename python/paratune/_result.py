@@ -318,6 +318,30 @@ class Diagnosis(Result):
         return "\n".join(lines)
 
 
+class Validation(Result):
+    """Predicted against measured published runs (schema paratune.validate/1): ``rows`` (one per
+    run: ``id``, ``measured_tokens_per_s_per_gpu``, ``predicted_tokens_per_s_per_gpu``, ``ape``,
+    ``assumptions`` ...), ``overall``, ``groups``, ``ranking``, ``memory``, ``step_time``."""
+
+    __slots__ = ()
+
+    def to_frame(self):
+        """One row per run (needs pandas); ``assumptions`` is a list per row."""
+        return _pandas().DataFrame([_flatten(r) for r in self._data["rows"]])
+
+    to_pandas = to_frame
+
+    def groups(self):
+        """The error statistics by group (``dimension``, ``value``, then ``stats.*``)."""
+        return _pandas().DataFrame([_flatten(g) for g in self._data["groups"]])
+
+    def __str__(self):
+        o = self._data["overall"]
+        modelled = sum(1 for r in self._data["rows"] if r["predicted"])
+        return (f"paratune validate: {self._data['file']}: {modelled} of {len(self._data['rows'])} rows modelled, "
+                f"MAPE {100 * o['mape']:.1f}%, P90 {100 * o['p90_ape']:.1f}%")
+
+
 class Emitted(Result):
     """Framework settings for a layout (schema paratune.emit/1): ``framework``, ``text`` (the
     file's contents) and ``notes`` (what the framework cannot express)."""

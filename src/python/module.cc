@@ -1,5 +1,5 @@
 // The extension module paratune._paratune: the library's estimate, simulate, plan, analyze,
-// diagnose and emit for the package
+// diagnose, validate and emit for the package
 // around it (python/paratune/__init__.py), which wraps their JSON documents into typed results,
 // and the exception InputError. Every call resolves its keyword arguments with the library's
 // requests (the CLI's defaults), runs with the GIL released, and returns the document the CLI
@@ -31,6 +31,8 @@
 #include "step/training_budget.h"
 #include "timeline/chrome_trace.h"
 #include "util/file.h"
+#include "validate/validate_file.h"
+#include "validate/validation_json.h"
 #include "util/error.h"
 #include "util/field_flags.h"
 #include "util/json_document.h"
@@ -125,6 +127,12 @@ py::tuple DiagnoseDocument(const std::vector<std::string>& inputs, const py::dic
   }
 }
 
+std::string ValidateDocument(const std::string& file, const std::string& hardware) {
+  py::gil_scoped_release released;
+  const ValidatedFile v = ValidateFile(file, hardware);
+  return DocumentText(ValidationJson(v.report, file));
+}
+
 // Every rule of diagnose: (name, summary), as `paratune diagnose --list-rules`.
 std::vector<std::pair<std::string, std::string>> RuleList() {
   std::vector<std::pair<std::string, std::string>> out;
@@ -160,6 +168,7 @@ void Define(py::module_& m) {
   m.def("simulate", &SimulateDocument, py::arg("kwargs"), "paratune.simulate/1 document text");
   m.def("diagnose", &DiagnoseDocument, py::arg("inputs"), py::arg("kwargs"), py::arg("progress") = py::none(),
         "(paratune.diagnose/1 document text, notes)");
+  m.def("validate", &ValidateDocument, py::arg("file"), py::arg("hardware") = "", "paratune.validate/1 document text");
   m.def("rules", &RuleList, "[(name, summary)] of every diagnose rule");
   m.def("keywords", &KeywordNames, py::arg("takes"),
         "the keyword names of the groups in takes (1 scenario, 2 budget, 4 search, 8 traces)");

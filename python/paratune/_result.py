@@ -6,6 +6,7 @@ the library. Nested objects read the same way; ``to_dict()`` gives the document 
 """
 
 import copy
+import html
 import json
 
 
@@ -95,6 +96,40 @@ class Result(Record):
     def to_json(self, indent=2):
         """The document as JSON text."""
         return json.dumps(self._data, indent=indent)
+
+    def report_html(self, title=None, label=None):
+        """The self-contained HTML page ``paratune report`` writes for this document (its tables
+        and SVG charts); ``label`` is the name the page shows for it (default: the schema).
+        Raises InputError for a schema the report does not draw (validate, emit)."""
+        from . import _paratune
+
+        return _paratune.report(json.dumps(self._data), label or self._data.get("schema", "document"), title or "")
+
+    def save_report(self, path, title=None):
+        """Writes report_html() to ``path`` (atomically, as ``paratune report --out``)."""
+        import os
+        import tempfile
+
+        path = os.fspath(path)
+        text = self.report_html(title)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=".paratune-")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+
+    def _repr_html_(self):
+        """Jupyter's view: the report's page in an isolated frame (its styles and scripts apply
+        to it alone); None (the plain repr) for documents the report does not draw."""
+        from . import _paratune
+
+        if self._data.get("schema") not in _paratune.report_schemas():
+            return None
+        page = html.escape(self.report_html(), quote=True)
+        return f'<iframe srcdoc="{page}" style="width:100%;height:640px;border:0" title="paratune report"></iframe>'
 
 
 class Estimate(Result):

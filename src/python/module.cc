@@ -23,6 +23,7 @@
 #include "plan/plan_search.h"
 #include "plan/planner.h"
 #include "python/keywords.h"
+#include "report/report.h"
 #include "python/python_progress.h"
 #include "scenario/megatron_scenario.h"
 #include "scenario/resolve_scenario.h"
@@ -133,6 +134,20 @@ std::string ValidateDocument(const std::string& file, const std::string& hardwar
   return DocumentText(ValidationJson(v.report, file));
 }
 
+// The page `paratune report` writes for one document (`label` stands for its file name).
+std::string ReportPage(const std::string& document, const std::string& label, const std::string& title) {
+  py::gil_scoped_release released;
+  ReportOptions o;
+  if (!title.empty()) o.title = title;
+  return RenderReport({ParseReportInput(document, label)}, o);
+}
+
+std::vector<std::string> ReportSchemas() {
+  std::vector<std::string> out;
+  for (const SectionKind& k : SectionKinds()) out.emplace_back(k.schema);
+  return out;
+}
+
 // Every rule of diagnose: (name, summary), as `paratune diagnose --list-rules`.
 std::vector<std::pair<std::string, std::string>> RuleList() {
   std::vector<std::pair<std::string, std::string>> out;
@@ -169,6 +184,9 @@ void Define(py::module_& m) {
   m.def("diagnose", &DiagnoseDocument, py::arg("inputs"), py::arg("kwargs"), py::arg("progress") = py::none(),
         "(paratune.diagnose/1 document text, notes)");
   m.def("validate", &ValidateDocument, py::arg("file"), py::arg("hardware") = "", "paratune.validate/1 document text");
+  m.def("report", &ReportPage, py::arg("document"), py::arg("label"), py::arg("title") = "",
+        "the HTML page of paratune report for one document");
+  m.def("report_schemas", &ReportSchemas, "the schemas paratune report draws");
   m.def("rules", &RuleList, "[(name, summary)] of every diagnose rule");
   m.def("keywords", &KeywordNames, py::arg("takes"),
         "the keyword names of the groups in takes (1 scenario, 2 budget, 4 search, 8 traces)");

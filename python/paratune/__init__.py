@@ -17,12 +17,14 @@ message the CLI prints. docs/python.md.
 
 from ._paratune import InputError
 from . import _paratune
-from ._result import Analysis, Diagnosis, Emitted, Estimate, Plan, Record, Result, Simulation, Validation
+from ._result import (Analysis, ClusterReplay, Diagnosis, Emitted, Estimate, Plan, Record, Result, Simulation,
+                      Validation)
+from . import cluster
 
 __all__ = [
     "estimate", "simulate", "plan", "analyze", "diagnose", "rules", "validate", "emit",
     "InputError", "Result", "Record", "Estimate", "Simulation", "Plan", "Analysis", "Diagnosis",
-    "Validation", "Emitted",
+    "Validation", "ClusterReplay", "Emitted", "cluster",
 ]
 
 _SCENARIO_HELP = """

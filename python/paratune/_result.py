@@ -7,6 +7,7 @@ the library. Nested objects read the same way; ``to_dict()`` gives the document 
 
 import copy
 import html
+import io
 import json
 
 
@@ -375,6 +376,46 @@ class Validation(Result):
         modelled = sum(1 for r in self._data["rows"] if r["predicted"])
         return (f"paratune validate: {self._data['file']}: {modelled} of {len(self._data['rows'])} rows modelled, "
                 f"MAPE {100 * o['mape']:.1f}%, P90 {100 * o['p90_ape']:.1f}%")
+
+
+class ClusterReplay(Result):
+    """A job trace replayed under scheduling policies (schema paratune.cluster/1): ``cluster``,
+    ``trace``, ``policies`` (one per policy: utilisation, queue delay and JCT percentiles,
+    preemptions, fragmentation, ``by_class`` ...). ``jobs_csv`` and ``series_csv``: the texts of
+    ``--jobs-out`` and ``--series``."""
+
+    __slots__ = ("jobs_csv", "series_csv")
+
+    def __init__(self, text_or_dict, jobs_csv="", series_csv=""):
+        super().__init__(text_or_dict)
+        object.__setattr__(self, "jobs_csv", jobs_csv)
+        object.__setattr__(self, "series_csv", series_csv)
+
+    def rows(self):
+        """One flat row per policy (nested figures dotted: ``queue_delay_s.p99``)."""
+        return [_scalars(p) for p in self._data["policies"]]
+
+    def to_frame(self):
+        """The policies side by side as a pandas DataFrame (needs pandas)."""
+        return _pandas().DataFrame(self.rows())
+
+    to_pandas = to_frame
+
+    def jobs(self):
+        """One row per job and policy, as ``--jobs-out`` writes them (needs pandas)."""
+        return _pandas().read_csv(io.StringIO(self.jobs_csv))
+
+    def series(self):
+        """The sampled time series per policy (utilisation, queue, fragmentation), as
+        ``--series`` writes them (needs pandas)."""
+        return _pandas().read_csv(io.StringIO(self.series_csv))
+
+    def __str__(self):
+        lines = [f"paratune cluster: {self._data['trace']['jobs']} jobs on {self._data['cluster']['gpus']} GPUs"]
+        for p in self._data["policies"]:
+            lines.append(f"  {p['policy']:<14} utilisation {100 * p['utilization']:5.1f}%  "
+                         f"queue p99 {p['queue_delay_s']['p99']:.0f} s  preemptions {p['preemptions']}")
+        return "\n".join(lines)
 
 
 class Emitted(Result):

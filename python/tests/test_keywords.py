@@ -7,10 +7,11 @@ import paratune
 from paratune import _paratune
 from conftest import SOURCE_DIR
 
-SCENARIO, BUDGET, SEARCH, TRACES, MEGATRON, READING, SIMULATE = 1, 2, 4, 8, 16, 32, 64
+SCENARIO, BUDGET, SEARCH, TRACES, MEGATRON, READING, SIMULATE, CLUSTER = 1, 2, 4, 8, 16, 32, 64, 128
 # CLI options that are not keywords: output and terminal switches (plan --emit is paratune.emit()).
 # simulate --ascii is the CLI's text chart; diagnose --list-rules is paratune.rules().
-NOT_KEYWORDS = {"help", "json", "quiet", "trace_out", "emit", "emit_out", "ascii", "list_rules"}
+# cluster --series and --jobs-out are the result's series() and jobs().
+NOT_KEYWORDS = {"help", "json", "quiet", "trace_out", "emit", "emit_out", "ascii", "list_rules", "series", "jobs_out"}
 
 
 def cli_flags(cli, command):
@@ -27,8 +28,8 @@ def cli_flags(cli, command):
     return names - NOT_KEYWORDS
 
 
-def stub_parameters(function):
-    tree = ast.parse((SOURCE_DIR / "python/paratune/__init__.pyi").read_text())
+def stub_parameters(function, stub="__init__.pyi"):
+    tree = ast.parse((SOURCE_DIR / "python/paratune" / stub).read_text())
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name == function:
             return [a.arg for a in node.args.kwonlyargs]
@@ -38,7 +39,7 @@ def stub_parameters(function):
 def test_every_cli_flag_has_its_keyword(cli):
     for command, takes in (("estimate", SCENARIO | BUDGET | MEGATRON), ("plan", SCENARIO | BUDGET | SEARCH),
                            ("analyze", SCENARIO | TRACES | READING), ("diagnose", SCENARIO | READING),
-                           ("simulate", SCENARIO | SIMULATE)):
+                           ("simulate", SCENARIO | SIMULATE), ("cluster", CLUSTER)):
         missing = cli_flags(cli, command) - set(_paratune.keywords(takes))
         assert not missing, (command, sorted(missing))
 
@@ -49,6 +50,7 @@ def test_stubs_list_the_table():
     assert set(stub_parameters("analyze")) == {"progress", *_paratune.keywords(TRACES | READING)}
     assert set(stub_parameters("diagnose")) == {"progress", *_paratune.keywords(READING)}
     assert set(stub_parameters("simulate")) == set(_paratune.keywords(SIMULATE))
+    assert set(stub_parameters("replay", "cluster.pyi")) == {"progress", *_paratune.keywords(CLUSTER)} - {"trace"}
 
 
 def test_docstrings_name_every_scenario_keyword():

@@ -117,6 +117,17 @@ Setter IntoMegatron() {
 Setter IntoIgnoreUnknown() {
   return [](Keywords& k, py::handle v, const std::string& n) { k.ignore_unknown = As<bool>(v, n); };
 }
+template <typename T>
+Setter IntoCluster(T ClusterRequest::*m) {
+  return [m](Keywords& k, py::handle v, const std::string& n) { k.cluster.*m = As<T>(v, n); };
+}
+template <typename T>
+Setter IntoReplay(T ReplayOptions::*m) {
+  return [m](Keywords& k, py::handle v, const std::string& n) { k.cluster.options.*m = As<T>(v, n); };
+}
+Setter IntoClusterNodes() {
+  return [](Keywords& k, py::handle v, const std::string& n) { k.cluster.nodes = As<int>(v, n); };
+}
 Setter IntoTimeline() {
   return [](Keywords& k, py::handle v, const std::string& n) { k.simulate.timeline = As<bool>(v, n); };
 }
@@ -214,6 +225,21 @@ const std::vector<Keyword>& KeywordTable() {
       {"top", IntoTraces(&AnalyzeRequest::top), kTraces},
       {"threads", IntoTraces(&AnalyzeRequest::threads), kReading},
       {"timeline", IntoTimeline(), kSimulate},
+      {"trace", IntoCluster(&ClusterRequest::trace), kCluster},
+      {"format", IntoCluster(&ClusterRequest::format), kCluster},
+      {"nodes", IntoClusterNodes(), kCluster},
+      {"gpu", IntoCluster(&ClusterRequest::gpu), kCluster},
+      {"cluster", IntoCluster(&ClusterRequest::cluster_file), kCluster},
+      {"policy", IntoCluster(&ClusterRequest::policies), kCluster},
+      {"model", IntoCluster(&ClusterRequest::model), kCluster},
+      {"production_vc", IntoCluster(&ClusterRequest::production_vcs), kCluster},
+      {"checkpoint_interval", IntoCluster(&ClusterRequest::checkpoint_interval_s), kCluster},
+      {"restart_overhead", IntoCluster(&ClusterRequest::restart_overhead_s), kCluster},
+      {"locality", IntoCluster(&ClusterRequest::locality), kCluster},
+      {"min_run", IntoReplay(&ReplayOptions::min_run_s), kCluster},
+      {"locality_wait", IntoReplay(&ReplayOptions::locality_wait_s), kCluster},
+      {"backfill_depth", IntoReplay(&ReplayOptions::backfill_depth), kCluster},
+      {"series_interval", IntoReplay(&ReplayOptions::series_interval_s), kCluster},
       {"trace", IntoTrace(), kSimulate},
   };
   return k;

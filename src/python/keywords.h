@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/cluster_request.h"
 #include "diagnose/analyze_request.h"
 #include "plan/plan_search.h"
 #include "step/simulate_request.h"
@@ -28,6 +29,7 @@ struct Keywords {
   bool ignore_unknown = false;                // --ignore-unknown
   SimulateRequest simulate;                   // simulate(): --timeline
   std::optional<std::string> trace;           // simulate(): --trace, the Chrome-trace file
+  ClusterRequest cluster;                     // cluster.replay()
 };
 
 // The groups of keywords; a function takes the groups it names (kScenario | kBudget, ...).
@@ -39,6 +41,7 @@ enum Takes : unsigned {
   kMegatron = 16,  // estimate's from_megatron, ignore_unknown
   kReading = 32,   // analyze's and diagnose's allow_partial, threads
   kSimulate = 64,  // simulate's timeline, trace
+  kCluster = 128,  // cluster.replay()'s trace, cluster, policies, job defaults, replay options
 };
 
 // Reads `kwargs`; `function` names the caller in a TypeError ("plan() got an unexpected keyword

@@ -1,5 +1,5 @@
 // The extension module paratune._paratune: the library's estimate, simulate, plan, analyze,
-// diagnose, validate and emit for the package
+// diagnose, validate, cluster replay and emit for the package
 // around it (python/paratune/__init__.py), which wraps their JSON documents into typed results,
 // and the exception InputError. Every call resolves its keyword arguments with the library's
 // requests (the CLI's defaults), runs with the GIL released, and returns the document the CLI
@@ -13,6 +13,7 @@
 
 #include <pybind11/stl.h>
 
+#include "cluster/cluster_request.h"
 #include "diagnose/analyze_request.h"
 #include "diagnose/diagnose_json.h"
 #include "diagnose/diagnose_request.h"
@@ -134,6 +135,28 @@ std::string ValidateDocument(const std::string& file, const std::string& hardwar
   return DocumentText(ValidationJson(v.report, file));
 }
 
+// The replay's document, its per-job CSV and its series CSV (the CLI's --jobs-out, --series).
+py::tuple ClusterDocument(const py::dict& kwargs, const py::object& progress) {
+  Keywords k = ReadKeywords(kwargs, "replay", kCluster);
+  if (k.cluster.trace.empty()) throw py::type_error("replay() missing the job trace (trace=PATH)");
+  k.cluster.options.record_placements = false;  // only the Chrome trace of placements needs them
+  PythonProgress reporter(progress);
+  try {
+    std::string doc, jobs, series;
+    {
+      py::gil_scoped_release released;
+      k.cluster.progress = &reporter;
+      const ClusterReplay replay = RunCluster(k.cluster);
+      doc = DocumentText(ClusterJson(replay.run));
+      jobs = JobsCsv(replay.run);
+      series = SeriesCsv(replay.run);
+    }
+    return py::make_tuple(doc, jobs, series);
+  } catch (const Stopped&) {
+    reporter.Raise();
+  }
+}
+
 // The page `paratune report` writes for one document (`label` stands for its file name).
 std::string ReportPage(const std::string& document, const std::string& label, const std::string& title) {
   py::gil_scoped_release released;
@@ -184,6 +207,8 @@ void Define(py::module_& m) {
   m.def("diagnose", &DiagnoseDocument, py::arg("inputs"), py::arg("kwargs"), py::arg("progress") = py::none(),
         "(paratune.diagnose/1 document text, notes)");
   m.def("validate", &ValidateDocument, py::arg("file"), py::arg("hardware") = "", "paratune.validate/1 document text");
+  m.def("cluster_replay", &ClusterDocument, py::arg("kwargs"), py::arg("progress") = py::none(),
+        "(paratune.cluster/1 document text, jobs CSV, series CSV)");
   m.def("report", &ReportPage, py::arg("document"), py::arg("label"), py::arg("title") = "",
         "the HTML page of paratune report for one document");
   m.def("report_schemas", &ReportSchemas, "the schemas paratune report draws");

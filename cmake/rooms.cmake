@@ -23,5 +23,5 @@ paratune_room(cluster DEPS plan)
 paratune_room(report DEPS util)
 paratune_room(runs DEPS validate diagnose)
 # The Python module (cmake/python.cmake): beside cli at the top, calling the library, never the CLI.
-paratune_room(python DEPS plan emit scenario diagnose validate report cluster)
+paratune_room(python DEPS plan emit scenario diagnose validate report cluster runs)
 paratune_room(cli DEPS plan emit validate compare scenario diagnose cluster report runs)

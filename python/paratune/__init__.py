@@ -17,14 +17,14 @@ message the CLI prints. docs/python.md.
 
 from ._paratune import InputError
 from . import _paratune
-from ._result import (Analysis, ClusterReplay, Diagnosis, Emitted, Estimate, Plan, Record, Result, Simulation,
-                      Validation)
-from . import cluster
+from ._result import (Analysis, ClusterReplay, Diagnosis, Emitted, Estimate, Plan, Record, Result, RunList,
+                      Simulation, Validation)
+from . import cluster, runs
 
 __all__ = [
     "estimate", "simulate", "plan", "analyze", "diagnose", "rules", "validate", "emit",
     "InputError", "Result", "Record", "Estimate", "Simulation", "Plan", "Analysis", "Diagnosis",
-    "Validation", "ClusterReplay", "Emitted", "cluster",
+    "Validation", "ClusterReplay", "RunList", "Emitted", "cluster", "runs",
 ]
 
 _SCENARIO_HELP = """

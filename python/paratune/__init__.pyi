@@ -2,6 +2,7 @@
 from typing import Any, Callable, Iterator, KeysView, Optional, Sequence, Union
 import os
 from . import cluster as cluster
+from . import runs as runs
 
 _Path = Union[str, os.PathLike[str]]
 
@@ -69,6 +70,11 @@ class ClusterReplay(Result):
     def to_pandas(self) -> Any: ...
     def jobs(self) -> Any: ...
     def series(self) -> Any: ...
+
+class RunList(Result):
+    def rows(self) -> list[dict[str, Any]]: ...
+    def to_frame(self) -> Any: ...
+    def to_pandas(self) -> Any: ...
 
 class Emitted(Result):
     framework: str

@@ -418,6 +418,22 @@ class ClusterReplay(Result):
         return "\n".join(lines)
 
 
+class RunList(Result):
+    """Recorded runs, newest first (schema paratune.runs.list/1): ``runs``, ``total``."""
+
+    __slots__ = ()
+
+    def rows(self):
+        """One flat row per run (figures dotted; tags as a dict)."""
+        return [{k: v for k, v in _flatten(r).items()} for r in self._data["runs"]]
+
+    def to_frame(self):
+        """The runs as a pandas DataFrame (needs pandas)."""
+        return _pandas().DataFrame(self.rows())
+
+    to_pandas = to_frame
+
+
 class Emitted(Result):
     """Framework settings for a layout (schema paratune.emit/1): ``framework``, ``text`` (the
     file's contents) and ``notes`` (what the framework cannot express)."""

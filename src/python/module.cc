@@ -26,6 +26,7 @@
 #include "python/keywords.h"
 #include "report/report.h"
 #include "python/python_progress.h"
+#include "python/registry_handle.h"
 #include "scenario/megatron_scenario.h"
 #include "scenario/resolve_scenario.h"
 #include "step/estimate_json.h"
@@ -199,6 +200,7 @@ void RegisterInputError(py::module_& m) {
 void Define(py::module_& m) {
   m.doc() = "paratune's C++ library; use the package paratune (its functions wrap these)";
   RegisterInputError(m);
+  DefineRegistry(m);
   m.def("estimate", &EstimateDocument, py::arg("kwargs"), "paratune.estimate/1 document text");
   m.def("plan", &PlanDocument, py::arg("kwargs"), py::arg("progress") = py::none(), "paratune.plan/1 document text");
   m.def("analyze", &AnalyzeDocument, py::arg("inputs"), py::arg("kwargs"), py::arg("progress") = py::none(),

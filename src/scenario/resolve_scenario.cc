@@ -3,7 +3,10 @@
 #include <string>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 #include "hardware/hardware_catalog.h"
+#include "model/hf_config.h"
 #include "layout/stack_catalog.h"
 #include "util/error.h"
 #include "util/file.h"
@@ -11,8 +14,24 @@
 namespace paratune {
 namespace {
 
+// A config.json given as text (the Python module's Model(dict)), named by its `_name_or_path`
+// (as Hugging Face writes it), else "config".
+ModelSpec ModelFromConfigText(const std::string& text) {
+  std::string name = "config";
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_object() && j.contains("_name_or_path") && j["_name_or_path"].is_string() &&
+      !j["_name_or_path"].get<std::string>().empty())
+    name = j["_name_or_path"].get<std::string>();
+  return ParseHfConfig(text, "--model-config", name);
+}
+
 ModelSpec ResolveModel(const ScenarioRequest& r) {
   const bool inline_model = r.Given("--layers") || r.Given("--hidden") || r.Given("--heads");
+  if (r.Given("--model-config")) {
+    if (r.Given("--model") || inline_model)
+      throw InputError("--model-config (a config.json given as a dict) excludes --model and inline dimensions (--layers ...)");
+    return ModelFromConfigText(r.model_config);
+  }
   if (!inline_model) {
     if (r.Given("--model") && r.model.empty()) throw InputError("--model: empty model name (a catalog id or a config.json path)");
     return LoadModel(r.model.empty() ? kDefaultModel : r.model);

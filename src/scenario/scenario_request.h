@@ -17,6 +17,7 @@ namespace paratune {
 
 struct ScenarioRequest {
   std::string model;  // catalog id or config.json path; "" = the default model
+  std::string model_config;  // a config.json's text (the Python module's Model(dict)), when given
   InlineDims dims;    // an inline model, when --layers, --hidden or --heads is given
   bool plain_mlp = false;
   std::string gpu;            // "" = the default GPU

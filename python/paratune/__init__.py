@@ -20,8 +20,11 @@ from . import _paratune
 from ._result import (Analysis, ClusterReplay, Diagnosis, Emitted, Estimate, Plan, Record, Result, RunList,
                       Simulation, Validation)
 from . import cluster, runs
+from ._inputs import Cluster, Layout, Model, Training
+from ._inputs import expand as _expand
 
 __all__ = [
+    "Model", "Cluster", "Layout", "Training",
     "estimate", "simulate", "plan", "analyze", "diagnose", "rules", "validate", "emit",
     "InputError", "Result", "Record", "Estimate", "Simulation", "Plan", "Analysis", "Diagnosis",
     "Validation", "ClusterReplay", "RunList", "Emitted", "cluster", "runs",
@@ -29,9 +32,10 @@ __all__ = [
 
 _SCENARIO_HELP = """
     Scenario keywords (the CLI's flags; each defaults to the CLI's default):
-      model: catalog id or path to a Hugging Face config.json (default llama-3.1-70b);
-        or an inline model: layers, hidden, ffn, heads, kv_heads, vocab, experts, topk,
-        plain_mlp
+      model: catalog id or path to a Hugging Face config.json (default llama-3.1-70b), or a
+        paratune.Model; model_config: a config.json's text; or an inline model: layers,
+        hidden, ffn, heads, kv_heads, vocab, experts, topk, plain_mlp
+      cluster=, layout=, training=: a paratune.Cluster, Layout, Training (their keywords)
       gpu (default B300), hardware (TOML file), fabric, nodes (default 4) or gpus
       seq, global_batch, precision
       tp, pp, vp, pp_layout, cp, ep, etp, sp, zero, mbs, recompute, recompute_modules,
@@ -58,7 +62,7 @@ def estimate(**scenario):
     Raises InputError for a bad scenario or a layout that breaks a rule, TypeError for an
     unknown keyword or a value of the wrong type.
     """
-    return Estimate(_paratune.estimate(scenario))
+    return Estimate(_paratune.estimate(_expand(scenario)))
 
 
 def simulate(*, timeline=False, trace=None, **scenario):
@@ -75,7 +79,7 @@ def simulate(*, timeline=False, trace=None, **scenario):
         import os
 
         trace = os.fsdecode(trace)
-    return Simulation(_paratune.simulate(dict(scenario, timeline=timeline, trace=trace)))
+    return Simulation(_paratune.simulate(dict(_expand(scenario), timeline=timeline, trace=trace)))
 
 
 def plan(*, progress=None, **options):
@@ -98,7 +102,7 @@ def plan(*, progress=None, **options):
     Returns a Plan (schema paratune.plan/1): ``p.ranked`` (best first), ``p.winner``,
     ``p.search``, ``p.to_frame()`` (pandas). Raises InputError for bad input.
     """
-    return Plan(_paratune.plan(options, progress))
+    return Plan(_paratune.plan(_expand(options), progress))
 
 
 def analyze(paths, *, progress=None, **options):
@@ -124,7 +128,7 @@ def analyze(paths, *, progress=None, **options):
 
     if isinstance(paths, (str, bytes, os.PathLike)):
         paths = [paths]
-    return Analysis(_paratune.analyze([os.fsdecode(p) for p in paths], options, progress))
+    return Analysis(_paratune.analyze([os.fsdecode(p) for p in paths], _expand(options), progress))
 
 
 def diagnose(paths=(), *, progress=None, **options):
@@ -144,7 +148,7 @@ def diagnose(paths=(), *, progress=None, **options):
 
     if isinstance(paths, (str, bytes, os.PathLike)):
         paths = [paths]
-    text, notes = _paratune.diagnose([os.fsdecode(p) for p in paths], options, progress)
+    text, notes = _paratune.diagnose([os.fsdecode(p) for p in paths], _expand(options), progress)
     return Diagnosis(text, notes)
 
 
@@ -175,7 +179,7 @@ def emit(framework="megatron-lm", **scenario):
     (schema paratune.emit/1): ``.text`` (the file's contents; also ``str()``), ``.notes`` (what
     the framework cannot express), ``.framework``.
     """
-    return Emitted(_paratune.emit(framework, scenario))
+    return Emitted(_paratune.emit(framework, _expand(scenario)))
 
 
 for _f in (estimate, simulate, plan, analyze, diagnose, emit):

@@ -8,6 +8,27 @@ _Path = Union[str, os.PathLike[str]]
 
 class InputError(ValueError): ...
 
+class _Part:
+    def keywords(self) -> dict[str, Any]: ...
+    def __getattr__(self, name: str) -> Any: ...
+
+class Model(_Part):
+    def __init__(self, source: Union[_Path, dict[str, Any], None] = ..., *, layers: Optional[int] = ...,
+                 hidden: Optional[int] = ..., ffn: Optional[int] = ..., heads: Optional[int] = ...,
+                 kv_heads: Optional[int] = ..., vocab: Optional[int] = ..., experts: Optional[int] = ...,
+                 topk: Optional[int] = ..., plain_mlp: Optional[bool] = ...) -> None: ...
+
+class Cluster(_Part):
+    def __init__(self, *, gpu: Optional[str] = ..., hardware: Optional[_Path] = ..., fabric: Optional[str] = ...,
+                 nodes: Optional[int] = ..., gpus: Optional[int] = ...) -> None: ...
+
+class Training(_Part):
+    def __init__(self, *, seq: Optional[int] = ..., global_batch: Optional[int] = ...,
+                 precision: Optional[str] = ...) -> None: ...
+
+class Layout(_Part):
+    def __init__(self, **layout: Any) -> None: ...  # the layout keywords of estimate()
+
 class Record:
     def __getattr__(self, name: str) -> Any: ...
     def __getitem__(self, name: str) -> Any: ...
@@ -83,7 +104,8 @@ class Emitted(Result):
 
 def estimate(
     *,
-    model: Optional[_Path] = ..., layers: Optional[int] = ..., hidden: Optional[int] = ...,
+    model: Union[_Path, Model, None] = ..., model_config: Optional[str] = ...,
+    layers: Optional[int] = ..., hidden: Optional[int] = ...,
     ffn: Optional[int] = ..., heads: Optional[int] = ..., kv_heads: Optional[int] = ...,
     vocab: Optional[int] = ..., experts: Optional[int] = ..., topk: Optional[int] = ...,
     plain_mlp: Optional[bool] = ..., gpu: Optional[str] = ..., hardware: Optional[_Path] = ...,
@@ -109,6 +131,7 @@ def estimate(
     fp32_shards: Optional[bool] = ..., allow_cross_domain_tp: Optional[bool] = ...,
     train_tokens: Union[float, str, None] = ..., gpu_hour_price: Union[float, str, None] = ...,
     from_megatron: Optional[str] = ..., ignore_unknown: Optional[bool] = ...,
+    cluster: Optional[Cluster] = ..., layout: Optional[Layout] = ..., training: Optional[Training] = ...,
 ) -> Estimate: ...
 
 def plan(

@@ -45,7 +45,8 @@ def test_every_cli_flag_has_its_keyword(cli):
 
 
 def test_stubs_list_the_table():
-    assert stub_parameters("estimate") == _paratune.keywords(SCENARIO | BUDGET | MEGATRON)
+    objects = ["cluster", "layout", "training"]  # paratune.Cluster, Layout, Training (model= takes a Model too)
+    assert stub_parameters("estimate") == _paratune.keywords(SCENARIO | BUDGET | MEGATRON) + objects
     assert set(stub_parameters("plan")) == {"progress", *_paratune.keywords(SEARCH)}
     assert set(stub_parameters("analyze")) == {"progress", *_paratune.keywords(TRACES | READING)}
     assert set(stub_parameters("diagnose")) == {"progress", *_paratune.keywords(READING)}

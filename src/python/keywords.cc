@@ -147,6 +147,7 @@ struct Keyword {
 const std::vector<Keyword>& KeywordTable() {
   static const std::vector<Keyword> k = {
       {"model", Into(&ScenarioRequest::model)},
+      {"model_config", Into(&ScenarioRequest::model_config)},
       {"layers", IntoDims(&InlineDims::layers)},
       {"hidden", IntoDims(&InlineDims::hidden)},
       {"ffn", IntoDims(&InlineDims::ffn)},

@@ -133,6 +133,30 @@ class Result(Record):
         return f'<iframe srcdoc="{page}" style="width:100%;height:640px;border:0" title="paratune report"></iframe>'
 
 
+class _Table(Result):
+    """A document with one natural table: the list ``_table`` names (its member, and how a row
+    is made of each item: nested objects dotted, ``_flatten``; or lists left out, ``_scalars``)."""
+
+    __slots__ = ()
+    _table = None
+
+    def _table_rows(self):
+        member, flat = self._table
+        return [flat(item) for item in self._data[member]]
+
+    def rows(self):
+        """The table's rows as dicts (nested names dotted: ``layout.tp``)."""
+        return self._table_rows()
+
+    def to_frame(self):
+        """The table as a pandas DataFrame, one row per item (needs pandas)."""
+        return _pandas().DataFrame(self._table_rows())
+
+    def to_pandas(self):
+        """The same as to_frame()."""
+        return self.to_frame()
+
+
 class Estimate(Result):
     """One training step of a layout (schema paratune.estimate/1): ``throughput.step_time_s``,
     ``throughput.tokens_per_s_per_gpu``, ``memory.fits``, ``time`` ... as in docs/json.md."""
@@ -153,21 +177,12 @@ class Estimate(Result):
         )
 
 
-class Plan(Result):
+class Plan(_Table):
     """A layout search (schema paratune.plan/1): ``ranked`` (best first), ``winner``, ``search``,
     ``rules`` ... as in docs/json.md. ``to_frame()`` gives the ranking as a table."""
 
     __slots__ = ()
-
-    def rows(self):
-        """The ranking as flat rows (nested fields as dotted names: ``layout.tp``)."""
-        return [_flatten(r) for r in self._data["ranked"]]
-
-    def to_frame(self):
-        """The ranking as a pandas DataFrame, one row per ranked layout (needs pandas)."""
-        return _pandas().DataFrame(self.rows())
-
-    to_pandas = to_frame
+    _table = ("ranked", _flatten)
 
     def __str__(self):
         lines = [
@@ -203,7 +218,7 @@ _HTA_TEMPORAL_PCT = (
 )
 
 
-class Analysis(Result):
+class Analysis(_Table):
     """Measured profiler traces (schema paratune.analyze/1): ``ranks`` (one per rank:
     ``temporal``, ``comm_overlap_pct``, ``top_kernels``, ``idle``, ``iterations``,
     ``collectives`` ...), ``cross_rank``, ``stragglers``, ``prediction`` ... as in docs/json.md.
@@ -214,16 +229,7 @@ class Analysis(Result):
     ``comm_comp_overlap()`` are HTA's frames of the same names."""
 
     __slots__ = ()
-
-    def rows(self):
-        """One flat row per rank: its figures that are not lists (``temporal.idle_pct`` ...)."""
-        return [_scalars(r) for r in self._data["ranks"]]
-
-    def to_frame(self):
-        """One row per rank as a pandas DataFrame (needs pandas)."""
-        return _pandas().DataFrame(self.rows())
-
-    to_pandas = to_frame
+    _table = ("ranks", _scalars)
 
     def _per_rank(self, field):
         rows = []
@@ -284,22 +290,13 @@ class Analysis(Result):
         return "\n".join(lines)
 
 
-class Simulation(Result):
+class Simulation(_Table):
     """One simulated step (schema paratune.simulate/1): ``step_time_s``, ``pipeline_time_s``,
     ``stages`` (per pipeline rank: pass times, the simulated breakdown, in-flight micro-batches),
     ``time``, and with ``timeline=True`` every simulated event (``timeline``)."""
 
     __slots__ = ()
-
-    def rows(self):
-        """One flat row per pipeline stage."""
-        return [_scalars(s) for s in self._data["stages"]]
-
-    def to_frame(self):
-        """The stages as a pandas DataFrame (needs pandas)."""
-        return _pandas().DataFrame(self.rows())
-
-    to_pandas = to_frame
+    _table = ("stages", _scalars)
 
     def events(self):
         """Every simulated event as a pandas DataFrame (stage, stream, phase, micro_batch, start_s,
@@ -315,27 +312,18 @@ class Simulation(Result):
                 f"{d['micro_batches']} micro-batches: step {d['step_time_s']:.3f} s")
 
 
-class Diagnosis(Result):
+class Diagnosis(_Table):
     """Findings about a run (schema paratune.diagnose/1): ``inputs`` (each file and its kind),
     ``rules``, ``findings`` ranked by the throughput they cost (``rule``, ``severity``,
     ``title``, ``message``, ``loss_fraction``, ``fix``, ``evidence``, ``where``). ``notes``: the
     lines about the inputs that the CLI prints on standard error."""
 
     __slots__ = ("notes",)
+    _table = ("findings", _scalars)
 
     def __init__(self, text_or_dict, notes=()):
         super().__init__(text_or_dict)
         object.__setattr__(self, "notes", list(notes))
-
-    def rows(self):
-        """One flat row per finding (its figures that are not lists)."""
-        return [_scalars(f) for f in self._data["findings"]]
-
-    def to_frame(self):
-        """The findings as a pandas DataFrame, worst first (needs pandas)."""
-        return _pandas().DataFrame(self.rows())
-
-    to_pandas = to_frame
 
     def evidence(self):
         """Every finding's evidence as one table with a ``rule`` column."""
@@ -354,18 +342,18 @@ class Diagnosis(Result):
         return "\n".join(lines)
 
 
-class Validation(Result):
+class Validation(_Table):
     """Predicted against measured published runs (schema paratune.validate/1): ``rows`` (one per
     run: ``id``, ``measured_tokens_per_s_per_gpu``, ``predicted_tokens_per_s_per_gpu``, ``ape``,
     ``assumptions`` ...), ``overall``, ``groups``, ``ranking``, ``memory``, ``step_time``."""
 
     __slots__ = ()
+    _table = ("rows", _flatten)
 
-    def to_frame(self):
-        """One row per run (needs pandas); ``assumptions`` is a list per row."""
-        return _pandas().DataFrame([_flatten(r) for r in self._data["rows"]])
-
-    to_pandas = to_frame
+    @property
+    def rows(self):
+        """The document's ``rows`` (one per run), as its other members read."""
+        return _wrap(self._data["rows"])
 
     def groups(self):
         """The error statistics by group (``dimension``, ``value``, then ``stats.*``)."""
@@ -378,28 +366,19 @@ class Validation(Result):
                 f"MAPE {100 * o['mape']:.1f}%, P90 {100 * o['p90_ape']:.1f}%")
 
 
-class ClusterReplay(Result):
+class ClusterReplay(_Table):
     """A job trace replayed under scheduling policies (schema paratune.cluster/1): ``cluster``,
     ``trace``, ``policies`` (one per policy: utilisation, queue delay and JCT percentiles,
     preemptions, fragmentation, ``by_class`` ...). ``jobs_csv`` and ``series_csv``: the texts of
     ``--jobs-out`` and ``--series``."""
 
     __slots__ = ("jobs_csv", "series_csv")
+    _table = ("policies", _scalars)
 
     def __init__(self, text_or_dict, jobs_csv="", series_csv=""):
         super().__init__(text_or_dict)
         object.__setattr__(self, "jobs_csv", jobs_csv)
         object.__setattr__(self, "series_csv", series_csv)
-
-    def rows(self):
-        """One flat row per policy (nested figures dotted: ``queue_delay_s.p99``)."""
-        return [_scalars(p) for p in self._data["policies"]]
-
-    def to_frame(self):
-        """The policies side by side as a pandas DataFrame (needs pandas)."""
-        return _pandas().DataFrame(self.rows())
-
-    to_pandas = to_frame
 
     def jobs(self):
         """One row per job and policy, as ``--jobs-out`` writes them (needs pandas)."""
@@ -418,20 +397,11 @@ class ClusterReplay(Result):
         return "\n".join(lines)
 
 
-class RunList(Result):
+class RunList(_Table):
     """Recorded runs, newest first (schema paratune.runs.list/1): ``runs``, ``total``."""
 
     __slots__ = ()
-
-    def rows(self):
-        """One flat row per run (figures dotted; tags as a dict)."""
-        return [{k: v for k, v in _flatten(r).items()} for r in self._data["runs"]]
-
-    def to_frame(self):
-        """The runs as a pandas DataFrame (needs pandas)."""
-        return _pandas().DataFrame(self.rows())
-
-    to_pandas = to_frame
+    _table = ("runs", _flatten)
 
 
 class Emitted(Result):

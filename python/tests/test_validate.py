@@ -17,7 +17,7 @@ def test_validate_is_the_clis_with_its_rows(cli):
     assert v.to_dict() == doc
     assert isinstance(v, paratune.Validation) and v.schema == "paratune.validate/1"
     frame = v.to_frame()
-    assert list(frame["id"]) == [r["id"] for r in doc["rows"]]
+    assert list(frame["id"]) == [r["id"] for r in doc["rows"]] == [r.id for r in v.rows]
     for got, want in zip(frame["ape"], (r.get("ape") for r in doc["rows"])):
         assert (want is None and math.isnan(got)) or got == want
     assert "MAPE" in str(v)

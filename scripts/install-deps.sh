@@ -12,6 +12,8 @@ pkgs=(
   # the run registry's PostgreSQL back end (libpq) and the server its tests start
   # (scripts/pg-test-server.sh, docs/runs-storage.md)
   libpq-dev postgresql
+  # SHA-256 of the files the run registry records (libcrypto, src/runs/sha256.h)
+  libssl-dev
   # .ci/run: clang with its AddressSanitizer, UBSan and libFuzzer runtimes (preset sanitize: the
   # tests and the fuzz targets), llvm-symbolizer for readable sanitizer reports; GCC's runtimes
   # for the local preset asan

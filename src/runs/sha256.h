@@ -1,28 +1,33 @@
-// SHA-256 (FIPS 180-4, "Secure Hash Standard", section 6.2), a clean-room implementation from the
-// standard's text: the run registry keys a recorded file by the hash of its bytes, so that
-// recording the same file twice under the same run is a no-op.
+// SHA-256 (FIPS 180-4) of bytes, from OpenSSL's libcrypto (EVP, Debian's libssl-dev): the run
+// registry keys a recorded file by the hash of its bytes, so that recording the same file twice
+// under the same run is a no-op.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
+
+struct evp_md_ctx_st;  // OpenSSL's EVP_MD_CTX (openssl/types.h): the .cc file includes <openssl/evp.h>
 
 namespace paratune {
 
 class Sha256 {
  public:
   Sha256();
+  ~Sha256();
+  Sha256(const Sha256&) = delete;
+  Sha256& operator=(const Sha256&) = delete;
   void Update(std::string_view bytes);
   // The digest; the object is spent afterwards.
   std::array<uint8_t, 32> Finish();
 
  private:
-  void Block(const uint8_t* p);
-  std::array<uint32_t, 8> h_;
-  std::array<uint8_t, 64> buf_{};
-  size_t buf_len_ = 0;
-  uint64_t total_bytes_ = 0;
+  struct Free {
+    void operator()(evp_md_ctx_st* ctx) const;
+  };
+  std::unique_ptr<evp_md_ctx_st, Free> ctx_;
 };
 
 // The digest of `bytes` as 64 lowercase hex digits.

@@ -87,7 +87,7 @@ nlohmann::json AnalysisJson(const TraceAnalysis& a) {
       iters.push_back({{"step", it.step}, {"cpu_step_s", it.cpu_step_s}, {"dataloader_s", it.dataloader_s},
                        {"gpu", Temporal(it.gpu)}, {"comm_overlap_pct", Num(it.comm_overlap_pct)}});
     for (const auto& c : r.collectives)
-      colls.push_back({{"kind", CollectiveKindName(c.kind)}, {"count", c.count}, {"total_s", c.total_s},
+      colls.push_back({{"kind", CollectiveName(c.kind)}, {"count", c.count}, {"total_s", c.total_s},
                        {"exposed_s", c.exposed_s}, {"sized_count", c.sized_count}, {"bytes", c.bytes},
                        {"sized_time_s", c.sized_time_s}, {"algbw_bytes_per_s", c.algbw_bytes_per_s},
                        {"busbw_bytes_per_s", c.busbw_bytes_per_s}, {"groups", Groups(c)},

@@ -12,7 +12,7 @@
 namespace paratune {
 namespace {
 
-constexpr size_t kKinds = static_cast<size_t>(CollectiveKind::kOther) + 1;
+constexpr size_t kKinds = static_cast<size_t>(Collective::kOther) + 1;
 
 std::string LowerDtype(std::string_view s) {
   std::string out(s);
@@ -25,33 +25,16 @@ std::string LowerDtype(std::string_view s) {
 // output; reduce_scatter count*typesize*nranks = the input; all_reduce, broadcast, reduce,
 // sendrecv count*typesize = the input; alltoall count*nranks*typesize = the input). Empty when
 // the args do not carry what it needs.
-std::optional<double> MessageBytes(CollectiveKind kind, const CollectiveArgs& a) {
-  if (kind == CollectiveKind::kOther || a.group_size < 1) return std::nullopt;
+std::optional<double> MessageBytes(Collective kind, const CollectiveArgs& a) {
+  if (kind == Collective::kOther || a.group_size < 1) return std::nullopt;
   const int dtype_bytes = DtypeBytes(a.dtype);
   if (dtype_bytes == 0) return std::nullopt;
-  const int64_t nelems = kind == CollectiveKind::kAllGather ? a.out_nelems : a.in_nelems;
+  const int64_t nelems = kind == Collective::kAllGather ? a.out_nelems : a.in_nelems;
   if (nelems < 0) return std::nullopt;
   return static_cast<double>(nelems) * dtype_bytes;
 }
 
 }  // namespace
-
-double BusBandwidthFactor(CollectiveKind kind, int group_size) {
-  if (group_size < 1) return 0;
-  const double n = group_size;
-  // nccl-tests doc/PERFORMANCE.md, "Bus bandwidth" and src/*.cu *GetBw.
-  switch (kind) {
-    case CollectiveKind::kAllReduce: return 2 * (n - 1) / n;
-    case CollectiveKind::kReduceScatter:
-    case CollectiveKind::kAllGather:
-    case CollectiveKind::kAllToAll: return (n - 1) / n;
-    case CollectiveKind::kBroadcast:
-    case CollectiveKind::kReduce:
-    case CollectiveKind::kSendRecv: return 1;
-    case CollectiveKind::kOther: return 0;
-  }
-  return 0;
-}
 
 int DtypeBytes(std::string_view dtype) {
   // Names from c10/core/ScalarType.h (AT_FORALL_SCALAR_TYPES_WITH_COMPLEX_AND_QINTS), sizes of the
@@ -106,7 +89,7 @@ std::vector<CollectiveStats> ComputeCollectiveStats(const RankTrace& t, const st
     if (ht != HtaKernelType::kCommunication) continue;
     const size_t c = static_cast<size_t>(e.collective);
     const CollectiveArgs* args = e.collective >= 0 && c < t.collectives.size() ? &t.collectives[c] : nullptr;
-    const CollectiveKind kind = CollectiveKindOf(t.names[e.name], args);
+    const Collective kind = CollectiveKindOf(t.names[e.name], args);
     const size_t k = static_cast<size_t>(kind);
     CollectiveStats& s = stats[k];
     const double dur_s = static_cast<double>(e.dur_ns) * 1e-9;
@@ -133,7 +116,7 @@ std::vector<CollectiveStats> ComputeCollectiveStats(const RankTrace& t, const st
   for (size_t k = 0; k < kKinds; ++k) {
     CollectiveStats& s = stats[k];
     if (s.count == 0) continue;
-    s.kind = static_cast<CollectiveKind>(k);
+    s.kind = static_cast<Collective>(k);
     // Exposed: the union of this kind's kernels minus its overlap with the union of compute
     // kernels (the non-compute time of timeline/breakdown.h).
     s.exposed_s = BreakdownIntervals(compute, comm[k], 0, 0).non_compute_s;

@@ -10,13 +10,9 @@
 
 #include "analysis/kernel_class.h"
 #include "trace/trace_event.h"
+#include "util/collective.h"
 
 namespace paratune {
-
-// busbw / algbw for a collective over `group_size` ranks (nccl-tests doc/PERFORMANCE.md and
-// src/*.cu *GetBw): all-reduce 2(n-1)/n; reduce-scatter, all-gather, all-to-all (n-1)/n;
-// broadcast, reduce, send/recv 1. kOther has no definition and gives 0, as does group_size < 1.
-double BusBandwidthFactor(CollectiveKind kind, int group_size);
 
 // Bytes per element of a PyTorch dtype name as the profiler writes it (c10::toString of the
 // ScalarType), case-insensitive: Float/Float32 4, Double/Float64 8, Half/Float16/BFloat16 2,
@@ -37,7 +33,7 @@ struct CollectiveGroupStats {
 };
 
 struct CollectiveStats {
-  CollectiveKind kind = CollectiveKind::kOther;
+  Collective kind = Collective::kOther;
   int64_t count = 0;             // kernels
   double total_s = 0;            // sum of kernel durations
   double exposed_s = 0;          // part of those kernels' time (union per kind) not overlapping any

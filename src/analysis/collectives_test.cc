@@ -7,17 +7,17 @@ namespace {
 
 TEST(CollectiveStats, BusBandwidthFactors) {
   // nccl-tests doc/PERFORMANCE.md: 2(n-1)/n, (n-1)/n, 1.
-  EXPECT_DOUBLE_EQ(BusBandwidthFactor(CollectiveKind::kAllReduce, 8), 1.75);
-  EXPECT_DOUBLE_EQ(BusBandwidthFactor(CollectiveKind::kAllReduce, 2), 1.0);
-  EXPECT_DOUBLE_EQ(BusBandwidthFactor(CollectiveKind::kAllReduce, 1), 0.0);
-  EXPECT_DOUBLE_EQ(BusBandwidthFactor(CollectiveKind::kReduceScatter, 8), 0.875);
-  EXPECT_DOUBLE_EQ(BusBandwidthFactor(CollectiveKind::kAllGather, 4), 0.75);
-  EXPECT_DOUBLE_EQ(BusBandwidthFactor(CollectiveKind::kAllToAll, 2), 0.5);
-  EXPECT_DOUBLE_EQ(BusBandwidthFactor(CollectiveKind::kBroadcast, 8), 1.0);
-  EXPECT_DOUBLE_EQ(BusBandwidthFactor(CollectiveKind::kReduce, 8), 1.0);
-  EXPECT_DOUBLE_EQ(BusBandwidthFactor(CollectiveKind::kSendRecv, 2), 1.0);
-  EXPECT_DOUBLE_EQ(BusBandwidthFactor(CollectiveKind::kOther, 8), 0.0);
-  EXPECT_DOUBLE_EQ(BusBandwidthFactor(CollectiveKind::kAllReduce, 0), 0.0);
+  EXPECT_DOUBLE_EQ(BusBandwidthFactor(Collective::kAllReduce, 8), 1.75);
+  EXPECT_DOUBLE_EQ(BusBandwidthFactor(Collective::kAllReduce, 2), 1.0);
+  EXPECT_DOUBLE_EQ(BusBandwidthFactor(Collective::kAllReduce, 1), 0.0);
+  EXPECT_DOUBLE_EQ(BusBandwidthFactor(Collective::kReduceScatter, 8), 0.875);
+  EXPECT_DOUBLE_EQ(BusBandwidthFactor(Collective::kAllGather, 4), 0.75);
+  EXPECT_DOUBLE_EQ(BusBandwidthFactor(Collective::kAllToAll, 2), 0.5);
+  EXPECT_DOUBLE_EQ(BusBandwidthFactor(Collective::kBroadcast, 8), 1.0);
+  EXPECT_DOUBLE_EQ(BusBandwidthFactor(Collective::kReduce, 8), 1.0);
+  EXPECT_DOUBLE_EQ(BusBandwidthFactor(Collective::kSendRecv, 2), 1.0);
+  EXPECT_DOUBLE_EQ(BusBandwidthFactor(Collective::kOther, 8), 0.0);
+  EXPECT_DOUBLE_EQ(BusBandwidthFactor(Collective::kAllReduce, 0), 0.0);
 }
 
 TEST(CollectiveStats, DtypeBytes) {
@@ -98,7 +98,7 @@ TEST(CollectiveStats, HandBuiltRankTrace) {
 
   // Sorted by total: all-gather 4 ms, then all-reduce and reduce-scatter 2 ms each (by kind).
   const CollectiveStats& ag = s[0];
-  EXPECT_EQ(ag.kind, CollectiveKind::kAllGather);
+  EXPECT_EQ(ag.kind, Collective::kAllGather);
   EXPECT_EQ(ag.count, 1);
   EXPECT_NEAR(ag.total_s, 4e-3, 1e-15);
   EXPECT_NEAR(ag.exposed_s, 3e-3, 1e-12);  // [20,23]: the triton kernel hides [23,24]
@@ -109,7 +109,7 @@ TEST(CollectiveStats, HandBuiltRankTrace) {
   EXPECT_NEAR(ag.busbw_bytes_per_s, 458752000, 1e-3);  // x 7/8
 
   const CollectiveStats& ar = s[1];
-  EXPECT_EQ(ar.kind, CollectiveKind::kAllReduce);
+  EXPECT_EQ(ar.kind, Collective::kAllReduce);
   EXPECT_EQ(ar.count, 2);
   EXPECT_NEAR(ar.total_s, 2e-3, 1e-15);
   EXPECT_NEAR(ar.exposed_s, 1.25e-3, 1e-12);  // 2 ms minus [10.25,11]
@@ -120,7 +120,7 @@ TEST(CollectiveStats, HandBuiltRankTrace) {
   EXPECT_NEAR(ar.busbw_bytes_per_s, 1835008000, 1e-3);  // x 1.75
 
   const CollectiveStats& rs = s[2];
-  EXPECT_EQ(rs.kind, CollectiveKind::kReduceScatter);
+  EXPECT_EQ(rs.kind, Collective::kReduceScatter);
   EXPECT_EQ(rs.count, 1);
   EXPECT_NEAR(rs.total_s, 2e-3, 1e-15);
   EXPECT_NEAR(rs.exposed_s, 2e-3, 1e-12);
@@ -147,7 +147,7 @@ TEST(CollectiveStats, SizesPerKindAndMixedGroups) {
   const std::vector<CollectiveStats> s = ComputeCollectiveStats(t, {0, 1, 2, 3});
   ASSERT_EQ(s.size(), 2u);
   const CollectiveStats& rs = s[0];
-  EXPECT_EQ(rs.kind, CollectiveKind::kReduceScatter);
+  EXPECT_EQ(rs.kind, Collective::kReduceScatter);
   EXPECT_EQ(rs.sized_count, 2);
   EXPECT_DOUBLE_EQ(rs.bytes, 4194304);  // 2 x 1048576 x 2 bytes: the inputs
   EXPECT_NEAR(rs.algbw_bytes_per_s, 4194304 / 4e-3, 1e-3);
@@ -165,7 +165,7 @@ TEST(CollectiveStats, SizesPerKindAndMixedGroups) {
   EXPECT_NEAR(rs.groups[1].sized_time_s, 2e-3, 1e-15);
   EXPECT_NEAR(rs.groups[1].busbw_bytes_per_s, 2097152 * 0.875 / 2e-3, 1e-3);
   const CollectiveStats& a2a = s[1];
-  EXPECT_EQ(a2a.kind, CollectiveKind::kAllToAll);
+  EXPECT_EQ(a2a.kind, Collective::kAllToAll);
   EXPECT_EQ(a2a.count, 2);
   EXPECT_EQ(a2a.sized_count, 1);
   EXPECT_DOUBLE_EQ(a2a.bytes, 2097152);  // 524288 x 4 bytes

@@ -69,34 +69,34 @@ bool HtaIsComputation(std::string_view name) {
 // The collective a PyTorch "Collective name" (already lower-cased, underscores removed, "nccl"
 // dropped) names; `known` false when it is none of them. Names from
 // torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp (the seq/record_param_comms names).
-CollectiveKind KindFromArgName(std::string_view n, bool* known) {
+Collective KindFromArgName(std::string_view n, bool* known) {
   *known = true;
-  if (n.starts_with("allreduce")) return CollectiveKind::kAllReduce;
-  if (n.starts_with("allgather")) return CollectiveKind::kAllGather;
-  if (n.starts_with("reducescatter")) return CollectiveKind::kReduceScatter;
-  if (n.starts_with("alltoall")) return CollectiveKind::kAllToAll;
-  if (n.starts_with("broadcast")) return CollectiveKind::kBroadcast;
-  if (n.starts_with("reduce")) return CollectiveKind::kReduce;
-  if (n.starts_with("send") || n.starts_with("recv")) return CollectiveKind::kSendRecv;
-  if (n == "barrier") return CollectiveKind::kAllReduce;  // ProcessGroupNCCL::barrier all-reduces one element
-  if (n.starts_with("gather") || n.starts_with("scatter")) return CollectiveKind::kOther;
+  if (n.starts_with("allreduce")) return Collective::kAllReduce;
+  if (n.starts_with("allgather")) return Collective::kAllGather;
+  if (n.starts_with("reducescatter")) return Collective::kReduceScatter;
+  if (n.starts_with("alltoall")) return Collective::kAllToAll;
+  if (n.starts_with("broadcast")) return Collective::kBroadcast;
+  if (n.starts_with("reduce")) return Collective::kReduce;
+  if (n.starts_with("send") || n.starts_with("recv")) return Collective::kSendRecv;
+  if (n == "barrier") return Collective::kAllReduce;  // ProcessGroupNCCL::barrier all-reduces one element
+  if (n.starts_with("gather") || n.starts_with("scatter")) return Collective::kOther;
   *known = false;
-  return CollectiveKind::kOther;
+  return Collective::kOther;
 }
 
 // The <Coll> token at the start of `rest` (NCCL src/device/generate.py names kernels
 // ncclDevKernel_<Coll>_...; older NCCL src/collectives/device/*.cu ncclKernel_<Coll>_... and
 // nccl<Coll>RingLLKernel_...).
-bool KindFromKernelToken(std::string_view rest, CollectiveKind* kind) {
+bool KindFromKernelToken(std::string_view rest, Collective* kind) {
   static constexpr struct {
     std::string_view token;
-    CollectiveKind kind;
+    Collective kind;
   } kTokens[] = {
-      {"AllReduce", CollectiveKind::kAllReduce},   {"AllGather", CollectiveKind::kAllGather},
-      {"ReduceScatter", CollectiveKind::kReduceScatter}, {"AllToAll", CollectiveKind::kAllToAll},
-      {"Broadcast", CollectiveKind::kBroadcast},   {"Reduce", CollectiveKind::kReduce},
-      {"SendRecv", CollectiveKind::kSendRecv},     {"Send", CollectiveKind::kSendRecv},
-      {"Recv", CollectiveKind::kSendRecv},         {"Generic", CollectiveKind::kOther},
+      {"AllReduce", Collective::kAllReduce},   {"AllGather", Collective::kAllGather},
+      {"ReduceScatter", Collective::kReduceScatter}, {"AllToAll", Collective::kAllToAll},
+      {"Broadcast", Collective::kBroadcast},   {"Reduce", Collective::kReduce},
+      {"SendRecv", Collective::kSendRecv},     {"Send", Collective::kSendRecv},
+      {"Recv", Collective::kSendRecv},         {"Generic", Collective::kOther},
   };
   for (const auto& t : kTokens) {
     if (rest.starts_with(t.token)) {
@@ -206,7 +206,7 @@ static KernelCategory CategoryOfText(const std::string& l) {
   return KernelCategory::kOther;
 }
 
-CollectiveKind CollectiveKindOf(std::string_view kernel_name, const CollectiveArgs* args) {
+Collective CollectiveKindOf(std::string_view kernel_name, const CollectiveArgs* args) {
   if (args != nullptr && !args->collective.empty()) {
     std::string n;
     for (char c : LowerName(args->collective))
@@ -214,15 +214,15 @@ CollectiveKind CollectiveKindOf(std::string_view kernel_name, const CollectiveAr
     std::string_view v = n;
     if (v.starts_with("nccl")) v.remove_prefix(4);
     bool known = false;
-    const CollectiveKind k = KindFromArgName(v, &known);
+    const Collective k = KindFromArgName(v, &known);
     if (known) return k;
   }
-  CollectiveKind k = CollectiveKind::kOther;
+  Collective k = Collective::kOther;
   for (std::string_view marker : {"ncclDevKernel_", "ncclKernel_", "nccl"}) {
     const size_t pos = kernel_name.find(marker);
     if (pos != std::string_view::npos && KindFromKernelToken(kernel_name.substr(pos + marker.size()), &k)) return k;
   }
-  return CollectiveKind::kOther;
+  return Collective::kOther;
 }
 
 }  // namespace paratune

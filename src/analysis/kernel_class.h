@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "trace/trace_event.h"
+#include "util/collective.h"
 #include "util/enum_names.h"
 
 namespace paratune {
@@ -89,17 +90,6 @@ inline constexpr EnumNames<KernelCategory, 10> kKernelCategoryNames{{{{KernelCat
                                                                      10};
 inline const char* KernelCategoryName(KernelCategory category) { return kKernelCategoryNames.Name(category); }
 
-// The collective a communication kernel performs.
-enum class CollectiveKind : uint8_t {
-  kAllReduce,
-  kAllGather,
-  kReduceScatter,
-  kAllToAll,
-  kBroadcast,
-  kReduce,
-  kSendRecv,
-  kOther,
-};
 
 // From args->collective when it is non-empty and known (PyTorch's names, case-insensitive,
 // underscores ignored: "allreduce", "all_reduce", "allreduce_coalesced", "allgather",
@@ -112,19 +102,7 @@ enum class CollectiveKind : uint8_t {
 // "nccl<Coll>RingLLKernel_sum_f32", with Coll one of AllReduce, AllGather, ReduceScatter,
 // Broadcast, Reduce, SendRecv, AllToAll (RCCL), Generic. So a SendRecv kernel whose args say
 // all_to_all is kAllToAll. `args` may be null.
-CollectiveKind CollectiveKindOf(std::string_view kernel_name, const CollectiveArgs* args);
-// "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "reduce",
-// "send_recv", "other"
-inline constexpr EnumNames<CollectiveKind, 8> kCollectiveKindNames{{{{CollectiveKind::kAllReduce, "all_reduce"},
-                                                                     {CollectiveKind::kAllGather, "all_gather"},
-                                                                     {CollectiveKind::kReduceScatter, "reduce_scatter"},
-                                                                     {CollectiveKind::kAllToAll, "all_to_all"},
-                                                                     {CollectiveKind::kBroadcast, "broadcast"},
-                                                                     {CollectiveKind::kReduce, "reduce"},
-                                                                     {CollectiveKind::kSendRecv, "send_recv"},
-                                                                     {CollectiveKind::kOther, "other"}}},
-                                                                   8};
-inline const char* CollectiveKindName(CollectiveKind kind) { return kCollectiveKindNames.Name(kind); }
+Collective CollectiveKindOf(std::string_view kernel_name, const CollectiveArgs* args);
 
 // A kernel's own name for tables and classification: the return type, template arguments,
 // "(anonymous namespace)" and the parameter list dropped

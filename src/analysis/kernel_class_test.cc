@@ -179,27 +179,27 @@ TEST(KernelClass, CategoryNames) {
 }
 
 TEST(KernelClass, CollectiveKindFromKernelName) {
-  const std::pair<const char*, CollectiveKind> cases[] = {
-      {"ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", CollectiveKind::kAllReduce},
-      {"void ncclKernel_AllGather_RING_LL_Sum_int8_t(ncclWorkElem)", CollectiveKind::kAllGather},
-      {"ncclKernel_ReduceScatter_RING_SIMPLE_Sum_bf16(ncclWorkElem)", CollectiveKind::kReduceScatter},
-      {"ncclKernel_Broadcast_RING_LL_Sum_int8_t(ncclWorkElem)", CollectiveKind::kBroadcast},
-      {"ncclKernel_Reduce_RING_LL_Sum_float(ncclWorkElem)", CollectiveKind::kReduce},
-      {"ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)", CollectiveKind::kSendRecv},
-      {"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", CollectiveKind::kAllReduce},
-      {"ncclDevKernel_AllGather_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", CollectiveKind::kAllGather},
+  const std::pair<const char*, Collective> cases[] = {
+      {"ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", Collective::kAllReduce},
+      {"void ncclKernel_AllGather_RING_LL_Sum_int8_t(ncclWorkElem)", Collective::kAllGather},
+      {"ncclKernel_ReduceScatter_RING_SIMPLE_Sum_bf16(ncclWorkElem)", Collective::kReduceScatter},
+      {"ncclKernel_Broadcast_RING_LL_Sum_int8_t(ncclWorkElem)", Collective::kBroadcast},
+      {"ncclKernel_Reduce_RING_LL_Sum_float(ncclWorkElem)", Collective::kReduce},
+      {"ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)", Collective::kSendRecv},
+      {"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", Collective::kAllReduce},
+      {"ncclDevKernel_AllGather_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", Collective::kAllGather},
       {"ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
-       CollectiveKind::kReduceScatter},
-      {"ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)", CollectiveKind::kSendRecv},
-      {"ncclDevKernel_Generic(ncclDevComm*, unsigned long, ncclWork*)", CollectiveKind::kOther},
-      {"ncclDevKernel_Generic_4(ncclDevComm*, unsigned long, ncclWork*)", CollectiveKind::kOther},
-      {"ncclAllReduceRingLLKernel_sum_f32(CollectiveArgs)", CollectiveKind::kAllReduce},
-      {"ncclKernel_AllToAllPivot_RING_SIMPLE_Sum_int8_t(ncclWorkElem)", CollectiveKind::kAllToAll},  // RCCL
-      {"void foo<ncclKernel>", CollectiveKind::kOther},
-      {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n", CollectiveKind::kOther},
+       Collective::kReduceScatter},
+      {"ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)", Collective::kSendRecv},
+      {"ncclDevKernel_Generic(ncclDevComm*, unsigned long, ncclWork*)", Collective::kOther},
+      {"ncclDevKernel_Generic_4(ncclDevComm*, unsigned long, ncclWork*)", Collective::kOther},
+      {"ncclAllReduceRingLLKernel_sum_f32(CollectiveArgs)", Collective::kAllReduce},
+      {"ncclKernel_AllToAllPivot_RING_SIMPLE_Sum_int8_t(ncclWorkElem)", Collective::kAllToAll},  // RCCL
+      {"void foo<ncclKernel>", Collective::kOther},
+      {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n", Collective::kOther},
   };
   for (const auto& [name, kind] : cases) {
-    EXPECT_STREQ(CollectiveKindName(CollectiveKindOf(name, nullptr)), CollectiveKindName(kind)) << name;
+    EXPECT_STREQ(CollectiveName(CollectiveKindOf(name, nullptr)), CollectiveName(kind)) << name;
     const CollectiveArgs no_name;  // args without a collective name: the kernel name decides
     EXPECT_EQ(CollectiveKindOf(name, &no_name), kind) << name;
   }
@@ -208,32 +208,32 @@ TEST(KernelClass, CollectiveKindFromKernelName) {
 TEST(KernelClass, CollectiveKindFromArgsBeatsKernelName) {
   const char* generic = "ncclDevKernel_Generic(ncclDevComm*, unsigned long, ncclWork*)";
   const char* sendrecv = "ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)";
-  const std::pair<const char*, CollectiveKind> cases[] = {
-      {"allreduce", CollectiveKind::kAllReduce},
-      {"all_reduce", CollectiveKind::kAllReduce},
-      {"allreduce_coalesced", CollectiveKind::kAllReduce},
-      {"barrier", CollectiveKind::kAllReduce},
-      {"allgather", CollectiveKind::kAllGather},
-      {"_allgather_base", CollectiveKind::kAllGather},
-      {"all_gather_into_tensor", CollectiveKind::kAllGather},
-      {"allgather_into_tensor_coalesced", CollectiveKind::kAllGather},
-      {"reduce_scatter", CollectiveKind::kReduceScatter},
-      {"_reduce_scatter_base", CollectiveKind::kReduceScatter},
-      {"reduce_scatter_tensor", CollectiveKind::kReduceScatter},
-      {"all_to_all", CollectiveKind::kAllToAll},
-      {"alltoall", CollectiveKind::kAllToAll},
-      {"all_to_allv", CollectiveKind::kAllToAll},
-      {"alltoall_base", CollectiveKind::kAllToAll},
-      {"broadcast", CollectiveKind::kBroadcast},
-      {"_broadcast_oop", CollectiveKind::kBroadcast},
-      {"reduce", CollectiveKind::kReduce},
-      {"_reduce_oop", CollectiveKind::kReduce},
-      {"send", CollectiveKind::kSendRecv},
-      {"recv", CollectiveKind::kSendRecv},
-      {"gather", CollectiveKind::kOther},
-      {"scatter", CollectiveKind::kOther},
-      {"ncclAllReduce", CollectiveKind::kAllReduce},
-      {"AllGather", CollectiveKind::kAllGather},
+  const std::pair<const char*, Collective> cases[] = {
+      {"allreduce", Collective::kAllReduce},
+      {"all_reduce", Collective::kAllReduce},
+      {"allreduce_coalesced", Collective::kAllReduce},
+      {"barrier", Collective::kAllReduce},
+      {"allgather", Collective::kAllGather},
+      {"_allgather_base", Collective::kAllGather},
+      {"all_gather_into_tensor", Collective::kAllGather},
+      {"allgather_into_tensor_coalesced", Collective::kAllGather},
+      {"reduce_scatter", Collective::kReduceScatter},
+      {"_reduce_scatter_base", Collective::kReduceScatter},
+      {"reduce_scatter_tensor", Collective::kReduceScatter},
+      {"all_to_all", Collective::kAllToAll},
+      {"alltoall", Collective::kAllToAll},
+      {"all_to_allv", Collective::kAllToAll},
+      {"alltoall_base", Collective::kAllToAll},
+      {"broadcast", Collective::kBroadcast},
+      {"_broadcast_oop", Collective::kBroadcast},
+      {"reduce", Collective::kReduce},
+      {"_reduce_oop", Collective::kReduce},
+      {"send", Collective::kSendRecv},
+      {"recv", Collective::kSendRecv},
+      {"gather", Collective::kOther},
+      {"scatter", Collective::kOther},
+      {"ncclAllReduce", Collective::kAllReduce},
+      {"AllGather", Collective::kAllGather},
   };
   for (const auto& [coll, kind] : cases) {
     CollectiveArgs a;
@@ -243,23 +243,23 @@ TEST(KernelClass, CollectiveKindFromArgsBeatsKernelName) {
   // A SendRecv kernel PyTorch launched for all_to_all is an all-to-all.
   CollectiveArgs a2a;
   a2a.collective = "all_to_all";
-  EXPECT_EQ(CollectiveKindOf(sendrecv, &a2a), CollectiveKind::kAllToAll);
+  EXPECT_EQ(CollectiveKindOf(sendrecv, &a2a), Collective::kAllToAll);
   // An unknown collective name falls back to the kernel name.
   CollectiveArgs unknown;
   unknown.collective = "coalesced";
-  EXPECT_EQ(CollectiveKindOf(sendrecv, &unknown), CollectiveKind::kSendRecv);
-  EXPECT_EQ(CollectiveKindOf(generic, &unknown), CollectiveKind::kOther);
+  EXPECT_EQ(CollectiveKindOf(sendrecv, &unknown), Collective::kSendRecv);
+  EXPECT_EQ(CollectiveKindOf(generic, &unknown), Collective::kOther);
 }
 
 TEST(KernelClass, CollectiveKindNames) {
-  EXPECT_STREQ(CollectiveKindName(CollectiveKind::kAllReduce), "all_reduce");
-  EXPECT_STREQ(CollectiveKindName(CollectiveKind::kAllGather), "all_gather");
-  EXPECT_STREQ(CollectiveKindName(CollectiveKind::kReduceScatter), "reduce_scatter");
-  EXPECT_STREQ(CollectiveKindName(CollectiveKind::kAllToAll), "all_to_all");
-  EXPECT_STREQ(CollectiveKindName(CollectiveKind::kBroadcast), "broadcast");
-  EXPECT_STREQ(CollectiveKindName(CollectiveKind::kReduce), "reduce");
-  EXPECT_STREQ(CollectiveKindName(CollectiveKind::kSendRecv), "send_recv");
-  EXPECT_STREQ(CollectiveKindName(CollectiveKind::kOther), "other");
+  EXPECT_STREQ(CollectiveName(Collective::kAllReduce), "all_reduce");
+  EXPECT_STREQ(CollectiveName(Collective::kAllGather), "all_gather");
+  EXPECT_STREQ(CollectiveName(Collective::kReduceScatter), "reduce_scatter");
+  EXPECT_STREQ(CollectiveName(Collective::kAllToAll), "all_to_all");
+  EXPECT_STREQ(CollectiveName(Collective::kBroadcast), "broadcast");
+  EXPECT_STREQ(CollectiveName(Collective::kReduce), "reduce");
+  EXPECT_STREQ(CollectiveName(Collective::kSendRecv), "send_recv");
+  EXPECT_STREQ(CollectiveName(Collective::kOther), "other");
 }
 
 }  // namespace

@@ -61,7 +61,7 @@ INSERT INTO NVTX_EVENTS VALUES (0, 7800, 59, 'ProfilerStep#1', 1, NULL), (7800, 
   EXPECT_NEAR(r.iterations[0].gpu.compute_pct(), 100.0 * 4000 / 6000, 1e-9);
   EXPECT_NEAR(r.iterations[1].gpu.compute_pct(), 100.0, 1e-9);
   ASSERT_EQ(r.collectives.size(), 1u);
-  EXPECT_EQ(r.collectives[0].kind, CollectiveKind::kAllReduce);
+  EXPECT_EQ(r.collectives[0].kind, Collective::kAllReduce);
   EXPECT_NEAR(r.collectives[0].exposed_s, 2000e-9, 1e-15);
   EXPECT_EQ(r.launch.launches, 3);  // cudaLaunchKernel_v7000 is read as cudaLaunchKernel
   std::remove(path.c_str());

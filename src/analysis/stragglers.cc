@@ -23,7 +23,7 @@ constexpr double kRobustZ = 3.5;  // Iglewicz & Hoaglin 1993
 constexpr size_t kMinRanksForZ = 3;
 
 // A group of collectives on one rank: (kind, process group name or "" without args).
-using GroupKey = std::pair<CollectiveKind, std::string>;
+using GroupKey = std::pair<Collective, std::string>;
 
 struct RankComm {
   std::map<GroupKey, std::vector<double>> durations_s;  // per group, in start order

@@ -7,7 +7,7 @@
 // the kernels end at about the same moment everywhere. The rank whose kernel is the shortest
 // therefore arrived last, and every other rank's kernel is longer by the time it waited for it.
 // On each rank the communication kernels (EventKind::kKernel, HtaKernelType kCommunication) are
-// taken in start order and grouped by (CollectiveKind, "Process Group Name" when the kernel
+// taken in start order and grouped by (Collective, "Process Group Name" when the kernel
 // carries args); the n-th kernel of a group is matched across the ranks that have the group (at
 // least 2), up to the smallest count among them. For each matched collective:
 //   last arrival: the rank with the shortest kernel (none when several share the minimum);

@@ -172,7 +172,7 @@ std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o
     out += fmt::format("    {:<15} {:>7} {:>11} {:>12} {:>12} {:>11} {:>11}\n", "kind", "count", "total ms", "exposed ms", "bytes",
                        "algbw GB/s", "busbw GB/s");
     for (const auto& c : r->collectives)
-      out += fmt::format("    {:<15} {:>7} {:>11} {:>12} {:>12} {:>11} {:>11}\n", CollectiveKindName(c.kind), c.count, Ms(c.total_s),
+      out += fmt::format("    {:<15} {:>7} {:>11} {:>12} {:>12} {:>11} {:>11}\n", CollectiveName(c.kind), c.count, Ms(c.total_s),
                          Ms(c.exposed_s), c.sized_count ? fmt::format("{:.3g}", c.bytes) : "-", Bandwidth(c.algbw_bytes_per_s),
                          Bandwidth(c.busbw_bytes_per_s));
   }

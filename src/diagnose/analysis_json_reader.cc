@@ -154,7 +154,7 @@ TraceAnalysis ParseAnalysisJson(std::string_view text, const std::string& where)
     for (size_t k = 0; k < colls.size(); ++k) {
       const std::string q = p + ".collectives[" + std::to_string(k) + "]";
       CollectiveStats c;
-      c.kind = kCollectiveKindNames.Parse(r.Str(colls[k], "kind", q), where + ": " + q, "collective kind");
+      c.kind = kCollectiveNames.Parse(r.Str(colls[k], "kind", q), where + ": " + q, "collective kind");
       c.count = r.Int(colls[k], "count", q);
       c.total_s = r.Num(colls[k], "total_s", q);
       c.exposed_s = r.Num(colls[k], "exposed_s", q);

@@ -124,7 +124,7 @@ std::optional<LinkCeiling> NcclTestsCeiling(const NcclTestsRun& run, const Clust
     c.link = CeilingLink::kScaleUp;
     c.line_bytes_per_s = scale_up_line;
     c.effective_bytes_per_s = scale_up_eff;
-    if (run.collective == NcclTestCollective::kAllReduce && nvswitch_sharp && run.ranks > 1)
+    if (run.collective == Collective::kAllReduce && nvswitch_sharp && run.ranks > 1)
       c.nvls_bytes_per_s = scale_up_eff * kNvlsAllReduceGain;
     c.derivation = fmt::format("{} {} {:.0f} GB/s per direction x {:.3f} (NCCL protocol overhead) = {:.1f} GB/s", g.name, link_name,
                                scale_up_line / 1e9, kNcclScaleUpEfficiency, scale_up_eff / 1e9);
@@ -144,9 +144,9 @@ std::optional<LinkCeiling> NcclTestsCeiling(const NcclTestsRun& run, const Clust
   if (f.nodes_per_leaf > 0 && c.nodes > f.nodes_per_leaf) oversub = std::max(1.0, f.spine_oversubscription);
   const double node_net_line = c.nics_used * f.nic_bytes_per_s / oversub;
   double line = node_net_line, factor_note = 1;
-  if (run.collective == NcclTestCollective::kAllToAll || run.collective == NcclTestCollective::kSendRecv) {
+  if (run.collective == Collective::kAllToAll || run.collective == Collective::kSendRecv) {
     const double per_gpu = node_net_line / per_node;
-    factor_note = run.collective == NcclTestCollective::kAllToAll ? static_cast<double>(c.nodes) / (c.nodes - 1) : 1.0;
+    factor_note = run.collective == Collective::kAllToAll ? static_cast<double>(c.nodes) / (c.nodes - 1) : 1.0;
     line = per_gpu * factor_note;
   }
   c.line_bytes_per_s = std::min(line, per_node > 1 ? scale_up_line : line);
@@ -163,28 +163,10 @@ std::optional<LinkCeiling> NcclTestsCeiling(const NcclTestsRun& run, const Clust
   return c;
 }
 
-namespace {
-
-NcclTestCollective NcclCollectiveOf(CollectiveKind k) {
-  switch (k) {
-    case CollectiveKind::kAllReduce: return NcclTestCollective::kAllReduce;
-    case CollectiveKind::kAllGather: return NcclTestCollective::kAllGather;
-    case CollectiveKind::kReduceScatter: return NcclTestCollective::kReduceScatter;
-    case CollectiveKind::kAllToAll: return NcclTestCollective::kAllToAll;
-    case CollectiveKind::kBroadcast: return NcclTestCollective::kBroadcast;
-    case CollectiveKind::kReduce: return NcclTestCollective::kReduce;
-    case CollectiveKind::kSendRecv: return NcclTestCollective::kSendRecv;
-    case CollectiveKind::kOther: break;
-  }
-  return NcclTestCollective::kUnknown;
-}
-
-}  // namespace
-
-std::optional<LinkCeiling> CollectiveCeiling(CollectiveKind kind, int group_size, const ClusterSpec& cluster) {
-  if (kind == CollectiveKind::kOther || group_size < 1) return std::nullopt;
+std::optional<LinkCeiling> CollectiveCeiling(Collective kind, int group_size, const ClusterSpec& cluster) {
+  if (kind == Collective::kOther || group_size < 1) return std::nullopt;
   NcclTestsRun run;
-  run.collective = NcclCollectiveOf(kind);
+  run.collective = kind;
   run.ranks = group_size;
   run.nodes = 0;  // derived from the fabric's GPUs per node: the packed placement
   return NcclTestsCeiling(run, &cluster);

@@ -63,7 +63,7 @@ std::optional<LinkCeiling> NcclTestsCeiling(const NcclTestsRun& run, const Clust
 // the innermost groups, TP then CP/EP, on consecutive ranks of one node; a trace says the group's
 // size, not which ranks it holds), so a group inside the NVLink domain gets the scale-up ceiling
 // and a larger one the network's. nullopt for kOther or group_size < 1.
-std::optional<LinkCeiling> CollectiveCeiling(CollectiveKind kind, int group_size, const ClusterSpec& cluster);
+std::optional<LinkCeiling> CollectiveCeiling(Collective kind, int group_size, const ClusterSpec& cluster);
 
 // "nvlink", "pcie" or "network": the link a ceiling belongs to, as the JSON names it.
 const char* CeilingLinkName(const LinkCeiling& c);

@@ -148,12 +148,12 @@ void CheckNcclTests(const DiagnoseInputs& in, std::vector<Finding>* out) {
 // --overlap-moe-expert-parallel-comm; FSDP prefetch). Tensor-parallel all-reduce sits on the
 // critical path by design, so with a planned TP > 1 the all-reduce is left out; pipeline
 // send/recv too.
-bool Overlappable(CollectiveKind k, const DiagnoseInputs& in) {
+bool Overlappable(Collective k, const DiagnoseInputs& in) {
   switch (k) {
-    case CollectiveKind::kAllReduce: return !(in.plan && in.plan->layout.tp > 1);
-    case CollectiveKind::kReduceScatter:
-    case CollectiveKind::kAllGather: return !(in.plan && in.plan->layout.tp > 1 && in.plan->layout.sp);
-    case CollectiveKind::kAllToAll: return true;
+    case Collective::kAllReduce: return !(in.plan && in.plan->layout.tp > 1);
+    case Collective::kReduceScatter:
+    case Collective::kAllGather: return !(in.plan && in.plan->layout.tp > 1 && in.plan->layout.sp);
+    case Collective::kAllToAll: return true;
     default: return false;
   }
 }
@@ -170,10 +170,10 @@ void CheckTraces(const DiagnoseInputs& in, std::vector<Finding>* out) {
       if (!Overlappable(c.kind, in) || c.total_s <= 0) continue;
       exposed += c.exposed_s;
       total += c.total_s;
-      kinds.push_back(fmt::format("{} {:.1f} ms exposed of {:.1f} ms", CollectiveKindName(c.kind), 1e3 * c.exposed_s, 1e3 * c.total_s));
-      f.evidence.push_back({std::string("exposed ") + CollectiveKindName(c.kind), c.exposed_s, "s", r.path});
+      kinds.push_back(fmt::format("{} {:.1f} ms exposed of {:.1f} ms", CollectiveName(c.kind), 1e3 * c.exposed_s, 1e3 * c.total_s));
+      f.evidence.push_back({std::string("exposed ") + CollectiveName(c.kind), c.exposed_s, "s", r.path});
       if (c.busbw_bytes_per_s > 0)
-        f.evidence.push_back({std::string(CollectiveKindName(c.kind)) + " busbw", c.busbw_bytes_per_s, "B/s", r.path});
+        f.evidence.push_back({std::string(CollectiveName(c.kind)) + " busbw", c.busbw_bytes_per_s, "B/s", r.path});
     }
     const double share = exposed / window;
     const double hidden = total > 0 ? 1 - exposed / total : 1;

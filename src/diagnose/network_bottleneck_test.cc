@@ -75,30 +75,30 @@ TEST(LinkCeiling, DeviceNamesMapToCatalogGpus) {
 //   all-gather in 16: 2 nodes, 8 NICs x 50 = 400 x 0.96 = 384, capped by NVLink's 370.
 TEST(LinkCeiling, ProfiledCollectiveGroupsGetTheLinkTheyCross) {
   const ClusterSpec h100 = HardwareCatalog::BuiltIn().Cluster("H100", 64);
-  const auto ar = CollectiveCeiling(CollectiveKind::kAllReduce, 8, h100);
+  const auto ar = CollectiveCeiling(Collective::kAllReduce, 8, h100);
   ASSERT_TRUE(ar);
   EXPECT_EQ(std::string(CeilingLinkName(*ar)), "nvlink");
   EXPECT_NEAR(ar->effective_bytes_per_s, 370e9, 1);
-  const auto a2a = CollectiveCeiling(CollectiveKind::kAllToAll, 16, h100);
+  const auto a2a = CollectiveCeiling(Collective::kAllToAll, 16, h100);
   ASSERT_TRUE(a2a);
   EXPECT_EQ(std::string(CeilingLinkName(*a2a)), "network");
   EXPECT_NEAR(a2a->line_bytes_per_s, 100e9, 1);
   EXPECT_NEAR(a2a->effective_bytes_per_s, 96e9, 1);
-  const auto ag = CollectiveCeiling(CollectiveKind::kAllGather, 16, h100);
+  const auto ag = CollectiveCeiling(Collective::kAllGather, 16, h100);
   ASSERT_TRUE(ag);
   EXPECT_EQ(std::string(CeilingLinkName(*ag)), "network");
   EXPECT_NEAR(ag->effective_bytes_per_s, 370e9, 1);
   // PCIe scale-up: H100 PCIe's link class is named as such.
-  const auto pcie = CollectiveCeiling(CollectiveKind::kAllReduce, 2, HardwareCatalog::BuiltIn().Cluster("H100-PCIe", 8));
+  const auto pcie = CollectiveCeiling(Collective::kAllReduce, 2, HardwareCatalog::BuiltIn().Cluster("H100-PCIe", 8));
   ASSERT_TRUE(pcie);
   EXPECT_EQ(std::string(CeilingLinkName(*pcie)), "pcie");
-  EXPECT_FALSE(CollectiveCeiling(CollectiveKind::kOther, 8, h100));
-  EXPECT_FALSE(CollectiveCeiling(CollectiveKind::kAllReduce, 0, h100));
+  EXPECT_FALSE(CollectiveCeiling(Collective::kOther, 8, h100));
+  EXPECT_FALSE(CollectiveCeiling(Collective::kAllReduce, 0, h100));
 }
 
 TEST(LinkCeiling, OneH100NodeIsNvlinkTwoNodesAreTheNics) {
   NcclTestsRun one = ParseNcclTests(AllReduceLog(1, 8, "NVIDIA H100 80GB HBM3", 360), "one.log");
-  one.collective = NcclTestCollective::kAllReduce;
+  one.collective = Collective::kAllReduce;
   const auto c = NcclTestsCeiling(one, nullptr);
   ASSERT_TRUE(c);
   EXPECT_EQ(c->gpu, "H100");
@@ -131,7 +131,7 @@ TEST(LinkCeiling, OneH100NodeIsNvlinkTwoNodesAreTheNics) {
 TEST(NetworkBottleneck, HalfBandwidthOnEightH100Warns) {
   DiagnoseInputs in;
   in.nccl_tests.push_back(ParseNcclTests(AllReduceLog(1, 8, "NVIDIA H100 80GB HBM3", 185), "half.log"));
-  in.nccl_tests.back().collective = NcclTestCollective::kAllReduce;
+  in.nccl_tests.back().collective = Collective::kAllReduce;
   const auto out = CheckRule(in);
   ASSERT_EQ(out.size(), 1u);
   const Finding& f = out[0];
@@ -225,7 +225,7 @@ TEST(NetworkBottleneck, SharedA100LogAgainstTheNvlinkCeiling) {
   EXPECT_EQ(FindEvidence(f, "NVLink SHARP all-reduce ceiling"), nullptr);  // Ampere has no NVLS
 }
 
-RankAnalysis RankWith(double window_s, CollectiveKind kind, double total_s, double exposed_s) {
+RankAnalysis RankWith(double window_s, Collective kind, double total_s, double exposed_s) {
   RankAnalysis r;
   r.rank = 3;
   r.path = "rank3.json";
@@ -242,7 +242,7 @@ RankAnalysis RankWith(double window_s, CollectiveKind kind, double total_s, doub
 TEST(NetworkBottleneck, ExposedGradientAllReduceInATrace) {
   DiagnoseInputs in;
   in.analysis.emplace();
-  in.analysis->ranks.push_back(RankWith(2.0, CollectiveKind::kAllReduce, 0.6, 0.5));
+  in.analysis->ranks.push_back(RankWith(2.0, Collective::kAllReduce, 0.6, 0.5));
   const auto out = CheckRule(in);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_DOUBLE_EQ(out[0].loss_fraction, 0.25);  // 0.5 s exposed of 2 s
@@ -254,11 +254,11 @@ TEST(NetworkBottleneck, ExposedGradientAllReduceInATrace) {
 TEST(NetworkBottleneck, HiddenOrTensorParallelCommunicationIsNotAFinding) {
   DiagnoseInputs hidden;
   hidden.analysis.emplace();
-  hidden.analysis->ranks.push_back(RankWith(2.0, CollectiveKind::kAllReduce, 0.6, 0.1));  // 5%
+  hidden.analysis->ranks.push_back(RankWith(2.0, Collective::kAllReduce, 0.6, 0.1));  // 5%
   EXPECT_TRUE(CheckRule(hidden).empty());
   DiagnoseInputs tp;
   tp.analysis.emplace();
-  tp.analysis->ranks.push_back(RankWith(2.0, CollectiveKind::kAllReduce, 0.6, 0.5));
+  tp.analysis->ranks.push_back(RankWith(2.0, Collective::kAllReduce, 0.6, 0.5));
   PlannedRun p;
   p.cluster = HardwareCatalog::BuiltIn().Cluster("H100", 8);
   p.layout.tp = 8;  // the all-reduce is tensor parallelism's, on the critical path by design

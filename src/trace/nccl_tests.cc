@@ -40,20 +40,20 @@ constexpr int64_t kMaxRanks = int64_t{1} << 20;
 // "all_reduce_perf" is not read as "reduce_perf".
 struct ProgramName {
   const char* prefix;
-  NcclTestCollective collective;
+  Collective collective;
 };
 constexpr ProgramName kPrograms[] = {
-    {"reduce_scatter_perf", NcclTestCollective::kReduceScatter},
-    {"all_reduce_perf", NcclTestCollective::kAllReduce},
-    {"all_gather_perf", NcclTestCollective::kAllGather},
-    {"alltoallv_perf", NcclTestCollective::kUnknown},
-    {"broadcast_perf", NcclTestCollective::kBroadcast},
-    {"hypercube_perf", NcclTestCollective::kUnknown},
-    {"alltoall_perf", NcclTestCollective::kAllToAll},
-    {"sendrecv_perf", NcclTestCollective::kSendRecv},
-    {"scatter_perf", NcclTestCollective::kUnknown},
-    {"gather_perf", NcclTestCollective::kUnknown},
-    {"reduce_perf", NcclTestCollective::kReduce},
+    {"reduce_scatter_perf", Collective::kReduceScatter},
+    {"all_reduce_perf", Collective::kAllReduce},
+    {"all_gather_perf", Collective::kAllGather},
+    {"alltoallv_perf", Collective::kOther},
+    {"broadcast_perf", Collective::kBroadcast},
+    {"hypercube_perf", Collective::kOther},
+    {"alltoall_perf", Collective::kAllToAll},
+    {"sendrecv_perf", Collective::kSendRecv},
+    {"scatter_perf", Collective::kOther},
+    {"gather_perf", Collective::kOther},
+    {"reduce_perf", Collective::kReduce},
 };
 
 constexpr double kMicro = 1e-6;  // the "(us)" time columns
@@ -379,18 +379,18 @@ class NcclTestsReader {
       run_.ranks = Ranks(flag_gpus_, flag_threads_);
     }
     run_.collective = program_collective_;
-    if (run_.collective == NcclTestCollective::kUnknown && run_.program.empty()) run_.collective = FromColumns();
+    if (run_.collective == Collective::kOther && run_.program.empty()) run_.collective = FromColumns();
   }
 
   // Without a program name: only the rooted collectives say what they are by their columns (a
   // root >= 0; with a reduction op, reduce, else broadcast), and only all-reduce has a bus
   // bandwidth factor above 1 (2(n-1)/n, nccl-tests doc/PERFORMANCE.md), so a busbw above algbw
   // names it.
-  NcclTestCollective FromColumns() const {
+  Collective FromColumns() const {
     const NcclTestRow& r = run_.rows.back();
-    if (r.root >= 0) return (r.redop.empty() || r.redop == "none") ? NcclTestCollective::kBroadcast : NcclTestCollective::kReduce;
-    if (r.algbw_bytes_per_s > 0 && r.busbw_bytes_per_s > 1.05 * r.algbw_bytes_per_s) return NcclTestCollective::kAllReduce;
-    return NcclTestCollective::kUnknown;
+    if (r.root >= 0) return (r.redop.empty() || r.redop == "none") ? Collective::kBroadcast : Collective::kReduce;
+    if (r.algbw_bytes_per_s > 0 && r.busbw_bytes_per_s > 1.05 * r.algbw_bytes_per_s) return Collective::kAllReduce;
+    return Collective::kOther;
   }
 
   enum class Col { kSize, kCount, kType, kRedop, kRoot, kTime, kAlgbw, kBusbw, kWrong, kError, kTimestamp, kOther };
@@ -407,7 +407,7 @@ class NcclTestsReader {
   std::vector<Column> columns_;
   std::vector<std::string_view> tokens_;  // of the current line, reused
   std::set<long long> ranks_seen_;
-  NcclTestCollective program_collective_ = NcclTestCollective::kUnknown;
+  Collective program_collective_ = Collective::kOther;
   int header_threads_ = 0, header_gpus_ = 0, flag_threads_ = 0, flag_gpus_ = 0;
 };
 
@@ -423,32 +423,16 @@ NcclTestsRun ParseNcclTests(std::string_view text, const std::string& where) { r
 
 NcclTestsRun ReadNcclTests(const std::string& path) { return ParseNcclTests(ReadMaybeGzipFile(path, size_t{256} << 20), path); }
 
-double BusBandwidthFactor(NcclTestCollective c, int n) {
-  if (n < 1) return 0;
-  const double nd = n;
+const char* NcclTestCollectiveName(Collective c) {
   switch (c) {
-    case NcclTestCollective::kAllReduce: return 2.0 * (nd - 1) / nd;
-    case NcclTestCollective::kAllGather:
-    case NcclTestCollective::kReduceScatter:
-    case NcclTestCollective::kAllToAll: return (nd - 1) / nd;
-    case NcclTestCollective::kBroadcast:
-    case NcclTestCollective::kReduce:
-    case NcclTestCollective::kSendRecv: return 1.0;
-    case NcclTestCollective::kUnknown: return 0;
-  }
-  return 0;
-}
-
-const char* NcclTestCollectiveName(NcclTestCollective c) {
-  switch (c) {
-    case NcclTestCollective::kAllReduce: return "all_reduce";
-    case NcclTestCollective::kAllGather: return "all_gather";
-    case NcclTestCollective::kReduceScatter: return "reduce_scatter";
-    case NcclTestCollective::kAllToAll: return "alltoall";
-    case NcclTestCollective::kBroadcast: return "broadcast";
-    case NcclTestCollective::kReduce: return "reduce";
-    case NcclTestCollective::kSendRecv: return "sendrecv";
-    case NcclTestCollective::kUnknown: return "unknown";
+    case Collective::kAllReduce: return "all_reduce";
+    case Collective::kAllGather: return "all_gather";
+    case Collective::kReduceScatter: return "reduce_scatter";
+    case Collective::kAllToAll: return "alltoall";
+    case Collective::kBroadcast: return "broadcast";
+    case Collective::kReduce: return "reduce";
+    case Collective::kSendRecv: return "sendrecv";
+    case Collective::kOther: return "unknown";
   }
   return "unknown";
 }

@@ -9,11 +9,10 @@
 #include <string_view>
 #include <vector>
 
+#include "util/collective.h"
+
 namespace paratune {
 
-// nccl-tests doc/PERFORMANCE.md: busbw = algbw * factor, factor 2(n-1)/n for all-reduce,
-// (n-1)/n for all-gather, reduce-scatter and all-to-all, 1 for broadcast/reduce/sendrecv.
-enum class NcclTestCollective { kAllReduce, kAllGather, kReduceScatter, kAllToAll, kBroadcast, kReduce, kSendRecv, kUnknown };
 
 struct NcclTestRow {
   int line = 0;
@@ -37,7 +36,7 @@ struct NcclTestRow {
 
 struct NcclTestsRun {
   std::string path;
-  NcclTestCollective collective = NcclTestCollective::kUnknown;  // from the command line or the header
+  Collective collective = Collective::kOther;  // from the command line or the header
   int ranks = 0;                        // from the "#  Rank  N ... device ..." lines; 0: unknown
   int nodes = 0;                        // distinct hosts in those lines; 0: unknown
   std::vector<std::string> devices;     // device names per rank as printed
@@ -54,8 +53,7 @@ NcclTestsRun ParseNcclTests(std::string_view text, const std::string& where);
 NcclTestsRun ReadNcclTests(const std::string& path);
 
 // The busbw factor of nccl-tests doc/PERFORMANCE.md for `n` ranks.
-double BusBandwidthFactor(NcclTestCollective c, int n);
-const char* NcclTestCollectiveName(NcclTestCollective c);  // "all_reduce", ...
+const char* NcclTestCollectiveName(Collective c);  // nccl-tests' spelling: "all_reduce", "alltoall", "sendrecv", "unknown" ...
 
 // Median busbw over the large-message rows (size >= `min_bytes`, default 256 MiB, or the largest
 // quarter of rows when none reach it): what the fabric sustains, not the printed average.

@@ -32,7 +32,7 @@ node-07:41021:41021 [0] NCCL INFO comm 0x55d0 rank 0 nranks 2 - Init COMPLETE
 TEST(NcclTests, ReadsTheCurrentLayout) {
   ASSERT_TRUE(LooksLikeNcclTests(kCurrent));
   const NcclTestsRun r = ParseNcclTests(kCurrent, "ar.log");
-  EXPECT_EQ(r.collective, NcclTestCollective::kUnknown);  // no program name, busbw == algbw at n = 2
+  EXPECT_EQ(r.collective, Collective::kOther);  // no program name, busbw == algbw at n = 2
   EXPECT_EQ(r.ranks, 2);
   EXPECT_EQ(r.nodes, 1);
   ASSERT_EQ(r.devices.size(), 2u);
@@ -81,7 +81,7 @@ TEST(NcclTests, ReadsVersion219WithProgramNameBusIdAndTimestamps) {
 )";
   const NcclTestsRun r = ParseNcclTests(text, "ag.log");
   EXPECT_EQ(r.program, "all_gather_perf");
-  EXPECT_EQ(r.collective, NcclTestCollective::kAllGather);
+  EXPECT_EQ(r.collective, Collective::kAllGather);
   EXPECT_EQ(r.ranks, 4);
   EXPECT_EQ(r.nodes, 2);
   ASSERT_EQ(r.rows.size(), 1u);
@@ -106,7 +106,7 @@ TEST(NcclTests, ReadsPre213LayoutWithoutRootAndWithErrorColumn) {
 )";
   const NcclTestsRun r = ParseNcclTests(text, "old.log");
   // busbw / algbw = 1.75 = 2(8-1)/8: only all-reduce has a factor above 1.
-  EXPECT_EQ(r.collective, NcclTestCollective::kAllReduce);
+  EXPECT_EQ(r.collective, Collective::kAllReduce);
   EXPECT_EQ(r.ranks, 2);  // the Rank lines win over nGpus
   EXPECT_EQ(r.rows[0].root, -1);
   EXPECT_DOUBLE_EQ(r.rows[0].error, 4e-7);
@@ -118,10 +118,10 @@ TEST(NcclTests, ReadsPre213LayoutWithoutRootAndWithErrorColumn) {
 TEST(NcclTests, RootedColumnsNameBroadcastAndReduce) {
   const std::string bcast = "#  size  count  type  root  time  algbw  busbw  error  time  algbw  busbw  error\n"
                             "  1048576  262144  float  0  20.0  52.43  52.43  0e+00  20.0  52.43  52.43  0e+00\n";
-  EXPECT_EQ(ParseNcclTests(bcast, "b.log").collective, NcclTestCollective::kBroadcast);
+  EXPECT_EQ(ParseNcclTests(bcast, "b.log").collective, Collective::kBroadcast);
   const std::string reduce = "#  size  count  type  redop  root  time  algbw  busbw  #wrong  time  algbw  busbw  #wrong\n"
                              "  1048576  262144  float  sum  0  20.0  52.43  52.43  0  20.0  52.43  52.43  0\n";
-  EXPECT_EQ(ParseNcclTests(reduce, "r.log").collective, NcclTestCollective::kReduce);
+  EXPECT_EQ(ParseNcclTests(reduce, "r.log").collective, Collective::kReduce);
 }
 
 TEST(NcclTests, ProgramNameFromACommandLine) {
@@ -131,7 +131,7 @@ TEST(NcclTests, ProgramNameFromACommandLine) {
       "  1073741824  16777216  float  sum  -1  30000  35.79  33.55  0  30000  35.79  33.55  0\n";
   const NcclTestsRun r = ParseNcclTests(text, "rs.log");
   EXPECT_EQ(r.program, "reduce_scatter_perf");
-  EXPECT_EQ(r.collective, NcclTestCollective::kReduceScatter);
+  EXPECT_EQ(r.collective, Collective::kReduceScatter);
   EXPECT_EQ(r.ranks, 1);  // -g 1 and no Rank lines: one process's GPUs
 }
 
@@ -139,7 +139,7 @@ TEST(NcclTests, ReadsTheSharedMassagedExcerpt) {
   PARATUNE_SHARED_OR_SKIP(path, "traces/nccl_tests/all_reduce_perf_1x8xA100_ml-engineering_massaged.txt");
   const NcclTestsRun r = ReadNcclTests(path);
   EXPECT_EQ(r.program, "all_reduce_perf");
-  EXPECT_EQ(r.collective, NcclTestCollective::kAllReduce);
+  EXPECT_EQ(r.collective, Collective::kAllReduce);
   EXPECT_EQ(r.ranks, 8);  // -g 8 on the command line
   EXPECT_EQ(r.nodes, 0);  // no Rank lines
   EXPECT_TRUE(r.devices.empty());
@@ -161,14 +161,14 @@ TEST(NcclTests, ReadsTheSharedMassagedExcerpt) {
 }
 
 TEST(NcclTests, BusBandwidthFactorsOfPerformanceMd) {
-  EXPECT_DOUBLE_EQ(BusBandwidthFactor(NcclTestCollective::kAllReduce, 8), 1.75);
-  EXPECT_DOUBLE_EQ(BusBandwidthFactor(NcclTestCollective::kAllGather, 8), 0.875);
-  EXPECT_DOUBLE_EQ(BusBandwidthFactor(NcclTestCollective::kReduceScatter, 16), 15.0 / 16);
-  EXPECT_DOUBLE_EQ(BusBandwidthFactor(NcclTestCollective::kAllToAll, 2), 0.5);
-  EXPECT_DOUBLE_EQ(BusBandwidthFactor(NcclTestCollective::kBroadcast, 8), 1.0);
-  EXPECT_DOUBLE_EQ(BusBandwidthFactor(NcclTestCollective::kAllReduce, 0), 0.0);
-  EXPECT_DOUBLE_EQ(BusBandwidthFactor(NcclTestCollective::kUnknown, 8), 0.0);
-  EXPECT_STREQ(NcclTestCollectiveName(NcclTestCollective::kAllToAll), "alltoall");
+  EXPECT_DOUBLE_EQ(BusBandwidthFactor(Collective::kAllReduce, 8), 1.75);
+  EXPECT_DOUBLE_EQ(BusBandwidthFactor(Collective::kAllGather, 8), 0.875);
+  EXPECT_DOUBLE_EQ(BusBandwidthFactor(Collective::kReduceScatter, 16), 15.0 / 16);
+  EXPECT_DOUBLE_EQ(BusBandwidthFactor(Collective::kAllToAll, 2), 0.5);
+  EXPECT_DOUBLE_EQ(BusBandwidthFactor(Collective::kBroadcast, 8), 1.0);
+  EXPECT_DOUBLE_EQ(BusBandwidthFactor(Collective::kAllReduce, 0), 0.0);
+  EXPECT_DOUBLE_EQ(BusBandwidthFactor(Collective::kOther, 8), 0.0);
+  EXPECT_STREQ(NcclTestCollectiveName(Collective::kAllToAll), "alltoall");
 }
 
 TEST(NcclTests, LargeMessageBandwidthFallsBackToTheLargestQuarter) {

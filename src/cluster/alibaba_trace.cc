@@ -5,7 +5,6 @@
 // scheduled_time (times in seconds from the trace's start; the trace's README.md describes them).
 // docs/cluster-traces.md gives the mapping.
 #include <algorithm>
-#include <cctype>
 #include <deque>
 
 #include <fmt/format.h>
@@ -13,6 +12,7 @@
 #include "cluster/trace_reader.h"
 #include "cluster/trace_rows.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace paratune {
 namespace {
@@ -35,12 +35,6 @@ enum AlibabaColumn {
 const std::vector<std::string_view> kAlibabaColumns = {"name",     "cpu_milli",     "memory_mib",    "num_gpu",
                                                        "gpu_milli", "gpu_spec",     "qos",           "pod_phase",
                                                        "creation_time", "deletion_time", "scheduled_time"};
-
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 // qos -> class: LS (latency-sensitive) and Guaranteed pods are production, BE (best-effort) and
 // Burstable pods experimental. The trace README names the column after Kubernetes' pod QoS
@@ -95,11 +89,11 @@ JobTrace ReadAlibabaTrace(std::string_view text, const std::string& where, const
       continue;
     }
     const std::string_view phase = fields[col[kPodPhase]];
-    if (EqualsNoCase(phase, "Pending")) {
+    if (EqualsAsciiNoCase(phase, "Pending")) {
       skip("never ran: pod_phase Pending");
       continue;
     }
-    if (std::none_of(std::begin(kRanPhases), std::end(kRanPhases), [&](const char* p) { return EqualsNoCase(phase, p); })) {
+    if (std::none_of(std::begin(kRanPhases), std::end(kRanPhases), [&](const char* p) { return EqualsAsciiNoCase(phase, p); })) {
       skip(fmt::format("unknown pod_phase {} (expected Running, Succeeded, Failed or Pending)", trace_rows::Shown(phase)));
       continue;
     }
@@ -134,7 +128,7 @@ JobTrace ReadAlibabaTrace(std::string_view text, const std::string& where, const
     }
     const std::string_view qos = fields[col[kQos]];
     const QosClass* qc = std::find_if(std::begin(kQosClasses), std::end(kQosClasses),
-                                      [&](const QosClass& q) { return EqualsNoCase(qos, q.qos); });
+                                      [&](const QosClass& q) { return EqualsAsciiNoCase(qos, q.qos); });
     if (qc == std::end(kQosClasses)) {
       skip(fmt::format("unknown qos {} (expected LS, Guaranteed, BE or Burstable)", trace_rows::Shown(qos)));
       continue;
@@ -155,7 +149,7 @@ JobTrace ReadAlibabaTrace(std::string_view text, const std::string& where, const
     job.locality = defaults.locality;
     job.model = defaults.model;
     const std::string_view spec = fields[col[kGpuSpec]];
-    if (!spec.empty() && !EqualsNoCase(spec, "nan")) job.gpu_type = std::string(spec);
+    if (!spec.empty() && !EqualsAsciiNoCase(spec, "nan")) job.gpu_type = std::string(spec);
     builder.Add(std::move(job), gpus.value);
   }
   return builder.Finish();

@@ -1,9 +1,10 @@
 #include "cluster/cluster_state.h"
 
 #include <algorithm>
-#include <cctype>
 #include <string_view>
 #include <tuple>
+
+#include "util/text.h"
 
 namespace paratune {
 
@@ -75,11 +76,7 @@ int ClusterState::FreeBelow(int type, int gpus) const {
 
 std::vector<int> ClusterState::TypesFor(const std::string& gpu_type) const {
   // `gpu_type` may list alternatives separated by '|' (the Alibaba trace's gpu_spec).
-  auto same = [](std::string_view a, std::string_view b) {
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-             return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-           });
-  };
+  const auto same = EqualsAsciiNoCase;
   std::vector<int> out;
   for (int t = 0; t < static_cast<int>(topology_->types.size()); ++t) {
     if (gpu_type.empty()) {

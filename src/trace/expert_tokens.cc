@@ -43,9 +43,7 @@ std::string Normalise(std::string_view s) {
   size_t b = 0, e = s.size();
   while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '"')) ++b;
   while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '"' || s[e - 1] == '\r')) --e;
-  std::string out(s.substr(b, e - b));
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
+  return AsciiLower(s.substr(b, e - b));
 }
 
 int ExpertColumnOf(const std::string& name) {

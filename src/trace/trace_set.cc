@@ -13,6 +13,7 @@
 #include "util/error.h"
 #include "util/file.h"
 #include "util/thread_pool.h"
+#include "util/text.h"
 
 namespace paratune {
 namespace {
@@ -96,8 +97,7 @@ void CheckUsable(const RankTrace& t, bool allow_partial) {
 }  // namespace
 
 int RankFromFileName(const std::string& path) {
-  std::string name = fs::path(path).filename().string();
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string name = AsciiLower(fs::path(path).filename().string());
   for (const char* tag : {"rank", "worker"}) {
     size_t at = 0;
     while ((at = name.find(tag, at)) != std::string::npos) {

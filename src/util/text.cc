@@ -13,11 +13,21 @@ std::string_view TrimBlanks(std::string_view s) {
   return s;
 }
 
+namespace {
+char LowerByte(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+}  // namespace
+
 std::string AsciiLower(std::string_view s) {
   std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  for (char& c : out) c = LowerByte(c);
   return out;
+}
+
+bool EqualsAsciiNoCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (LowerByte(a[i]) != LowerByte(b[i])) return false;
+  return true;
 }
 
 }  // namespace paratune

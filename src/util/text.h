@@ -15,4 +15,7 @@ std::string_view TrimBlanks(std::string_view s);
 // `s` with A-Z mapped to a-z and every other byte as it is.
 std::string AsciiLower(std::string_view s);
 
+// `a` and `b` equal but for the case of A-Z.
+bool EqualsAsciiNoCase(std::string_view a, std::string_view b);
+
 }  // namespace paratune

@@ -46,6 +46,15 @@ class Registry:
             warnings.warn(n, stacklevel=2)
         return Result(text)
 
+    def record_csv(self, path, *, hardware=None, cluster=None, software=None, tags=None):
+        """Record every usable row of a CSV in published_runs_dev.csv's schema as a measured run
+        of its own (named by its id, with its scenario and the cost model's prediction: what
+        ``calibrate --from-runs`` fits), in one transaction, as ``runs record --csv --json``.
+        Returns the paratune.runs.import/1 document: ``runs`` and ``skipped`` (with why)."""
+        tag_list = [(str(k), str(v)) for k, v in (tags or {}).items()]
+        return Result(self._handle.record_csv(os.fsdecode(path), "" if hardware is None else os.fsdecode(hardware),
+                                              cluster or "", software or "", tag_list))
+
     def list(self, *, limit=50, **filters):
         """The recorded runs, newest first, as ``runs list --json``: filters model, cluster, gpu,
         since (YYYY-MM-DD), name (a glob) and tag (``"K=V"`` or a list of them), all of which must

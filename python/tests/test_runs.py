@@ -44,6 +44,17 @@ def test_record_show_list_compare_export_are_the_clis(cli, tmp_path):
         reg.show("base")
 
 
+def test_record_csv_is_the_clis(cli, tmp_path):
+    csv = SOURCE_DIR / "testdata/validation/hf_model_not_in_catalog.csv"
+    with paratune.runs.open(tmp_path / "py.db") as reg:
+        got = reg.record_csv(csv, cluster="lab", tags={"team": "b"})
+    want = cli.json("runs", "record", "--csv", csv, "--cluster", "lab", "--tag", "team=b", "--db", tmp_path / "cli.db")
+    assert got.schema == "paratune.runs.import/1"
+    assert [(r.name, r.cluster, r.created) for r in got.runs] == [(r["name"], r["cluster"], r["created"]) for r in want["runs"]]
+    assert got.to_dict()["skipped"] == want["skipped"]
+    assert got.runs and all(r.cluster == "lab" for r in got.runs)
+
+
 def test_bad_input_is_the_clis_line(cli, tmp_path):
     db = tmp_path / "runs.db"
     with pytest.raises(paratune.InputError) as e:

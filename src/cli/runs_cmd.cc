@@ -12,7 +12,7 @@
 #include "cli/runs_report.h"
 #include "cli/output_file.h"
 #include "hardware/hardware_catalog.h"
-#include "runs/published_run_record.h"
+#include "runs/csv_import.h"
 #include "runs/registry.h"
 #include "runs/runs_json.h"
 #include "util/error.h"
@@ -69,37 +69,24 @@ int RecordCsv(const RunsFlags& f) {
   if (!f.files.empty()) throw InputError("runs record: give FILES or --csv FILE, not both");
   if (!f.name.empty() || !f.model.empty() || f.baseline)
     throw InputError("runs record --csv: each row is a run named by its id; --name, --model and --baseline do not apply");
-  HardwareCatalog hw = HardwareCatalog::BuiltIn();
-  if (!f.hardware.empty()) hw.Merge(ReadFile(f.hardware), f.hardware);
-  CsvRecords in = RecordsOfPublishedRuns(ReadPublishedRuns(ReadFile(f.csv_in), f.csv_in, hw), f.cluster);
-  if (in.records.empty())
-    throw InputError(fmt::format("runs record --csv: {}: no row can be recorded; row {}: {}{}", f.csv_in,
-                                 in.skipped.front().first, in.skipped.front().second,
-                                 in.skipped.size() > 1 ? fmt::format(" (and {} more rows skipped)", in.skipped.size() - 1)
-                                                       : std::string()));
-  for (RunRecord& r : in.records) {
-    if (!f.software.empty()) r.software = f.software;
-    for (const auto& t : f.tags) {
-      const auto [k, v] = SplitTag(t);
-      SetTag(r, k, v);
-    }
-  }
+  CsvImportRequest r;
+  r.csv_path = f.csv_in, r.hardware_file = f.hardware, r.cluster = f.cluster, r.software = f.software;
+  for (const auto& t : f.tags) r.tags.push_back(SplitTag(t));
+  CsvImport c = PrepareRunsCsv(r);
   auto db = OpenRegistry(Location(f));
-  const std::vector<RecordResult> results = RecordRuns(*db, in.records);
-  int created = 0;
-  for (const auto& r : results) created += r.created;
+  CommitRunsCsv(*db, c);
   if (f.json) {
-    nlohmann::json j = {{"schema", "paratune.runs.import/1"}, {"db", db->Where()}, {"file", f.csv_in},
-                        {"runs", nlohmann::json::array()}, {"skipped", nlohmann::json::array()}};
-    for (size_t i = 0; i < results.size(); ++i)
-      j["runs"].push_back({{"name", results[i].name}, {"cluster", in.records[i].cluster}, {"created", results[i].created}});
-    for (const auto& [id, why] : in.skipped) j["skipped"].push_back({{"id", id}, {"reason", why}});
-    PrintJson(j);
+    PrintJson(CsvImportJson(c));
     return 0;
   }
+  const CsvRecords& in = c.in;
+  const std::vector<RecordResult>& results = c.results;
+  int created = 0;
+  for (const auto& res : results) created += res.created;
   std::string clusters;
-  for (const auto& r : in.records)
-    if (clusters.find("'" + r.cluster + "'") == std::string::npos) clusters += (clusters.empty() ? "'" : ", '") + r.cluster + "'";
+  for (const auto& run : in.records)
+    if (clusters.find("'" + run.cluster + "'") == std::string::npos)
+      clusters += (clusters.empty() ? "'" : ", '") + run.cluster + "'";
   fmt::print("recorded {} runs from {} ({} new, {} already recorded) for cluster {} ({})\n", results.size(), f.csv_in,
              created, static_cast<int>(results.size()) - created, clusters, db->Where());
   for (const auto& [id, why] : in.skipped) fmt::print("  skipped row {}: {}\n", id, why);

@@ -2,6 +2,7 @@
 
 #include <pybind11/stl.h>
 
+#include "runs/csv_import.h"
 #include "runs/registry.h"
 #include "runs/runs_json.h"
 #include "util/error.h"
@@ -40,6 +41,16 @@ std::pair<std::string, std::vector<std::string>> RegistryHandle::Record(
   const PreparedRecord prepared = PrepareRecord(files, o);
   const RecordResult r = CommitRecord(Db(), prepared);
   return {DocumentText(RecordResultJson(r, Db().Where())), prepared.warnings};
+}
+
+std::string RegistryHandle::RecordCsv(const std::string& csv, const std::string& hardware, const std::string& cluster,
+                                      const std::string& software,
+                                      const std::vector<std::pair<std::string, std::string>>& tags) {
+  py::gil_scoped_release released;
+  const std::lock_guard<std::mutex> lock(mutex_);
+  CsvImport c = PrepareRunsCsv({csv, hardware, cluster, software, tags});
+  CommitRunsCsv(Db(), c);
+  return DocumentText(CsvImportJson(c));
 }
 
 std::string RegistryHandle::List(const std::vector<std::string>& filters, int limit) {
@@ -95,6 +106,8 @@ void DefineRegistry(py::module_& m) {
       .def("where", &RegistryHandle::Where)
       .def("record", &RegistryHandle::Record, py::arg("files"), py::arg("name"), py::arg("tags"), py::arg("software"),
            py::arg("cluster"), py::arg("model"), py::arg("baseline"))
+      .def("record_csv", &RegistryHandle::RecordCsv, py::arg("csv"), py::arg("hardware"), py::arg("cluster"),
+           py::arg("software"), py::arg("tags"))
       .def("list", &RegistryHandle::List, py::arg("filters"), py::arg("limit"))
       .def("show", &RegistryHandle::Show, py::arg("name"))
       .def("compare", &RegistryHandle::Compare, py::arg("a"), py::arg("b") = py::none())

@@ -29,6 +29,9 @@ class RegistryHandle {
                                                           const std::vector<std::pair<std::string, std::string>>& tags,
                                                           const std::string& software, const std::string& cluster,
                                                           const std::string& model, bool baseline);
+  // paratune.runs.import/1: every usable row of a published-runs CSV as a run of its own.
+  std::string RecordCsv(const std::string& csv, const std::string& hardware, const std::string& cluster,
+                        const std::string& software, const std::vector<std::pair<std::string, std::string>>& tags);
   std::string List(const std::vector<std::string>& filters, int limit);     // paratune.runs.list/1
   std::string Show(const std::string& name);                                // paratune.runs.show/1
   std::string Compare(const std::string& a, const std::optional<std::string>& b);  // paratune.runs.compare/1

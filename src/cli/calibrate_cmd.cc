@@ -17,6 +17,7 @@
 #include "hardware/hardware_catalog.h"
 #include "runs/published_run_record.h"
 #include "runs/registry.h"
+#include "runs/registry_calibration.h"
 #include "util/error.h"
 #include "util/file.h"
 #include "util/json_document.h"
@@ -43,10 +44,6 @@ std::string CvStats(const ErrorStats& s) {
                      100 * s.median, 100 * s.p90, 100 * s.max);
 }
 
-nlohmann::json CvStatsJson(const ErrorStats& s) {
-  return {{"n", s.n}, {"mape", s.mean}, {"median", s.median}, {"p90", s.p90}, {"max", s.max}};
-}
-
 // calibrate --cross-validate source: each source predicted by the fit without it.
 int CrossValidate(const Flags& f, const std::vector<PublishedRun>& runs, const std::string& names) {
   if (f.cross_validate != "source")
@@ -56,13 +53,7 @@ int CrossValidate(const Flags& f, const std::vector<PublishedRun>& runs, const s
   const CrossValidation cv = CrossValidateBySource(runs, f.rounds, progress.get());
   progress.Done();
   if (f.json) {
-    nlohmann::json j = {{"schema", "paratune.cross_validation/1"}, {"files", names}, {"group", "source"},
-                        {"in_sample", CvStatsJson(cv.in_sample)}, {"held_out", CvStatsJson(cv.held_out)},
-                        {"sources", nlohmann::json::array()}};
-    for (const SourceHoldout& h : cv.sources)
-      j["sources"].push_back({{"source", h.source}, {"in_sample", CvStatsJson(h.in_sample)},
-                              {"held_out", CvStatsJson(h.held_out)}, {"uncovered_generations", h.uncovered_generations}});
-    fmt::print("{}\n", DocumentText(j));
+    fmt::print("{}\n", DocumentText(CrossValidationJson(cv, names)));
     return 0;
   }
   fmt::print("Leave-one-source-out over {} (tokens/s per GPU, absolute percentage error)\n", names);
@@ -78,24 +69,6 @@ int CrossValidate(const Flags& f, const std::vector<PublishedRun>& runs, const s
 }
 
 double AsPercent(double x) { return 100 * x; }
-
-// The cluster to fit: the one named, else the store's only one.
-std::string PickCluster(Database& db, const std::string& given) {
-  const auto clusters = Clusters(db);
-  std::string known;
-  for (const auto& [c, n] : clusters) known += fmt::format("{}'{}' ({} runs)", known.empty() ? "" : ", ", c, n);
-  if (known.empty()) known = "none";
-  if (!given.empty()) {
-    for (const auto& [c, n] : clusters)
-      if (c == given) return c;
-    throw InputError(fmt::format("calibrate --from-runs: no runs recorded for cluster '{}' in {}; clusters: {}", given,
-                                 db.Where(), known));
-  }
-  if (clusters.size() != 1)
-    throw InputError(fmt::format("calibrate --from-runs: {} holds {} clusters; name one with --cluster: {}", db.Where(),
-                                 clusters.size(), known));
-  return clusters[0].first;
-}
 
 std::string FractionChanges(const CalibrationFit& from, const CalibrationFit& to) {
   std::string s;
@@ -119,7 +92,7 @@ int FromRuns(const Flags& f, const HardwareCatalog& hw) {
   std::optional<FitFractions> only;
   if (f.fractions != "auto") only = kFitFractionsNames.Parse(f.fractions, "calibrate --fractions", "set of fractions");
   auto db = OpenRegistry(f.db.empty() ? DefaultDatabaseLocation() : f.db, StoreAccess::kExisting);
-  const std::string cluster = PickCluster(*db, f.cluster);
+  const std::string cluster = ClusterToFit(*db, f.cluster);
   const RunsToFit fit_input = PublishedRunsOfRecords(RunsOfCluster(*db, cluster), hw);
   TerminalProgress progress(f.quiet);
   const RunsCalibration rc = CalibrateFromRuns(fit_input.runs, f.rounds, progress.get(), 0, only, f.nested);
@@ -143,12 +116,7 @@ int FromRuns(const Flags& f, const HardwareCatalog& hw) {
                           AsPercent(rc.mape_loo)));
   if (!f.out.empty()) WriteOutput(f.out, toml);
   if (f.json) {
-    nlohmann::json j = RunsCalibrationJson(rc, cluster, toml);
-    j["from_runs"]["db"] = db->Where();
-    nlohmann::json skipped = nlohmann::json::array();
-    for (const auto& [name, why] : fit_input.skipped) skipped.push_back({{"name", name}, {"reason", why}});
-    j["from_runs"]["skipped"] = std::move(skipped);
-    fmt::print("{}\n", DocumentText(j));
+    fmt::print("{}\n", DocumentText(RegistryCalibrationJson(rc, cluster, toml, db->Where(), fit_input.skipped)));
     return 0;
   }
   fmt::print("calibrate --from-runs: cluster '{}' in {}: {} runs fitted, {} rounds\n", cluster, db->Where(),

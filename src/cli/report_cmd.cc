@@ -116,10 +116,7 @@ Command AddReportCommand(CLI::App& root) {
             const std::string html = RenderReport(inputs, o);
             WriteOutput(f->out, html);
             if (f->json) {
-              nlohmann::json in = nlohmann::json::array();
-              for (const auto& i : inputs) in.push_back({{"path", i.path}, {"schema", i.doc["schema"]}});
-              fmt::print("{}\n", DocumentText(nlohmann::json{{"schema", "paratune.report/1"}, {"out", f->out}, {"bytes", html.size()},
-                                                             {"compare", f->compare}, {"inputs", in}}));
+              fmt::print("{}\n", DocumentText(ReportWrittenJson(f->out, html.size(), f->compare, inputs)));
             } else {
               fmt::print("wrote {} ({} bytes) from {} input{}\n", f->out, html.size(), inputs.size(), inputs.size() == 1 ? "" : "s");
             }

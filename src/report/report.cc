@@ -146,4 +146,10 @@ std::string RenderReport(const std::vector<ReportInput>& inputs, const ReportOpt
   return RenderPage(page);
 }
 
+nlohmann::json ReportWrittenJson(const std::string& out, size_t bytes, bool compare, const std::vector<ReportInput>& inputs) {
+  nlohmann::json in = nlohmann::json::array();
+  for (const auto& i : inputs) in.push_back({{"path", i.path}, {"schema", i.doc["schema"]}});
+  return {{"schema", "paratune.report/1"}, {"out", out}, {"bytes", bytes}, {"compare", compare}, {"inputs", in}};
+}
+
 }  // namespace paratune

@@ -46,4 +46,22 @@ nlohmann::json RunsCalibrationJson(const RunsCalibration& rc, const std::string&
   return j;
 }
 
+namespace {
+
+nlohmann::json ErrorStatsJson(const ErrorStats& s) {
+  return {{"n", s.n}, {"mape", s.mean}, {"median", s.median}, {"p90", s.p90}, {"max", s.max}};
+}
+
+}  // namespace
+
+nlohmann::json CrossValidationJson(const CrossValidation& cv, const std::string& files) {
+  nlohmann::json j = {{"schema", "paratune.cross_validation/1"}, {"files", files}, {"group", "source"},
+                      {"in_sample", ErrorStatsJson(cv.in_sample)}, {"held_out", ErrorStatsJson(cv.held_out)},
+                      {"sources", nlohmann::json::array()}};
+  for (const SourceHoldout& h : cv.sources)
+    j["sources"].push_back({{"source", h.source}, {"in_sample", ErrorStatsJson(h.in_sample)},
+                            {"held_out", ErrorStatsJson(h.held_out)}, {"uncovered_generations", h.uncovered_generations}});
+  return j;
+}
+
 }  // namespace paratune

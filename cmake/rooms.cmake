@@ -6,9 +6,12 @@
 paratune_room(util)
 paratune_room(model DEPS util)
 paratune_room(hardware DEPS util)
+# The documents the producers write and the report, the registry and the bindings read: their
+# term lists and the structs they describe, below both.
+paratune_room(schema DEPS util)
 paratune_room(layout DEPS model hardware)
 paratune_room(scenario DEPS layout)
-paratune_room(cost DEPS layout)
+paratune_room(cost DEPS layout schema)
 paratune_room(timeline DEPS util)
 paratune_room(pipeline DEPS timeline layout)
 paratune_room(step DEPS cost pipeline scenario)
@@ -20,7 +23,7 @@ paratune_room(analysis DEPS trace timeline)
 paratune_room(compare DEPS analysis step)
 paratune_room(diagnose DEPS compare plan)
 paratune_room(cluster DEPS plan)
-paratune_room(report DEPS util)
+paratune_room(report DEPS schema)
 paratune_room(runs DEPS validate diagnose)
 # The Python module (cmake/python.cmake): beside cli at the top, calling the library, never the CLI.
 paratune_room(python DEPS plan emit scenario diagnose validate report cluster runs)

@@ -76,7 +76,7 @@ std::string FormatEstimate(const Estimate& e, const ClusterSpec& cluster, const 
            e.critical_stage, e.end_stage);
   for (const StepTerm& term : kStepTerms) {
     const double s = tb.*term.value;
-    if (!term.in_total) {
+    if (term.part_of) {
       if (s > 0) Append(o, "  {:<28} {:>12}", std::string("  ") + term.label, Seconds(s));
     } else if (s > 1e-9 * step || term.value == &TimeBreakdown::compute_s) {
       Append(o, "  {:<28} {:>12} {:>6.1f}%", term.label, Seconds(s), 100 * s / step);

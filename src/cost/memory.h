@@ -7,6 +7,7 @@
 
 #include "hardware/gpu_spec.h"
 #include "layout/layout.h"
+#include "schema/memory_breakdown.h"
 
 namespace paratune {
 
@@ -34,56 +35,6 @@ struct ModelStateBytes {
 // States of `params` parameters under ZeRO stage `zero` sharded over `shard_degree` ranks:
 // 0: (p+g+K)Ψ; 1: (p+g)Ψ + KΨ/N; 2: pΨ + (g+K)Ψ/N; 3: (p+g+K)Ψ/N.
 ModelStateBytes ModelStates(double params, int zero, double shard_degree, const StateBytesPerParam& b);
-
-// One GPU's memory, by kind, in bytes. All but `runtime` and `fragmentation` are tensors the
-// caching allocator hands out: what torch.cuda.max_memory_allocated counts (allocated()).
-struct MemoryBreakdown {
-  double params = 0;
-  double grads = 0;
-  double optimizer = 0;
-  double fp8_weights = 0;    // Transformer Engine's cached FP8 weight copies (row + column)
-  double zero3_buffers = 0;  // ZeRO-3/FSDP gathered parameters and gradients in flight
-  double wgrad_buffers = 0;  // weight-gradient placeholders of fused accumulation (TE, Megatron)
-  double activations = 0;    // kept for backward, all micro-batches in flight
-  double logits = 0;         // last stage: logits and loss work space for one micro-batch
-  double runtime = 0;        // CUDA context, cuBLAS/TE workspaces, NCCL buffers (not allocated)
-  double fragmentation = 0;  // caching-allocator reserve beyond the allocated bytes
-  double total() const;      // what must fit in the HBM
-  double allocated() const;  // what max_memory_allocated counts
-};
-
-// The terms of MemoryBreakdown in report order: the one list that total(), allocated(), the
-// JSON and the reports iterate.
-struct MemoryTerm {
-  const char* key;    // JSON key, without "_bytes"
-  const char* label;  // short column name of the reports
-  double MemoryBreakdown::*value;
-  bool allocated;     // counted by torch.cuda.max_memory_allocated
-};
-inline constexpr MemoryTerm kMemoryTerms[] = {
-    {"params", "params", &MemoryBreakdown::params, true},
-    {"grads", "grads", &MemoryBreakdown::grads, true},
-    {"optimizer", "optim", &MemoryBreakdown::optimizer, true},
-    {"fp8_weights", "fp8 w", &MemoryBreakdown::fp8_weights, true},
-    {"zero3_buffers", "zero3", &MemoryBreakdown::zero3_buffers, true},
-    {"wgrad_buffers", "wgrad", &MemoryBreakdown::wgrad_buffers, true},
-    {"activations", "activ", &MemoryBreakdown::activations, true},
-    {"logits", "logits", &MemoryBreakdown::logits, true},
-    {"runtime", "runtime", &MemoryBreakdown::runtime, false},
-    {"fragmentation", "frag", &MemoryBreakdown::fragmentation, false},
-};
-
-inline double MemoryBreakdown::total() const {
-  double t = 0;
-  for (const MemoryTerm& term : kMemoryTerms) t += this->*term.value;
-  return t;
-}
-inline double MemoryBreakdown::allocated() const {
-  double t = 0;
-  for (const MemoryTerm& term : kMemoryTerms)
-    if (term.allocated) t += this->*term.value;
-  return t;
-}
 
 // Allowances outside the allocated bytes (docs/cost-model.md, "Framework allowance"). Not fitted.
 inline constexpr double kCudaContextBytes = 0.75e9;    // context + cuBLAS/TE workspaces

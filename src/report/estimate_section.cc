@@ -9,27 +9,12 @@
 #include "report/sections.h"
 #include "report/stacked_bar_chart.h"
 #include "report/svg.h"
+#include "schema/memory_breakdown.h"
+#include "schema/step_time.h"
 
 namespace paratune {
 
 namespace {
-
-// The step-time terms as the estimate lists them (time.*), in stacking order; compute_s holds
-// recompute_s, drawn apart.
-struct Term {
-  const char* key;
-  const char* label;
-};
-constexpr Term kTerms[] = {{"compute_s", "compute"},   {"recompute_s", "recompute"}, {"tp_comm_s", "TP comm"},
-                           {"cp_comm_s", "CP comm"},   {"ep_comm_s", "EP comm"},     {"pp_comm_s", "PP comm"},
-                           {"dp_comm_s", "DP comm"},   {"offload_s", "offload"},     {"bubble_s", "bubble"},
-                           {"optimizer_s", "optimizer"}, {"other_s", "other"}};
-
-constexpr Term kMemoryKinds[] = {{"params_bytes", "parameters"},       {"grads_bytes", "gradients"},
-                                 {"optimizer_bytes", "optimizer"},     {"fp8_weights_bytes", "FP8 weights"},
-                                 {"zero3_buffers_bytes", "ZeRO-3 buffers"}, {"wgrad_buffers_bytes", "wgrad buffers"},
-                                 {"activations_bytes", "activations"}, {"logits_bytes", "logits"},
-                                 {"runtime_bytes", "runtime"},         {"fragmentation_bytes", "fragmentation"}};
 
 // Parts that are zero everywhere leave the stack and its legend (the table of the estimate
 // still lists every term).
@@ -62,10 +47,13 @@ std::string EstimateCharts(const JsonFields& f, const std::string& prefix, const
                fmt::format("Where the {} step of {} goes, term by term, stacked.", FormatValue(step, "s"), label),
                "", "time per step", "", "s"};
   time.categories = {label};
-  for (const auto& t : kTerms) {
-    double v = f.NumberOr(P(prefix, std::string("time.") + t.key), 0);
-    if (std::string(t.key) == "compute_s") v -= f.NumberOr(P(prefix, "time.recompute_s"), 0);
-    time.series.push_back({t.label, {std::max(0.0, v)}});
+  // The terms of schema/step_time.h; a whole is drawn without its parts, which stack apart.
+  auto term_s = [&](const std::string& key) { return f.NumberOr(P(prefix, "time." + key), 0); };
+  for (const StepTerm& t : kStepTerms) {
+    double v = term_s(t.key);
+    for (const StepTerm& part : kStepTerms)
+      if (part.part_of && std::string(part.part_of) == t.key) v -= term_s(part.key);
+    time.series.push_back({t.chart_label, {std::max(0.0, v)}});
   }
   DropEmptySeries(&time);
   html += RenderStackedBarChart(time);
@@ -77,12 +65,13 @@ std::string EstimateCharts(const JsonFields& f, const std::string& prefix, const
               fmt::format("Allocated memory of each of the {} pipeline stages by kind, against the {} of HBM.", stages.size(),
                           FormatValue(capacity, "B")),
               "pipeline stage", "memory", "", "B"};
-  for (const auto& k : kMemoryKinds) mem.series.push_back({k.label, {}});
+  for (const MemoryTerm& k : kMemoryTerms) mem.series.push_back({k.chart_label, {}});
   for (size_t s = 0; s < stages.size(); ++s) {
     const JsonView st(f, stages[s], fmt::format("{}[{}]", P(prefix, "stages"), s));
     mem.categories.push_back(fmt::format("stage {}", static_cast<int64_t>(st.NumberOr("stage", static_cast<double>(s)))));
     const JsonView m = st.Child("memory");
-    for (size_t k = 0; k < std::size(kMemoryKinds); ++k) mem.series[k].values.push_back(m.NumberOr(kMemoryKinds[k].key, 0));
+    for (size_t k = 0; k < std::size(kMemoryTerms); ++k)
+      mem.series[k].values.push_back(m.NumberOr(std::string(kMemoryTerms[k].key) + "_bytes", 0));
   }
   DropEmptySeries(&mem);
   if (capacity > 0) {

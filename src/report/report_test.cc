@@ -7,6 +7,10 @@
 
 #include <regex>
 
+#include <fmt/format.h>
+
+#include "schema/memory_breakdown.h"
+#include "schema/step_time.h"
 #include "util/error.h"
 #include "util/test_util.h"
 
@@ -118,6 +122,40 @@ TEST(Report, EstimateStacksTheTermsAndTheMemoryKinds) {
   EXPECT_NE(mem.find("data-category=\"stage 1\""), std::string::npos);
   EXPECT_NE(mem.find("data-value=\"31000000000\""), std::string::npos);  // stage 1 activations
   EXPECT_EQ(BarValues(Figure(html, "e-json-estimate-links")), (std::vector<double>{0.5, 0.75}));
+}
+
+// Issue 38: the report's stacks are derived from schema/step_time.h and schema/memory_breakdown.h,
+// so a term added there is drawn with no edit here: every term and memory kind with a value (a
+// distinct power of two) is one series under its chart label, a whole without its parts.
+TEST(Report, EstimateChartsDrawEveryTermOfTheSchemaLists) {
+  nlohmann::json doc = Estimate();
+  doc["time"] = nlohmann::json::object();
+  double v = 1;
+  for (const StepTerm& t : kStepTerms) doc["time"][t.key] = (v /= 2);
+  for (auto& stage : doc["stages"]) {
+    stage["memory"] = nlohmann::json::object();
+    double b = 1e9;
+    for (const MemoryTerm& m : kMemoryTerms) stage["memory"][std::string(m.key) + "_bytes"] = (b *= 2);
+  }
+  const std::string html = Render(doc, "e.json");
+  const std::string time = Figure(html, "e-json-estimate-time");
+  std::vector<double> expected;
+  for (const StepTerm& t : kStepTerms) {
+    double x = doc["time"][t.key].get<double>();
+    for (const StepTerm& part : kStepTerms)
+      if (part.part_of && std::string(part.part_of) == t.key) x -= doc["time"][part.key].get<double>();
+    expected.push_back(x);
+    EXPECT_EQ(CountOf(time, fmt::format("class=\"bar\" data-series=\"{}\"", t.chart_label)), 1) << t.key;
+  }
+  const std::vector<double> drawn = BarValues(time);  // data-value keeps 6 significant digits (SvgValue)
+  ASSERT_EQ(drawn.size(), expected.size());
+  for (size_t i = 0; i < drawn.size(); ++i) EXPECT_NEAR(drawn[i], expected[i], 5e-6 * expected[i]) << kStepTerms[i].key;
+  const std::string mem = Figure(html, "e-json-estimate-memory");
+  for (size_t k = 0; k < std::size(kMemoryTerms); ++k) {
+    EXPECT_EQ(CountOf(mem, fmt::format("class=\"bar\" data-series=\"{}\"", kMemoryTerms[k].chart_label)), 2)
+        << kMemoryTerms[k].key;  // one bar per stage
+  }
+  EXPECT_EQ(BarValues(mem).size(), 2 * std::size(kMemoryTerms));
 }
 
 // Issue 32: "step_time_s": -1 was drawn as "step -1 s". A duration, size or rate (by the unit in

@@ -1,9 +1,13 @@
 // paratune.estimate/1 (docs/json.md): the cost model's prediction for one layout. Predicted
 // figures: throughput.{mfu, hfu, tokens_per_s_per_gpu, step_time_s, comm_share, bubble_rate},
 // tokens per hour = throughput.tokens_per_s x 3600, memory.peak_bytes, and the step-time
-// breakdown time.{compute_s, recompute_s, tp/dp/pp/ep/cp_comm_s (exposed), bubble_s,
-// optimizer_s, other_s}.
+// breakdown time.* (the terms of schema/step_time.h, each into the metric it names).
+#include <map>
+#include <optional>
+#include <stdexcept>
+
 #include "runs/source_reader.h"
+#include "schema/step_time.h"
 
 namespace paratune {
 
@@ -30,23 +34,18 @@ void ReadEstimateJson(const nlohmann::json& doc, const std::string& where, const
   predict(Metric::kPeakMemory, JsonNumber(mem, "peak_bytes", where, path("memory")));
   const auto& time = JsonMember(doc, "time", where, json_path, V::object);
   const std::string tm = path("time");
-  struct Term {
-    Metric metric;
-    const char* key;
-  };
-  static constexpr Term kTerms[] = {
-      {Metric::kComputeTime, "compute_s"},     {Metric::kRecomputeTime, "recompute_s"},
-      {Metric::kExposedTpComm, "tp_comm_s"},   {Metric::kExposedDpComm, "dp_comm_s"},
-      {Metric::kExposedPpComm, "pp_comm_s"},   {Metric::kExposedEpComm, "ep_comm_s"},
-      {Metric::kExposedCpComm, "cp_comm_s"},   {Metric::kBubbleTime, "bubble_s"},
-      {Metric::kOptimizerTime, "optimizer_s"},
-  };
-  for (const auto& term : kTerms) predict(term.metric, JsonNumber(time, term.key, where, tm));
-  // The run history has no metric of its own for exposed activation offloading (rare, and
-  // absent from estimates before 2026-12-04): it is counted in the remainder, so that the terms
-  // still add up to the step.
-  const double offload_s = time.contains("offload_s") ? JsonNumber(time, "offload_s", where, tm) : 0.0;
-  predict(Metric::kOtherTime, JsonNumber(time, "other_s", where, tm) + offload_s);
+  // Each step-time term into the metric schema/step_time.h names for it, summed where terms
+  // share one (offload has no metric of its own: it is counted in "other", so the terms still
+  // add up to the step). A term added after the schema's first version is 0 where absent.
+  std::map<Metric, double> terms;
+  for (const StepTerm& term : kStepTerms) {
+    const std::optional<Metric> m = MetricByName(term.registry_metric);
+    if (!m) throw std::logic_error(std::string("step term ") + term.key + " names no registry metric");
+    double& sum = terms[*m];
+    if (!term.added || time.contains(term.key))
+      sum += JsonNumber(time, term.key, where, tm);
+  }
+  for (const auto& [m, v] : terms) predict(m, v);
 }
 
 namespace {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cost/memory.h"
+#include "schema/step_time.h"
 #include "hardware/cluster.h"
 #include "layout/layout.h"
 #include "layout/rules.h"
@@ -28,55 +29,6 @@ struct CommItem {
   double total_s = 0;
   double exposed_s = 0;       // what stays on the critical path after overlap
 };
-
-// Where the step time of the critical pipeline stage goes. The terms add up to the step time
-// (recompute_s is the part of compute_s that repeats forward work). In the breakdown vocabulary
-// of timeline/breakdown.h: compute + the in-stage exposed communication + optimizer is that
-// stage's compute; pp + dp its non-compute; the bubble its idle time.
-struct TimeBreakdown {
-  double compute_s = 0;    // GEMMs, attention, memory-bound kernels (incl. recompute)
-  double recompute_s = 0;  // the part of compute_s that recomputes forward work
-  double tp_s = 0;         // exposed communication by kind
-  double cp_s = 0;
-  double ep_s = 0;
-  double pp_s = 0;
-  double dp_s = 0;
-  double offload_s = 0;    // activation offloading's copies not hidden behind the passes
-  double bubble_s = 0;     // idle in the pipeline schedule
-  double optimizer_s = 0;
-  double other_s = 0;
-  double exposed_comm_s() const { return tp_s + cp_s + ep_s + pp_s + dp_s; }
-  double total() const;
-};
-
-// The step-time terms, in the order they are shown: the one list that the JSON, the reports and
-// the plan's explanation iterate.
-struct StepTerm {
-  const char* key;    // JSON key
-  const char* label;  // how reports name it
-  double TimeBreakdown::*value;
-  bool in_total;      // false for recompute_s, a part of compute_s
-};
-inline constexpr StepTerm kStepTerms[] = {
-    {"compute_s", "compute", &TimeBreakdown::compute_s, true},
-    {"recompute_s", "of which recomputation", &TimeBreakdown::recompute_s, false},
-    {"tp_comm_s", "exposed TP communication", &TimeBreakdown::tp_s, true},
-    {"cp_comm_s", "exposed CP communication", &TimeBreakdown::cp_s, true},
-    {"ep_comm_s", "exposed EP all-to-all", &TimeBreakdown::ep_s, true},
-    {"pp_comm_s", "exposed PP send/receive", &TimeBreakdown::pp_s, true},
-    {"dp_comm_s", "exposed DP communication", &TimeBreakdown::dp_s, true},
-    {"offload_s", "exposed activation offload", &TimeBreakdown::offload_s, true},
-    {"bubble_s", "pipeline bubble", &TimeBreakdown::bubble_s, true},
-    {"optimizer_s", "optimizer step", &TimeBreakdown::optimizer_s, true},
-    {"other_s", "other", &TimeBreakdown::other_s, true},
-};
-
-inline double TimeBreakdown::total() const {
-  double t = 0;
-  for (const StepTerm& term : kStepTerms)
-    if (term.in_total) t += this->*term.value;
-  return t;
-}
 
 // How long one link of a GPU is busy with collectives in the step (cost/link_use.h ports), on
 // the pipeline stage where it is busiest. Busy time counts each transfer at the link's full

@@ -11,6 +11,7 @@
 #include "hardware/hardware_catalog.h"
 #include "model/catalog.h"
 #include "scenario/default_scenario.h"
+#include "step/estimate_json.h"
 #include "step/mfu.h"
 #include "util/error.h"
 
@@ -601,6 +602,28 @@ TEST(Estimate, ContextParallelAllToAllExchangesHeads) {
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].rule, "cp-a2a-divides-heads");
   EXPECT_EQ(v[0].message, "cp (8) with `cp_comm` a2a must divide the heads per TP rank (16 query, 4 key/value)");
+}
+
+}  // namespace
+}  // namespace paratune
+
+namespace paratune {
+namespace {
+
+// Issue 38: the estimate's `time` block is written from schema/step_time.h: every term under its
+// key with its value (distinct powers of two), and total_s adds the terms that are not parts.
+TEST(EstimateJson, TimeBlockHasEveryStepTermOfTheSchemaList) {
+  TimeBreakdown tb;
+  double v = 1, total = 0;
+  for (const StepTerm& t : kStepTerms) {
+    tb.*t.value = (v /= 2);
+    if (!t.part_of) total += v;
+  }
+  const nlohmann::json j = TimeBreakdownToJson(tb);
+  for (const StepTerm& t : kStepTerms) EXPECT_EQ(j.at(t.key).get<double>(), tb.*t.value) << t.key;
+  EXPECT_EQ(j.at("total_s").get<double>(), total);
+  EXPECT_EQ(tb.total(), total);
+  EXPECT_EQ(j.size(), std::size(kStepTerms) + 1);
 }
 
 }  // namespace

@@ -14,6 +14,8 @@ pkgs=(
   libpq-dev postgresql
   # SHA-256 of the files the run registry records (libcrypto, src/runs/sha256.h)
   libssl-dev
+  # PNG decoding of the browser tests' screenshots (libpng, src/report/browser_test_util.h)
+  libpng-dev
   # .ci/run: clang with its AddressSanitizer, UBSan and libFuzzer runtimes (preset sanitize: the
   # tests and the fuzz targets), llvm-symbolizer for readable sanitizer reports; GCC's runtimes
   # for the local preset asan

@@ -23,7 +23,7 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <zlib.h>
+#include <png.h>
 
 #include <algorithm>
 #include <array>
@@ -54,21 +54,7 @@ constexpr size_t kMaxMessageBytes = size_t{256} << 20;  // a screenshot is a few
 
 bool IsExecutable(const std::string& path) { return !path.empty() && ::access(path.c_str(), X_OK) == 0; }
 
-// ---- PNG (W3C PNG specification, 2nd edition: 5.2 signature, 5.3 chunks, 11.2.2 IHDR,
-// 9.2 filter types, 7.1 scanline layout) ------------------------------------------------------
-
-uint32_t Be32(const unsigned char* p) {
-  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
-}
-
-// Paeth predictor, PNG specification 9.4.
-unsigned char Paeth(int a, int b, int c) {
-  const int p = a + b - c;
-  const int pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - c);
-  if (pa <= pb && pa <= pc) return static_cast<unsigned char>(a);
-  if (pb <= pc) return static_cast<unsigned char>(b);
-  return static_cast<unsigned char>(c);
-}
+// ---- PNG (libpng) ------------------------------------------------------------------------------
 
 std::optional<PngImage> PngFail(std::string* error, const std::string& what) {
   if (error) *error = "PNG: " + what;
@@ -620,96 +606,27 @@ std::vector<DomElement> FindElements(const std::string& dom, const std::string& 
 }
 
 std::optional<PngImage> DecodePng(const std::string& png, std::string* error) {
-  static constexpr unsigned char kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-  const auto* p = reinterpret_cast<const unsigned char*>(png.data());
-  const size_t size = png.size();
-  if (size < 8 || std::memcmp(p, kSignature, 8) != 0) return PngFail(error, "no PNG signature");
-  size_t pos = 8;
-  PngImage img;
-  int colour_type = -1;
-  std::string idat;
-  bool have_header = false, have_end = false;
-  while (pos < size) {
-    if (size - pos < 12) return PngFail(error, "the file ends inside a chunk (byte " + std::to_string(pos) + ")");
-    const uint32_t length = Be32(p + pos);
-    const std::string type(reinterpret_cast<const char*>(p + pos + 4), 4);
-    if (length > size - pos - 12) return PngFail(error, "chunk " + type + " runs past the end of the file");
-    const unsigned char* data = p + pos + 8;
-    const uint32_t crc = Be32(data + length);
-    if (static_cast<uint32_t>(::crc32(0, p + pos + 4, length + 4)) != crc) return PngFail(error, "chunk " + type + " has a bad CRC");
-    if (!have_header && type != "IHDR") return PngFail(error, "first chunk is " + type + ", not IHDR");
-    if (type == "IHDR") {
-      if (length != 13) return PngFail(error, "IHDR is not 13 bytes");
-      const uint32_t w = Be32(data), h = Be32(data + 4);
-      const int depth = data[8];
-      colour_type = data[9];
-      if (w == 0 || h == 0 || w > 16384 || h > 16384) return PngFail(error, "size " + std::to_string(w) + "x" + std::to_string(h) + " is outside 1..16384");
-      if (depth != 8) return PngFail(error, "bit depth " + std::to_string(depth) + " (only 8 is read)");
-      switch (colour_type) {
-        case 0: img.channels = 1; break;
-        case 2: img.channels = 3; break;
-        case 4: img.channels = 2; break;
-        case 6: img.channels = 4; break;
-        default: return PngFail(error, "colour type " + std::to_string(colour_type) + " (only 0, 2, 4, 6 are read)");
-      }
-      if (data[10] != 0 || data[11] != 0) return PngFail(error, "unknown compression or filter method");
-      if (data[12] != 0) return PngFail(error, "interlaced (not read)");
-      img.width = static_cast<int>(w);
-      img.height = static_cast<int>(h);
-      have_header = true;
-    } else if (type == "IDAT") {
-      idat.append(reinterpret_cast<const char*>(data), length);
-    } else if (type == "IEND") {
-      have_end = true;
-      break;
-    } else if (type[0] >= 'A' && type[0] <= 'Z') {
-      return PngFail(error, "critical chunk " + type + " is not read");
-    }
-    pos += 12 + length;
+  // libpng's simplified API (png.h, "SIMPLIFIED API"): the file's own channels, 8 bits each; a
+  // palette is expanded, 16-bit samples are converted to 8-bit sRGB.
+  if (png.size() < 8 || png_sig_cmp(reinterpret_cast<png_const_bytep>(png.data()), 0, 8) != 0)
+    return PngFail(error, "no PNG signature");
+  png_image image{};
+  image.version = PNG_IMAGE_VERSION;
+  if (!png_image_begin_read_from_memory(&image, png.data(), png.size())) return PngFail(error, image.message);
+  image.format &= ~static_cast<png_uint_32>(PNG_FORMAT_FLAG_COLORMAP | PNG_FORMAT_FLAG_LINEAR);
+  if (image.width == 0 || image.height == 0 || image.width > 16384 || image.height > 16384) {
+    png_image_free(&image);
+    return PngFail(error, "size " + std::to_string(image.width) + "x" + std::to_string(image.height) + " is outside 1..16384");
   }
-  if (!have_header) return PngFail(error, "no IHDR");
-  if (!have_end) return PngFail(error, "no IEND");
-  if (idat.empty()) return PngFail(error, "no IDAT");
-
-  const size_t stride = static_cast<size_t>(img.width) * static_cast<size_t>(img.channels);
-  const size_t raw_size = (stride + 1) * static_cast<size_t>(img.height);
-  std::string raw(raw_size, '\0');
-  z_stream zs{};
-  if (::inflateInit(&zs) != Z_OK) return PngFail(error, "zlib inflateInit failed");
-  zs.next_in = reinterpret_cast<Bytef*>(idat.data());
-  zs.avail_in = static_cast<uInt>(idat.size());
-  zs.next_out = reinterpret_cast<Bytef*>(raw.data());
-  zs.avail_out = static_cast<uInt>(raw.size());
-  const int zr = ::inflate(&zs, Z_FINISH);
-  const size_t produced = raw.size() - zs.avail_out;
-  ::inflateEnd(&zs);
-  if (zr != Z_STREAM_END || produced != raw_size)
-    return PngFail(error, "image data inflates to " + std::to_string(produced) + " bytes" +
-                              (zr == Z_STREAM_END ? "" : " (damaged or longer)") + ", expected " + std::to_string(raw_size));
-
-  img.pixels.assign(stride * static_cast<size_t>(img.height), 0);
-  const size_t bpp = static_cast<size_t>(img.channels);  // bytes per complete pixel, 9.2
-  for (size_t y = 0; y < static_cast<size_t>(img.height); ++y) {
-    const auto* in = reinterpret_cast<const unsigned char*>(raw.data()) + y * (stride + 1);
-    const int filter = in[0];
-    ++in;
-    unsigned char* row = img.pixels.data() + y * stride;
-    const unsigned char* up = y > 0 ? row - stride : nullptr;
-    for (size_t i = 0; i < stride; ++i) {
-      const int a = i >= bpp ? row[i - bpp] : 0;
-      const int b = up ? up[i] : 0;
-      const int cc = (up && i >= bpp) ? up[i - bpp] : 0;
-      int pred = 0;
-      switch (filter) {
-        case 0: pred = 0; break;
-        case 1: pred = a; break;
-        case 2: pred = b; break;
-        case 3: pred = (a + b) / 2; break;
-        case 4: pred = Paeth(a, b, cc); break;
-        default: return PngFail(error, "row " + std::to_string(y) + " has filter type " + std::to_string(filter) + " (0..4)");
-      }
-      row[i] = static_cast<unsigned char>(in[i] + pred);
-    }
+  PngImage img;
+  img.width = static_cast<int>(image.width);
+  img.height = static_cast<int>(image.height);
+  img.channels = static_cast<int>(PNG_IMAGE_SAMPLE_CHANNELS(image.format));
+  img.pixels.resize(PNG_IMAGE_SIZE(image));
+  if (!png_image_finish_read(&image, nullptr, img.pixels.data(), 0, nullptr)) {
+    const std::string message = image.message;
+    png_image_free(&image);
+    return PngFail(error, message);
   }
   return img;
 }

@@ -69,15 +69,16 @@ std::vector<DomElement> FindElements(const std::string& dom, const std::string& 
 
 // The parts LoadPage is built from, exposed for their unit tests (docs/report-browser.md).
 
-// An 8-bit PNG decoded to rows of pixels (`channels` bytes each: 1 grey, 2 grey+alpha, 3 RGB,
-// 4 RGBA), without gamma or colour-profile handling.
+// A PNG decoded to rows of 8-bit pixels (`channels` bytes each: 1 grey, 2 grey+alpha, 3 RGB,
+// 4 RGBA).
 struct PngImage {
   int width = 0, height = 0;
   int channels = 0;
   std::vector<unsigned char> pixels;  // height rows of width * channels bytes
 };
-// Decodes a non-interlaced PNG of bit depth 8 and colour type 0, 2, 4 or 6 (what Chromium's
-// screenshots are); nullopt with the reason in *error for anything else or a damaged file.
+// Decodes a PNG with libpng (any colour type, bit depth and interlacing: a palette is expanded,
+// 16-bit samples become 8-bit sRGB); nullopt with libpng's reason in *error ("PNG: ...") for a
+// damaged file or one larger than 16384 pixels a side.
 std::optional<PngImage> DecodePng(const std::string& png, std::string* error);
 // Every pixel the same (an empty image is blank).
 bool IsBlank(const PngImage& image);

@@ -16,6 +16,8 @@ pkgs=(
   libssl-dev
   # PNG decoding of the browser tests' screenshots (libpng, src/report/browser_test_util.h)
   libpng-dev
+  # the function-length check (scripts/function-length.sh)
+  universal-ctags
   # .ci/run: clang with its AddressSanitizer, UBSan and libFuzzer runtimes (preset sanitize: the
   # tests and the fuzz targets), llvm-symbolizer for readable sanitizer reports; GCC's runtimes
   # for the local preset asan

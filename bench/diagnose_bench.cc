@@ -40,8 +40,10 @@ const Files& Inputs() {
       const double step_s = 1.2 + 0.01 * ((it * 7919) % 13) / 13.0;
       t += step_s;
       log += fmt::format(
-          " [{}] iteration {:8d}/  500000 | consumed samples: {:12d} | elapsed time per iteration (ms): {:.1f} | throughput "
-          "per GPU (TFLOP/s/GPU): {:.1f} | learning rate: 1.000000E-04 | global batch size:   512 | lm loss: 2.345678E+00 | "
+          " [{}] iteration {:8d}/  500000 | consumed samples: {:12d} | elapsed time per iteration (ms): {:.1f} | "
+          "throughput "
+          "per GPU (TFLOP/s/GPU): {:.1f} | learning rate: 1.000000E-04 | global batch size:   512 | lm loss: "
+          "2.345678E+00 | "
           "loss scale: 1.0 | grad norm: 0.321 | number of skipped iterations:   0 | number of nan iterations:   0 |\n",
           FormatTimestamp(t), it, it * 512, step_s * 1e3, 400.0 * 1.2 / step_s);
       ++out.log_lines;
@@ -49,18 +51,22 @@ const Files& Inputs() {
         log += fmt::format("saving checkpoint at iteration {:7d} to /ckpt in torch_dist format\n", it);
         t += 30;
         log += fmt::format("  successfully saved checkpoint from iteration {:7d} to /ckpt [ t 1/8, p 1/1 ]\n", it);
-        log += "(min, max) time across ranks (ms):\n    save-checkpoint ................................: (29950.12, 30010.45)\n";
+        log +=
+            "(min, max) time across ranks (ms):\n    save-checkpoint ................................: (29950.12, "
+            "30010.45)\n";
         out.log_lines += 4;
       }
     }
     std::ofstream(out.log) << log;
     std::string smi =
-        "timestamp, index, utilization.gpu [%], clocks.current.sm [MHz], clocks.max.sm [MHz], power.draw [W], power.limit [W], "
+        "timestamp, index, utilization.gpu [%], clocks.current.sm [MHz], clocks.max.sm [MHz], power.draw [W], "
+        "power.limit [W], "
         "temperature.gpu, clocks_throttle_reasons.active\n";
     for (int s = 0; s < 3600; ++s)
       for (int g = 0; g < 8; ++g) {
         smi += fmt::format("{}.{:03d}, {}, {} %, 1980 MHz, 1980 MHz, {:.2f} W, 700.00 W, {}, 0x0000000000000000\n",
-                           FormatTimestamp(t0 + s), g * 3, g, 95 + (s + g) % 5, 640.0 + (s * 13 + g) % 40, 60 + (s + g) % 7);
+                           FormatTimestamp(t0 + s), g * 3, g, 95 + (s + g) % 5, 640.0 + (s * 13 + g) % 40,
+                           60 + (s + g) % 7);
         ++out.telemetry_rows;
       }
     std::ofstream(out.telemetry) << smi;

@@ -20,7 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const paratune::InputError&) {
     return 0;
   }
-  if (t.types.empty() || t.nodes.empty() || t.nodes.size() > static_cast<size_t>(paratune::kMaxClusterNodes)) std::abort();
+  if (t.types.empty() || t.nodes.empty() || t.nodes.size() > static_cast<size_t>(paratune::kMaxClusterNodes))
+    std::abort();
   int64_t gpus = 0, nodes = 0;
   for (const paratune::NodeType& ty : t.types) {
     if (ty.count <= 0 || ty.gpus_per_node <= 0 || ty.gpus_per_node > paratune::kMaxGpusPerNode) std::abort();

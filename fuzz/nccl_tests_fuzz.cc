@@ -22,8 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!r.devices.empty() && r.ranks != static_cast<int>(r.devices.size())) std::abort();
   for (const auto& row : r.rows) {
     if (row.line <= r.header_line || !(row.size_bytes >= 0)) std::abort();
-    for (double v : {row.time_s, row.algbw_bytes_per_s, row.busbw_bytes_per_s, row.inplace_time_s, row.inplace_algbw_bytes_per_s,
-                     row.inplace_busbw_bytes_per_s, row.error, row.inplace_error})
+    for (double v : {row.time_s, row.algbw_bytes_per_s, row.busbw_bytes_per_s, row.inplace_time_s,
+                     row.inplace_algbw_bytes_per_s, row.inplace_busbw_bytes_per_s, row.error, row.inplace_error})
       if (!std::isnan(v) && !(v >= 0 && std::isfinite(v))) std::abort();
   }
   const double b = LargeMessageBusBandwidth(r);

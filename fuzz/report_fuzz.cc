@@ -15,7 +15,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > (size_t{1} << 20)) return 0;
   try {
-    const paratune::ReportInput in = paratune::ParseReportInput(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.json");
+    const paratune::ReportInput in =
+        paratune::ParseReportInput(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.json");
     const std::string html = paratune::RenderReport({in}, paratune::ReportOptions{});
     if (html.find("</html>") == std::string::npos) __builtin_trap();
   } catch (const paratune::InputError&) {

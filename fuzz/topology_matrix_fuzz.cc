@@ -17,8 +17,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   const size_t d = m.devices.size();
-  if (m.gpu_count < 1 || static_cast<size_t>(m.gpu_count) > d || m.links.size() != d || m.row_lines.size() != d) std::abort();
-  if (m.cpu_affinity.size() != static_cast<size_t>(m.gpu_count) || m.numa_affinity.size() != static_cast<size_t>(m.gpu_count))
+  if (m.gpu_count < 1 || static_cast<size_t>(m.gpu_count) > d || m.links.size() != d || m.row_lines.size() != d)
+    std::abort();
+  if (m.cpu_affinity.size() != static_cast<size_t>(m.gpu_count) ||
+      m.numa_affinity.size() != static_cast<size_t>(m.gpu_count))
     std::abort();
   if (!m.nic_names.empty() && m.nic_names.size() != d - m.gpu_count) std::abort();
   for (size_t i = 0; i < d; ++i) {

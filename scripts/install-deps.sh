@@ -18,6 +18,8 @@ pkgs=(
   libpng-dev
   # the function-length check (scripts/function-length.sh)
   universal-ctags
+  # the format check (scripts/check-format.sh, .clang-format)
+  clang-format
   # .ci/run: clang with its AddressSanitizer, UBSan and libFuzzer runtimes (preset sanitize: the
   # tests and the fuzz targets), llvm-symbolizer for readable sanitizer reports; GCC's runtimes
   # for the local preset asan

@@ -315,8 +315,10 @@ SeriesAnalysis AnalyzeSeries(std::span<const double> x, const ChangePointOptions
   const size_t n = p.y.size();
 
   // Steps only.
-  const auto steps = MergeSmallSteps(p.y, Segment(p.y, p.scale, p.beta, options.min_segment), options.min_relative_step);
-  const double cost_steps = FitWithin(p.y, Indices(steps), false).rss / var + p.beta * static_cast<double>(steps.size());
+  const auto steps =
+      MergeSmallSteps(p.y, Segment(p.y, p.scale, p.beta, options.min_segment), options.min_relative_step);
+  const double cost_steps =
+      FitWithin(p.y, Indices(steps), false).rss / var + p.beta * static_cast<double>(steps.size());
 
   // Steps plus a trend: detrend by the whole-series slope, segment, refit the slope within.
   const double b0 = FitWithin(p.y, {}, true).slope;

@@ -19,7 +19,7 @@ struct ChangePointOptions {
   // Biometrics 2007) as the R changepoint package sets it by default for a change in mean
   // (R/penalty_decision.R: (diffparam + 2) * log(n), diffparam = 1); a larger value finds fewer.
   double penalty_log_factor = 3.0;
-  size_t min_segment = 5;          // samples in the shortest segment
+  size_t min_segment = 5;  // samples in the shortest segment
   // Steps smaller than this fraction of the series level are not reported (sub-percent wander).
   double min_relative_step = 0.01;
   // Replace each sample by the median of itself and its two neighbours before segmenting (an
@@ -37,9 +37,9 @@ struct ChangePoint {
 
 struct Drift {
   bool found = false;
-  double slope_per_sample = 0;      // least-squares slope pooled within the step-free segments
-  double relative_change = 0;       // slope * (n - 1) / mean: the drift over the whole series
-  double t_statistic = 0;           // slope / its standard error (AR(1)-corrected)
+  double slope_per_sample = 0;  // least-squares slope pooled within the step-free segments
+  double relative_change = 0;   // slope * (n - 1) / mean: the drift over the whole series
+  double t_statistic = 0;       // slope / its standard error (AR(1)-corrected)
 };
 
 // The noise of a series under an AR(1) model, x_i = level_i + e_i, e_i = rho e_{i-1} + w_i,

@@ -91,7 +91,8 @@ TEST(ChangePoints, PrunedSearchFindsTheExactOptimum) {
     Normal g(seed + 1000);
     std::vector<std::pair<size_t, double>> steps;
     const int k = static_cast<int>(g.Uniform() * 5);
-    for (int j = 0; j < k; ++j) steps.push_back({20 + static_cast<size_t>(g.Uniform() * 260), (g.Uniform() - 0.5) * 0.1});
+    for (int j = 0; j < k; ++j)
+      steps.push_back({20 + static_cast<size_t>(g.Uniform() * 260), (g.Uniform() - 0.5) * 0.1});
     o.min_segment = 1 + seed % 7;
     const auto x = Series(Steps(300, steps), 0.01, seed % 3 == 0 ? 0.6 : 0.0, seed);
     const double scale = EstimateNoise(x).long_run_sigma;
@@ -194,7 +195,8 @@ TEST(ChangePoints, WithoutTheAr1CorrectionAutocorrelatedNoiseLooksLikeSteps) {
   ChangePointOptions white;
   white.penalty_log_factor = 3.0 * 0.2 / 1.8;
   int fp = 0;
-  for (int s = 0; s < 100; ++s) fp += !DetectChangePoints(Series(std::vector<double>(500, 100.0), 0.01, 0.8, 7000 + s), white).empty();
+  for (int s = 0; s < 100; ++s)
+    fp += !DetectChangePoints(Series(std::vector<double>(500, 100.0), 0.01, 0.8, 7000 + s), white).empty();
   EXPECT_GT(fp, 50);
 }
 
@@ -237,7 +239,8 @@ TEST(ChangePoints, DegenerateInputs) {
 
 std::vector<double> Ramp(size_t n, double total_rel) {
   std::vector<double> level(n);
-  for (size_t i = 0; i < n; ++i) level[i] = 100.0 * (1 + total_rel * static_cast<double>(i) / static_cast<double>(n - 1));
+  for (size_t i = 0; i < n; ++i)
+    level[i] = 100.0 * (1 + total_rel * static_cast<double>(i) / static_cast<double>(n - 1));
   return level;
 }
 

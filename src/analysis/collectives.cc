@@ -45,10 +45,10 @@ int DtypeBytes(std::string_view dtype) {
     std::string_view name;
     int bytes;
   } kSizes[] = {
-      {"float", 4},  {"float32", 4}, {"double", 8},  {"float64", 8},     {"half", 2},          {"float16", 2},
-      {"bfloat16", 2}, {"byte", 1},  {"char", 1},    {"bool", 1},        {"int8", 1},          {"uint8", 1},
-      {"short", 2},  {"int16", 2},   {"uint16", 2},  {"int", 4},         {"int32", 4},         {"uint32", 4},
-      {"long", 8},   {"int64", 8},   {"uint64", 8},  {"complexhalf", 4}, {"complexfloat", 8}, {"complexdouble", 16},
+      {"float", 4},    {"float32", 4}, {"double", 8}, {"float64", 8},     {"half", 2},         {"float16", 2},
+      {"bfloat16", 2}, {"byte", 1},    {"char", 1},   {"bool", 1},        {"int8", 1},         {"uint8", 1},
+      {"short", 2},    {"int16", 2},   {"uint16", 2}, {"int", 4},         {"int32", 4},        {"uint32", 4},
+      {"long", 8},     {"int64", 8},   {"uint64", 8}, {"complexhalf", 4}, {"complexfloat", 8}, {"complexdouble", 16},
   };
   for (const auto& s : kSizes)
     if (d == s.name) return s.bytes;

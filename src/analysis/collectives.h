@@ -26,23 +26,23 @@ int DtypeBytes(std::string_view dtype);
 struct CollectiveGroupStats {
   int group_size = 0;
   int64_t sized_count = 0;
-  double bytes = 0;              // sum of S
-  double bus_bytes = 0;          // sum of S * BusBandwidthFactor(kind, group_size)
+  double bytes = 0;      // sum of S
+  double bus_bytes = 0;  // sum of S * BusBandwidthFactor(kind, group_size)
   double sized_time_s = 0;
   double busbw_bytes_per_s = 0;  // bus_bytes / sized_time_s (0 when sized_time_s is 0)
 };
 
 struct CollectiveStats {
   Collective kind = Collective::kOther;
-  int64_t count = 0;             // kernels
-  double total_s = 0;            // sum of kernel durations
-  double exposed_s = 0;          // part of those kernels' time (union per kind) not overlapping any
-                                 // COMPUTATION kernel of the same rank
-  int64_t sized_count = 0;       // kernels carrying message size, dtype and group size
-  double bytes = 0;              // sum of S over sized kernels
-  double sized_time_s = 0;       // their total duration
-  double algbw_bytes_per_s = 0;  // bytes / sized_time_s (0 when none sized)
-  double busbw_bytes_per_s = 0;  // sum(S * BusBandwidthFactor) / sized_time_s
+  int64_t count = 0;                         // kernels
+  double total_s = 0;                        // sum of kernel durations
+  double exposed_s = 0;                      // part of those kernels' time (union per kind) not overlapping any
+                                             // COMPUTATION kernel of the same rank
+  int64_t sized_count = 0;                   // kernels carrying message size, dtype and group size
+  double bytes = 0;                          // sum of S over sized kernels
+  double sized_time_s = 0;                   // their total duration
+  double algbw_bytes_per_s = 0;              // bytes / sized_time_s (0 when none sized)
+  double busbw_bytes_per_s = 0;              // sum(S * BusBandwidthFactor) / sized_time_s
   std::vector<CollectiveGroupStats> groups;  // the sized kernels by group size, ascending
 };
 

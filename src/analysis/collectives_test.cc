@@ -79,18 +79,18 @@ TEST(CollectiveStats, HandBuiltRankTrace) {
   t.collectives = {{"allreduce", 262144, 262144, 8, "Float", "0"},
                    {"_allgather_base", 131072, 1048576, 8, "BFloat16", "0"}};
   t.events = {
-      Ev(0, EventKind::kKernel, b, 1 * ms, 20, 0),                     // 0: all-reduce
-      Ev(0, EventKind::kKernel, b + 10 * ms, 1 * ms, 20, 0),           // 1: all-reduce
-      Ev(3, EventKind::kKernel, b + 10 * ms + ms / 4, ms / 2, 7),      // 2: gemm [10.25,10.75]
-      Ev(3, EventKind::kKernel, b + 10 * ms + ms / 2, 1 * ms, 8),      // 3: gemm [10.5,11.5]
-      Ev(1, EventKind::kKernel, b + 20 * ms, 4 * ms, 21, 1),           // 4: all-gather
-      Ev(4, EventKind::kKernel, b + 23 * ms, 2 * ms, 7),               // 5: triton [23,25]
-      Ev(3, EventKind::kKernel, b + 20 * ms, 4 * ms, -1),              // 6: no stream
-      Ev(5, EventKind::kMemcpy, b + 20 * ms, 4 * ms, 7),               // 7: memcpy
-      Ev(2, EventKind::kKernel, b + 30 * ms, 2 * ms, 20),              // 8: reduce-scatter, no args
-      Ev(7, EventKind::kGpuUserAnnotation, b, 40 * ms, 7),             // 9
-      Ev(6, EventKind::kCpuOp, b, 1 * ms, -1, 0),                      // 10
-      Ev(0, EventKind::kKernel, b + 50 * ms, 3 * ms, 20, 0),           // 11: not analysed
+      Ev(0, EventKind::kKernel, b, 1 * ms, 20, 0),                 // 0: all-reduce
+      Ev(0, EventKind::kKernel, b + 10 * ms, 1 * ms, 20, 0),       // 1: all-reduce
+      Ev(3, EventKind::kKernel, b + 10 * ms + ms / 4, ms / 2, 7),  // 2: gemm [10.25,10.75]
+      Ev(3, EventKind::kKernel, b + 10 * ms + ms / 2, 1 * ms, 8),  // 3: gemm [10.5,11.5]
+      Ev(1, EventKind::kKernel, b + 20 * ms, 4 * ms, 21, 1),       // 4: all-gather
+      Ev(4, EventKind::kKernel, b + 23 * ms, 2 * ms, 7),           // 5: triton [23,25]
+      Ev(3, EventKind::kKernel, b + 20 * ms, 4 * ms, -1),          // 6: no stream
+      Ev(5, EventKind::kMemcpy, b + 20 * ms, 4 * ms, 7),           // 7: memcpy
+      Ev(2, EventKind::kKernel, b + 30 * ms, 2 * ms, 20),          // 8: reduce-scatter, no args
+      Ev(7, EventKind::kGpuUserAnnotation, b, 40 * ms, 7),         // 9
+      Ev(6, EventKind::kCpuOp, b, 1 * ms, -1, 0),                  // 10
+      Ev(0, EventKind::kKernel, b + 50 * ms, 3 * ms, 20, 0),       // 11: not analysed
   };
   const std::vector<uint32_t> events = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
   const std::vector<CollectiveStats> s = ComputeCollectiveStats(t, events);

@@ -24,7 +24,8 @@ CrossRankView CrossRank(const std::vector<RankAnalysis>& ranks) {
     std::sort(v.begin(), v.end());
     std::vector<double> xs;
     for (const auto& p : v) xs.push_back(p.first);
-    out.spreads.push_back({metric, v.front().first, SortedQuantile(xs, 0.5), v.back().first, v.front().second, v.back().second});
+    out.spreads.push_back(
+        {metric, v.front().first, SortedQuantile(xs, 0.5), v.back().first, v.front().second, v.back().second});
   };
   const double nan = std::numeric_limits<double>::quiet_NaN();
   spread("compute_pct", [](const RankAnalysis& r) { return r.temporal.compute_pct(); });
@@ -43,7 +44,8 @@ CrossRankView CrossRank(const std::vector<RankAnalysis>& ranks) {
     for (const auto& p : v) xs.push_back(p.first);
     // Within 1 µs the ranks are level (synchronous steps end together): no slowest rank.
     const int slowest = v.back().first - v.front().first > 1e-6 ? v.back().second : -1;
-    out.iterations.push_back({step, static_cast<int>(v.size()), v.front().first, SortedQuantile(xs, 0.5), v.back().first, slowest});
+    out.iterations.push_back(
+        {step, static_cast<int>(v.size()), v.front().first, SortedQuantile(xs, 0.5), v.back().first, slowest});
   }
   return out;
 }

@@ -15,7 +15,8 @@ struct RankAnalysis;  // trace_analysis.h
 // The spread of one per-rank figure across the ranks (NaN figures, such as the overlap of a rank
 // without communication, are left out).
 struct RankSpread {
-  std::string metric;  // "compute_pct", "non_compute_pct", "idle_pct", "comm_overlap_pct", "step_time_s", "dataloader_share"
+  std::string
+      metric;  // "compute_pct", "non_compute_pct", "idle_pct", "comm_overlap_pct", "step_time_s", "dataloader_share"
   double min = 0, median = 0, max = 0;  // median: linear-interpolation quantile 0.5
   int min_rank = -1, max_rank = -1;
 };

@@ -33,8 +33,10 @@ std::vector<IdleRow> IdleTimeBreakdown(const RankRows& rr, double consecutive_ke
       const int64_t gap = rows[i].ts - prev_end;
       const int64_t launched = rr.launch_ts.Get(rr.Event(rows[i]).correlation);
       int c = 2;
-      if (launched != CorrelationMap::kAbsent && launched > prev_end) c = 0;
-      else if (gap < delay_ns) c = 1;
+      if (launched != CorrelationMap::kAbsent && launched > prev_end)
+        c = 0;
+      else if (gap < delay_ns)
+        c = 1;
       gaps[c].push_back(static_cast<double>(gap) * kNsToS);
       present[c] = true;
     }

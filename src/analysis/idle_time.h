@@ -18,7 +18,7 @@ struct IdleRow {
   int64_t stream = -1;
   std::string category;  // "host_wait", "kernel_wait", "other"
   double idle_s = 0;
-  double ratio = 0;  // idle_s / the stream's idle total
+  double ratio = 0;   // idle_s / the stream's idle total
   int64_t count = 0;  // gaps counted (the stream's first event has no gap)
   double mean_s = 0, stddev_s = 0, min_s = 0, p25_s = 0, p50_s = 0, p75_s = 0, max_s = 0;
 };

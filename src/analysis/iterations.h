@@ -21,7 +21,7 @@ struct IterationStats {
   int64_t gpu_start_ns = -1;  // first GPU event it launched; -1: none
   double cpu_step_s = 0;      // the ProfilerStep range on the CPU
   double dataloader_s = 0;    // union of data-loader ops inside it
-  GpuTimeBreakdown gpu;      // over the GPU events launched from inside it
+  GpuTimeBreakdown gpu;       // over the GPU events launched from inside it
   double comm_overlap_pct = std::numeric_limits<double>::quiet_NaN();
 };
 

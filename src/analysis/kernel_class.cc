@@ -92,11 +92,16 @@ bool KindFromKernelToken(std::string_view rest, Collective* kind) {
     std::string_view token;
     Collective kind;
   } kTokens[] = {
-      {"AllReduce", Collective::kAllReduce},   {"AllGather", Collective::kAllGather},
-      {"ReduceScatter", Collective::kReduceScatter}, {"AllToAll", Collective::kAllToAll},
-      {"Broadcast", Collective::kBroadcast},   {"Reduce", Collective::kReduce},
-      {"SendRecv", Collective::kSendRecv},     {"Send", Collective::kSendRecv},
-      {"Recv", Collective::kSendRecv},         {"Generic", Collective::kOther},
+      {"AllReduce", Collective::kAllReduce},
+      {"AllGather", Collective::kAllGather},
+      {"ReduceScatter", Collective::kReduceScatter},
+      {"AllToAll", Collective::kAllToAll},
+      {"Broadcast", Collective::kBroadcast},
+      {"Reduce", Collective::kReduce},
+      {"SendRecv", Collective::kSendRecv},
+      {"Send", Collective::kSendRecv},
+      {"Recv", Collective::kSendRecv},
+      {"Generic", Collective::kOther},
   };
   for (const auto& t : kTokens) {
     if (rest.starts_with(t.token)) {
@@ -122,17 +127,24 @@ static KernelCategory CategoryOfText(const std::string& lowered);
 
 KernelCategory KernelCategoryOf(std::string_view name, EventKind kind) {
   switch (kind) {
-    case EventKind::kMemcpy: return KernelCategory::kMemcpy;
-    case EventKind::kMemset: return KernelCategory::kMemset;
-    case EventKind::kCudaSync: return KernelCategory::kSync;
-    default: break;
+    case EventKind::kMemcpy:
+      return KernelCategory::kMemcpy;
+    case EventKind::kMemset:
+      return KernelCategory::kMemset;
+    case EventKind::kCudaSync:
+      return KernelCategory::kSync;
+    default:
+      break;
   }
   if (StartsWithAny(name, {"Memcpy", "hipMemcpy", "dma"})) return KernelCategory::kMemcpy;
   if (StartsWithAny(name, {"Memset", "hipMemset"})) return KernelCategory::kMemset;
   switch (HtaKernelTypeOf(name)) {
-    case HtaKernelType::kCommunication: return KernelCategory::kCommunication;
-    case HtaKernelType::kOther: return KernelCategory::kSync;
-    default: break;
+    case HtaKernelType::kCommunication:
+      return KernelCategory::kCommunication;
+    case HtaKernelType::kOther:
+      return KernelCategory::kSync;
+    default:
+      break;
   }
   // Classify by the kernel's own name: its template arguments and parameters name libraries
   // (fbgemm_gpu::, cutlass:: accessors) that say nothing about what the kernel does. Only when the
@@ -171,9 +183,10 @@ std::string ShortKernelName(std::string_view name) {
   // Generic wrappers (cutlass::Kernel<Operator>, cutlass::device_kernel<...>) are named by their
   // first template argument.
   const size_t lt = s.find('<');
-  if (lt != std::string::npos && (out.size() >= 6 && (out.compare(out.size() - 6, 6, "Kernel") == 0 ||
-                                                      out.compare(out.size() - 6, 6, "kernel") == 0) &&
-                                  out.find("::") != std::string::npos && out.find("cutlass") != std::string::npos)) {
+  if (lt != std::string::npos &&
+      (out.size() >= 6 &&
+       (out.compare(out.size() - 6, 6, "Kernel") == 0 || out.compare(out.size() - 6, 6, "kernel") == 0) &&
+       out.find("::") != std::string::npos && out.find("cutlass") != std::string::npos)) {
     size_t end = lt + 1;
     int d = 0;
     while (end < s.size() && !(d == 0 && (s[end] == ',' || s[end] == '>'))) {
@@ -189,13 +202,13 @@ std::string ShortKernelName(std::string_view name) {
 static KernelCategory CategoryOfText(const std::string& l) {
   if (ContainsAny(l, {"flash", "fmha", "attention", "attn", "sdpa", "cudnn_sdp", "efficient_attention"}))
     return KernelCategory::kAttention;
-  const bool reduction =
-      ContainsAny(l, {"reduce_kernel", "layer_norm", "layernorm", "rms_norm", "rmsnorm", "softmax", "batch_norm",
-                      "bn_fw", "bn_bw", "triton_red", "triton_per"}) ||
-      ContainsUnlessFollowedBy(l, "norm", "al_");
-  if (ContainsAny(l, {"gemm", "gemv", "cutlass", "cublas", "sm80_xmma", "sm90_xmma", "xmma_gemm", "ampere_",
-                      "volta_", "turing_", "hopper", "nvjet", "matmul", "_mma", "s884", "s1688", "h884", "h1688",
-                      "sgemm", "hgemm", "bgemm", "triton_tem", "implicit_gemm", "wgrad", "dgrad"}) ||
+  const bool reduction = ContainsAny(l, {"reduce_kernel", "layer_norm", "layernorm", "rms_norm", "rmsnorm", "softmax",
+                                         "batch_norm", "bn_fw", "bn_bw", "triton_red", "triton_per"}) ||
+                         ContainsUnlessFollowedBy(l, "norm", "al_");
+  if (ContainsAny(l, {"gemm",       "gemv",          "cutlass", "cublas", "sm80_xmma", "sm90_xmma", "xmma_gemm",
+                      "ampere_",    "volta_",        "turing_", "hopper", "nvjet",     "matmul",    "_mma",
+                      "s884",       "s1688",         "h884",    "h1688",  "sgemm",     "hgemm",     "bgemm",
+                      "triton_tem", "implicit_gemm", "wgrad",   "dgrad"}) ||
       ContainsUnlessFollowedBy(l, "conv", "ert") || (!reduction && Contains(l, "cudnn::")))
     return KernelCategory::kGemm;
   if (ContainsAny(l, {"multi_tensor_apply", "adam", "fused_adam", "optimizer"})) return KernelCategory::kOptimizer;

@@ -30,10 +30,10 @@ enum class HtaKernelType : uint8_t { kComputation, kCommunication, kMemory, kOth
 
 HtaKernelType HtaKernelTypeOf(std::string_view name);
 inline constexpr EnumNames<HtaKernelType, 4> kHtaKernelTypeNames{{{{HtaKernelType::kComputation, "COMPUTATION"},
-                                                                    {HtaKernelType::kCommunication, "COMMUNICATION"},
-                                                                    {HtaKernelType::kMemory, "MEMORY"},
-                                                                    {HtaKernelType::kOther, "OTHER"}}},
-                                                                  4};
+                                                                   {HtaKernelType::kCommunication, "COMMUNICATION"},
+                                                                   {HtaKernelType::kMemory, "MEMORY"},
+                                                                   {HtaKernelType::kOther, "OTHER"}}},
+                                                                 4};
 inline const char* HtaKernelTypeName(HtaKernelType type) { return kHtaKernelTypeNames.Name(type); }
 
 // What a GPU event does, for the kernel breakdown. The first rule that applies wins:
@@ -78,18 +78,17 @@ KernelCategory KernelCategoryOf(std::string_view name, EventKind kind);
 // "gemm", "attention", "communication", "memcpy", "memset", "elementwise", "reduction",
 // "optimizer", "sync", "other"
 inline constexpr EnumNames<KernelCategory, 10> kKernelCategoryNames{{{{KernelCategory::kGemm, "gemm"},
-                                                                       {KernelCategory::kAttention, "attention"},
-                                                                       {KernelCategory::kCommunication, "communication"},
-                                                                       {KernelCategory::kMemcpy, "memcpy"},
-                                                                       {KernelCategory::kMemset, "memset"},
-                                                                       {KernelCategory::kElementwise, "elementwise"},
-                                                                       {KernelCategory::kReduction, "reduction"},
-                                                                       {KernelCategory::kOptimizer, "optimizer"},
-                                                                       {KernelCategory::kSync, "sync"},
-                                                                       {KernelCategory::kOther, "other"}}},
-                                                                     10};
+                                                                      {KernelCategory::kAttention, "attention"},
+                                                                      {KernelCategory::kCommunication, "communication"},
+                                                                      {KernelCategory::kMemcpy, "memcpy"},
+                                                                      {KernelCategory::kMemset, "memset"},
+                                                                      {KernelCategory::kElementwise, "elementwise"},
+                                                                      {KernelCategory::kReduction, "reduction"},
+                                                                      {KernelCategory::kOptimizer, "optimizer"},
+                                                                      {KernelCategory::kSync, "sync"},
+                                                                      {KernelCategory::kOther, "other"}}},
+                                                                    10};
 inline const char* KernelCategoryName(KernelCategory category) { return kKernelCategoryNames.Name(category); }
-
 
 // From args->collective when it is non-empty and known (PyTorch's names, case-insensitive,
 // underscores ignored: "allreduce", "all_reduce", "allreduce_coalesced", "allgather",

@@ -35,10 +35,10 @@ TEST(KernelClass, HtaKernelTypeEveryAlternative) {
       {"Stream Wait Event", HtaKernelType::kOther},
       {"cudaLaunchKernel", HtaKernelType::kOther},
       {"cudaLaunchKernelExC_v11060", HtaKernelType::kOther},
-      {"cudaMemcpyAsync", HtaKernelType::kOther},  // (.*Memcpy)
-      {"cudaMemsetAsync", HtaKernelType::kOther},  // (.*Memset)
+      {"cudaMemcpyAsync", HtaKernelType::kOther},          // (.*Memcpy)
+      {"cudaMemsetAsync", HtaKernelType::kOther},          // (.*Memset)
       {"void my_dma_copy_kernel", HtaKernelType::kOther},  // (.*dma)
-      {"cudaDeviceSynchronize", HtaKernelType::kOther},  // (^.*Sync)
+      {"cudaDeviceSynchronize", HtaKernelType::kOther},    // (^.*Sync)
       {"runFunction", HtaKernelType::kOther},
       {"job_exe_0", HtaKernelType::kOther},
       {"packet_12", HtaKernelType::kOther},
@@ -53,11 +53,11 @@ TEST(KernelClass, HtaKernelTypeEveryAlternative) {
       {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_warpgroupsize2x1x1_execute_segment_k_off_"
        "kernel__5x_cublas",
        HtaKernelType::kComputation},
-      {"cudaGraphLaunch", HtaKernelType::kComputation},       // "cuda" but no "LaunchKernel"
-      {"xcudaLaunchKernel", HtaKernelType::kComputation},     // (cuda.*LaunchKernel) is anchored at 0
-      {"NCCL_AllReduce", HtaKernelType::kComputation},        // case-sensitive
-      {"myStream Wait Event", HtaKernelType::kComputation},   // (^Stream Wait Event) only at the start
-      {"foo\nncclKernel", HtaKernelType::kComputation},       // '.' stops at a newline
+      {"cudaGraphLaunch", HtaKernelType::kComputation},      // "cuda" but no "LaunchKernel"
+      {"xcudaLaunchKernel", HtaKernelType::kComputation},    // (cuda.*LaunchKernel) is anchored at 0
+      {"NCCL_AllReduce", HtaKernelType::kComputation},       // case-sensitive
+      {"myStream Wait Event", HtaKernelType::kComputation},  // (^Stream Wait Event) only at the start
+      {"foo\nncclKernel", HtaKernelType::kComputation},      // '.' stops at a newline
       {"foo\nSync", HtaKernelType::kComputation},
       {"", HtaKernelType::kComputation},
   };

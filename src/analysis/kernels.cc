@@ -11,7 +11,10 @@ namespace {
 
 // Index of a type in the three tables (COMPUTATION, COMMUNICATION, MEMORY); -1 for OTHER.
 int TypeIndex(HtaKernelType t) {
-  return t == HtaKernelType::kComputation ? 0 : t == HtaKernelType::kCommunication ? 1 : t == HtaKernelType::kMemory ? 2 : -1;
+  return t == HtaKernelType::kComputation     ? 0
+         : t == HtaKernelType::kCommunication ? 1
+         : t == HtaKernelType::kMemory        ? 2
+                                              : -1;
 }
 
 struct NameStats {
@@ -44,8 +47,10 @@ std::vector<KernelTypeShare> KernelTypeBreakdown(const RankRows& rows) {
     for (int k = 0; k < 3; ++k)
       if (active[k] > 0) mask |= 1 << k;
     if (mask) sums[mask] += static_cast<double>(t - prev) * kNsToS;
-    if (d > 0) ++active[d - 1];
-    else --active[-d - 1];
+    if (d > 0)
+      ++active[d - 1];
+    else
+      --active[-d - 1];
     prev = t;
   }
   static const char* kNames[3] = {"COMPUTATION", "COMMUNICATION", "MEMORY"};
@@ -117,8 +122,9 @@ KernelTables KernelStatistics(const RankRows& rows, int top_kernels, double dura
     k.min_s = s.min;
     k.mean_s = s.sum / static_cast<double>(s.count);
     k.stddev_s = SampleStdDev(s.durs);
-    const EventKind kind = k.type == HtaKernelType::kMemory ? (k.name.rfind("Memset", 0) == 0 ? EventKind::kMemset : EventKind::kMemcpy)
-                                                            : EventKind::kKernel;
+    const EventKind kind = k.type == HtaKernelType::kMemory
+                               ? (k.name.rfind("Memset", 0) == 0 ? EventKind::kMemset : EventKind::kMemcpy)
+                               : EventKind::kKernel;
     k.category = KernelCategoryOf(k.name, kind);
     CategoryShare& c = cats[k.category];
     c.category = k.category;
@@ -132,11 +138,13 @@ KernelTables KernelStatistics(const RankRows& rows, int top_kernels, double dura
     auto hta = HtaKernelRows(kTypes[ti], per_type[ti], top_kernels, duration_ratio);
     out.hta_kernel_table.insert(out.hta_kernel_table.end(), hta.begin(), hta.end());
     auto& v = per_type[ti];
-    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.sum_s != b.sum_s ? a.sum_s > b.sum_s : a.name < b.name; });
+    std::sort(v.begin(), v.end(),
+              [](const auto& a, const auto& b) { return a.sum_s != b.sum_s ? a.sum_s > b.sum_s : a.name < b.name; });
     for (size_t i = 0; i < v.size() && static_cast<int>(i) < top_kernels; ++i) out.top_kernels.push_back(v[i]);
   }
   for (auto& [c, share] : cats) out.categories.push_back(share);
-  std::sort(out.categories.begin(), out.categories.end(), [](const auto& a, const auto& b) { return a.sum_s > b.sum_s; });
+  std::sort(out.categories.begin(), out.categories.end(),
+            [](const auto& a, const auto& b) { return a.sum_s > b.sum_s; });
   return out;
 }
 

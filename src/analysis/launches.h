@@ -11,14 +11,14 @@
 namespace paratune {
 
 struct LaunchStats {
-  int64_t launches = 0;            // matched CPU launch / GPU event pairs
-  double cpu_duration_s = 0;       // sum of launch-call durations
-  double gpu_duration_s = 0;       // sum of the launched events' durations
-  double launch_delay_s = 0;       // sum of max(0, gpu start - cpu end)
+  int64_t launches = 0;       // matched CPU launch / GPU event pairs
+  double cpu_duration_s = 0;  // sum of launch-call durations
+  double gpu_duration_s = 0;  // sum of the launched events' durations
+  double launch_delay_s = 0;  // sum of max(0, gpu start - cpu end)
   double mean_launch_delay_s = 0;
   double max_launch_delay_s = 0;
-  int64_t short_kernels = 0;       // cpu <= cutoff and gpu < cpu: launch overhead dominates
-  int64_t runtime_outliers = 0;    // cpu > runtime cutoff
+  int64_t short_kernels = 0;          // cpu <= cutoff and gpu < cpu: launch overhead dominates
+  int64_t runtime_outliers = 0;       // cpu > runtime cutoff
   int64_t launch_delay_outliers = 0;  // delay > delay cutoff
 };
 

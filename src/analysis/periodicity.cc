@@ -25,8 +25,8 @@ constexpr size_t kDivisorSlack = 1;  // lags either side of K/m searched for the
 
 }  // namespace
 
-Periodicity FindPeriodicity(std::span<const double> x, size_t min_period, size_t max_period,
-                            double min_autocorrelation, double min_swing) {
+Periodicity FindPeriodicity(std::span<const double> x, size_t min_period, size_t max_period, double min_autocorrelation,
+                            double min_swing) {
   Periodicity p;
   const size_t n = x.size();
   for (double v : x)

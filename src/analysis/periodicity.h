@@ -14,8 +14,8 @@ namespace paratune {
 struct Periodicity {
   bool found = false;
   size_t period_samples = 0;
-  double autocorrelation = 0;  // ACF at the period (0..1)
-  double duty_cycle = 0;       // share of samples above the midpoint between the low and high levels
+  double autocorrelation = 0;            // ACF at the period (0..1)
+  double duty_cycle = 0;                 // share of samples above the midpoint between the low and high levels
   double low_level = 0, high_level = 0;  // 10th and 90th percentiles
 };
 

@@ -25,7 +25,8 @@ class Noise {
 };
 
 // A starved GPU's utilisation: busy (high) for duty * period samples, then waiting (low).
-std::vector<double> Square(size_t n, double period, double duty, double low, double high, double noise_sd, uint64_t seed) {
+std::vector<double> Square(size_t n, double period, double duty, double low, double high, double noise_sd,
+                           uint64_t seed) {
   Noise z(seed);
   std::vector<double> x(n);
   for (size_t i = 0; i < n; ++i) {

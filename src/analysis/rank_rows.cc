@@ -9,8 +9,10 @@ NsIntervals MergeNs(NsIntervals v) {
   NsIntervals out;
   for (const auto& [a, b] : v) {
     if (b <= a) continue;
-    if (!out.empty() && a <= out.back().second) out.back().second = std::max(out.back().second, b);
-    else out.emplace_back(a, b);
+    if (!out.empty() && a <= out.back().second)
+      out.back().second = std::max(out.back().second, b);
+    else
+      out.emplace_back(a, b);
   }
   return out;
 }
@@ -21,7 +23,8 @@ int64_t ProfilerStepNumber(std::string_view name) {
   int64_t n = 0;
   size_t i = kPrefix.size();
   if (name[i] < '0' || name[i] > '9') return -1;
-  for (; i < name.size() && name[i] >= '0' && name[i] <= '9' && n < (int64_t{1} << 50); ++i) n = n * 10 + (name[i] - '0');
+  for (; i < name.size() && name[i] >= '0' && name[i] <= '9' && n < (int64_t{1} << 50); ++i)
+    n = n * 10 + (name[i] - '0');
   return n;
 }
 
@@ -49,7 +52,8 @@ NameFacts::NameFacts(const std::vector<std::string>& names)
     step[i] = ProfilerStepNumber(n);
     sync[i] = n == "Event Sync" || n == "Context Sync";
     loader[i] = IsDataLoaderOp(n);
-    launch[i] = n == "cudaLaunchKernel" || n == "cudaLaunchKernelExC" || n == "cudaMemcpyAsync" || n == "cudaMemsetAsync";
+    launch[i] =
+        n == "cudaLaunchKernel" || n == "cudaLaunchKernelExC" || n == "cudaMemcpyAsync" || n == "cudaMemsetAsync";
   }
 }
 

@@ -52,8 +52,10 @@ class CorrelationMap {
   };
   explicit CorrelationMap(const Range& r);
   void Set(int64_t corr, int64_t v) {
-    if (!dense_.empty()) dense_[static_cast<size_t>(corr - lo_)] = v;
-    else sparse_[corr] = v;
+    if (!dense_.empty())
+      dense_[static_cast<size_t>(corr - lo_)] = v;
+    else
+      sparse_[corr] = v;
   }
   int64_t Get(int64_t corr) const {
     if (corr < 0) return kAbsent;
@@ -74,10 +76,10 @@ class CorrelationMap {
 // What each distinct name of a rank is, decided once per name (indexed by TraceEvent::name).
 struct NameFacts {
   std::vector<HtaKernelType> type;
-  std::vector<int64_t> step;        // ProfilerStepNumber, -1 if none
-  std::vector<uint8_t> sync;        // "Event Sync" / "Context Sync"
-  std::vector<uint8_t> loader;      // IsDataLoaderOp
-  std::vector<uint8_t> launch;      // cudaLaunchKernel(ExC), cudaMemcpyAsync, cudaMemsetAsync
+  std::vector<int64_t> step;    // ProfilerStepNumber, -1 if none
+  std::vector<uint8_t> sync;    // "Event Sync" / "Context Sync"
+  std::vector<uint8_t> loader;  // IsDataLoaderOp
+  std::vector<uint8_t> launch;  // cudaLaunchKernel(ExC), cudaMemcpyAsync, cudaMemsetAsync
   explicit NameFacts(const std::vector<std::string>& names);
 };
 
@@ -85,11 +87,11 @@ struct RankRows {
   const RankTrace* trace = nullptr;
   NameFacts names;
   CorrelationMap::Range corr_range;
-  CorrelationMap launch_ts;       // launch time of each correlation: the last CPU-side row with it (unfiltered)
-  std::vector<Row> kept;          // after HTA's last-step filter (CPU rows in file order, then GPU rows)
-  std::vector<Row> gpu;           // the GPU event set: kept rows with stream != -1, by start
+  CorrelationMap launch_ts;              // launch time of each correlation: the last CPU-side row with it (unfiltered)
+  std::vector<Row> kept;                 // after HTA's last-step filter (CPU rows in file order, then GPU rows)
+  std::vector<Row> gpu;                  // the GPU event set: kept rows with stream != -1, by start
   std::vector<HtaKernelType> gpu_types;  // parallel to gpu
-  int64_t origin = 0;             // start of the first GPU row (interval arithmetic is relative to it)
+  int64_t origin = 0;                    // start of the first GPU row (interval arithmetic is relative to it)
 
   explicit RankRows(const RankTrace& t);
   const TraceEvent& Event(const Row& r) const { return trace->events[r.index]; }

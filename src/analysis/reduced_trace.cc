@@ -13,7 +13,8 @@ std::string ReducedTraceJson(const std::vector<RankTrace>& ranks, const TraceAna
   // Origin: the earliest analysed GPU event of any rank, in absolute ns.
   int64_t origin = std::numeric_limits<int64_t>::max();
   for (size_t i = 0; i < ranks.size() && i < a.ranks.size(); ++i)
-    for (uint32_t k : a.ranks[i].analysed_events) origin = std::min(origin, ranks[i].base_time_ns + ranks[i].events[k].ts_ns);
+    for (uint32_t k : a.ranks[i].analysed_events)
+      origin = std::min(origin, ranks[i].base_time_ns + ranks[i].events[k].ts_ns);
   if (origin == std::numeric_limits<int64_t>::max()) origin = 0;
   // Times in µs with three decimals: the traces' ns resolution.
   ChromeTraceWriter w(/*time_decimals=*/3, {{"producer", "paratune analyze"}});
@@ -52,13 +53,15 @@ std::string ReducedTraceJson(const std::vector<RankTrace>& ranks, const TraceAna
     for (const IterationStats& it : r.iterations) {
       if (it.gpu_start_ns < 0) continue;
       const double ts = us(it.gpu_start_ns);
-      w.Complete(pid, kIterationsTid, ts, it.gpu.window_s * 1e6, "ProfilerStep#" + std::to_string(it.step), "iteration",
-                 {TraceArg::Num("cpu_step_ms", it.cpu_step_s * 1e3, 3), TraceArg::Num("compute_pct", it.gpu.compute_pct(), 2),
-                  TraceArg::Num("non_compute_pct", it.gpu.non_compute_pct(), 2), TraceArg::Num("idle_pct", it.gpu.idle_pct(), 2),
-                  TraceArg::Num("dataloader_ms", it.dataloader_s * 1e3, 3)});
-      w.Counter(pid, ts, "GPU time %",
-                {TraceArg::Num("compute", it.gpu.compute_pct(), 2), TraceArg::Num("non-compute", it.gpu.non_compute_pct(), 2),
-                 TraceArg::Num("idle", it.gpu.idle_pct(), 2)});
+      w.Complete(
+          pid, kIterationsTid, ts, it.gpu.window_s * 1e6, "ProfilerStep#" + std::to_string(it.step), "iteration",
+          {TraceArg::Num("cpu_step_ms", it.cpu_step_s * 1e3, 3), TraceArg::Num("compute_pct", it.gpu.compute_pct(), 2),
+           TraceArg::Num("non_compute_pct", it.gpu.non_compute_pct(), 2),
+           TraceArg::Num("idle_pct", it.gpu.idle_pct(), 2), TraceArg::Num("dataloader_ms", it.dataloader_s * 1e3, 3)});
+      w.Counter(
+          pid, ts, "GPU time %",
+          {TraceArg::Num("compute", it.gpu.compute_pct(), 2), TraceArg::Num("non-compute", it.gpu.non_compute_pct(), 2),
+           TraceArg::Num("idle", it.gpu.idle_pct(), 2)});
       w.Counter(pid, ts, "step time ms", {TraceArg::Num("step", it.cpu_step_s * 1e3, 3)});
     }
   }

@@ -154,9 +154,10 @@ StragglerReport FindStragglers(const std::vector<StragglerInput>& inputs) {
     if (s.collectives_matched >= kMinMatched &&
         static_cast<double>(s.last_arrivals) >= kLastArrivalShare * static_cast<double>(s.collectives_matched) &&
         s.caused_wait_s >= kCausedWaitShare * median_comm_s)
-      why.push_back(fmt::format("last to arrive at {} of {} matched collectives; "
-                                "the other ranks waited {:.1f} ms for it",
-                                s.last_arrivals, s.collectives_matched, s.caused_wait_s * 1e3));
+      why.push_back(
+          fmt::format("last to arrive at {} of {} matched collectives; "
+                      "the other ranks waited {:.1f} ms for it",
+                      s.last_arrivals, s.collectives_matched, s.caused_wait_s * 1e3));
     if (means.size() >= kMinRanksForZ && s.step_time_robust_z >= kRobustZ)
       why.push_back(fmt::format("mean step time {:.1f} ms against the ranks' median {:.1f} ms (robust z {:.1f})",
                                 s.mean_step_time_s * 1e3, median_step_s * 1e3, s.step_time_robust_z));

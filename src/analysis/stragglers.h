@@ -42,15 +42,15 @@ struct StragglerInput {
 
 struct StragglerRank {
   int rank = 0;
-  double mean_step_time_s = 0;       // 0 without step times
-  double step_time_robust_z = 0;     // (mean - median over ranks) / (1.4826 * MAD), 0 if MAD == 0
-  int64_t collectives_matched = 0;   // matched collectives this rank took part in
-  int64_t last_arrivals = 0;         // matched collectives where this rank's kernel was the shortest
-                                     // (it arrived last; the others waited for it)
-  double caused_wait_s = 0;          // sum over those collectives of (median duration - its duration)
-  double waited_s = 0;               // sum over matched collectives of (its duration - min duration)
+  double mean_step_time_s = 0;      // 0 without step times
+  double step_time_robust_z = 0;    // (mean - median over ranks) / (1.4826 * MAD), 0 if MAD == 0
+  int64_t collectives_matched = 0;  // matched collectives this rank took part in
+  int64_t last_arrivals = 0;        // matched collectives where this rank's kernel was the shortest
+                                    // (it arrived last; the others waited for it)
+  double caused_wait_s = 0;         // sum over those collectives of (median duration - its duration)
+  double waited_s = 0;              // sum over matched collectives of (its duration - min duration)
   bool straggler = false;
-  std::string reason;                // one line, empty unless straggler
+  std::string reason;  // one line, empty unless straggler
 };
 
 // Per step: which rank the others waited for most in that step's matched collectives. This
@@ -58,16 +58,16 @@ struct StragglerRank {
 // whole-run rule above does not flag.
 struct StepStraggler {
   int64_t step = 0;
-  int rank = -1;               // the rank that caused the most waiting in this step
-  double caused_wait_s = 0;    // the wait it caused (sum over its last arrivals of median - its duration)
-  double total_wait_s = 0;     // the wait all last arrivals caused in this step
-  int64_t collectives = 0;     // matched collectives in this step
+  int rank = -1;             // the rank that caused the most waiting in this step
+  double caused_wait_s = 0;  // the wait it caused (sum over its last arrivals of median - its duration)
+  double total_wait_s = 0;   // the wait all last arrivals caused in this step
+  int64_t collectives = 0;   // matched collectives in this step
 };
 
 struct StragglerReport {
-  std::vector<StragglerRank> ranks;  // in input order
-  std::vector<int> stragglers;       // ranks flagged, in input order
-  int64_t collectives_matched = 0;   // matched collectives (each counted once, not per rank)
+  std::vector<StragglerRank> ranks;    // in input order
+  std::vector<int> stragglers;         // ranks flagged, in input order
+  int64_t collectives_matched = 0;     // matched collectives (each counted once, not per rank)
   std::vector<StepStraggler> by_step;  // steps with a last arrival, by step number (needs event_steps)
 };
 

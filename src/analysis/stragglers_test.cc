@@ -127,8 +127,7 @@ TEST(Straggler, BalancedRanksAreNotFlagged) {
     d[static_cast<size_t>(r)] = d[static_cast<size_t>(r) + 4] = 1.0;
     traces.push_back(AllReduceRank(d, r * 977 * kMs));
   }
-  const StragglerReport r =
-      FindStragglers(Inputs(traces, {{0.1, 0.1}, {0.100, 0.102}, {0.099, 0.099}, {0.1, 0.1}}));
+  const StragglerReport r = FindStragglers(Inputs(traces, {{0.1, 0.1}, {0.100, 0.102}, {0.099, 0.099}, {0.1, 0.1}}));
   EXPECT_EQ(r.collectives_matched, 8);
   for (const StragglerRank& s : r.ranks) {
     EXPECT_EQ(s.last_arrivals, 2) << s.rank;

@@ -21,7 +21,8 @@ struct RowsBreakdown {
 
 // `types` is parallel to `rows`; times are taken relative to `origin` (ns) before converting to
 // seconds, so that epoch timestamps keep their precision.
-GpuTimeBreakdown TemporalBreakdown(const std::vector<Row>& rows, const std::vector<HtaKernelType>& types, int64_t origin);
+GpuTimeBreakdown TemporalBreakdown(const std::vector<Row>& rows, const std::vector<HtaKernelType>& types,
+                                   int64_t origin);
 double CommCompOverlapPct(const std::vector<Row>& rows, const std::vector<HtaKernelType>& types, int64_t origin);
 RowsBreakdown BreakdownRows(const std::vector<Row>& rows, const std::vector<HtaKernelType>& types, int64_t origin);
 

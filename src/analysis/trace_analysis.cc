@@ -31,7 +31,8 @@ void BuildRows(RankRows& rr, bool rounded, bool filter_last_step) {
       // HTA's arithmetic is pandas float64 on µs (hta/common/trace_parser.py, round_down_time_stamps):
       // end = floor(ts + dur), ts = ceil(ts). At epoch scale (1.7e15 µs) a double resolves only
       // 0.25 µs, so the rounding is reproduced in double, not in exact ns.
-      const double ts_us = static_cast<double>(FloorDiv(e.ts_ns, 1000)) + static_cast<double>(e.ts_ns - FloorDiv(e.ts_ns, 1000) * 1000) / 1000.0;
+      const double ts_us = static_cast<double>(FloorDiv(e.ts_ns, 1000)) +
+                           static_cast<double>(e.ts_ns - FloorDiv(e.ts_ns, 1000) * 1000) / 1000.0;
       const double dur_us = static_cast<double>(e.dur_ns) / 1000.0;
       r.end = static_cast<int64_t>(std::floor(ts_us + dur_us)) * 1000;
       r.ts = static_cast<int64_t>(std::ceil(ts_us)) * 1000;
@@ -174,7 +175,8 @@ TraceAnalysis AnalyzeTraces(const std::vector<RankTrace>& ranks, const AnalysisO
         std::find(a.partial.begin(), a.partial.end(), t.path) == a.partial.end())
       a.partial.push_back(t.path);
   for (const auto& [label, sum] : type_sums) a.kernel_types.push_back({label, sum});
-  std::stable_sort(a.kernel_types.begin(), a.kernel_types.end(), [](const auto& x, const auto& y) { return x.sum_s > y.sum_s; });
+  std::stable_sort(a.kernel_types.begin(), a.kernel_types.end(),
+                   [](const auto& x, const auto& y) { return x.sum_s > y.sum_s; });
 
   CrossRankView view = CrossRank(a.ranks);
   a.cross_rank = std::move(view.spreads);

@@ -38,7 +38,7 @@ enum class TimeRounding { kHta, kExact };
 
 struct AnalysisOptions {
   TimeRounding rounding = TimeRounding::kHta;
-  bool include_last_step = false;          // HTA drops the last ProfilerStep (often cut short)
+  bool include_last_step = false;             // HTA drops the last ProfilerStep (often cut short)
   double consecutive_kernel_delay_s = 30e-6;  // HTA idle breakdown: kernel_wait below this gap
   double launch_runtime_cutoff_s = 50e-6;     // HTA launch stats: runtime outlier / short kernel
   double launch_delay_cutoff_s = 100e-6;      // HTA launch stats: launch-delay outlier
@@ -51,39 +51,39 @@ struct RankAnalysis {
   int rank = 0;
   std::string path;
   std::string device_name;
-  int world_size = 0;           // from the trace (Kineto distributedInfo.world_size); 0: unknown
-  bool rounded = false;         // HTA rounding applied to this rank
-  int64_t events = 0;           // events read
-  int64_t gpu_events = 0;       // GPU events analysed (stream != -1, after the last-step filter)
+  int world_size = 0;      // from the trace (Kineto distributedInfo.world_size); 0: unknown
+  bool rounded = false;    // HTA rounding applied to this rank
+  int64_t events = 0;      // events read
+  int64_t gpu_events = 0;  // GPU events analysed (stream != -1, after the last-step filter)
   GpuTimeBreakdown temporal;
   double comm_overlap_pct = std::numeric_limits<double>::quiet_NaN();  // NaN: no communication
   // The same two figures from the unrounded ns timestamps (equal to the above when `rounded` is
   // false): shown beside HTA's when they differ.
   GpuTimeBreakdown temporal_exact;
   double comm_overlap_exact_pct = std::numeric_limits<double>::quiet_NaN();
-  std::vector<KernelTypeShare> kernel_types;    // sorted by sum descending, zero rows dropped
-  std::vector<KernelStat> top_kernels;          // per HTA type, top `top_kernels` by sum
-  std::vector<HtaKernelRow> hta_kernel_table;   // HTA's kernel_df rows for this rank
-  std::vector<CategoryShare> categories;        // sorted by sum descending
-  std::vector<IdleRow> idle;                    // per stream (first appearance) and category
+  std::vector<KernelTypeShare> kernel_types;   // sorted by sum descending, zero rows dropped
+  std::vector<KernelStat> top_kernels;         // per HTA type, top `top_kernels` by sum
+  std::vector<HtaKernelRow> hta_kernel_table;  // HTA's kernel_df rows for this rank
+  std::vector<CategoryShare> categories;       // sorted by sum descending
+  std::vector<IdleRow> idle;                   // per stream (first appearance) and category
   LaunchStats launch;
   std::vector<IterationStats> iterations;
-  SummaryStats step_time;                       // over iterations' cpu_step_s
-  double dataloader_share = 0;                  // sum dataloader_s / sum cpu_step_s
+  SummaryStats step_time;       // over iterations' cpu_step_s
+  double dataloader_share = 0;  // sum dataloader_s / sum cpu_step_s
   std::vector<CollectiveStats> collectives;
   TraceWarnings warnings;
-  std::vector<uint32_t> analysed_events;  // indices into RankTrace::events of the GPU event set
+  std::vector<uint32_t> analysed_events;      // indices into RankTrace::events of the GPU event set
   std::vector<int64_t> analysed_event_steps;  // parallel: the ProfilerStep#N each was launched in, or -1
 };
 
 struct TraceAnalysis {
   AnalysisOptions options;
   std::vector<RankAnalysis> ranks;
-  std::vector<int64_t> profiler_steps;          // kept ProfilerStep numbers (all ranks)
-  std::vector<KernelTypeShare> kernel_types;    // summed over ranks (HTA's kernel_type_df)
+  std::vector<int64_t> profiler_steps;        // kept ProfilerStep numbers (all ranks)
+  std::vector<KernelTypeShare> kernel_types;  // summed over ranks (HTA's kernel_type_df)
   StragglerReport stragglers;
-  std::vector<RankSpread> cross_rank;             // with two or more ranks
-  std::vector<IterationSpread> iterations;        // per step number, with two or more ranks
+  std::vector<RankSpread> cross_rank;       // with two or more ranks
+  std::vector<IterationSpread> iterations;  // per step number, with two or more ranks
   int64_t events = 0;
   int64_t bytes_read = 0;
   // Files analysed only in part (read with TraceSetOptions::allow_partial): truncated, or with

@@ -23,15 +23,17 @@ namespace {
 const std::string kShared = SharedDataDir() + "/traces/";
 
 struct Case {
-  const char* reference;             // under hta_reference/
-  std::vector<const char*> traces;   // under traces/
+  const char* reference;            // under hta_reference/
+  std::vector<const char*> traces;  // under traces/
 };
 
 const std::vector<Case>& Cases() {
   static const std::vector<Case> cases = {
-      {"hta/trace_filter/sampled_ranks_0_1.json", {"hta/trace_filter/sampled_rank-0.json.gz", "hta/trace_filter/sampled_rank-1.json.gz"}},
+      {"hta/trace_filter/sampled_ranks_0_1.json",
+       {"hta/trace_filter/sampled_rank-0.json.gz", "hta/trace_filter/sampled_rank-1.json.gz"}},
       {"hta/nccl_parser_config/nccl_data.json.gz.json", {"hta/nccl_parser_config/nccl_data.json.gz"}},
-      {"hta/negative_queue_length_values_check/rank0.json.gz.json", {"hta/negative_queue_length_values_check/rank0.json.gz"}},
+      {"hta/negative_queue_length_values_check/rank0.json.gz.json",
+       {"hta/negative_queue_length_values_check/rank0.json.gz"}},
       {"hta/df_index_resolver/df_index_resolver.json.gz.json", {"hta/df_index_resolver/df_index_resolver.json.gz"}},
       {"hta/trace_diff/control/control.json.gz.json", {"hta/trace_diff/control/control.json.gz"}},
       {"hta/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz.json",
@@ -60,11 +62,14 @@ double Round(double x, int digits) {
 // The reference's call whose name starts with `prefix` (and does not contain `excluding`).
 std::string CallNamed(const nlohmann::json& ref, const std::string& prefix, const char* excluding) {
   for (auto it = ref.at("calls").begin(); it != ref.at("calls").end(); ++it)
-    if (it.key().rfind(prefix, 0) == 0 && (!excluding || it.key().find(excluding) == std::string::npos)) return it.key();
+    if (it.key().rfind(prefix, 0) == 0 && (!excluding || it.key().find(excluding) == std::string::npos))
+      return it.key();
   return "";
 }
 
-const nlohmann::json& Records(const nlohmann::json& ref, const char* call) { return ref.at("calls").at(call).at("records"); }
+const nlohmann::json& Records(const nlohmann::json& ref, const char* call) {
+  return ref.at("calls").at(call).at("records");
+}
 
 class HtaParity : public testing::TestWithParam<size_t> {
  protected:
@@ -174,7 +179,9 @@ TEST_P(HtaParity, KernelBreakdownMatchesHta) {
     EXPECT_NEAR(found->min_s * 1e6, rec.at("min (us)").get<double>(), 1e-3) << name;
     EXPECT_NEAR(found->mean_s * 1e6, rec.at("mean (us)").get<double>(), 1e-3) << name;
     if (!rec.at("stddev").is_null()) {
-      EXPECT_NEAR(found->stddev_s * 1e6, rec.at("stddev").get<double>(), 1e-3 * std::max(1.0, rec.at("stddev").get<double>())) << name;
+      EXPECT_NEAR(found->stddev_s * 1e6, rec.at("stddev").get<double>(),
+                  1e-3 * std::max(1.0, rec.at("stddev").get<double>()))
+          << name;
     }
     ++rows;
   }
@@ -241,8 +248,8 @@ TEST_P(HtaParity, LaunchStatsAndStepsMatchHta) {
 }
 
 std::string CaseName(const testing::TestParamInfo<size_t>& i) {
-  static const char* kNames[] = {"trace_filter", "nccl_data", "negative_queue", "df_index_resolver", "control",
-                                 "ns_resolution", "alexnet", "resnet50_workers0", "resnet50_workers4"};
+  static const char* kNames[] = {"trace_filter",  "nccl_data", "negative_queue",    "df_index_resolver", "control",
+                                 "ns_resolution", "alexnet",   "resnet50_workers0", "resnet50_workers4"};
   return kNames[i.param];
 }
 

@@ -5,7 +5,6 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-
 #include "cli/analyze_report.h"
 #include "cli/commands.h"
 #include "cli/terminal_progress.h"
@@ -34,24 +33,32 @@ struct AnalyzeFlags {
 }  // namespace
 
 Command AddAnalyzeCommand(CLI::App& root) {
-  auto* cmd = root.add_subcommand("analyze", "measure real profiler traces: GPU time breakdown, overlap, kernels, stragglers, MFU");
+  auto* cmd = root.add_subcommand(
+      "analyze", "measure real profiler traces: GPU time breakdown, overlap, kernels, stragglers, MFU");
   auto f = std::make_shared<ScenarioFlags>();
   auto af = std::make_shared<AnalyzeFlags>();
-  cmd->add_option("traces", af->inputs, "trace files or directories (Kineto .json/.json.gz one per rank, Nsight .sqlite)")
+  cmd->add_option("traces", af->inputs,
+                  "trace files or directories (Kineto .json/.json.gz one per rank, Nsight .sqlite)")
       ->required();
   cmd->add_option("--rank", af->rank, "rank shown in detail (default: the lowest)");
   cmd->add_flag("--exact-ns", af->exact_ns, "keep ns timestamps instead of rounding to whole µs as HTA does");
   cmd->add_flag("--include-last-step", af->include_last_step, "analyse the last ProfilerStep too (HTA drops it)");
   cmd->add_flag("--quiet", af->quiet, "no progress line on the terminal");
-  cmd->add_flag("--allow-partial", af->allow_partial,
-                "analyse what can be read of a truncated trace and skip events with unusable numbers (errors otherwise)");
-  cmd->add_option("--top", af->top, "top kernels listed per kernel type")->capture_default_str()->check(CLI::Range(1, 1000));
-  cmd->add_option("--threads", af->threads, "files read and ranks analysed in parallel (default: one per core)")->check(CLI::Range(0, 1024));
-  cmd->add_option("--trace-out", af->trace_out, "write a reduced Chrome trace of the GPU timeline with the analysis as counters");
+  cmd->add_flag(
+      "--allow-partial", af->allow_partial,
+      "analyse what can be read of a truncated trace and skip events with unusable numbers (errors otherwise)");
+  cmd->add_option("--top", af->top, "top kernels listed per kernel type")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--threads", af->threads, "files read and ranks analysed in parallel (default: one per core)")
+      ->check(CLI::Range(0, 1024));
+  cmd->add_option("--trace-out", af->trace_out,
+                  "write a reduced Chrome trace of the GPU timeline with the analysis as counters");
   AddScenarioFlags(cmd, *f, ScenarioUse::kPredictIfModel);
-  cmd->footer("Passing --model (or an inline model, --hidden ...) sets the cost model's prediction for that model, "
-              "cluster and layout beside the measurement: step time, MFU and GPU-time shares. Passing --gpu (with "
-              "--fabric/--hardware) adds each collective's link ceiling to the JSON. docs/analysis.md");
+  cmd->footer(
+      "Passing --model (or an inline model, --hidden ...) sets the cost model's prediction for that model, "
+      "cluster and layout beside the measurement: step time, MFU and GPU-time shares. Passing --gpu (with "
+      "--fabric/--hardware) adds each collective's link ceiling to the JSON. docs/analysis.md");
   return {cmd, [cmd, f, af] {
             std::vector<std::string> inputs = af->inputs;
             inputs.insert(inputs.end(), {f->model, f->hardware_file});
@@ -80,7 +87,8 @@ Command AddAnalyzeCommand(CLI::App& root) {
             ro.prediction = a.prediction ? &*a.prediction : nullptr;
             ro.prediction_label = a.prediction_label;
             fmt::print("{}", FormatAnalysis(a.analysis, ro));
-            if (!af->trace_out.empty()) fmt::print("\nreduced trace written to {} (open in ui.perfetto.dev)\n", af->trace_out);
+            if (!af->trace_out.empty())
+              fmt::print("\nreduced trace written to {} (open in ui.perfetto.dev)\n", af->trace_out);
             return 0;
           }};
 }

@@ -12,11 +12,11 @@ std::string PctCell(double x) { return std::isfinite(x) ? fmt::format("{:.2f}", 
 
 std::string Ms(double s) { return fmt::format("{:.3f}", s * 1e3); }
 
-std::string Trim(const std::string& s, size_t width) {
-  return s.size() <= width ? s : s.substr(0, width - 3) + "...";
-}
+std::string Trim(const std::string& s, size_t width) { return s.size() <= width ? s : s.substr(0, width - 3) + "..."; }
 
-std::string Bandwidth(double bytes_per_s) { return bytes_per_s > 0 ? fmt::format("{:.1f}", bytes_per_s / 1e9) : std::string("-"); }
+std::string Bandwidth(double bytes_per_s) {
+  return bytes_per_s > 0 ? fmt::format("{:.1f}", bytes_per_s / 1e9) : std::string("-");
+}
 
 // One line saying which files were analysed only in part and why (--allow-partial).
 std::string PartialLine(const TraceAnalysis& a) {
@@ -34,9 +34,12 @@ std::string PartialLine(const TraceAnalysis& a) {
     }
     line += i ? "; " : " ";
     line += path;
-    if (truncated) line += fmt::format(" is truncated (the file ends {}; {} events read)", truncated_at.empty() ? "early" : truncated_at, events);
-    if (bad) line += fmt::format("{} {} event{} or value{} with unusable numbers skipped", truncated ? "," : ":", bad, bad == 1 ? "" : "s",
-                                 bad == 1 ? "" : "s");
+    if (truncated)
+      line += fmt::format(" is truncated (the file ends {}; {} events read)",
+                          truncated_at.empty() ? "early" : truncated_at, events);
+    if (bad)
+      line += fmt::format("{} {} event{} or value{} with unusable numbers skipped", truncated ? "," : ":", bad,
+                          bad == 1 ? "" : "s", bad == 1 ? "" : "s");
   }
   return line;
 }
@@ -46,17 +49,19 @@ std::string PartialLine(const TraceAnalysis& a) {
 std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o) {
   std::string out;
   if (!a.partial.empty()) out += PartialLine(a) + "\n";
-  out += fmt::format("{} rank{}, {} events, {:.1f} MB of trace JSON read", a.ranks.size(), a.ranks.size() == 1 ? "" : "s", a.events,
-                     static_cast<double>(a.bytes_read) / 1e6);
+  out += fmt::format("{} rank{}, {} events, {:.1f} MB of trace JSON read", a.ranks.size(),
+                     a.ranks.size() == 1 ? "" : "s", a.events, static_cast<double>(a.bytes_read) / 1e6);
   if (o.read_seconds > 0)
-    out += fmt::format(" in {:.2f} s ({:.0f} MB/s)", o.read_seconds, static_cast<double>(a.bytes_read) / 1e6 / o.read_seconds);
+    out += fmt::format(" in {:.2f} s ({:.0f} MB/s)", o.read_seconds,
+                       static_cast<double>(a.bytes_read) / 1e6 / o.read_seconds);
   out += "\n";
   if (a.profiler_steps.empty()) {
     out += "iterations: no ProfilerStep#N ranges; the whole trace is analysed as one window\n";
   } else {
-    out += fmt::format("iterations analysed: ProfilerStep#{}..#{} ({}){}\n", a.profiler_steps.front(), a.profiler_steps.back(),
-                       a.profiler_steps.size(),
-                       a.options.include_last_step ? "" : "; the last step is dropped as HTA does (--include-last-step keeps it)");
+    out += fmt::format(
+        "iterations analysed: ProfilerStep#{}..#{} ({}){}\n", a.profiler_steps.front(), a.profiler_steps.back(),
+        a.profiler_steps.size(),
+        a.options.include_last_step ? "" : "; the last step is dropped as HTA does (--include-last-step keeps it)");
   }
 
   // Per-rank overview.
@@ -67,18 +72,20 @@ std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o
   for (const RankAnalysis& r : a.ranks) {
     any_rounded = any_rounded || r.rounded;
     out += fmt::format("  {:>5} {:>11} {:>9} {:>13} {:>7} {:>10} {:>9} {:>12} {:>9}\n", r.rank, Ms(r.temporal.window_s),
-                       PctCell(r.temporal.compute_pct()), PctCell(r.temporal.non_compute_pct()), PctCell(r.temporal.idle_pct()),
-                       PctCell(r.comm_overlap_pct), r.step_time.count ? Ms(r.step_time.mean) : std::string("-"),
-                       PctCell(100 * r.dataloader_share), r.warnings.Total());
+                       PctCell(r.temporal.compute_pct()), PctCell(r.temporal.non_compute_pct()),
+                       PctCell(r.temporal.idle_pct()), PctCell(r.comm_overlap_pct),
+                       r.step_time.count ? Ms(r.step_time.mean) : std::string("-"), PctCell(100 * r.dataloader_share),
+                       r.warnings.Total());
   }
   out += "  overlap %: share of communication time during which a compute kernel also ran\n";
   if (any_rounded) {
     out += "  ns-resolution ranks: the figures above round each event to whole µs as HTA does; exact ns figures:\n";
     for (const RankAnalysis& r : a.ranks)
       if (r.rounded)
-        out += fmt::format("  {:>5} {:>11} {:>9} {:>13} {:>7} {:>10}   (exact ns)\n", r.rank, Ms(r.temporal_exact.window_s),
-                           PctCell(r.temporal_exact.compute_pct()), PctCell(r.temporal_exact.non_compute_pct()),
-                           PctCell(r.temporal_exact.idle_pct()), PctCell(r.comm_overlap_exact_pct));
+        out += fmt::format("  {:>5} {:>11} {:>9} {:>13} {:>7} {:>10}   (exact ns)\n", r.rank,
+                           Ms(r.temporal_exact.window_s), PctCell(r.temporal_exact.compute_pct()),
+                           PctCell(r.temporal_exact.non_compute_pct()), PctCell(r.temporal_exact.idle_pct()),
+                           PctCell(r.comm_overlap_exact_pct));
   }
 
   // Across ranks.
@@ -89,29 +96,34 @@ std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o
       const bool secs = s.metric == "step_time_s";
       const bool share = s.metric == "dataloader_share";
       const double k = secs ? 1e3 : share ? 100 : 1;
-      const std::string label = secs                            ? "step ms"
-                                : share                         ? "data load %"
+      const std::string label = secs                             ? "step ms"
+                                : share                          ? "data load %"
                                 : s.metric == "non_compute_pct"  ? "non-compute %"
                                 : s.metric == "comm_overlap_pct" ? "overlap %"
                                                                  : s.metric.substr(0, s.metric.size() - 4) + " %";
-      out += fmt::format("  {:<18} {:>10.2f} {:>10.2f} {:>10.2f}   {} / {}\n", label, s.min * k, s.median * k, s.max * k, s.min_rank,
-                         s.max_rank);
+      out += fmt::format("  {:<18} {:>10.2f} {:>10.2f} {:>10.2f}   {} / {}\n", label, s.min * k, s.median * k,
+                         s.max * k, s.min_rank, s.max_rank);
     }
     if (!a.iterations.empty()) {
       // Many steps: the ten with the widest spread between the fastest and the slowest rank.
       std::vector<IterationSpread> shown = a.iterations;
       const size_t kShown = 10;
       if (shown.size() > kShown + 2) {
-        std::stable_sort(shown.begin(), shown.end(),
-                         [](const IterationSpread& x, const IterationSpread& y) { return x.max_s - x.min_s > y.max_s - y.min_s; });
+        std::stable_sort(shown.begin(), shown.end(), [](const IterationSpread& x, const IterationSpread& y) {
+          return x.max_s - x.min_s > y.max_s - y.min_s;
+        });
         shown.resize(kShown);
-        std::sort(shown.begin(), shown.end(), [](const IterationSpread& x, const IterationSpread& y) { return x.step < y.step; });
-        out += fmt::format("  the {} of {} steps with the widest spread across ranks (all in --json):\n", kShown, a.iterations.size());
+        std::sort(shown.begin(), shown.end(),
+                  [](const IterationSpread& x, const IterationSpread& y) { return x.step < y.step; });
+        out += fmt::format("  the {} of {} steps with the widest spread across ranks (all in --json):\n", kShown,
+                           a.iterations.size());
       }
-      out += fmt::format("  {:>8} {:>6} {:>10} {:>10} {:>10} {:>8}\n", "step", "ranks", "min ms", "median ms", "max ms", "slowest");
+      out += fmt::format("  {:>8} {:>6} {:>10} {:>10} {:>10} {:>8}\n", "step", "ranks", "min ms", "median ms", "max ms",
+                         "slowest");
       for (const IterationSpread& it : shown)
-        out += fmt::format("  {:>8} {:>6} {:>10.3f} {:>10.3f} {:>10.3f} {:>8}\n", it.step, it.ranks, it.min_s * 1e3, it.median_s * 1e3,
-                           it.max_s * 1e3, it.slowest_rank >= 0 ? std::to_string(it.slowest_rank) : std::string("level"));
+        out += fmt::format("  {:>8} {:>6} {:>10.3f} {:>10.3f} {:>10.3f} {:>8}\n", it.step, it.ranks, it.min_s * 1e3,
+                           it.median_s * 1e3, it.max_s * 1e3,
+                           it.slowest_rank >= 0 ? std::to_string(it.slowest_rank) : std::string("level"));
     }
   }
 
@@ -128,18 +140,21 @@ std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o
     if (!a.stragglers.by_step.empty()) {
       // The steps in which one rank made the others wait longest (intermittent stragglers).
       std::vector<StepStraggler> top = a.stragglers.by_step;
-      std::stable_sort(top.begin(), top.end(), [](const auto& x, const auto& y) { return x.caused_wait_s > y.caused_wait_s; });
+      std::stable_sort(top.begin(), top.end(),
+                       [](const auto& x, const auto& y) { return x.caused_wait_s > y.caused_wait_s; });
       if (top.size() > 5) top.resize(5);
       out += "  steps where one rank made the others wait longest:\n";
       for (const StepStraggler& s : top)
-        out += fmt::format("    ProfilerStep#{}: rank {} arrived last, {} ms of waiting ({} ms by all late ranks, {} collectives)\n",
-                           s.step, s.rank, Ms(s.caused_wait_s), Ms(s.total_wait_s), s.collectives);
+        out += fmt::format(
+            "    ProfilerStep#{}: rank {} arrived last, {} ms of waiting ({} ms by all late ranks, {} collectives)\n",
+            s.step, s.rank, Ms(s.caused_wait_s), Ms(s.total_wait_s), s.collectives);
     }
-    out += fmt::format("  {:>5} {:>9} {:>8} {:>13} {:>14} {:>10}\n", "rank", "step ms", "step z", "last arrivals", "others wait ms",
-                       "waited ms");
+    out += fmt::format("  {:>5} {:>9} {:>8} {:>13} {:>14} {:>10}\n", "rank", "step ms", "step z", "last arrivals",
+                       "others wait ms", "waited ms");
     for (const auto& s : a.stragglers.ranks)
-      out += fmt::format("  {:>5} {:>9} {:>8.2f} {:>13} {:>14} {:>10}\n", s.rank, s.mean_step_time_s > 0 ? Ms(s.mean_step_time_s) : "-",
-                         s.step_time_robust_z, fmt::format("{}/{}", s.last_arrivals, s.collectives_matched), Ms(s.caused_wait_s),
+      out += fmt::format("  {:>5} {:>9} {:>8.2f} {:>13} {:>14} {:>10}\n", s.rank,
+                         s.mean_step_time_s > 0 ? Ms(s.mean_step_time_s) : "-", s.step_time_robust_z,
+                         fmt::format("{}/{}", s.last_arrivals, s.collectives_matched), Ms(s.caused_wait_s),
                          Ms(s.waited_s));
   }
 
@@ -147,34 +162,36 @@ std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o
   const RankAnalysis* r = &a.ranks.front();
   for (const RankAnalysis& x : a.ranks)
     if (x.rank == o.detail_rank) r = &x;
-  out += fmt::format("\nRank {} in detail ({}{}){}\n", r->rank, r->path, r->device_name.empty() ? "" : ", " + r->device_name,
+  out += fmt::format("\nRank {} in detail ({}{}){}\n", r->rank, r->path,
+                     r->device_name.empty() ? "" : ", " + r->device_name,
                      a.ranks.size() > 1 ? " (--rank N for another)" : "");
   double kt_total = 0;
   for (const auto& k : r->kernel_types) kt_total += k.sum_s;
   out += "  GPU time by kernel type (HTA kernel_type_df)\n";
   for (const auto& k : r->kernel_types)
-    out += fmt::format("    {:<56} {:>11} ms {:>6.1f} %\n", k.label, Ms(k.sum_s), kt_total > 0 ? 100 * k.sum_s / kt_total : 0.0);
+    out += fmt::format("    {:<56} {:>11} ms {:>6.1f} %\n", k.label, Ms(k.sum_s),
+                       kt_total > 0 ? 100 * k.sum_s / kt_total : 0.0);
   double cat_total = 0;
   for (const auto& c : r->categories) cat_total += c.sum_s;
   out += "  Kernels by category (sum of kernel durations)\n";
   for (const auto& c : r->categories)
-    out += fmt::format("    {:<14} {:>8} kernels {:>11} ms {:>6.1f} %\n", KernelCategoryName(c.category), c.count, Ms(c.sum_s),
-                       cat_total > 0 ? 100 * c.sum_s / cat_total : 0.0);
+    out += fmt::format("    {:<14} {:>8} kernels {:>11} ms {:>6.1f} %\n", KernelCategoryName(c.category), c.count,
+                       Ms(c.sum_s), cat_total > 0 ? 100 * c.sum_s / cat_total : 0.0);
   out += "  Top kernels\n";
-  out += fmt::format("    {:<13} {:<12} {:>8} {:>11} {:>10} {:>10}  {}\n", "type", "category", "count", "total ms", "mean us",
-                     "max us", "name");
+  out += fmt::format("    {:<13} {:<12} {:>8} {:>11} {:>10} {:>10}  {}\n", "type", "category", "count", "total ms",
+                     "mean us", "max us", "name");
   for (const auto& k : r->top_kernels)
     out += fmt::format("    {:<13} {:<12} {:>8} {:>11} {:>10.1f} {:>10.1f}  {}\n", HtaKernelTypeName(k.type),
                        KernelCategoryName(k.category), k.count, Ms(k.sum_s), k.mean_s * 1e6, k.max_s * 1e6,
                        Trim(ShortKernelName(k.name), 70));
   if (!r->collectives.empty()) {
     out += "  Collectives (bus bandwidth as nccl-tests defines it, where the kernel carries size and group)\n";
-    out += fmt::format("    {:<15} {:>7} {:>11} {:>12} {:>12} {:>11} {:>11}\n", "kind", "count", "total ms", "exposed ms", "bytes",
-                       "algbw GB/s", "busbw GB/s");
+    out += fmt::format("    {:<15} {:>7} {:>11} {:>12} {:>12} {:>11} {:>11}\n", "kind", "count", "total ms",
+                       "exposed ms", "bytes", "algbw GB/s", "busbw GB/s");
     for (const auto& c : r->collectives)
-      out += fmt::format("    {:<15} {:>7} {:>11} {:>12} {:>12} {:>11} {:>11}\n", CollectiveName(c.kind), c.count, Ms(c.total_s),
-                         Ms(c.exposed_s), c.sized_count ? fmt::format("{:.3g}", c.bytes) : "-", Bandwidth(c.algbw_bytes_per_s),
-                         Bandwidth(c.busbw_bytes_per_s));
+      out += fmt::format("    {:<15} {:>7} {:>11} {:>12} {:>12} {:>11} {:>11}\n", CollectiveName(c.kind), c.count,
+                         Ms(c.total_s), Ms(c.exposed_s), c.sized_count ? fmt::format("{:.3g}", c.bytes) : "-",
+                         Bandwidth(c.algbw_bytes_per_s), Bandwidth(c.busbw_bytes_per_s));
   }
   out += "  Idle time per stream (HTA: host_wait = waiting for the CPU to launch, kernel_wait = gaps < 30 us)\n";
   out += fmt::format("    {:>8} {:>14} {:>14} {:>14}\n", "stream", "host_wait ms", "kernel_wait ms", "other ms");
@@ -189,24 +206,27 @@ std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o
   }
   const LaunchStats& l = r->launch;
   out += fmt::format(
-      "  CUDA launches: {} matched; mean launch delay {:.1f} us (max {:.1f}); {} short kernels (GPU time < launch time <= 50 us), "
+      "  CUDA launches: {} matched; mean launch delay {:.1f} us (max {:.1f}); {} short kernels (GPU time < launch time "
+      "<= 50 us), "
       "{} launches > 50 us, {} delays > 100 us\n",
       l.launches, l.mean_launch_delay_s * 1e6, l.max_launch_delay_s * 1e6, l.short_kernels, l.runtime_outliers,
       l.launch_delay_outliers);
   if (!r->iterations.empty()) {
-    out += fmt::format("  Step time: mean {} ms, median {} ms, min {} ms, max {} ms, CV {:.1f} %\n", Ms(r->step_time.mean),
-                       Ms(r->step_time.median), Ms(r->step_time.min), Ms(r->step_time.max),
+    out += fmt::format("  Step time: mean {} ms, median {} ms, min {} ms, max {} ms, CV {:.1f} %\n",
+                       Ms(r->step_time.mean), Ms(r->step_time.median), Ms(r->step_time.min), Ms(r->step_time.max),
                        r->step_time.mean > 0 ? 100 * r->step_time.stddev / r->step_time.mean : 0.0);
-    out += fmt::format("    {:>8} {:>9} {:>9} {:>10} {:>8} {:>9} {:>12}\n", "step", "cpu ms", "gpu ms", "compute %", "idle %",
-                       "overlap %", "data load ms");
+    out += fmt::format("    {:>8} {:>9} {:>9} {:>10} {:>8} {:>9} {:>12}\n", "step", "cpu ms", "gpu ms", "compute %",
+                       "idle %", "overlap %", "data load ms");
     for (const auto& it : r->iterations)
-      out += fmt::format("    {:>8} {:>9} {:>9} {:>10} {:>8} {:>9} {:>12}\n", it.step, Ms(it.cpu_step_s), Ms(it.gpu.window_s),
-                         PctCell(it.gpu.compute_pct()), PctCell(it.gpu.idle_pct()), PctCell(it.comm_overlap_pct), Ms(it.dataloader_s));
+      out += fmt::format("    {:>8} {:>9} {:>9} {:>10} {:>8} {:>9} {:>12}\n", it.step, Ms(it.cpu_step_s),
+                         Ms(it.gpu.window_s), PctCell(it.gpu.compute_pct()), PctCell(it.gpu.idle_pct()),
+                         PctCell(it.comm_overlap_pct), Ms(it.dataloader_s));
   }
   if (r->warnings.Total() > 0) {
     const TraceWarnings& w = r->warnings;
     out += fmt::format(
-        "  input warnings: {} truncated, {} bad numbers, {} missing fields, {} negative durations, {} invalid UTF-8, {} malformed "
+        "  input warnings: {} truncated, {} bad numbers, {} missing fields, {} negative durations, {} invalid UTF-8, "
+        "{} malformed "
         "events (skipped; the rest analysed)\n",
         w.truncated, w.bad_number, w.missing_field, w.negative_duration, w.invalid_utf8, w.malformed_event);
   }
@@ -219,11 +239,17 @@ std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o
                        Ms(p.predicted_step_time_s), 100 * p.step_time_error,
                        p.measured_from_steps ? "" : " (no ProfilerStep: the GPU window is taken as one step)");
     out += fmt::format("  {:<22} {:>12.1f} {:>12.1f}{}\n", "MFU %", 100 * p.measured_mfu, 100 * p.predicted_mfu,
-                       !p.mfu_impossible ? "" : p.measured_mfu > 1 ? "   IMPOSSIBLE (above 100%)" : "   IMPOSSIBLE (above the compute share)");
-    out += fmt::format("  {:<22} {:>12.2f} {:>12.2f}\n", "compute %", p.measured.compute_pct(), p.predicted.compute_pct());
-    out += fmt::format("  {:<22} {:>12.2f} {:>12.2f}\n", "non-compute %", p.measured.non_compute_pct(), p.predicted.non_compute_pct());
+                       !p.mfu_impossible    ? ""
+                       : p.measured_mfu > 1 ? "   IMPOSSIBLE (above 100%)"
+                                            : "   IMPOSSIBLE (above the compute share)");
+    out +=
+        fmt::format("  {:<22} {:>12.2f} {:>12.2f}\n", "compute %", p.measured.compute_pct(), p.predicted.compute_pct());
+    out += fmt::format("  {:<22} {:>12.2f} {:>12.2f}\n", "non-compute %", p.measured.non_compute_pct(),
+                       p.predicted.non_compute_pct());
     out += fmt::format("  {:<22} {:>12.2f} {:>12.2f}\n", "idle %", p.measured.idle_pct(), p.predicted.idle_pct());
-    out += "  (both breakdowns from timeline/breakdown.cc: measured over the trace's kernels, predicted over the simulated step)\n";
+    out +=
+        "  (both breakdowns from timeline/breakdown.cc: measured over the trace's kernels, predicted over the "
+        "simulated step)\n";
     if (!p.mfu_warning.empty()) out += "  warning: " + p.mfu_warning + "\n";
   }
   return out;

@@ -11,10 +11,10 @@
 namespace paratune::cli {
 
 struct AnalyzeReportOptions {
-  int detail_rank = -1;                             // rank shown in detail; -1: the lowest
-  double read_seconds = 0;                          // wall time of reading, for the header
+  int detail_rank = -1;     // rank shown in detail; -1: the lowest
+  double read_seconds = 0;  // wall time of reading, for the header
   const PredictionComparison* prediction = nullptr;
-  std::string prediction_label;                     // "llama3.1-8b on 8 x H100-SXM, tp 1 ..."
+  std::string prediction_label;  // "llama3.1-8b on 8 x H100-SXM, tp 1 ..."
 };
 
 std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o);

@@ -60,9 +60,9 @@ int CrossValidate(const Flags& f, const std::vector<PublishedRun>& runs, const s
   fmt::print("  {:<30} {:<58}  {}\n", "source", "held out", "in sample");
   for (const SourceHoldout& h : cv.sources)
     fmt::print("  {:<30} {}  MAPE {:>5.1f}%{}\n", h.source, CvStats(h.held_out), 100 * h.in_sample.mean,
-               h.uncovered_generations.empty()
-                   ? ""
-                   : fmt::format("  (no other source on {}: starting values)", fmt::join(h.uncovered_generations, ", ")));
+               h.uncovered_generations.empty() ? ""
+                                               : fmt::format("  (no other source on {}: starting values)",
+                                                             fmt::join(h.uncovered_generations, ", ")));
   fmt::print("  {:<30} {}\n", "all rows, held out", CvStats(cv.held_out));
   fmt::print("  {:<30} {}\n", "all rows, in sample", CvStats(cv.in_sample));
   return 0;
@@ -87,8 +87,9 @@ std::string FractionChanges(const CalibrationFit& from, const CalibrationFit& to
 
 int FromRuns(const Flags& f, const HardwareCatalog& hw) {
   if (!f.files.empty())
-    throw InputError("calibrate --from-runs fits recorded runs and takes no CSV files (record them first: "
-                     "`paratune runs record --csv FILE`)");
+    throw InputError(
+        "calibrate --from-runs fits recorded runs and takes no CSV files (record them first: "
+        "`paratune runs record --csv FILE`)");
   std::optional<FitFractions> only;
   if (f.fractions != "auto") only = kFitFractionsNames.Parse(f.fractions, "calibrate --fractions", "set of fractions");
   auto db = OpenRegistry(f.db.empty() ? DefaultDatabaseLocation() : f.db, StoreAccess::kExisting);
@@ -98,7 +99,8 @@ int FromRuns(const Flags& f, const HardwareCatalog& hw) {
   const RunsCalibration rc = CalibrateFromRuns(fit_input.runs, f.rounds, progress.get(), 0, only, f.nested);
   progress.Done();
   CalibrationFit start;  // each generation's starting calibration, to show what moved
-  for (const PublishedRun& r : fit_input.runs) start.by_generation[r.cluster.gpu.generation] = r.cluster.gpu.calibration;
+  for (const PublishedRun& r : fit_input.runs)
+    start.by_generation[r.cluster.gpu.generation] = r.cluster.gpu.calibration;
   const char* chosen = kFitFractionsNames.Name(rc.chosen);
   const std::string verdict =
       only ? fmt::format("the fractions named by --fractions {}: leave-one-out {:.2f}%, starting {:.2f}%", chosen,
@@ -107,13 +109,14 @@ int FromRuns(const Flags& f, const HardwareCatalog& hw) {
           ? fmt::format("the starting fractions unchanged: no fit's leave-one-out error is below the starting {:.2f}%",
                         AsPercent(rc.mape_before))
           : fmt::format("the fit of {} fractions: its leave-one-out error {:.2f}% is the lowest, starting {:.2f}%",
-                        rc.chosen == FitFractions::kGemm ? "the GEMM" : "all eight", AsPercent(rc.mape_loo), AsPercent(rc.mape_before));
+                        rc.chosen == FitFractions::kGemm ? "the GEMM" : "all eight", AsPercent(rc.mape_loo),
+                        AsPercent(rc.mape_before));
   const std::string toml = CalibrationToml(
       rc.fit, fmt::format("# Achievable fractions of datasheet peaks for cluster '{}', fitted by `paratune calibrate "
                           "--from-runs` on its\n# {} recorded runs ({} rounds; docs/runs.md). Holds {}.\n"
                           "# MAPE of tokens/s per GPU: starting {:.2f}%, fit {:.2f}%, leave-one-out {:.2f}%.\n",
-                          cluster, rc.rows.size(), rc.rounds, verdict, AsPercent(rc.mape_before), AsPercent(rc.mape_after),
-                          AsPercent(rc.mape_loo)));
+                          cluster, rc.rows.size(), rc.rounds, verdict, AsPercent(rc.mape_before),
+                          AsPercent(rc.mape_after), AsPercent(rc.mape_loo)));
   if (!f.out.empty()) WriteOutput(f.out, toml);
   if (f.json) {
     fmt::print("{}\n", DocumentText(RegistryCalibrationJson(rc, cluster, toml, db->Where(), fit_input.skipped)));
@@ -127,7 +130,9 @@ int FromRuns(const Flags& f, const HardwareCatalog& hw) {
   fmt::print("\n{:<{}}  {:>10}  {:>10} {:>7}  {:>10} {:>7}  {:>10} {:>7}\n", "run", w, "measured", "starting", "err",
              "fit", "err", "held out", "err");
   for (const auto& r : rc.rows) {
-    const auto err = [&](double p) { return fmt::format("{:+.1f}%", AsPercent(p / r.measured_tokens_per_s_per_gpu - 1)); };
+    const auto err = [&](double p) {
+      return fmt::format("{:+.1f}%", AsPercent(p / r.measured_tokens_per_s_per_gpu - 1));
+    };
     fmt::print("{:<{}}  {:>10.0f}  {:>10.0f} {:>7}  {:>10.0f} {:>7}  {:>10.0f} {:>7}\n", r.id, w,
                r.measured_tokens_per_s_per_gpu, r.before, err(r.before), r.after, err(r.after), r.loo, err(r.loo));
   }
@@ -152,18 +157,21 @@ Command AddCalibrateCommand(CLI::App& root) {
       "calibrate", "fit the per-generation efficiency fractions to published runs, or to a cluster's recorded runs");
   auto f = std::make_shared<Flags>();
   cmd->add_option("files", f->files, "CSV files in the schema of published_runs_dev.csv (their rows fitted together)");
-  cmd->add_flag("--from-runs", f->from_runs,
-                "fit the runs recorded in the run registry for one cluster (runs record --csv), with the error held out");
+  cmd->add_flag(
+      "--from-runs", f->from_runs,
+      "fit the runs recorded in the run registry for one cluster (runs record --csv), with the error held out");
   cmd->add_option("--db", f->db,
                   "with --from-runs: the registry, a SQLite file or a postgresql:// URL (default $PARATUNE_DB, else "
                   "$XDG_DATA_HOME/paratune/runs.db)");
-  cmd->add_option("--cluster", f->cluster, "with --from-runs: the cluster's runs to fit (default: the registry's only cluster)");
+  cmd->add_option("--cluster", f->cluster,
+                  "with --from-runs: the cluster's runs to fit (default: the registry's only cluster)");
   cmd->add_option("--fractions", f->fractions,
                   "with --from-runs: the fractions to fit, auto (none, gemm or all, whichever has the lowest "
                   "leave-one-out error), none, gemm or all")
       ->capture_default_str();
-  cmd->add_flag("--nested", f->nested,
-                "with --from-runs: also hold out the choice of fractions (nested leave-one-out: about n times the work)");
+  cmd->add_flag(
+      "--nested", f->nested,
+      "with --from-runs: also hold out the choice of fractions (nested leave-one-out: about n times the work)");
   cmd->add_option("--out", f->out, "write the TOML here (atomically) instead of standard output");
   cmd->add_option("--hardware", f->hardware, "TOML file adding or overriding GPU entries or the starting calibration");
   cmd->add_option("--rounds", f->rounds,
@@ -194,11 +202,14 @@ Command AddCalibrateCommand(CLI::App& root) {
               names += (names.empty() ? "" : " ") + file;
             }
             // No usable row: say which file and why, before the fit says it without them.
-            const auto usable = std::find_if(runs.begin(), runs.end(), [](const PublishedRun& r) { return r.modelable && r.confidence != "low"; });
+            const auto usable = std::find_if(
+                runs.begin(), runs.end(), [](const PublishedRun& r) { return r.modelable && r.confidence != "low"; });
             if (!runs.empty() && usable == runs.end()) {
-              const auto first = std::find_if(runs.begin(), runs.end(), [](const PublishedRun& r) { return !r.modelable; });
-              throw InputError(fmt::format("{}: none of its {} rows can be fitted (each is unmodellable or of low confidence){}", names,
-                                           runs.size(), first == runs.end() ? "" : "; the first, " + first->id + ": " + first->reason));
+              const auto first =
+                  std::find_if(runs.begin(), runs.end(), [](const PublishedRun& r) { return !r.modelable; });
+              throw InputError(fmt::format(
+                  "{}: none of its {} rows can be fitted (each is unmodellable or of low confidence){}", names,
+                  runs.size(), first == runs.end() ? "" : "; the first, " + first->id + ": " + first->reason));
             }
             if (!f->cross_validate.empty()) return CrossValidate(*f, runs, names);
             TerminalProgress progress(f->quiet);

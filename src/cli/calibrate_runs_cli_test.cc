@@ -18,23 +18,26 @@ const char* const kHeader = test::kPublishedRunsHeader;
 // Six dense GPT-shaped runs on H100, each measured at `measured[i]` tokens/s per GPU (a seventh
 // row has no target: it is skipped).
 std::string Csv(const std::vector<double>& measured) {
-  struct Shape { const char* id; int layers, hidden, heads, gpus, tp, pp, dp, mbs, gbs; };
-  const Shape shapes[] = {{"gpt-1.3b-dp8", 24, 2048, 16, 8, 1, 1, 8, 4, 256},
-                          {"gpt-2.7b-dp8", 32, 2560, 32, 8, 1, 1, 8, 2, 256},
-                          {"gpt-6.7b-tp2", 32, 4096, 32, 8, 2, 1, 4, 1, 256},
-                          {"gpt-6.7b-tp4", 32, 4096, 32, 16, 4, 1, 4, 2, 512},
-                          {"gpt-13b-tp8", 40, 5120, 40, 16, 8, 1, 2, 1, 256},
-                          {"gpt-13b-pp2", 40, 5120, 40, 16, 4, 2, 2, 1, 256}};
+  struct Shape {
+    const char* id;
+    int layers, hidden, heads, gpus, tp, pp, dp, mbs, gbs;
+  };
+  const Shape shapes[] = {
+      {"gpt-1.3b-dp8", 24, 2048, 16, 8, 1, 1, 8, 4, 256}, {"gpt-2.7b-dp8", 32, 2560, 32, 8, 1, 1, 8, 2, 256},
+      {"gpt-6.7b-tp2", 32, 4096, 32, 8, 2, 1, 4, 1, 256}, {"gpt-6.7b-tp4", 32, 4096, 32, 16, 4, 1, 4, 2, 512},
+      {"gpt-13b-tp8", 40, 5120, 40, 16, 8, 1, 2, 1, 256}, {"gpt-13b-pp2", 40, 5120, 40, 16, 4, 2, 2, 1, 256}};
   std::string csv = kHeader;
   for (size_t i = 0; i < 6; ++i) {
     const Shape& s = shapes[i];
-    csv += fmt::format("{},lab,test,GPT {},dense,{},{},{},{},{},51200,2048,,,H100-SXM,H100,{},8,{},{},,{},1,,yes,,{},{},"
-                       "selective,bf16,BF16,tokens_per_s_per_gpu,{},{},,synthetic,,high,,\n",
-                       s.id, s.id, s.layers, s.hidden, 4 * s.hidden, s.heads, s.heads, s.gpus, s.tp, s.pp, s.dp, s.mbs,
-                       s.gbs, measured[i], measured[i]);
+    csv += fmt::format(
+        "{},lab,test,GPT {},dense,{},{},{},{},{},51200,2048,,,H100-SXM,H100,{},8,{},{},,{},1,,yes,,{},{},"
+        "selective,bf16,BF16,tokens_per_s_per_gpu,{},{},,synthetic,,high,,\n",
+        s.id, s.id, s.layers, s.hidden, 4 * s.hidden, s.heads, s.heads, s.gpus, s.tp, s.pp, s.dp, s.mbs, s.gbs,
+        measured[i], measured[i]);
   }
-  csv += "no-target,lab,test,GPT x,dense,24,2048,8192,16,16,51200,2048,,,H100-SXM,H100,8,8,1,1,,8,1,,yes,,4,256,"
-         "selective,bf16,BF16,tokens_per_s_per_gpu,,,,synthetic,,high,,\n";
+  csv +=
+      "no-target,lab,test,GPT x,dense,24,2048,8192,16,16,51200,2048,,,H100-SXM,H100,8,8,1,1,,8,1,,yes,,4,256,"
+      "selective,bf16,BF16,tokens_per_s_per_gpu,,,,synthetic,,high,,\n";
   return csv;
 }
 
@@ -50,8 +53,8 @@ std::vector<double> Predicted(const nlohmann::json& list, const std::vector<std:
 TEST_F(CalibrateRunsCli, ASlowerClusterIsFittedAndTheFitHoldsOut) {
   const std::string db = (dir_ / "runs.db").string();
   // First the rows at any measured figure, to learn the model's prediction of each.
-  Result r = Run({"runs", "record", "--csv", Write("probe.csv", Csv({1, 1, 1, 1, 1, 1})), "--cluster", "probe", "--db", db,
-                  "--json"});
+  Result r = Run({"runs", "record", "--csv", Write("probe.csv", Csv({1, 1, 1, 1, 1, 1})), "--cluster", "probe", "--db",
+                  db, "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["schema"], "paratune.runs.import/1");
@@ -98,8 +101,9 @@ TEST_F(CalibrateRunsCli, ASlowerClusterIsFittedAndTheFitHoldsOut) {
   EXPECT_CONTAINS(written, "[calibration.hopper]");
 
   // plan reads the override: the same layout predicted slower on the calibrated cluster.
-  const std::vector<std::string> est = {"estimate", "--model", "llama-3.1-8b", "--gpu", "H100-SXM", "--gpus", "8",
-                                        "--tp", "1", "--seq", "4096", "--global-batch", "256", "--json"};
+  const std::vector<std::string> est = {
+      "estimate", "--model", "llama-3.1-8b", "--gpu", "H100-SXM",       "--gpus", "8",
+      "--tp",     "1",       "--seq",        "4096",  "--global-batch", "256",    "--json"};
   r = Run(est);
   ASSERT_EQ(r.status, 0) << r.err;
   const double plain = nlohmann::json::parse(r.out)["throughput"]["tokens_per_s_per_gpu"].get<double>();
@@ -126,12 +130,13 @@ TEST_F(CalibrateRunsCli, ASlowerClusterIsFittedAndTheFitHoldsOut) {
 // TOML keeps the starting fractions (unless --fractions names a set).
 TEST_F(CalibrateRunsCli, AFitThatDoesNotHoldOutIsNotWritten) {
   const std::string db = (dir_ / "runs.db").string();
-  Result r = Run({"runs", "record", "--csv", Write("probe.csv", Csv({1, 1, 1, 1, 1, 1})), "--cluster", "probe", "--db", db});
+  Result r =
+      Run({"runs", "record", "--csv", Write("probe.csv", Csv({1, 1, 1, 1, 1, 1})), "--cluster", "probe", "--db", db});
   ASSERT_EQ(r.status, 0) << r.err;
   r = Run({"runs", "list", "--db", db, "--json"});
   const std::vector<double> predicted =
-      Predicted(nlohmann::json::parse(r.out), {"gpt-1.3b-dp8", "gpt-2.7b-dp8", "gpt-6.7b-tp2", "gpt-6.7b-tp4",
-                                               "gpt-13b-tp8", "gpt-13b-pp2"});
+      Predicted(nlohmann::json::parse(r.out),
+                {"gpt-1.3b-dp8", "gpt-2.7b-dp8", "gpt-6.7b-tp2", "gpt-6.7b-tp4", "gpt-13b-tp8", "gpt-13b-pp2"});
   const std::string exact_db = (dir_ / "exact.db").string();
   r = Run({"runs", "record", "--csv", Write("exact.csv", Csv(predicted)), "--cluster", "exact", "--db", exact_db});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -157,26 +162,31 @@ TEST_F(CalibrateRunsCli, BadInputIsOneLine) {
   EXPECT_EQ(RunBad({"calibrate", "--from-runs", "--db", db}),
             "calibrate --from-runs: " + db + " holds 0 clusters; name one with --cluster: none");
   ASSERT_EQ(Run({"runs", "record", "--csv", csv, "--cluster", "a", "--db", db}).status, 0);
-  ASSERT_EQ(Run({"runs", "record", Write("est.json", Slurp(std::string(PARATUNE_SOURCE_DIR) + "/testdata/report/estimate.json")),
+  ASSERT_EQ(Run({"runs", "record",
+                 Write("est.json", Slurp(std::string(PARATUNE_SOURCE_DIR) + "/testdata/report/estimate.json")),
                  "--cluster", "b", "--db", db})
                 .status,
             0);
   EXPECT_EQ(RunBad({"calibrate", "--from-runs", "--db", db}),
             "calibrate --from-runs: " + db + " holds 2 clusters; name one with --cluster: 'a' (6 runs), 'b' (1 runs)");
-  EXPECT_EQ(RunBad({"calibrate", "--from-runs", "--db", db, "--cluster", "c"}),
-            "calibrate --from-runs: no runs recorded for cluster 'c' in " + db + "; clusters: 'a' (6 runs), 'b' (1 runs)");
+  EXPECT_EQ(
+      RunBad({"calibrate", "--from-runs", "--db", db, "--cluster", "c"}),
+      "calibrate --from-runs: no runs recorded for cluster 'c' in " + db + "; clusters: 'a' (6 runs), 'b' (1 runs)");
   // An estimate has no measured figure and no scenario: nothing to fit.
   EXPECT_EQ(RunBad({"calibrate", "--from-runs", "--db", db, "--cluster", "b"}),
-            "calibrating needs at least 2 usable runs (modelable, confidence not low, a layout the cost model accepts), got 0");
+            "calibrating needs at least 2 usable runs (modelable, confidence not low, a layout the cost model "
+            "accepts), got 0");
   EXPECT_EQ(RunBad({"calibrate", "--from-runs", csv, "--db", db}),
             "calibrate --from-runs fits recorded runs and takes no CSV files (record them first: paratune runs record "
             "--csv FILE)");
-  EXPECT_EQ(RunBad({"calibrate", "--cluster", "a", csv}), "calibrate: --db, --cluster, --fractions and --nested go with --from-runs");
+  EXPECT_EQ(RunBad({"calibrate", "--cluster", "a", csv}),
+            "calibrate: --db, --cluster, --fractions and --nested go with --from-runs");
   EXPECT_EQ(RunBad({"runs", "record", "--csv", csv, "--name", "x", "--db", db}),
             "runs record --csv: each row is a run named by its id; --name, --model and --baseline do not apply");
   EXPECT_EQ(RunBad({"runs", "record", "--db", db}), "runs record: give the FILES of a run, or --csv FILE");
   const std::string header_only = Write("empty.csv", kHeader);
-  EXPECT_EQ(RunBad({"runs", "record", "--csv", header_only, "--db", db}), header_only + ": no data rows (only the header)");
+  EXPECT_EQ(RunBad({"runs", "record", "--csv", header_only, "--db", db}),
+            header_only + ": no data rows (only the header)");
 }
 
 // Issue 14's acceptance on development data, through the binary: one cluster's rows (Megatron-LM's

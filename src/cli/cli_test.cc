@@ -47,8 +47,8 @@ TEST_F(Cli, EstimateJson) {
 }
 
 TEST_F(Cli, EstimateJsonFollowsFlags) {
-  const Result r = Run({"estimate", "--json", "--model", "llama-3.1-8b", "--gpu", "h100", "--nodes", "2",
-                        "--tp", "2", "--seq", "4096", "--global-batch", "64"});
+  const Result r = Run({"estimate", "--json", "--model", "llama-3.1-8b", "--gpu", "h100", "--nodes", "2", "--tp", "2",
+                        "--seq", "4096", "--global-batch", "64"});
   ASSERT_EQ(r.status, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j.at("cluster").at("gpu"), "H100");
@@ -60,8 +60,9 @@ TEST_F(Cli, EstimateJsonFollowsFlags) {
 // halves (4 -> 2 bytes per parameter held, ZeRO-1 leaving gradients unsharded), parameters and
 // optimizer unchanged.
 TEST_F(Cli, GradReduceInBf16HalvesTheGradientBuffer) {
-  const std::vector<std::string> base = {"estimate", "--json", "--model", "llama-3.1-8b", "--gpu", "h100",
-                                         "--nodes", "1", "--tp", "2", "--seq", "4096", "--global-batch", "64"};
+  const std::vector<std::string> base = {
+      "estimate", "--json", "--model", "llama-3.1-8b", "--gpu", "h100",           "--nodes",
+      "1",        "--tp",   "2",       "--seq",        "4096",  "--global-batch", "64"};
   std::vector<std::string> with = base;
   with.push_back("--grad-reduce-in-bf16");
   const Result a = Run(base), b = Run(with);
@@ -80,8 +81,9 @@ TEST_F(Cli, GradReduceInBf16HalvesTheGradientBuffer) {
 // --fp32-shards (PyTorch FSDP's mixed precision) under ZeRO-3: no 16-bit parameter shard; the
 // FP32 gradient and optimizer shards are the same.
 TEST_F(Cli, Fp32ShardsDropTheSixteenBitParameterShard) {
-  const std::vector<std::string> base = {"estimate", "--json", "--model", "llama-3.1-8b", "--gpu", "h100", "--nodes",
-                                         "1", "--tp", "1", "--zero", "3", "--seq", "4096", "--global-batch", "64"};
+  const std::vector<std::string> base = {
+      "estimate", "--json", "--model", "llama-3.1-8b", "--gpu", "h100",           "--nodes", "1", "--tp",
+      "1",        "--zero", "3",       "--seq",        "4096",  "--global-batch", "64"};
   std::vector<std::string> with = base;
   with.push_back("--fp32-shards");
   const Result a = Run(base), b = Run(with);
@@ -104,8 +106,9 @@ TEST_F(Cli, Fp32ShardsDropTheSixteenBitParameterShard) {
 // --optimizer-states: BF16 moments and no master copy are 4 of the 12 bytes per sharded parameter;
 // the JSON names the choice; a name outside the list is one line and exit status 2.
 TEST_F(Cli, OptimizerStatesSetTheOptimizerBytes) {
-  const std::vector<std::string> base = {"estimate", "--json", "--model", "llama-3.1-8b", "--gpu", "h100", "--nodes",
-                                         "1", "--tp", "1", "--zero", "1", "--seq", "4096", "--global-batch", "64"};
+  const std::vector<std::string> base = {
+      "estimate", "--json", "--model", "llama-3.1-8b", "--gpu", "h100",           "--nodes", "1", "--tp",
+      "1",        "--zero", "1",       "--seq",        "4096",  "--global-batch", "64"};
   std::vector<std::string> with = base;
   with.insert(with.end(), {"--optimizer-states", "bf16"});
   const Result a = Run(base), b = Run(with);
@@ -130,8 +133,9 @@ TEST_F(Cli, OptimizerStatesSetTheOptimizerBytes) {
 // in flight) and the copies PCIe cannot hide show as time.offload_s; with pp 2 it is refused in
 // one line, exit status 2.
 TEST_F(Cli, OffloadLayersMoveActivationsToTheHost) {
-  const std::vector<std::string> base = {"estimate", "--json", "--model", "llama-3.1-8b", "--gpu", "h100", "--nodes",
-                                         "1", "--tp", "1", "--zero", "1", "--seq", "4096", "--global-batch", "64"};
+  const std::vector<std::string> base = {
+      "estimate", "--json", "--model", "llama-3.1-8b", "--gpu", "h100",           "--nodes", "1", "--tp",
+      "1",        "--zero", "1",       "--seq",        "4096",  "--global-batch", "64"};
   std::vector<std::string> with = base;
   with.insert(with.end(), {"--offload-layers", "16"});
   const Result a = Run(base), b = Run(with);
@@ -162,8 +166,8 @@ TEST_F(Cli, EstimateFromConfigFile) {
   EXPECT_CONTAINS(r.out, "tiny-llama");
 
   // A catalog file given by path is read from disk and named after its stem.
-  const Result c = Run({"estimate", "--model", std::string(PARATUNE_SOURCE_DIR) + "/data/models/llama-3.1-8b.json",
-                        "--nodes", "1"});
+  const Result c =
+      Run({"estimate", "--model", std::string(PARATUNE_SOURCE_DIR) + "/data/models/llama-3.1-8b.json", "--nodes", "1"});
   ASSERT_EQ(c.status, 0) << c.err;
   EXPECT_CONTAINS(c.out, "llama-3.1-8b on 8 x B300");
 }
@@ -262,7 +266,8 @@ TEST_F(Cli, MalformedConfigFile) {
 }
 
 TEST_F(Cli, NumberOverflowInConfigFile) {
-  const std::string path = Write("ovf.json", "{\"architectures\": [\"LlamaForCausalLM\"],\n \"rms_norm_eps\": 1e400}\n");
+  const std::string path =
+      Write("ovf.json", "{\"architectures\": [\"LlamaForCausalLM\"],\n \"rms_norm_eps\": 1e400}\n");
   const std::string msg = RunBad({"estimate", "--model", path});
   EXPECT_CONTAINS(msg, path);
   EXPECT_CONTAINS(msg, "number overflow");
@@ -337,7 +342,8 @@ TEST_F(Cli, UnsupportedPrecisionOnGpu) {
 TEST_F(Cli, UnknownEnumValues) {
   EXPECT_CONTAINS(RunBad({"estimate", "--precision", "xyz"}), "--precision: unknown precision 'xyz'");
   EXPECT_CONTAINS(RunBad({"estimate", "--recompute", "bogus"}), "--recompute: unknown recompute mode 'bogus'");
-  EXPECT_CONTAINS(RunBad({"estimate", "--attention-kernel", "fa9"}), "--attention-kernel: unknown attention kernel 'fa9'");
+  EXPECT_CONTAINS(RunBad({"estimate", "--attention-kernel", "fa9"}),
+                  "--attention-kernel: unknown attention kernel 'fa9'");
 }
 
 TEST_F(Cli, ParseErrors) {
@@ -364,9 +370,9 @@ TEST_F(Cli, BrokenHardwareToml) {
 }
 
 TEST_F(Cli, BadInlineModel) {
-  EXPECT_CONTAINS(RunBad({"estimate", "--layers", "4", "--hidden", "1000", "--ffn", "4096", "--heads", "16",
-                          "--vocab", "32000"}),
-                  "--hidden (1000) is not divisible by --heads (16)");
+  EXPECT_CONTAINS(
+      RunBad({"estimate", "--layers", "4", "--hidden", "1000", "--ffn", "4096", "--heads", "16", "--vocab", "32000"}),
+      "--hidden (1000) is not divisible by --heads (16)");
   EXPECT_CONTAINS(RunBad({"estimate", "--layers", "4", "--hidden", "1024", "--heads", "16", "--vocab", "32000"}),
                   "--ffn must be a positive integer");
   EXPECT_CONTAINS(RunBad({"estimate", "--model", "llama-3.1-8b", "--layers", "4"}), "exclude each other");
@@ -435,9 +441,12 @@ TEST_F(Cli, AnalyzeJsonAndReducedTrace) {
   const nlohmann::json t = nlohmann::json::parse(Slurp(trace_out));
   int kernels = 0, iterations = 0, counters = 0;
   for (const auto& e : t.at("traceEvents")) {
-    if (e.at("ph") == "X" && e.at("cat") == "iteration") ++iterations;
-    else if (e.at("ph") == "X") ++kernels;
-    else if (e.at("ph") == "C") ++counters;
+    if (e.at("ph") == "X" && e.at("cat") == "iteration")
+      ++iterations;
+    else if (e.at("ph") == "X")
+      ++kernels;
+    else if (e.at("ph") == "C")
+      ++counters;
   }
   EXPECT_EQ(kernels, 602 + 577);
   EXPECT_EQ(iterations, 2);
@@ -459,7 +468,8 @@ TEST_F(Cli, AnalyzePutsThePredictionBesideTheMeasurement) {
               1e-12);
   // Measured shares are the ranks' mean HTA breakdown: (17.71 + 22.57) / 2 compute.
   EXPECT_NEAR(p.at("measured").at("compute_pct").get<double>(), (17.7068 + 22.5660) / 2, 0.01);
-  const double pred = p.at("predicted").at("compute_pct").get<double>() + p.at("predicted").at("non_compute_pct").get<double>() +
+  const double pred = p.at("predicted").at("compute_pct").get<double>() +
+                      p.at("predicted").at("non_compute_pct").get<double>() +
                       p.at("predicted").at("idle_pct").get<double>();
   EXPECT_NEAR(pred, 100.0, 1e-6);
   const Result text = Run({"analyze", kTraceFilter, "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "8"});
@@ -477,7 +487,7 @@ TEST_F(Cli, AnalyzeLegacyAndNanosecondTraces) {
   const Result ns = Run({"analyze", ns_trace});
   ASSERT_EQ(ns.status, 0) << ns.err;
   EXPECT_CONTAINS(ns.out, "96.75          0.62    2.63");  // HTA's rounded figures
-  EXPECT_CONTAINS(ns.out, "(exact ns)");                     // and the exact ones beside them
+  EXPECT_CONTAINS(ns.out, "(exact ns)");                   // and the exact ones beside them
 }
 
 TEST_F(Cli, AnalyzeBadInput) {
@@ -517,8 +527,9 @@ TEST_F(Cli, AnalyzeTruncatedTraceIsAnErrorUnlessPartialIsAllowed) {
       R"({"ph": "X", "cat": "kernel", "name": "gemm_b", "ts": 20, "dur": 5, "args": {"stream": 7, "correlation": 2}},)"
       R"({"ph": "X", "cat": "kernel", "name": "gemm_c", "ts": 3)";
   const std::string path = Write("rank3.json", R"({"traceEvents": [)" + events);
-  EXPECT_EQ(RunBad({"analyze", path}),
-            path + ": truncated: the file ends inside an event of \"traceEvents\" after 2 events (--allow-partial analyses the events read)");
+  EXPECT_EQ(RunBad({"analyze", path}), path +
+                                           ": truncated: the file ends inside an event of \"traceEvents\" after 2 "
+                                           "events (--allow-partial analyses the events read)");
   const Result r = Run({"analyze", "--allow-partial", path});
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string first = r.out.substr(0, r.out.find('\n'));
@@ -541,8 +552,9 @@ TEST_F(Cli, AnalyzeTruncatedTraceIsAnErrorUnlessPartialIsAllowed) {
 TEST_F(Cli, AnalyzeTruncatedGzipOrEmptyTraceIsAnError) {
   std::string json = R"({"traceEvents": [)";
   for (int i = 0; i < 3000; ++i)
-    json += (i ? "," : "") + std::string(R"({"ph": "X", "cat": "kernel", "name": "k)") + std::to_string(i % 7) + R"(", "ts": )" +
-            std::to_string(1000 + 10 * i) + R"(, "dur": 5, "args": {"stream": 7, "correlation": )" + std::to_string(i) + "}}";
+    json += (i ? "," : "") + std::string(R"({"ph": "X", "cat": "kernel", "name": "k)") + std::to_string(i % 7) +
+            R"(", "ts": )" + std::to_string(1000 + 10 * i) + R"(, "dur": 5, "args": {"stream": 7, "correlation": )" +
+            std::to_string(i) + "}}";
   json += "]}";
   const std::string gz = (dir_ / "full.json.gz").string();
   gzFile f = gzopen(gz.c_str(), "wb");
@@ -554,7 +566,9 @@ TEST_F(Cli, AnalyzeTruncatedGzipOrEmptyTraceIsAnError) {
   EXPECT_CONTAINS(RunBad({"analyze", cut}), cut + ": truncated: the file ends inside");
   const Result partial = Run({"analyze", "--allow-partial", cut});
   ASSERT_EQ(partial.status, 0) << partial.err;
-  EXPECT_EQ(partial.out.rfind("PARTIAL ANALYSIS (--allow-partial): only what could be read is analysed: " + cut + " is truncated", 0), 0u)
+  EXPECT_EQ(partial.out.rfind(
+                "PARTIAL ANALYSIS (--allow-partial): only what could be read is analysed: " + cut + " is truncated", 0),
+            0u)
       << partial.out;
   const std::string stub = Write("rank1.json.gz", bytes.substr(0, 40));
   EXPECT_CONTAINS(RunBad({"analyze", "--allow-partial", stub}), stub + ": ");
@@ -568,11 +582,14 @@ TEST_F(Cli, AnalyzeTruncatedGzipOrEmptyTraceIsAnError) {
 
 // An unusable number is an error naming the file, line and field unless --allow-partial skips it.
 TEST_F(Cli, AnalyzeUnusableNumberIsALocatedError) {
-  const std::string path = Write("rank0.json", "{\"traceEvents\": [\n"
-                                               R"({"ph": "X", "cat": "kernel", "name": "a", "ts": 10, "dur": 5},)" "\n"
-                                               R"({"ph": "X", "cat": "kernel", "name": "b", "ts": 20, "dur": 1e400}]})");
+  const std::string path = Write("rank0.json",
+                                 "{\"traceEvents\": [\n"
+                                 R"({"ph": "X", "cat": "kernel", "name": "a", "ts": 10, "dur": 5},)"
+                                 "\n"
+                                 R"({"ph": "X", "cat": "kernel", "name": "b", "ts": 20, "dur": 1e400}]})");
   // Line 3 starts at byte 18 + 63 = 81.
-  EXPECT_EQ(RunBad({"analyze", path}), path + ":3: event 'b': field 'dur': 1e400 us does not fit 64-bit ns (byte 81); --allow-partial skips them");
+  EXPECT_EQ(RunBad({"analyze", path}),
+            path + ":3: event 'b': field 'dur': 1e400 us does not fit 64-bit ns (byte 81); --allow-partial skips them");
   const Result r = Run({"analyze", "--allow-partial", path});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out.substr(0, r.out.find('\n')),
@@ -588,23 +605,27 @@ TEST_F(Cli, AnalyzeFlagsAnImpossibleMfu) {
   std::string events;
   for (int s = 0; s < 3; ++s) {
     const int t0 = 1000 * s;
-    events += R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#)" + std::to_string(s + 1) + R"(", "ts": )" +
-              std::to_string(t0) + R"(, "dur": 1000},)";
+    events += R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#)" + std::to_string(s + 1) +
+              R"(", "ts": )" + std::to_string(t0) + R"(, "dur": 1000},)";
     events += R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": )" + std::to_string(t0 + 10) +
               R"(, "dur": 5, "args": {"correlation": )" + std::to_string(s + 1) + "}},";
     events += R"({"ph": "X", "cat": "kernel", "name": "gemm", "ts": )" + std::to_string(t0 + 20) +
-              R"(, "dur": 900, "args": {"stream": 7, "correlation": )" + std::to_string(s + 1) + "}}" + (s < 2 ? "," : "");
+              R"(, "dur": 900, "args": {"stream": 7, "correlation": )" + std::to_string(s + 1) + "}}" +
+              (s < 2 ? "," : "");
   }
   const std::string path =
       Write("rank0.json", R"({"distributedInfo": {"rank": 0, "world_size": 64}, "traceEvents": [)" + events + "]}");
-  const std::vector<std::string> model = {"--model", "llama-3.1-8b", "--gpu", "H100", "--gpus", "8", "--seq", "4096", "--global-batch", "16"};
+  const std::vector<std::string> model = {"--model", "llama-3.1-8b", "--gpu", "H100",           "--gpus",
+                                          "8",       "--seq",        "4096",  "--global-batch", "16"};
   std::vector<std::string> args = {"analyze", path};
   args.insert(args.end(), model.begin(), model.end());
   const Result text = Run(args);
   ASSERT_EQ(text.status, 0) << text.err;
   EXPECT_CONTAINS(text.out, "IMPOSSIBLE (above 100%)");
   EXPECT_CONTAINS(text.out, "warning: measured MFU ");
-  EXPECT_CONTAINS(text.out, "is impossible (above 100%): the model (llama-3.1-8b), GPU count (8) or global batch (16 sequences of 4096 tokens)");
+  EXPECT_CONTAINS(text.out,
+                  "is impossible (above 100%): the model (llama-3.1-8b), GPU count (8) or global batch (16 sequences "
+                  "of 4096 tokens)");
   EXPECT_CONTAINS(text.out, "the traces come from a job of 64 ranks, the prediction is for 8 GPUs");
   args.push_back("--json");
   const Result json = Run(args);
@@ -615,8 +636,10 @@ TEST_F(Cli, AnalyzeFlagsAnImpossibleMfu) {
   EXPECT_EQ(p.at("mfu_impossible"), true);
   EXPECT_CONTAINS(p.at("mfu_warning").get<std::string>(), "64 ranks");
   // A model small enough for the trace's 1 ms step: no flag.
-  const Result small = Run({"analyze", "--json", path, "--layers", "2", "--hidden", "256", "--ffn", "1024", "--heads", "4", "--vocab",
-                            "1000", "--gpu", "H100", "--gpus", "64", "--seq", "512", "--global-batch", "64", "--tp", "1"});  // the trace's 64 ranks
+  const Result small =
+      Run({"analyze", "--json",  path,  "--layers",       "2",    "--hidden", "256",  "--ffn",
+           "1024",    "--heads", "4",   "--vocab",        "1000", "--gpu",    "H100", "--gpus",
+           "64",      "--seq",   "512", "--global-batch", "64",   "--tp",     "1"});  // the trace's 64 ranks
   ASSERT_EQ(small.status, 0) << small.err;
   const nlohmann::json q = nlohmann::json::parse(small.out).at("prediction");
   EXPECT_LT(q.at("measured_mfu").get<double>(), 1.0);
@@ -641,11 +664,12 @@ TEST_F(Cli, ValidateAndCalibrateRejectAHeaderOnlyCsv) {
 }
 
 TEST_F(Cli, ValidateHugeGpuCountIsAnErrorNotAWrappedNumber) {
-  const std::string path =
-      Write("runs.csv", std::string(kRunsHeader) +
-                            "A,s,t,m,dense,32,4096,14336,32,8,128256,8192,,,H100-SXM,,1000000000000,8,1,1,,8,1,,,,1,128,,bf16,,,,1000,,,,high,,\n");
+  const std::string path = Write("runs.csv", std::string(kRunsHeader) +
+                                                 "A,s,t,m,dense,32,4096,14336,32,8,128256,8192,,,H100-SXM,,"
+                                                 "1000000000000,8,1,1,,8,1,,,,1,128,,bf16,,,,1000,,,,high,,\n");
   const std::string msg = RunBad({"validate", path});
-  EXPECT_EQ(msg, path + ":2: column 'num_gpus' must be a non-negative integer of at most 16777216, got '1000000000000'");
+  EXPECT_EQ(msg,
+            path + ":2: column 'num_gpus' must be a non-negative integer of at most 16777216, got '1000000000000'");
   EXPECT_EQ(msg.find("-727379968"), std::string::npos);
   EXPECT_CONTAINS(RunBad({"calibrate", path}), path + ":2: column 'num_gpus'");
 }

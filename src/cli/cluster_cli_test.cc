@@ -58,8 +58,10 @@ TEST_F(ClusterCli, SameInputsGiveTheSameBytes) {
     ASSERT_EQ(r.status, 0) << r.err;
     const std::string got[4] = {r.out, Slurp(series), Slurp(jobs), Slurp(tr)};
     for (int i = 0; i < 4; ++i) {
-      if (run == 0) first[i] = got[i];
-      else EXPECT_EQ(first[i], got[i]) << "output " << i;
+      if (run == 0)
+        first[i] = got[i];
+      else
+        EXPECT_EQ(first[i], got[i]) << "output " << i;
     }
   }
   // The series has a header and one row per policy and sample; the trace one track per node.
@@ -113,7 +115,8 @@ TEST_F(ClusterCli, BadInputIsOneLineAndStatusTwo) {
 // equal or higher utilisation.
 TEST_F(ClusterCli, PhillyTopologyAwareBeatsFifo) {
   PARATUNE_SHARED_OR_SKIP(philly, "cluster-traces/philly-pollux/philly.csv");
-  const Result r = Run({"cluster", "--trace", philly, "--nodes", "64", "--gpu", "H100", "--policy", "fifo,topo", "--json"});
+  const Result r =
+      Run({"cluster", "--trace", philly, "--nodes", "64", "--gpu", "H100", "--policy", "fifo,topo", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["trace"]["jobs"], 82247);

@@ -30,38 +30,48 @@ struct ClusterFlags {
 Command AddClusterCommand(CLI::App& root) {
   auto* cmd = root.add_subcommand("cluster", "replay a job trace on a shared GPU cluster under scheduling policies");
   auto f = std::make_shared<ClusterFlags>();
-  cmd->add_option("--trace", f->request.trace, "job trace: Philly-derived CSV, Alibaba v2023 pod list, or native CSV")->required();
+  cmd->add_option("--trace", f->request.trace, "job trace: Philly-derived CSV, Alibaba v2023 pod list, or native CSV")
+      ->required();
   cmd->add_option("--format", f->request.format, "philly, alibaba-v2023 or native (default: detected from the header)");
   cmd->add_option("--nodes", f->nodes, "nodes of --gpu's reference system (HGX: 8 GPUs; NVL72: 4-GPU trays)")
       ->check(CLI::Range(1, kMaxClusterNodes));
   cmd->add_option("--gpu", f->request.gpu, "GPU of the nodes (catalog name; `paratune gpus` lists them)");
-  cmd->add_option("--cluster", f->request.cluster_file, "cluster TOML ([[nodes]] per node type) or Alibaba v2023 node list CSV");
+  cmd->add_option("--cluster", f->request.cluster_file,
+                  "cluster TOML ([[nodes]] per node type) or Alibaba v2023 node list CSV");
   cmd->add_option("--policy", f->request.policies, "comma-separated policies: fifo, topo, topo-preempt, topo-defrag");
   cmd->add_flag("--json", f->json, "JSON output (schema paratune.cluster/1, docs/json.md)");
   cmd->add_option("--series", f->series_out, "write the time series (utilisation, queue, fragmentation) as CSV");
   cmd->add_option("--trace-out", f->trace_out, "write the placements over time as a Chrome trace (one track per node)");
   cmd->add_option("--jobs-out", f->jobs_out, "write one CSV row per job and policy (placement, slowdown, losses)");
-  cmd->add_option("--model", f->request.model, "catalog model for jobs the trace gives none (their placements are priced)");
-  cmd->add_option("--production-vc", f->request.production_vcs, "Philly: comma-separated virtual clusters whose jobs are production");
-  cmd->add_option("--checkpoint-interval", f->request.checkpoint_interval_s, "seconds between checkpoints, for jobs that give none")
+  cmd->add_option("--model", f->request.model,
+                  "catalog model for jobs the trace gives none (their placements are priced)");
+  cmd->add_option("--production-vc", f->request.production_vcs,
+                  "Philly: comma-separated virtual clusters whose jobs are production");
+  cmd->add_option("--checkpoint-interval", f->request.checkpoint_interval_s,
+                  "seconds between checkpoints, for jobs that give none")
       ->check(CLI::Range(0.0, 1e9));
-  cmd->add_option("--restart-overhead", f->request.restart_overhead_s, "seconds a restart costs, for jobs that give none")
+  cmd->add_option("--restart-overhead", f->request.restart_overhead_s,
+                  "seconds a restart costs, for jobs that give none")
       ->check(CLI::Range(0.0, 1e9));
   cmd->add_option("--locality", f->request.locality, "soft or hard, for jobs that give none");
-  cmd->add_option("--min-run", f->request.options.min_run_s, "seconds a job runs before it may be preempted (default 7200)")
+  cmd->add_option("--min-run", f->request.options.min_run_s,
+                  "seconds a job runs before it may be preempted (default 7200)")
       ->check(CLI::Range(0.0, 1e9));
   cmd->add_option("--locality-wait", f->request.options.locality_wait_s,
                   "seconds a soft-locality job waits for a packed placement (default 300)")
       ->check(CLI::Range(0.0, 1e9));
   cmd->add_option("--backfill-depth", f->request.options.backfill_depth, "jobs a backfill pass tries (default 500)")
       ->check(CLI::Range(0, 1000000));
-  cmd->add_option("--series-interval", f->request.options.series_interval_s, "seconds between series samples (default 3600)")
+  cmd->add_option("--series-interval", f->request.options.series_interval_s,
+                  "seconds between series samples (default 3600)")
       ->check(CLI::Range(1.0, 1e9));
   cmd->add_flag("--quiet", f->quiet, "no progress line on the terminal");
-  cmd->footer("Exit status 0 when it ran, 2 on bad input. docs/cluster.md describes the policies and metrics, "
-              "docs/cluster-traces.md the trace formats.");
+  cmd->footer(
+      "Exit status 0 when it ran, 2 on bad input. docs/cluster.md describes the policies and metrics, "
+      "docs/cluster-traces.md the trace formats.");
   return {cmd, [cmd, f] {
-            PrepareOutputs(*cmd, {{"--series", &f->series_out}, {"--trace-out", &f->trace_out}, {"--jobs-out", &f->jobs_out}},
+            PrepareOutputs(*cmd,
+                           {{"--series", &f->series_out}, {"--trace-out", &f->trace_out}, {"--jobs-out", &f->jobs_out}},
                            {f->request.trace, f->request.cluster_file});
             ClusterRequest r = f->request;
             if (cmd->count("--nodes")) r.nodes = f->nodes;

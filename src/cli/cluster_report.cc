@@ -58,12 +58,15 @@ std::string FormatClusterSummary(const ClusterRun& run) {
       {"time to first run mean", [](const PolicyMetrics& m) { return Duration(m.time_to_first_run_s.mean); }},
       {"split placements", [](const PolicyMetrics& m) { return fmt::format("{}", m.split_placements); }},
       {"  of jobs <= 8 GPUs", [](const PolicyMetrics& m) { return fmt::format("{}", m.split_placements_le8); }},
-      {"fragmented free GPUs", [](const PolicyMetrics& m) {
+      {"fragmented free GPUs",
+       [](const PolicyMetrics& m) {
          return fmt::format("{:.1f} ({:.0f}%)", m.fragmentation.mean_fragmented_gpus,
                             100 * m.fragmentation.fragmented_share_of_free);
        }},
-      {"nodes 1-7 GPUs free", [](const PolicyMetrics& m) { return fmt::format("{:.1f}", m.fragmentation.mean_partial_nodes); }},
-      {"domains partly free", [](const PolicyMetrics& m) { return fmt::format("{:.1f}", m.fragmentation.mean_partial_domains); }},
+      {"nodes 1-7 GPUs free",
+       [](const PolicyMetrics& m) { return fmt::format("{:.1f}", m.fragmentation.mean_partial_nodes); }},
+      {"domains partly free",
+       [](const PolicyMetrics& m) { return fmt::format("{:.1f}", m.fragmentation.mean_partial_domains); }},
       {"preemptions", [](const PolicyMetrics& m) { return fmt::format("{}", m.preemptions); }},
       {"migrations", [](const PolicyMetrics& m) { return fmt::format("{}", m.migrations); }},
       {"GPU-hours lost", [](const PolicyMetrics& m) { return fmt::format("{:.1f}", m.lost_gpu_hours); }},
@@ -83,8 +86,10 @@ std::string FormatClusterSummary(const ClusterRun& run) {
     }
   }
   if (models) {
-    rows.push_back({"mean slowdown (modelled)", [](const PolicyMetrics& m) { return fmt::format("{:.3f}x", m.mean_slowdown); }});
-    rows.push_back({"effective MFU", [](const PolicyMetrics& m) { return fmt::format("{:.1f}%", 100 * m.effective_mfu); }});
+    rows.push_back(
+        {"mean slowdown (modelled)", [](const PolicyMetrics& m) { return fmt::format("{:.3f}x", m.mean_slowdown); }});
+    rows.push_back(
+        {"effective MFU", [](const PolicyMetrics& m) { return fmt::format("{:.1f}%", 100 * m.effective_mfu); }});
   }
   size_t label_w = 0;
   for (const auto& r : rows) label_w = std::max(label_w, r.label.size());
@@ -99,7 +104,8 @@ std::string FormatClusterSummary(const ClusterRun& run) {
   out += '\n';
   for (const auto& r : rows) {
     out += fmt::format("{:<{}}", r.label, label_w);
-    for (size_t i = 0; i < run.policies.size(); ++i) out += fmt::format("  {:>{}}", r.cell(run.policies[i].result.metrics), col_w[i]);
+    for (size_t i = 0; i < run.policies.size(); ++i)
+      out += fmt::format("  {:>{}}", r.cell(run.policies[i].result.metrics), col_w[i]);
     out += '\n';
   }
   return out;

@@ -39,10 +39,12 @@ TEST_F(Cli, Fp16IsNotBf16) {
   const nlohmann::json f = nlohmann::json::parse(fp.out), b = nlohmann::json::parse(bf.out);
   EXPECT_EQ(f.at("layout").at("precision"), "fp16");
   EXPECT_GT(f.at("throughput").at("step_time_s").get<double>(), b.at("throughput").at("step_time_s").get<double>());
-  const std::string hw = Write("hw.toml", "[X1]\ngeneration = \"hopper\"\nbf16_dense_tflops = 100.0\nhbm_gb = 80.0\n"
-                                          "hbm_tb_per_s = 2.0\ngpus_per_node = 8\nnvlink_domain = 8\nnvlink_gb_per_s = 100.0\n"
-                                          "net_gb_per_s = 10.0\n");
-  EXPECT_CONTAINS(RunBad({"estimate", "--hardware", hw, "--gpu", "X1", "--precision", "fp16"}), "X1 has no fp16 tensor cores");
+  const std::string hw = Write("hw.toml",
+                               "[X1]\ngeneration = \"hopper\"\nbf16_dense_tflops = 100.0\nhbm_gb = 80.0\n"
+                               "hbm_tb_per_s = 2.0\ngpus_per_node = 8\nnvlink_domain = 8\nnvlink_gb_per_s = 100.0\n"
+                               "net_gb_per_s = 10.0\n");
+  EXPECT_CONTAINS(RunBad({"estimate", "--hardware", hw, "--gpu", "X1", "--precision", "fp16"}),
+                  "X1 has no fp16 tensor cores");
 }
 
 TEST_F(Cli, EmptyNamesAreErrors) {
@@ -133,7 +135,8 @@ namespace {
 // Long runs show progress on a terminal (stderr), never in a pipe or file, and --quiet hides it.
 // The terminal is a pseudo-terminal from util-linux `script`.
 TEST_F(Cli, ProgressOnATerminalOnly) {
-  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no `script` (util-linux) to make a terminal";
+  if (std::system("command -v script >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no `script` (util-linux) to make a terminal";
   const std::string plan = std::string(PARATUNE_BINARY) + " plan --nodes 1";
   const std::string out = (dir_ / "tty.txt").string();
   auto on_tty = [&](const std::string& cmd) {

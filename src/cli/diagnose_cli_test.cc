@@ -16,11 +16,14 @@ const char* kSysPair =
     "GPU1\tNV18\t X \tSYS\tNV18\t0-51\t0\t\tN/A\n"
     "GPU2\tNV18\tSYS\t X \tNV18\t52-103\t1\t\tN/A\n"
     "GPU3\tNV18\tNV18\tNV18\t X \t52-103\t1\t\tN/A\n"
-    "\nLegend:\n\n  X    = Self\n  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes\n"
+    "\nLegend:\n\n  X    = Self\n  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA "
+    "nodes\n"
     "  NV#  = Connection traversing a bonded set of # NVLinks\n";
 
 TEST_F(Cli, DiagnoseBadInputIsOneLine) {
-  EXPECT_EQ(RunBad({"diagnose", Write("x.txt", "nothing here\n")}).rfind((dir_ / "x.txt").string() + ": not a file diagnose reads", 0), 0u);
+  EXPECT_EQ(RunBad({"diagnose", Write("x.txt", "nothing here\n")})
+                .rfind((dir_ / "x.txt").string() + ": not a file diagnose reads", 0),
+            0u);
   EXPECT_EQ(RunBad({"diagnose", (dir_ / "missing.log").string()}), (dir_ / "missing.log").string() + ": no such file");
   EXPECT_NE(RunBad({"diagnose"}).find("no inputs"), std::string::npos);
   EXPECT_NE(RunBad({"diagnose", Write("e.txt", "")}).find("empty file"), std::string::npos);
@@ -40,7 +43,8 @@ TEST_F(Cli, DiagnoseFindingsAreNotErrors) {
   EXPECT_EQ(f["rule"], "topology_missing_nvlink");
   EXPECT_EQ(f["severity"], "critical");
   EXPECT_EQ(f["where"]["gpu_pairs"], json::parse("[[1, 2]]"));
-  for (const char* key : {"title", "message", "loss_fraction", "fix", "evidence", "where"}) EXPECT_TRUE(f.contains(key)) << key;
+  for (const char* key : {"title", "message", "loss_fraction", "fix", "evidence", "where"})
+    EXPECT_TRUE(f.contains(key)) << key;
   EXPECT_FALSE(f["where"].contains("iterations")) << "keys that do not apply are left out";
 
   const Result text = Run({"diagnose", topo});
@@ -53,9 +57,10 @@ TEST_F(Cli, DiagnoseFindingsAreNotErrors) {
 TEST_F(Cli, DiagnoseListsEveryRule) {
   const Result r = Run({"diagnose", "--list-rules"});
   ASSERT_EQ(r.status, 0) << r.err;
-  for (const char* rule : {"data_starvation", "slow_kernels", "tp_too_large", "network_bottleneck", "throughput_change_point",
-                           "checkpoint_stall", "thermal_throttling", "power_throttling", "topology_missing_nvlink",
-                           "pipeline_bubble", "recompute_unneeded", "straggler", "expert_imbalance"})
+  for (const char* rule :
+       {"data_starvation", "slow_kernels", "tp_too_large", "network_bottleneck", "throughput_change_point",
+        "checkpoint_stall", "thermal_throttling", "power_throttling", "topology_missing_nvlink", "pipeline_bubble",
+        "recompute_unneeded", "straggler", "expert_imbalance"})
     EXPECT_NE(r.out.find(std::string(rule) + " "), std::string::npos) << rule;
 }
 

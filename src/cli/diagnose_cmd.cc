@@ -31,21 +31,25 @@ struct DiagnoseFlags {
 }  // namespace
 
 Command AddDiagnoseCommand(CLI::App& root) {
-  auto* cmd = root.add_subcommand("diagnose", "find why a run is slow: rules over its traces, logs, telemetry, nccl-tests and topology");
+  auto* cmd = root.add_subcommand(
+      "diagnose", "find why a run is slow: rules over its traces, logs, telemetry, nccl-tests and topology");
   auto f = std::make_shared<ScenarioFlags>();
   auto df = std::make_shared<DiagnoseFlags>();
-  cmd->add_option("inputs", df->inputs,
-                  "files or directories, any mix: Kineto/Nsight traces or analyze JSON, Megatron-LM/torchtitan logs or a "
-                  "tokens/s CSV, nvidia-smi/dcgmi captures, nccl-tests output, nvidia-smi topo -m, expert token CSV");
+  cmd->add_option(
+      "inputs", df->inputs,
+      "files or directories, any mix: Kineto/Nsight traces or analyze JSON, Megatron-LM/torchtitan logs or a "
+      "tokens/s CSV, nvidia-smi/dcgmi captures, nccl-tests output, nvidia-smi topo -m, expert token CSV");
   cmd->add_flag("--list-rules", df->list_rules, "list the rules and exit");
   cmd->add_flag("--quiet", df->quiet, "no progress line on the terminal");
   cmd->add_flag("--allow-partial", df->allow_partial,
                 "analyse what can be read of a truncated trace and skip malformed log lines (errors otherwise)");
-  cmd->add_option("--threads", df->threads, "trace files read in parallel (default: one per core)")->check(CLI::Range(0, 1024));
+  cmd->add_option("--threads", df->threads, "trace files read in parallel (default: one per core)")
+      ->check(CLI::Range(0, 1024));
   AddScenarioFlags(cmd, *f, ScenarioUse::kPredictIfModel);
-  cmd->footer("Each file's kind is detected from its content. Passing the run's model and layout (--model, --gpu, --gpus, "
-              "--tp, --pp, ... as for `estimate`) lets the rules compare with what the cost model expects and propose "
-              "layouts. Exit status 0 when it ran (findings are not errors), 2 on bad input. docs/diagnose.md");
+  cmd->footer(
+      "Each file's kind is detected from its content. Passing the run's model and layout (--model, --gpu, --gpus, "
+      "--tp, --pp, ... as for `estimate`) lets the rules compare with what the cost model expects and propose "
+      "layouts. Exit status 0 when it ran (findings are not errors), 2 on bad input. docs/diagnose.md");
   return {cmd, [cmd, f, df] {
             if (df->list_rules) {
               for (const auto& r : AllRules()) fmt::print("{:<26} {}\n", r->Name(), r->Summary());

@@ -42,7 +42,8 @@ std::string Mismatch(const json& f, const json& e) {
     for (int64_t want : e["iterations"].get<std::vector<int64_t>>()) {
       bool hit = false;
       for (int64_t got : w["iterations"].get<std::vector<int64_t>>()) hit = hit || std::llabs(got - want) <= tol;
-      if (!hit) return "iteration " + std::to_string(want) + " (±" + std::to_string(tol) + ") not in " + w["iterations"].dump();
+      if (!hit)
+        return "iteration " + std::to_string(want) + " (±" + std::to_string(tol) + ") not in " + w["iterations"].dump();
     }
   }
   if (e.contains("time_ranges")) {
@@ -66,22 +67,27 @@ std::string Mismatch(const json& f, const json& e) {
     if (!w.contains("gpu_pairs")) return "no where.gpu_pairs";
     auto norm = [](const json& pairs) {
       std::set<std::pair<int, int>> s;
-      for (const json& p : pairs) s.insert({std::min(p[0].get<int>(), p[1].get<int>()), std::max(p[0].get<int>(), p[1].get<int>())});
+      for (const json& p : pairs)
+        s.insert({std::min(p[0].get<int>(), p[1].get<int>()), std::max(p[0].get<int>(), p[1].get<int>())});
       return s;
     };
-    if (norm(e["gpu_pairs"]) != norm(w["gpu_pairs"])) return "gpu_pairs " + w["gpu_pairs"].dump() + ", expected " + e["gpu_pairs"].dump();
+    if (norm(e["gpu_pairs"]) != norm(w["gpu_pairs"]))
+      return "gpu_pairs " + w["gpu_pairs"].dump() + ", expected " + e["gpu_pairs"].dump();
   }
   if (e.contains("period_iterations")) {
     if (!w.contains("period_iterations")) return "no where.period_iterations";
     const double want = e["period_iterations"].get<double>(), got = w["period_iterations"].get<double>();
-    if (std::fabs(got - want) > 0.1 * want) return "period_iterations " + std::to_string(got) + ", expected " + std::to_string(want);
+    if (std::fabs(got - want) > 0.1 * want)
+      return "period_iterations " + std::to_string(got) + ", expected " + std::to_string(want);
   }
   if (e.contains("period_s")) {
     if (!w.contains("period_s")) return "no where.period_s";
     const double want = e["period_s"].get<double>(), got = w["period_s"].get<double>();
-    if (std::fabs(got - want) > 0.1 * want) return "period_s " + std::to_string(got) + ", expected " + std::to_string(want);
+    if (std::fabs(got - want) > 0.1 * want)
+      return "period_s " + std::to_string(got) + ", expected " + std::to_string(want);
   }
-  if (e.contains("min_loss_fraction") && !(f["loss_fraction"].is_number() && f["loss_fraction"].get<double>() >= e["min_loss_fraction"].get<double>()))
+  if (e.contains("min_loss_fraction") &&
+      !(f["loss_fraction"].is_number() && f["loss_fraction"].get<double>() >= e["min_loss_fraction"].get<double>()))
     return "loss_fraction " + f["loss_fraction"].dump() + " below " + e["min_loss_fraction"].dump();
   return "";
 }
@@ -91,7 +97,8 @@ TEST_F(DiagnoseFaults, EveryCaseFiresItsRuleAndNoControlWarns) {
   for (const json& c : cases) {
     SCOPED_TRACE(c["name"].get<std::string>());
     std::vector<std::string> args = {"diagnose", "--json"};
-    for (const json& fl : c["files"]) args.push_back((root_ / c["name"].get<std::string>() / fl.get<std::string>()).string());
+    for (const json& fl : c["files"])
+      args.push_back((root_ / c["name"].get<std::string>() / fl.get<std::string>()).string());
     for (const json& fl : c["flags"]) args.push_back(fl.get<std::string>());
     const Result r = Run(args);
     ASSERT_EQ(r.status, 0) << r.err;
@@ -107,8 +114,10 @@ TEST_F(DiagnoseFaults, EveryCaseFiresItsRuleAndNoControlWarns) {
           continue;
         }
         const std::string m = Mismatch(f, c["expect"]);
-        if (m.empty()) ok = true;
-        else why = m;
+        if (m.empty())
+          ok = true;
+        else
+          why = m;
       }
       EXPECT_TRUE(ok) << why << "\n" << r.out;
     } else {

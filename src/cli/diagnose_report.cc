@@ -20,7 +20,8 @@ std::string Value(const Evidence& e) {
   if (e.unit == "fraction") return fmt::format("{:.1f}%", v * 100);
   if (e.unit == "Hz") return fmt::format("{:.0f} MHz", v / 1e6);
   if (e.unit == "FLOP/s") return fmt::format("{:.1f} TFLOP/s", v / 1e12);
-  if (e.unit.empty()) return v == std::floor(v) && std::fabs(v) < 1e15 ? fmt::format("{:.0f}", v) : fmt::format("{:.4g}", v);
+  if (e.unit.empty())
+    return v == std::floor(v) && std::fabs(v) < 1e15 ? fmt::format("{:.0f}", v) : fmt::format("{:.4g}", v);
   return fmt::format("{:.4g} {}", v, e.unit);
 }
 
@@ -33,7 +34,8 @@ std::string WhereLine(const FindingWhere& w) {
     parts.push_back(s);
   }
   for (size_t i = 0; i < w.time_ranges_s.size() && i < 4; ++i)
-    parts.push_back(fmt::format("{} .. {}", FormatTimestamp(w.time_ranges_s[i].first), FormatTimestamp(w.time_ranges_s[i].second)));
+    parts.push_back(
+        fmt::format("{} .. {}", FormatTimestamp(w.time_ranges_s[i].first), FormatTimestamp(w.time_ranges_s[i].second)));
   if (!w.gpus.empty()) {
     std::string s = w.gpus.size() == 1 ? "GPU" : "GPUs";
     for (size_t i = 0; i < w.gpus.size(); ++i) s += (i ? ", " : " ") + std::to_string(w.gpus[i]);
@@ -41,7 +43,8 @@ std::string WhereLine(const FindingWhere& w) {
   }
   if (!w.gpu_pairs.empty()) {
     std::string s = "GPU pairs";
-    for (size_t i = 0; i < w.gpu_pairs.size(); ++i) s += fmt::format("{}{}-{}", i ? ", " : " ", w.gpu_pairs[i].first, w.gpu_pairs[i].second);
+    for (size_t i = 0; i < w.gpu_pairs.size(); ++i)
+      s += fmt::format("{}{}-{}", i ? ", " : " ", w.gpu_pairs[i].first, w.gpu_pairs[i].second);
     parts.push_back(s);
   }
   if (w.period_iterations > 0) parts.push_back(fmt::format("every {} iterations", w.period_iterations));
@@ -79,7 +82,8 @@ std::string FormatDiagnosis(const Diagnosis& d) {
       const Evidence& e = f.evidence[k];
       s += fmt::format("   - {} = {}{}\n", e.name, Value(e), e.source.empty() ? "" : " (" + e.source + ")");
     }
-    if (f.evidence.size() > kEvidenceShown) s += fmt::format("   - ... {} more in --json\n", f.evidence.size() - kEvidenceShown);
+    if (f.evidence.size() > kEvidenceShown)
+      s += fmt::format("   - ... {} more in --json\n", f.evidence.size() - kEvidenceShown);
     const std::string w = WhereLine(f.where);
     if (!w.empty()) s += "   where: " + w + "\n";
     if (!f.fix.empty()) s += "   fix: " + f.fix + "\n";

@@ -24,42 +24,47 @@ Command AddEstimateCommand(CLI::App& root) {
   AddTimeToTrainFlags(cmd, *ttt);
   cmd->add_option("--from-megatron", *megatron,
                   "a Megatron-LM argument list (one quoted string) giving the model, batch and layout");
-  cmd->add_flag("--ignore-unknown", *ignore_unknown,
-                "with --from-megatron: skip options Megatron-LM does not have (an error otherwise, as its parser says)");
-  return {cmd, [cmd, f, megatron, ignore_unknown, ttt] {
-            Scenario s = ResolveScenario(*f, *cmd);
-            const std::optional<TrainingBudget> budget = ResolveTrainingBudget(*ttt, *cmd);
-            const std::optional<MegatronArgs> from =
-                ApplyMegatronArgs(cmd->count("--from-megatron") ? std::optional(*megatron) : std::nullopt, *ignore_unknown,
-                                  GivenRequest(*f, *cmd), s);
-            const Estimate e = EstimateStep(s.model, s.cluster, s.training, s.layout, EstimateOptions{s.rules, {}});
-            if (f->json) {
-              nlohmann::json j = EstimateToJson(e, budget);
-              if (from) j["megatron_args"] = MegatronArgsJson(*from);
-              fmt::print("{}\n", DocumentText(j));
-            } else {
-              if (!e.fits) {
-                // Lead with it: the throughput below is of a layout that cannot run.
-                fmt::print("DOES NOT FIT: pipeline stage {} needs {:.1f} GB per GPU, the {} has {:.1f} GB.\n", e.peak_stage,
-                           e.peak_memory_bytes / 1e9, e.gpu, e.capacity_bytes / 1e9);
-                if (const auto fix = FindFittingChange(s.model, s.cluster, s.training, s.layout, EstimateOptions{s.rules, {}}))
-                  fmt::print("  fits with {}: {:.1f} GB, {:.0f} tokens/s per GPU (the fastest one-knob change; `paratune plan` "
-                             "searches all of them)\n\n",
-                             fix->change, fix->estimate.peak_memory_bytes / 1e9, fix->estimate.tokens_per_s_per_gpu);
-                else
-                  fmt::print("  no one-knob change (recompute, ZeRO, micro-batch, 2x tp, 2x pp) fits; `paratune plan` "
-                             "searches them together\n\n");
-              }
-              fmt::print("{}", FormatEstimate(e, s.cluster, budget));
-              if (from) {
-                std::string ignored;
-                for (const std::string& w : from->ignored) ignored += (ignored.empty() ? "" : " ") + w;
-                if (!ignored.empty()) fmt::print("\nfrom Megatron arguments, ignored: {}\n", ignored);
-                for (const std::string& n : from->notes) fmt::print("from Megatron arguments: {}\n", n);
-              }
-            }
-            return 0;
-          }};
+  cmd->add_flag(
+      "--ignore-unknown", *ignore_unknown,
+      "with --from-megatron: skip options Megatron-LM does not have (an error otherwise, as its parser says)");
+  return {
+      cmd, [cmd, f, megatron, ignore_unknown, ttt] {
+        Scenario s = ResolveScenario(*f, *cmd);
+        const std::optional<TrainingBudget> budget = ResolveTrainingBudget(*ttt, *cmd);
+        const std::optional<MegatronArgs> from =
+            ApplyMegatronArgs(cmd->count("--from-megatron") ? std::optional(*megatron) : std::nullopt, *ignore_unknown,
+                              GivenRequest(*f, *cmd), s);
+        const Estimate e = EstimateStep(s.model, s.cluster, s.training, s.layout, EstimateOptions{s.rules, {}});
+        if (f->json) {
+          nlohmann::json j = EstimateToJson(e, budget);
+          if (from) j["megatron_args"] = MegatronArgsJson(*from);
+          fmt::print("{}\n", DocumentText(j));
+        } else {
+          if (!e.fits) {
+            // Lead with it: the throughput below is of a layout that cannot run.
+            fmt::print("DOES NOT FIT: pipeline stage {} needs {:.1f} GB per GPU, the {} has {:.1f} GB.\n", e.peak_stage,
+                       e.peak_memory_bytes / 1e9, e.gpu, e.capacity_bytes / 1e9);
+            if (const auto fix =
+                    FindFittingChange(s.model, s.cluster, s.training, s.layout, EstimateOptions{s.rules, {}}))
+              fmt::print(
+                  "  fits with {}: {:.1f} GB, {:.0f} tokens/s per GPU (the fastest one-knob change; `paratune plan` "
+                  "searches all of them)\n\n",
+                  fix->change, fix->estimate.peak_memory_bytes / 1e9, fix->estimate.tokens_per_s_per_gpu);
+            else
+              fmt::print(
+                  "  no one-knob change (recompute, ZeRO, micro-batch, 2x tp, 2x pp) fits; `paratune plan` "
+                  "searches them together\n\n");
+          }
+          fmt::print("{}", FormatEstimate(e, s.cluster, budget));
+          if (from) {
+            std::string ignored;
+            for (const std::string& w : from->ignored) ignored += (ignored.empty() ? "" : " ") + w;
+            if (!ignored.empty()) fmt::print("\nfrom Megatron arguments, ignored: {}\n", ignored);
+            for (const std::string& n : from->notes) fmt::print("from Megatron arguments: {}\n", n);
+          }
+        }
+        return 0;
+      }};
 }
 
 }  // namespace paratune::cli

@@ -34,24 +34,26 @@ std::string FormatEstimate(const Estimate& e, const ClusterSpec& cluster, const 
   const Training& t = e.training;
   std::string o;
   Append(o, "{} on {} x {} ({}), seq {}, global batch {}, {}", e.model, e.gpus, e.gpu, cluster.Describe(), t.seq,
-       t.global_batch, PrecisionName(t.precision));
+         t.global_batch, PrecisionName(t.precision));
   Append(o, "  {:.2f}B parameters ({:.2f}B active)", e.total_params / 1e9, e.active_params / 1e9);
-  Append(o, "layout: tp {} pp {} vp {} cp {} ep {} etp {} dp {} | sp {} | zero {} | recompute {} | mbs {} | "
-       "{} micro-batches, schedule {}",
-       l.tp, l.pp, l.vp, l.cp, l.ep, l.expert_tp(), l.dp, l.sequence_parallel() ? "on" : "off", l.zero,
-       RecomputeName(l.recompute), l.mbs, e.micro_batches, e.schedule);
+  Append(o,
+         "layout: tp {} pp {} vp {} cp {} ep {} etp {} dp {} | sp {} | zero {} | recompute {} | mbs {} | "
+         "{} micro-batches, schedule {}",
+         l.tp, l.pp, l.vp, l.cp, l.ep, l.expert_tp(), l.dp, l.sequence_parallel() ? "on" : "off", l.zero,
+         RecomputeName(l.recompute), l.mbs, e.micro_batches, e.schedule);
   Append(o, "");
   Append(o, "Throughput");
   Append(o, "  step time           {}", Seconds(e.step_time_s));
   Append(o, "  tokens/s            {:.0f} (job), {:.0f} per GPU", e.tokens_per_s, e.tokens_per_s_per_gpu);
   Append(o, "  model TFLOP/s/GPU   {:.1f}", e.model_tflops_per_gpu);
   // The two MFUs of step/mfu.h: against the BF16 peak first, the one every precision shares.
-  Append(o, "  MFU                 {:.1f}% of the dense BF16 peak ({:g} TFLOP/s); {:.1f}% of the dense {} peak ({:g} "
-       "TFLOP/s)",
-       100 * e.mfu_vs_bf16, gpu.bf16_flops / 1e12, 100 * e.mfu, PrecisionName(t.precision),
-       gpu.peak_flops(t.precision) / 1e12);
+  Append(o,
+         "  MFU                 {:.1f}% of the dense BF16 peak ({:g} TFLOP/s); {:.1f}% of the dense {} peak ({:g} "
+         "TFLOP/s)",
+         100 * e.mfu_vs_bf16, gpu.bf16_flops / 1e12, 100 * e.mfu, PrecisionName(t.precision),
+         gpu.peak_flops(t.precision) / 1e12);
   Append(o, "  HFU                 {:.1f}% of the dense {} peak (with recomputation)", 100 * e.hfu,
-       PrecisionName(t.precision));
+         PrecisionName(t.precision));
   Append(o, "  comm share          {:.1f}% exposed communication", 100 * e.comm_share);
   Append(o, "  bubble rate         {:.1f}%", 100 * e.bubble_rate);
   if (budget) {
@@ -62,7 +64,7 @@ std::string FormatEstimate(const Estimate& e, const ClusterSpec& cluster, const 
     Append(o, "  GPU-hours           {} ({} GPUs)", Abbreviated(tt.gpu_hours()), tt.gpus);
     if (tt.cost_usd)
       Append(o, "  cost                {} USD at {:.2f} USD per GPU-hour", Abbreviated(*tt.cost_usd),
-           *tt.usd_per_gpu_hour);
+             *tt.usd_per_gpu_hour);
   }
   Append(o, "");
   const TimeBreakdown& tb = e.time;
@@ -72,7 +74,9 @@ std::string FormatEstimate(const Estimate& e, const ClusterSpec& cluster, const 
   if (e.end_stage == e.critical_stage)
     Append(o, "Time per step (critical pipeline stage {})", e.critical_stage);
   else
-    Append(o, "Time per step (compute terms: critical pipeline stage {}; DP tail and optimizer: stage {}, which ends the step)",
+    Append(o,
+           "Time per step (compute terms: critical pipeline stage {}; DP tail and optimizer: stage {}, which ends the "
+           "step)",
            e.critical_stage, e.end_stage);
   for (const StepTerm& term : kStepTerms) {
     const double s = tb.*term.value;
@@ -86,18 +90,20 @@ std::string FormatEstimate(const Estimate& e, const ClusterSpec& cluster, const 
     Append(o, "");
     Append(o, "Communication per step");
     Append(o, "  {:<4} {:<26} {:>5} {:<8} {:>10} {:>9} {:>10} {:>11} {:>11}", "kind", "collective", "group", "link",
-         "bytes/call", "calls", "time/call", "total", "exposed");
+           "bytes/call", "calls", "time/call", "total", "exposed");
     for (const CommItem& c : e.comms)
       Append(o, "  {:<4} {:<26} {:>5} {:<8} {:>10} {:>9.0f} {:>10} {:>11} {:>11}", c.kind, c.op, c.group_size,
-           c.crosses_domain ? "network" : cluster.fabric.scale_up == LinkClass::kPcie ? "PCIe" : "NVLink",
-           Bytes(c.bytes_per_call), c.calls_per_step,
-           Seconds(c.time_per_call_s), Seconds(c.total_s), Seconds(c.exposed_s));
+             c.crosses_domain                              ? "network"
+             : cluster.fabric.scale_up == LinkClass::kPcie ? "PCIe"
+                                                           : "NVLink",
+             Bytes(c.bytes_per_call), c.calls_per_step, Seconds(c.time_per_call_s), Seconds(c.total_s),
+             Seconds(c.exposed_s));
   }
   if (!e.links.empty()) {
     Append(o, "");
     Append(o, "Link occupancy per step (busiest stage; each transfer at the link's full rate)");
-    Append(o, "  {:<10} {:>5} {:>11} {:>6} {:>11} {:>11} {:>11} {:>11}", "link", "stage", "busy", "util", "fwd in-stage",
-           "bwd in-stage", "pp", "dp");
+    Append(o, "  {:<10} {:>5} {:>11} {:>6} {:>11} {:>11} {:>11} {:>11}", "link", "stage", "busy", "util",
+           "fwd in-stage", "bwd in-stage", "pp", "dp");
     for (const LinkLoad& ld : e.links)
       Append(o, "  {:<10} {:>5} {:>11} {:>5.1f}% {:>11} {:>11} {:>11} {:>11}{}", ld.link, ld.stage, Seconds(ld.busy_s),
              100 * ld.utilisation, Seconds(ld.forward_s), Seconds(ld.backward_s), Seconds(ld.pp_s), Seconds(ld.dp_s),
@@ -105,7 +111,7 @@ std::string FormatEstimate(const Estimate& e, const ClusterSpec& cluster, const 
   }
   Append(o, "");
   Append(o, "Memory per GPU (GB = 1e9 bytes): peak stage {} needs {:.1f} of {:.1f} GB: {}", e.peak_stage,
-       e.peak_memory_bytes / 1e9, e.capacity_bytes / 1e9, e.fits ? "fits" : "DOES NOT FIT");
+         e.peak_memory_bytes / 1e9, e.capacity_bytes / 1e9, e.fits ? "fits" : "DOES NOT FIT");
   {
     std::string head = fmt::format("  {:>5}", "stage");
     for (const MemoryTerm& term : kMemoryTerms) head += fmt::format(" {:>7}", term.label);

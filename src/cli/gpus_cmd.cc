@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-
 #include "cli/commands.h"
 #include "hardware/hardware_catalog.h"
 #include "hardware/hardware_json.h"
@@ -28,20 +27,20 @@ Command AddGpusCommand(CLI::App& root) {
               fmt::print("{}\n", DocumentText(GpusJson(hw)));
               return 0;
             }
-            fmt::print("{:<15} {:>9} {:>9} {:>9} {:>8} {:>8} {:>5} {:>6} {:>6} {:>9} {:>8}\n", "gpu", "bf16 TF", "fp8 TF",
-                       "fp4 TF", "HBM GB", "HBM TB/s", "node", "link", "domain", "link GB/s", "net GB/s");
+            fmt::print("{:<15} {:>9} {:>9} {:>9} {:>8} {:>8} {:>5} {:>6} {:>6} {:>9} {:>8}\n", "gpu", "bf16 TF",
+                       "fp8 TF", "fp4 TF", "HBM GB", "HBM TB/s", "node", "link", "domain", "link GB/s", "net GB/s");
             for (const GpuSpec* g : hw.All()) {
               const Fabric& fab = hw.FindFabric(g->name);
               auto tf = [](double x) { return x > 0 ? fmt::format("{:.0f}", x / 1e12) : std::string("-"); };
               fmt::print("{:<15} {:>9} {:>9} {:>9} {:>8.1f} {:>8.2f} {:>5} {:>6} {:>6} {:>9.0f} {:>8.0f}\n", g->name,
                          tf(g->bf16_flops), tf(g->fp8_flops), tf(g->fp4_flops), g->hbm_bytes / 1e9,
                          g->hbm_bytes_per_s / 1e12, fab.gpus_per_node, LinkClassName(fab.scale_up), fab.nvlink_domain,
-                         fab.nvlink_bytes_per_s / 1e9,
-                         fab.net_bytes_per_s() / 1e9);
+                         fab.nvlink_bytes_per_s / 1e9, fab.net_bytes_per_s() / 1e9);
             }
-            fmt::print("TF = dense TFLOP/s; GB = 1e9 bytes; bandwidths per GPU per direction; node and domain: GPUs per "
-                       "node and per scale-up domain (its link: NVLink or PCIe) of the GPU's reference system; "
-                       "sources: docs/hardware.md\n");
+            fmt::print(
+                "TF = dense TFLOP/s; GB = 1e9 bytes; bandwidths per GPU per direction; node and domain: GPUs per "
+                "node and per scale-up domain (its link: NVLink or PCIe) of the GPU's reference system; "
+                "sources: docs/hardware.md\n");
             return 0;
           }};
 }

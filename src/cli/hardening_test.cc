@@ -73,7 +73,8 @@ TEST_F(Hardening, OutputsWriteThroughFifosSymlinksAndDevices) {
   EXPECT_CONTAINS(Slurp(target), "<!doctype html>");
 
   for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"report", doc, "--out", "/dev/null"}, {"simulate", "--trace", "/dev/null"},
+       {std::vector<std::string>{"report", doc, "--out", "/dev/null"},
+        {"simulate", "--trace", "/dev/null"},
         {"plan", "--top", "1", "--quiet", "--emit", "megatron", "--emit-out", "/dev/null"}}) {
     const Result d = Run(args);
     EXPECT_EQ(d.status, 0) << args[0] << ": " << d.err;
@@ -86,13 +87,16 @@ TEST_F(Hardening, OutputsWriteThroughFifosSymlinksAndDevices) {
 // A FIFO nobody reads, a directory, a dangling link and a link loop are refused on one line.
 TEST_F(Hardening, OutputsThatCannotBeWrittenAreRefused) {
   const std::string doc = EstimateDoc();
-  EXPECT_CONTAINS(RunBad({"report", doc, "--out", Fifo("noreader.fifo")}), "noreader.fifo: cannot write: no process is reading this FIFO");
+  EXPECT_CONTAINS(RunBad({"report", doc, "--out", Fifo("noreader.fifo")}),
+                  "noreader.fifo: cannot write: no process is reading this FIFO");
   EXPECT_CONTAINS(RunBad({"report", doc, "--out", dir_.string()}), ": cannot write: is a directory");
   fs::create_symlink(dir_ / "missing" / "x.html", dir_ / "dangling.html");
-  EXPECT_CONTAINS(RunBad({"report", doc, "--out", (dir_ / "dangling.html").string()}), "dangling.html: cannot write: symbolic link to a missing file");
+  EXPECT_CONTAINS(RunBad({"report", doc, "--out", (dir_ / "dangling.html").string()}),
+                  "dangling.html: cannot write: symbolic link to a missing file");
   fs::create_symlink(dir_ / "loop2", dir_ / "loop1");
   fs::create_symlink(dir_ / "loop1", dir_ / "loop2");
-  EXPECT_CONTAINS(RunBad({"report", doc, "--out", (dir_ / "loop1").string()}), "loop1: cannot write: symbolic link loop");
+  EXPECT_CONTAINS(RunBad({"report", doc, "--out", (dir_ / "loop1").string()}),
+                  "loop1: cannot write: symbolic link loop");
   EXPECT_CONTAINS(RunBad({"simulate", "--trace", ""}), "--trace: empty file name");
 }
 
@@ -104,7 +108,8 @@ TEST_F(Hardening, DashIsStandardOutput) {
   EXPECT_TRUE(r.out.starts_with("<!doctype html>")) << r.out.substr(0, 80);
   EXPECT_FALSE(fs::exists(dir_ / "-"));
   const std::string trace = Write("t.csv", kJobTrace);
-  const Result c = Run({"cluster", "--trace", trace, "--nodes", "1", "--gpu", "H100", "--policy", "fifo", "--series", "-"});
+  const Result c =
+      Run({"cluster", "--trace", trace, "--nodes", "1", "--gpu", "H100", "--policy", "fifo", "--series", "-"});
   ASSERT_EQ(c.status, 0) << c.err;
   EXPECT_TRUE(c.out.starts_with("policy,")) << c.out.substr(0, 80);
   EXPECT_CONTAINS(c.err, "fifo");  // the summary table, on stderr
@@ -125,7 +130,8 @@ TEST_F(Hardening, OutputThatIsAnInputIsRefused) {
   EXPECT_CONTAINS(RunBad({"report", doc, "--out", (dir_ / "alias.json").string()}), "is an input of this command");
   EXPECT_CONTAINS(RunBad({"report", dir_.string(), "--out", doc}), "is an input of this command");
   const std::string trace = Write("t.csv", kJobTrace);
-  EXPECT_CONTAINS(RunBad({"cluster", "--trace", trace, "--nodes", "1", "--jobs-out", trace}), "--jobs-out " + trace + ": is an input");
+  EXPECT_CONTAINS(RunBad({"cluster", "--trace", trace, "--nodes", "1", "--jobs-out", trace}),
+                  "--jobs-out " + trace + ": is an input");
   EXPECT_EQ(Slurp(trace), kJobTrace);
 }
 
@@ -177,16 +183,21 @@ TEST_F(Hardening, SymlinkLoopSaysSo) {
   fs::create_symlink(dir_ / "a.json", dir_ / "b.json");
   EXPECT_CONTAINS(RunBad({"analyze", (dir_ / "a.json").string()}), "a.json: cannot read: symbolic link loop");
   EXPECT_CONTAINS(RunBad({"diagnose", (dir_ / "a.json").string()}), "a.json: cannot read: symbolic link loop");
-  EXPECT_CONTAINS(RunBad({"estimate", "--model", (dir_ / "a.json").string()}), "a.json: cannot read: symbolic link loop");
+  EXPECT_CONTAINS(RunBad({"estimate", "--model", (dir_ / "a.json").string()}),
+                  "a.json: cannot read: symbolic link loop");
 }
 
 // JSON nested 100,000 deep and a config.json naming a key twice are refused on one line.
 TEST_F(Hardening, DeepJsonAndDuplicateKeysAreRefused) {
-  const std::string deep = Write("deep.json", "{\"schema\":\"paratune.estimate/1\",\"x\":" + std::string(100000, '[') + std::string(100000, ']') + "}");
-  EXPECT_CONTAINS(RunBad({"report", deep, "--out", (dir_ / "r.html").string()}), "deep.json: JSON nested deeper than 64 levels");
-  const std::string cfg = Write("dup/config.json", R"({"architectures": ["LlamaForCausalLM"], "num_hidden_layers": 2, "num_hidden_layers": 80,
+  const std::string deep = Write("deep.json", "{\"schema\":\"paratune.estimate/1\",\"x\":" + std::string(100000, '[') +
+                                                  std::string(100000, ']') + "}");
+  EXPECT_CONTAINS(RunBad({"report", deep, "--out", (dir_ / "r.html").string()}),
+                  "deep.json: JSON nested deeper than 64 levels");
+  const std::string cfg = Write(
+      "dup/config.json", R"({"architectures": ["LlamaForCausalLM"], "num_hidden_layers": 2, "num_hidden_layers": 80,
       "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 32000, "intermediate_size": 11008})");
-  EXPECT_CONTAINS(RunBad({"estimate", "--model", cfg}), "config.json: key \"num_hidden_layers\" appears twice in one object");
+  EXPECT_CONTAINS(RunBad({"estimate", "--model", cfg}),
+                  "config.json: key \"num_hidden_layers\" appears twice in one object");
 }
 
 // `diagnose an.json` on analyze's output of the README's trace failed: "schema" came after the
@@ -205,8 +216,11 @@ TEST_F(Hardening, DocumentsStartWithTheirSchemaAndAreRecognisedByIt) {
   ASSERT_GT(sorted.find("\"schema\""), 64u * 1024);
   const Result old = Run({"diagnose", Write("old.json", sorted), "--json"});
   EXPECT_EQ(old.status, 0) << old.err;
-  for (const std::vector<std::string>& args : {std::vector<std::string>{"estimate", "--json"}, {"plan", "--top", "1", "--json", "--quiet"},
-                                              {"simulate", "--json"}, {"models", "--json"}, {"gpus", "--json"}}) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"estimate", "--json"},
+                                               {"plan", "--top", "1", "--json", "--quiet"},
+                                               {"simulate", "--json"},
+                                               {"models", "--json"},
+                                               {"gpus", "--json"}}) {
     const Result r = Run(args);
     EXPECT_TRUE(r.out.starts_with("{\n  \"schema\": \"paratune.")) << args[0] << ": " << r.out.substr(0, 60);
   }
@@ -219,7 +233,8 @@ TEST_F(Hardening, ReportDirSkipsOtherFilesWithANote) {
   Write("docs/notes.txt", "not a document");
   const Result r = Run({"report", (dir_ / "docs").string(), "--out", (dir_ / "r.html").string()});
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_CONTAINS(r.err, "paratune: note: " + (dir_ / "docs" / "notes.txt").string() + ": not the --json document of a paratune command; skipped");
+  EXPECT_CONTAINS(r.err, "paratune: note: " + (dir_ / "docs" / "notes.txt").string() +
+                             ": not the --json document of a paratune command; skipped");
   EXPECT_CONTAINS(r.out, "from 1 input");
 }
 
@@ -227,13 +242,20 @@ TEST_F(Hardening, ReportDirSkipsOtherFilesWithANote) {
 TEST_F(Hardening, CutTrainingLogIsReadWithANote) {
   std::string log;
   for (int i = 1; i <= 20; ++i)
-    log += fmt::format(" [2024-05-01 12:00:{:02d}] iteration {:8d}/  500000 | consumed samples: {:12d} | elapsed time per iteration (ms): 1000.0 | "
-                       "global batch size:   512 | lm loss: 2.3E+00 |\n", i, i * 10, i * 5120);
-  const std::string cut = Write("train.log", log + " [2024-05-01 12:00:21] iteration      210/  500000 | consumed samples:   107520 | elapsed ti");
+    log += fmt::format(
+        " [2024-05-01 12:00:{:02d}] iteration {:8d}/  500000 | consumed samples: {:12d} | elapsed time per iteration "
+        "(ms): 1000.0 | "
+        "global batch size:   512 | lm loss: 2.3E+00 |\n",
+        i, i * 10, i * 5120);
+  const std::string cut =
+      Write("train.log",
+            log + " [2024-05-01 12:00:21] iteration      210/  500000 | consumed samples:   107520 | elapsed ti");
   const Result r = Run({"diagnose", cut});
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_CONTAINS(r.err, "paratune: note: " + cut + ":21: the file ends inside this line (the job stopped mid-write); it is ignored");
-  const std::string bad = Write("bad.log", log + " iteration 211/ 500000 | elapsed time per iteration (ms): abc |\n" + log);
+  EXPECT_CONTAINS(r.err, "paratune: note: " + cut +
+                             ":21: the file ends inside this line (the job stopped mid-write); it is ignored");
+  const std::string bad =
+      Write("bad.log", log + " iteration 211/ 500000 | elapsed time per iteration (ms): abc |\n" + log);
   EXPECT_CONTAINS(RunBad({"diagnose", bad}), "bad.log:21: elapsed time per iteration (ms): 'abc' is not a number");
   const Result p = Run({"diagnose", bad, "--allow-partial"});
   EXPECT_EQ(p.status, 0) << p.err;
@@ -246,7 +268,8 @@ TEST_F(Hardening, SameInputTwiceIsRefused) {
   const Result a = Run({"analyze", trace, "--json", "--quiet"});
   const std::string an = Write("an.json", a.out);
   fs::create_symlink(an, dir_ / "again.json");
-  EXPECT_CONTAINS(RunBad({"diagnose", an, (dir_ / "again.json").string()}), "again.json: given twice (also as " + an + ")");
+  EXPECT_CONTAINS(RunBad({"diagnose", an, (dir_ / "again.json").string()}),
+                  "again.json: given twice (also as " + an + ")");
 }
 
 // Every row of a job trace skipped: exit 2, not a summary of zeros.
@@ -257,7 +280,8 @@ TEST_F(Hardening, EveryJobSkippedIsAnError) {
 
 // A read never creates a store; unknown schemes and empty locations are refused.
 TEST_F(Hardening, RegistryReadsCreateNothing) {
-  EXPECT_CONTAINS(RunBad({"runs", "list", "--db", (dir_ / "none" / "runs.db").string()}), "runs.db: no run registry here (runs record creates one)");
+  EXPECT_CONTAINS(RunBad({"runs", "list", "--db", (dir_ / "none" / "runs.db").string()}),
+                  "runs.db: no run registry here (runs record creates one)");
   EXPECT_FALSE(fs::exists(dir_ / "none"));
   EXPECT_CONTAINS(RunBad({"runs", "list", "--db", "mysql://u@h/db"}), "unknown store scheme 'mysql'");
   EXPECT_CONTAINS(RunBad({"runs", "list", "--db", ""}), "--db: empty location");
@@ -269,11 +293,14 @@ TEST_F(Hardening, RegistryReadsCreateNothing) {
 // flag and the value.
 TEST_F(Hardening, NonsenseValuesAreRefusedByName) {
   const std::string jobs = Write("t.csv", kJobTrace);
-  EXPECT_EQ(RunBad({"cluster", "--trace", jobs, "--nodes", "1", "--checkpoint-interval", "nan"}), "--checkpoint-interval: 'nan' is not a finite number");
-  EXPECT_EQ(RunBad({"cluster", "--trace", jobs, "--nodes", "1", "--policy", "fifo,fifo"}), "--policy: 'fifo' is named twice (each policy is replayed once)");
+  EXPECT_EQ(RunBad({"cluster", "--trace", jobs, "--nodes", "1", "--checkpoint-interval", "nan"}),
+            "--checkpoint-interval: 'nan' is not a finite number");
+  EXPECT_EQ(RunBad({"cluster", "--trace", jobs, "--nodes", "1", "--policy", "fifo,fifo"}),
+            "--policy: 'fifo' is named twice (each policy is replayed once)");
   const std::string trace = std::string(PARATUNE_SOURCE_DIR) + "/testdata/traces/hta/trace_filter";
   EXPECT_EQ(RunBad({"analyze", trace, "--rank", "-1"}), "--rank -1: ranks are numbered from 0");
-  const std::vector<std::string> dims = {"estimate", "--layers", "2", "--hidden", "256", "--ffn", "512", "--heads", "4", "--vocab", "1000"};
+  const std::vector<std::string> dims = {"estimate", "--layers", "2", "--hidden", "256", "--ffn",
+                                         "512",      "--heads",  "4", "--vocab",  "1000"};
   auto with = [&](std::vector<std::string> more) {
     std::vector<std::string> a = dims;
     a.insert(a.end(), more.begin(), more.end());
@@ -282,26 +309,33 @@ TEST_F(Hardening, NonsenseValuesAreRefusedByName) {
   EXPECT_CONTAINS(RunBad(with({"--kv-heads", "-4"})), "kv-heads");
   EXPECT_CONTAINS(RunBad(with({"--kv-heads", "-4"})), "must be positive, got -4");
   EXPECT_CONTAINS(RunBad(with({"--topk", "2"})), "(2) needs");
-  EXPECT_EQ(RunBad({"plan", "--tp", "8", "--max-tp", "4", "--quiet"}), "--tp 8 is above --max-tp 4: the two exclude each other");
-  EXPECT_EQ(RunBad({"estimate", "--global-batch", "99999999999999999999"}), "--global-batch: '99999999999999999999' does not fit a 64-bit integer");
+  EXPECT_EQ(RunBad({"plan", "--tp", "8", "--max-tp", "4", "--quiet"}),
+            "--tp 8 is above --max-tp 4: the two exclude each other");
+  EXPECT_EQ(RunBad({"estimate", "--global-batch", "99999999999999999999"}),
+            "--global-batch: '99999999999999999999' does not fit a 64-bit integer");
   EXPECT_EQ(RunBad({"estimate", "--tp", "2", "--tp", "4"}), "--tp is given 2 times; give it once");
-  EXPECT_EQ(RunBad({"runs", "bogus"}), "unknown runs subcommand 'bogus'; the runs subcommands are record, list, show, compare, baseline, export");
+  EXPECT_EQ(RunBad({"runs", "bogus"}),
+            "unknown runs subcommand 'bogus'; the runs subcommands are record, list, show, compare, baseline, export");
   EXPECT_EQ(RunBad({"runs", "lst"}), "unknown runs subcommand 'lst' (did you mean runs list?)");
   EXPECT_CONTAINS(RunBad({"estimate", "--offload-layers", "-1"}), "--offload-layers");
   // The micro-batch count was the problem and the message said "lower pp or vp".
   EXPECT_CONTAINS(RunBad({"simulate", "--global-batch", "2000000", "--pp", "4", "--trace", (dir_ / "t.json").string()}),
                   "fewer micro-batches");
   const Result e = Run({"estimate", "--json"});
-  EXPECT_CONTAINS(RunBad({"runs", "record", Write("e.json", e.out), "--name", "  ", "--db", (dir_ / "r.db").string()}), "a run name must not be blank");
+  EXPECT_CONTAINS(RunBad({"runs", "record", Write("e.json", e.out), "--name", "  ", "--db", (dir_ / "r.db").string()}),
+                  "a run name must not be blank");
 }
 
 // `runs record a.json b.json` joined a measured 607 ms step with a predicted 36.9 s one without a word.
 TEST_F(Hardening, RecordWarnsWhenFilesDescribeDifferentRuns) {
   const std::string report = std::string(PARATUNE_SOURCE_DIR) + "/testdata/report/";
-  const Result r = Run({"runs", "record", report + "analyze.json", report + "estimate.json", "--name", "demo", "--db", (dir_ / "r.db").string()});
+  const Result r = Run({"runs", "record", report + "analyze.json", report + "estimate.json", "--name", "demo", "--db",
+                        (dir_ / "r.db").string()});
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_CONTAINS(r.err, "paratune: warning: " + report + "analyze.json and " + report + "estimate.json: measured step time 0.608 s beside a predicted 36.9 s (+5978%)");
-  const Result same = Run({"runs", "record", report + "estimate.json", "--name", "one", "--db", (dir_ / "r.db").string()});
+  EXPECT_CONTAINS(r.err, "paratune: warning: " + report + "analyze.json and " + report +
+                             "estimate.json: measured step time 0.608 s beside a predicted 36.9 s (+5978%)");
+  const Result same =
+      Run({"runs", "record", report + "estimate.json", "--name", "one", "--db", (dir_ / "r.db").string()});
   EXPECT_EQ(same.err, "");
 }
 
@@ -309,14 +343,15 @@ TEST_F(Hardening, RecordWarnsWhenFilesDescribeDifferentRuns) {
 // FIT and the fastest one-knob change that fits. 70B on 8 H100s at tp 1, pp 1, ZeRO 1 cannot fit.
 TEST_F(Hardening, EstimateThatDoesNotFitLeadsWithIt) {
   // 8B on 8 B300s, micro-batch 8 of 8,192 tokens without recomputation: 421.7 GB of 288.4.
-  const Result r = Run({"estimate", "--model", "llama-3.1-8b", "--gpu", "B300", "--gpus", "8", "--tp", "1", "--pp", "1", "--mbs", "8",
-                        "--global-batch", "64", "--seq", "8192", "--recompute", "none"});
+  const Result r = Run({"estimate", "--model", "llama-3.1-8b", "--gpu", "B300", "--gpus", "8", "--tp", "1", "--pp", "1",
+                        "--mbs", "8", "--global-batch", "64", "--seq", "8192", "--recompute", "none"});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_TRUE(r.out.starts_with("DOES NOT FIT: pipeline stage 0 needs 421.7 GB per GPU, the B300 has 288.4 GB.")) << r.out.substr(0, 200);
+  EXPECT_TRUE(r.out.starts_with("DOES NOT FIT: pipeline stage 0 needs 421.7 GB per GPU, the B300 has 288.4 GB."))
+      << r.out.substr(0, 200);
   EXPECT_CONTAINS(r.out.substr(0, 400), "fits with mbs 4: 243.1 GB");
   // 70B on 8 B300s at tp 1, pp 1: no one knob is enough.
-  const Result big = Run({"estimate", "--model", "llama-3.1-70b", "--gpu", "B300", "--gpus", "8", "--tp", "1", "--pp", "1", "--zero", "1",
-                          "--global-batch", "64"});
+  const Result big = Run({"estimate", "--model", "llama-3.1-70b", "--gpu", "B300", "--gpus", "8", "--tp", "1", "--pp",
+                          "1", "--zero", "1", "--global-batch", "64"});
   EXPECT_CONTAINS(big.out.substr(0, 400), "no one-knob change (recompute, ZeRO, micro-batch, 2x tp, 2x pp) fits");
   // A batch of 16.4B tokens per step warns.
   const Result b = Run({"estimate", "--global-batch", "4000000", "--seq", "4096"});
@@ -326,10 +361,14 @@ TEST_F(Hardening, EstimateThatDoesNotFitLeadsWithIt) {
 // A file none of whose rows can be modelled printed "n 0, MAPE 0.0%" (validate) and was "fitted"
 // (calibrate): exit 2 naming the file and the first row's reason.
 TEST_F(Hardening, NoModellableRowIsAnError) {
-  const std::string row = ",lab,test,GPT x,dense,24,2048,8192,16,16,51200,2048,,,Z900-SXM,Z900,8,8,1,1,,8,1,,yes,,4,256,selective,bf16,BF16,"
-                          "tokens_per_s_per_gpu,1000,1000,,synthetic,,high,,\n";
+  const std::string row =
+      ",lab,test,GPT "
+      "x,dense,24,2048,8192,16,16,51200,2048,,,Z900-SXM,Z900,8,8,1,1,,8,1,,yes,,4,256,selective,bf16,BF16,"
+      "tokens_per_s_per_gpu,1000,1000,,synthetic,,high,,\n";
   const std::string csv = Write("unmod.csv", std::string(paratune::test::kPublishedRunsHeader) + "a" + row + "b" + row);
-  EXPECT_EQ(RunBad({"validate", csv}), csv + ": none of its 2 rows could be modelled; the first, a: GPU 'Z900-SXM' is not in the hardware catalog");
+  EXPECT_EQ(
+      RunBad({"validate", csv}),
+      csv + ": none of its 2 rows could be modelled; the first, a: GPU 'Z900-SXM' is not in the hardware catalog");
   EXPECT_CONTAINS(RunBad({"calibrate", csv, "--quiet"}), csv + ": none of its 2 rows can be fitted");
   EXPECT_FALSE(fs::exists(dir_ / "out.toml"));
 }

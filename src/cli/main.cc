@@ -32,7 +32,8 @@ static std::string UnknownCommand(const CLI::App& app, const std::string& word, 
   const std::string what = path.empty() ? "command" : path + "subcommand";
   if (best_d <= std::max<size_t>(2, word.size() / 3))
     return "unknown " + what + " '" + word + "' (did you mean " + path + best + "?)";
-  return "unknown " + what + " '" + word + "'; the " + (path.empty() ? "subcommands" : path + "subcommands") + " are " + all;
+  return "unknown " + what + " '" + word + "'; the " + (path.empty() ? "subcommands" : path + "subcommands") + " are " +
+         all;
 }
 
 // The unknown (sub)command among the leading words of argv, or "": `runs bogus` said "A
@@ -75,8 +76,10 @@ static std::string NonFiniteNumber(const CLI::App& app) {
         // CLI11 saturates an integer beyond 64 bits (99999999999999999999 read as 2^63-1).
         errno = 0;
         char* end = nullptr;
-        if (type == "INT") (void)std::strtoll(v.c_str(), &end, 0);
-        else (void)std::strtoull(v.c_str(), &end, 0);
+        if (type == "INT")
+          (void)std::strtoll(v.c_str(), &end, 0);
+        else
+          (void)std::strtoull(v.c_str(), &end, 0);
         if (errno == ERANGE && end != v.c_str()) return o->get_name() + ": '" + v + "' does not fit a 64-bit integer";
       }
     }
@@ -91,12 +94,12 @@ int main(int argc, char** argv) {
   CLI::App app{"paratune: find and explain the fastest LLM training layout for a GPU cluster"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "paratune 0.1.0");
-  std::vector<cli::Command> commands = {cli::AddEstimateCommand(app), cli::AddSimulateCommand(app), cli::AddModelsCommand(app),
-                                        cli::AddGpusCommand(app), cli::AddValidateCommand(app),
-                                        cli::AddCalibrateCommand(app), cli::AddPlanCommand(app),
-                                        cli::AddAnalyzeCommand(app), cli::AddDiagnoseCommand(app),
-                                        cli::AddClusterCommand(app), cli::AddReportCommand(app),
-                                        cli::AddServeCommand(app), cli::AddRunsCommand(app)};
+  std::vector<cli::Command> commands = {
+      cli::AddEstimateCommand(app), cli::AddSimulateCommand(app), cli::AddModelsCommand(app),
+      cli::AddGpusCommand(app),     cli::AddValidateCommand(app), cli::AddCalibrateCommand(app),
+      cli::AddPlanCommand(app),     cli::AddAnalyzeCommand(app),  cli::AddDiagnoseCommand(app),
+      cli::AddClusterCommand(app),  cli::AddReportCommand(app),   cli::AddServeCommand(app),
+      cli::AddRunsCommand(app)};
   if (const std::string unknown = UnknownCommandIn(app, argc, argv); !unknown.empty()) {
     std::fprintf(stderr, "paratune: error: %s\n", OneLine(unknown).c_str());
     return 2;

@@ -24,7 +24,8 @@ bool Overwrites(const std::string& out, const std::string& in) {
   if (fs::is_directory(in, ec)) {
     const fs::path o(out);
     const std::string ext = o.extension().string();
-    return (ext == ".json" || ext == ".gz" || ext == ".csv" || ext == ".sqlite") && fs::equivalent(o.parent_path().empty() ? "." : o.parent_path(), in, ec);
+    return (ext == ".json" || ext == ".gz" || ext == ".csv" || ext == ".sqlite") &&
+           fs::equivalent(o.parent_path().empty() ? "." : o.parent_path(), in, ec);
   }
   return fs::equivalent(out, in, ec);
 }
@@ -33,27 +34,33 @@ void WriteAllTo(int fd, const std::string& content) {
   for (size_t done = 0; done < content.size();) {
     const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw InputError(std::string("standard output: cannot write: ") + (n == 0 ? "nothing written" : std::strerror(errno)));
+    if (n <= 0)
+      throw InputError(std::string("standard output: cannot write: ") +
+                       (n == 0 ? "nothing written" : std::strerror(errno)));
     done += static_cast<size_t>(n);
   }
 }
 
 }  // namespace
 
-void PrepareOutputs(const CLI::App& cmd, const std::vector<OutputFlag>& outputs, const std::vector<std::string>& inputs) {
+void PrepareOutputs(const CLI::App& cmd, const std::vector<OutputFlag>& outputs,
+                    const std::vector<std::string>& inputs) {
   const OutputFlag* to_stdout = nullptr;
   for (const OutputFlag& o : outputs) {
     if (cmd.count(o.flag) == 0) continue;
     const std::string& path = *o.path;
-    if (path.empty()) throw InputError(std::string(o.flag) + ": empty file name (give a path, or - for standard output)");
+    if (path.empty())
+      throw InputError(std::string(o.flag) + ": empty file name (give a path, or - for standard output)");
     if (path == "-") {
-      if (to_stdout) throw InputError(std::string(to_stdout->flag) + " and " + o.flag + " both name standard output (-)");
+      if (to_stdout)
+        throw InputError(std::string(to_stdout->flag) + " and " + o.flag + " both name standard output (-)");
       to_stdout = &o;
       continue;
     }
     for (const std::string& in : inputs)
       if (!in.empty() && Overwrites(path, in))
-        throw InputError(std::string(o.flag) + " " + path + ": is an input of this command (" + in + "); refusing to overwrite it");
+        throw InputError(std::string(o.flag) + " " + path + ": is an input of this command (" + in +
+                         "); refusing to overwrite it");
   }
   if (to_stdout && g_kept_stdout < 0) {
     std::fflush(stdout);

@@ -15,7 +15,7 @@ class App;  // CLI/App.hpp
 namespace paratune::cli {
 
 struct OutputFlag {
-  const char* flag;  // "--out"
+  const char* flag;         // "--out"
   const std::string* path;  // "" when the flag was not given
 };
 
@@ -23,7 +23,8 @@ struct OutputFlag {
 // and an output naming one of `inputs` (the same file by device and inode, or a .json directly
 // inside an input directory); then, when one output is "-", keeps standard output for it alone.
 // Throws InputError naming the flag.
-void PrepareOutputs(const CLI::App& cmd, const std::vector<OutputFlag>& outputs, const std::vector<std::string>& inputs);
+void PrepareOutputs(const CLI::App& cmd, const std::vector<OutputFlag>& outputs,
+                    const std::vector<std::string>& inputs);
 
 // Writes `content` to `path` ("-": standard output, kept by PrepareOutputs); throws InputError
 // naming the file (or "standard output") when a write fails.

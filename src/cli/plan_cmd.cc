@@ -41,10 +41,15 @@ Command AddPlanCommand(CLI::App& root) {
   auto ttt = std::make_shared<TimeToTrainFlags>();
   AddScenarioFlags(cmd, *f, ScenarioUse::kSearch);
   AddTimeToTrainFlags(cmd, *ttt);
-  cmd->get_option("--precision")->description(kPrecisionNames.List(", ") + ", or any (every precision the GPU supports)");
+  cmd->get_option("--precision")
+      ->description(kPrecisionNames.List(", ") + ", or any (every precision the GPU supports)");
   PlanSearch& ps = p->search;
-  for (auto [flag, v] : {std::pair{"--max-tp", &ps.max_tp}, {"--max-pp", &ps.max_pp}, {"--max-vp", &ps.max_vp},
-                         {"--max-cp", &ps.max_cp}, {"--max-ep", &ps.max_ep}, {"--max-mbs", &ps.max_mbs}})
+  for (auto [flag, v] : {std::pair{"--max-tp", &ps.max_tp},
+                         {"--max-pp", &ps.max_pp},
+                         {"--max-vp", &ps.max_vp},
+                         {"--max-cp", &ps.max_cp},
+                         {"--max-ep", &ps.max_ep},
+                         {"--max-mbs", &ps.max_mbs}})
     cmd->add_option(flag, *v, "upper bound of the searched values (0 = none)");
   cmd->add_option("--top", ps.top, "layouts to list")->capture_default_str();
   cmd->add_option("--objective", ps.objective, "throughput (tokens/s per GPU) or memory (lowest peak first)")
@@ -53,57 +58,60 @@ Command AddPlanCommand(CLI::App& root) {
   cmd->add_option("--emit", p->emit, "write the winner's settings: megatron, torchtitan or deepspeed");
   cmd->add_option("--emit-out", p->emit_out, "file for --emit (written atomically; default standard output)");
   cmd->add_flag("--quiet", p->quiet, "no progress line on the terminal");
-  cmd->add_option("--sweep", ps.sweep, "also the best layout for each value of one knob: " + kSweepKnobNames.List(", "));
-  return {cmd, [cmd, f, p, ttt] {
-            PlanRequest r = ResolvePlanRequest(GivenRequest(*f, *cmd), p->search);
-            const std::optional<TrainingBudget> budget = ResolveTrainingBudget(*ttt, *cmd);
-            std::optional<Framework> fw;
-            if (cmd->count("--emit")) fw = ParseFramework(p->emit, "--emit");
-            if (cmd->count("--emit-out") && !fw) throw InputError("--emit-out needs --emit");
-            PrepareOutputs(*cmd, {{"--emit-out", &p->emit_out}}, {f->model, f->hardware_file});
-            const bool emit_to_stdout = fw && (p->emit_out.empty() || p->emit_out == "-");
-            if (emit_to_stdout && f->json)
-              throw InputError("--json and --emit without --emit-out would both write to standard output");
+  cmd->add_option("--sweep", ps.sweep,
+                  "also the best layout for each value of one knob: " + kSweepKnobNames.List(", "));
+  return {
+      cmd, [cmd, f, p, ttt] {
+        PlanRequest r = ResolvePlanRequest(GivenRequest(*f, *cmd), p->search);
+        const std::optional<TrainingBudget> budget = ResolveTrainingBudget(*ttt, *cmd);
+        std::optional<Framework> fw;
+        if (cmd->count("--emit")) fw = ParseFramework(p->emit, "--emit");
+        if (cmd->count("--emit-out") && !fw) throw InputError("--emit-out needs --emit");
+        PrepareOutputs(*cmd, {{"--emit-out", &p->emit_out}}, {f->model, f->hardware_file});
+        const bool emit_to_stdout = fw && (p->emit_out.empty() || p->emit_out == "-");
+        if (emit_to_stdout && f->json)
+          throw InputError("--json and --emit without --emit-out would both write to standard output");
 
-            TerminalProgress progress(p->quiet);
-            r.progress = progress.get();
-            const PlanResult res = Plan(r);
-            const std::optional<SweepResult> sweep = SweepOf(r, p->search);
-            progress.Done();
-            if (fw) {
-              const EmittedWinner won = EmitWinner(*fw, res, r);
-              if (won.rank > 0)
-                std::fprintf(stderr, "paratune: note: layout #1 cannot be emitted for %s (%s); emitted #%zu, the fastest it runs\n",
-                             FrameworkName(*fw), won.refused.c_str(), won.rank + 1);
-              const Emitted& em = won.emitted;
-              for (const std::string& n : em.notes) std::fprintf(stderr, "paratune: note: %s\n", n.c_str());
-              if (emit_to_stdout) {
-                WriteOutput("-", em.text);
-                return 0;
-              }
-              WriteOutput(p->emit_out, em.text);
-              std::fprintf(stderr, "paratune: wrote %s settings to %s\n", FrameworkName(*fw), p->emit_out.c_str());
-            }
-            if (f->json) {
-              nlohmann::json j = PlanToJson(res, r, budget);
-              if (sweep) j["sweep"] = SweepToJson(*sweep);
-              fmt::print("{}\n", DocumentText(j));
-              return 0;
-            }
-            fmt::print("{}", FormatPlan(res, r, budget));
-            if (sweep) {
-              fmt::print("\nsweep of {}: the best layout for each value\n", p->search.sweep);
-              for (const SweepPoint& pt : sweep->points) {
-                if (pt.fits)
-                  fmt::print("  {:>10}  {:>8.0f} tokens/s/GPU  MFU {:>5.1f}%  step {:.3f} s  (tp {} pp {} dp {} mbs {})\n",
-                             pt.value, pt.best.tokens_per_s_per_gpu, 100 * pt.best.mfu, pt.best.step_time_s,
-                             pt.best.layout.tp, pt.best.layout.pp, pt.best.layout.dp, pt.best.layout.mbs);
-                else
-                  fmt::print("  {:>10}  does not fit: {}\n", pt.value, pt.reason);
-              }
-            }
+        TerminalProgress progress(p->quiet);
+        r.progress = progress.get();
+        const PlanResult res = Plan(r);
+        const std::optional<SweepResult> sweep = SweepOf(r, p->search);
+        progress.Done();
+        if (fw) {
+          const EmittedWinner won = EmitWinner(*fw, res, r);
+          if (won.rank > 0)
+            std::fprintf(stderr,
+                         "paratune: note: layout #1 cannot be emitted for %s (%s); emitted #%zu, the fastest it runs\n",
+                         FrameworkName(*fw), won.refused.c_str(), won.rank + 1);
+          const Emitted& em = won.emitted;
+          for (const std::string& n : em.notes) std::fprintf(stderr, "paratune: note: %s\n", n.c_str());
+          if (emit_to_stdout) {
+            WriteOutput("-", em.text);
             return 0;
-          }};
+          }
+          WriteOutput(p->emit_out, em.text);
+          std::fprintf(stderr, "paratune: wrote %s settings to %s\n", FrameworkName(*fw), p->emit_out.c_str());
+        }
+        if (f->json) {
+          nlohmann::json j = PlanToJson(res, r, budget);
+          if (sweep) j["sweep"] = SweepToJson(*sweep);
+          fmt::print("{}\n", DocumentText(j));
+          return 0;
+        }
+        fmt::print("{}", FormatPlan(res, r, budget));
+        if (sweep) {
+          fmt::print("\nsweep of {}: the best layout for each value\n", p->search.sweep);
+          for (const SweepPoint& pt : sweep->points) {
+            if (pt.fits)
+              fmt::print("  {:>10}  {:>8.0f} tokens/s/GPU  MFU {:>5.1f}%  step {:.3f} s  (tp {} pp {} dp {} mbs {})\n",
+                         pt.value, pt.best.tokens_per_s_per_gpu, 100 * pt.best.mfu, pt.best.step_time_s,
+                         pt.best.layout.tp, pt.best.layout.pp, pt.best.layout.dp, pt.best.layout.mbs);
+            else
+              fmt::print("  {:>10}  does not fit: {}\n", pt.value, pt.reason);
+          }
+        }
+        return 0;
+      }};
 }
 
 }  // namespace paratune::cli

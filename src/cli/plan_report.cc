@@ -10,16 +10,15 @@ namespace paratune::cli {
 std::string FormatPlan(const PlanResult& res, const PlanRequest& r, const std::optional<TrainingBudget>& budget) {
   std::string o;
   auto line = [&](const std::string& s) { o += s + "\n"; };
-  line(fmt::format("plan: {} on {} x {} ({}), seq {}, global batch {}, precision {}, objective {}",
-                   r.model.name, r.cluster.gpus, r.cluster.gpu.name, r.cluster.Describe(), r.training.seq,
-                   r.training.global_batch, r.any_precision ? "any" : PrecisionName(r.training.precision),
-                   ObjectiveName(r.objective)));
-  line(fmt::format("searched {} valid layouts ({} branches cut by a rule), {} estimated ({} skipped by the memory "
-                   "bound, {} by the step-time bound), {} fit in {:.1f} GB per GPU "
-                   "({:.0f}% of {:.1f} GB, --headroom {}; GB = 1e9 bytes)",
-                   res.candidates, res.rejected_by_rules, res.estimated, res.skipped_memory, res.pruned_by_bound,
-                   res.fitting, res.memory_limit_bytes / 1e9,
-                   100 * (1 - r.headroom), r.cluster.gpu.hbm_bytes / 1e9, r.headroom));
+  line(fmt::format("plan: {} on {} x {} ({}), seq {}, global batch {}, precision {}, objective {}", r.model.name,
+                   r.cluster.gpus, r.cluster.gpu.name, r.cluster.Describe(), r.training.seq, r.training.global_batch,
+                   r.any_precision ? "any" : PrecisionName(r.training.precision), ObjectiveName(r.objective)));
+  line(fmt::format(
+      "searched {} valid layouts ({} branches cut by a rule), {} estimated ({} skipped by the memory "
+      "bound, {} by the step-time bound), {} fit in {:.1f} GB per GPU "
+      "({:.0f}% of {:.1f} GB, --headroom {}; GB = 1e9 bytes)",
+      res.candidates, res.rejected_by_rules, res.estimated, res.skipped_memory, res.pruned_by_bound, res.fitting,
+      res.memory_limit_bytes / 1e9, 100 * (1 - r.headroom), r.cluster.gpu.hbm_bytes / 1e9, r.headroom));
   line("");
   const bool cost = budget && budget->usd_per_gpu_hour;
   std::string header = fmt::format(
@@ -39,8 +38,9 @@ std::string FormatPlan(const PlanResult& res, const PlanRequest& r, const std::o
         "{:>3} {:>3} {:>3} {:>3} {:>3} {:>4} {:>4} {:>5} {:>4} {:>9} {:>4} {:>5} {:>11} {:>14} {:>8.3f} s {:>12.0f} "
         "{:>5.1f}% {:>5.1f}% {:>6.1f} GB {:>5.1f}% {:>6.1f}%",
         i + 1, l.tp, l.pp, l.vp, l.cp, l.ep, etp, l.dp, l.zero, RecomputeName(l.recompute), l.mbs,
-        PrecisionName(e.training.precision), ScheduleName(l.pipeline_schedule()), split, e.step_time_s, e.tokens_per_s_per_gpu, 100 * e.mfu_vs_bf16, 100 * e.mfu,
-        e.peak_memory_bytes / 1e9, 100 * e.comm_share, 100 * e.bubble_rate);
+        PrecisionName(e.training.precision), ScheduleName(l.pipeline_schedule()), split, e.step_time_s,
+        e.tokens_per_s_per_gpu, 100 * e.mfu_vs_bf16, 100 * e.mfu, e.peak_memory_bytes / 1e9, 100 * e.comm_share,
+        100 * e.bubble_rate);
     if (budget) {
       const TimeToTrain t = ComputeTimeToTrain(*budget, e);
       row += fmt::format(" {:>7.1f}", t.days());
@@ -48,9 +48,10 @@ std::string FormatPlan(const PlanResult& res, const PlanRequest& r, const std::o
     }
     line(row);
   }
-  line(fmt::format("MFU: model FLOPs over the dense BF16 peak ({:g} TFLOP/s), one denominator for every row; own: over "
-                   "the dense peak of the row's precision",
-                   r.cluster.gpu.bf16_flops / 1e12));
+  line(
+      fmt::format("MFU: model FLOPs over the dense BF16 peak ({:g} TFLOP/s), one denominator for every row; own: over "
+                  "the dense peak of the row's precision",
+                  r.cluster.gpu.bf16_flops / 1e12));
   if (budget) {
     line("");
     line(fmt::format("time to train {:.4g} tokens with #1: {}", budget->train_tokens,

@@ -27,14 +27,16 @@ TEST_F(ReportCli, EveryCommandsJsonMakesOnePage) {
   std::vector<std::string> inputs = {
       JsonOf("plan.json", {"plan", "--model", "llama-3.1-8b", "--gpu", "H100", "--gpus", "8", "--seq", "4096",
                            "--global-batch", "64", "--top", "4", "--sweep", "tp", "--json", "--quiet"}),
-      JsonOf("estimate.json", {"estimate", "--model", "llama-3.1-8b", "--gpu", "H100", "--gpus", "16", "--tp", "2", "--pp", "2",
-                               "--global-batch", "64", "--json"}),
-      JsonOf("simulate.json", {"simulate", "--model", "llama-3.1-8b", "--gpu", "H100", "--gpus", "16", "--tp", "2", "--pp", "4",
-                               "--global-batch", "32", "--json", "--timeline"}),
+      JsonOf("estimate.json", {"estimate", "--model", "llama-3.1-8b", "--gpu", "H100", "--gpus", "16", "--tp", "2",
+                               "--pp", "2", "--global-batch", "64", "--json"}),
+      JsonOf("simulate.json", {"simulate", "--model", "llama-3.1-8b", "--gpu", "H100", "--gpus", "16", "--tp", "2",
+                               "--pp", "4", "--global-batch", "32", "--json", "--timeline"}),
       JsonOf("analyze.json", {"analyze", root + "/testdata/traces/hta/trace_filter", "--json"}),
-      JsonOf("cluster.json", {"cluster", "--trace",
-                              Write("t.csv", "submit_s,gpus,run_s,class\n0,8,1000,experimental\n10,8,100,production\n20,4,50,experimental\n"),
-                              "--nodes", "1", "--gpu", "H100", "--policy", "fifo,topo-preempt", "--min-run", "0", "--json"}),
+      JsonOf("cluster.json",
+             {"cluster", "--trace",
+              Write("t.csv",
+                    "submit_s,gpus,run_s,class\n0,8,1000,experimental\n10,8,100,production\n20,4,50,experimental\n"),
+              "--nodes", "1", "--gpu", "H100", "--policy", "fifo,topo-preempt", "--min-run", "0", "--json"}),
   };
   std::string log;
   for (int i = 1; i <= 200; ++i)
@@ -52,8 +54,8 @@ TEST_F(ReportCli, EveryCommandsJsonMakesOnePage) {
   const std::string html = Slurp(out);
   for (const char* id : {"plan-json-plan-throughput", "plan-json-plan-sweep", "plan-json-plan-winner-memory",
                          "estimate-json-estimate-time", "estimate-json-estimate-memory", "simulate-json-simulate-gantt",
-                         "analyze-json-analyze-ranks", "diagnose-json-diagnose-findings", "diagnose-json-diagnose-throughput-0",
-                         "cluster-json-cluster-queue-production"})
+                         "analyze-json-analyze-ranks", "diagnose-json-diagnose-findings",
+                         "diagnose-json-diagnose-throughput-0", "cluster-json-cluster-queue-production"})
     EXPECT_NE(html.find(std::string("id=\"") + id + "\""), std::string::npos) << id;
   EXPECT_EQ(html.find("http://"), std::string::npos);
   EXPECT_EQ(html.find("https://"), std::string::npos);
@@ -62,7 +64,9 @@ TEST_F(ReportCli, EveryCommandsJsonMakesOnePage) {
   const size_t g = html.find("id=\"simulate-json-simulate-gantt\"");
   const std::string gantt = html.substr(g, html.find("</figure>", g) - g);
   int rows = 0;
-  for (size_t p = gantt.find("class=\"gantt-row\""); p != std::string::npos; p = gantt.find("class=\"gantt-row\"", p + 1)) ++rows;
+  for (size_t p = gantt.find("class=\"gantt-row\""); p != std::string::npos;
+       p = gantt.find("class=\"gantt-row\"", p + 1))
+    ++rows;
   EXPECT_EQ(rows, 4);
 }
 
@@ -108,8 +112,10 @@ TEST_F(ReportCli, AnalyzeGpuAddsTheLinkCeiling) {
   const std::string out = (dir_ / "a.html").string(), out2 = (dir_ / "b.html").string();
   ASSERT_EQ(Run({"report", with, "--out", out}).status, 0);
   const std::string html = Slurp(out);
-  EXPECT_NE(html.find("data-series=\"ceiling\" data-category=\"all_reduce\" data-value=\"370000000000\""), std::string::npos);
-  EXPECT_NE(html.find("data-series=\"ceiling\" data-category=\"all_to_all\" data-value=\"96000000000\""), std::string::npos);
+  EXPECT_NE(html.find("data-series=\"ceiling\" data-category=\"all_reduce\" data-value=\"370000000000\""),
+            std::string::npos);
+  EXPECT_NE(html.find("data-series=\"ceiling\" data-category=\"all_to_all\" data-value=\"96000000000\""),
+            std::string::npos);
   ASSERT_EQ(Run({"report", without, "--out", out2}).status, 0);
   const std::string html2 = Slurp(out2);
   EXPECT_EQ(html2.find("data-series=\"ceiling\""), std::string::npos);
@@ -119,10 +125,10 @@ TEST_F(ReportCli, AnalyzeGpuAddsTheLinkCeiling) {
 }
 
 TEST_F(ReportCli, CompareTwoEstimates) {
-  const std::string a = JsonOf("a.json", {"estimate", "--model", "llama-3.1-8b", "--gpu", "H100", "--gpus", "8", "--tp", "1",
-                                          "--global-batch", "64", "--json"});
-  const std::string b = JsonOf("b.json", {"estimate", "--model", "llama-3.1-8b", "--gpu", "H100", "--gpus", "8", "--tp", "8",
-                                          "--global-batch", "64", "--json"});
+  const std::string a = JsonOf("a.json", {"estimate", "--model", "llama-3.1-8b", "--gpu", "H100", "--gpus", "8", "--tp",
+                                          "1", "--global-batch", "64", "--json"});
+  const std::string b = JsonOf("b.json", {"estimate", "--model", "llama-3.1-8b", "--gpu", "H100", "--gpus", "8", "--tp",
+                                          "8", "--global-batch", "64", "--json"});
   const std::string out = (dir_ / "cmp.html").string();
   const Result r = Run({"report", a, b, "--compare", "--out", out});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -136,11 +142,11 @@ TEST_F(ReportCli, RawInputsAreAnalysedAndDiagnosed) {
   const std::string out = (dir_ / "raw.html").string();
   std::string log;
   for (int i = 1; i <= 50; ++i)
-    log += " [2024-05-01 12:00:" + std::string(i < 10 ? "0" : "") + std::to_string(i) + "] iteration " + std::to_string(i) +
-           "/ 1000 | consumed samples: " + std::to_string(i * 64) +
+    log += " [2024-05-01 12:00:" + std::string(i < 10 ? "0" : "") + std::to_string(i) + "] iteration " +
+           std::to_string(i) + "/ 1000 | consumed samples: " + std::to_string(i * 64) +
            " | elapsed time per iteration (ms): 1000.0 | throughput per GPU (TFLOP/s/GPU): 390.0 | lm loss: 2.5 |\n";
-  const Result r = Run({"report", std::string(PARATUNE_SOURCE_DIR) + "/testdata/traces/hta/trace_filter", Write("train.log", log),
-                        "--out", out});
+  const Result r = Run({"report", std::string(PARATUNE_SOURCE_DIR) + "/testdata/traces/hta/trace_filter",
+                        Write("train.log", log), "--out", out});
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string html = Slurp(out);
   EXPECT_NE(html.find("id=\"analysis-of-the-traces-given-analyze-ranks\""), std::string::npos);
@@ -155,10 +161,12 @@ TEST_F(ReportCli, BadInputWritesNothing) {
             std::string::npos);
   EXPECT_NE(RunBad({"report", Write("y.json", "not json"), "--out", out}).find("y.json: not a file diagnose reads"),
             std::string::npos);
-  EXPECT_NE(RunBad({"report", Write("z.json", "{\"schema\": \"paratune.models/1\"}"), "--out", out}).find("no report section"),
+  EXPECT_NE(RunBad({"report", Write("z.json", "{\"schema\": \"paratune.models/1\"}"), "--out", out})
+                .find("no report section"),
             std::string::npos);
-  EXPECT_NE(RunBad({"report", Write("e.json", "{\"schema\": \"paratune.estimate/1\"}"), "--out", out}).find("e.json: field"),
-            std::string::npos);
+  EXPECT_NE(
+      RunBad({"report", Write("e.json", "{\"schema\": \"paratune.estimate/1\"}"), "--out", out}).find("e.json: field"),
+      std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(out));
 }
 

@@ -52,7 +52,8 @@ bool IsDocument(const std::string& path) {
 // The inputs sorted into documents and raw inputs. A directory holding paratune documents gives
 // those; its other files are skipped with a note (a README or a trace left beside them). A
 // directory without documents is a raw input, diagnosed as `diagnose DIR` would.
-void SortInputs(const std::vector<std::string>& inputs, std::vector<std::string>* documents, std::vector<std::string>* raw) {
+void SortInputs(const std::vector<std::string>& inputs, std::vector<std::string>* documents,
+                std::vector<std::string>* raw) {
   namespace fs = std::filesystem;
   for (const std::string& p : inputs) {
     std::error_code ec;
@@ -93,11 +94,13 @@ std::vector<ReportInput> RunRawInputs(const std::vector<std::string>& raw) {
 }  // namespace
 
 Command AddReportCommand(CLI::App& root) {
-  auto* cmd = root.add_subcommand("report", "write one self-contained HTML report from the --json output of other commands");
+  auto* cmd =
+      root.add_subcommand("report", "write one self-contained HTML report from the --json output of other commands");
   auto f = std::make_shared<ReportFlags>();
-  cmd->add_option("inputs", f->inputs, "JSON files written by plan, estimate, simulate, analyze, diagnose or cluster --json, "
-                                       "or directories of them; other files (traces, training logs, telemetry, nccl-tests, "
-                                       "topology) are analysed and diagnosed as `diagnose` does")
+  cmd->add_option("inputs", f->inputs,
+                  "JSON files written by plan, estimate, simulate, analyze, diagnose or cluster --json, "
+                  "or directories of them; other files (traces, training logs, telemetry, nccl-tests, "
+                  "topology) are analysed and diagnosed as `diagnose` does")
       ->required();
   cmd->add_option("--out", f->out, "the HTML file to write")->required();
   cmd->add_option("--title", f->title, "the page title");
@@ -108,7 +111,8 @@ Command AddReportCommand(CLI::App& root) {
             PrepareOutputs(*cmd, {{"--out", &f->out}}, f->inputs);
             std::vector<std::string> documents, raw;
             SortInputs(f->inputs, &documents, &raw);
-            std::vector<ReportInput> inputs = documents.empty() ? std::vector<ReportInput>{} : ReadReportInputs(documents);
+            std::vector<ReportInput> inputs =
+                documents.empty() ? std::vector<ReportInput>{} : ReadReportInputs(documents);
             for (auto& r : RunRawInputs(raw)) inputs.push_back(std::move(r));
             ReportOptions o;
             o.title = f->title;
@@ -118,7 +122,8 @@ Command AddReportCommand(CLI::App& root) {
             if (f->json) {
               fmt::print("{}\n", DocumentText(ReportWrittenJson(f->out, html.size(), f->compare, inputs)));
             } else {
-              fmt::print("wrote {} ({} bytes) from {} input{}\n", f->out, html.size(), inputs.size(), inputs.size() == 1 ? "" : "s");
+              fmt::print("wrote {} ({} bytes) from {} input{}\n", f->out, html.size(), inputs.size(),
+                         inputs.size() == 1 ? "" : "s");
             }
             return 0;
           }};

@@ -13,15 +13,15 @@ std::string Report(const std::string& f) { return std::string(PARATUNE_SOURCE_DI
 
 TEST_F(RunsCli, RecordShowListCompareExport) {
   const std::string db = (dir_ / "runs.db").string();
-  Result r = Run({"runs", "record", Report("estimate.json"), "--name", "base", "--tag", "team=a", "--software", "Megatron-LM core_r0.12",
-                  "--baseline", "--db", db, "--json"});
+  Result r = Run({"runs", "record", Report("estimate.json"), "--name", "base", "--tag", "team=a", "--software",
+                  "Megatron-LM core_r0.12", "--baseline", "--db", db, "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["schema"], "paratune.runs.record/1");
   EXPECT_EQ(j["created"], true);
   EXPECT_EQ(j["files_added"], 1);
-  r = Run({"runs", "record", Report("analyze.json"), Report("estimate.json"), "--name", "next", "--model", "llama-3.1-70b",
-           "--cluster", "64xH100", "--db", db});
+  r = Run({"runs", "record", Report("analyze.json"), Report("estimate.json"), "--name", "next", "--model",
+           "llama-3.1-70b", "--cluster", "64xH100", "--db", db});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_CONTAINS(r.out, "recorded new run next: 2 file(s) added, 0 already recorded");
   r = Run({"runs", "record", Report("analyze.json"), "--name", "next", "--db", db});
@@ -100,7 +100,8 @@ TEST_F(RunsCli, BadInputIsOneLineAndWritesNothing) {
   const std::string bad = Write("bad.json", "{\"schema\": \"paratune.estimate/1\"}");
   EXPECT_EQ(RunBad({"runs", "record", Report("estimate.json"), bad, "--db", db}), bad + ": model: missing");
   EXPECT_FALSE(fs::exists(db)) << "a bad record must not even create the store";
-  EXPECT_CONTAINS(RunBad({"runs", "record", Report("estimate.json"), "--tag", "novalue", "--db", db}), "--tag 'novalue'");
+  EXPECT_CONTAINS(RunBad({"runs", "record", Report("estimate.json"), "--tag", "novalue", "--db", db}),
+                  "--tag 'novalue'");
   EXPECT_FALSE(fs::exists(db));
   EXPECT_CONTAINS(RunBad({"runs", "show", "nope", "--db", db}), "no run registry here");  // a read creates no store
   EXPECT_FALSE(fs::exists(db));
@@ -111,10 +112,11 @@ TEST_F(RunsCli, BadInputIsOneLineAndWritesNothing) {
 }
 
 TEST_F(RunsCli, PasswordInADatabaseUrlIsNeverPrinted) {
-  for (const std::string url : {"postgresql://alice:s3cr3t-pw@127.0.0.1:1/runs", "postgresql:host=127.0.0.1 port=1 password=s3cr3t-pw"}) {
-    for (const std::vector<std::string>& args :
-         {std::vector<std::string>{"runs", "list", "--db", url}, {"runs", "record", Report("estimate.json"), "--db", url},
-          {"runs", "show", "x", "--db", url, "--json"}}) {
+  for (const std::string url :
+       {"postgresql://alice:s3cr3t-pw@127.0.0.1:1/runs", "postgresql:host=127.0.0.1 port=1 password=s3cr3t-pw"}) {
+    for (const std::vector<std::string>& args : {std::vector<std::string>{"runs", "list", "--db", url},
+                                                 {"runs", "record", Report("estimate.json"), "--db", url},
+                                                 {"runs", "show", "x", "--db", url, "--json"}}) {
       const Result r = Run(args);
       EXPECT_NE(r.status, 0);
       EXPECT_EQ(r.out.find("s3cr3t"), std::string::npos) << r.out;

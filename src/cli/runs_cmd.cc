@@ -44,8 +44,9 @@ struct RunsFlags {
 };
 
 void AddDb(CLI::App* app, RunsFlags& f) {
-  app->add_option("--db", f.db, "the registry: a SQLite file or a postgresql:// URL (default $PARATUNE_DB, else "
-                                "$XDG_DATA_HOME/paratune/runs.db)")
+  app->add_option("--db", f.db,
+                  "the registry: a SQLite file or a postgresql:// URL (default $PARATUNE_DB, else "
+                  "$XDG_DATA_HOME/paratune/runs.db)")
       ->each([&f](const std::string&) { f.db_given = true; });
 }
 
@@ -60,15 +61,14 @@ std::pair<std::string, std::string> SplitTag(const std::string& t) {
   return {t.substr(0, eq), t.substr(eq + 1)};
 }
 
-void PrintJson(const nlohmann::json& j) {
-  fmt::print("{}\n", DocumentText(j));
-}
+void PrintJson(const nlohmann::json& j) { fmt::print("{}\n", DocumentText(j)); }
 
 // `runs record --csv FILE`: every usable row as a run of its own, in one transaction.
 int RecordCsv(const RunsFlags& f) {
   if (!f.files.empty()) throw InputError("runs record: give FILES or --csv FILE, not both");
   if (!f.name.empty() || !f.model.empty() || f.baseline)
-    throw InputError("runs record --csv: each row is a run named by its id; --name, --model and --baseline do not apply");
+    throw InputError(
+        "runs record --csv: each row is a run named by its id; --name, --model and --baseline do not apply");
   CsvImportRequest r;
   r.csv_path = f.csv_in, r.hardware_file = f.hardware, r.cluster = f.cluster, r.software = f.software;
   for (const auto& t : f.tags) r.tags.push_back(SplitTag(t));
@@ -96,17 +96,23 @@ int RecordCsv(const RunsFlags& f) {
 }  // namespace
 
 Command AddRunsCommand(CLI::App& root) {
-  auto* cmd = root.add_subcommand("runs", "the run registry: record runs' figures, list, show, compare with baselines, export");
+  auto* cmd =
+      root.add_subcommand("runs", "the run registry: record runs' figures, list, show, compare with baselines, export");
   cmd->require_subcommand(1);
   auto f = std::make_shared<RunsFlags>();
 
-  auto* record = cmd->add_subcommand("record", "record the files of one run (analyze, diagnose, estimate, plan, cluster JSON, training logs)");
-  record->add_option("files", f->files, "files written by analyze/diagnose/estimate/plan/cluster --json, or training logs");
-  record->add_option("--csv", f->csv_in,
-                     "instead of FILES: each row of a CSV in the schema of published_runs_dev.csv as a measured run "
-                     "named by its id, with its scenario and the cost model's prediction (what calibrate --from-runs fits)");
+  auto* record = cmd->add_subcommand(
+      "record", "record the files of one run (analyze, diagnose, estimate, plan, cluster JSON, training logs)");
+  record->add_option("files", f->files,
+                     "files written by analyze/diagnose/estimate/plan/cluster --json, or training logs");
+  record->add_option(
+      "--csv", f->csv_in,
+      "instead of FILES: each row of a CSV in the schema of published_runs_dev.csv as a measured run "
+      "named by its id, with its scenario and the cost model's prediction (what calibrate --from-runs fits)");
   record->add_option("--hardware", f->hardware, "with --csv: TOML file adding or overriding GPU entries");
-  record->add_option("--name", f->name, "the run's name (default: run- and the files' content hash); files under one name add to that run");
+  record->add_option(
+      "--name", f->name,
+      "the run's name (default: run- and the files' content hash); files under one name add to that run");
   record->add_option("--tag", f->tags, "KEY=VALUE, repeatable");
   record->add_option("--software", f->software, "free text: framework, NCCL, CUDA versions");
   record->add_option("--cluster", f->cluster, "the cluster's name (default: <gpus>x<gpu> from the files)");
@@ -116,7 +122,8 @@ Command AddRunsCommand(CLI::App& root) {
   AddDb(record, *f);
 
   auto* list = cmd->add_subcommand("list", "the recorded runs, newest first");
-  list->add_option("--filter", f->filters, "model=M, cluster=C, gpu=G, tag=K=V, since=YYYY-MM-DD, name=GLOB; repeatable (all must match)");
+  list->add_option("--filter", f->filters,
+                   "model=M, cluster=C, gpu=G, tag=K=V, since=YYYY-MM-DD, name=GLOB; repeatable (all must match)");
   list->add_option("--limit", f->limit, "at most this many runs")->check(CLI::Range(1, 1000000));
   list->add_flag("--json", f->json, "print JSON (schema paratune.runs.list/1)");
   AddDb(list, *f);
@@ -126,8 +133,11 @@ Command AddRunsCommand(CLI::App& root) {
   show->add_flag("--json", f->json, "print JSON (schema paratune.runs.show/1)");
   AddDb(show, *f);
 
-  auto* compare = cmd->add_subcommand("compare", "two runs side by side, or one against its baseline, with the term that moved");
-  compare->add_option("names", f->names, "A B, or A alone to compare it against its baseline")->required()->expected(1, 2);
+  auto* compare =
+      cmd->add_subcommand("compare", "two runs side by side, or one against its baseline, with the term that moved");
+  compare->add_option("names", f->names, "A B, or A alone to compare it against its baseline")
+      ->required()
+      ->expected(1, 2);
   compare->add_flag("--json", f->json, "print JSON (schema paratune.runs.compare/1)");
   AddDb(compare, *f);
 
@@ -148,25 +158,29 @@ Command AddRunsCommand(CLI::App& root) {
   exp->add_option("--out", f->out, "write to this file (default: standard output)");
   AddDb(exp, *f);
 
-  cmd->footer("Each file's kind is read from its JSON schema field, or a training log from its content. A record is one "
-              "transaction: all of it or nothing. docs/runs.md");
+  cmd->footer(
+      "Each file's kind is read from its JSON schema field, or a training log from its content. A record is one "
+      "transaction: all of it or nothing. docs/runs.md");
   return {cmd, [=] {
             if (record->parsed() && !f->csv_in.empty()) return RecordCsv(*f);
             if (record->parsed()) {
               if (f->files.empty()) throw InputError("runs record: give the FILES of a run, or --csv FILE");
               if (!f->hardware.empty()) throw InputError("runs record: --hardware goes with --csv");
               RecordOptions o;
-              o.name = f->name, o.software = f->software, o.cluster = f->cluster, o.model = f->model, o.baseline = f->baseline;
+              o.name = f->name, o.software = f->software, o.cluster = f->cluster, o.model = f->model,
+              o.baseline = f->baseline;
               for (const auto& t : f->tags) o.tags.push_back(SplitTag(t));
               // Every file read and checked before the store is opened: bad input writes nothing.
               const PreparedRecord prepared = PrepareRecord(f->files, o);
               for (const std::string& w : prepared.warnings) std::fprintf(stderr, "paratune: warning: %s\n", w.c_str());
               auto db = OpenRegistry(Location(*f));
               const RecordResult r = CommitRecord(*db, prepared);
-              if (f->json) PrintJson(RecordResultJson(r, db->Where()));
+              if (f->json)
+                PrintJson(RecordResultJson(r, db->Where()));
               else
-                fmt::print("{} {}: {} file(s) added, {} already recorded ({})\n", r.created ? "recorded new run" : "updated run",
-                           r.name, r.files_added, r.files_unchanged, db->Where());
+                fmt::print("{} {}: {} file(s) added, {} already recorded ({})\n",
+                           r.created ? "recorded new run" : "updated run", r.name, r.files_added, r.files_unchanged,
+                           db->Where());
               return 0;
             }
             if (list->parsed()) {
@@ -176,32 +190,43 @@ Command AddRunsCommand(CLI::App& root) {
               auto db = OpenRegistry(Location(*f), StoreAccess::kExisting);
               const auto runs = List(*db, lf);
               const int64_t total = CountRuns(*db, lf);
-              if (f->json) PrintJson(RunListJson(runs, total));
-              else fmt::print("{}", FormatRunList(runs, total));
+              if (f->json)
+                PrintJson(RunListJson(runs, total));
+              else
+                fmt::print("{}", FormatRunList(runs, total));
               return 0;
             }
             auto db = OpenRegistry(Location(*f), StoreAccess::kExisting);  // reads, and baselines of recorded runs
             if (show->parsed()) {
               const RunRecord r = Show(*db, f->names.at(0));
-              if (f->json) PrintJson(RunShowJson(r));
-              else fmt::print("{}", FormatRunShow(r));
+              if (f->json)
+                PrintJson(RunShowJson(r));
+              else
+                fmt::print("{}", FormatRunShow(r));
               return 0;
             }
             if (compare->parsed()) {
-              const Comparison c = f->names.size() == 1 ? CompareWithBaseline(*db, f->names[0]) : Compare(*db, f->names[0], f->names[1]);
-              if (f->json) PrintJson(ComparisonJson(c));
-              else fmt::print("{}", FormatComparison(c));
+              const Comparison c =
+                  f->names.size() == 1 ? CompareWithBaseline(*db, f->names[0]) : Compare(*db, f->names[0], f->names[1]);
+              if (f->json)
+                PrintJson(ComparisonJson(c));
+              else
+                fmt::print("{}", FormatComparison(c));
               return 0;
             }
             if (bset->parsed()) {
               SetBaseline(*db, f->names.at(0), f->scope);
-              if (f->json) PrintJson(BaselinesJson(Baselines(*db)));
-              else fmt::print("{}", FormatBaselines(Baselines(*db)));
+              if (f->json)
+                PrintJson(BaselinesJson(Baselines(*db)));
+              else
+                fmt::print("{}", FormatBaselines(Baselines(*db)));
               return 0;
             }
             if (bshow->parsed()) {
-              if (f->json) PrintJson(BaselinesJson(Baselines(*db)));
-              else fmt::print("{}", FormatBaselines(Baselines(*db)));
+              if (f->json)
+                PrintJson(BaselinesJson(Baselines(*db)));
+              else
+                fmt::print("{}", FormatBaselines(Baselines(*db)));
               return 0;
             }
             if (exp->parsed()) {
@@ -215,8 +240,10 @@ Command AddRunsCommand(CLI::App& root) {
                 all.limit = std::numeric_limits<int>::max();
                 text = DocumentText(RunListJson(List(*db, all), CountRuns(*db, all))) + "\n";
               }
-              if (f->out.empty()) fmt::print("{}", text);
-              else WriteOutput(f->out, text);
+              if (f->out.empty())
+                fmt::print("{}", text);
+              else
+                WriteOutput(f->out, text);
               return 0;
             }
             return 0;

@@ -33,29 +33,31 @@ std::string FormatRunList(const std::vector<RunRecord>& runs, int64_t total) {
   const auto& mfu = InfoOf(Metric::kMfu);
   const auto& tps = InfoOf(Metric::kTokensPerSPerGpu);
   const auto& st = InfoOf(Metric::kStepTime);
-  std::string out = fmt::format("{:<28} {:<24} {:<16} {:<18} {:>10} {:>10} {:>12}\n", "run", "created (UTC)", "cluster", "model",
-                                "MFU", "tok/s/GPU", "step time");
+  std::string out = fmt::format("{:<28} {:<24} {:<16} {:<18} {:>10} {:>10} {:>12}\n", "run", "created (UTC)", "cluster",
+                                "model", "MFU", "tok/s/GPU", "step time");
   auto pick = [](const Figure& f) { return HasFigure(f.measured) ? f.measured : f.predicted; };
   for (const auto& r : runs)
     out += fmt::format("{:<28} {:<24} {:<16} {:<18} {:>10} {:>10} {:>12}\n", r.name, r.created_utc, r.cluster, r.model,
                        FormatFigure(mfu, pick(r[Metric::kMfu])), FormatFigure(tps, pick(r[Metric::kTokensPerSPerGpu])),
                        FormatFigure(st, pick(r[Metric::kStepTime])));
   out += "(measured where recorded, else predicted)\n";
-  if (total > static_cast<int64_t>(runs.size())) out += fmt::format("{} of {} runs; --limit to see more\n", runs.size(), total);
+  if (total > static_cast<int64_t>(runs.size()))
+    out += fmt::format("{} of {} runs; --limit to see more\n", runs.size(), total);
   return out;
 }
 
 std::string FormatRunShow(const RunRecord& r) {
-  std::string out = fmt::format("run {}\n  created  {}\n  cluster  {}\n  model    {}\n  GPUs     {} x {}\n", r.name, r.created_utc,
-                                r.cluster.empty() ? "-" : r.cluster, r.model.empty() ? "-" : r.model, r.gpus,
-                                r.gpu.empty() ? "?" : r.gpu);
+  std::string out = fmt::format("run {}\n  created  {}\n  cluster  {}\n  model    {}\n  GPUs     {} x {}\n", r.name,
+                                r.created_utc, r.cluster.empty() ? "-" : r.cluster, r.model.empty() ? "-" : r.model,
+                                r.gpus, r.gpu.empty() ? "?" : r.gpu);
   if (!r.software.empty()) out += fmt::format("  software {}\n", r.software);
   for (const auto& [k, v] : r.tags) out += fmt::format("  tag      {}={}\n", k, v);
   out += fmt::format("\n{:<22} {:>14} {:>14}  {}\n", "figure", "measured", "predicted", "unit");
   for (const auto& m : kMetrics) {
     const Figure& f = r[m.id];
     if (!HasFigure(f.measured) && !HasFigure(f.predicted)) continue;
-    out += fmt::format("{:<22} {:>14} {:>14}  {}\n", m.name, FormatFigure(m, f.measured), FormatFigure(m, f.predicted), m.unit);
+    out += fmt::format("{:<22} {:>14} {:>14}  {}\n", m.name, FormatFigure(m, f.measured), FormatFigure(m, f.predicted),
+                       m.unit);
   }
   if (!r.findings.empty()) {
     out += "\nfindings\n";
@@ -73,15 +75,16 @@ std::string FormatRunShow(const RunRecord& r) {
                          s.x.empty() ? 0 : s.x.back());
   }
   out += "\nsources\n";
-  for (const auto& s : r.sources) out += fmt::format("  {:<22} {}  {}  {}\n", s.schema, s.sha256.substr(0, 12), s.recorded_utc, s.path);
+  for (const auto& s : r.sources)
+    out += fmt::format("  {:<22} {}  {}  {}\n", s.schema, s.sha256.substr(0, 12), s.recorded_utc, s.path);
   return out;
 }
 
 std::string FormatComparison(const Comparison& c) {
   std::string out;
   if (!c.baseline_scope.empty()) out += fmt::format("baseline of {}: {}\n", c.baseline_scope, c.a.name);
-  out += fmt::format("{:<22} {:>14} {:>14} {:>14} {:>9}  {}\n", "figure", c.a.name.substr(0, 14), c.b.name.substr(0, 14), "difference",
-                     "relative", "side");
+  out += fmt::format("{:<22} {:>14} {:>14} {:>14} {:>9}  {}\n", "figure", c.a.name.substr(0, 14),
+                     c.b.name.substr(0, 14), "difference", "relative", "side");
   for (const auto& d : c.figures) {
     const auto& m = InfoOf(d.metric);
     out += fmt::format("{:<22} {:>14} {:>14} {:>14} {:>9}  {}\n", m.name, FormatFigure(m, d.a), FormatFigure(m, d.b),
@@ -89,7 +92,8 @@ std::string FormatComparison(const Comparison& c) {
   }
   if (HasFigure(c.step_delta_s)) {
     const auto& st = InfoOf(Metric::kStepTime);
-    out += fmt::format("\nwhich term moved ({} step time {}):\n", c.terms_measured ? "measured" : "predicted", Signed(st, c.step_delta_s));
+    out += fmt::format("\nwhich term moved ({} step time {}):\n", c.terms_measured ? "measured" : "predicted",
+                       Signed(st, c.step_delta_s));
     if (c.terms.empty()) out += "  no term moved\n";
     for (const auto& t : c.terms)
       out += fmt::format("  {:<22} {:>12} {:>9}\n", InfoOf(t.metric).name, Signed(InfoOf(t.metric), t.delta_s),

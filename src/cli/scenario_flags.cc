@@ -16,9 +16,10 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
     CLI::Option* o = c->add_option(flag, value, help + (one_layout ? "" : " (searched unless given)"));
     if (one_layout) o->capture_default_str();
   };
-  CLI::Option* model = c->add_option("--model", f.model, use == ScenarioUse::kPredictIfModel
-                                                              ? "catalog id or config.json: predict this model beside the measurement"
-                                                              : "catalog id or path to a Hugging Face config.json");
+  CLI::Option* model = c->add_option("--model", f.model,
+                                     use == ScenarioUse::kPredictIfModel
+                                         ? "catalog id or config.json: predict this model beside the measurement"
+                                         : "catalog id or path to a Hugging Face config.json");
   if (use != ScenarioUse::kPredictIfModel) model->default_str(kDefaultModel);
   c->add_option("--layers", f.dims.layers, "inline model: layers (with --hidden --ffn --heads --vocab)");
   c->add_option("--hidden", f.dims.hidden, "inline model: hidden size");
@@ -31,11 +32,14 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
   c->add_flag("--plain-mlp", f.plain_mlp, "inline model: GELU MLP (2 GEMMs) instead of SwiGLU");
   c->add_option("--gpu", f.gpu, "GPU type from the hardware catalog (paratune gpus)")->default_str(kDefaultGpu);
   c->add_option("--hardware", f.hardware_file, "TOML file adding or overriding GPU, fabric or calibration entries");
-  c->add_option("--fabric", f.fabric, "fabric from the hardware catalog or --hardware ([fabric.NAME]; default: the GPU's reference system)");
-  c->add_option("--nodes", f.nodes, "nodes (GPUs per node from the catalog)")->default_str(std::to_string(kDefaultNodes));
+  c->add_option("--fabric", f.fabric,
+                "fabric from the hardware catalog or --hardware ([fabric.NAME]; default: the GPU's reference system)");
+  c->add_option("--nodes", f.nodes, "nodes (GPUs per node from the catalog)")
+      ->default_str(std::to_string(kDefaultNodes));
   c->add_option("--gpus", f.gpus, "total GPUs (instead of --nodes)");
   c->add_option("--seq", f.seq, "sequence length, tokens")->default_str(std::to_string(t.seq));
-  c->add_option("--global-batch", f.global_batch, "sequences per optimizer step")->default_str(std::to_string(t.global_batch));
+  c->add_option("--global-batch", f.global_batch, "sequences per optimizer step")
+      ->default_str(std::to_string(t.global_batch));
   c->add_option("--precision", f.precision, kPrecisionNames.List() + " matrix multiplies (also mxfp8, nvfp4, mxfp4)")
       ->default_str(PrecisionName(t.precision));
   dim("--tp", f.layout.tp, "tensor parallel size");
@@ -46,7 +50,9 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
       ->delimiter(',');
   dim("--cp", f.layout.cp, "context parallel size");
   dim("--ep", f.layout.ep, "expert parallel size");
-  c->add_option("--etp", f.layout.etp, std::string("expert tensor parallel size (default: tp") + (one_layout ? ")" : "; searched unless given)"));
+  c->add_option(
+      "--etp", f.layout.etp,
+      std::string("expert tensor parallel size (default: tp") + (one_layout ? ")" : "; searched unless given)"));
   c->add_flag("!--no-sp", f.layout.sp, "disable sequence parallelism (on by default when tp > 1)");
   dim("--zero", f.layout.zero, "ZeRO stage 0-3 (1 = distributed optimizer, 3 = FSDP)");
   CLI::Option* rc = c->add_option("--recompute", f.recompute,
@@ -54,7 +60,8 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
   if (one_layout) rc->default_str(RecomputeName(d.recompute));
   c->add_option("--recompute-modules", f.recompute_modules,
                 "selective recomputation of these modules (Megatron --recompute-modules; implies --recompute "
-                "selective): " + kRecomputeModuleNames.List(", ") + ", comma-separated (default: core_attn)");
+                "selective): " +
+                    kRecomputeModuleNames.List(", ") + ", comma-separated (default: core_attn)");
   c->add_flag("--fp8-activation-cache", f.layout.fp8_activation_cache,
               "experts' SwiGLU inputs cached in FP8 (DeepSeek-V3 Sec. 3.3.2), with FP8/FP4 precision");
   c->add_flag("--fp8-attention", f.layout.fp8_attention,
@@ -77,7 +84,7 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
               "hide the MoE all-to-all behind another micro-batch's compute (Megatron "
               "--overlap-moe-expert-parallel-comm, DualPipe; default off)");
   c->add_option("--expert-imbalance", f.layout.expert_imbalance,
-                 "MoE routing imbalance: tokens of the busiest expert over the mean (default 1 = balanced)");
+                "MoE routing imbalance: tokens of the busiest expert over the mean (default 1 = balanced)");
   c->add_flag("--zero3-per-tensor", f.layout.zero3_per_tensor,
               "ZeRO-3 gathers each parameter tensor separately (DeepSpeed stage 3) instead of per block (FSDP)");
   c->add_flag("--fp32-shards", f.layout.fp32_shards,
@@ -96,8 +103,7 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
                 "activations of the first N transformer layers copied to host memory and back (Megatron-Core "
                 "cpu_offloading_num_layers, NeMo activation_offload_layers; pp 1, no recompute; default 0)")
       ->check(CLI::Range(0, 1 << 20));
-  c->add_flag("!--no-flash-attention", f.layout.flash_attention,
-              "store attention scores (no FlashAttention)");
+  c->add_flag("!--no-flash-attention", f.layout.flash_attention, "store attention scores (no FlashAttention)");
   c->add_option("--attention-kernel", f.attention_kernel,
                 "attention kernel: fused (cuDNN / FlashAttention-3, as Transformer Engine picks; default), fa2 "
                 "(the flash-attn 2 package: 0.54 of the fused rate on Hopper and Blackwell) or sdpa (PyTorch's "
@@ -110,8 +116,10 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
   c->add_option("--cuda-graphs", f.cuda_graphs, "CUDA graphs: " + kCudaGraphsNames.List() + " (default: the stack's)");
   c->add_option("--moe-dispatcher", f.moe_dispatcher,
                 "MoE token dispatcher: " + kMoeDispatcherNames.List() + " (default: the stack's)");
-  c->add_flag("--grouped-gemm,!--no-grouped-gemm", f.grouped_gemm, "experts in one grouped GEMM call (default: the stack's)");
-  c->add_flag("--fused-permute,!--no-fused-permute", f.fused_permute, "fused MoE token permutation (default: the stack's)");
+  c->add_flag("--grouped-gemm,!--no-grouped-gemm", f.grouped_gemm,
+              "experts in one grouped GEMM call (default: the stack's)");
+  c->add_flag("--fused-permute,!--no-fused-permute", f.fused_permute,
+              "fused MoE token permutation (default: the stack's)");
   c->add_flag("--fused-router,!--no-fused-router", f.fused_router, "fused MoE router (default: the stack's)");
   c->add_flag("--fused-grouped-mlp,!--no-fused-grouped-mlp", f.fused_grouped_mlp,
               "experts' FC1, SwiGLU and FC2-input quantization in one kernel (Transformer Engine's CuTe DSL fused "
@@ -132,6 +140,8 @@ ScenarioRequest GivenRequest(const ScenarioFlags& f, const CLI::App& cmd) {
   return r;
 }
 
-Scenario ResolveScenario(const ScenarioFlags& f, const CLI::App& cmd) { return paratune::ResolveScenario(GivenRequest(f, cmd)); }
+Scenario ResolveScenario(const ScenarioFlags& f, const CLI::App& cmd) {
+  return paratune::ResolveScenario(GivenRequest(f, cmd));
+}
 
 }  // namespace paratune::cli

@@ -29,8 +29,6 @@ enum class ScenarioUse { kOneLayout, kSearch, kPredictIfModel };
 // Registers the flags on `cmd`, writing into `f`.
 void AddScenarioFlags(CLI::App* cmd, ScenarioFlags& f, ScenarioUse use = ScenarioUse::kOneLayout);
 
-
-
 // The request of `f` with the flags `cmd` was given, resolved by the library (defaults: the
 // built-in scenario; scenario/resolve_scenario.h). Throws InputError.
 ScenarioRequest GivenRequest(const ScenarioFlags& f, const CLI::App& cmd);

@@ -51,7 +51,8 @@ TEST_F(ServeCli, AnswersAndStopsOnSignals) {
       ::dup2(out_pipe[1], 1);
       ::close(out_pipe[0]);
       const std::string dir = (dir_ / "docs").string();
-      ::execl(PARATUNE_BINARY, PARATUNE_BINARY, "serve", "--dir", dir.c_str(), "--port", "0", static_cast<char*>(nullptr));
+      ::execl(PARATUNE_BINARY, PARATUNE_BINARY, "serve", "--dir", dir.c_str(), "--port", "0",
+              static_cast<char*>(nullptr));
       ::_exit(127);
     }
     ::close(out_pipe[1]);

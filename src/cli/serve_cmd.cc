@@ -23,16 +23,20 @@ extern "C" void OnSignal(int) { g_stop.store(true); }
 }  // namespace
 
 Command AddServeCommand(CLI::App& root) {
-  auto* cmd = root.add_subcommand("serve", "serve the report pages of a directory of --json documents as a live dashboard");
+  auto* cmd =
+      root.add_subcommand("serve", "serve the report pages of a directory of --json documents as a live dashboard");
   auto o = std::make_shared<ServeOptions>();
   auto db = std::make_shared<std::string>();
   cmd->add_option("--dir", o->dir, "directory of JSON files written by paratune commands");
-  cmd->add_option("--db", *db, "also serve the run registry at LOC under /runs (a SQLite file or a postgresql:// URL; docs/runs.md)");
+  cmd->add_option(
+      "--db", *db,
+      "also serve the run registry at LOC under /runs (a SQLite file or a postgresql:// URL; docs/runs.md)");
   cmd->add_option("--port", o->port, "TCP port (default 8080; 0: any free port)")->check(CLI::Range(0, 65535));
   cmd->add_option("--host", o->host, "address to bind (default 127.0.0.1: this machine only)");
-  cmd->footer("/ lists the reports, /r/NAME is the page of DIR/NAME, /healthz answers ok; with --db, /runs lists the "
-              "registry's runs, /runs/NAME is one run, /runs/compare?a=A&b=B two. Ctrl-C stops it. "
-              "docs/report-serve.md");
+  cmd->footer(
+      "/ lists the reports, /r/NAME is the page of DIR/NAME, /healthz answers ok; with --db, /runs lists the "
+      "registry's runs, /runs/NAME is one run, /runs/compare?a=A&b=B two. Ctrl-C stops it. "
+      "docs/report-serve.md");
   return {cmd, [o, db] {
             if (o->dir.empty() && db->empty()) throw InputError("serve: give --dir DIR, --db LOC or both");
             // Each page opens its own connection (requests are served on several threads); the
@@ -48,7 +52,9 @@ Command AddServeCommand(CLI::App& root) {
                 return RunListJson(List(*d, ListFilter{}), CountRuns(*d, ListFilter{}));
               };
               pages->baselines = [loc] { return BaselinesJson(Baselines(*OpenRegistry(loc, StoreAccess::kExisting))); };
-              pages->show = [loc](const std::string& name) { return RunShowJson(Show(*OpenRegistry(loc, StoreAccess::kExisting), name)); };
+              pages->show = [loc](const std::string& name) {
+                return RunShowJson(Show(*OpenRegistry(loc, StoreAccess::kExisting), name));
+              };
               pages->compare = [loc](const std::string& a, const std::string& b) {
                 auto d = OpenRegistry(loc, StoreAccess::kExisting);
                 return ComparisonJson(b.empty() ? CompareWithBaseline(*d, a) : Compare(*d, a, b));
@@ -63,7 +69,8 @@ Command AddServeCommand(CLI::App& root) {
             sigaction(SIGINT, &sa, nullptr);
             sigaction(SIGTERM, &sa, nullptr);
             Serve(*o, g_stop, [&](int port) {
-              fmt::print("serving {} on http://{}:{}/ (Ctrl-C stops)\n", o->dir.empty() ? pages->where : o->dir, o->host, port);
+              fmt::print("serving {} on http://{}:{}/ (Ctrl-C stops)\n", o->dir.empty() ? pages->where : o->dir,
+                         o->host, port);
               std::fflush(stdout);
             });
             return 0;

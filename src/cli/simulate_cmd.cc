@@ -43,19 +43,31 @@ std::string AsciiGantt(const SimulationResult& r, int width) {
       char ch = '.';
       if (i < rows[k].size() && rows[k][i]->start_s <= t) {
         switch (rows[k][i]->phase) {
-          case Phase::kForward: ch = 'F'; break;
-          case Phase::kBackward: ch = 'B'; break;
-          case Phase::kWeightGrad: ch = 'W'; break;
-          case Phase::kOptimizer: ch = 'O'; break;
-          default: ch = '#'; break;
+          case Phase::kForward:
+            ch = 'F';
+            break;
+          case Phase::kBackward:
+            ch = 'B';
+            break;
+          case Phase::kWeightGrad:
+            ch = 'W';
+            break;
+          case Phase::kOptimizer:
+            ch = 'O';
+            break;
+          default:
+            ch = '#';
+            break;
         }
       }
       o += ch;
     }
     o += "|\n";
   }
-  o += fmt::format("  F forward, B backward (input gradient under zb-h1), W weight gradient, O optimizer, . idle; "
-                   "{} columns of {:.3f} ms\n", width, dt * 1e3);
+  o += fmt::format(
+      "  F forward, B backward (input gradient under zb-h1), W weight gradient, O optimizer, . idle; "
+      "{} columns of {:.3f} ms\n",
+      width, dt * 1e3);
   return o;
 }
 
@@ -71,7 +83,8 @@ Command AddSimulateCommand(CLI::App& root) {
   cmd->add_flag("--ascii", sf->ascii, "print a text Gantt chart, one row per stage");
   cmd->add_flag("--timeline", sf->timeline, "with --json: add every simulated event (the report's Gantt chart)");
   return {cmd, [cmd, f, sf] {
-            if (f->json && sf->ascii) throw InputError("--json and --ascii exclude each other: JSON has no Gantt chart");
+            if (f->json && sf->ascii)
+              throw InputError("--json and --ascii exclude each other: JSON has no Gantt chart");
             const bool trace_stdout = sf->trace == "-";
             if (trace_stdout && (f->json || sf->ascii))
               throw InputError("--trace - writes the trace to standard output; it excludes --json and --ascii");
@@ -98,14 +111,16 @@ Command AddSimulateCommand(CLI::App& root) {
                        r.simulation.pipeline_time_s * 1e3);
             if (l.pp > 1) {
               const ClosedFormReference cf = ClosedFormOf(e);
-              fmt::print("closed-form bubble, for reference (Narayanan et al. 2021 Sec. 2.2, no transfers or DP): "
-                         "{:.2f} ms beside {:.2f} ms of ideal pipeline time\n",
-                         cf.bubble_s * 1e3, cf.ideal_s * 1e3);
+              fmt::print(
+                  "closed-form bubble, for reference (Narayanan et al. 2021 Sec. 2.2, no transfers or DP): "
+                  "{:.2f} ms beside {:.2f} ms of ideal pipeline time\n",
+                  cf.bubble_s * 1e3, cf.ideal_s * 1e3);
             }
             if (r.extrapolated)
-              fmt::print("the steady state of {} micro-batches is extended to all {} (periodic schedule; "
-                         "docs/cost-model.md, section 7)\n",
-                         r.simulated_micro_batches, e.micro_batches);
+              fmt::print(
+                  "the steady state of {} micro-batches is extended to all {} (periodic schedule; "
+                  "docs/cost-model.md, section 7)\n",
+                  r.simulated_micro_batches, e.micro_batches);
             fmt::print("  {:>5} {:>9} {:>9} {:>10} {:>10} {:>9} {:>7} {:>9} {:>8}\n", "stage", "F ms", "B ms",
                        "compute ms", "exposed ms", "idle ms", "idle %", "inflight", "pend. W");
             for (size_t k = 0; k < r.simulation.stages.size(); ++k) {

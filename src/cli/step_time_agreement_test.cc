@@ -62,12 +62,20 @@ TEST(StepTimeAgreement, EstimateSimulateAndPlanAgreeBitForBit) {
     const Training t{pick({2048, 4096}), pick({32, 64, 512}), Precision::kBf16};
     Layout checked = l;
     if (!CheckLayout(m, c, t, checked).empty()) continue;
-    std::vector<std::string> args = {"--model", model, "--gpu", gpu, "--gpus", std::to_string(n),
-                                     "--seq", std::to_string(t.seq), "--global-batch", std::to_string(t.global_batch),
-                                     "--tp", std::to_string(l.tp), "--pp", std::to_string(l.pp),
-                                     "--vp", std::to_string(l.vp), "--ep", std::to_string(l.ep),
-                                     "--zero", std::to_string(l.zero), "--recompute", RecomputeName(l.recompute),
-                                     "--mbs", std::to_string(l.mbs), "--cp", "1", "--json"};
+    std::vector<std::string> args = {"--model",        model,
+                                     "--gpu",          gpu,
+                                     "--gpus",         std::to_string(n),
+                                     "--seq",          std::to_string(t.seq),
+                                     "--global-batch", std::to_string(t.global_batch),
+                                     "--tp",           std::to_string(l.tp),
+                                     "--pp",           std::to_string(l.pp),
+                                     "--vp",           std::to_string(l.vp),
+                                     "--ep",           std::to_string(l.ep),
+                                     "--zero",         std::to_string(l.zero),
+                                     "--recompute",    RecomputeName(l.recompute),
+                                     "--mbs",          std::to_string(l.mbs),
+                                     "--cp",           "1",
+                                     "--json"};
     if (l.etp > 0) args.insert(args.end(), {"--etp", std::to_string(l.etp)});
     // The schedule is pinned too: plan searches it (1f1b and zb-h1 for vp 1) when it is not.
     args.insert(args.end(), {"--schedule", ScheduleName(l.pipeline_schedule())});

@@ -22,8 +22,9 @@ void TerminalProgress::Report(std::string_view what, int64_t done, int64_t total
   if (drawn_ && now - last_ < std::chrono::milliseconds(200) && done != total) return;
   last_ = now;
   drawn_ = true;
-  const std::string line = total > 0 ? fmt::format("paratune: {} {}/{} ({:.0f}%)", what, done, total, 100.0 * done / total)
-                                     : fmt::format("paratune: {} {}", what, done);
+  const std::string line = total > 0
+                               ? fmt::format("paratune: {} {}/{} ({:.0f}%)", what, done, total, 100.0 * done / total)
+                               : fmt::format("paratune: {} {}", what, done);
   std::fprintf(stderr, "\r\033[K%s", line.c_str());
   std::fflush(stderr);
 }

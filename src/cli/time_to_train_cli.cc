@@ -19,7 +19,8 @@ std::optional<TrainingBudget> ResolveTrainingBudget(const TimeToTrainFlags& f, c
   auto given = [&](const char* flag, const std::string& value) {
     return cmd.count(flag) > 0 ? std::optional<std::string>(value) : std::nullopt;
   };
-  return paratune::ResolveTrainingBudget(given("--train-tokens", f.train_tokens), given("--gpu-hour-price", f.gpu_hour_price));
+  return paratune::ResolveTrainingBudget(given("--train-tokens", f.train_tokens),
+                                         given("--gpu-hour-price", f.gpu_hour_price));
 }
 
 std::string Abbreviated(double x) {
@@ -32,7 +33,8 @@ std::string Abbreviated(double x) {
 
 std::string DescribeTimeToTrain(const TimeToTrain& t) {
   std::string s = fmt::format("{:.1f} days, {} GPU-hours on {} GPUs", t.days(), Abbreviated(t.gpu_hours()), t.gpus);
-  if (t.cost_usd) s += fmt::format(", {} USD at {:.2f} USD per GPU-hour", Abbreviated(*t.cost_usd), *t.usd_per_gpu_hour);
+  if (t.cost_usd)
+    s += fmt::format(", {} USD at {:.2f} USD per GPU-hour", Abbreviated(*t.cost_usd), *t.usd_per_gpu_hour);
   return s;
 }
 

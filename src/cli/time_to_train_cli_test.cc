@@ -44,7 +44,8 @@ TEST_F(Cli, TimeToTrainBadInput) {
   EXPECT_EQ(RunBad({"estimate", "--train-tokens", "inf"}),
             "--train-tokens expects the tokens to train as a number (e.g. 15e12), got 'inf'");
   EXPECT_EQ(RunBad({"estimate", "--train-tokens", "1e19"}), "--train-tokens must be at most 1e+18, got 1e19");
-  EXPECT_EQ(RunBad({"estimate", "--gpu-hour-price", "2"}), "--gpu-hour-price needs --train-tokens (the tokens to train)");
+  EXPECT_EQ(RunBad({"estimate", "--gpu-hour-price", "2"}),
+            "--gpu-hour-price needs --train-tokens (the tokens to train)");
   EXPECT_EQ(RunBad({"plan", "--train-tokens", "1e12", "--gpu-hour-price", "-1"}),
             "--gpu-hour-price must be positive, got -1");
   EXPECT_CONTAINS(RunBad({"plan", "--train-tokens"}), "--train-tokens");
@@ -53,9 +54,9 @@ TEST_F(Cli, TimeToTrainBadInput) {
 // The table's MFU is over the BF16 peak for every row, `own` over the row's precision; with a
 // token count the table gains days (and USD with a price) and a line gives #1's time to train.
 TEST_F(Cli, PlanShowsBothMfusAndTheTimeToTrain) {
-  const std::vector<std::string> args = {"plan",        "--model", "llama-3.1-8b", "--gpu",          "H100",
-                                         "--nodes",     "2",       "--precision",  "any",            "--top",
-                                         "3",           "--quiet", "--train-tokens", "15e12", "--gpu-hour-price", "2"};
+  const std::vector<std::string> args = {
+      "plan",  "--model", "llama-3.1-8b", "--gpu",          "H100",  "--nodes",          "2", "--precision", "any",
+      "--top", "3",       "--quiet",      "--train-tokens", "15e12", "--gpu-hour-price", "2"};
   const Result text = Run(args);
   ASSERT_EQ(text.status, 0) << text.err;
   EXPECT_CONTAINS(text.out, "    MFU    own   mem/GPU   comm  bubble    days       USD\n");

@@ -43,8 +43,9 @@ void PrintCompared(const ComparedErrors& c) {
 
 void PrintMemoryAndStepTime(const ValidationReport& rep) {
   if (rep.memory.overall.ours.n > 0) {
-    fmt::print("\nPeak memory per GPU, allocated GiB (torch.cuda.max_memory_allocated; no CUDA context, NCCL or "
-               "allocator slack)\n");
+    fmt::print(
+        "\nPeak memory per GPU, allocated GiB (torch.cuda.max_memory_allocated; no CUDA context, NCCL or "
+        "allocator slack)\n");
     fmt::print("{:<20} {:<16} {:>9} {:>10} {:>7} {:>9} {:>7}\n", "id", "gpu", "measured", "predicted", "APE", "SimuMax",
                "APE");
     for (const RunPrediction& p : rep.rows) {
@@ -66,7 +67,8 @@ void PrintMemoryAndStepTime(const ValidationReport& rep) {
       if (!p.step_time_ape) continue;
       const PublishedRun& r = *p.run;
       fmt::print("{:<20} {:<16} {:>9.3f} {:>10.3f} {:>7} {:>9.3f} {:>7}\n", r.id, r.gpu_name, r.target_step_time_s,
-                 p.predicted_step_time_s, ApeCell(p.step_time_ape), r.simumax_step_time_s, ApeCell(p.simumax_step_time_ape));
+                 p.predicted_step_time_s, ApeCell(p.step_time_ape), r.simumax_step_time_s,
+                 ApeCell(p.simumax_step_time_ape));
     }
     fmt::print("\nStep time, absolute percentage error\n");
     PrintCompared(rep.step_time);
@@ -86,53 +88,53 @@ Command AddValidateCommand(CLI::App& root) {
   cmd->add_option("file", f->file, "CSV in the schema of published_runs_dev.csv")->required();
   cmd->add_option("--hardware", f->hardware, "TOML file adding or overriding GPU entries or calibration");
   cmd->add_flag("--json", f->json, "print JSON (schema paratune.validate/1)");
-  return {cmd, [f] {
-            const ValidatedFile validated = ValidateFile(f->file, f->hardware);
-            const ValidationReport& rep = validated.report;
-            if (f->json) {
-              fmt::print("{}\n", DocumentText(ValidationJson(rep, f->file)));
-              return 0;
-            }
-            fmt::print("{:<20} {:<10} {:>5} {:>12} {:>12} {:>7}\n", "id", "gpu", "gpus", "measured", "predicted", "APE");
-            for (const RunPrediction& p : rep.rows) {
-              const PublishedRun& r = *p.run;
-              if (p.predicted)
-                fmt::print("{:<20} {:<10} {:>5} {:>12.1f} {:>12.1f} {:>6.1f}%{}\n", r.id, r.gpu_name, r.num_gpus,
-                           r.target_tokens_per_s_per_gpu, p.predicted_tokens_per_s_per_gpu, 100 * p.ape,
-                           p.fits ? "" : "  (predicted not to fit)");
-              else
-                fmt::print("{:<20} {:<10} {:>5} {:>12.1f} {:>12} not modelled: {}\n", r.id, r.gpu_name, r.num_gpus,
-                           r.target_tokens_per_s_per_gpu, "-", p.reason);
-            }
-            fmt::print("\nTokens/s per GPU, absolute percentage error\n");
-            fmt::print("  {:<34} {}\n", "overall", StatsLine(rep.overall));
-            fmt::print("  {:<34} {}\n", "without low-confidence rows", StatsLine(rep.overall_without_low_confidence));
-            std::string last;
-            for (const GroupStats& g : rep.groups) {
-              if (g.dimension != last) fmt::print("  by {}\n", g.dimension);
-              last = g.dimension;
-              fmt::print("    {:<32} {}\n", g.value, StatsLine(g.stats));
-            }
-            if (rep.korthikanti_step_time.n > 0)
-              fmt::print("\nKorthikanti et al. 2022 Table 5, step time: mean error {:.2f}%, max {:.2f}% over {} runs "
-                         "(Calculon: 3.65% mean, 8.87% max)\n",
-                         100 * rep.korthikanti_step_time.mean, 100 * rep.korthikanti_step_time.max,
-                         rep.korthikanti_step_time.n);
-            PrintMemoryAndStepTime(rep);
-            fmt::print("\nPairwise ranking (same model, GPU, GPU count, sequence; measured gap > 5%)\n");
-            for (auto [name, r] : {std::pair{"all pairs", &rep.ranking},
-                                   std::pair{"pairs without low-confidence rows", &rep.ranking_without_low_confidence}}) {
-              fmt::print("  {:<34} {} of {} ordered as measured ({:.1f}%)\n", name, r->agree, r->pairs,
-                         r->pairs ? 100.0 * r->agree / r->pairs : 100.0);
-              for (const auto& [a, b] : r->disagreements) fmt::print("    disagree: measured {} > {}\n", a, b);
-            }
-            if (!rep.unmapped_sharding.empty()) {
-              fmt::print("\nSharding texts (zero_stage_or_fsdp) not mapped to a ZeRO stage\n");
-              for (const auto& [text, ids] : rep.unmapped_sharding)
-                fmt::print("  '{}': {}\n", text, fmt::join(ids, ", "));
-            }
-            return 0;
-          }};
+  return {
+      cmd, [f] {
+        const ValidatedFile validated = ValidateFile(f->file, f->hardware);
+        const ValidationReport& rep = validated.report;
+        if (f->json) {
+          fmt::print("{}\n", DocumentText(ValidationJson(rep, f->file)));
+          return 0;
+        }
+        fmt::print("{:<20} {:<10} {:>5} {:>12} {:>12} {:>7}\n", "id", "gpu", "gpus", "measured", "predicted", "APE");
+        for (const RunPrediction& p : rep.rows) {
+          const PublishedRun& r = *p.run;
+          if (p.predicted)
+            fmt::print("{:<20} {:<10} {:>5} {:>12.1f} {:>12.1f} {:>6.1f}%{}\n", r.id, r.gpu_name, r.num_gpus,
+                       r.target_tokens_per_s_per_gpu, p.predicted_tokens_per_s_per_gpu, 100 * p.ape,
+                       p.fits ? "" : "  (predicted not to fit)");
+          else
+            fmt::print("{:<20} {:<10} {:>5} {:>12.1f} {:>12} not modelled: {}\n", r.id, r.gpu_name, r.num_gpus,
+                       r.target_tokens_per_s_per_gpu, "-", p.reason);
+        }
+        fmt::print("\nTokens/s per GPU, absolute percentage error\n");
+        fmt::print("  {:<34} {}\n", "overall", StatsLine(rep.overall));
+        fmt::print("  {:<34} {}\n", "without low-confidence rows", StatsLine(rep.overall_without_low_confidence));
+        std::string last;
+        for (const GroupStats& g : rep.groups) {
+          if (g.dimension != last) fmt::print("  by {}\n", g.dimension);
+          last = g.dimension;
+          fmt::print("    {:<32} {}\n", g.value, StatsLine(g.stats));
+        }
+        if (rep.korthikanti_step_time.n > 0)
+          fmt::print(
+              "\nKorthikanti et al. 2022 Table 5, step time: mean error {:.2f}%, max {:.2f}% over {} runs "
+              "(Calculon: 3.65% mean, 8.87% max)\n",
+              100 * rep.korthikanti_step_time.mean, 100 * rep.korthikanti_step_time.max, rep.korthikanti_step_time.n);
+        PrintMemoryAndStepTime(rep);
+        fmt::print("\nPairwise ranking (same model, GPU, GPU count, sequence; measured gap > 5%)\n");
+        for (auto [name, r] : {std::pair{"all pairs", &rep.ranking},
+                               std::pair{"pairs without low-confidence rows", &rep.ranking_without_low_confidence}}) {
+          fmt::print("  {:<34} {} of {} ordered as measured ({:.1f}%)\n", name, r->agree, r->pairs,
+                     r->pairs ? 100.0 * r->agree / r->pairs : 100.0);
+          for (const auto& [a, b] : r->disagreements) fmt::print("    disagree: measured {} > {}\n", a, b);
+        }
+        if (!rep.unmapped_sharding.empty()) {
+          fmt::print("\nSharding texts (zero_stage_or_fsdp) not mapped to a ZeRO stage\n");
+          for (const auto& [text, ids] : rep.unmapped_sharding) fmt::print("  '{}': {}\n", text, fmt::join(ids, ", "));
+        }
+        return 0;
+      }};
 }
 
 }  // namespace paratune::cli

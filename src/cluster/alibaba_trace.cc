@@ -32,8 +32,8 @@ enum AlibabaColumn {
   kScheduledTime,
   kAlibabaColumnCount
 };
-const std::vector<std::string_view> kAlibabaColumns = {"name",     "cpu_milli",     "memory_mib",    "num_gpu",
-                                                       "gpu_milli", "gpu_spec",     "qos",           "pod_phase",
+const std::vector<std::string_view> kAlibabaColumns = {"name",          "cpu_milli",     "memory_mib",    "num_gpu",
+                                                       "gpu_milli",     "gpu_spec",      "qos",           "pod_phase",
                                                        "creation_time", "deletion_time", "scheduled_time"};
 
 // qos -> class: LS (latency-sensitive) and Guaranteed pods are production, BE (best-effort) and
@@ -69,8 +69,9 @@ JobTrace ReadAlibabaTrace(std::string_view text, const std::string& where, const
   for (size_t c = 0; c < kAlibabaColumns.size(); ++c)
     if (col[c] < 0 && c != kCpuMilli && c != kMemoryMib)
       throw InputError(fmt::format("{}:{}: missing column '{}' (an Alibaba v2023 pod list has {})", where, header_line,
-                                   kAlibabaColumns[c], "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,"
-                                                       "pod_phase,creation_time,deletion_time,scheduled_time"));
+                                   kAlibabaColumns[c],
+                                   "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,"
+                                   "pod_phase,creation_time,deletion_time,scheduled_time"));
 
   trace_rows::TraceBuilder builder(where, TraceFormat::kAlibabaV2023, defaults);
   builder.Reserve(text.size() / 64);
@@ -93,8 +94,10 @@ JobTrace ReadAlibabaTrace(std::string_view text, const std::string& where, const
       skip("never ran: pod_phase Pending");
       continue;
     }
-    if (std::none_of(std::begin(kRanPhases), std::end(kRanPhases), [&](const char* p) { return EqualsAsciiNoCase(phase, p); })) {
-      skip(fmt::format("unknown pod_phase {} (expected Running, Succeeded, Failed or Pending)", trace_rows::Shown(phase)));
+    if (std::none_of(std::begin(kRanPhases), std::end(kRanPhases),
+                     [&](const char* p) { return EqualsAsciiNoCase(phase, p); })) {
+      skip(fmt::format("unknown pod_phase {} (expected Running, Succeeded, Failed or Pending)",
+                       trace_rows::Shown(phase)));
       continue;
     }
     const std::string_view scheduled_text = fields[col[kScheduledTime]];

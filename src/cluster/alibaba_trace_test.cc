@@ -18,12 +18,13 @@ constexpr const char* kHeader =
 TEST(AlibabaTrace, RealRows) {
   TraceDefaults d;
   d.restart_overhead_s = 60;
-  const JobTrace t = ReadJobTrace(std::string(kHeader) +
-                                      "openb-pod-0000,12000,16384,1,1000,,LS,Running,0,12537496,0\n"
-                                      "openb-pod-0001,6000,12288,1,460,,LS,Running,427061,12902960,427061\n"
-                                      "openb-pod-0017,88000,327680,8,1000,nan,Burstable,Succeeded,9437497,10769854,9437497\n"
-                                      "openb-pod-0035,16000,32768,1,1000,V100M16|V100M32,LS,Running,9967058,9968575,9967063\n",
-                                  "pods.csv", std::nullopt, d);
+  const JobTrace t =
+      ReadJobTrace(std::string(kHeader) +
+                       "openb-pod-0000,12000,16384,1,1000,,LS,Running,0,12537496,0\n"
+                       "openb-pod-0001,6000,12288,1,460,,LS,Running,427061,12902960,427061\n"
+                       "openb-pod-0017,88000,327680,8,1000,nan,Burstable,Succeeded,9437497,10769854,9437497\n"
+                       "openb-pod-0035,16000,32768,1,1000,V100M16|V100M32,LS,Running,9967058,9968575,9967063\n",
+                   "pods.csv", std::nullopt, d);
   EXPECT_EQ(t.format, "alibaba-v2023");
   ASSERT_EQ(t.jobs.size(), 4u);
   EXPECT_TRUE(t.skipped.empty());
@@ -51,26 +52,27 @@ TEST(AlibabaTrace, RealRows) {
 TEST(AlibabaTrace, BrokenAndUnrunRowsAreSkippedWithTheirLines) {
   TraceDefaults d;
   d.max_gpus = 4;
-  const JobTrace t = ReadJobTrace(std::string(kHeader) +
-                                      "p2,1,1,1,1000,,LS,Running,0,100,0\n"            // 2 ok
-                                      "p3,1,1,0,0,,LS,Running,0,100,0\n"               // 3 CPU-only
-                                      "p4,1,1,1,1000,,BE,Pending,10,20,\n"             // 4 pending
-                                      "p5,1,1,1,1000,,BE,Failed,10,20,\n"              // 5 no scheduled_time
-                                      "p6,1,1,1,1000,,BE,Failed,10,,12\n"              // 6 no deletion_time
-                                      "p7,1,1,1,1000,,XX,Running,0,100,0\n"            // 7 unknown qos
-                                      "p8,1,1,1,0,,LS,Running,0,100,0\n"               // 8 gpu_milli 0
-                                      "p9,1,1,1,1500,,LS,Running,0,100,0\n"            // 9 gpu_milli above 1000
-                                      "p10,1,1,1,1000,,LS,Running,0,50,60\n"           // 10 deleted before scheduled
-                                      "p11,1,1,1,1000,,LS,Running,0,60,60\n"           // 11 zero run time
-                                      "p12,1,1,1,1000,,LS,Running,70,100,60\n"         // 12 scheduled before creation
-                                      "p13,1,1,x,1000,,LS,Running,0,100,0\n"           // 13 num_gpu not an integer
-                                      "p14,1,1,8,1000,,LS,Running,0,100,0\n"           // 14 more than the cluster
-                                      "p15,1,1,1,1000,,LS,Evicted,0,100,0\n"           // 15 unknown phase
-                                      "p16,1,1,1,1000,,LS,Running,-5,100,0\n"          // 16 scheduled before (negative) creation
-                                      "p17,1,1,1,1000,,LS,Running,0,1e,0\n"            // 17 not a number
-                                      "p18,1,1,-1,1000,,LS,Running,0,100,0\n"          // 18 negative GPUs
-                                      ",1,1,2,1000,,guaranteed,running,5,100,10\n",    // 19 ok, case-insensitive
-                                  "pods.csv", std::nullopt, d);
+  const JobTrace t =
+      ReadJobTrace(std::string(kHeader) +
+                       "p2,1,1,1,1000,,LS,Running,0,100,0\n"          // 2 ok
+                       "p3,1,1,0,0,,LS,Running,0,100,0\n"             // 3 CPU-only
+                       "p4,1,1,1,1000,,BE,Pending,10,20,\n"           // 4 pending
+                       "p5,1,1,1,1000,,BE,Failed,10,20,\n"            // 5 no scheduled_time
+                       "p6,1,1,1,1000,,BE,Failed,10,,12\n"            // 6 no deletion_time
+                       "p7,1,1,1,1000,,XX,Running,0,100,0\n"          // 7 unknown qos
+                       "p8,1,1,1,0,,LS,Running,0,100,0\n"             // 8 gpu_milli 0
+                       "p9,1,1,1,1500,,LS,Running,0,100,0\n"          // 9 gpu_milli above 1000
+                       "p10,1,1,1,1000,,LS,Running,0,50,60\n"         // 10 deleted before scheduled
+                       "p11,1,1,1,1000,,LS,Running,0,60,60\n"         // 11 zero run time
+                       "p12,1,1,1,1000,,LS,Running,70,100,60\n"       // 12 scheduled before creation
+                       "p13,1,1,x,1000,,LS,Running,0,100,0\n"         // 13 num_gpu not an integer
+                       "p14,1,1,8,1000,,LS,Running,0,100,0\n"         // 14 more than the cluster
+                       "p15,1,1,1,1000,,LS,Evicted,0,100,0\n"         // 15 unknown phase
+                       "p16,1,1,1,1000,,LS,Running,-5,100,0\n"        // 16 scheduled before (negative) creation
+                       "p17,1,1,1,1000,,LS,Running,0,1e,0\n"          // 17 not a number
+                       "p18,1,1,-1,1000,,LS,Running,0,100,0\n"        // 18 negative GPUs
+                       ",1,1,2,1000,,guaranteed,running,5,100,10\n",  // 19 ok, case-insensitive
+                   "pods.csv", std::nullopt, d);
   ASSERT_EQ(t.jobs.size(), 2u);
   EXPECT_EQ(t.jobs[0].line, 2);
   EXPECT_EQ(t.jobs[1].line, 19);
@@ -105,11 +107,13 @@ TEST(AlibabaTrace, BrokenAndUnrunRowsAreSkippedWithTheirLines) {
 
 TEST(AlibabaTrace, HeaderErrorsRejectTheFile) {
   const TraceDefaults d;
-  EXPECT_EQ(InputErrorOf([&] { ReadAlibabaTrace("name,cpu_milli,memory_mib,num_gpu,gpu_milli\nx,1,1,1,1000\n", "m.csv", d); }),
+  EXPECT_EQ(InputErrorOf(
+                [&] { ReadAlibabaTrace("name,cpu_milli,memory_mib,num_gpu,gpu_milli\nx,1,1,1,1000\n", "m.csv", d); }),
             "m.csv:1: this Alibaba v2023 pod list has no times (creation_time, scheduled_time, deletion_time): it is a "
             "workload for a fragmentation snapshot (like openb_pod_list_multigpu50.csv), not a trace to replay");
   EXPECT_EQ(InputErrorOf([&] {
-              ReadAlibabaTrace("name,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time\n", "m.csv", d);
+              ReadAlibabaTrace("name,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time\n", "m.csv",
+                               d);
             }),
             "m.csv:1: missing column 'scheduled_time' (an Alibaba v2023 pod list has name,cpu_milli,memory_mib,num_gpu,"
             "gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time)");
@@ -126,7 +130,8 @@ TEST(AlibabaTrace, DefaultPodList) {
   ASSERT_EQ(t.jobs.size(), 6203u);
   std::map<std::string, int> reasons;
   for (const SkippedRow& s : t.skipped) ++reasons[s.reason];
-  EXPECT_EQ(reasons, (std::map<std::string, int>{{"no GPUs: CPU-only pod", 1088}, {"never ran: pod_phase Pending", 861}}));
+  EXPECT_EQ(reasons,
+            (std::map<std::string, int>{{"no GPUs: CPU-only pod", 1088}, {"never ran: pod_phase Pending", 861}}));
   std::map<int, int> by_gpus;
   int production = 0;
   double gpu_s = 0;

@@ -84,9 +84,8 @@ ClusterTopology Build(std::vector<NodeType> types) {
 // ---- Cluster TOML ----------------------------------------------------------------------------
 
 // The fields of a [[nodes]] table: the one list that the unknown-field check and the docs follow.
-constexpr const char* kNodeFields[] = {"name",           "count",         "gpu",
-                                       "gpus_per_node",  "nodes_per_domain", "nodes_per_leaf",
-                                       "spine_oversubscription", "fabric"};
+constexpr const char* kNodeFields[] = {
+    "name", "count", "gpu", "gpus_per_node", "nodes_per_domain", "nodes_per_leaf", "spine_oversubscription", "fabric"};
 
 std::string LineOf(const std::string& where, const toml::node& n) {
   return where + ":" + std::to_string(n.source().begin.line);
@@ -116,7 +115,8 @@ class NodesTable {
     if (!n) return std::nullopt;
     const auto v = n->is_integer() ? n->value<int64_t>() : std::nullopt;
     if (!v || *v < min || *v > max)
-      throw InputError(fmt::format("{}: {} field '{}' must be an integer from {} to {}", Where(key), Name(), key, min, max));
+      throw InputError(
+          fmt::format("{}: {} field '{}' must be an integer from {} to {}", Where(key), Name(), key, min, max));
     return static_cast<int>(*v);
   }
   std::optional<double> Num(const char* key, double min, double max) const {
@@ -124,7 +124,8 @@ class NodesTable {
     if (!n) return std::nullopt;
     const auto v = n->is_number() ? n->value<double>() : std::nullopt;
     if (!v || !std::isfinite(*v) || *v < min || *v > max)
-      throw InputError(fmt::format("{}: {} field '{}' must be a number from {:g} to {:g}", Where(key), Name(), key, min, max));
+      throw InputError(
+          fmt::format("{}: {} field '{}' must be a number from {:g} to {:g}", Where(key), Name(), key, min, max));
     return v;
   }
 
@@ -139,9 +140,10 @@ NodeType ReadNodesTable(const HardwareCatalog& catalog, const toml::table& t, co
   for (const auto& [k, v] : t) {
     const std::string key(k.str());
     if (std::none_of(std::begin(kNodeFields), std::end(kNodeFields), [&](const char* f) { return key == f; }))
-      throw InputError(fmt::format("{}: {} unknown field '{}' (known: name, count, gpu, gpus_per_node, "
-                                   "nodes_per_domain, nodes_per_leaf, spine_oversubscription, fabric)",
-                                   LineOf(where, v), r.Name(), key.substr(0, 60)));
+      throw InputError(
+          fmt::format("{}: {} unknown field '{}' (known: name, count, gpu, gpus_per_node, "
+                      "nodes_per_domain, nodes_per_leaf, spine_oversubscription, fabric)",
+                      LineOf(where, v), r.Name(), key.substr(0, 60)));
   }
   for (const char* req : {"count", "gpu"})
     if (!r.Has(req))
@@ -170,8 +172,9 @@ NodeType ReadNodesTable(const HardwareCatalog& catalog, const toml::table& t, co
         throw InputError(fmt::format("{}: {} field 'fabric': {}", r.Where("fabric"), r.Name(), e.what()));
       }
     } else if (!r.Has("gpus_per_node")) {
-      throw InputError(fmt::format("{}: {} GPU '{}' is not in the hardware catalog, so field 'gpus_per_node' is required",
-                                   r.Where("gpu"), r.Name(), gpu.substr(0, 60)));
+      throw InputError(
+          fmt::format("{}: {} GPU '{}' is not in the hardware catalog, so field 'gpus_per_node' is required",
+                      r.Where("gpu"), r.Name(), gpu.substr(0, 60)));
     }
   }
   ty.name = r.Str("name").value_or(gpu);
@@ -200,7 +203,8 @@ ClusterTopology ReadClusterToml(const HardwareCatalog& catalog, std::string_view
   const toml::node* nodes = doc.get("nodes");
   if (!nodes) throw InputError(where + ": no [[nodes]] table (one per node type)");
   const toml::array* list = nodes->as_array();
-  if (!list || list->empty()) throw InputError(LineOf(where, *nodes) + ": 'nodes' must be [[nodes]] tables, one per node type");
+  if (!list || list->empty())
+    throw InputError(LineOf(where, *nodes) + ": 'nodes' must be [[nodes]] tables, one per node type");
   std::vector<NodeType> types;
   std::map<std::string, int> lines_by_name;
   for (const toml::node& n : *list) {
@@ -210,8 +214,8 @@ ClusterTopology ReadClusterToml(const HardwareCatalog& catalog, std::string_view
     const int line = static_cast<int>(t->source().begin.line);
     auto [it, fresh] = lines_by_name.emplace(ty.name, line);
     if (!fresh)
-      throw InputError(fmt::format("{}:{}: [[nodes]] #{} field 'name': node type '{}' is already defined at line {}", where,
-                                   line, types.size() + 1, ty.name, it->second));
+      throw InputError(fmt::format("{}:{}: [[nodes]] #{} field 'name': node type '{}' is already defined at line {}",
+                                   where, line, types.size() + 1, ty.name, it->second));
     types.push_back(std::move(ty));
   }
   try {
@@ -298,7 +302,8 @@ ClusterTopology ReadAlibabaNodeList(const HardwareCatalog& catalog, std::string_
       types.push_back(std::move(t));
     }
     NodeType& t = types[it->second];
-    if (t.count >= kMaxClusterNodes) throw InputError(fmt::format("{}:{}: more than {} nodes", where, row.line, kMaxClusterNodes));
+    if (t.count >= kMaxClusterNodes)
+      throw InputError(fmt::format("{}:{}: more than {} nodes", where, row.line, kMaxClusterNodes));
     ++t.count;
   }
   if (types.empty()) throw InputError(where + ": the node list has no node with a GPU");

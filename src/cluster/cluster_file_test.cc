@@ -59,7 +59,8 @@ TEST(TopologyFromFlags, Nvl72TraysFormDomainsOf18) {
 TEST(TopologyFromFlags, AliasFindsTheChipAndBadInputIsAnError) {
   EXPECT_EQ(TopologyFromFlags(Catalog(), "h100-sxm", 2).types[0].gpu_spec.name, "H100");
   EXPECT_CONTAINS(InputErrorOf([] { TopologyFromFlags(Catalog(), "Z9000", 4); }), "unknown GPU 'Z9000'");
-  EXPECT_CONTAINS(InputErrorOf([] { TopologyFromFlags(Catalog(), "H100", 0); }), "--nodes must be from 1 to 131072, got 0");
+  EXPECT_CONTAINS(InputErrorOf([] { TopologyFromFlags(Catalog(), "H100", 0); }),
+                  "--nodes must be from 1 to 131072, got 0");
   EXPECT_CONTAINS(InputErrorOf([] { TopologyFromFlags(Catalog(), "H100", kMaxClusterNodes + 1); }), "--nodes");
 }
 
@@ -189,16 +190,19 @@ TEST(ReadClusterFile, AlibabaNodeListGroupsByModelAndGpus) {
   EXPECT_TRUE(t.types[2].priced);  // a catalog name prices
   EXPECT_EQ(t.types[2].nodes_per_leaf, 0);
   EXPECT_EQ(t.total_gpus, 2 * 2 + 8 + 8);  // the CPU-only node is left out
-  EXPECT_EQ(InputErrorOf([] { ReadClusterFile(Catalog(), std::string(kAlibabaHeader) + "n0,1,1,two,T4\n", "nodes.csv"); }),
-            "nodes.csv:2: field 'gpu' must be an integer from 0 to 1024, got 'two'");
-  EXPECT_EQ(InputErrorOf([] { ReadClusterFile(Catalog(), std::string(kAlibabaHeader) + "n0,1,1,-2,T4\n", "nodes.csv"); }),
-            "nodes.csv:2: field 'gpu' must be an integer from 0 to 1024, got '-2'");
+  EXPECT_EQ(
+      InputErrorOf([] { ReadClusterFile(Catalog(), std::string(kAlibabaHeader) + "n0,1,1,two,T4\n", "nodes.csv"); }),
+      "nodes.csv:2: field 'gpu' must be an integer from 0 to 1024, got 'two'");
+  EXPECT_EQ(
+      InputErrorOf([] { ReadClusterFile(Catalog(), std::string(kAlibabaHeader) + "n0,1,1,-2,T4\n", "nodes.csv"); }),
+      "nodes.csv:2: field 'gpu' must be an integer from 0 to 1024, got '-2'");
   EXPECT_EQ(InputErrorOf([] { ReadClusterFile(Catalog(), std::string(kAlibabaHeader) + "n0,1,1,4,\n", "nodes.csv"); }),
             "nodes.csv:2: field 'model' must name the node's GPU");
   EXPECT_EQ(InputErrorOf([] { ReadClusterFile(Catalog(), std::string(kAlibabaHeader) + "n0,1,1,0,\n", "nodes.csv"); }),
             "nodes.csv: the node list has no node with a GPU");
-  EXPECT_CONTAINS(InputErrorOf([] { ReadClusterFile(Catalog(), std::string(kAlibabaHeader) + "n0,1,1\n", "nodes.csv"); }),
-                  "nodes.csv:2");
+  EXPECT_CONTAINS(
+      InputErrorOf([] { ReadClusterFile(Catalog(), std::string(kAlibabaHeader) + "n0,1,1\n", "nodes.csv"); }),
+      "nodes.csv:2");
 }
 
 TEST(ReadClusterFile, AlibabaV2023NodeListOfTheTrace) {
@@ -234,9 +238,10 @@ TEST(ReadClusterFile, AlibabaV2023NodeListOfTheTrace) {
 TEST(ReadClusterFile, AlibabaAliasPricesWhenTheCatalogHasTheChip) {
   // V100M32 stands for V100-32GB (the alias table of cluster_file.cc): defined here, it prices.
   HardwareCatalog hw = HardwareCatalog::BuiltIn();
-  hw.Merge("[V100-32GB]\ngeneration = \"ampere\"\nbf16_dense_tflops = 125.0\nhbm_gb = 32.0\nhbm_tb_per_s = 0.9\n"
-           "gpus_per_node = 8\nnvlink_domain = 8\nnvlink_gb_per_s = 150.0\nnet_gb_per_s = 12.5\n",
-           "v100.toml");
+  hw.Merge(
+      "[V100-32GB]\ngeneration = \"ampere\"\nbf16_dense_tflops = 125.0\nhbm_gb = 32.0\nhbm_tb_per_s = 0.9\n"
+      "gpus_per_node = 8\nnvlink_domain = 8\nnvlink_gb_per_s = 150.0\nnet_gb_per_s = 12.5\n",
+      "v100.toml");
   const ClusterTopology t =
       ReadClusterFile(hw, std::string(kAlibabaHeader) + "n0,1,1,8,V100M32\nn1,1,1,8,V100M16\n", "nodes.csv");
   ASSERT_EQ(t.types.size(), 2u);

@@ -51,11 +51,16 @@ nlohmann::json SlowdownHistogram(const std::vector<JobRecord>& jobs) {
 nlohmann::json TopologyJson(const ClusterTopology& t) {
   nlohmann::json types = nlohmann::json::array();
   for (const auto& ty : t.types)
-    types.push_back({{"name", ty.name}, {"gpu", ty.gpu}, {"priced", ty.priced}, {"nodes", ty.count},
-                     {"gpus_per_node", ty.gpus_per_node}, {"nodes_per_domain", ty.nodes_per_domain},
-                     {"nodes_per_leaf", ty.nodes_per_leaf}, {"spine_oversubscription", ty.spine_oversubscription}});
-  return {{"nodes", t.nodes.size()}, {"gpus", t.total_gpus}, {"domains", t.domains}, {"leaves", t.leaves},
-          {"description", t.Describe()}, {"node_types", types}};
+    types.push_back({{"name", ty.name},
+                     {"gpu", ty.gpu},
+                     {"priced", ty.priced},
+                     {"nodes", ty.count},
+                     {"gpus_per_node", ty.gpus_per_node},
+                     {"nodes_per_domain", ty.nodes_per_domain},
+                     {"nodes_per_leaf", ty.nodes_per_leaf},
+                     {"spine_oversubscription", ty.spine_oversubscription}});
+  return {{"nodes", t.nodes.size()}, {"gpus", t.total_gpus},        {"domains", t.domains},
+          {"leaves", t.leaves},      {"description", t.Describe()}, {"node_types", types}};
 }
 
 nlohmann::json MetricsJson(const PolicyMetrics& m) {

@@ -51,7 +51,8 @@ TraceDefaults Defaults(const ClusterRequest& r, const ClusterTopology& topology)
 
 ClusterReplay RunCluster(const ClusterRequest& r) {
   if (r.nodes && !r.cluster_file.empty()) throw InputError("cluster: give --nodes (with --gpu) or --cluster, not both");
-  if (!r.nodes && r.cluster_file.empty()) throw InputError("cluster: give the cluster: --nodes N [--gpu NAME] or --cluster FILE");
+  if (!r.nodes && r.cluster_file.empty())
+    throw InputError("cluster: give the cluster: --nodes N [--gpu NAME] or --cluster FILE");
   const HardwareCatalog catalog = HardwareCatalog::BuiltIn();
   ClusterReplay out;
   out.topology = std::make_unique<ClusterTopology>(

@@ -17,17 +17,17 @@
 namespace paratune {
 
 struct ClusterRequest {
-  std::string trace;               // the job trace file (Philly-derived, Alibaba v2023, native CSV; .gz)
-  std::string format;              // "" = detected from the header
-  std::optional<int> nodes;        // nodes of `gpu`'s reference system, or
+  std::string trace;         // the job trace file (Philly-derived, Alibaba v2023, native CSV; .gz)
+  std::string format;        // "" = detected from the header
+  std::optional<int> nodes;  // nodes of `gpu`'s reference system, or
   std::string gpu = kDefaultGpu;
-  std::string cluster_file;        // a cluster TOML or an Alibaba v2023 node list
-  std::string policies = "fifo,topo,topo-preempt";  // comma-separated
-  std::string model;               // catalog model for jobs that give none
-  std::string production_vcs;      // Philly: comma-separated production virtual clusters
-  std::string locality;            // soft or hard, for jobs that give none
+  std::string cluster_file;                                    // a cluster TOML or an Alibaba v2023 node list
+  std::string policies = "fifo,topo,topo-preempt";             // comma-separated
+  std::string model;                                           // catalog model for jobs that give none
+  std::string production_vcs;                                  // Philly: comma-separated production virtual clusters
+  std::string locality;                                        // soft or hard, for jobs that give none
   double checkpoint_interval_s = -1, restart_overhead_s = -1;  // < 0: the trace defaults
-  ReplayOptions options;           // record_placements: keep them for the Chrome trace
+  ReplayOptions options;                                       // record_placements: keep them for the Chrome trace
   Progress* progress = nullptr;
 };
 

@@ -44,13 +44,13 @@ void ClusterState::Move(int node, int old_free, int new_free) {
   const int g = topology_->types[n.type].gpus_per_node;
   by_free_[n.type][old_free].erase(node);
   by_free_[n.type][new_free].insert(node);
-  const bool was_partial = old_free > 0 && old_free < g, is_partial = new_free > 0 && new_free < g;
+  const bool was_partial = old_free > 0 && old_free<g, is_partial = new_free> 0 && new_free < g;
   partial_nodes_ += static_cast<int>(is_partial) - static_cast<int>(was_partial);
   if (old_free == g) --leaf_whole_free_[n.leaf], --domain_whole_free_[n.domain];
   if (new_free == g) ++leaf_whole_free_[n.leaf], ++domain_whole_free_[n.domain];
   const int dg = domain_gpus_[n.domain];
   const int df_old = domain_free_[n.domain], df_new = df_old + new_free - old_free;
-  const bool dwas = df_old > 0 && df_old < dg, dis = df_new > 0 && df_new < dg;
+  const bool dwas = df_old > 0 && df_old<dg, dis = df_new> 0 && df_new < dg;
   partial_domains_ += static_cast<int>(dis) - static_cast<int>(dwas);
   domain_free_[n.domain] = df_new;
   free_total_ += new_free - old_free;
@@ -203,7 +203,8 @@ std::optional<Placement> ClusterState::BestFit(int type, int gpus, const std::ve
   // Bigger than a leaf: whole nodes from the leaves with the most wholly free nodes (fewest
   // leaves), the remainder on the best-fitting partly free node of those leaves.
   std::vector<std::pair<int, int>> order;  // (-whole free, leaf)
-  for (int leaf : leaves) order.push_back({-(excluded ? whole_free_in(leaf_nodes_[leaf]) : leaf_whole_free_[leaf]), leaf});
+  for (int leaf : leaves)
+    order.push_back({-(excluded ? whole_free_in(leaf_nodes_[leaf]) : leaf_whole_free_[leaf]), leaf});
   std::sort(order.begin(), order.end());
   std::vector<int> pool;
   int whole = 0;

@@ -58,10 +58,10 @@ class ClusterState {
   std::vector<int> free_by_type_;
   // by_free_[type][k]: nodes of the type with k free GPUs (k = 0..gpus_per_node).
   std::vector<std::vector<std::set<int>>> by_free_;
-  std::vector<int> leaf_whole_free_;    // wholly free nodes per leaf
-  std::vector<int> domain_whole_free_;  // wholly free nodes per domain
-  std::vector<int> domain_free_;        // free GPUs per domain
-  std::vector<int> domain_gpus_;        // GPUs per domain
+  std::vector<int> leaf_whole_free_;            // wholly free nodes per leaf
+  std::vector<int> domain_whole_free_;          // wholly free nodes per domain
+  std::vector<int> domain_free_;                // free GPUs per domain
+  std::vector<int> domain_gpus_;                // GPUs per domain
   std::vector<std::vector<int>> type_leaves_;   // leaves of each type, ascending
   std::vector<std::vector<int>> leaf_nodes_;    // nodes of each leaf, ascending
   std::vector<std::vector<int>> domain_nodes_;  // nodes of each domain, ascending

@@ -30,7 +30,8 @@ class DefragPolicy : public TopoPreemptPolicy {
     if (key == last_failed_) return false;
     std::map<int, std::vector<std::pair<int64_t, int>>> on_node;
     for (const auto& [id, r] : s.running())
-      if (r.placement.shares.size() == 1) on_node[r.placement.shares[0].node].push_back({id, r.placement.shares[0].gpus});
+      if (r.placement.shares.size() == 1)
+        on_node[r.placement.shares[0].node].push_back({id, r.placement.shares[0].gpus});
     double best_cost = INFINITY;
     std::vector<std::pair<int64_t, Placement>> best_moves;
     for (int t : state.TypesFor(j.gpu_type)) {

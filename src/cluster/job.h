@@ -14,34 +14,33 @@ namespace paratune {
 
 enum class JobClass { kProduction, kExperimental };
 inline constexpr EnumNames<JobClass, 4> kJobClassNames{{{{JobClass::kProduction, "production"},
-                                                          {JobClass::kExperimental, "experimental"},
-                                                          {JobClass::kProduction, "prod"},
-                                                          {JobClass::kExperimental, "exp"}}},
-                                                        2};
+                                                         {JobClass::kExperimental, "experimental"},
+                                                         {JobClass::kProduction, "prod"},
+                                                         {JobClass::kExperimental, "exp"}}},
+                                                       2};
 inline const char* JobClassName(JobClass c) { return kJobClassNames.Name(c); }
 
 // Hard: the job waits for a packed placement: the fewest nodes, inside one NVLink domain or one
 // leaf when one can hold it, else the fewest leaves. Soft: it prefers that, and after waiting
 // ReplayOptions::locality_wait_s takes a split placement when that finishes sooner.
 enum class Locality { kSoft, kHard };
-inline constexpr EnumNames<Locality, 2> kLocalityNames{
-    {{{Locality::kSoft, "soft"}, {Locality::kHard, "hard"}}}, 2};
+inline constexpr EnumNames<Locality, 2> kLocalityNames{{{{Locality::kSoft, "soft"}, {Locality::kHard, "hard"}}}, 2};
 inline const char* LocalityName(Locality l) { return kLocalityNames.Name(l); }
 
 struct Job {
-  int64_t id = 0;            // index in the trace's job list (0-based, in reading order)
-  int line = 0;              // line of the trace where the job is
-  std::string name;          // from the trace, or "job-<line>"
-  double submit_s = 0;       // seconds from the trace's start (the earliest submit is not moved)
+  int64_t id = 0;       // index in the trace's job list (0-based, in reading order)
+  int line = 0;         // line of the trace where the job is
+  std::string name;     // from the trace, or "job-<line>"
+  double submit_s = 0;  // seconds from the trace's start (the earliest submit is not moved)
   int gpus = 0;
-  double run_s = 0;          // run time on a packed placement, without restarts
+  double run_s = 0;  // run time on a packed placement, without restarts
   JobClass job_class = JobClass::kExperimental;
   double checkpoint_interval_s = 0;  // 0: never checkpoints (a preemption loses everything)
   double restart_overhead_s = 0;     // paid at every start after a preemption
   Locality locality = Locality::kSoft;
-  std::string gpu_type;      // node type's GPU the job must run on; empty: any
-  std::string model;         // catalog model id; empty: not priced (slowdown 1 on any placement)
-  int tp = 0, pp = 0;        // the job's layout; 0: the planner's choice for its GPU count
+  std::string gpu_type;  // node type's GPU the job must run on; empty: any
+  std::string model;     // catalog model id; empty: not priced (slowdown 1 on any placement)
+  int tp = 0, pp = 0;    // the job's layout; 0: the planner's choice for its GPU count
 };
 
 struct SkippedRow {
@@ -51,7 +50,7 @@ struct SkippedRow {
 
 struct JobTrace {
   std::string path;
-  std::string format;  // "philly", "alibaba-v2023" or "native"
+  std::string format;     // "philly", "alibaba-v2023" or "native"
   std::vector<Job> jobs;  // in reading order; ids 0..n-1
   std::vector<SkippedRow> skipped;
 };

@@ -31,8 +31,8 @@ enum NativeColumn {
   kNativeColumnCount
 };
 const std::vector<std::string_view> kNativeColumns = {
-    "submit_s", "gpus", "run_s", "gpu_hours", "name", "class", "checkpoint_interval_s", "restart_overhead_s",
-    "locality", "gpu_type", "model", "tp", "pp"};
+    "submit_s",           "gpus",     "run_s",    "gpu_hours", "name", "class", "checkpoint_interval_s",
+    "restart_overhead_s", "locality", "gpu_type", "model",     "tp",   "pp"};
 
 // The most a layout dimension may be (far beyond any GPU count a job has), so that tp x pp fits.
 constexpr int64_t kMaxLayoutDim = int64_t{1} << 27;
@@ -45,7 +45,10 @@ JobTrace ReadNativeTrace(std::string_view text, const std::string& where, const 
   const std::vector<int>& col = rows.columns();
   const int header_line = rows.header_line();
   for (int c : {kSubmit, kGpus})
-    if (col[c] < 0) throw InputError(fmt::format("{}:{}: missing column '{}' (a native trace needs submit_s, gpus and run_s or gpu_hours)", where, header_line, kNativeColumns[c]));
+    if (col[c] < 0)
+      throw InputError(
+          fmt::format("{}:{}: missing column '{}' (a native trace needs submit_s, gpus and run_s or gpu_hours)", where,
+                      header_line, kNativeColumns[c]));
   if ((col[kRun] < 0) == (col[kGpuHours] < 0))
     throw InputError(fmt::format("{}:{}: a native trace has exactly one of the columns run_s and gpu_hours ({})", where,
                                  header_line, col[kRun] < 0 ? "it has neither" : "it has both"));
@@ -71,7 +74,8 @@ JobTrace ReadNativeTrace(std::string_view text, const std::string& where, const 
       return n.value;
     };
     for (int c : {kSubmit, kGpus, kRun, kGpuHours})
-      if (col[c] >= 0 && cell(c).empty() && error.empty()) error = fmt::format("field '{}' is empty", kNativeColumns[c]);
+      if (col[c] >= 0 && cell(c).empty() && error.empty())
+        error = fmt::format("field '{}' is empty", kNativeColumns[c]);
     Job job;
     job.line = line;
     job.submit_s = number(kSubmit, 0);

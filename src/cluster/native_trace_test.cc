@@ -71,8 +71,8 @@ TEST(NativeTrace, MinimalTraceTakesEveryDefault) {
 }
 
 TEST(NativeTrace, GpuHoursAreWorkSpreadOverTheGpus) {
-  const JobTrace t = ReadJobTrace("submit_s,gpus,gpu_hours\n0,8,16\n10,3,1\n20,4,0\n30,0,5\n40,2,-1\n", "w.csv", std::nullopt,
-                                  TraceDefaults{});
+  const JobTrace t = ReadJobTrace("submit_s,gpus,gpu_hours\n0,8,16\n10,3,1\n20,4,0\n30,0,5\n40,2,-1\n", "w.csv",
+                                  std::nullopt, TraceDefaults{});
   ASSERT_EQ(t.jobs.size(), 2u);
   EXPECT_EQ(t.jobs[0].run_s, 7200);  // 16 GPU-hours on 8 GPUs
   EXPECT_EQ(t.jobs[1].run_s, 1200);  // 1 GPU-hour on 3 GPUs
@@ -106,19 +106,19 @@ TEST(NativeTrace, HeaderErrorsRejectTheFile) {
 TEST(NativeTrace, BrokenRowsAreSkippedWithTheirLines) {
   const JobTrace t = ReadJobTrace(
       "submit_s,gpus,run_s,class,locality,checkpoint_interval_s,restart_overhead_s,tp,pp\n"
-      "0,8,10,,,,,,\n"              // 2 ok
-      ",8,10,,,,,,\n"               // 3 empty submit_s
-      "0,,10,,,,,,\n"               // 4 empty gpus
-      "0,8,,,,,,,\n"                // 5 empty run_s
-      "0,8,10,urgent,,,,,\n"        // 6 unknown class
-      "0,8,10,,loose,,,,\n"         // 7 unknown locality
-      "0,8,10,,,-1,,,\n"            // 8 negative checkpoint interval
-      "0,8,10,,,,inf,,\n"           // 9 non-finite restart overhead
-      "0,8,10,,,,,3,\n"             // 10 tp does not divide gpus
-      "0,8,10,,,,,4,4\n"            // 11 tp x pp does not divide gpus
-      "0,8,10,,,,,-2,\n"            // 12 negative tp
-      "0,8,10,,,,,x,\n"             // 13 tp not an integer
-      "0,8,10,,,,,2,2\n",           // 14 ok
+      "0,8,10,,,,,,\n"        // 2 ok
+      ",8,10,,,,,,\n"         // 3 empty submit_s
+      "0,,10,,,,,,\n"         // 4 empty gpus
+      "0,8,,,,,,,\n"          // 5 empty run_s
+      "0,8,10,urgent,,,,,\n"  // 6 unknown class
+      "0,8,10,,loose,,,,\n"   // 7 unknown locality
+      "0,8,10,,,-1,,,\n"      // 8 negative checkpoint interval
+      "0,8,10,,,,inf,,\n"     // 9 non-finite restart overhead
+      "0,8,10,,,,,3,\n"       // 10 tp does not divide gpus
+      "0,8,10,,,,,4,4\n"      // 11 tp x pp does not divide gpus
+      "0,8,10,,,,,-2,\n"      // 12 negative tp
+      "0,8,10,,,,,x,\n"       // 13 tp not an integer
+      "0,8,10,,,,,2,2\n",     // 14 ok
       "b.csv", std::nullopt, TraceDefaults{});
   ASSERT_EQ(t.jobs.size(), 2u);
   EXPECT_EQ(t.jobs[0].line, 2);

@@ -37,8 +37,9 @@ JobTrace ReadPhillyTrace(std::string_view text, const std::string& where, const 
   const int header_line = rows.header_line();
   for (size_t c = 0; c < kPhillyColumns.size(); ++c)
     if (col[c] < 0)
-      throw InputError(fmt::format("{}:{}: missing column '{}' (a Philly trace has timestamp,duration,num_gpus,gpu_time,cluster)",
-                                   where, header_line, kPhillyColumns[c]));
+      throw InputError(
+          fmt::format("{}:{}: missing column '{}' (a Philly trace has timestamp,duration,num_gpus,gpu_time,cluster)",
+                      where, header_line, kPhillyColumns[c]));
 
   // First pass: each row's own checks; submit times are epoch seconds until the earliest is known.
   struct Pending {
@@ -58,15 +59,16 @@ JobTrace ReadPhillyTrace(std::string_view text, const std::string& where, const 
     const std::string_view ts_text = fields[col[kTimestamp]];
     const std::optional<double> ts = ParseTimestamp(ts_text);
     if (!ts) {
-      builder.Skip(line, fmt::format("field 'timestamp' is not a time (YYYY-MM-DD HH:MM:SS): {}", trace_rows::Shown(ts_text)));
+      builder.Skip(
+          line, fmt::format("field 'timestamp' is not a time (YYYY-MM-DD HH:MM:SS): {}", trace_rows::Shown(ts_text)));
       continue;
     }
     earliest = std::min(earliest, *ts);
     const trace_rows::Number duration = trace_rows::ParseNumber(fields[col[kDuration]], "duration");
     const trace_rows::Integer gpus = trace_rows::ParseInteger(fields[col[kNumGpus]], "num_gpus");
     const trace_rows::Number gpu_time = trace_rows::ParseNumber(fields[col[kGpuTime]], "gpu_time");
-    const std::string* error = !duration.error.empty() ? &duration.error
-                               : !gpus.error.empty()   ? &gpus.error
+    const std::string* error = !duration.error.empty()   ? &duration.error
+                               : !gpus.error.empty()     ? &gpus.error
                                : !gpu_time.error.empty() ? &gpu_time.error
                                                          : nullptr;
     if (error) {
@@ -85,10 +87,10 @@ JobTrace ReadPhillyTrace(std::string_view text, const std::string& where, const 
     job.submit_s = *ts;
     job.run_s = duration.value;
     const std::string_view vc = fields[col[kCluster]];
-    job.job_class = std::find(defaults.production_vcs.begin(), defaults.production_vcs.end(), vc) !=
-                            defaults.production_vcs.end()
-                        ? JobClass::kProduction
-                        : JobClass::kExperimental;
+    job.job_class =
+        std::find(defaults.production_vcs.begin(), defaults.production_vcs.end(), vc) != defaults.production_vcs.end()
+            ? JobClass::kProduction
+            : JobClass::kExperimental;
     job.checkpoint_interval_s = defaults.checkpoint_interval_s;
     job.restart_overhead_s = defaults.restart_overhead_s;
     job.locality = defaults.locality;

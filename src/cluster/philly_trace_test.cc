@@ -56,9 +56,9 @@ TEST(PhillyTrace, FirstRowsByHand) {
 }
 
 TEST(PhillyTrace, ColumnOrderIsFreeAndCrlfIsRead) {
-  const JobTrace t = ReadJobTrace(
-      "cluster,num_gpus,duration,gpu_time,timestamp\r\n6214e9,8,100.0,800.0,2017-10-09 06:13:03\r\n", "c.csv",
-      std::nullopt, TraceDefaults{});
+  const JobTrace t =
+      ReadJobTrace("cluster,num_gpus,duration,gpu_time,timestamp\r\n6214e9,8,100.0,800.0,2017-10-09 06:13:03\r\n",
+                   "c.csv", std::nullopt, TraceDefaults{});
   ASSERT_EQ(t.jobs.size(), 1u);
   EXPECT_EQ(t.jobs[0].gpus, 8);
   EXPECT_EQ(t.jobs[0].run_s, 100);
@@ -117,8 +117,9 @@ TEST(PhillyTrace, HeaderErrorsRejectTheFile) {
   EXPECT_EQ(InputErrorOf([&] { ReadPhillyTrace("timestamp,duration,num_gpus,gpu_time,cluster,user\n", "h.csv", d); }),
             "h.csv:1: unknown column 'user' (a Philly trace's columns are timestamp, duration, num_gpus, gpu_time, "
             "cluster)");
-  EXPECT_EQ(InputErrorOf([&] { ReadPhillyTrace("timestamp,duration,num_gpus,gpu_time,cluster,duration\n", "h.csv", d); }),
-            "h.csv:1: duplicated column 'duration'");
+  EXPECT_EQ(
+      InputErrorOf([&] { ReadPhillyTrace("timestamp,duration,num_gpus,gpu_time,cluster,duration\n", "h.csv", d); }),
+      "h.csv:1: duplicated column 'duration'");
 }
 
 // The whole file: every row is a job (82,247), sizes as SOURCES.md's histogram, times from
@@ -143,14 +144,16 @@ TEST(PhillyTrace, WholeFile) {
     latest = std::max(latest, j.submit_s);
     gpu_s += j.run_s * j.gpus;
   }
-  EXPECT_EQ(by_gpus, (std::map<int, int>{{1, 76627}, {2, 1818}, {4, 1870}, {8, 1643}, {12, 7}, {16, 199}, {24, 7},
-                                          {32, 67}, {64, 6}, {128, 3}}));
-  EXPECT_EQ(production, 41226);  // the largest virtual cluster
+  EXPECT_EQ(
+      by_gpus,
+      (std::map<int, int>{
+          {1, 76627}, {2, 1818}, {4, 1870}, {8, 1643}, {12, 7}, {16, 199}, {24, 7}, {32, 67}, {64, 6}, {128, 3}}));
+  EXPECT_EQ(production, 41226);          // the largest virtual cluster
   EXPECT_EQ(t.jobs[31566].submit_s, 0);  // line 31568
   // 2017-09-04 10:30:41 to 2017-10-09 07:01:55: 35 days less 3:28:46.
   EXPECT_EQ(t.jobs[0].submit_s, 35 * 86400 - 12526);
   EXPECT_EQ(t.jobs[1].submit_s, 35 * 86400 - 12526 - 2932);
-  EXPECT_EQ(latest, 109 * 86400 - 8910);  // to 2017-12-22 08:02:11
+  EXPECT_EQ(latest, 109 * 86400 - 8910);       // to 2017-12-22 08:02:11
   EXPECT_NEAR(gpu_s / 3600, 978078.47, 0.01);  // the sum of gpu_time / 3600
 
   // On 8 nodes of 8 GPUs the three 128-GPU jobs are skipped, the ids stay 0..n-1.

@@ -24,7 +24,7 @@ struct Placement {
 };
 
 struct PlacementShape {
-  int type = 0;         // node type (a placement never mixes types)
+  int type = 0;  // node type (a placement never mixes types)
   int gpus = 0;
   int nodes = 0;        // nodes spanned
   int domains = 0;      // NVLink domains spanned

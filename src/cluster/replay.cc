@@ -15,9 +15,7 @@ namespace {
 
 constexpr int64_t kMaxSeriesSamples = 1'000'000;
 
-int ClassRank(const Job& j, bool by_class) {
-  return by_class && j.job_class == JobClass::kExperimental ? 1 : 0;
-}
+int ClassRank(const Job& j, bool by_class) { return by_class && j.job_class == JobClass::kExperimental ? 1 : 0; }
 
 DelayStats DelayStatsOf(std::vector<double> v) {
   DelayStats d;
@@ -49,15 +47,14 @@ JobTrace FilterPlaceable(const ClusterTopology& topology, JobTrace trace, const 
     } else {
       bool fits = false;
       for (int t : types) {
-        if (j.locality == Locality::kHard ? empty.BestFit(t, j.gpus).has_value()
-                                          : empty.free_of_type(t) >= j.gpus)
+        if (j.locality == Locality::kHard ? empty.BestFit(t, j.gpus).has_value() : empty.free_of_type(t) >= j.gpus)
           fits = true;
       }
       if (!fits)
         reason = j.locality == Locality::kHard
                      ? fmt::format("{} GPUs with hard locality have no packed placement on the cluster", j.gpus)
-                     : fmt::format("{} GPUs: more than the cluster's {}{}", j.gpus, j.gpu_type.empty() ? "" : j.gpu_type + " ",
-                                   "GPUs");
+                     : fmt::format("{} GPUs: more than the cluster's {}{}", j.gpus,
+                                   j.gpu_type.empty() ? "" : j.gpu_type + " ", "GPUs");
     }
     if (!reason.empty()) {
       trace.skipped.push_back({j.line, reason});
@@ -70,14 +67,18 @@ JobTrace FilterPlaceable(const ClusterTopology& topology, JobTrace trace, const 
   std::stable_sort(trace.skipped.begin(), trace.skipped.end(),
                    [](const SkippedRow& a, const SkippedRow& b) { return a.line < b.line; });
   if (trace.jobs.empty() && !trace.skipped.empty())  // nothing to replay: a summary of zeros would say nothing true
-    throw InputError(fmt::format("{}: every row was skipped ({}); the first, line {}: {}", trace.path, trace.skipped.size(),
-                                 trace.skipped.front().line, trace.skipped.front().reason));
+    throw InputError(fmt::format("{}: every row was skipped ({}); the first, line {}: {}", trace.path,
+                                 trace.skipped.size(), trace.skipped.front().line, trace.skipped.front().reason));
   return trace;
 }
 
 Scheduler::Scheduler(const ClusterTopology& topology, const JobTrace& trace, bool by_class, SpeedModel* speed,
                      const ReplayOptions& options)
-    : topology_(&topology), jobs_(&trace.jobs), by_class_(by_class), speed_(speed), options_(options),
+    : topology_(&topology),
+      jobs_(&trace.jobs),
+      by_class_(by_class),
+      speed_(speed),
+      options_(options),
       state_(topology) {
   const size_t n = trace.jobs.size();
   queued_since_.assign(n, 0);
@@ -229,8 +230,7 @@ int Scheduler::FragmentedGpus() const {
   int frag = 0;
   for (int t : state_.TypesFor(head.gpu_type)) {
     const int g = topology_->types[t].gpus_per_node;
-    frag += head.gpus <= g ? state_.FreeBelow(t, head.gpus)
-                           : state_.free_of_type(t) - g * state_.whole_free_nodes(t);
+    frag += head.gpus <= g ? state_.FreeBelow(t, head.gpus) : state_.free_of_type(t) - g * state_.whole_free_nodes(t);
   }
   return frag;
 }

@@ -18,15 +18,15 @@ struct JobRecord {
   double queue_s = 0;         // time pending: before the first run and after each preemption
   int runs = 0;               // starts (1 + preemptions + migrations, when finished)
   int preemptions = 0;
-  int migrations = 0;         // moved by the consolidation pass
-  double lost_gpu_s = 0;      // GPU-seconds of work lost to preemptions and migrations
-  double allocated_gpu_s = 0; // GPU-seconds held, restarts and lost work included
-  int split_runs = 0;         // runs on a split placement
-  double slowdown = 1;        // of the first run's placement (1 = packed speed)
-  double mfu = 0;             // modelled MFU on the first run's placement (0 when not modelled)
+  int migrations = 0;          // moved by the consolidation pass
+  double lost_gpu_s = 0;       // GPU-seconds of work lost to preemptions and migrations
+  double allocated_gpu_s = 0;  // GPU-seconds held, restarts and lost work included
+  int split_runs = 0;          // runs on a split placement
+  double slowdown = 1;         // of the first run's placement (1 = packed speed)
+  double mfu = 0;              // modelled MFU on the first run's placement (0 when not modelled)
   bool modelled = false;
-  std::string layout;         // the layout priced (modelled jobs)
-  std::string note;           // why the first run's placement is slower
+  std::string layout;  // the layout priced (modelled jobs)
+  std::string note;    // why the first run's placement is slower
 };
 
 enum class IntervalEnd { kFinished, kPreempted, kMigrated };
@@ -51,12 +51,12 @@ struct PlacementInterval {
 struct SeriesSample {
   double time_s = 0;
   int allocated_gpus = 0;
-  int queue_length = 0;    // jobs pending
-  int queued_gpus = 0;     // GPUs they ask for
+  int queue_length = 0;  // jobs pending
+  int queued_gpus = 0;   // GPUs they ask for
   int running_jobs = 0;
-  int fragmented_gpus = 0; // free GPUs that cannot host the next pending job
-  int partial_nodes = 0;   // nodes with some but not all GPUs free
-  int partial_domains = 0; // NVLink domains with some but not all GPUs free
+  int fragmented_gpus = 0;  // free GPUs that cannot host the next pending job
+  int partial_nodes = 0;    // nodes with some but not all GPUs free
+  int partial_domains = 0;  // NVLink domains with some but not all GPUs free
 };
 
 struct DelayStats {
@@ -79,33 +79,33 @@ struct ClassMetrics {
 };
 
 struct Fragmentation {
-  double mean_fragmented_gpus = 0;     // time-weighted, while a job was pending
-  double fragmented_share_of_free = 0; // time-weighted fragmented / free, while a job was pending
-  double mean_partial_nodes = 0;       // time-weighted over the makespan
+  double mean_fragmented_gpus = 0;      // time-weighted, while a job was pending
+  double fragmented_share_of_free = 0;  // time-weighted fragmented / free, while a job was pending
+  double mean_partial_nodes = 0;        // time-weighted over the makespan
   double mean_partial_domains = 0;
-  double pending_time_share = 0;       // share of the makespan with a job pending
+  double pending_time_share = 0;  // share of the makespan with a job pending
 };
 
 struct PolicyMetrics {
   std::string policy;
   int64_t jobs = 0;
   int64_t jobs_finished = 0;
-  double makespan_s = 0;              // first submit (0) to last finish
-  double capacity_gpu_hours = 0;      // GPUs x makespan
+  double makespan_s = 0;          // first submit (0) to last finish
+  double capacity_gpu_hours = 0;  // GPUs x makespan
   double allocated_gpu_hours = 0;
-  double utilization = 0;             // allocated / capacity
-  double useful_gpu_hours = 0;        // work done at packed speed, lost work excluded
-  double goodput = 0;                 // useful / capacity
-  double lost_gpu_hours = 0;          // to preemptions and migrations
-  double restart_gpu_hours = 0;       // restart overhead paid after preemptions and migrations
+  double utilization = 0;        // allocated / capacity
+  double useful_gpu_hours = 0;   // work done at packed speed, lost work excluded
+  double goodput = 0;            // useful / capacity
+  double lost_gpu_hours = 0;     // to preemptions and migrations
+  double restart_gpu_hours = 0;  // restart overhead paid after preemptions and migrations
   int64_t preemptions = 0;
   int64_t migrations = 0;
-  int64_t split_placements = 0;       // runs on a split placement
-  int64_t split_placements_le8 = 0;   // of jobs of <= 8 GPUs placed across nodes
-  double mean_slowdown = 1;           // GPU-time-weighted slowdown of modelled runs
-  bool models = false;                // some job carried a model
-  double effective_mfu = 0;           // sum of useful GPU-s x packed MFU / capacity GPU-s
-  double mean_ettr = 0;               // mean over finished jobs of run_s / (finish - first start)
+  int64_t split_placements = 0;      // runs on a split placement
+  int64_t split_placements_le8 = 0;  // of jobs of <= 8 GPUs placed across nodes
+  double mean_slowdown = 1;          // GPU-time-weighted slowdown of modelled runs
+  bool models = false;               // some job carried a model
+  double effective_mfu = 0;          // sum of useful GPU-s x packed MFU / capacity GPU-s
+  double mean_ettr = 0;              // mean over finished jobs of run_s / (finish - first start)
   DelayStats queue_delay_s;
   DelayStats jct_s;
   DelayStats time_to_first_run_s;
@@ -116,9 +116,9 @@ struct PolicyMetrics {
 
 struct ReplayResult {
   PolicyMetrics metrics;
-  std::vector<JobRecord> jobs;                  // by job id
-  std::vector<PlacementInterval> placements;    // in start order (when recorded)
-  std::vector<SeriesSample> series;             // every series_interval_s (when > 0)
+  std::vector<JobRecord> jobs;                // by job id
+  std::vector<PlacementInterval> placements;  // in start order (when recorded)
+  std::vector<SeriesSample> series;           // every series_interval_s (when > 0)
 };
 
 }  // namespace paratune

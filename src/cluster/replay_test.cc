@@ -16,7 +16,7 @@ using testing::MakeTrace;
 using testing::SmallCluster;
 
 ReplayResult RunPolicy(const std::string& policy, const ClusterTopology& topo, const JobTrace& trace,
-                 ReplayOptions options = {}) {
+                       ReplayOptions options = {}) {
   auto p = FindPolicy(policy).make();
   return Replay(topo, trace, *p, nullptr, options);
 }
@@ -86,9 +86,9 @@ TEST(Replay, PreemptionDuringTheRestartLosesNothingMoreAndRefundsTheUnpaidRestar
   ClusterTopology topo = SmallCluster(1);
   ReplayOptions o;
   o.min_run_s = 0;
-  JobTrace t = MakeTrace({MakeJob(0, 8, 10000, JobClass::kExperimental, 1000, 100),
-                          MakeJob(7500, 8, 2000, JobClass::kProduction),
-                          MakeJob(9550, 8, 1000, JobClass::kProduction)});
+  JobTrace t =
+      MakeTrace({MakeJob(0, 8, 10000, JobClass::kExperimental, 1000, 100),
+                 MakeJob(7500, 8, 2000, JobClass::kProduction), MakeJob(9550, 8, 1000, JobClass::kProduction)});
   ReplayResult r = RunPolicy("topo-preempt", topo, t, o);
   EXPECT_EQ(r.jobs[0].preemptions, 2);
   EXPECT_DOUBLE_EQ(r.jobs[0].lost_gpu_s, 4000);
@@ -199,7 +199,8 @@ TEST(Replay, AccountingHoldsOnRandomTraces) {
       for (size_t i = 0; i < r.jobs.size(); ++i) {
         const JobRecord& rec = r.jobs[i];
         const Job& j = trace.jobs[i];
-        EXPECT_LE(rec.lost_gpu_s, rec.preemptions * j.gpus * j.checkpoint_interval_s + rec.migrations * j.gpus * j.checkpoint_interval_s + 1e-6)
+        EXPECT_LE(rec.lost_gpu_s, rec.preemptions * j.gpus * j.checkpoint_interval_s +
+                                      rec.migrations * j.gpus * j.checkpoint_interval_s + 1e-6)
             << info.name << " job " << i;
         // held - useful - lost = restart paid by this job (at most one per preemption/migration).
         const double rest = rec.allocated_gpu_s - j.run_s * j.gpus - rec.lost_gpu_s;
@@ -235,7 +236,8 @@ TEST(Replay, SameInputsSameResults) {
 
 TEST(Replay, UnplaceableJobsAreTakenOutWithTheirLines) {
   ClusterTopology topo = SmallCluster(2, 8, 1);  // leaves of one node
-  std::vector<Job> jobs = {MakeJob(0, 8, 10), MakeJob(0, 17, 10), MakeJob(0, 16, 10, JobClass::kExperimental, 0, 0, Locality::kHard)};
+  std::vector<Job> jobs = {MakeJob(0, 8, 10), MakeJob(0, 17, 10),
+                           MakeJob(0, 16, 10, JobClass::kExperimental, 0, 0, Locality::kHard)};
   jobs.push_back(MakeJob(0, 1, 10));
   jobs.back().gpu_type = "H100";
   JobTrace t = FilterPlaceable(topo, MakeTrace(jobs), {});

@@ -151,8 +151,8 @@ const Pricing& SpeedModel::Price(const Job& job, const PlacementShape& shape) {
   const NodeType& ty = topology_.types[shape.type];
   if (!ty.priced) return kUnmodelled;
   const int leaves = std::max(1, shape.leaves);
-  Key k{job.model, job.tp, job.pp, shape.type, shape.gpus, shape.aligned_per_node, shape.aligned_per_domain, leaves,
-        leaves > 1};
+  Key k{job.model, job.tp,    job.pp, shape.type, shape.gpus, shape.aligned_per_node, shape.aligned_per_domain,
+        leaves,    leaves > 1};
   auto it = cache_.find(k);
   if (it != cache_.end()) return it->second;
 
@@ -190,11 +190,11 @@ const Pricing& SpeedModel::Price(const Job& job, const PlacementShape& shape) {
     out.mfu = p.mfu / out.slowdown;
     const Layout& l = p.layout;
     std::vector<std::string> notes;
-    for (std::string n : {GroupNote("tp", l.tp, 1, packed, placed, leaves),
-                          GroupNote("cp", l.cp, l.tp, packed, placed, leaves),
-                          GroupNote("ep", l.ep, l.expert_tp(), packed, placed, leaves),
-                          GroupNote("dp", l.dp * l.cp, l.tp, packed, placed, leaves),
-                          HopNote(l.pp, l.tp * l.cp * l.dp, packed, placed, leaves)})
+    for (std::string n :
+         {GroupNote("tp", l.tp, 1, packed, placed, leaves), GroupNote("cp", l.cp, l.tp, packed, placed, leaves),
+          GroupNote("ep", l.ep, l.expert_tp(), packed, placed, leaves),
+          GroupNote("dp", l.dp * l.cp, l.tp, packed, placed, leaves),
+          HopNote(l.pp, l.tp * l.cp * l.dp, packed, placed, leaves)})
       if (!n.empty()) notes.push_back(std::move(n));
     for (const std::string& n : notes) out.note += (out.note.empty() ? "" : "; ") + n;
     // Slower links whose traffic stays behind compute (an overlapped DP reduction) cost nothing.

@@ -32,10 +32,10 @@ inline constexpr int64_t kSpeedModelSeq = 4096;
 inline constexpr int kSpeedModelSequencesPerGpu = 4;
 
 struct Pricing {
-  double slowdown = 1;      // step time on this placement / step time packed (>= 1)
-  bool modelled = false;    // the cost model priced it
-  double mfu = 0;           // the job's model FLOP utilisation on this placement (modelled only)
-  std::string layout;       // "tp 8 pp 1 dp 2", the layout priced (modelled only)
+  double slowdown = 1;    // step time on this placement / step time packed (>= 1)
+  bool modelled = false;  // the cost model priced it
+  double mfu = 0;         // the job's model FLOP utilisation on this placement (modelled only)
+  std::string layout;     // "tp 8 pp 1 dp 2", the layout priced (modelled only)
   // Why it is slower, for the job's record: "tp 8 split over 2 nodes", "dp crosses the spine".
   std::string note;
 };
@@ -55,10 +55,10 @@ class SpeedModel {
   // A job's layout and its step on a packed placement of its node type.
   struct Packed {
     bool ok = false;
-    std::string note;     // why not, when !ok
+    std::string note;  // why not, when !ok
     ModelSpec model;
     Training training;
-    Layout layout;        // dp filled
+    Layout layout;  // dp filled
     double step_time_s = 0;
     double mfu = 0;
   };

@@ -167,7 +167,8 @@ TEST(SpeedModel, DataParallelAcrossLeavesPaysTheSpine) {
     SCOPED_TRACE(over);
     const ClusterTopology topo = ReadClusterFile(
         SpeedCatalog(),
-        "[[nodes]]\ncount = 8\ngpu = \"H100\"\nnodes_per_leaf = 2\nspine_oversubscription = " + std::to_string(over) + "\n",
+        "[[nodes]]\ncount = 8\ngpu = \"H100\"\nnodes_per_leaf = 2\nspine_oversubscription = " + std::to_string(over) +
+            "\n",
         "c.toml");
     SpeedModel speed(topo);
     const Job job = ModelJob("llama-3.1-8b", 16, 8, 1);

@@ -5,7 +5,8 @@
 
 namespace paratune {
 
-std::optional<Placement> TopoPolicy::Packed(const ClusterState& state, const Job& j, const std::vector<char>* excluded) {
+std::optional<Placement> TopoPolicy::Packed(const ClusterState& state, const Job& j,
+                                            const std::vector<char>* excluded) {
   for (int t : state.TypesFor(j.gpu_type)) {
     if (auto p = state.BestFit(t, j.gpus, excluded)) return p;
   }

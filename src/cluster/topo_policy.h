@@ -37,9 +37,9 @@ class TopoPolicy : public Policy {
   struct Reservation {
     int64_t head = -1;
     int64_t disruptions = -1;
-    double shadow_s = 0;         // when the head can start packed
-    double finish_s = 0;         // when it would end, started then
-    std::vector<char> nodes;     // the reserved nodes
+    double shadow_s = 0;      // when the head can start packed
+    double finish_s = 0;      // when it would end, started then
+    std::vector<char> nodes;  // the reserved nodes
   };
   const Reservation& Reserve(Scheduler& s, int64_t head);
   Reservation res_;

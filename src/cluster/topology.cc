@@ -16,12 +16,12 @@ ClusterTopology BuildTopology(std::vector<NodeType> types) {
       throw InputError(fmt::format("cluster: node type {}: gpus_per_node must be 1..{}", ty.name, kMaxGpusPerNode));
     if (ty.nodes_per_domain <= 0)
       throw InputError(fmt::format("cluster: node type {}: nodes_per_domain must be positive", ty.name));
-    if (ty.nodes_per_leaf < 0) throw InputError(fmt::format("cluster: node type {}: nodes_per_leaf must be >= 0", ty.name));
+    if (ty.nodes_per_leaf < 0)
+      throw InputError(fmt::format("cluster: node type {}: nodes_per_leaf must be >= 0", ty.name));
     if (!(ty.spine_oversubscription >= 1) || ty.spine_oversubscription > 1e6)
       throw InputError(fmt::format("cluster: node type {}: spine_oversubscription must be >= 1", ty.name));
     nodes += ty.count;
-    if (nodes > kMaxClusterNodes)
-      throw InputError(fmt::format("cluster: more than {} nodes", kMaxClusterNodes));
+    if (nodes > kMaxClusterNodes) throw InputError(fmt::format("cluster: more than {} nodes", kMaxClusterNodes));
   }
   t.types = std::move(types);
   int64_t gpus = 0;

@@ -17,12 +17,12 @@
 namespace paratune {
 
 struct NodeType {
-  std::string name;          // the [[nodes]] name, or the GPU name when built from flags
-  std::string gpu;           // GPU name as written (catalog name, or a trace's model such as "T4")
-  bool priced = false;       // `gpu` is in the hardware catalog: jobs here can be priced
-  Fabric fabric;             // the cost model's fabric for this node type (priced types)
-  GpuSpec gpu_spec;          // the chip (priced types)
-  int count = 0;             // nodes of this type
+  std::string name;     // the [[nodes]] name, or the GPU name when built from flags
+  std::string gpu;      // GPU name as written (catalog name, or a trace's model such as "T4")
+  bool priced = false;  // `gpu` is in the hardware catalog: jobs here can be priced
+  Fabric fabric;        // the cost model's fabric for this node type (priced types)
+  GpuSpec gpu_spec;     // the chip (priced types)
+  int count = 0;        // nodes of this type
   int gpus_per_node = 0;
   int nodes_per_domain = 1;  // NVLink domain size in nodes (fabric.nvlink_domain / gpus_per_node)
   int nodes_per_leaf = 0;    // nodes under one leaf switch; 0: all of this type under one leaf

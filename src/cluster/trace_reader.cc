@@ -40,7 +40,8 @@ bool LineScanner::Next(int* line, std::string_view* out) {
     if (IsBlank(s)) continue;
     // The header plus kMaxTraceJobs rows.
     if (++rows_ > static_cast<int64_t>(kMaxTraceJobs) + 1)
-      throw InputError(fmt::format("{}:{}: more than {} rows (the most a trace may have)", where_, line_, kMaxTraceJobs));
+      throw InputError(
+          fmt::format("{}:{}: more than {} rows (the most a trace may have)", where_, line_, kMaxTraceJobs));
     *line = static_cast<int>(line_);
     *out = s;
     return true;
@@ -48,8 +49,8 @@ bool LineScanner::Next(int* line, std::string_view* out) {
   return false;
 }
 
-void SplitFields(std::string_view line, const std::string& where, int line_number, std::vector<std::string_view>* fields,
-                 std::deque<std::string>* storage) {
+void SplitFields(std::string_view line, const std::string& where, int line_number,
+                 std::vector<std::string_view>* fields, std::deque<std::string>* storage) {
   fields->clear();
   size_t i = 0;
   while (true) {
@@ -110,8 +111,8 @@ std::vector<int> MapColumns(const std::vector<std::string_view>& header, const s
     if (it == names.end()) {
       std::string list;
       for (size_t k = 0; k < names.size(); ++k) list += (k ? ", " : "") + std::string(names[k]);
-      throw InputError(fmt::format("{}:{}: unknown column {} (a {} trace's columns are {})", where, line, Shown(header[f]),
-                                   format, list));
+      throw InputError(fmt::format("{}:{}: unknown column {} (a {} trace's columns are {})", where, line,
+                                   Shown(header[f]), format, list));
     }
     int& slot = index[it - names.begin()];
     if (slot >= 0) throw InputError(fmt::format("{}:{}: duplicated column {}", where, line, Shown(header[f])));

@@ -37,9 +37,9 @@ struct TraceDefaults {
   double checkpoint_interval_s = 3600;
   double restart_overhead_s = 600;
   Locality locality = Locality::kSoft;
-  std::string model;                   // --model: a catalog model for jobs that name none
+  std::string model;                        // --model: a catalog model for jobs that name none
   std::vector<std::string> production_vcs;  // Philly: virtual clusters whose jobs are production
-  int max_gpus = 0;                    // the cluster's GPUs: a job asking for more is skipped; 0: no check
+  int max_gpus = 0;                         // the cluster's GPUs: a job asking for more is skipped; 0: no check
 };
 
 // The format from the first line (the header); nullopt when it is none of them.

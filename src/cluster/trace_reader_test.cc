@@ -33,8 +33,8 @@ TEST(DetectTraceFormat, EachHeader) {
 
 TEST(ReadJobTrace, DetectsAndDispatches) {
   const TraceDefaults d;
-  EXPECT_EQ(ReadJobTrace("timestamp,duration,num_gpus,gpu_time,cluster\n2017-10-09 07:01:55,66.0,1,66.0,11cb48\n", "p.csv",
-                         std::nullopt, d)
+  EXPECT_EQ(ReadJobTrace("timestamp,duration,num_gpus,gpu_time,cluster\n2017-10-09 07:01:55,66.0,1,66.0,11cb48\n",
+                         "p.csv", std::nullopt, d)
                 .format,
             "philly");
   EXPECT_EQ(ReadJobTrace("submit_s,gpus,run_s\n0,1,10\n", "n.csv", std::nullopt, d).format, "native");
@@ -49,7 +49,8 @@ TEST(ReadJobTrace, RejectsWhatIsNoTrace) {
   EXPECT_EQ(InputErrorOf([&] { ReadJobTrace("", "e.csv", std::nullopt, d); }), "e.csv: empty trace (no header line)");
   EXPECT_EQ(InputErrorOf([&] { ReadJobTrace("\n \n\r\n", "e.csv", TraceFormat::kPhilly, d); }),
             "e.csv: empty trace (no header line)");
-  const std::string m = InputErrorOf([&] { ReadJobTrace("\nsn,cpu_milli,memory_mib,gpu,model\n", "nodes.csv", std::nullopt, d); });
+  const std::string m =
+      InputErrorOf([&] { ReadJobTrace("\nsn,cpu_milli,memory_mib,gpu,model\n", "nodes.csv", std::nullopt, d); });
   EXPECT_CONTAINS(m, "nodes.csv:2: the header is not a job trace's");
   EXPECT_CONTAINS(m, "philly, alibaba-v2023 or native");
   // A format given that the header is not: the reader names the first column it does not know.
@@ -113,22 +114,22 @@ TEST(ReadJobTrace, CommonRowChecksWithLines) {
   d.max_gpus = 16;
   const JobTrace t = ReadJobTrace(
       "submit_s,gpus,run_s\n"
-      "0,1,10\n"        // 2 ok
-      "-1,1,10\n"       // 3 negative submit time
-      "0,0,10\n"        // 4 zero GPUs
-      "0,-2,10\n"       // 5 negative GPUs
-      "0,17,10\n"       // 6 more than the cluster
-      "0,1,0\n"         // 7 zero run time
-      "0,1,-5\n"        // 8 negative run time
-      "inf,1,10\n"      // 9 non-finite
-      "0,1,nan\n"       // 10 non-finite
-      "0,x,10\n"        // 11 not an integer
-      "0,1.5,10\n"      // 12 not an integer
-      "0,1,ten\n"       // 13 not a number
-      "1e11,1,10\n"     // 14 beyond kMaxTraceSeconds
+      "0,1,10\n"                     // 2 ok
+      "-1,1,10\n"                    // 3 negative submit time
+      "0,0,10\n"                     // 4 zero GPUs
+      "0,-2,10\n"                    // 5 negative GPUs
+      "0,17,10\n"                    // 6 more than the cluster
+      "0,1,0\n"                      // 7 zero run time
+      "0,1,-5\n"                     // 8 negative run time
+      "inf,1,10\n"                   // 9 non-finite
+      "0,1,nan\n"                    // 10 non-finite
+      "0,x,10\n"                     // 11 not an integer
+      "0,1.5,10\n"                   // 12 not an integer
+      "0,1,ten\n"                    // 13 not a number
+      "1e11,1,10\n"                  // 14 beyond kMaxTraceSeconds
       "0,99999999999999999999,10\n"  // 15 out of range
-      "1e400,1,10\n"    // 16 overflows a double: not finite
-      "5,16,20\n",      // 17 ok
+      "1e400,1,10\n"                 // 16 overflows a double: not finite
+      "5,16,20\n",                   // 17 ok
       "n.csv", std::nullopt, d);
   ASSERT_EQ(t.jobs.size(), 2u);
   EXPECT_EQ(t.jobs[0].id, 0);
@@ -162,7 +163,8 @@ TEST(ReadJobTrace, CommonRowChecksWithLines) {
 }
 
 TEST(ReadJobTrace, NoClusterSizeStillBoundsGpus) {
-  const JobTrace t = ReadJobTrace("submit_s,gpus,run_s\n0,134217729,10\n0,134217728,10\n", "n.csv", std::nullopt, TraceDefaults{});
+  const JobTrace t =
+      ReadJobTrace("submit_s,gpus,run_s\n0,134217729,10\n0,134217728,10\n", "n.csv", std::nullopt, TraceDefaults{});
   ASSERT_EQ(t.skipped.size(), 1u);
   EXPECT_EQ(t.skipped[0].reason, "asks for 134217729 GPUs, more than any cluster's 134217728");
   ASSERT_EQ(t.jobs.size(), 1u);
@@ -198,8 +200,9 @@ TEST(ReadJobTrace, FuzzCorpusSeeds) {
   const JobTrace hours = ReadJobTrace(ReadFile(dir + "native_gpu_hours.csv"), "h.csv", std::nullopt, d);
   ASSERT_EQ(hours.jobs.size(), 2u);
   EXPECT_EQ(hours.jobs[0].run_s, 32 * 3600.0 / 16);
-  EXPECT_CONTAINS(InputErrorOf([&] { ReadJobTrace(ReadFile(dir + "alibaba_multigpu50.csv"), "m.csv", std::nullopt, d); }),
-                  "m.csv:1: this Alibaba v2023 pod list has no times");
+  EXPECT_CONTAINS(
+      InputErrorOf([&] { ReadJobTrace(ReadFile(dir + "alibaba_multigpu50.csv"), "m.csv", std::nullopt, d); }),
+      "m.csv:1: this Alibaba v2023 pod list has no times");
   EXPECT_EQ(InputErrorOf([&] { ReadJobTrace(ReadFile(dir + "broken.csv"), "broken.csv", std::nullopt, d); }),
             "broken.csv:3: expected 5 fields, found 4");
   size_t seeds = 0;

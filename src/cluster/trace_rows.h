@@ -39,8 +39,8 @@ class LineScanner {
 // line; quoted fields are unescaped into `storage` (cleared by the caller per row). Fields are
 // trimmed of blanks. Throws InputError naming where:line for an unterminated quote or text after
 // a closing quote.
-void SplitFields(std::string_view line, const std::string& where, int line_number, std::vector<std::string_view>* fields,
-                 std::deque<std::string>* storage);
+void SplitFields(std::string_view line, const std::string& where, int line_number,
+                 std::vector<std::string_view>* fields, std::deque<std::string>* storage);
 
 // Maps a header to columns: `names` is the format's column list (the one place each format
 // names its columns); the result gives, for each name, its field index or -1. Throws InputError

@@ -63,7 +63,8 @@ PredictionComparison ComparePrediction(const TraceAnalysis& a, const Estimate& e
             ? fmt::format("; the traces come from a job of {} ranks, the prediction is for {} GPUs", world, e.gpus)
             : std::string();
     c.mfu_warning = fmt::format(
-        "measured MFU {:.1f}% is impossible (above 100%): the model ({}), GPU count ({}) or global batch ({} sequences of {} "
+        "measured MFU {:.1f}% is impossible (above 100%): the model ({}), GPU count ({}) or global batch ({} sequences "
+        "of {} "
         "tokens) given do not match what the trace ran{}; the measured MFU takes the prediction's FLOPs per step",
         100 * c.measured_mfu, e.model, e.gpus, e.training.global_batch, e.training.seq, hint);
   }
@@ -75,8 +76,10 @@ PredictionComparison ComparePrediction(const TraceAnalysis& a, const Estimate& e
   if (!c.mfu_impossible && compute_share > 0 && c.measured_mfu / compute_share > 1) {
     c.mfu_impossible = true;
     c.mfu_warning = fmt::format(
-        "measured MFU {:.1f}% would need {:.0f}% of the peak during the {:.1f}% of GPU time the trace spends in compute "
-        "kernels: the model ({}), GPU count ({}) or global batch ({} sequences of {} tokens) given do not match what the "
+        "measured MFU {:.1f}% would need {:.0f}% of the peak during the {:.1f}% of GPU time the trace spends in "
+        "compute "
+        "kernels: the model ({}), GPU count ({}) or global batch ({} sequences of {} tokens) given do not match what "
+        "the "
         "trace ran",
         100 * c.measured_mfu, 100 * c.measured_mfu / compute_share, 100 * compute_share, e.model, e.gpus,
         e.training.global_batch, e.training.seq);
@@ -85,9 +88,10 @@ PredictionComparison ComparePrediction(const TraceAnalysis& a, const Estimate& e
   int traced_world = 0;
   for (const RankAnalysis& r : a.ranks) traced_world = std::max(traced_world, r.world_size);
   if (c.mfu_warning.empty() && traced_world > 0 && traced_world != e.gpus)
-    c.mfu_warning = fmt::format("the traces come from a job of {} ranks, the prediction is for {} GPUs: the measured MFU "
-                                "takes the prediction's FLOPs per step",
-                                traced_world, e.gpus);
+    c.mfu_warning = fmt::format(
+        "the traces come from a job of {} ranks, the prediction is for {} GPUs: the measured MFU "
+        "takes the prediction's FLOPs per step",
+        traced_world, e.gpus);
   // The simulated stages' breakdowns (timeline/breakdown.h), each over the whole step.
   if (!sim.stages.empty()) {
     for (const StageFigures& st : sim.stages) Add(c.predicted, st.time);

@@ -24,7 +24,7 @@ struct PredictionComparison {
   // simulated step); their *_pct() are the shares the report shows.
   GpuTimeBreakdown measured;
   GpuTimeBreakdown predicted;
-  double step_time_error = 0;        // predicted / measured - 1
+  double step_time_error = 0;  // predicted / measured - 1
   // A measured MFU above 1 is impossible: no GPU exceeds its peak, so the model, GPU count or
   // global batch given for the prediction do not match what the trace ran (the model FLOPs are
   // the estimate's). So is an MFU above the trace's compute share of GPU time (the FLOPs would

@@ -41,7 +41,8 @@ TEST(Prediction, MeasuredMfuAbove100PercentIsFlaggedWithTheLikelyCause) {
   EXPECT_TRUE(c.mfu_impossible);
   EXPECT_EQ(c.mfu_warning.find('\n'), std::string::npos);
   EXPECT_CONTAINS(c.mfu_warning, "measured MFU 800.0% is impossible (above 100%)");
-  EXPECT_CONTAINS(c.mfu_warning, "the model (llama-3.1-8b), GPU count (8) or global batch (16 sequences of 4096 tokens)");
+  EXPECT_CONTAINS(c.mfu_warning,
+                  "the model (llama-3.1-8b), GPU count (8) or global batch (16 sequences of 4096 tokens)");
   EXPECT_CONTAINS(c.mfu_warning, "the traces come from a job of 128 ranks, the prediction is for 8 GPUs");
   const nlohmann::json j = PredictionJson(c);
   EXPECT_EQ(j.at("mfu_impossible"), true);
@@ -57,7 +58,8 @@ TEST(Prediction, PlausibleMfuIsNotFlagged) {
   EXPECT_TRUE(PredictionJson(c).at("mfu_warning").is_null());
   // Exactly 100 % is the limit, not beyond it.
   EXPECT_FALSE(ComparePrediction(OneRank(1.0, 8), Predicted(0.5, 2.0, 8), SimulationResult{}).mfu_impossible);
-  const PredictionComparison same_world = ComparePrediction(OneRank(0.1, 8), Predicted(0.40, 2.0, 8), SimulationResult{});
+  const PredictionComparison same_world =
+      ComparePrediction(OneRank(0.1, 8), Predicted(0.40, 2.0, 8), SimulationResult{});
   EXPECT_TRUE(same_world.mfu_impossible);
   EXPECT_EQ(same_world.mfu_warning.find("ranks, the prediction"), std::string::npos);
 }
@@ -70,7 +72,9 @@ TEST(Prediction, MfuAboveTheComputeShareIsFlagged) {
   const PredictionComparison c = ComparePrediction(a, Predicted(0.657, 1.0, 128), SimulationResult{});
   EXPECT_NEAR(c.measured_mfu, 0.657, 1e-12);
   EXPECT_TRUE(c.mfu_impossible);
-  EXPECT_CONTAINS(c.mfu_warning, "measured MFU 65.7% would need 328% of the peak during the 20.0% of GPU time the trace spends in compute kernels");
+  EXPECT_CONTAINS(c.mfu_warning,
+                  "measured MFU 65.7% would need 328% of the peak during the 20.0% of GPU time the trace spends in "
+                  "compute kernels");
   // A world size other than the prediction's is said even when the MFU is possible.
   TraceAnalysis b = OneRank(2.0, 128);
   b.ranks[0].temporal = {2.0, 1.6, 0.2, 0.2, 0.2};

@@ -5,8 +5,8 @@ namespace {
 
 // Bytes per token, split by how tensor parallelism shares them.
 struct PerToken {
-  double replicated = 0;  // same on every TP rank unless sequence parallel shards them
-  double tp_sharded = 0;  // split across TP ranks (heads or FFN columns)
+  double replicated = 0;      // same on every TP rank unless sequence parallel shards them
+  double tp_sharded = 0;      // split across TP ranks (heads or FFN columns)
   double scores_per_key = 0;  // bytes per query token per key position (non-flash attention)
 };
 
@@ -31,8 +31,8 @@ PerToken LayerPerToken(const ModelSpec& m, bool moe_layer, const ActivationOptio
     // MLA: the low-rank latents (and their normalised copies, the up-projection inputs) are
     // computed by every TP rank; the per-head q, k, v are sharded.
     if (m.q_lora_rank > 0) p.replicated += (e + g) * static_cast<double>(m.q_lora_rank);
-    p.replicated += e * static_cast<double>(m.kv_lora_rank + m.qk_rope_head_dim) +
-                    g * static_cast<double>(m.kv_lora_rank);
+    p.replicated +=
+        e * static_cast<double>(m.kv_lora_rank + m.qk_rope_head_dim) + g * static_cast<double>(m.kv_lora_rank);
     // The per-head q, k, v of the up-projections, unless those are recomputed (mla_up_proj).
     if (!o.recomputes(RecomputeModule::kMlaUpProj))
       p.tp_sharded += e * nq * (2 * static_cast<double>(m.qk_head_dim()) + static_cast<double>(m.v_head_dim));
@@ -42,13 +42,10 @@ PerToken LayerPerToken(const ModelSpec& m, bool moe_layer, const ActivationOptio
   p.tp_sharded += o_bytes;
   // Scores: softmax output (2as^2b), dropout mask (as^2b) and dropout output (2as^2b); without
   // dropout only the softmax output. Never stored with FlashAttention or selective recompute.
-  if (!o.flash_attention && !o.recomputes(RecomputeModule::kCoreAttn))
-    p.scores_per_key = (m.dropout ? 5.0 : 2.0) * nq;
+  if (!o.flash_attention && !o.recomputes(RecomputeModule::kCoreAttn)) p.scores_per_key = (m.dropout ? 5.0 : 2.0) * nq;
   // MLP: plain keeps the activation input (8sbh for 4h) and output (8sbh); gated keeps the
   // fused gate/up output (2 x ffn) and the product (ffn, the second GEMM's input).
-  auto mlp = [&](double ffn) {
-    return m.mlp == MlpKind::kGated ? 2 * e * ffn + g * ffn : e * ffn + g * ffn;
-  };
+  auto mlp = [&](double ffn) { return m.mlp == MlpKind::kGated ? 2 * e * ffn + g * ffn : e * ffn + g * ffn; };
   if (moe_layer) {
     // A recomputed MoE block (moe) keeps only its input, counted above.
     if (o.recomputes(RecomputeModule::kMoe)) return p;
@@ -67,15 +64,13 @@ PerToken LayerPerToken(const ModelSpec& m, bool moe_layer, const ActivationOptio
 
 }  // namespace
 
-double LayerWorkingBytes(const ModelSpec& m, bool moe_layer, double b, double seq,
-                         const ActivationOptions& o) {
+double LayerWorkingBytes(const ModelSpec& m, bool moe_layer, double b, double seq, const ActivationOptions& o) {
   ActivationOptions full = o;
   full.recompute = Recompute::kNone;
   return LayerActivationBytes(m, moe_layer, b, seq, full);
 }
 
-double LayerActivationBytes(const ModelSpec& m, bool moe_layer, double b, double seq,
-                            const ActivationOptions& o) {
+double LayerActivationBytes(const ModelSpec& m, bool moe_layer, double b, double seq, const ActivationOptions& o) {
   const double s = seq / o.cp;  // tokens of each sequence on this GPU (context parallel)
   const double tokens = s * b;
   const double t = o.tp;
@@ -108,12 +103,18 @@ double LayerActivationBytes(const ModelSpec& m, bool moe_layer, double b, double
 double KorthikantiActivationBytes(double s, double b, double h, double a, double t, KorthikantiCase c) {
   const double sbh = s * b * h;
   switch (c) {
-    case KorthikantiCase::kNone: return sbh * (34 + 5 * a * s / h);
-    case KorthikantiCase::kTp: return sbh * (10 + 24 / t + 5 * a * s / (h * t));
-    case KorthikantiCase::kTpSp: return sbh / t * (34 + 5 * a * s / h);
-    case KorthikantiCase::kTpSelective: return sbh * (10 + 24 / t);
-    case KorthikantiCase::kTpSpSelective: return sbh / t * 34;
-    case KorthikantiCase::kFull: return 2 * sbh;
+    case KorthikantiCase::kNone:
+      return sbh * (34 + 5 * a * s / h);
+    case KorthikantiCase::kTp:
+      return sbh * (10 + 24 / t + 5 * a * s / (h * t));
+    case KorthikantiCase::kTpSp:
+      return sbh / t * (34 + 5 * a * s / h);
+    case KorthikantiCase::kTpSelective:
+      return sbh * (10 + 24 / t);
+    case KorthikantiCase::kTpSpSelective:
+      return sbh / t * 34;
+    case KorthikantiCase::kFull:
+      return 2 * sbh;
   }
   return 0;
 }

@@ -76,8 +76,8 @@ TEST(Collectives, AllToAllSplitsIntraAndInter) {
   const double inter = 8.0 / 16 * S / (f.net_bytes_per_s() * g.calibration.net);
   EXPECT_DOUBLE_EQ(AllToAllTime(S, 16, l), inter + 15 * f.net_latency_s);
   const GroupLinks in = PlaceGroup(c, {8, 1});
-  EXPECT_DOUBLE_EQ(AllToAllTime(S, 8, in), 7.0 / 8 * S / (f.nvlink_bytes_per_s * g.calibration.nvlink) +
-                                              7 * f.nvlink_latency_s);
+  EXPECT_DOUBLE_EQ(AllToAllTime(S, 8, in),
+                   7.0 / 8 * S / (f.nvlink_bytes_per_s * g.calibration.nvlink) + 7 * f.nvlink_latency_s);
 }
 
 // All-to-all over the 8 GPUs of a PCIe node of two 4-GPU switches: each rank sends 3/8 of its
@@ -115,10 +115,10 @@ TEST(Collectives, SpineOversubscription) {
   c.fabric.nodes_per_leaf = 4;
   c.fabric.spine_oversubscription = 4;
   const double net = c.fabric.net_bytes_per_s() * c.gpu.calibration.net;
-  const GroupLinks in_leaf = PlaceGroup(c, {4, 8});   // 4 nodes
+  const GroupLinks in_leaf = PlaceGroup(c, {4, 8});  // 4 nodes
   EXPECT_EQ(in_leaf.link, LinkClass::kLeaf);
   EXPECT_DOUBLE_EQ(in_leaf.bus_bytes_per_s, net);
-  const GroupLinks spine = PlaceGroup(c, {8, 8});     // 8 nodes: two leaves
+  const GroupLinks spine = PlaceGroup(c, {8, 8});  // 8 nodes: two leaves
   EXPECT_EQ(spine.link, LinkClass::kSpine);
   EXPECT_DOUBLE_EQ(spine.bus_bytes_per_s, net / 4);
   EXPECT_EQ(PlaceGroup(c, {8, 1}).link, LinkClass::kNvlink);
@@ -130,8 +130,10 @@ TEST(Collectives, SendRecv) {
   const ClusterSpec c = H100();
   const GpuSpec& g = c.gpu;
   const Fabric& f = c.fabric;
-  EXPECT_DOUBLE_EQ(SendRecvTime(1e8, PlaceSendRecv(c, 1)), 1e8 / (f.nvlink_bytes_per_s * g.calibration.nvlink) + f.nvlink_latency_s);
-  EXPECT_DOUBLE_EQ(SendRecvTime(1e8, PlaceSendRecv(c, 64)), 1e8 / (f.net_bytes_per_s() * g.calibration.net) + f.net_latency_s);
+  EXPECT_DOUBLE_EQ(SendRecvTime(1e8, PlaceSendRecv(c, 1)),
+                   1e8 / (f.nvlink_bytes_per_s * g.calibration.nvlink) + f.nvlink_latency_s);
+  EXPECT_DOUBLE_EQ(SendRecvTime(1e8, PlaceSendRecv(c, 64)),
+                   1e8 / (f.net_bytes_per_s() * g.calibration.net) + f.net_latency_s);
 }
 
 }  // namespace

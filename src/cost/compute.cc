@@ -28,8 +28,7 @@ double GemmShapeUtilization(const GpuSpec& gpu, double M, double N, double K) {
 
 double GemmTime(const GpuSpec& gpu, Precision p, double M, double N, double K, double count) {
   if (M <= 0 || N <= 0 || K <= 0 || count <= 0) return 0;
-  const double rate = gpu.peak_flops(p) * gpu.calibration.gemm_efficiency(p) *
-                      GemmShapeUtilization(gpu, M, N, K);
+  const double rate = gpu.peak_flops(p) * gpu.calibration.gemm_efficiency(p) * GemmShapeUtilization(gpu, M, N, K);
   const double flops = 2 * M * N * K;
   // Operand bytes: inputs in the GEMM precision, output in 16-bit (roofline, Williams et al.
   // 2009, CACM 52(4)).
@@ -56,7 +55,8 @@ double AttentionTime(const GpuSpec& gpu, double flops, double keys, double head_
   if (flops <= 0) return 0;
   const double kernel = fa2 && gpu.generation != "ampere" ? kFa2OverFused : 1.0;
   const double util = AttentionShapeUtilization(gpu, keys, head_dim, fa2);
-  const double rate = (fp8 ? gpu.peak_flops(Precision::kFp8) : gpu.bf16_flops) * gpu.calibration.attention * kernel * util;
+  const double rate =
+      (fp8 ? gpu.peak_flops(Precision::kFp8) : gpu.bf16_flops) * gpu.calibration.attention * kernel * util;
   double t = flops / rate;
   if (gpu.generation == "blackwell" && !fa2 && exps > 0) t += exps / (ExpRate(gpu) * gpu.calibration.attention * util);
   return t + kKernelOverheadS;

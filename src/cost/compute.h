@@ -65,8 +65,8 @@ double ExpRate(const GpuSpec& gpu);
 // `fp8`: the matrix multiplies in FP8 (Transformer Engine's fp8_dot_product_attention, cuDNN's
 // FP8 fused attention), at the FP8 tensor rate with the same achievable fraction; the
 // exponentials stay as many.
-double AttentionTime(const GpuSpec& gpu, double flops, double keys, double head_dim, bool fa2 = false,
-                     double exps = 0, bool fp8 = false);
+double AttentionTime(const GpuSpec& gpu, double flops, double keys, double head_dim, bool fa2 = false, double exps = 0,
+                     bool fp8 = false);
 
 // A memory-bound kernel moving `bytes` through HBM.
 double MemoryBoundTime(const GpuSpec& gpu, double bytes, double kernels = 1);

@@ -76,7 +76,6 @@ TEST(Compute, AttentionAndMemoryBound) {
   EXPECT_DOUBLE_EQ(GemmTime(g, Precision::kBf16, 0, 10, 10), 0);
 }
 
-
 // GEMM efficiency by shape against public microbenchmarks: the per-shape BF16 matmul
 // efficiencies SimuMax measured on its A100 PCIe and B200 nodes (testdata/gemm, from
 // MooreThreads/SimuMax configs/system/*.json, Apache-2.0). Each measured fraction of the dense
@@ -166,7 +165,6 @@ TEST(Compute, GemmShapesFollowTheMeasuredB200Sweep) {
   EXPECT_NEAR(g.calibration.gemm_bf16 / best.scale, 1.0, 0.10);
 }
 
-
 // The flash-attn 2 package on Hopper: 348.4 / 648.1 of the fused kernel's asymptotic rate
 // (FlashAttention-3 paper, Fig. 5 fits) with FlashAttention-2's ramp S0 = 385; on Ampere it is
 // the kernel the calibration describes, the same time.
@@ -177,11 +175,11 @@ TEST(Compute, FlashAttention2OnHopperRunsAtItsPublishedShare) {
   const double rate = h.bf16_flops * h.calibration.attention * (348.4 / 648.1) * keys / (keys + 385.0);
   EXPECT_NEAR(fa2, flops / rate + kKernelOverheadS, 1e-15);
   const double fused = AttentionTime(h, flops, keys, d);
-  EXPECT_NEAR((fused - kKernelOverheadS) / (fa2 - kKernelOverheadS), (348.4 / 648.1) * (keys + 565) / (keys + 385), 1e-12);
+  EXPECT_NEAR((fused - kKernelOverheadS) / (fa2 - kKernelOverheadS), (348.4 / 648.1) * (keys + 565) / (keys + 385),
+              1e-12);
   const GpuSpec a = HardwareCatalog::BuiltIn().Find("A100-80GB");
   EXPECT_DOUBLE_EQ(AttentionTime(a, flops, keys, d, true), AttentionTime(a, flops, keys, d));
 }
-
 
 // Softmax exponentials (compute.h ExpRate): B200 2.25e15 x 16 / 8192, GB300 2.5e15 x 32 / 8192;
 // on Blackwell they add to the MMA time at the same fraction, elsewhere they do not.

@@ -21,23 +21,22 @@ double AttentionKeysPerQuery(const ModelSpec& m, double seq, bool causal) {
   return (1 - share) * full + share * slide;
 }
 
-LayerFlops LayerForwardFlops(const ModelSpec& m, bool moe_layer, double tokens, double seq,
-                             bool causal) {
+LayerFlops LayerForwardFlops(const ModelSpec& m, bool moe_layer, double tokens, double seq, bool causal) {
   LayerFlops f;
   const double h = static_cast<double>(m.hidden);
   const double nq = static_cast<double>(m.heads);
   if (m.attention == AttentionKind::kMla) {
     const double qk = static_cast<double>(m.qk_head_dim());
-    const double q_proj = m.q_lora_rank > 0
-                              ? h * m.q_lora_rank + static_cast<double>(m.q_lora_rank) * nq * qk
-                              : h * nq * qk;
+    const double q_proj =
+        m.q_lora_rank > 0 ? h * m.q_lora_rank + static_cast<double>(m.q_lora_rank) * nq * qk : h * nq * qk;
     const double kv_proj = h * (m.kv_lora_rank + m.qk_rope_head_dim) +
                            static_cast<double>(m.kv_lora_rank) * nq * (m.qk_nope_head_dim + m.v_head_dim);
     f.qkv = 2 * tokens * (q_proj + kv_proj);
   } else {
     f.qkv = 2 * tokens * h * static_cast<double>((m.heads + 2 * m.kv_heads) * m.head_dim);
   }
-  f.attention = 2 * tokens * AttentionKeysPerQuery(m, seq, causal) * nq * static_cast<double>(m.qk_head_dim() + m.v_dim());
+  f.attention =
+      2 * tokens * AttentionKeysPerQuery(m, seq, causal) * nq * static_cast<double>(m.qk_head_dim() + m.v_dim());
   f.out_proj = 2 * tokens * nq * static_cast<double>(m.v_dim()) * h;
   const double gemms = m.mlp == MlpKind::kGated ? 3 : 2;
   if (moe_layer) {

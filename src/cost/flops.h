@@ -15,7 +15,7 @@ struct LayerFlops {
   double qkv = 0;        // Q/K/V projections (GQA) or the MLA down/up projections
   double attention = 0;  // scores QK^T and softmax(QK^T)V
   double out_proj = 0;
-  double mlp = 0;        // dense MLP, or shared + routed experts
+  double mlp = 0;  // dense MLP, or shared + routed experts
   double router = 0;
   double total() const { return qkv + attention + out_proj + mlp + router; }
 };
@@ -26,8 +26,7 @@ double AttentionKeysPerQuery(const ModelSpec& m, double seq, bool causal = true)
 
 // `causal` halves the attention term (Megatron, torchtitan); false counts the full s^2
 // (Narayanan et al. 2021, PaLM, NeMo <= 25.07).
-LayerFlops LayerForwardFlops(const ModelSpec& m, bool moe_layer, double tokens, double seq,
-                             bool causal = true);
+LayerFlops LayerForwardFlops(const ModelSpec& m, bool moe_layer, double tokens, double seq, bool causal = true);
 
 // Forward FLOPs of the output projection (logits) for `tokens` tokens: 2*h*V per token.
 double LogitsForwardFlops(const ModelSpec& m, double tokens);

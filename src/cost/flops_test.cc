@@ -13,8 +13,8 @@ ModelSpec Gpt(int64_t L, int64_t h, int64_t a, int64_t V) { return GptModel(L, h
 // Without the causal discount our counter is exactly Narayanan's 72*B*s*L*h^2*(1 + s/(6h) +
 // V/(12Lh)) (SC'21, Sec. 5.1): per layer forward 24*B*s*h^2 GEMMs + 4*B*s^2*h attention.
 TEST(Flops, MatchesNarayananClosedForm) {
-  for (auto [L, h, a, s] : {std::tuple{96, 12288, 96, 2048}, {128, 25600, 160, 2048}, {24, 2304, 24, 2048},
-                            {48, 6144, 64, 4096}}) {
+  for (auto [L, h, a, s] :
+       {std::tuple{96, 12288, 96, 2048}, {128, 25600, 160, 2048}, {24, 2304, 24, 2048}, {48, 6144, 64, 4096}}) {
     const ModelSpec m = Gpt(L, h, a, 51200);
     const double B = 1536;
     const double ours = 3 * B * ForwardFlopsPerSequence(m, s, /*causal=*/false);
@@ -29,8 +29,9 @@ TEST(Flops, NarayananGpt3Value) {
   EXPECT_NEAR(v / 3.3862e18, 1.0, 1e-4);
   // With full recompute the 96-coefficient form: 4/3 of the GEMM work, V/16Lh for logits.
   const double r = NarayananFlopsPerIteration(1536, 2048, 96, 12288, 51200, true);
-  EXPECT_NEAR(r / v, 96.0 / 72 * (1 + 2048.0 / 73728 + 51200.0 / (16 * 96 * 12288)) /
-                         (1 + 2048.0 / 73728 + 51200.0 / (12 * 96 * 12288)),
+  EXPECT_NEAR(r / v,
+              96.0 / 72 * (1 + 2048.0 / 73728 + 51200.0 / (16 * 96 * 12288)) /
+                  (1 + 2048.0 / 73728 + 51200.0 / (12 * 96 * 12288)),
               1e-12);
 }
 

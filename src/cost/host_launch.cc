@@ -15,8 +15,8 @@ namespace {
 struct PartKernels {
   double fused, compiled, eager;
 };
-constexpr PartKernels kAttentionBlock = {8, 8, 30};  // norm, QKV, RoPE, attention, projection, residual
-constexpr PartKernels kMlpBlock = {5, 5, 14};        // norm, up GEMM(s), activation, down GEMM, residual
+constexpr PartKernels kAttentionBlock = {8, 8, 30};    // norm, QKV, RoPE, attention, projection, residual
+constexpr PartKernels kMlpBlock = {5, 5, 14};          // norm, up GEMM(s), activation, down GEMM, residual
 constexpr int kLinearsAttention = 2, kLinearsMlp = 2;  // GEMMs whose inputs an FP8 recipe quantizes
 
 // MoE forward kernels around the experts (Megatron-Core moe_layer.py, router.py,

@@ -31,12 +31,14 @@ struct Shape {
 }  // namespace
 
 double DistinctRanksPerToken(int64_t experts, int64_t topk, int ep) {
-  if (ep <= 1 || topk <= 0 || experts < topk || experts % ep != 0) return static_cast<double>(std::max<int64_t>(topk, 0));
+  if (ep <= 1 || topk <= 0 || experts < topk || experts % ep != 0)
+    return static_cast<double>(std::max<int64_t>(topk, 0));
   // A rank holds none of a token's k distinct experts with probability
   // C(E - E/ep, k) / C(E, k) = prod_i (E - E/ep - i) / (E - i).
   const double e = static_cast<double>(experts), local = e / ep;
   double none = 1;
-  for (int64_t i = 0; i < topk; ++i) none *= std::max(0.0, (e - local - static_cast<double>(i)) / (e - static_cast<double>(i)));
+  for (int64_t i = 0; i < topk; ++i)
+    none *= std::max(0.0, (e - local - static_cast<double>(i)) / (e - static_cast<double>(i)));
   return ep * (1 - none);
 }
 
@@ -105,8 +107,7 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
   double& expert_tokens = out.expert_tokens;
   if (moe) {
     gemms.push_back({sp ? T / tp : T, static_cast<double>(m.experts), h, 1, false, Part::kRouter});
-    if (m.shared_experts > 0)
-      mlp(T, static_cast<double>(m.shared_experts * m.shared_ffn_hidden), tp, 1, Part::kShared);
+    if (m.shared_experts > 0) mlp(T, static_cast<double>(m.shared_experts * m.shared_ffn_hidden), tp, 1, Part::kShared);
     // Token copies on this GPU, spread evenly over its local experts; with routing imbalance the
     // busiest GPU's experts get expert_imbalance times the mean (it sets the pace of the group).
     const double local_experts = static_cast<double>(m.experts) / l.ep;
@@ -121,7 +122,7 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
   double gathered_dgrad_s = 0, gathered_wgrad_s = 0;
   int regathers = 0;
   double part_fwd_s[6] = {0, 0, 0, 0, 0, 0};  // forward GEMM time by Part
-  std::vector<double> gemm_fwd_s;              // forward time of each GEMM, in gemms' order
+  std::vector<double> gemm_fwd_s;             // forward time of each GEMM, in gemms' order
   gemm_fwd_s.reserve(gemms.size());
   for (const Shape& x : gemms) {
     const double fwd = GemmTime(g, p, x.M, x.N, x.K, x.count);
@@ -164,7 +165,8 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
     const double heads = nq / tp * b / (cp_a2a ? l.cp : 1);
     const double sq = cp_a2a ? s : s / l.cp;
     const double dqk = static_cast<double>(m.qk_head_dim()), dv = static_cast<double>(m.v_dim());
-    out.attention_fwd_s = GemmTime(g, Precision::kBf16, sq, s, dqk, heads) + GemmTime(g, Precision::kBf16, sq, dv, s, heads);
+    out.attention_fwd_s =
+        GemmTime(g, Precision::kBf16, sq, s, dqk, heads) + GemmTime(g, Precision::kBf16, sq, dv, s, heads);
     att_bwd = GemmTime(g, Precision::kBf16, sq, dqk, s, heads) + GemmTime(g, Precision::kBf16, s, dqk, sq, heads) +
               GemmTime(g, Precision::kBf16, sq, s, dv, heads) + GemmTime(g, Precision::kBf16, s, dv, sq, heads);
   }
@@ -226,7 +228,9 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
   // activation), the experts' activation, or the whole MoE block (router, experts, permutation
   // and its dispatch and combine, below).
   const auto part = [&](Part x) { return part_fwd_s[static_cast<int>(x)]; };
-  const auto act_time = [&](double tokens, double ffn) { return MemoryBoundTime(g, tokens * act_bytes_per_ffn * ffn, 1); };
+  const auto act_time = [&](double tokens, double ffn) {
+    return MemoryBoundTime(g, tokens * act_bytes_per_ffn * ffn, 1);
+  };
   // torchtitan's selective recomputation is its per-op policy (torchtitan/distributed/
   // activation_checkpoint.py, _get_custom_policy, pytorch/torchtitan b5bcd76c): a block saves the
   // outputs of its matrix multiplies and SDPA but reruns every second matrix multiply and every
@@ -238,7 +242,8 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
                       m.attention != AttentionKind::kMla && gemm_fwd_s.size() == 4;
   if (op_sac) {
     const double k_share = static_cast<double>(m.kv_heads) / static_cast<double>(m.heads + 2 * m.kv_heads);
-    out.recompute_fwd_s = gemm_fwd_s[0] * k_share + gemm_fwd_s[1] + (gated ? gemm_fwd_s[2] / 2 : gemm_fwd_s[3]) + mem_fwd;
+    out.recompute_fwd_s =
+        gemm_fwd_s[0] * k_share + gemm_fwd_s[1] + (gated ? gemm_fwd_s[2] / 2 : gemm_fwd_s[3]) + mem_fwd;
   } else if (l.recomputes(RecomputeModule::kCoreAttn)) {
     out.recompute_fwd_s += out.attention_fwd_s;
   }
@@ -248,11 +253,13 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
     out.recompute_fwd_s += part(Part::kMlp) + act_time(T, static_cast<double>(m.ffn_hidden) / tp);
   const double shared_ffn = static_cast<double>(m.shared_experts * m.shared_ffn_hidden) / tp;
   if (moe && l.recomputes(RecomputeModule::kMoe)) {
-    out.recompute_fwd_s += part(Part::kRouter) + part(Part::kShared) + part(Part::kExperts) + act_time(T, shared_ffn) +
-                           MemoryBoundTime(g, expert_tokens * (act_bytes_per_ffn * m.moe_ffn_hidden / etp + permute_bytes), 2);
+    out.recompute_fwd_s +=
+        part(Part::kRouter) + part(Part::kShared) + part(Part::kExperts) + act_time(T, shared_ffn) +
+        MemoryBoundTime(g, expert_tokens * (act_bytes_per_ffn * m.moe_ffn_hidden / etp + permute_bytes), 2);
     out.recompute_moe_block = true;
   } else if (moe) {
-    if (l.recomputes(RecomputeModule::kSharedExperts)) out.recompute_fwd_s += part(Part::kShared) + act_time(T, shared_ffn);
+    if (l.recomputes(RecomputeModule::kSharedExperts))
+      out.recompute_fwd_s += part(Part::kShared) + act_time(T, shared_ffn);
     if (l.recomputes(RecomputeModule::kMoeAct))
       out.recompute_fwd_s += act_time(expert_tokens, static_cast<double>(m.moe_ffn_hidden) / etp);
   }
@@ -310,9 +317,8 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
     }
   }
   // Context parallel. The K and V width of a token per layer (MLA: the decompressed heads).
-  const double kv_width = m.attention == AttentionKind::kMla
-                              ? nq * static_cast<double>(m.qk_head_dim() + m.v_head_dim)
-                              : static_cast<double>(2 * m.kv_heads * m.head_dim);
+  const double kv_width = m.attention == AttentionKind::kMla ? nq * static_cast<double>(m.qk_head_dim() + m.v_head_dim)
+                                                             : static_cast<double>(2 * m.kv_heads * m.head_dim);
   if (cp_a2a) {
     // All-to-all CP (Transformer Engine AttnFuncWithCPAndQKVOA2A, Megatron --cp-comm-type a2a):
     // the forward exchanges Q, K and V of the rank's T tokens and local heads before the
@@ -338,7 +344,7 @@ LayerCost ComputeLayerCost(const ModelSpec& m, bool moe, const ClusterSpec& c, c
     // also returns dK and dV.
     out.cp_bytes = T * kv_width / tp * 2;
     out.cp_call_s = cp_links.crosses_domain ? out.cp_bytes / cp_links.net_bytes_per_s + cp_links.latency_s
-                                           : out.cp_bytes / cp_links.nvlink_bytes_per_s + cp_links.latency_s;
+                                            : out.cp_bytes / cp_links.nvlink_bytes_per_s + cp_links.latency_s;
     out.cp_calls_fwd = l.cp - 1;
     out.cp_calls_bwd = 2 * (l.cp - 1);
     out.cp_fwd_s = out.cp_calls_fwd * out.cp_call_s;

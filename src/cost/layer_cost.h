@@ -20,7 +20,7 @@ struct LayerCost {
   // its attention core by default.
   double recompute_fwd_s = 0;
   bool recompute_moe_block = false;  // the whole MoE block, its dispatch and combine included
-  double gemm_fwd_s = 0;       // for TP overlap
+  double gemm_fwd_s = 0;             // for TP overlap
   double tp_fwd_s = 0, tp_bwd_s = 0;
   double cp_fwd_s = 0, cp_bwd_s = 0;
   double ep_fwd_s = 0, ep_bwd_s = 0;
@@ -61,6 +61,7 @@ double PermuteBytesPerCopy(const ModelSpec& m, const Layout& l);
 // gathers the TP-sharded sequence back before each GEMM).
 double TokensPerMicroBatch(const Training& t, const Layout& l);
 
-LayerCost ComputeLayerCost(const ModelSpec& m, bool moe_layer, const ClusterSpec& c, const Training& t, const Layout& l);
+LayerCost ComputeLayerCost(const ModelSpec& m, bool moe_layer, const ClusterSpec& c, const Training& t,
+                           const Layout& l);
 
 }  // namespace paratune

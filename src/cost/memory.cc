@@ -4,9 +4,12 @@ namespace paratune {
 
 double OptimizerStateBytesPerParam(OptimizerStates o) {
   switch (o) {
-    case OptimizerStates::kFp32Remainders: return 10;  // m 4 + v 4 + remainder 2
-    case OptimizerStates::kBf16: return 4;             // m 2 + v 2
-    case OptimizerStates::kFp32: break;
+    case OptimizerStates::kFp32Remainders:
+      return 10;  // m 4 + v 4 + remainder 2
+    case OptimizerStates::kBf16:
+      return 4;  // m 2 + v 2
+    case OptimizerStates::kFp32:
+      break;
   }
   return 12;  // master 4 + m 4 + v 4
 }

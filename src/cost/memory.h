@@ -37,8 +37,8 @@ struct ModelStateBytes {
 ModelStateBytes ModelStates(double params, int zero, double shard_degree, const StateBytesPerParam& b);
 
 // Allowances outside the allocated bytes (docs/cost-model.md, "Framework allowance"). Not fitted.
-inline constexpr double kCudaContextBytes = 0.75e9;    // context + cuBLAS/TE workspaces
-inline constexpr double kNcclBytesPerGroup = 0.25e9;   // buffers of one NCCL communicator
+inline constexpr double kCudaContextBytes = 0.75e9;   // context + cuBLAS/TE workspaces
+inline constexpr double kNcclBytesPerGroup = 0.25e9;  // buffers of one NCCL communicator
 // PyTorch's caching allocator (docs: pytorch.org/docs/stable/notes/cuda.html, "Memory
 // management") reserves whole segments and rounds blocks, so the reserved peak exceeds the
 // allocated peak. Measured on the SimuMax B200 Megatron-LM runs (max_reserved_mb vs

@@ -42,8 +42,7 @@ TEST(Activations, KorthikantiTable2) {
   ActivationOptions o;
   o.flash_attention = false;
   EXPECT_DOUBLE_EQ(LayerActivationBytes(m, false, b, s, o), s * b * h * (34 + 5 * a * s / h));
-  EXPECT_DOUBLE_EQ(KorthikantiActivationBytes(s, b, h, a, 1, KorthikantiCase::kNone),
-                   s * b * h * (34 + 5 * a * s / h));
+  EXPECT_DOUBLE_EQ(KorthikantiActivationBytes(s, b, h, a, 1, KorthikantiCase::kNone), s * b * h * (34 + 5 * a * s / h));
   o.tp = 8;
   EXPECT_DOUBLE_EQ(LayerActivationBytes(m, false, b, s, o), s * b * h * (10 + 24 / t + 5 * a * s / (h * t)));
   o.sp = true;
@@ -58,7 +57,8 @@ TEST(Activations, KorthikantiTable2) {
   o = ActivationOptions{};
   o.flash_attention = false;
   o.tp = 8;
-  EXPECT_DOUBLE_EQ(LayerActivationBytes(m, false, b, s, o), KorthikantiActivationBytes(s, b, h, a, t, KorthikantiCase::kTp));
+  EXPECT_DOUBLE_EQ(LayerActivationBytes(m, false, b, s, o),
+                   KorthikantiActivationBytes(s, b, h, a, t, KorthikantiCase::kTp));
 }
 
 // Korthikanti Table 4 / Sec. 5: GPT-3 175B (s=2048, b=1, t=8): full activations per layer with

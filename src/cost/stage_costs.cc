@@ -21,9 +21,12 @@ namespace {
 // the norm and the step, 4), read+write the bf16 param (4), m (4) and v (4): 16.
 double OptimizerStepBytesPerParam(OptimizerStates o) {
   switch (o) {
-    case OptimizerStates::kFp32Remainders: return 32;
-    case OptimizerStates::kBf16: return 16;
-    case OptimizerStates::kFp32: break;
+    case OptimizerStates::kFp32Remainders:
+      return 32;
+    case OptimizerStates::kBf16:
+      return 16;
+    case OptimizerStates::kFp32:
+      break;
   }
   return 34;
 }
@@ -86,7 +89,8 @@ std::vector<std::pair<double, double>> LayerWeightShapes(const ModelSpec& m, boo
     w.push_back({static_cast<double>((m.heads + 2 * m.kv_heads) * m.head_dim) / t, h});
   }
   w.push_back({h, a * static_cast<double>(m.v_dim()) / t});
-  const double f = moe_layer ? static_cast<double>(m.shared_experts * m.shared_ffn_hidden) : static_cast<double>(m.ffn_hidden);
+  const double f =
+      moe_layer ? static_cast<double>(m.shared_experts * m.shared_ffn_hidden) : static_cast<double>(m.ffn_hidden);
   if (f > 0) {
     w.push_back({(m.mlp == MlpKind::kGated ? 2 : 1) * f / t, h});
     w.push_back({h, f / t});
@@ -208,8 +212,8 @@ StepCosts ComputeZeroFreeStepCosts(const ModelSpec& m, const ClusterSpec& c, con
     auto sum = [&](double LayerCost::*f) { return nd * (dense.*f) + nm * (moe.*f); };
     double fwd = sum(&LayerCost::fwd_compute_s);
     double bwd = sum(&LayerCost::bwd_compute_s);
-    const double exposed_fwd = sum(&LayerCost::tp_exposed_fwd_s) + sum(&LayerCost::cp_exposed_fwd_s) +
-                               sum(&LayerCost::ep_exposed_fwd_s);
+    const double exposed_fwd =
+        sum(&LayerCost::tp_exposed_fwd_s) + sum(&LayerCost::cp_exposed_fwd_s) + sum(&LayerCost::ep_exposed_fwd_s);
     double tp_exp = sum(&LayerCost::tp_exposed_fwd_s) + sum(&LayerCost::tp_exposed_bwd_s);
     double cp_exp = sum(&LayerCost::cp_exposed_fwd_s) + sum(&LayerCost::cp_exposed_bwd_s);
     double ep_exp = sum(&LayerCost::ep_exposed_fwd_s) + sum(&LayerCost::ep_exposed_bwd_s);
@@ -305,8 +309,9 @@ StepCosts ComputeZeroFreeStepCosts(const ModelSpec& m, const ClusterSpec& c, con
     st.backward_ports_s += layer_ports(moe, false) * nm;
     if (l.recompute == Recompute::kFull) st.backward_ports_s += st.forward_ports_s;
     if (st.has_logits && tp > 1)
-      AddPortTime(st.backward_ports_s, tp_links,
-                  2 * (sp ? AllGatherTime(T * m.hidden * 2, tp, tp_links) : 0) + 2 * AllReduceTime(T * 4, tp, tp_links));
+      AddPortTime(
+          st.backward_ports_s, tp_links,
+          2 * (sp ? AllGatherTime(T * m.hidden * 2, tp, tp_links) : 0) + 2 * AllReduceTime(T * 4, tp, tp_links));
     for (int ch = 0; ch < vp; ++ch) {
       const size_t k = static_cast<size_t>(ch) * pp + s;
       double cd = 0, cm = 0;
@@ -327,7 +332,8 @@ StepCosts ComputeZeroFreeStepCosts(const ModelSpec& m, const ClusterSpec& c, con
       // max(0, copy - pass) per offloaded layer and direction, at the host link's rate
       // (Fabric::host_link_bytes_per_s; docs/cost-model.md, "Activation offloading").
       double od = 0, om = 0;
-      for (int64_t layer = 0; layer < l.offload_layers && layer < m.layers; ++layer) (m.is_moe_layer(layer) ? om : od) += 1;
+      for (int64_t layer = 0; layer < l.offload_layers && layer < m.layers; ++layer)
+        (m.is_moe_layer(layer) ? om : od) += 1;
       const double rate = c.fabric.host_link_bytes_per_s;
       const auto layer_fwd = [](const LayerCost& lc) { return lc.fwd_compute_s + lc.exposed_fwd_s(); };
       const auto layer_bwd = [](const LayerCost& lc) { return lc.bwd_compute_s + lc.exposed_bwd_s(); };
@@ -382,14 +388,14 @@ namespace {
 
 // What the ZeRO-dependent terms of every stage read of the layout (ApplyZeroStage).
 struct ZeroInputs {
-  StateBytesPerParam state_bytes;         // held per parameter, under this ZeRO stage and the switches
-  double grad_comm_bytes = 0;             // per parameter reduced
-  double gathered_bytes_per_param = 0;    // ZeRO-3: a gathered parameter and its unsharded gradient
-  LayerParams per_layer;                  // parameters of one layer on one GPU
+  StateBytesPerParam state_bytes;       // held per parameter, under this ZeRO stage and the switches
+  double grad_comm_bytes = 0;           // per parameter reduced
+  double gathered_bytes_per_param = 0;  // ZeRO-3: a gathered parameter and its unsharded gradient
+  LayerParams per_layer;                // parameters of one layer on one GPU
   double dense_shards = 0, expert_shards = 0;
-  double table = 0;                       // one embedding or output table on one GPU
-  double logits_cols = 0;                 // vocabulary columns per GPU (unpadded)
-  double tokens = 0;                      // per micro-batch on one GPU
+  double table = 0;        // one embedding or output table on one GPU
+  double logits_cols = 0;  // vocabulary columns per GPU (unpadded)
+  double tokens = 0;       // per micro-batch on one GPU
 };
 
 ZeroInputs ZeroInputsOf(const ModelSpec& m, const Training& t, const Layout& l,
@@ -400,7 +406,8 @@ ZeroInputs ZeroInputsOf(const ModelSpec& m, const Training& t, const Layout& l,
   state_bytes = state_bytes_fp32_grads;
   if (!l.grad_reduce_in_fp32) state_bytes.grad = std::min(state_bytes.grad, kGradCommBytes16);
   // Adam's states other than Megatron's FP32 master, momentum and variance.
-  if (l.optimizer_states != OptimizerStates::kFp32) state_bytes.optimizer = OptimizerStateBytesPerParam(l.optimizer_states);
+  if (l.optimizer_states != OptimizerStates::kFp32)
+    state_bytes.optimizer = OptimizerStateBytesPerParam(l.optimizer_states);
   z.grad_comm_bytes = GradCommBytesPerParam(l);
   // What ZeRO-3 has in flight per gathered parameter: its 16-bit copy and its unsharded gradient,
   // in the buffer's dtype or, with PyTorch FSDP's FP32 shards, in the dtype it is reduced in.
@@ -481,7 +488,8 @@ void StageMemory(StageCost& st, const ModelSpec& m, const Training& t, const Lay
     // megatron/core/tensor_parallel/layers.py). The larger of the two moments.
     const double logits = T * padded_cols;
     const double forward = logits * (l.fused_cross_entropy ? 2 : 2 + 4);
-    const double backward = logits * 2 + (fused_accumulation ? wgrad_elem * padded_cols * static_cast<double>(m.hidden) : 0);
+    const double backward =
+        logits * 2 + (fused_accumulation ? wgrad_elem * padded_cols * static_cast<double>(m.hidden) : 0);
     mem.logits = std::max(forward, backward);
   }
   // The transient placeholder of older TE comes after the loss work space is freed: it adds
@@ -520,12 +528,14 @@ void StageDataParallel(StageCost& st, const StepCosts& sc, const ModelSpec& m, c
     st.grad_reduce_expert_s = bucketed(AllReduceTime, eparams * grad_comm_bytes, ne_ranks, expert_dp_links, eparams);
   } else {
     st.grad_reduce_dense_s = bucketed(ReduceScatterTime, dparams * grad_comm_bytes, nd_ranks, dense_dp_links, dparams);
-    st.grad_reduce_expert_s = bucketed(ReduceScatterTime, eparams * grad_comm_bytes, ne_ranks, expert_dp_links, eparams);
+    st.grad_reduce_expert_s =
+        bucketed(ReduceScatterTime, eparams * grad_comm_bytes, ne_ranks, expert_dp_links, eparams);
     st.param_gather_dense_s = bucketed(AllGatherTime, dparams * kParamCommBytes, nd_ranks, dense_dp_links, dparams);
     st.param_gather_expert_s = bucketed(AllGatherTime, eparams * kParamCommBytes, ne_ranks, expert_dp_links, eparams);
   }
   const double updated = l.zero >= 1 ? dparams / dense_shards + eparams / expert_shards : dparams + eparams;
-  const double opt_bytes = OptimizerStepBytesPerParam(l.optimizer_states) + (t.precision == Precision::kFp16 ? kLossScaleBytesPerParam : 0);
+  const double opt_bytes =
+      OptimizerStepBytesPerParam(l.optimizer_states) + (t.precision == Precision::kFp16 ? kLossScaleBytesPerParam : 0);
   st.optimizer_s = MemoryBoundTime(g, updated * opt_bytes, t.precision == Precision::kFp16 ? 5 : 4);
 }
 
@@ -592,27 +602,30 @@ void AddStepWarnings(StepCosts& sc, const ModelSpec& m, const ClusterSpec& c, co
   const double T = TokensPerMicroBatch(t, l);
   const Fabric& f = c.fabric;
   if (tp > f.nvlink_domain)
-    sc.warnings.push_back(fmt::format("tp={} crosses the NVLink domain ({} GPUs): tensor-parallel collectives run "
-                                      "over the scale-out network",
-                                      tp, f.nvlink_domain));
+    sc.warnings.push_back(
+        fmt::format("tp={} crosses the NVLink domain ({} GPUs): tensor-parallel collectives run "
+                    "over the scale-out network",
+                    tp, f.nvlink_domain));
   if (m.is_moe() && l.ep > 1 && sc.ep_group.crosses_domain)
-    sc.warnings.push_back(fmt::format("ep={} x etp={} spans {} GPUs, beyond one NVLink domain ({}): the expert "
-                                      "all-to-all crosses nodes",
-                                      l.ep, etp, l.ep * etp, f.nvlink_domain));
+    sc.warnings.push_back(
+        fmt::format("ep={} x etp={} spans {} GPUs, beyond one NVLink domain ({}): the expert "
+                    "all-to-all crosses nodes",
+                    l.ep, etp, l.ep * etp, f.nvlink_domain));
   {
     const double ffn = m.dense_layers() > 0 ? static_cast<double>(m.ffn_hidden) : static_cast<double>(m.moe_ffn_hidden);
     const double util = GemmShapeUtilization(g, T, static_cast<double>(m.hidden), ffn / tp);
     if (T < 1024 || util < 0.8)
-      sc.warnings.push_back(fmt::format("micro-batch too small for efficient GEMMs: {:.0f} tokens per GPU per "
-                                        "micro-batch; the MLP GEMM reaches {:.0f}% of its achievable rate",
-                                        T, 100 * util));
+      sc.warnings.push_back(
+          fmt::format("micro-batch too small for efficient GEMMs: {:.0f} tokens per GPU per "
+                      "micro-batch; the MLP GEMM reaches {:.0f}% of its achievable rate",
+                      T, 100 * util));
     if (m.is_moe()) {
-      const double per_expert =
-          T * static_cast<double>(m.topk) * etp / tp / (static_cast<double>(m.experts) / l.ep);
+      const double per_expert = T * static_cast<double>(m.topk) * etp / tp / (static_cast<double>(m.experts) / l.ep);
       if (per_expert < 512)
-        sc.warnings.push_back(fmt::format("about {:.0f} tokens per expert per micro-batch: the grouped expert GEMMs "
-                                          "are skinny; raise mbs or ep",
-                                          per_expert));
+        sc.warnings.push_back(
+            fmt::format("about {:.0f} tokens per expert per micro-batch: the grouped expert GEMMs "
+                        "are skinny; raise mbs or ep",
+                        per_expert));
     }
   }
 }

@@ -26,13 +26,13 @@ struct StageCost {
   bool has_embedding = false;
   bool has_logits = false;
   // One micro-batch through all of the rank's chunks.
-  double forward_s = 0;      // incl. the exposed in-stage communication of the forward
-  double backward_s = 0;     // incl. recomputation and the exposed communication it repeats
-  double weight_grad_s = 0;  // weight-gradient GEMMs within backward_s (W of zero-bubble schedules)
-  double compute_s = 0;      // forward + backward compute (recomputation included)
-  double recompute_s = 0;    // the part of compute_s that recomputes forward work
+  double forward_s = 0;          // incl. the exposed in-stage communication of the forward
+  double backward_s = 0;         // incl. recomputation and the exposed communication it repeats
+  double weight_grad_s = 0;      // weight-gradient GEMMs within backward_s (W of zero-bubble schedules)
+  double compute_s = 0;          // forward + backward compute (recomputation included)
+  double recompute_s = 0;        // the part of compute_s that recomputes forward work
   double nccl_contention_s = 0;  // the part of compute_s lost to the SMs of the ZeRO-2/3 collectives under it
-  double tp_exposed_s = 0;   // exposed in-stage communication by kind, forward + backward
+  double tp_exposed_s = 0;       // exposed in-stage communication by kind, forward + backward
   double cp_exposed_s = 0;
   double ep_exposed_s = 0;
   // Activation offloading (Layout::offload_layers): the layers offloaded, the bytes one
@@ -48,11 +48,11 @@ struct StageCost {
   PortTimes forward_ports_s;
   PortTimes backward_ports_s;
 
-  double dense_params = 0;   // parameters held (before ZeRO sharding), dense and expert weights
+  double dense_params = 0;  // parameters held (before ZeRO sharding), dense and expert weights
   double expert_params = 0;
   double params() const { return dense_params + expert_params; }
-  double activation_bytes = 0;  // what one micro-batch in flight keeps on this rank
-  double working_bytes = 0;     // full recomputation: one layer's activations while it reruns
+  double activation_bytes = 0;              // what one micro-batch in flight keeps on this rank
+  double working_bytes = 0;                 // full recomputation: one layer's activations while it reruns
   double weight_grad_activation_bytes = 0;  // per micro-batch with its B done and W pending
   // The GEMM weights of its layers as Transformer Engine registers them: the elements of their
   // distinct shapes and of the largest (weight-gradient placeholders, per-tensor ZeRO-3 buffers).
@@ -66,11 +66,11 @@ struct StageCost {
     double weight_grad_s = 0;
   };
   std::vector<ChunkCost> chunks;
-  MemoryBreakdown memory;       // everything but the in-flight activations and their slack
+  MemoryBreakdown memory;  // everything but the in-flight activations and their slack
 
   // Data parallelism, whole step, over the stage's parameters; dense weights reduce over DP x CP,
   // expert weights over expert-DP. Bucketed as Megatron-LM's DDP or per block (FSDP).
-  double grad_reduce_dense_s = 0;   // all-reduce (ZeRO-0) or reduce-scatter (ZeRO >= 1)
+  double grad_reduce_dense_s = 0;  // all-reduce (ZeRO-0) or reduce-scatter (ZeRO >= 1)
   double grad_reduce_expert_s = 0;
   double param_gather_dense_s = 0;  // all-gather of the updated (ZeRO-1/2) or needed (ZeRO-3) params
   double param_gather_expert_s = 0;
@@ -91,7 +91,7 @@ struct StepCosts {
   int critical_stage = 0;  // the stage with the longest time per micro-batch
   LayerCost dense;         // per layer, for the communication table
   LayerCost moe;
-  double p2p_bytes = 0;    // one PP send of a micro-batch's activations (scatter-gathered over TP)
+  double p2p_bytes = 0;  // one PP send of a micro-batch's activations (scatter-gathered over TP)
   double p2p_s = 0;
   GroupCost pp_group, tp_group, cp_group, ep_group, dense_dp_group, expert_dp_group;
   GroupLinks pp_links, dense_dp_links, expert_dp_links;  // where those collectives run

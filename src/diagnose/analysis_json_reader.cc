@@ -48,7 +48,8 @@ class Reader {
     return v;
   }
   [[noreturn]] void Fail(const std::string& path, const std::string& what) const {
-    throw InputError(where_ + ": " + path + " " + what + " (expected paratune.analyze/1 as `paratune analyze --json` writes it)");
+    throw InputError(where_ + ": " + path + " " + what +
+                     " (expected paratune.analyze/1 as `paratune analyze --json` writes it)");
   }
   const std::string& where() const { return where_; }
 
@@ -205,6 +206,8 @@ TraceAnalysis ParseAnalysisJson(std::string_view text, const std::string& where)
   return a;
 }
 
-TraceAnalysis ReadAnalysisJson(const std::string& path) { return ParseAnalysisJson(ReadMaybeGzipFile(path, size_t{1} << 30), path); }
+TraceAnalysis ReadAnalysisJson(const std::string& path) {
+  return ParseAnalysisJson(ReadMaybeGzipFile(path, size_t{1} << 30), path);
+}
 
 }  // namespace paratune

@@ -10,8 +10,10 @@
 namespace paratune {
 namespace {
 
-const std::string kRank0 = std::string(PARATUNE_SOURCE_DIR) + "/testdata/traces/hta/trace_filter/sampled_rank-0.json.gz";
-const std::string kRank1 = std::string(PARATUNE_SOURCE_DIR) + "/testdata/traces/hta/trace_filter/sampled_rank-1.json.gz";
+const std::string kRank0 =
+    std::string(PARATUNE_SOURCE_DIR) + "/testdata/traces/hta/trace_filter/sampled_rank-0.json.gz";
+const std::string kRank1 =
+    std::string(PARATUNE_SOURCE_DIR) + "/testdata/traces/hta/trace_filter/sampled_rank-1.json.gz";
 
 // What analyze writes, read back, gives the same figures the rules use.
 TEST(AnalysisJsonReader, RoundTripsTheFiguresRulesUse) {
@@ -25,7 +27,8 @@ TEST(AnalysisJsonReader, RoundTripsTheFiguresRulesUse) {
     EXPECT_DOUBLE_EQ(y.temporal.idle_s, x.temporal.idle_s);
     EXPECT_DOUBLE_EQ(y.dataloader_share, x.dataloader_share);
     ASSERT_EQ(y.iterations.size(), x.iterations.size());
-    for (size_t k = 0; k < x.iterations.size(); ++k) EXPECT_DOUBLE_EQ(y.iterations[k].cpu_step_s, x.iterations[k].cpu_step_s);
+    for (size_t k = 0; k < x.iterations.size(); ++k)
+      EXPECT_DOUBLE_EQ(y.iterations[k].cpu_step_s, x.iterations[k].cpu_step_s);
     ASSERT_EQ(y.collectives.size(), x.collectives.size());
     for (size_t k = 0; k < x.collectives.size(); ++k) {
       EXPECT_EQ(y.collectives[k].kind, x.collectives[k].kind);
@@ -54,9 +57,11 @@ TEST(AnalysisJsonReader, BrokenInputNamesTheField) {
   EXPECT_NE(msg(R"({"schema": "paratune.analyze/1", "events": 1, "profiler_steps": [], "ranks": [{"rank": "x"}]})")
                 .find("a.json: ranks[0].rank is not an integer"),
             std::string::npos);
-  EXPECT_NE(msg(R"({"schema": "paratune.analyze/1", "events": 1, "profiler_steps": [1.5]})").find(".profiler_steps[0] is not an integer"),
+  EXPECT_NE(msg(R"({"schema": "paratune.analyze/1", "events": 1, "profiler_steps": [1.5]})")
+                .find(".profiler_steps[0] is not an integer"),
             std::string::npos);
-  EXPECT_NE(msg(R"({"schema": "paratune.analyze/1", "events": 1})").find(".profiler_steps is missing"), std::string::npos);
+  EXPECT_NE(msg(R"({"schema": "paratune.analyze/1", "events": 1})").find(".profiler_steps is missing"),
+            std::string::npos);
   EXPECT_NE(msg("[1, 2]").find("a.json:  is not an object"), std::string::npos);
 }
 

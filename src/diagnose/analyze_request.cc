@@ -21,16 +21,18 @@ void SetPrediction(const ScenarioRequest& flags, AnalyzedTraces& out) {
   const Estimate& e = step.estimate;
   out.prediction = ComparePrediction(out.analysis, e, step.simulation);
   const Layout& l = e.layout;
-  out.prediction_label = fmt::format("{} on {} x {}, tp {} pp {} vp {} cp {} ep {} dp {}, mbs {}", e.model, e.gpus, e.gpu,
-                                     l.tp, l.pp, l.vp, l.cp, l.ep, l.dp, l.mbs);
+  out.prediction_label = fmt::format("{} on {} x {}, tp {} pp {} vp {} cp {} ep {} dp {}, mbs {}", e.model, e.gpus,
+                                     e.gpu, l.tp, l.pp, l.vp, l.cp, l.ep, l.dp, l.mbs);
 }
 
 }  // namespace
 
 AnalyzedTraces RunAnalyze(const AnalyzeRequest& r) {
   if (r.rank && *r.rank < 0) throw InputError(fmt::format("--rank {}: ranks are numbered from 0", *r.rank));
-  if (r.top < 1 || r.top > 1000) throw InputError(fmt::format("--top {}: kernels listed per type must be 1 to 1000", r.top));
-  if (r.threads < 0 || r.threads > 1024) throw InputError(fmt::format("--threads {}: must be 0 (one per core) to 1024", r.threads));
+  if (r.top < 1 || r.top > 1000)
+    throw InputError(fmt::format("--top {}: kernels listed per type must be 1 to 1000", r.top));
+  if (r.threads < 0 || r.threads > 1024)
+    throw InputError(fmt::format("--threads {}: must be 0 (one per core) to 1024", r.threads));
   AnalyzedTraces out;
   const auto t0 = std::chrono::steady_clock::now();
   TraceSetOptions so;

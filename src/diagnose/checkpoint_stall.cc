@@ -33,7 +33,6 @@
 namespace paratune {
 namespace {
 
-
 // Fewer logged intervals than this carry no usable baseline.
 constexpr size_t kMinIntervals = 8;
 // The baseline pace of an interval is the median over this many intervals on each side: wide
@@ -66,10 +65,10 @@ constexpr double kMaxStalledShare = 0.25;
 constexpr double kMinPeriodIntervals = 3;
 
 struct Interval {
-  size_t rec = 0;          // index of the record ending it
+  size_t rec = 0;  // index of the record ending it
   int64_t start_iteration = 0, end_iteration = 0;
   double start_s = kNotGiven, end_s = kNotGiven;
-  double expected_s = 0;   // n * baseline
+  double expected_s = 0;  // n * baseline
   double lost_s = 0;
 };
 
@@ -91,7 +90,8 @@ class CheckpointStallRule : public Rule {
  public:
   const char* Name() const override { return "checkpoint_stall"; }
   const char* Summary() const override {
-    return "periodic stalls (timestamp gaps, slow iterations) aligned with checkpoint saves or a fixed iteration period";
+    return "periodic stalls (timestamp gaps, slow iterations) aligned with checkpoint saves or a fixed iteration "
+           "period";
   }
 
   void Check(const DiagnoseInputs& in, std::vector<Finding>* out) const override {
@@ -146,15 +146,14 @@ class CheckpointStallRule : public Rule {
     const RobustCenter rc = MedianAndMad(lost);
     const double sigma = kMadToSigma * rc.mad;
     auto threshold = [&](double expected_s, int intervals) {
-      return std::max({kOutlierZ * sigma * std::sqrt(static_cast<double>(intervals)), kMinStallShareOfInterval * expected_s,
-                       kQuantaPerStall * quantum_s});
+      return std::max({kOutlierZ * sigma * std::sqrt(static_cast<double>(intervals)),
+                       kMinStallShareOfInterval * expected_s, kQuantaPerStall * quantum_s});
     };
-    const double wall_s = timed ? recs.back().time_s - recs[iv.front().rec - 1].time_s
-                                : [&] {
-                                    double s = 0;
-                                    for (const auto& x : iv) s += x.expected_s + x.lost_s;
-                                    return s;
-                                  }();
+    const double wall_s = timed ? recs.back().time_s - recs[iv.front().rec - 1].time_s : [&] {
+      double s = 0;
+      for (const auto& x : iv) s += x.expected_s + x.lost_s;
+      return s;
+    }();
     if (!(wall_s > 0)) return;
 
     // The saves, one per iteration, in order.
@@ -175,7 +174,8 @@ class CheckpointStallRule : public Rule {
                                          [](int line, const IterationRecord& r) { return line < r.line; });
       const int next_line = next == recs.end() ? std::numeric_limits<int>::max() : next->line;
       for (const auto& t : log.timers)
-        if (t.line > s.line && t.line < next_line && (t.name == "save-checkpoint" || t.name == "save-checkpoint-non-persistent")) {
+        if (t.line > s.line && t.line < next_line &&
+            (t.name == "save-checkpoint" || t.name == "save-checkpoint-non-persistent")) {
           s.timer_max_s = t.max_s;
           break;
         }
@@ -229,7 +229,8 @@ class CheckpointStallRule : public Rule {
     if (static_cast<int>(stalls.size()) < kMinPeriodicStalls) return;
     if (static_cast<double>(stalled_intervals) > kMaxStalledShare * static_cast<double>(iv.size())) return;
     std::vector<double> gaps;
-    for (size_t k = 1; k < stalls.size(); ++k) gaps.push_back(static_cast<double>(stalls[k].start_iteration - stalls[k - 1].start_iteration));
+    for (size_t k = 1; k < stalls.size(); ++k)
+      gaps.push_back(static_cast<double>(stalls[k].start_iteration - stalls[k - 1].start_iteration));
     const double period = Median(gaps);
     const double log_interval = static_cast<double>(recs[stalls.front().rec].interval_iterations);
     if (period < kMinPeriodIntervals * log_interval) return;
@@ -240,8 +241,8 @@ class CheckpointStallRule : public Rule {
     ReportPeriodic(log, stalls, static_cast<int64_t>(std::llround(period)), wall_s, timed, out);
   }
 
-  void ReportSaves(const TrainingLog& log, const std::vector<Save>& kept, const std::vector<const Save*>& vis, double wall_s,
-                   bool timed, std::vector<Finding>* out) const {
+  void ReportSaves(const TrainingLog& log, const std::vector<Save>& kept, const std::vector<const Save*>& vis,
+                   double wall_s, bool timed, std::vector<Finding>* out) const {
     Finding f;
     f.rule = Name();
     double lost = 0;
@@ -256,43 +257,51 @@ class CheckpointStallRule : public Rule {
     std::vector<double> di, dt;
     for (size_t k = 1; k < vis.size(); ++k) {
       di.push_back(static_cast<double>(vis[k]->iteration - vis[k - 1]->iteration));
-      if (!std::isnan(vis[k]->time_s) && !std::isnan(vis[k - 1]->time_s)) dt.push_back(vis[k]->time_s - vis[k - 1]->time_s);
+      if (!std::isnan(vis[k]->time_s) && !std::isnan(vis[k - 1]->time_s))
+        dt.push_back(vis[k]->time_s - vis[k - 1]->time_s);
     }
     f.where.period_iterations = static_cast<int64_t>(std::llround(Median(di)));
     if (!dt.empty()) f.where.period_s = Median(dt);
     for (const Save* s : vis) {
       f.where.iterations.push_back(s->iteration);
-      if (!std::isnan(s->range_start_s) && !std::isnan(s->range_end_s)) f.where.time_ranges_s.push_back({s->range_start_s, s->range_end_s});
+      if (!std::isnan(s->range_start_s) && !std::isnan(s->range_end_s))
+        f.where.time_ranges_s.push_back({s->range_start_s, s->range_end_s});
       f.where.lines.push_back(fmt::format("{}:{}", log.path, s->line));
       f.evidence.push_back({fmt::format("time lost to the save at iteration {}", s->iteration), s->lost_s, "s",
                             fmt::format("{}:{}", log.path, s->line)});
       if (!std::isnan(s->timer_max_s))
-        f.evidence.push_back({fmt::format("save-checkpoint timer max at iteration {}", s->iteration), s->timer_max_s, "s",
-                              fmt::format("{}:{}", log.path, s->line)});
+        f.evidence.push_back({fmt::format("save-checkpoint timer max at iteration {}", s->iteration), s->timer_max_s,
+                              "s", fmt::format("{}:{}", log.path, s->line)});
     }
     f.evidence.push_back({"wall time of the logged intervals", wall_s, "s", log.path});
     f.evidence.push_back({"saves during training", static_cast<double>(kept.size()), "", log.path});
     const double per_save = lost / static_cast<double>(vis.size());
-    f.title = fmt::format("{} checkpoint saves stall training: {:.1f} s lost per save every {} iterations ({:.1f}% of the time)",
-                          mostly_async ? "Asynchronous" : "Synchronous", per_save, f.where.period_iterations, 100 * f.loss_fraction);
+    f.title = fmt::format(
+        "{} checkpoint saves stall training: {:.1f} s lost per save every {} iterations ({:.1f}% of the time)",
+        mostly_async ? "Asynchronous" : "Synchronous", per_save, f.where.period_iterations, 100 * f.loss_fraction);
     f.message = fmt::format(
-        "{} of the {} saves during training are followed by {} ({:.1f} s on average, {:.1f} s in all) beyond the run's typical "
+        "{} of the {} saves during training are followed by {} ({:.1f} s on average, {:.1f} s in all) beyond the run's "
+        "typical "
         "pace, measured from {}; that is {:.1f}% of the {:.0f} s logged. Period: {} iterations{}.",
         vis.size(), kept.size(), mostly_async ? "slower iterations" : "a stall", per_save, lost,
-        timed ? "the gaps between the iteration lines' timestamps" : "the elapsed time per iteration", 100 * f.loss_fraction, wall_s,
-        f.where.period_iterations, std::isnan(f.where.period_s) ? std::string() : fmt::format(" ({:.0f} s)", f.where.period_s));
-    f.fix = mostly_async
-                ? "The asynchronous save still slows the iterations after it (the writer competes for PCIe, host memory and "
-                  "storage): save less often (a larger --save-interval), keep --use-persistent-ckpt-worker on, use "
-                  "--non-persistent-save-interval with --non-persistent-ckpt-type local for frequent saves, or give the "
-                  "checkpoint storage more bandwidth."
-                : "Save asynchronously (Megatron-LM: --async-save --use-persistent-ckpt-worker with --ckpt-format torch_dist; "
-                  "torchtitan: checkpoint.async_mode = \"async\"), or save less often (a larger --save-interval).";
+        timed ? "the gaps between the iteration lines' timestamps" : "the elapsed time per iteration",
+        100 * f.loss_fraction, wall_s, f.where.period_iterations,
+        std::isnan(f.where.period_s) ? std::string() : fmt::format(" ({:.0f} s)", f.where.period_s));
+    f.fix =
+        mostly_async
+            ? "The asynchronous save still slows the iterations after it (the writer competes for PCIe, host memory "
+              "and "
+              "storage): save less often (a larger --save-interval), keep --use-persistent-ckpt-worker on, use "
+              "--non-persistent-save-interval with --non-persistent-ckpt-type local for frequent saves, or give the "
+              "checkpoint storage more bandwidth."
+            : "Save asynchronously (Megatron-LM: --async-save --use-persistent-ckpt-worker with --ckpt-format "
+              "torch_dist; "
+              "torchtitan: checkpoint.async_mode = \"async\"), or save less often (a larger --save-interval).";
     out->push_back(std::move(f));
   }
 
-  void ReportPeriodic(const TrainingLog& log, const std::vector<Interval>& stalls, int64_t period, double wall_s, bool timed,
-                      std::vector<Finding>* out) const {
+  void ReportPeriodic(const TrainingLog& log, const std::vector<Interval>& stalls, int64_t period, double wall_s,
+                      bool timed, std::vector<Finding>* out) const {
     Finding f;
     f.rule = Name();
     double lost = 0;
@@ -304,8 +313,8 @@ class CheckpointStallRule : public Rule {
       if (!std::isnan(x.start_s)) f.where.time_ranges_s.push_back({x.start_s, x.end_s});
       const int line = log.iterations[x.rec].line;
       f.where.lines.push_back(fmt::format("{}:{}", log.path, line));
-      f.evidence.push_back({fmt::format("time lost between iterations {} and {}", x.start_iteration, x.end_iteration), x.lost_s, "s",
-                            fmt::format("{}:{}", log.path, line)});
+      f.evidence.push_back({fmt::format("time lost between iterations {} and {}", x.start_iteration, x.end_iteration),
+                            x.lost_s, "s", fmt::format("{}:{}", log.path, line)});
       if (k > 0 && !std::isnan(x.start_s)) dt.push_back(x.start_s - stalls[k - 1].start_s);
     }
     f.where.period_iterations = period;
@@ -313,16 +322,19 @@ class CheckpointStallRule : public Rule {
     f.loss_fraction = std::min(1.0, lost / wall_s);
     f.severity = SeverityForLoss(f.loss_fraction);
     const double per = lost / static_cast<double>(stalls.size());
-    f.title = fmt::format("Periodic stalls every {} iterations ({:.1f} s each, {:.1f}% of the time): likely checkpoint saves", period,
-                          per, 100 * f.loss_fraction);
+    f.title =
+        fmt::format("Periodic stalls every {} iterations ({:.1f} s each, {:.1f}% of the time): likely checkpoint saves",
+                    period, per, 100 * f.loss_fraction);
     f.message = fmt::format(
-        "{} stalls at a fixed period of {} iterations, {:.1f} s each beyond the run's typical pace ({}), {:.1f}% of the {:.0f} s "
+        "{} stalls at a fixed period of {} iterations, {:.1f} s each beyond the run's typical pace ({}), {:.1f}% of "
+        "the {:.0f} s "
         "logged; the log has no checkpoint lines to confirm they are saves (a save interval of {} would explain them).",
-        stalls.size(), period, per, timed ? "from the timestamps" : "from the elapsed time per iteration", 100 * f.loss_fraction,
-        wall_s, period);
-    f.fix = "If these are checkpoint saves: save asynchronously (Megatron-LM --async-save --use-persistent-ckpt-worker; "
-            "torchtitan checkpoint.async_mode = \"async\") or less often; otherwise look for a periodic job on the hosts "
-            "(evaluation, logging, garbage collection: Megatron --manual-gc).";
+        stalls.size(), period, per, timed ? "from the timestamps" : "from the elapsed time per iteration",
+        100 * f.loss_fraction, wall_s, period);
+    f.fix =
+        "If these are checkpoint saves: save asynchronously (Megatron-LM --async-save --use-persistent-ckpt-worker; "
+        "torchtitan checkpoint.async_mode = \"async\") or less often; otherwise look for a periodic job on the hosts "
+        "(evaluation, logging, garbage collection: Megatron --manual-gc).";
     out->push_back(std::move(f));
   }
 };

@@ -150,7 +150,9 @@ TEST(CheckpointStall, OneSlowSaveIsAnIncidentNotAPattern) {
 TEST(CheckpointStall, PeriodicStallsWithoutSaveLines) {
   // No checkpoint lines at all (another logger, or lines filtered out): stalls every 400 iterations.
   const LogSpec spec;
-  const TrainingLog log = MakeLog(spec, [](int64_t it) { return (it % 400 == 10 && it > 10) ? Extra{45, 0} : Extra{}; });
+  const TrainingLog log = MakeLog(spec, [](int64_t it) {
+    return (it % 400 == 10 && it > 10) ? Extra{45, 0} : Extra{};
+  });
   const auto out = RunRule(log);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].where.period_iterations, 400);
@@ -182,7 +184,9 @@ TEST(CheckpointStall, AThroughputStepIsNotAStall) {
   EXPECT_TRUE(RunRule(with_saves).empty());
   EXPECT_TRUE(RunRule(MakeLog(spec, slower)).empty());
   // A slow stretch of 200 iterations in the middle is not periodic either.
-  EXPECT_TRUE(RunRule(MakeLog(spec, [](int64_t it) { return it > 1000 && it <= 1200 ? Extra{0, 6} : Extra{}; })).empty());
+  EXPECT_TRUE(RunRule(MakeLog(spec, [](int64_t it) {
+                return it > 1000 && it <= 1200 ? Extra{0, 6} : Extra{};
+              })).empty());
 }
 
 TEST(CheckpointStall, SaysNothingWithoutLogs) {

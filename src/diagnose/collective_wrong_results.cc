@@ -29,16 +29,19 @@ void CheckRun(const NcclTestsRun& run, std::vector<Finding>* out) {
   Finding f;
   f.rule = kRule;
   f.severity = Severity::kCritical;  // a correctness fault: its loss is the run, not a share of it
-  f.title = fmt::format("nccl-tests {} returned wrong data: {} wrong elements in {} of {} message sizes", coll, wrong, sizes, run.rows.size());
+  f.title = fmt::format("nccl-tests {} returned wrong data: {} wrong elements in {} of {} message sizes", coll, wrong,
+                        sizes, run.rows.size());
   f.message = fmt::format(
-      "{}: the {} test checked its results and found {} wrong elements over {} message sizes, the first at {:.0f} bytes "
+      "{}: the {} test checked its results and found {} wrong elements over {} message sizes, the first at {:.0f} "
+      "bytes "
       "(line {}). A collective that returns wrong data corrupts gradients silently, whatever its bandwidth; the busbw "
       "figures of this run measure a broken path.",
       run.path, coll, wrong, sizes, first->size_bytes, first->line);
-  f.fix = "Take the nodes of this test out of service and find the bad part: rerun nccl-tests per node and per GPU pair "
-          "(-g 2 on each pair) to isolate it, run dcgmi diag -r 3 and check nvidia-smi -q for row remapping failures and "
-          "uncorrectable ECC errors, check NVLink and NIC error counters (nvidia-smi nvlink -e, ethtool -S, perfquery), "
-          "and test another NCCL version; never train on it.";
+  f.fix =
+      "Take the nodes of this test out of service and find the bad part: rerun nccl-tests per node and per GPU pair "
+      "(-g 2 on each pair) to isolate it, run dcgmi diag -r 3 and check nvidia-smi -q for row remapping failures and "
+      "uncorrectable ECC errors, check NVLink and NIC error counters (nvidia-smi nvlink -e, ethtool -S, perfquery), "
+      "and test another NCCL version; never train on it.";
   f.evidence.push_back({"wrong elements (all sizes)", static_cast<double>(wrong), "", run.path});
   f.evidence.push_back({"message sizes with wrong data", static_cast<double>(sizes), "", at});
   f.where.lines.push_back(at);

@@ -12,15 +12,20 @@ namespace {
 // elements out of place and 5 in place, and whose 128 MiB row has 1 in place.
 std::string Log(const char* wrong64, const char* wrong64_inplace, const char* wrong128_inplace) {
   std::string s =
-      "# nThread 1 nGpus 8 minBytes 33554432 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+      "# nThread 1 nGpus 8 minBytes 33554432 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 "
+      "validation: 1 graph: 0\n"
       "#\n"
       "#                                                              out-of-place                       in-place\n"
-      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw "
+      "#wrong\n"
       "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n";
-  s += "    33554432       8388608     float     sum      -1    200.0  167.77  293.60      0    200.0  167.77  293.60      0\n";
-  s += std::string("    67108864      16777216     float     sum      -1    380.0  176.60  309.05      ") + wrong64 + "    380.0  176.60  309.05      " +
-       wrong64_inplace + "\n";
-  s += std::string("   134217728      33554432     float     sum      -1    750.0  178.96  313.18      0    750.0  178.96  313.18      ") +
+  s += "    33554432       8388608     float     sum      -1    200.0  167.77  293.60      0    200.0  167.77  293.60  "
+       "    0\n";
+  s += std::string("    67108864      16777216     float     sum      -1    380.0  176.60  309.05      ") + wrong64 +
+       "    380.0  176.60  309.05      " + wrong64_inplace + "\n";
+  s += std::string(
+           "   134217728      33554432     float     sum      -1    750.0  178.96  313.18      0    750.0  178.96  "
+           "313.18      ") +
        wrong128_inplace + "\n";
   s += "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 305.0 \n#\n";
   return s;

@@ -93,7 +93,8 @@ class DataStarvationRule : public Rule {
       mean /= static_cast<double>(x.size());
       hits.push_back({gpu, p, mean, s.front()->time_s, s.back()->time_s});
     }
-    if (hits.empty() || static_cast<double>(hits.size()) < kMinStarvedGpuShare * static_cast<double>(by_gpu.size())) return;
+    if (hits.empty() || static_cast<double>(hits.size()) < kMinStarvedGpuShare * static_cast<double>(by_gpu.size()))
+      return;
     std::vector<double> periods, duties, losses, acfs, lows, highs;
     Finding f;
     f.rule = Name();
@@ -107,7 +108,8 @@ class DataStarvationRule : public Rule {
       t0 = std::min(t0, h.t0);
       t1 = std::max(t1, h.t1);
       const std::string src = fmt::format("{} GPU {}", t.path, h.gpu);
-      f.evidence.push_back({fmt::format("GPU {} utilisation period", h.gpu), h.p.period_samples * t.interval_s, "s", src});
+      f.evidence.push_back(
+          {fmt::format("GPU {} utilisation period", h.gpu), h.p.period_samples * t.interval_s, "s", src});
       f.evidence.push_back({fmt::format("GPU {} duty cycle", h.gpu), h.p.duty_cycle, "fraction", src});
       acfs.push_back(h.p.autocorrelation);
       lows.push_back(h.p.low_level);
@@ -122,13 +124,17 @@ class DataStarvationRule : public Rule {
     f.where.time_ranges_s.emplace_back(t0, t1);
     f.where.period_s = period_samples * t.interval_s;
     f.where.lines.push_back(fmt::format("{}:{}", t.path, t.samples.front().line));
-    f.title = fmt::format("Saw-tooth GPU utilisation every {:.3g} s on {} of {} GPUs: the input pipeline starves them", f.where.period_s,
-                          hits.size(), by_gpu.size());
+    f.title = fmt::format("Saw-tooth GPU utilisation every {:.3g} s on {} of {} GPUs: the input pipeline starves them",
+                          f.where.period_s, hits.size(), by_gpu.size());
     f.message = fmt::format(
-        "Utilisation repeats every {:.3g} polls ({:.3g} s at {:.3g} s per poll; autocorrelation peak {:.2f}), busy {:.0f}% of each "
-        "period (levels {:.0f}% and {:.0f}%): the GPUs wait for each batch, then run. On average they reach {:.0f}% of their busy "
-        "level, an estimated {:.1f}% of throughput lost. If the period matches the checkpoint interval, see checkpoint_stall.",
-        period_samples, f.where.period_s, t.interval_s, acf, 100 * duty, 100 * low, 100 * high, 100 * (1 - loss), 100 * loss);
+        "Utilisation repeats every {:.3g} polls ({:.3g} s at {:.3g} s per poll; autocorrelation peak {:.2f}), busy "
+        "{:.0f}% of each "
+        "period (levels {:.0f}% and {:.0f}%): the GPUs wait for each batch, then run. On average they reach {:.0f}% of "
+        "their busy "
+        "level, an estimated {:.1f}% of throughput lost. If the period matches the checkpoint interval, see "
+        "checkpoint_stall.",
+        period_samples, f.where.period_s, t.interval_s, acf, 100 * duty, 100 * low, 100 * high, 100 * (1 - loss),
+        100 * loss);
     f.evidence.push_back({"median period", f.where.period_s, "s", t.path});
     f.evidence.push_back({"median duty cycle", duty, "fraction", t.path});
     f.evidence.push_back({"median autocorrelation at the period", acf, "", t.path});
@@ -169,7 +175,9 @@ class DataStarvationRule : public Rule {
       const double loss = std::min(r.dataloader_share, idle_share);
       const double loader_per_step = loader_s / static_cast<double>(r.iterations.size());
       const double compute_per_step = step_s / static_cast<double>(r.iterations.size()) - loader_per_step;
-      const int workers = compute_per_step > 0 ? static_cast<int>(std::ceil(kPipelineHeadroom * loader_per_step / compute_per_step)) : 0;
+      const int workers = compute_per_step > 0
+                              ? static_cast<int>(std::ceil(kPipelineHeadroom * loader_per_step / compute_per_step))
+                              : 0;
 
       Finding f;
       f.rule = Name();
@@ -177,20 +185,28 @@ class DataStarvationRule : public Rule {
       f.severity = SeverityForLoss(loss);
       f.where.gpus.push_back(r.rank);
       for (const IterationStats& it : r.iterations) f.where.iterations.push_back(it.step);
-      f.title = fmt::format("Data loading takes {:.1f}% of the step on rank {} (above the 5% input-bound mark); the GPU is idle {:.1f}% of the time",
-                            100 * r.dataloader_share, r.rank, 100 * idle_share);
+      f.title = fmt::format(
+          "Data loading takes {:.1f}% of the step on rank {} (above the 5% input-bound mark); the GPU is idle {:.1f}% "
+          "of the time",
+          100 * r.dataloader_share, r.rank, 100 * idle_share);
       f.message = fmt::format(
-          "Over ProfilerStep#{}..#{} the data loader ran {:.1f} ms of each {:.1f} ms step ({:.1f}%) on the training process; the GPU "
+          "Over ProfilerStep#{}..#{} the data loader ran {:.1f} ms of each {:.1f} ms step ({:.1f}%) on the training "
+          "process; the GPU "
           "was idle {:.1f}% of its span",
-          r.iterations.front().step, r.iterations.back().step, 1e3 * loader_per_step, 1e3 * step_s / r.iterations.size(),
-          100 * r.dataloader_share, 100 * idle_share);
-      if (gaps > 0) f.message += fmt::format(", {:.1f}% of the step before each step's first kernel (waiting for the batch)", 100 * start_idle_share);
-      if (idle_total_s > 0) f.message += fmt::format(", host_wait {:.1f} ms of {:.1f} ms idle", 1e3 * host_wait_s, 1e3 * idle_total_s);
-      f.message += fmt::format(". Hiding the loader gives back at most the idle time: an estimated {:.1f}% of throughput.", 100 * loss);
+          r.iterations.front().step, r.iterations.back().step, 1e3 * loader_per_step,
+          1e3 * step_s / r.iterations.size(), 100 * r.dataloader_share, 100 * idle_share);
+      if (gaps > 0)
+        f.message += fmt::format(", {:.1f}% of the step before each step's first kernel (waiting for the batch)",
+                                 100 * start_idle_share);
+      if (idle_total_s > 0)
+        f.message += fmt::format(", host_wait {:.1f} ms of {:.1f} ms idle", 1e3 * host_wait_s, 1e3 * idle_total_s);
+      f.message += fmt::format(
+          ". Hiding the loader gives back at most the idle time: an estimated {:.1f}% of throughput.", 100 * loss);
       if (workers > 0)
-        f.message += fmt::format(" A pipeline 3x faster than the GPU consumes (the tuning checklist) needs at least {} loader worker{} "
-                                 "at this per-batch cost.",
-                                 workers, workers == 1 ? "" : "s");
+        f.message += fmt::format(
+            " A pipeline 3x faster than the GPU consumes (the tuning checklist) needs at least {} loader worker{} "
+            "at this per-batch cost.",
+            workers, workers == 1 ? "" : "s");
       const std::string src = r.path;
       f.evidence.push_back({"data-loader share of the step", r.dataloader_share, "fraction", src});
       f.evidence.push_back({"data loader per step", loader_per_step, "s", src});
@@ -200,7 +216,8 @@ class DataStarvationRule : public Rule {
       if (idle_total_s > 0) f.evidence.push_back({"host_wait idle", host_wait_s, "s", src});
       f.evidence.push_back({"estimated throughput loss", loss, "fraction", src});
       f.fix = kFix;
-      if (workers > 0) f.fix += fmt::format(" Here: num_workers >= {} keeps the pipeline 3x ahead of the GPU.", workers);
+      if (workers > 0)
+        f.fix += fmt::format(" Here: num_workers >= {} keeps the pipeline 3x ahead of the GPU.", workers);
       out->push_back(std::move(f));
     }
   }

@@ -91,7 +91,8 @@ TEST(DataStarvation, SawToothInDcgmiGract) {
   // time is relative to the start of the capture (dcgmi prints no timestamps).
   std::string text = "$ dcgmi dmon -e 1001,1002 -d 500\n#Entity   GRACT   SMACT\nID\n";
   for (int s = 0; s < 240; ++s)
-    for (int g = 0; g < 4; ++g) text += fmt::format("GPU {}  {:.3f}  {:.3f}\n", g, s % 8 < 5 ? 0.97 : 0.02, s % 8 < 5 ? 0.85 : 0.01);
+    for (int g = 0; g < 4; ++g)
+      text += fmt::format("GPU {}  {:.3f}  {:.3f}\n", g, s % 8 < 5 ? 0.97 : 0.02, s % 8 < 5 ? 0.85 : 0.01);
   const auto f = RunTelemetry(ParseGpuTelemetry(text, "dmon.txt"));
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].where.gpus, (std::vector<int>{0, 1, 2, 3}));

@@ -15,7 +15,7 @@ struct Diagnosis {
   std::vector<InputFile> inputs;
   std::vector<Finding> findings;  // ranked (RankFindings)
   std::vector<std::string> rules_run;
-  DiagnosisSeries series;         // what the report draws beside the findings
+  DiagnosisSeries series;  // what the report draws beside the findings
 };
 
 Diagnosis Diagnose(const DiagnoseInputs& inputs);

@@ -56,12 +56,20 @@ nlohmann::json DiagnosisJson(const Diagnosis& d) {
   };
   nlohmann::json throughput = nlohmann::json::array(), telemetry = nlohmann::json::array();
   for (const auto& t : d.series.throughput)
-    throughput.push_back({{"path", t.path}, {"quantity", t.quantity}, {"iterations", nums(t.iterations)},
-                          {"values", nums(t.values)}, {"save_iterations", nums(t.save_iterations)}});
+    throughput.push_back({{"path", t.path},
+                          {"quantity", t.quantity},
+                          {"iterations", nums(t.iterations)},
+                          {"values", nums(t.values)},
+                          {"save_iterations", nums(t.save_iterations)}});
   for (const auto& t : d.series.telemetry)
-    telemetry.push_back({{"path", t.path}, {"gpu", t.gpu}, {"time_s", nums(t.time_s)}, {"sm_clock_hz", nums(t.sm_clock_hz)},
+    telemetry.push_back({{"path", t.path},
+                         {"gpu", t.gpu},
+                         {"time_s", nums(t.time_s)},
+                         {"sm_clock_hz", nums(t.sm_clock_hz)},
                          {"temperature_c", nums(t.temperature_c)}});
-  return {{"schema", "paratune.diagnose/1"}, {"inputs", std::move(inputs)}, {"rules", d.rules_run},
+  return {{"schema", "paratune.diagnose/1"},
+          {"inputs", std::move(inputs)},
+          {"rules", d.rules_run},
           {"findings", std::move(findings)},
           {"series", {{"throughput", std::move(throughput)}, {"telemetry", std::move(telemetry)}}}};
 }

@@ -12,7 +12,8 @@ DiagnoseOutcome RunDiagnose(const DiagnoseRequest& r) {
   const bool model = f.Given("--model") || f.Given("--hidden");
   if (r.inputs.empty() && !model)
     throw InputError("diagnose: no inputs (pass files, directories or the run's --model and layout)");
-  if (r.threads < 0 || r.threads > 1024) throw InputError("--threads " + std::to_string(r.threads) + ": must be 0 (one per core) to 1024");
+  if (r.threads < 0 || r.threads > 1024)
+    throw InputError("--threads " + std::to_string(r.threads) + ": must be 0 (one per core) to 1024");
   LoadOptions lo;
   lo.threads = r.threads;
   lo.progress = r.progress;

@@ -44,7 +44,8 @@ DiagnosisSeries SeriesOf(const DiagnoseInputs& inputs) {
     for (size_t i = 0; i < log.iterations.size(); ++i) {
       const double x = value(log.iterations[i], quantity);
       if (!std::isfinite(x)) continue;
-      it.push_back(log.iterations[i].iteration >= 0 ? static_cast<double>(log.iterations[i].iteration) : static_cast<double>(i));
+      it.push_back(log.iterations[i].iteration >= 0 ? static_cast<double>(log.iterations[i].iteration)
+                                                    : static_cast<double>(i));
       v.push_back(x);
     }
     for (size_t k : Keep(it.size())) {
@@ -52,7 +53,8 @@ DiagnosisSeries SeriesOf(const DiagnoseInputs& inputs) {
       t.values.push_back(v[k]);
     }
     for (const auto& c : log.checkpoints)
-      if (c.iteration >= 0 && t.save_iterations.size() < kMaxSeriesPoints) t.save_iterations.push_back(static_cast<double>(c.iteration));
+      if (c.iteration >= 0 && t.save_iterations.size() < kMaxSeriesPoints)
+        t.save_iterations.push_back(static_cast<double>(c.iteration));
     s.throughput.push_back(std::move(t));
   }
   for (const GpuTelemetry& tel : inputs.telemetry) {

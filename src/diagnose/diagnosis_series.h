@@ -26,7 +26,7 @@ struct ThroughputSeries {
 struct TelemetrySeries {
   std::string path;
   int gpu = 0;
-  std::vector<double> time_s;  // seconds since the epoch
+  std::vector<double> time_s;                      // seconds since the epoch
   std::vector<double> sm_clock_hz, temperature_c;  // NaN where not sampled
 };
 

@@ -123,9 +123,10 @@ class ExpertImbalance : public Rule {
       const std::optional<Estimate> eb = EstimateVariant(p, bal, p.training);
       if (ei && eb && eb->tokens_per_s > 0) {
         loss = std::max(0.0, LossAgainst(*ei, *eb));
-        cost = fmt::format(" The cost model with --expert-imbalance {:.2f} predicts a {:.3f} s step against {:.3f} s "
-                           "balanced: {:.1f}% of the step's throughput.",
-                           imb.expert_imbalance, ei->step_time_s, eb->step_time_s, 100 * loss);
+        cost = fmt::format(
+            " The cost model with --expert-imbalance {:.2f} predicts a {:.3f} s step against {:.3f} s "
+            "balanced: {:.1f}% of the step's throughput.",
+            imb.expert_imbalance, ei->step_time_s, eb->step_time_s, 100 * loss);
       }
     }
 
@@ -135,11 +136,11 @@ class ExpertImbalance : public Rule {
     f.severity = AtLeast(SeverityForLoss(loss), Severity::kWarning);
     const char* unit = group > 1 ? "EP rank" : "expert";
     f.title = fmt::format("MoE routing imbalance: the busiest {} gets {:.2f}x the mean tokens", unit, ratio);
-    f.message = fmt::format("Over {} (iteration, layer) rows of {} experts{}, the busiest {} receives {:.2f}x the mean "
-                            "(sum of max / sum of mean; {:.2f} is the design bound).",
-                            rows.size(), experts,
-                            group > 1 ? fmt::format(" on {} EP ranks of {} experts", units, group) : std::string(), unit,
-                            ratio, kMaxImbalance);
+    f.message = fmt::format(
+        "Over {} (iteration, layer) rows of {} experts{}, the busiest {} receives {:.2f}x the mean "
+        "(sum of max / sum of mean; {:.2f} is the design bound).",
+        rows.size(), experts, group > 1 ? fmt::format(" on {} EP ranks of {} experts", units, group) : std::string(),
+        unit, ratio, kMaxImbalance);
     if (!layers.empty()) {
       f.message += " Worst layers:";
       for (size_t i = 0; i < std::min(layers.size(), kLayersShown); ++i) {
@@ -157,17 +158,21 @@ class ExpertImbalance : public Rule {
       double head = 0, tail = 0;
       for (size_t i = 0; i < k; ++i) head += series[i], tail += series[series.size() - 1 - i];
       head /= double(k), tail /= double(k);
-      f.message += fmt::format(" Trend: {:.2f}x over the first third of the iterations, {:.2f}x over the last ({}).", head,
-                               tail, tail > head * 1.05 ? "worsening" : tail < head / 1.05 ? "improving" : "steady");
+      f.message +=
+          fmt::format(" Trend: {:.2f}x over the first third of the iterations, {:.2f}x over the last ({}).", head, tail,
+                      tail > head * 1.05   ? "worsening"
+                      : tail < head / 1.05 ? "improving"
+                                           : "steady");
     }
-    f.message += fmt::format(" Loss {:.1f}%{}.", 100 * loss,
-                             cost.empty() ? " of the MoE layers' expert time (1 - mean/max; give the plan for the step's share)"
-                                          : "");
+    f.message += fmt::format(
+        " Loss {:.1f}%{}.", 100 * loss,
+        cost.empty() ? " of the MoE layers' expert time (1 - mean/max; give the plan for the step's share)" : "");
     f.message += cost;
-    f.fix = "balance the router: raise the auxiliary load-balancing loss (Megatron-LM --moe-router-load-balancing-type "
-            "aux_loss --moe-aux-loss-coeff, e.g. 1e-2), or use aux-loss-free expert-bias balancing "
-            "(--moe-router-enable-expert-bias --moe-router-bias-update-rate 1e-3; DeepSeek-V3, arXiv 2412.19437 Sec. "
-            "2.1.2), or cap the load with a capacity factor (--moe-expert-capacity-factor 1.25, tokens beyond it dropped)";
+    f.fix =
+        "balance the router: raise the auxiliary load-balancing loss (Megatron-LM --moe-router-load-balancing-type "
+        "aux_loss --moe-aux-loss-coeff, e.g. 1e-2), or use aux-loss-free expert-bias balancing "
+        "(--moe-router-enable-expert-bias --moe-router-bias-update-rate 1e-3; DeepSeek-V3, arXiv 2412.19437 Sec. "
+        "2.1.2), or cap the load with a capacity factor (--moe-expert-capacity-factor 1.25, tokens beyond it dropped)";
     if (first_over >= 0) f.where.iterations.push_back(first_over);
     if (worst_iteration >= 0 && worst_iteration != first_over) f.where.iterations.push_back(worst_iteration);
     f.where.lines.push_back(worst->file->path + ":" + std::to_string(worst->counts->line));

@@ -24,7 +24,7 @@ inline constexpr EnumNames<Severity, 3> kSeverityNames{
 struct Evidence {
   std::string name;
   double value = std::numeric_limits<double>::quiet_NaN();
-  std::string unit;     // "s", "B/s", "fraction", "Hz", "W", "C", "" for counts
+  std::string unit;  // "s", "B/s", "fraction", "Hz", "W", "C", "" for counts
   std::string source;
 };
 
@@ -34,18 +34,18 @@ struct FindingWhere {
   std::vector<std::pair<double, double>> time_ranges_s;  // epoch seconds; printed "YYYY-MM-DD HH:MM:SS"
   std::vector<int> gpus;
   std::vector<std::pair<int, int>> gpu_pairs;
-  std::vector<std::string> lines;                        // "path:line"
-  int64_t period_iterations = 0;                         // 0: none
+  std::vector<std::string> lines;  // "path:line"
+  int64_t period_iterations = 0;   // 0: none
   double period_s = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct Finding {
-  std::string rule;        // the rule's name (diagnose/rules.h)
+  std::string rule;  // the rule's name (diagnose/rules.h)
   Severity severity = Severity::kInfo;
-  std::string title;       // one line
-  std::string message;     // the explanation with the numbers
+  std::string title;         // one line
+  std::string message;       // the explanation with the numbers
   double loss_fraction = 0;  // estimated share of throughput lost, 0..1
-  std::string fix;         // the concrete change: a flag, a setting, a layout
+  std::string fix;           // the concrete change: a flag, a setting, a layout
   std::vector<Evidence> evidence;
   FindingWhere where;
 };

@@ -61,7 +61,8 @@ InputKind DetectInputKind(const std::string& path) {
       return InputKind::kTrace;
     // paratune's own documents by their schema wherever it is: one written before the schema
     // came first (util/json_document.h) has it after its tables.
-    if (head.size() == kHeadBytes && ReadMaybeGzipFile(path, kMaxDocumentBytes).find("\"paratune.analyze/") != std::string::npos)
+    if (head.size() == kHeadBytes &&
+        ReadMaybeGzipFile(path, kMaxDocumentBytes).find("\"paratune.analyze/") != std::string::npos)
       return InputKind::kAnalysisJson;
   }
   // The text formats, most specific first: a topology matrix and an nccl-tests table have fixed
@@ -71,10 +72,11 @@ InputKind DetectInputKind(const std::string& path) {
   if (LooksLikeGpuTelemetry(head)) return InputKind::kGpuTelemetry;
   if (LooksLikeExpertTokens(head)) return InputKind::kExpertTokens;
   if (LooksLikeTrainingLog(head)) return InputKind::kTrainingLog;
-  throw InputError(path +
-                   ": not a file diagnose reads (expected a Kineto or Nsight trace, `paratune analyze --json` output, a "
-                   "Megatron-LM or torchtitan log or tokens/s CSV, an nvidia-smi or dcgmi dmon capture, nccl-tests output, "
-                   "`nvidia-smi topo -m` output or an expert token CSV; docs/diagnose.md)");
+  throw InputError(
+      path +
+      ": not a file diagnose reads (expected a Kineto or Nsight trace, `paratune analyze --json` output, a "
+      "Megatron-LM or torchtitan log or tokens/s CSV, an nvidia-smi or dcgmi dmon capture, nccl-tests output, "
+      "`nvidia-smi topo -m` output or an expert token CSV; docs/diagnose.md)");
 }
 
 DiagnoseInputs LoadDiagnoseInputs(const std::vector<std::string>& paths, const LoadOptions& options) {
@@ -92,19 +94,30 @@ DiagnoseInputs LoadDiagnoseInputs(const std::vector<std::string>& paths, const L
     const InputKind kind = DetectInputKind(p);
     in.files.push_back({p, kind});
     switch (kind) {
-      case InputKind::kTrace: trace_paths.push_back(p); break;
+      case InputKind::kTrace:
+        trace_paths.push_back(p);
+        break;
       case InputKind::kAnalysisJson:
-        if (in.analysis) throw InputError(p + ": a second analysis; pass one `paratune analyze --json` output or the traces");
+        if (in.analysis)
+          throw InputError(p + ": a second analysis; pass one `paratune analyze --json` output or the traces");
         in.analysis = ReadAnalysisJson(p);
         break;
       case InputKind::kTrainingLog:
         in.logs.push_back(ReadTrainingLog(p, options.allow_partial));
         for (std::string& n : TrainingLogNotes(in.logs.back())) in.notes.push_back(std::move(n));
         break;
-      case InputKind::kGpuTelemetry: in.telemetry.push_back(ReadGpuTelemetry(p)); break;
-      case InputKind::kNcclTests: in.nccl_tests.push_back(ReadNcclTests(p)); break;
-      case InputKind::kTopology: in.topologies.push_back(ReadTopologyMatrix(p)); break;
-      case InputKind::kExpertTokens: in.expert_tokens.push_back(ReadExpertTokens(p)); break;
+      case InputKind::kGpuTelemetry:
+        in.telemetry.push_back(ReadGpuTelemetry(p));
+        break;
+      case InputKind::kNcclTests:
+        in.nccl_tests.push_back(ReadNcclTests(p));
+        break;
+      case InputKind::kTopology:
+        in.topologies.push_back(ReadTopologyMatrix(p));
+        break;
+      case InputKind::kExpertTokens:
+        in.expert_tokens.push_back(ReadExpertTokens(p));
+        break;
     }
   }
   if (!trace_paths.empty()) {

@@ -47,8 +47,8 @@ struct PlannedRun {
 };
 
 struct DiagnoseInputs {
-  std::vector<InputFile> files;        // in the order given
-  std::vector<RankTrace> traces;       // from kTrace files (one per rank)
+  std::vector<InputFile> files;           // in the order given
+  std::vector<RankTrace> traces;          // from kTrace files (one per rank)
   std::optional<TraceAnalysis> analysis;  // of `traces`, or read back from an analysis JSON
   std::vector<TrainingLog> logs;
   std::vector<GpuTelemetry> telemetry;

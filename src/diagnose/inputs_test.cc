@@ -31,12 +31,18 @@ class Inputs : public testing::Test {
 };
 
 const char* kMegatron =
-    " [2024-05-01 12:00:00] iteration       10/    1000 | consumed samples:         5120 | elapsed time per iteration (ms): "
-    "1234.5 | throughput per GPU (TFLOP/s/GPU): 412.3 | learning rate: 1.000000E-04 | global batch size:   512 | lm loss: "
-    "2.345678E+00 | loss scale: 1.0 | grad norm: 0.321 | number of skipped iterations:   0 | number of nan iterations:   0 |\n"
-    " [2024-05-01 12:00:12] iteration       20/    1000 | consumed samples:        10240 | elapsed time per iteration (ms): "
-    "1234.5 | throughput per GPU (TFLOP/s/GPU): 412.3 | learning rate: 1.000000E-04 | global batch size:   512 | lm loss: "
-    "2.345678E+00 | loss scale: 1.0 | grad norm: 0.321 | number of skipped iterations:   0 | number of nan iterations:   0 |\n";
+    " [2024-05-01 12:00:00] iteration       10/    1000 | consumed samples:         5120 | elapsed time per iteration "
+    "(ms): "
+    "1234.5 | throughput per GPU (TFLOP/s/GPU): 412.3 | learning rate: 1.000000E-04 | global batch size:   512 | lm "
+    "loss: "
+    "2.345678E+00 | loss scale: 1.0 | grad norm: 0.321 | number of skipped iterations:   0 | number of nan iterations: "
+    "  0 |\n"
+    " [2024-05-01 12:00:12] iteration       20/    1000 | consumed samples:        10240 | elapsed time per iteration "
+    "(ms): "
+    "1234.5 | throughput per GPU (TFLOP/s/GPU): 412.3 | learning rate: 1.000000E-04 | global batch size:   512 | lm "
+    "loss: "
+    "2.345678E+00 | loss scale: 1.0 | grad norm: 0.321 | number of skipped iterations:   0 | number of nan iterations: "
+    "  0 |\n";
 
 const char* kTopo =
     "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n"
@@ -45,13 +51,18 @@ const char* kTopo =
     "\nLegend:\n\n  X    = Self\n  NV#  = Connection traversing a bonded set of # NVLinks\n";
 
 const char* kNccl =
-    "# nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 "
+    "# nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 "
+    "validation: 1 "
     "graph: 0\n#\n# Using devices\n#  Rank  0 Group  0 Pid  1234 on     node1 device  0 [0x1b] NVIDIA H100 80GB HBM3\n"
     "#  Rank  1 Group  0 Pid  1235 on     node1 device  1 [0x2c] NVIDIA H100 80GB HBM3\n#\n"
-    "#                                                              out-of-place                       in-place          \n"
-    "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
-    "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)       \n"
-    "   134217728      33554432     float     sum      -1    800.0  167.77  167.77      0    799.0  167.98  167.98      0\n"
+    "#                                                              out-of-place                       in-place        "
+    "  \n"
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw "
+    "#wrong\n"
+    "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)     "
+    "  \n"
+    "   134217728      33554432     float     sum      -1    800.0  167.77  167.77      0    799.0  167.98  167.98     "
+    " 0\n"
     "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 167.87 \n#\n";
 
 TEST_F(Inputs, KindComesFromTheContentNotTheName) {
@@ -59,7 +70,8 @@ TEST_F(Inputs, KindComesFromTheContentNotTheName) {
   EXPECT_EQ(DetectInputKind(Write("b.log", kTopo)), InputKind::kTopology);
   EXPECT_EQ(DetectInputKind(Write("c.txt", kNccl)), InputKind::kNcclTests);
   EXPECT_EQ(DetectInputKind(Write("d", R"({"schemaVersion": 1, "traceEvents": []})")), InputKind::kTrace);
-  EXPECT_EQ(DetectInputKind(Write("e.json", R"(  {"schema": "paratune.analyze/1", "ranks": []})")), InputKind::kAnalysisJson);
+  EXPECT_EQ(DetectInputKind(Write("e.json", R"(  {"schema": "paratune.analyze/1", "ranks": []})")),
+            InputKind::kAnalysisJson);
   EXPECT_EQ(DetectInputKind(Write("f.json", std::string("SQLite format 3") + '\0')), InputKind::kTrace);
 }
 

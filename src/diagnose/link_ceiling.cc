@@ -76,10 +76,10 @@ std::string CatalogGpuForDevice(const std::string& device_name) {
   for (const char* prefix : {"NVIDIA ", "Tesla "})
     if (name.rfind(prefix, 0) == 0) name = name.substr(std::string(prefix).size());
   for (std::string candidate : {name, [&] {
-         std::string s = name;
-         std::replace(s.begin(), s.end(), ' ', '-');
-         return s;
-       }()}) {
+                                  std::string s = name;
+                                  std::replace(s.begin(), s.end(), ' ', '-');
+                                  return s;
+                                }()}) {
     try {
       return Catalog().Find(candidate).name;
     } catch (const InputError&) {
@@ -100,8 +100,10 @@ std::optional<LinkCeiling> NcclTestsCeiling(const NcclTestsRun& run, const Clust
       c.gpu_source = "device name '" + run.devices.front() + "'";
       // The plan's cluster when it is the same chip (it may carry a --fabric or --hardware
       // override), else the chip's reference system.
-      if (planned && Upper(planned->gpu.name) == Upper(c.gpu)) cluster = *planned;
-      else cluster = Catalog().Cluster(c.gpu, std::max(1, run.ranks));
+      if (planned && Upper(planned->gpu.name) == Upper(c.gpu))
+        cluster = *planned;
+      else
+        cluster = Catalog().Cluster(c.gpu, std::max(1, run.ranks));
     }
   }
   if (!cluster && planned) {
@@ -117,7 +119,8 @@ std::optional<LinkCeiling> NcclTestsCeiling(const NcclTestsRun& run, const Clust
   c.scale_up = f.scale_up;
   const double scale_up_line = f.nvlink_bytes_per_s;
   const double scale_up_eff = scale_up_line * kNcclScaleUpEfficiency;
-  const bool nvswitch_sharp = f.scale_up == LinkClass::kNvlink && (g.generation == "hopper" || g.generation == "blackwell");
+  const bool nvswitch_sharp =
+      f.scale_up == LinkClass::kNvlink && (g.generation == "hopper" || g.generation == "blackwell");
   const bool one_domain = c.nodes <= 1 || (f.multi_node_domain() && run.ranks <= f.nvlink_domain);
   const char* link_name = f.scale_up == LinkClass::kPcie ? "PCIe" : "NVLink";
   if (one_domain) {
@@ -126,8 +129,8 @@ std::optional<LinkCeiling> NcclTestsCeiling(const NcclTestsRun& run, const Clust
     c.effective_bytes_per_s = scale_up_eff;
     if (run.collective == Collective::kAllReduce && nvswitch_sharp && run.ranks > 1)
       c.nvls_bytes_per_s = scale_up_eff * kNvlsAllReduceGain;
-    c.derivation = fmt::format("{} {} {:.0f} GB/s per direction x {:.3f} (NCCL protocol overhead) = {:.1f} GB/s", g.name, link_name,
-                               scale_up_line / 1e9, kNcclScaleUpEfficiency, scale_up_eff / 1e9);
+    c.derivation = fmt::format("{} {} {:.0f} GB/s per direction x {:.3f} (NCCL protocol overhead) = {:.1f} GB/s",
+                               g.name, link_name, scale_up_line / 1e9, kNcclScaleUpEfficiency, scale_up_eff / 1e9);
     return c;
   }
   // Several nodes: each node's share of the ring leaves through the NICs its GPUs drive (one per
@@ -150,16 +153,18 @@ std::optional<LinkCeiling> NcclTestsCeiling(const NcclTestsRun& run, const Clust
     line = per_gpu * factor_note;
   }
   c.line_bytes_per_s = std::min(line, per_node > 1 ? scale_up_line : line);
-  c.effective_bytes_per_s = std::min(line * kNcclNicEfficiency, per_node > 1 ? scale_up_eff : line * kNcclNicEfficiency);
-  c.derivation = fmt::format("{} nodes x {} ranks: {} NIC{} of {:.0f} GB/s per node{}{} x {:.2f} (NCCL over the NIC) = {:.1f} GB/s{}",
-                             c.nodes, per_node, c.nics_used, c.nics_used == 1 ? "" : "s", f.nic_bytes_per_s / 1e9,
-                             oversub > 1 ? fmt::format(" / {:.1f} spine oversubscription", oversub) : std::string(),
-                             factor_note != 1 ? fmt::format(", per GPU x {:.2f} (all-to-all on {} nodes)", factor_note, c.nodes)
-                                              : std::string(),
-                             kNcclNicEfficiency, line * kNcclNicEfficiency / 1e9,
-                             c.effective_bytes_per_s < line * kNcclNicEfficiency
-                                 ? fmt::format(", capped by {} {:.1f} GB/s", link_name, scale_up_eff / 1e9)
-                                 : std::string());
+  c.effective_bytes_per_s =
+      std::min(line * kNcclNicEfficiency, per_node > 1 ? scale_up_eff : line * kNcclNicEfficiency);
+  c.derivation = fmt::format(
+      "{} nodes x {} ranks: {} NIC{} of {:.0f} GB/s per node{}{} x {:.2f} (NCCL over the NIC) = {:.1f} GB/s{}", c.nodes,
+      per_node, c.nics_used, c.nics_used == 1 ? "" : "s", f.nic_bytes_per_s / 1e9,
+      oversub > 1 ? fmt::format(" / {:.1f} spine oversubscription", oversub) : std::string(),
+      factor_note != 1 ? fmt::format(", per GPU x {:.2f} (all-to-all on {} nodes)", factor_note, c.nodes)
+                       : std::string(),
+      kNcclNicEfficiency, line * kNcclNicEfficiency / 1e9,
+      c.effective_bytes_per_s < line * kNcclNicEfficiency
+          ? fmt::format(", capped by {} {:.1f} GB/s", link_name, scale_up_eff / 1e9)
+          : std::string());
   return c;
 }
 

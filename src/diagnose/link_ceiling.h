@@ -35,13 +35,13 @@ inline constexpr double kNcclNicEfficiency = 0.96;
 enum class CeilingLink { kScaleUp, kNetwork };
 
 struct LinkCeiling {
-  std::string gpu;             // catalog GPU name
-  std::string gpu_source;      // "device name 'NVIDIA H100 80GB HBM3'" or "--gpu"
+  std::string gpu;         // catalog GPU name
+  std::string gpu_source;  // "device name 'NVIDIA H100 80GB HBM3'" or "--gpu"
   CeilingLink link = CeilingLink::kScaleUp;
   LinkClass scale_up = LinkClass::kNvlink;  // kNvlink or kPcie when link == kScaleUp
   int ranks = 0;
   int nodes = 1;
-  int nics_used = 0;           // per node, when link == kNetwork
+  int nics_used = 0;                 // per node, when link == kNetwork
   double line_bytes_per_s = 0;       // the bus bandwidth at line rate
   double effective_bytes_per_s = 0;  // what NCCL reaches: the threshold's reference
   double nvls_bytes_per_s = 0;       // all-reduce with NVLink SHARP; 0 when not applicable

@@ -24,7 +24,9 @@ constexpr double kMaxHiddenFraction = 0.50;
 
 constexpr double kGB = 1e9;
 
-std::string Source(const NcclTestsRun& run, int line) { return line > 0 ? run.path + ":" + std::to_string(line) : run.path; }
+std::string Source(const NcclTestsRun& run, int line) {
+  return line > 0 ? run.path + ":" + std::to_string(line) : run.path;
+}
 
 // The row nearest the median of the large-message rows, for the evidence's line.
 int LargeRowLine(const NcclTestsRun& run, double busbw) {
@@ -57,7 +59,8 @@ void CheckNcclTests(const DiagnoseInputs& in, std::vector<Finding>* out) {
   // playbook's "near-linear inside a node, collapsing across nodes").
   auto intra_node = [&](const NcclTestsRun& multi) -> const NcclTestsRun* {
     for (const NcclTestsRun& r : in.nccl_tests)
-      if (&r != &multi && r.collective == multi.collective && r.nodes == 1 && !std::isnan(LargeMessageBusBandwidth(r))) return &r;
+      if (&r != &multi && r.collective == multi.collective && r.nodes == 1 && !std::isnan(LargeMessageBusBandwidth(r)))
+        return &r;
     return nullptr;
   };
   for (const NcclTestsRun& run : in.nccl_tests) {
@@ -70,15 +73,19 @@ void CheckNcclTests(const DiagnoseInputs& in, std::vector<Finding>* out) {
     f.where.lines.push_back(Source(run, line));
     f.evidence.push_back({"large-message busbw (median of rows >= 256 MiB)", busbw, "B/s", Source(run, line)});
     if (!std::isnan(run.printed_avg_busbw_bytes_per_s))
-      f.evidence.push_back({"printed average busbw (all sizes)", run.printed_avg_busbw_bytes_per_s, "B/s", Source(run, run.avg_busbw_line)});
+      f.evidence.push_back({"printed average busbw (all sizes)", run.printed_avg_busbw_bytes_per_s, "B/s",
+                            Source(run, run.avg_busbw_line)});
     const auto ceiling = NcclTestsCeiling(run, planned);
     if (!ceiling) {
       f.severity = Severity::kInfo;
-      f.title = fmt::format("nccl-tests {}: large-message busbw {:.1f} GB/s; no ceiling to compare with", coll, busbw / kGB);
+      f.title =
+          fmt::format("nccl-tests {}: large-message busbw {:.1f} GB/s; no ceiling to compare with", coll, busbw / kGB);
       f.message = fmt::format(
-          "{}: the {} large-message bus bandwidth is {:.1f} GB/s over {} ranks; the file names no GPU the catalog knows{}, "
+          "{}: the {} large-message bus bandwidth is {:.1f} GB/s over {} ranks; the file names no GPU the catalog "
+          "knows{}, "
           "so there is no link ceiling to judge it against.",
-          run.path, coll, busbw / kGB, run.ranks, run.devices.empty() ? " (no '# Rank' lines)" : " ('" + run.devices.front() + "')");
+          run.path, coll, busbw / kGB, run.ranks,
+          run.devices.empty() ? " (no '# Rank' lines)" : " ('" + run.devices.front() + "')");
       f.fix = "Give the GPU with --gpu (and the layout flags), or keep the '#  Rank ... device ...' lines in the log.";
       out->push_back(std::move(f));
       continue;
@@ -88,31 +95,39 @@ void CheckNcclTests(const DiagnoseInputs& in, std::vector<Finding>* out) {
     const double of_line = busbw / c.line_bytes_per_s;
     const char* link = c.link == CeilingLink::kNetwork ? "network" : c.scale_up == LinkClass::kPcie ? "PCIe" : "NVLink";
     f.evidence.push_back({"effective ceiling", c.effective_bytes_per_s, "B/s", "hardware catalog: " + c.derivation});
-    f.evidence.push_back({"line rate", c.line_bytes_per_s, "B/s", "hardware catalog (" + c.gpu + ", " + c.gpu_source + ")"});
+    f.evidence.push_back(
+        {"line rate", c.line_bytes_per_s, "B/s", "hardware catalog (" + c.gpu + ", " + c.gpu_source + ")"});
     f.evidence.push_back({"busbw / effective ceiling", of_ceiling, "fraction", "nccl-tests vs catalog"});
     f.evidence.push_back({"busbw / line rate", of_line, "fraction", "nccl-tests vs catalog"});
     if (c.nvls_bytes_per_s > 0)
-      f.evidence.push_back({"NVLink SHARP all-reduce ceiling", c.nvls_bytes_per_s, "B/s", "NVLS: ring ceiling x 480/370"});
+      f.evidence.push_back(
+          {"NVLink SHARP all-reduce ceiling", c.nvls_bytes_per_s, "B/s", "NVLS: ring ceiling x 480/370"});
     const std::string numbers = fmt::format(
-        "{:.1f} GB/s = {:.1f}% of the {:.1f} GB/s effective {} ceiling ({:.1f}% of the {:.1f} GB/s line rate; {})", busbw / kGB,
-        100 * of_ceiling, c.effective_bytes_per_s / kGB, link, 100 * of_line, c.line_bytes_per_s / kGB, c.derivation);
+        "{:.1f} GB/s = {:.1f}% of the {:.1f} GB/s effective {} ceiling ({:.1f}% of the {:.1f} GB/s line rate; {})",
+        busbw / kGB, 100 * of_ceiling, c.effective_bytes_per_s / kGB, link, 100 * of_line, c.line_bytes_per_s / kGB,
+        c.derivation);
     std::string across;
     if (c.link == CeilingLink::kNetwork)
       if (const NcclTestsRun* one = intra_node(run)) {
         const double inside = LargeMessageBusBandwidth(*one);
-        f.evidence.push_back({"busbw of the same collective inside one node", inside, "B/s", Source(*one, LargeRowLine(*one, inside))});
-        across = fmt::format(" Inside one node ({}) the same collective reaches {:.1f} GB/s: across nodes it keeps {:.0f}% of that.",
-                             one->path, inside / kGB, 100 * busbw / inside);
+        f.evidence.push_back(
+            {"busbw of the same collective inside one node", inside, "B/s", Source(*one, LargeRowLine(*one, inside))});
+        across = fmt::format(
+            " Inside one node ({}) the same collective reaches {:.1f} GB/s: across nodes it keeps {:.0f}% of that.",
+            one->path, inside / kGB, 100 * busbw / inside);
       }
-    const std::string nvls = c.nvls_bytes_per_s > 0
-                                 ? fmt::format(" With NVLink SHARP (NCCL_NVLS_ENABLE=1, NCCL >= 2.17) all-reduce reaches ~{:.0f} GB/s.",
-                                               c.nvls_bytes_per_s / kGB)
-                                 : std::string();
+    const std::string nvls =
+        c.nvls_bytes_per_s > 0
+            ? fmt::format(" With NVLink SHARP (NCCL_NVLS_ENABLE=1, NCCL >= 2.17) all-reduce reaches ~{:.0f} GB/s.",
+                          c.nvls_bytes_per_s / kGB)
+            : std::string();
     if (of_ceiling >= kMinCeilingFraction) {
       f.severity = Severity::kInfo;
-      f.title = fmt::format("nccl-tests {} on {} {} ranks: busbw {:.0f}% of the {} ceiling", coll, c.ranks, c.gpu, 100 * of_ceiling, link);
-      f.message = fmt::format("{}: the {} large-message bus bandwidth is {}: at least {:.0f}% of the ceiling, as the checklist asks.{}",
-                              run.path, coll, numbers, 100 * kMinCeilingFraction, nvls);
+      f.title = fmt::format("nccl-tests {} on {} {} ranks: busbw {:.0f}% of the {} ceiling", coll, c.ranks, c.gpu,
+                            100 * of_ceiling, link);
+      f.message = fmt::format(
+          "{}: the {} large-message bus bandwidth is {}: at least {:.0f}% of the ceiling, as the checklist asks.{}",
+          run.path, coll, numbers, 100 * kMinCeilingFraction, nvls);
       f.fix = "Nothing to change.";
       out->push_back(std::move(f));
       continue;
@@ -131,13 +146,14 @@ void CheckNcclTests(const DiagnoseInputs& in, std::vector<Finding>* out) {
       f.severity = Severity::kWarning;
     }
     f.loss_fraction = loss;
-    f.title = fmt::format("nccl-tests {} on {} {} ranks: busbw {:.0f}% of the {} ceiling (below {:.0f}%)", coll, c.ranks, c.gpu,
-                          100 * of_ceiling, link, 100 * kMinCeilingFraction);
-    f.message = fmt::format("{}: the {} large-message bus bandwidth is {}, below the {:.0f}% the checklist asks for.{}{}{}", run.path,
-                            coll, numbers, 100 * kMinCeilingFraction, nvls, across,
-                            in.plan ? fmt::format(" With the planned {:.1f}% of exposed communication this costs {:.1f}% of throughput.",
-                                                  100 * in.plan->estimate.comm_share, 100 * loss)
-                                    : std::string(" Give the plan (--model, --gpu, layout flags) to estimate the throughput lost."));
+    f.title = fmt::format("nccl-tests {} on {} {} ranks: busbw {:.0f}% of the {} ceiling (below {:.0f}%)", coll,
+                          c.ranks, c.gpu, 100 * of_ceiling, link, 100 * kMinCeilingFraction);
+    f.message = fmt::format(
+        "{}: the {} large-message bus bandwidth is {}, below the {:.0f}% the checklist asks for.{}{}{}", run.path, coll,
+        numbers, 100 * kMinCeilingFraction, nvls, across,
+        in.plan ? fmt::format(" With the planned {:.1f}% of exposed communication this costs {:.1f}% of throughput.",
+                              100 * in.plan->estimate.comm_share, 100 * loss)
+                : std::string(" Give the plan (--model, --gpu, layout flags) to estimate the throughput lost."));
     f.fix = Fix(c);
     out->push_back(std::move(f));
   }
@@ -150,11 +166,15 @@ void CheckNcclTests(const DiagnoseInputs& in, std::vector<Finding>* out) {
 // send/recv too.
 bool Overlappable(Collective k, const DiagnoseInputs& in) {
   switch (k) {
-    case Collective::kAllReduce: return !(in.plan && in.plan->layout.tp > 1);
+    case Collective::kAllReduce:
+      return !(in.plan && in.plan->layout.tp > 1);
     case Collective::kReduceScatter:
-    case Collective::kAllGather: return !(in.plan && in.plan->layout.tp > 1 && in.plan->layout.sp);
-    case Collective::kAllToAll: return true;
-    default: return false;
+    case Collective::kAllGather:
+      return !(in.plan && in.plan->layout.tp > 1 && in.plan->layout.sp);
+    case Collective::kAllToAll:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -170,7 +190,8 @@ void CheckTraces(const DiagnoseInputs& in, std::vector<Finding>* out) {
       if (!Overlappable(c.kind, in) || c.total_s <= 0) continue;
       exposed += c.exposed_s;
       total += c.total_s;
-      kinds.push_back(fmt::format("{} {:.1f} ms exposed of {:.1f} ms", CollectiveName(c.kind), 1e3 * c.exposed_s, 1e3 * c.total_s));
+      kinds.push_back(
+          fmt::format("{} {:.1f} ms exposed of {:.1f} ms", CollectiveName(c.kind), 1e3 * c.exposed_s, 1e3 * c.total_s));
       f.evidence.push_back({std::string("exposed ") + CollectiveName(c.kind), c.exposed_s, "s", r.path});
       if (c.busbw_bytes_per_s > 0)
         f.evidence.push_back({std::string(CollectiveName(c.kind)) + " busbw", c.busbw_bytes_per_s, "B/s", r.path});
@@ -186,16 +207,18 @@ void CheckTraces(const DiagnoseInputs& in, std::vector<Finding>* out) {
     f.where.gpus.push_back(r.rank);
     std::string list;
     for (const auto& k : kinds) list += (list.empty() ? "" : "; ") + k;
-    f.title = fmt::format("Rank {}: {:.0f}% of the GPU time is exposed data/expert-parallel communication", r.rank, 100 * share);
+    f.title = fmt::format("Rank {}: {:.0f}% of the GPU time is exposed data/expert-parallel communication", r.rank,
+                          100 * share);
     f.message = fmt::format(
         "{}: {} ({:.1f}% of the {:.1f} ms traced) runs with no computation under it; only {:.0f}% of these collectives "
         "is hidden although gradient reduction, parameter gathering and expert all-to-all can overlap with compute.",
         r.path, list, 100 * share, 1e3 * window, 100 * hidden);
-    f.fix = "Turn overlap on and check it works: Megatron-LM --overlap-grad-reduce --overlap-param-gather (with "
-            "--use-distributed-optimizer), --overlap-moe-expert-parallel-comm for EP; PyTorch DDP bucket_cap_mb / FSDP "
-            "forward/backward prefetch; CUDA_DEVICE_MAX_CONNECTIONS=1 only where TP overlap needs it. If the "
-            "collectives are slow rather than unhidden, keep TP inside the node, put PP/DP across nodes, and "
-            "benchmark the network with nccl-tests.";
+    f.fix =
+        "Turn overlap on and check it works: Megatron-LM --overlap-grad-reduce --overlap-param-gather (with "
+        "--use-distributed-optimizer), --overlap-moe-expert-parallel-comm for EP; PyTorch DDP bucket_cap_mb / FSDP "
+        "forward/backward prefetch; CUDA_DEVICE_MAX_CONNECTIONS=1 only where TP overlap needs it. If the "
+        "collectives are slow rather than unhidden, keep TP inside the node, put PP/DP across nodes, and "
+        "benchmark the network with nccl-tests.";
     out->push_back(std::move(f));
   }
 }
@@ -204,7 +227,8 @@ class NetworkBottleneckRule : public Rule {
  public:
   const char* Name() const override { return "network_bottleneck"; }
   const char* Summary() const override {
-    return "nccl-tests bus bandwidth below 80% of the links' effective ceiling; exposed DP/EP communication that should overlap";
+    return "nccl-tests bus bandwidth below 80% of the links' effective ceiling; exposed DP/EP communication that "
+           "should overlap";
   }
   void Check(const DiagnoseInputs& in, std::vector<Finding>* out) const override {
     CheckNcclTests(in, out);

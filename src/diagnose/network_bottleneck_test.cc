@@ -23,17 +23,21 @@ std::string AllReduceLog(int nodes, int per_node, const std::string& device, dou
   for (int r = 0; r < n; ++r)
     s += fmt::format("#  Rank {:2d} Group  0 Pid {:6d} on {:>10} device {:2d} [0x{:02x}] {}\n", r, 1000 + r,
                      fmt::format("node-{:02d}", r / per_node), r % per_node, 0x18 + r % per_node, device);
-  s += "#\n#                                                              out-of-place                       in-place\n"
-       "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
-       "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n";
+  s +=
+      "#\n#                                                              out-of-place                       in-place\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw "
+      "#wrong\n"
+      "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n";
   const double factor = 2.0 * (n - 1) / n;
   for (int k = 20; k <= 33; ++k) {
     const double bytes = std::ldexp(1.0, k);
     const double bus = busbw_gbs * std::min(1.0, (k - 19) / 6.0);  // full rate from 64 MiB on
     const double alg = bus / factor;
     const double us = bytes / (alg * 1e9) * 1e6;
-    s += fmt::format("{:12.0f}  {:12.0f}     float     sum      -1  {:7.1f}  {:6.2f}  {:6.2f}      0  {:7.1f}  {:6.2f}  {:6.2f}      0\n",
-                     bytes, bytes / 4, us, alg, bus, us, alg, bus);
+    s += fmt::format(
+        "{:12.0f}  {:12.0f}     float     sum      -1  {:7.1f}  {:6.2f}  {:6.2f}      0  {:7.1f}  {:6.2f}  {:6.2f}     "
+        " 0\n",
+        bytes, bytes / 4, us, alg, bus, us, alg, bus);
   }
   s += "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 100.0 \n#\n";
   return s;
@@ -103,7 +107,7 @@ TEST(LinkCeiling, OneH100NodeIsNvlinkTwoNodesAreTheNics) {
   ASSERT_TRUE(c);
   EXPECT_EQ(c->gpu, "H100");
   EXPECT_EQ(c->link, CeilingLink::kScaleUp);
-  EXPECT_DOUBLE_EQ(c->line_bytes_per_s, 450e9);       // data/gpus.toml: 900 GB/s both directions / 2
+  EXPECT_DOUBLE_EQ(c->line_bytes_per_s, 450e9);     // data/gpus.toml: 900 GB/s both directions / 2
   EXPECT_NEAR(c->effective_bytes_per_s, 370e9, 1);  // nccl-tests/issues/212
   EXPECT_NEAR(c->nvls_bytes_per_s, 480e9, 1);
   // Two nodes of 8: 8 NICs x 50 GB/s = 400 GB/s line, x 0.96 = 384, capped by NVLink's 370.
@@ -121,7 +125,8 @@ TEST(LinkCeiling, OneH100NodeIsNvlinkTwoNodesAreTheNics) {
   ASSERT_TRUE(a);
   EXPECT_NEAR(a->effective_bytes_per_s, 192e9, 1);
   // Two nodes of one GPU each: one NIC, 50 x 0.96 = 48 GB/s (CX-7 NDR, nccl-tests/issues/267).
-  const auto single = NcclTestsCeiling(ParseNcclTests(AllReduceLog(2, 1, "NVIDIA H100 80GB HBM3", 40), "s.log"), nullptr);
+  const auto single =
+      NcclTestsCeiling(ParseNcclTests(AllReduceLog(2, 1, "NVIDIA H100 80GB HBM3", 40), "s.log"), nullptr);
   ASSERT_TRUE(single);
   EXPECT_EQ(single->nics_used, 1);
   EXPECT_DOUBLE_EQ(single->line_bytes_per_s, 50e9);
@@ -141,7 +146,8 @@ TEST(NetworkBottleneck, HalfBandwidthOnEightH100Warns) {
   EXPECT_DOUBLE_EQ(FindEvidence(f, "large-message busbw (median of rows >= 256 MiB)")->value, 185e9);
   EXPECT_NEAR(FindEvidence(f, "busbw / effective ceiling")->value, 0.5, 1e-12);
   EXPECT_NEAR(FindEvidence(f, "busbw / line rate")->value, 185.0 / 450, 1e-12);
-  EXPECT_CONTAINS(f.message, "185.0 GB/s = 50.0% of the 370.0 GB/s effective NVLink ceiling (41.1% of the 450.0 GB/s line rate");
+  EXPECT_CONTAINS(f.message,
+                  "185.0 GB/s = 50.0% of the 370.0 GB/s effective NVLink ceiling (41.1% of the 450.0 GB/s line rate");
   EXPECT_CONTAINS(f.fix, "nvidia-smi nvlink --status");
   ASSERT_EQ(f.where.lines.size(), 1u);
   EXPECT_EQ(f.where.lines[0].substr(0, 9), "half.log:");
@@ -176,7 +182,9 @@ TEST(NetworkBottleneck, AcrossNodesComparedWithInsideOneNode) {
   EXPECT_EQ(out[0].severity, Severity::kInfo);
   EXPECT_EQ(out[1].severity, Severity::kWarning);
   EXPECT_DOUBLE_EQ(FindEvidence(out[1], "busbw of the same collective inside one node")->value, 360e9);
-  EXPECT_CONTAINS(out[1].message, "Inside one node (one.log) the same collective reaches 360.0 GB/s: across nodes it keeps 25% of that.");
+  EXPECT_CONTAINS(
+      out[1].message,
+      "Inside one node (one.log) the same collective reaches 360.0 GB/s: across nodes it keeps 25% of that.");
 }
 
 TEST(NetworkBottleneck, ThePlanSizesTheLoss) {
@@ -221,7 +229,8 @@ TEST(NetworkBottleneck, SharedA100LogAgainstTheNvlinkCeiling) {
   EXPECT_DOUBLE_EQ(FindEvidence(f, "line rate")->value, 300e9);
   EXPECT_NEAR(FindEvidence(f, "busbw / effective ceiling")->value, 231.41 / (300.0 * 370 / 450), 1e-12);
   EXPECT_NEAR(FindEvidence(f, "busbw / line rate")->value, 0.771, 0.0005);
-  EXPECT_CONTAINS(f.message, "231.4 GB/s = 93.8% of the 246.7 GB/s effective NVLink ceiling (77.1% of the 300.0 GB/s line rate");
+  EXPECT_CONTAINS(f.message,
+                  "231.4 GB/s = 93.8% of the 246.7 GB/s effective NVLink ceiling (77.1% of the 300.0 GB/s line rate");
   EXPECT_EQ(FindEvidence(f, "NVLink SHARP all-reduce ceiling"), nullptr);  // Ampere has no NVLS
 }
 

@@ -31,9 +31,12 @@ TEST(NetworkFaultCases, EachFaultFiresAndNoControlWarns) {
     for (const std::string file : c["files"]) {
       const std::string path = dir + "/" + std::string(c["name"]) + "/" + file;
       const std::string text = ReadFile(path);
-      if (LooksLikeNcclTests(text)) in.nccl_tests.push_back(ParseNcclTests(text, path));
-      else if (LooksLikeTopologyMatrix(text)) in.topologies.push_back(ParseTopologyMatrix(text, path));
-      else FAIL() << path << " is neither nccl-tests output nor a topology matrix";
+      if (LooksLikeNcclTests(text))
+        in.nccl_tests.push_back(ParseNcclTests(text, path));
+      else if (LooksLikeTopologyMatrix(text))
+        in.topologies.push_back(ParseTopologyMatrix(text, path));
+      else
+        FAIL() << path << " is neither nccl-tests output nor a topology matrix";
     }
     std::vector<Finding> out;
     MakeNetworkBottleneckRule()->Check(in, &out);

@@ -30,7 +30,7 @@ constexpr int kMaxVirtualStages = 8;
 constexpr int kMaxBatchFactor = 4;
 
 struct Option {
-  std::string what;    // "interleaving with vp 4"
+  std::string what;      // "interleaving with vp 4"
   std::string megatron;  // the Megatron-LM flags
   Estimate estimate;
 };
@@ -39,7 +39,8 @@ class PipelineBubble : public Rule {
  public:
   const char* Name() const override { return "pipeline_bubble"; }
   const char* Summary() const override {
-    return "the planned layout's pipeline bubble exceeds 10% of the step (more micro-batches, interleaving, zero-bubble)";
+    return "the planned layout's pipeline bubble exceeds 10% of the step (more micro-batches, interleaving, "
+           "zero-bubble)";
   }
   void Check(const DiagnoseInputs& in, std::vector<Finding>* out) const override {
     if (!in.plan || in.plan->layout.pp <= 1) return;
@@ -62,15 +63,16 @@ class PipelineBubble : public Rule {
       l.pp_layout.clear();
       if (l.schedule && *l.schedule != ScheduleKind::kInterleaved) l.schedule.reset();
       consider(fmt::format("interleaved 1F1B with vp {}", vp),
-               fmt::format("--num-layers-per-virtual-pipeline-stage {}", layers / (int64_t(l0.pp) * vp)), l, p.training);
+               fmt::format("--num-layers-per-virtual-pipeline-stage {}", layers / (int64_t(l0.pp) * vp)), l,
+               p.training);
     }
     if (l0.pipeline_schedule() != ScheduleKind::kZbH1) {
       Layout l = l0;
       l.vp = 1;
       l.pp_layout.clear();
       l.schedule = ScheduleKind::kZbH1;
-      consider("the zero-bubble ZB-H1 schedule", "the ZB-H1 schedule (github.com/sail-sg/zero-bubble-pipeline-parallelism)", l,
-               p.training);
+      consider("the zero-bubble ZB-H1 schedule",
+               "the ZB-H1 schedule (github.com/sail-sg/zero-bubble-pipeline-parallelism)", l, p.training);
     }
     for (int mbs = l0.mbs / 2; mbs >= 1; mbs /= 2) {
       Layout l = l0;
@@ -96,28 +98,33 @@ class PipelineBubble : public Rule {
     f.severity = AtLeast(SeverityForLoss(f.loss_fraction), Severity::kWarning);
     f.title = fmt::format("pipeline bubble {:.1f}% of the step (pp {}, {} micro-batches, {})", 100 * now.bubble_rate,
                           l0.pp, now.micro_batches, ScheduleName(l0.pipeline_schedule()));
-    f.message = fmt::format("The cost model puts {:.3f} s of the {:.3f} s step in the pipeline bubble ({:.1f}%, above the "
-                            "{:.0f}% target).",
-                            now.time.bubble_s, now.step_time_s, 100 * now.bubble_rate, 100 * kMaxBubbleShare);
+    f.message = fmt::format(
+        "The cost model puts {:.3f} s of the {:.3f} s step in the pipeline bubble ({:.1f}%, above the "
+        "{:.0f}% target).",
+        now.time.bubble_s, now.step_time_s, 100 * now.bubble_rate, 100 * kMaxBubbleShare);
     for (const Option& o : options)
       f.message += fmt::format(" With {}: bubble {:.1f}%, {:.0f} tokens/s per GPU ({:+.1f}%).", o.what,
                                100 * o.estimate.bubble_rate, o.estimate.tokens_per_s_per_gpu,
                                100 * (o.estimate.tokens_per_s / now.tokens_per_s - 1));
     if (options.empty()) {
-      f.message += " No interleaving, schedule, micro-batch or batch change fits in memory with the planner's headroom.";
-      f.fix = "more micro-batches per step (a larger global batch or a smaller micro-batch), interleaving "
-              "(--num-layers-per-virtual-pipeline-stage) or a zero-bubble schedule, or fewer pipeline stages";
+      f.message +=
+          " No interleaving, schedule, micro-batch or batch change fits in memory with the planner's headroom.";
+      f.fix =
+          "more micro-batches per step (a larger global batch or a smaller micro-batch), interleaving "
+          "(--num-layers-per-virtual-pipeline-stage) or a zero-bubble schedule, or fewer pipeline stages";
     } else {
       const Option& b = options.front();
-      f.fix = fmt::format("{}: {} (Megatron-LM {}); predicted bubble {:.1f}%, step {:.3f} s", b.what,
-                          VariantFlags(b.estimate, now), b.megatron, 100 * b.estimate.bubble_rate, b.estimate.step_time_s);
+      f.fix =
+          fmt::format("{}: {} (Megatron-LM {}); predicted bubble {:.1f}%, step {:.3f} s", b.what,
+                      VariantFlags(b.estimate, now), b.megatron, 100 * b.estimate.bubble_rate, b.estimate.step_time_s);
     }
     f.evidence = {{"bubble share", now.bubble_rate, "fraction", "cost model"},
                   {"bubble time", now.time.bubble_s, "s", "cost model"},
                   {"micro-batches per step", double(now.micro_batches), "", "cost model"},
                   {"pipeline stages", double(l0.pp), "", "plan"}};
     if (!options.empty())
-      f.evidence.push_back({"bubble share after the fix", options.front().estimate.bubble_rate, "fraction", "cost model"});
+      f.evidence.push_back(
+          {"bubble share after the fix", options.front().estimate.bubble_rate, "fraction", "cost model"});
     out->push_back(std::move(f));
   }
 };

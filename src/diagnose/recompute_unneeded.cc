@@ -49,8 +49,9 @@ class RecomputeUnneeded : public Rule {
         RecomputeName(best->layout.recompute), best->step_time_s, best->peak_memory_bytes / 1e9, limit / 1e9,
         100 * ProposalHeadroom(), best->capacity_bytes / 1e9);
     const std::string mg = MegatronRecomputeFlags(best->layout.recompute);
-    f.fix = fmt::format("--recompute {} (Megatron-LM: {})", RecomputeName(best->layout.recompute),
-                        mg.empty() ? "drop --recompute-granularity, --recompute-method and --recompute-num-layers" : mg);
+    f.fix =
+        fmt::format("--recompute {} (Megatron-LM: {})", RecomputeName(best->layout.recompute),
+                    mg.empty() ? "drop --recompute-granularity, --recompute-method and --recompute-num-layers" : mg);
     f.evidence = {{"recomputation time", now.time.recompute_s, "s", "cost model"},
                   {"planned step time", now.step_time_s, "s", "cost model"},
                   {"planned peak memory", now.peak_memory_bytes, "B", "cost model"},

@@ -11,7 +11,9 @@ namespace {
 using testing_plan::L;
 using testing_plan::Plan;
 
-std::vector<Finding> DiagnoseRecompute(const PlannedRun& p) { return testing_plan::RunRule(*MakeRecomputeUnneededRule(), p); }
+std::vector<Finding> DiagnoseRecompute(const PlannedRun& p) {
+  return testing_plan::RunRule(*MakeRecomputeUnneededRule(), p);
+}
 
 TEST(RecomputeUnneeded, FullRecomputationWhereNoneFits) {
   // Llama-3.1-8B on 8 H100 with tp 2: full recomputation repeats every forward (about 9.6 s of a

@@ -16,8 +16,8 @@ namespace paratune {
 class Rule {
  public:
   virtual ~Rule() = default;
-  virtual const char* Name() const = 0;         // "data_starvation"
-  virtual const char* Summary() const = 0;      // one line for `diagnose --list-rules` and docs
+  virtual const char* Name() const = 0;     // "data_starvation"
+  virtual const char* Summary() const = 0;  // one line for `diagnose --list-rules` and docs
   virtual void Check(const DiagnoseInputs& in, std::vector<Finding>* out) const = 0;
 };
 

@@ -44,8 +44,8 @@ namespace {
 // 16-bit kernels name their input type ("tf32", "bf16", "s1688gemm" = TF32 tensor op, "h16816").
 constexpr std::array<std::string_view, 2> kFp32GemmPatterns{"sgemm", "_f32f32_f32f32"};
 // FlashAttention-class (fused attention) kernel names.
-constexpr std::array<std::string_view, 6> kFusedAttentionPatterns{"flash", "fmha", "sdpa", "cudnn_sdp",
-                                                                   "efficient_attention", "fused_attn"};
+constexpr std::array<std::string_view, 6> kFusedAttentionPatterns{
+    "flash", "fmha", "sdpa", "cudnn_sdp", "efficient_attention", "fused_attn"};
 constexpr std::string_view kSoftmaxPattern = "softmax";
 // FP32 GEMM time above this share of all GEMM time is a finding: what legitimately stays FP32 in
 // mixed-precision training (the MoE router, small loss-side products) is a few percent at most.
@@ -127,7 +127,8 @@ class SlowKernels : public Rule {
  public:
   const char* Name() const override { return "slow_kernels"; }
   const char* Summary() const override {
-    return "slow or fallback kernels: FP32 GEMMs, no fused attention, launch-bound, slower than the cost model, tiny micro-batch";
+    return "slow or fallback kernels: FP32 GEMMs, no fused attention, launch-bound, slower than the cost model, tiny "
+           "micro-batch";
   }
   void Check(const DiagnoseInputs& in, std::vector<Finding>* out) const override {
     if (!in.analysis || in.analysis->ranks.empty()) return;
@@ -180,23 +181,27 @@ class SlowKernels : public Rule {
       const GpuSpec gpu = in.plan      ? in.plan->cluster.gpu
                           : in.cluster ? in.cluster->gpu
                                        : HardwareCatalog::BuiltIn().Find(traced.empty() ? "H100" : traced);
-      const std::string assumed = in.plan || in.cluster || !traced.empty()
-                                      ? ""
-                                      : fmt::format(" (assumed: no --gpu, and the trace's device{} is not in the catalog)",
-                                                    device.empty() ? "" : " '" + device + "'");
+      const std::string assumed =
+          in.plan || in.cluster || !traced.empty()
+              ? ""
+              : fmt::format(" (assumed: no --gpu, and the trace's device{} is not in the catalog)",
+                            device.empty() ? "" : " '" + device + "'");
       const double speed = gpu.peak_flops(p) > 0 && gpu.fp32_flops > 0 ? gpu.fp32_flops / gpu.peak_flops(p) : 0;
       const double share = fp32_s / window_s;
       Finding f = Make(Name(), share * (1 - speed), Severity::kWarning);
       f.title = fmt::format("FP32 GEMMs: {:.0f}% of the GEMM time runs on CUDA cores, not {} tensor cores",
                             100 * fp32_s / gemm_s, PrecisionName(p));
       f.message = fmt::format(
-          "{:.3f} s of {:.3f} s GEMM time ({:.1f}% of the GPU time) is in FP32 GEMM kernels, the largest {} ({:.3f} s). "
-          "On {}{} FP32 runs at {:.0f} TFLOP/s against {:.0f} TFLOP/s dense {}, so these GEMMs would take {:.0f}x less.",
-          fp32_s, gemm_s, 100 * share, fp32_top, fp32_top_s, gpu.name, assumed, gpu.fp32_flops / 1e12, gpu.peak_flops(p) / 1e12,
-          PrecisionName(p), speed > 0 ? 1 / speed : 0.0);
-      f.fix = "run the model in mixed precision: Megatron-LM --bf16 (or --fp8-format hybrid with Transformer Engine), "
-              "PyTorch torch.autocast(\"cuda\", dtype=torch.bfloat16) or FSDP MixedPrecision(param_dtype=torch.bfloat16); "
-              "where FP32 is wanted, allow TF32 (torch.backends.cuda.matmul.allow_tf32 = True)";
+          "{:.3f} s of {:.3f} s GEMM time ({:.1f}% of the GPU time) is in FP32 GEMM kernels, the largest {} ({:.3f} "
+          "s). "
+          "On {}{} FP32 runs at {:.0f} TFLOP/s against {:.0f} TFLOP/s dense {}, so these GEMMs would take {:.0f}x "
+          "less.",
+          fp32_s, gemm_s, 100 * share, fp32_top, fp32_top_s, gpu.name, assumed, gpu.fp32_flops / 1e12,
+          gpu.peak_flops(p) / 1e12, PrecisionName(p), speed > 0 ? 1 / speed : 0.0);
+      f.fix =
+          "run the model in mixed precision: Megatron-LM --bf16 (or --fp8-format hybrid with Transformer Engine), "
+          "PyTorch torch.autocast(\"cuda\", dtype=torch.bfloat16) or FSDP MixedPrecision(param_dtype=torch.bfloat16); "
+          "where FP32 is wanted, allow TF32 (torch.backends.cuda.matmul.allow_tf32 = True)";
       f.where.gpus = ranks;
       f.evidence = {{"FP32 GEMM time", fp32_s, "s", source},
                     {"GEMM time", gemm_s, "s", source},
@@ -209,12 +214,14 @@ class SlowKernels : public Rule {
       Finding f = Make(Name(), softmax_share, Severity::kWarning);
       f.title = "no FlashAttention-class kernel: attention runs unfused (softmax kernels, score matrix in HBM)";
       f.message = fmt::format(
-          "No fused attention kernel (flash, fmha, sdpa, cudnn_sdp, efficient_attention, fused_attn) among the kernels; "
+          "No fused attention kernel (flash, fmha, sdpa, cudnn_sdp, efficient_attention, fused_attn) among the "
+          "kernels; "
           "softmax kernels take {:.3f} s ({:.1f}% of the GPU time), the largest {} ({:.3f} s).",
           softmax_s, 100 * softmax_share, softmax_top, softmax_top_s);
-      f.fix = "use fused attention: Megatron-LM --attention-backend flash (or --use-flash-attn), Transformer Engine "
-              "NVTE_FLASH_ATTN=1 / NVTE_FUSED_ATTN=1, PyTorch torch.nn.functional.scaled_dot_product_attention, "
-              "Hugging Face attn_implementation=\"flash_attention_2\" or \"sdpa\"";
+      f.fix =
+          "use fused attention: Megatron-LM --attention-backend flash (or --use-flash-attn), Transformer Engine "
+          "NVTE_FLASH_ATTN=1 / NVTE_FUSED_ATTN=1, PyTorch torch.nn.functional.scaled_dot_product_attention, "
+          "Hugging Face attn_implementation=\"flash_attention_2\" or \"sdpa\"";
       f.where.gpus = ranks;
       f.evidence = {{"softmax kernel time", softmax_s, "s", source},
                     {"softmax share of GPU time", softmax_share, "fraction", source},
@@ -248,12 +255,14 @@ class SlowKernels : public Rule {
     f.title = fmt::format("launch-bound: {:.0f}% of {} kernels are shorter than their launch, GPU idle {:.0f}%",
                           100 * short_share, launches, 100 * idle_share);
     f.message = fmt::format(
-        "{} of {} launches are short kernels (GPU time under the launch call's CPU time, HTA's definition); mean launch "
+        "{} of {} launches are short kernels (GPU time under the launch call's CPU time, HTA's definition); mean "
+        "launch "
         "delay {:.1f} us (max {:.1f} us; HTA's outlier cutoff {:.0f} us); the GPUs idle {:.1f}% of the time.",
         short_kernels, launches, mean_delay_s * 1e6, max_delay_s * 1e6, a.options.launch_delay_cutoff_s * 1e6,
         100 * idle_share);
-    f.fix = "cut launches: CUDA graphs (torch.compile(mode=\"reduce-overhead\"), Megatron-LM --enable-cuda-graph), "
-            "kernel fusion (torch.compile, Transformer Engine, Apex fused optimizers), a larger micro-batch";
+    f.fix =
+        "cut launches: CUDA graphs (torch.compile(mode=\"reduce-overhead\"), Megatron-LM --enable-cuda-graph), "
+        "kernel fusion (torch.compile, Transformer Engine, Apex fused optimizers), a larger micro-batch";
     f.where.gpus = ranks;
     f.evidence = {{"launches", double(launches), "", "trace launch statistics"},
                   {"short kernels", double(short_kernels), "", "trace launch statistics"},
@@ -278,15 +287,17 @@ class SlowKernels : public Rule {
       if (measured >= (1 + kSlowStepExcess) * now.step_time_s) {
         const double loss = 1 - now.step_time_s / measured;
         Finding f = Make(Name(), loss, Severity::kWarning);
-        f.title = fmt::format("GPUs busy but the step takes {:.2f}x the cost model's prediction", measured / now.step_time_s);
+        f.title =
+            fmt::format("GPUs busy but the step takes {:.2f}x the cost model's prediction", measured / now.step_time_s);
         f.message = fmt::format(
             "Measured step {:.3f} s (mean of {} profiled steps) against {:.3f} s predicted for the plan (MFU {:.1f}% "
             "predicted, about {:.1f}% measured), with the GPUs idle only {:.1f}% of the time: the kernels themselves "
             "are slow (check the top kernels, their precision and fusion, and the clocks).",
             measured, steps, now.step_time_s, 100 * now.mfu, 100 * now.mfu * now.step_time_s / measured,
             100 * idle_share);
-        f.fix = "compare the top kernels with the expected ones (paratune analyze): fused attention, 16-bit or FP8 "
-                "GEMMs on tensor cores, fused norms and optimizers; check GPU clocks and throttling";
+        f.fix =
+            "compare the top kernels with the expected ones (paratune analyze): fused attention, 16-bit or FP8 "
+            "GEMMs on tensor cores, fused norms and optimizers; check GPU clocks and throttling";
         f.where.gpus = ranks;
         f.evidence = {{"measured step time", measured, "s", "trace iterations"},
                       {"predicted step time", now.step_time_s, "s", "cost model"},
@@ -309,10 +320,11 @@ class SlowKernels : public Rule {
     f.severity = SeverityOfPredictedGain(gain);
     f.title = fmt::format("micro-batch {} is small for GEMM efficiency: micro-batch {} is {:.1f}% faster",
                           now.layout.mbs, best->layout.mbs, 100 * gain);
-    f.message = fmt::format("The cost model predicts a {:.3f} s step with micro-batch {} ({} micro-batches) against "
-                            "{:.3f} s with {} ({} micro-batches); it fits in {:.1f} GB of {:.1f} GB.",
-                            best->step_time_s, best->layout.mbs, best->micro_batches, now.step_time_s, now.layout.mbs,
-                            now.micro_batches, best->peak_memory_bytes / 1e9, best->capacity_bytes / 1e9);
+    f.message = fmt::format(
+        "The cost model predicts a {:.3f} s step with micro-batch {} ({} micro-batches) against "
+        "{:.3f} s with {} ({} micro-batches); it fits in {:.1f} GB of {:.1f} GB.",
+        best->step_time_s, best->layout.mbs, best->micro_batches, now.step_time_s, now.layout.mbs, now.micro_batches,
+        best->peak_memory_bytes / 1e9, best->capacity_bytes / 1e9);
     f.fix = fmt::format("--mbs {} (Megatron-LM --micro-batch-size {})", best->layout.mbs, best->layout.mbs);
     f.where.gpus = ranks;
     f.evidence = {{"planned micro-batch", double(now.layout.mbs), "", "plan"},

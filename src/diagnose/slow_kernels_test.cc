@@ -17,7 +17,9 @@ class TraceBuilder {
     t_.path = "rank0.json";
     t_.rank = 0;
   }
-  void Step(int n, int64_t ts_ns, int64_t dur_ns) { Add(EventKind::kUserAnnotation, "ProfilerStep#" + std::to_string(n), ts_ns, dur_ns, -1, -1); }
+  void Step(int n, int64_t ts_ns, int64_t dur_ns) {
+    Add(EventKind::kUserAnnotation, "ProfilerStep#" + std::to_string(n), ts_ns, dur_ns, -1, -1);
+  }
   // Launches at ts - launch_gap - 5 µs; the kernel starts at ts.
   void Kernel(const std::string& name, int64_t ts_ns, int64_t dur_ns, int64_t launch_ns = 5000, int64_t gap_ns = 1000) {
     Add(EventKind::kRuntime, "cudaLaunchKernel", ts_ns - gap_ns - launch_ns, launch_ns, -1, corr_);
@@ -74,8 +76,8 @@ std::vector<Finding> DiagnoseSlowKernels(const DiagnoseInputs& in) {
 }
 
 TEST(SlowKernels, Fp32GemmsAndUnfusedAttention) {
-  const DiagnoseInputs in =
-      InputsOf(Steps("ampere_sgemm_128x64_nn", "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>(float*)"));
+  const DiagnoseInputs in = InputsOf(
+      Steps("ampere_sgemm_128x64_nn", "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>(float*)"));
   const std::vector<Finding> f = DiagnoseSlowKernels(in);
   ASSERT_EQ(f.size(), 2u);
   const double window = in.analysis->ranks[0].temporal.window_s;
@@ -96,8 +98,10 @@ TEST(SlowKernels, Fp32GemmsAndUnfusedAttention) {
 }
 
 TEST(SlowKernels, ControlBf16GemmsAndFlashAttention) {
-  const DiagnoseInputs in = InputsOf(Steps("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
-                                         "void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4>>(Flash_fwd_params)"));
+  const DiagnoseInputs in =
+      InputsOf(Steps("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_warpgroupsize1x1x1_execute_segment_k_"
+                     "off_kernel__5x_cublas",
+                     "void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4>>(Flash_fwd_params)"));
   EXPECT_TRUE(DiagnoseSlowKernels(in).empty());
   EXPECT_TRUE(DiagnoseSlowKernels(DiagnoseInputs{}).empty());
 }
@@ -118,7 +122,8 @@ TEST(SlowKernels, LaunchBound) {
   // 300 kernels of 2 µs, each launched by a 10 µs call, 20 µs apart: the GPU idles 90%.
   TraceBuilder b;
   for (int s = 0; s < 4; ++s) b.Step(s + 1, s * 2 * kMs, 2 * kMs);
-  for (int k = 0; k < 300; ++k) b.Kernel("void at::native::vectorized_elementwise_kernel<4>()", 100'000 + k * 20'000, 2'000, 10'000, 5'000);
+  for (int k = 0; k < 300; ++k)
+    b.Kernel("void at::native::vectorized_elementwise_kernel<4>()", 100'000 + k * 20'000, 2'000, 10'000, 5'000);
   const DiagnoseInputs in = InputsOf(b.Take());
   const std::vector<Finding> f = DiagnoseSlowKernels(in);
   ASSERT_EQ(f.size(), 1u);
@@ -137,7 +142,8 @@ TEST(SlowKernels, ShortKernelsThatQueueAreNotLaunchBound) {
   // cause and the trace is not launch-bound.
   TraceBuilder b;
   for (int s = 0; s < 4; ++s) b.Step(s + 1, s * 2 * kMs, 2 * kMs);
-  for (int k = 0; k < 300; ++k) b.Kernel("void at::native::vectorized_elementwise_kernel<4>()", 500'000 + k * 20'000, 2'000, 10'000, 400'000);
+  for (int k = 0; k < 300; ++k)
+    b.Kernel("void at::native::vectorized_elementwise_kernel<4>()", 500'000 + k * 20'000, 2'000, 10'000, 400'000);
   const DiagnoseInputs in = InputsOf(b.Take());
   const RankAnalysis& r = in.analysis->ranks[0];
   EXPECT_EQ(r.launch.short_kernels, r.launch.launches);
@@ -179,7 +185,7 @@ TEST(SlowKernels, MicroBatchTooSmall) {
   }
   ASSERT_GT(best, 0);
   const double gain = 1 - p.estimate.tokens_per_s / best;
-  EXPECT_GT(gain, 0.03);  // 41.2 s -> 39.4 s with micro-batch 4 on this cost model
+  EXPECT_GT(gain, 0.03);               // 41.2 s -> 39.4 s with micro-batch 4 on this cost model
   EXPECT_LT(gain, kMinPredictedGain);  // within the model's error: info
   const std::vector<Finding> f = DiagnoseSlowKernels(in);
   ASSERT_EQ(f.size(), 1u);

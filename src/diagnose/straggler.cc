@@ -26,7 +26,6 @@
 namespace paratune {
 namespace {
 
-
 // Reports needed before a rank's recurrence means anything.
 constexpr int kMinReports = 5;
 // The same rank is the slowest in at least a third of the reports (two ranks taking turns are
@@ -56,7 +55,8 @@ class StragglerRule : public Rule {
  public:
   const char* Name() const override { return "straggler"; }
   const char* Summary() const override {
-    return "a rank the others keep waiting for (Megatron StragglerDetector lines, or last arrivals at collectives in traces)";
+    return "a rank the others keep waiting for (Megatron StragglerDetector lines, or last arrivals at collectives in "
+           "traces)";
   }
 
   void Check(const DiagnoseInputs& in, std::vector<Finding>* out) const override {
@@ -75,8 +75,9 @@ class StragglerRule : public Rule {
     std::map<int, double> loss_sum;
     double clock_low_sum = 0, clock_high_sum = 0;
     for (const auto& d : rep) {
-      for (int r : {d.min_rtt_rank, d.max_rtt_rank, d.min_etpt_rank, d.max_etpt_rank, d.min_power_rank, d.max_power_rank,
-                    d.min_temp_rank, d.max_temp_rank, d.min_clock_rank, d.max_clock_rank, d.min_util_rank, d.max_util_rank})
+      for (int r :
+           {d.min_rtt_rank, d.max_rtt_rank, d.min_etpt_rank, d.max_etpt_rank, d.min_power_rank, d.max_power_rank,
+            d.min_temp_rank, d.max_temp_rank, d.min_clock_rank, d.max_clock_rank, d.min_util_rank, d.max_util_rank})
         world = std::max(world, r + 1);
       ++slowest[d.min_etpt_rank];
       ++max_rtt[d.max_rtt_rank];
@@ -105,10 +106,12 @@ class StragglerRule : public Rule {
       const int c = slowest[r];
       who += fmt::format("{}rank {} ({} of {} reports, {:.1f}% of the time lost)", who.empty() ? "" : ", ", r, c, n,
                          100 * loss_sum[r] / n);
-      f.evidence.push_back({fmt::format("reports with rank {} the lowest MnEtpt", r), static_cast<double>(c), "", log.path});
-      f.evidence.push_back({fmt::format("reports with rank {} the longest MxRtt", r), static_cast<double>(max_rtt[r]), "", log.path});
-      f.evidence.push_back({fmt::format("mean 1 - MnEtpt/MxEtpt while rank {} was the slowest", r), loss_sum[r] / std::max(c, 1),
-                            "fraction", log.path});
+      f.evidence.push_back(
+          {fmt::format("reports with rank {} the lowest MnEtpt", r), static_cast<double>(c), "", log.path});
+      f.evidence.push_back(
+          {fmt::format("reports with rank {} the longest MxRtt", r), static_cast<double>(max_rtt[r]), "", log.path});
+      f.evidence.push_back({fmt::format("mean 1 - MnEtpt/MxEtpt while rank {} was the slowest", r),
+                            loss_sum[r] / std::max(c, 1), "fraction", log.path});
       if (low_clock[r] >= kCueShare * n) {
         clock_low_sum = clock_high_sum = 0;
         for (const auto& d : rep)
@@ -117,13 +120,15 @@ class StragglerRule : public Rule {
             clock_high_sum += d.max_clock_hz;
           }
         const double lo = clock_low_sum / low_clock[r], hi = clock_high_sum / low_clock[r];
-        cues += fmt::format(" Rank {} also had the lowest SM clock in {} reports ({:.0f} MHz against up to {:.0f} MHz):"
-                            " a clock-throttled GPU.",
-                            r, low_clock[r], lo / 1e6, hi / 1e6);
+        cues += fmt::format(
+            " Rank {} also had the lowest SM clock in {} reports ({:.0f} MHz against up to {:.0f} MHz):"
+            " a clock-throttled GPU.",
+            r, low_clock[r], lo / 1e6, hi / 1e6);
         f.evidence.push_back({fmt::format("mean lowest clock (rank {})", r), lo, "Hz", log.path});
       }
       if (hot[r] >= kCueShare * n) cues += fmt::format(" Rank {} was the hottest GPU in {} reports.", r, hot[r]);
-      if (low_power[r] >= kCueShare * n) cues += fmt::format(" Rank {} drew the least power in {} reports.", r, low_power[r]);
+      if (low_power[r] >= kCueShare * n)
+        cues += fmt::format(" Rank {} drew the least power in {} reports.", r, low_power[r]);
     }
     for (const auto& d : rep)
       if (std::find(ranks.begin(), ranks.end(), d.min_etpt_rank) != ranks.end()) {
@@ -133,21 +138,25 @@ class StragglerRule : public Rule {
     if (!std::isnan(rep.front().time_s) && !std::isnan(rep.back().time_s))
       f.where.time_ranges_s.push_back({rep.front().time_s, rep.back().time_s});
     if (rep.front().iteration >= 0) f.where.iterations = {rep.front().iteration, rep.back().iteration};
-    f.title = fmt::format("Straggler: {} {} the slowest in Megatron's StragglerDetector reports ({:.1f}% of throughput lost)",
-                          ranks.size() == 1 ? "rank" : "ranks",
-                          [&] {
-                            std::string s;
-                            for (int r : ranks) s += (s.empty() ? "" : ", ") + std::to_string(r);
-                            return s + (ranks.size() == 1 ? " is" : " are");
-                          }(),
-                          100 * f.loss_fraction);
+    f.title = fmt::format(
+        "Straggler: {} {} the slowest in Megatron's StragglerDetector reports ({:.1f}% of throughput lost)",
+        ranks.size() == 1 ? "rank" : "ranks",
+        [&] {
+          std::string s;
+          for (int r : ranks) s += (s.empty() ? "" : ", ") + std::to_string(r);
+          return s + (ranks.size() == 1 ? " is" : " are");
+        }(),
+        100 * f.loss_fraction);
     f.message = fmt::format(
-        "Over {} reports ({} ranks or more), {}. Every rank waits for the slowest at each collective, so the job runs at its "
+        "Over {} reports ({} ranks or more), {}. Every rank waits for the slowest at each collective, so the job runs "
+        "at its "
         "pace.{}",
         n, world, who, cues);
-    f.fix = "Check the straggler's GPU and host: nvidia-smi -q -d PERFORMANCE,CLOCK,TEMPERATURE on its node (throttle reasons), "
-            "CPU and data-loader contention, a degraded NVLink/NIC; exclude or replace the node (Slurm --exclude). "
-            "Megatron --straggler-minmax-count K lists the K slowest ranks.";
+    f.fix =
+        "Check the straggler's GPU and host: nvidia-smi -q -d PERFORMANCE,CLOCK,TEMPERATURE on its node (throttle "
+        "reasons), "
+        "CPU and data-loader contention, a degraded NVLink/NIC; exclude or replace the node (Slurm --exclude). "
+        "Megatron --straggler-minmax-count K lists the K slowest ranks.";
     out->push_back(std::move(f));
   }
 
@@ -185,12 +194,14 @@ class StragglerRule : public Rule {
       }
       loss = std::max(loss, l);
       who += fmt::format("{}rank {}: {}", who.empty() ? "" : "; ", r.rank, r.reason);
-      f.evidence.push_back({fmt::format("rank {} last arrivals", r.rank), static_cast<double>(r.last_arrivals), "", "trace analysis"});
-      f.evidence.push_back({fmt::format("rank {} collectives matched", r.rank), static_cast<double>(r.collectives_matched), "",
-                            "trace analysis"});
+      f.evidence.push_back(
+          {fmt::format("rank {} last arrivals", r.rank), static_cast<double>(r.last_arrivals), "", "trace analysis"});
+      f.evidence.push_back({fmt::format("rank {} collectives matched", r.rank),
+                            static_cast<double>(r.collectives_matched), "", "trace analysis"});
       f.evidence.push_back({fmt::format("rank {} caused wait", r.rank), r.caused_wait_s, "s", "trace analysis"});
       if (r.mean_step_time_s > 0)
-        f.evidence.push_back({fmt::format("rank {} mean step time", r.rank), r.mean_step_time_s, "s", "trace analysis"});
+        f.evidence.push_back(
+            {fmt::format("rank {} mean step time", r.rank), r.mean_step_time_s, "s", "trace analysis"});
     }
     if (total > 0) f.evidence.push_back({"median rank's traced time", total, "s", "trace analysis"});
     f.loss_fraction = std::min(1.0, loss);
@@ -200,9 +211,11 @@ class StragglerRule : public Rule {
     for (int r : s.stragglers) list += (list.empty() ? "" : ", ") + std::to_string(r);
     f.title = fmt::format("Straggler in the traces: rank{} {} ({:.1f}% of the time lost waiting for it)",
                           s.stragglers.size() == 1 ? "" : "s", list, 100 * f.loss_fraction);
-    f.message = fmt::format("Across {} ranks and {} matched collectives: {}.", a.ranks.size(), s.collectives_matched, who);
-    f.fix = "Look at what the straggler does before its collectives (profile that rank: data loading, host CPU contention, "
-            "a throttled GPU, uneven pipeline stages or MoE routing); exclude or replace its node if it is the hardware.";
+    f.message =
+        fmt::format("Across {} ranks and {} matched collectives: {}.", a.ranks.size(), s.collectives_matched, who);
+    f.fix =
+        "Look at what the straggler does before its collectives (profile that rank: data loading, host CPU contention, "
+        "a throttled GPU, uneven pipeline stages or MoE routing); exclude or replace its node if it is the hardware.";
     out->push_back(std::move(f));
   }
 };

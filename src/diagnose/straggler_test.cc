@@ -15,7 +15,8 @@ TrainingLog DetectorLog(int reports, int slow, double slowdown) {
   log.path = "straggler.log";
   for (int k = 0; k < reports; ++k) {
     std::vector<double> rtt(8);
-    for (int r = 0; r < 8; ++r) rtt[r] = 1.2 * (1.0 + 0.004 * std::sin(3.1 * k + 1.7 * r)) * (r == slow ? 1.0 + slowdown : 1.0);
+    for (int r = 0; r < 8; ++r)
+      rtt[r] = 1.2 * (1.0 + 0.004 * std::sin(3.1 * k + 1.7 * r)) * (r == slow ? 1.0 + slowdown : 1.0);
     int lo = 0, hi = 0;
     for (int r = 1; r < 8; ++r) {
       if (rtt[r] < rtt[lo]) lo = r;

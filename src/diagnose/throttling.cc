@@ -81,7 +81,9 @@ std::string GpuList(const std::vector<int>& gpus) {
 class ThrottlingRule : public Rule {
  public:
   explicit ThrottlingRule(ClockReasonCause cause) : cause_(cause), mask_(ClockReasonMask(cause)) {}
-  const char* Name() const override { return cause_ == ClockReasonCause::kThermal ? "thermal_throttling" : "power_throttling"; }
+  const char* Name() const override {
+    return cause_ == ClockReasonCause::kThermal ? "thermal_throttling" : "power_throttling";
+  }
   const char* Summary() const override {
     return cause_ == ClockReasonCause::kThermal
                ? "sustained SM clock drops with a thermal reason bit (0x8, 0x20, 0x40) in nvidia-smi telemetry"
@@ -161,7 +163,8 @@ class ThrottlingRule : public Rule {
         open_first = open_last = i;
       }
       if (open_first >= 0) eps.push_back({open_first, open_last});
-      std::erase_if(eps, [&](const Episode& e) { return g.s[e.last]->sample - g.s[e.first]->sample + 1 < kMinEpisodeSamples; });
+      std::erase_if(
+          eps, [&](const Episode& e) { return g.s[e.last]->sample - g.s[e.first]->sample + 1 < kMinEpisodeSamples; });
       if (eps.empty()) continue;
       GpuEpisodes h;
       h.gpu = gpu;
@@ -239,15 +242,17 @@ class ThrottlingRule : public Rule {
       }
       const double lost = 1 - h.mean_clock_hz / h.reference_hz;
       const std::string src = fmt::format("{} GPU {}", t.path, h.gpu);
-      std::string d = fmt::format("GPU {} ran at {:.0f} MHz, {:.1f}% below its unthrottled {:.0f} MHz ({}), for {:.0f} s in {} episode{} with {}",
-                                  h.gpu, h.mean_clock_hz / 1e6, 100 * lost, h.reference_hz / 1e6,
-                                  by_gpu.at(h.gpu).reference_source, span_s, h.episodes.size(), h.episodes.size() == 1 ? "" : "s",
-                                  ClockReasonNames(h.bits));
+      std::string d = fmt::format(
+          "GPU {} ran at {:.0f} MHz, {:.1f}% below its unthrottled {:.0f} MHz ({}), for {:.0f} s in {} episode{} with "
+          "{}",
+          h.gpu, h.mean_clock_hz / 1e6, 100 * lost, h.reference_hz / 1e6, by_gpu.at(h.gpu).reference_source, span_s,
+          h.episodes.size(), h.episodes.size() == 1 ? "" : "s", ClockReasonNames(h.bits));
       f.evidence.push_back({fmt::format("GPU {} mean SM clock while throttled", h.gpu), h.mean_clock_hz, "Hz", src});
       f.evidence.push_back({fmt::format("GPU {} unthrottled SM clock", h.gpu), h.reference_hz, "Hz", src});
       f.evidence.push_back({fmt::format("GPU {} clock lost", h.gpu), lost, "fraction", src});
       f.evidence.push_back({fmt::format("GPU {} throttled time", h.gpu), span_s, "s", src});
-      f.evidence.push_back({fmt::format("GPU {} reason bits {:#x} ({})", h.gpu, h.bits, ClockReasonNames(h.bits)), static_cast<double>(h.bits), "", fmt::format("{}:{}", t.path, h.first_line)});
+      f.evidence.push_back({fmt::format("GPU {} reason bits {:#x} ({})", h.gpu, h.bits, ClockReasonNames(h.bits)),
+                            static_cast<double>(h.bits), "", fmt::format("{}:{}", t.path, h.first_line)});
       if (h.temp_n) {
         d += fmt::format("; {:.0f} C (max {:.0f} C) while throttled", h.temp_during, h.temp_max);
         if (!std::isnan(h.temp_other)) d += fmt::format(" against {:.0f} C otherwise", h.temp_other);
@@ -278,11 +283,15 @@ class ThrottlingRule : public Rule {
                           GpuList(throttled_gpus), what, ClockReasonNames(bits), 100 * loss);
     f.message = details + ". ";
     if (!waiting.empty())
-      f.message += fmt::format("GPU{} {} wait{} for {} at every synchronisation: a synchronous training step runs at the slowest GPU, ",
-                               waiting.size() == 1 ? "" : "s", GpuList(waiting), waiting.size() == 1 ? "s" : "", throttled_gpus.size() == 1 ? "it" : "them");
-    f.message += fmt::format("so the loss is about (1 - throttled clock / unthrottled clock) over the throttled share of the {} polls: {:.1f}% "
-                             "(an upper bound: memory-bound kernels slow down less than the SM clock).",
-                             t.sample_count, 100 * loss);
+      f.message += fmt::format(
+          "GPU{} {} wait{} for {} at every synchronisation: a synchronous training step runs at the slowest GPU, ",
+          waiting.size() == 1 ? "" : "s", GpuList(waiting), waiting.size() == 1 ? "s" : "",
+          throttled_gpus.size() == 1 ? "it" : "them");
+    f.message += fmt::format(
+        "so the loss is about (1 - throttled clock / unthrottled clock) over the throttled share of the {} polls: "
+        "{:.1f}% "
+        "(an upper bound: memory-bound kernels slow down less than the SM clock).",
+        t.sample_count, 100 * loss);
     f.evidence.push_back({"GPUs waiting", static_cast<double>(waiting.size()), "", t.path});
     f.evidence.push_back({"estimated throughput loss", loss, "fraction", t.path});
     if (cause_ == ClockReasonCause::kThermal) {
@@ -293,7 +302,8 @@ class ThrottlingRule : public Rule {
           GpuList(throttled_gpus));
     } else {
       f.fix = fmt::format(
-          "Check GPU {}'s power limit against the default (`nvidia-smi -q -d POWER`; restore it with `nvidia-smi -pl <default W>`), "
+          "Check GPU {}'s power limit against the default (`nvidia-smi -q -d POWER`; restore it with `nvidia-smi -pl "
+          "<default W>`), "
           "and for the hardware power brake (0x80) the node's power supplies and PDU; if every GPU sits at its cap, "
           "lock the clocks below the boost clock (`nvidia-smi -lgc`) so that all GPUs run at the same steady clock.",
           GpuList(throttled_gpus));
@@ -307,7 +317,9 @@ class ThrottlingRule : public Rule {
 
 }  // namespace
 
-std::unique_ptr<Rule> MakeThermalThrottlingRule() { return std::make_unique<ThrottlingRule>(ClockReasonCause::kThermal); }
+std::unique_ptr<Rule> MakeThermalThrottlingRule() {
+  return std::make_unique<ThrottlingRule>(ClockReasonCause::kThermal);
+}
 std::unique_ptr<Rule> MakePowerThrottlingRule() { return std::make_unique<ThrottlingRule>(ClockReasonCause::kPower); }
 
 }  // namespace paratune

@@ -81,7 +81,8 @@ TEST(ThermalThrottling, FindsTheGpuTheRangeAndTheLoss) {
   EXPECT_NE(f[0].title.find("sw_thermal_slowdown|hw_thermal_slowdown"), std::string::npos) << f[0].title;
   EXPECT_NE(f[0].message.find("GPUs 0,1,2,4,5,6,7 wait for it"), std::string::npos) << f[0].message;
   EXPECT_NE(f[0].message.find("1500 MHz, 24.2% below its unthrottled 1980 MHz"), std::string::npos) << f[0].message;
-  EXPECT_NE(f[0].message.find("90 C (max 90 C) while throttled against 65 C otherwise"), std::string::npos) << f[0].message;
+  EXPECT_NE(f[0].message.find("90 C (max 90 C) while throttled against 65 C otherwise"), std::string::npos)
+      << f[0].message;
   EXPECT_NE(f[0].fix.find("Cool GPU 3"), std::string::npos);
   EXPECT_EQ(f[0].where.lines, std::vector<std::string>{"smi.csv:" + std::to_string(2 + 200 * 8 + 3)});
   // The power rule stays silent: no power bit.
@@ -186,14 +187,15 @@ TEST(Throttling, SilentWithoutReasonBitsOrForDcgmi) {
 TEST(Throttling, ReadsARealFormatCapture) {
   // The same through the reader: nvidia-smi rows of one poll a few ms apart.
   std::string csv =
-      "timestamp, index, utilization.gpu [%], clocks.current.sm [MHz], clocks.max.sm [MHz], power.draw [W], power.limit [W], "
+      "timestamp, index, utilization.gpu [%], clocks.current.sm [MHz], clocks.max.sm [MHz], power.draw [W], "
+      "power.limit [W], "
       "temperature.gpu, clocks_event_reasons.active\n";
   for (int p = 0; p < 30; ++p)
     for (int g = 0; g < 2; ++g) {
       const bool hot = g == 1 && p >= 10 && p < 20;
-      csv += "2024/05/01 12:00:" + std::string(p < 10 ? "0" : "") + std::to_string(p) + ".10" + std::to_string(g) + ", " +
-             std::to_string(g) + ", 99 %, " + (hot ? "1410" : "1980") + " MHz, 1980 MHz, 600.00 W, 700.00 W, " + (hot ? "92" : "70") +
-             ", " + (hot ? "0x0000000000000040" : "0x0000000000000000") + "\n";
+      csv += "2024/05/01 12:00:" + std::string(p < 10 ? "0" : "") + std::to_string(p) + ".10" + std::to_string(g) +
+             ", " + std::to_string(g) + ", 99 %, " + (hot ? "1410" : "1980") + " MHz, 1980 MHz, 600.00 W, 700.00 W, " +
+             (hot ? "92" : "70") + ", " + (hot ? "0x0000000000000040" : "0x0000000000000000") + "\n";
     }
   const auto f = CheckThrottling(*MakeThermalThrottlingRule(), ParseGpuTelemetry(csv, "real.csv"));
   ASSERT_EQ(f.size(), 1u);

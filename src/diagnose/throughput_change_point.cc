@@ -59,17 +59,22 @@ struct MetricInfo {
 
 MetricInfo Info(Metric m) {
   switch (m) {
-    case Metric::kTokens: return {"tokens/s", "tokens/s", 1.0};
-    case Metric::kTflops: return {"TFLOP/s/GPU", "FLOP/s", 1e12};
-    case Metric::kInverseElapsed: return {"iterations/s (1 / elapsed time per iteration)", "1/s", 1.0};
+    case Metric::kTokens:
+      return {"tokens/s", "tokens/s", 1.0};
+    case Metric::kTflops:
+      return {"TFLOP/s/GPU", "FLOP/s", 1e12};
+    case Metric::kInverseElapsed:
+      return {"iterations/s (1 / elapsed time per iteration)", "1/s", 1.0};
   }
   return {"", "", 1.0};
 }
 
 double Value(const IterationRecord& r, Metric m) {
   switch (m) {
-    case Metric::kTokens: return r.tokens_per_s_per_gpu;
-    case Metric::kTflops: return r.tflops_per_gpu;
+    case Metric::kTokens:
+      return r.tokens_per_s_per_gpu;
+    case Metric::kTflops:
+      return r.tflops_per_gpu;
     case Metric::kInverseElapsed:
       return r.elapsed_per_iteration_s > 0 ? 1.0 / r.elapsed_per_iteration_s : kNotGiven;
   }
@@ -136,10 +141,9 @@ std::vector<Run> Runs(const TrainingLog& log, Metric m) {
   for (const auto& r : log.iterations) {
     if (r.iteration >= 0 && prev_iteration >= 0 && r.iteration <= prev_iteration) parts.emplace_back();
     // A save line between the previous iteration line and this one: this interval holds the save.
-    const bool after_save =
-        std::upper_bound(save_lines.begin(), save_lines.end(), prev_line) !=
-            std::lower_bound(save_lines.begin(), save_lines.end(), r.line) &&
-        prev_line > 0;
+    const bool after_save = std::upper_bound(save_lines.begin(), save_lines.end(), prev_line) !=
+                                std::lower_bound(save_lines.begin(), save_lines.end(), r.line) &&
+                            prev_line > 0;
     bool in_async_window = false;
     while (next_async < async_lines.size() && async_lines[next_async] < r.line) {
       async_left = 1 + kAsyncSaveSlowIntervals;  // the interval holding the save, then the slowed ones
@@ -168,7 +172,8 @@ std::vector<Run> Runs(const TrainingLog& log, Metric m) {
 // iteration, else its sample index.
 double Clock(const Run& run, size_t i) {
   const IterationRecord& r = *run.records[i];
-  if (std::isfinite(run.records.front()->time_s) && std::isfinite(run.records.back()->time_s) && std::isfinite(r.time_s))
+  if (std::isfinite(run.records.front()->time_s) && std::isfinite(run.records.back()->time_s) &&
+      std::isfinite(r.time_s))
     return r.time_s;
   if (run.records.front()->iteration >= 0) return static_cast<double>(r.iteration);
   return static_cast<double>(i);
@@ -265,9 +270,9 @@ void CheckRun(const TrainingLog& log, Metric m, const Run& run, std::vector<Find
     f.rule = "throughput_change_point";
     f.severity = decline ? SeverityForLoss(loss) : Severity::kInfo;
     f.loss_fraction = loss;
-    f.title = fmt::format("Throughput {} {:.1f}% over the run (slow drift) from {} to {}",
-                          decline ? "declines" : "rises", std::fabs(a.drift.relative_change) * 100, When(first),
-                          When(last));
+    f.title =
+        fmt::format("Throughput {} {:.1f}% over the run (slow drift) from {} to {}", decline ? "declines" : "rises",
+                    std::fabs(a.drift.relative_change) * 100, When(first), When(last));
     f.message = fmt::format(
         "{}: {} drifts by {:+.1f}% over {} logged lines (least-squares slope {:.3g} per line, t = {:.1f} with the "
         "AR(1)-corrected standard error; found when |t| > {:.0f}){}.",

@@ -55,7 +55,8 @@ std::vector<Finding> Check(std::vector<TrainingLog> logs) {
 TEST(ThroughputChangePoint, StepDownFoundWithItsIterationTimeAndLoss) {
   // -12% from iteration 3000 of 6000 (line index 299 is iteration 3000), after a warm-up.
   for (uint64_t seed : {1, 2, 3, 4, 5}) {
-    const TrainingLog log = MegatronLog(600, [](int k) { return Warmup(k) * (k >= 300 ? 0.88 : 1.0); }, seed);
+    const TrainingLog log = MegatronLog(
+        600, [](int k) { return Warmup(k) * (k >= 300 ? 0.88 : 1.0); }, seed);
     const auto f = Check({log});
     ASSERT_EQ(f.size(), 1u) << "seed " << seed << ": " << (f.empty() ? "" : f[0].title);
     EXPECT_EQ(f[0].rule, "throughput_change_point");
@@ -80,22 +81,27 @@ TEST(ThroughputChangePoint, AsynchronousSaveSlowdownsAreLeftToCheckpointStall) {
   // longer, as the fault generator's async case does (checkpoint_window.h): without leaving
   // those lines out, each save shows as a drop and a rise (22 findings on seed 1).
   for (uint64_t seed : {1, 2, 3}) {
-    TrainingLog log = MegatronLog(600, [](int k) {
-      const int since = k % 50;
-      return Warmup(k) * (k >= 50 && since <= 3 ? 1 / 1.7 : 1.0);
-    }, seed);
+    TrainingLog log = MegatronLog(
+        600,
+        [](int k) {
+          const int since = k % 50;
+          return Warmup(k) * (k >= 50 && since <= 3 ? 1 / 1.7 : 1.0);
+        },
+        seed);
     for (int k = 50; k < 600; k += 50)
-      log.checkpoints.push_back({log.iterations[k].line - 1, CheckpointEventKind::kAsyncScheduled, log.iterations[k].iteration - 10,
-                                 log.iterations[k - 1].time_s});
+      log.checkpoints.push_back({log.iterations[k].line - 1, CheckpointEventKind::kAsyncScheduled,
+                                 log.iterations[k].iteration - 10, log.iterations[k - 1].time_s});
     const auto f = Check({log});
-    EXPECT_TRUE(f.empty()) << "seed " << seed << ": " << f.size() << " findings, first: " << (f.empty() ? "" : f[0].title);
+    EXPECT_TRUE(f.empty()) << "seed " << seed << ": " << f.size()
+                           << " findings, first: " << (f.empty() ? "" : f[0].title);
   }
 }
 
 TEST(ThroughputChangePoint, DipAndRecoveryLosesOnlyTheSlowStretch) {
   // -20% for lines 200..299 of 500, then back: the drop is critical or warning with the loss of
   // 100 slow lines only; the recovery is info.
-  const TrainingLog log = MegatronLog(500, [](int k) { return Warmup(k) * (k >= 200 && k < 300 ? 0.8 : 1.0); }, 7);
+  const TrainingLog log = MegatronLog(
+      500, [](int k) { return Warmup(k) * (k >= 200 && k < 300 ? 0.8 : 1.0); }, 7);
   const auto f = Check({log});
   ASSERT_EQ(f.size(), 2u);
   EXPECT_NEAR(f[0].evidence[0].value, -0.2, 0.01);
@@ -109,7 +115,8 @@ TEST(ThroughputChangePoint, DipAndRecoveryLosesOnlyTheSlowStretch) {
 TEST(ThroughputChangePoint, SlowDriftIsReportedAsDriftNotSteps) {
   // -6% linear over the run: one drift finding, losing ~3% on average.
   for (uint64_t seed : {11, 12, 13}) {
-    const TrainingLog log = MegatronLog(600, [](int k) { return Warmup(k) * (1 - 0.06 * k / 599.0); }, seed);
+    const TrainingLog log = MegatronLog(
+        600, [](int k) { return Warmup(k) * (1 - 0.06 * k / 599.0); }, seed);
     const auto f = Check({log});
     ASSERT_EQ(f.size(), 1u) << "seed " << seed << ": " << (f.empty() ? "" : f[0].title);
     EXPECT_NE(f[0].title.find("drift"), std::string::npos);
@@ -127,7 +134,10 @@ TEST(ThroughputChangePoint, CleanControlSaysNothing) {
   // right after each checkpoint save line, and a restart from iteration 2000 with its own warm-up.
   for (uint64_t seed = 20; seed < 40; ++seed) {
     TrainingLog log = MegatronLog(
-        400, [](int k) { return Warmup(k) * (1 + 0.005 * std::sin(k / 40.0)) * (k == 150 ? 0.6 : k == 260 ? 0.75 : 1.0); },
+        400,
+        [](int k) {
+          return Warmup(k) * (1 + 0.005 * std::sin(k / 40.0)) * (k == 150 ? 0.6 : k == 260 ? 0.75 : 1.0);
+        },
         seed);
     for (int k = 50; k < 400; k += 100) {
       log.checkpoints.push_back({log.iterations[k].line + 1, CheckpointEventKind::kAsyncScheduled,
@@ -173,7 +183,9 @@ TEST(ThroughputChangePoint, TokensCsvWithoutIterations) {
 
 TEST(ThroughputChangePoint, NothingWithoutALogOrWithTooFewLines) {
   EXPECT_TRUE(Check({}).empty());
-  EXPECT_TRUE(Check({MegatronLog(15, [](int k) { return k < 8 ? 1.0 : 0.5; }, 1)}).empty());
+  EXPECT_TRUE(Check({MegatronLog(
+                        15, [](int k) { return k < 8 ? 1.0 : 0.5; }, 1)})
+                  .empty());
 }
 
 }  // namespace

@@ -48,8 +48,10 @@ void CheckNvlink(const TopologyMatrix& m, const DiagnoseInputs& in, std::vector<
   std::map<int, int> counts;  // NV# -> pairs
   for (int i = 0; i < g; ++i)
     for (int j = i + 1; j < g; ++j) {
-      if (m.links[i][j].kind == TopoLinkKind::kNvlink) ++counts[m.links[i][j].nvlinks];
-      else missing.push_back({i, j});
+      if (m.links[i][j].kind == TopoLinkKind::kNvlink)
+        ++counts[m.links[i][j].nvlinks];
+      else
+        missing.push_back({i, j});
     }
   const int pairs = g * (g - 1) / 2;
   const bool expected = NvlinkExpected(m, in);
@@ -58,11 +60,16 @@ void CheckNvlink(const TopologyMatrix& m, const DiagnoseInputs& in, std::vector<
     f.rule = kRule;
     f.severity = Severity::kInfo;
     f.title = counts.empty() ? fmt::format("{} GPUs without NVLink (PCIe only)", g)
-                             : fmt::format("{} GPUs, NVLink on {} of {} pairs (a partial mesh by design)", g, pairs - missing.size(), pairs);
-    f.message = fmt::format("{}: no GPU reaches (all but one of) the other GPUs over NVLink, so this is not an NVSwitch or fully meshed board; "
-                            "tensor parallelism across GPUs without NVLink runs at PCIe speed.",
-                            m.path);
-    f.fix = "Keep tensor parallelism within NVLink-connected GPUs, or give the GPU and fabric (--gpu) if NVLink is expected.";
+                             : fmt::format("{} GPUs, NVLink on {} of {} pairs (a partial mesh by design)", g,
+                                           pairs - missing.size(), pairs);
+    f.message = fmt::format(
+        "{}: no GPU reaches (all but one of) the other GPUs over NVLink, so this is not an NVSwitch or fully meshed "
+        "board; "
+        "tensor parallelism across GPUs without NVLink runs at PCIe speed.",
+        m.path);
+    f.fix =
+        "Keep tensor parallelism within NVLink-connected GPUs, or give the GPU and fabric (--gpu) if NVLink is "
+        "expected.";
     f.evidence.push_back({"GPU pairs with NVLink", static_cast<double>(pairs - missing.size()), "", m.path});
     out->push_back(std::move(f));
     return;
@@ -85,8 +92,10 @@ void CheckNvlink(const TopologyMatrix& m, const DiagnoseInputs& in, std::vector<
     for (const auto& p : missing) {
       f.where.gpu_pairs.push_back({p.a, p.b});
       const std::string kind = TopoLinkText(m.links[p.a][p.b]);
-      if (list.size() < 400) list += fmt::format("{}{}-{} {}", list.empty() ? "" : ", ", m.devices[p.a], m.devices[p.b], kind);
-      f.evidence.push_back({fmt::format("{}-{} link", m.devices[p.a], m.devices[p.b]), static_cast<double>(TopoLinkDistance(m.links[p.a][p.b].kind)),
+      if (list.size() < 400)
+        list += fmt::format("{}{}-{} {}", list.empty() ? "" : ", ", m.devices[p.a], m.devices[p.b], kind);
+      f.evidence.push_back({fmt::format("{}-{} link", m.devices[p.a], m.devices[p.b]),
+                            static_cast<double>(TopoLinkDistance(m.links[p.a][p.b].kind)),
                             kind + " (distance: 1 NV# .. 6 SYS)", MatrixLine(m, p.a)});
       f.where.lines.push_back(MatrixLine(m, p.a));
     }
@@ -98,11 +107,13 @@ void CheckNvlink(const TopologyMatrix& m, const DiagnoseInputs& in, std::vector<
         "{}: {} GPU pair{} cross{} PCIe or the CPU instead of NVLink {}; NCCL rings and "
         "tensor-parallel traffic through {} run at PCIe speed, a fraction of NVLink's.",
         m.path, missing.size(), missing.size() == 1 ? "" : "s", missing.size() == 1 ? "es" : "",
-        modal > 0 ? fmt::format("where the other pairs have NV{}", modal) : std::string("although the plan's fabric is an NVLink domain"),
+        modal > 0 ? fmt::format("where the other pairs have NV{}", modal)
+                  : std::string("although the plan's fabric is an NVLink domain"),
         missing.size() == 1 ? "that pair" : "these pairs");
-    f.fix = "Check the NVLinks of these GPUs: nvidia-smi nvlink --status -i <gpu> and nvidia-smi nvlink -e (errors), the "
-            "fabric manager (systemctl status nvidia-fabricmanager) on NVSwitch systems, reseat or replace the GPU or "
-            "baseboard; until then exclude the node or keep TP groups on GPUs that have NVLink.";
+    f.fix =
+        "Check the NVLinks of these GPUs: nvidia-smi nvlink --status -i <gpu> and nvidia-smi nvlink -e (errors), the "
+        "fabric manager (systemctl status nvidia-fabricmanager) on NVSwitch systems, reseat or replace the GPU or "
+        "baseboard; until then exclude the node or keep TP groups on GPUs that have NVLink.";
     f.evidence.push_back({"GPU pairs with NVLink", static_cast<double>(pairs - missing.size()), "", m.path});
     out->push_back(std::move(f));
   }
@@ -133,23 +144,28 @@ void CheckNvlink(const TopologyMatrix& m, const DiagnoseInputs& in, std::vector<
       for (int j = 0; j < g; ++j)
         if (m.links[i][j].kind == TopoLinkKind::kNvlink) fewest = std::min(fewest, m.links[i][j].nvlinks);
       list += fmt::format("{}{} NV{}", list.empty() ? "" : ", ", m.devices[i], fewest);
-      f.evidence.push_back({m.devices[i] + " NVLinks to its peers (fewest)", static_cast<double>(fewest), "links", MatrixLine(m, i)});
+      f.evidence.push_back(
+          {m.devices[i] + " NVLinks to its peers (fewest)", static_cast<double>(fewest), "links", MatrixLine(m, i)});
       f.where.lines.push_back(MatrixLine(m, i));
     }
     for (const auto& p : narrow_pairs) {
       f.where.gpu_pairs.push_back({p.a, p.b});
-      list += fmt::format("{}{}-{} NV{}", list.empty() ? "" : ", ", m.devices[p.a], m.devices[p.b], m.links[p.a][p.b].nvlinks);
-      f.evidence.push_back({fmt::format("{}-{} NVLinks", m.devices[p.a], m.devices[p.b]), static_cast<double>(m.links[p.a][p.b].nvlinks),
-                            "links", MatrixLine(m, p.a)});
+      list += fmt::format("{}{}-{} NV{}", list.empty() ? "" : ", ", m.devices[p.a], m.devices[p.b],
+                          m.links[p.a][p.b].nvlinks);
+      f.evidence.push_back({fmt::format("{}-{} NVLinks", m.devices[p.a], m.devices[p.b]),
+                            static_cast<double>(m.links[p.a][p.b].nvlinks), "links", MatrixLine(m, p.a)});
       f.where.lines.push_back(MatrixLine(m, p.a));
     }
     f.evidence.push_back({"NVLinks per pair elsewhere", static_cast<double>(modal), "links", m.path});
     f.title = fmt::format("Fewer NVLinks than the NV{} of the other pairs: {}", modal, list);
-    f.message = fmt::format("{}: {} where the rest of the board has NV{}: a link is down or degraded, and every collective "
-                            "through {} runs at the reduced width.",
-                            m.path, list, modal, short_gpus.size() + narrow_pairs.size() == 1 ? "it" : "them");
-    f.fix = "nvidia-smi nvlink --status -i <gpu> shows the inactive link; check nvidia-smi nvlink -e for replay/CRC errors, "
-            "reset the GPU or have the baseboard serviced.";
+    f.message = fmt::format(
+        "{}: {} where the rest of the board has NV{}: a link is down or degraded, and every collective "
+        "through {} runs at the reduced width.",
+        m.path, list, modal, short_gpus.size() + narrow_pairs.size() == 1 ? "it" : "them");
+    f.fix =
+        "nvidia-smi nvlink --status -i <gpu> shows the inactive link; check nvidia-smi nvlink -e for replay/CRC "
+        "errors, "
+        "reset the GPU or have the baseboard serviced.";
     out->push_back(std::move(f));
   }
   if (missing.empty() && short_gpus.empty() && narrow_pairs.empty()) {
@@ -184,7 +200,8 @@ void CheckNics(const TopologyMatrix& m, std::vector<Finding>* out) {
   std::vector<int> nearest(g, -1);
   for (int i = 0; i < g; ++i) {
     for (int n = g; n < d; ++n)
-      if (nearest[i] < 0 || TopoLinkDistance(m.links[i][n].kind) < TopoLinkDistance(m.links[i][nearest[i]].kind)) nearest[i] = n;
+      if (nearest[i] < 0 || TopoLinkDistance(m.links[i][n].kind) < TopoLinkDistance(m.links[i][nearest[i]].kind))
+        nearest[i] = n;
     if (!near(m.links[i][nearest[i]].kind)) far.push_back(i);
   }
   if (far.empty() || !(d - g >= g || gpu_nics == 0)) return;
@@ -200,18 +217,24 @@ void CheckNics(const TopologyMatrix& m, std::vector<Finding>* out) {
                                                 : "");
     const std::string kind = TopoLinkText(m.links[i][n]);
     if (list.size() < 400) list += fmt::format("{}{} -> {} {}", list.empty() ? "" : ", ", m.devices[i], nic, kind);
-    f.evidence.push_back({m.devices[i] + " nearest NIC " + nic, static_cast<double>(TopoLinkDistance(m.links[i][n].kind)),
+    f.evidence.push_back({m.devices[i] + " nearest NIC " + nic,
+                          static_cast<double>(TopoLinkDistance(m.links[i][n].kind)),
                           kind + " (distance: 2 PIX .. 6 SYS)", MatrixLine(m, i)});
     f.where.lines.push_back(MatrixLine(m, i));
   }
-  f.title = fmt::format("{} GPU{} with no NIC behind the same PCIe switch ({})", far.size(), far.size() == 1 ? "" : "s", list);
+  f.title = fmt::format("{} GPU{} with no NIC behind the same PCIe switch ({})", far.size(), far.size() == 1 ? "" : "s",
+                        list);
   f.message = fmt::format(
-      "{}: the nearest NIC of {} is reached through the CPU (PHB), across PCIe host bridges (NODE) or across the socket "
+      "{}: the nearest NIC of {} is reached through the CPU (PHB), across PCIe host bridges (NODE) or across the "
+      "socket "
       "(SYS), not behind the GPU's PCIe switch (PIX/PXB); GPUDirect RDMA then crosses the host and inter-node "
-      "bandwidth drops (an NCCL maintainer: a NIC attached to the CPU gives ~16 of 24 GB/s, github.com/NVIDIA/nccl/issues/412).",
+      "bandwidth drops (an NCCL maintainer: a NIC attached to the CPU gives ~16 of 24 GB/s, "
+      "github.com/NVIDIA/nccl/issues/412).",
       m.path, far.size() == 1 ? "this GPU" : "these GPUs");
-  f.fix = "Put each GPU's NIC in a slot on its PCIe switch (rail-optimised: one NIC per GPU), check NCCL_IB_HCA lists the "
-          "NICs next to the GPUs, and bind each rank to its GPU's NUMA node (numactl / --cpu-bind, the CPU Affinity column).";
+  f.fix =
+      "Put each GPU's NIC in a slot on its PCIe switch (rail-optimised: one NIC per GPU), check NCCL_IB_HCA lists the "
+      "NICs next to the GPUs, and bind each rank to its GPU's NUMA node (numactl / --cpu-bind, the CPU Affinity "
+      "column).";
   out->push_back(std::move(f));
 }
 
@@ -219,7 +242,8 @@ class TopologyMissingNvlinkRule : public Rule {
  public:
   const char* Name() const override { return kRule; }
   const char* Summary() const override {
-    return "nvidia-smi topo -m: GPU pairs without NVLink, GPUs with fewer NVLinks than their peers, NICs across the CPU";
+    return "nvidia-smi topo -m: GPU pairs without NVLink, GPUs with fewer NVLinks than their peers, NICs across the "
+           "CPU";
   }
   void Check(const DiagnoseInputs& in, std::vector<Finding>* out) const override {
     for (const TopologyMatrix& m : in.topologies) {

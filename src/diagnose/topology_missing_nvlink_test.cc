@@ -54,7 +54,8 @@ bool AnyWarning(const std::vector<Finding>& f) {
 }
 
 TEST(TopologyMissingNvlink, FullNv18WithRailNicsIsAllClear) {
-  const auto out = CheckTopology(Matrix(8, 8, [](int i, int j) { return i < 8 && j < 8 ? std::string("NV18") : RailNic(8, i, j); }));
+  const auto out =
+      CheckTopology(Matrix(8, 8, [](int i, int j) { return i < 8 && j < 8 ? std::string("NV18") : RailNic(8, i, j); }));
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].severity, Severity::kInfo);
   EXPECT_EQ(out[0].title, "Full NVLink: all 28 pairs of the 8 GPUs NV18");
@@ -77,7 +78,8 @@ TEST(TopologyMissingNvlink, OneSysPairIsCritical) {
 
 TEST(TopologyMissingNvlink, AGpuThatLostEveryNvlink) {
   // GPU6 reaches its peers over PCIe only: no GPU reaches all 7 others, 6 of them reach 6.
-  const auto out = CheckTopology(Matrix(8, 0, [](int i, int j) { return i == 6 || j == 6 ? std::string("PXB") : std::string("NV12"); }));
+  const auto out = CheckTopology(
+      Matrix(8, 0, [](int i, int j) { return i == 6 || j == 6 ? std::string("PXB") : std::string("NV12"); }));
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].severity, Severity::kCritical);
   EXPECT_EQ(out[0].where.gpu_pairs.size(), 7u);
@@ -85,7 +87,8 @@ TEST(TopologyMissingNvlink, AGpuThatLostEveryNvlink) {
 }
 
 TEST(TopologyMissingNvlink, AGpuWithFewerNvlinks) {
-  const auto out = CheckTopology(Matrix(8, 0, [](int i, int j) { return i == 3 || j == 3 ? std::string("NV17") : std::string("NV18"); }));
+  const auto out = CheckTopology(
+      Matrix(8, 0, [](int i, int j) { return i == 3 || j == 3 ? std::string("NV17") : std::string("NV18"); }));
   ASSERT_EQ(out.size(), 1u);
   const Finding& f = out[0];
   EXPECT_EQ(f.severity, Severity::kCritical);
@@ -95,7 +98,9 @@ TEST(TopologyMissingNvlink, AGpuWithFewerNvlinks) {
 }
 
 TEST(TopologyMissingNvlink, OneNarrowPair) {
-  const auto out = CheckTopology(Matrix(4, 0, [](int i, int j) { return (i == 0 && j == 1) || (i == 1 && j == 0) ? std::string("NV2") : std::string("NV4"); }));
+  const auto out = CheckTopology(Matrix(4, 0, [](int i, int j) {
+    return (i == 0 && j == 1) || (i == 1 && j == 0) ? std::string("NV2") : std::string("NV4");
+  }));
   ASSERT_EQ(out.size(), 1u);
   EXPECT_TRUE(out[0].where.gpus.empty());
   EXPECT_EQ(out[0].where.gpu_pairs, (std::vector<std::pair<int, int>>{{0, 1}}));
@@ -156,7 +161,8 @@ TEST(TopologyMissingNvlink, FewerNicsThanGpusIsByDesign) {
 }
 
 TEST(TopologyMissingNvlink, SharedMatricesAreFullNvlink) {
-  for (const char* file : {"traces/nvidia_smi_topo/topo_8xA100_NV12_ml-engineering.txt", "traces/nvidia_smi_topo/topo_8xH100_NV18_ml-engineering.txt"}) {
+  for (const char* file : {"traces/nvidia_smi_topo/topo_8xA100_NV12_ml-engineering.txt",
+                           "traces/nvidia_smi_topo/topo_8xH100_NV18_ml-engineering.txt"}) {
     PARATUNE_SHARED_OR_SKIP(path, file);
     DiagnoseInputs in;
     in.topologies.push_back(ReadTopologyMatrix(path));

@@ -19,9 +19,12 @@ std::optional<Estimate> EstimateVariant(const PlannedRun& plan, const Layout& la
 
 std::string MegatronRecomputeFlags(Recompute r) {
   switch (r) {
-    case Recompute::kNone: return "";
-    case Recompute::kSelective: return "--recompute-granularity selective";
-    case Recompute::kFull: return "--recompute-granularity full --recompute-method uniform --recompute-num-layers 1";
+    case Recompute::kNone:
+      return "";
+    case Recompute::kSelective:
+      return "--recompute-granularity selective";
+    case Recompute::kFull:
+      return "--recompute-granularity full --recompute-method uniform --recompute-num-layers 1";
   }
   return "";
 }
@@ -40,12 +43,14 @@ std::string VariantFlags(const Estimate& e, const Estimate& base) {
   const Layout& b = base.layout;
   std::string s = fmt::format("--tp {} --pp {}", l.tp, l.pp);
   if (l.vp != b.vp) s += fmt::format(" --vp {}", l.vp);
-  if (l.pipeline_schedule() != b.pipeline_schedule()) s += fmt::format(" --schedule {}", ScheduleName(l.pipeline_schedule()));
+  if (l.pipeline_schedule() != b.pipeline_schedule())
+    s += fmt::format(" --schedule {}", ScheduleName(l.pipeline_schedule()));
   if (l.cp != b.cp) s += fmt::format(" --cp {}", l.cp);
   if (l.ep != b.ep) s += fmt::format(" --ep {}", l.ep);
   if (l.recompute != b.recompute) s += fmt::format(" --recompute {}", RecomputeName(l.recompute));
   if (l.mbs != b.mbs) s += fmt::format(" --mbs {}", l.mbs);
-  if (e.training.global_batch != base.training.global_batch) s += fmt::format(" --global-batch {}", e.training.global_batch);
+  if (e.training.global_batch != base.training.global_batch)
+    s += fmt::format(" --global-batch {}", e.training.global_batch);
   s += fmt::format(" (dp {})", l.dp);
   return s;
 }

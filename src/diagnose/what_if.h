@@ -16,7 +16,6 @@ namespace paratune {
 // of the GPU's memory free, as `paratune plan` does.
 double ProposalHeadroom();
 
-
 // A gain the cost model predicts between two layouts of the same run counts as a finding from
 // 5%: the model's median throughput error on published runs is 6.6% (docs/validation.md), most
 // of which two layouts of one model share, so a smaller predicted gain is reported as info.
@@ -26,7 +25,9 @@ inline Severity SeverityOfPredictedGain(double gain) {
 }
 
 // The more severe of the two (critical before warning before info).
-inline Severity AtLeast(Severity s, Severity floor) { return static_cast<int>(s) < static_cast<int>(floor) ? s : floor; }
+inline Severity AtLeast(Severity s, Severity floor) {
+  return static_cast<int>(s) < static_cast<int>(floor) ? s : floor;
+}
 
 // Megatron-LM's recomputation flags for a mode (megatron/training/arguments.py:
 // --recompute-granularity, --recompute-method, --recompute-num-layers); "" for none.

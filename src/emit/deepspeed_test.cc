@@ -131,8 +131,10 @@ TEST(EmitDeepSpeed, RefusesPipelineWithZeroTwo) {
   ASSERT_EQ(in.layout.pp, 9);
   ASSERT_EQ(in.layout.zero, 2);
   EXPECT_EQ(FrameworkRefuses(Framework::kDeepSpeed, in),
-            "DeepSpeed's pipeline engine runs ZeRO stage 0 or 1 only (deepspeed/runtime/pipe/engine.py), and this layout has pp 9 with ZeRO stage 2");
-  EXPECT_CONTAINS(InputErrorOf([&] { EmitSettings(Framework::kDeepSpeed, in); }), "--emit deepspeed: DeepSpeed's pipeline engine runs ZeRO stage 0 or 1 only");
+            "DeepSpeed's pipeline engine runs ZeRO stage 0 or 1 only (deepspeed/runtime/pipe/engine.py), and this "
+            "layout has pp 9 with ZeRO stage 2");
+  EXPECT_CONTAINS(InputErrorOf([&] { EmitSettings(Framework::kDeepSpeed, in); }),
+                  "--emit deepspeed: DeepSpeed's pipeline engine runs ZeRO stage 0 or 1 only");
   EXPECT_EQ(FrameworkRefuses(Framework::kMegatronLm, in), "");
   in.layout.zero = 1;
   EXPECT_EQ(FrameworkRefuses(Framework::kDeepSpeed, in), "");

@@ -16,14 +16,14 @@ namespace paratune::testing_util {
 // Planned once per test process: the search takes a noticeable fraction of a second.
 inline EmitInput DefaultWinner() {
   static const EmitInput winner = [] {
-  PlanRequest r;
-  r.model = LoadModel(kDefaultModel);
-  r.cluster = HardwareCatalog::BuiltIn().Cluster(kDefaultGpu, kDefaultNodes * 8);
-  r.training = DefaultTraining();
-  r.switches = DefaultLayout();
-  r.top = 1;
-  const Estimate w = Plan(r).ranked.front();
-  return EmitInput{r.model, r.cluster, w.training, w.layout};
+    PlanRequest r;
+    r.model = LoadModel(kDefaultModel);
+    r.cluster = HardwareCatalog::BuiltIn().Cluster(kDefaultGpu, kDefaultNodes * 8);
+    r.training = DefaultTraining();
+    r.switches = DefaultLayout();
+    r.top = 1;
+    const Estimate w = Plan(r).ranked.front();
+    return EmitInput{r.model, r.cluster, w.training, w.layout};
   }();
   return winner;
 }

@@ -18,7 +18,9 @@ class Args {
  public:
   void Switch(const char* flag) { words_.push_back({flag, ""}); }
   template <class T>
-  void Value(const char* flag, const T& v) { words_.push_back({flag, Quote(fmt::format("{}", v))}); }
+  void Value(const char* flag, const T& v) {
+    words_.push_back({flag, Quote(fmt::format("{}", v))});
+  }
   // A flag taking several words (argparse nargs="*"), each a plain identifier.
   void Words(const char* flag, const std::string& space_separated) { words_.push_back({flag, space_separated}); }
   std::string Text() const {
@@ -61,8 +63,10 @@ void EmitPositions(const ModelSpec& m, const Training& t, Args& a, std::vector<s
   int64_t max_pos = m.max_position_embeddings;
   if (max_pos <= 0) {
     max_pos = t.seq;
-    notes.push_back(fmt::format("the model gives no max_position_embeddings: --max-position-embeddings is "
-                                "the sequence length {}", t.seq));
+    notes.push_back(
+        fmt::format("the model gives no max_position_embeddings: --max-position-embeddings is "
+                    "the sequence length {}",
+                    t.seq));
   } else if (t.seq > max_pos) {
     notes.push_back(fmt::format(
         "--seq-length {} exceeds the model's max_position_embeddings {}; Megatron asserts "
@@ -77,9 +81,10 @@ void EmitPositions(const ModelSpec& m, const Training& t, Args& a, std::vector<s
       a.Value("--max-position-embeddings", std::max(max_pos, m.learned_positions));
       return;
     case PositionKind::kAlibi:
-      notes.push_back("ALiBi attention biases (MPT) have no Megatron-LM position type (learned_absolute, rope, "
-                      "yarn, mrope, relative, none): emitted none, with the same parameters and FLOPs but "
-                      "no position information");
+      notes.push_back(
+          "ALiBi attention biases (MPT) have no Megatron-LM position type (learned_absolute, rope, "
+          "yarn, mrope, relative, none): emitted none, with the same parameters and FLOPs but "
+          "no position information");
       [[fallthrough]];
     case PositionKind::kNone:
       a.Value("--position-embedding-type", "none");
@@ -99,15 +104,16 @@ void EmitPositions(const ModelSpec& m, const Training& t, Args& a, std::vector<s
   // --rotary-base is an int in arguments.py.
   const auto base = static_cast<int64_t>(std::llround(m.rope_theta));
   if (static_cast<double>(base) != m.rope_theta)
-    notes.push_back(fmt::format("rope_theta {} is not an integer; Megatron's --rotary-base takes an int: {}",
-                                m.rope_theta, base));
+    notes.push_back(
+        fmt::format("rope_theta {} is not an integer; Megatron's --rotary-base takes an int: {}", m.rope_theta, base));
   a.Value("--rotary-base", base);
   if (m.rotary_percent != 1.0) a.Value("--rotary-percent", m.rotary_percent);
   const char* scaling = RopeScalingName(r.kind);
   auto unsupported = [&](const std::string& what) {
-    notes.push_back(fmt::format("RoPE scaling '{}' (factor {}) {}; emitted without it, so positions beyond the "
-                                "original context differ from the config",
-                                scaling, r.factor, what));
+    notes.push_back(
+        fmt::format("RoPE scaling '{}' (factor {}) {}; emitted without it, so positions beyond the "
+                    "original context differ from the config",
+                    scaling, r.factor, what));
   };
   if (mla) {
     if (r.kind == RopeScalingKind::kYarn) {
@@ -152,13 +158,15 @@ void EmitPositions(const ModelSpec& m, const Training& t, Args& a, std::vector<s
     a.Value("--mscale", r.mscale);
     a.Value("--mscale-all-dim", r.mscale_all_dim);
   } else if (r.kind != RopeScalingKind::kNone) {
-    unsupported("has no Megatron-LM equivalent (rope: --use-rope-scaling for llama3, "
-                "--rotary-seq-len-interpolation-factor for linear; yarn)");
+    unsupported(
+        "has no Megatron-LM equivalent (rope: --use-rope-scaling for llama3, "
+        "--rotary-seq-len-interpolation-factor for linear; yarn)");
   }
   if (r.attention_factor > 0)
-    notes.push_back(fmt::format("the config's explicit RoPE attention_factor {} has no Megatron flag: Megatron "
-                                "derives it from --mscale and --mscale-all-dim",
-                                r.attention_factor));
+    notes.push_back(
+        fmt::format("the config's explicit RoPE attention_factor {} has no Megatron flag: Megatron "
+                    "derives it from --mscale and --mscale-all-dim",
+                    r.attention_factor));
 }
 
 // The pipeline split (layout/pipeline_split.h DescribeSplit) in Megatron's own terms, and the
@@ -212,8 +220,9 @@ void EmitPipeline(const ModelSpec& m, const Layout& l, Args& a, std::vector<std:
     case ScheduleKind::kInterleaved:
       break;
     case ScheduleKind::kGpipe:
-      notes.push_back("schedule gpipe: Megatron-LM has no GPipe schedule; it runs 1F1B with these arguments (same "
-                      "bubble, fewer micro-batches in flight)");
+      notes.push_back(
+          "schedule gpipe: Megatron-LM has no GPipe schedule; it runs 1F1B with these arguments (same "
+          "bubble, fewer micro-batches in flight)");
       break;
     case ScheduleKind::kZbH1:
       notes.push_back(fmt::format(
@@ -257,8 +266,9 @@ Emitted EmitMegatron(const EmitInput& in) {
   if (m.mlp == MlpKind::kGated) a.Switch("--swiglu");
   a.Value("--normalization", m.norm == NormKind::kRmsNorm ? "RMSNorm" : "LayerNorm");
   if (m.architecture == "MPTForCausalLM" && m.norm == NormKind::kRmsNorm)
-    out.notes.push_back("MPT's bias-free LayerNorm has no Megatron-LM equivalent: emitted RMSNorm, the same "
-                        "parameters (paratune counts it so)");
+    out.notes.push_back(
+        "MPT's bias-free LayerNorm has no Megatron-LM equivalent: emitted RMSNorm, the same "
+        "parameters (paratune counts it so)");
   if (!m.tied_embeddings) a.Switch("--untie-embeddings-and-output-weights");
   if (!m.linear_bias) a.Switch("--disable-bias-linear");
   if (m.qkv_bias && !m.linear_bias) a.Switch("--add-qkv-bias");
@@ -266,29 +276,33 @@ Emitted EmitMegatron(const EmitInput& in) {
   // InternLM's bias on the attention output projection: Megatron biases every linear layer
   // (no --disable-bias-linear) or Q, K and V only (--add-qkv-bias).
   if (m.o_bias && !m.linear_bias)
-    out.notes.push_back(fmt::format("the attention output projection's bias (InternLM) is not emitted: Megatron has "
-                                    "--add-qkv-bias only; the Megatron model lacks its {} parameters",
-                                    m.hidden * m.layers));
+    out.notes.push_back(
+        fmt::format("the attention output projection's bias (InternLM) is not emitted: Megatron has "
+                    "--add-qkv-bias only; the Megatron model lacks its {} parameters",
+                    m.hidden * m.layers));
   // GPT-OSS features paratune's Megatron arguments do not carry (the run would lack them).
   if (m.attention_sinks)
-    out.notes.push_back(fmt::format("attention sinks (one learned logit per head, GPT-OSS) are not emitted: the "
-                                    "Megatron model lacks their {} parameters",
-                                    m.heads * m.layers));
+    out.notes.push_back(
+        fmt::format("attention sinks (one learned logit per head, GPT-OSS) are not emitted: the "
+                    "Megatron model lacks their {} parameters",
+                    m.heads * m.layers));
   if (m.router_bias && m.is_moe())
     out.notes.push_back("the MoE router's bias (GPT-OSS) is not emitted: Megatron's router has a weight only");
   if (m.sliding_window_layers > 0)
-    out.notes.push_back(fmt::format("sliding-window attention ({} of {} layers, window {}) is not emitted: the "
-                                    "Megatron model attends to the whole sequence in every layer",
-                                    m.sliding_window_layers, m.layers, m.sliding_window));
+    out.notes.push_back(
+        fmt::format("sliding-window attention ({} of {} layers, window {}) is not emitted: the "
+                    "Megatron model attends to the whole sequence in every layer",
+                    m.sliding_window_layers, m.layers, m.sliding_window));
   if (!m.dropout) {
     a.Value("--attention-dropout", "0.0");
     a.Value("--hidden-dropout", "0.0");
   }
   EmitPositions(m, t, a, out.notes);
   a.Value("--vocab-size", m.vocab);
-  out.notes.push_back("--vocab-size stands for the tokenizer: a real run passes --tokenizer-type and "
-                      "--tokenizer-model, and Megatron pads the vocabulary to a multiple of "
-                      "--make-vocab-size-divisible-by (128) times tp");
+  out.notes.push_back(
+      "--vocab-size stands for the tokenizer: a real run passes --tokenizer-type and "
+      "--tokenizer-model, and Megatron pads the vocabulary to a multiple of "
+      "--make-vocab-size-divisible-by (128) times tp");
   if (m.is_moe()) {
     a.Value("--num-experts", m.experts);
     a.Value("--moe-router-topk", m.topk);
@@ -308,7 +322,8 @@ Emitted EmitMegatron(const EmitInput& in) {
       if (m.shared_expert_gate) a.Switch("--moe-shared-expert-gate");
     }
     if (m.first_dense_layers > 0 && m.moe_layer_freq <= 1) {
-      a.Value("--moe-layer-freq", fmt::format("([0]*{}+[1]*{})", m.first_dense_layers, m.layers - m.first_dense_layers));
+      a.Value("--moe-layer-freq",
+              fmt::format("([0]*{}+[1]*{})", m.first_dense_layers, m.layers - m.first_dense_layers));
     } else if (m.first_dense_layers > 0) {
       std::string p = fmt::format("[0]*{}", m.first_dense_layers);
       const int64_t rest = m.layers - m.first_dense_layers;
@@ -346,10 +361,11 @@ Emitted EmitMegatron(const EmitInput& in) {
   if (m.mtp_layers > 0) {
     // TransformerConfig.mtp_num_layers (a flag generated from the dataclass).
     a.Value("--mtp-num-layers", m.mtp_layers);
-    out.notes.push_back(fmt::format("--mtp-num-layers {}: Megatron trains the multi-token-prediction module(s) "
-                                    "of the config; paratune's estimate leaves them out (ModelSpec.mtp_layers is "
-                                    "noted, not counted)",
-                                    m.mtp_layers));
+    out.notes.push_back(
+        fmt::format("--mtp-num-layers {}: Megatron trains the multi-token-prediction module(s) "
+                    "of the config; paratune's estimate leaves them out (ModelSpec.mtp_layers is "
+                    "noted, not counted)",
+                    m.mtp_layers));
   }
   // Training shape.
   a.Value("--seq-length", t.seq);
@@ -418,29 +434,35 @@ Emitted EmitMegatron(const EmitInput& in) {
     if (l.optimizer_states == OptimizerStates::kBf16) {
       a.Value("--exp-avg-dtype", "bf16");
       a.Value("--exp-avg-sq-dtype", "bf16");
-      out.notes.push_back("bf16 optimizer states: Megatron keeps the master weights as 16-bit remainders "
-                          "besides, 6 bytes per parameter where paratune estimated 4 (NeMo 1's distributed_fused_adam)");
+      out.notes.push_back(
+          "bf16 optimizer states: Megatron keeps the master weights as 16-bit remainders "
+          "besides, 6 bytes per parameter where paratune estimated 4 (NeMo 1's distributed_fused_adam)");
     }
   }
   if (l.recompute == Recompute::kSelective && l.recompute_modules == 0)
-    out.notes.push_back("selective recomputation: Megatron's default --recompute-modules (core_attn) is "
-                        "what paratune models");
+    out.notes.push_back(
+        "selective recomputation: Megatron's default --recompute-modules (core_attn) is "
+        "what paratune models");
   if (l.fp8_attention)
-    out.notes.push_back("FP8 attention is a TransformerConfig field (fp8_dot_product_attention=True; Megatron-Bridge "
-                        "mixed_precision.fp8_dot_product_attention), not a Megatron-LM flag: set it in the config");
+    out.notes.push_back(
+        "FP8 attention is a TransformerConfig field (fp8_dot_product_attention=True; Megatron-Bridge "
+        "mixed_precision.fp8_dot_product_attention), not a Megatron-LM flag: set it in the config");
   if (l.stack.fused_grouped_mlp)
-    out.notes.push_back("fused grouped MLP: set use_transformer_engine_op_fuser=True in the TransformerConfig and "
-                        "NVTE_CUTEDSL_FUSED_GROUPED_MLP=1 in the environment (Blackwell, MXFP8/NVFP4)");
+    out.notes.push_back(
+        "fused grouped MLP: set use_transformer_engine_op_fuser=True in the TransformerConfig and "
+        "NVTE_CUTEDSL_FUSED_GROUPED_MLP=1 in the environment (Blackwell, MXFP8/NVFP4)");
   if (l.fp8_activation_cache)
-    out.notes.push_back("FP8 caching of the experts' SwiGLU inputs (DeepSeek-V3 Sec. 3.3.2) has no Megatron-LM "
-                        "flag: the estimate assumed it");
+    out.notes.push_back(
+        "FP8 caching of the experts' SwiGLU inputs (DeepSeek-V3 Sec. 3.3.2) has no Megatron-LM "
+        "flag: the estimate assumed it");
   // Activation offloading (Layout::offload_layers) is a TransformerConfig field; the settings
   // are named as Megatron-Core's config and NeMo 2 / Megatron-Bridge recipes set them.
   if (l.offload_layers > 0)
-    out.notes.push_back(fmt::format("activation offload of {} layers: set the TransformerConfig fields cpu_offloading=True, "
-                                    "cpu_offloading_num_layers={}, cpu_offloading_weights=False (as NeMo 2 and "
-                                    "Megatron-Bridge recipes do); no command-line flag is emitted for it",
-                                    l.offload_layers, l.offload_layers));
+    out.notes.push_back(
+        fmt::format("activation offload of {} layers: set the TransformerConfig fields cpu_offloading=True, "
+                    "cpu_offloading_num_layers={}, cpu_offloading_weights=False (as NeMo 2 and "
+                    "Megatron-Bridge recipes do); no command-line flag is emitted for it",
+                    l.offload_layers, l.offload_layers));
   out.text = a.Text();
   return out;
 }

@@ -63,7 +63,7 @@ const std::map<std::string, std::string>& VerifiedFlags() {
       {"--padded-vocab-size", "int"},
       {"--num-experts", "int"},
       {"--moe-router-topk", "int"},
-      {"--moe-router-num-groups", "int"},   // megatron/training/arguments.py (group-limited routing)
+      {"--moe-router-num-groups", "int"},  // megatron/training/arguments.py (group-limited routing)
       {"--moe-router-group-topk", "int"},
       {"--moe-router-score-function", "choice:softmax|sigmoid"},  // data/megatron_flags.txt (TransformerConfig)
       {"--moe-router-enable-expert-bias", "switch"},
@@ -200,7 +200,7 @@ std::vector<EmitInput> PipelineCases() {
   d.ep = 8;
   d.etp = 1;
   d.pp_layout = {10, 20, 20, 11};
-  d.grad_reduce_in_fp32 = false;  // --grad-reduce-in-bf16 round-trips too
+  d.grad_reduce_in_fp32 = false;                          // --grad-reduce-in-bf16 round-trips too
   d.optimizer_states = OptimizerStates::kFp32Remainders;  // so does --use-precision-aware-optimizer
   v.push_back(testing_util::Fixed("deepseek-v3", "H100", 256, d, Training{4096, 256, Precision::kBf16}));
   return v;
@@ -325,15 +325,16 @@ TEST(EmitMegatron, Bf16OptimizerStatesAreThePrecisionAwareOptimizerWithANote) {
 }
 
 TEST(FromMegatron, PipelineSplitFlagsAreChecked) {
-  const std::string base = "--num-layers 126 --hidden-size 128 --num-attention-heads 4 --vocab-size 100 "
-                           "--pipeline-model-parallel-size 8 ";
+  const std::string base =
+      "--num-layers 126 --hidden-size 128 --num-attention-heads 4 --vocab-size 100 "
+      "--pipeline-model-parallel-size 8 ";
   EXPECT_EQ(ParseMegatronArgs(base + "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split")
                 .layout.pp_layout,
             (std::vector<int>{15, 16, 16, 16, 16, 16, 16, 15}));
   EXPECT_EQ(ParseMegatronArgs(base + "--pipeline-model-parallel-layout 'E,t*15|(t*16|)*6,t*15,L'").layout.pp_layout,
             (std::vector<int>{15, 16, 16, 16, 16, 16, 16, 15}));
-  EXPECT_THROW(ParseMegatronArgs(base + "--account-for-embedding-in-pipeline-split"), InputError);  // 127 / 8
-  EXPECT_THROW(ParseMegatronArgs(base + "--decoder-first-pipeline-num-layers 15"), InputError);     // 111 / 7
+  EXPECT_THROW(ParseMegatronArgs(base + "--account-for-embedding-in-pipeline-split"), InputError);   // 127 / 8
+  EXPECT_THROW(ParseMegatronArgs(base + "--decoder-first-pipeline-num-layers 15"), InputError);      // 111 / 7
   EXPECT_THROW(ParseMegatronArgs(base + "--pipeline-model-parallel-layout 't*126|L'"), InputError);  // no E
   EXPECT_THROW(ParseMegatronArgs(base + "--pipeline-model-parallel-layout 'E,t*126,L' "
                                         "--account-for-loss-in-pipeline-split"),
@@ -377,7 +378,8 @@ TEST(EmitMegatron, DeepseekYarnPartialRotaryAndMtp) {
   EXPECT_EQ(FlagValue(ds.text, "--moe-router-enable-expert-bias"), "on");
   EXPECT_EQ(FlagValue(ds.text, "--moe-router-topk-scaling-factor"), "2.5");
   EXPECT_EQ(ds.text.find("--moe-router-score-function"), ds.text.find("--moe-router-score-function sigmoid"));
-  EXPECT_EQ(EmitMegatron(testing_util::CatalogCase("mixtral-8x7b")).text.find("--moe-router-score-function"), std::string::npos);
+  EXPECT_EQ(EmitMegatron(testing_util::CatalogCase("mixtral-8x7b")).text.find("--moe-router-score-function"),
+            std::string::npos);
   EXPECT_EQ(AllNotes(ds).find("YaRN for MLA"), std::string::npos) << AllNotes(ds);  // 4096, 32, 1 match
   EXPECT_CONTAINS(AllNotes(ds), "--mtp-num-layers 1");
   const std::string neox = EmitMegatron(testing_util::CatalogCase("gpt-neox-20b")).text;
@@ -466,8 +468,10 @@ std::vector<Uncarried> MegatronUncarried(const ModelSpec& m) {
   if (m.positions == PositionKind::kAlibi)
     v.push_back({"positions", "Megatron has no ALiBi: emitted --position-embedding-type none, with a note"});
   if (m.rope_scaling.kind == RopeScalingKind::kLlama3 && m.rope_scaling.high_freq_factor != 4)
-    v.push_back({"rope_scaling.high_freq_factor", "Megatron fixes llama3's high_freq_factor at 4 (Llama 4 Scout has 1), with a note"});
-  if (m.o_bias && !m.linear_bias) v.push_back({"o_bias", "InternLM's output-projection bias: not emitted, with a note"});
+    v.push_back({"rope_scaling.high_freq_factor",
+                 "Megatron fixes llama3's high_freq_factor at 4 (Llama 4 Scout has 1), with a note"});
+  if (m.o_bias && !m.linear_bias)
+    v.push_back({"o_bias", "InternLM's output-projection bias: not emitted, with a note"});
   if (m.attention == AttentionKind::kMla && m.rope_scaling.kind == RopeScalingKind::kYarn &&
       m.rope_scaling.beta_fast != 32)  // MLATransformerConfig's beta_fast (emit/megatron.cc)
     v.push_back({"rope_scaling.beta_fast", "MLA YaRN: Megatron fixes beta_fast (Kimi K2 has 1), with a note"});
@@ -570,23 +574,23 @@ TEST(EmitPrecision, Fp16IsEmittedAndReadBack) {
   EXPECT_NE(EmitTorchtitan(in).text.find("mixed_precision_param = \"float16\""), std::string::npos);
 }
 
-
 // Issue 33: selective recomputation by module goes out as Megatron's --recompute-modules words and
 // comes back.
 TEST(EmitMegatron, RecomputeModulesRoundTrip) {
   EmitInput in = testing_util::CatalogCase("deepseek-v3");
   in.layout.recompute = Recompute::kSelective;
-  in.layout.recompute_modules = RecomputeModuleBit(RecomputeModule::kLayernorm) | RecomputeModuleBit(RecomputeModule::kMlaUpProj);
+  in.layout.recompute_modules =
+      RecomputeModuleBit(RecomputeModule::kLayernorm) | RecomputeModuleBit(RecomputeModule::kMlaUpProj);
   const Emitted e = EmitMegatron(in);
   EXPECT_CONTAINS(e.text, "--recompute-modules layernorm mla_up_proj");
   const MegatronArgs a = ParseMegatronArgs(e.text);
   EXPECT_EQ(a.layout.recompute, Recompute::kSelective);
   EXPECT_EQ(a.layout.recompute_modules, in.layout.recompute_modules);
-  EXPECT_THROW(ParseMegatronArgs("--num-layers 2 --hidden-size 64 --num-attention-heads 4 --recompute-granularity selective "
-                                 "--recompute-modules core_attn attn_core"),
-               InputError);
+  EXPECT_THROW(
+      ParseMegatronArgs("--num-layers 2 --hidden-size 64 --num-attention-heads 4 --recompute-granularity selective "
+                        "--recompute-modules core_attn attn_core"),
+      InputError);
 }
-
 
 // Issue 33: the stack's features go out as Megatron-LM's flags and come back.
 TEST(EmitMegatron, StackFeaturesRoundTrip) {

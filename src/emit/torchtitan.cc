@@ -167,7 +167,7 @@ Emitted EmitTorchtitan(const EmitInput& in) {
   auto line = [&](const std::string& k, const std::string& v) {
     s += k + " = " + v + "\n";
     if (current == "job") return;  // the description: a TOML file's, not a run's
-    std::string arg;  // TOML value as a command-line value: strings unquoted, lists comma-joined
+    std::string arg;               // TOML value as a command-line value: strings unquoted, lists comma-joined
     for (const char c : v)
       if (c != '"' && c != '[' && c != ']' && c != ' ') arg += c;
     overrides += " --" + current + "." + k + " " + (arg.empty() ? "''" : arg);
@@ -204,17 +204,19 @@ Emitted EmitTorchtitan(const EmitInput& in) {
     if (!differences.empty()) {
       std::string list;
       for (const std::string& d : differences) list += (list.empty() ? "" : "; ") + d;
-      out.notes.push_back(fmt::format("torchtitan's {} \"{}\" has this model's shape but differs from the config "
-                                      "(flavor vs config): {}; register a flavor with the config's values to train "
-                                      "exactly the config's model",
-                                      name, flavor, list));
+      out.notes.push_back(
+          fmt::format("torchtitan's {} \"{}\" has this model's shape but differs from the config "
+                      "(flavor vs config): {}; register a flavor with the config's values to train "
+                      "exactly the config's model",
+                      name, flavor, list));
     }
     const RopeScaling& r = match->model.rope_scaling;
     if (name == "deepseek_v3" && r.kind == RopeScalingKind::kYarn && t.seq <= r.original_max_positions)
-      out.notes.push_back(fmt::format("torchtitan's deepseek_v3 applies YaRN only when training.seq_len exceeds "
-                                      "original_seq_len {} (model.py precompute_freqs_cis); at {} it trains "
-                                      "without it, transformers with it",
-                                      r.original_max_positions, t.seq));
+      out.notes.push_back(
+          fmt::format("torchtitan's deepseek_v3 applies YaRN only when training.seq_len exceeds "
+                      "original_seq_len {} (model.py precompute_freqs_cis); at {} it trains "
+                      "without it, transformers with it",
+                      r.original_max_positions, t.seq));
   } else {
     name = m.is_moe() ? "deepseek_v3" : "llama3";
     flavor = m.name;
@@ -227,9 +229,10 @@ Emitted EmitTorchtitan(const EmitInput& in) {
       dims += fmt::format(", rope_theta {}, RoPE scaling {}", m.rope_theta, RopeScalingName(m.rope_scaling.kind));
     else
       dims += fmt::format(", {} positions", PositionKindName(m.positions));
-    out.notes.push_back(fmt::format("torchtitan has no flavor for '{}': register one under model.name = \"{}\" "
-                                    "with {}",
-                                    m.name, name, dims));
+    out.notes.push_back(
+        fmt::format("torchtitan has no flavor for '{}': register one under model.name = \"{}\" "
+                    "with {}",
+                    m.name, name, dims));
   }
   line("name", Str(name));
   line("flavor", Str(flavor));
@@ -256,9 +259,10 @@ Emitted EmitTorchtitan(const EmitInput& in) {
   line("data_parallel_shard_degree", std::to_string(l.zero == 0 ? 1 : l.dp));
   if (l.zero >= 1) line("fsdp_reshard_after_forward", Str(l.zero == 3 ? "always" : "never"));
   if (l.zero == 1)
-    out.notes.push_back("torchtitan has no ZeRO-1 distinct from FSDP: emitted FSDP with "
-                        "fsdp_reshard_after_forward = \"never\" (parameters, gradients and optimizer "
-                        "states sharded; parameters kept gathered from forward to backward)");
+    out.notes.push_back(
+        "torchtitan has no ZeRO-1 distinct from FSDP: emitted FSDP with "
+        "fsdp_reshard_after_forward = \"never\" (parameters, gradients and optimizer "
+        "states sharded; parameters kept gathered from forward to backward)");
   line("tensor_parallel_degree", std::to_string(l.tp));
   if (l.overlap_tp_comm && l.tp > 1) line("enable_async_tensor_parallel", "true");
   line("pipeline_parallel_degree", std::to_string(l.pp));
@@ -270,10 +274,11 @@ Emitted EmitTorchtitan(const EmitInput& in) {
     } else {
       std::string counts;
       for (size_t k = 0; k < l.pp_layout.size(); ++k) counts += (k ? ", " : "") + std::to_string(l.pp_layout[k]);
-      out.notes.push_back(fmt::format("the uneven pipeline split ({} layers per stage: {}) has no torchtitan option "
-                                      "at v0.2.2 (pipeline_parallel_layers_per_stage is one count): give "
-                                      "parallelism.module_fqns_per_model_part to reproduce it",
-                                      SplitKindName(split.kind), counts));
+      out.notes.push_back(
+          fmt::format("the uneven pipeline split ({} layers per stage: {}) has no torchtitan option "
+                      "at v0.2.2 (pipeline_parallel_layers_per_stage is one count): give "
+                      "parallelism.module_fqns_per_model_part to reproduce it",
+                      SplitKindName(split.kind), counts));
     }
     if (l.pipeline_schedule() == ScheduleKind::kZbH1 || l.pipeline_schedule() == ScheduleKind::kGpipe)
       out.notes.push_back(fmt::format("schedule {}: emitted 1F1B{}", ScheduleName(l.pipeline_schedule()),
@@ -288,8 +293,10 @@ Emitted EmitTorchtitan(const EmitInput& in) {
     line("expert_parallel_degree", std::to_string(l.ep));
     line("expert_tensor_parallel_degree", std::to_string(l.expert_tp()));
     if (l.ep > 1 && l.expert_tp() != 1 && l.expert_tp() != l.tp)
-      out.notes.push_back(fmt::format("torchtitan supports only etp = 1 or etp = tp (parallel_dims.py); "
-                                      "etp {} with tp {} will be rejected", l.expert_tp(), l.tp));
+      out.notes.push_back(
+          fmt::format("torchtitan supports only etp = 1 or etp = tp (parallel_dims.py); "
+                      "etp {} with tp {} will be rejected",
+                      l.expert_tp(), l.tp));
   }
   if (!l.sequence_parallel() && l.tp > 1)
     out.notes.push_back("torchtitan v0.2.2 always uses sequence parallelism with TP");
@@ -298,9 +305,10 @@ Emitted EmitTorchtitan(const EmitInput& in) {
   line("mode", Str(RecomputeName(l.recompute)));
   if (l.recompute == Recompute::kSelective) {
     line("selective_ac_option", Str("op"));
-    out.notes.push_back("selective recomputation maps to torchtitan's per-op SAC (selective_ac_option = "
-                        "\"op\"), which saves matmul outputs and recomputes the rest, close to "
-                        "paratune's attention-core recomputation");
+    out.notes.push_back(
+        "selective recomputation maps to torchtitan's per-op SAC (selective_ac_option = "
+        "\"op\"), which saves matmul outputs and recomputes the rest, close to "
+        "paratune's attention-core recomputation");
   }
 
   if (t.precision == Precision::kFp8) {
@@ -317,9 +325,11 @@ Emitted EmitTorchtitan(const EmitInput& in) {
   // Which release the file is for, said in the file (issue 32): v0.2.2 is the last torchtitan
   // that reads TOML job files; later releases take the same settings as overrides of a
   // registered config (docs/frameworks.md, "torchtitan").
-  out.text = "# torchtitan job file for v0.2.2 (pytorch/torchtitan 73a0e69, 2026-02-20), the last release that reads\n"
-             "# --job.config_file TOML. Releases after the 2026-02-23 config refactor take the same settings as\n"
-             "# command-line overrides of a registered config:\n#  " + overrides + "\n\n" + s;
+  out.text =
+      "# torchtitan job file for v0.2.2 (pytorch/torchtitan 73a0e69, 2026-02-20), the last release that reads\n"
+      "# --job.config_file TOML. Releases after the 2026-02-23 config refactor take the same settings as\n"
+      "# command-line overrides of a registered config:\n#  " +
+      overrides + "\n\n" + s;
   return out;
 }
 

@@ -97,11 +97,10 @@ TEST(EmitTorchtitan, ParsesWithKnownTypedKeys) {
     CheckTable(t, "");
     // torchtitan/distributed/parallel_dims.py: replicate * shard * cp * tp * pp == world.
     const auto p = t["parallelism"];
-    const int64_t world = p["data_parallel_replicate_degree"].value_or<int64_t>(0) *
-                          p["data_parallel_shard_degree"].value_or<int64_t>(0) *
-                          p["context_parallel_degree"].value_or<int64_t>(0) *
-                          p["tensor_parallel_degree"].value_or<int64_t>(0) *
-                          p["pipeline_parallel_degree"].value_or<int64_t>(0);
+    const int64_t world =
+        p["data_parallel_replicate_degree"].value_or<int64_t>(0) *
+        p["data_parallel_shard_degree"].value_or<int64_t>(0) * p["context_parallel_degree"].value_or<int64_t>(0) *
+        p["tensor_parallel_degree"].value_or<int64_t>(0) * p["pipeline_parallel_degree"].value_or<int64_t>(0);
     EXPECT_EQ(world, in.cluster.gpus);
     // torchtitan/train.py: accumulation = global / (local * dp) must be a whole number.
     const int64_t local = t["training"]["local_batch_size"].value_or<int64_t>(0);
@@ -124,7 +123,8 @@ TEST(EmitTorchtitan, DefaultScenarioNamesTheFlavor) {
 // releases (no TOML) take (issue 32).
 TEST(EmitTorchtitan, FileNamesItsReleaseAndTheOverridesOfLaterOnes) {
   const std::string text = EmitTorchtitan(testing_util::DefaultWinner()).text;
-  EXPECT_TRUE(text.starts_with("# torchtitan job file for v0.2.2 (pytorch/torchtitan 73a0e69, 2026-02-20)")) << text.substr(0, 120);
+  EXPECT_TRUE(text.starts_with("# torchtitan job file for v0.2.2 (pytorch/torchtitan 73a0e69, 2026-02-20)"))
+      << text.substr(0, 120);
   EXPECT_CONTAINS(text, "--model.name llama3 --model.flavor 70B");
   EXPECT_CONTAINS(text, "--training.seq_len 8192");
   EXPECT_EQ(text.find("--job.description"), std::string::npos);
@@ -157,9 +157,9 @@ struct TitanExpectation {
 };
 
 const std::map<std::string, TitanExpectation>& ExpectedFlavors() {
-  static const std::set<std::string> llama3_scaling = {
-      "rope_scaling.kind", "rope_scaling.factor", "rope_scaling.original_max_positions",
-      "rope_scaling.low_freq_factor", "rope_scaling.high_freq_factor"};
+  static const std::set<std::string> llama3_scaling = {"rope_scaling.kind", "rope_scaling.factor",
+                                                       "rope_scaling.original_max_positions",
+                                                       "rope_scaling.low_freq_factor", "rope_scaling.high_freq_factor"};
   static const std::string llama3_why =
       "torchtitan's llama3 precompute_freqs_cis always applies the Llama-3.1 scaling; Llama 3 has none";
   static const std::map<std::string, TitanExpectation> e = {
@@ -241,14 +241,16 @@ TEST(EmitTorchtitan, FlavorModelsAndDeepseekYarnNote) {
 TEST(EmitTorchtitan, OneFp8RecipeOnEveryGpu) {
   for (const char* gpu : {"H100", "B200", "B300"}) {
     SCOPED_TRACE(gpu);
-    const toml::table t = toml::parse(EmitTorchtitan(testing_util::CatalogCase("llama-3.1-8b", Precision::kFp8, gpu)).text);
+    const toml::table t =
+        toml::parse(EmitTorchtitan(testing_util::CatalogCase("llama-3.1-8b", Precision::kFp8, gpu)).text);
     const toml::array* conv = t["model"]["converters"].as_array();
     ASSERT_NE(conv, nullptr);
     ASSERT_EQ(conv->size(), 1u);
     EXPECT_EQ((*conv)[0].value_or<std::string>(""), "quantize.linear.float8");
     EXPECT_EQ(t["quantize"]["linear"]["float8"]["recipe_name"].value_or<std::string>(""), "tensorwise");
     EXPECT_FALSE(t["quantize"]["linear"]["mx"]);
-    const toml::table bf = toml::parse(EmitTorchtitan(testing_util::CatalogCase("llama-3.1-8b", Precision::kBf16, gpu)).text);
+    const toml::table bf =
+        toml::parse(EmitTorchtitan(testing_util::CatalogCase("llama-3.1-8b", Precision::kBf16, gpu)).text);
     EXPECT_FALSE(bf["model"]["converters"]);
     EXPECT_FALSE(bf["quantize"]);
   }

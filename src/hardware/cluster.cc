@@ -22,8 +22,8 @@ double ScaleUpEfficiency(const ClusterSpec& c) {
 // configs/system/a100_pcie.json: 8-GPU rings at 12.5 GB/s, two 4-GPU and four 2-GPU strided
 // rings at 7.65 and 3.9-4 GB/s each; docs/hardware.md, "PCIe switches").
 void CrossHost(const Fabric& f, int flows, GroupLinks& l) {
-  l.bus_bytes_per_s = std::min({l.bus_bytes_per_s, f.pcie_host_ring_bytes_per_s,
-                                f.pcie_host_bytes_per_s / std::max(1, flows)});
+  l.bus_bytes_per_s =
+      std::min({l.bus_bytes_per_s, f.pcie_host_ring_bytes_per_s, f.pcie_host_bytes_per_s / std::max(1, flows)});
 }
 
 // Marks the switch structure of a group of `size` members `stride` apart inside one domain.
@@ -31,7 +31,8 @@ void PlaceSwitches(const Fabric& f, int size, long long stride, GroupLinks& l) {
   if (!f.pcie_switches()) return;
   const int sw = f.pcie_gpus_per_switch;
   l.per_switch = static_cast<int>(std::clamp<long long>(sw / std::max(1LL, stride), 1, size));
-  const double host = f.pcie_host_all_to_all_bytes_per_s > 0 ? f.pcie_host_all_to_all_bytes_per_s : f.pcie_host_bytes_per_s;
+  const double host =
+      f.pcie_host_all_to_all_bytes_per_s > 0 ? f.pcie_host_all_to_all_bytes_per_s : f.pcie_host_bytes_per_s;
   l.host_bytes_per_s = host / sw;
 }
 
@@ -109,8 +110,7 @@ GroupLinks PlaceSendRecv(const ClusterSpec& c, int stride) {
     // PCIe switches: a pipeline over more than one switch has a hop that crosses the host, and
     // the `stride` sends of the GPUs before that boundary (a whole stage's, when stages fill
     // switches) cross at once; that hop paces the pipeline.
-    if (f.pcie_switches())
-      CrossHost(f, std::min(stride, f.pcie_gpus_per_switch), l);
+    if (f.pcie_switches()) CrossHost(f, std::min(stride, f.pcie_gpus_per_switch), l);
     return l;
   }
   l.crosses_domain = true;

@@ -45,7 +45,7 @@ struct GroupLinks {
   // PCIe switches (Fabric::pcie_switches): members under one switch, and each member's share
   // of the host crossing when every GPU of a switch sends across at once (all-to-all:
   // Fabric::pcie_host_all_to_all_bytes_per_s over the switch's GPUs).
-  int per_switch = 0;             // 0: the domain is not split into switches
+  int per_switch = 0;  // 0: the domain is not split into switches
   double host_bytes_per_s = 0;
 };
 

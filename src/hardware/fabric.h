@@ -23,24 +23,24 @@ inline constexpr EnumNames<LinkClass, 5> kLinkClassNames{{{{LinkClass::kNone, "n
 inline const char* LinkClassName(LinkClass l) { return kLinkClassNames.Name(l); }
 
 struct Fabric {
-  std::string name;                // the GPU it is the reference system of, or a [fabric.NAME]
+  std::string name;  // the GPU it is the reference system of, or a [fabric.NAME]
   std::string description;
   int gpus_per_node = 0;
   // The scale-up domain: nvlink_domain GPUs that reach each other over one link class, NVLink
   // (HGX, NVL72) or PCIe (PCIe servers without NVLink, where GPU-to-GPU traffic crosses PCIe
   // switches and the host). The nvlink_* fields describe that link whichever class it is.
   LinkClass scale_up = LinkClass::kNvlink;  // kNvlink or kPcie
-  int nvlink_domain = 0;           // GPUs that share one scale-up fabric
-  double nvlink_bytes_per_s = 0;   // per GPU
-  double nvlink_latency_s = 0;     // per step of an NCCL collective
+  int nvlink_domain = 0;                    // GPUs that share one scale-up fabric
+  double nvlink_bytes_per_s = 0;            // per GPU
+  double nvlink_latency_s = 0;              // per step of an NCCL collective
   // Fixed cost of one NCCL all-gather, reduce-scatter or all-reduce, on top of its steps (kernel
   // launch and protocol setup: what a collective of any size pays once, inside the domain or
   // across it); 0 where not measured (docs/hardware.md, "Collective latency on Blackwell").
   double call_latency_s = 0;
-  int nics_per_node = 0;           // scale-out NICs; one per GPU on rail-optimised nodes
-  double nic_bytes_per_s = 0;      // per NIC
+  int nics_per_node = 0;       // scale-out NICs; one per GPU on rail-optimised nodes
+  double nic_bytes_per_s = 0;  // per NIC
   double net_latency_s = 0;
-  int nodes_per_leaf = 0;          // nodes under one leaf switch; 0: one non-blocking network
+  int nodes_per_leaf = 0;             // nodes under one leaf switch; 0: one non-blocking network
   double spine_oversubscription = 1;  // leaf downlink : uplink bandwidth; 1 = non-blocking
   // A PCIe scale-up domain built of PCIe switches of pcie_gpus_per_switch GPUs (0: one flat
   // PCIe fabric). Inside a switch a ring runs at the PCIe link x calibration `pcie`; a ring

@@ -35,15 +35,15 @@ inline bool IsQuantized(Precision p) { return p == Precision::kFp8 || p == Preci
 // Achievable fractions of the datasheet peaks, per GPU generation. Documented in
 // docs/cost-model.md; fitted on the development data (docs/validation.md).
 struct Calibration {
-  double gemm_bf16 = 0.75;     // large BF16 (and FP16) GEMM throughput / dense peak
-  double gemm_fp8 = 0.65;      // large FP8 GEMM throughput / dense FP8 peak
-  double gemm_fp4 = 0.55;      // large FP4 GEMM throughput / dense FP4 peak
-  double attention = 0.50;     // FlashAttention forward FLOP rate / dense BF16 peak
-  double hbm = 0.85;           // achieved / datasheet HBM bandwidth for streaming kernels
-  double nvlink = 0.80;        // NCCL bus bandwidth / NVLink per-direction bandwidth
-  double net = 0.85;           // NCCL bus bandwidth / NIC per-direction bandwidth
-  double pcie = 0.50;          // NCCL bus bandwidth / PCIe per-direction bandwidth (no NVLink)
-  double nccl_sm_share = 0.18; // SMs an NCCL collective's channels hold / the GPU's SMs
+  double gemm_bf16 = 0.75;      // large BF16 (and FP16) GEMM throughput / dense peak
+  double gemm_fp8 = 0.65;       // large FP8 GEMM throughput / dense FP8 peak
+  double gemm_fp4 = 0.55;       // large FP4 GEMM throughput / dense FP4 peak
+  double attention = 0.50;      // FlashAttention forward FLOP rate / dense BF16 peak
+  double hbm = 0.85;            // achieved / datasheet HBM bandwidth for streaming kernels
+  double nvlink = 0.80;         // NCCL bus bandwidth / NVLink per-direction bandwidth
+  double net = 0.85;            // NCCL bus bandwidth / NIC per-direction bandwidth
+  double pcie = 0.50;           // NCCL bus bandwidth / PCIe per-direction bandwidth (no NVLink)
+  double nccl_sm_share = 0.18;  // SMs an NCCL collective's channels hold / the GPU's SMs
   // Host (CPU) time to issue one kernel from the framework's Python code: PyTorch's dispatcher,
   // autograd bookkeeping and cudaLaunchKernel, seconds. PyTorch's operator micro-benchmarks
   // measure 2.3-3.4 us for a bare op (pytorch/pytorch#32194); with autograd and a module's
@@ -59,9 +59,15 @@ struct CalibrationField {
   double Calibration::*value;
 };
 inline constexpr CalibrationField kCalibrationFields[] = {
-    {"gemm_bf16", &Calibration::gemm_bf16}, {"gemm_fp8", &Calibration::gemm_fp8}, {"gemm_fp4", &Calibration::gemm_fp4},
-    {"attention", &Calibration::attention}, {"hbm", &Calibration::hbm},           {"nvlink", &Calibration::nvlink},
-    {"net", &Calibration::net},           {"pcie", &Calibration::pcie},           {"nccl_sm_share", &Calibration::nccl_sm_share},
+    {"gemm_bf16", &Calibration::gemm_bf16},
+    {"gemm_fp8", &Calibration::gemm_fp8},
+    {"gemm_fp4", &Calibration::gemm_fp4},
+    {"attention", &Calibration::attention},
+    {"hbm", &Calibration::hbm},
+    {"nvlink", &Calibration::nvlink},
+    {"net", &Calibration::net},
+    {"pcie", &Calibration::pcie},
+    {"nccl_sm_share", &Calibration::nccl_sm_share},
     {"host_op_s", &Calibration::host_op_s},
 };
 
@@ -69,10 +75,10 @@ inline constexpr CalibrationField kCalibrationFields[] = {
 double Calibration::*GemmFraction(Precision p);
 
 struct GpuSpec {
-  std::string name;         // catalog key, e.g. "B300"
+  std::string name;  // catalog key, e.g. "B300"
   std::string description;
-  std::string generation;   // "ampere", "hopper", "blackwell": selects the Calibration
-  std::string source;       // where the numbers come from
+  std::string generation;  // "ampere", "hopper", "blackwell": selects the Calibration
+  std::string source;      // where the numbers come from
   std::string note;
   std::vector<std::string> aliases;  // other names that find this GPU (HardwareCatalog::Find)
 

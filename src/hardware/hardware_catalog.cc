@@ -26,14 +26,14 @@ toml::table ParseToml(std::string_view text, const std::string& where) {
   try {
     return toml::parse(text, where);
   } catch (const toml::parse_error& e) {
-    throw InputError(where + ":" + std::to_string(e.source().begin.line) + ": invalid TOML: " +
-                     std::string(e.description()));
+    throw InputError(where + ":" + std::to_string(e.source().begin.line) +
+                     ": invalid TOML: " + std::string(e.description()));
   }
 }
 
 // Unit conversions at input (docs/hardware.md): TFLOP/s, GB, TB/s, GB/s, microseconds.
-double Number(const toml::node& n, const std::string& where, const std::string& table,
-              const std::string& key, bool positive) {
+double Number(const toml::node& n, const std::string& where, const std::string& table, const std::string& key,
+              bool positive) {
   auto v = n.value<double>();
   if (!v || !std::isfinite(*v) || *v < 0 || (positive && *v == 0))
     throw InputError(At(where, n) + ": [" + table + "] field '" + key + "' must be a " +
@@ -48,15 +48,38 @@ int SmCountFor(const std::string& generation) {
 }
 
 // The fields of a fabric, in a GPU table (its reference system) or a [fabric.NAME] table.
-constexpr const char* kFabricFields[] = {"gpus_per_node", "scale_up_link", "nvlink_domain", "nvlink_gb_per_s", "nvlink_latency_us",
+constexpr const char* kFabricFields[] = {"gpus_per_node",
+                                         "scale_up_link",
+                                         "nvlink_domain",
+                                         "nvlink_gb_per_s",
+                                         "nvlink_latency_us",
                                          "call_latency_us",
-                                         "net_gb_per_s", "nic_gb_per_s", "nics_per_node", "net_latency_us",
-                                         "nodes_per_leaf", "spine_oversubscription", "pcie_gpus_per_switch",
-                                         "pcie_host_gb_per_s", "pcie_host_ring_gb_per_s",
-                                         "pcie_host_all_to_all_gb_per_s", "host_link_gb_per_s"};
-constexpr const char* kChipFields[] = {"description", "generation", "bf16_dense_tflops", "fp16_dense_tflops",
-                                       "fp8_dense_tflops", "fp4_dense_tflops", "fp32_tflops", "hbm_gb",
-                                       "hbm_tb_per_s", "sm_count", "sfu_exp_per_clk_per_sm", "tdp_w", "source", "note", "aliases"};
+                                         "net_gb_per_s",
+                                         "nic_gb_per_s",
+                                         "nics_per_node",
+                                         "net_latency_us",
+                                         "nodes_per_leaf",
+                                         "spine_oversubscription",
+                                         "pcie_gpus_per_switch",
+                                         "pcie_host_gb_per_s",
+                                         "pcie_host_ring_gb_per_s",
+                                         "pcie_host_all_to_all_gb_per_s",
+                                         "host_link_gb_per_s"};
+constexpr const char* kChipFields[] = {"description",
+                                       "generation",
+                                       "bf16_dense_tflops",
+                                       "fp16_dense_tflops",
+                                       "fp8_dense_tflops",
+                                       "fp4_dense_tflops",
+                                       "fp32_tflops",
+                                       "hbm_gb",
+                                       "hbm_tb_per_s",
+                                       "sm_count",
+                                       "sfu_exp_per_clk_per_sm",
+                                       "tdp_w",
+                                       "source",
+                                       "note",
+                                       "aliases"};
 
 bool IsIn(const std::string& key, const auto& list) {
   return std::find_if(std::begin(list), std::end(list), [&](const char* k) { return key == k; }) != std::end(list);
@@ -65,7 +88,8 @@ bool IsIn(const std::string& key, const auto& list) {
 // Reads the fields of one table; `name` is how errors name the table ("H100", "fabric.x").
 class TableReader {
  public:
-  TableReader(const toml::table& t, const std::string& where, const std::string& name) : t_(t), where_(where), name_(name) {}
+  TableReader(const toml::table& t, const std::string& where, const std::string& name)
+      : t_(t), where_(where), name_(name) {}
   bool Has(const char* key) const { return t_.contains(key); }
 
   void Str(const char* key, std::string& out) const {
@@ -121,12 +145,14 @@ void ApplyFabric(const TableReader& r, Fabric& f) {
   const Fabric before = f;
   const bool node_size_only = r.Has("gpus_per_node") && before.gpus_per_node > 0;
   r.Count("gpus_per_node", f.gpus_per_node);
-  if (node_size_only && !r.Has("nvlink_domain") && before.nvlink_domain == before.gpus_per_node) f.nvlink_domain = f.gpus_per_node;
+  if (node_size_only && !r.Has("nvlink_domain") && before.nvlink_domain == before.gpus_per_node)
+    f.nvlink_domain = f.gpus_per_node;
   if (node_size_only && !r.Has("nics_per_node") && !r.Has("net_gb_per_s") && !r.Has("nic_gb_per_s")) {
     const double per_gpu = before.net_bytes_per_s();
     f.nics_per_node = before.nics_per_node == before.gpus_per_node
                           ? f.gpus_per_node
-                          : std::max(1, static_cast<int>(std::lround(static_cast<double>(before.nics_per_node) * f.gpus_per_node / before.gpus_per_node)));
+                          : std::max(1, static_cast<int>(std::lround(static_cast<double>(before.nics_per_node) *
+                                                                     f.gpus_per_node / before.gpus_per_node)));
     f.nic_bytes_per_s = per_gpu * f.gpus_per_node / f.nics_per_node;
   }
   // The scale-up link class: "nvlink" (default) or "pcie" (docs/hardware.md, "Fabric").
@@ -165,8 +191,9 @@ void ApplyFabric(const TableReader& r, Fabric& f) {
     throw InputError(r.Where("spine_oversubscription") + ": [" + r.name() +
                      "] spine_oversubscription must be at least 1 (1 = non-blocking)");
   if (f.nvlink_domain < f.gpus_per_node && f.nvlink_domain != 1)
-    throw InputError(r.Where("nvlink_domain") + ": [" + r.name() + "] nvlink_domain (" + std::to_string(f.nvlink_domain) +
-                     ") is smaller than gpus_per_node (" + std::to_string(f.gpus_per_node) + ")");
+    throw InputError(r.Where("nvlink_domain") + ": [" + r.name() + "] nvlink_domain (" +
+                     std::to_string(f.nvlink_domain) + ") is smaller than gpus_per_node (" +
+                     std::to_string(f.gpus_per_node) + ")");
   if (f.pcie_gpus_per_switch > 0 && (f.pcie_host_bytes_per_s <= 0 || f.pcie_host_ring_bytes_per_s <= 0))
     throw InputError(r.Where("pcie_gpus_per_switch") + ": [" + r.name() +
                      "] pcie_gpus_per_switch needs pcie_host_gb_per_s and pcie_host_ring_gb_per_s");
@@ -193,8 +220,9 @@ void ApplyGpuTable(const toml::table& t, const std::string& where, const std::st
                    bool is_new) {
   CheckKnown(t, where, name, true);
   if (is_new)
-    RequireFields(t, where, name, "GPU", {"generation", "bf16_dense_tflops", "hbm_gb", "hbm_tb_per_s", "gpus_per_node",
-                                          "nvlink_domain", "nvlink_gb_per_s", "net_gb_per_s"});
+    RequireFields(t, where, name, "GPU",
+                  {"generation", "bf16_dense_tflops", "hbm_gb", "hbm_tb_per_s", "gpus_per_node", "nvlink_domain",
+                   "nvlink_gb_per_s", "net_gb_per_s"});
   const TableReader r(t, where, name);
   r.Str("description", g.description);
   r.Str("generation", g.generation);
@@ -214,14 +242,14 @@ void ApplyGpuTable(const toml::table& t, const std::string& where, const std::st
   if (g.generation != "ampere" && g.generation != "hopper" && g.generation != "blackwell")
     throw InputError(r.Where("generation") + ": [" + name +
                      "] field 'generation' must be ampere, hopper or "
-                     "blackwell, got '" + g.generation + "'");
+                     "blackwell, got '" +
+                     g.generation + "'");
   if (g.sm_count == 0) g.sm_count = SmCountFor(g.generation);
   f.description = g.description;
   ApplyFabric(r, f);
 }
 
-void ApplyCalibration(const toml::table& t, const std::string& where, const std::string& gen,
-                      Calibration& c) {
+void ApplyCalibration(const toml::table& t, const std::string& where, const std::string& gen, Calibration& c) {
   for (const auto& [k, v] : t) {
     const std::string key(k.str());
     const CalibrationField* f = std::find_if(std::begin(kCalibrationFields), std::end(kCalibrationFields),
@@ -277,7 +305,8 @@ void HardwareCatalog::Merge(std::string_view toml_text, const std::string& where
       if (is_new) {
         RequireFields(*t, where, "fabric." + name, "fabric", {"gpus_per_node", "nvlink_domain", "nvlink_gb_per_s"});
         if (!t->contains("net_gb_per_s") && !t->contains("nic_gb_per_s"))
-          throw InputError(At(where, *t) + ": [fabric." + name + "] new fabric needs net_gb_per_s (per GPU) or nic_gb_per_s");
+          throw InputError(At(where, *t) + ": [fabric." + name +
+                           "] new fabric needs net_gb_per_s (per GPU) or nic_gb_per_s");
       }
       TableReader r(*t, where, "fabric." + name);
       r.Str("description", f.description);
@@ -311,10 +340,12 @@ void HardwareCatalog::Merge(std::string_view toml_text, const std::string& where
     for (const std::string& a : g.aliases) {
       const std::string key_a = Upper(a);
       if (gpus_.contains(key_a) && key_a != k)
-        throw InputError(where + ": [" + g.name + "] alias '" + a + "' is the name of GPU '" + gpus_.at(key_a).name + "'");
+        throw InputError(where + ": [" + g.name + "] alias '" + a + "' is the name of GPU '" + gpus_.at(key_a).name +
+                         "'");
       auto [it, fresh] = aliases_.emplace(key_a, k);
       if (!fresh && it->second != k)
-        throw InputError(where + ": [" + g.name + "] alias '" + a + "' is also an alias of '" + gpus_.at(it->second).name + "'");
+        throw InputError(where + ": [" + g.name + "] alias '" + a + "' is also an alias of '" +
+                         gpus_.at(it->second).name + "'");
     }
 }
 

@@ -37,7 +37,7 @@ class HardwareCatalog {
   std::vector<const Fabric*> Fabrics() const;
 
  private:
-  std::map<std::string, GpuSpec> gpus_;  // key: upper-case name
+  std::map<std::string, GpuSpec> gpus_;    // key: upper-case name
   std::map<std::string, Fabric> fabrics_;  // key: upper-case name
   std::map<std::string, Calibration> calibrations_;
   std::map<std::string, std::string> aliases_;  // upper-case alias -> key in gpus_

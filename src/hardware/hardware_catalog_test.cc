@@ -16,7 +16,6 @@
 namespace paratune {
 namespace {
 
-
 // The message of merging `toml` (named "user.toml") into the built-in catalog.
 std::string MergeError(const std::string& toml) {
   HardwareCatalog hw = HardwareCatalog::BuiltIn();
@@ -66,9 +65,9 @@ TEST(HardwareCatalog, BuiltInHasAllGpus) {
   const HardwareCatalog hw = HardwareCatalog::BuiltIn();
   std::set<std::string> names;
   for (const GpuSpec* g : hw.All()) names.insert(g->name);
-  const std::set<std::string> expected = {"B300", "B200",      "B200-750W",      "GB200", "GB300",     "H200",
-                                          "H100", "H800",      "H100-96GB-500W", "H20",   "H100-PCIe", "A100-80GB",
-                                          "A100-40GB", "A100-PCIe-80GB"};
+  const std::set<std::string> expected = {"B300",      "B200",      "B200-750W", "GB200",          "GB300",
+                                          "H200",      "H100",      "H800",      "H100-96GB-500W", "H20",
+                                          "H100-PCIe", "A100-80GB", "A100-40GB", "A100-PCIe-80GB"};
   EXPECT_EQ(names, expected);
   for (const std::string& n : expected) EXPECT_EQ(hw.Find(n).name, n);
 }
@@ -80,8 +79,8 @@ TEST(HardwareCatalog, ValidationGpuNamesAndAliases) {
   EXPECT_EQ(hw.Find("H100-SXM").name, "H100");
   EXPECT_EQ(hw.Find("h100-sxm5-80gb").name, "H100");
   EXPECT_EQ(hw.Find("A100-SXM4-80GB").name, "A100-80GB");
-  for (const char* n : {"A100-40GB", "A100-80GB", "B200", "GB200", "A100-PCIe-80GB", "H100-PCIe", "H100-96GB-500W", "H200",
-                        "H800", "H20", "B300", "GB300"})
+  for (const char* n : {"A100-40GB", "A100-80GB", "B200", "GB200", "A100-PCIe-80GB", "H100-PCIe", "H100-96GB-500W",
+                        "H200", "H800", "H20", "B300", "GB300"})
     EXPECT_NO_THROW(hw.Find(n)) << n;
   EXPECT_THROW(hw.Find("TPUv5"), InputError);
 }
@@ -240,7 +239,8 @@ TEST(HardwareCatalog, SiConversion) {
   // 12 H100s were "2 nodes of 8", 256 GB300s "4 NVLink domains of 72").
   EXPECT_EQ(hw.Cluster("H100", 12).Describe(), "1 node of 8 and 1 with 4 of its 8 GPUs");
   EXPECT_EQ(hw.Cluster("H100", 4).Describe(), "1 node with 4 of its 8 GPUs");
-  EXPECT_EQ(hw.Cluster("GB300", 256).Describe(), "64 trays of 4 GPUs in 3 NVLink domains of 72 and 1 with 40 of its 72 GPUs");
+  EXPECT_EQ(hw.Cluster("GB300", 256).Describe(),
+            "64 trays of 4 GPUs in 3 NVLink domains of 72 and 1 with 40 of its 72 GPUs");
 
   const GpuSpec& a100 = hw.Find("A100-80GB");
   EXPECT_DOUBLE_EQ(a100.peak_flops(Precision::kFp8), 0.0);
@@ -259,17 +259,17 @@ TEST(HardwareCatalog, CalibrationAttachedPerGeneration) {
   }
   // Each GPU carries its generation's table from data/calibration.toml.
   const std::map<std::string, std::string> generation = {
-      {"A100-80GB", "ampere"}, {"A100-40GB", "ampere"}, {"H100", "hopper"},      {"H200", "hopper"},
-      {"H800", "hopper"},      {"B200", "blackwell"},   {"B300", "blackwell"},   {"GB200", "blackwell"},
-      {"GB300", "blackwell"}};
+      {"A100-80GB", "ampere"}, {"A100-40GB", "ampere"}, {"H100", "hopper"},
+      {"H200", "hopper"},      {"H800", "hopper"},      {"B200", "blackwell"},
+      {"B300", "blackwell"},   {"GB200", "blackwell"},  {"GB300", "blackwell"}};
   for (const auto& [gpu, gen] : generation) {
     EXPECT_EQ(hw.Find(gpu).generation, gen);
     ExpectSameCalibration(hw.Find(gpu).calibration, CalibrationFromFile(gen), gpu + " vs [calibration." + gen + "]");
   }
   // The generations are calibrated differently, so the check above can tell them apart.
   const Calibration a = CalibrationFromFile("ampere"), h = CalibrationFromFile("hopper");
-  EXPECT_TRUE(a.gemm_bf16 != h.gemm_bf16 || a.attention != h.attention || a.nvlink != h.nvlink ||
-              a.net != h.net || a.hbm != h.hbm);
+  EXPECT_TRUE(a.gemm_bf16 != h.gemm_bf16 || a.attention != h.attention || a.nvlink != h.nvlink || a.net != h.net ||
+              a.hbm != h.hbm);
 }
 
 // Issue 32: overriding gpus_per_node alone kept 8 NICs for 3 GPUs (133 GB/s of scale-out per
@@ -370,9 +370,10 @@ TEST(HardwareCatalog, NewGpuPicksUpCalibrationFromSameFile) {
 // 16 nodes per leaf, a 2:1 oversubscribed spine; the GPU keeps its chip figures.
 TEST(HardwareCatalog, FabricTable) {
   HardwareCatalog hw = HardwareCatalog::BuiltIn();
-  hw.Merge("[fabric.pod]\ngpus_per_node = 8\nnvlink_domain = 8\nnvlink_gb_per_s = 450.0\nnics_per_node = 4\n"
-           "nic_gb_per_s = 50.0\nnodes_per_leaf = 16\nspine_oversubscription = 2.0\n",
-           "user.toml");
+  hw.Merge(
+      "[fabric.pod]\ngpus_per_node = 8\nnvlink_domain = 8\nnvlink_gb_per_s = 450.0\nnics_per_node = 4\n"
+      "nic_gb_per_s = 50.0\nnodes_per_leaf = 16\nspine_oversubscription = 2.0\n",
+      "user.toml");
   const ClusterSpec c = hw.Cluster("H100", 256, "pod");
   EXPECT_EQ(c.gpu.name, "H100");
   EXPECT_EQ(c.fabric.nics_per_node, 4);

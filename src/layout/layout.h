@@ -29,15 +29,18 @@ inline Recompute ParseRecompute(const std::string& s, const std::string& where) 
 // inputs, are not kept), mla_up_proj (MLA's up-projections; the per-head q, k, v are not kept),
 // moe (the whole MoE block), shared_experts. docs/cost-model.md, "Recomputation by module".
 enum class RecomputeModule : uint8_t { kCoreAttn, kMlp, kMoeAct, kLayernorm, kMlaUpProj, kMoe, kSharedExperts };
-inline constexpr EnumNames<RecomputeModule, 7> kRecomputeModuleNames{{{{RecomputeModule::kCoreAttn, "core_attn"},
-                                                                       {RecomputeModule::kMlp, "mlp"},
-                                                                       {RecomputeModule::kMoeAct, "moe_act"},
-                                                                       {RecomputeModule::kLayernorm, "layernorm"},
-                                                                       {RecomputeModule::kMlaUpProj, "mla_up_proj"},
-                                                                       {RecomputeModule::kMoe, "moe"},
-                                                                       {RecomputeModule::kSharedExperts, "shared_experts"}}},
-                                                                     7};
-inline constexpr uint8_t RecomputeModuleBit(RecomputeModule m) { return static_cast<uint8_t>(1u << static_cast<int>(m)); }
+inline constexpr EnumNames<RecomputeModule, 7> kRecomputeModuleNames{
+    {{{RecomputeModule::kCoreAttn, "core_attn"},
+      {RecomputeModule::kMlp, "mlp"},
+      {RecomputeModule::kMoeAct, "moe_act"},
+      {RecomputeModule::kLayernorm, "layernorm"},
+      {RecomputeModule::kMlaUpProj, "mla_up_proj"},
+      {RecomputeModule::kMoe, "moe"},
+      {RecomputeModule::kSharedExperts, "shared_experts"}}},
+    7};
+inline constexpr uint8_t RecomputeModuleBit(RecomputeModule m) {
+  return static_cast<uint8_t>(1u << static_cast<int>(m));
+}
 // Whether `r` with the module set `modules` (bits of RecomputeModuleBit; empty = Megatron's
 // default, core_attn) reruns module `m`.
 inline bool RecomputesModule(Recompute r, uint8_t modules, RecomputeModule m) {
@@ -78,9 +81,10 @@ inline ScheduleKind ParseSchedule(const std::string& s, const std::string& where
 // cuDNN attention (pytorch/torchtitan#1209), the fused kernel; on Ampere FlashAttention-2 is
 // the fused kernel.
 enum class AttentionKernel { kFused, kFlashAttention2, kSdpa };
-inline constexpr EnumNames<AttentionKernel, 3> kAttentionKernelNames{
-    {{{AttentionKernel::kFused, "fused"}, {AttentionKernel::kFlashAttention2, "fa2"}, {AttentionKernel::kSdpa, "sdpa"}}},
-    3};
+inline constexpr EnumNames<AttentionKernel, 3> kAttentionKernelNames{{{{AttentionKernel::kFused, "fused"},
+                                                                       {AttentionKernel::kFlashAttention2, "fa2"},
+                                                                       {AttentionKernel::kSdpa, "sdpa"}}},
+                                                                     3};
 inline const char* AttentionKernelName(AttentionKernel k) { return kAttentionKernelNames.Name(k); }
 inline AttentionKernel ParseAttentionKernel(const std::string& s, const std::string& where) {
   return kAttentionKernelNames.Parse(s, where, "attention kernel");
@@ -120,23 +124,23 @@ inline OptimizerStates ParseOptimizerStates(const std::string& s, const std::str
 
 // The training shape. Its defaults are the built-in scenario's (scenario/default_scenario.h).
 struct Training {
-  int64_t seq = 8192;           // tokens per sequence
-  int64_t global_batch = 256;   // sequences per optimizer step
+  int64_t seq = 8192;          // tokens per sequence
+  int64_t global_batch = 256;  // sequences per optimizer step
   Precision precision = Precision::kBf16;
 };
 
 struct Layout {
-  int tp = 1;   // tensor parallel
-  int pp = 1;   // pipeline parallel
-  int vp = 1;   // virtual stages per pipeline rank (interleaved 1F1B when > 1)
-  int cp = 1;   // context parallel
+  int tp = 1;                     // tensor parallel
+  int pp = 1;                     // pipeline parallel
+  int vp = 1;                     // virtual stages per pipeline rank (interleaved 1F1B when > 1)
+  int cp = 1;                     // context parallel
   CpComm cp_comm = CpComm::kP2p;  // how CP exchanges the sequence (with cp > 1)
-  int ep = 1;   // expert parallel
-  int etp = 0;  // expert tensor parallel; 0 = same as tp (Megatron's default)
-  int dp = 0;   // data parallel; derived as world / (tp*pp*cp)
-  bool sp = true;  // sequence parallel (only meaningful with tp > 1)
-  int zero = 1;    // 0: plain DP, 1: sharded optimizer (Megatron distributed optimizer),
-                   // 2: + sharded gradients, 3: + sharded parameters (FSDP)
+  int ep = 1;                     // expert parallel
+  int etp = 0;                    // expert tensor parallel; 0 = same as tp (Megatron's default)
+  int dp = 0;                     // data parallel; derived as world / (tp*pp*cp)
+  bool sp = true;                 // sequence parallel (only meaningful with tp > 1)
+  int zero = 1;                   // 0: plain DP, 1: sharded optimizer (Megatron distributed optimizer),
+                                  // 2: + sharded gradients, 3: + sharded parameters (FSDP)
   Recompute recompute = Recompute::kNone;
   // With selective recomputation: the modules it reruns (bits of RecomputeModuleBit); 0 =
   // Megatron's default, core_attn alone.
@@ -148,7 +152,7 @@ struct Layout {
   // Attention's matrix multiplies in FP8 under an FP8/FP4 recipe (Transformer Engine
   // fp8_dot_product_attention; Megatron-Bridge mixed_precision.fp8_dot_product_attention).
   bool fp8_attention = false;
-  int mbs = 1;     // micro-batch size, sequences
+  int mbs = 1;                       // micro-batch size, sequences
   bool overlap_grad_reduce = true;   // DP gradient reduction overlaps the last backward passes
   bool overlap_param_gather = true;  // ZeRO parameter all-gather overlaps forward
   // Gradient buffer and its data-parallel reduction in FP32: Megatron-LM's choice for BF16
@@ -157,8 +161,8 @@ struct Layout {
   // (megatron/core/distributed/distributed_data_parallel.py: grad_dtype = torch.float if
   // grad_reduce_in_fp32 else param.dtype), half the gradient memory and DP traffic.
   bool grad_reduce_in_fp32 = true;
-  bool overlap_tp_comm = false;      // TP collectives overlapped with GEMMs (TE userbuffers)
-  bool overlap_pp_comm = true;       // PP send/receive in the background
+  bool overlap_tp_comm = false;  // TP collectives overlapped with GEMMs (TE userbuffers)
+  bool overlap_pp_comm = true;   // PP send/receive in the background
   // EP all-to-all hidden behind the compute of another micro-batch: Megatron-Core's combined
   // 1F1B (--overlap-moe-expert-parallel-comm, a forward's dispatch and combine under a
   // backward's compute and the reverse), DeepSeek-V3's DualPipe (arXiv 2412.19437 Sec. 3.2.1).
@@ -167,7 +171,7 @@ struct Layout {
   // runs force-balance routing). The busiest GPU's experts get that many times the mean, and the
   // all-to-all, which synchronises the EP group, waits for it.
   double expert_imbalance = 1.0;
-  bool flash_attention = true;       // attention scores never stored (FlashAttention/cuDNN)
+  bool flash_attention = true;                                 // attention scores never stored (FlashAttention/cuDNN)
   AttentionKernel attention_kernel = AttentionKernel::kFused;  // with flash_attention: which kernel
   // Cross-entropy fused with the softmax (Megatron-LM --cross-entropy-loss-fusion, TE/Triton):
   // no FP32 copy of the logits (docs/cost-model.md section 4).

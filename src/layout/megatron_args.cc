@@ -32,23 +32,49 @@ struct FlagSpec {
 const std::map<std::string, FlagSpec>& KnownFlags() {
   static const std::map<std::string, FlagSpec> flags = [] {
     std::map<std::string, FlagSpec> f;
-    for (const char* n :
-         {"--num-layers", "--hidden-size", "--ffn-hidden-size", "--num-attention-heads",
-          "--num-query-groups", "--kv-channels", "--padded-vocab-size", "--vocab-size",
-          "--num-experts", "--moe-router-topk", "--moe-ffn-hidden-size",
-          "--moe-shared-expert-intermediate-size", "--seq-length", "--global-batch-size",
-          "--micro-batch-size", "--tensor-model-parallel-size", "--pipeline-model-parallel-size",
-          "--num-layers-per-virtual-pipeline-stage", "--num-virtual-stages-per-pipeline-rank",
-          "--virtual-pipeline-model-parallel-size", "--context-parallel-size",
-          "--expert-model-parallel-size", "--expert-tensor-parallel-size", "--recompute-num-layers",
-          "--max-position-embeddings", "--q-lora-rank", "--kv-lora-rank", "--qk-head-dim",
-          "--qk-pos-emb-head-dim", "--v-head-dim", "--make-vocab-size-divisible-by", "--rotary-base",
-          "--rotary-seq-len-interpolation-factor", "--yarn-original-max-position-embeddings",
-          "--mtp-num-layers", "--moe-router-num-groups", "--moe-router-group-topk", "--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers"})
+    for (const char* n : {"--num-layers",
+                          "--hidden-size",
+                          "--ffn-hidden-size",
+                          "--num-attention-heads",
+                          "--num-query-groups",
+                          "--kv-channels",
+                          "--padded-vocab-size",
+                          "--vocab-size",
+                          "--num-experts",
+                          "--moe-router-topk",
+                          "--moe-ffn-hidden-size",
+                          "--moe-shared-expert-intermediate-size",
+                          "--seq-length",
+                          "--global-batch-size",
+                          "--micro-batch-size",
+                          "--tensor-model-parallel-size",
+                          "--pipeline-model-parallel-size",
+                          "--num-layers-per-virtual-pipeline-stage",
+                          "--num-virtual-stages-per-pipeline-rank",
+                          "--virtual-pipeline-model-parallel-size",
+                          "--context-parallel-size",
+                          "--expert-model-parallel-size",
+                          "--expert-tensor-parallel-size",
+                          "--recompute-num-layers",
+                          "--max-position-embeddings",
+                          "--q-lora-rank",
+                          "--kv-lora-rank",
+                          "--qk-head-dim",
+                          "--qk-pos-emb-head-dim",
+                          "--v-head-dim",
+                          "--make-vocab-size-divisible-by",
+                          "--rotary-base",
+                          "--rotary-seq-len-interpolation-factor",
+                          "--yarn-original-max-position-embeddings",
+                          "--mtp-num-layers",
+                          "--moe-router-num-groups",
+                          "--moe-router-group-topk",
+                          "--decoder-first-pipeline-num-layers",
+                          "--decoder-last-pipeline-num-layers"})
       f[n] = {Kind::kInt, {}};
-    for (const char* n : {"--attention-dropout", "--hidden-dropout", "--rotary-percent", "--rope-scaling-factor", "--moe-router-topk-scaling-factor",
-                          "--rotary-scaling-factor", "--mscale", "--mscale-all-dim", "--yarn-beta-fast",
-                          "--yarn-beta-slow"})
+    for (const char* n : {"--attention-dropout", "--hidden-dropout", "--rotary-percent", "--rope-scaling-factor",
+                          "--moe-router-topk-scaling-factor", "--rotary-scaling-factor", "--mscale", "--mscale-all-dim",
+                          "--yarn-beta-fast", "--yarn-beta-slow"})
       f[n] = {Kind::kFloat, {}};
     f["--rope-type"] = {Kind::kChoice, {"rope", "yarn"}};
     f["--moe-router-score-function"] = {Kind::kChoice, {"softmax", "sigmoid"}};
@@ -62,10 +88,9 @@ const std::map<std::string, FlagSpec>& KnownFlags() {
     f["--fp4-format"] = {Kind::kChoice, {"e2m1"}};
     f["--fp4-recipe"] = {Kind::kChoice, {"nvfp4", "custom"}};
     f["--normalization"] = {Kind::kChoice, {"LayerNorm", "RMSNorm"}};
-    f["--position-embedding-type"] =
-        {Kind::kChoice, {"learned_absolute", "rope", "yarn", "mrope", "relative", "none"}};
-    f["--data-parallel-sharding-strategy"] =
-        {Kind::kChoice, {"no_shard", "optim", "optim_grads", "optim_grads_params"}};
+    f["--position-embedding-type"] = {Kind::kChoice, {"learned_absolute", "rope", "yarn", "mrope", "relative", "none"}};
+    f["--data-parallel-sharding-strategy"] = {Kind::kChoice,
+                                              {"no_shard", "optim", "optim_grads", "optim_grads_params"}};
     f["--moe-token-dispatcher-type"] = {Kind::kChoice, {"allgather", "alltoall", "flex"}};
     f["--attention-backend"] = {Kind::kChoice, {"flash", "fused", "unfused", "local", "auto"}};
     f["--ckpt-format"] = {Kind::kChoice, {"torch", "torch_dist", "torch_dcp", "fsdp_dtensor"}};
@@ -74,19 +99,41 @@ const std::map<std::string, FlagSpec>& KnownFlags() {
     f["--cuda-graph-impl"] = {Kind::kChoice, {"none", "local", "transformer_engine", "full_iteration"}};
     f["--cuda-graph-scope"] = {Kind::kWords, {}};  // nargs="+"
     f["--pipeline-model-parallel-layout"] = {Kind::kString, {}};
-    for (const char* n :
-         {"--group-query-attention", "--swiglu", "--squared-relu", "--untie-embeddings-and-output-weights",
-          "--disable-bias-linear", "--add-qkv-bias", "--qk-layernorm", "--multi-latent-attention",
-          "--sequence-parallel", "--use-distributed-optimizer", "--use-megatron-fsdp",
-          "--use-torch-fsdp2", "--recompute-activations", "--bf16", "--fp16", "--grad-reduce-in-bf16",
-          "--use-precision-aware-optimizer",
-          "--accumulate-allreduce-grads-in-fp32", "--overlap-grad-reduce",
-          "--overlap-param-gather", "--tp-comm-overlap", "--no-overlap-p2p-communication",
-          "--overlap-moe-expert-parallel-comm",
-          "--moe-grouped-gemm", "--moe-permute-fusion", "--moe-router-fusion", "--cross-entropy-loss-fusion",
-          "--use-flash-attn", "--moe-shared-expert-gate", "--moe-router-enable-expert-bias", "--use-rope-scaling",
-          "--use-rotary-position-embeddings", "--no-position-embedding",
-          "--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split"})
+    for (const char* n : {"--group-query-attention",
+                          "--swiglu",
+                          "--squared-relu",
+                          "--untie-embeddings-and-output-weights",
+                          "--disable-bias-linear",
+                          "--add-qkv-bias",
+                          "--qk-layernorm",
+                          "--multi-latent-attention",
+                          "--sequence-parallel",
+                          "--use-distributed-optimizer",
+                          "--use-megatron-fsdp",
+                          "--use-torch-fsdp2",
+                          "--recompute-activations",
+                          "--bf16",
+                          "--fp16",
+                          "--grad-reduce-in-bf16",
+                          "--use-precision-aware-optimizer",
+                          "--accumulate-allreduce-grads-in-fp32",
+                          "--overlap-grad-reduce",
+                          "--overlap-param-gather",
+                          "--tp-comm-overlap",
+                          "--no-overlap-p2p-communication",
+                          "--overlap-moe-expert-parallel-comm",
+                          "--moe-grouped-gemm",
+                          "--moe-permute-fusion",
+                          "--moe-router-fusion",
+                          "--cross-entropy-loss-fusion",
+                          "--use-flash-attn",
+                          "--moe-shared-expert-gate",
+                          "--moe-router-enable-expert-bias",
+                          "--use-rope-scaling",
+                          "--use-rotary-position-embeddings",
+                          "--no-position-embedding",
+                          "--account-for-embedding-in-pipeline-split",
+                          "--account-for-loss-in-pipeline-split"})
       f[n] = {Kind::kSwitch, {}};
     return f;
   }();
@@ -99,10 +146,8 @@ int64_t ParsePositiveInt(const std::string& flag, const std::string& v) {
   auto [p, ec] = std::from_chars(v.data(), end, x);
   if (v.empty() || ec != std::errc() || p != end)
     throw InputError(fmt::format("--from-megatron: {} expects an integer, got '{}'", flag, v));
-  if (x <= 0)
-    throw InputError(fmt::format("--from-megatron: {} must be a positive integer, got {}", flag, x));
-  if (x > INT_MAX)
-    throw InputError(fmt::format("--from-megatron: {} is too large ({})", flag, x));
+  if (x <= 0) throw InputError(fmt::format("--from-megatron: {} must be a positive integer, got {}", flag, x));
+  if (x > INT_MAX) throw InputError(fmt::format("--from-megatron: {} is too large ({})", flag, x));
   return x;
 }
 
@@ -137,12 +182,15 @@ void ReadPositions(ModelSpec& m, int64_t seq, const std::set<std::string>& on,
   std::string pos = given("--position-embedding-type") ? val.at("--position-embedding-type") : "learned_absolute";
   if (has("--use-rotary-position-embeddings")) pos = "rope";  // the legacy switch wins (validate_args)
   if (has("--no-position-embedding") && pos != "rope")
-    throw InputError("--from-megatron: --no-position-embedding is deprecated and only accepted with rope; "
-                     "use --position-embedding-type none");
+    throw InputError(
+        "--from-megatron: --no-position-embedding is deprecated and only accepted with rope; "
+        "use --position-embedding-type none");
   // Megatron requires --max-position-embeddings (validate_args); absent, the sequence length.
   if (!given("--max-position-embeddings"))
-    notes.push_back(fmt::format("no --max-position-embeddings (Megatron requires it): paratune assumes the "
-                                "sequence length {}", seq));
+    notes.push_back(
+        fmt::format("no --max-position-embeddings (Megatron requires it): paratune assumes the "
+                    "sequence length {}",
+                    seq));
   m.max_position_embeddings = num_or("--max-position-embeddings", seq);
   m.rope_theta = 0;
   m.rotary_percent = 1.0;
@@ -151,8 +199,9 @@ void ReadPositions(ModelSpec& m, int64_t seq, const std::set<std::string>& on,
     m.positions = PositionKind::kLearned;
     m.learned_positions = m.max_position_embeddings;
     if (m.attention == AttentionKind::kMla)
-      notes.push_back("--multi-latent-attention with learned_absolute positions: Megatron adds a learned table "
-                      "beside MLA's own rotary embedding; paratune counts the table and not the rotary settings");
+      notes.push_back(
+          "--multi-latent-attention with learned_absolute positions: Megatron adds a learned table "
+          "beside MLA's own rotary embedding; paratune counts the table and not the rotary settings");
     return;
   }
   if (pos == "none" || pos == "relative") {
@@ -163,7 +212,8 @@ void ReadPositions(ModelSpec& m, int64_t seq, const std::set<std::string>& on,
   }
   // rope, yarn, mrope.
   m.positions = PositionKind::kRotary;
-  if (pos == "mrope") notes.push_back("--position-embedding-type mrope is read as rope (its sections are not modelled)");
+  if (pos == "mrope")
+    notes.push_back("--position-embedding-type mrope is read as rope (its sections are not modelled)");
   m.rope_theta = static_cast<double>(num_or("--rotary-base", 10000));  // arguments.py: default 10000
   m.rotary_percent = nonneg_or("--rotary-percent", 1.0);
   if (!(m.rotary_percent > 0 && m.rotary_percent <= 1))
@@ -188,8 +238,9 @@ void ReadPositions(ModelSpec& m, int64_t seq, const std::set<std::string>& on,
     return;
   }
   if (given("--rope-type") && val.at("--rope-type") != "rope")
-    throw InputError("--from-megatron: --rope-type yarn needs --multi-latent-attention (use "
-                     "--position-embedding-type yarn)");
+    throw InputError(
+        "--from-megatron: --rope-type yarn needs --multi-latent-attention (use "
+        "--position-embedding-type yarn)");
   if (pos == "yarn") {
     // argument_utils.py _apply_yarn_config_from_args: defaults 1.0, 4096, 32, 1, 1.0, 0.0.
     r.kind = RopeScalingKind::kYarn;
@@ -204,8 +255,9 @@ void ReadPositions(ModelSpec& m, int64_t seq, const std::set<std::string>& on,
   const bool llama3 = has("--use-rope-scaling");
   const bool linear = given("--rotary-seq-len-interpolation-factor");
   if (llama3 && linear)
-    notes.push_back("--use-rope-scaling with --rotary-seq-len-interpolation-factor: Megatron applies both; "
-                    "paratune keeps the llama3 scaling only");
+    notes.push_back(
+        "--use-rope-scaling with --rotary-seq-len-interpolation-factor: Megatron applies both; "
+        "paratune keeps the llama3 scaling only");
   if (llama3) {
     r.kind = RopeScalingKind::kLlama3;
     r.factor = real_or("--rope-scaling-factor", 8.0);  // arguments.py: default 8.0
@@ -310,8 +362,7 @@ std::vector<std::string> SplitShellWords(const std::string& line) {
       if (in_word) words.push_back(cur), cur.clear(), in_word = false;
     } else if (c == '\'') {
       const size_t close = line.find('\'', i + 1);
-      if (close == std::string::npos)
-        throw InputError("--from-megatron: unterminated single quote");
+      if (close == std::string::npos) throw InputError("--from-megatron: unterminated single quote");
       cur.append(line, i + 1, close - i - 1);
       i = close;
       in_word = true;
@@ -383,7 +434,8 @@ std::vector<int> ParseLayoutString(const std::string& text) {
       while (end < s.size() && std::isdigit(static_cast<unsigned char>(s[end]))) ++end;
       if (end == i + 2) throw InputError(where + ": *N needs a count");
       const int64_t n = std::stoll(s.substr(i + 2, std::min<size_t>(end - i - 2, 9)));
-      if (n > 10000000 || flat.size() + static_cast<size_t>(n) > 10000000) throw InputError(where + ": repeats too large");
+      if (n > 10000000 || flat.size() + static_cast<size_t>(n) > 10000000)
+        throw InputError(where + ": repeats too large");
       flat.append(static_cast<size_t>(n), s[i]);
       i = end - 1;
     } else {
@@ -415,53 +467,61 @@ std::vector<int> ParseLayoutString(const std::string& text) {
 // The pipeline split flags into vp and pp_layout (layout/pipeline_split.h), with Megatron's
 // own checks (arguments.py validate_args, transformer_config.py __post_init__).
 void ReadPipelineSplit(const ModelSpec& m, Layout& l, bool account_embedding, bool account_loss,
-                           const std::optional<int64_t>& per_virtual, const std::optional<int64_t>& virtual_stages,
-                           const std::optional<int64_t>& first, const std::optional<int64_t>& last,
-                           const std::optional<std::string>& layout) {
+                       const std::optional<int64_t>& per_virtual, const std::optional<int64_t>& virtual_stages,
+                       const std::optional<int64_t>& first, const std::optional<int64_t>& last,
+                       const std::optional<std::string>& layout) {
   const std::string w = "--from-megatron: ";
   l.vp = 1;
   l.pp_layout.clear();
   if (layout) {
     if (account_embedding || account_loss || first || last || per_virtual || virtual_stages)
-      throw InputError(w + "--pipeline-model-parallel-layout cannot be combined with the other pipeline split or "
-                           "virtual pipeline flags (Megatron rejects it)");
+      throw InputError(w +
+                       "--pipeline-model-parallel-layout cannot be combined with the other pipeline split or "
+                       "virtual pipeline flags (Megatron rejects it)");
     const std::vector<int> chunks = ParseLayoutString(*layout);
     if (static_cast<int64_t>(chunks.size()) % l.pp != 0)
-      throw InputError(fmt::format("{}--pipeline-model-parallel-layout has {} stages, not a multiple of "
-                                   "--pipeline-model-parallel-size ({})", w, chunks.size(), l.pp));
+      throw InputError(
+          fmt::format("{}--pipeline-model-parallel-layout has {} stages, not a multiple of "
+                      "--pipeline-model-parallel-size ({})",
+                      w, chunks.size(), l.pp));
     l.vp = static_cast<int>(static_cast<int64_t>(chunks.size()) / l.pp);
     l.pp_layout = chunks;
   } else {
     const int64_t extra = (account_embedding ? 1 : 0) + (account_loss ? 1 : 0);
     if ((account_embedding || account_loss) && (first || last))
-      throw InputError(w + "--decoder-first/last-pipeline-num-layers cannot be combined with the "
-                           "--account-for-*-in-pipeline-split flags (Megatron rejects it)");
+      throw InputError(w +
+                       "--decoder-first/last-pipeline-num-layers cannot be combined with the "
+                       "--account-for-*-in-pipeline-split flags (Megatron rejects it)");
     if (per_virtual) {
       if (first || last)
-        throw InputError(w + "uneven first/last stages need --num-virtual-stages-per-pipeline-rank, not "
-                             "--num-layers-per-virtual-pipeline-stage (Megatron rejects it)");
+        throw InputError(w +
+                         "uneven first/last stages need --num-virtual-stages-per-pipeline-rank, not "
+                         "--num-layers-per-virtual-pipeline-stage (Megatron rejects it)");
       if (*per_virtual <= 0 || (m.layers + extra) % (*per_virtual * l.pp) != 0)
-        throw InputError(fmt::format("{}--num-layers-per-virtual-pipeline-stage ({}) times "
-                                     "--pipeline-model-parallel-size ({}) does not divide --num-layers ({}{})",
-                                     w, *per_virtual, l.pp, m.layers, extra ? fmt::format(" + {}", extra) : ""));
+        throw InputError(
+            fmt::format("{}--num-layers-per-virtual-pipeline-stage ({}) times "
+                        "--pipeline-model-parallel-size ({}) does not divide --num-layers ({}{})",
+                        w, *per_virtual, l.pp, m.layers, extra ? fmt::format(" + {}", extra) : ""));
       l.vp = static_cast<int>((m.layers + extra) / (*per_virtual * l.pp));
     } else if (virtual_stages) {
       l.vp = static_cast<int>(*virtual_stages);
     }
     if (first || last) {
-      l.pp_layout = FirstLastSplit(m.layers, l.pp, l.vp, static_cast<int>(first.value_or(0)),
-                                   static_cast<int>(last.value_or(0)));
+      l.pp_layout =
+          FirstLastSplit(m.layers, l.pp, l.vp, static_cast<int>(first.value_or(0)), static_cast<int>(last.value_or(0)));
       if (l.pp_layout.empty())
-        throw InputError(fmt::format("{}--decoder-first-pipeline-num-layers {} / --decoder-last-pipeline-num-layers "
-                                     "{} do not split {} layers over pp {} x vp {} as Megatron requires (each a "
-                                     "multiple of vp, the rest divisible by the middle stages)",
-                                     w, first.value_or(0), last.value_or(0), m.layers, l.pp, l.vp));
+        throw InputError(
+            fmt::format("{}--decoder-first-pipeline-num-layers {} / --decoder-last-pipeline-num-layers "
+                        "{} do not split {} layers over pp {} x vp {} as Megatron requires (each a "
+                        "multiple of vp, the rest divisible by the middle stages)",
+                        w, first.value_or(0), last.value_or(0), m.layers, l.pp, l.vp));
     } else if (account_embedding || account_loss) {
       l.pp_layout = AccountForSplit(m.layers, l.pp, l.vp, account_embedding, account_loss);
       if (l.pp_layout.empty())
-        throw InputError(fmt::format("{}{} layers + {} (account-for flags) are not divisible by pp {} x vp {}, or a "
-                                     "chunk would hold no layer",
-                                     w, m.layers, extra, l.pp, l.vp));
+        throw InputError(
+            fmt::format("{}{} layers + {} (account-for flags) are not divisible by pp {} x vp {}, or a "
+                        "chunk would hold no layer",
+                        w, m.layers, extra, l.pp, l.vp));
     }
   }
   if (DescribeSplit(m.layers, l.pp, l.vp, l.pp_layout).kind == SplitKind::kEven) l.pp_layout.clear();
@@ -525,8 +585,9 @@ void ReadStackFlags(const ModelSpec& m, const Has& has, const Given& given, std:
                             ? MoeDispatcher::kHybridEp
                             : MoeDispatcher::kDeepEp;
   if (given("--cuda-graph-impl") && val["--cuda-graph-impl"] != "none") {
-    const bool full = val["--cuda-graph-impl"] == "full_iteration" ||
-                      (given("--cuda-graph-scope") && val["--cuda-graph-scope"].find("full_iteration") != std::string::npos);
+    const bool full =
+        val["--cuda-graph-impl"] == "full_iteration" ||
+        (given("--cuda-graph-scope") && val["--cuda-graph-scope"].find("full_iteration") != std::string::npos);
     st.cuda_graphs = full ? CudaGraphs::kFull : CudaGraphs::kStatic;
   }
 }
@@ -563,9 +624,10 @@ MegatronArgs ParseMegatronArgs(const std::string& line, bool ignore_unknown) {
       // tp 1 estimate), unless `ignore_unknown`.
       if (!ignore_unknown && i >= first_megatron && !MegatronOptionNames().contains(w)) {
         const std::string near = NearestMegatronOption(w);
-        throw InputError(fmt::format("--from-megatron: unrecognized option {} (Megatron-LM's parser refuses it{}); "
-                                     "--ignore-unknown reads on without it",
-                                     w, near.empty() ? "" : "; did you mean " + near + "?"));
+        throw InputError(
+            fmt::format("--from-megatron: unrecognized option {} (Megatron-LM's parser refuses it{}); "
+                        "--ignore-unknown reads on without it",
+                        w, near.empty() ? "" : "; did you mean " + near + "?"));
       }
       // Skip it and the value that follows it, if any (a word not starting with --).
       r.ignored.push_back(w);
@@ -624,8 +686,9 @@ MegatronArgs ParseMegatronArgs(const std::string& line, bool ignore_unknown) {
   else if (given("--vocab-size"))
     m.vocab = num("--vocab-size");
   else
-    throw InputError("--from-megatron: --vocab-size or --padded-vocab-size is required (paratune "
-                     "cannot read a tokenizer)");
+    throw InputError(
+        "--from-megatron: --vocab-size or --padded-vocab-size is required (paratune "
+        "cannot read a tokenizer)");
   if (has("--multi-latent-attention")) {
     // _add_mla_args defaults: kv-lora-rank 32, qk-head-dim 128, qk-pos-emb-head-dim 64,
     // v-head-dim 128, no q compression.
@@ -639,15 +702,18 @@ MegatronArgs ParseMegatronArgs(const std::string& line, bool ignore_unknown) {
     m.head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
   } else {
     if (!given("--kv-channels") && m.hidden % m.heads != 0)
-      throw InputError(fmt::format("--from-megatron: --hidden-size ({}) is not divisible by "
-                                   "--num-attention-heads ({}); give --kv-channels", m.hidden, m.heads));
+      throw InputError(
+          fmt::format("--from-megatron: --hidden-size ({}) is not divisible by "
+                      "--num-attention-heads ({}); give --kv-channels",
+                      m.hidden, m.heads));
     m.head_dim = num_or("--kv-channels", m.hidden / m.heads);
     m.kv_heads = m.heads;
     if (has("--group-query-attention")) {
       m.kv_heads = num_or("--num-query-groups", m.heads);
     } else if (given("--num-query-groups")) {
-      r.notes.push_back("--num-query-groups has no effect without --group-query-attention (Megatron "
-                        "uses one group per head)");
+      r.notes.push_back(
+          "--num-query-groups has no effect without --group-query-attention (Megatron "
+          "uses one group per head)");
     }
   }
   m.mlp = has("--swiglu") ? MlpKind::kGated : MlpKind::kPlain;
@@ -658,15 +724,16 @@ MegatronArgs ParseMegatronArgs(const std::string& line, bool ignore_unknown) {
     // unless no layer is dense.)
     m.ffn_hidden = has("--swiglu") ? static_cast<int64_t>(4.0 * m.hidden * 2 / 3 / 64) * 64 : 4 * m.hidden;
   }
-  m.norm = given("--normalization") && val["--normalization"] == "RMSNorm" ? NormKind::kRmsNorm
-                                                                          : NormKind::kLayerNorm;
+  m.norm = given("--normalization") && val["--normalization"] == "RMSNorm" ? NormKind::kRmsNorm : NormKind::kLayerNorm;
   m.tied_embeddings = !has("--untie-embeddings-and-output-weights");
   m.linear_bias = !has("--disable-bias-linear");
   m.qkv_bias = has("--add-qkv-bias") && !m.linear_bias;
   m.qk_norm = has("--qk-layernorm");
   // TransformerConfig: hidden_dropout and attention_dropout default to 0.1.
-  const double hd = given("--hidden-dropout") ? ParseNonNegativeFloat("--hidden-dropout", val["--hidden-dropout"]) : 0.1;
-  const double ad = given("--attention-dropout") ? ParseNonNegativeFloat("--attention-dropout", val["--attention-dropout"]) : 0.1;
+  const double hd =
+      given("--hidden-dropout") ? ParseNonNegativeFloat("--hidden-dropout", val["--hidden-dropout"]) : 0.1;
+  const double ad =
+      given("--attention-dropout") ? ParseNonNegativeFloat("--attention-dropout", val["--attention-dropout"]) : 0.1;
   m.dropout = hd > 0 || ad > 0;
 
   Training& t = r.training;
@@ -685,7 +752,8 @@ MegatronArgs ParseMegatronArgs(const std::string& line, bool ignore_unknown) {
     m.router_sigmoid = given("--moe-router-score-function") && val.at("--moe-router-score-function") == "sigmoid";
     m.router_expert_bias = has("--moe-router-enable-expert-bias");
     if (given("--moe-router-topk-scaling-factor"))
-      m.router_topk_scaling = ParseNonNegativeFloat("--moe-router-topk-scaling-factor", val.at("--moe-router-topk-scaling-factor"));
+      m.router_topk_scaling =
+          ParseNonNegativeFloat("--moe-router-topk-scaling-factor", val.at("--moe-router-topk-scaling-factor"));
     if (given("--moe-shared-expert-intermediate-size")) {
       m.shared_experts = 1;
       m.shared_ffn_hidden = num("--moe-shared-expert-intermediate-size");
@@ -696,13 +764,16 @@ MegatronArgs ParseMegatronArgs(const std::string& line, bool ignore_unknown) {
       if (f.find('[') == std::string::npos) {
         m.moe_layer_freq = ParsePositiveInt("--moe-layer-freq", f);
         if (m.moe_layer_freq > 1)
-          r.notes.push_back("--moe-layer-freq N: paratune places the MoE layer last in each group of N "
-                            "(Megatron: first); the count differs when N does not divide --num-layers");
+          r.notes.push_back(
+              "--moe-layer-freq N: paratune places the MoE layer last in each group of N "
+              "(Megatron: first); the count differs when N does not divide --num-layers");
       } else {
         const std::vector<int> p = EvalMoeLayerPattern(f);
         if (static_cast<int64_t>(p.size()) != m.layers)
-          throw InputError(fmt::format("--from-megatron: --moe-layer-freq pattern has {} entries, "
-                                       "--num-layers is {}", p.size(), m.layers));
+          throw InputError(
+              fmt::format("--from-megatron: --moe-layer-freq pattern has {} entries, "
+                          "--num-layers is {}",
+                          p.size(), m.layers));
         // paratune's placement (ModelSpec::is_moe_layer): first_dense_layers dense, then the last
         // of every moe_layer_freq layers MoE. The first two MoE layers give both.
         std::vector<int64_t> ones;
@@ -714,8 +785,9 @@ MegatronArgs ParseMegatronArgs(const std::string& line, bool ignore_unknown) {
         bool fits = m.first_dense_layers >= 0;
         for (size_t j = 0; fits && j < p.size(); ++j) fits = (p[j] == 1) == m.is_moe_layer(static_cast<int64_t>(j));
         if (!fits)
-          throw InputError("--from-megatron: --moe-layer-freq pattern must be leading dense layers followed by "
-                           "one MoE layer in every N, the last of each group (paratune's model of layer placement)");
+          throw InputError(
+              "--from-megatron: --moe-layer-freq pattern must be leading dense layers followed by "
+              "one MoE layer in every N, the last of each group (paratune's model of layer placement)");
       }
     }
     // Megatron's MoE-layer width defaults to --ffn-hidden-size; without dense layers no layer
@@ -744,11 +816,11 @@ MegatronArgs ParseMegatronArgs(const std::string& line, bool ignore_unknown) {
   l.etp = static_cast<int>(num_or("--expert-tensor-parallel-size", 0));
   {
     auto opt = [&](const char* f) { return given(f) ? std::optional<int64_t>(num(f)) : std::nullopt; };
-    const std::optional<std::string> layout =
-        given("--pipeline-model-parallel-layout") ? std::optional<std::string>(val["--pipeline-model-parallel-layout"])
+    const std::optional<std::string> layout = given("--pipeline-model-parallel-layout")
+                                                  ? std::optional<std::string>(val["--pipeline-model-parallel-layout"])
                                                   : std::nullopt;
-    ReadPipelineSplit(m, l, has("--account-for-embedding-in-pipeline-split"), has("--account-for-loss-in-pipeline-split"),
-                      opt("--num-layers-per-virtual-pipeline-stage"),
+    ReadPipelineSplit(m, l, has("--account-for-embedding-in-pipeline-split"),
+                      has("--account-for-loss-in-pipeline-split"), opt("--num-layers-per-virtual-pipeline-stage"),
                       given("--num-virtual-stages-per-pipeline-rank") ? opt("--num-virtual-stages-per-pipeline-rank")
                                                                       : opt("--virtual-pipeline-model-parallel-size"),
                       opt("--decoder-first-pipeline-num-layers"), opt("--decoder-last-pipeline-num-layers"), layout);
@@ -756,8 +828,8 @@ MegatronArgs ParseMegatronArgs(const std::string& line, bool ignore_unknown) {
   l.sp = has("--sequence-parallel");
   l.dp = 0;
   if (has("--use-megatron-fsdp") || has("--use-torch-fsdp2")) {
-    const std::string s = given("--data-parallel-sharding-strategy") ? val["--data-parallel-sharding-strategy"]
-                                                                     : "optim_grads_params";
+    const std::string s =
+        given("--data-parallel-sharding-strategy") ? val["--data-parallel-sharding-strategy"] : "optim_grads_params";
     l.zero = has("--use-torch-fsdp2") ? 3 : s == "no_shard" ? 0 : s == "optim" ? 1 : s == "optim_grads" ? 2 : 3;
   } else {
     l.zero = has("--use-distributed-optimizer") ? 1 : 0;
@@ -787,15 +859,17 @@ MegatronArgs ParseMegatronArgs(const std::string& line, bool ignore_unknown) {
   else
     t.precision = Precision::kBf16;
   if (!has("--bf16") && !has("--fp16"))
-    r.notes.push_back("no --bf16/--fp16: Megatron would keep FP32 weights and activations; paratune "
-                      "estimates BF16 mixed precision");
+    r.notes.push_back(
+        "no --bf16/--fp16: Megatron would keep FP32 weights and activations; paratune "
+        "estimates BF16 mixed precision");
   // FP32 gradients unless --grad-reduce-in-bf16 (megatron/training/arguments.py validate_args,
   // which forces accumulate_allreduce_grads_in_fp32 on for BF16 otherwise).
   l.grad_reduce_in_fp32 = !has("--grad-reduce-in-bf16");
   // --use-precision-aware-optimizer keeps the FP32 master as 16-bit remainders
   // (megatron/core/optimizer/optimizer_config.py: store_param_remainders defaults to True). Its
   // --exp-avg-dtype/--exp-avg-sq-dtype are not read: the moments are taken as FP32.
-  l.optimizer_states = has("--use-precision-aware-optimizer") ? OptimizerStates::kFp32Remainders : OptimizerStates::kFp32;
+  l.optimizer_states =
+      has("--use-precision-aware-optimizer") ? OptimizerStates::kFp32Remainders : OptimizerStates::kFp32;
   l.overlap_grad_reduce = has("--overlap-grad-reduce");
   l.overlap_param_gather = has("--overlap-param-gather");
   l.overlap_tp_comm = has("--tp-comm-overlap");

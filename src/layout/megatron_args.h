@@ -18,7 +18,7 @@ namespace paratune {
 struct MegatronArgs {
   ModelSpec model;
   Training training;
-  Layout layout;          // dp is left 0: the world size comes from the cluster
+  Layout layout;                    // dp is left 0: the world size comes from the cluster
   bool global_batch_given = false;  // absent: Megatron uses micro-batch * dp
   bool seq_given = false;
   std::vector<std::string> ignored;  // flags read but not used by paratune, in input order

@@ -58,8 +58,8 @@ TEST(MegatronArgs, ReadsModelLayoutAndTraining) {
   EXPECT_EQ(a.training.global_batch, 256);
   EXPECT_EQ(a.training.precision, Precision::kBf16);
   // Launcher words and flags paratune does not use are listed, with their values skipped.
-  EXPECT_EQ(a.ignored, (std::vector<std::string>{"torchrun", "--nproc-per-node", "pretrain_gpt.py", "--lr",
-                                                 "--train-iters"}));
+  EXPECT_EQ(a.ignored,
+            (std::vector<std::string>{"torchrun", "--nproc-per-node", "pretrain_gpt.py", "--lr", "--train-iters"}));
 }
 
 // Issue 32: a misspelt option gave a tp 1 estimate and exit 0. An option Megatron-LM's parser
@@ -67,19 +67,22 @@ TEST(MegatronArgs, ReadsModelLayoutAndTraining) {
 // paratune does not read is ignored and listed; a launcher's options before the script are its own.
 TEST(MegatronArgs, UnknownOptionsAreRefusedAsMegatronWould) {
   const std::string base = "--num-layers 2 --hidden-size 256 --num-attention-heads 4 --vocab-size 1000 ";
-  EXPECT_EQ(ErrorOf(base + "--tensor-model-paralel-size 8"),
-            "--from-megatron: unrecognized option --tensor-model-paralel-size (Megatron-LM's parser refuses it; did you mean "
-            "--tensor-model-parallel-size?); --ignore-unknown reads on without it");
+  EXPECT_EQ(
+      ErrorOf(base + "--tensor-model-paralel-size 8"),
+      "--from-megatron: unrecognized option --tensor-model-paralel-size (Megatron-LM's parser refuses it; did you mean "
+      "--tensor-model-parallel-size?); --ignore-unknown reads on without it");
   EXPECT_CONTAINS(ErrorOf(base + "--colour blue"), "unrecognized option --colour (Megatron-LM's parser refuses it)");
   const MegatronArgs a = ParseMegatronArgs(base + "--tensor-model-paralel-size 8 --lr 1e-4", true);
   EXPECT_EQ(a.layout.tp, 1);
   EXPECT_EQ(a.ignored, (std::vector<std::string>{"--tensor-model-paralel-size", "--lr"}));
-  EXPECT_EQ(ParseMegatronArgs("torchrun --nnodes 2 --master-port 6000 pretrain_gpt.py " + base + "--log-interval 10").ignored,
-            (std::vector<std::string>{"torchrun", "--nnodes", "--master-port", "pretrain_gpt.py", "--log-interval"}));
+  EXPECT_EQ(
+      ParseMegatronArgs("torchrun --nnodes 2 --master-port 6000 pretrain_gpt.py " + base + "--log-interval 10").ignored,
+      (std::vector<std::string>{"torchrun", "--nnodes", "--master-port", "pretrain_gpt.py", "--log-interval"}));
 }
 
 TEST(MegatronArgs, MegatronDefaults) {
-  const MegatronArgs a = ParseMegatronArgs("--num-layers 24 --hidden-size 2048 --num-attention-heads 16 --vocab-size 50257");
+  const MegatronArgs a =
+      ParseMegatronArgs("--num-layers 24 --hidden-size 2048 --num-attention-heads 16 --vocab-size 50257");
   EXPECT_EQ(a.model.ffn_hidden, 4 * 2048);  // no --swiglu: 4h
   EXPECT_EQ(a.model.mlp, MlpKind::kPlain);
   EXPECT_EQ(a.model.norm, NormKind::kLayerNorm);
@@ -91,7 +94,8 @@ TEST(MegatronArgs, MegatronDefaults) {
   EXPECT_EQ(a.layout.zero, 0);
   EXPECT_FALSE(a.layout.overlap_grad_reduce);
   EXPECT_FALSE(a.global_batch_given);
-  const MegatronArgs s = ParseMegatronArgs("--num-layers 2 --hidden-size 4096 --num-attention-heads 32 --vocab-size 8 --swiglu");
+  const MegatronArgs s =
+      ParseMegatronArgs("--num-layers 2 --hidden-size 4096 --num-attention-heads 32 --vocab-size 8 --swiglu");
   EXPECT_EQ(s.model.ffn_hidden, 10880);  // int(4*4096*2/3/64)*64
 }
 
@@ -103,7 +107,8 @@ TEST(MegatronArgs, MoeMlaFsdpFp8AndEqualsSyntax) {
       "--moe-shared-expert-intermediate-size 2048 --moe-layer-freq '([0]*3+[1]*58)' --padded-vocab-size 129280 "
       "--expert-model-parallel-size 64 --expert-tensor-parallel-size 1 --use-megatron-fsdp "
       "--data-parallel-sharding-strategy optim_grads --recompute-granularity full --recompute-method uniform "
-      "--recompute-num-layers 1 --bf16 --fp8-format hybrid --tp-comm-overlap --no-overlap-p2p-communication --grad-reduce-in-bf16");
+      "--recompute-num-layers 1 --bf16 --fp8-format hybrid --tp-comm-overlap --no-overlap-p2p-communication "
+      "--grad-reduce-in-bf16");
   EXPECT_EQ(a.model.attention, AttentionKind::kMla);
   EXPECT_EQ(a.model.q_lora_rank, 1536);
   EXPECT_EQ(a.model.experts, 256);
@@ -125,8 +130,9 @@ TEST(MegatronArgs, MoeMlaFsdpFp8AndEqualsSyntax) {
 // --cp-comm-type: a2a is all-to-all CP; p2p (the default) the ring; allgather and a2a+p2p are
 // estimated as the ring, with a note; anything else is an error naming the flag.
 TEST(MegatronArgs, CpCommType) {
-  const std::string base = "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --vocab-size 100 "
-                           "--context-parallel-size 2 ";
+  const std::string base =
+      "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --vocab-size 100 "
+      "--context-parallel-size 2 ";
   EXPECT_EQ(ParseMegatronArgs(base).layout.cp_comm, CpComm::kP2p);
   EXPECT_EQ(ParseMegatronArgs(base + "--cp-comm-type a2a").layout.cp_comm, CpComm::kA2a);
   const MegatronArgs hier = ParseMegatronArgs(base + "--cp-comm-type a2a+p2p");
@@ -142,23 +148,25 @@ TEST(MegatronArgs, BrokenInputNamesTheFlag) {
             std::string::npos);
   EXPECT_NE(ErrorOf(base + "--micro-batch-size --bf16").find("--micro-batch-size is missing its value"),
             std::string::npos);
-  EXPECT_NE(ErrorOf(base + "--pipeline-model-parallel-size two").find("--pipeline-model-parallel-size expects an integer"),
-            std::string::npos);
+  EXPECT_NE(
+      ErrorOf(base + "--pipeline-model-parallel-size two").find("--pipeline-model-parallel-size expects an integer"),
+      std::string::npos);
   EXPECT_NE(ErrorOf(base + "--seq-length 4k").find("--seq-length expects an integer, got '4k'"), std::string::npos);
   EXPECT_NE(ErrorOf(base + "--context-parallel-size -2").find("--context-parallel-size must be a positive integer"),
             std::string::npos);
   EXPECT_NE(ErrorOf(base + "--global-batch-size 0").find("--global-batch-size must be a positive"), std::string::npos);
   EXPECT_NE(ErrorOf(base + "--hidden-dropout -0.1").find("--hidden-dropout must not be negative"), std::string::npos);
-  EXPECT_NE(ErrorOf(base + "--recompute-granularity some").find("--recompute-granularity must be one of full, selective"),
-            std::string::npos);
+  EXPECT_NE(
+      ErrorOf(base + "--recompute-granularity some").find("--recompute-granularity must be one of full, selective"),
+      std::string::npos);
   EXPECT_NE(ErrorOf(base + "--moe-layer-freq '([0]*3").find("unterminated single quote"), std::string::npos);
   EXPECT_NE(ErrorOf(base + "--bf16=yes").find("--bf16 takes no value"), std::string::npos);
   EXPECT_NE(ErrorOf("--num-layers 2 --hidden-size 64 --num-attention-heads 4").find("--vocab-size"), std::string::npos);
   EXPECT_NE(ErrorOf("--hidden-size 64 --num-attention-heads 4 --vocab-size 10").find("--num-layers is required"),
             std::string::npos);
   EXPECT_NE(ErrorOf(base + "--tensor-model-parallel-size 99999999999").find("too large"), std::string::npos);
-  EXPECT_NE(ErrorOf(base + "--pipeline-model-parallel-size 2 --num-layers-per-virtual-pipeline-stage 3").find(
-                "--num-layers-per-virtual-pipeline-stage"),
+  EXPECT_NE(ErrorOf(base + "--pipeline-model-parallel-size 2 --num-layers-per-virtual-pipeline-stage 3")
+                .find("--num-layers-per-virtual-pipeline-stage"),
             std::string::npos);
 }
 
@@ -181,7 +189,8 @@ TEST(MegatronArgs, MoeLayerPattern) {
 
 // Positions: Megatron's defaults (learned_absolute, rotary base 10000, no scaling) and the rope flags.
 TEST(MegatronArgs, PositionsAndRope) {
-  const std::string base = "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --vocab-size 100 --seq-length 1024 ";
+  const std::string base =
+      "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --vocab-size 100 --seq-length 1024 ";
   const MegatronArgs d = ParseMegatronArgs(base);
   EXPECT_EQ(d.model.positions, PositionKind::kLearned);
   EXPECT_EQ(d.model.max_position_embeddings, 1024);  // absent: the sequence, with a note
@@ -200,8 +209,9 @@ TEST(MegatronArgs, PositionsAndRope) {
   EXPECT_EQ(rope.model.rope_scaling.kind, RopeScalingKind::kNone);
 
   // Llama-3.1: --use-rope-scaling with Megatron's fixed 1 / 4 / 8192 and factor default 8.
-  const MegatronArgs l31 = ParseMegatronArgs(base + "--position-embedding-type rope --rotary-base 500000 "
-                                                    "--use-rope-scaling --rotary-percent 0.5");
+  const MegatronArgs l31 = ParseMegatronArgs(base +
+                                             "--position-embedding-type rope --rotary-base 500000 "
+                                             "--use-rope-scaling --rotary-percent 0.5");
   EXPECT_EQ(l31.model.rope_theta, 500000.0);
   EXPECT_EQ(l31.model.rotary_percent, 0.5);
   EXPECT_EQ(l31.model.rope_scaling, (RopeScaling{RopeScalingKind::kLlama3, 8.0, 8192, 1.0, 4.0}));
@@ -213,8 +223,9 @@ TEST(MegatronArgs, PositionsAndRope) {
             (RopeScaling{RopeScalingKind::kLinear, 4.0}));
 
   // YaRN without MLA: argument_utils.py defaults 1.0, 4096, 32, 1, 1.0, 0.0.
-  const MegatronArgs y = ParseMegatronArgs(base + "--position-embedding-type yarn --rotary-scaling-factor 4 "
-                                                  "--yarn-beta-fast 16");
+  const MegatronArgs y = ParseMegatronArgs(base +
+                                           "--position-embedding-type yarn --rotary-scaling-factor 4 "
+                                           "--yarn-beta-fast 16");
   EXPECT_EQ(y.model.positions, PositionKind::kRotary);
   EXPECT_EQ(y.model.rope_scaling, (RopeScaling{RopeScalingKind::kYarn, 4.0, 4096, 0, 0, 16.0, 1.0, 1.0, 0.0, 0}));
 
@@ -232,14 +243,16 @@ TEST(MegatronArgs, PositionsAndRope) {
 
 TEST(MegatronArgs, BrokenRopeFlagsNameTheFlag) {
   const std::string base = "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --vocab-size 100 ";
-  EXPECT_NE(ErrorOf(base + "--position-embedding-type rope --rotary-percent 1.5").find("--rotary-percent must be in (0, 1]"),
-            std::string::npos);
+  EXPECT_NE(
+      ErrorOf(base + "--position-embedding-type rope --rotary-percent 1.5").find("--rotary-percent must be in (0, 1]"),
+      std::string::npos);
   EXPECT_NE(ErrorOf(base + "--position-embedding-type rope --rotary-base 1e4").find("--rotary-base expects an integer"),
             std::string::npos);
   EXPECT_NE(ErrorOf(base + "--position-embedding-type rope --use-rope-scaling --rope-scaling-factor 0")
                 .find("--rope-scaling-factor must be positive"),
             std::string::npos);
-  EXPECT_NE(ErrorOf(base + "--position-embedding-type rope --rope-type yarn").find("--rope-type yarn needs --multi-latent-attention"),
+  EXPECT_NE(ErrorOf(base + "--position-embedding-type rope --rope-type yarn")
+                .find("--rope-type yarn needs --multi-latent-attention"),
             std::string::npos);
   EXPECT_NE(ErrorOf(base + "--rope-type ntk").find("--rope-type must be one of rope, yarn"), std::string::npos);
   EXPECT_NE(ErrorOf(base + "--no-position-embedding").find("--no-position-embedding"), std::string::npos);
@@ -248,17 +261,20 @@ TEST(MegatronArgs, BrokenRopeFlagsNameTheFlag) {
 // --moe-layer-freq list patterns of paratune's placement: leading dense layers, then the last of
 // every N layers MoE; anything else is an error.
 TEST(MegatronArgs, MoeLayerFreqPatternWithPeriod) {
-  const std::string base = "--num-layers 9 --hidden-size 64 --num-attention-heads 4 --vocab-size 100 "
-                           "--num-experts 4 --moe-router-topk 2 --ffn-hidden-size 128 ";
+  const std::string base =
+      "--num-layers 9 --hidden-size 64 --num-attention-heads 4 --vocab-size 100 "
+      "--num-experts 4 --moe-router-topk 2 --ffn-hidden-size 128 ";
   const MegatronArgs a = ParseMegatronArgs(base + "--moe-layer-freq '([0]*3+([0]*1+[1])*3)'");
   EXPECT_EQ(a.model.first_dense_layers, 3);
   EXPECT_EQ(a.model.moe_layer_freq, 2);
   EXPECT_EQ(a.model.moe_layers(), 3);
-  EXPECT_NE(ErrorOf(base + "--moe-layer-freq '([1]+[0]*8)'").find("--moe-layer-freq pattern must be"), std::string::npos);
+  EXPECT_NE(ErrorOf(base + "--moe-layer-freq '([1]+[0]*8)'").find("--moe-layer-freq pattern must be"),
+            std::string::npos);
   EXPECT_NE(ErrorOf(base + "--moe-layer-freq '([0]*9)'").find("no MoE layer"), std::string::npos);
   // Every layer MoE and no --ffn-hidden-size: no dense width (0), as in Mixtral's config.
-  const MegatronArgs all = ParseMegatronArgs("--num-layers 2 --hidden-size 64 --num-attention-heads 4 "
-                                             "--vocab-size 100 --num-experts 4 --moe-ffn-hidden-size 96");
+  const MegatronArgs all = ParseMegatronArgs(
+      "--num-layers 2 --hidden-size 64 --num-attention-heads 4 "
+      "--vocab-size 100 --num-experts 4 --moe-ffn-hidden-size 96");
   EXPECT_EQ(all.model.ffn_hidden, 0);
   EXPECT_EQ(all.model.moe_ffn_hidden, 96);
 }

@@ -67,7 +67,8 @@ std::vector<int> BalancedSplit(int64_t layers, int pp, int vp) {
   std::vector<int> v(static_cast<size_t>(pp) * vp);
   for (int s = 0; s < pp; ++s)
     for (int c = 0; c < vp; ++c)
-      v[static_cast<size_t>(c) * pp + s] = static_cast<int>(ranks[static_cast<size_t>(s)] / vp + (c < ranks[static_cast<size_t>(s)] % vp ? 1 : 0));
+      v[static_cast<size_t>(c) * pp + s] =
+          static_cast<int>(ranks[static_cast<size_t>(s)] / vp + (c < ranks[static_cast<size_t>(s)] % vp ? 1 : 0));
   return v;
 }
 
@@ -78,7 +79,8 @@ SplitDescription DescribeSplit(int64_t layers, int pp, int vp, const std::vector
       std::all_of(l.begin(), l.end(), [&](int n) { return n == layers / chunks; }))
     return {SplitKind::kEven};
   for (auto [e, lo, kind] : {std::tuple{true, false, SplitKind::kAccountEmbedding},
-                             {false, true, SplitKind::kAccountLoss}, {true, true, SplitKind::kAccountBoth}})
+                             {false, true, SplitKind::kAccountLoss},
+                             {true, true, SplitKind::kAccountBoth}})
     if (AccountForSplit(layers, pp, vp, e, lo) == l) return {kind};
   if (static_cast<int64_t>(l.size()) == chunks) {
     // Per-rank totals; first/last are given only where that rank differs from the middle ones.

@@ -83,7 +83,7 @@ TEST(PipelineSplit, MegatronUnevenRules) {
   EXPECT_EQ(DescribeSplit(64, 4, 1, Repeat(16, 4)).kind, SplitKind::kEven);
   EXPECT_EQ(DescribeSplit(64, 4, 1, {}).kind, SplitKind::kEven);
   EXPECT_EQ(DescribeSplit(64, 4, 1, {10, 20, 20, 14}).kind, SplitKind::kFirstLast);  // first 10, last 14
-  EXPECT_EQ(DescribeSplit(64, 4, 1, {10, 20, 19, 15}).kind, SplitKind::kCustom);    // unequal middle ranks
+  EXPECT_EQ(DescribeSplit(64, 4, 1, {10, 20, 19, 15}).kind, SplitKind::kCustom);     // unequal middle ranks
   // Even splits are the only candidate where they exist.
   EXPECT_EQ(SplitCandidates(80, 4, 2), (std::vector<std::vector<int>>{{}}));
   Layout l;

@@ -17,7 +17,8 @@ uint8_t ParseRecomputeModules(const std::string& list, const std::string& where)
     if (!name.empty()) bits |= RecomputeModuleBit(kRecomputeModuleNames.Parse(name, where, "recompute module"));
     start = end + 1;
   }
-  if (bits == 0) throw InputError(where + ": no recompute module given (expected some of " + kRecomputeModuleNames.List(", ") + ")");
+  if (bits == 0)
+    throw InputError(where + ": no recompute module given (expected some of " + kRecomputeModuleNames.List(", ") + ")");
   return bits;
 }
 

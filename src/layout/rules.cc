@@ -48,9 +48,10 @@ string ExpertImbalance(const RuleInput& in) {
   const ModelSpec& m = in.model;
   const double max = m.is_moe() && m.topk > 0 ? static_cast<double>(m.experts) / m.topk : 1;
   if (!(x >= 1) || !(x <= max))
-    return fmt::format("`expert_imbalance` (max/mean tokens per expert) must be between 1 and {:g} (experts / topk), "
-                       "got {:g}",
-                       max, x);
+    return fmt::format(
+        "`expert_imbalance` (max/mean tokens per expert) must be between 1 and {:g} (experts / topk), "
+        "got {:g}",
+        max, x);
   return "";
 }
 
@@ -59,8 +60,9 @@ string ExpertImbalance(const RuleInput& in) {
 string Fp32ShardsNeedFp32States(const RuleInput& in) {
   const Layout& l = in.layout;
   if (!l.fp32_shards || l.optimizer_states == OptimizerStates::kFp32) return "";
-  return fmt::format("`fp32_shards` keeps the FP32 master as the parameter shard; `optimizer_states` must be fp32, got {}",
-                     OptimizerStatesName(l.optimizer_states));
+  return fmt::format(
+      "`fp32_shards` keeps the FP32 master as the parameter shard; `optimizer_states` must be fp32, got {}",
+      OptimizerStatesName(l.optimizer_states));
 }
 
 // All-to-all context parallelism splits each rank's query and key/value heads over the CP group
@@ -72,7 +74,8 @@ string CpA2aDividesHeads(const RuleInput& in) {
   const long long tp = l.tp, cp = l.cp;
   const long long q = m.heads / tp, kv = (m.attention == AttentionKind::kMla ? m.heads : m.kv_heads) / tp;
   if (q % cp == 0 && kv % cp == 0) return "";
-  return fmt::format("cp ({}) with `cp_comm` a2a must divide the heads per TP rank ({} query, {} key/value)", cp, q, kv);
+  return fmt::format("cp ({}) with `cp_comm` a2a must divide the heads per TP rank ({} query, {} key/value)", cp, q,
+                     kv);
 }
 
 // Activation offloading as Megatron-Core accepts it (transformer_config.py __post_init__:
@@ -81,16 +84,18 @@ string OffloadLayers(const RuleInput& in) {
   const Layout& l = in.layout;
   if (l.offload_layers == 0) return "";
   if (l.offload_layers < 0 || l.offload_layers >= in.model.layers)
-    return fmt::format("`offload_layers` must be between 0 and the model's layers - 1 ({}), got {}", in.model.layers - 1,
-                       l.offload_layers);
-  if (l.pp > 1) return fmt::format("`offload_layers` ({}) needs pp 1 (Megatron-Core offloads no pipelined model), got pp {}",
-                                   l.offload_layers, l.pp);
+    return fmt::format("`offload_layers` must be between 0 and the model's layers - 1 ({}), got {}",
+                       in.model.layers - 1, l.offload_layers);
+  if (l.pp > 1)
+    return fmt::format("`offload_layers` ({}) needs pp 1 (Megatron-Core offloads no pipelined model), got pp {}",
+                       l.offload_layers, l.pp);
   if (l.recompute != Recompute::kNone)
-    return fmt::format("`offload_layers` ({}) and `recompute` ({}) exclude each other in Megatron-Core", l.offload_layers,
-                       RecomputeName(l.recompute));
+    return fmt::format("`offload_layers` ({}) and `recompute` ({}) exclude each other in Megatron-Core",
+                       l.offload_layers, RecomputeName(l.recompute));
   if (in.cluster.fabric.host_link_bytes_per_s <= 0)
-    return fmt::format("`offload_layers` ({}) needs the GPU-to-host rate of the fabric ({} gives no host_link_gb_per_s)",
-                       l.offload_layers, in.cluster.fabric.name);
+    return fmt::format(
+        "`offload_layers` ({}) needs the GPU-to-host rate of the fabric ({} gives no host_link_gb_per_s)",
+        l.offload_layers, in.cluster.fabric.name);
   return "";
 }
 
@@ -192,8 +197,10 @@ string InterleavedNeedsFullGroups(const RuleInput& in) {
   if (l.pipeline_schedule() != ScheduleKind::kInterleaved || l.dp <= 0) return "";
   const int64_t m = MicroBatches(in);
   if (m > 0 && m % l.pp == 0) return "";
-  return fmt::format("the interleaved schedule needs the micro-batch count (global batch / (dp*mbs) = {}) to be a "
-                     "multiple of pp ({})", m, l.pp);
+  return fmt::format(
+      "the interleaved schedule needs the micro-batch count (global batch / (dp*mbs) = {}) to be a "
+      "multiple of pp ({})",
+      m, l.pp);
 }
 
 string EpNeedsMoe(const RuleInput& in) {
@@ -215,7 +222,8 @@ string EpFitsWorld(const RuleInput& in) {
   const long long expert_group = static_cast<long long>(l.ep) * l.expert_tp();
   const long long dense_group = static_cast<long long>(l.tp) * l.cp * l.dp;
   if (dense_group % expert_group == 0) return "";
-  return fmt::format("ep*etp = {}*{} = {} does not divide tp*cp*dp = {}", l.ep, l.expert_tp(), expert_group, dense_group);
+  return fmt::format("ep*etp = {}*{} = {} does not divide tp*cp*dp = {}", l.ep, l.expert_tp(), expert_group,
+                     dense_group);
 }
 
 string BatchDivisible(const RuleInput& in) {
@@ -232,18 +240,20 @@ string TpInNvlinkDomain(const RuleInput& in) {
   const Layout& l = in.layout;
   const Fabric& f = in.cluster.fabric;
   if (l.tp <= f.nvlink_domain || in.options.allow_cross_domain_tp) return "";
-  return fmt::format("tp ({}) exceeds the NVLink domain of {} ({} GPUs); allow cross-domain tp "
-                     "(`allow_cross_domain_tp`) to model it anyway",
-                     l.tp, in.cluster.gpu.name, f.nvlink_domain);
+  return fmt::format(
+      "tp ({}) exceeds the NVLink domain of {} ({} GPUs); allow cross-domain tp "
+      "(`allow_cross_domain_tp`) to model it anyway",
+      l.tp, in.cluster.gpu.name, f.nvlink_domain);
 }
 
 string EtpInNvlinkDomain(const RuleInput& in) {
   const Layout& l = in.layout;
   const Fabric& f = in.cluster.fabric;
   if (!in.model.is_moe() || l.expert_tp() <= f.nvlink_domain || in.options.allow_cross_domain_tp) return "";
-  return fmt::format("expert tp ({}) exceeds the NVLink domain of {} ({} GPUs); allow cross-domain tp "
-                     "(`allow_cross_domain_tp`) to model it anyway",
-                     l.expert_tp(), in.cluster.gpu.name, f.nvlink_domain);
+  return fmt::format(
+      "expert tp ({}) exceeds the NVLink domain of {} ({} GPUs); allow cross-domain tp "
+      "(`allow_cross_domain_tp`) to model it anyway",
+      l.expert_tp(), in.cluster.gpu.name, f.nvlink_domain);
 }
 
 // Load-balanced context parallelism splits each sequence in 2*cp chunks (Megatron-Core
@@ -252,8 +262,10 @@ string CpDividesSeq(const RuleInput& in) {
   const int cp = in.layout.cp;
   const int64_t s = in.training.seq;
   if (cp <= 1 || s % (2LL * cp) == 0) return "";
-  return fmt::format("sequence ({}) is not divisible by 2*cp = {} (load-balanced context parallelism splits it in "
-                     "2*cp chunks)", s, 2LL * cp);
+  return fmt::format(
+      "sequence ({}) is not divisible by 2*cp = {} (load-balanced context parallelism splits it in "
+      "2*cp chunks)",
+      s, 2LL * cp);
 }
 
 string TpDividesSeq(const RuleInput& in) {

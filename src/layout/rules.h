@@ -77,9 +77,8 @@ std::vector<const LayoutRule*> RulesReading(uint32_t dim, uint32_t fixed);
 void DeriveDp(const ClusterSpec& cluster, Layout& layout);
 
 // Fills layout.dp and returns every violated rule.
-std::vector<RuleViolation> CheckLayout(const ModelSpec& model, const ClusterSpec& cluster,
-                                       const Training& training, Layout& layout,
-                                       const RuleOptions& options = {});
+std::vector<RuleViolation> CheckLayout(const ModelSpec& model, const ClusterSpec& cluster, const Training& training,
+                                       Layout& layout, const RuleOptions& options = {});
 
 // Joins violations into one line: "invalid layout: A; B; C".
 std::string DescribeViolations(const std::vector<RuleViolation>& v);

@@ -118,8 +118,9 @@ TEST(Rules, OffloadLayersNeedPpOneNoRecomputeAndAHostLink) {
   EXPECT_EQ(ids(l, c).size(), 1u);
   l.offload_layers = 8;
   l.pp = 2;
-  EXPECT_EQ(ids(l, c), std::vector<std::string>{"offload-layers: `offload_layers` (8) needs pp 1 (Megatron-Core offloads "
-                                                "no pipelined model), got pp 2"});
+  EXPECT_EQ(ids(l, c),
+            std::vector<std::string>{"offload-layers: `offload_layers` (8) needs pp 1 (Megatron-Core offloads "
+                                     "no pipelined model), got pp 2"});
   l.pp = 1;
   l.recompute = Recompute::kSelective;
   EXPECT_EQ(ids(l, c), std::vector<std::string>{"offload-layers: `offload_layers` (8) and `recompute` (selective) "

@@ -46,9 +46,10 @@ inline constexpr EnumNames<CudaGraphs, 3> kCudaGraphsNames{
 // torchtitan), DeepEP's kernels (Megatron-Core flex dispatcher, backend deepep), or HybridEP
 // (flex dispatcher, backend hybridep: NVLink-domain-aware dispatch for NVL72 racks).
 enum class MoeDispatcher { kAllToAll, kDeepEp, kHybridEp };
-inline constexpr EnumNames<MoeDispatcher, 3> kMoeDispatcherNames{
-    {{{MoeDispatcher::kAllToAll, "alltoall"}, {MoeDispatcher::kDeepEp, "deepep"}, {MoeDispatcher::kHybridEp, "hybridep"}}},
-    3};
+inline constexpr EnumNames<MoeDispatcher, 3> kMoeDispatcherNames{{{{MoeDispatcher::kAllToAll, "alltoall"},
+                                                                   {MoeDispatcher::kDeepEp, "deepep"},
+                                                                   {MoeDispatcher::kHybridEp, "hybridep"}}},
+                                                                 3};
 
 struct StackFeatures {
   Framework framework = Framework::kMegatronLm;

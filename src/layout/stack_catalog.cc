@@ -15,9 +15,9 @@ namespace {
 // Engine layers in every release.
 struct BridgeRelease {
   const char* release;
-  CudaGraphs moe_graphs;          // cuda_graph_impl / cuda_graph_scope of the MoE recipes
-  MoeDispatcher nvl72_dispatcher; // GB200 / GB300 racks
-  MoeDispatcher node_dispatcher;  // 8-GPU nodes
+  CudaGraphs moe_graphs;           // cuda_graph_impl / cuda_graph_scope of the MoE recipes
+  MoeDispatcher nvl72_dispatcher;  // GB200 / GB300 racks
+  MoeDispatcher node_dispatcher;   // 8-GPU nodes
   bool fused_permute, fused_router;
 };
 constexpr BridgeRelease kBridgeReleases[] = {
@@ -91,7 +91,8 @@ StackSpec ParseStack(const std::string& text, const std::string& where) {
     const std::vector<std::string> known = StackReleases(s.framework);
     int numbers[3];
     if (known.empty())
-      throw InputError(where + ": stack '" + name + "' has no releases paratune tells apart; give it without @" + s.release);
+      throw InputError(where + ": stack '" + name + "' has no releases paratune tells apart; give it without @" +
+                       s.release);
     if (!ReleaseNumbers(s.release, numbers) || numbers[0] < 20 || numbers[0] > 99)
       throw InputError(where + ": release '" + s.release + "' of stack '" + name + "' is not YY.MM or YY.MM.PP");
     if (ReleaseBefore(s.release, known.front()))

@@ -29,11 +29,13 @@ TEST(Stack, ParsesNamesAliasesReleasesAndCompile) {
 }
 
 TEST(Stack, BadTextsSayWhatIsWrong) {
-  EXPECT_NE(StackErrorOf("pax").find("--stack: unknown stack 'pax' (expected megatron-lm, megatron-bridge"), std::string::npos);
+  EXPECT_NE(StackErrorOf("pax").find("--stack: unknown stack 'pax' (expected megatron-lm, megatron-bridge"),
+            std::string::npos);
   EXPECT_NE(StackErrorOf("megatron-lm@26.04").find("has no releases paratune tells apart"), std::string::npos);
   EXPECT_NE(StackErrorOf("megatron-bridge@24.07").find("predates the first one described (25.11)"), std::string::npos);
   EXPECT_NE(StackErrorOf("megatron-bridge@26.13").find("is not YY.MM or YY.MM.PP"), std::string::npos);
-  EXPECT_NE(StackErrorOf("megatron-lm+compile").find("'+compile' applies to torchtitan and deepspeed"), std::string::npos);
+  EXPECT_NE(StackErrorOf("megatron-lm+compile").find("'+compile' applies to torchtitan and deepspeed"),
+            std::string::npos);
 }
 
 TEST(Stack, TorchtitanRunsEagerOrCompiledWithSdpaAndFp32Shards) {

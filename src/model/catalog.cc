@@ -34,8 +34,7 @@ ModelSpec LoadModel(const std::string& name_or_path) {
   std::error_code ec;
   // A path that exists, even as a broken link or a link loop (its reader says which).
   const bool is_path = std::filesystem::exists(std::filesystem::symlink_status(name_or_path, ec)) ||
-                       name_or_path.find('/') != std::string::npos ||
-                       name_or_path.ends_with(".json");
+                       name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".json");
   if (is_path) {
     const std::string text = ReadFile(name_or_path);
     std::string stem = std::filesystem::path(name_or_path).stem().string();
@@ -102,7 +101,8 @@ ModelSpec ModelFromDims(const InlineDims& d) {
   // 0 means "not given" (kv_heads: as many as heads); a negative count is a mistake, never a default.
   for (auto [field, v] : {std::pair{"kv_heads", d.kv_heads}, {"experts", d.experts}, {"topk", d.topk}})
     if (v < 0) throw InputError("`" + std::string(field) + "` must be positive, got " + std::to_string(v));
-  if (d.topk > 0 && d.experts == 0) throw InputError("`topk` (" + std::to_string(d.topk) + ") needs `experts`: a dense model routes no tokens");
+  if (d.topk > 0 && d.experts == 0)
+    throw InputError("`topk` (" + std::to_string(d.topk) + ") needs `experts`: a dense model routes no tokens");
   ModelSpec m;
   m.name = "inline";
   m.architecture = "LlamaForCausalLM";

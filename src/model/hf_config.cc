@@ -27,9 +27,7 @@ class Fields {
     if (!has(key)) throw InputError(where_ + ": missing field '" + Name(key) + "'");
     return AsInt(j_.at(key), key);
   }
-  int64_t Int(const char* key, int64_t fallback) const {
-    return has(key) ? AsInt(j_.at(key), key) : fallback;
-  }
+  int64_t Int(const char* key, int64_t fallback) const { return has(key) ? AsInt(j_.at(key), key) : fallback; }
   double Num(const char* key, double fallback) const {
     if (!has(key)) return fallback;
     const json& v = j_.at(key);
@@ -91,8 +89,7 @@ class Fields {
     }
     if (v.is_number_float()) {
       const double d = v.get<double>();
-      if (d >= 0 && d < 9e15 && d == static_cast<double>(static_cast<int64_t>(d)))
-        return static_cast<int64_t>(d);
+      if (d >= 0 && d < 9e15 && d == static_cast<double>(static_cast<int64_t>(d))) return static_cast<int64_t>(d);
     }
     throw InputError(where_ + ": field '" + Name(key) + "' must be a non-negative integer, got " +
                      (v.is_primitive() ? v.dump().substr(0, 40) : std::string(v.type_name())));
@@ -106,22 +103,20 @@ class Fields {
 // hidden / heads as the head width when the config gives none; a remainder is an error
 // (transformers' configs validate hidden_size % num_attention_heads == 0, e.g.
 // LlamaConfig.validate_architecture in models/llama/configuration_llama.py).
-int64_t DerivedHeadDim(const Fields& f, int64_t hidden, int64_t heads, const char* hidden_key,
-                       const char* heads_key) {
+int64_t DerivedHeadDim(const Fields& f, int64_t hidden, int64_t heads, const char* hidden_key, const char* heads_key) {
   if (heads <= 0) return 0;  // ValidateModel names the field
   if (hidden % heads != 0)
-    throw InputError(f.where() + ": field '" + hidden_key + "' (" + std::to_string(hidden) +
-                     ") is not divisible by '" + heads_key + "' (" + std::to_string(heads) +
-                     "); give 'head_dim' explicitly");
+    throw InputError(f.where() + ": field '" + hidden_key + "' (" + std::to_string(hidden) + ") is not divisible by '" +
+                     heads_key + "' (" + std::to_string(heads) + "); give 'head_dim' explicitly");
   return hidden / heads;
 }
 
 // Defaults of one architecture's position settings, from its transformers configuration file
 // (cited where ReadRope is called).
 struct RopeDefaults {
-  double theta;                  // rope_theta when absent
-  int64_t max_positions;         // max_position_embeddings when absent
-  double partial = 1.0;          // partial_rotary_factor when absent
+  double theta;           // rope_theta when absent
+  int64_t max_positions;  // max_position_embeddings when absent
+  double partial = 1.0;   // partial_rotary_factor when absent
   const char* theta_key = "rope_theta";
   const char* partial_key = "partial_rotary_factor";
 };
@@ -206,12 +201,11 @@ void ReadRope(const Fields& f, ModelSpec& m, const RopeDefaults& d) {
   m.rope_theta = r && r->has("rope_theta") ? r->PositiveNum("rope_theta") : f.PositiveNum(theta_key, d.theta);
   const bool nested_partial = r && r->has("partial_rotary_factor");
   const Fields& pf = nested_partial ? *r : f;
-  const char* pkey = nested_partial ? "partial_rotary_factor"
+  const char* pkey = nested_partial         ? "partial_rotary_factor"
                      : f.has(d.partial_key) ? d.partial_key
                                             : "partial_rotary_factor";
   m.rotary_percent = pf.PositiveNum(pkey, d.partial);
-  if (m.rotary_percent > 1)
-    throw InputError(f.where() + ": field '" + pf.Name(pkey) + "' must be at most 1");
+  if (m.rotary_percent > 1) throw InputError(f.where() + ": field '" + pf.Name(pkey) + "' must be at most 1");
   if (r) m.rope_scaling = ReadRopeScaling(*r, m);
 }
 
@@ -263,12 +257,12 @@ void ReadQwenMoe(const Fields& f, ModelSpec& m) {
 
 const std::vector<std::string>& SupportedArchitectures() {
   static const std::vector<std::string> kArch = {
-      "LlamaForCausalLM",       "MistralForCausalLM",     "Qwen2ForCausalLM",
-      "Qwen3ForCausalLM",       "MixtralForCausalLM",     "Qwen2MoeForCausalLM",
-      "Qwen3MoeForCausalLM",    "DeepseekV3ForCausalLM",  "DeepseekV2ForCausalLM",
-      "GPT2LMHeadModel",        "GPTNeoXForCausalLM",     "MPTForCausalLM",
-      "NemotronForCausalLM",    "GptOssForCausalLM",      "Llama4ForConditionalGeneration",
-      "Llama4ForCausalLM",      "InternLMForCausalLM",    "Grok1ModelForCausalLM"};
+      "LlamaForCausalLM",    "MistralForCausalLM",    "Qwen2ForCausalLM",
+      "Qwen3ForCausalLM",    "MixtralForCausalLM",    "Qwen2MoeForCausalLM",
+      "Qwen3MoeForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV2ForCausalLM",
+      "GPT2LMHeadModel",     "GPTNeoXForCausalLM",    "MPTForCausalLM",
+      "NemotronForCausalLM", "GptOssForCausalLM",     "Llama4ForConditionalGeneration",
+      "Llama4ForCausalLM",   "InternLMForCausalLM",   "Grok1ModelForCausalLM"};
   return kArch;
 }
 
@@ -282,8 +276,8 @@ ModelSpec ParseHfConfig(std::string_view text, const std::string& where, const s
     const size_t line = 1 + std::count(text.begin(), text.begin() + byte, '\n');
     std::string what = e.what();
     const size_t colon = what.find("syntax error");
-    throw InputError(where + ":" + std::to_string(line) + ": invalid JSON: " +
-                     (colon == std::string::npos ? what : what.substr(colon)));
+    throw InputError(where + ":" + std::to_string(line) +
+                     ": invalid JSON: " + (colon == std::string::npos ? what : what.substr(colon)));
   } catch (const json::out_of_range& e) {  // a number beyond double, e.g. 1e400 (no position given)
     const std::string what = e.what();
     throw InputError(where + ": invalid JSON: " + what.substr(what.find(']') + 2));
@@ -331,7 +325,7 @@ ModelSpec ParseHfConfig(std::string_view text, const std::string& where, const s
     ReadRope(f, m, {10000.0, 4096 * 32});  // mistral/configuration_mistral.py: 4096 * 32
   } else if (arch == "Qwen2ForCausalLM") {
     ReadLlamaLike(f, m);
-    m.qkv_bias = true;  // Qwen2Attention: q/k/v_proj have bias=True, o_proj bias=False
+    m.qkv_bias = true;                 // Qwen2Attention: q/k/v_proj have bias=True, o_proj bias=False
     ReadRope(f, m, {10000.0, 32768});  // qwen2/configuration_qwen2.py: 32768
   } else if (arch == "Qwen3ForCausalLM") {
     ReadLlamaLike(f, m);
@@ -474,7 +468,8 @@ ModelSpec ParseHfConfig(std::string_view text, const std::string& where, const s
       for (const json& t : *types) {
         if (!t.is_string()) throw InputError(where + ": field 'layer_types' must be a list of strings");
         const std::string k = t.get<std::string>();
-        if (k == "sliding_attention") ++m.sliding_window_layers;
+        if (k == "sliding_attention")
+          ++m.sliding_window_layers;
         else if (k != "full_attention")
           throw InputError(where + ": field 'layer_types' has '" + k.substr(0, 40) +
                            "'; supported: sliding_attention, full_attention");
@@ -491,7 +486,7 @@ ModelSpec ParseHfConfig(std::string_view text, const std::string& where, const s
     const Fields& t = text_config ? *text_config : f;
     ReadLlamaLike(t, m);
     ReadRope(t, m, {500000.0, 4096 * 32});  // Llama4TextConfig: rope_theta 500000, 4096 * 32
-    m.qk_norm = false;  // Llama4TextL2Norm has no weight
+    m.qk_norm = false;                      // Llama4TextL2Norm has no weight
     m.experts = t.Int("num_local_experts", 16);
     m.topk = t.Int("num_experts_per_tok", 1);
     m.moe_ffn_hidden = t.Int("intermediate_size", 8192);
@@ -505,7 +500,8 @@ ModelSpec ParseHfConfig(std::string_view text, const std::string& where, const s
     if (!listed.empty()) {
       // An explicit list: the pattern must be the interleaved one ModelSpec expresses.
       std::vector<int64_t> expected;
-      for (int64_t i = m.moe_layer_freq - 1; i < m.layers && i <= kMaxLayers; i += m.moe_layer_freq) expected.push_back(i);
+      for (int64_t i = m.moe_layer_freq - 1; i < m.layers && i <= kMaxLayers; i += m.moe_layer_freq)
+        expected.push_back(i);
       if (listed != expected)
         throw InputError(where + ": field '" + t.Name("moe_layers") +
                          "' is not every interleave_moe_layer_step-th layer; other patterns are not supported");
@@ -520,7 +516,8 @@ ModelSpec ParseHfConfig(std::string_view text, const std::string& where, const s
     ReadRope(f, m, {10000.0, 2048});
     m.qkv_bias = f.Bool("bias", true);
     m.o_bias = m.qkv_bias;
-    if (const json* r = f.Object("rotary")) m.rope_theta = Fields(*r, where, "rotary.").PositiveNum("base", m.rope_theta);
+    if (const json* r = f.Object("rotary"))
+      m.rope_theta = Fields(*r, where, "rotary.").PositiveNum("base", m.rope_theta);
   } else if (arch == "Grok1ModelForCausalLM") {
     // Grok-1 (xai-org/grok-1 model.py; the transformers port hpcai-tech/grok-1,
     // modeling_grok1.py): grouped-query attention without biases, num_experts experts of width
@@ -540,7 +537,7 @@ ModelSpec ParseHfConfig(std::string_view text, const std::string& where, const s
     // nemotron/configuration_nemotron.py: partial_rotary_factor 0.5, rope_theta 10000.0,
     // max_position_embeddings 4096 (a "rope_percent" key is not read by transformers).
     ReadRope(f, m, {10000.0, 4096, 0.5});
-    m.mlp = MlpKind::kPlain;  // squared-ReLU, up_proj and down_proj only
+    m.mlp = MlpKind::kPlain;        // squared-ReLU, up_proj and down_proj only
     m.norm = NormKind::kLayerNorm;  // NemotronLayerNorm1P: weight and bias
   }
   ValidateModel(m, where);

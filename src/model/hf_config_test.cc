@@ -19,7 +19,6 @@
 namespace paratune {
 namespace {
 
-
 constexpr const char* kWhere = "dir/config.json";
 
 ModelSpec Parse(const std::string& text) { return ParseHfConfig(text, kWhere, "test-model"); }
@@ -443,7 +442,8 @@ TEST(HfConfigRope, DeepseekYarn) {
 }
 
 TEST(HfConfigRope, OtherScalingKinds) {
-  const ModelSpec lin = Parse(LlamaWith(R"("hidden_size": 256, "rope_scaling": {"rope_type": "linear", "factor": 2.0})"));
+  const ModelSpec lin =
+      Parse(LlamaWith(R"("hidden_size": 256, "rope_scaling": {"rope_type": "linear", "factor": 2.0})"));
   EXPECT_EQ(lin.rope_scaling.kind, RopeScalingKind::kLinear);
   EXPECT_EQ(lin.rope_scaling.factor, 2.0);
   const ModelSpec dyn = Parse(LlamaWith(R"("hidden_size": 256, "rope_scaling": {"type": "dynamic", "factor": 3})"));
@@ -512,7 +512,8 @@ TEST(HfConfigRope, PartialRotaryAndNonRotaryPositions) {
 }
 
 TEST(HfConfigRopeErrors, BadScalingNamesTheField) {
-  const std::string unknown = ParseError(LlamaWith(R"("hidden_size": 256, "rope_scaling": {"rope_type": "su", "factor": 2})"));
+  const std::string unknown =
+      ParseError(LlamaWith(R"("hidden_size": 256, "rope_scaling": {"rope_type": "su", "factor": 2})"));
   EXPECT_CONTAINS(unknown, "dir/config.json");
   EXPECT_CONTAINS(unknown, "'rope_scaling.rope_type' is 'su'");
   EXPECT_CONTAINS(ParseError(LlamaWith(R"("hidden_size": 256, "rope_scaling": {"rope_type": "llama3", "factor": 8,
@@ -605,8 +606,8 @@ TEST(HfConfigErrors, MissingOrBadArchitectures) {
   EXPECT_CONTAINS(msg, "dir/config.json");
   EXPECT_CONTAINS(msg, "missing field 'architectures'");
 
-  for (const char* text : {R"({"architectures": []})", R"({"architectures": "LlamaForCausalLM"})",
-                           R"({"architectures": [7]})"}) {
+  for (const char* text :
+       {R"({"architectures": []})", R"({"architectures": "LlamaForCausalLM"})", R"({"architectures": [7]})"}) {
     msg = ParseError(text);
     EXPECT_CONTAINS(msg, "dir/config.json");
     EXPECT_CONTAINS(msg, "'architectures'");
@@ -760,9 +761,8 @@ TEST(LoadModel, UnknownIdListsCatalog) {
 class LoadModelFiles : public testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::path(testing::TempDir()) /
-           ("paratune_hf_" + std::to_string(::getpid()) + "_" +
-            testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = std::filesystem::path(testing::TempDir()) / ("paratune_hf_" + std::to_string(::getpid()) + "_" +
+                                                        testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir_);
   }
   void TearDown() override {
@@ -906,8 +906,9 @@ TEST(HfConfig, GptOss) {
   EXPECT_EQ(Parse(base + "}").sliding_window_layers, 2);
   EXPECT_CONTAINS(ParseError(base + R"(, "layer_types": ["sliding_attention"]})"),
                   "field 'layer_types' must be a list of num_hidden_layers (4) strings");
-  EXPECT_CONTAINS(ParseError(base + R"(, "layer_types": ["sliding_attention", "chunked", "full_attention", "full_attention"]})"),
-                  "field 'layer_types' has 'chunked'");
+  EXPECT_CONTAINS(
+      ParseError(base + R"(, "layer_types": ["sliding_attention", "chunked", "full_attention", "full_attention"]})"),
+      "field 'layer_types' has 'chunked'");
 }
 
 // Llama 4: the decoder's fields nested in text_config; MoE every interleave_moe_layer_step-th
@@ -928,12 +929,17 @@ TEST(HfConfig, Llama4NestsTextConfig) {
   EXPECT_FALSE(m.qk_norm);  // Llama 4's QK L2 norm has no weights
   EXPECT_EQ(m.rope_theta, 500000.0);
   // An explicit moe_layers list must be the interleaved pattern.
-  EXPECT_EQ(Parse(R"({"architectures": ["Llama4ForConditionalGeneration"], )" + text + R"(, "moe_layers": [1, 3]}})").moe_layers(), 2);
-  EXPECT_CONTAINS(ParseError(R"({"architectures": ["Llama4ForConditionalGeneration"], )" + text + R"(, "moe_layers": [0]}})"),
-                  "field 'text_config.moe_layers' is not every interleave_moe_layer_step-th layer");
-  EXPECT_CONTAINS(ParseError(R"({"architectures": ["Llama4ForConditionalGeneration"]})"), "missing field 'text_config'");
-  EXPECT_CONTAINS(ParseError(R"({"architectures": ["Llama4ForConditionalGeneration"], "text_config": {"hidden_size": 64}})"),
-                  "missing field 'text_config.num_hidden_layers'");
+  EXPECT_EQ(Parse(R"({"architectures": ["Llama4ForConditionalGeneration"], )" + text + R"(, "moe_layers": [1, 3]}})")
+                .moe_layers(),
+            2);
+  EXPECT_CONTAINS(
+      ParseError(R"({"architectures": ["Llama4ForConditionalGeneration"], )" + text + R"(, "moe_layers": [0]}})"),
+      "field 'text_config.moe_layers' is not every interleave_moe_layer_step-th layer");
+  EXPECT_CONTAINS(ParseError(R"({"architectures": ["Llama4ForConditionalGeneration"]})"),
+                  "missing field 'text_config'");
+  EXPECT_CONTAINS(
+      ParseError(R"({"architectures": ["Llama4ForConditionalGeneration"], "text_config": {"hidden_size": 64}})"),
+      "missing field 'text_config.num_hidden_layers'");
 }
 
 // Every Hugging Face repository the catalog maps is a catalog entry.

@@ -107,13 +107,9 @@ int64_t ModelSpec::qk_head_dim() const {
   return attention == AttentionKind::kMla ? qk_nope_head_dim + qk_rope_head_dim : head_dim;
 }
 
-int64_t ModelSpec::v_dim() const {
-  return attention == AttentionKind::kMla ? v_head_dim : head_dim;
-}
+int64_t ModelSpec::v_dim() const { return attention == AttentionKind::kMla ? v_head_dim : head_dim; }
 
-int64_t NormParams(const ModelSpec& m) {
-  return m.norm == NormKind::kLayerNorm ? 2 * m.hidden : m.hidden;
-}
+int64_t NormParams(const ModelSpec& m) { return m.norm == NormKind::kLayerNorm ? 2 * m.hidden : m.hidden; }
 
 // Attention block: projections, their biases, the pre-attention norm and Qwen3's QK norms.
 // GQA shapes from the Llama/Mistral/Qwen modeling files in huggingface/transformers; MLA shapes
@@ -154,17 +150,14 @@ static int64_t MlpParams(const ModelSpec& m, int64_t ffn) {
 
 int64_t DenseMlpParamsPerLayer(const ModelSpec& m) { return MlpParams(m, m.ffn_hidden) + NormParams(m); }
 int64_t RoutedExpertParams(const ModelSpec& m) { return MlpParams(m, m.moe_ffn_hidden); }
-int64_t SharedExpertParamsPerLayer(const ModelSpec& m) {
-  return m.shared_experts * MlpParams(m, m.shared_ffn_hidden);
-}
+int64_t SharedExpertParamsPerLayer(const ModelSpec& m) { return m.shared_experts * MlpParams(m, m.shared_ffn_hidden); }
 int64_t RouterParamsPerLayer(const ModelSpec& m) {
   // GPT-OSS: GptOssTopKRouter has a weight [experts, hidden] and a bias [experts].
   return m.hidden * m.experts + (m.router_bias ? m.experts : 0) + (m.shared_expert_gate ? m.hidden : 0);
 }
 
 int64_t ParamCounts::total() const {
-  return embedding + output + attention + dense_mlp + router + routed_experts + shared_experts +
-         moe_norms + final_norm;
+  return embedding + output + attention + dense_mlp + router + routed_experts + shared_experts + moe_norms + final_norm;
 }
 
 int64_t ParamCounts::active(const ModelSpec& m) const {
@@ -191,8 +184,7 @@ ParamCounts CountParams(const ModelSpec& m) {
 void ValidateModel(const ModelSpec& m, const std::string& where) {
   auto positive = [&](int64_t v, const char* field) {
     if (v <= 0)
-      throw InputError(where + ": field '" + field + "' must be a positive integer, got " +
-                       std::to_string(v));
+      throw InputError(where + ": field '" + field + "' must be a positive integer, got " + std::to_string(v));
   };
   // Upper bounds far beyond any model, so that counts and FLOPs stay finite and exact in
   // 64 bits and loops over layers end quickly.
@@ -223,13 +215,12 @@ void ValidateModel(const ModelSpec& m, const std::string& where) {
   at_most(m.v_head_dim, kMaxWidth, "v_head_dim");
   at_most(m.sliding_window, kMaxPositions, "sliding_window");
   if (m.sliding_window_layers < 0 || m.sliding_window_layers > m.layers)
-    throw InputError(where + ": " + std::to_string(m.sliding_window_layers) + " sliding-window layers (layer_types) of " +
-                     std::to_string(m.layers) + " layers");
+    throw InputError(where + ": " + std::to_string(m.sliding_window_layers) +
+                     " sliding-window layers (layer_types) of " + std::to_string(m.layers) + " layers");
   if (m.sliding_window_layers > 0) positive(m.sliding_window, "sliding_window");
   at_most(m.learned_positions, kMaxVocab, "n_positions");
   at_most(m.max_position_embeddings, kMaxPositions, "max_position_embeddings");
-  if (m.max_position_embeddings < 0)
-    throw InputError(where + ": field 'max_position_embeddings' must not be negative");
+  if (m.max_position_embeddings < 0) throw InputError(where + ": field 'max_position_embeddings' must not be negative");
   if (m.positions == PositionKind::kLearned) positive(m.learned_positions, "n_positions");
   if (m.positions != PositionKind::kLearned && m.learned_positions != 0)
     throw InputError(where + ": field 'n_positions' (a learned position table) needs learned positions");
@@ -249,8 +240,7 @@ void ValidateModel(const ModelSpec& m, const std::string& where) {
     positive(m.head_dim, "head_dim");
     if (m.heads % m.kv_heads != 0)
       throw InputError(where + ": num_attention_heads (" + std::to_string(m.heads) +
-                       ") is not a multiple of num_key_value_heads (" +
-                       std::to_string(m.kv_heads) + ")");
+                       ") is not a multiple of num_key_value_heads (" + std::to_string(m.kv_heads) + ")");
   } else {
     positive(m.kv_lora_rank, "kv_lora_rank");
     positive(m.qk_nope_head_dim, "qk_nope_head_dim");

@@ -47,15 +47,15 @@ inline const char* RopeScalingName(RopeScalingKind k) { return kRopeScalingNames
 // kind does not use stay 0, so that two specs of the same scaling compare equal.
 struct RopeScaling {
   RopeScalingKind kind = RopeScalingKind::kNone;
-  double factor = 0;                    // linear, dynamic, yarn, llama3, longrope
-  int64_t original_max_positions = 0;   // original_max_position_embeddings: yarn, llama3, longrope
-  double low_freq_factor = 0;           // llama3
-  double high_freq_factor = 0;          // llama3
-  double beta_fast = 0;                 // yarn
-  double beta_slow = 0;                 // yarn
-  double mscale = 0;                    // yarn (DeepSeek): attention factor numerator
-  double mscale_all_dim = 0;            // yarn (DeepSeek): attention factor denominator
-  double attention_factor = 0;          // yarn/longrope: explicit attention factor, 0 = derived
+  double factor = 0;                   // linear, dynamic, yarn, llama3, longrope
+  int64_t original_max_positions = 0;  // original_max_position_embeddings: yarn, llama3, longrope
+  double low_freq_factor = 0;          // llama3
+  double high_freq_factor = 0;         // llama3
+  double beta_fast = 0;                // yarn
+  double beta_slow = 0;                // yarn
+  double mscale = 0;                   // yarn (DeepSeek): attention factor numerator
+  double mscale_all_dim = 0;           // yarn (DeepSeek): attention factor denominator
+  double attention_factor = 0;         // yarn/longrope: explicit attention factor, 0 = derived
 
   bool operator==(const RopeScaling&) const = default;
 };
@@ -75,13 +75,13 @@ struct ModelSpec {
   NormKind norm = NormKind::kRmsNorm;
   AttentionKind attention = AttentionKind::kGqa;
   bool tied_embeddings = false;
-  bool qkv_bias = false;     // bias on Q, K, V projections only (Qwen2)
-  bool linear_bias = false;  // bias on every linear layer (GPT-2, GPT-NeoX)
-  bool o_bias = false;       // bias on the attention output projection too (InternLM: q, k, v and o)
-  bool qk_norm = false;      // per-head RMSNorm on Q and K (Qwen3)
-  bool attention_sinks = false;  // one learned sink logit per head per layer (GPT-OSS)
-  bool router_bias = false;      // bias on the MoE router (GPT-OSS)
-  bool dropout = false;      // any dropout > 0 (GPT-style); adds masks to activation memory
+  bool qkv_bias = false;          // bias on Q, K, V projections only (Qwen2)
+  bool linear_bias = false;       // bias on every linear layer (GPT-2, GPT-NeoX)
+  bool o_bias = false;            // bias on the attention output projection too (InternLM: q, k, v and o)
+  bool qk_norm = false;           // per-head RMSNorm on Q and K (Qwen3)
+  bool attention_sinks = false;   // one learned sink logit per head per layer (GPT-OSS)
+  bool router_bias = false;       // bias on the MoE router (GPT-OSS)
+  bool dropout = false;           // any dropout > 0 (GPT-style); adds masks to activation memory
   int64_t learned_positions = 0;  // rows of a learned position table (GPT-2), 0 otherwise
 
   // Positions. max_position_embeddings is the config's context (n_positions for GPT-2,
@@ -103,13 +103,13 @@ struct ModelSpec {
   // Mixture of experts. experts == 0 means dense.
   int64_t experts = 0;
   int64_t topk = 0;
-  int64_t moe_ffn_hidden = 0;     // intermediate size of one routed expert
-  int64_t shared_experts = 0;     // always-active experts per MoE layer
-  int64_t shared_ffn_hidden = 0;  // intermediate size of one shared expert
+  int64_t moe_ffn_hidden = 0;       // intermediate size of one routed expert
+  int64_t shared_experts = 0;       // always-active experts per MoE layer
+  int64_t shared_ffn_hidden = 0;    // intermediate size of one shared expert
   bool shared_expert_gate = false;  // Qwen2-MoE's sigmoid gate on the shared expert
   int64_t first_dense_layers = 0;   // leading layers with a dense MLP (DeepSeek first_k_dense_replace)
   int64_t moe_layer_freq = 1;       // every n-th layer (after the dense ones) is MoE
-  int64_t mtp_layers = 0;  // multi-token-prediction modules: noted, not counted in the main model
+  int64_t mtp_layers = 0;           // multi-token-prediction modules: noted, not counted in the main model
   // Group-limited routing (DeepSeek-V2 Sec. 2.1.2 device-limited, DeepSeek-V3 Sec. 2.1.2 and
   // 3.2.2 node-limited; config n_group, topk_group; Megatron --moe-router-num-groups,
   // --moe-router-group-topk): the experts fall into routing_groups groups and a token's top-k
@@ -150,14 +150,14 @@ std::vector<std::string> ModelDifferences(const ModelSpec& a, const ModelSpec& b
 
 // Parameter counts of a ModelSpec, split the way sharding needs them.
 struct ParamCounts {
-  int64_t embedding = 0;     // input token (and learned position) table
-  int64_t output = 0;        // output projection; 0 when tied to the embedding
-  int64_t attention = 0;     // all layers, incl. attention norms and biases
-  int64_t dense_mlp = 0;     // MLP of dense layers, incl. norms
-  int64_t router = 0;        // MoE router weights (and shared-expert gates)
+  int64_t embedding = 0;       // input token (and learned position) table
+  int64_t output = 0;          // output projection; 0 when tied to the embedding
+  int64_t attention = 0;       // all layers, incl. attention norms and biases
+  int64_t dense_mlp = 0;       // MLP of dense layers, incl. norms
+  int64_t router = 0;          // MoE router weights (and shared-expert gates)
   int64_t routed_experts = 0;  // all routed experts of all MoE layers
   int64_t shared_experts = 0;
-  int64_t moe_norms = 0;     // pre-MLP norms of MoE layers
+  int64_t moe_norms = 0;  // pre-MLP norms of MoE layers
   int64_t final_norm = 0;
 
   int64_t total() const;

@@ -34,8 +34,7 @@ TEST_P(PublishedCounts, MatchWithinOnePercent) {
   const ParamCounts c = CountParams(m);
   EXPECT_TRUE(Matches(static_cast<double>(c.total()), p.total, p.resolution)) << p.id << " total " << c.total();
   if (p.active > 0) {
-    EXPECT_TRUE(Matches(static_cast<double>(c.active(m)), p.active, p.resolution))
-        << p.id << " active " << c.active(m);
+    EXPECT_TRUE(Matches(static_cast<double>(c.active(m)), p.active, p.resolution)) << p.id << " active " << c.active(m);
   }
 }
 
@@ -87,7 +86,8 @@ TEST(ParamCounts, GptOssModelCard) {
     double total, active;
     int64_t layers, experts;
   };
-  for (const Case& k : {Case{"gpt-oss-120b", 116.83e9, 5.13e9, 36, 128}, Case{"gpt-oss-20b", 20.91e9, 3.61e9, 24, 32}}) {
+  for (const Case& k :
+       {Case{"gpt-oss-120b", 116.83e9, 5.13e9, 36, 128}, Case{"gpt-oss-20b", 20.91e9, 3.61e9, 24, 32}}) {
     SCOPED_TRACE(k.id);
     const ModelSpec m = LoadModel(k.id);
     const ParamCounts c = CountParams(m);
@@ -99,7 +99,8 @@ TEST(ParamCounts, GptOssModelCard) {
     EXPECT_EQ(AttentionParamsPerLayer(m), attention);
     EXPECT_EQ(RoutedExpertParams(m), expert);
     EXPECT_EQ(RouterParamsPerLayer(m), 2880 * k.experts + k.experts);
-    EXPECT_EQ(c.total(), 2 * 201088LL * 2880 + k.layers * (attention + k.experts * expert + 2880 * k.experts + k.experts + 2880) + 2880);
+    EXPECT_EQ(c.total(), 2 * 201088LL * 2880 +
+                             k.layers * (attention + k.experts * expert + 2880 * k.experts + k.experts + 2880) + 2880);
     // The card prints two decimals: within half a unit of the last digit (0.005B).
     EXPECT_NEAR(static_cast<double>(c.total()), k.total, 0.005e9);
     EXPECT_NEAR(static_cast<double>(c.active(m) - c.embedding), k.active, 0.005e9);
@@ -118,8 +119,8 @@ TEST(ParamCounts, GptOssModelCard) {
 // 4096*4096 and the projector 4096*5120: 871,932,416 parameters.
 TEST(ParamCounts, Llama4ModelCard) {
   const double vision = 588.0 * 1408 + 1408 + 577.0 * 1408 + 2 * 2816 +
-                        34 * (4 * (1408.0 * 1408 + 1408) + 2 * 1408.0 * 5632 + 5632 + 1408 + 2 * 2816) +
-                        5632.0 * 4096 + 4096.0 * 4096 + 4096.0 * 5120;
+                        34 * (4 * (1408.0 * 1408 + 1408) + 2 * 1408.0 * 5632 + 5632 + 1408 + 2 * 2816) + 5632.0 * 4096 +
+                        4096.0 * 4096 + 4096.0 * 5120;
   EXPECT_EQ(vision, 871932416.0);
   struct Case {
     const char* id;
@@ -138,7 +139,8 @@ TEST(ParamCounts, Llama4ModelCard) {
     EXPECT_TRUE(Matches(static_cast<double>(c.active(m)), 17e9, 1e9)) << c.active(m);
     // The text decoder alone, by hand: attention 5120*(5120+2048)+5120*5120 (+ norm), a routed
     // or shared expert 3*5120*8192, a dense MLP 3*5120*16384.
-    const int64_t att = 5120 + 5120LL * (5120 + 2048) + 5120LL * 5120, e = 3LL * 5120 * 8192, dense = 3LL * 5120 * 16384;
+    const int64_t att = 5120 + 5120LL * (5120 + 2048) + 5120LL * 5120, e = 3LL * 5120 * 8192,
+                  dense = 3LL * 5120 * 16384;
     const int64_t moe = k.moe_layers, dl = 48 - k.moe_layers;
     EXPECT_EQ(c.total(), 2 * 202048LL * 5120 + 48 * att + dl * (dense + 5120) +
                              moe * (k.experts * e + e + 5120 * k.experts + 5120) + 5120);
@@ -217,13 +219,15 @@ TEST(ParamCounts, KimiK2ByHand) {
   EXPECT_TRUE(m.router_sigmoid);
   EXPECT_TRUE(m.router_expert_bias);
   const int64_t h = 7168;
-  const int64_t attention = h + h * 1536 + 1536 + 1536LL * 64 * 192 + h * (512 + 64) + 512 + 512LL * 64 * 256 + 64LL * 128 * h;
+  const int64_t attention =
+      h + h * 1536 + 1536 + 1536LL * 64 * 192 + h * (512 + 64) + 512 + 512LL * 64 * 256 + 64LL * 128 * h;
   const int64_t expert = 3 * h * 2048;
   EXPECT_EQ(AttentionParamsPerLayer(m), attention);
-  EXPECT_EQ(c.total(), 2 * 163840LL * h + 61 * attention + (3 * h * 18432 + h) + 60 * (384 * expert + expert + h * 384 + h) + h);
+  EXPECT_EQ(c.total(),
+            2 * 163840LL * h + 61 * attention + (3 * h * 18432 + h) + 60 * (384 * expert + expert + h * 384 + h) + h);
   EXPECT_EQ(c.total(), 1026408209408LL);
   EXPECT_TRUE(Matches(static_cast<double>(c.total()), 1e12, 0.1e12));  // the card's "1T"
-  EXPECT_NEAR(static_cast<double>(c.total()) / 1.04e12, 1.0, 0.014);    // the report's "1.04T"
+  EXPECT_NEAR(static_cast<double>(c.total()) / 1.04e12, 1.0, 0.014);   // the report's "1.04T"
   EXPECT_TRUE(Matches(static_cast<double>(c.active(m)), 32e9, 1e9)) << c.active(m);
   EXPECT_TRUE(Matches(static_cast<double>(c.active(m) - c.embedding), 32e9, 1e9)) << c.active(m) - c.embedding;
 }
@@ -322,7 +326,8 @@ TEST(ModelSpec, DifferencesNameTheField) {
   ModelSpec c = a;
   c.positions = PositionKind::kAlibi;
   c.name = "other";
-  EXPECT_EQ(ModelDifferences(a, c), (std::vector<std::string>{"name: 'llama-3.1-8b' vs 'other'", "positions: rotary vs alibi"}));
+  EXPECT_EQ(ModelDifferences(a, c),
+            (std::vector<std::string>{"name: 'llama-3.1-8b' vs 'other'", "positions: rotary vs alibi"}));
   // Every catalog pair that differs is reported (operator== and the list agree).
   const auto ids = CatalogModelIds();
   for (size_t i = 0; i + 1 < ids.size(); ++i) {

@@ -44,12 +44,18 @@ void Interleaved(std::vector<PipelineOp>& ops, std::vector<PipelineOp>& table, i
   for (int64_t lo = 0; lo < m; lo += pp) {
     const int64_t hi = std::min(lo + pp, m);
     for (int c = 0; c < vp; ++c)
-      for (int64_t j = lo; j < hi; ++j) table.push_back({OpKind::kForward, static_cast<int32_t>(c), static_cast<int32_t>(j)});
+      for (int64_t j = lo; j < hi; ++j)
+        table.push_back({OpKind::kForward, static_cast<int32_t>(c), static_cast<int32_t>(j)});
   }
-  int64_t w = m == pp ? total : std::min<int64_t>(2 * static_cast<int64_t>(pp - r - 1) + static_cast<int64_t>(vp - 1) * pp, total);
-  auto fwd = [&](int64_t k) { Add(ops, OpKind::kForward, table[static_cast<size_t>(k)].micro_batch, table[static_cast<size_t>(k)].virtual_stage); };
+  int64_t w = m == pp
+                  ? total
+                  : std::min<int64_t>(2 * static_cast<int64_t>(pp - r - 1) + static_cast<int64_t>(vp - 1) * pp, total);
+  auto fwd = [&](int64_t k) {
+    Add(ops, OpKind::kForward, table[static_cast<size_t>(k)].micro_batch, table[static_cast<size_t>(k)].virtual_stage);
+  };
   auto bwd = [&](int64_t k) {
-    Add(ops, OpKind::kBackward, table[static_cast<size_t>(k)].micro_batch, vp - 1 - table[static_cast<size_t>(k)].virtual_stage);
+    Add(ops, OpKind::kBackward, table[static_cast<size_t>(k)].micro_batch,
+        vp - 1 - table[static_cast<size_t>(k)].virtual_stage);
   };
   for (int64_t k = 0; k < w; ++k) fwd(k);
   for (int64_t k = 0; k < total - w; ++k) {
@@ -82,11 +88,13 @@ Schedule BuildSchedule(ScheduleKind kind, int pp, int vp, int64_t m) {
     throw InputError(fmt::format("pipeline schedule: {} micro-batches x {} virtual stages is too many", m, vp));
   if (kind == ScheduleKind::kInterleaved) {
     if (vp < 2)
-      throw InputError(fmt::format("interleaved schedule needs vp >= 2 virtual stages per rank, got vp {} (use 1f1b)", vp));
+      throw InputError(
+          fmt::format("interleaved schedule needs vp >= 2 virtual stages per rank, got vp {} (use 1f1b)", vp));
     if (m % pp != 0)
       throw InputError(fmt::format(
           "interleaved schedule needs the micro-batch count ({}) to be a multiple of pp ({}): Megatron-LM interleaves "
-          "groups of pp micro-batches per virtual stage", m, pp));
+          "groups of pp micro-batches per virtual stage",
+          m, pp));
   } else if (vp != 1) {
     throw InputError(fmt::format("{} schedule has one stage per rank; vp {} needs the interleaved schedule",
                                  ScheduleName(kind), vp));
@@ -104,10 +112,18 @@ Schedule BuildSchedule(ScheduleKind kind, int pp, int vp, int64_t m) {
   for (int r = 0; r < pp; ++r) {
     s.rank_begin.push_back(s.ops.size());
     switch (kind) {
-      case ScheduleKind::kGpipe: Gpipe(s.ops, m); break;
-      case ScheduleKind::k1F1B: OneFOneB(s.ops, pp, r, m); break;
-      case ScheduleKind::kInterleaved: Interleaved(s.ops, table, pp, vp, r, m); break;
-      case ScheduleKind::kZbH1: ZbH1(s.ops, pp, r, m); break;
+      case ScheduleKind::kGpipe:
+        Gpipe(s.ops, m);
+        break;
+      case ScheduleKind::k1F1B:
+        OneFOneB(s.ops, pp, r, m);
+        break;
+      case ScheduleKind::kInterleaved:
+        Interleaved(s.ops, table, pp, vp, r, m);
+        break;
+      case ScheduleKind::kZbH1:
+        ZbH1(s.ops, pp, r, m);
+        break;
     }
   }
   s.rank_begin.push_back(s.ops.size());

@@ -30,9 +30,9 @@ struct Schedule {
   ScheduleKind kind = ScheduleKind::k1F1B;
   int pp = 1;
   int vp = 1;
-  int64_t m = 1;                 // micro-batches per step
-  bool split_backward = false;   // true: every backward is a B then a later W
-  std::vector<PipelineOp> ops;   // every rank's ops, rank after rank
+  int64_t m = 1;                   // micro-batches per step
+  bool split_backward = false;     // true: every backward is a B then a later W
+  std::vector<PipelineOp> ops;     // every rank's ops, rank after rank
   std::vector<size_t> rank_begin;  // pp + 1 offsets into ops
 
   std::span<const PipelineOp> RankOps(int rank) const {

@@ -29,13 +29,14 @@ void CheckInput(const Schedule& s, const PipelineInput& in) {
     CheckTime(c.backward_s, "backward_s", i);
     CheckTime(c.weight_s, "weight_s", i);
     if (c.weight_s > c.backward_s)
-      throw InputError(fmt::format("pipeline simulation: chunk {} weight_s {} exceeds its backward_s {}", i,
-                                   c.weight_s, c.backward_s));
+      throw InputError(fmt::format("pipeline simulation: chunk {} weight_s {} exceeds its backward_s {}", i, c.weight_s,
+                                   c.backward_s));
   }
   CheckTime(in.p2p_s, "p2p_s", 0);
   if (in.gathers_per_forward < 0 || in.gathers_per_backward < 0)
     throw InputError("pipeline simulation: gathers per forward and backward must not be negative");
-  for (auto [v, what] : {std::pair{&in.grad_reduce_s, "grad_reduce_s"}, {&in.optimizer_s, "optimizer_s"},
+  for (auto [v, what] : {std::pair{&in.grad_reduce_s, "grad_reduce_s"},
+                         {&in.optimizer_s, "optimizer_s"},
                          {&in.param_gather_s, "param_gather_s"}}) {
     if (!v->empty() && v->size() != static_cast<size_t>(s.pp))
       throw InputError(fmt::format("pipeline simulation: {} has {} entries for pp {}", what, v->size(), s.pp));
@@ -123,7 +124,9 @@ SimulationResult SimulatePipeline(const Schedule& s, const PipelineInput& in) {
   // The data-parallel stream: its own, or the comm stream of the pipeline transfers.
   std::vector<double> own_dp_free(static_cast<size_t>(pp), 0);
   std::vector<double>& dp_free = in.dp_stream ? own_dp_free : comm_free;
-  auto rate_of = [&](int r) { return in.rates.empty() ? PipelineInput::StreamRates{} : in.rates[static_cast<size_t>(r)]; };
+  auto rate_of = [&](int r) {
+    return in.rates.empty() ? PipelineInput::StreamRates{} : in.rates[static_cast<size_t>(r)];
+  };
   // Per rank, the DP rate during each compute interval (for the reductions' fill).
   std::vector<std::vector<double>> compute_dp_rate(static_cast<size_t>(pp));
   const int dp_stream_id = in.dp_stream ? Timeline::kCommStream + 1 : Timeline::kCommStream;
@@ -133,7 +136,7 @@ SimulationResult SimulatePipeline(const Schedule& s, const PipelineInput& in) {
   const bool gathers = !in.param_gather_s.empty();
   const bool zero3 = gathers && in.gathers_per_forward > 0;
   std::vector<double> first_gather_end(static_cast<size_t>(G), 0);  // ZeRO-1/2: chunk's gather end
-  std::vector<double> prev_op_start(static_cast<size_t>(pp), 0);   // ZeRO-3 prefetch point
+  std::vector<double> prev_op_start(static_cast<size_t>(pp), 0);    // ZeRO-3 prefetch point
   std::vector<int> inflight(static_cast<size_t>(pp), 0), pending_w(static_cast<size_t>(pp), 0);
   // Per global stage: end of the last op that finalizes the stage's weight gradients.
   std::vector<double> last_grad_end(static_cast<size_t>(G), 0);
@@ -149,8 +152,10 @@ SimulationResult SimulatePipeline(const Schedule& s, const PipelineInput& in) {
   if (in.record_timeline) tl.events.reserve(s.ops.size() * 2 + 2 * static_cast<size_t>(pp) * static_cast<size_t>(vp));
   for (int r = 0; r < pp; ++r) {
     pos[static_cast<size_t>(r)] = s.rank_begin[static_cast<size_t>(r)];
-    compute[static_cast<size_t>(r)].reserve(s.rank_begin[static_cast<size_t>(r) + 1] - s.rank_begin[static_cast<size_t>(r)] + 1);
-    comm[static_cast<size_t>(r)].reserve(pp > 1 || vp > 1 ? 2 * m * static_cast<size_t>(vp) + static_cast<size_t>(vp) : static_cast<size_t>(vp));
+    compute[static_cast<size_t>(r)].reserve(s.rank_begin[static_cast<size_t>(r) + 1] -
+                                            s.rank_begin[static_cast<size_t>(r)] + 1);
+    comm[static_cast<size_t>(r)].reserve(pp > 1 || vp > 1 ? 2 * m * static_cast<size_t>(vp) + static_cast<size_t>(vp)
+                                                          : static_cast<size_t>(vp));
   }
 
   // Sends the result of an op on rank r to the rank of global stage `to`; returns its arrival.
@@ -162,7 +167,8 @@ SimulationResult SimulatePipeline(const Schedule& s, const PipelineInput& in) {
     cf = start + d;
     comm[static_cast<size_t>(r)].push_back({start, cf});
     if (in.record_timeline) tl.events.push_back({r, Timeline::kCommStream, Phase::kSend, mb, chunk, start, d, {}});
-    if (in.p2p_blocks_compute) compute_free[static_cast<size_t>(r)] = std::max(compute_free[static_cast<size_t>(r)], cf);
+    if (in.p2p_blocks_compute)
+      compute_free[static_cast<size_t>(r)] = std::max(compute_free[static_cast<size_t>(r)], cf);
     return cf;
   };
 
@@ -188,7 +194,8 @@ SimulationResult SimulatePipeline(const Schedule& s, const PipelineInput& in) {
       const double per_chunk = in.param_gather_s[static_cast<size_t>(r)] / vp;
       if (per_chunk <= 0) continue;
       for (int c = 0; c < vp; ++c)
-        first_gather_end[static_cast<size_t>(c * pp + r)] = dp_collective(r, 0, per_chunk, Phase::kAllGather, c, in.overlap_param_gather);
+        first_gather_end[static_cast<size_t>(c * pp + r)] =
+            dp_collective(r, 0, per_chunk, Phase::kAllGather, c, in.overlap_param_gather);
     }
   std::vector<uint8_t> chunk_started(static_cast<size_t>(G), 0);
   // ZeRO-2/3: the reduce-scatter of one micro-batch's gradients of a chunk, issued as its
@@ -198,8 +205,10 @@ SimulationResult SimulatePipeline(const Schedule& s, const PipelineInput& in) {
     if (!per_micro_batch) return;
     const double work = in.grad_reduce_s[static_cast<size_t>(r)] / vp;
     if (work <= 0) return;
-    const double end = dp_collective(r, in.overlap_grad_reduce ? start : finish, work, Phase::kAllReduce, chunk, in.overlap_grad_reduce);
-    if (!in.overlap_grad_reduce) compute_free[static_cast<size_t>(r)] = std::max(compute_free[static_cast<size_t>(r)], end);
+    const double end = dp_collective(r, in.overlap_grad_reduce ? start : finish, work, Phase::kAllReduce, chunk,
+                                     in.overlap_grad_reduce);
+    if (!in.overlap_grad_reduce)
+      compute_free[static_cast<size_t>(r)] = std::max(compute_free[static_cast<size_t>(r)], end);
   };
 
   size_t remaining = s.ops.size();
@@ -215,7 +224,8 @@ SimulationResult SimulatePipeline(const Schedule& s, const PipelineInput& in) {
         const int g = op.virtual_stage * pp + r;
         const size_t j = static_cast<size_t>(op.micro_batch);
         const size_t idx = static_cast<size_t>(g) * m + j;
-        const ChunkTimes& ct = in.chunks[static_cast<size_t>(r) * static_cast<size_t>(vp) + static_cast<size_t>(op.virtual_stage)];
+        const ChunkTimes& ct =
+            in.chunks[static_cast<size_t>(r) * static_cast<size_t>(vp) + static_cast<size_t>(op.virtual_stage)];
         double ready = 0, dur = 0;
         int32_t from = -1;  // the op whose output `ready` waits for
         Phase phase = Phase::kForward;
@@ -253,7 +263,8 @@ SimulationResult SimulatePipeline(const Schedule& s, const PipelineInput& in) {
             const int n = op.kind == OpKind::kForward ? in.gathers_per_forward : in.gathers_per_backward;
             double end = start;
             const double from = in.overlap_param_gather ? prev_op_start[static_cast<size_t>(r)] : start;
-            for (int k = 0; k < n; ++k) end = dp_collective(r, from, per_chunk, Phase::kAllGather, op.virtual_stage, in.overlap_param_gather);
+            for (int k = 0; k < n; ++k)
+              end = dp_collective(r, from, per_chunk, Phase::kAllGather, op.virtual_stage, in.overlap_param_gather);
             start = std::max(start, in.overlap_param_gather ? end - dur : end);
           } else if (!zero3 && op.kind == OpKind::kForward && !chunk_started[static_cast<size_t>(g)]) {
             // ZeRO-1/2: the chunk's first forward consumes the gathered buckets as they arrive, so
@@ -273,7 +284,7 @@ SimulationResult SimulatePipeline(const Schedule& s, const PipelineInput& in) {
         compute[static_cast<size_t>(r)].push_back({start, finish});
         if (!in.rates.empty())
           compute_dp_rate[static_cast<size_t>(r)].push_back(op.kind == OpKind::kForward ? rate_of(r).dp_forward
-                                                                                       : rate_of(r).dp_backward);
+                                                                                        : rate_of(r).dp_backward);
         if (in.record_timeline)
           tl.events.push_back({r, Timeline::kComputeStream, phase, op.micro_batch, op.virtual_stage, start, dur, {}});
         if (op.kind == OpKind::kForward) {
@@ -289,7 +300,8 @@ SimulationResult SimulatePipeline(const Schedule& s, const PipelineInput& in) {
           b_arrive[idx] = g == 0 ? finish : send(r, g - 1, finish, op.micro_batch, op.virtual_stage);
           --inflight[static_cast<size_t>(r)];
           if (split) {
-            fig.peak_pending_weight_grads = std::max(fig.peak_pending_weight_grads, ++pending_w[static_cast<size_t>(r)]);
+            fig.peak_pending_weight_grads =
+                std::max(fig.peak_pending_weight_grads, ++pending_w[static_cast<size_t>(r)]);
           } else {
             last_grad_end[static_cast<size_t>(g)] = finish;
             last_grad_start[static_cast<size_t>(g)] = start;
@@ -308,8 +320,8 @@ SimulationResult SimulatePipeline(const Schedule& s, const PipelineInput& in) {
       }
     }
     if (!progress)
-      throw std::logic_error(fmt::format("pipeline schedule {} deadlocks (pp {}, vp {}, m {})", ScheduleName(s.kind),
-                                         s.pp, s.vp, s.m));
+      throw std::logic_error(
+          fmt::format("pipeline schedule {} deadlocks (pp {}, vp {}, m {})", ScheduleName(s.kind), s.pp, s.vp, s.m));
   }
 
   // Data-parallel gradient reduction on the comm stream, then the optimizer on compute.
@@ -335,7 +347,8 @@ SimulationResult SimulatePipeline(const Schedule& s, const PipelineInput& in) {
       double cursor = dp_free[ri];
       std::vector<Interval> pieces;
       for (int c : chunk_order) {
-        const double ready = in.reduce_during_last_backward ? last_grad_start[static_cast<size_t>(c * pp + r)] : done(c);
+        const double ready =
+            in.reduce_during_last_backward ? last_grad_start[static_cast<size_t>(c * pp + r)] : done(c);
         const double after = std::max(cursor, in.overlap_grad_reduce ? ready : fig.pipeline_end_s);
         pieces.clear();
         cursor = FillPort(after, per_chunk, blocked, compute[ri], compute_dp_rate[ri], pieces);
@@ -343,7 +356,8 @@ SimulationResult SimulatePipeline(const Schedule& s, const PipelineInput& in) {
           (in.dp_stream ? dp_comm : comm)[ri].push_back(piece);
           if (in.dp_stream) dp_comm_union[ri].push_back(piece);
           if (in.record_timeline)
-            tl.events.push_back({r, dp_stream_id, Phase::kAllReduce, -1, c, piece.start_s, piece.end_s - piece.start_s, {}});
+            tl.events.push_back(
+                {r, dp_stream_id, Phase::kAllReduce, -1, c, piece.start_s, piece.end_s - piece.start_s, {}});
         }
         grads_done = std::max(grads_done, cursor);
       }
@@ -355,7 +369,8 @@ SimulationResult SimulatePipeline(const Schedule& s, const PipelineInput& in) {
       const double start = std::max(compute_free[static_cast<size_t>(r)], grads_done);
       const double d = in.optimizer_s[static_cast<size_t>(r)];
       compute[static_cast<size_t>(r)].push_back({start, start + d});
-      if (in.record_timeline) tl.events.push_back({r, Timeline::kComputeStream, Phase::kOptimizer, -1, -1, start, d, {}});
+      if (in.record_timeline)
+        tl.events.push_back({r, Timeline::kComputeStream, Phase::kOptimizer, -1, -1, start, d, {}});
       last = std::max(last, start + d);
     }
     fig.last_event_end_s = last;
@@ -369,15 +384,18 @@ SimulationResult SimulatePipeline(const Schedule& s, const PipelineInput& in) {
   {
     CriticalPath& cp = res.critical_path;
     for (int r = 1; r < pp; ++r)
-      if (res.stages[static_cast<size_t>(r)].last_event_end_s > res.stages[static_cast<size_t>(cp.end_rank)].last_event_end_s)
+      if (res.stages[static_cast<size_t>(r)].last_event_end_s >
+          res.stages[static_cast<size_t>(cp.end_rank)].last_event_end_s)
         cp.end_rank = r;
     const StageFigures& end = res.stages[static_cast<size_t>(cp.end_rank)];
-    const size_t first = s.rank_begin[static_cast<size_t>(cp.end_rank)], stop = s.rank_begin[static_cast<size_t>(cp.end_rank) + 1];
+    const size_t first = s.rank_begin[static_cast<size_t>(cp.end_rank)],
+                 stop = s.rank_begin[static_cast<size_t>(cp.end_rank) + 1];
     for (int64_t cur = stop > first ? static_cast<int64_t>(stop - 1) : -1; cur >= 0;) {
       const OpRecord& o = rec[static_cast<size_t>(cur)];
       cp.compute_s += o.finish - o.start;
       cp.gather_wait_s += o.gather;
-      const double waited = o.pred >= 0 ? o.start - o.gather - rec[static_cast<size_t>(o.pred)].finish : o.start - o.gather;
+      const double waited =
+          o.pred >= 0 ? o.start - o.gather - rec[static_cast<size_t>(o.pred)].finish : o.start - o.gather;
       (o.data ? cp.transfer_s : cp.send_block_s) += std::max(0.0, waited);
       cur = o.pred;
     }
@@ -394,8 +412,8 @@ SimulationResult SimulatePipeline(const Schedule& s, const PipelineInput& in) {
     StageFigures& fig = res.stages[static_cast<size_t>(r)];
     // Each stream's intervals are in start order: merge them instead of sorting.
     std::vector<Interval> other(comm[static_cast<size_t>(r)].size() + dp_comm[static_cast<size_t>(r)].size());
-    std::merge(comm[static_cast<size_t>(r)].begin(), comm[static_cast<size_t>(r)].end(), dp_comm[static_cast<size_t>(r)].begin(),
-               dp_comm[static_cast<size_t>(r)].end(), other.begin(),
+    std::merge(comm[static_cast<size_t>(r)].begin(), comm[static_cast<size_t>(r)].end(),
+               dp_comm[static_cast<size_t>(r)].begin(), dp_comm[static_cast<size_t>(r)].end(), other.begin(),
                [](const Interval& a, const Interval& b) { return a.start_s < b.start_s; });
     fig.time = BreakdownIntervals(compute[static_cast<size_t>(r)], other, 0, res.step_time_s);
     if (in.dp_stream)

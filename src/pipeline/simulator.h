@@ -25,8 +25,8 @@ struct ChunkTimes {
 struct PipelineInput {
   // Index rank * vp + virtual_stage; pp * vp entries.
   std::vector<ChunkTimes> chunks;
-  double p2p_s = 0;                 // one activation or gradient transfer between adjacent stages
-  bool p2p_blocks_compute = false;  // true: the sender waits for its send (no PP comm overlap)
+  double p2p_s = 0;                   // one activation or gradient transfer between adjacent stages
+  bool p2p_blocks_compute = false;    // true: the sender waits for its send (no PP comm overlap)
   std::vector<double> grad_reduce_s;  // per rank, all its chunks together; empty: none
   bool overlap_grad_reduce = true;    // a chunk's reduction starts when that chunk's gradients
                                       // are final; false: after the rank's last backward
@@ -50,7 +50,7 @@ struct PipelineInput {
   bool overlap_param_gather = true;  // gathers prefetched under compute; false: the rank waits
   int gathers_per_forward = 0;
   int gathers_per_backward = 0;
-  std::vector<double> optimizer_s;    // per rank; empty: none
+  std::vector<double> optimizer_s;  // per rank; empty: none
   // Link occupancy (docs/cost-model.md, "Link occupancy"). Per rank, the rate at which the
   // transfers on its comm and dp streams progress on their port while its passes run: 1 less
   // the share of the port the passes' own collectives (TP, CP, EP) hold. Outside its passes a
@@ -68,23 +68,23 @@ struct PipelineInput {
   // first). The gathers run beside them; the step composer bounds the step below by each
   // port's total work, which covers what they overlap.
   bool dp_shares_pp_port = false;
-  bool record_timeline = true;        // false skips building the Timeline (figures still filled)
-  bool breakdown = true;              // false skips the per-rank breakdowns and the critical path
-                                      // (step and pipeline time, in-flight peaks still filled)
+  bool record_timeline = true;  // false skips building the Timeline (figures still filled)
+  bool breakdown = true;        // false skips the per-rank breakdowns and the critical path
+                                // (step and pipeline time, in-flight peaks still filled)
 };
 
 struct StageFigures {
-  GpuTimeBreakdown time;            // compute, non-compute (exposed comm) and idle over the whole step
-  double dp_non_compute_s = 0;      // the data-parallel collectives' part of time.non_compute_s
-  int peak_inflight = 0;            // most (micro-batch, virtual stage) activations held at once:
-                                    // counted from a forward until its backward (B) frees them
+  GpuTimeBreakdown time;                  // compute, non-compute (exposed comm) and idle over the whole step
+  double dp_non_compute_s = 0;            // the data-parallel collectives' part of time.non_compute_s
+  int peak_inflight = 0;                  // most (micro-batch, virtual stage) activations held at once:
+                                          // counted from a forward until its backward (B) frees them
   double peak_inflight_microbatches = 0;  // peak_inflight / vp: whole-rank micro-batch equivalents
-  int peak_pending_weight_grads = 0;  // split schedules: most B done with W still to run
-  int peak_held = 0;                  // most (micro-batch, virtual stage) held from F until W (split
-                                      // schedules) or B at once: in flight plus pending W together
-  double pipeline_end_s = 0;          // end of the rank's last F/B/W
-  double last_event_end_s = 0;        // end of the rank's last event (its DP collectives and optimizer included)
-  double reduce_tail_s = 0;           // the DP reduction still running after the rank's last pass
+  int peak_pending_weight_grads = 0;      // split schedules: most B done with W still to run
+  int peak_held = 0;                      // most (micro-batch, virtual stage) held from F until W (split
+                                          // schedules) or B at once: in flight plus pending W together
+  double pipeline_end_s = 0;              // end of the rank's last F/B/W
+  double last_event_end_s = 0;            // end of the rank's last event (its DP collectives and optimizer included)
+  double reduce_tail_s = 0;               // the DP reduction still running after the rank's last pass
 };
 
 // The step's critical path: from the end of the rank whose step ends last back through what each
@@ -107,7 +107,7 @@ struct SimulationResult {
   double pipeline_time_s = 0;  // last F/B/W end over all ranks
   CriticalPath critical_path;
   std::vector<StageFigures> stages;  // one per rank
-  Timeline timeline;           // empty unless PipelineInput::record_timeline
+  Timeline timeline;                 // empty unless PipelineInput::record_timeline
 };
 
 // Throws InputError for inputs that do not match the schedule or negative times, and

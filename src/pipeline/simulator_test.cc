@@ -36,7 +36,8 @@ TEST(Simulator, BalancedBubbleShareMatchesClosedForm) {
     for (int vp : {2, 3, 4})
       for (int64_t groups : {1, 2, 3, 8}) {
         const int64_t m = groups * pp;
-        const SimulationResult r = Simulate(ScheduleKind::kInterleaved, pp, vp, m, BalancedInput(pp, vp, F / vp, B / vp));
+        const SimulationResult r =
+            Simulate(ScheduleKind::kInterleaved, pp, vp, m, BalancedInput(pp, vp, F / vp, B / vp));
         const double want = (pp - 1.0) / (static_cast<double>(vp * m) + pp - 1.0);
         const std::string what = fmt::format("interleaved pp {} vp {} m {}", pp, vp, m);
         ExpectRel(r.step_time_s, static_cast<double>(m) * (F + B) + (pp - 1) * (F + B) / vp, what);
@@ -52,7 +53,8 @@ TEST(Simulator, PeakInflightMicrobatches) {
       const SimulationResult f = Simulate(ScheduleKind::k1F1B, pp, 1, m, BalancedInput(pp, 1, 1, 2));
       const SimulationResult g = Simulate(ScheduleKind::kGpipe, pp, 1, m, BalancedInput(pp, 1, 1, 2));
       for (int r = 0; r < pp; ++r) {
-        EXPECT_EQ(f.stages[static_cast<size_t>(r)].peak_inflight, std::min<int64_t>(pp - r, m)) << pp << " " << m << " " << r;
+        EXPECT_EQ(f.stages[static_cast<size_t>(r)].peak_inflight, std::min<int64_t>(pp - r, m))
+            << pp << " " << m << " " << r;
         EXPECT_EQ(g.stages[static_cast<size_t>(r)].peak_inflight, m);
       }
     }
@@ -116,10 +118,10 @@ TEST(Simulator, BalancedMatchesClosedFormPipeline) {
     for (int vp : {1, 2, 4})
       for (int64_t m : {8, 16, 64}) {
         const double per_rank = 3.7e-3;  // forward + backward of one micro-batch on one rank
-        const SimulationResult r =
-            Simulate(vp == 1 ? ScheduleKind::k1F1B : ScheduleKind::kInterleaved, pp, vp, m,
-                BalancedInput(pp, vp, per_rank / 3 / vp, 2 * per_rank / 3 / vp));
-        ExpectRel(r.pipeline_time_s, ClosedFormPipeline(std::vector<double>(static_cast<size_t>(pp), per_rank), m, vp).total(),
+        const SimulationResult r = Simulate(vp == 1 ? ScheduleKind::k1F1B : ScheduleKind::kInterleaved, pp, vp, m,
+                                            BalancedInput(pp, vp, per_rank / 3 / vp, 2 * per_rank / 3 / vp));
+        ExpectRel(r.pipeline_time_s,
+                  ClosedFormPipeline(std::vector<double>(static_cast<size_t>(pp), per_rank), m, vp).total(),
                   fmt::format("pp {} vp {} m {}", pp, vp, m));
       }
 }

@@ -68,9 +68,8 @@ std::string DescribeLayout(const Estimate& e) {
   return s;
 }
 
-std::vector<std::string> ExplainPlan(const std::vector<Estimate>& ranked, const PlanRequest& r,
-                                     double limit, const std::optional<Estimate>& best_none,
-                                     double min_none_need) {
+std::vector<std::string> ExplainPlan(const std::vector<Estimate>& ranked, const PlanRequest& r, double limit,
+                                     const std::optional<Estimate>& best_none, double min_none_need) {
   std::vector<std::string> out;
   const Estimate& a = ranked.front();
   const GpuSpec& g = r.cluster.gpu;
@@ -80,17 +79,17 @@ std::vector<std::string> ExplainPlan(const std::vector<Estimate>& ranked, const 
       g.peak_flops(a.training.precision) == g.bf16_flops
           ? ""
           : fmt::format(" ({:.1f}% of the {} peak)", 100 * a.mfu, PrecisionName(a.training.precision));
-  out.push_back(fmt::format("#1 {}: {:.0f} tokens/s per GPU, step {}, MFU {:.1f}% of the dense BF16 peak{}, {} per GPU.",
-                            DescribeLayout(a), a.tokens_per_s_per_gpu, Seconds(a.step_time_s), 100 * a.mfu_vs_bf16,
-                            own_mfu, GB(a.peak_memory_bytes)));
+  out.push_back(fmt::format(
+      "#1 {}: {:.0f} tokens/s per GPU, step {}, MFU {:.1f}% of the dense BF16 peak{}, {} per GPU.", DescribeLayout(a),
+      a.tokens_per_s_per_gpu, Seconds(a.step_time_s), 100 * a.mfu_vs_bf16, own_mfu, GB(a.peak_memory_bytes)));
   if (ranked.size() >= 2) {
     const Estimate& b = ranked[1];
     const double gap = b.step_time_s - a.step_time_s;
-    out.push_back(fmt::format("#2 differs in {}; #1 is {:.1f}% faster ({:.0f} vs {:.0f} tokens/s per GPU; "
-                              "step {} vs {}, gap {}).",
-                              Differences(a, b), 100 * (a.tokens_per_s_per_gpu / b.tokens_per_s_per_gpu - 1),
-                              a.tokens_per_s_per_gpu, b.tokens_per_s_per_gpu, Seconds(a.step_time_s),
-                              Seconds(b.step_time_s), Seconds(gap)));
+    out.push_back(fmt::format(
+        "#2 differs in {}; #1 is {:.1f}% faster ({:.0f} vs {:.0f} tokens/s per GPU; "
+        "step {} vs {}, gap {}).",
+        Differences(a, b), 100 * (a.tokens_per_s_per_gpu / b.tokens_per_s_per_gpu - 1), a.tokens_per_s_per_gpu,
+        b.tokens_per_s_per_gpu, Seconds(a.step_time_s), Seconds(b.step_time_s), Seconds(gap)));
     // Step-time terms, #2 minus #1; compute is shown without its recomputation part.
     struct Term {
       const char* name;
@@ -119,12 +118,14 @@ std::vector<std::string> ExplainPlan(const std::vector<Estimate>& ranked, const 
                                   Seconds(t.a), Seconds(t.b), share));
     }
     if (parts.empty()) {
-      out.push_back("The two step times are equal term by term; the tie-break (EP inside the NVLink domain, "
-                    "then lower peak memory, then smaller degrees) ordered them.");
+      out.push_back(
+          "The two step times are equal term by term; the tie-break (EP inside the NVLink domain, "
+          "then lower peak memory, then smaller degrees) ordered them.");
     } else {
-      std::string s = within_noise ? fmt::format("The gap is {:.1f}% of the step, within the model's noise (under {:.0f}%): "
-                                                 "#1 and #2 are as good as equal. The terms that differ (#2 minus #1): ",
-                                                 100 * std::abs(gap) / a.step_time_s, 100 * kGapNoise)
+      std::string s = within_noise ? fmt::format(
+                                         "The gap is {:.1f}% of the step, within the model's noise (under {:.0f}%): "
+                                         "#1 and #2 are as good as equal. The terms that differ (#2 minus #1): ",
+                                         100 * std::abs(gap) / a.step_time_s, 100 * kGapNoise)
                                    : "Where the gap comes from (#2 minus #1): ";
       for (size_t i = 0; i < parts.size(); ++i) s += (i ? "; " : "") + parts[i];
       out.push_back(s + ".");
@@ -133,8 +134,8 @@ std::vector<std::string> ExplainPlan(const std::vector<Estimate>& ranked, const 
                               GB(a.peak_memory_bytes), GB(b.peak_memory_bytes), GB(limit), 100 * (1 - r.headroom),
                               GB(g.hbm_bytes), g.name));
     if (r.objective == Objective::kMemory)
-      out.push_back(fmt::format("Objective memory: #1 needs {} less than #2.",
-                                GB(b.peak_memory_bytes - a.peak_memory_bytes)));
+      out.push_back(
+          fmt::format("Objective memory: #1 needs {} less than #2.", GB(b.peak_memory_bytes - a.peak_memory_bytes)));
   } else {
     out.push_back(fmt::format("Only one layout fits (limit {} on {}).", GB(limit), g.name));
   }
@@ -143,13 +144,15 @@ std::vector<std::string> ExplainPlan(const std::vector<Estimate>& ranked, const 
     out.push_back(fmt::format("recompute none fits: {} of {} on {}, so no forward work is repeated.",
                               GB(a.peak_memory_bytes), GB(g.hbm_bytes), g.name));
   } else if (best_none) {
-    out.push_back(fmt::format("recompute {} wins although recompute none fits elsewhere (best: {}, {:.0f} tokens/s "
-                              "per GPU): recomputation buys a layout that runs faster.",
-                              RecomputeName(a.layout.recompute), DescribeLayout(*best_none),
-                              best_none->tokens_per_s_per_gpu));
+    out.push_back(
+        fmt::format("recompute {} wins although recompute none fits elsewhere (best: {}, {:.0f} tokens/s "
+                    "per GPU): recomputation buys a layout that runs faster.",
+                    RecomputeName(a.layout.recompute), DescribeLayout(*best_none), best_none->tokens_per_s_per_gpu));
   } else if (min_none_need > 0) {
-    out.push_back(fmt::format("recompute none does not fit: the smallest layout without it needs {} per GPU, "
-                              "over the {} limit.", GB(min_none_need), GB(limit)));
+    out.push_back(
+        fmt::format("recompute none does not fit: the smallest layout without it needs {} per GPU, "
+                    "over the {} limit.",
+                    GB(min_none_need), GB(limit)));
   }
   return out;
 }

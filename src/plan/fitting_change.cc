@@ -8,8 +8,8 @@
 
 namespace paratune {
 
-std::optional<FittingChange> FindFittingChange(const ModelSpec& m, const ClusterSpec& c, const Training& t, const Layout& l,
-                                               const EstimateOptions& o) {
+std::optional<FittingChange> FindFittingChange(const ModelSpec& m, const ClusterSpec& c, const Training& t,
+                                               const Layout& l, const EstimateOptions& o) {
   std::vector<std::pair<std::string, Layout>> candidates;
   auto add = [&](std::string change, Layout x) {
     x.dp = 0;  // derived again from the world size
@@ -46,7 +46,8 @@ std::optional<FittingChange> FindFittingChange(const ModelSpec& m, const Cluster
   for (auto& [change, x] : candidates) {
     try {
       Estimate e = EstimateStep(m, c, t, x, o);
-      if (e.fits && (!best || e.tokens_per_s_per_gpu > best->estimate.tokens_per_s_per_gpu)) best = FittingChange{change, std::move(e)};
+      if (e.fits && (!best || e.tokens_per_s_per_gpu > best->estimate.tokens_per_s_per_gpu))
+        best = FittingChange{change, std::move(e)};
     } catch (const InputError&) {
       // Not a valid layout for this model and cluster (tp beyond the heads, pp beyond the layers).
     }

@@ -17,7 +17,7 @@ struct FittingChange {
 };
 
 // The fitting single change with the highest tokens/s per GPU, or nullopt when none fits.
-std::optional<FittingChange> FindFittingChange(const ModelSpec& m, const ClusterSpec& c, const Training& t, const Layout& l,
-                                               const EstimateOptions& o);
+std::optional<FittingChange> FindFittingChange(const ModelSpec& m, const ClusterSpec& c, const Training& t,
+                                               const Layout& l, const EstimateOptions& o);
 
 }  // namespace paratune

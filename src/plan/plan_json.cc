@@ -35,8 +35,12 @@ nlohmann::json PlanToJson(const PlanResult& res, const PlanRequest& r, const std
   pin("mbs", r.mbs);
   if (r.recompute) pinned["recompute"] = RecomputeName(*r.recompute);
   json bounds = json::object();
-  for (auto [k, v] : {std::pair{"max_tp", r.max_tp}, {"max_pp", r.max_pp}, {"max_vp", r.max_vp},
-                      {"max_cp", r.max_cp}, {"max_ep", r.max_ep}, {"max_mbs", r.max_mbs}})
+  for (auto [k, v] : {std::pair{"max_tp", r.max_tp},
+                      {"max_pp", r.max_pp},
+                      {"max_vp", r.max_vp},
+                      {"max_cp", r.max_cp},
+                      {"max_ep", r.max_ep},
+                      {"max_mbs", r.max_mbs}})
     if (v > 0) bounds[k] = v;
   j["search"] = {{"objective", ObjectiveName(r.objective)},
                  {"headroom", r.headroom},

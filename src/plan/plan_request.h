@@ -31,7 +31,7 @@ inline constexpr int64_t kContextParallelMinSeq = 16384;
 struct PlanRequest {
   ModelSpec model;
   ClusterSpec cluster;
-  Training training;          // precision is ignored when any_precision
+  Training training;           // precision is ignored when any_precision
   bool any_precision = false;  // search every precision the GPU has tensor cores for
 
   // Pinned dimensions; unset = searched.

@@ -34,10 +34,15 @@ void SetBounds(const PlanSearch& p, PlanRequest& r) {
   r.max_ep = p.max_ep;
   r.max_mbs = p.max_mbs;
   // A pinned value above its own bound leaves nothing to search: say which two disagree.
-  for (auto [flag, bound, pinned] : {std::tuple{"--tp", r.max_tp, r.tp}, {"--pp", r.max_pp, r.pp}, {"--vp", r.max_vp, r.vp},
-                                     {"--cp", r.max_cp, r.cp}, {"--ep", r.max_ep, r.ep}, {"--mbs", r.max_mbs, r.mbs}})
+  for (auto [flag, bound, pinned] : {std::tuple{"--tp", r.max_tp, r.tp},
+                                     {"--pp", r.max_pp, r.pp},
+                                     {"--vp", r.max_vp, r.vp},
+                                     {"--cp", r.max_cp, r.cp},
+                                     {"--ep", r.max_ep, r.ep},
+                                     {"--mbs", r.max_mbs, r.mbs}})
     if (pinned && bound > 0 && *pinned > bound)
-      throw InputError(fmt::format("{} {} is above --max-{} {}: the two exclude each other", flag, *pinned, flag + 2, bound));
+      throw InputError(
+          fmt::format("{} {} is above --max-{} {}: the two exclude each other", flag, *pinned, flag + 2, bound));
 }
 
 }  // namespace

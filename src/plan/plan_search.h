@@ -17,10 +17,10 @@ namespace paratune {
 struct PlanSearch {
   // Upper bounds of the searched values; 0 = none.
   int max_tp = 0, max_pp = 0, max_vp = 0, max_cp = 0, max_ep = 0, max_mbs = 0;
-  int top = 10;                         // layouts listed
+  int top = 10;                          // layouts listed
   std::string objective = "throughput";  // or "memory" (kObjectiveNames)
-  double headroom = 0.05;               // fraction of HBM kept free
-  std::string sweep;                    // "" or a knob (kSweepKnobNames): the best layout per value
+  double headroom = 0.05;                // fraction of HBM kept free
+  std::string sweep;                     // "" or a knob (kSweepKnobNames): the best layout per value
 };
 
 // precision "any" searches every precision the GPU supports. Throws InputError (a bad scenario,

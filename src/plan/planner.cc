@@ -53,7 +53,8 @@ std::vector<int> Choices(const std::optional<int>& pin, std::vector<int> all, in
 }
 
 void CheckPin(const std::optional<int>& v, const char* field, int lo, int hi = 1 << 30) {
-  if (v && (*v < lo || *v > hi)) throw InputError(fmt::format("`{}` must be between {} and {}, got {}", field, lo, hi, *v));
+  if (v && (*v < lo || *v > hi))
+    throw InputError(fmt::format("`{}` must be between {} and {}, got {}", field, lo, hi, *v));
 }
 
 // The levels of the enumeration, outermost first: a rule of the table (layout/rules.h) is
@@ -63,8 +64,8 @@ constexpr uint32_t kFixedAtStart = kDimSwitches;
 // two (docs/planner.md).
 constexpr int64_t kSmallMicroBatch = 16;  // the overlap, flash-attention and SP switches
 // The schedule is innermost: it changes no stage cost, so one StepCosts serves every schedule.
-constexpr uint32_t kLevels[] = {kDimPrecision, kDimTp, kDimPp, kDimVp, kDimSplit, kDimCp, kDimEp | kDimEtp,
-                                kDimZero, kDimRecompute, kDimMbs, kDimSchedule};
+constexpr uint32_t kLevels[] = {kDimPrecision,    kDimTp,   kDimPp,        kDimVp,  kDimSplit,   kDimCp,
+                                kDimEp | kDimEtp, kDimZero, kDimRecompute, kDimMbs, kDimSchedule};
 enum Level : size_t { kLPrecision, kLTp, kLPp, kLVp, kLSplit, kLCp, kLEp, kLZero, kLRecompute, kLMbs, kLSchedule };
 
 // Peak micro-batches in flight on rank s that the schedule's order alone implies: the forwards
@@ -73,12 +74,15 @@ enum Level : size_t { kLPrecision, kLTp, kLPp, kLVp, kLSplit, kLCp, kLEp, kLZero
 // over vp. The simulated peak is never lower.
 double InflightLowerBound(ScheduleKind k, int pp, int vp, int s, int64_t m) {
   switch (k) {
-    case ScheduleKind::kGpipe: return static_cast<double>(m);
+    case ScheduleKind::kGpipe:
+      return static_cast<double>(m);
     case ScheduleKind::k1F1B:
-    case ScheduleKind::kZbH1: return static_cast<double>(std::min<int64_t>(pp - s, m));
+    case ScheduleKind::kZbH1:
+      return static_cast<double>(std::min<int64_t>(pp - s, m));
     case ScheduleKind::kInterleaved: {
       const int64_t total = m * vp;
-      const int64_t w = m == pp ? total : std::min<int64_t>(2LL * (pp - s - 1) + static_cast<int64_t>(vp - 1) * pp + 1, total);
+      const int64_t w =
+          m == pp ? total : std::min<int64_t>(2LL * (pp - s - 1) + static_cast<int64_t>(vp - 1) * pp + 1, total);
       return static_cast<double>(w) / vp;
     }
   }
@@ -87,7 +91,11 @@ double InflightLowerBound(ScheduleKind k, int pp, int vp, int s, int64_t m) {
 
 class Search {
  public:
-  explicit Search(const PlanRequest& r) : r_(r), m_(r.model), g_(r.cluster.gpu), domain_(r.cluster.fabric.nvlink_domain),
+  explicit Search(const PlanRequest& r)
+      : r_(r),
+        m_(r.model),
+        g_(r.cluster.gpu),
+        domain_(r.cluster.fabric.nvlink_domain),
         costs_(r.model, r.cluster, r.options.state_bytes) {
     uint32_t fixed = kFixedAtStart;
     for (size_t i = 0; i < std::size(kLevels); ++i) {
@@ -141,8 +149,12 @@ class Search {
     CheckPin(r_.etp, "etp", 1);
     CheckPin(r_.zero, "zero", 0, 3);
     CheckPin(r_.mbs, "mbs", 1);
-    for (auto [v, field] : {std::pair{r_.max_tp, "max_tp"}, {r_.max_pp, "max_pp"}, {r_.max_vp, "max_vp"},
-                            {r_.max_cp, "max_cp"}, {r_.max_ep, "max_ep"}, {r_.max_mbs, "max_mbs"}})
+    for (auto [v, field] : {std::pair{r_.max_tp, "max_tp"},
+                            {r_.max_pp, "max_pp"},
+                            {r_.max_vp, "max_vp"},
+                            {r_.max_cp, "max_cp"},
+                            {r_.max_ep, "max_ep"},
+                            {r_.max_mbs, "max_mbs"}})
       if (v < 0) throw InputError(fmt::format("`{}` must not be negative, got {}", field, v));
     // The table's size rule on the fixed inputs (the searched sizes are positive by construction).
     const Layout fixed = r_.switches;
@@ -170,7 +182,9 @@ class Search {
     }
     return nullptr;
   }
-  bool Passes(size_t level, const char* dim, int value, const std::string& shown = "") { return Failing(level, dim, value, shown) == nullptr; }
+  bool Passes(size_t level, const char* dim, int value, const std::string& shown = "") {
+    return Failing(level, dim, value, shown) == nullptr;
+  }
 
   void SearchTp() {
     const int64_t world = r_.cluster.gpus;
@@ -266,9 +280,8 @@ class Search {
   std::vector<std::pair<int, int>> ExpertChoices() const {
     if (!m_.is_moe()) return {{r_.ep.value_or(1), r_.etp.value_or(0)}};
     std::vector<std::pair<int, int>> v;
-    const std::vector<int> etps =
-        r_.etp ? std::vector<int>{*r_.etp}
-               : Divisors(r_.options.rules.allow_cross_domain_tp ? r_.cluster.gpus : domain_);
+    const std::vector<int> etps = r_.etp ? std::vector<int>{*r_.etp}
+                                         : Divisors(r_.options.rules.allow_cross_domain_tp ? r_.cluster.gpus : domain_);
     for (int ep : Choices(r_.ep, Divisors(m_.experts), r_.max_ep))
       for (int et : etps) v.push_back({ep, et});
     return v;
@@ -312,15 +325,17 @@ class Search {
       const StepCosts* sc = nullptr;  // one for every schedule
       for (std::optional<ScheduleKind> sk : ScheduleChoices(l_.pp, l_.vp)) {
         l_.schedule = sk;
-        if (const LayoutRule* rule = Failing(kLSchedule, "schedule", static_cast<int>(l_.pipeline_schedule()), ScheduleName(l_.pipeline_schedule()))) {
+        if (const LayoutRule* rule = Failing(kLSchedule, "schedule", static_cast<int>(l_.pipeline_schedule()),
+                                             ScheduleName(l_.pipeline_schedule()))) {
           batch = batch || std::string_view(rule->id) == "batch-divisible";
           continue;
         }
         any = true;
         ++res_.candidates;
         if (!sc) sc = &costs_.For(t_, l_);
-        Candidate c{split_, l_.dp, l_.tp, l_.pp, l_.vp, l_.cp, l_.ep, l_.etp, l_.mbs, static_cast<int8_t>(l_.zero),
-                    l_.recompute, l_.schedule, t_.precision, 0, 0};
+        Candidate c{split_,       l_.dp,       l_.tp,        l_.pp,  l_.vp,
+                    l_.cp,        l_.ep,       l_.etp,       l_.mbs, static_cast<int8_t>(l_.zero),
+                    l_.recompute, l_.schedule, t_.precision, 0,      0};
         const ScheduleKind kind = l_.pipeline_schedule();
         c.step_lower_s = StepLowerBound(*sc, kind);
         for (size_t s = 0; s < sc->stages.size(); ++s) {
@@ -439,8 +454,8 @@ class Search {
         // Ranking resolves throughput to 0.001 tokens/s (ranking.cc); 0.002 keeps clear of it.
         const double upper_tps = c.step_lower_s > 0 ? tokens / (c.step_lower_s * gpus) : 1e300;
         const bool below_top = upper_tps + 0.002 < *top_tps.begin();
-        const bool below_none = c.recompute != Recompute::kNone ||
-                                (best_none_ && upper_tps + 0.002 < best_none_->tokens_per_s_per_gpu);
+        const bool below_none =
+            c.recompute != Recompute::kNone || (best_none_ && upper_tps + 0.002 < best_none_->tokens_per_s_per_gpu);
         if (below_top && below_none) {
           ++res_.pruned_by_bound;
           continue;
@@ -490,15 +505,17 @@ class Search {
   std::string NothingFits() const {
     const std::string what = fmt::format("{} on {} x {}", m_.name, r_.cluster.gpus, g_.name);
     if (res_.estimated > 0)
-      return fmt::format("no layout of {} fits: {} valid layouts estimated; the smallest needs {:.1f} GB per GPU, over "
-                         "the {:.1f} GB limit ({:.0f}% of {:.1f} GB; `headroom` {})",
-                         what, res_.estimated, min_need_ / 1e9, res_.memory_limit_bytes / 1e9,
-                         100 * (1 - r_.headroom), g_.hbm_bytes / 1e9, r_.headroom);
+      return fmt::format(
+          "no layout of {} fits: {} valid layouts estimated; the smallest needs {:.1f} GB per GPU, over "
+          "the {:.1f} GB limit ({:.0f}% of {:.1f} GB; `headroom` {})",
+          what, res_.estimated, min_need_ / 1e9, res_.memory_limit_bytes / 1e9, 100 * (1 - r_.headroom),
+          g_.hbm_bytes / 1e9, r_.headroom);
     if (!batch_dps_.empty()) {
       std::vector<int64_t> units(batch_dps_.begin(), batch_dps_.end());
-      return fmt::format("no layout of {} is valid: global batch {} is not divisible by dp*mbs for any dp the other "
-                         "rules allow (dp*mbs in {{{}}}); nearest valid global batches: {}",
-                         what, r_.training.global_batch, List(units), NearestBatches());
+      return fmt::format(
+          "no layout of {} is valid: global batch {} is not divisible by dp*mbs for any dp the other "
+          "rules allow (dp*mbs in {{{}}}); nearest valid global batches: {}",
+          what, r_.training.global_batch, List(units), NearestBatches());
     }
     // The rule that excluded the most branches, with its first message.
     const std::pair<const std::string, Exclusion>* top = nullptr;
@@ -512,8 +529,14 @@ class Search {
   // Where a rule or a search policy decided, for the report.
   void Notes() {
     auto add = [&](const std::string& rule, const std::string& note) { res_.rules.push_back({rule, note}); };
-    for (auto [pin, dim] : {std::pair{&r_.tp, "tp"}, {&r_.pp, "pp"}, {&r_.vp, "vp"}, {&r_.cp, "cp"}, {&r_.ep, "ep"},
-                            {&r_.etp, "etp"}, {&r_.zero, "zero"}, {&r_.mbs, "mbs"}})
+    for (auto [pin, dim] : {std::pair{&r_.tp, "tp"},
+                            {&r_.pp, "pp"},
+                            {&r_.vp, "vp"},
+                            {&r_.cp, "cp"},
+                            {&r_.ep, "ep"},
+                            {&r_.etp, "etp"},
+                            {&r_.zero, "zero"},
+                            {&r_.mbs, "mbs"}})
       if (*pin) add("pinned", fmt::format("{} pinned to {}", dim, **pin));
     // Rules in table order.
     for (const LayoutRule& rule : LayoutRules()) {
@@ -525,8 +548,9 @@ class Search {
       add(rule.id, fmt::format("{} {} excluded ({} branches), e.g.: {}", x.dim,
                                x.values.size() == 1 ? shown : "in {" + shown + "}", x.count, x.example));
     }
-    add("rank-order", "ranks are ordered tp (fastest), cp, dp, pp as in Megatron-Core: TP stays inside a "
-                      "node, PP and DP groups are the outer dimensions and span nodes");
+    add("rank-order",
+        "ranks are ordered tp (fastest), cp, dp, pp as in Megatron-Core: TP stays inside a "
+        "node, PP and DP groups are the outer dimensions and span nodes");
     if (!r_.cp && r_.training.seq < kContextParallelMinSeq)
       add("cp-long-sequences", fmt::format("cp not considered: sequence {} < {} tokens (context parallelism "
                                            "only for long sequences; pin `cp` to force it)",
@@ -540,12 +564,14 @@ class Search {
                       domain_));
     }
     if (!r_.switches.schedule)
-      add("schedules", "1f1b and zb-h1 searched for vp 1, interleaved for vp > 1 (gpipe only pinned: "
-                       "1F1B's bubble with every micro-batch in flight)");
+      add("schedules",
+          "1f1b and zb-h1 searched for vp 1, interleaved for vp > 1 (gpipe only pinned: "
+          "1F1B's bubble with every micro-batch in flight)");
     if (r_.switches.pp_layout.empty())
-      add("pipeline-splits", "even splits; where pp*vp does not divide the layers, Megatron's account-for "
-                             "splits (embedding and/or loss counted as a layer), else with vp 1 first/last "
-                             "stage layer counts (layout/pipeline_split.h)");
+      add("pipeline-splits",
+          "even splits; where pp*vp does not divide the layers, Megatron's account-for "
+          "splits (embedding and/or loss counted as a layer), else with vp 1 first/last "
+          "stage layer counts (layout/pipeline_split.h)");
     if (res_.skipped_memory > 0)
       add("memory", fmt::format("{} layouts skipped: even their lower-bound peak memory exceeds {:.1f} GB",
                                 res_.skipped_memory, res_.memory_limit_bytes / 1e9));
@@ -557,9 +583,9 @@ class Search {
 
   struct Exclusion {
     int64_t count = 0;
-    std::string dim;      // the dimension being fixed when the rule first fired
+    std::string dim;                    // the dimension being fixed when the rule first fired
     std::map<int, std::string> values;  // its values the rule excluded, with the names printed
-    std::string example;  // the first message
+    std::string example;                // the first message
   };
 
   const PlanRequest& r_;
@@ -576,10 +602,10 @@ class Search {
   std::map<std::string, Exclusion> excluded_;
   std::set<int64_t> batch_dps_;  // dp*mbs of branches where only the batch rule was left to fail
   std::vector<Candidate> candidates_;
-  StepCostCache costs_;  // the candidates' stage costs, shared where their layouts share them
+  StepCostCache costs_;                   // the candidates' stage costs, shared where their layouts share them
   std::vector<std::vector<int>> splits_;  // the pipeline splits searched, one entry per (pp, vp, split) visited
   uint32_t split_ = 0;                    // the current one's index
-  ScheduleTimeCache schedule_cache_;  // ZeRO stages and switches share a schedule's pipeline time
+  ScheduleTimeCache schedule_cache_;      // ZeRO stages and switches share a schedule's pipeline time
 };
 
 }  // namespace

@@ -22,15 +22,15 @@ struct RuleNote {
 };
 
 struct PlanResult {
-  std::vector<Estimate> ranked;      // best first, at most request.top
-  int64_t candidates = 0;            // whole layouts that passed every rule
-  int64_t rejected_by_rules = 0;     // branches of the enumeration a rule cut (partial or whole layouts)
-  int64_t estimated = 0;             // layouts estimated (simulated)
-  int64_t skipped_memory = 0;        // layouts whose memory lower bound exceeds the limit
-  int64_t pruned_by_bound = 0;       // layouts whose step-time lower bound keeps them out of the top
-  int64_t fitting = 0;               // estimates that fit the memory limit
-  double memory_limit_bytes = 0;     // (1 - headroom) * HBM
-  std::vector<RuleNote> rules;       // where a rule decided, in search order
+  std::vector<Estimate> ranked;          // best first, at most request.top
+  int64_t candidates = 0;                // whole layouts that passed every rule
+  int64_t rejected_by_rules = 0;         // branches of the enumeration a rule cut (partial or whole layouts)
+  int64_t estimated = 0;                 // layouts estimated (simulated)
+  int64_t skipped_memory = 0;            // layouts whose memory lower bound exceeds the limit
+  int64_t pruned_by_bound = 0;           // layouts whose step-time lower bound keeps them out of the top
+  int64_t fitting = 0;                   // estimates that fit the memory limit
+  double memory_limit_bytes = 0;         // (1 - headroom) * HBM
+  std::vector<RuleNote> rules;           // where a rule decided, in search order
   std::vector<std::string> explanation;  // why #1 beats #2, with numbers
 };
 

@@ -164,7 +164,8 @@ TEST(Planner, MemoryObjectiveOrdersByPeakMemory) {
   const PlanResult res = Plan(r);
   ExpectSound(r, res);
   for (size_t i = 1; i < res.ranked.size(); ++i)
-    EXPECT_LE(std::llround(res.ranked[i - 1].peak_memory_bytes / 1e6), std::llround(res.ranked[i].peak_memory_bytes / 1e6));
+    EXPECT_LE(std::llround(res.ranked[i - 1].peak_memory_bytes / 1e6),
+              std::llround(res.ranked[i].peak_memory_bytes / 1e6));
 }
 
 TEST(Planner, DeterministicAcrossRuns) {
@@ -358,7 +359,6 @@ TEST(LinkLoads, Gpt3SearchRanksAPhysicalLayoutFirst) {
   EXPECT_LE(theirs.step_time_s, 1.05 * best.step_time_s);
 }
 
-
 // Issue 32: a 2.5 ms gap between #1 and #2 was split into "902%" and "-802% of the gap". A gap
 // under 5% of the step is said to be within the model's noise, without percentages of it; a
 // larger one keeps them.
@@ -378,13 +378,13 @@ TEST(ExplainPlan, GapWithinNoiseHasNoPercentages) {
     return all;
   };
   const std::string close = explain_with(0.01 * a.step_time_s);
-  EXPECT_NE(close.find("within the model's noise (under 5%): #1 and #2 are as good as equal"), std::string::npos) << close;
+  EXPECT_NE(close.find("within the model's noise (under 5%): #1 and #2 are as good as equal"), std::string::npos)
+      << close;
   EXPECT_EQ(close.find("of the gap"), std::string::npos) << close;
   const std::string far = explain_with(0.2 * a.step_time_s);
   EXPECT_NE(far.find("Where the gap comes from"), std::string::npos) << far;
   EXPECT_NE(far.find("of the gap"), std::string::npos) << far;
 }
-
 
 // Issue 32: the notes said "split 0 excluded" and "schedule 2 excluded" (enum numbers). The
 // dimensions that are names print their names.

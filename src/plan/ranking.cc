@@ -13,9 +13,8 @@ long long MemoryKey(const Estimate& e) { return std::llround(e.peak_memory_bytes
 
 auto LayoutTuple(const Estimate& e) {
   const Layout& l = e.layout;
-  return std::make_tuple(l.tp, l.pp, l.vp, l.cp, l.ep, l.expert_tp(), l.zero, static_cast<int>(l.recompute),
-                         l.mbs, static_cast<int>(e.training.precision), static_cast<int>(l.pipeline_schedule()),
-                         l.pp_layout);
+  return std::make_tuple(l.tp, l.pp, l.vp, l.cp, l.ep, l.expert_tp(), l.zero, static_cast<int>(l.recompute), l.mbs,
+                         static_cast<int>(e.training.precision), static_cast<int>(l.pipeline_schedule()), l.pp_layout);
 }
 
 }  // namespace

@@ -21,10 +21,10 @@ inline constexpr EnumNames<SweepKnob, 5> kSweepKnobNames{{{{SweepKnob::kTp, "tp"
                                                          5};
 
 struct SweepPoint {
-  std::string value;    // "4", "selective", "fp8"
+  std::string value;  // "4", "selective", "fp8"
   bool fits = false;
-  Estimate best;        // when fits
-  std::string reason;   // when not: the planner's one line
+  Estimate best;       // when fits
+  std::string reason;  // when not: the planner's one line
 };
 
 struct SweepResult {

@@ -38,15 +38,20 @@ int64_t AsInteger(py::handle v, const std::string& name) {
 }
 
 template <>
-int64_t As<int64_t>(py::handle v, const std::string& name) { return AsInteger(v, name); }
+int64_t As<int64_t>(py::handle v, const std::string& name) {
+  return AsInteger(v, name);
+}
 
 template <>
-long long As<long long>(py::handle v, const std::string& name) { return AsInteger(v, name); }
+long long As<long long>(py::handle v, const std::string& name) {
+  return AsInteger(v, name);
+}
 
 template <>
 int As<int>(py::handle v, const std::string& name) {
   const int64_t x = AsInteger(v, name);
-  if (x < INT32_MIN || x > INT32_MAX) throw py::type_error(fmt::format("{}: {} does not fit a 32-bit integer", name, x));
+  if (x < INT32_MIN || x > INT32_MAX)
+    throw py::type_error(fmt::format("{}: {} does not fit a 32-bit integer", name, x));
   return static_cast<int>(x);
 }
 
@@ -109,7 +114,8 @@ Setter IntoRank() {
 }
 // --grad-reduce-in-bf16 is the CLI's negation of Layout::grad_reduce_in_fp32.
 Setter IntoGradReduceInBf16() {
-  return [](Keywords& k, py::handle v, const std::string& n) { k.scenario.layout.grad_reduce_in_fp32 = !As<bool>(v, n); };
+  return
+      [](Keywords& k, py::handle v, const std::string& n) { k.scenario.layout.grad_reduce_in_fp32 = !As<bool>(v, n); };
 }
 Setter IntoMegatron() {
   return [](Keywords& k, py::handle v, const std::string& n) { k.from_megatron = As<std::string>(v, n); };

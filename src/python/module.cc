@@ -81,7 +81,8 @@ std::string EmitDocument(const std::string& framework, const py::dict& kwargs) {
   return DocumentText(EmittedToJson(f, EmitLayout(f, ResolveScenario(k.scenario))));
 }
 
-std::string AnalyzeDocument(const std::vector<std::string>& inputs, const py::dict& kwargs, const py::object& progress) {
+std::string AnalyzeDocument(const std::vector<std::string>& inputs, const py::dict& kwargs,
+                            const py::object& progress) {
   const Keywords k = ReadKeywords(kwargs, "analyze", kScenario | kTraces | kReading);
   AnalyzeRequest r = k.analyze;
   r.inputs = inputs;

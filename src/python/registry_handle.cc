@@ -30,8 +30,8 @@ std::string RegistryHandle::Where() {
 
 std::pair<std::string, std::vector<std::string>> RegistryHandle::Record(
     const std::vector<std::string>& files, const std::string& name,
-    const std::vector<std::pair<std::string, std::string>>& tags, const std::string& software, const std::string& cluster,
-    const std::string& model, bool baseline) {
+    const std::vector<std::pair<std::string, std::string>>& tags, const std::string& software,
+    const std::string& cluster, const std::string& model, bool baseline) {
   py::gil_scoped_release released;
   const std::lock_guard<std::mutex> lock(mutex_);
   if (files.empty()) throw InputError("runs record: give the FILES of a run, or --csv FILE");

@@ -25,19 +25,20 @@ class RegistryHandle {
 
   std::string Where();
   // (paratune.runs.record/1, warnings about the files).
-  std::pair<std::string, std::vector<std::string>> Record(const std::vector<std::string>& files, const std::string& name,
+  std::pair<std::string, std::vector<std::string>> Record(const std::vector<std::string>& files,
+                                                          const std::string& name,
                                                           const std::vector<std::pair<std::string, std::string>>& tags,
                                                           const std::string& software, const std::string& cluster,
                                                           const std::string& model, bool baseline);
   // paratune.runs.import/1: every usable row of a published-runs CSV as a run of its own.
   std::string RecordCsv(const std::string& csv, const std::string& hardware, const std::string& cluster,
                         const std::string& software, const std::vector<std::pair<std::string, std::string>>& tags);
-  std::string List(const std::vector<std::string>& filters, int limit);     // paratune.runs.list/1
-  std::string Show(const std::string& name);                                // paratune.runs.show/1
+  std::string List(const std::vector<std::string>& filters, int limit);            // paratune.runs.list/1
+  std::string Show(const std::string& name);                                       // paratune.runs.show/1
   std::string Compare(const std::string& a, const std::optional<std::string>& b);  // paratune.runs.compare/1
   std::string SetBaseline(const std::string& name, const std::string& scope);      // paratune.runs.baselines/1
-  std::string Baselines();                                                  // paratune.runs.baselines/1
-  std::string ExportCsv();                                                  // runs export --csv
+  std::string Baselines();                                                         // paratune.runs.baselines/1
+  std::string ExportCsv();                                                         // runs export --csv
   void Close();
 
  private:

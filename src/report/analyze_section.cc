@@ -18,18 +18,24 @@ std::string RenderAnalyzeSection(const ReportInput& in) {
   const JsonFields f(in.doc, in.path);
   const std::string id = ChartId(in.path, "analyze");
   const nlohmann::json& ranks = f.Array("ranks");
-  std::string html = Paragraph(fmt::format("{} rank{}, {} events.", ranks.size(), ranks.size() == 1 ? "" : "s",
-                                           f.NumberOr("events", 0)));
+  std::string html = Paragraph(
+      fmt::format("{} rank{}, {} events.", ranks.size(), ranks.size() == 1 ? "" : "s", f.NumberOr("events", 0)));
   BarChartData per_rank;
-  per_rank.spec = {id + "-ranks", "GPU time per rank", "Compute, non-compute (communication, memory) and idle GPU time of each rank.",
-                   "rank", "time", "", "s"};
+  per_rank.spec = {id + "-ranks",
+                   "GPU time per rank",
+                   "Compute, non-compute (communication, memory) and idle GPU time of each rank.",
+                   "rank",
+                   "time",
+                   "",
+                   "s"};
   per_rank.series = {{"compute", {}}, {"non-compute", {}}, {"idle", {}}};
   std::map<std::string, double> categories;
   std::map<std::string, std::pair<double, int>> busbw;    // kind -> (sum, ranks with a value)
   std::map<std::string, std::pair<double, int>> ceiling;  // kind -> (sum, ranks with a value)
   for (size_t i = 0; i < ranks.size(); ++i) {
     const JsonView r(f, ranks[i], fmt::format("ranks[{}]", i));
-    per_rank.categories.push_back(fmt::format("rank {}", static_cast<int64_t>(r.NumberOr("rank", static_cast<double>(i)))));
+    per_rank.categories.push_back(
+        fmt::format("rank {}", static_cast<int64_t>(r.NumberOr("rank", static_cast<double>(i)))));
     const JsonView t = r.Child("temporal");
     per_rank.series[0].values.push_back(t.Number("compute_s"));
     per_rank.series[1].values.push_back(t.Number("non_compute_s"));
@@ -58,8 +64,13 @@ std::string RenderAnalyzeSection(const ReportInput& in) {
   }
   html += RenderStackedBarChart(per_rank);
   BarChartData cat;
-  cat.spec = {id + "-categories", "Kernel time by category", "GPU kernel time summed over ranks, by kernel category.",
-              "category", "time", "", "s"};
+  cat.spec = {id + "-categories",
+              "Kernel time by category",
+              "GPU kernel time summed over ranks, by kernel category.",
+              "category",
+              "time",
+              "",
+              "s"};
   cat.series = {{"kernel time", {}}};
   for (const auto& [name, s] : categories) {
     cat.categories.push_back(name);
@@ -68,8 +79,13 @@ std::string RenderAnalyzeSection(const ReportInput& in) {
   html += RenderBarChart(cat);
   if (!busbw.empty()) {
     BarChartData bw;
-    bw.spec = {id + "-busbw", "Collective bus bandwidth", "Mean bus bandwidth over ranks of each collective kind with sized calls.",
-               "collective", "bus bandwidth", "", "B/s"};
+    bw.spec = {id + "-busbw",
+               "Collective bus bandwidth",
+               "Mean bus bandwidth over ranks of each collective kind with sized calls.",
+               "collective",
+               "bus bandwidth",
+               "",
+               "B/s"};
     bw.series = {{"bus bandwidth", {}}};
     // The ceiling, a second series beside each bar: the mean over ranks of the collective's link
     // ceiling (0 for a kind with none, e.g. "other").
@@ -90,8 +106,13 @@ std::string RenderAnalyzeSection(const ReportInput& in) {
   }
   if (const nlohmann::json* p = f.Find("prediction"); p && p->is_object()) {
     BarChartData pm;
-    pm.spec = {id + "-prediction", "Measured beside predicted", "The measured step time beside the cost model's prediction.",
-               "", "step time", "", "s"};
+    pm.spec = {id + "-prediction",
+               "Measured beside predicted",
+               "The measured step time beside the cost model's prediction.",
+               "",
+               "step time",
+               "",
+               "s"};
     pm.categories = {"step time"};
     pm.series = {{"measured", {f.Number("prediction.measured_step_time_s")}},
                  {"predicted", {f.Number("prediction.predicted_step_time_s")}}};
@@ -106,7 +127,8 @@ std::string RenderAnalyzeSection(const ReportInput& in) {
       const JsonView r(f, (*st)[i], fmt::format("stragglers.ranks[{}]", i));
       const nlohmann::json* flag = r.Find("straggler");
       t.rows.push_back({fmt::format("{}", r.NumberOr("rank", 0)), FormatValue(r.NumberOr("mean_step_time_s", 0), "s"),
-                        fmt::format("{:.2f}", r.NumberOr("step_time_robust_z", 0)), fmt::format("{}", r.NumberOr("last_arrivals", 0)),
+                        fmt::format("{:.2f}", r.NumberOr("step_time_robust_z", 0)),
+                        fmt::format("{}", r.NumberOr("last_arrivals", 0)),
                         FormatValue(r.NumberOr("caused_wait_s", 0), "s"),
                         flag && flag->is_boolean() && flag->get<bool>() ? "yes" : "no", r.StringOr("reason", "")});
     }

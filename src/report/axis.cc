@@ -11,7 +11,7 @@ namespace {
 // indigo; personal.sron.nl/~pault, 2021) so that the eleven step-time terms of a run's
 // breakdown never share a colour (issue 32: compute_s and optimizer_s did). page.cc defines them.
 constexpr size_t kPaletteSize = 12;
-constexpr double kLegendRow = 16;   // px per legend row
+constexpr double kLegendRow = 16;  // px per legend row
 constexpr double kLegendSwatch = 10;
 
 // Width of a legend entry: swatch, gap, the name at ~6.5 px per character (11 px sans), gap.
@@ -30,7 +30,8 @@ std::vector<std::string> TickLabels(const Ticks& t, const std::string& unit_in) 
   const std::string unit = ScaledUnit(unit_in) ? unit_in : "";
   std::vector<std::string> labels;
   if (t.label_unit_s > 0) {  // duration ticks: whole multiples of their unit, "30 min"
-    for (double v : t.values) labels.push_back(v == 0 ? std::string("0") : SvgNumber(v / t.label_unit_s, 0) + " " + t.label_unit);
+    for (double v : t.values)
+      labels.push_back(v == 0 ? std::string("0") : SvgNumber(v / t.label_unit_s, 0) + " " + t.label_unit);
     return labels;
   }
   for (double v : t.values) labels.push_back(FormatValue(v, unit));
@@ -65,17 +66,28 @@ void DrawYAxis(SvgWriter& w, const PlotArea& a, const Scale& s, const Ticks& t, 
   w.Open("g", {{"class", "axis y-axis"}});
   for (size_t i = 0; i < t.values.size(); ++i) {
     const std::string y = SvgNumber(s(t.values[i]), 1);
-    w.Empty("line", {{"class", "grid"}, {"x1", SvgNumber(a.x0(), 1)}, {"x2", SvgNumber(a.x1(), 1)}, {"y1", y}, {"y2", y}});
+    w.Empty("line",
+            {{"class", "grid"}, {"x1", SvgNumber(a.x0(), 1)}, {"x2", SvgNumber(a.x1(), 1)}, {"y1", y}, {"y2", y}});
     w.Text("text", labels[i],
-           {{"class", "tick"}, {"data-value", SvgValue(t.values[i])}, {"x", SvgNumber(a.x0() - 6, 1)}, {"y", y},
-            {"text-anchor", "end"}, {"dominant-baseline", "middle"}});
+           {{"class", "tick"},
+            {"data-value", SvgValue(t.values[i])},
+            {"x", SvgNumber(a.x0() - 6, 1)},
+            {"y", y},
+            {"text-anchor", "end"},
+            {"dominant-baseline", "middle"}});
   }
-  w.Empty("line", {{"class", "axis-line"}, {"x1", SvgNumber(a.x0(), 1)}, {"x2", SvgNumber(a.x0(), 1)},
-                   {"y1", SvgNumber(a.y1(), 1)}, {"y2", SvgNumber(a.y0(), 1)}});
+  w.Empty("line", {{"class", "axis-line"},
+                   {"x1", SvgNumber(a.x0(), 1)},
+                   {"x2", SvgNumber(a.x0(), 1)},
+                   {"y1", SvgNumber(a.y1(), 1)},
+                   {"y2", SvgNumber(a.y0(), 1)}});
   if (!label.empty()) {
     const std::string x = SvgNumber(14, 1), y = SvgNumber((a.y0() + a.y1()) / 2, 1);
     w.Text("text", AxisLabel(label, unit),
-           {{"class", "axis-label"}, {"x", x}, {"y", y}, {"text-anchor", "middle"},
+           {{"class", "axis-label"},
+            {"x", x},
+            {"y", y},
+            {"text-anchor", "middle"},
             {"transform", "rotate(-90 " + x + " " + y + ")"}});
   }
   w.Close("g");
@@ -87,16 +99,25 @@ void DrawXAxis(SvgWriter& w, const PlotArea& a, const Scale& s, const Ticks& t, 
   w.Open("g", {{"class", "axis x-axis"}});
   for (size_t i = 0; i < t.values.size(); ++i) {
     const std::string x = SvgNumber(s(t.values[i]), 1);
-    w.Empty("line", {{"class", "grid"}, {"x1", x}, {"x2", x}, {"y1", SvgNumber(a.y1(), 1)}, {"y2", SvgNumber(a.y0(), 1)}});
+    w.Empty("line",
+            {{"class", "grid"}, {"x1", x}, {"x2", x}, {"y1", SvgNumber(a.y1(), 1)}, {"y2", SvgNumber(a.y0(), 1)}});
     w.Text("text", labels[i],
-           {{"class", "tick"}, {"data-value", SvgValue(t.values[i])}, {"x", x}, {"y", SvgNumber(a.y0() + 16, 1)},
+           {{"class", "tick"},
+            {"data-value", SvgValue(t.values[i])},
+            {"x", x},
+            {"y", SvgNumber(a.y0() + 16, 1)},
             {"text-anchor", "middle"}});
   }
-  w.Empty("line", {{"class", "axis-line"}, {"x1", SvgNumber(a.x0(), 1)}, {"x2", SvgNumber(a.x1(), 1)},
-                   {"y1", SvgNumber(a.y0(), 1)}, {"y2", SvgNumber(a.y0(), 1)}});
+  w.Empty("line", {{"class", "axis-line"},
+                   {"x1", SvgNumber(a.x0(), 1)},
+                   {"x2", SvgNumber(a.x1(), 1)},
+                   {"y1", SvgNumber(a.y0(), 1)},
+                   {"y2", SvgNumber(a.y0(), 1)}});
   if (!label.empty()) {
     w.Text("text", AxisLabel(label, unit),
-           {{"class", "axis-label"}, {"x", SvgNumber((a.x0() + a.x1()) / 2, 1)}, {"y", SvgNumber(a.height - 8, 1)},
+           {{"class", "axis-label"},
+            {"x", SvgNumber((a.x0() + a.x1()) / 2, 1)},
+            {"y", SvgNumber(a.height - 8, 1)},
             {"text-anchor", "middle"}});
   }
   w.Close("g");
@@ -111,23 +132,30 @@ size_t PixelCount(double x, size_t cap) {
 void DrawCategoryAxis(SvgWriter& w, const PlotArea& a, const std::vector<std::string>& categories,
                       const std::vector<double>& centres, const std::string& label) {
   w.Open("g", {{"class", "axis x-axis category-axis"}});
-  w.Empty("line", {{"class", "axis-line"}, {"x1", SvgNumber(a.x0(), 1)}, {"x2", SvgNumber(a.x1(), 1)},
-                   {"y1", SvgNumber(a.y0(), 1)}, {"y2", SvgNumber(a.y0(), 1)}});
+  w.Empty("line", {{"class", "axis-line"},
+                   {"x1", SvgNumber(a.x0(), 1)},
+                   {"x2", SvgNumber(a.x1(), 1)},
+                   {"y1", SvgNumber(a.y0(), 1)},
+                   {"y2", SvgNumber(a.y0(), 1)}});
   // Every k-th label where they would overlap (~7 px per character of the longest label); the
   // data table names them all.
   size_t longest = 1;
   for (const std::string& c : categories) longest = std::max(longest, c.size());
   const double band = categories.empty() ? 1 : (a.x1() - a.x0()) / static_cast<double>(categories.size());
   const size_t every = band > 0 ? PixelCount(std::ceil(6.5 * static_cast<double>(longest) / band), categories.size())
-                                 : std::max<size_t>(1, categories.size());
+                                : std::max<size_t>(1, categories.size());
   for (size_t i = 0; i < categories.size() && i < centres.size(); i += every) {
     w.Text("text", categories[i],
-           {{"class", "category"}, {"x", SvgNumber(centres[i], 1)}, {"y", SvgNumber(a.y0() + 16, 1)},
+           {{"class", "category"},
+            {"x", SvgNumber(centres[i], 1)},
+            {"y", SvgNumber(a.y0() + 16, 1)},
             {"text-anchor", "middle"}});
   }
   if (!label.empty()) {
     w.Text("text", label,
-           {{"class", "axis-label"}, {"x", SvgNumber((a.x0() + a.x1()) / 2, 1)}, {"y", SvgNumber(a.height - 8, 1)},
+           {{"class", "axis-label"},
+            {"x", SvgNumber((a.x0() + a.x1()) / 2, 1)},
+            {"y", SvgNumber(a.height - 8, 1)},
             {"text-anchor", "middle"}});
   }
   w.Close("g");
@@ -162,8 +190,11 @@ void DrawLegend(SvgWriter& w, const PlotArea& a, const std::vector<std::string>&
       y += kLegendRow;
     }
     w.Open("g", {{"class", "legend-entry"}, {"data-series", names[i]}});
-    w.Empty("rect", {{"x", SvgNumber(x, 1)}, {"y", SvgNumber(y + 3, 1)}, {"width", SvgNumber(kLegendSwatch)},
-                     {"height", SvgNumber(kLegendSwatch)}, {"fill", SeriesColour(i)}});
+    w.Empty("rect", {{"x", SvgNumber(x, 1)},
+                     {"y", SvgNumber(y + 3, 1)},
+                     {"width", SvgNumber(kLegendSwatch)},
+                     {"height", SvgNumber(kLegendSwatch)},
+                     {"fill", SeriesColour(i)}});
     w.Text("text", names[i], {{"x", SvgNumber(x + kLegendSwatch + 4, 1)}, {"y", SvgNumber(y + 12, 1)}});
     w.Close("g");
     x += width;

@@ -13,7 +13,7 @@ namespace paratune {
 
 struct PlotArea {
   double left = 64, top = 28, right = 16, bottom = 48;  // margins, px
-  double width = 0, height = 0;                          // of the figure
+  double width = 0, height = 0;                         // of the figure
   double x0() const { return left; }
   double x1() const { return width - right; }
   double y0() const { return height - bottom; }  // bottom (y grows down)

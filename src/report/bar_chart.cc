@@ -104,15 +104,16 @@ std::string RenderBarChart(const BarChartData& d) {
     for (size_t j = 0; j < m; ++j) {
       const double v = d.series[j].values[i];
       const double top = std::min(y(v), base), bottom = std::max(y(v), base);
-      w.Open("rect", {{"class", "bar"},
-                      {"data-series", d.series[j].name},
-                      {"data-category", d.categories[i]},
-                      {"data-value", SvgValue(v)},
-                      {"x", SvgNumber(a.x0() + band * (static_cast<double>(i) + 0.1) + bar * static_cast<double>(j), 2)},
-                      {"y", SvgNumber(top, 2)},
-                      {"width", SvgNumber(bar, 2)},
-                      {"height", SvgNumber(bottom - top, 2)},
-                      {"fill", SeriesColour(j)}});
+      w.Open("rect",
+             {{"class", "bar"},
+              {"data-series", d.series[j].name},
+              {"data-category", d.categories[i]},
+              {"data-value", SvgValue(v)},
+              {"x", SvgNumber(a.x0() + band * (static_cast<double>(i) + 0.1) + bar * static_cast<double>(j), 2)},
+              {"y", SvgNumber(top, 2)},
+              {"width", SvgNumber(bar, 2)},
+              {"height", SvgNumber(bottom - top, 2)},
+              {"fill", SeriesColour(j)}});
       w.Text("title", d.series[j].name + ", " + d.categories[i] + ": " + FormatValue(v, d.spec.y_unit));
       w.Close("rect");
     }

@@ -41,7 +41,8 @@ TEST(BarChart, FigureFollowsTheDomContract) {
   EXPECT_EQ(svg[0].at("viewbox"), "0 0 760 360");
   EXPECT_EQ(svg[0].at("aria-labelledby"), "plan-tps-title");
   EXPECT_CONTAINS(html, "<title id=\"plan-tps-title\">Tokens/s per GPU</title>");
-  EXPECT_CONTAINS(html, "<desc id=\"plan-tps-desc\">Bar chart of 2 series over 3 categories; the largest is A of tp4, 30.</desc>");
+  EXPECT_CONTAINS(
+      html, "<desc id=\"plan-tps-desc\">Bar chart of 2 series over 3 categories; the largest is A of tp4, 30.</desc>");
   // The caption, then the table in <details>: one row per category, one column per series.
   EXPECT_LT(html.find("</svg>"), html.find("<figcaption>"));
   EXPECT_LT(html.find("<figcaption>"), html.find("<details>"));
@@ -170,7 +171,9 @@ TEST(StackedBarChart, PartsStackFromZero) {
   ASSERT_EQ(ref.size(), 1u);
   EXPECT_EQ(ref[0].at("y1"), "60");
   // Totals in the table.
-  EXPECT_CONTAINS(html, "<td>stage 1</td><td class=\"num\">10000000000</td><td class=\"num\">30000000000</td><td class=\"num\">40000000000</td>");
+  EXPECT_CONTAINS(html,
+                  "<td>stage 1</td><td class=\"num\">10000000000</td><td class=\"num\">30000000000</td><td "
+                  "class=\"num\">40000000000</td>");
   EXPECT_CONTAINS(html, "stage 0, 60 GB");
 }
 

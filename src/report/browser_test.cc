@@ -65,7 +65,8 @@ void PutChunk(std::string* out, const std::string& type, const std::string& data
   Put32(out, static_cast<uint32_t>(data.size()));
   const std::string body = type + data;
   out->append(body);
-  Put32(out, static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size()))));
+  Put32(out,
+        static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size()))));
 }
 
 int PaethRef(int a, int b, int c) {  // PNG specification 9.4, written out again for the test
@@ -86,14 +87,17 @@ std::string MakePng(int width, int height, int colour_type, int channels, const 
       const int x = pixels[at];
       const int a = i >= static_cast<size_t>(channels) ? pixels[at - static_cast<size_t>(channels)] : 0;
       const int b = y > 0 ? pixels[at - stride] : 0;
-      const int c = (y > 0 && i >= static_cast<size_t>(channels)) ? pixels[at - stride - static_cast<size_t>(channels)] : 0;
+      const int c =
+          (y > 0 && i >= static_cast<size_t>(channels)) ? pixels[at - stride - static_cast<size_t>(channels)] : 0;
       const int pred = f == 0 ? 0 : f == 1 ? a : f == 2 ? b : f == 3 ? (a + b) / 2 : PaethRef(a, b, c);
       raw.push_back(static_cast<char>((x - pred) & 0xff));
     }
   }
   std::string z(compressBound(static_cast<uLong>(raw.size())), '\0');
   uLongf zlen = static_cast<uLongf>(z.size());
-  EXPECT_EQ(compress(reinterpret_cast<Bytef*>(z.data()), &zlen, reinterpret_cast<const Bytef*>(raw.data()), static_cast<uLong>(raw.size())), Z_OK);
+  EXPECT_EQ(compress(reinterpret_cast<Bytef*>(z.data()), &zlen, reinterpret_cast<const Bytef*>(raw.data()),
+                     static_cast<uLong>(raw.size())),
+            Z_OK);
   z.resize(zlen);
   std::string png = "\x89PNG\r\n\x1a\n";
   std::string ihdr;
@@ -254,7 +258,8 @@ size_t CountIn(const std::string& hay, const std::string& needle) {
 }
 
 std::array<int, 3> PixelAt(const PngImage& img, int x, int y) {
-  const size_t at = (static_cast<size_t>(y) * static_cast<size_t>(img.width) + static_cast<size_t>(x)) * static_cast<size_t>(img.channels);
+  const size_t at = (static_cast<size_t>(y) * static_cast<size_t>(img.width) + static_cast<size_t>(x)) *
+                    static_cast<size_t>(img.channels);
   return {img.pixels[at], img.pixels[at + 1], img.pixels[at + 2]};
 }
 
@@ -300,7 +305,8 @@ TEST(Chromium, SelfContainedSvgPageLoadsCleanAndDraws) {
 TEST(Chromium, ExternalImageIsARequestThatFails) {
   PARATUNE_CHROMIUM_OR_SKIP();
   TempDir dir;
-  const auto page = Load(dir.Page("img.html", R"(<!doctype html><html><head><meta charset="utf-8"><title>img</title></head>
+  const auto page =
+      Load(dir.Page("img.html", R"(<!doctype html><html><head><meta charset="utf-8"><title>img</title></head>
 <body><p>x</p><img src="http://example.com/x.png" alt="x"></body></html>)"));
   ASSERT_TRUE(page);
   EXPECT_EQ(page->requests, std::vector<std::string>{"http://example.com/x.png"});
@@ -321,13 +327,15 @@ TEST(Chromium, ExternalImageUnderThePolicyIsARequestAndAnError) {
   ASSERT_TRUE(page);
   EXPECT_EQ(page->requests, std::vector<std::string>{"https://example.com/y.png"});
   ASSERT_EQ(page->console_errors.size(), 1u);
-  EXPECT_CONTAINS(page->console_errors[0], "Loading the image 'https://example.com/y.png' violates the following Content Security Policy");
+  EXPECT_CONTAINS(page->console_errors[0],
+                  "Loading the image 'https://example.com/y.png' violates the following Content Security Policy");
 }
 
 TEST(Chromium, ScriptErrorsAreConsoleErrors) {
   PARATUNE_CHROMIUM_OR_SKIP();
   TempDir dir;
-  const auto page = Load(dir.Page("script.html", R"(<!doctype html><html><head><meta charset="utf-8"><title>s</title></head>
+  const auto page =
+      Load(dir.Page("script.html", R"(<!doctype html><html><head><meta charset="utf-8"><title>s</title></head>
 <body><p>x</p><script>console.log("fine"); console.warn("fine too"); console.error("boom", 42);
 document.body.setAttribute("data-ran", "yes"); throw new Error("kaboom");</script></body></html>)"));
   ASSERT_TRUE(page);
@@ -353,8 +361,9 @@ TEST(Chromium, ScriptBlockedByThePolicyIsAConsoleError) {
 TEST(Chromium, WhitePageIsBlank) {
   PARATUNE_CHROMIUM_OR_SKIP();
   TempDir dir;
-  const auto page = Load(dir.Page("white.html", "<!doctype html><html><head><meta charset=\"utf-8\"><title>w</title></head>"
-                                                "<body style=\"background:#fff\"></body></html>"),
+  const auto page = Load(dir.Page("white.html",
+                                  "<!doctype html><html><head><meta charset=\"utf-8\"><title>w</title></head>"
+                                  "<body style=\"background:#fff\"></body></html>"),
                          200, 150);
   ASSERT_TRUE(page);
   EXPECT_TRUE(page->screenshot_blank);
@@ -394,7 +403,8 @@ TEST(Chromium, MissingFileIsAnErrorNotAPage) {
 TEST(Chromium, PageThatNeverLoadsTimesOut) {
   PARATUNE_CHROMIUM_OR_SKIP();
   TempDir dir;
-  const std::string url = dir.Page("spin.html", "<!doctype html><html><body><script>for (;;) {}</script></body></html>");
+  const std::string url =
+      dir.Page("spin.html", "<!doctype html><html><body><script>for (;;) {}</script></body></html>");
   std::string err;
   const auto t0 = std::chrono::steady_clock::now();
   // The deadline covers the browser's start too: under the sanitizers on two busy cores that
@@ -434,7 +444,8 @@ void ExpectFiguresFollowTheContract(const std::string& dom) {
     EXPECT_EQ(svg[0].attr("role"), "img") << id;
     const std::string title_id = svg[0].attr("aria-labelledby");
     const auto titles = inside("title");
-    EXPECT_TRUE(!title_id.empty() && std::any_of(titles.begin(), titles.end(), [&](const DomElement& t) { return t.attr("id") == title_id; }))
+    EXPECT_TRUE(!title_id.empty() && std::any_of(titles.begin(), titles.end(),
+                                                 [&](const DomElement& t) { return t.attr("id") == title_id; }))
         << id << ": no <title id=" << title_id << ">";
     EXPECT_EQ(inside("desc").size(), 1u) << id;
     EXPECT_GE(inside("table", "chart-data").size(), 1u) << id;
@@ -442,7 +453,8 @@ void ExpectFiguresFollowTheContract(const std::string& dom) {
 }
 
 // The elements of class `cls` inside the figure with DOM id `figure_id`.
-std::vector<DomElement> InFigure(const std::string& dom, const std::string& figure_id, const std::string& tag, const std::string& cls) {
+std::vector<DomElement> InFigure(const std::string& dom, const std::string& figure_id, const std::string& tag,
+                                 const std::string& cls) {
   const auto figures = FindElements(dom, "figure", "chart");
   std::vector<DomElement> in;
   for (size_t i = 0; i < figures.size(); ++i) {
@@ -477,7 +489,10 @@ std::string ChartPage() {
   gantt.spec.x_unit = "s";
   gantt.rows = {"stage 0", "stage 1"};
   gantt.categories = {"forward", "backward"};
-  gantt.spans = {{0, 0, 1, "forward", "mb 0"}, {1, 1, 2, "forward", "mb 0"}, {1, 2, 4, "backward", "mb 0"}, {0, 4, 6, "backward", "mb 0"}};
+  gantt.spans = {{0, 0, 1, "forward", "mb 0"},
+                 {1, 1, 2, "forward", "mb 0"},
+                 {1, 2, 4, "backward", "mb 0"},
+                 {0, 4, 6, "backward", "mb 0"}};
   Page page;
   page.title = "charts";
   page.sections = {{"s", "Section", RenderBarChart(bars) + RenderLineChart(line) + RenderGanttChart(gantt)}};
@@ -504,11 +519,13 @@ TEST(Chromium, ChartPageFollowsTheDomContractInLightAndDarkMode) {
                           Mode{LoadOptions::Scheme::kDark, {0x3d, 0x9e, 0xe6}, {0x12, 0x13, 0x17}}}) {
     LoadOptions o;
     o.width = 1024, o.height = 1400, o.scheme = mode.scheme;
-    o.expressions = {CentreOf("#tps rect.bar"), "[document.scrollingElement.scrollWidth, document.scrollingElement.scrollHeight]"};
+    o.expressions = {CentreOf("#tps rect.bar"),
+                     "[document.scrollingElement.scrollWidth, document.scrollingElement.scrollHeight]"};
     std::string err;
     const auto t0 = std::chrono::steady_clock::now();
     const auto page = LoadPage(url, o, &err);
-    std::printf("  LoadPage %s (%s): %.2f s\n", url.c_str(), mode.scheme == LoadOptions::Scheme::kDark ? "dark" : "light",
+    std::printf("  LoadPage %s (%s): %.2f s\n", url.c_str(),
+                mode.scheme == LoadOptions::Scheme::kDark ? "dark" : "light",
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     ASSERT_TRUE(page) << err;
     EXPECT_EQ(page->console_errors, std::vector<std::string>{});
@@ -558,27 +575,47 @@ TEST(Chromium, ChartPageFollowsTheDomContractInLightAndDarkMode) {
 }
 
 nlohmann::json PlanLayout(int tp, int pp, int dp) {
-  return {{"tp", tp}, {"pp", pp}, {"vp", 1}, {"cp", 1}, {"ep", 1}, {"dp", dp}, {"zero", 1}, {"micro_batch", 1},
-          {"recompute", "none"}, {"precision", "bf16"}};
+  return {{"tp", tp},
+          {"pp", pp},
+          {"vp", 1},
+          {"cp", 1},
+          {"ep", 1},
+          {"dp", dp},
+          {"zero", 1},
+          {"micro_batch", 1},
+          {"recompute", "none"},
+          {"precision", "bf16"}};
 }
 
 // A report of a plan (three ranked layouts) and a simulation (4 stages, 4 micro-batches), both
 // hand-made documents of their schemas (docs/json.md), as the reader sees it in Chromium.
 TEST(Chromium, ReportOfAPlanAndASimulationShowsTheirNumbers) {
   PARATUNE_CHROMIUM_OR_SKIP();
-  nlohmann::json plan = {{"schema", "paratune.plan/1"},
-                         {"model", {{"name", "llama-3.1-8b"}}},
-                         {"cluster", {{"gpu", "H100"}, {"gpus", 16}}},
-                         {"training", {{"seq_len", 4096}, {"global_batch", 64}}},
-                         {"search", {{"candidates", 40}, {"estimated", 30}, {"fitting", 12}, {"memory_limit_bytes", 76e9}}},
-                         {"ranked", nlohmann::json::array()}};
+  nlohmann::json plan = {
+      {"schema", "paratune.plan/1"},
+      {"model", {{"name", "llama-3.1-8b"}}},
+      {"cluster", {{"gpu", "H100"}, {"gpus", 16}}},
+      {"training", {{"seq_len", 4096}, {"global_batch", 64}}},
+      {"search", {{"candidates", 40}, {"estimated", 30}, {"fitting", 12}, {"memory_limit_bytes", 76e9}}},
+      {"ranked", nlohmann::json::array()}};
   const double tps[] = {3000, 2500, 1250};
   for (int i = 0; i < 3; ++i)
-    plan["ranked"].push_back({{"rank", i + 1}, {"layout", PlanLayout(1 << i, 1, 16 >> i)}, {"step_time_s", 1.0 + i},
-                              {"tokens_per_s_per_gpu", tps[i]}, {"mfu", 0.5 - 0.125 * i}, {"peak_memory_bytes", 40e9 + 10e9 * i}});
-  nlohmann::json sim = {{"schema", "paratune.simulate/1"}, {"model", "m"}, {"gpus", 8}, {"gpu", "H100"},
-                        {"layout", PlanLayout(2, 4, 1)}, {"schedule", "1f1b"}, {"micro_batches", 4},
-                        {"step_time_s", 1.0}, {"pipeline_time_s", 0.9}, {"extrapolated", false},
+    plan["ranked"].push_back({{"rank", i + 1},
+                              {"layout", PlanLayout(1 << i, 1, 16 >> i)},
+                              {"step_time_s", 1.0 + i},
+                              {"tokens_per_s_per_gpu", tps[i]},
+                              {"mfu", 0.5 - 0.125 * i},
+                              {"peak_memory_bytes", 40e9 + 10e9 * i}});
+  nlohmann::json sim = {{"schema", "paratune.simulate/1"},
+                        {"model", "m"},
+                        {"gpus", 8},
+                        {"gpu", "H100"},
+                        {"layout", PlanLayout(2, 4, 1)},
+                        {"schedule", "1f1b"},
+                        {"micro_batches", 4},
+                        {"step_time_s", 1.0},
+                        {"pipeline_time_s", 0.9},
+                        {"extrapolated", false},
                         {"stages", nlohmann::json::array()}};
   nlohmann::json events = nlohmann::json::array();
   for (int st = 0; st < 4; ++st) {
@@ -606,15 +643,21 @@ TEST(Chromium, ReportOfAPlanAndASimulationShowsTheirNumbers) {
   };
   EXPECT_EQ(values("plan-json-plan-throughput", "rect", "bar"), (std::vector<std::string>{"3000", "2500", "1250"}));
   EXPECT_EQ(values("plan-json-plan-mfu", "rect", "bar"), (std::vector<std::string>{"0.5", "0.375", "0.25"}));
-  EXPECT_EQ(values("plan-json-plan-memory", "rect", "bar"), (std::vector<std::string>{"40000000000", "50000000000", "60000000000"}));
+  EXPECT_EQ(values("plan-json-plan-memory", "rect", "bar"),
+            (std::vector<std::string>{"40000000000", "50000000000", "60000000000"}));
   EXPECT_EQ(values("plan-json-plan-memory", "line", "reference"), (std::vector<std::string>{"76000000000"}));
   // The Gantt: one row per stage, each with its 4 forward and 4 backward spans.
   const auto rows = InFigure(page->dom, "sim-json-simulate-gantt", "g", "gantt-row");
   ASSERT_EQ(rows.size(), 4u);
-  for (int st = 0; st < 4; ++st) EXPECT_EQ(rows[static_cast<size_t>(st)].attr("data-row"), "stage " + std::to_string(st));
+  for (int st = 0; st < 4; ++st)
+    EXPECT_EQ(rows[static_cast<size_t>(st)].attr("data-row"), "stage " + std::to_string(st));
   const auto spans = InFigure(page->dom, "sim-json-simulate-gantt", "rect", "span");
-  EXPECT_EQ(std::count_if(spans.begin(), spans.end(), [](const DomElement& e) { return e.attr("data-category") == "forward"; }), 16);
-  EXPECT_EQ(std::count_if(spans.begin(), spans.end(), [](const DomElement& e) { return e.attr("data-category") == "backward"; }), 16);
+  EXPECT_EQ(std::count_if(spans.begin(), spans.end(),
+                          [](const DomElement& e) { return e.attr("data-category") == "forward"; }),
+            16);
+  EXPECT_EQ(std::count_if(spans.begin(), spans.end(),
+                          [](const DomElement& e) { return e.attr("data-category") == "backward"; }),
+            16);
 }
 
 // Every committed report fixture (testdata/report/*.json, when there are any) renders to a page
@@ -648,7 +691,8 @@ TEST(Chromium, ExpressionThatThrowsFailsTheLoad) {
   o.width = 100, o.height = 100, o.expressions = {"document.querySelector('#absent').id"};
   std::string err;
   EXPECT_FALSE(LoadPage(dir.Page("e.html", "<!doctype html><title>e</title>"), o, &err));
-  EXPECT_CONTAINS(err, "the expression `document.querySelector('#absent').id` threw: TypeError: Cannot read properties of null");
+  EXPECT_CONTAINS(
+      err, "the expression `document.querySelector('#absent').id` threw: TypeError: Cannot read properties of null");
 }
 
 // A one-page HTTP server on 127.0.0.1: loopback pages load (they bypass the dead proxy) and only
@@ -680,12 +724,16 @@ TEST(Chromium, LoopbackHttpPageLoads) {
         req.append(buf, static_cast<size_t>(n));
       }
       const size_t sp = req.find(' ');
-      const std::string path = sp == std::string::npos ? std::string() : req.substr(sp + 1, req.find(' ', sp + 1) - sp - 1);
+      const std::string path =
+          sp == std::string::npos ? std::string() : req.substr(sp + 1, req.find(' ', sp + 1) - sp - 1);
       if (!path.empty()) paths.push_back(path);  // Chromium also opens connections it never uses
       const bool found = path == "/r/bars";
-      const std::string body = found ? std::string(kSelfContained) : "<!doctype html><title>404</title><p>not found</p>";
-      const std::string resp = std::string(found ? "HTTP/1.1 200 OK" : "HTTP/1.1 404 Not Found") + "\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: " +
-                               std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+      const std::string body =
+          found ? std::string(kSelfContained) : "<!doctype html><title>404</title><p>not found</p>";
+      const std::string resp =
+          std::string(found ? "HTTP/1.1 200 OK" : "HTTP/1.1 404 Not Found") +
+          "\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: " + std::to_string(body.size()) +
+          "\r\nConnection: close\r\n\r\n" + body;
       (void)send(c, resp.data(), resp.size(), MSG_NOSIGNAL);
       close(c);
     }
@@ -737,7 +785,8 @@ void LoadAndReport(const std::string& html_path, const std::string& what) {
   EXPECT_FALSE(page->screenshot_blank);
   std::error_code ec;
   const auto bytes = std::filesystem::file_size(html_path, ec);
-  std::printf("%s: %.0f KB, navigation start to load event %.3f s\n", what.c_str(), static_cast<double>(bytes) / 1e3, page->load_s);
+  std::printf("%s: %.0f KB, navigation start to load event %.3f s\n", what.c_str(), static_cast<double>(bytes) / 1e3,
+              page->load_s);
   testing::Test::RecordProperty("load_s", std::to_string(page->load_s));
 }
 
@@ -747,10 +796,11 @@ TEST(Chromium, LargeGanttPageLoads) {
   PARATUNE_CHROMIUM_OR_SKIP();
   TempDir dir;
   const std::string json = dir.path() + "/sim.json", html = dir.path() + "/sim.html";
-  ASSERT_EQ(RunParatune({"simulate", "--layers", "128", "--hidden", "8192", "--heads", "64", "--ffn", "28672", "--vocab", "128256",
-                         "--gpu", "H100", "--gpus", "512", "--tp", "8", "--pp", "64", "--global-batch", "1024", "--seq", "4096",
-                         "--json", "--timeline"},
-                        json),
+  ASSERT_EQ(RunParatune(
+                {"simulate", "--layers",       "128",   "--hidden", "8192",   "--heads", "64",        "--ffn", "28672",
+                 "--vocab",  "128256",         "--gpu", "H100",     "--gpus", "512",     "--tp",      "8",     "--pp",
+                 "64",       "--global-batch", "1024",  "--seq",    "4096",   "--json",  "--timeline"},
+                json),
             0);
   ASSERT_EQ(RunParatune({"report", json, "--out", html}, dir.path() + "/report.txt"), 0);
   LoadAndReport(html, "64 x 1,024 Gantt page");
@@ -762,7 +812,8 @@ TEST(Chromium, ClusterReportOfThePhillyTraceLoads) {
   PARATUNE_SHARED_OR_SKIP(philly, "cluster-traces/philly-pollux/philly.csv");
   TempDir dir;
   const std::string json = dir.path() + "/cluster.json", html = dir.path() + "/cluster.html";
-  ASSERT_EQ(RunParatune({"cluster", "--trace", philly, "--nodes", "64", "--gpu", "H100", "--policy", "fifo,topo,topo-preempt", "--json"},
+  ASSERT_EQ(RunParatune({"cluster", "--trace", philly, "--nodes", "64", "--gpu", "H100", "--policy",
+                         "fifo,topo,topo-preempt", "--json"},
                         json),
             0);
   ASSERT_EQ(RunParatune({"report", json, "--out", html}, dir.path() + "/report.txt"), 0);
@@ -780,7 +831,8 @@ TEST(Chromium, AnalyzeCeilingBarsHoldTheListedCeiling) {
   const ReportInput in = ReadReportInput(fixture);
   std::map<std::string, double> listed;
   for (const auto& c : in.doc["ranks"][0]["collectives"])
-    if (c["ceiling_bytes_per_s"].is_number()) listed[c["kind"].get<std::string>()] = c["ceiling_bytes_per_s"].get<double>();
+    if (c["ceiling_bytes_per_s"].is_number())
+      listed[c["kind"].get<std::string>()] = c["ceiling_bytes_per_s"].get<double>();
   ASSERT_EQ(listed.size(), 2u);
   EXPECT_NEAR(listed["all_reduce"], 370e9, 1);
   TempDir dir;
@@ -884,10 +936,14 @@ TEST(Chromium, LegendsOverlapNoOtherText) {
   PARATUNE_CHROMIUM_OR_SKIP();
   TempDir dir;
   const std::string json = dir.path() + "/sim16.json", html = dir.path() + "/sim.html";
-  ASSERT_EQ(RunParatune({"simulate", "--gpus", "128", "--tp", "8", "--pp", "16", "--global-batch", "64", "--json", "--timeline"}, json), 0);
-  ASSERT_EQ(RunParatune({"report", std::string(PARATUNE_SOURCE_DIR) + "/testdata/report/simulate.json", json, "--out", html},
-                        dir.path() + "/report.txt"),
+  ASSERT_EQ(RunParatune({"simulate", "--gpus", "128", "--tp", "8", "--pp", "16", "--global-batch", "64", "--json",
+                         "--timeline"},
+                        json),
             0);
+  ASSERT_EQ(
+      RunParatune({"report", std::string(PARATUNE_SOURCE_DIR) + "/testdata/report/simulate.json", json, "--out", html},
+                  dir.path() + "/report.txt"),
+      0);
   LoadOptions o;
   o.expressions = {R"js((() => {
     const hits = [];

@@ -6,8 +6,8 @@
 // chromedevtools.github.io/devtools-protocol/). Both fds are one end of a socketpair here, so a
 // browser that dies gives EOF (or EPIPE without SIGPIPE) instead of a hang or a signal.
 // The page is opened in a fresh target, the Page, Runtime, Log and Network domains are enabled,
-// the page is navigated and, once the load event of the navigated document has fired, the DOM is read with Runtime.evaluate
-// and the viewport captured with Page.captureScreenshot. Everything runs under one deadline
+// the page is navigated and, once the load event of the navigated document has fired, the DOM is read with
+// Runtime.evaluate and the viewport captured with Page.captureScreenshot. Everything runs under one deadline
 // (timeout_s, 20 s unless told): past it the browser's process group is killed and LoadPage reports the timeout.
 // Network access is cut off: every host name resolves to nothing and every proxied request goes
 // to 127.0.0.1:9 (discard, nothing listens), so an external fetch fails at once and still shows
@@ -49,7 +49,7 @@ namespace {
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-constexpr std::chrono::milliseconds kExitGrace{3000};  // Browser.close to exit, then SIGKILL
+constexpr std::chrono::milliseconds kExitGrace{3000};   // Browser.close to exit, then SIGKILL
 constexpr size_t kMaxMessageBytes = size_t{256} << 20;  // a screenshot is a few MB of base64
 
 bool IsExecutable(const std::string& path) { return !path.empty() && ::access(path.c_str(), X_OK) == 0; }
@@ -68,7 +68,7 @@ struct Collected {
   std::vector<std::string> requests;
   std::string main_frame;
   std::set<std::string> loaded;  // loader ids (one per document) whose load event fired
-  std::string detached;  // why the page went away, when it did
+  std::string detached;          // why the page went away, when it did
   int http_status = 0;
 };
 
@@ -84,7 +84,8 @@ std::string RemoteObjectText(const json& obj) {
 
 class DevToolsPipe {
  public:
-  DevToolsPipe(int fd, Clock::time_point deadline, double timeout_s) : fd_(fd), deadline_(deadline), timeout_s_(timeout_s) {}
+  DevToolsPipe(int fd, Clock::time_point deadline, double timeout_s)
+      : fd_(fd), deadline_(deadline), timeout_s_(timeout_s) {}
 
   // Sends a command and reads messages (dispatching events to `on_event`) until its reply;
   // returns the result or throws std::runtime_error naming the method.
@@ -98,7 +99,8 @@ class DevToolsPipe {
       json m = Read(method);
       if (m.contains("id")) {
         if (m["id"] != id) continue;  // a late reply to an earlier command
-        if (m.contains("error")) throw std::runtime_error(method + ": " + m["error"].value("message", m["error"].dump()));
+        if (m.contains("error"))
+          throw std::runtime_error(method + ": " + m["error"].value("message", m["error"].dump()));
         return m.value("result", json::object());
       }
       on_event(m);
@@ -106,7 +108,8 @@ class DevToolsPipe {
   }
 
   // Reads events until `done()` is true.
-  void WaitFor(const std::function<bool()>& done, const std::string& what, const std::function<void(const json&)>& on_event) {
+  void WaitFor(const std::function<bool()>& done, const std::string& what,
+               const std::function<void(const json&)>& on_event) {
     while (!done()) on_event(Read(what));
   }
 
@@ -134,7 +137,8 @@ class DevToolsPipe {
         buffer_.erase(0, nul + 1);
         scanned_ = 0;
         json m = json::parse(text, nullptr, false);
-        if (m.is_discarded() || !m.is_object()) throw std::runtime_error("chromium sent a message that is not a JSON object");
+        if (m.is_discarded() || !m.is_object())
+          throw std::runtime_error("chromium sent a message that is not a JSON object");
         return m;
       }
       scanned_ = buffer_.size();
@@ -196,7 +200,8 @@ void OnEvent(const json& m, const std::string& session, Collected* c) {
     c->console_errors.push_back(text);
   } else if (method == "Runtime.exceptionThrown") {
     const json d = params.value("exceptionDetails", json::object());
-    std::string text = d.contains("exception") ? RemoteObjectText(d["exception"]) : d.value("text", std::string("exception"));
+    std::string text =
+        d.contains("exception") ? RemoteObjectText(d["exception"]) : d.value("text", std::string("exception"));
     c->console_errors.push_back("uncaught: " + text);
   } else if (method == "Log.entryAdded") {
     const json e = params.value("entry", json::object());
@@ -213,7 +218,8 @@ void OnEvent(const json& m, const std::string& session, Collected* c) {
     const std::string url = params.value("request", json::object()).value("url", std::string());
     // The page's own document (and its redirects) is not a request "beyond the page"; data: URLs
     // are decoded in the renderer and never touch the network.
-    if (params.value("type", std::string()) == "Document" && params.value("frameId", std::string()) == c->main_frame) return;
+    if (params.value("type", std::string()) == "Document" && params.value("frameId", std::string()) == c->main_frame)
+      return;
     if (url.rfind("data:", 0) == 0) return;
     c->requests.push_back(url);
   }
@@ -278,7 +284,8 @@ class BrowserProcess {
     argv.push_back(nullptr);
 
     int sv[2];
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return Fail(error, std::string("socketpair: ") + std::strerror(errno));
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+      return Fail(error, std::string("socketpair: ") + std::strerror(errno));
     const pid_t pid = ::fork();
     if (pid < 0) {
       ::close(sv[0]);
@@ -332,7 +339,8 @@ class BrowserProcess {
     std::vector<std::string> lines;
     while (std::getline(in, line))
       if (!line.empty()) lines.push_back(line);
-    for (size_t i = lines.size() > 3 ? lines.size() - 3 : 0; i < lines.size(); ++i) last += (last.empty() ? "" : " | ") + lines[i];
+    for (size_t i = lines.size() > 3 ? lines.size() - 3 : 0; i < lines.size(); ++i)
+      last += (last.empty() ? "" : " | ") + lines[i];
     return last;
   }
 
@@ -375,20 +383,23 @@ std::optional<PageLoad> LoadPage(const std::string& url, const LoadOptions& opti
   };
   if (width <= 0 || height <= 0 || width > 8192 || height > 8192)
     return fail("window size " + std::to_string(width) + "x" + std::to_string(height) + " is outside 1..8192");
-  if (!(timeout_s > 0 && timeout_s <= 600)) return fail("timeout " + std::to_string(timeout_s) + " s is outside (0, 600]");
+  if (!(timeout_s > 0 && timeout_s <= 600))
+    return fail("timeout " + std::to_string(timeout_s) + " s is outside (0, 600]");
   const std::string binary = ChromiumPath();
   if (binary.empty()) return fail("chromium not installed (scripts/install-deps.sh installs it)");
 
   BrowserProcess browser;  // killed and its profile removed on every return
   if (!browser.Start(binary, width, height, error)) return std::nullopt;
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+  const auto deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
   DevToolsPipe pipe(browser.fd(), deadline, timeout_s);
   Collected c;
   std::string session;
   auto on_event = [&](const json& m) { OnEvent(m, session, &c); };
   try {
     const json target = pipe.Call("Target.createTarget", {{"url", "about:blank"}}, "", on_event);
-    const json attached = pipe.Call("Target.attachToTarget", {{"targetId", target.at("targetId")}, {"flatten", true}}, "", on_event);
+    const json attached =
+        pipe.Call("Target.attachToTarget", {{"targetId", target.at("targetId")}, {"flatten", true}}, "", on_event);
     session = attached.at("sessionId").get<std::string>();
     for (const char* domain : {"Page.enable", "Runtime.enable", "Log.enable", "Network.enable"})
       pipe.Call(domain, json::object(), session, on_event);
@@ -398,23 +409,31 @@ std::optional<PageLoad> LoadPage(const std::string& url, const LoadOptions& opti
     if (options.scheme != LoadOptions::Scheme::kDefault || options.print) {
       json features = json::array();
       if (options.scheme != LoadOptions::Scheme::kDefault)
-        features.push_back({{"name", "prefers-color-scheme"}, {"value", options.scheme == LoadOptions::Scheme::kDark ? "dark" : "light"}});
-      pipe.Call("Emulation.setEmulatedMedia", {{"media", options.print ? "print" : ""}, {"features", features}}, session, on_event);
+        features.push_back({{"name", "prefers-color-scheme"},
+                            {"value", options.scheme == LoadOptions::Scheme::kDark ? "dark" : "light"}});
+      pipe.Call("Emulation.setEmulatedMedia", {{"media", options.print ? "print" : ""}, {"features", features}},
+                session, on_event);
     }
     // The main frame's id before navigating: the document's own request arrives before
     // Page.navigate's reply.
-    c.main_frame = pipe.Call("Page.getFrameTree", json::object(), session, on_event).at("frameTree").at("frame").at("id").get<std::string>();
+    c.main_frame = pipe.Call("Page.getFrameTree", json::object(), session, on_event)
+                       .at("frameTree")
+                       .at("frame")
+                       .at("id")
+                       .get<std::string>();
     const json nav = pipe.Call("Page.navigate", {{"url", url}}, session, on_event);
     if (nav.contains("errorText") && !nav["errorText"].get<std::string>().empty())
       return fail("chromium could not load " + url + ": " + nav["errorText"].get<std::string>());
     const std::string loader = nav.value("loaderId", std::string());
     if (loader.empty()) return fail("chromium did not start a document for " + url);
-    pipe.WaitFor([&] { return c.loaded.count(loader) > 0 || !c.detached.empty(); }, "the load event of " + url, on_event);
+    pipe.WaitFor([&] { return c.loaded.count(loader) > 0 || !c.detached.empty(); }, "the load event of " + url,
+                 on_event);
     if (!c.detached.empty()) return fail("the page " + url + " went away (" + c.detached + ")");
 
     PageLoad out;
-    const json dom = pipe.Call("Runtime.evaluate",
-                               {{"expression", "document.documentElement.outerHTML"}, {"returnByValue", true}}, session, on_event);
+    const json dom =
+        pipe.Call("Runtime.evaluate", {{"expression", "document.documentElement.outerHTML"}, {"returnByValue", true}},
+                  session, on_event);
     out.dom = dom.at("result").value("value", std::string());
     // The load time as the page measured it: Navigation Timing's loadEventStart (ms from the
     // navigation's start, W3C Navigation Timing Level 2, PerformanceNavigationTiming), the
@@ -423,17 +442,22 @@ std::optional<PageLoad> LoadPage(const std::string& url, const LoadOptions& opti
         "Runtime.evaluate",
         {{"expression",
           "(() => { const n = performance.getEntriesByType('navigation')[0]; if (n && n.loadEventStart > 0) return "
-          "n.loadEventStart; const t = performance.timing; return t.loadEventStart > 0 ? t.loadEventStart - t.navigationStart : -1; })()"},
+          "n.loadEventStart; const t = performance.timing; return t.loadEventStart > 0 ? t.loadEventStart - "
+          "t.navigationStart : -1; })()"},
          {"returnByValue", true}},
         session, on_event);
-    if (const json& v = timing.at("result"); v.contains("value") && v["value"].is_number() && v["value"].get<double>() >= 0)
+    if (const json& v = timing.at("result");
+        v.contains("value") && v["value"].is_number() && v["value"].get<double>() >= 0)
       out.load_s = v["value"].get<double>() / 1000;
     for (const std::string& expr : options.expressions) {
-      const json r = pipe.Call("Runtime.evaluate", {{"expression", expr}, {"returnByValue", true}, {"awaitPromise", true}}, session, on_event);
+      const json r =
+          pipe.Call("Runtime.evaluate", {{"expression", expr}, {"returnByValue", true}, {"awaitPromise", true}},
+                    session, on_event);
       if (r.contains("exceptionDetails")) {
         const json d = r["exceptionDetails"];
-        return fail("the expression `" + expr + "` threw: " +
-                    (d.contains("exception") ? RemoteObjectText(d["exception"]) : d.value("text", std::string("exception"))));
+        return fail(
+            "the expression `" + expr + "` threw: " +
+            (d.contains("exception") ? RemoteObjectText(d["exception"]) : d.value("text", std::string("exception"))));
       }
       const json v = r.at("result");
       out.evaluated.push_back(v.contains("value") ? v["value"].dump() : "undefined");
@@ -501,8 +525,8 @@ std::string DecodeEntities(const std::string& s) {
       const size_t semi = s.find(';', i);
       if (semi != std::string::npos && semi - i <= 10) {
         const std::string name = s.substr(i + 1, semi - i - 1);
-        static const std::map<std::string, std::string> kNamed = {
-            {"amp", "&"}, {"quot", "\""}, {"lt", "<"}, {"gt", ">"}, {"apos", "'"}, {"nbsp", "\xc2\xa0"}};
+        static const std::map<std::string, std::string> kNamed = {{"amp", "&"}, {"quot", "\""}, {"lt", "<"},
+                                                                  {"gt", ">"},  {"apos", "'"},  {"nbsp", "\xc2\xa0"}};
         if (auto it = kNamed.find(name); it != kNamed.end()) {
           out += it->second;
           i = semi + 1;
@@ -616,7 +640,8 @@ std::optional<PngImage> DecodePng(const std::string& png, std::string* error) {
   image.format &= ~static_cast<png_uint_32>(PNG_FORMAT_FLAG_COLORMAP | PNG_FORMAT_FLAG_LINEAR);
   if (image.width == 0 || image.height == 0 || image.width > 16384 || image.height > 16384) {
     png_image_free(&image);
-    return PngFail(error, "size " + std::to_string(image.width) + "x" + std::to_string(image.height) + " is outside 1..16384");
+    return PngFail(error,
+                   "size " + std::to_string(image.width) + "x" + std::to_string(image.height) + " is outside 1..16384");
   }
   PngImage img;
   img.width = static_cast<int>(image.width);

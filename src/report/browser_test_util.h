@@ -19,9 +19,9 @@ struct PageLoad {
   std::vector<std::string> requests;        // URLs requested beyond the page itself
   bool screenshot_blank = true;             // every pixel of the screenshot the same colour
   int screenshot_width = 0, screenshot_height = 0;
-  std::string screenshot_png;               // the PNG bytes (tests may save them)
-  int http_status = 0;                      // the page's own HTTP status (http:// URLs; 0 otherwise)
-  std::vector<std::string> evaluated;       // LoadOptions::expressions' values, as JSON text
+  std::string screenshot_png;          // the PNG bytes (tests may save them)
+  int http_status = 0;                 // the page's own HTTP status (http:// URLs; 0 otherwise)
+  std::vector<std::string> evaluated;  // LoadOptions::expressions' values, as JSON text
   // Navigation start to the load event, s, as the page's Performance timing measured it
   // (loadEventStart); -1 when the page reports none. Measured, for docs/performance.md: no
   // test asserts a speed.
@@ -88,6 +88,6 @@ std::optional<std::string> Base64Decode(const std::string& text);
 
 }  // namespace paratune::browser
 
-#define PARATUNE_CHROMIUM_OR_SKIP()                                                        \
-  if (::paratune::browser::ChromiumPath().empty())                                         \
+#define PARATUNE_CHROMIUM_OR_SKIP()                \
+  if (::paratune::browser::ChromiumPath().empty()) \
   GTEST_SKIP() << "chromium not installed (scripts/install-deps.sh installs it): skipping"

@@ -62,7 +62,7 @@ struct LineChartData {
   std::vector<Marker> markers;  // vertical lines (change points, checkpoint saves)
   std::vector<Band> bands;      // shaded x ranges (throttled periods)
   bool log_y = false;
-  bool step = false;            // draw as a step function (series sampled as a state)
+  bool step = false;  // draw as a step function (series sampled as a state)
   // At most this many points per series are drawn (min/max per pixel bucket, so spikes stay
   // visible); the table keeps at most max_table_rows rows (evenly sampled).
   size_t max_points = 2000;
@@ -77,7 +77,7 @@ struct GanttSpan {
 };
 struct GanttChartData {
   ChartSpec spec;
-  std::vector<std::string> rows;        // one per stage (or node)
+  std::vector<std::string> rows;  // one per stage (or node)
   std::vector<GanttSpan> spans;
   std::vector<std::string> categories;  // legend order; spans of other categories use "other"
   // Beyond this many spans, neighbouring spans of one row narrower than a pixel are merged per

@@ -44,7 +44,8 @@ inline std::string WellFormed(const std::string& html) {
     if (tag.empty()) return "empty tag at " + std::to_string(p);
     if (tag[0] == '/') {
       const std::string name = tag.substr(1);
-      if (stack.empty() || stack.back() != name) return "</" + name + "> closes " + (stack.empty() ? "nothing" : stack.back());
+      if (stack.empty() || stack.back() != name)
+        return "</" + name + "> closes " + (stack.empty() ? "nothing" : stack.back());
       stack.pop_back();
     } else if (tag.back() != '/') {
       const std::string name = tag.substr(0, tag.find(' '));

@@ -41,18 +41,29 @@ std::string RenderClusterSection(const ReportInput& in) {
     return v;
   };
   BarChartData util;
-  util.spec = {id + "-utilization", "Utilisation and goodput per policy",
-               "Allocated GPU-time and useful GPU-time (work at packed speed, lost work excluded) as shares of the capacity.",
-               "policy", "share of capacity", "", "fraction"};
+  util.spec = {
+      id + "-utilization",
+      "Utilisation and goodput per policy",
+      "Allocated GPU-time and useful GPU-time (work at packed speed, lost work excluded) as shares of the capacity.",
+      "policy",
+      "share of capacity",
+      "",
+      "fraction"};
   util.categories = names;
   util.series = {{"utilisation", per_policy("utilization")}, {"goodput", per_policy("goodput")}};
   html += RenderBarChart(util);
 
   BarChartData queue;
-  queue.spec = {id + "-queue", "Queueing delay per policy", "Mean, p99 and p99.9 time jobs wait, before the first run and after preemptions.",
-                "policy", "queueing delay", "", "s"};
+  queue.spec = {id + "-queue",
+                "Queueing delay per policy",
+                "Mean, p99 and p99.9 time jobs wait, before the first run and after preemptions.",
+                "policy",
+                "queueing delay",
+                "",
+                "s"};
   queue.categories = names;
-  queue.series = {{"mean", per_policy("queue_delay_s.mean")}, {"p99", per_policy("queue_delay_s.p99")},
+  queue.series = {{"mean", per_policy("queue_delay_s.mean")},
+                  {"p99", per_policy("queue_delay_s.p99")},
                   {"p99.9", per_policy("queue_delay_s.p999")}};
   html += RenderBarChart(queue);
 
@@ -62,15 +73,25 @@ std::string RenderClusterSection(const ReportInput& in) {
     for (size_t i = 0; i < pols.size(); ++i) present = present || f.Find(fmt::format("policies[{}].by_class.{}", i, c));
     if (!present) continue;
     BarChartData q;
-    q.spec = {id + "-queue-" + c, fmt::format("Queueing delay of {} jobs", c),
-              fmt::format("Mean and p99 queueing delay of the {} class under each policy.", c), "policy", "queueing delay", "", "s"};
+    q.spec = {id + "-queue-" + c,
+              fmt::format("Queueing delay of {} jobs", c),
+              fmt::format("Mean and p99 queueing delay of the {} class under each policy.", c),
+              "policy",
+              "queueing delay",
+              "",
+              "s"};
     q.categories = names;
     q.series = {{"mean", per_policy(fmt::format("by_class.{}.queue_delay_s.mean", c))},
                 {"p99", per_policy(fmt::format("by_class.{}.queue_delay_s.p99", c))}};
     html += RenderBarChart(q);
     LineChartData cdf;
-    cdf.spec = {id + "-cdf-" + c, fmt::format("Queueing-delay CDF, {} jobs", c),
-                fmt::format("Share of {} jobs that waited at most x, per policy.", c), "queueing delay", "share of jobs", "s", "fraction"};
+    cdf.spec = {id + "-cdf-" + c,
+                fmt::format("Queueing-delay CDF, {} jobs", c),
+                fmt::format("Share of {} jobs that waited at most x, per policy.", c),
+                "queueing delay",
+                "share of jobs",
+                "s",
+                "fraction"};
     for (size_t i = 0; i < pols.size(); ++i) {
       std::vector<double> x = Numbers(f, fmt::format("policies[{}].by_class.{}.queue_delay_s.cdf", i, c));
       std::vector<double> y;
@@ -81,25 +102,41 @@ std::string RenderClusterSection(const ReportInput& in) {
   }
 
   BarChartData split;
-  split.spec = {id + "-splits", "Split placements per policy",
+  split.spec = {id + "-splits",
+                "Split placements per policy",
                 "Runs placed on more nodes or NVLink domains than the job needs, and those of jobs of at most 8 GPUs.",
-                "policy", "runs", "", ""};
+                "policy",
+                "runs",
+                "",
+                ""};
   split.categories = names;
-  split.series = {{"split placements", per_policy("split_placements")}, {"of jobs <= 8 GPUs", per_policy("split_placements_le8")}};
+  split.series = {{"split placements", per_policy("split_placements")},
+                  {"of jobs <= 8 GPUs", per_policy("split_placements_le8")}};
   html += RenderBarChart(split);
 
   BarChartData frag;
-  frag.spec = {id + "-fragmentation", "Fragmentation per policy",
-               "Share of the free GPUs that could not host the next pending job, averaged over the time a job was pending.",
-               "policy", "share of free GPUs", "", "fraction"};
+  frag.spec = {
+      id + "-fragmentation",
+      "Fragmentation per policy",
+      "Share of the free GPUs that could not host the next pending job, averaged over the time a job was pending.",
+      "policy",
+      "share of free GPUs",
+      "",
+      "fraction"};
   frag.categories = names;
   frag.series = {{"fragmented share of free", per_policy("fragmentation.fragmented_share_of_free")}};
   html += RenderBarChart(frag);
 
   LineChartData alloc, qlen;
-  alloc.spec = {id + "-allocated", "Allocated GPUs over time", "GPUs held by running jobs, per policy, sampled.", "time", "GPUs",
-                "s", ""};
-  qlen.spec = {id + "-queue-length", "Queue length over time", "Jobs pending, per policy, sampled.", "time", "jobs", "s", ""};
+  alloc.spec = {id + "-allocated",
+                "Allocated GPUs over time",
+                "GPUs held by running jobs, per policy, sampled.",
+                "time",
+                "GPUs",
+                "s",
+                ""};
+  qlen.spec = {
+      id + "-queue-length", "Queue length over time", "Jobs pending, per policy, sampled.", "time", "jobs", "s", ""};
   alloc.step = qlen.step = true;
   for (size_t i = 0; i < pols.size(); ++i) {
     const std::string p = fmt::format("policies[{}].series", i);
@@ -114,12 +151,17 @@ std::string RenderClusterSection(const ReportInput& in) {
   for (size_t i = 0; i < pols.size(); ++i) models = models || f.Find(fmt::format("policies[{}].slowdown_histogram", i));
   if (models) {
     BarChartData slow;
-    slow.spec = {id + "-slowdown", "Jobs by placement slowdown",
-                 "Modelled jobs by the slowdown of their first placement against a packed one (cost model).", "slowdown",
-                 "jobs", "", ""};
+    slow.spec = {id + "-slowdown",
+                 "Jobs by placement slowdown",
+                 "Modelled jobs by the slowdown of their first placement against a packed one (cost model).",
+                 "slowdown",
+                 "jobs",
+                 "",
+                 ""};
     const std::vector<double> from = Numbers(f, "policies[0].slowdown_histogram.from");
     for (size_t b = 0; b < from.size(); ++b)
-      slow.categories.push_back(b + 1 < from.size() ? fmt::format("{:g}-{:g}x", from[b], from[b + 1]) : fmt::format(">= {:g}x", from[b]));
+      slow.categories.push_back(b + 1 < from.size() ? fmt::format("{:g}-{:g}x", from[b], from[b + 1])
+                                                    : fmt::format(">= {:g}x", from[b]));
     for (size_t i = 0; i < pols.size(); ++i) {
       std::vector<double> jobs = Numbers(f, fmt::format("policies[{}].slowdown_histogram.jobs", i));
       jobs.resize(from.size(), 0);

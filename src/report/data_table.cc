@@ -24,8 +24,8 @@ std::string RenderTable(const DataTable& t) {
   w.Open("tbody");
   for (size_t r = 0; r < t.rows.size(); ++r) {
     if (t.rows[r].size() != t.columns.size()) {
-      throw InputError("table: row " + std::to_string(r) + " has " + std::to_string(t.rows[r].size()) +
-                       " cells for " + std::to_string(t.columns.size()) + " columns");
+      throw InputError("table: row " + std::to_string(r) + " has " + std::to_string(t.rows[r].size()) + " cells for " +
+                       std::to_string(t.columns.size()) + " columns");
     }
     w.Open("tr");
     for (size_t c = 0; c < t.rows[r].size(); ++c) {

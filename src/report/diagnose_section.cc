@@ -20,12 +20,17 @@ std::string RenderDiagnoseSection(const ReportInput& in) {
   const std::string id = ChartId(in.path, "diagnose");
   const nlohmann::json& findings = f.Array("findings");
   const nlohmann::json* inputs = f.Find("inputs");
-  std::string html = Paragraph(fmt::format("{} finding{} over {} input file{}.", findings.size(), findings.size() == 1 ? "" : "s",
-                                           inputs && inputs->is_array() ? inputs->size() : 0,
-                                           inputs && inputs->is_array() && inputs->size() == 1 ? "" : "s"));
+  std::string html =
+      Paragraph(fmt::format("{} finding{} over {} input file{}.", findings.size(), findings.size() == 1 ? "" : "s",
+                            inputs && inputs->is_array() ? inputs->size() : 0,
+                            inputs && inputs->is_array() && inputs->size() == 1 ? "" : "s"));
   BarChartData loss;
-  loss.spec = {id + "-findings", "Findings by throughput lost",
-               "The estimated share of throughput each finding costs, in ranked order.", "finding", "throughput lost", "",
+  loss.spec = {id + "-findings",
+               "Findings by throughput lost",
+               "The estimated share of throughput each finding costs, in ranked order.",
+               "finding",
+               "throughput lost",
+               "",
                "fraction"};
   loss.series = {{"throughput lost", {}}};
   DataTable t;
@@ -83,10 +88,14 @@ std::string RenderDiagnoseSection(const ReportInput& in) {
       const std::string p = fmt::format("series.throughput[{}]", i);
       const std::string quantity = f.String(p + ".quantity");
       LineChartData c;
-      c.spec = {fmt::format("{}-throughput-{}", id, i), "Throughput over iterations",
-                fmt::format("{} of {} per iteration, with the change points found and the checkpoint saves marked.", quantity,
-                            f.String(p + ".path")),
-                "iteration", quantity, "", ""};
+      c.spec = {fmt::format("{}-throughput-{}", id, i),
+                "Throughput over iterations",
+                fmt::format("{} of {} per iteration, with the change points found and the checkpoint saves marked.",
+                            quantity, f.String(p + ".path")),
+                "iteration",
+                quantity,
+                "",
+                ""};
       c.series.push_back({quantity, numbers(p + ".iterations"), numbers(p + ".values")});
       const std::string log = f.String(p + ".path");
       for (const auto& [in_log, it] : change_iterations)
@@ -99,17 +108,27 @@ std::string RenderDiagnoseSection(const ReportInput& in) {
     // One clock chart and one temperature chart per telemetry file, a series per GPU; time in
     // seconds from the file's first sample.
     std::map<std::string, std::vector<size_t>> by_file;
-    for (size_t i = 0; i < tel->size(); ++i) by_file[f.String(fmt::format("series.telemetry[{}].path", i))].push_back(i);
+    for (size_t i = 0; i < tel->size(); ++i)
+      by_file[f.String(fmt::format("series.telemetry[{}].path", i))].push_back(i);
     int n = 0;
     for (const auto& [path, idx] : by_file) {
       double t0 = INFINITY;
       for (size_t i : idx)
         for (double t : numbers(fmt::format("series.telemetry[{}].time_s", i))) t0 = std::min(t0, t);
       LineChartData clock, temp;
-      clock.spec = {fmt::format("{}-clock-{}", id, n), "SM clock per GPU",
-                    fmt::format("SM clock of each GPU in {}, throttled ranges shaded.", path), "time", "SM clock", "s", "Hz"};
-      temp.spec = {fmt::format("{}-temperature-{}", id, n), "Temperature per GPU",
-                   fmt::format("GPU temperature of each GPU in {}, throttled ranges shaded.", path), "time", "temperature (C)", "s",
+      clock.spec = {fmt::format("{}-clock-{}", id, n),
+                    "SM clock per GPU",
+                    fmt::format("SM clock of each GPU in {}, throttled ranges shaded.", path),
+                    "time",
+                    "SM clock",
+                    "s",
+                    "Hz"};
+      temp.spec = {fmt::format("{}-temperature-{}", id, n),
+                   "Temperature per GPU",
+                   fmt::format("GPU temperature of each GPU in {}, throttled ranges shaded.", path),
+                   "time",
+                   "temperature (C)",
+                   "s",
                    ""};
       for (size_t i : idx) {
         const std::string p = fmt::format("series.telemetry[{}]", i);

@@ -35,17 +35,20 @@ std::string EstimateCharts(const JsonFields& f, const std::string& prefix, const
   const JsonView layout(f, f.At(P(prefix, "layout")), P(prefix, "layout"));
   const std::string label = LayoutLabel(layout);
   const double step = f.Number(P(prefix, "throughput.step_time_s"));
-  html += Paragraph(fmt::format("{}: step {}, {} tokens/s per GPU, MFU {:.1f}%, exposed communication {:.1f}%, bubble {:.1f}%.",
-                                label, FormatValue(step, "s"),
-                                FormatValue(f.Number(P(prefix, "throughput.tokens_per_s_per_gpu")), ""),
-                                100 * f.Number(P(prefix, "throughput.mfu")),
-                                100 * f.NumberOr(P(prefix, "throughput.comm_share"), 0),
-                                100 * f.NumberOr(P(prefix, "throughput.bubble_rate"), 0)));
+  html += Paragraph(fmt::format(
+      "{}: step {}, {} tokens/s per GPU, MFU {:.1f}%, exposed communication {:.1f}%, bubble {:.1f}%.", label,
+      FormatValue(step, "s"), FormatValue(f.Number(P(prefix, "throughput.tokens_per_s_per_gpu")), ""),
+      100 * f.Number(P(prefix, "throughput.mfu")), 100 * f.NumberOr(P(prefix, "throughput.comm_share"), 0),
+      100 * f.NumberOr(P(prefix, "throughput.bubble_rate"), 0)));
 
   BarChartData time;
-  time.spec = {id + "-time", "Step time breakdown",
+  time.spec = {id + "-time",
+               "Step time breakdown",
                fmt::format("Where the {} step of {} goes, term by term, stacked.", FormatValue(step, "s"), label),
-               "", "time per step", "", "s"};
+               "",
+               "time per step",
+               "",
+               "s"};
   time.categories = {label};
   // The terms of schema/step_time.h; a whole is drawn without its parts, which stack apart.
   auto term_s = [&](const std::string& key) { return f.NumberOr(P(prefix, "time." + key), 0); };
@@ -61,14 +64,19 @@ std::string EstimateCharts(const JsonFields& f, const std::string& prefix, const
   const nlohmann::json& stages = f.Array(P(prefix, "stages"));
   BarChartData mem;
   const double capacity = f.NumberOr(P(prefix, "memory.capacity_bytes"), 0);
-  mem.spec = {id + "-memory", "Memory per pipeline stage",
-              fmt::format("Allocated memory of each of the {} pipeline stages by kind, against the {} of HBM.", stages.size(),
-                          FormatValue(capacity, "B")),
-              "pipeline stage", "memory", "", "B"};
+  mem.spec = {id + "-memory",
+              "Memory per pipeline stage",
+              fmt::format("Allocated memory of each of the {} pipeline stages by kind, against the {} of HBM.",
+                          stages.size(), FormatValue(capacity, "B")),
+              "pipeline stage",
+              "memory",
+              "",
+              "B"};
   for (const MemoryTerm& k : kMemoryTerms) mem.series.push_back({k.chart_label, {}});
   for (size_t s = 0; s < stages.size(); ++s) {
     const JsonView st(f, stages[s], fmt::format("{}[{}]", P(prefix, "stages"), s));
-    mem.categories.push_back(fmt::format("stage {}", static_cast<int64_t>(st.NumberOr("stage", static_cast<double>(s)))));
+    mem.categories.push_back(
+        fmt::format("stage {}", static_cast<int64_t>(st.NumberOr("stage", static_cast<double>(s)))));
     const JsonView m = st.Child("memory");
     for (size_t k = 0; k < std::size(kMemoryTerms); ++k)
       mem.series[k].values.push_back(m.NumberOr(std::string(kMemoryTerms[k].key) + "_bytes", 0));
@@ -82,13 +90,19 @@ std::string EstimateCharts(const JsonFields& f, const std::string& prefix, const
 
   if (const nlohmann::json* links = f.Find(P(prefix, "links")); links && links->is_array() && !links->empty()) {
     BarChartData lk;
-    lk.spec = {id + "-links", "Link utilisation",
-               "The share of the step each link class is busy on the stage where it is busiest (1 = busy the whole step).",
-               "link", "busy share of the step", "", "fraction"};
+    lk.spec = {
+        id + "-links",
+        "Link utilisation",
+        "The share of the step each link class is busy on the stage where it is busiest (1 = busy the whole step).",
+        "link",
+        "busy share of the step",
+        "",
+        "fraction"};
     lk.series.push_back({"utilisation", {}});
     for (size_t i = 0; i < links->size(); ++i) {
       const JsonView l(f, (*links)[i], fmt::format("{}[{}]", P(prefix, "links"), i));
-      lk.categories.push_back(fmt::format("{} (stage {})", l.String("link"), static_cast<int64_t>(l.NumberOr("stage", 0))));
+      lk.categories.push_back(
+          fmt::format("{} (stage {})", l.String("link"), static_cast<int64_t>(l.NumberOr("stage", 0))));
       lk.series[0].values.push_back(l.Number("utilisation"));
     }
     lk.reference = 1.0;
@@ -104,7 +118,8 @@ std::string EstimateCharts(const JsonFields& f, const std::string& prefix, const
     for (size_t i = 0; i < comm->size(); ++i) {
       const JsonView c(f, (*comm)[i], fmt::format("{}[{}]", P(prefix, "communication"), i));
       t.rows.push_back({c.StringOr("kind", ""), c.StringOr("op", ""), fmt::format("{}", c.NumberOr("group_size", 0)),
-                        FormatValue(c.NumberOr("bytes_per_call", 0), "B"), fmt::format("{}", c.NumberOr("calls_per_step", 0)),
+                        FormatValue(c.NumberOr("bytes_per_call", 0), "B"),
+                        fmt::format("{}", c.NumberOr("calls_per_step", 0)),
                         FormatValue(c.NumberOr("time_per_call_s", 0), "s"), FormatValue(c.NumberOr("total_s", 0), "s"),
                         FormatValue(c.NumberOr("exposed_s", 0), "s")});
     }

@@ -45,19 +45,29 @@ void EndFigure(SvgWriter& w, const ChartSpec& spec, const std::vector<DataTable>
 
 void DrawNoData(SvgWriter& w, const PlotArea& a) {
   w.Text("text", "no data",
-         {{"class", "no-data"}, {"x", SvgNumber((a.x0() + a.x1()) / 2, 1)}, {"y", SvgNumber((a.y0() + a.y1()) / 2, 1)},
-          {"text-anchor", "middle"}, {"dominant-baseline", "middle"}});
+         {{"class", "no-data"},
+          {"x", SvgNumber((a.x0() + a.x1()) / 2, 1)},
+          {"y", SvgNumber((a.y0() + a.y1()) / 2, 1)},
+          {"text-anchor", "middle"},
+          {"dominant-baseline", "middle"}});
 }
 
 void DrawReferenceLine(SvgWriter& w, const PlotArea& a, const Scale& y, double value, const std::string& label,
                        const std::string& unit) {
   const std::string ys = SvgNumber(y(value), 1);
-  w.Open("line", {{"class", "reference"}, {"data-value", SvgValue(value)}, {"data-label", label},
-                  {"x1", SvgNumber(a.x0(), 1)}, {"x2", SvgNumber(a.x1(), 1)}, {"y1", ys}, {"y2", ys}});
+  w.Open("line", {{"class", "reference"},
+                  {"data-value", SvgValue(value)},
+                  {"data-label", label},
+                  {"x1", SvgNumber(a.x0(), 1)},
+                  {"x2", SvgNumber(a.x1(), 1)},
+                  {"y1", ys},
+                  {"y2", ys}});
   w.Text("title", (label.empty() ? std::string("reference") : label) + ": " + FormatValue(value, unit));
   w.Close("line");
   w.Text("text", (label.empty() ? std::string("reference") : label) + " " + FormatValue(value, unit),
-         {{"class", "reference-label"}, {"x", SvgNumber(a.x1() - 4, 1)}, {"y", SvgNumber(y(value) - 4, 1)},
+         {{"class", "reference-label"},
+          {"x", SvgNumber(a.x1() - 4, 1)},
+          {"y", SvgNumber(y(value) - 4, 1)},
           {"text-anchor", "end"}});
 }
 

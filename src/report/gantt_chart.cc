@@ -21,8 +21,8 @@
 namespace paratune {
 namespace {
 
-constexpr double kPxPerPart = 4;         // an aggregated part is ~4 px wide on average
-constexpr size_t kTooltipSpans = 2000;   // spans drawn with a <title> each (beyond: size)
+constexpr double kPxPerPart = 4;        // an aggregated part is ~4 px wide on average
+constexpr size_t kTooltipSpans = 2000;  // spans drawn with a <title> each (beyond: size)
 constexpr double kMinRowPx = 6, kMaxRowPx = 28;
 
 // `s` as a CSS string body: every character other than [A-Za-z0-9_-] as a hex escape, so a
@@ -126,10 +126,11 @@ std::string RenderGanttChart(const GanttChartData& d) {
     busy_total[span_cat[i]] += d.spans[i].end - d.spans[i].start;
   }
 
-  std::string description = "Gantt chart of " + std::to_string(nrows) + " rows and " + std::to_string(d.spans.size()) +
-                            " spans";
+  std::string description =
+      "Gantt chart of " + std::to_string(nrows) + " rows and " + std::to_string(d.spans.size()) + " spans";
   if (!d.spans.empty()) {
-    description += " from " + FormatValue(t0, d.spec.x_unit) + " to " + FormatValue(t1, d.spec.x_unit) + "; time per category:";
+    description +=
+        " from " + FormatValue(t0, d.spec.x_unit) + " to " + FormatValue(t1, d.spec.x_unit) + "; time per category:";
     for (size_t c = 0; c < ncats; ++c) {
       description += (c ? ", " : " ") + cats[c] + " " + FormatValue(busy_total[c], d.spec.x_unit);
     }
@@ -154,10 +155,10 @@ std::string RenderGanttChart(const GanttChartData& d) {
   const size_t label_every = row_px > 0 ? PixelCount(std::ceil(12 / row_px), nrows) : std::max<size_t>(1, nrows);
 
   auto rect = [&](double start, double end, double x, double width, size_t cat, const std::string* tip) {
-    const std::initializer_list<SvgAttr> attrs = {{"class", "span"},          {"data-category", cats[cat]},
-                                                  {"data-start", SvgValue(start)}, {"data-end", SvgValue(end)},
-                                                  {"x", SvgNumber(x, 2)},          {"width", SvgNumber(width, 2)},
-                                                  {"height", rect_h}};
+    const std::initializer_list<SvgAttr> attrs = {
+        {"class", "span"},           {"data-category", cats[cat]}, {"data-start", SvgValue(start)},
+        {"data-end", SvgValue(end)}, {"x", SvgNumber(x, 2)},       {"width", SvgNumber(width, 2)},
+        {"height", rect_h}};
     if (!tip) {
       w.Empty("rect", attrs);
       return;
@@ -172,14 +173,20 @@ std::string RenderGanttChart(const GanttChartData& d) {
     const bool aggregate = over && spans.size() > row_budget;
     const std::string y = SvgNumber(a.y1() + row_px * static_cast<double>(r) + row_px * 0.1, 2);
     if (aggregate) {
-      w.Open("g", {{"class", "gantt-row"}, {"data-row", d.rows[r]}, {"data-aggregated", std::to_string(spans.size())},
+      w.Open("g", {{"class", "gantt-row"},
+                   {"data-row", d.rows[r]},
+                   {"data-aggregated", std::to_string(spans.size())},
                    {"transform", "translate(0," + y + ")"}});
     } else {
       w.Open("g", {{"class", "gantt-row"}, {"data-row", d.rows[r]}, {"transform", "translate(0," + y + ")"}});
     }
-    if (r % label_every == 0) w.Text("text", d.rows[r],
-           {{"class", "row-label"}, {"x", SvgNumber(a.x0() - 6, 1)}, {"y", SvgNumber(row_px * 0.4, 2)},
-            {"text-anchor", "end"}, {"dominant-baseline", "middle"}});
+    if (r % label_every == 0)
+      w.Text("text", d.rows[r],
+             {{"class", "row-label"},
+              {"x", SvgNumber(a.x0() - 6, 1)},
+              {"y", SvgNumber(row_px * 0.4, 2)},
+              {"text-anchor", "end"},
+              {"dominant-baseline", "middle"}});
     if (!aggregate) {
       for (size_t i : spans) {
         const GanttSpan& s = d.spans[i];

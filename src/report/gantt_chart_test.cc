@@ -51,8 +51,10 @@ TEST(GanttChart, RowsAndSpansFollowTheDomContract) {
   EXPECT_EQ(Elements(html, "g", "legend-entry").size(), 2u);
   // Tooltips and the table of busy time per row and category.
   EXPECT_CONTAINS(html, "<title>mb 0: 1 s to 3 s</title>");
-  EXPECT_CONTAINS(html, "<tr><td>stage 0</td><td class=\"num\">2</td><td class=\"num\">1</td><td class=\"num\">2</td></tr>");
-  EXPECT_CONTAINS(html, "<tr><td>stage 2</td><td class=\"num\">0</td><td class=\"num\">0</td><td class=\"num\">0</td></tr>");
+  EXPECT_CONTAINS(html,
+                  "<tr><td>stage 0</td><td class=\"num\">2</td><td class=\"num\">1</td><td class=\"num\">2</td></tr>");
+  EXPECT_CONTAINS(html,
+                  "<tr><td>stage 2</td><td class=\"num\">0</td><td class=\"num\">0</td><td class=\"num\">0</td></tr>");
 }
 
 TEST(GanttChart, TimeAxisSpansTheScheduleExactly) {
@@ -144,7 +146,8 @@ TEST(GanttChart, LargePipelineIsAggregated) {
   EXPECT_LT(spans.size(), d.max_spans);
   // Covered time per category kept (1,024 x 64 x 1 ms forward, 2 ms backward, 1 ms wgrad).
   std::map<std::string, double> total;
-  for (const auto& s : spans) total[s.at("data-category")] += std::stod(s.at("data-end")) - std::stod(s.at("data-start"));
+  for (const auto& s : spans)
+    total[s.at("data-category")] += std::stod(s.at("data-end")) - std::stod(s.at("data-start"));
   EXPECT_NEAR(total["forward"], 64 * 1024 * 1e-3, 0.01 * 64 * 1024 * 1e-3);
   EXPECT_NEAR(total["backward"], 64 * 1024 * 2e-3, 0.01 * 64 * 1024 * 2e-3);
   EXPECT_NEAR(total["weight-grad"], 64 * 1024 * 1e-3, 0.01 * 64 * 1024 * 1e-3);

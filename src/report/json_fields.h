@@ -20,7 +20,7 @@ class JsonFields {
   double NumberOr(std::string_view path, double fallback) const;  // absent or null: fallback
   std::string String(std::string_view path) const;
   std::string StringOr(std::string_view path, const std::string& fallback) const;
-  const nlohmann::json& Array(std::string_view path) const;       // an array, or throws
+  const nlohmann::json& Array(std::string_view path) const;  // an array, or throws
   [[noreturn]] void Fail(std::string_view path, std::string_view what) const;
   const std::string& file() const { return file_; }
 

@@ -63,7 +63,9 @@ std::vector<size_t> Sample(size_t n, size_t m) {
     for (size_t i = 0; i < (n <= m ? n : 1); ++i) idx.push_back(i);
     return idx;
   }
-  for (size_t k = 0; k < m; ++k) idx.push_back(static_cast<size_t>(std::llround(static_cast<double>(k) * static_cast<double>(n - 1) / static_cast<double>(m - 1))));
+  for (size_t k = 0; k < m; ++k)
+    idx.push_back(static_cast<size_t>(
+        std::llround(static_cast<double>(k) * static_cast<double>(n - 1) / static_cast<double>(m - 1))));
   return idx;
 }
 
@@ -122,8 +124,8 @@ std::string RenderLineChart(const LineChartData& d) {
   const Scale sx = Scale::Linear(tx.lo, tx.hi, a.x0(), a.x1());
   const Scale sy = d.log_y ? Scale::Log(ty.lo, ty.hi, a.y0(), a.y1()) : Scale::Linear(ty.lo, ty.hi, a.y0(), a.y1());
 
-  std::string description = "Line chart of " + std::to_string(d.series.size()) + " series, " + std::to_string(points) +
-                            " points";
+  std::string description =
+      "Line chart of " + std::to_string(d.series.size()) + " series, " + std::to_string(points) + " points";
   if (any_y) {
     description += ", " + d.spec.y_label + (d.spec.y_label.empty() ? "" : " ") + "from " +
                    FormatValue(ylo, d.spec.y_unit) + " to " + FormatValue(yhi, d.spec.y_unit);
@@ -141,8 +143,13 @@ std::string RenderLineChart(const LineChartData& d) {
   const std::string top = SvgNumber(a.y1(), 1), bottom = SvgNumber(a.y0(), 1);
   for (const Band& b : d.bands) {
     const double x0 = sx(std::min(b.x0, b.x1)), x1 = sx(std::max(b.x0, b.x1));
-    w.Open("rect", {{"class", "band"}, {"data-x0", SvgValue(b.x0)}, {"data-x1", SvgValue(b.x1)}, {"data-label", b.label},
-                    {"x", SvgNumber(x0, 2)}, {"y", top}, {"width", SvgNumber(x1 - x0, 2)},
+    w.Open("rect", {{"class", "band"},
+                    {"data-x0", SvgValue(b.x0)},
+                    {"data-x1", SvgValue(b.x1)},
+                    {"data-label", b.label},
+                    {"x", SvgNumber(x0, 2)},
+                    {"y", top},
+                    {"width", SvgNumber(x1 - x0, 2)},
                     {"height", SvgNumber(a.y0() - a.y1(), 1)}});
     w.Text("title", b.label + ": " + FormatValue(b.x0, d.spec.x_unit) + " to " + FormatValue(b.x1, d.spec.x_unit));
     w.Close("rect");
@@ -163,24 +170,37 @@ std::string RenderLineChart(const LineChartData& d) {
         path += "L" + px + "," + py;
       }
     }
-    w.Open("path", {{"class", "series"}, {"data-series", s.name}, {"data-points", std::to_string(keep.size())},
-                    {"d", path}, {"fill", "none"}, {"stroke", SeriesColour(k)}});
+    w.Open("path", {{"class", "series"},
+                    {"data-series", s.name},
+                    {"data-points", std::to_string(keep.size())},
+                    {"d", path},
+                    {"fill", "none"},
+                    {"stroke", SeriesColour(k)}});
     w.Text("title", s.name);
     w.Close("path");
     if (keep.size() == 1) {  // one point draws no line: a dot
-      w.Empty("circle", {{"class", "point"}, {"cx", SvgNumber(sx(s.x[0]), 1)}, {"cy", SvgNumber(sy(s.y[0]), 1)},
-                         {"r", "3"}, {"fill", SeriesColour(k)}});
+      w.Empty("circle", {{"class", "point"},
+                         {"cx", SvgNumber(sx(s.x[0]), 1)},
+                         {"cy", SvgNumber(sy(s.y[0]), 1)},
+                         {"r", "3"},
+                         {"fill", SeriesColour(k)}});
     }
   }
   const bool label_markers = d.markers.size() <= 20;
   for (const Marker& m : d.markers) {
     const std::string x = SvgNumber(sx(m.x), 2);
-    w.Open("line", {{"class", "marker"}, {"data-x", SvgValue(m.x)}, {"data-label", m.label}, {"x1", x}, {"x2", x},
-                    {"y1", top}, {"y2", bottom}});
+    w.Open("line", {{"class", "marker"},
+                    {"data-x", SvgValue(m.x)},
+                    {"data-label", m.label},
+                    {"x1", x},
+                    {"x2", x},
+                    {"y1", top},
+                    {"y2", bottom}});
     w.Text("title", m.label + " at " + FormatValue(m.x, d.spec.x_unit));
     w.Close("line");
     if (label_markers && !m.label.empty()) {
-      w.Text("text", m.label, {{"class", "marker-label"}, {"x", SvgNumber(sx(m.x) + 3, 1)}, {"y", SvgNumber(a.y1() + 10, 1)}});
+      w.Text("text", m.label,
+             {{"class", "marker-label"}, {"x", SvgNumber(sx(m.x) + 3, 1)}, {"y", SvgNumber(a.y1() + 10, 1)}});
     }
   }
 

@@ -47,7 +47,7 @@ TEST(Page, DarkModePrintAndPalette) {
   EXPECT_CONTAINS(html, "--series-0:#0072B2");
   EXPECT_CONTAINS(html, "--series-1:#E69F00");
   EXPECT_CONTAINS(html, "--series-2:#009E73");
-  EXPECT_EQ(Count(html, "--series-7:"), 2u);  // light and dark
+  EXPECT_EQ(Count(html, "--series-7:"), 2u);   // light and dark
   EXPECT_EQ(Count(html, "--series-11:"), 2u);  // twelve colours, each in both themes
 }
 

@@ -16,17 +16,33 @@ std::string RenderPlanSection(const ReportInput& in) {
   const std::string id = ChartId(in.path, "plan");
   const nlohmann::json& ranked = f.Array("ranked");
   std::string html = Paragraph(fmt::format(
-      "{} on {} GPUs of {}, sequence {}, global batch {}: {} layouts passed the rules, {} estimated, {} fit; the best {} below.",
+      "{} on {} GPUs of {}, sequence {}, global batch {}: {} layouts passed the rules, {} estimated, {} fit; the best "
+      "{} below.",
       f.StringOr("model.name", "model"), f.NumberOr("cluster.gpus", 0), f.StringOr("cluster.gpu", "?"),
       f.NumberOr("training.seq_len", 0), f.NumberOr("training.global_batch", 0), f.NumberOr("search.candidates", 0),
       f.NumberOr("search.estimated", 0), f.NumberOr("search.fitting", 0), ranked.size()));
   BarChartData tps, mfu, mem;
-  tps.spec = {id + "-throughput", "Throughput of the ranked layouts", "Tokens per second per GPU of each listed layout, best first.",
-              "layout", "tokens/s per GPU", "", ""};
-  mfu.spec = {id + "-mfu", "MFU of the ranked layouts", "Model FLOP utilisation of each listed layout (its own precision's peak).",
-              "layout", "MFU", "", "fraction"};
-  mem.spec = {id + "-memory", "Peak memory of the ranked layouts",
-              "Peak allocated memory per GPU of each listed layout against the planner's limit.", "layout", "peak memory", "", "B"};
+  tps.spec = {id + "-throughput",
+              "Throughput of the ranked layouts",
+              "Tokens per second per GPU of each listed layout, best first.",
+              "layout",
+              "tokens/s per GPU",
+              "",
+              ""};
+  mfu.spec = {id + "-mfu",
+              "MFU of the ranked layouts",
+              "Model FLOP utilisation of each listed layout (its own precision's peak).",
+              "layout",
+              "MFU",
+              "",
+              "fraction"};
+  mem.spec = {id + "-memory",
+              "Peak memory of the ranked layouts",
+              "Peak allocated memory per GPU of each listed layout against the planner's limit.",
+              "layout",
+              "peak memory",
+              "",
+              "B"};
   tps.series = {{"tokens/s per GPU", {}}};
   mfu.series = {{"MFU", {}}};
   mem.series = {{"peak memory", {}}};
@@ -46,11 +62,12 @@ std::string RenderPlanSection(const ReportInput& in) {
     tps.series[0].values.push_back(r.Number("tokens_per_s_per_gpu"));
     mfu.series[0].values.push_back(r.Number("mfu"));
     mem.series[0].values.push_back(r.NumberOr("peak_memory_bytes", 0));
-    t.rows.push_back({fmt::format("{}", static_cast<int64_t>(r.NumberOr("rank", double(i + 1)))), LayoutLabel(r.Child("layout")),
-                      FormatValue(r.Number("step_time_s"), "s"), fmt::format("{:.0f}", r.Number("tokens_per_s_per_gpu")),
-                      fmt::format("{:.1f}%", 100 * r.Number("mfu")), FormatValue(r.NumberOr("peak_memory_bytes", 0), "B"),
-                      fmt::format("{:.1f}%", 100 * r.NumberOr("comm_share", 0)),
-                      fmt::format("{:.1f}%", 100 * r.NumberOr("bubble_rate", 0))});
+    t.rows.push_back(
+        {fmt::format("{}", static_cast<int64_t>(r.NumberOr("rank", double(i + 1)))), LayoutLabel(r.Child("layout")),
+         FormatValue(r.Number("step_time_s"), "s"), fmt::format("{:.0f}", r.Number("tokens_per_s_per_gpu")),
+         fmt::format("{:.1f}%", 100 * r.Number("mfu")), FormatValue(r.NumberOr("peak_memory_bytes", 0), "B"),
+         fmt::format("{:.1f}%", 100 * r.NumberOr("comm_share", 0)),
+         fmt::format("{:.1f}%", 100 * r.NumberOr("bubble_rate", 0))});
   }
   const double limit = f.NumberOr("search.memory_limit_bytes", 0);
   if (limit > 0) {
@@ -69,11 +86,15 @@ std::string RenderPlanSection(const ReportInput& in) {
     const std::string knob = f.String("sweep.knob");
     const nlohmann::json& points = f.Array("sweep.points");
     BarChartData b;
-    b.spec = {id + "-sweep", fmt::format("What-if: throughput against {}", knob),
+    b.spec = {id + "-sweep",
+              fmt::format("What-if: throughput against {}", knob),
               fmt::format("The best layout's tokens/s per GPU for each value of {} (every other dimension searched); "
                           "a value with no fitting layout shows no bar.",
                           knob),
-              knob, "tokens/s per GPU", "", ""};
+              knob,
+              "tokens/s per GPU",
+              "",
+              ""};
     b.series = {{"tokens/s per GPU", {}}};
     DataTable st;
     st.columns = {knob, "tokens/s per GPU", "MFU", "step time", "layout"};
@@ -90,8 +111,9 @@ std::string RenderPlanSection(const ReportInput& in) {
       }
       b.categories.push_back(value);
       b.series[0].values.push_back(pt.Number("tokens_per_s_per_gpu"));
-      st.rows.push_back({value, fmt::format("{:.0f}", pt.Number("tokens_per_s_per_gpu")), fmt::format("{:.1f}%", 100 * pt.Number("mfu")),
-                         FormatValue(pt.Number("step_time_s"), "s"), LayoutLabel(pt.Child("layout"))});
+      st.rows.push_back({value, fmt::format("{:.0f}", pt.Number("tokens_per_s_per_gpu")),
+                         fmt::format("{:.1f}%", 100 * pt.Number("mfu")), FormatValue(pt.Number("step_time_s"), "s"),
+                         LayoutLabel(pt.Child("layout"))});
     }
     html += RenderBarChart(b) + RenderTable(st);
   }

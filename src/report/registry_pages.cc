@@ -16,7 +16,8 @@ std::string Link(const std::string& href, const std::string& text) {
 }
 
 RegistryPage ErrorPage(int status, const std::string& title, const std::string& reason) {
-  return {status, RenderPage(Page{title, "", {PageSection{"error", title, "<p class=\"error\">" + XmlEscape(reason) + "</p>\n"}}})};
+  return {status, RenderPage(Page{
+                      title, "", {PageSection{"error", title, "<p class=\"error\">" + XmlEscape(reason) + "</p>\n"}}})};
 }
 
 // The sections of `docs` (each drawn by its schema's section) under a navigation paragraph.
@@ -52,16 +53,20 @@ RegistryPage RenderRegistryPage(const RegistryPages& pages, const std::string& p
               nav += " …";
               break;
             }
-            nav += (n > 1 ? " · " : "") + Link("/runs/" + PercentEncode(r["name"].get<std::string>()), r["name"].get<std::string>());
+            nav += (n > 1 ? " · " : "") +
+                   Link("/runs/" + PercentEncode(r["name"].get<std::string>()), r["name"].get<std::string>());
           }
       return {200, Sections("paratune runs", nav, {{"runs", std::move(list)}, {"baselines", baselines}})};
     }
     if (path == "/runs/compare") {
       const std::string a = Param(params, "a"), b = Param(params, "b");
-      if (a.empty()) return ErrorPage(400, "Bad request", "/runs/compare needs ?a=RUN (and &b=RUN; without b, a against its baseline)");
+      if (a.empty())
+        return ErrorPage(400, "Bad request",
+                         "/runs/compare needs ?a=RUN (and &b=RUN; without b, a against its baseline)");
       const nlohmann::json c = pages.compare(a, b);
       return {200, Sections(b.empty() ? a + " against its baseline" : b + " against " + a,
-                            nav_home + " · " + Link("/runs/" + PercentEncode(a), a) + (b.empty() ? "" : " · " + Link("/runs/" + PercentEncode(b), b)),
+                            nav_home + " · " + Link("/runs/" + PercentEncode(a), a) +
+                                (b.empty() ? "" : " · " + Link("/runs/" + PercentEncode(b), b)),
                             {{"compare", c}})};
     }
     if (path.rfind("/runs/", 0) == 0) {

@@ -15,9 +15,9 @@
 namespace paratune {
 
 struct RegistryPages {
-  std::string where;  // the store, any password shown as ***
-  std::function<nlohmann::json()> list;                        // paratune.runs.list/1
-  std::function<nlohmann::json()> baselines;                   // paratune.runs.baselines/1
+  std::string where;                                            // the store, any password shown as ***
+  std::function<nlohmann::json()> list;                         // paratune.runs.list/1
+  std::function<nlohmann::json()> baselines;                    // paratune.runs.baselines/1
   std::function<nlohmann::json(const std::string& name)> show;  // paratune.runs.show/1
   // paratune.runs.compare/1; `b` empty: `a` against its baseline.
   std::function<nlohmann::json(const std::string& a, const std::string& b)> compare;

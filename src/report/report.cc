@@ -82,7 +82,8 @@ void Flatten(const nlohmann::json& j, const std::string& path, std::map<std::str
     const double v = j.get<double>();
     if (std::isfinite(v)) (*out)[path] = v;
   } else if (j.is_object()) {
-    for (auto it = j.begin(); it != j.end(); ++it) Flatten(it.value(), path.empty() ? it.key() : path + "." + it.key(), out);
+    for (auto it = j.begin(); it != j.end(); ++it)
+      Flatten(it.value(), path.empty() ? it.key() : path + "." + it.key(), out);
   } else if (j.is_array() && j.size() <= 64) {
     for (size_t i = 0; i < j.size(); ++i) Flatten(j[i], fmt::format("{}[{}]", path, i), out);
   }
@@ -114,9 +115,9 @@ std::string Differences(const ReportInput& a, const ReportInput& b) {
   for (const auto& d : diffs)
     t.rows.push_back({d.path, fmt::format("{:.6g}", d.a), fmt::format("{:.6g}", d.b), fmt::format("{:+.6g}", d.b - d.a),
                       d.a != 0 ? fmt::format("{:.4f}", d.b / d.a) : std::string("-")});
-  std::string html = fmt::format("<p>A = {}, B = {}. {} numeric fields differ{}; the largest relative changes first.</p>\n",
-                                 XmlEscape(a.path), XmlEscape(b.path), total,
-                                 total > diffs.size() ? fmt::format(" (the first {} shown)", diffs.size()) : "");
+  std::string html = fmt::format(
+      "<p>A = {}, B = {}. {} numeric fields differ{}; the largest relative changes first.</p>\n", XmlEscape(a.path),
+      XmlEscape(b.path), total, total > diffs.size() ? fmt::format(" (the first {} shown)", diffs.size()) : "");
   return html + RenderTable(t);
 }
 
@@ -129,7 +130,8 @@ std::string RenderReport(const std::vector<ReportInput>& inputs, const ReportOpt
   if (options.compare) {
     if (inputs.size() != 2) throw InputError(fmt::format("report --compare: needs two inputs, got {}", inputs.size()));
     const std::string sa = inputs[0].doc["schema"], sb = inputs[1].doc["schema"];
-    if (sa != sb) throw InputError(fmt::format("report --compare: {} is {} but {} is {}", inputs[0].path, sa, inputs[1].path, sb));
+    if (sa != sb)
+      throw InputError(fmt::format("report --compare: {} is {} but {} is {}", inputs[0].path, sa, inputs[1].path, sb));
     const SectionKind* k = FindSectionKind(sa);
     page.sections.push_back({"differences", "Differences (B against A)", Differences(inputs[0], inputs[1])});
     std::string pair = "<div class=\"compare\">\n";
@@ -141,12 +143,14 @@ std::string RenderReport(const std::vector<ReportInput>& inputs, const ReportOpt
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     const SectionKind* k = FindSectionKind(inputs[i].doc["schema"].get<std::string>());
-    page.sections.push_back({fmt::format("s{}", i + 1), fmt::format("{}: {}", k->title, inputs[i].path), k->render(inputs[i])});
+    page.sections.push_back(
+        {fmt::format("s{}", i + 1), fmt::format("{}: {}", k->title, inputs[i].path), k->render(inputs[i])});
   }
   return RenderPage(page);
 }
 
-nlohmann::json ReportWrittenJson(const std::string& out, size_t bytes, bool compare, const std::vector<ReportInput>& inputs) {
+nlohmann::json ReportWrittenJson(const std::string& out, size_t bytes, bool compare,
+                                 const std::vector<ReportInput>& inputs) {
   nlohmann::json in = nlohmann::json::array();
   for (const auto& i : inputs) in.push_back({{"path", i.path}, {"schema", i.doc["schema"]}});
   return {{"schema", "paratune.report/1"}, {"out", out}, {"bytes", bytes}, {"compare", compare}, {"inputs", in}};

@@ -47,7 +47,8 @@ const std::vector<SectionKind>& SectionKinds();
 
 // `report --json`, schema "paratune.report/1": the page written (`out`, its `bytes`), `compare`,
 // and each input's `path` and `schema`.
-nlohmann::json ReportWrittenJson(const std::string& out, size_t bytes, bool compare, const std::vector<ReportInput>& inputs);
+nlohmann::json ReportWrittenJson(const std::string& out, size_t bytes, bool compare,
+                                 const std::vector<ReportInput>& inputs);
 const SectionKind* FindSectionKind(const std::string& schema);
 
 }  // namespace paratune

@@ -42,8 +42,16 @@ std::vector<double> BarValues(const std::string& figure) {
 }
 
 nlohmann::json Layout(int tp, int pp, int dp) {
-  return {{"tp", tp}, {"pp", pp}, {"vp", 1}, {"cp", 1}, {"ep", 1}, {"dp", dp}, {"zero", 1}, {"micro_batch", 1},
-          {"recompute", "none"}, {"precision", "bf16"}};
+  return {{"tp", tp},
+          {"pp", pp},
+          {"vp", 1},
+          {"cp", 1},
+          {"ep", 1},
+          {"dp", dp},
+          {"zero", 1},
+          {"micro_batch", 1},
+          {"recompute", "none"},
+          {"precision", "bf16"}};
 }
 
 nlohmann::json Estimate() {
@@ -51,19 +59,34 @@ nlohmann::json Estimate() {
   for (int s = 0; s < 2; ++s)
     stages.push_back({{"stage", s},
                       {"memory",
-                       {{"params_bytes", 10e9}, {"grads_bytes", 5e9}, {"optimizer_bytes", 20e9}, {"activations_bytes", 30e9 + s * 1e9},
+                       {{"params_bytes", 10e9},
+                        {"grads_bytes", 5e9},
+                        {"optimizer_bytes", 20e9},
+                        {"activations_bytes", 30e9 + s * 1e9},
                         {"runtime_bytes", 2e9}}}});
   return {{"schema", "paratune.estimate/1"},
           {"model", {{"name", "llama-3.1-8b"}}},
           {"cluster", {{"gpu", "H100"}, {"gpus", 16}}},
           {"layout", Layout(2, 2, 4)},
-          {"throughput", {{"step_time_s", 2.0}, {"tokens_per_s_per_gpu", 3000}, {"mfu", 0.4}, {"comm_share", 0.1}, {"bubble_rate", 0.05}}},
+          {"throughput",
+           {{"step_time_s", 2.0},
+            {"tokens_per_s_per_gpu", 3000},
+            {"mfu", 0.4},
+            {"comm_share", 0.1},
+            {"bubble_rate", 0.05}}},
           {"time",
-           {{"compute_s", 1.5}, {"recompute_s", 0.25}, {"tp_comm_s", 0.125}, {"dp_comm_s", 0.0625}, {"bubble_s", 0.25},
-            {"optimizer_s", 0.0625}, {"total_s", 2.0}}},
+           {{"compute_s", 1.5},
+            {"recompute_s", 0.25},
+            {"tp_comm_s", 0.125},
+            {"dp_comm_s", 0.0625},
+            {"bubble_s", 0.25},
+            {"optimizer_s", 0.0625},
+            {"total_s", 2.0}}},
           {"stages", stages},
           {"memory", {{"capacity_bytes", 80e9}, {"peak_bytes", 68e9}}},
-          {"links", {{{"link", "scale_up"}, {"stage", 0}, {"utilisation", 0.5}}, {{"link", "scale_out"}, {"stage", 1}, {"utilisation", 0.75}}}}};
+          {"links",
+           {{{"link", "scale_up"}, {"stage", 0}, {"utilisation", 0.5}},
+            {{"link", "scale_out"}, {"stage", 1}, {"utilisation", 0.75}}}}};
 }
 
 std::string Render(const nlohmann::json& doc, const std::string& path = "in.json", bool compare = false,
@@ -76,17 +99,22 @@ std::string Render(const nlohmann::json& doc, const std::string& path = "in.json
 }
 
 TEST(Report, PlanChartsHaveOneBarPerRankedLayoutWithItsValue) {
-  nlohmann::json plan = {{"schema", "paratune.plan/1"},
-                         {"model", {{"name", "llama-3.1-8b"}}},
-                         {"cluster", {{"gpu", "H100"}, {"gpus", 16}}},
-                         {"training", {{"seq_len", 4096}, {"global_batch", 64}}},
-                         {"search", {{"candidates", 40}, {"estimated", 30}, {"fitting", 12}, {"memory_limit_bytes", 76e9}}},
-                         {"explanation", {"#1 is faster because of less TP communication"}},
-                         {"ranked", nlohmann::json::array()}};
+  nlohmann::json plan = {
+      {"schema", "paratune.plan/1"},
+      {"model", {{"name", "llama-3.1-8b"}}},
+      {"cluster", {{"gpu", "H100"}, {"gpus", 16}}},
+      {"training", {{"seq_len", 4096}, {"global_batch", 64}}},
+      {"search", {{"candidates", 40}, {"estimated", 30}, {"fitting", 12}, {"memory_limit_bytes", 76e9}}},
+      {"explanation", {"#1 is faster because of less TP communication"}},
+      {"ranked", nlohmann::json::array()}};
   const double tps[] = {3000, 2500, 1250};
   for (int i = 0; i < 3; ++i)
-    plan["ranked"].push_back({{"rank", i + 1}, {"layout", Layout(1 << i, 1, 16 >> i)}, {"step_time_s", 1.0 + i},
-                              {"tokens_per_s_per_gpu", tps[i]}, {"mfu", 0.5 - 0.125 * i}, {"peak_memory_bytes", 40e9 + 10e9 * i}});
+    plan["ranked"].push_back({{"rank", i + 1},
+                              {"layout", Layout(1 << i, 1, 16 >> i)},
+                              {"step_time_s", 1.0 + i},
+                              {"tokens_per_s_per_gpu", tps[i]},
+                              {"mfu", 0.5 - 0.125 * i},
+                              {"peak_memory_bytes", 40e9 + 10e9 * i}});
   plan["winner"] = Estimate();
   const std::string html = Render(plan, "plan.json");
   const std::string throughput = Figure(html, "plan-json-plan-throughput");
@@ -163,16 +191,24 @@ TEST(Report, EstimateChartsDrawEveryTermOfTheSchemaLists) {
 TEST(Report, NegativeDurationsAndSizesAreErrors) {
   nlohmann::json doc = Estimate();
   doc["throughput"]["step_time_s"] = -1;
-  EXPECT_CONTAINS(InputErrorOf([&] { Render(doc, "neg.json"); }), "neg.json: field 'throughput.step_time_s' is negative (a duration, size or rate)");
+  EXPECT_CONTAINS(InputErrorOf([&] { Render(doc, "neg.json"); }),
+                  "neg.json: field 'throughput.step_time_s' is negative (a duration, size or rate)");
   doc = Estimate();
   doc["stages"][1]["memory"]["params_bytes"] = -5;
   EXPECT_CONTAINS(InputErrorOf([&] { Render(doc, "neg.json"); }), "params_bytes' is negative");
 }
 
 TEST(Report, SimulateGanttHasOneRowPerStage) {
-  nlohmann::json sim = {{"schema", "paratune.simulate/1"}, {"model", "m"}, {"gpus", 8}, {"gpu", "H100"},
-                        {"layout", Layout(2, 4, 1)},       {"schedule", "1f1b"}, {"micro_batches", 4},
-                        {"step_time_s", 1.0},              {"pipeline_time_s", 0.9}, {"extrapolated", false},
+  nlohmann::json sim = {{"schema", "paratune.simulate/1"},
+                        {"model", "m"},
+                        {"gpus", 8},
+                        {"gpu", "H100"},
+                        {"layout", Layout(2, 4, 1)},
+                        {"schedule", "1f1b"},
+                        {"micro_batches", 4},
+                        {"step_time_s", 1.0},
+                        {"pipeline_time_s", 0.9},
+                        {"extrapolated", false},
                         {"stages", nlohmann::json::array()}};
   nlohmann::json events = nlohmann::json::array();
   for (int s = 0; s < 4; ++s) {
@@ -196,15 +232,17 @@ TEST(Report, ClusterChartsComparePolicies) {
   nlohmann::json pol = nlohmann::json::array();
   const char* names[] = {"fifo", "topo"};
   for (int i = 0; i < 2; ++i)
-    pol.push_back({{"policy", names[i]},
-                   {"utilization", 0.75},
-                   {"goodput", 0.5 + 0.25 * i},
-                   {"queue_delay_s", {{"mean", 100.0 / (i + 1)}, {"p50", 10}, {"p99", 1000}, {"p999", 2000}, {"cdf", {0, 5, 10, 1000}}}},
-                   {"by_class", {{"production", {{"queue_delay_s", {{"mean", 50}, {"p99", 500}, {"cdf", {0, 1, 500}}}}}}}},
-                   {"split_placements", 10 * (1 - i)},
-                   {"split_placements_le8", 7 * (1 - i)},
-                   {"fragmentation", {{"fragmented_share_of_free", 0.25}}},
-                   {"series", {{"time_s", {0, 3600, 7200}}, {"allocated_gpus", {8, 16, 4}}, {"queue_length", {0, 2, 0}}}}});
+    pol.push_back(
+        {{"policy", names[i]},
+         {"utilization", 0.75},
+         {"goodput", 0.5 + 0.25 * i},
+         {"queue_delay_s",
+          {{"mean", 100.0 / (i + 1)}, {"p50", 10}, {"p99", 1000}, {"p999", 2000}, {"cdf", {0, 5, 10, 1000}}}},
+         {"by_class", {{"production", {{"queue_delay_s", {{"mean", 50}, {"p99", 500}, {"cdf", {0, 1, 500}}}}}}}},
+         {"split_placements", 10 * (1 - i)},
+         {"split_placements_le8", 7 * (1 - i)},
+         {"fragmentation", {{"fragmented_share_of_free", 0.25}}},
+         {"series", {{"time_s", {0, 3600, 7200}}, {"allocated_gpus", {8, 16, 4}}, {"queue_length", {0, 2, 0}}}}});
   nlohmann::json cl = {{"schema", "paratune.cluster/1"},
                        {"cluster", {{"gpus", 16}, {"description", "2 nodes"}}},
                        {"trace", {{"path", "t.csv"}, {"format", "native"}, {"jobs", 3}, {"skipped_count", 0}}},
@@ -249,7 +287,10 @@ nlohmann::json Analyze(bool with_ceiling) {
                      {"temporal", {{"compute_s", 1.0}, {"non_compute_s", 0.5}, {"idle_s", 0.25}}},
                      {"collectives", {ar, a2a}}});
   }
-  return {{"schema", "paratune.analyze/1"}, {"events", 10}, {"ranks", ranks}, {"stragglers", {{"ranks", nlohmann::json::array()}}}};
+  return {{"schema", "paratune.analyze/1"},
+          {"events", 10},
+          {"ranks", ranks},
+          {"stragglers", {{"ranks", nlohmann::json::array()}}}};
 }
 
 TEST(Report, AnalyzeBusBandwidthBesideItsCeiling) {
@@ -259,7 +300,7 @@ TEST(Report, AnalyzeBusBandwidthBesideItsCeiling) {
   // Categories all_reduce, all_to_all; per category busbw then ceiling.
   EXPECT_EQ(BarValues(fig), (std::vector<double>{310e9, 370e9, 60e9, 96e9}));
   EXPECT_EQ(CountOf(fig, "class=\"bar\" data-series=\"ceiling\""), 2);  // the bars (the legend names it too)
-  EXPECT_NE(fig.find(">ceiling (B/s)</th>"), std::string::npos);  // the data table's column
+  EXPECT_NE(fig.find(">ceiling (B/s)</th>"), std::string::npos);        // the data table's column
   EXPECT_EQ(html.find("ceiling not given"), std::string::npos);
   // Without the ceiling: the busbw bars alone and the note.
   const std::string none = Render(Analyze(false), "an.json");

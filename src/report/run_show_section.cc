@@ -23,31 +23,37 @@ std::string RenderRunShowSection(const ReportInput& in) {
   const std::string id = ChartId(in.path, "run-" + name);
   std::string tags;
   if (const nlohmann::json* tg = run.Find("tags"); tg && tg->is_object())
-    for (const auto& [k, v] : tg->items()) tags += (tags.empty() ? "" : ", ") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
-  std::string html = Paragraph(fmt::format("Run {}: {} on {}{}, recorded {}{}{}.", name, run.StringOr("model", "?"),
-                                           run.StringOr("cluster", "?"),
-                                           run.Find("layout") && run.Find("layout")->is_object()
-                                               ? " with " + LayoutLabel(run.Child("layout"))
-                                               : "",
-                                           run.String("created_utc"),
-                                           run.StringOr("software", "").empty() ? "" : "; software " + run.String("software"),
-                                           tags.empty() ? "" : "; tags " + tags));
+    for (const auto& [k, v] : tg->items())
+      tags += (tags.empty() ? "" : ", ") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+  std::string html = Paragraph(fmt::format(
+      "Run {}: {} on {}{}, recorded {}{}{}.", name, run.StringOr("model", "?"), run.StringOr("cluster", "?"),
+      run.Find("layout") && run.Find("layout")->is_object() ? " with " + LayoutLabel(run.Child("layout")) : "",
+      run.String("created_utc"), run.StringOr("software", "").empty() ? "" : "; software " + run.String("software"),
+      tags.empty() ? "" : "; tags " + tags));
 
   DataTable figures;
   figures.columns = {"metric", "measured", "predicted", "prediction error", "what it is"};
   figures.numeric = {false, true, true, true, false};
   figures.css_class = "run-figures";
   BarChartData terms;
-  terms.spec = {id + "-breakdown", "Step time by term", "The step time split into its terms, measured beside predicted.", "",
-                "time per step", "", "s"};
+  terms.spec = {id + "-breakdown",
+                "Step time by term",
+                "The step time split into its terms, measured beside predicted.",
+                "",
+                "time per step",
+                "",
+                "s"};
   terms.categories = {"measured", "predicted"};
   for (const RunMetric& m : metrics) {
     const double a = RunFigure(run, m.name, "measured"), p = RunFigure(run, m.name, "predicted");
     if (!std::isfinite(a) && !std::isfinite(p)) continue;
-    figures.rows.push_back({m.name, std::isfinite(a) ? FormatValue(a, m.unit) : "", std::isfinite(p) ? FormatValue(p, m.unit) : "",
-                            std::isfinite(a) && std::isfinite(p) && a != 0 ? fmt::format("{:+.1f}%", 100 * (p / a - 1)) : "",
-                            m.description});
-    if (m.step_term) terms.series.push_back({m.name, {std::isfinite(a) ? std::max(a, 0.0) : 0, std::isfinite(p) ? std::max(p, 0.0) : 0}});
+    figures.rows.push_back(
+        {m.name, std::isfinite(a) ? FormatValue(a, m.unit) : "", std::isfinite(p) ? FormatValue(p, m.unit) : "",
+         std::isfinite(a) && std::isfinite(p) && a != 0 ? fmt::format("{:+.1f}%", 100 * (p / a - 1)) : "",
+         m.description});
+    if (m.step_term)
+      terms.series.push_back(
+          {m.name, {std::isfinite(a) ? std::max(a, 0.0) : 0, std::isfinite(p) ? std::max(p, 0.0) : 0}});
   }
   if (!terms.series.empty()) html += RenderStackedBarChart(terms);
   html += "<h3>Figures</h3>\n" + RenderTable(figures);
@@ -60,8 +66,13 @@ std::string RenderRunShowSection(const ReportInput& in) {
       std::string unit;
       for (const RunMetric& m : metrics)
         if (m.name == kind) unit = m.unit;
-      c.spec = {fmt::format("{}-series-{}", id, i), kind + " over iterations",
-                fmt::format("{} of run {} per logged iteration.", kind, name), "iteration", kind, "", unit};
+      c.spec = {fmt::format("{}-series-{}", id, i),
+                kind + " over iterations",
+                fmt::format("{} of run {} per logged iteration.", kind, name),
+                "iteration",
+                kind,
+                "",
+                unit};
       LineSeries s{kind, {}, {}};
       const nlohmann::json& xs = f.Array(p + ".x");
       const nlohmann::json& ys = f.Array(p + ".y");

@@ -19,9 +19,8 @@ std::string RenderRunsCompareSection(const ReportInput& in) {
   const std::string a = f.String("a"), b = f.String("b");
   const std::string scope = f.StringOr("baseline_scope", "");
   const std::string id = ChartId(in.path, "compare");
-  std::string html =
-      Paragraph(scope.empty() ? fmt::format("Run {} against run {}.", b, a)
-                              : fmt::format("Run {} against {}, the baseline of {}.", b, a, scope));
+  std::string html = Paragraph(scope.empty() ? fmt::format("Run {} against run {}.", b, a)
+                                             : fmt::format("Run {} against {}, the baseline of {}.", b, a, scope));
   auto unit_of = [&](const std::string& metric) {
     for (const RunMetric& m : metrics)
       if (m.name == metric) return m.unit;
@@ -30,10 +29,15 @@ std::string RenderRunsCompareSection(const ReportInput& in) {
   if (const nlohmann::json* br = f.Find("breakdown"); br && br->is_object()) {
     const double delta = f.Number("breakdown.step_time_delta_s");
     BarChartData moved;
-    moved.spec = {id + "-terms", "Which term moved",
-                  fmt::format("The change of each step-time term ({}), b minus a, largest first; the step time changed by {}.",
-                              f.String("breakdown.side"), FormatValue(delta, "s")),
-                  "term", "change per step", "", "s"};
+    moved.spec = {
+        id + "-terms",
+        "Which term moved",
+        fmt::format("The change of each step-time term ({}), b minus a, largest first; the step time changed by {}.",
+                    f.String("breakdown.side"), FormatValue(delta, "s")),
+        "term",
+        "change per step",
+        "",
+        "s"};
     moved.series = {{"b - a", {}}};
     DataTable t;
     t.columns = {"term", "b - a", "share of the step-time change"};
@@ -45,7 +49,8 @@ std::string RenderRunsCompareSection(const ReportInput& in) {
       const double d = v.Number("delta_s"), share = v.NumberOr("share", NAN);
       moved.categories.push_back(v.String("metric"));
       moved.series[0].values.push_back(d);
-      t.rows.push_back({v.String("metric"), FormatValue(d, "s"), std::isfinite(share) ? fmt::format("{:.1f}%", 100 * share) : ""});
+      t.rows.push_back(
+          {v.String("metric"), FormatValue(d, "s"), std::isfinite(share) ? fmt::format("{:.1f}%", 100 * share) : ""});
     }
     html += RenderBarChart(moved) + RenderTable(t);
   } else {

@@ -63,7 +63,8 @@ std::string RenderRunsListSection(const ReportInput& in) {
     const char* id;
     const char* title;
   };
-  for (const Trend& trend : {Trend{"tokens_per_s_per_gpu", "tokens", "Tokens/s per GPU by run"}, Trend{"mfu", "mfu", "MFU by run"}}) {
+  for (const Trend& trend :
+       {Trend{"tokens_per_s_per_gpu", "tokens", "Tokens/s per GPU by run"}, Trend{"mfu", "mfu", "MFU by run"}}) {
     const std::string metric = trend.metric;
     const RunMetric* m = nullptr;
     for (const RunMetric* s : shown)
@@ -81,11 +82,15 @@ std::string RenderRunsListSection(const ReportInput& in) {
       s.y.push_back(v);
     }
     LineChartData c;
-    c.spec = {fmt::format("{}-trend-{}", id, trend.id), trend.title,
+    c.spec = {fmt::format("{}-trend-{}", id, trend.id),
+              trend.title,
               fmt::format("{} of each run (measured, else predicted) against the time it was recorded, since {}; one "
                           "series per cluster and model.",
                           metric, std::isfinite(t0) ? FormatTimestamp(t0) : "the first run"),
-              "time since the first run", metric, "s", m->unit};
+              "time since the first run",
+              metric,
+              "s",
+              m->unit};
     for (auto& entry : by_scope) {
       const auto& s = entry.second;  // not a structured binding: clang 14 cannot capture one in a lambda
       // Runs recorded in the same second would draw a vertical segment; the table lists them.
@@ -112,8 +117,9 @@ std::string RenderRunsListSection(const ReportInput& in) {
   for (const JsonView& r : views) {
     std::string tags;
     if (const nlohmann::json* tg = r.Find("tags"); tg && tg->is_object())
-      for (const auto& [k, v] : tg->items()) tags += (tags.empty() ? "" : " ") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
-    std::vector<std::string> row = {r.String("name"), r.String("created_utc"), r.StringOr("cluster", ""),
+      for (const auto& [k, v] : tg->items())
+        tags += (tags.empty() ? "" : " ") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+    std::vector<std::string> row = {r.String("name"),        r.String("created_utc"),    r.StringOr("cluster", ""),
                                     r.StringOr("model", ""), r.StringOr("software", ""), tags};
     for (const RunMetric* m : shown)
       for (const char* side : {"measured", "predicted"}) {

@@ -16,7 +16,8 @@ std::vector<RunMetric> RunMetrics(const JsonFields& f) {
     r.unit = m.String("unit");
     r.description = m.StringOr("description", "");
     const std::string better = m.String("better");
-    if (better != "higher" && better != "lower") f.Fail(fmt::format("metrics[{}].better", i), "is not \"higher\" or \"lower\"");
+    if (better != "higher" && better != "lower")
+      f.Fail(fmt::format("metrics[{}].better", i), "is not \"higher\" or \"lower\"");
     r.higher_is_better = better == "higher";
     const nlohmann::json* term = m.Find("step_term");
     r.step_term = term && term->is_boolean() && term->get<bool>();

@@ -17,8 +17,16 @@ using chart_test::Elements;
 
 nlohmann::json Metrics() {
   return nlohmann::json::array({
-      {{"name", "mfu"}, {"unit", "fraction"}, {"better", "higher"}, {"step_term", false}, {"description", "model FLOPs utilisation"}},
-      {{"name", "tokens_per_s_per_gpu"}, {"unit", "tokens/s"}, {"better", "higher"}, {"step_term", false}, {"description", "tokens"}},
+      {{"name", "mfu"},
+       {"unit", "fraction"},
+       {"better", "higher"},
+       {"step_term", false},
+       {"description", "model FLOPs utilisation"}},
+      {{"name", "tokens_per_s_per_gpu"},
+       {"unit", "tokens/s"},
+       {"better", "higher"},
+       {"step_term", false},
+       {"description", "tokens"}},
       {{"name", "step_time_s"}, {"unit", "s"}, {"better", "lower"}, {"step_term", false}, {"description", "step"}},
       {{"name", "compute_s"}, {"unit", "s"}, {"better", "lower"}, {"step_term", true}, {"description", "compute"}},
       {{"name", "exposed_tp_comm_s"}, {"unit", "s"}, {"better", "lower"}, {"step_term", true}, {"description", "tp"}},
@@ -26,7 +34,8 @@ nlohmann::json Metrics() {
   });
 }
 
-nlohmann::json RunDoc(const std::string& name, const std::string& when, double tps_measured, double tps_predicted, double mfu) {
+nlohmann::json RunDoc(const std::string& name, const std::string& when, double tps_measured, double tps_predicted,
+                      double mfu) {
   return {{"name", name},
           {"created_utc", when},
           {"cluster", "64xH100"},
@@ -48,7 +57,8 @@ nlohmann::json List() {
   return {{"schema", "paratune.runs.list/1"},
           {"metrics", Metrics()},
           {"runs",
-           {RunDoc("b", "2026-11-02T10:00:00.000Z", 1100, 1000, 0.44), RunDoc("a", "2026-11-01T10:00:00.000Z", 1000, 900, 0.40)}}};
+           {RunDoc("b", "2026-11-02T10:00:00.000Z", 1100, 1000, 0.44),
+            RunDoc("a", "2026-11-01T10:00:00.000Z", 1000, 900, 0.40)}}};
 }
 
 std::string RenderRuns(const nlohmann::json& doc, const std::string& path) {
@@ -76,33 +86,41 @@ TEST(RunsSections, ListDrawsEachRunOnTheTrendOldestFirst) {
 TEST(RunsSections, ListSaysHowManyRunsTheLimitLeftOut) {
   nlohmann::json list = List();
   list["total"] = 82;
-  EXPECT_NE(RenderRuns(list, "runs.json").find("2 of 82 runs, newest first (runs list --limit shows more)."), std::string::npos);
+  EXPECT_NE(RenderRuns(list, "runs.json").find("2 of 82 runs, newest first (runs list --limit shows more)."),
+            std::string::npos);
   list["total"] = 2;
   EXPECT_NE(RenderRuns(list, "runs.json").find("<p>2 runs, newest first.</p>"), std::string::npos);
   list["total"] = 1;  // fewer than listed
   EXPECT_CONTAINS(InputErrorOf([&] { RenderRuns(list, "runs.json"); }), "total");
   list["total"] = 2.5;
-  EXPECT_CONTAINS(InputErrorOf([&] { RenderRuns(list, "runs.json"); }), "must be a whole number of runs, at least the 2 listed");
+  EXPECT_CONTAINS(InputErrorOf([&] { RenderRuns(list, "runs.json"); }),
+                  "must be a whole number of runs, at least the 2 listed");
 }
 
 TEST(RunsSections, ShowStacksMeasuredBesidePredictedAndGivesTheError) {
   nlohmann::json show = RunDoc("a", "2026-11-01T10:00:00.000Z", 1000, 900, 0.40);
   show["schema"] = "paratune.runs.show/1";
   show["metrics"] = Metrics();
-  show["series"] = {{{"kind", "tokens_per_s_per_gpu"}, {"source", "abc"}, {"x", {10, 20, 30}}, {"y", {990, 1000, 1010}}}};
-  show["findings"] = {{{"rule", "pipeline_bubble"}, {"severity", "warning"}, {"title", "bubble 12%"}, {"loss_fraction", 0.125}}};
-  show["sources"] = {{{"sha256", "0123456789abcdef0123"}, {"schema", "paratune.analyze/1"}, {"path", "a.json"}, {"recorded_utc", "x"}}};
+  show["series"] = {
+      {{"kind", "tokens_per_s_per_gpu"}, {"source", "abc"}, {"x", {10, 20, 30}}, {"y", {990, 1000, 1010}}}};
+  show["findings"] = {
+      {{"rule", "pipeline_bubble"}, {"severity", "warning"}, {"title", "bubble 12%"}, {"loss_fraction", 0.125}}};
+  show["sources"] = {{{"sha256", "0123456789abcdef0123"},
+                      {"schema", "paratune.analyze/1"},
+                      {"path", "a.json"},
+                      {"recorded_utc", "x"}}};
   const std::string html = RenderRuns(show, "show.json");
   const auto bars = Elements(html, "rect", "bar");
   // Two stacks (measured, predicted) of the three step terms.
   ASSERT_EQ(bars.size(), 6u);
   double measured = 0, predicted = 0;
-  for (const auto& b : bars) (b.at("data-category") == "measured" ? measured : predicted) += std::stod(b.at("data-value"));
+  for (const auto& b : bars)
+    (b.at("data-category") == "measured" ? measured : predicted) += std::stod(b.at("data-value"));
   EXPECT_DOUBLE_EQ(measured, 2.0);
   EXPECT_DOUBLE_EQ(predicted, 1.8);
   EXPECT_NE(html.find("-10.0%"), std::string::npos);  // tokens/s predicted 900 against 1000 measured
   EXPECT_EQ(Elements(html, "path", "series").at(0).at("data-points"), "3");
-  EXPECT_NE(html.find("12.5%"), std::string::npos);        // the finding's loss
+  EXPECT_NE(html.find("12.5%"), std::string::npos);              // the finding's loss
   EXPECT_NE(html.find("0123456789abcdef<"), std::string::npos);  // sha256 shortened to 16
 }
 
@@ -113,10 +131,22 @@ nlohmann::json Compare() {
           {"b", "b"},
           {"baseline_scope", "cluster=64xH100 model=llama-3.1-70b"},
           {"figures",
-           {{{"metric", "tokens_per_s_per_gpu"}, {"unit", "tokens/s"}, {"better", "higher"}, {"side", "measured"}, {"a", 1000},
-             {"b", 1100}, {"abs_diff", 100}, {"rel_diff", 0.1}},
-            {{"metric", "step_time_s"}, {"unit", "s"}, {"better", "lower"}, {"side", "measured"}, {"a", 2.0}, {"b", 2.5},
-             {"abs_diff", 0.5}, {"rel_diff", 0.25}}}},
+           {{{"metric", "tokens_per_s_per_gpu"},
+             {"unit", "tokens/s"},
+             {"better", "higher"},
+             {"side", "measured"},
+             {"a", 1000},
+             {"b", 1100},
+             {"abs_diff", 100},
+             {"rel_diff", 0.1}},
+            {{"metric", "step_time_s"},
+             {"unit", "s"},
+             {"better", "lower"},
+             {"side", "measured"},
+             {"a", 2.0},
+             {"b", 2.5},
+             {"abs_diff", 0.5},
+             {"rel_diff", 0.25}}}},
           {"breakdown",
            {{"side", "measured"},
             {"step_time_delta_s", 0.5},
@@ -158,8 +188,9 @@ RegistryPages FakeRegistry() {
   p.where = "postgresql://team:***@db/runs";
   p.list = [] { return List(); };
   p.baselines = [] {
-    return nlohmann::json{{"schema", "paratune.runs.baselines/1"},
-                          {"baselines", {{{"scope", "cluster=64xH100 model=llama-3.1-70b"}, {"run", "a"}, {"set_utc", "t"}}}}};
+    return nlohmann::json{
+        {"schema", "paratune.runs.baselines/1"},
+        {"baselines", {{{"scope", "cluster=64xH100 model=llama-3.1-70b"}, {"run", "a"}, {"set_utc", "t"}}}}};
   };
   p.show = [](const std::string& name) {
     if (name != "a" && name != "b") throw InputError("no run named '" + name + "'");

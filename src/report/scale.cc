@@ -283,7 +283,7 @@ std::string Seconds(double v) {
   };
   // ns below 1 µs, ... , minutes below an hour, hours below a day, then days.
   static const U kUnits[] = {{1e-6, 1e-9, "ns"}, {1e-3, 1e-6, "\xC2\xB5s"}, {1, 1e-3, "ms"},
-                             {60, 1, "s"},       {3600, 60, "min"},          {86400, 3600, "h"}};
+                             {60, 1, "s"},       {3600, 60, "min"},         {86400, 3600, "h"}};
   for (const U& u : kUnits) {
     if (a < u.limit && std::fabs(Round3(v / u.scale)) * u.scale < u.limit) return Sig3(v / u.scale) + " " + u.name;
   }

@@ -42,7 +42,7 @@ class Scale {
  public:
   static Scale Linear(double d0, double d1, double r0, double r1);
   static Scale Log(double d0, double d1, double r0, double r1);  // d0, d1 > 0
-  double operator()(double v) const;  // clamps to the range for values outside the domain
+  double operator()(double v) const;                             // clamps to the range for values outside the domain
   double d0() const { return d0_; }
   double d1() const { return d1_; }
 

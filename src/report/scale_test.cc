@@ -190,8 +190,9 @@ TEST(CheckFinite, NamesChartSeriesAndIndex) {
   CheckFinite({1, 2, 3}, "plan-tps", "tokens/s");  // no throw
   const std::string nan = InputErrorOf([] { CheckFinite({1, std::nan(""), 3}, "plan-tps", "tokens/s"); });
   EXPECT_EQ(nan, "chart 'plan-tps': series 'tokens/s' has a NaN value at index 1");
-  const std::string inf =
-      InputErrorOf([] { CheckFinite({1, 2, -std::numeric_limits<double>::infinity()}, "mem", "activations"); });
+  const std::string inf = InputErrorOf([] {
+    CheckFinite({1, 2, -std::numeric_limits<double>::infinity()}, "mem", "activations");
+  });
   EXPECT_EQ(inf, "chart 'mem': series 'activations' has an infinite value at index 2");
 }
 

@@ -61,8 +61,8 @@ constexpr auto kResponseDeadline = std::chrono::seconds(30);
 constexpr auto kDrainTime = milliseconds(200);
 constexpr int kPollSliceMs = 20;  // how often a waiting connection looks at the stop flag
 constexpr int kListenBacklog = 256;
-constexpr size_t kMaxKeepAlivePerClient = 8;     // connections of one address kept open between requests
-constexpr size_t kMaxRateClients = 4096;          // token buckets kept before idle ones go
+constexpr size_t kMaxKeepAlivePerClient = 8;  // connections of one address kept open between requests
+constexpr size_t kMaxRateClients = 4096;      // token buckets kept before idle ones go
 constexpr size_t kMaxCachedHtmlBytes = size_t{256} << 20;
 constexpr size_t kMinRequestBytes = 256;
 
@@ -73,10 +73,10 @@ struct StatusText {
   const char* text;
 };
 constexpr StatusText kStatusTexts[] = {
-    {400, "Bad Request"},        {404, "Not Found"},
-    {405, "Method Not Allowed"}, {413, "Content Too Large"},
-    {414, "URI Too Long"},       {422, "Unprocessable Content"},
-    {429, "Too Many Requests"},  {431, "Request Header Fields Too Large"},
+    {400, "Bad Request"},           {404, "Not Found"},
+    {405, "Method Not Allowed"},    {413, "Content Too Large"},
+    {414, "URI Too Long"},          {422, "Unprocessable Content"},
+    {429, "Too Many Requests"},     {431, "Request Header Fields Too Large"},
     {500, "Internal Server Error"},
 };
 std::string StatusLine(int status) {
@@ -95,8 +95,10 @@ thread_local std::chrono::steady_clock::time_point tl_request_start;
 std::string OneLinePath(const std::string& target) {
   std::string out;
   for (const char c : target.substr(0, 200)) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '"') out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
-    else out += c;
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '"')
+      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+    else
+      out += c;
   }
   return target.size() > 200 ? out + "..." : out;
 }
@@ -125,7 +127,8 @@ void AddressOf(int sock, bool peer, std::string& ip, int& port) {
   if (r != 0) return;
   char host[NI_MAXHOST];
   char serv[NI_MAXSERV];
-  if (::getnameinfo(reinterpret_cast<sockaddr*>(&addr), len, host, sizeof(host), serv, sizeof(serv), NI_NUMERICHOST | NI_NUMERICSERV) == 0) {
+  if (::getnameinfo(reinterpret_cast<sockaddr*>(&addr), len, host, sizeof(host), serv, sizeof(serv),
+                    NI_NUMERICHOST | NI_NUMERICSERV) == 0) {
     ip = host;
     port = std::atoi(serv);
   }
@@ -201,8 +204,10 @@ class ConnectionStream : public httplib::Stream {
 
   // Writes a whole response that httplib never saw (the head was too large to parse).
   void WriteRaw(int status, const std::string& body) {
-    const std::string out = "HTTP/1.1 " + StatusLine(status) + "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: " + std::to_string(body.size()) +
-                            "\r\nConnection: close\r\n\r\n" + body;
+    const std::string out =
+        "HTTP/1.1 " + StatusLine(status) +
+        "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: " + std::to_string(body.size()) +
+        "\r\nConnection: close\r\n\r\n" + body;
     StartResponse();
     for (size_t done = 0; done < out.size();) {
       const ssize_t n = write(out.data() + done, out.size() - done);
@@ -248,7 +253,8 @@ class BoundedServer : public httplib::Server {
   void LogRequest(const httplib::Request& req, const httplib::Response& res) const {
     if (!access_log_) return;
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - tl_request_start).count();
-    access_log_(fmt::format("{} \"{} {}\" {} {} {:.1f} ms", req.remote_addr, req.method, OneLinePath(req.target), res.status, res.body.size(), ms));
+    access_log_(fmt::format("{} \"{} {}\" {} {} {:.1f} ms", req.remote_addr, req.method, OneLinePath(req.target),
+                            res.status, res.body.size(), ms));
   }
 
   bool Stopping() const { return svr_sock_ == INVALID_SOCKET; }
@@ -315,9 +321,11 @@ class BoundedServer : public httplib::Server {
     for (size_t served = 0; served < kKeepAliveMaxRequests; ++served) {
       const auto wait = served == 0 ? milliseconds(kReadTimeoutS * 1000) : milliseconds(kKeepAliveTimeoutS * 1000);
       const bool idle = served > 0;  // waiting between requests: yield to a waiting connection
-      const Head head = strm.ReadHead(max_head_bytes_, wait, [this] { return Stopping(); }, [&] { return idle && waiting_.load() > 0; });
+      const Head head = strm.ReadHead(
+          max_head_bytes_, wait, [this] { return Stopping(); }, [&] { return idle && waiting_.load() > 0; });
       if (head == Head::kTooLarge) {
-        strm.WriteRaw(431, StatusLine(431) + ": the request line and headers exceed " + std::to_string(max_head_bytes_) + " bytes\n");
+        strm.WriteRaw(431, StatusLine(431) + ": the request line and headers exceed " +
+                               std::to_string(max_head_bytes_) + " bytes\n");
         break;
       }
       if (head != Head::kReady) {
@@ -422,7 +430,8 @@ struct FileKey {
 std::optional<FileKey> KeyOf(const fs::path& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return std::nullopt;
-  return FileKey{st.st_dev, st.st_ino, st.st_size, static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec};
+  return FileKey{st.st_dev, st.st_ino, st.st_size,
+                 static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec};
 }
 
 // The result of reading (and, for a page, rendering) one version of a file.
@@ -466,30 +475,38 @@ class Site {
       if (auto r = Load(name, *path, false)) rows.push_back({name, std::move(*r)});
     }
     std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.name < b.name; });
-    Forget([&](const std::string& n) { return std::any_of(rows.begin(), rows.end(), [&](const Row& row) { return row.name == n; }); });
+    Forget([&](const std::string& n) {
+      return std::any_of(rows.begin(), rows.end(), [&](const Row& row) { return row.name == n; });
+    });
 
-    std::string html = "<p>" + std::to_string(rows.size()) + (rows.size() == 1 ? " document" : " documents") +
-                       " in the served directory, read again when they change.</p>\n"
-                       "<table class=\"listing\"><caption>Reports</caption>\n<thead><tr><th scope=\"col\">Name</th><th scope=\"col\">Schema</th>"
-                       "<th scope=\"col\">Size (bytes)</th><th scope=\"col\">Modified (UTC)</th></tr></thead>\n<tbody>\n";
+    std::string html =
+        "<p>" + std::to_string(rows.size()) + (rows.size() == 1 ? " document" : " documents") +
+        " in the served directory, read again when they change.</p>\n"
+        "<table class=\"listing\"><caption>Reports</caption>\n<thead><tr><th scope=\"col\">Name</th><th "
+        "scope=\"col\">Schema</th>"
+        "<th scope=\"col\">Size (bytes)</th><th scope=\"col\">Modified (UTC)</th></tr></thead>\n<tbody>\n";
     for (const Row& row : rows) {
       const double mtime_s = static_cast<double>(row.r.key.mtime_ns) / 1e9;
-      html += "<tr><td><a href=\"/r/" + XmlEscape(PercentEncode(row.name)) + "\">" + XmlEscape(row.name) + "</a></td><td>" +
-              (row.r.schema.empty() ? "<span class=\"error\">" + XmlEscape(row.r.error) + "</span>" : "<code>" + XmlEscape(row.r.schema) + "</code>") +
-              "</td><td class=\"num\">" + std::to_string(row.r.key.size) + "</td><td>" + XmlEscape(FormatTimestamp(mtime_s)) + "</td></tr>\n";
+      html += "<tr><td><a href=\"/r/" + XmlEscape(PercentEncode(row.name)) + "\">" + XmlEscape(row.name) +
+              "</a></td><td>" +
+              (row.r.schema.empty() ? "<span class=\"error\">" + XmlEscape(row.r.error) + "</span>"
+                                    : "<code>" + XmlEscape(row.r.schema) + "</code>") +
+              "</td><td class=\"num\">" + std::to_string(row.r.key.size) + "</td><td>" +
+              XmlEscape(FormatTimestamp(mtime_s)) + "</td></tr>\n";
     }
     html += "</tbody></table>\n";
-    if (with_registry) html += "<p><a href=\"/runs\">The run registry</a>: recorded runs, baselines and comparisons.</p>\n";
+    if (with_registry)
+      html += "<p><a href=\"/runs\">The run registry</a>: recorded runs, baselines and comparisons.</p>\n";
     return RenderPage(Page{"paratune serve", "", {PageSection{"reports", "Reports", html}}});
   }
 
   static std::string ErrorPage(const std::string& title, const std::string& heading, const std::string& reason) {
-    return RenderPage(Page{title, "", {PageSection{"error", heading, "<p class=\"error\">" + XmlEscape(reason) + "</p>\n"}}});
+    return RenderPage(
+        Page{title, "", {PageSection{"error", heading, "<p class=\"error\">" + XmlEscape(reason) + "</p>\n"}}});
   }
 
  private:
   static void NotFound(httplib::Response& res) { res.status = 404; }
-
 
   // One line naming the file as the client knows it (NAME, not the server's path).
   std::string Reason(std::string message, const std::string& name, const fs::path& path) const {
@@ -509,7 +526,8 @@ class Site {
     {
       std::lock_guard lock(mutex_);
       auto it = cache_.find(name);
-      if (it != cache_.end() && it->second.key == *before && (!render || it->second.html || !it->second.error.empty())) return it->second;
+      if (it != cache_.end() && it->second.key == *before && (!render || it->second.html || !it->second.error.empty()))
+        return it->second;
     }
     Rendered r{*before, {}, {}, std::nullopt};
     try {
@@ -527,7 +545,8 @@ class Site {
       Rendered& slot = cache_[name];
       cached_html_bytes_ -= slot.html ? slot.html->size() : 0;
       slot = r;
-      if (slot.html && cached_html_bytes_ + slot.html->size() > kMaxCachedHtmlBytes) slot.html.reset();  // served, not kept
+      if (slot.html && cached_html_bytes_ + slot.html->size() > kMaxCachedHtmlBytes)
+        slot.html.reset();  // served, not kept
       cached_html_bytes_ += slot.html ? slot.html->size() : 0;
     }
     return r;
@@ -559,7 +578,8 @@ bool ValidContentLength(const httplib::Request& req) {
   std::string seen;
   for (auto it = first; it != last; ++it) {
     const std::string& v = it->second;
-    if (v.empty() || v.size() > 18 || !std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; })) return false;
+    if (v.empty() || v.size() > 18 || !std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return false;
     if (!seen.empty() && v != seen) return false;
     seen = v;
   }
@@ -567,10 +587,15 @@ bool ValidContentLength(const httplib::Request& req) {
 }
 
 void CheckOptions(const ServeOptions& o) {
-  if (o.port < 0 || o.port > 65535) throw InputError("serve: --port " + std::to_string(o.port) + " is not a TCP port (0-65535)");
-  if (o.threads < 1 || o.threads > 1024) throw InputError("serve: threads " + std::to_string(o.threads) + " must be 1-1024");
-  if (o.max_request_bytes < kMinRequestBytes) throw InputError("serve: max_request_bytes " + std::to_string(o.max_request_bytes) + " is below " + std::to_string(kMinRequestBytes));
-  if (o.max_requests_per_s < 1) throw InputError("serve: max_requests_per_s " + std::to_string(o.max_requests_per_s) + " must be at least 1");
+  if (o.port < 0 || o.port > 65535)
+    throw InputError("serve: --port " + std::to_string(o.port) + " is not a TCP port (0-65535)");
+  if (o.threads < 1 || o.threads > 1024)
+    throw InputError("serve: threads " + std::to_string(o.threads) + " must be 1-1024");
+  if (o.max_request_bytes < kMinRequestBytes)
+    throw InputError("serve: max_request_bytes " + std::to_string(o.max_request_bytes) + " is below " +
+                     std::to_string(kMinRequestBytes));
+  if (o.max_requests_per_s < 1)
+    throw InputError("serve: max_requests_per_s " + std::to_string(o.max_requests_per_s) + " must be at least 1");
   if (o.host.empty()) throw InputError("serve: --host is empty");
 }
 
@@ -610,7 +635,8 @@ void Serve(const ServeOptions& options, const std::atomic<bool>& stop, const std
   });
   // The pages fetch nothing (docs/report.md); the policy makes the browser refuse if one tried.
   server.set_default_headers({
-      {"Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'; form-action 'none'"},
+      {"Content-Security-Policy",
+       "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'; form-action 'none'"},
       {"X-Content-Type-Options", "nosniff"},
       {"Referrer-Policy", "no-referrer"},
       {"Cache-Control", "no-store"},
@@ -636,7 +662,9 @@ void Serve(const ServeOptions& options, const std::atomic<bool>& stop, const std
     }
     return httplib::Server::HandlerResponse::Unhandled;
   });
-  server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain; charset=utf-8"); });
+  server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("ok\n", "text/plain; charset=utf-8");
+  });
   server.Get("/", [&](const httplib::Request&, httplib::Response& res) {
     if (dir.empty()) {  // registry only
       res.status = 302;
@@ -662,7 +690,8 @@ void Serve(const ServeOptions& options, const std::atomic<bool>& stop, const std
     if (const auto it = req.params.find("refresh"); it != req.params.end()) {
       int s = 0;
       const auto [p, e] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), s);
-      if (e == std::errc() && p == it->second.data() + it->second.size() && s >= 1 && s <= 3600) res.set_header("Refresh", std::to_string(s));
+      if (e == std::errc() && p == it->second.data() + it->second.size() && s >= 1 && s <= 3600)
+        res.set_header("Refresh", std::to_string(s));
     }
   });
   // Error statuses without a body get a one-line one.
@@ -681,7 +710,8 @@ void Serve(const ServeOptions& options, const std::atomic<bool>& stop, const std
     port = server.bind_to_any_port(options.host);
     if (port < 0) throw InputError("serve: cannot listen on " + options.host + " (any port)");
   } else if (!server.bind_to_port(options.host, port)) {
-    throw InputError("serve: cannot listen on " + options.host + ":" + std::to_string(port) + " (in use, or not an address of this machine)");
+    throw InputError("serve: cannot listen on " + options.host + ":" + std::to_string(port) +
+                     " (in use, or not an address of this machine)");
   }
   server.RaiseBacklog();
 

@@ -20,9 +20,9 @@ struct ServeOptions {
   // `serve --db`: the run registry's pages under /runs (registry_pages.h); nullptr: none.
   const RegistryPages* registry = nullptr;
   std::string host = "127.0.0.1";
-  int port = 8080;                     // 0: any free port (tests)
-  size_t max_request_bytes = 16384;    // request line + headers; larger: 431/413
-  int max_requests_per_s = 200;        // per client address; beyond: 429
+  int port = 8080;                   // 0: any free port (tests)
+  size_t max_request_bytes = 16384;  // request line + headers; larger: 431/413
+  int max_requests_per_s = 200;      // per client address; beyond: 429
   int threads = 8;
   // Called with one line per answered request (client, request line, status, body bytes, time);
   // the CLI writes it to standard error. Empty: no log.

@@ -39,22 +39,50 @@ nlohmann::json Document(const std::string& marker, double tokens_per_s = 3000) {
   for (int s = 0; s < 2; ++s)
     stages.push_back({{"stage", s},
                       {"memory",
-                       {{"params_bytes", 10e9}, {"grads_bytes", 5e9}, {"optimizer_bytes", 20e9}, {"activations_bytes", 30e9 + s * 1e9}, {"runtime_bytes", 2e9}}}});
+                       {{"params_bytes", 10e9},
+                        {"grads_bytes", 5e9},
+                        {"optimizer_bytes", 20e9},
+                        {"activations_bytes", 30e9 + s * 1e9},
+                        {"runtime_bytes", 2e9}}}});
   return {{"schema", "paratune.estimate/1"},
           {"model", {{"name", marker}}},
           {"cluster", {{"gpu", "H100"}, {"gpus", 16}}},
           {"layout",
-           {{"tp", 2}, {"pp", 2}, {"vp", 1}, {"cp", 1}, {"ep", 1}, {"dp", 4}, {"zero", 1}, {"micro_batch", 1}, {"recompute", "none"}, {"precision", "bf16"}}},
-          {"throughput", {{"step_time_s", 2.0}, {"tokens_per_s_per_gpu", tokens_per_s}, {"mfu", 0.4}, {"comm_share", 0.1}, {"bubble_rate", 0.05}}},
+           {{"tp", 2},
+            {"pp", 2},
+            {"vp", 1},
+            {"cp", 1},
+            {"ep", 1},
+            {"dp", 4},
+            {"zero", 1},
+            {"micro_batch", 1},
+            {"recompute", "none"},
+            {"precision", "bf16"}}},
+          {"throughput",
+           {{"step_time_s", 2.0},
+            {"tokens_per_s_per_gpu", tokens_per_s},
+            {"mfu", 0.4},
+            {"comm_share", 0.1},
+            {"bubble_rate", 0.05}}},
           {"time",
-           {{"compute_s", 1.5}, {"recompute_s", 0.25}, {"tp_comm_s", 0.125}, {"dp_comm_s", 0.0625}, {"bubble_s", 0.25}, {"optimizer_s", 0.0625}, {"total_s", 2.0}}},
+           {{"compute_s", 1.5},
+            {"recompute_s", 0.25},
+            {"tp_comm_s", 0.125},
+            {"dp_comm_s", 0.0625},
+            {"bubble_s", 0.25},
+            {"optimizer_s", 0.0625},
+            {"total_s", 2.0}}},
           {"stages", stages},
           {"memory", {{"capacity_bytes", 80e9}, {"peak_bytes", 68e9}}},
-          {"links", {{{"link", "scale_up"}, {"stage", 0}, {"utilisation", 0.5}}, {{"link", "scale_out"}, {"stage", 1}, {"utilisation", 0.75}}}}};
+          {"links",
+           {{{"link", "scale_up"}, {"stage", 0}, {"utilisation", 0.5}},
+            {{"link", "scale_out"}, {"stage", 1}, {"utilisation", 0.75}}}}};
 }
 
 // The page serve should answer for NAME holding `doc`.
-std::string PageOf(const std::string& name, const nlohmann::json& doc) { return RenderReport({ReportInput{name, doc}}, ReportOptions{.title = name}); }
+std::string PageOf(const std::string& name, const nlohmann::json& doc) {
+  return RenderReport({ReportInput{name, doc}}, ReportOptions{.title = name});
+}
 
 void WriteText(const fs::path& path, const std::string& text) {
   std::ofstream f(path, std::ios::binary);
@@ -152,7 +180,8 @@ class Server {
 class ServeTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::path(::testing::TempDir()) / ("paratune_serve_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    root_ = fs::path(::testing::TempDir()) /
+            ("paratune_serve_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(root_);
     dir_ = root_ / "reports";
     fs::create_directories(dir_);
@@ -209,7 +238,8 @@ TEST_F(ServeTest, ListingShowsTheJsonFilesOfDirOnly) {
   EXPECT_CONTAINS(b, "<a href=\"/r/wrong.json\">wrong.json</a>");
   EXPECT_CONTAINS(b, "5 documents");
   // Not listed: hidden, not *.json, symlinks out of DIR.
-  for (const char* absent : {".hidden.json", "notes.txt", "link.json", "outdir", "TOP-SECRET"}) EXPECT_EQ(b.find(absent), std::string::npos) << absent;
+  for (const char* absent : {".hidden.json", "notes.txt", "link.json", "outdir", "TOP-SECRET"})
+    EXPECT_EQ(b.find(absent), std::string::npos) << absent;
   // The server's own path is not shown.
   EXPECT_EQ(b.find(root_.string()), std::string::npos);
 }
@@ -220,7 +250,8 @@ TEST_F(ServeTest, PageIsTheReportOfTheFile) {
   ASSERT_EQ(r.status, 200);
   EXPECT_CONTAINS(r.head, "Content-Type: text/html; charset=utf-8");
   EXPECT_EQ(r.body, PageOf("a.json", Document("VERSION-A")));
-  EXPECT_EQ(r.body.find(root_.string()), std::string::npos) << "the page names the file as served, not the server's path";
+  EXPECT_EQ(r.body.find(root_.string()), std::string::npos)
+      << "the page names the file as served, not the server's path";
 
   const Reply spaced = Get(server.port(), "/r/my%20run.json");
   EXPECT_EQ(spaced.status, 200);
@@ -244,7 +275,8 @@ TEST_F(ServeTest, DocumentThatDoesNotRenderIs422WithTheReason) {
   EXPECT_CONTAINS(r.head, "Content-Type: text/html; charset=utf-8");
   EXPECT_CONTAINS(r.body, "Cannot render bad.json");
   EXPECT_CONTAINS(r.body, "<p class=\"error\">bad.json");
-  EXPECT_EQ(r.body.find(root_.string()), std::string::npos) << "the reason names the file as served, not the server's path";
+  EXPECT_EQ(r.body.find(root_.string()), std::string::npos)
+      << "the reason names the file as served, not the server's path";
   const Reply wrong = Get(server.port(), "/r/wrong.json");
   EXPECT_EQ(wrong.status, 422);
   EXPECT_CONTAINS(wrong.body, "<p class=\"error\">wrong.json: field ");
@@ -263,10 +295,10 @@ TEST_F(ServeTest, NothingOutsideDirIsServed) {
       "/r/..%5csecret.json",
       "/r/%252e%252e%252fsecret.json",  // decoded once: the literal name "%2e%2e%2fsecret.json"
       "/r/%252e%252e/secret.json",
-      "/r/link.json",                     // symlink out of DIR
-      "/r/outdir%2fsecret.json",          // through a symlinked directory
+      "/r/link.json",             // symlink out of DIR
+      "/r/outdir%2fsecret.json",  // through a symlinked directory
       "/r/outdir/secret.json",
-      "/r" + abs,                         // absolute path
+      "/r" + abs,  // absolute path
       "/r/" + std::string("%2F") + abs.substr(1),
       "/r/.hidden.json",
       "/r/notes.txt",
@@ -287,8 +319,9 @@ TEST_F(ServeTest, NothingOutsideDirIsServed) {
 
 TEST_F(ServeTest, MalformedRequestIs400AndTheServerKeepsServing) {
   Server server(options_);
-  for (const std::string& request : {std::string("GARBAGE\r\n\r\n"), std::string("GET /healthz HTTP/9.9\r\n\r\n"), std::string("GET /healthz\r\n\r\n"),
-                                     std::string("GET /healthz HTTP/1.1\n\n"), std::string("BREW /healthz HTTP/1.1\r\n\r\n")}) {
+  for (const std::string& request : {std::string("GARBAGE\r\n\r\n"), std::string("GET /healthz HTTP/9.9\r\n\r\n"),
+                                     std::string("GET /healthz\r\n\r\n"), std::string("GET /healthz HTTP/1.1\n\n"),
+                                     std::string("BREW /healthz HTTP/1.1\r\n\r\n")}) {
     const Reply r = Exchange(server.port(), request);
     EXPECT_EQ(r.status, 400) << request;
   }
@@ -312,7 +345,8 @@ TEST_F(ServeTest, OversizedHeadIs431AndTheServerKeepsServing) {
   options_.max_request_bytes = 16384;
   Server server(options_);
   // One long header line.
-  const Reply one = Exchange(server.port(), "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Long: " + std::string(20000, 'a') + "\r\n\r\n");
+  const Reply one =
+      Exchange(server.port(), "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Long: " + std::string(20000, 'a') + "\r\n\r\n");
   EXPECT_EQ(one.status, 431);
   EXPECT_CONTAINS(one.body, "exceed 16384 bytes");
   // Many short ones (httplib alone bounds only each line).
@@ -341,7 +375,8 @@ TEST_F(ServeTest, OnlyGetAndHeadAreAllowed) {
     EXPECT_CONTAINS(r.head, "Allow: GET, HEAD");
   }
   // A body is not read: the answer comes and the connection closes.
-  const Reply post = Exchange(server.port(), "POST /r/a.json HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n" + std::string(1000, 'z'));
+  const Reply post = Exchange(
+      server.port(), "POST /r/a.json HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n" + std::string(1000, 'z'));
   EXPECT_EQ(post.status, 405);
   EXPECT_EQ(fs::file_size(dir_ / "a.json"), Document("VERSION-A").dump().size());
   EXPECT_EQ(Get(server.port(), "/healthz").status, 200);
@@ -357,7 +392,9 @@ TEST_F(ServeTest, ConcurrentClientsAllServed) {
       for (int i = 0; i < 50; ++i) {
         const int k = (t + i) % 3;
         const Reply r = Get(server.port(), k == 0 ? "/healthz" : k == 1 ? "/" : "/r/a.json");
-        const bool good = r.status == 200 && (k == 0 ? r.body == "ok\n" : k == 1 ? r.body.find("/r/a.json") != std::string::npos : r.body == page);
+        const bool good = r.status == 200 && (k == 0   ? r.body == "ok\n"
+                                              : k == 1 ? r.body.find("/r/a.json") != std::string::npos
+                                                       : r.body == page);
         (good ? ok : wrong)++;
       }
     });
@@ -403,7 +440,8 @@ TEST_F(ServeTest, FileReplacedWhileServedGivesOneOfTheWholeVersions) {
   std::vector<std::thread> readers;
   for (int t = 0; t < 4; ++t) {
     readers.emplace_back([&] {
-      for (int i = 0; i < 60 || ((writes < 50 || seen_a == 0 || seen_b == 0) && std::chrono::steady_clock::now() < give_up); ++i) {
+      for (int i = 0;
+           i < 60 || ((writes < 50 || seen_a == 0 || seen_b == 0) && std::chrono::steady_clock::now() < give_up); ++i) {
         const Reply r = Get(server.port(), "/r/live.json");
         if (r.status == 200 && r.body == page_a) {
           seen_a++;
@@ -491,13 +529,18 @@ TEST_F(ServeTest, BadOptionsAreInputErrors) {
   };
   EXPECT_CONTAINS(InputErrorOf([&] { serve({.dir = (root_ / "nope").string(), .port = 0}); }), "is not a directory");
   EXPECT_CONTAINS(InputErrorOf([&] { serve({.dir = (dir_ / "a.json").string(), .port = 0}); }), "is not a directory");
-  EXPECT_CONTAINS(InputErrorOf([&] { serve({.dir = dir_.string(), .port = 70000}); }), "--port 70000 is not a TCP port");
-  EXPECT_CONTAINS(InputErrorOf([&] { serve({.dir = dir_.string(), .port = 0, .max_request_bytes = 10}); }), "max_request_bytes 10");
-  EXPECT_CONTAINS(InputErrorOf([&] { serve({.dir = dir_.string(), .port = 0, .max_requests_per_s = 0}); }), "max_requests_per_s 0");
-  EXPECT_CONTAINS(InputErrorOf([&] { serve({.dir = dir_.string(), .host = "203.0.113.7", .port = 0}); }), "cannot listen on 203.0.113.7");
+  EXPECT_CONTAINS(InputErrorOf([&] { serve({.dir = dir_.string(), .port = 70000}); }),
+                  "--port 70000 is not a TCP port");
+  EXPECT_CONTAINS(InputErrorOf([&] { serve({.dir = dir_.string(), .port = 0, .max_request_bytes = 10}); }),
+                  "max_request_bytes 10");
+  EXPECT_CONTAINS(InputErrorOf([&] { serve({.dir = dir_.string(), .port = 0, .max_requests_per_s = 0}); }),
+                  "max_requests_per_s 0");
+  EXPECT_CONTAINS(InputErrorOf([&] { serve({.dir = dir_.string(), .host = "203.0.113.7", .port = 0}); }),
+                  "cannot listen on 203.0.113.7");
   // A port already taken.
   Server first(options_);
-  EXPECT_CONTAINS(InputErrorOf([&] { serve({.dir = dir_.string(), .port = first.port()}); }), "cannot listen on 127.0.0.1:" + std::to_string(first.port()));
+  EXPECT_CONTAINS(InputErrorOf([&] { serve({.dir = dir_.string(), .port = first.port()}); }),
+                  "cannot listen on 127.0.0.1:" + std::to_string(first.port()));
 }
 
 // ---- load (issue 32): idle keep-alive sockets must not hold the workers ----------------------
@@ -576,7 +619,9 @@ double HealthzMs(int port) {
   for (int i = 0; i < 5; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
     const Reply r = Get(port, "/healthz");
-    ms.push_back(r.status == 200 ? std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() : 1e9);
+    ms.push_back(r.status == 200
+                     ? std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()
+                     : 1e9);
   }
   std::sort(ms.begin(), ms.end());
   return ms[2];
@@ -624,13 +669,18 @@ TEST_F(ServeTest, InvalidContentLengthIs400) {
   Server server(options_);
   for (const char* bad : {"-5", "99999999999999999999", "abc", "0x10"}) {
     SCOPED_TRACE(bad);
-    const Reply r = Exchange(server.port(), std::string("GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: ") + bad + "\r\n\r\n");
+    const Reply r =
+        Exchange(server.port(), std::string("GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: ") + bad + "\r\n\r\n");
     EXPECT_EQ(r.status, 400);
     EXPECT_CONTAINS(r.body, "invalid Content-Length");
   }
-  const Reply two = Exchange(server.port(), "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 5\r\n\r\n");
+  const Reply two =
+      Exchange(server.port(), "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 5\r\n\r\n");
   EXPECT_EQ(two.status, 400);
-  EXPECT_EQ(Exchange(server.port(), "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").status, 200);
+  EXPECT_EQ(
+      Exchange(server.port(), "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+          .status,
+      200);
 }
 
 // serve writes one access-log line per answered request.
@@ -654,7 +704,8 @@ TEST_F(ServeTest, AccessLogHasOneLinePerRequest) {
 
 // A document nested 100,000 deep (600 KB) killed serve with SIGSEGV; it is a 422 with the reason.
 TEST_F(ServeTest, DeeplyNestedDocumentIs422) {
-  WriteText(dir_ / "deep.json", "{\"schema\":\"paratune.estimate/1\",\"x\":" + std::string(100000, '[') + std::string(100000, ']') + "}");
+  WriteText(dir_ / "deep.json",
+            "{\"schema\":\"paratune.estimate/1\",\"x\":" + std::string(100000, '[') + std::string(100000, ']') + "}");
   Server server(options_);
   const Reply r = Get(server.port(), "/r/deep.json");
   EXPECT_EQ(r.status, 422);

@@ -17,11 +17,17 @@ struct PhaseCategory {
   const char* phase;
   const char* category;
 };
-constexpr PhaseCategory kPhaseCategories[] = {
-    {"F", "forward"},          {"B", "backward"},          {"W", "weight-grad"},
-    {"send", "send/recv"},     {"recv", "send/recv"},      {"all-reduce", "data-parallel"},
-    {"all-gather", "data-parallel"}, {"optimizer", "optimizer"}, {"other", "other"}};
-constexpr const char* kCategories[] = {"forward", "backward", "weight-grad", "send/recv", "data-parallel", "optimizer", "other"};
+constexpr PhaseCategory kPhaseCategories[] = {{"F", "forward"},
+                                              {"B", "backward"},
+                                              {"W", "weight-grad"},
+                                              {"send", "send/recv"},
+                                              {"recv", "send/recv"},
+                                              {"all-reduce", "data-parallel"},
+                                              {"all-gather", "data-parallel"},
+                                              {"optimizer", "optimizer"},
+                                              {"other", "other"}};
+constexpr const char* kCategories[] = {"forward",       "backward",  "weight-grad", "send/recv",
+                                       "data-parallel", "optimizer", "other"};
 
 }  // namespace
 
@@ -29,23 +35,27 @@ std::string RenderSimulateSection(const ReportInput& in) {
   const JsonFields f(in.doc, in.path);
   const std::string id = ChartId(in.path, "simulate");
   const JsonView layout(f, f.At("layout"), "layout");
-  std::string html = Paragraph(fmt::format("{} on {} GPUs of {}, {}, schedule {}, {} micro-batches: step {}, pipeline {}{}.",
-                                           f.StringOr("model", "model"), f.NumberOr("gpus", 0), f.StringOr("gpu", "?"),
-                                           LayoutLabel(layout), f.StringOr("schedule", "?"), f.NumberOr("micro_batches", 0),
-                                           FormatValue(f.Number("step_time_s"), "s"),
-                                           FormatValue(f.NumberOr("pipeline_time_s", 0), "s"),
-                                           f.At("extrapolated").is_boolean() && f.At("extrapolated").get<bool>()
-                                               ? " (steady state extended; the Gantt shows the simulated micro-batches)"
-                                               : ""));
+  std::string html = Paragraph(
+      fmt::format("{} on {} GPUs of {}, {}, schedule {}, {} micro-batches: step {}, pipeline {}{}.",
+                  f.StringOr("model", "model"), f.NumberOr("gpus", 0), f.StringOr("gpu", "?"), LayoutLabel(layout),
+                  f.StringOr("schedule", "?"), f.NumberOr("micro_batches", 0),
+                  FormatValue(f.Number("step_time_s"), "s"), FormatValue(f.NumberOr("pipeline_time_s", 0), "s"),
+                  f.At("extrapolated").is_boolean() && f.At("extrapolated").get<bool>()
+                      ? " (steady state extended; the Gantt shows the simulated micro-batches)"
+                      : ""));
   if (const nlohmann::json* tl = f.Find("timeline")) {
     GanttChartData g;
     const int stages = static_cast<int>(f.Number("timeline.stages"));
     if (stages < 0 || stages > 100000) f.Fail("timeline.stages", "is out of range");
-    g.spec = {id + "-gantt", "Pipeline schedule",
+    g.spec = {id + "-gantt",
+              "Pipeline schedule",
               fmt::format("Each of the {} pipeline stages over one step: forward, backward and weight-gradient passes, "
                           "transfers, data-parallel communication and the optimizer; gaps are idle.",
                           stages),
-              "time", "stage", "s", ""};
+              "time",
+              "stage",
+              "s",
+              ""};
     for (int s = 0; s < stages; ++s) g.rows.push_back(fmt::format("stage {}", s));
     g.categories.assign(std::begin(kCategories), std::end(kCategories));
     const nlohmann::json& events = f.Array("timeline.events");
@@ -62,21 +72,25 @@ std::string RenderSimulateSection(const ReportInput& in) {
       std::string category = "other";
       for (const auto& pc : kPhaseCategories)
         if (phase == pc.phase) category = pc.category;
-      const std::string label = e[3].is_number_integer() && e[3].get<int>() >= 0
-                                    ? fmt::format("{} mb {}", phase, e[3].get<int>())
-                                    : phase;
+      const std::string label =
+          e[3].is_number_integer() && e[3].get<int>() >= 0 ? fmt::format("{} mb {}", phase, e[3].get<int>()) : phase;
       g.spans.push_back({stage, e[4].get<double>(), e[5].get<double>(), category, label});
     }
     (void)tl;
     html += RenderGanttChart(g);
   } else {
-    html += Paragraph("No timeline in this document: `paratune simulate --json --timeline` adds it, and the Gantt chart here.");
+    html += Paragraph(
+        "No timeline in this document: `paratune simulate --json --timeline` adds it, and the Gantt chart here.");
   }
   const nlohmann::json& stages = f.Array("stages");
   BarChartData b;
-  b.spec = {id + "-stages", "Simulated breakdown per stage",
-            "Compute, exposed non-compute and idle time of each pipeline stage over the step.", "pipeline stage", "time",
-            "", "s"};
+  b.spec = {id + "-stages",
+            "Simulated breakdown per stage",
+            "Compute, exposed non-compute and idle time of each pipeline stage over the step.",
+            "pipeline stage",
+            "time",
+            "",
+            "s"};
   b.series = {{"compute", {}}, {"non-compute", {}}, {"idle", {}}};
   for (size_t s = 0; s < stages.size(); ++s) {
     const JsonView st(f, stages[s], fmt::format("stages[{}]", s));

@@ -13,7 +13,6 @@ namespace paratune {
 // A total's label: 11 px text drawn 4 px above its bar.
 constexpr double kTotalsRowPx = 16;
 
-
 std::string RenderStackedBarChart(const BarChartData& d) {
   CheckSpec(d.spec);
   if (d.log_y) throw InputError("chart '" + d.spec.id + "': a stacked bar chart has no log axis (its parts add up)");
@@ -58,8 +57,8 @@ std::string RenderStackedBarChart(const BarChartData& d) {
   a.top += LegendHeight(a, names) + totals_row;
   const Scale y = Scale::Linear(t.lo, t.hi, a.y0(), a.y1());
 
-  std::string description = "Stacked bar chart of " + std::to_string(n) + " categories, each the sum of " +
-                            std::to_string(m) + " parts";
+  std::string description =
+      "Stacked bar chart of " + std::to_string(n) + " categories, each the sum of " + std::to_string(m) + " parts";
   if (n > 0 && m > 0) {
     const size_t big = static_cast<size_t>(std::max_element(totals.begin(), totals.end()) - totals.begin());
     description += "; the largest total is " + d.categories[big] + ", " + FormatValue(totals[big], d.spec.y_unit);
@@ -100,8 +99,11 @@ std::string RenderStackedBarChart(const BarChartData& d) {
     }
     if (m > 0) {
       w.Text("text", FormatValue(totals[i], d.spec.y_unit),
-             {{"class", "total"}, {"data-value", SvgValue(totals[i])}, {"x", SvgNumber(centres[i], 1)},
-              {"y", SvgNumber(y(totals[i]) - 4, 1)}, {"text-anchor", "middle"}});
+             {{"class", "total"},
+              {"data-value", SvgValue(totals[i])},
+              {"x", SvgNumber(centres[i], 1)},
+              {"y", SvgNumber(y(totals[i]) - 4, 1)},
+              {"text-anchor", "middle"}});
     }
   }
   w.Close("g");

@@ -40,7 +40,9 @@ TEST(SvgWriter, ElementsAttributesAndText) {
   w.Empty("rect", {{"x", SvgNumber(1.25)}, {"width", "3"}});
   w.Text("title", "x < y & z");
   w.Close("g");
-  EXPECT_EQ(w.str(), "<g class=\"bars\" data-series=\"a&quot;b\"><rect x=\"1.25\" width=\"3\"/><title>x &lt; y &amp; z</title></g>");
+  EXPECT_EQ(
+      w.str(),
+      "<g class=\"bars\" data-series=\"a&quot;b\"><rect x=\"1.25\" width=\"3\"/><title>x &lt; y &amp; z</title></g>");
 }
 
 TEST(DataTable, EscapedNumericColumnsAndDetails) {

@@ -37,7 +37,8 @@ class AnalyzeSourceReader final : public SourceReader {
       const double count = JsonNumber(st, "count", w, rp + ".step_time");
       if (i == 0) {
         const auto world = r.find("world_size");
-        if (world != r.end() && world->is_number_integer() && world->get<int64_t>() > 0) into.gpus = world->get<int64_t>();
+        if (world != r.end() && world->is_number_integer() && world->get<int64_t>() > 0)
+          into.gpus = world->get<int64_t>();
         const auto dev = r.find("device");
         if (dev != r.end() && dev->is_string()) into.gpu = dev->get<std::string>();
       }

@@ -19,10 +19,10 @@ CsvImport PrepareRunsCsv(const CsvImportRequest& r) {
   out.in = RecordsOfPublishedRuns(ReadPublishedRuns(ReadFile(r.csv_path), r.csv_path, hw), r.cluster);
   const Skipped& skipped = out.in.skipped;
   if (out.in.records.empty())
-    throw InputError(fmt::format("runs record --csv: {}: no row can be recorded; row {}: {}{}", r.csv_path,
-                                 skipped.front().first, skipped.front().second,
-                                 skipped.size() > 1 ? fmt::format(" (and {} more rows skipped)", skipped.size() - 1)
-                                                    : std::string()));
+    throw InputError(fmt::format(
+        "runs record --csv: {}: no row can be recorded; row {}: {}{}", r.csv_path, skipped.front().first,
+        skipped.front().second,
+        skipped.size() > 1 ? fmt::format(" (and {} more rows skipped)", skipped.size() - 1) : std::string()));
   for (RunRecord& run : out.in.records) {
     if (!r.software.empty()) run.software = r.software;
     for (const auto& [k, v] : r.tags) SetTag(run, k, v);
@@ -36,10 +36,14 @@ void CommitRunsCsv(Database& db, CsvImport& c) {
 }
 
 nlohmann::json CsvImportJson(const CsvImport& c) {
-  nlohmann::json j = {{"schema", "paratune.runs.import/1"}, {"db", c.where},       {"file", c.csv_path},
-                      {"runs", nlohmann::json::array()},     {"skipped", nlohmann::json::array()}};
+  nlohmann::json j = {{"schema", "paratune.runs.import/1"},
+                      {"db", c.where},
+                      {"file", c.csv_path},
+                      {"runs", nlohmann::json::array()},
+                      {"skipped", nlohmann::json::array()}};
   for (size_t i = 0; i < c.results.size(); ++i)
-    j["runs"].push_back({{"name", c.results[i].name}, {"cluster", c.in.records[i].cluster}, {"created", c.results[i].created}});
+    j["runs"].push_back(
+        {{"name", c.results[i].name}, {"cluster", c.in.records[i].cluster}, {"created", c.results[i].created}});
   for (const auto& [id, why] : c.in.skipped) j["skipped"].push_back({{"id", id}, {"reason", why}});
   return j;
 }

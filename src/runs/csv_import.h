@@ -18,16 +18,16 @@ namespace paratune {
 
 struct CsvImportRequest {
   std::string csv_path;
-  std::string hardware_file;  // TOML merged into the built-in catalog; "" = none
-  std::string cluster;        // the runs' cluster name; "" = each row's GPU name
-  std::string software;       // overrides each row's, when given
+  std::string hardware_file;                              // TOML merged into the built-in catalog; "" = none
+  std::string cluster;                                    // the runs' cluster name; "" = each row's GPU name
+  std::string software;                                   // overrides each row's, when given
   std::vector<std::pair<std::string, std::string>> tags;  // added to every run
 };
 
 struct CsvImport {
   std::string csv_path;
-  std::string where;            // the store, as messages name it
-  CsvRecords in;                // the runs recorded and the rows skipped, with why
+  std::string where;                  // the store, as messages name it
+  CsvRecords in;                      // the runs recorded and the rows skipped, with why
   std::vector<RecordResult> results;  // one per record, in order
 };
 

@@ -40,8 +40,9 @@ std::unique_ptr<Database> OpenDatabase(const std::string& location, StoreAccess 
   // scheme "://" (RFC 3986 section 3.1: a letter, then letters, digits, '+', '-', '.').
   const size_t sep = location.find("://");
   if (sep != std::string::npos && sep > 0 && std::isalpha(static_cast<unsigned char>(location[0])) &&
-      std::all_of(location.begin(), location.begin() + static_cast<std::ptrdiff_t>(sep),
-                  [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.'; }))
+      std::all_of(location.begin(), location.begin() + static_cast<std::ptrdiff_t>(sep), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.';
+      }))
     throw InputError(RedactLocation(location) + ": unknown store scheme '" + location.substr(0, sep) +
                      "'; --db takes a SQLite file path or a postgresql:// URL");
   return OpenSqliteDatabase(location, access == StoreAccess::kCreate);
@@ -52,7 +53,8 @@ std::string DefaultDatabaseLocation() {
   // XDG Base Directory Specification 0.8: $XDG_DATA_HOME, default $HOME/.local/share; a
   // relative value is invalid and ignored.
   if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg == '/') return std::string(xdg) + "/paratune/runs.db";
-  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.local/share/paratune/runs.db";
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return std::string(home) + "/.local/share/paratune/runs.db";
   return "paratune-runs.db";
 }
 
@@ -73,8 +75,8 @@ std::string RedactLocation(std::string_view location) {
   // password=... as a URI query parameter or a key=value keyword (libpq section 34.1.1/34.1.2);
   // a quoted keyword value runs to the closing quote.
   for (size_t pos = 0; (pos = out.find("password=", pos)) != std::string::npos;) {
-    const bool word_start = pos == 0 || out[pos - 1] == ' ' || out[pos - 1] == '?' || out[pos - 1] == '&' ||
-                            out[pos - 1] == ':';
+    const bool word_start =
+        pos == 0 || out[pos - 1] == ' ' || out[pos - 1] == '?' || out[pos - 1] == '&' || out[pos - 1] == ':';
     size_t value = pos + 9;
     if (!word_start) {
       pos = value;

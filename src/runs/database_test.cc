@@ -156,7 +156,10 @@ TEST(Database, DefaultLocationFollowsXdg) {
   EXPECT_EQ(DefaultDatabaseLocation(), "/home/u/.local/share/paratune/runs.db");
   ::setenv("PARATUNE_DB", "postgresql://team@db/runs", 1);
   EXPECT_EQ(DefaultDatabaseLocation(), "postgresql://team@db/runs");
-  if (keep_db) ::setenv("PARATUNE_DB", saved_db.c_str(), 1); else ::unsetenv("PARATUNE_DB");
+  if (keep_db)
+    ::setenv("PARATUNE_DB", saved_db.c_str(), 1);
+  else
+    ::unsetenv("PARATUNE_DB");
 }
 
 TEST(Database, RedactionHidesEveryPasswordForm) {

@@ -11,7 +11,8 @@
 
 namespace paratune {
 
-void ReadEstimateJson(const nlohmann::json& doc, const std::string& where, const std::string& json_path, RunRecord& into) {
+void ReadEstimateJson(const nlohmann::json& doc, const std::string& where, const std::string& json_path,
+                      RunRecord& into) {
   using V = nlohmann::json::value_t;
   auto path = [&](const char* k) { return json_path.empty() ? std::string(k) : json_path + "." + k; };
   const auto& model = JsonMember(doc, "model", where, json_path, V::object);
@@ -42,8 +43,7 @@ void ReadEstimateJson(const nlohmann::json& doc, const std::string& where, const
     const std::optional<Metric> m = MetricByName(term.registry_metric);
     if (!m) throw std::logic_error(std::string("step term ") + term.key + " names no registry metric");
     double& sum = terms[*m];
-    if (!term.added || time.contains(term.key))
-      sum += JsonNumber(time, term.key, where, tm);
+    if (!term.added || time.contains(term.key)) sum += JsonNumber(time, term.key, where, tm);
   }
   for (const auto& [m, v] : terms) predict(m, v);
 }

@@ -26,8 +26,8 @@ namespace {
 
 // Type OIDs of the built-in types (PostgreSQL source, src/include/catalog/pg_type.dat; stable
 // across versions, they are part of the wire protocol's type identification).
-constexpr Oid kBoolOid = 16, kInt8Oid = 20, kInt2Oid = 21, kInt4Oid = 23, kOidOid = 26,
-              kFloat4Oid = 700, kFloat8Oid = 701, kNumericOid = 1700;
+constexpr Oid kBoolOid = 16, kInt8Oid = 20, kInt2Oid = 21, kInt4Oid = 23, kOidOid = 26, kFloat4Oid = 700,
+              kFloat8Oid = 701, kNumericOid = 1700;
 
 // Serialization failure and deadlock (PostgreSQL manual, appendix A "PostgreSQL Error Codes",
 // class 40): the transaction may succeed when run again (manual 13.2 "Transaction Isolation").
@@ -126,7 +126,8 @@ std::vector<std::string> PasswordsIn(std::string_view location) {
 
 std::string Scrub(std::string text, const std::vector<std::string>& secrets) {
   for (const std::string& s : secrets) {
-    for (size_t pos = text.find(s); pos != std::string::npos; pos = text.find(s, pos + 3)) text.replace(pos, s.size(), "***");
+    for (size_t pos = text.find(s); pos != std::string::npos; pos = text.find(s, pos + 3))
+      text.replace(pos, s.size(), "***");
   }
   return text;
 }
@@ -194,7 +195,8 @@ std::string RewritePlaceholders(std::string_view sql, int& count) {
       // positional parameter and is copied as it is.
       size_t j = i + 1;
       while (j < n && (std::isalnum(static_cast<unsigned char>(sql[j])) || sql[j] == '_')) ++j;
-      const bool tag_ok = j < n && sql[j] == '$' && !(j > i + 1 && std::isdigit(static_cast<unsigned char>(sql[i + 1])));
+      const bool tag_ok =
+          j < n && sql[j] == '$' && !(j > i + 1 && std::isdigit(static_cast<unsigned char>(sql[i + 1])));
       if (!tag_ok) {
         copy_until(i + 1);
         continue;
@@ -290,7 +292,8 @@ class PostgresDatabase final : public Database {
         // that the conflicting writers do not meet again in step (the survivor of a deadlock
         // needs a moment to take the locks the victim released).
         const int64_t wait_us = int64_t{5000} << std::min(attempt - 1, 7);
-        std::this_thread::sleep_for(std::chrono::microseconds(wait_us / 2 + static_cast<int64_t>(jitter() % (wait_us / 2 + 1))));
+        std::this_thread::sleep_for(
+            std::chrono::microseconds(wait_us / 2 + static_cast<int64_t>(jitter() % (wait_us / 2 + 1))));
       } catch (...) {
         Rollback();
         throw;
@@ -356,7 +359,8 @@ class PostgresDatabase final : public Database {
       case kOidOid: {
         int64_t v = 0;
         const auto [ptr, ec] = std::from_chars(s, s + len, v);
-        if (ec != std::errc() || ptr != s + len) throw PgError(where_ + ": unreadable integer '" + std::string(s, len) + "' from the server", "");
+        if (ec != std::errc() || ptr != s + len)
+          throw PgError(where_ + ": unreadable integer '" + std::string(s, len) + "' from the server", "");
         return v;
       }
       case kNumericOid: {
@@ -378,7 +382,8 @@ class PostgresDatabase final : public Database {
         const auto [ptr, ec] = std::from_chars(s, s + len, v);
         // out of range: a NUMERIC beyond a double's range; read as +-inf or 0 would be a silent
         // substitution
-        if (ec != std::errc() || ptr != s + len) throw PgError(where_ + ": number '" + std::string(s, len) + "' from the server does not fit a double", "");
+        if (ec != std::errc() || ptr != s + len)
+          throw PgError(where_ + ": number '" + std::string(s, len) + "' from the server does not fit a double", "");
         return v;
       }
       default:
@@ -415,7 +420,8 @@ std::unique_ptr<Database> OpenPostgresDatabase(const std::string& location) {
     throw InputError("cannot open PostgreSQL store " + where + ": " + reason);
   }
   // The server's notices (e.g. "relation ... already exists, skipping") are not ours to print.
-  PQsetNoticeProcessor(conn, [](void*, const char*) {}, nullptr);
+  PQsetNoticeProcessor(
+      conn, [](void*, const char*) {}, nullptr);
   return std::make_unique<PostgresDatabase>(conn, where);
 }
 

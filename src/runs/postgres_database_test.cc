@@ -27,7 +27,8 @@ namespace {
 constexpr const char* kClosed = "127.0.0.1:1";
 
 TEST(PostgresOpen, PasswordInAUriNeverInTheMessage) {
-  const std::string msg = InputErrorOf([] { OpenPostgresDatabase(std::string("postgresql://alice:secret@") + kClosed + "/runs"); });
+  const std::string msg =
+      InputErrorOf([] { OpenPostgresDatabase(std::string("postgresql://alice:secret@") + kClosed + "/runs"); });
   EXPECT_EQ(msg.find("secret"), std::string::npos) << msg;
   EXPECT_CONTAINS(msg, "postgresql://alice:***@127.0.0.1:1/runs");
   EXPECT_CONTAINS(msg, "cannot open PostgreSQL store");
@@ -35,19 +36,22 @@ TEST(PostgresOpen, PasswordInAUriNeverInTheMessage) {
 }
 
 TEST(PostgresOpen, PasswordInAKeyValueStringNeverInTheMessage) {
-  const std::string msg = InputErrorOf([] { OpenPostgresDatabase("postgresql:host=127.0.0.1 port=1 user=alice password=secret dbname=runs"); });
+  const std::string msg = InputErrorOf(
+      [] { OpenPostgresDatabase("postgresql:host=127.0.0.1 port=1 user=alice password=secret dbname=runs"); });
   EXPECT_EQ(msg.find("secret"), std::string::npos) << msg;
   EXPECT_CONTAINS(msg, "***");
 }
 
 TEST(PostgresOpen, PasswordInAQueryParameterNeverInTheMessage) {
-  const std::string msg = InputErrorOf([] { OpenPostgresDatabase(std::string("postgres://alice@") + kClosed + "/runs?password=secret"); });
+  const std::string msg =
+      InputErrorOf([] { OpenPostgresDatabase(std::string("postgres://alice@") + kClosed + "/runs?password=secret"); });
   EXPECT_EQ(msg.find("secret"), std::string::npos) << msg;
 }
 
 TEST(PostgresOpen, MalformedPasswordQuotedByLibpqIsScrubbed) {
   // libpq quotes the offending token of a bad percent-encoding: here, the password itself.
-  const std::string msg = InputErrorOf([] { OpenPostgresDatabase(std::string("postgresql://alice:sec%zzret@") + kClosed + "/runs"); });
+  const std::string msg =
+      InputErrorOf([] { OpenPostgresDatabase(std::string("postgresql://alice:sec%zzret@") + kClosed + "/runs"); });
   EXPECT_EQ(msg.find("sec%zzret"), std::string::npos) << msg;
   EXPECT_EQ(msg.find("zzret"), std::string::npos) << msg;
 }
@@ -85,7 +89,8 @@ TEST_F(Postgres, KindAndWhere) {
 
 TEST_F(Postgres, ValuesRoundTripExactly) {
   db_->Exec("CREATE TABLE v (k BIGINT PRIMARY KEY, i BIGINT, d DOUBLE PRECISION, s TEXT)");
-  const std::string text = "na\xc3\xafve 'quoted' \"double\" ? back\\slash \xe6\x97\xa5\xe6\x9c\xac \xe2\x80\x9c?\xe2\x80\x9d";
+  const std::string text =
+      "na\xc3\xafve 'quoted' \"double\" ? back\\slash \xe6\x97\xa5\xe6\x9c\xac \xe2\x80\x9c?\xe2\x80\x9d";
   const std::vector<std::vector<DbValue>> rows = {
       {int64_t{1}, std::numeric_limits<int64_t>::max(), 0.1, text},
       {int64_t{2}, std::numeric_limits<int64_t>::min(), 1.0 / 3.0, std::string()},
@@ -117,9 +122,9 @@ TEST_F(Postgres, ValuesRoundTripExactly) {
 }
 
 TEST_F(Postgres, NonFiniteDoublesRoundTrip) {
-  const auto got = db_->Query("SELECT ?::float8, ?::float8, ?::float8",
-                              {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
-                               std::nan("")});
+  const auto got =
+      db_->Query("SELECT ?::float8, ?::float8, ?::float8",
+                 {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(), std::nan("")});
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(AsDouble(got[0][0]), std::numeric_limits<double>::infinity());
   EXPECT_EQ(AsDouble(got[0][1]), -std::numeric_limits<double>::infinity());
@@ -131,12 +136,15 @@ TEST_F(Postgres, ColumnTypesMapToIntDoubleText) {
       "SELECT 1::int2, 2::int4, 3::int8, 1.5::float4, 2.25::float8, 0.125::numeric, true, false, 'x'::text, "
       "'y'::varchar, NULL::bigint, count(*) FROM (VALUES (1), (2)) AS t(a)");
   ASSERT_EQ(got.size(), 1u);
-  const DbRow want = {int64_t{1}, int64_t{2}, int64_t{3}, 1.5, 2.25, 0.125, int64_t{1}, int64_t{0},
-                      std::string("x"), std::string("y"), std::monostate{}, int64_t{2}};
+  const DbRow want = {
+      int64_t{1},       int64_t{2},       int64_t{3},       1.5,       2.25, 0.125, int64_t{1}, int64_t{0},
+      std::string("x"), std::string("y"), std::monostate{}, int64_t{2}};
   EXPECT_EQ(got[0], want);
   // sum() over BIGINT is NUMERIC on PostgreSQL: integral, it reads as an integer as on SQLite.
-  EXPECT_EQ(db_->Query("SELECT sum(a), sum(a) / 4.0, 12345678901234567890::numeric FROM (VALUES (1::int8), (2)) AS t(a)").at(0),
-            (DbRow{int64_t{3}, 0.75, 12345678901234567890.0}));
+  EXPECT_EQ(
+      db_->Query("SELECT sum(a), sum(a) / 4.0, 12345678901234567890::numeric FROM (VALUES (1::int8), (2)) AS t(a)")
+          .at(0),
+      (DbRow{int64_t{3}, 0.75, 12345678901234567890.0}));
   // A bare parameter keeps the type it was bound with.
   EXPECT_EQ(db_->Query("SELECT ?, ?, ?, ?", {int64_t{-5}, 0.5, std::string("t"), std::monostate{}}).at(0),
             (DbRow{int64_t{-5}, 0.5, std::string("t"), std::monostate{}}));
@@ -148,9 +156,9 @@ TEST_F(Postgres, NumericBeyondADoubleIsAnErrorNotInfinity) {
 }
 
 TEST_F(Postgres, QuestionMarksInLiteralsIdentifiersAndCommentsAreNotPlaceholders) {
-  const auto got = db_->Query(
-      "SELECT '?' AS \"why?\", 'it''s ?', E'\\'?', $$a?b$$, $tag$ ? $tag$, ? /* ? /* ? */ ? */ -- ?\n , ?",
-      {std::string("one"), int64_t{2}});
+  const auto got =
+      db_->Query("SELECT '?' AS \"why?\", 'it''s ?', E'\\'?', $$a?b$$, $tag$ ? $tag$, ? /* ? /* ? */ ? */ -- ?\n , ?",
+                 {std::string("one"), int64_t{2}});
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0], (DbRow{std::string("?"), std::string("it's ?"), std::string("'?"), std::string("a?b"),
                            std::string(" ? "), std::string("one"), int64_t{2}}));
@@ -220,7 +228,8 @@ TEST_F(Postgres, DeadlockIsRetriedAndBothWritersCommit) {
         first_attempt = false;
         ++holding;
         const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-        while (holding < 2 && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        while (holding < 2 && std::chrono::steady_clock::now() < until)
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
       }
       db->Exec("UPDATE acct SET n = n + 1 WHERE id = ?", {second});
     });
@@ -238,10 +247,11 @@ TEST_F(Postgres, DeadlockIsRetriedAndBothWritersCommit) {
 TEST_F(Postgres, FreshLocationsAreSeparateStores) {
   db_->Exec("CREATE TABLE mine (a BIGINT)");
   auto other = OpenPostgresDatabase(FreshTestLocation("postgresql", "other"));
-  EXPECT_EQ(AsInt(other->Query("SELECT count(*) FROM pg_tables WHERE tablename = 'mine' AND schemaname = current_schema()")
-                      .at(0)
-                      .at(0)),
-            0);
+  EXPECT_EQ(
+      AsInt(other->Query("SELECT count(*) FROM pg_tables WHERE tablename = 'mine' AND schemaname = current_schema()")
+                .at(0)
+                .at(0)),
+      0);
   other->Exec("CREATE TABLE mine (b TEXT)");  // the same name in its own schema
   EXPECT_EQ(db_->Query("SELECT count(*) FROM mine").at(0).at(0), DbValue(int64_t{0}));
 }

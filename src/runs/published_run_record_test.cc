@@ -12,7 +12,8 @@
 namespace paratune {
 namespace {
 
-const std::string kCsv = std::string(test::kPublishedRunsHeader) +
+const std::string kCsv =
+    std::string(test::kPublishedRunsHeader) +
     "gpt-6.7b-tp2,lab,t,GPT 6.7B,dense,32,4096,16384,32,32,51200,2048,,,H100-SXM,H100,8,8,2,1,,4,1,,yes,,1,256,"
     "selective,bf16,BF16,tokens_per_s_per_gpu,4000,4000,16.38,d,,high,,\n"
     "gpt-13b-pp2,lab,t,GPT 13B,dense,40,5120,20480,40,40,51200,2048,,,H100-SXM,H100,16,8,4,2,,2,1,,yes,,1,256,"
@@ -31,9 +32,11 @@ TEST(PublishedRunRecord, RowsBecomeMeasuredRunsAndReadBackExactly) {
   EXPECT_EQ(in.skipped[0].first, "no-target");
   EXPECT_EQ(in.skipped[0].second, "not modelable: no target");
   EXPECT_EQ(in.skipped[1].first, "bad-layout");
-  EXPECT_EQ(in.skipped[1].second.rfind("the cost model rejects its layout: invalid layout: world size 8 is not divisible by "
-                                       "tp*pp*cp = 3*1*1 = 3;", 0),
-            0u)
+  EXPECT_EQ(
+      in.skipped[1].second.rfind("the cost model rejects its layout: invalid layout: world size 8 is not divisible by "
+                                 "tp*pp*cp = 3*1*1 = 3;",
+                                 0),
+      0u)
       << in.skipped[1].second;
 
   const RunRecord& r = in.records[0];

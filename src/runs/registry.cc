@@ -22,7 +22,8 @@ namespace {
 DbValue DbNumber(double v) { return std::isnan(v) ? DbValue{} : DbValue{v}; }
 double NumOr(const DbValue& v) { return IsNull(v) ? kNoFigure : AsDouble(v); }
 
-const char* kRunColumns = "name, created_utc, cluster, model, gpu, gpus, layout_json, scenario_json, software, content_hash";
+const char* kRunColumns =
+    "name, created_utc, cluster, model, gpu, gpus, layout_json, scenario_json, software, content_hash";
 
 RunRecord RunFromRow(const DbRow& r) {
   RunRecord run;
@@ -58,14 +59,16 @@ void LoadFiguresAndTags(Database& db, std::vector<RunRecord>& runs) {
       in += i == start ? "?" : ", ?";
       params.emplace_back(runs[i].name);
     }
-    for (const auto& r : db.Query("SELECT run, metric, measured, predicted FROM figures WHERE run IN (" + in + ")", params)) {
+    for (const auto& r :
+         db.Query("SELECT run, metric, measured, predicted FROM figures WHERE run IN (" + in + ")", params)) {
       const auto m = MetricByName(AsText(r[1]));
       if (!m) continue;  // a metric a newer program wrote
       auto& f = runs[index.at(AsText(r[0]))][*m];
       f.measured = NumOr(r[2]);
       f.predicted = NumOr(r[3]);
     }
-    for (const auto& r : db.Query("SELECT run, key, value FROM tags WHERE run IN (" + in + ") ORDER BY run, key", params))
+    for (const auto& r :
+         db.Query("SELECT run, key, value FROM tags WHERE run IN (" + in + ") ORDER BY run, key", params))
       runs[index.at(AsText(r[0]))].tags.emplace_back(AsText(r[1]), AsText(r[2]));
   }
 }
@@ -74,8 +77,10 @@ void CheckName(const std::string& name) {
   if (name.empty()) throw InputError("runs: a run name must not be empty");
   if (name.find_first_not_of(' ') == std::string::npos) throw InputError("runs: a run name must not be blank");
   if (name.front() == ' ' || name.back() == ' ')
-    throw InputError("runs: run name '" + name.substr(0, 40) + "' starts or ends with a space (two runs would look alike)");
-  if (name.size() > 200) throw InputError("runs: run name '" + name.substr(0, 40) + "...' is longer than 200 characters");
+    throw InputError("runs: run name '" + name.substr(0, 40) +
+                     "' starts or ends with a space (two runs would look alike)");
+  if (name.size() > 200)
+    throw InputError("runs: run name '" + name.substr(0, 40) + "...' is longer than 200 characters");
   for (unsigned char c : name)
     if (c < 0x20 || c == 0x7f) throw InputError("runs: run name contains a control character");
 }
@@ -126,24 +131,26 @@ RecordResult AddRun(Database& db, const Pending& p, const std::string& now) {
   }
   if (!p.meta.software.empty()) run.software = p.meta.software;
   if (p.model_given) run.model = p.meta.model;
-  if (p.cluster_given) run.cluster = p.meta.cluster;
-  else if (run.cluster.empty()) run.cluster = DefaultClusterLabel(run.gpu, run.gpus);
+  if (p.cluster_given)
+    run.cluster = p.meta.cluster;
+  else if (run.cluster.empty())
+    run.cluster = DefaultClusterLabel(run.gpu, run.gpus);
   if (!p.meta.scenario_json.empty()) run.scenario_json = p.meta.scenario_json;
   if (!p.meta.layout_json.empty()) run.layout_json = p.meta.layout_json;
   if (!p.meta.gpu.empty()) run.gpu = p.meta.gpu;
   if (p.meta.gpus > 0) run.gpus = p.meta.gpus;
   run.content_hash = HashOfSources(std::vector<std::string>(held.begin(), held.end()));
 
-  const std::vector<DbValue> values = {run.name,        run.created_utc,   run.cluster,  run.model,
-                                       run.gpu,         run.gpus,          run.layout_json, run.scenario_json,
-                                       run.software,    run.content_hash};
+  const std::vector<DbValue> values = {run.name, run.created_utc, run.cluster,       run.model,    run.gpu,
+                                       run.gpus, run.layout_json, run.scenario_json, run.software, run.content_hash};
   if (!existing) {
     db.Exec(fmt::format("INSERT INTO runs ({}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", kRunColumns), values);
   } else {
-    db.Exec("UPDATE runs SET cluster = ?, model = ?, gpu = ?, gpus = ?, layout_json = ?, scenario_json = ?, software = ?, "
-            "content_hash = ? WHERE name = ?",
-            {run.cluster, run.model, run.gpu, run.gpus, run.layout_json, run.scenario_json, run.software,
-             run.content_hash, run.name});
+    db.Exec(
+        "UPDATE runs SET cluster = ?, model = ?, gpu = ?, gpus = ?, layout_json = ?, scenario_json = ?, software = ?, "
+        "content_hash = ? WHERE name = ?",
+        {run.cluster, run.model, run.gpu, run.gpus, run.layout_json, run.scenario_json, run.software, run.content_hash,
+         run.name});
   }
   for (const ReadSource* s : fresh) {
     const RunRecord& part = s->part;
@@ -152,15 +159,18 @@ RecordResult AddRun(Database& db, const Pending& p, const std::string& now) {
     for (size_t i = 0; i < kMetricCount; ++i) {
       const Figure& f = part.figures[i];
       if (!HasFigure(f.measured) && !HasFigure(f.predicted)) continue;
-      db.Exec("INSERT INTO figures (run, metric, measured, predicted) VALUES (?, ?, ?, ?) ON CONFLICT (run, metric) DO UPDATE "
-              "SET measured = COALESCE(excluded.measured, figures.measured), "
-              "predicted = COALESCE(excluded.predicted, figures.predicted)",
-              {run.name, std::string(kMetrics[i].name), DbNumber(f.measured), DbNumber(f.predicted)});
+      db.Exec(
+          "INSERT INTO figures (run, metric, measured, predicted) VALUES (?, ?, ?, ?) ON CONFLICT (run, metric) DO "
+          "UPDATE "
+          "SET measured = COALESCE(excluded.measured, figures.measured), "
+          "predicted = COALESCE(excluded.predicted, figures.predicted)",
+          {run.name, std::string(kMetrics[i].name), DbNumber(f.measured), DbNumber(f.predicted)});
     }
     for (size_t i = 0; i < part.findings.size(); ++i) {
       const auto& fd = part.findings[i];
-      db.Exec("INSERT INTO findings (run, source, seq, rule, severity, loss_fraction, title) VALUES (?, ?, ?, ?, ?, ?, ?)",
-              {run.name, s->sha256, static_cast<int64_t>(i), fd.rule, fd.severity, fd.loss_fraction, fd.title});
+      db.Exec(
+          "INSERT INTO findings (run, source, seq, rule, severity, loss_fraction, title) VALUES (?, ?, ?, ?, ?, ?, ?)",
+          {run.name, s->sha256, static_cast<int64_t>(i), fd.rule, fd.severity, fd.loss_fraction, fd.title});
     }
     for (const auto& se : part.series)
       for (size_t i = 0; i < se.y.size(); ++i)
@@ -168,27 +178,37 @@ RecordResult AddRun(Database& db, const Pending& p, const std::string& now) {
                 {run.name, s->sha256, se.kind, static_cast<int64_t>(i), se.x[i], se.y[i]});
     for (const auto& pol : part.policies)
       for (const auto& [metric, value] : pol.figures)
-        db.Exec("INSERT INTO policy_figures (run, policy, metric, value) VALUES (?, ?, ?, ?) ON CONFLICT (run, policy, metric) "
-                "DO UPDATE SET value = excluded.value",
-                {run.name, pol.policy, metric, DbNumber(value)});
+        db.Exec(
+            "INSERT INTO policy_figures (run, policy, metric, value) VALUES (?, ?, ?, ?) ON CONFLICT (run, policy, "
+            "metric) "
+            "DO UPDATE SET value = excluded.value",
+            {run.name, pol.policy, metric, DbNumber(value)});
   }
   for (const auto& [k, v] : p.tags)
-    db.Exec("INSERT INTO tags (run, key, value) VALUES (?, ?, ?) ON CONFLICT (run, key) DO UPDATE SET value = excluded.value",
-            {run.name, k, v});
+    db.Exec(
+        "INSERT INTO tags (run, key, value) VALUES (?, ?, ?) ON CONFLICT (run, key) DO UPDATE SET value = "
+        "excluded.value",
+        {run.name, k, v});
   if (p.baseline)
-    db.Exec("INSERT INTO baselines (scope, run, set_utc) VALUES (?, ?, ?) ON CONFLICT (scope) DO UPDATE SET run = excluded.run, "
-            "set_utc = excluded.set_utc",
-            {BaselineScopeOf(run), run.name, now});
+    db.Exec(
+        "INSERT INTO baselines (scope, run, set_utc) VALUES (?, ?, ?) ON CONFLICT (scope) DO UPDATE SET run = "
+        "excluded.run, "
+        "set_utc = excluded.set_utc",
+        {BaselineScopeOf(run), run.name, now});
   return res;
 }
 
 std::string GlobToLike(const std::string& glob) {
   std::string out;
   for (char c : glob) {
-    if (c == '*') out += '%';
-    else if (c == '?') out += '_';
-    else if (c == '%' || c == '_' || c == '\\') out += '\\', out += c;
-    else out += c;
+    if (c == '*')
+      out += '%';
+    else if (c == '?')
+      out += '_';
+    else if (c == '%' || c == '_' || c == '\\')
+      out += '\\', out += c;
+    else
+      out += c;
   }
   return out;
 }
@@ -210,8 +230,8 @@ std::string UtcNowStamp() {
   const time_t secs = static_cast<time_t>(ms / 1000);
   struct tm tm {};
   gmtime_r(&secs, &tm);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-                     tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000));
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                     tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000));
 }
 
 std::unique_ptr<Database> OpenRegistry(const std::string& location, StoreAccess access) {
@@ -236,7 +256,9 @@ std::vector<std::string> MismatchWarnings(const std::vector<ReadSource>& sources
     for (size_t j = i + 1; j < sources.size(); ++j) {
       const RunRecord& a = sources[i].part;
       const RunRecord& b = sources[j].part;
-      const auto path = [](const ReadSource& r) { return r.part.sources.empty() ? r.kind : r.part.sources.front().path; };
+      const auto path = [](const ReadSource& r) {
+        return r.part.sources.empty() ? r.kind : r.part.sources.front().path;
+      };
       const std::string pair = path(sources[i]) + " and " + path(sources[j]);
       if (!a.model.empty() && !b.model.empty() && a.model != b.model)
         out.push_back(fmt::format("{}: model '{}' beside '{}'; these may be different runs", pair, a.model, b.model));
@@ -246,9 +268,10 @@ std::vector<std::string> MismatchWarnings(const std::vector<ReadSource>& sources
         const double measured = (*m)[Metric::kStepTime].measured, predicted = (*p)[Metric::kStepTime].predicted;
         if (HasFigure(measured) && HasFigure(predicted) && measured > 0 && predicted > 0 &&
             std::max(measured / predicted, predicted / measured) > kStepTimeMismatchFactor)
-          out.push_back(fmt::format("{}: measured step time {:.3g} s beside a predicted {:.3g} s ({:+.0f}%); these may be "
-                                    "different runs",
-                                    pair, measured, predicted, 100 * (predicted / measured - 1)));
+          out.push_back(
+              fmt::format("{}: measured step time {:.3g} s beside a predicted {:.3g} s ({:+.0f}%); these may be "
+                          "different runs",
+                          pair, measured, predicted, 100 * (predicted / measured - 1)));
       }
     }
   return out;
@@ -302,8 +325,8 @@ std::vector<RecordResult> RecordRuns(Database& db, const std::vector<RunRecord>&
     Pending p;
     p.name = r.name;
     // The record's content, canonically: what makes it the same record when recorded again.
-    nlohmann::json content = {{"cluster", r.cluster}, {"model", r.model},     {"gpu", r.gpu},
-                              {"gpus", r.gpus},       {"layout", r.layout_json}, {"scenario", r.scenario_json},
+    nlohmann::json content = {{"cluster", r.cluster},  {"model", r.model},        {"gpu", r.gpu},
+                              {"gpus", r.gpus},        {"layout", r.layout_json}, {"scenario", r.scenario_json},
                               {"software", r.software}};
     for (size_t i = 0; i < kMetricCount; ++i) {
       if (HasFigure(r.figures[i].measured)) content["measured"][kMetrics[i].name] = r.figures[i].measured;
@@ -342,8 +365,8 @@ RecordResult RecordRun(Database& db, const RunRecord& run) { return RecordRuns(d
 
 std::vector<RunRecord> RunsOfCluster(Database& db, const std::string& cluster) {
   std::vector<RunRecord> runs;
-  for (const auto& r : db.Query(fmt::format("SELECT {} FROM runs WHERE cluster = ? ORDER BY created_utc, name", kRunColumns),
-                                {cluster}))
+  for (const auto& r : db.Query(
+           fmt::format("SELECT {} FROM runs WHERE cluster = ? ORDER BY created_utc, name", kRunColumns), {cluster}))
     runs.push_back(RunFromRow(r));
   LoadFiguresAndTags(db, runs);
   return runs;
@@ -360,14 +383,19 @@ void ParseListFilter(const std::string& text, ListFilter& f) {
   const size_t eq = text.find('=');
   if (eq == std::string::npos) throw InputError("runs list: --filter '" + text + "': expected KEY=VALUE");
   const std::string key = text.substr(0, eq), value = text.substr(eq + 1);
-  if (key == "model") f.model = value;
-  else if (key == "cluster") f.cluster = value;
-  else if (key == "gpu") f.gpu = value;
-  else if (key == "name") f.name_glob = value;
+  if (key == "model")
+    f.model = value;
+  else if (key == "cluster")
+    f.cluster = value;
+  else if (key == "gpu")
+    f.gpu = value;
+  else if (key == "name")
+    f.name_glob = value;
   else if (key == "since") {
-    const bool date_like = value.size() >= 10 && std::isdigit(static_cast<unsigned char>(value[0])) && value[4] == '-' &&
-                           value[7] == '-';
-    if (!date_like) throw InputError("runs list: --filter since='" + value + "': expected a UTC date YYYY-MM-DD[THH:MM:SS]");
+    const bool date_like =
+        value.size() >= 10 && std::isdigit(static_cast<unsigned char>(value[0])) && value[4] == '-' && value[7] == '-';
+    if (!date_like)
+      throw InputError("runs list: --filter since='" + value + "': expected a UTC date YYYY-MM-DD[THH:MM:SS]");
     f.since = value;
   } else if (key == "tag" || key.rfind("tag.", 0) == 0) {
     std::string k, v;
@@ -415,7 +443,8 @@ std::vector<RunRecord> List(Database& db, const ListFilter& filter) {
   params.emplace_back(static_cast<int64_t>(std::max(0, filter.limit)));
   std::vector<RunRecord> runs;
   for (const auto& r :
-       db.Query(fmt::format("SELECT {} FROM runs{} ORDER BY created_utc DESC, name DESC LIMIT ?", kRunColumns, where), params))
+       db.Query(fmt::format("SELECT {} FROM runs{} ORDER BY created_utc DESC, name DESC LIMIT ?", kRunColumns, where),
+                params))
     runs.push_back(RunFromRow(r));
   LoadFiguresAndTags(db, runs);
   return runs;
@@ -434,19 +463,23 @@ RunRecord Show(Database& db, const std::string& name) {
   std::vector<RunRecord> one = {std::move(*row)};
   LoadFiguresAndTags(db, one);
   RunRecord run = std::move(one[0]);
-  for (const auto& r : db.Query("SELECT sha256, file_schema, path, recorded_utc FROM run_sources WHERE run = ? ORDER BY "
-                                "recorded_utc, path, sha256",
-                                {name}))
+  for (const auto& r :
+       db.Query("SELECT sha256, file_schema, path, recorded_utc FROM run_sources WHERE run = ? ORDER BY "
+                "recorded_utc, path, sha256",
+                {name}))
     run.sources.push_back({AsText(r[0]), AsText(r[1]), AsText(r[2]), AsText(r[3])});
-  for (const auto& r : db.Query("SELECT rule, severity, loss_fraction, title FROM findings WHERE run = ? ORDER BY source, seq", {name}))
+  for (const auto& r :
+       db.Query("SELECT rule, severity, loss_fraction, title FROM findings WHERE run = ? ORDER BY source, seq", {name}))
     run.findings.push_back({AsText(r[0]), AsText(r[1]), AsText(r[3]), AsDouble(r[2])});
-  for (const auto& r : db.Query("SELECT source, kind, x, y FROM series WHERE run = ? ORDER BY source, kind, seq", {name})) {
+  for (const auto& r :
+       db.Query("SELECT source, kind, x, y FROM series WHERE run = ? ORDER BY source, kind, seq", {name})) {
     if (run.series.empty() || run.series.back().source != AsText(r[0]) || run.series.back().kind != AsText(r[1]))
       run.series.push_back({AsText(r[1]), AsText(r[0]), {}, {}});
     run.series.back().x.push_back(AsDouble(r[2]));
     run.series.back().y.push_back(AsDouble(r[3]));
   }
-  for (const auto& r : db.Query("SELECT policy, metric, value FROM policy_figures WHERE run = ? ORDER BY policy", {name})) {
+  for (const auto& r :
+       db.Query("SELECT policy, metric, value FROM policy_figures WHERE run = ? ORDER BY policy", {name})) {
     if (run.policies.empty() || run.policies.back().policy != AsText(r[0])) run.policies.push_back({AsText(r[0]), {}});
     run.policies.back().figures.emplace_back(AsText(r[1]), AsDouble(r[2]));
   }
@@ -457,7 +490,8 @@ RunRecord Show(Database& db, const std::string& name) {
         if (m == kPolicyMetrics[i].name) return i;
       return kPolicyMetrics.size();
     };
-    std::stable_sort(p.figures.begin(), p.figures.end(), [&](const auto& x, const auto& y) { return rank(x.first) < rank(y.first); });
+    std::stable_sort(p.figures.begin(), p.figures.end(),
+                     [&](const auto& x, const auto& y) { return rank(x.first) < rank(y.first); });
   }
   return run;
 }
@@ -506,16 +540,20 @@ Comparison CompareRecords(const RunRecord& a, const RunRecord& b) {
   return c;
 }
 
-Comparison Compare(Database& db, const std::string& a, const std::string& b) { return CompareRecords(Show(db, a), Show(db, b)); }
+Comparison Compare(Database& db, const std::string& a, const std::string& b) {
+  return CompareRecords(Show(db, a), Show(db, b));
+}
 
 Comparison CompareWithBaseline(Database& db, const std::string& name) {
   RunRecord run = Show(db, name);
   const std::string scope = BaselineScopeOf(run);
   const auto rows = db.Query("SELECT run FROM baselines WHERE scope = ?", {scope});
   if (rows.empty())
-    throw InputError("runs compare: no baseline for '" + scope + "' (set one: runs baseline set NAME, or compare two runs)");
+    throw InputError("runs compare: no baseline for '" + scope +
+                     "' (set one: runs baseline set NAME, or compare two runs)");
   const std::string base = AsText(rows[0][0]);
-  if (base == name) throw InputError("runs compare: '" + name + "' is itself the baseline of '" + scope + "'; name a second run");
+  if (base == name)
+    throw InputError("runs compare: '" + name + "' is itself the baseline of '" + scope + "'; name a second run");
   Comparison c = CompareRecords(Show(db, base), run);
   c.baseline_scope = scope;
   return c;
@@ -527,9 +565,11 @@ std::string SetBaseline(Database& db, const std::string& name, const std::string
     std::optional<RunRecord> run = LoadRunRow(db, name);
     if (!run) throw InputError("runs baseline set: no run named '" + name + "' in " + db.Where());
     s = scope.empty() ? BaselineScopeOf(*run) : scope;
-    db.Exec("INSERT INTO baselines (scope, run, set_utc) VALUES (?, ?, ?) ON CONFLICT (scope) DO UPDATE SET run = excluded.run, "
-            "set_utc = excluded.set_utc",
-            {s, name, UtcNowStamp()});
+    db.Exec(
+        "INSERT INTO baselines (scope, run, set_utc) VALUES (?, ?, ?) ON CONFLICT (scope) DO UPDATE SET run = "
+        "excluded.run, "
+        "set_utc = excluded.set_utc",
+        {s, name, UtcNowStamp()});
   });
   return s;
 }

@@ -27,12 +27,12 @@ namespace paratune {
 std::unique_ptr<Database> OpenRegistry(const std::string& location, StoreAccess access = StoreAccess::kCreate);
 
 struct RecordOptions {
-  std::string name;      // "" = "run-" + the first 12 hex digits of the files' content hash
+  std::string name;  // "" = "run-" + the first 12 hex digits of the files' content hash
   std::vector<std::pair<std::string, std::string>> tags;
-  std::string software;  // free text
-  std::string cluster;   // "" = what the files say, else "<gpus>x<gpu>"
-  std::string model;     // "" = what the files say
-  bool baseline = false; // make the run the baseline of its cluster+model scope
+  std::string software;   // free text
+  std::string cluster;    // "" = what the files say, else "<gpus>x<gpu>"
+  std::string model;      // "" = what the files say
+  bool baseline = false;  // make the run the baseline of its cluster+model scope
   // Called with "begin" when the write transaction has started and "commit" after it committed
   // (tests: to tell where a kill landed). May be empty.
   std::function<void(const char* phase)> observer;
@@ -86,8 +86,8 @@ std::vector<std::pair<std::string, int64_t>> Clusters(Database& db);
 struct ListFilter {
   std::string model, cluster, gpu;
   std::vector<std::pair<std::string, std::string>> tags;  // all must match
-  std::string since;      // ISO 8601 UTC prefix or full stamp: created_utc >= since
-  std::string name_glob;  // '*' any text, '?' one character
+  std::string since;                                      // ISO 8601 UTC prefix or full stamp: created_utc >= since
+  std::string name_glob;                                  // '*' any text, '?' one character
   int limit = 50;
 };
 inline constexpr int kDefaultListLimit = 50;
@@ -116,14 +116,14 @@ struct FigureDiff {
 };
 
 struct TermMove {
-  Metric metric;              // a step_term metric
-  double delta_s = 0;         // b - a, seconds per step
-  double share = kNoFigure;   // delta over the step-time difference (NaN when it is 0)
+  Metric metric;             // a step_term metric
+  double delta_s = 0;        // b - a, seconds per step
+  double share = kNoFigure;  // delta over the step-time difference (NaN when it is 0)
 };
 
 struct Comparison {
   RunRecord a, b;
-  std::string baseline_scope;  // set when b was compared against its baseline a
+  std::string baseline_scope;       // set when b was compared against its baseline a
   std::vector<FigureDiff> figures;  // kMetrics order; metrics neither run has are left out
   bool terms_measured = false;      // the breakdown compared: measured or predicted
   double step_delta_s = kNoFigure;  // b - a step time of the same side

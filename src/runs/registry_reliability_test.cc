@@ -34,7 +34,7 @@ class Reliability : public testing::TestWithParam<std::string> {
     PARATUNE_BACKEND_OR_SKIP(GetParam());
     location_ = runs_test::FreshLocation(GetParam(), clean);
     dir_ = runs_test::ScratchDir(clean);  // the test's input files
-    OpenRegistry(location_);  // migrated before the children race
+    OpenRegistry(location_);              // migrated before the children race
   }
   std::string location_;
   runs_test::fs::path dir_;
@@ -42,7 +42,8 @@ class Reliability : public testing::TestWithParam<std::string> {
 
 // Forks a child that records `files` as run `name`, writing 'b' to `fd` when its transaction
 // began and 'c' when it committed. Returns the child's pid.
-pid_t ForkRecorder(const std::string& location, const std::vector<std::string>& files, const std::string& name, int fd) {
+pid_t ForkRecorder(const std::string& location, const std::vector<std::string>& files, const std::string& name,
+                   int fd) {
   const pid_t pid = ::fork();
   if (pid != 0) return pid;
   int status = 0;
@@ -103,13 +104,17 @@ TEST_P(Reliability, KilledRecordLeavesTheRunWholeOrAbsent) {
     char buf[8];
     for (ssize_t n; (n = ::read(pipe_fd[0], buf, sizeof buf)) > 0;) phases.append(buf, static_cast<size_t>(n));
     ::close(pipe_fd[0]);
-    if (phases.find('c') != std::string::npos) ++after;
-    else if (phases.find('b') != std::string::npos) ++during;
-    else ++before;
+    if (phases.find('c') != std::string::npos)
+      ++after;
+    else if (phases.find('b') != std::string::npos)
+      ++during;
+    else
+      ++before;
     const bool exists = !db->Query("SELECT name FROM runs WHERE name = ?", {name}).empty();
     present += exists;
     for (size_t t = 0; t < std::size(kTables); ++t)
-      EXPECT_EQ(count(kTables[t], name), exists ? complete[t] : 0) << name << " " << kTables[t] << " phases '" << phases << "'";
+      EXPECT_EQ(count(kTables[t], name), exists ? complete[t] : 0)
+          << name << " " << kTables[t] << " phases '" << phases << "'";
     if (phases.find('c') != std::string::npos) EXPECT_TRUE(exists) << name;
   }
   if (db->Kind() == "sqlite") {
@@ -120,9 +125,10 @@ TEST_P(Reliability, KilledRecordLeavesTheRunWholeOrAbsent) {
   RecordProperty("kills_before_transaction", before);
   RecordProperty("kills_during_transaction", during);
   RecordProperty("kills_after_commit", after);
-  std::printf("crash test (%s): complete record %.3f s; %d kills before the transaction, %d during it, %d after commit; "
-              "%d runs present\n",
-              GetParam().c_str(), full_s, before, during, after, present);
+  std::printf(
+      "crash test (%s): complete record %.3f s; %d kills before the transaction, %d during it, %d after commit; "
+      "%d runs present\n",
+      GetParam().c_str(), full_s, before, during, after, present);
   // The test means something only when kills land inside the transaction.
   EXPECT_GE(during, 10);
 }
@@ -158,8 +164,10 @@ TEST_P(Reliability, EightConcurrentWritersLoseNothing) {
   }
   auto db = OpenRegistry(location_);
   EXPECT_EQ(AsInt(db->Query("SELECT COUNT(*) FROM runs")[0][0]), kProcs * kEach);
-  EXPECT_EQ(AsInt(db->Query("SELECT COUNT(*) FROM figures WHERE metric = 'tokens_per_s_per_gpu'")[0][0]), kProcs * kEach);
-  const auto r = db->Query("SELECT measured FROM figures WHERE run = ? AND metric = 'tokens_per_s_per_gpu'", {std::string("w7-99")});
+  EXPECT_EQ(AsInt(db->Query("SELECT COUNT(*) FROM figures WHERE metric = 'tokens_per_s_per_gpu'")[0][0]),
+            kProcs * kEach);
+  const auto r = db->Query("SELECT measured FROM figures WHERE run = ? AND metric = 'tokens_per_s_per_gpu'",
+                           {std::string("w7-99")});
   ASSERT_EQ(r.size(), 1u);
   EXPECT_DOUBLE_EQ(AsDouble(r[0][0]), 7099);
   EXPECT_EQ(RunsOfCluster(*db, "lab").size(), static_cast<size_t>(kProcs * kEach));

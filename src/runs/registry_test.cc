@@ -106,7 +106,7 @@ TEST_P(Registry, AnalyzeRoundTrip) {
   for (const auto& m : kMetrics)
     if (m.step_term && HasFigure(run[m.id].measured)) sum += run[m.id].measured;
   EXPECT_NEAR(sum, 0.607608, 1e-12);
-  EXPECT_EQ(run.gpus, 128);  // ranks[0].world_size
+  EXPECT_EQ(run.gpus, 128);                             // ranks[0].world_size
   EXPECT_TRUE(std::isnan(run[Metric::kMfu].measured));  // prediction: null
 }
 
@@ -133,8 +133,9 @@ TEST_P(Registry, DiagnoseRoundTrip) {
   EXPECT_EQ(run.findings[1].rule, "checkpoint_stall");
   EXPECT_DOUBLE_EQ(run.findings[1].loss_fraction, 0.05541141586360267);
   ASSERT_EQ(run.series.size(), 2u);
-  const auto it = std::find_if(run.series.begin(), run.series.end(),
-                               [](const RunSeries& s) { return s.kind == "tflops_per_gpu (throughput_change_point_step/train.log)"; });
+  const auto it = std::find_if(run.series.begin(), run.series.end(), [](const RunSeries& s) {
+    return s.kind == "tflops_per_gpu (throughput_change_point_step/train.log)";
+  });
   ASSERT_NE(it, run.series.end());
   ASSERT_EQ(it->y.size(), 600u);
   EXPECT_DOUBLE_EQ(it->x[0], 10.0);
@@ -147,7 +148,8 @@ TEST_P(Registry, ClusterRoundTrip) {
   const RunRecord run = Show(*db_, "sched");
   EXPECT_EQ(run.gpus, 24);
   ASSERT_EQ(run.policies.size(), 4u);
-  const auto fifo = std::find_if(run.policies.begin(), run.policies.end(), [](const auto& p) { return p.policy == "fifo"; });
+  const auto fifo =
+      std::find_if(run.policies.begin(), run.policies.end(), [](const auto& p) { return p.policy == "fifo"; });
   ASSERT_NE(fifo, run.policies.end());
   ASSERT_EQ(fifo->figures.size(), kPolicyMetrics.size());
   EXPECT_EQ(fifo->figures[0].first, "goodput");
@@ -224,7 +226,8 @@ TEST_P(Registry, CompareRanksTheTermThatMoved) {
   EXPECT_NEAR(c.terms[0].share, 0.8, 1e-12);
   EXPECT_EQ(c.terms[1].metric, Metric::kBubbleTime);
   EXPECT_NEAR(c.terms[1].share, 0.2, 1e-12);
-  const auto st = std::find_if(c.figures.begin(), c.figures.end(), [](const auto& d) { return d.metric == Metric::kStepTime; });
+  const auto st =
+      std::find_if(c.figures.begin(), c.figures.end(), [](const auto& d) { return d.metric == Metric::kStepTime; });
   ASSERT_NE(st, c.figures.end());
   EXPECT_NEAR(st->abs_diff, 1.25, 1e-12);
   EXPECT_NEAR(st->rel_diff, 1.25 / step, 1e-12);
@@ -235,13 +238,15 @@ TEST_P(Registry, BaselinePerClusterAndModel) {
   o.name = "base";
   o.baseline = true;
   Record(*db_, {Report("estimate.json")}, o);
-  EXPECT_EQ(InputErrorOf([&] { CompareWithBaseline(*db_, "base"); }).find("itself the baseline") != std::string::npos, true);
+  EXPECT_EQ(InputErrorOf([&] { CompareWithBaseline(*db_, "base"); }).find("itself the baseline") != std::string::npos,
+            true);
   Rec({Report("estimate.json")}, "next");
   const Comparison c = CompareWithBaseline(*db_, "next");
   EXPECT_EQ(c.a.name, "base");
   EXPECT_EQ(c.baseline_scope, "cluster=64xH100 model=llama-3.1-70b");
   Rec({Report("plan.json")}, "other");
-  EXPECT_CONTAINS(InputErrorOf([&] { CompareWithBaseline(*db_, "other"); }), "no baseline for 'cluster=8xH100 model=llama-3.1-8b'");
+  EXPECT_CONTAINS(InputErrorOf([&] { CompareWithBaseline(*db_, "other"); }),
+                  "no baseline for 'cluster=8xH100 model=llama-3.1-8b'");
   EXPECT_EQ(SetBaseline(*db_, "other"), "cluster=8xH100 model=llama-3.1-8b");
   EXPECT_EQ(SetBaseline(*db_, "next", "team-a"), "team-a");
   const auto b = Baselines(*db_);
@@ -261,7 +266,8 @@ RunRecord Synthetic(const std::string& name, const std::string& model, const std
 
 TEST_P(Registry, ListFiltersNewestFirst) {
   for (int i = 0; i < 6; ++i) {
-    RunRecord r = Synthetic(fmt::format("r{}", i), i % 2 ? "llama-3.1-8b" : "llama-3.1-70b", i < 3 ? "east" : "west", 1000 + i);
+    RunRecord r =
+        Synthetic(fmt::format("r{}", i), i % 2 ? "llama-3.1-8b" : "llama-3.1-70b", i < 3 ? "east" : "west", 1000 + i);
     if (i == 4) r.gpu = "B200";
     SetTag(r, "team", i % 3 == 0 ? "a" : "b");
     RecordRun(*db_, r);
@@ -349,10 +355,14 @@ TEST_P(Registry, ExportCsvColumnsFromTheMetricTable) {
 TEST_P(Registry, BadInputWritesNothing) {
   const path bad = dir_ / "bad.json";
   runs_test::WriteText(bad, "{\"schema\": \"paratune.estimate/1\", \"model\": {\"name\": 7}}");
-  EXPECT_EQ(InputErrorOf([&] { Rec({Report("analyze.json"), bad.string()}, "x"); }), bad.string() + ": model.name: expected a string");
+  EXPECT_EQ(InputErrorOf([&] {
+              Rec({Report("analyze.json"), bad.string()}, "x");
+            }),
+            bad.string() + ": model.name: expected a string");
   const path odd = dir_ / "odd.json";
   runs_test::WriteText(odd, "{\"schema\": \"paratune.simulate/1\"}");
-  EXPECT_CONTAINS(InputErrorOf([&] { Rec({odd.string()}, "x"); }), "JSON schema 'paratune.simulate/1' is not one runs record reads");
+  EXPECT_CONTAINS(InputErrorOf([&] { Rec({odd.string()}, "x"); }),
+                  "JSON schema 'paratune.simulate/1' is not one runs record reads");
   const path text = dir_ / "notes.txt";
   runs_test::WriteText(text, "hello\n");
   EXPECT_CONTAINS(InputErrorOf([&] { Rec({text.string()}, "x"); }), "notes.txt: not a file runs record reads");
@@ -385,8 +395,8 @@ TEST(RunRecord, MetricTableIsConsistent) {
   // docs/runs.md's figures table names every metric, with its unit and whether it is a term.
   const std::string doc = ReadFile(std::string(PARATUNE_SOURCE_DIR) + "/docs/runs.md");
   for (const auto& m : kMetrics) {
-    const std::string row = fmt::format("| `{}` | {} | {} | {} |", m.name, m.unit, m.better == Better::kHigher ? "higher" : "lower",
-                                        m.step_term ? "yes" : "");
+    const std::string row = fmt::format("| `{}` | {} | {} | {} |", m.name, m.unit,
+                                        m.better == Better::kHigher ? "higher" : "lower", m.step_term ? "yes" : "");
     EXPECT_NE(doc.find(row), std::string::npos) << "docs/runs.md lacks the row " << row;
   }
 }

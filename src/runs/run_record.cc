@@ -11,9 +11,12 @@ std::optional<Metric> MetricByName(std::string_view name) {
 }
 
 void SetTag(RunRecord& r, const std::string& key, const std::string& value) {
-  auto it = std::lower_bound(r.tags.begin(), r.tags.end(), key, [](const auto& t, const std::string& k) { return t.first < k; });
-  if (it != r.tags.end() && it->first == key) it->second = value;
-  else r.tags.insert(it, {key, value});
+  auto it = std::lower_bound(r.tags.begin(), r.tags.end(), key,
+                             [](const auto& t, const std::string& k) { return t.first < k; });
+  if (it != r.tags.end() && it->first == key)
+    it->second = value;
+  else
+    r.tags.insert(it, {key, value});
 }
 
 void MergeInto(RunRecord& into, const RunRecord& part) {

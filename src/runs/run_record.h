@@ -52,7 +52,7 @@ struct MetricInfo {
   const char* name;  // the JSON key, the `figures.metric` value, the CSV column stem
   const char* unit;  // "fraction", "tokens/s", "tokens/h", "s", "B"
   Better better;
-  bool step_term;    // a term of the step-time breakdown (seconds per step)
+  bool step_term;  // a term of the step-time breakdown (seconds per step)
   const char* description;
 };
 
@@ -70,12 +70,10 @@ inline constexpr std::array<MetricInfo, 21> kMetrics{{
     {Metric::kStepTime, "step_time_s", "s", Better::kLower, false, "time of one optimizer step"},
     {Metric::kCommShare, "comm_share", "fraction", Better::kLower, false,
      "exposed (not overlapped) communication over the step time"},
-    {Metric::kBubbleShare, "bubble_share", "fraction", Better::kLower, false,
-     "pipeline bubble over the step time"},
+    {Metric::kBubbleShare, "bubble_share", "fraction", Better::kLower, false, "pipeline bubble over the step time"},
     {Metric::kDataLoaderShare, "data_loader_share", "fraction", Better::kLower, false,
      "data-loader time over the step time"},
-    {Metric::kPeakMemory, "peak_memory_bytes", "B", Better::kLower, false,
-     "peak GPU memory of the most loaded GPU"},
+    {Metric::kPeakMemory, "peak_memory_bytes", "B", Better::kLower, false, "peak GPU memory of the most loaded GPU"},
     {Metric::kComputeTime, "compute_s", "s", Better::kLower, true, "GPU compute per step"},
     {Metric::kRecomputeTime, "recompute_s", "s", Better::kLower, false,
      "activation recomputation per step; part of compute_s, so not a term of its own"},
@@ -83,8 +81,7 @@ inline constexpr std::array<MetricInfo, 21> kMetrics{{
      "exposed tensor-parallel communication per step"},
     {Metric::kExposedDpComm, "exposed_dp_comm_s", "s", Better::kLower, true,
      "exposed data-parallel communication (gradient reduce, parameter gather) per step"},
-    {Metric::kExposedPpComm, "exposed_pp_comm_s", "s", Better::kLower, true,
-     "exposed pipeline send/receive per step"},
+    {Metric::kExposedPpComm, "exposed_pp_comm_s", "s", Better::kLower, true, "exposed pipeline send/receive per step"},
     {Metric::kExposedEpComm, "exposed_ep_comm_s", "s", Better::kLower, true,
      "exposed expert-parallel all-to-all per step"},
     {Metric::kExposedCpComm, "exposed_cp_comm_s", "s", Better::kLower, true,

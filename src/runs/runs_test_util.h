@@ -48,9 +48,12 @@ inline std::string MegatronLog(int lines) {
   for (int i = 0; i < lines; ++i) {
     const int it = 10 * (i + 1);
     s += fmt::format(
-        " [2024-05-01 {:02}:{:02}:{:02}] iteration {:>8}/  500000 | consumed samples: {:>12} | elapsed time per iteration (ms): "
-        "{:.1f} | throughput per GPU (TFLOP/s/GPU): {:.1f} | learning rate: 1.000000E-04 | global batch size:   512 | lm loss: "
-        "2.345678E+00 | loss scale: 1.0 | grad norm: 0.321 | number of skipped iterations:   0 | number of nan iterations:   0 |\n",
+        " [2024-05-01 {:02}:{:02}:{:02}] iteration {:>8}/  500000 | consumed samples: {:>12} | elapsed time per "
+        "iteration (ms): "
+        "{:.1f} | throughput per GPU (TFLOP/s/GPU): {:.1f} | learning rate: 1.000000E-04 | global batch size:   512 | "
+        "lm loss: "
+        "2.345678E+00 | loss scale: 1.0 | grad norm: 0.321 | number of skipped iterations:   0 | number of nan "
+        "iterations:   0 |\n",
         (i / 3600) % 24, (i / 60) % 60, i % 60, it, it * 512, 1000.0 + i % 7, 400.0 + i % 5);
   }
   return s;

@@ -17,7 +17,8 @@ Sha256::Sha256() : ctx_(EVP_MD_CTX_new()) {
 Sha256::~Sha256() = default;
 
 void Sha256::Update(std::string_view bytes) {
-  if (EVP_DigestUpdate(ctx_.get(), bytes.data(), bytes.size()) != 1) throw std::runtime_error("libcrypto: SHA-256 update failed");
+  if (EVP_DigestUpdate(ctx_.get(), bytes.data(), bytes.size()) != 1)
+    throw std::runtime_error("libcrypto: SHA-256 update failed");
 }
 
 std::array<uint8_t, 32> Sha256::Finish() {

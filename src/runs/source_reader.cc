@@ -52,8 +52,9 @@ ReadSource ReadRunSourceText(const std::string& path, const std::string& text) {
   if (f.json) {
     const auto it = doc.find("schema");
     const std::string schema = it != doc.end() && it->is_string() ? it->get<std::string>() : "";
-    throw InputError(path + ": " + (schema.empty() ? "a JSON file without a \"schema\" field"
-                                                   : "JSON schema '" + schema + "' is not one runs record reads") +
+    throw InputError(path + ": " +
+                     (schema.empty() ? "a JSON file without a \"schema\" field"
+                                     : "JSON schema '" + schema + "' is not one runs record reads") +
                      " (it reads " + KnownKinds() + ")");
   }
   throw InputError(path + ": not a file runs record reads (it reads " + KnownKinds() + ")");
@@ -67,8 +68,10 @@ const nlohmann::json& JsonMember(const nlohmann::json& obj, const char* key, con
   if (!obj.is_object()) throw InputError(where + ": " + json_path + ": expected an object");
   const auto it = obj.find(key);
   if (it == obj.end()) throw InputError(where + ": " + p + ": missing");
-  const bool ok = type == nlohmann::json::value_t::number_float ? it->is_number() : it->type() == type ||
-                  (type == nlohmann::json::value_t::number_integer && it->is_number_integer());
+  const bool ok =
+      type == nlohmann::json::value_t::number_float
+          ? it->is_number()
+          : it->type() == type || (type == nlohmann::json::value_t::number_integer && it->is_number_integer());
   if (!ok) {
     const char* what = type == nlohmann::json::value_t::object   ? "an object"
                        : type == nlohmann::json::value_t::array  ? "an array"

@@ -65,7 +65,8 @@ double JsonNumber(const nlohmann::json& obj, const char* key, const std::string&
 // Reads a paratune.estimate/1 document (at `json_path` in the file, "" for the root) as the
 // prediction: model, cluster, layout and the predicted figures. Shared by the estimate reader
 // and the plan reader (a plan's `winner` is an estimate document).
-void ReadEstimateJson(const nlohmann::json& doc, const std::string& where, const std::string& json_path, RunRecord& into);
+void ReadEstimateJson(const nlohmann::json& doc, const std::string& where, const std::string& json_path,
+                      RunRecord& into);
 
 const nlohmann::json& JsonMember(const nlohmann::json& obj, const char* key, const std::string& where,
                                  const std::string& json_path, nlohmann::json::value_t type);

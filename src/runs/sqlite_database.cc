@@ -31,8 +31,8 @@ class SqliteDatabase final : public Database {
       if (!parent.empty()) std::filesystem::create_directories(parent, ec);
       if (ec) throw InputError(where_ + ": cannot create its directory: " + ec.message());
     }
-    const int rc = sqlite3_open_v2(where_.c_str(), &db_,
-                                   SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX, nullptr);
+    const int rc = sqlite3_open_v2(
+        where_.c_str(), &db_, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX, nullptr);
     if (rc != SQLITE_OK) {
       const std::string why = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
       sqlite3_close(db_);
@@ -88,7 +88,8 @@ class SqliteDatabase final : public Database {
   }
 
   void Run(std::string_view sql, const std::vector<DbValue>& params, std::vector<DbRow>* rows) {
-    if (sql.size() > static_cast<size_t>(std::numeric_limits<int>::max())) throw InputError(where_ + ": statement too long");
+    if (sql.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
+      throw InputError(where_ + ": statement too long");
     sqlite3_stmt* stmt = nullptr;
     if (sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr) != SQLITE_OK) Fail(sql);
     struct Finalize {
@@ -97,8 +98,8 @@ class SqliteDatabase final : public Database {
     } finalize{stmt};
     if (stmt == nullptr) return;  // an empty statement
     if (static_cast<size_t>(sqlite3_bind_parameter_count(stmt)) != params.size())
-      throw std::logic_error("statement has " + std::to_string(sqlite3_bind_parameter_count(stmt)) +
-                             " placeholders, " + std::to_string(params.size()) + " values given");
+      throw std::logic_error("statement has " + std::to_string(sqlite3_bind_parameter_count(stmt)) + " placeholders, " +
+                             std::to_string(params.size()) + " values given");
     for (size_t i = 0; i < params.size(); ++i) {
       const int at = static_cast<int>(i + 1);
       int rc = SQLITE_OK;
@@ -122,9 +123,15 @@ class SqliteDatabase final : public Database {
       row.reserve(n);
       for (int c = 0; c < n; ++c) {
         switch (sqlite3_column_type(stmt, c)) {
-          case SQLITE_INTEGER: row.emplace_back(static_cast<int64_t>(sqlite3_column_int64(stmt, c))); break;
-          case SQLITE_FLOAT: row.emplace_back(sqlite3_column_double(stmt, c)); break;
-          case SQLITE_NULL: row.emplace_back(std::monostate{}); break;
+          case SQLITE_INTEGER:
+            row.emplace_back(static_cast<int64_t>(sqlite3_column_int64(stmt, c)));
+            break;
+          case SQLITE_FLOAT:
+            row.emplace_back(sqlite3_column_double(stmt, c));
+            break;
+          case SQLITE_NULL:
+            row.emplace_back(std::monostate{});
+            break;
           default: {
             const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, c));
             row.emplace_back(std::string(text ? text : "", static_cast<size_t>(sqlite3_column_bytes(stmt, c))));

@@ -128,7 +128,8 @@ inline std::string Identifier(const std::string& tag) {
   std::string out;
   for (char c : tag) {
     if (out.size() >= 24) break;
-    out += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(static_cast<unsigned char>(c))) : '_';
+    out += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(static_cast<unsigned char>(c)))
+                                                       : '_';
   }
   return out.empty() ? "store" : out;
 }
@@ -151,9 +152,8 @@ inline std::string TestBackendSkipReason(const std::string& backend) {
   return "unknown test back end '" + backend + "'";
 }
 
-#define PARATUNE_BACKEND_OR_SKIP(backend)                                            \
-  if (const std::string paratune_skip_ = ::paratune::TestBackendSkipReason(backend); \
-      !paratune_skip_.empty())                                                       \
+#define PARATUNE_BACKEND_OR_SKIP(backend)                                                                     \
+  if (const std::string paratune_skip_ = ::paratune::TestBackendSkipReason(backend); !paratune_skip_.empty()) \
   GTEST_SKIP() << paratune_skip_
 
 inline std::string FreshTestLocation(const std::string& backend, const std::string& tag) {
@@ -161,8 +161,8 @@ inline std::string FreshTestLocation(const std::string& backend, const std::stri
   const std::string name = d::Identifier(tag) + "_" + d::RandomHex();
   d::Made& m = d::made();
   if (backend == "sqlite") {
-    const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                      ("paratune_runs_" + std::to_string(::getpid()) + "_" + name);
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("paratune_runs_" + std::to_string(::getpid()) + "_" + name);
     std::filesystem::create_directories(dir);
     std::lock_guard lock(m.mu);
     m.dirs.push_back(dir);

@@ -29,18 +29,23 @@ ModelSpec ResolveModel(const ScenarioRequest& r) {
   const bool inline_model = r.Given("--layers") || r.Given("--hidden") || r.Given("--heads");
   if (r.Given("--model-config")) {
     if (r.Given("--model") || inline_model)
-      throw InputError("--model-config (a config.json given as a dict) excludes --model and inline dimensions (--layers ...)");
+      throw InputError(
+          "--model-config (a config.json given as a dict) excludes --model and inline dimensions (--layers ...)");
     return ModelFromConfigText(r.model_config);
   }
   if (!inline_model) {
-    if (r.Given("--model") && r.model.empty()) throw InputError("--model: empty model name (a catalog id or a config.json path)");
+    if (r.Given("--model") && r.model.empty())
+      throw InputError("--model: empty model name (a catalog id or a config.json path)");
     return LoadModel(r.model.empty() ? kDefaultModel : r.model);
   }
   if (!r.model.empty()) throw InputError("--model and inline dimensions (--layers ...) exclude each other");
   InlineDims d = r.dims;
   d.gated_mlp = !r.plain_mlp;
-  for (auto [flag, v] : {std::pair{"--layers", d.layers}, {"--hidden", d.hidden}, {"--ffn", d.ffn},
-                         {"--heads", d.heads}, {"--vocab", d.vocab}})
+  for (auto [flag, v] : {std::pair{"--layers", d.layers},
+                         {"--hidden", d.hidden},
+                         {"--ffn", d.ffn},
+                         {"--heads", d.heads},
+                         {"--vocab", d.vocab}})
     if (v <= 0) throw InputError(std::string(flag) + " must be a positive integer for an inline model");
   return ModelFromDims(d);
 }
@@ -90,7 +95,8 @@ void ApplyStackOptions(const ScenarioRequest& r, Layout& l) {
   }
   StackFeatures& st = l.stack;
   if (!r.kernels.empty()) st.kernels = kKernelsNames.Parse(r.kernels, "--kernels", "kernel mode");
-  if (!r.cuda_graphs.empty()) st.cuda_graphs = kCudaGraphsNames.Parse(r.cuda_graphs, "--cuda-graphs", "CUDA graph mode");
+  if (!r.cuda_graphs.empty())
+    st.cuda_graphs = kCudaGraphsNames.Parse(r.cuda_graphs, "--cuda-graphs", "CUDA graph mode");
   if (!r.moe_dispatcher.empty())
     st.moe_dispatcher = kMoeDispatcherNames.Parse(r.moe_dispatcher, "--moe-dispatcher", "MoE dispatcher");
   if (r.Given("--grouped-gemm") || r.Given("--no-grouped-gemm")) st.grouped_gemm = r.grouped_gemm;

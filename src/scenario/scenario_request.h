@@ -16,15 +16,15 @@
 namespace paratune {
 
 struct ScenarioRequest {
-  std::string model;  // catalog id or config.json path; "" = the default model
+  std::string model;         // catalog id or config.json path; "" = the default model
   std::string model_config;  // a config.json's text (the Python module's Model(dict)), when given
-  InlineDims dims;    // an inline model, when --layers, --hidden or --heads is given
+  InlineDims dims;           // an inline model, when --layers, --hidden or --heads is given
   bool plain_mlp = false;
   std::string gpu;            // "" = the default GPU
   std::string hardware_file;  // TOML merged into the built-in hardware catalog
   std::string fabric;
-  int nodes = 0;  // used when --nodes is given (else the default nodes, or --gpus)
-  int gpus = 0;   // used when --gpus is given
+  int nodes = 0;               // used when --nodes is given (else the default nodes, or --gpus)
+  int gpus = 0;                // used when --gpus is given
   long long seq = 0;           // used when --seq is given
   long long global_batch = 0;  // used when --global-batch is given
   std::string precision;

@@ -25,11 +25,11 @@ struct MemoryBreakdown {
 // The terms of MemoryBreakdown in report order: the one list that total(), allocated(), the
 // JSON and the reports iterate.
 struct MemoryTerm {
-  const char* key;    // JSON key, without "_bytes"
-  const char* label;  // short column name of the text reports
+  const char* key;          // JSON key, without "_bytes"
+  const char* label;        // short column name of the text reports
   const char* chart_label;  // its legend entry in the report's memory chart
   double MemoryBreakdown::*value;
-  bool allocated;     // counted by torch.cuda.max_memory_allocated
+  bool allocated;  // counted by torch.cuda.max_memory_allocated
 };
 inline constexpr MemoryTerm kMemoryTerms[] = {
     {"params", "params", "parameters", &MemoryBreakdown::params, true},

@@ -18,8 +18,8 @@ struct TimeBreakdown {
   double ep_s = 0;
   double pp_s = 0;
   double dp_s = 0;
-  double offload_s = 0;    // activation offloading's copies not hidden behind the passes
-  double bubble_s = 0;     // idle in the pipeline schedule
+  double offload_s = 0;  // activation offloading's copies not hidden behind the passes
+  double bubble_s = 0;   // idle in the pipeline schedule
   double optimizer_s = 0;
   double other_s = 0;
   double exposed_comm_s() const { return tp_s + cp_s + ep_s + pp_s + dp_s; }

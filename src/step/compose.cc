@@ -31,14 +31,15 @@ int64_t OpsOf(ScheduleKind k, int pp, int vp, int64_t m) {
 void CheckOps(ScheduleKind k, int pp, int vp, int64_t m, int64_t limit, const char* what) {
   const int64_t ops = OpsOf(k, pp, vp, m);
   if (ops > limit)
-    throw InputError(fmt::format("{} would run {} passes ({} micro-batches x pp {} x vp {}), more than the {} this "
-                                 "bound allows: {}",
-                                 what, ops, m, pp, vp, limit,
-                                 // Name the factor that is out of scale (issue 32: the micro-batch count was, and
-                                 // the message said pp or vp).
-                                 m > static_cast<int64_t>(pp) * vp
-                                     ? "fewer micro-batches (`global_batch` / (dp x `mbs`): a smaller global batch or a larger `mbs`)"
-                                     : "lower `pp` or `vp`"));
+    throw InputError(fmt::format(
+        "{} would run {} passes ({} micro-batches x pp {} x vp {}), more than the {} this "
+        "bound allows: {}",
+        what, ops, m, pp, vp, limit,
+        // Name the factor that is out of scale (issue 32: the micro-batch count was, and
+        // the message said pp or vp).
+        m > static_cast<int64_t>(pp) * vp
+            ? "fewer micro-batches (`global_batch` / (dp x `mbs`): a smaller global batch or a larger `mbs`)"
+            : "lower `pp` or `vp`"));
 }
 
 SimulationResult Run(ScheduleKind k, int pp, int vp, int64_t m, PipelineInput in, bool record) {
@@ -70,8 +71,8 @@ void ForEachFigure(SimulationResult& r, F f) {
     f(s.reduce_tail_s);
   }
   CriticalPath& c = r.critical_path;
-  for (double* x : {&c.compute_s, &c.transfer_s, &c.send_block_s, &c.gather_wait_s, &c.reduce_tail_s, &c.optimizer_s,
-                    &c.other_s})
+  for (double* x :
+       {&c.compute_s, &c.transfer_s, &c.send_block_s, &c.gather_wait_s, &c.reduce_tail_s, &c.optimizer_s, &c.other_s})
     f(*x);
 }
 
@@ -112,8 +113,7 @@ BoundedRun SimulateBounded(ScheduleKind k, int pp, int vp, int64_t m, const Pipe
   auto ceil_to = [&](int64_t x) { return (x + period - 1) / period * period; };
   // Past the warm-up and the cool-down of every rank, with the count m has modulo the period.
   for (int64_t a = ceil_to(std::max<int64_t>(std::min<int64_t>(full, kFullSimulationMicroBatches) / 4, 4LL * pp));
-       a + 2 * period < m;
-       a = ceil_to(2 * a)) {
+       a + 2 * period < m; a = ceil_to(2 * a)) {
     const int64_t b = a + period, c = b + period;
     CheckOps(k, pp, vp, c, kMaxSimulatedOps, "the pipeline simulation");
     const SimulationResult ra = Run(k, pp, vp, a, in, false), rb = Run(k, pp, vp, b, in, false);
@@ -195,7 +195,8 @@ PipelineInput MakeInput(const StepCosts& sc, const Layout& l) {
   in.gathers_per_backward = sc.zero3_gathers_backward;
   const Port pp_port = PortOf(sc.pp_links);
   const std::vector<Port> dp_ports = DpPorts(sc);
-  in.dp_shares_pp_port = l.pp > 1 && sc.p2p_s > 0 && std::find(dp_ports.begin(), dp_ports.end(), pp_port) != dp_ports.end();
+  in.dp_shares_pp_port =
+      l.pp > 1 && sc.p2p_s > 0 && std::find(dp_ports.begin(), dp_ports.end(), pp_port) != dp_ports.end();
   for (const StageCost& st : sc.stages) {
     in.rates.push_back(Rates(st, l, pp_port, dp_ports));
     for (const StageCost::ChunkCost& c : st.chunks) in.chunks.push_back({c.forward_s, c.backward_s, c.weight_grad_s});
@@ -230,15 +231,16 @@ std::vector<CommItem> CommTable(const StepCosts& sc, const Layout& l, const Time
     AddComm(v, "cp", l.cp_comm == CpComm::kA2a ? "all-to-all" : "send-recv", sc.cp_group, dense.cp_bytes,
             md * (nd + nm) * (dense.cp_calls_fwd * (1 + rc) + dense.cp_calls_bwd), dense.cp_call_s, tb.cp_s);
   if (nm > 0 && l.ep > 1)
-    AddComm(v, "ep", "all-to-all", sc.ep_group, sc.moe.ep_bytes, md * nm * (2 * (1 + rc) + 2), sc.moe.ep_call_s, tb.ep_s);
+    AddComm(v, "ep", "all-to-all", sc.ep_group, sc.moe.ep_bytes, md * nm * (2 * (1 + rc) + 2), sc.moe.ep_call_s,
+            tb.ep_s);
   if (l.pp > 1) AddComm(v, "pp", "send-recv", sc.pp_group, sc.p2p_bytes, 2.0 * md * l.vp, sc.p2p_s, tb.pp_s);
   const size_t first_dp = v.size();
   const char* reduce_op = l.zero == 0 ? "all-reduce" : "reduce-scatter";
   const double reductions = GradReductionsPerStep(sc, l);
   const double grad_bytes = GradCommBytesPerParam(l);
   AddComm(v, "dp", reduce_op, sc.dense_dp_group, st.dense_params * grad_bytes, reductions, st.grad_reduce_dense_s, 0);
-  AddComm(v, "edp", reduce_op, sc.expert_dp_group, st.expert_params * grad_bytes, reductions,
-          st.grad_reduce_expert_s, 0);
+  AddComm(v, "edp", reduce_op, sc.expert_dp_group, st.expert_params * grad_bytes, reductions, st.grad_reduce_expert_s,
+          0);
   if (l.zero >= 1) {
     const double gathers = ParamGathersPerStep(sc, l);
     AddComm(v, "dp", "all-gather", sc.dense_dp_group, st.dense_params * 2, gathers, st.param_gather_dense_s, 0);
@@ -373,22 +375,24 @@ void FillMemoryAndWarnings(const StepCosts& sc, const GpuSpec& g, Estimate& e) {
                                      GB(e.peak_memory_bytes), GB(e.capacity_bytes), g.name));
   for (const LinkLoad& ld : e.links)
     if (ld.utilisation >= kLinkBottleneckUtilisation)
-      e.warnings.push_back(fmt::format("link {} of stage {} is busy {:.0f}% of the step (in-stage {:.3f} s, PP {:.3f} "
-                                       "s, DP {:.3f} s): the step is bound by it",
-                                       ld.link, ld.stage, 100 * ld.utilisation, ld.forward_s + ld.backward_s, ld.pp_s,
-                                       ld.dp_s));
+      e.warnings.push_back(
+          fmt::format("link {} of stage {} is busy {:.0f}% of the step (in-stage {:.3f} s, PP {:.3f} "
+                      "s, DP {:.3f} s): the step is bound by it",
+                      ld.link, ld.stage, 100 * ld.utilisation, ld.forward_s + ld.backward_s, ld.pp_s, ld.dp_s));
   if (e.bubble_rate > 0.2)
-    e.warnings.push_back(fmt::format("pipeline bubble is {:.0f}% of the step: raise the micro-batch count (global "
-                                     "batch / (dp*mbs) = {}) or vp",
-                                     100 * e.bubble_rate, e.micro_batches));
+    e.warnings.push_back(
+        fmt::format("pipeline bubble is {:.0f}% of the step: raise the micro-batch count (global "
+                    "batch / (dp*mbs) = {}) or vp",
+                    100 * e.bubble_rate, e.micro_batches));
   // A batch far beyond any published run's is more likely a typo than a plan (issue 32: 16.4B
   // tokens per step passed without a word). The largest published: DeepSeek-V3, 15,360 x 4,096 =
   // 63M tokens per step (arXiv:2412.19437, section 4.2); Llama 3 405B 16M (arXiv:2407.21783, 3.4.1).
   const double tokens_per_step = static_cast<double>(e.training.global_batch) * e.training.seq;
   if (tokens_per_step > kLargestSensibleTokensPerStep)
-    e.warnings.push_back(fmt::format("batch: {} sequences x {} tokens = {:.3g} tokens per step, over {:.0f} times the largest "
-                                     "published (DeepSeek-V3's 63M): is --global-batch in sequences?",
-                                     e.training.global_batch, e.training.seq, tokens_per_step, tokens_per_step / 63e6));
+    e.warnings.push_back(
+        fmt::format("batch: {} sequences x {} tokens = {:.3g} tokens per step, over {:.0f} times the largest "
+                    "published (DeepSeek-V3's 63M): is --global-batch in sequences?",
+                    e.training.global_batch, e.training.seq, tokens_per_step, tokens_per_step / 63e6));
 }
 
 }  // namespace
@@ -400,8 +404,8 @@ StepResult ComposeValidStep(const ModelSpec& m, const ClusterSpec& c, const Trai
   const PipelineInput input = MakeInput(sc, l);
 
   StepResult out;
-  BoundedRun run = SimulateBounded(kind, l.pp, l.vp, sc.micro_batches, input, co.record_timeline,
-                                   co.full_simulation_micro_batches);
+  BoundedRun run =
+      SimulateBounded(kind, l.pp, l.vp, sc.micro_batches, input, co.record_timeline, co.full_simulation_micro_batches);
   out.simulated_micro_batches = run.simulated;
   out.extrapolated = run.extrapolated;
   out.simulation = std::move(run.result);

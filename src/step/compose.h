@@ -54,9 +54,9 @@ struct ComposeOptions {
 
 struct StepResult {
   Estimate estimate;
-  SimulationResult simulation;       // the whole step's figures (extended when extrapolated)
+  SimulationResult simulation;          // the whole step's figures (extended when extrapolated)
   int64_t simulated_micro_batches = 0;  // micro-batches in the longest run simulated
-  bool extrapolated = false;         // figures extended from the periodic steady state
+  bool extrapolated = false;            // figures extended from the periodic steady state
 };
 
 // Checks the layout (InputError listing every broken rule), then composes its step. Throws

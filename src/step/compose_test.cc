@@ -32,9 +32,10 @@ TEST(Compose, ExtendedSteadyStateMatchesFullSimulation) {
     int64_t global_batch;
     ScheduleKind schedule;
   };
-  const Case cases[] = {{1, 4, 1, 1, 8, 1200, ScheduleKind::k1F1B},       {2, 4, 2, 1, 16, 1024, ScheduleKind::kInterleaved},
-                        {1, 8, 4, 3, 16, 2048, ScheduleKind::kInterleaved}, {1, 4, 1, 0, 4, 777, ScheduleKind::kZbH1},
-                        {1, 2, 1, 2, 8, 1300, ScheduleKind::kGpipe},        {8, 1, 1, 3, 8, 600, ScheduleKind::k1F1B}};
+  const Case cases[] = {
+      {1, 4, 1, 1, 8, 1200, ScheduleKind::k1F1B},         {2, 4, 2, 1, 16, 1024, ScheduleKind::kInterleaved},
+      {1, 8, 4, 3, 16, 2048, ScheduleKind::kInterleaved}, {1, 4, 1, 0, 4, 777, ScheduleKind::kZbH1},
+      {1, 2, 1, 2, 8, 1300, ScheduleKind::kGpipe},        {8, 1, 1, 3, 8, 600, ScheduleKind::k1F1B}};
   for (const Case& c : cases) {
     Layout l;
     l.tp = c.tp;
@@ -43,8 +44,8 @@ TEST(Compose, ExtendedSteadyStateMatchesFullSimulation) {
     l.zero = c.zero;
     l.schedule = c.schedule;
     const Training t{2048, c.global_batch, Precision::kBf16};
-    const std::string what = fmt::format("{} pp {} vp {} zero {} m {}", ScheduleName(c.schedule), c.pp, c.vp, c.zero,
-                                         c.global_batch);
+    const std::string what =
+        fmt::format("{} pp {} vp {} zero {} m {}", ScheduleName(c.schedule), c.pp, c.vp, c.zero, c.global_batch);
     const StepResult ext = ComposeStep(m, Cluster("H100", c.gpus), t, l);
     ComposeOptions full;
     full.full_simulation_micro_batches = int64_t{1} << 40;

@@ -19,29 +19,29 @@ namespace paratune {
 
 // One kind of collective of the step, summed over the step.
 struct CommItem {
-  std::string kind;        // "tp", "cp", "ep", "pp", "dp" (dense weights), "edp" (expert weights)
-  std::string op;          // "all-reduce", "all-gather", "reduce-scatter", "all-to-all", "send-recv"
+  std::string kind;  // "tp", "cp", "ep", "pp", "dp" (dense weights), "edp" (expert weights)
+  std::string op;    // "all-reduce", "all-gather", "reduce-scatter", "all-to-all", "send-recv"
   int group_size = 1;
   bool crosses_domain = false;
   double bytes_per_call = 0;
   double calls_per_step = 0;  // on the critical pipeline stage
   double time_per_call_s = 0;
   double total_s = 0;
-  double exposed_s = 0;       // what stays on the critical path after overlap
+  double exposed_s = 0;  // what stays on the critical path after overlap
 };
 
 // How long one link of a GPU is busy with collectives in the step (cost/link_use.h ports), on
 // the pipeline stage where it is busiest. Busy time counts each transfer at the link's full
 // rate; it never exceeds the step (docs/cost-model.md, "Link occupancy").
 struct LinkLoad {
-  std::string link;         // PortName: "scale_up", "scale_out", "spine"
+  std::string link;  // PortName: "scale_up", "scale_out", "spine"
   int stage = 0;
-  double busy_s = 0;        // forward_s + backward_s + pp_s + dp_s
-  double utilisation = 0;   // busy_s / step_time_s
-  double forward_s = 0;     // in-stage collectives (TP, CP, EP) of the forward passes
-  double backward_s = 0;    // ... of the backward passes (recomputation included)
-  double pp_s = 0;          // pipeline sends
-  double dp_s = 0;          // data-parallel reductions and ZeRO gathers
+  double busy_s = 0;       // forward_s + backward_s + pp_s + dp_s
+  double utilisation = 0;  // busy_s / step_time_s
+  double forward_s = 0;    // in-stage collectives (TP, CP, EP) of the forward passes
+  double backward_s = 0;   // ... of the backward passes (recomputation included)
+  double pp_s = 0;         // pipeline sends
+  double dp_s = 0;         // data-parallel reductions and ZeRO gathers
 };
 
 // A link busier than this share of the step is reported as the step's bottleneck.
@@ -53,15 +53,15 @@ struct StageEstimate {
   int moe_layers = 0;
   bool has_embedding = false;
   bool has_logits = false;
-  double forward_s = 0;   // one micro-batch, incl. exposed in-stage communication
-  double backward_s = 0;  // incl. recomputation
-  double compute_s = 0;   // forward + backward compute only
+  double forward_s = 0;      // one micro-batch, incl. exposed in-stage communication
+  double backward_s = 0;     // incl. recomputation
+  double compute_s = 0;      // forward + backward compute only
   double weight_grad_s = 0;  // weight-gradient GEMMs within backward_s (W of zero-bubble schedules)
   double inflight_microbatches = 0;
-  double params = 0;      // parameters held (before ZeRO sharding)
-  double grad_reduce_s = 0;  // DP gradient all-reduce or reduce-scatter of the stage, whole
-  double param_gather_s = 0; // ZeRO all-gather of the stage's parameters, one pass
-  double optimizer_s = 0;    // optimizer step of the stage
+  double params = 0;          // parameters held (before ZeRO sharding)
+  double grad_reduce_s = 0;   // DP gradient all-reduce or reduce-scatter of the stage, whole
+  double param_gather_s = 0;  // ZeRO all-gather of the stage's parameters, one pass
+  double optimizer_s = 0;     // optimizer step of the stage
   MemoryBreakdown memory;
 };
 
@@ -72,11 +72,12 @@ struct Estimate {
   int nodes = 0;
   Layout layout;
   Training training;
-  std::string schedule;   // the pipeline schedule simulated (ScheduleName)
+  std::string schedule;  // the pipeline schedule simulated (ScheduleName)
   int64_t micro_batches = 0;
-  double p2p_time_s = 0;  // one PP send/recv of a micro-batch's activations between adjacent stages
-  int critical_stage = 0; // the stage whose time the breakdown follows (longest per micro-batch)
-  int end_stage = 0;      // the stage that ends the step (the simulated critical path's end): its DP tail and optimizer are the breakdown's
+  double p2p_time_s = 0;   // one PP send/recv of a micro-batch's activations between adjacent stages
+  int critical_stage = 0;  // the stage whose time the breakdown follows (longest per micro-batch)
+  int end_stage = 0;  // the stage that ends the step (the simulated critical path's end): its DP tail and optimizer are
+                      // the breakdown's
 
   double step_time_s = 0;
   double tokens_per_s = 0;
@@ -112,8 +113,8 @@ struct EstimateOptions {
 
 // The step of a layout (step/compose.h has the simulation beside it). Throws InputError listing
 // every broken layout rule.
-Estimate EstimateStep(const ModelSpec& model, const ClusterSpec& cluster, const Training& training,
-                      Layout layout, const EstimateOptions& options = {});
+Estimate EstimateStep(const ModelSpec& model, const ClusterSpec& cluster, const Training& training, Layout layout,
+                      const EstimateOptions& options = {});
 
 // The same for a layout that already passed CheckLayout (which also filled in its dp), so a
 // search that checks each candidate itself does not check it twice.

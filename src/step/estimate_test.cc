@@ -155,12 +155,12 @@ TEST(Estimate, WarningsAndFit) {
   moe.tp = 1;
   moe.ep = 16;
   moe.pp = 4;
-  const Estimate d = EstimateStep(LoadModel("deepseek-v3"), ClusterOf("H100", 256), Training{4096, 256, Precision::kBf16},
-                                  [&] {
-                                    Layout x = moe;
-                                    x.pp = 1;
-                                    return x;
-                                  }());
+  const Estimate d =
+      EstimateStep(LoadModel("deepseek-v3"), ClusterOf("H100", 256), Training{4096, 256, Precision::kBf16}, [&] {
+        Layout x = moe;
+        x.pp = 1;
+        return x;
+      }());
   bool a2a = false;
   for (const auto& w : d.warnings) a2a |= w.find("all-to-all crosses nodes") != std::string::npos;
   EXPECT_TRUE(a2a);
@@ -386,8 +386,7 @@ TEST(Memory, WeightGradientPlaceholdersAndLogits) {
     EXPECT_DOUBLE_EQ(st.memory.allocated(), st.memory.total() - st.memory.runtime - st.memory.fragmentation);
     EXPECT_DOUBLE_EQ(st.memory.fragmentation, kAllocatorReserveFraction * st.memory.allocated());
   }
-  EXPECT_DOUBLE_EQ(e.peak_allocated_bytes,
-                   std::max(e.stages[0].memory.allocated(), e.stages[1].memory.allocated()));
+  EXPECT_DOUBLE_EQ(e.peak_allocated_bytes, std::max(e.stages[0].memory.allocated(), e.stages[1].memory.allocated()));
   // FSDP has no main gradients, hence no placeholders.
   Layout z;
   z.tp = 1;
@@ -447,8 +446,8 @@ TEST(Estimate, DeepSeekV3PaperLayoutFitsWithThePapersRecomputation) {
   const Training t{4096, 15360, Precision::kFp8};
   EXPECT_FALSE(EstimateStep(m, c, t, l).fits);
   l.recompute = Recompute::kSelective;
-  l.recompute_modules = RecomputeModuleBit(RecomputeModule::kLayernorm) | RecomputeModuleBit(RecomputeModule::kMlaUpProj) |
-                        RecomputeModuleBit(RecomputeModule::kMoeAct);
+  l.recompute_modules = RecomputeModuleBit(RecomputeModule::kLayernorm) |
+                        RecomputeModuleBit(RecomputeModule::kMlaUpProj) | RecomputeModuleBit(RecomputeModule::kMoeAct);
   l.fp8_activation_cache = true;
   const Estimate e = EstimateStep(m, c, t, l);
   EXPECT_TRUE(e.fits);
@@ -577,7 +576,7 @@ TEST(Estimate, ContextParallelAllToAllExchangesHeads) {
   a2a.cp_comm = CpComm::kA2a;
   ASSERT_TRUE(CheckLayout(m, c, t, a2a).empty());
   const LayerCost r = ComputeLayerCost(m, false, c, t, ring), a = ComputeLayerCost(m, false, c, t, a2a);
-  const double T = 32768.0 / 4;                          // tokens per CP rank, mbs 1
+  const double T = 32768.0 / 4;                             // tokens per CP rank, mbs 1
   const double qkv = T * (32 * 128 + 2 * 8 * 128) / 2 * 2;  // per TP rank, 16-bit
   const double o = T * 32 * 128 / 2 * 2;
   const GroupLinks links = PlaceGroup(c, {4, 2});
@@ -597,7 +596,7 @@ TEST(Estimate, ContextParallelAllToAllExchangesHeads) {
   wide.tp = 1;
   wide.cp = 8;
   EXPECT_TRUE(CheckLayout(m, c, t, wide).empty());  // 8 KV heads over cp 8
-  wide.tp = 2;  // 16 GPUs: tp 2 x cp 8
+  wide.tp = 2;                                      // 16 GPUs: tp 2 x cp 8
   const auto v = CheckLayout(m, HardwareCatalog::BuiltIn().Cluster("H100", 16), t, wide);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].rule, "cp-a2a-divides-heads");

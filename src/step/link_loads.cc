@@ -8,7 +8,8 @@ double GradReductionsPerStep(const StepCosts& sc, const Layout& l) {
 
 double ParamGathersPerStep(const StepCosts& sc, const Layout& l) {
   if (l.zero == 0) return 0;
-  return l.zero == 3 ? static_cast<double>(sc.micro_batches) * (sc.zero3_gathers_forward + sc.zero3_gathers_backward) : 1;
+  return l.zero == 3 ? static_cast<double>(sc.micro_batches) * (sc.zero3_gathers_forward + sc.zero3_gathers_backward)
+                     : 1;
 }
 
 // Each port's busy time on each stage, at full rate: the work the simulation ran on it (spine:

@@ -20,8 +20,8 @@ namespace {
 TEST(LinkLoads, NoPortBusierThanTheStep) {
   std::mt19937 rng(20261201);
   const HardwareCatalog& hw = HardwareCatalog::BuiltIn();
-  const std::string models[] = {"llama-3.1-8b", "llama-3.1-70b", "mixtral-8x7b", "qwen3-30b-a3b", "deepseek-v3",
-                                "gpt3-175b"};
+  const std::string models[] = {"llama-3.1-8b",  "llama-3.1-70b", "mixtral-8x7b",
+                                "qwen3-30b-a3b", "deepseek-v3",   "gpt3-175b"};
   const std::string gpus[] = {"H100", "A100-80GB", "B200", "GB200"};
   int checked = 0, bound_binds = 0, shared = 0;
   for (int i = 0; i < 400 && checked < 150; ++i) {
@@ -53,9 +53,9 @@ TEST(LinkLoads, NoPortBusierThanTheStep) {
       continue;  // a schedule beyond the simulation bound
     }
     const Estimate& e = r.estimate;
-    const std::string what = fmt::format("{} on {} x {}: tp {} pp {} vp {} cp {} ep {} zero {} mbs {} {}", m.name,
-                                         c.gpus, c.gpu.name, l.tp, l.pp, l.vp, l.cp, l.ep, l.zero, l.mbs,
-                                         ScheduleName(l.pipeline_schedule()));
+    const std::string what =
+        fmt::format("{} on {} x {}: tp {} pp {} vp {} cp {} ep {} zero {} mbs {} {}", m.name, c.gpus, c.gpu.name, l.tp,
+                    l.pp, l.vp, l.cp, l.ep, l.zero, l.mbs, ScheduleName(l.pipeline_schedule()));
     const StepCosts sc = ComputeStepCosts(m, c, t, valid, {});
     const auto loads = StageLinkLoads(sc, valid);
     ASSERT_EQ(loads.size(), static_cast<size_t>(l.pp)) << what;
@@ -119,8 +119,10 @@ TEST(LinkLoads, ShardedGradientsReduceEveryMicroBatch) {
     EXPECT_DOUBLE_EQ(rs->total_s, reductions * sc.stages[0].grad_reduce_dense_s) << zero;
     const auto loads = StageLinkLoads(sc, l);
     const double dp_s = loads[0][static_cast<size_t>(Port::kScaleOut)].dp_s;
-    EXPECT_NEAR(dp_s, reductions * sc.stages[0].grad_reduce_dense_s + ParamGathersPerStep(sc, l) * sc.stages[0].param_gather_dense_s,
-                1e-12 * dp_s)
+    EXPECT_NEAR(
+        dp_s,
+        reductions * sc.stages[0].grad_reduce_dense_s + ParamGathersPerStep(sc, l) * sc.stages[0].param_gather_dense_s,
+        1e-12 * dp_s)
         << zero;
   }
 }

@@ -36,8 +36,8 @@ struct TimeToTrain {
   double train_tokens = 0;
   double tokens_per_s = 0;  // of the whole job
   int gpus = 0;
-  double wall_time_s = 0;   // train_tokens / tokens_per_s
-  double gpu_time_s = 0;    // wall_time_s * gpus
+  double wall_time_s = 0;  // train_tokens / tokens_per_s
+  double gpu_time_s = 0;   // wall_time_s * gpus
   std::optional<double> usd_per_gpu_hour;
   std::optional<double> cost_usd;  // gpu_hours() * usd_per_gpu_hour, with a price
 

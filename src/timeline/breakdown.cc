@@ -80,7 +80,8 @@ TimelineBreakdown ComputeBreakdown(const Timeline& t) {
   }
   b.ranks.reserve(static_cast<size_t>(ranks));
   for (int r = 0; r < ranks; ++r)
-    b.ranks.push_back(BreakdownIntervals(compute[static_cast<size_t>(r)], comm[static_cast<size_t>(r)], b.start_s, b.end_s));
+    b.ranks.push_back(
+        BreakdownIntervals(compute[static_cast<size_t>(r)], comm[static_cast<size_t>(r)], b.start_s, b.end_s));
   return b;
 }
 

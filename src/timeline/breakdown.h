@@ -43,8 +43,8 @@ GpuTimeBreakdown BreakdownIntervals(std::vector<Interval>& compute, std::vector<
 struct TimelineBreakdown {
   double start_s = 0;
   double end_s = 0;
-  double step_time_s = 0;                 // end_s - start_s
-  std::vector<GpuTimeBreakdown> ranks;    // one per rank 0..Timeline::ranks-1
+  double step_time_s = 0;               // end_s - start_s
+  std::vector<GpuTimeBreakdown> ranks;  // one per rank 0..Timeline::ranks-1
 };
 
 TimelineBreakdown ComputeBreakdown(const Timeline& t);

@@ -11,8 +11,10 @@ namespace {
 TEST(Breakdown, UnionsAndExposedCommByHand) {
   Timeline t;
   t.ranks = 2;
-  t.events = {{0, 0, Phase::kForward, 0, 0, 0, 4, {}},   {0, 0, Phase::kBackward, 0, 0, 6, 4, {}},
-              {0, 1, Phase::kSend, 0, 0, 3, 4, {}},      {1, 0, Phase::kForward, 0, 0, 5, 3, {}},
+  t.events = {{0, 0, Phase::kForward, 0, 0, 0, 4, {}},
+              {0, 0, Phase::kBackward, 0, 0, 6, 4, {}},
+              {0, 1, Phase::kSend, 0, 0, 3, 4, {}},
+              {1, 0, Phase::kForward, 0, 0, 5, 3, {}},
               {1, 2, Phase::kOther, -1, -1, 7, 2, "x"}};
   const TimelineBreakdown b = ComputeBreakdown(t);
   EXPECT_DOUBLE_EQ(b.step_time_s, 10);

@@ -19,10 +19,14 @@ size_t Utf8Length(std::string_view s, size_t i) {
   const unsigned c = u(i);
   size_t len = 0;
   if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) len = 2;
-  else if (c >= 0xE0 && c <= 0xEF) len = 3;
-  else if (c >= 0xF0 && c <= 0xF4) len = 4;
-  else return 0;
+  if (c >= 0xC2 && c <= 0xDF)
+    len = 2;
+  else if (c >= 0xE0 && c <= 0xEF)
+    len = 3;
+  else if (c >= 0xF0 && c <= 0xF4)
+    len = 4;
+  else
+    return 0;
   if (i + len > s.size()) return 0;
   for (size_t k = 1; k < len; ++k)
     if ((u(i + k) & 0xC0) != 0x80) return 0;
@@ -62,16 +66,32 @@ std::string JsonQuote(std::string_view s) {
       continue;
     }
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
-        if (c < 0x20) fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
-        else out += static_cast<char>(c);
+        if (c < 0x20)
+          fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
+        else
+          out += static_cast<char>(c);
     }
     ++i;
   }
@@ -79,7 +99,8 @@ std::string JsonQuote(std::string_view s) {
   return out;
 }
 
-ChromeTraceWriter::ChromeTraceWriter(int time_decimals, const std::vector<std::pair<std::string, std::string>>& other_data)
+ChromeTraceWriter::ChromeTraceWriter(int time_decimals,
+                                     const std::vector<std::pair<std::string, std::string>>& other_data)
     : time_decimals_(time_decimals) {
   out_ = "{\"displayTimeUnit\": \"ms\", ";
   if (!other_data.empty()) {
@@ -108,9 +129,15 @@ void ChromeTraceWriter::Args(std::initializer_list<TraceArg> args) {
     out_ += JsonQuote(a.key);
     out_ += ": ";
     switch (a.type) {
-      case TraceArg::Type::kString: out_ += JsonQuote(a.str); break;
-      case TraceArg::Type::kInt: fmt::format_to(std::back_inserter(out_), "{}", a.integer); break;
-      case TraceArg::Type::kNumber: AppendNumber(out_, a.number, a.decimals); break;
+      case TraceArg::Type::kString:
+        out_ += JsonQuote(a.str);
+        break;
+      case TraceArg::Type::kInt:
+        fmt::format_to(std::back_inserter(out_), "{}", a.integer);
+        break;
+      case TraceArg::Type::kNumber:
+        AppendNumber(out_, a.number, a.decimals);
+        break;
     }
   }
   out_ += "}";
@@ -155,7 +182,8 @@ void ChromeTraceWriter::Complete(int64_t pid, int64_t tid, double ts_us, double 
   out_ += "}";
 }
 
-void ChromeTraceWriter::Counter(int64_t pid, double ts_us, std::string_view name, std::initializer_list<TraceArg> args) {
+void ChromeTraceWriter::Counter(int64_t pid, double ts_us, std::string_view name,
+                                std::initializer_list<TraceArg> args) {
   Begin();
   fmt::format_to(std::back_inserter(out_), R"({{"ph": "C", "pid": {}, "ts": )", pid);
   Time(ts_us);
@@ -188,12 +216,17 @@ std::string ChromeTraceText(const Timeline& t) {
       if (e.micro_batch >= 0) name += std::to_string(e.micro_batch);  // "F3", "send12"
     }
     const TraceArg phase = TraceArg::Str("phase", PhaseName(e.phase));
-    const TraceArg mb = TraceArg::Int("micro_batch", e.micro_batch), vs = TraceArg::Int("virtual_stage", e.virtual_stage);
+    const TraceArg mb = TraceArg::Int("micro_batch", e.micro_batch),
+                   vs = TraceArg::Int("virtual_stage", e.virtual_stage);
     const double ts = e.start_s * 1e6, dur = e.duration_s * 1e6;
-    if (e.micro_batch >= 0 && e.virtual_stage >= 0) w.Complete(e.rank, e.stream, ts, dur, name, PhaseName(e.phase), {phase, mb, vs});
-    else if (e.micro_batch >= 0) w.Complete(e.rank, e.stream, ts, dur, name, PhaseName(e.phase), {phase, mb});
-    else if (e.virtual_stage >= 0) w.Complete(e.rank, e.stream, ts, dur, name, PhaseName(e.phase), {phase, vs});
-    else w.Complete(e.rank, e.stream, ts, dur, name, PhaseName(e.phase), {phase});
+    if (e.micro_batch >= 0 && e.virtual_stage >= 0)
+      w.Complete(e.rank, e.stream, ts, dur, name, PhaseName(e.phase), {phase, mb, vs});
+    else if (e.micro_batch >= 0)
+      w.Complete(e.rank, e.stream, ts, dur, name, PhaseName(e.phase), {phase, mb});
+    else if (e.virtual_stage >= 0)
+      w.Complete(e.rank, e.stream, ts, dur, name, PhaseName(e.phase), {phase, vs});
+    else
+      w.Complete(e.rank, e.stream, ts, dur, name, PhaseName(e.phase), {phase});
   }
   return w.Finish();
 }

@@ -11,14 +11,17 @@ namespace {
 
 // Strings come out as nlohmann::json writes them (ensure_ascii off, invalid UTF-8 replaced).
 TEST(ChromeTraceWriter, QuotesLikeNlohmannJson) {
-  for (const std::string& s : {std::string("plain"), std::string("a \"q\" \\ b"), std::string("tab\tnl\ncr\r"),
-                              std::string("\x01\x1f\x7f"), std::string("\xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"),
-                              std::string(), std::string("\b\f")})
+  for (const std::string& s :
+       {std::string("plain"), std::string("a \"q\" \\ b"), std::string("tab\tnl\ncr\r"), std::string("\x01\x1f\x7f"),
+        std::string("\xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"), std::string(), std::string("\b\f")})
     EXPECT_EQ(JsonQuote(s), nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) << s;
   EXPECT_EQ(JsonQuote("\x01"), "\"\\u0001\"");
   // Invalid UTF-8 (a lone continuation byte, a truncated sequence, an overlong, a surrogate):
   // each bad byte becomes U+FFFD.
-  EXPECT_EQ(JsonQuote("a\x80" "b"), "\"a\xEF\xBF\xBD" "b\"");
+  EXPECT_EQ(JsonQuote("a\x80"
+                      "b"),
+            "\"a\xEF\xBF\xBD"
+            "b\"");
   EXPECT_EQ(JsonQuote("\xe2\x82"), "\"\xEF\xBF\xBD\xEF\xBF\xBD\"");
   EXPECT_EQ(JsonQuote("\xc0\xaf"), "\"\xEF\xBF\xBD\xEF\xBF\xBD\"");
   EXPECT_EQ(JsonQuote("\xed\xa0\x80"), "\"\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\"");
@@ -29,8 +32,10 @@ TEST(ChromeTraceWriter, WritesNamesEventsAndCounters) {
   w.ProcessName(2, "rank \"2\"");
   w.ProcessSortIndex(2, 2);
   w.ThreadName(2, 7, "stream 7");
-  w.Complete(2, 7, 12.3456, 0.5, "gemm\n", "gemm", {TraceArg::Str("type", "COMPUTATION"), TraceArg::Int("correlation", -1)});
-  w.Counter(2, 1.0, "GPU time %", {TraceArg::Num("compute", 33.33333, 2), TraceArg::Num("bad", std::numeric_limits<double>::quiet_NaN())});
+  w.Complete(2, 7, 12.3456, 0.5, "gemm\n", "gemm",
+             {TraceArg::Str("type", "COMPUTATION"), TraceArg::Int("correlation", -1)});
+  w.Counter(2, 1.0, "GPU time %",
+            {TraceArg::Num("compute", 33.33333, 2), TraceArg::Num("bad", std::numeric_limits<double>::quiet_NaN())});
   EXPECT_EQ(w.events(), 5u);
   const std::string text = w.Finish();
   EXPECT_NE(text.find("\"ts\": 12.346, \"dur\": 0.500"), std::string::npos) << text;  // three decimals

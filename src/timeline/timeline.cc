@@ -3,8 +3,8 @@
 namespace paratune {
 
 bool IsComputePhase(Phase p) {
-  return p == Phase::kForward || p == Phase::kBackward || p == Phase::kWeightGrad ||
-         p == Phase::kOptimizer || p == Phase::kOther;
+  return p == Phase::kForward || p == Phase::kBackward || p == Phase::kWeightGrad || p == Phase::kOptimizer ||
+         p == Phase::kOther;
 }
 
 }  // namespace paratune

@@ -20,8 +20,8 @@ enum class Phase : uint8_t {
   kWeightGrad,
   kSend,
   kRecv,
-  kAllReduce,      // a data-parallel gradient reduction (all-reduce or reduce-scatter)
-  kAllGather,      // a ZeRO parameter all-gather
+  kAllReduce,  // a data-parallel gradient reduction (all-reduce or reduce-scatter)
+  kAllGather,  // a ZeRO parameter all-gather
   kOptimizer,
   kOther,
 };
@@ -41,8 +41,8 @@ inline const char* PhaseName(Phase p) { return kPhaseNames.Name(p); }
 bool IsComputePhase(Phase p);
 
 struct TimelineEvent {
-  int rank = 0;             // pipeline rank (stage); Chrome-trace pid
-  int stream = 0;           // index into Timeline::stream_names; Chrome-trace tid
+  int rank = 0;    // pipeline rank (stage); Chrome-trace pid
+  int stream = 0;  // index into Timeline::stream_names; Chrome-trace tid
   Phase phase = Phase::kOther;
   int32_t micro_batch = -1;    // -1: not tied to one micro-batch
   int32_t virtual_stage = -1;  // chunk index on the rank (interleaving); -1: none

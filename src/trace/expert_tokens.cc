@@ -100,7 +100,8 @@ bool LooksLikeExpertTokens(std::string_view head) {
 }
 
 ExpertTokens ParseExpertTokens(std::string_view text, const std::string& where) {
-  if (text.empty()) throw InputError(where + ": empty file (expected a header naming iteration, layer, expert, tokens)");
+  if (text.empty())
+    throw InputError(where + ": empty file (expected a header naming iteration, layer, expert, tokens)");
   const std::vector<CsvRow> rows = ParseCsv(text, where);
   if (rows.empty()) throw InputError(where + ": no header (expected iteration, layer, expert, tokens)");
   std::array<int, kColumns> index;
@@ -133,9 +134,10 @@ ExpertTokens ParseExpertTokens(std::string_view text, const std::string& where) 
   size_t experts = 0, cells = 0;
   for (size_t r = 1; r < rows.size(); ++r) {
     const CsvRow& row = rows[r];
-    const int64_t iteration =
-        ParseExpertIndex(row.fields[index[kIteration]], where, row.line, kIteration, std::numeric_limits<int64_t>::max());
-    const int layer = static_cast<int>(ParseExpertIndex(row.fields[index[kLayer]], where, row.line, kLayer, kMaxLayers - 1));
+    const int64_t iteration = ParseExpertIndex(row.fields[index[kIteration]], where, row.line, kIteration,
+                                               std::numeric_limits<int64_t>::max());
+    const int layer =
+        static_cast<int>(ParseExpertIndex(row.fields[index[kLayer]], where, row.line, kLayer, kMaxLayers - 1));
     const size_t expert =
         static_cast<size_t>(ParseExpertIndex(row.fields[index[kExpert]], where, row.line, kExpert, kMaxExperts - 1));
     const double tokens = ParseTokens(row.fields[index[kTokens]], where, row.line);
@@ -149,7 +151,8 @@ ExpertTokens ParseExpertTokens(std::string_view text, const std::string& where) 
     if (g.tokens.size() <= expert) {
       cells += expert + 1 - g.tokens.size();
       if (cells > kMaxCells)
-        throw InputError(where + ":" + std::to_string(row.line) + ": more than the 16 M (iteration, layer, expert) counts a file may hold");
+        throw InputError(where + ":" + std::to_string(row.line) +
+                         ": more than the 16 M (iteration, layer, expert) counts a file may hold");
       g.tokens.resize(expert + 1, 0.0);
       s.resize(expert + 1, false);
     }

@@ -12,7 +12,7 @@
 namespace paratune {
 
 struct ExpertTokenCounts {
-  int line = 0;            // first line of this (iteration, layer) in the file
+  int line = 0;  // first line of this (iteration, layer) in the file
   int64_t iteration = -1;
   int layer = 0;
   std::vector<double> tokens;  // by expert index (experts absent from the file count 0)

@@ -70,7 +70,7 @@ TEST(ExpertTokens, BrokenInputIsOneLineNamingFileLineAndField) {
       {h, "t.csv: header only"},
       {"iteration,layer,tokens\n1,2,3\n", "t.csv:1: header has no expert column"},
       {"iteration,layer,expert,tokens,step\n1,2,3,4,5\n", "t.csv:1: header names the iteration column twice"},
-      {h + "1,0,0,5\n1,0,1\n", "t.csv:3: expected 4 fields"},          // truncated line
+      {h + "1,0,0,5\n1,0,1\n", "t.csv:3: expected 4 fields"},  // truncated line
       {h + "1,0,0,many\n", "t.csv:2: field `tokens`: 'many' is not a number"},
       {h + "1,0,x,5\n", "t.csv:2: field `expert`: 'x' is not an integer"},
       {h + "1,0,-1,5\n", "t.csv:2: field `expert`: '-1' must be between 0 and 4095"},
@@ -90,7 +90,9 @@ TEST(ExpertTokens, BrokenInputIsOneLineNamingFileLineAndField) {
 
 // Issue 32: all-zero counts were read (a layer that routed nothing looks perfectly balanced).
 TEST(ExpertTokens, RefusesALayerThatRoutedNoToken) {
-  EXPECT_EQ(InputErrorOf([] { ParseExpertTokens("iteration,layer,expert,tokens\n1,0,0,5\n1,0,1,7\n1,1,0,0\n1,1,1,0\n", "e.csv"); }),
+  EXPECT_EQ(InputErrorOf([] {
+              ParseExpertTokens("iteration,layer,expert,tokens\n1,0,0,5\n1,0,1,7\n1,1,0,0\n1,1,1,0\n", "e.csv");
+            }),
             "e.csv:4: layer 1 at iteration 1 routed no token to any expert (all counts 0)");
 }
 
@@ -98,7 +100,8 @@ TEST(ExpertTokens, RefusesMoreCountsThanTheTableMayHold) {
   // 5000 groups, each naming expert 4095: 20 M cells, over the 16 M bound.
   std::string csv = "iteration,layer,expert,tokens\n";
   for (int i = 0; i < 5000; ++i) csv += std::to_string(i) + ",0,4095,1\n";
-  EXPECT_CONTAINS(InputErrorOf([&] { ParseExpertTokens(csv, "big.csv"); }), "more than the 16 M (iteration, layer, expert) counts");
+  EXPECT_CONTAINS(InputErrorOf([&] { ParseExpertTokens(csv, "big.csv"); }),
+                  "more than the 16 M (iteration, layer, expert) counts");
 }
 
 TEST(ExpertTokens, ReadsAMillionRowsQuickly) {
@@ -108,7 +111,8 @@ TEST(ExpertTokens, ReadsAMillionRowsQuickly) {
   csv.reserve(20 << 20);
   for (int it = 0; it < 100; ++it)
     for (int l = 0; l < 40; ++l)
-      for (int e = 0; e < 256; ++e) csv += std::to_string(it) + "," + std::to_string(l) + "," + std::to_string(e) + ",128\n";
+      for (int e = 0; e < 256; ++e)
+        csv += std::to_string(it) + "," + std::to_string(l) + "," + std::to_string(e) + ",128\n";
   const ExpertTokens t = ParseExpertTokens(csv, "m.csv");
   ASSERT_EQ(t.rows.size(), 4000u);
   EXPECT_EQ(t.rows.back().tokens.size(), 256u);

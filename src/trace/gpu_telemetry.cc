@@ -44,7 +44,8 @@ class Lines {
 // Text of a field as printed in an error: at most 40 characters, non-printable bytes as '?'.
 std::string ShownField(std::string_view s) {
   std::string out;
-  for (char c : s.substr(0, 40)) out += (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) ? '?' : c;
+  for (char c : s.substr(0, 40))
+    out += (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) ? '?' : c;
   if (s.size() > 40) out += "...";
   return out;
 }
@@ -79,7 +80,18 @@ bool IsNotAvailable(std::string_view v) { return v.size() >= 2 && v.front() == '
 
 // ---- nvidia-smi ------------------------------------------------------------------------------
 
-enum class SmiField { kTimestamp, kIndex, kUtil, kSmClock, kMaxSmClock, kPower, kPowerLimit, kTemperature, kReasons, kOther };
+enum class SmiField {
+  kTimestamp,
+  kIndex,
+  kUtil,
+  kSmClock,
+  kMaxSmClock,
+  kPower,
+  kPowerLimit,
+  kTemperature,
+  kReasons,
+  kOther
+};
 
 // The one list of nvidia-smi columns the reader uses: the name the header prints (the query
 // name for aliases such as clocks.sm, which prints as clocks.current.sm), the unit it prints in
@@ -89,7 +101,7 @@ struct SmiColumn {
   SmiField field;
   const char* unit;  // "" when nvidia-smi prints none
   double to_si;
-  double min, max;   // in the printed unit
+  double min, max;  // in the printed unit
 };
 constexpr SmiColumn kSmiColumns[] = {
     {"timestamp", SmiField::kTimestamp, "", 1, 0, 0},
@@ -115,8 +127,8 @@ const SmiColumn* FindSmiColumn(std::string_view name) {
 }
 
 struct HeaderColumn {
-  std::string name;          // as printed, without the unit
-  const SmiColumn* column;   // nullptr: a column the reader does not use
+  std::string name;         // as printed, without the unit
+  const SmiColumn* column;  // nullptr: a column the reader does not use
 };
 
 // Splits `line` at commas into `out` (views into line).
@@ -206,7 +218,8 @@ void Finish(GpuTelemetry* t, int gpus, int samples) {
   }
 }
 
-GpuTelemetry ParseNvidiaSmi(std::string_view text, Lines& lines, std::string_view header_line, const std::string& where) {
+GpuTelemetry ParseNvidiaSmi(std::string_view text, Lines& lines, std::string_view header_line,
+                            const std::string& where) {
   const int header_number = lines.number();
   std::vector<std::string_view> fields;
   SplitCommas(header_line, &fields);
@@ -219,26 +232,32 @@ GpuTelemetry ParseNvidiaSmi(std::string_view text, Lines& lines, std::string_vie
     if (name.empty()) FailTelemetry(where, header_number, fmt::format("header column {} is empty", i + 1));
     const SmiColumn* c = FindSmiColumn(name);
     if (c != nullptr && !unit.empty() && unit != c->unit)
-      FailTelemetry(where, header_number, fmt::format("column '{}' is in [{}], expected [{}]", ShownField(name), ShownField(unit), c->unit));
+      FailTelemetry(where, header_number,
+                    fmt::format("column '{}' is in [{}], expected [{}]", ShownField(name), ShownField(unit), c->unit));
     // A second column for the same field (power.draw and power.draw.average) is not used: the
     // first one printed counts.
     if (c != nullptr && used[static_cast<int>(c->field)]) c = nullptr;
     if (c != nullptr) {
       used[static_cast<int>(c->field)] = true;
-      if (c->field == SmiField::kTimestamp) col_time = static_cast<int>(i);
-      else if (c->field == SmiField::kIndex) col_index = static_cast<int>(i);
-      else ++value_columns;
+      if (c->field == SmiField::kTimestamp)
+        col_time = static_cast<int>(i);
+      else if (c->field == SmiField::kIndex)
+        col_index = static_cast<int>(i);
+      else
+        ++value_columns;
     }
     header.push_back({std::string(name), c});
   }
   if (col_time < 0)
-    FailTelemetry(where, header_number, "nvidia-smi CSV without a 'timestamp' column (query timestamp,index,... with --format=csv)");
+    FailTelemetry(where, header_number,
+                  "nvidia-smi CSV without a 'timestamp' column (query timestamp,index,... with --format=csv)");
   if (col_index < 0)
-    FailTelemetry(where, header_number, "nvidia-smi CSV without an 'index' column (query timestamp,index,... with --format=csv)");
+    FailTelemetry(where, header_number,
+                  "nvidia-smi CSV without an 'index' column (query timestamp,index,... with --format=csv)");
   if (value_columns == 0)
     FailTelemetry(where, header_number,
-         "nvidia-smi CSV with none of utilization.gpu, clocks.sm, clocks.max.sm, power.draw, power.limit, "
-         "temperature.gpu, clocks_event_reasons.active");
+                  "nvidia-smi CSV with none of utilization.gpu, clocks.sm, clocks.max.sm, power.draw, power.limit, "
+                  "temperature.gpu, clocks_event_reasons.active");
 
   GpuTelemetry t;
   t.path = where;
@@ -254,10 +273,14 @@ GpuTelemetry ParseNvidiaSmi(std::string_view text, Lines& lines, std::string_vie
     if (trimmed.empty()) continue;
     if (trimmed == header_trimmed) continue;  // the header again (captures appended to one file)
     SplitCommas(line, &fields);
-    if (fields[0] == "timestamp" || fields[0] == "index" || (static_cast<size_t>(col_time) < fields.size() && fields[col_time] == "timestamp"))
-      FailTelemetry(where, n, fmt::format("a different nvidia-smi header than the one at line {} (one capture per file)", header_number));
+    if (fields[0] == "timestamp" || fields[0] == "index" ||
+        (static_cast<size_t>(col_time) < fields.size() && fields[col_time] == "timestamp"))
+      FailTelemetry(
+          where, n,
+          fmt::format("a different nvidia-smi header than the one at line {} (one capture per file)", header_number));
     if (fields.size() != header.size()) {
-      FailTelemetry(where, n, fmt::format("{} fields, the header (line {}) has {}", fields.size(), header_number, header.size()));
+      FailTelemetry(where, n,
+                    fmt::format("{} fields, the header (line {}) has {}", fields.size(), header_number, header.size()));
     }
     TelemetrySample s;
     s.line = n;
@@ -276,11 +299,13 @@ GpuTelemetry ParseNvidiaSmi(std::string_view text, Lines& lines, std::string_vie
           break;
         }
         case SmiField::kIndex:
-          if (!ParseGpuIndex(v, &s.gpu) || s.gpu > kMaxGpuIndex) bad(fmt::format("is not a GPU index (0..{})", kMaxGpuIndex));
+          if (!ParseGpuIndex(v, &s.gpu) || s.gpu > kMaxGpuIndex)
+            bad(fmt::format("is not a GPU index (0..{})", kMaxGpuIndex));
           break;
         case SmiField::kReasons: {
           if (IsNotAvailable(v)) break;
-          if (v.size() < 3 || v[0] != '0' || (v[1] != 'x' && v[1] != 'X')) bad("is not a hex bitmask (0x0000000000000004)");
+          if (v.size() < 3 || v[0] != '0' || (v[1] != 'x' && v[1] != 'X'))
+            bad("is not a hex bitmask (0x0000000000000004)");
           const std::string_view hex = v.substr(2);
           if (hex.size() > 16) bad("has more than 64 bits");
           uint64_t r = 0;
@@ -296,20 +321,35 @@ GpuTelemetry ParseNvidiaSmi(std::string_view text, Lines& lines, std::string_vie
           // "98 %", "1980 MHz", "350.12 W" (or the number alone with nounits).
           if (c->unit[0] != '\0') {
             const size_t ul = std::strlen(c->unit);
-            if (num.size() > ul && num.substr(num.size() - ul) == c->unit) num = TrimBlanks(num.substr(0, num.size() - ul));
+            if (num.size() > ul && num.substr(num.size() - ul) == c->unit)
+              num = TrimBlanks(num.substr(0, num.size() - ul));
           }
           double x = 0;
-          if (!ParseNumber(num, &x)) bad(c->unit[0] ? fmt::format("is not a number of {}", c->unit) : "is not a number");
+          if (!ParseNumber(num, &x))
+            bad(c->unit[0] ? fmt::format("is not a number of {}", c->unit) : "is not a number");
           if (x < c->min || x > c->max) bad(fmt::format("is out of range ({} to {})", c->min, c->max));
           const double si = x * c->to_si;
           switch (c->field) {
-            case SmiField::kUtil: s.util_fraction = si; break;
-            case SmiField::kSmClock: s.sm_clock_hz = si; break;
-            case SmiField::kMaxSmClock: s.max_sm_clock_hz = si; break;
-            case SmiField::kPower: s.power_w = si; break;
-            case SmiField::kPowerLimit: s.power_limit_w = si; break;
-            case SmiField::kTemperature: s.temperature_c = si; break;
-            default: break;
+            case SmiField::kUtil:
+              s.util_fraction = si;
+              break;
+            case SmiField::kSmClock:
+              s.sm_clock_hz = si;
+              break;
+            case SmiField::kMaxSmClock:
+              s.max_sm_clock_hz = si;
+              break;
+            case SmiField::kPower:
+              s.power_w = si;
+              break;
+            case SmiField::kPowerLimit:
+              s.power_limit_w = si;
+              break;
+            case SmiField::kTemperature:
+              s.temperature_c = si;
+              break;
+            default:
+              break;
           }
         }
       }
@@ -335,10 +375,14 @@ struct DcgmColumn {
   double min, max;  // as printed
 };
 constexpr DcgmColumn kDcgmColumns[] = {
-    {"GRACT", DcgmField::kGrAct, 1, 0, 1},        {"SMACT", DcgmField::kSmAct, 1, 0, 1},
-    {"SMOCC", DcgmField::kSmOcc, 1, 0, 1},        {"TENSO", DcgmField::kTensor, 1, 0, 1},
-    {"DRAMA", DcgmField::kDram, 1, 0, 1},         {"POWER", DcgmField::kPower, 1, 0, 100000},
-    {"TMPTR", DcgmField::kTemperature, 1, -100, 300}, {"SMCLK", DcgmField::kSmClock, 1e6, 0, 100000},
+    {"GRACT", DcgmField::kGrAct, 1, 0, 1},
+    {"SMACT", DcgmField::kSmAct, 1, 0, 1},
+    {"SMOCC", DcgmField::kSmOcc, 1, 0, 1},
+    {"TENSO", DcgmField::kTensor, 1, 0, 1},
+    {"DRAMA", DcgmField::kDram, 1, 0, 1},
+    {"POWER", DcgmField::kPower, 1, 0, 100000},
+    {"TMPTR", DcgmField::kTemperature, 1, -100, 300},
+    {"SMCLK", DcgmField::kSmClock, 1e6, 0, 100000},
     {"GPUTL", DcgmField::kUtil, 0.01, 0, 100},
 };
 
@@ -417,7 +461,10 @@ GpuTelemetry ParseDcgmi(std::string_view text, const std::string& where) {
         // dcgmi repeats its header every screenful; the same columns each time.
         bool same = tags.size() == header_tags.size();
         for (size_t i = 0; same && i < tags.size(); ++i) same = tags[i] == header_tags[i];
-        if (!same) FailTelemetry(where, n, fmt::format("dcgmi dmon header differs from the one at line {} (one capture per file)", header_line));
+        if (!same)
+          FailTelemetry(
+              where, n,
+              fmt::format("dcgmi dmon header differs from the one at line {} (one capture per file)", header_line));
       }
       continue;
     }
@@ -435,37 +482,66 @@ GpuTelemetry ParseDcgmi(std::string_view text, const std::string& where) {
     if (tok[0] != "GPU") {
       // Other entity kinds (GPU-I, GPU-CI for MIG instances, switches, CPUs) are not per-GPU
       // rows; they are skipped. Anything else is not dcgmi dmon output.
-      static constexpr std::string_view kOtherEntities[] = {"GPU-I", "GPU-CI", "Switch", "NvSwitch", "CPU", "Core", "Link", "VGPU"};
+      static constexpr std::string_view kOtherEntities[] = {"GPU-I", "GPU-CI", "Switch", "NvSwitch",
+                                                            "CPU",   "Core",   "Link",   "VGPU"};
       if (std::find(std::begin(kOtherEntities), std::end(kOtherEntities), tok[0]) != std::end(kOtherEntities)) continue;
-      FailTelemetry(where, n, fmt::format("'{}' is not a dcgmi dmon row (GPU <index> then {} values)", ShownField(trimmed), header_tags.size()));
+      FailTelemetry(where, n,
+                    fmt::format("'{}' is not a dcgmi dmon row (GPU <index> then {} values)", ShownField(trimmed),
+                                header_tags.size()));
     }
     if (tok.size() != header_tags.size() + 2)
-      FailTelemetry(where, n, fmt::format("{} values, the header (line {}) has {}", tok.size() < 2 ? 0 : tok.size() - 2, header_line, header_tags.size()));
+      FailTelemetry(where, n,
+                    fmt::format("{} values, the header (line {}) has {}", tok.size() < 2 ? 0 : tok.size() - 2,
+                                header_line, header_tags.size()));
     TelemetrySample s;
     s.line = n;
     if (!ParseGpuIndex(tok[1], &s.gpu) || s.gpu > kMaxGpuIndex)
-      FailTelemetry(where, n, fmt::format("field 'Entity': 'GPU {}' is not a GPU index (0..{})", ShownField(tok[1]), kMaxGpuIndex));
+      FailTelemetry(
+          where, n,
+          fmt::format("field 'Entity': 'GPU {}' is not a GPU index (0..{})", ShownField(tok[1]), kMaxGpuIndex));
     for (size_t i = 0; i < columns.size(); ++i) {
       const DcgmColumn* c = columns[i];
       if (c == nullptr) continue;
       const std::string_view v = tok[i + 2];
       if (v == "N/A") continue;
       double x = 0;
-      if (!ParseNumber(v, &x)) FailTelemetry(where, n, fmt::format("field '{}': '{}' is not a number", c->tag, ShownField(v)));
+      if (!ParseNumber(v, &x))
+        FailTelemetry(where, n, fmt::format("field '{}': '{}' is not a number", c->tag, ShownField(v)));
       if (x < c->min || x > c->max)
-        FailTelemetry(where, n, fmt::format("field '{}': '{}' is out of range ({} to {})", c->tag, ShownField(v), c->min, c->max));
+        FailTelemetry(
+            where, n,
+            fmt::format("field '{}': '{}' is out of range ({} to {})", c->tag, ShownField(v), c->min, c->max));
       const double si = x * c->to_si;
       switch (c->field) {
-        case DcgmField::kGrAct: s.gr_active = si; break;
-        case DcgmField::kSmAct: s.sm_active = si; break;
-        case DcgmField::kSmOcc: s.sm_occupancy = si; break;
-        case DcgmField::kTensor: s.tensor_active = si; break;
-        case DcgmField::kDram: s.dram_active = si; break;
-        case DcgmField::kPower: s.power_w = si; break;
-        case DcgmField::kTemperature: s.temperature_c = si; break;
-        case DcgmField::kSmClock: s.sm_clock_hz = si; break;
-        case DcgmField::kUtil: s.util_fraction = si; break;
-        default: break;
+        case DcgmField::kGrAct:
+          s.gr_active = si;
+          break;
+        case DcgmField::kSmAct:
+          s.sm_active = si;
+          break;
+        case DcgmField::kSmOcc:
+          s.sm_occupancy = si;
+          break;
+        case DcgmField::kTensor:
+          s.tensor_active = si;
+          break;
+        case DcgmField::kDram:
+          s.dram_active = si;
+          break;
+        case DcgmField::kPower:
+          s.power_w = si;
+          break;
+        case DcgmField::kTemperature:
+          s.temperature_c = si;
+          break;
+        case DcgmField::kSmClock:
+          s.sm_clock_hz = si;
+          break;
+        case DcgmField::kUtil:
+          s.util_fraction = si;
+          break;
+        default:
+          break;
       }
     }
     s.sample = grouper.Assign(s.gpu);
@@ -528,24 +604,28 @@ GpuTelemetry ParseGpuTelemetry(std::string_view text, const std::string& where) 
   Lines lines(text);
   int number = 0;
   const std::string_view first = FirstContentLine(&number, &lines);
-  if (first.empty()) throw InputError(where + ": only blank lines (expected nvidia-smi --query-gpu CSV or dcgmi dmon output)");
+  if (first.empty())
+    throw InputError(where + ": only blank lines (expected nvidia-smi --query-gpu CSV or dcgmi dmon output)");
   if (first.find('\0') != std::string_view::npos) FailTelemetry(where, number, "NUL byte: not a text capture");
   std::vector<std::string_view> f;
   SplitCommas(first, &f);
   if (LooksLikeHeaderlessSmiRow(f))
     FailTelemetry(where, number,
-         "nvidia-smi CSV without its header line (--format=csv,noheader): the column order is unknown; "
-         "capture with --format=csv (nounits is fine)");
+                  "nvidia-smi CSV without its header line (--format=csv,noheader): the column order is unknown; "
+                  "capture with --format=csv (nounits is fine)");
   int known = 0;
   for (auto x : f) known += IsSmiHeaderName(x);
   if (known == 0)
     FailTelemetry(where, number,
-         fmt::format("'{}' is neither an nvidia-smi --query-gpu CSV header nor a dcgmi dmon '#Entity' header", ShownField(TrimBlanks(first))));
+                  fmt::format("'{}' is neither an nvidia-smi --query-gpu CSV header nor a dcgmi dmon '#Entity' header",
+                              ShownField(TrimBlanks(first))));
   return ParseNvidiaSmi(text, lines, first, where);
 }
 
 // Plain or gzip (util/file.h), bounded: a day of 8 GPUs at -l 1 is about 70 MB of CSV.
-GpuTelemetry ReadGpuTelemetry(const std::string& path) { return ParseGpuTelemetry(ReadMaybeGzipFile(path, size_t{1} << 30), path); }
+GpuTelemetry ReadGpuTelemetry(const std::string& path) {
+  return ParseGpuTelemetry(ReadMaybeGzipFile(path, size_t{1} << 30), path);
+}
 
 std::string ClockReasonNames(uint64_t reasons) {
   if (reasons == 0) return "none";

@@ -22,7 +22,7 @@ enum class ClockReasonCause { kNone, kPower, kThermal };
 struct ClockReasonBit {
   uint64_t bit;
   const char* name;
-  bool throttling;  // false for GPU idle (0x1) and the informational bits
+  bool throttling;         // false for GPU idle (0x1) and the informational bits
   ClockReasonCause cause;  // kNone for the bits that are not throttling
 };
 // nvml.h describes 0x8 HW slowdown (clocks cut by a factor of 2 or more) as a sign of a too high
@@ -58,11 +58,11 @@ constexpr uint64_t ThrottlingReasonMask() {
 }
 
 struct TelemetrySample {
-  int line = 0;            // 1-based line in the file
-  int sample = 0;          // index of the sample this row belongs to (all GPUs of one poll share it)
-  int gpu = -1;            // GPU index
-  double time_s = std::numeric_limits<double>::quiet_NaN();  // seconds since the epoch; dcgmi: sample * interval
-  double util_fraction = std::numeric_limits<double>::quiet_NaN();   // utilization.gpu
+  int line = 0;    // 1-based line in the file
+  int sample = 0;  // index of the sample this row belongs to (all GPUs of one poll share it)
+  int gpu = -1;    // GPU index
+  double time_s = std::numeric_limits<double>::quiet_NaN();         // seconds since the epoch; dcgmi: sample * interval
+  double util_fraction = std::numeric_limits<double>::quiet_NaN();  // utilization.gpu
   double sm_clock_hz = std::numeric_limits<double>::quiet_NaN();
   double max_sm_clock_hz = std::numeric_limits<double>::quiet_NaN();
   double power_w = std::numeric_limits<double>::quiet_NaN();
@@ -81,9 +81,9 @@ struct TelemetrySample {
 struct GpuTelemetry {
   std::string path;
   TelemetrySource source = TelemetrySource::kNvidiaSmi;
-  std::vector<TelemetrySample> samples;  // file order
-  int gpus = 0;                          // distinct GPU indices
-  int sample_count = 0;                  // distinct samples
+  std::vector<TelemetrySample> samples;                          // file order
+  int gpus = 0;                                                  // distinct GPU indices
+  int sample_count = 0;                                          // distinct samples
   double interval_s = std::numeric_limits<double>::quiet_NaN();  // median time between samples
 };
 

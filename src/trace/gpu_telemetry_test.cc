@@ -18,7 +18,8 @@ namespace {
 // before 535 prints it: the header names clocks.sm as clocks.current.sm; the rows of one poll
 // carry timestamps a few ms apart.
 constexpr const char* kSmiCsv =
-    "timestamp, index, utilization.gpu [%], clocks.current.sm [MHz], clocks.max.sm [MHz], power.draw [W], power.limit [W], "
+    "timestamp, index, utilization.gpu [%], clocks.current.sm [MHz], clocks.max.sm [MHz], power.draw [W], power.limit "
+    "[W], "
     "temperature.gpu, clocks_throttle_reasons.active\n"
     "2024/05/01 12:00:00.101, 0, 0 %, 345 MHz, 1980 MHz, 71.20 W, 700.00 W, 33, 0x0000000000000001\n"
     "2024/05/01 12:00:00.104, 1, 0 %, 345 MHz, 1980 MHz, 70.95 W, 700.00 W, 34, 0x0000000000000001\n"
@@ -137,18 +138,22 @@ TEST(GpuTelemetry, BrokenNvidiaSmiInput) {
             "b.csv:2: field 'timestamp': 'yesterday' is not a timestamp (YYYY/MM/DD HH:MM:SS.mmm)");
   EXPECT_EQ(err(h + "2024/05/01 12:00:00.101, 99999999999, 50 %, 0x0\n"),
             "b.csv:2: field 'index': '99999999999' is not a GPU index (0..1023)");
-  EXPECT_EQ(err(h + "2024/05/01 12:00:00.101, -1, 50 %, 0x0\n"), "b.csv:2: field 'index': '-1' is not a GPU index (0..1023)");
+  EXPECT_EQ(err(h + "2024/05/01 12:00:00.101, -1, 50 %, 0x0\n"),
+            "b.csv:2: field 'index': '-1' is not a GPU index (0..1023)");
   EXPECT_EQ(err(h), "b.csv:1: nvidia-smi header but no sample rows");
   EXPECT_EQ(err("index, utilization.gpu [%]\n0, 50 %\n"),
             "b.csv:1: nvidia-smi CSV without a 'timestamp' column (query timestamp,index,... with --format=csv)");
   EXPECT_EQ(err("timestamp, utilization.gpu [%]\n2024/05/01 12:00:00.101, 50 %\n"),
             "b.csv:1: nvidia-smi CSV without an 'index' column (query timestamp,index,... with --format=csv)");
-  EXPECT_CONTAINS(err("timestamp, index, name\n2024/05/01 12:00:00.101, 0, H100\n"), "b.csv:1: nvidia-smi CSV with none of");
+  EXPECT_CONTAINS(err("timestamp, index, name\n2024/05/01 12:00:00.101, 0, H100\n"),
+                  "b.csv:1: nvidia-smi CSV with none of");
   EXPECT_EQ(err("timestamp, index, clocks.sm [GHz]\n"), "b.csv:1: column 'clocks.sm' is in [GHz], expected [MHz]");
   EXPECT_EQ(err(h + "2024/05/01 12:00:00.101, 0, 50 %, 0x0\ntimestamp, index, power.draw [W], utilization.gpu [%]\n"),
             "b.csv:3: a different nvidia-smi header than the one at line 1 (one capture per file)");
-  EXPECT_EQ(err("step,loss\n1,2.5\n"), "b.csv:1: 'step,loss' is neither an nvidia-smi --query-gpu CSV header nor a dcgmi dmon '#Entity' header");
-  EXPECT_EQ(err(h + "2024/05/01 12:00:00.101, 0, 50 %, 0x0\n2024/05/01 12:00:00.101, 0, 5" + std::string(1, '\0') + "0 %, 0x0\n"),
+  EXPECT_EQ(err("step,loss\n1,2.5\n"),
+            "b.csv:1: 'step,loss' is neither an nvidia-smi --query-gpu CSV header nor a dcgmi dmon '#Entity' header");
+  EXPECT_EQ(err(h + "2024/05/01 12:00:00.101, 0, 50 %, 0x0\n2024/05/01 12:00:00.101, 0, 5" + std::string(1, '\0') +
+                "0 %, 0x0\n"),
             "b.csv:3: NUL byte: not a text CSV");
   // Binary garbage.
   std::string garbage;
@@ -256,12 +261,15 @@ TEST(GpuTelemetry, ClockReasonNamesAndMasks) {
 
 TEST(GpuTelemetry, EightGpusForAnHourParseQuickly) {
   std::string csv =
-      "timestamp, index, utilization.gpu [%], clocks.current.sm [MHz], clocks.max.sm [MHz], power.draw [W], power.limit [W], "
+      "timestamp, index, utilization.gpu [%], clocks.current.sm [MHz], clocks.max.sm [MHz], power.draw [W], "
+      "power.limit [W], "
       "temperature.gpu, clocks_event_reasons.active\n";
   for (int s = 0; s < 3600; ++s)
     for (int g = 0; g < 8; ++g)
-      csv += fmt::format("2024/05/01 {:02}:{:02}:{:02}.{:03}, {}, 97 %, 1980 MHz, 1980 MHz, 650.25 W, 700.00 W, 65, 0x0000000000000000\n",
-                         12 + s / 3600, (s / 60) % 60, s % 60, 100 + g, g);
+      csv += fmt::format(
+          "2024/05/01 {:02}:{:02}:{:02}.{:03}, {}, 97 %, 1980 MHz, 1980 MHz, 650.25 W, 700.00 W, 65, "
+          "0x0000000000000000\n",
+          12 + s / 3600, (s / 60) % 60, s % 60, 100 + g, g);
   const auto t0 = std::chrono::steady_clock::now();
   const GpuTelemetry t = ParseGpuTelemetry(csv, "hour.csv");
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -256,7 +256,8 @@ NumberStatus IntegerValue(od::value v, int64_t* out, std::string_view* raw_out =
     }
     double d = 0;
     auto [p2, ec2] = std::from_chars(raw.data(), raw.data() + raw.size(), d);
-    if (ec2 == std::errc::result_out_of_range && p2 == raw.data() + raw.size()) return NumberStatus::kOverflow;  // 1e400
+    if (ec2 == std::errc::result_out_of_range && p2 == raw.data() + raw.size())
+      return NumberStatus::kOverflow;  // 1e400
     if (ec2 != std::errc() || p2 != raw.data() + raw.size()) return NumberStatus::kNotNumber;
     if (!(std::abs(d) < 9.2e18)) return NumberStatus::kOverflow;
     if (d != std::floor(d)) return NumberStatus::kNotNumber;
@@ -325,10 +326,14 @@ int64_t SanitizeUtf8(char* p, size_t n) {
   while (i < n) {
     const unsigned c = u(i);
     size_t len = 0;
-    if (c < 0x80) len = 1;
-    else if (c >= 0xC2 && c <= 0xDF) len = 2;
-    else if (c >= 0xE0 && c <= 0xEF) len = 3;
-    else if (c >= 0xF0 && c <= 0xF4) len = 4;
+    if (c < 0x80)
+      len = 1;
+    else if (c >= 0xC2 && c <= 0xDF)
+      len = 2;
+    else if (c >= 0xE0 && c <= 0xEF)
+      len = 3;
+    else if (c >= 0xF0 && c <= 0xF4)
+      len = 4;
     bool ok = len > 0 && i + len <= n;
     for (size_t k = 1; ok && k < len; ++k) ok = (u(i + k) & 0xC0) == 0x80;
     if (ok && len == 3) {
@@ -374,7 +379,9 @@ inline BlockMasks ScanBlock(const char* p) {
                 cb = _mm_set1_epi8('}'), ca = _mm_set1_epi8(']');
   for (int k = 0; k < 4; ++k) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
-    auto bits = [&](__m128i x) { return static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(x))) << (16 * k); };
+    auto bits = [&](__m128i x) {
+      return static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(x))) << (16 * k);
+    };
     m.quote |= bits(_mm_cmpeq_epi8(v, q));
     m.backslash |= bits(_mm_cmpeq_epi8(v, bs));
     m.open |= bits(_mm_or_si128(_mm_cmpeq_epi8(v, ob), _mm_cmpeq_epi8(v, oa)));
@@ -410,12 +417,13 @@ class KinetoReader {
     // A UTF-8 byte-order mark (some editors and Windows tools write one) is skipped.
     while (buf_.size() < 3 && Refill()) {
     }
-    if (buf_.size() >= 3 && static_cast<unsigned char>(buf_[0]) == 0xEF && static_cast<unsigned char>(buf_[1]) == 0xBB &&
-        static_cast<unsigned char>(buf_[2]) == 0xBF)
+    if (buf_.size() >= 3 && static_cast<unsigned char>(buf_[0]) == 0xEF &&
+        static_cast<unsigned char>(buf_[1]) == 0xBB && static_cast<unsigned char>(buf_[2]) == 0xBF)
       pos_ = 3;
     SkipWs();
     if (AtEnd()) {
-      if (src_.truncated) throw InputError(label_ + ": truncated gzip stream: it ends before any data (no trace events to analyse)");
+      if (src_.truncated)
+        throw InputError(label_ + ": truncated gzip stream: it ends before any data (no trace events to analyse)");
       throw InputError(label_ + ": empty file (expected a Chrome-trace JSON object)");
     }
     const char c = buf_[pos_];
@@ -427,7 +435,8 @@ class KinetoReader {
       const unsigned char u = static_cast<unsigned char>(c);
       // The first character itself (printable) or its code, never a number that reads as an offset.
       const std::string shown = u >= 0x20 && u < 0x7f ? std::string("'") + c + "'" : fmt::format("byte 0x{:02X}", u);
-      throw InputError(label_ + ": not a Chrome-trace JSON file (its first character is " + shown + ", expected '{' or '[')");
+      throw InputError(label_ + ": not a Chrome-trace JSON file (its first character is " + shown +
+                       ", expected '{' or '[')");
     }
     if (!saw_events_) throw InputError(label_ + ": no \"traceEvents\" array (not a PyTorch profiler trace?)");
     Finish();
@@ -709,7 +718,8 @@ class KinetoReader {
     simdjson::error_code err = simdjson::SUCCESS;
     od::document doc;
     od::array arr;
-    if (!(err = parser_.iterate(batch_buf_.data(), k, batch_buf_.capacity()).get(doc)) && !(err = doc.get_array().get(arr))) {
+    if (!(err = parser_.iterate(batch_buf_.data(), k, batch_buf_.capacity()).get(doc)) &&
+        !(err = doc.get_array().get(arr))) {
       size_t i = 0;
       for (auto item : arr) {
         od::object obj;
@@ -742,7 +752,7 @@ class KinetoReader {
       if (ec == std::errc() && end == p + len && v >= -kMaxTraceTimeNs && v <= kMaxTraceTimeNs) {
         trace_.base_time_ns = v;
       } else {
-        const char* why = ec == std::errc::result_out_of_range ? "does not fit 64 bits"
+        const char* why = ec == std::errc::result_out_of_range  ? "does not fit 64 bits"
                           : ec == std::errc() && end == p + len ? "is beyond the +-4e18 ns supported"
                                                                 : "is not an integer";
         BadValue(&trace_.warnings.bad_number, off,
@@ -758,9 +768,10 @@ class KinetoReader {
       std::string_view raw;
       const NumberStatus st = IntegerValue(v, out, &raw);
       if (st == NumberStatus::kOk && *out >= lo && *out < hi) return true;
-      const std::string why = st == NumberStatus::kOverflow    ? "does not fit 64 bits"
-                              : st == NumberStatus::kNotNumber ? "is not an integer"
-                                                               : "is outside " + std::to_string(lo) + ".." + std::to_string(hi - 1);
+      const std::string why = st == NumberStatus::kOverflow ? "does not fit 64 bits"
+                              : st == NumberStatus::kNotNumber
+                                  ? "is not an integer"
+                                  : "is outside " + std::to_string(lo) + ".." + std::to_string(hi - 1);
       BadValue(&trace_.warnings.bad_number, off, std::string("field '") + field + "': " + Token(raw) + " " + why);
       return false;
     };
@@ -907,8 +918,10 @@ class KinetoReader {
             }
             cat = cat.substr(1, cat.size() - 2);
             has_cat = true;
-            if (cat == "Trace") is_trace = true;
-            else ev.kind = KindOfCategory(cat, &legacy_);
+            if (cat == "Trace")
+              is_trace = true;
+            else
+              ev.kind = KindOfCategory(cat, &legacy_);
           }
           break;
         case 'n':
@@ -919,8 +932,7 @@ class KinetoReader {
             // valid for this whole document.
             std::string_view raw = v.raw_json_token();
             while (!raw.empty() && raw.back() != '"') raw.remove_suffix(1);
-            if (raw.size() >= 2 && raw.front() == '"' &&
-                std::memchr(raw.data() + 1, '\\', raw.size() - 2) == nullptr) {
+            if (raw.size() >= 2 && raw.front() == '"' && std::memchr(raw.data() + 1, '\\', raw.size() - 2) == nullptr) {
               name = raw.substr(1, raw.size() - 2);
             } else if (auto e = v.get_string().get(name)) {
               if (e == simdjson::UTF8_ERROR) return e;
@@ -951,7 +963,8 @@ class KinetoReader {
                   if (k.unsafe_is_equal("stream")) integer(a.value(), "args.stream", 0, kMax, -1, &ev.stream);
                   break;
                 case 'c':
-                  if (k.unsafe_is_equal("correlation")) integer(a.value(), "args.correlation", 0, kMax, -1, &ev.correlation);
+                  if (k.unsafe_is_equal("correlation"))
+                    integer(a.value(), "args.correlation", 0, kMax, -1, &ev.correlation);
                   break;
                 case 'd':
                   if (first_device_ < 0 && k.unsafe_is_equal("device")) {
@@ -982,7 +995,8 @@ class KinetoReader {
                 case 'G':
                   if (k.unsafe_is_equal("Group size")) {
                     int64_t g = -1;
-                    if (integer(a.value(), "args.Group size", 1, (1 << 24) - 1, -1, &g)) coll.group_size = static_cast<int32_t>(g);
+                    if (integer(a.value(), "args.Group size", 1, (1 << 24) - 1, -1, &g))
+                      coll.group_size = static_cast<int32_t>(g);
                   }
                   break;
                 case 'P':
@@ -1014,13 +1028,16 @@ class KinetoReader {
       return (has_name ? "event '" + n + "'" : std::string("an event")) + ": " + what;
     };
     if (bad && bad_field != nullptr) {
-      BadValue(&trace_.warnings.bad_number, event_off_, event_what(std::string("field '") + bad_field + "': " + bad_what));
+      BadValue(&trace_.warnings.bad_number, event_off_,
+               event_what(std::string("field '") + bad_field + "': " + bad_what));
       return simdjson::SUCCESS;
     }
     // bad without bad_field: an earlier event already holds the first message.
     if (!has_dur) {
-      if (bad) BadValue(&trace_.warnings.bad_number, event_off_, event_what("a field is unusable"));
-      else ++trace_.skipped_events;  // instant, flow and counter events have no dur
+      if (bad)
+        BadValue(&trace_.warnings.bad_number, event_off_, event_what("a field is unusable"));
+      else
+        ++trace_.skipped_events;  // instant, flow and counter events have no dur
       return simdjson::SUCCESS;
     }
     if (bad) {
@@ -1058,13 +1075,14 @@ class KinetoReader {
     trace_.names = names_.Take();
     if (bad_offset_ >= 0) {
       const int64_t line = src_.LineOf(bad_offset_);
-      trace_.warnings.first_bad_value = label_ + ":" + (line > 0 ? std::to_string(line) + ":" : std::string()) + " " + bad_what_ +
-                                        " (byte " + std::to_string(bad_offset_) + ")";
+      trace_.warnings.first_bad_value = label_ + ":" + (line > 0 ? std::to_string(line) + ":" : std::string()) + " " +
+                                        bad_what_ + " (byte " + std::to_string(bad_offset_) + ")";
     }
     trace_.legacy_layout = legacy_;
     if (src_.truncated) {
       trace_.warnings.truncated = 1;
-      if (trace_.warnings.truncated_at.empty()) trace_.warnings.truncated_at = "in the gzip stream, after the JSON ended";
+      if (trace_.warnings.truncated_at.empty())
+        trace_.warnings.truncated_at = "in the gzip stream, after the JSON ended";
     }
     if (first_device_ >= 0) {
       auto it = device_names_.find(first_device_);
@@ -1087,9 +1105,9 @@ class KinetoReader {
   Buffer buf_;
   size_t pos_ = 0;
   size_t consumed_ = 0;
-  int64_t bad_offset_ = -1;   // byte of the first unusable number (-1: none), and what it is
+  int64_t bad_offset_ = -1;  // byte of the first unusable number (-1: none), and what it is
   std::string bad_what_;
-  size_t event_off_ = 0;      // offset in buf_ of the event being parsed (for messages)
+  size_t event_off_ = 0;  // offset in buf_ of the event being parsed (for messages)
   bool eof_ = false;
   bool saw_events_ = false;
   bool legacy_ = false;

@@ -26,14 +26,13 @@ std::string Wrap(const std::string& events, const std::string& tail = "") {
 std::string TempPath(const std::string& name) { return testing::TempDir() + "/paratune_kineto_" + name; }
 
 TEST(KinetoReader, ReadsCurrentLayoutWithNanosecondTimestampsAndCollectiveArgs) {
-  const std::string json = Wrap(
-      std::string(kKernel) + R"J(,
+  const std::string json = Wrap(std::string(kKernel) + R"J(,
     {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": 4458677009850.5, "dur": 3.25,
      "args": {"correlation": 60047}},
     {"ph": "i", "cat": "cpu_instant_event", "name": "mark", "ts": 1},
     {"ph": "X", "cat": "Trace", "name": "PyTorch Profiler (0)", "ts": 1, "dur": 10},
     {"ph": "s", "id": 60047, "pid": 7, "tid": 7, "ts": 4458677009850.5, "cat": "ac2g", "name": "ac2g"})J",
-      R"(, "baseTimeNanoseconds": 1711964646000000000)");
+                                R"(, "baseTimeNanoseconds": 1711964646000000000)");
   const RankTrace t = ParseKinetoTrace(json, "t.json");
   EXPECT_EQ(t.rank, 5);
   EXPECT_EQ(t.rank_source, "distributedInfo");
@@ -83,7 +82,8 @@ TEST(KinetoReader, ReadsLegacyLayoutAndEpochMicroseconds) {
 }
 
 TEST(KinetoReader, ReadsTheJsonArrayFormat) {
-  const RankTrace t = ParseKinetoTrace(R"([{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2, "args": {"stream": "7"}}])", "a.json");
+  const RankTrace t = ParseKinetoTrace(
+      R"([{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2, "args": {"stream": "7"}}])", "a.json");
   ASSERT_EQ(t.events.size(), 1u);
   EXPECT_EQ(t.events[0].stream, 7);  // numeric strings are numbers, as HTA reads them
 }
@@ -130,10 +130,14 @@ TEST(KinetoReader, UnusableFilesAreOneLineErrors) {
   EXPECT_CONTAINS(InputErrorOf([] { ParseKinetoTrace("", "e.json"); }), "e.json: empty file");
   EXPECT_CONTAINS(InputErrorOf([] { ParseKinetoTrace("hello", "h.json"); }), "h.json: not a Chrome-trace JSON file");
   // The first character, not a number that reads like an offset (issue 32: "starts with byte 40").
-  EXPECT_CONTAINS(InputErrorOf([] { ParseKinetoTrace("(x)", "p.json"); }), "p.json: not a Chrome-trace JSON file (its first character is '(', expected");
-  EXPECT_CONTAINS(InputErrorOf([] { ParseKinetoTrace("\x01x", "c.json"); }), "(its first character is byte 0x01, expected");
-  EXPECT_CONTAINS(InputErrorOf([] { ParseKinetoTrace(R"({"schemaVersion": 1})", "n.json"); }), "n.json: no \"traceEvents\"");
-  EXPECT_CONTAINS(InputErrorOf([] { ParseKinetoTrace(R"({"schemaVersion": 1, "trace)", "c.json"); }), "c.json: file ends");
+  EXPECT_CONTAINS(InputErrorOf([] { ParseKinetoTrace("(x)", "p.json"); }),
+                  "p.json: not a Chrome-trace JSON file (its first character is '(', expected");
+  EXPECT_CONTAINS(InputErrorOf([] { ParseKinetoTrace("\x01x", "c.json"); }),
+                  "(its first character is byte 0x01, expected");
+  EXPECT_CONTAINS(InputErrorOf([] { ParseKinetoTrace(R"({"schemaVersion": 1})", "n.json"); }),
+                  "n.json: no \"traceEvents\"");
+  EXPECT_CONTAINS(InputErrorOf([] { ParseKinetoTrace(R"({"schemaVersion": 1, "trace)", "c.json"); }),
+                  "c.json: file ends");
   EXPECT_CONTAINS(InputErrorOf([] { ParseKinetoTrace(R"({"traceEvents": 5})", "v.json"); }), "is not an array");
   EXPECT_CONTAINS(InputErrorOf([] { ParseKinetoTrace(R"({"traceEvents": [{"a": 1} x]})", "s.json"); }),
                   "s.json: byte 26: expected ',' or ']'");
@@ -141,8 +145,10 @@ TEST(KinetoReader, UnusableFilesAreOneLineErrors) {
 }
 
 TEST(KinetoReader, SkipsAUtf8ByteOrderMark) {
-  const RankTrace t = ParseKinetoTrace("\xEF\xBB\xBF" R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2}]})",
-                                       "bom.json");
+  const RankTrace t = ParseKinetoTrace(
+      "\xEF\xBB\xBF"
+      R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2}]})",
+      "bom.json");
   ASSERT_EQ(t.events.size(), 1u);
   EXPECT_EQ(t.events[0].dur_ns, 2000);
 }
@@ -157,8 +163,9 @@ TEST(KinetoReader, GzipAndSmallChunksGiveTheSameEvents) {
   std::string events;
   for (int i = 0; i < 2000; ++i) {
     if (i) events += ",\n";
-    events += R"({"ph": "X", "cat": "kernel", "name": "k)" + std::to_string(i % 7) + R"(", "ts": )" + std::to_string(1000 + i * 10) +
-              R"(.125, "dur": 5, "args": {"stream": 7, "correlation": )" + std::to_string(i) + "}}";
+    events += R"({"ph": "X", "cat": "kernel", "name": "k)" + std::to_string(i % 7) + R"(", "ts": )" +
+              std::to_string(1000 + i * 10) + R"(.125, "dur": 5, "args": {"stream": 7, "correlation": )" +
+              std::to_string(i) + "}}";
   }
   const std::string json = Wrap(events);
   const std::string plain = TempPath("plain.json"), gz = TempPath("trace.json.gz");
@@ -209,8 +216,9 @@ TEST(KinetoReader, EveryChunkBoundaryGivesTheSameEvents) {
   std::string events;
   for (int i = 0; i < 120; ++i) {
     if (i) events += (i % 3 == 0) ? "," : " ,\n  ";
-    events += R"({"ph": "X", "cat": "kernel", "name": "k)" + std::to_string(i % 5) + R"(", "ts": )" + std::to_string(100 + i) +
-              R"(, "dur": 1, "args": {"stream": 7, "correlation": )" + std::to_string(i) + "}}";
+    events += R"({"ph": "X", "cat": "kernel", "name": "k)" + std::to_string(i % 5) + R"(", "ts": )" +
+              std::to_string(100 + i) + R"(, "dur": 1, "args": {"stream": 7, "correlation": )" + std::to_string(i) +
+              "}}";
   }
   const std::string json = R"({"traceEvents": [)" + events + "]}";
   const std::string path = testing::TempDir() + "/paratune_kineto_chunks.json";
@@ -256,10 +264,12 @@ TEST(KinetoReader, ExtremeNumbersInEventsAreLocatedAndNeverWrap) {
       {"args.stream", R"("ts": 1, "dur": 1, "args": {"stream": 1e400})", "1e400"},
       {"args.correlation", R"("ts": 1, "dur": 1, "args": {"correlation": -2})", "-2"},
       {"args.correlation", R"("ts": 1, "dur": 1, "args": {"correlation": 1.5})", "1.5"},
-      {"args.correlation", R"("ts": 1, "dur": 1, "args": {"correlation": 99999999999999999999})", "99999999999999999999"},
+      {"args.correlation", R"("ts": 1, "dur": 1, "args": {"correlation": 99999999999999999999})",
+       "99999999999999999999"},
       {"args.device", R"("ts": 1, "dur": 1, "args": {"device": -1})", "-1"},
       {"args.device", R"("ts": 1, "dur": 1, "args": {"device": 1e400})", "1e400"},
-      {"args.In msg nelems", R"("ts": 1, "dur": 1, "args": {"In msg nelems": 99999999999999999999})", "99999999999999999999"},
+      {"args.In msg nelems", R"("ts": 1, "dur": 1, "args": {"In msg nelems": 99999999999999999999})",
+       "99999999999999999999"},
       {"args.In msg nelems", R"("ts": 1, "dur": 1, "args": {"In msg nelems": -5})", "-5"},
       {"args.Out msg nelems", R"("ts": 1, "dur": 1, "args": {"Out msg nelems": "many"})", "\"many\""},
       {"args.Group size", R"("ts": 1, "dur": 1, "args": {"Group size": 0})", "0"},
@@ -295,8 +305,9 @@ TEST(KinetoReader, ExtremeNumbersInEventsAreLocatedAndNeverWrap) {
 
 // A negative duration and a ts + dur beyond the supported range are located the same way.
 TEST(KinetoReader, NegativeDurationAndOutOfRangeTimesAreLocated) {
-  const RankTrace n = ParseKinetoTrace("{\"traceEvents\": [\n\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"neg\", \"ts\": 1, \"dur\": -5}]}",
-                                       "n.json");
+  const RankTrace n = ParseKinetoTrace(
+      "{\"traceEvents\": [\n\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"neg\", \"ts\": 1, \"dur\": -5}]}",
+      "n.json");
   EXPECT_EQ(n.warnings.negative_duration, 1);
   EXPECT_CONTAINS(n.warnings.first_bad_value, "n.json:3: event 'neg': field 'dur' is negative: -5 us");
   const RankTrace r = ParseKinetoTrace(
@@ -314,7 +325,8 @@ TEST(KinetoReader, ExtremeTopLevelNumbersAreLocatedAndNotUsed) {
   };
   const Case cases[] = {
       {R"("baseTimeNanoseconds": 1e400)", "field 'baseTimeNanoseconds': 1e400 is not an integer"},
-      {R"("baseTimeNanoseconds": 99999999999999999999)", "field 'baseTimeNanoseconds': 99999999999999999999 does not fit 64 bits"},
+      {R"("baseTimeNanoseconds": 99999999999999999999)",
+       "field 'baseTimeNanoseconds': 99999999999999999999 does not fit 64 bits"},
       {R"("baseTimeNanoseconds": 9000000000000000000)", "field 'baseTimeNanoseconds': 9000000000000000000 is beyond"},
       {R"("distributedInfo": {"rank": -1})", "field 'distributedInfo.rank': -1 is outside 0..16777215"},
       {R"("distributedInfo": {"rank": 1e400})", "field 'distributedInfo.rank': 1e400 does not fit 64 bits"},
@@ -325,8 +337,9 @@ TEST(KinetoReader, ExtremeTopLevelNumbersAreLocatedAndNotUsed) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.top);
-    const std::string json = std::string("{\"schemaVersion\": 1,\n") + c.top +
-                             ",\n\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1, \"dur\": 1}]}";
+    const std::string json =
+        std::string("{\"schemaVersion\": 1,\n") + c.top +
+        ",\n\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1, \"dur\": 1}]}";
     const RankTrace t = ParseKinetoTrace(json, "top.json");
     ASSERT_EQ(t.events.size(), 1u);
     EXPECT_EQ(t.warnings.bad_number, 1);
@@ -343,7 +356,8 @@ TEST(KinetoReader, LineNumbersSurviveChunkBoundaries) {
   std::string json = "{\"traceEvents\": [\n";
   for (int i = 0; i < 400; ++i)
     json += R"(  {"ph": "X", "cat": "kernel", "name": "k", "ts": )" + std::to_string(i) + R"(, "dur": 1},)" + "\n";
-  json += R"(  {"ph": "X", "cat": "kernel", "name": "bad", "ts": 1, "dur": 1, "args": {"stream": -9}})" "\n]}";
+  json += R"(  {"ph": "X", "cat": "kernel", "name": "bad", "ts": 1, "dur": 1, "args": {"stream": -9}})"
+          "\n]}";
   const std::string path = testing::TempDir() + "/paratune_kineto_lines.json";
   std::ofstream(path, std::ios::binary) << json;
   for (size_t chunk : {4096, 4099, 5000, 1 << 20}) {

@@ -35,7 +35,6 @@ namespace {
 // More ranks than any training job runs (the largest published: about 100,000 GPUs).
 constexpr int64_t kMaxRanks = int64_t{1} << 20;
 
-
 // The program names of nccl-tests' binaries (src/Makefile), longest first so that
 // "all_reduce_perf" is not read as "reduce_perf".
 struct ProgramName {
@@ -62,7 +61,8 @@ constexpr double kGiga = 1e9;    // "(GB/s)": nccl-tests divides bytes by 1.0E9 
 // Printable, short rendering of a token for an error message (never a second line).
 std::string QuoteLine(std::string_view s) {
   std::string out;
-  for (char c : s.substr(0, 40)) out += (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) ? '?' : c;
+  for (char c : s.substr(0, 40))
+    out += (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) ? '?' : c;
   if (s.size() > 40) out += "...";
   return "'" + out + "'";
 }
@@ -219,7 +219,8 @@ class NcclTestsReader {
             Fail(n, "Rank line: field '" + std::string(key) + "': " + QuoteLine(s) + " is not a non-negative integer");
           return v;
         }
-      if (required) Fail(n, "Rank line: no field '" + std::string(key) + "' (expected 'Rank N ... on HOST device N [BUS] NAME')");
+      if (required)
+        Fail(n, "Rank line: no field '" + std::string(key) + "' (expected 'Rank N ... on HOST device N [BUS] NAME')");
       return -1;
     };
     const long long rank = int_after("Rank", true);
@@ -247,17 +248,28 @@ class NcclTestsReader {
     for (const auto& t : tok) {
       Column c;
       c.name = std::string(t);
-      if (t == "size") c.kind = Col::kSize;
-      else if (t == "count") c.kind = Col::kCount;
-      else if (t == "type") c.kind = Col::kType;
-      else if (t == "redop") c.kind = Col::kRedop;
-      else if (t == "root") c.kind = Col::kRoot;
-      else if (t == "time" || t == "cputime") c.kind = Col::kTime, c.in_place = times++ > 0;
-      else if (t == "algbw") c.kind = Col::kAlgbw, c.in_place = algbws++ > 0;
-      else if (t == "busbw") c.kind = Col::kBusbw, c.in_place = busbws++ > 0;
-      else if (t == "#wrong") c.kind = Col::kWrong, c.in_place = checks++ > 0;
-      else if (t == "error") c.kind = Col::kError, c.in_place = checks++ > 0;
-      else if (t == "timestamp") c.kind = Col::kTimestamp;
+      if (t == "size")
+        c.kind = Col::kSize;
+      else if (t == "count")
+        c.kind = Col::kCount;
+      else if (t == "type")
+        c.kind = Col::kType;
+      else if (t == "redop")
+        c.kind = Col::kRedop;
+      else if (t == "root")
+        c.kind = Col::kRoot;
+      else if (t == "time" || t == "cputime")
+        c.kind = Col::kTime, c.in_place = times++ > 0;
+      else if (t == "algbw")
+        c.kind = Col::kAlgbw, c.in_place = algbws++ > 0;
+      else if (t == "busbw")
+        c.kind = Col::kBusbw, c.in_place = busbws++ > 0;
+      else if (t == "#wrong")
+        c.kind = Col::kWrong, c.in_place = checks++ > 0;
+      else if (t == "error")
+        c.kind = Col::kError, c.in_place = checks++ > 0;
+      else if (t == "timestamp")
+        c.kind = Col::kTimestamp;
       c.field = c.in_place ? "in-place " + c.name : c.name;
       columns_.push_back(c);
     }
@@ -280,7 +292,8 @@ class NcclTestsReader {
     double v = 0;
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec == std::errc::result_out_of_range) Fail(n, "field '" + field + "': " + QuoteLine(s) + " is out of range");
-    if (ec != std::errc() || p != s.data() + s.size()) Fail(n, "field '" + field + "': " + QuoteLine(s) + " is not a number");
+    if (ec != std::errc() || p != s.data() + s.size())
+      Fail(n, "field '" + field + "': " + QuoteLine(s) + " is not a number");
     if (!std::isfinite(v)) Fail(n, "field '" + field + "': " + QuoteLine(s) + " is not finite");
     return v;
   }
@@ -295,8 +308,8 @@ class NcclTestsReader {
     const bool stamped = columns_.back().kind == Col::kTimestamp;
     const size_t need = columns_.size() - (stamped ? 1 : 0);
     if (tok.size() < need || (!stamped && tok.size() > need))
-      Fail(n, "row has " + std::to_string(tok.size()) + " fields, the header at line " + std::to_string(run_.header_line) +
-                  " has " + std::to_string(columns_.size()) + " columns");
+      Fail(n, "row has " + std::to_string(tok.size()) + " fields, the header at line " +
+                  std::to_string(run_.header_line) + " has " + std::to_string(columns_.size()) + " columns");
     NcclTestRow r;
     r.line = n;
     for (size_t i = 0; i < need; ++i) {
@@ -320,22 +333,34 @@ class NcclTestsReader {
           int64_t v = 0;
           auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
           if (ec == std::errc::result_out_of_range) Fail(n, "field 'count': " + QuoteLine(s) + " is out of range");
-          if (ec != std::errc() || p != s.data() + s.size() || v < 0) Fail(n, "field 'count': " + QuoteLine(s) + " is not an element count");
+          if (ec != std::errc() || p != s.data() + s.size() || v < 0)
+            Fail(n, "field 'count': " + QuoteLine(s) + " is not an element count");
           r.count = v;
           break;
         }
-        case Col::kType: r.type = std::string(s); break;
-        case Col::kRedop: r.redop = std::string(s); break;
+        case Col::kType:
+          r.type = std::string(s);
+          break;
+        case Col::kRedop:
+          r.redop = std::string(s);
+          break;
         case Col::kRoot: {
           int v = 0;
           auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-          if (ec != std::errc() || p != s.data() + s.size() || v < -1) Fail(n, "field 'root': " + QuoteLine(s) + " is not a rank or -1");
+          if (ec != std::errc() || p != s.data() + s.size() || v < -1)
+            Fail(n, "field 'root': " + QuoteLine(s) + " is not a rank or -1");
           r.root = v;
           break;
         }
-        case Col::kTime: (c.in_place ? r.inplace_time_s : r.time_s) = NonNegative(s, field, n) * kMicro; break;
-        case Col::kAlgbw: (c.in_place ? r.inplace_algbw_bytes_per_s : r.algbw_bytes_per_s) = NonNegative(s, field, n) * kGiga; break;
-        case Col::kBusbw: (c.in_place ? r.inplace_busbw_bytes_per_s : r.busbw_bytes_per_s) = NonNegative(s, field, n) * kGiga; break;
+        case Col::kTime:
+          (c.in_place ? r.inplace_time_s : r.time_s) = NonNegative(s, field, n) * kMicro;
+          break;
+        case Col::kAlgbw:
+          (c.in_place ? r.inplace_algbw_bytes_per_s : r.algbw_bytes_per_s) = NonNegative(s, field, n) * kGiga;
+          break;
+        case Col::kBusbw:
+          (c.in_place ? r.inplace_busbw_bytes_per_s : r.busbw_bytes_per_s) = NonNegative(s, field, n) * kGiga;
+          break;
         case Col::kWrong: {
           if (s == "N/A") break;
           // "%6g" of a count: large counts print as 1.2e+06.
@@ -348,7 +373,8 @@ class NcclTestsReader {
           if (s != "N/A") (c.in_place ? r.inplace_error : r.error) = NonNegative(s, field, n);
           break;
         case Col::kTimestamp:
-        case Col::kOther: break;
+        case Col::kOther:
+          break;
       }
     }
     run_.rows.push_back(std::move(r));
@@ -359,15 +385,19 @@ class NcclTestsReader {
   int Ranks(int gpus, int threads) const {
     const int64_t ranks = static_cast<int64_t>(gpus) * std::max(threads, 1);
     if (ranks > kMaxRanks)
-      throw InputError(where_ + ": nThread x nGpus = " + std::to_string(ranks) + " ranks, more than " + std::to_string(kMaxRanks));
+      throw InputError(where_ + ": nThread x nGpus = " + std::to_string(ranks) + " ranks, more than " +
+                       std::to_string(kMaxRanks));
     return static_cast<int>(ranks);
   }
 
   void Finish() {
     if (columns_.empty())
-      throw InputError(where_ + ": no nccl-tests result table (expected a header line '#  size  count  type ... time  algbw  busbw ...')");
+      throw InputError(
+          where_ +
+          ": no nccl-tests result table (expected a header line '#  size  count  type ... time  algbw  busbw ...')");
     if (run_.rows.empty())
-      throw InputError(where_ + ":" + std::to_string(run_.header_line) + ": the result table has no rows (the run stopped before its first size)");
+      throw InputError(where_ + ":" + std::to_string(run_.header_line) +
+                       ": the result table has no rows (the run stopped before its first size)");
     // Ranks: the Rank lines list every rank (gathered to rank 0 under MPI); without them, one
     // process drives nThread x nGpus GPUs (the header line, or -t and -g on the command line).
     if (!run_.devices.empty()) {
@@ -419,20 +449,32 @@ bool LooksLikeNcclTests(std::string_view head) {
   return head.find("algbw") != std::string_view::npos && head.find("busbw") != std::string_view::npos;
 }
 
-NcclTestsRun ParseNcclTests(std::string_view text, const std::string& where) { return NcclTestsReader(text, where).Read(); }
+NcclTestsRun ParseNcclTests(std::string_view text, const std::string& where) {
+  return NcclTestsReader(text, where).Read();
+}
 
-NcclTestsRun ReadNcclTests(const std::string& path) { return ParseNcclTests(ReadMaybeGzipFile(path, size_t{256} << 20), path); }
+NcclTestsRun ReadNcclTests(const std::string& path) {
+  return ParseNcclTests(ReadMaybeGzipFile(path, size_t{256} << 20), path);
+}
 
 const char* NcclTestCollectiveName(Collective c) {
   switch (c) {
-    case Collective::kAllReduce: return "all_reduce";
-    case Collective::kAllGather: return "all_gather";
-    case Collective::kReduceScatter: return "reduce_scatter";
-    case Collective::kAllToAll: return "alltoall";
-    case Collective::kBroadcast: return "broadcast";
-    case Collective::kReduce: return "reduce";
-    case Collective::kSendRecv: return "sendrecv";
-    case Collective::kOther: return "unknown";
+    case Collective::kAllReduce:
+      return "all_reduce";
+    case Collective::kAllGather:
+      return "all_gather";
+    case Collective::kReduceScatter:
+      return "reduce_scatter";
+    case Collective::kAllToAll:
+      return "alltoall";
+    case Collective::kBroadcast:
+      return "broadcast";
+    case Collective::kReduce:
+      return "reduce";
+    case Collective::kSendRecv:
+      return "sendrecv";
+    case Collective::kOther:
+      return "unknown";
   }
   return "unknown";
 }

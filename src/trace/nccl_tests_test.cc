@@ -12,7 +12,8 @@ namespace {
 
 // The layout of nccl-tests 2.13-2.18 (src/common.cu), two ranks of one H100 node; the numbers
 // of the rows are made up but consistent (algbw = size / time, busbw = algbw x 2(n-1)/n = algbw).
-const char* kCurrent = R"(# nThread 1 nGpus 1 minBytes 1048576 maxBytes 536870912 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
+const char* kCurrent =
+    R"(# nThread 1 nGpus 1 minBytes 1048576 maxBytes 536870912 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
 #
 # Using devices
 #  Rank  0 Group  0 Pid  41021 on    node-07 device  0 [0x18] NVIDIA H100 80GB HBM3
@@ -53,7 +54,7 @@ TEST(NcclTests, ReadsTheCurrentLayout) {
   EXPECT_EQ(a.wrong, 0);
   EXPECT_DOUBLE_EQ(a.inplace_time_s, 999.0e-6);
   EXPECT_DOUBLE_EQ(a.inplace_busbw_bytes_per_s, 268.71e9);
-  EXPECT_EQ(r.rows[1].wrong, -1);             // N/A
+  EXPECT_EQ(r.rows[1].wrong, -1);               // N/A
   EXPECT_EQ(r.rows[1].inplace_wrong, 1000000);  // "%6g" of a large count
   EXPECT_DOUBLE_EQ(r.printed_avg_busbw_bytes_per_s, 268.57e9);
   EXPECT_EQ(r.avg_busbw_line, 14);
@@ -93,7 +94,8 @@ TEST(NcclTests, ReadsVersion219WithProgramNameBusIdAndTimestamps) {
 TEST(NcclTests, ReadsPre213LayoutWithoutRootAndWithErrorColumn) {
   // nccl-tests before 2.13: "#   Rank  0 Pid ... [0x07]" (no Group), all_reduce without root,
   // the "error" column ("%5.0le").
-  const std::string text = R"(# nThread 1 nGpus 8 minBytes 4 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 validation: 1 
+  const std::string text =
+      R"(# nThread 1 nGpus 8 minBytes 4 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 validation: 1 
 #
 # Using devices
 #   Rank  0 Pid   3100 on    dgx01 device  0 [0x07] Tesla V100-SXM2-32GB
@@ -116,11 +118,13 @@ TEST(NcclTests, ReadsPre213LayoutWithoutRootAndWithErrorColumn) {
 }
 
 TEST(NcclTests, RootedColumnsNameBroadcastAndReduce) {
-  const std::string bcast = "#  size  count  type  root  time  algbw  busbw  error  time  algbw  busbw  error\n"
-                            "  1048576  262144  float  0  20.0  52.43  52.43  0e+00  20.0  52.43  52.43  0e+00\n";
+  const std::string bcast =
+      "#  size  count  type  root  time  algbw  busbw  error  time  algbw  busbw  error\n"
+      "  1048576  262144  float  0  20.0  52.43  52.43  0e+00  20.0  52.43  52.43  0e+00\n";
   EXPECT_EQ(ParseNcclTests(bcast, "b.log").collective, Collective::kBroadcast);
-  const std::string reduce = "#  size  count  type  redop  root  time  algbw  busbw  #wrong  time  algbw  busbw  #wrong\n"
-                             "  1048576  262144  float  sum  0  20.0  52.43  52.43  0  20.0  52.43  52.43  0\n";
+  const std::string reduce =
+      "#  size  count  type  redop  root  time  algbw  busbw  #wrong  time  algbw  busbw  #wrong\n"
+      "  1048576  262144  float  sum  0  20.0  52.43  52.43  0  20.0  52.43  52.43  0\n";
   EXPECT_EQ(ParseNcclTests(reduce, "r.log").collective, Collective::kReduce);
 }
 
@@ -175,14 +179,16 @@ TEST(NcclTests, LargeMessageBandwidthFallsBackToTheLargestQuarter) {
   std::string text = "#  size  time  algbw  busbw\n";
   // 8 rows of 1..128 KiB: none reaches 256 MiB, so the largest quarter (2 rows) counts.
   for (int i = 0; i < 8; ++i)
-    text += std::to_string(1024 << i) + " 10.0 " + std::to_string(i + 1) + ".0 " + std::to_string(10 * (i + 1)) + ".0\n";
+    text +=
+        std::to_string(1024 << i) + " 10.0 " + std::to_string(i + 1) + ".0 " + std::to_string(10 * (i + 1)) + ".0\n";
   const NcclTestsRun r = ParseNcclTests(text, "small.log");
-  EXPECT_DOUBLE_EQ(LargeMessageBusBandwidth(r), 75e9);  // median of 70 and 80 GB/s
+  EXPECT_DOUBLE_EQ(LargeMessageBusBandwidth(r), 75e9);             // median of 70 and 80 GB/s
   EXPECT_DOUBLE_EQ(LargeMessageBusBandwidth(r, 32 * 1024), 70e9);  // 32, 64, 128 KiB: 60, 70, 80 GB/s
 }
 
 TEST(NcclTests, BrokenInputIsOneLineNamingFileLineAndField) {
-  const std::string head = "#  size  count  type  redop  root  time  algbw  busbw  #wrong  time  algbw  busbw  #wrong\n";
+  const std::string head =
+      "#  size  count  type  redop  root  time  algbw  busbw  #wrong  time  algbw  busbw  #wrong\n";
   const std::string row = "  1048576  262144  float  sum  -1  20.0  52.43  91.75  0  20.0  52.43  91.75  0\n";
   EXPECT_CONTAINS(InputErrorOf([] { ParseNcclTests("", "e.log"); }), "e.log: empty file");
   EXPECT_CONTAINS(InputErrorOf([] { ParseNcclTests("hello\nworld\n", "x.log"); }), "x.log: no nccl-tests result table");
@@ -191,30 +197,62 @@ TEST(NcclTests, BrokenInputIsOneLineNamingFileLineAndField) {
   EXPECT_EQ(InputErrorOf([&] { ParseNcclTests("# nThread 70912 nGpus 70912 minBytes 8\n" + head + row, "r.log"); }),
             "r.log: nThread x nGpus = 5028511744 ranks, more than 1048576");
   // Truncated row.
-  EXPECT_CONTAINS(InputErrorOf([&] { ParseNcclTests(head + row + "  2097152  524288  float  sum  -1  30.0  69.9", "t.log"); }),
-                  "t.log:3: row has 7 fields, the header at line 1 has 13 columns");
+  EXPECT_CONTAINS(
+      InputErrorOf([&] { ParseNcclTests(head + row + "  2097152  524288  float  sum  -1  30.0  69.9", "t.log"); }),
+      "t.log:3: row has 7 fields, the header at line 1 has 13 columns");
   // Non-number.
-  EXPECT_CONTAINS(InputErrorOf([&] { ParseNcclTests(head + "  1048576  262144  float  sum  -1  20.0  52.43  fast  0  20.0  52.43  91.75  0\n", "n.log"); }),
+  EXPECT_CONTAINS(InputErrorOf([&] {
+                    ParseNcclTests(
+                        head + "  1048576  262144  float  sum  -1  20.0  52.43  fast  0  20.0  52.43  91.75  0\n",
+                        "n.log");
+                  }),
                   "n.log:2: field 'busbw': 'fast' is not a number");
-  EXPECT_CONTAINS(InputErrorOf([&] { ParseNcclTests(head + "  1048576  262144  float  sum  -1  20.0  52.43  91.75  0  -20.0  52.43  91.75  0\n", "g.log"); }),
+  EXPECT_CONTAINS(InputErrorOf([&] {
+                    ParseNcclTests(
+                        head + "  1048576  262144  float  sum  -1  20.0  52.43  91.75  0  -20.0  52.43  91.75  0\n",
+                        "g.log");
+                  }),
                   "g.log:2: field 'in-place time': '-20.0' is negative");
   // Overflow.
-  EXPECT_CONTAINS(InputErrorOf([&] { ParseNcclTests(head + "  99999999999999999999999  262144  float  sum  -1  20.0  52.43  91.75  0  20.0  52.43  91.75  0\n", "o.log"); }),
-                  "o.log:2: field 'size': '99999999999999999999999' is out of range");
-  EXPECT_CONTAINS(InputErrorOf([&] { ParseNcclTests(head + "  1048576  262144  float  sum  -1  1e999  52.43  91.75  0  20.0  52.43  91.75  0\n", "o2.log"); }),
+  EXPECT_CONTAINS(
+      InputErrorOf([&] {
+        ParseNcclTests(
+            head + "  99999999999999999999999  262144  float  sum  -1  20.0  52.43  91.75  0  20.0  52.43  91.75  0\n",
+            "o.log");
+      }),
+      "o.log:2: field 'size': '99999999999999999999999' is out of range");
+  EXPECT_CONTAINS(InputErrorOf([&] {
+                    ParseNcclTests(
+                        head + "  1048576  262144  float  sum  -1  1e999  52.43  91.75  0  20.0  52.43  91.75  0\n",
+                        "o2.log");
+                  }),
                   "o2.log:2: field 'time': '1e999' is out of range");
-  EXPECT_CONTAINS(InputErrorOf([&] { ParseNcclTests(head + "  1048576  99999999999999999999  float  sum  -1  20  52.43  91.75  0  20.0  52.43  91.75  0\n", "c.log"); }),
-                  "c.log:2: field 'count'");
-  EXPECT_CONTAINS(InputErrorOf([&] { ParseNcclTests(head + "  1048576  262144  float  sum  -1  20  52.43  91.75  0.5  20.0  52.43  91.75  0\n", "w.log"); }),
+  EXPECT_CONTAINS(
+      InputErrorOf([&] {
+        ParseNcclTests(
+            head + "  1048576  99999999999999999999  float  sum  -1  20  52.43  91.75  0  20.0  52.43  91.75  0\n",
+            "c.log");
+      }),
+      "c.log:2: field 'count'");
+  EXPECT_CONTAINS(InputErrorOf([&] {
+                    ParseNcclTests(
+                        head + "  1048576  262144  float  sum  -1  20  52.43  91.75  0.5  20.0  52.43  91.75  0\n",
+                        "w.log");
+                  }),
                   "w.log:2: field '#wrong': '0.5' is not a count");
   // Wrong units, a second table, a broken Rank line, a broken average.
-  EXPECT_CONTAINS(InputErrorOf([&] { ParseNcclTests(head + "#  (B)  (elements)  (ms)  (GB/s)  (GB/s)\n" + row, "u.log"); }),
-                  "u.log:2: unit '(ms)'");
-  EXPECT_CONTAINS(InputErrorOf([&] { ParseNcclTests(head + row + head + row, "d.log"); }), "d.log:3: a second result table");
-  EXPECT_CONTAINS(InputErrorOf([&] { ParseNcclTests("#  Rank  x Group 0 Pid 1 on h device 0 [0x1] GPU\n" + head + row, "rk.log"); }),
+  EXPECT_CONTAINS(
+      InputErrorOf([&] { ParseNcclTests(head + "#  (B)  (elements)  (ms)  (GB/s)  (GB/s)\n" + row, "u.log"); }),
+      "u.log:2: unit '(ms)'");
+  EXPECT_CONTAINS(InputErrorOf([&] { ParseNcclTests(head + row + head + row, "d.log"); }),
+                  "d.log:3: a second result table");
+  EXPECT_CONTAINS(InputErrorOf([&] {
+                    ParseNcclTests("#  Rank  x Group 0 Pid 1 on h device 0 [0x1] GPU\n" + head + row, "rk.log");
+                  }),
                   "rk.log:1: Rank line: field 'Rank': 'x' is not a non-negative integer");
-  EXPECT_CONTAINS(InputErrorOf([&] { ParseNcclTests("#  Rank  0 Group 0 Pid 1 on h device 0\n" + head + row, "rb.log"); }),
-                  "rb.log:1: Rank line: no '[BUS]'");
+  EXPECT_CONTAINS(
+      InputErrorOf([&] { ParseNcclTests("#  Rank  0 Group 0 Pid 1 on h device 0\n" + head + row, "rb.log"); }),
+      "rb.log:1: Rank line: no '[BUS]'");
   EXPECT_CONTAINS(InputErrorOf([&] { ParseNcclTests(head + row + "# Avg bus bandwidth    : lots\n", "a.log"); }),
                   "a.log:3: field 'Avg bus bandwidth': 'lots' is not a number");
   EXPECT_CONTAINS(InputErrorOf([&] { ParseNcclTests("# nThread 1 nGpus 99999999999\n" + head + row, "nt.log"); }),

@@ -245,7 +245,8 @@ class RowCells {
     }
     if (v < lo || v > hi) {
       Bad(w, &TraceWarnings::bad_number,
-          "column " + Column(col) + ": " + std::to_string(v) + " is outside " + std::to_string(lo) + ".." + std::to_string(hi));
+          "column " + Column(col) + ": " + std::to_string(v) + " is outside " + std::to_string(lo) + ".." +
+              std::to_string(hi));
       return Cell::kBad;
     }
     *out = v;
@@ -297,8 +298,8 @@ class NsysReader {
     if (!db_.HasTable(kStringIds))
       throw InputError(path + ": no table " + kStringIds + " (not an Nsight Systems SQLite export?)");
     const Columns strings(db_, kStringIds);
-    string_stmt_ = db_.Prepare("SELECT " + strings.Require("value") + " FROM " + QuoteIdentifier(kStringIds) + " WHERE " +
-                                   strings.Require("id") + " = ?",
+    string_stmt_ = db_.Prepare("SELECT " + strings.Require("value") + " FROM " + QuoteIdentifier(kStringIds) +
+                                   " WHERE " + strings.Require("id") + " = ?",
                                kStringIds);
 
     const char* gpu_tables[] = {kKernelTable, kMemcpyTable, kMemsetTable};
@@ -404,7 +405,8 @@ class NsysReader {
       ev.kind = kind;
       if (!cells.Times(&ev, warnings)) continue;
       int64_t global_pid = 0;
-      if (!cells.IntOr(3, 0, kMaxInt, -1, &ev.stream, warnings) || !cells.IntOr(4, 0, kMaxInt, -1, &ev.correlation, warnings) ||
+      if (!cells.IntOr(3, 0, kMaxInt, -1, &ev.stream, warnings) ||
+          !cells.IntOr(4, 0, kMaxInt, -1, &ev.correlation, warnings) ||
           !cells.IntOr(5, 0, kMaxInt, 0, &global_pid, warnings))
         continue;
       int64_t name_id = -1;
@@ -502,7 +504,8 @@ class NsysReader {
       // the capture (NULL end) are not events.
       int64_t type = 0;
       if (cells.Int(5, std::numeric_limits<int64_t>::min(), kMaxInt, &type, unplaced_) != Cell::kOk) continue;
-      if ((type != kNvtxPushPopRange && type != kNvtxStartEndRange) || sqlite3_column_type(s, 1) == SQLITE_NULL) continue;
+      if ((type != kNvtxPushPopRange && type != kNvtxStartEndRange) || sqlite3_column_type(s, 1) == SQLITE_NULL)
+        continue;
       TraceEvent ev;
       ev.kind = EventKind::kUserAnnotation;
       int64_t global_tid = 0;
@@ -619,7 +622,7 @@ class NsysReader {
   Export db_;
   StmtPtr string_stmt_;
   bool by_process_ = true;  // every table read has globalPid / globalTid: rows match by process
-  NameTable names_;  // names of all devices; renumbered per rank in Finish
+  NameTable names_;         // names of all devices; renumbered per rank in Finish
   std::unordered_map<int64_t, int64_t> string_names_;   // StringIds id -> names_ index or -1
   std::unordered_map<int64_t, int64_t> runtime_names_;  // the same, version suffix stripped
   std::map<int64_t, std::vector<TraceEvent>> events_;   // by deviceId
@@ -628,7 +631,7 @@ class NsysReader {
   std::map<std::string, int64_t> rows_;  // rows seen per GPU table
   std::set<int64_t> all_devices_;
   std::map<int64_t, std::set<int64_t>> process_devices_;  // ProcessOf(globalPid) -> deviceIds
-  std::vector<Launch> launches_;  // sorted after the GPU tables are read
+  std::vector<Launch> launches_;                          // sorted after the GPU tables are read
 };
 
 }  // namespace

@@ -78,26 +78,44 @@ INSERT INTO StringIds VALUES (1, 'void gemm_kernel<float>(float const*, float*)'
 INSERT INTO TARGET_INFO_GPU VALUES (0, 'NVIDIA H100 80GB HBM3', '0000:18:00.0', 85520809984),
   (1, 'NVIDIA H200', '0000:2a:00.0', 150754820096);
 INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
-  (1000, 1500, 0, 1, 7, 10, )sql" + g + R"sql(, 1, 2, NULL, 0, 0, 32, 64, 1, 1, 128, 1, 1),
-  (1200, 2200, 0, 1, 13, 11, )sql" + g + R"sql(, 3, 4, NULL, 0, 0, 96, 8, 1, 1, 512, 1, 1),
-  (1100, 1700, 1, 2, 7, 20, )sql" + g + R"sql(, 1, 2, NULL, 0, 0, 32, 64, 1, 1, 128, 1, 1),
-  (1300, 2300, 1, 2, 13, 21, )sql" + g + R"sql(, 3, 4, NULL, 0, 0, 96, 8, 1, 1, 512, 1, 1);
-INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (2500, 2600, 0, 1, 7, 12, )sql" + g + R"sql(, 4096, 1, 0, 1, 3, 0);
-INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (2700, 2750, 1, 2, 7, 22, )sql" + g + R"sql(, 0, 1024, NULL, 3);
+  (1000, 1500, 0, 1, 7, 10, )sql" +
+         g + R"sql(, 1, 2, NULL, 0, 0, 32, 64, 1, 1, 128, 1, 1),
+  (1200, 2200, 0, 1, 13, 11, )sql" +
+         g + R"sql(, 3, 4, NULL, 0, 0, 96, 8, 1, 1, 512, 1, 1),
+  (1100, 1700, 1, 2, 7, 20, )sql" +
+         g + R"sql(, 1, 2, NULL, 0, 0, 32, 64, 1, 1, 128, 1, 1),
+  (1300, 2300, 1, 2, 13, 21, )sql" +
+         g + R"sql(, 3, 4, NULL, 0, 0, 96, 8, 1, 1, 512, 1, 1);
+INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (2500, 2600, 0, 1, 7, 12, )sql" +
+         g + R"sql(, 4096, 1, 0, 1, 3, 0);
+INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (2700, 2750, 1, 2, 7, 22, )sql" +
+         g + R"sql(, 0, 1024, NULL, 3);
 INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES
-  (900, 950, 1, )sql" + t1 + R"sql(, 10, 5, 0, NULL),
-  (960, 990, 1, )sql" + t1 + R"sql(, 11, 5, 0, NULL),
-  (2400, 2450, 1, )sql" + t1 + R"sql(, 12, 6, 0, NULL),
-  (1050, 1090, 1, )sql" + t2 + R"sql(, 20, 5, 0, NULL),
-  (1095, 1099, 1, )sql" + t2 + R"sql(, 21, 5, 0, NULL),
-  (2650, 2690, 1, )sql" + t2 + R"sql(, 22, 7, 0, NULL),
-  (3000, 3100, 1, )sql" + t1 + R"sql(, 30, 9, 0, NULL);
+  (900, 950, 1, )sql" +
+         t1 + R"sql(, 10, 5, 0, NULL),
+  (960, 990, 1, )sql" +
+         t1 + R"sql(, 11, 5, 0, NULL),
+  (2400, 2450, 1, )sql" +
+         t1 + R"sql(, 12, 6, 0, NULL),
+  (1050, 1090, 1, )sql" +
+         t2 + R"sql(, 20, 5, 0, NULL),
+  (1095, 1099, 1, )sql" +
+         t2 + R"sql(, 21, 5, 0, NULL),
+  (2650, 2690, 1, )sql" +
+         t2 + R"sql(, 22, 7, 0, NULL),
+  (3000, 3100, 1, )sql" +
+         t1 + R"sql(, 30, 9, 0, NULL);
 INSERT INTO NVTX_EVENTS (start, end, eventType, text, textId, globalTid) VALUES
-  (800, 3200, 59, 'ProfilerStep#3', NULL, )sql" + t1 + R"sql(),
-  (3300, 5000, 59, NULL, 8, )sql" + t1 + R"sql(),
-  (810, 900, 60, 'data loading', NULL, )sql" + t1 + R"sql(),
-  (850, NULL, 34, 'a mark', NULL, )sql" + t1 + R"sql(),
-  (5100, NULL, 59, 'still open at capture end', NULL, )sql" + t1 + R"sql();
+  (800, 3200, 59, 'ProfilerStep#3', NULL, )sql" +
+         t1 + R"sql(),
+  (3300, 5000, 59, NULL, 8, )sql" +
+         t1 + R"sql(),
+  (810, 900, 60, 'data loading', NULL, )sql" +
+         t1 + R"sql(),
+  (850, NULL, 34, 'a mark', NULL, )sql" +
+         t1 + R"sql(),
+  (5100, NULL, 59, 'still open at capture end', NULL, )sql" +
+         t1 + R"sql();
 )sql";
 }
 
@@ -132,14 +150,10 @@ TEST(NsightSqlite, TwoDevicesOneProcess) {
 
   // The unmatched cudaStreamSynchronize belongs to no single device: dropped. NVTX ranges (not
   // the mark, not the open range) go to both ranks.
-  const std::map<EventKind, int> want0 = {{EventKind::kKernel, 2},
-                                          {EventKind::kMemcpy, 1},
-                                          {EventKind::kRuntime, 3},
-                                          {EventKind::kUserAnnotation, 3}};
-  const std::map<EventKind, int> want1 = {{EventKind::kKernel, 2},
-                                          {EventKind::kMemset, 1},
-                                          {EventKind::kRuntime, 3},
-                                          {EventKind::kUserAnnotation, 3}};
+  const std::map<EventKind, int> want0 = {
+      {EventKind::kKernel, 2}, {EventKind::kMemcpy, 1}, {EventKind::kRuntime, 3}, {EventKind::kUserAnnotation, 3}};
+  const std::map<EventKind, int> want1 = {
+      {EventKind::kKernel, 2}, {EventKind::kMemset, 1}, {EventKind::kRuntime, 3}, {EventKind::kUserAnnotation, 3}};
   EXPECT_EQ(CountByKind(ranks[0]), want0);
   EXPECT_EQ(CountByKind(ranks[1]), want1);
 
@@ -226,9 +240,8 @@ ALTER TABLE r RENAME TO CUPTI_ACTIVITY_KIND_RUNTIME;
 
 // One process per GPU (torchrun): both use correlation id 1, each has its own ProfilerStep.
 TEST(NsightSqlite, OneProcessPerDeviceMatchesWithinTheProcess) {
-  const std::string a = std::to_string(Gid(100)), b = std::to_string(Gid(200)),
-                    a1 = std::to_string(Gid(100, 101)), b1 = std::to_string(Gid(200, 201)),
-                    other = std::to_string(Gid(300, 301));
+  const std::string a = std::to_string(Gid(100)), b = std::to_string(Gid(200)), a1 = std::to_string(Gid(100, 101)),
+                    b1 = std::to_string(Gid(200, 201)), other = std::to_string(Gid(300, 301));
   const std::string path = MakeDb("per_process", std::string(kSchema) + R"sql(
 INSERT INTO StringIds VALUES (1, 'gemm'), (2, 'cudaLaunchKernel_v7000'), (3, 'cudaStreamSynchronize_v3020'),
   (4, 'ProfilerStep#0');
@@ -318,21 +331,24 @@ INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamI
   (400, 350, 0, 1, 7, 3, )sql" + g + R"sql(, 1, 1, 32, 1, 1, 1, 1, 1, 1),
   (500, 600, 0, 1, 7, 4, )sql" + g + R"sql(, 99, 98, 32, 1, 1, 1, 1, 1, 1),
   (700, 800, 0, 1, 7, 5, )sql" + g + R"sql(, 999, 1, 32, 1, 1, 1, 1, 1, 1);
-INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (90, 80, 1, )sql" + t1 + R"sql(, 1, 2, 0, NULL),
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (90, 80, 1, )sql" +
+                                                  t1 + R"sql(, 1, 2, 0, NULL),
   (95, 99, 1, )sql" + t1 + R"sql(, 5, 2, 0, NULL);
 INSERT INTO NVTX_EVENTS (start, end, eventType, text, textId, globalTid) VALUES
-  (50, 40, 59, 'backwards', NULL, )sql" + t1 + R"sql(), (60, 70, 59, NULL, NULL, )sql" + t1 + R"sql();
+  (50, 40, 59, 'backwards', NULL, )sql" + t1 + R"sql(), (60, 70, 59, NULL, NULL, )sql" +
+                                                  t1 + R"sql();
 )sql");
   // NOT NULL columns cannot hold NULL; a copy of the kernel table without constraints can.
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db,
-                         "BEGIN; CREATE TABLE k2 AS SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL;"
-                         "DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL;"
-                         "ALTER TABLE k2 RENAME TO CUPTI_ACTIVITY_KIND_KERNEL;"
-                         "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, streamId, correlationId,"
-                         " globalPid, demangledName) VALUES (NULL, 900, 0, 7, 6, 0, 1), (950, 990, NULL, 7, 7, 0, 1); COMMIT;",
-                         nullptr, nullptr, nullptr),
+  ASSERT_EQ(sqlite3_exec(
+                db,
+                "BEGIN; CREATE TABLE k2 AS SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL;"
+                "DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL;"
+                "ALTER TABLE k2 RENAME TO CUPTI_ACTIVITY_KIND_KERNEL;"
+                "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, streamId, correlationId,"
+                " globalPid, demangledName) VALUES (NULL, 900, 0, 7, 6, 0, 1), (950, 990, NULL, 7, 7, 0, 1); COMMIT;",
+                nullptr, nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(db);
 
@@ -452,14 +468,17 @@ TEST(NsightSqlite, ExtremeNumbersAreLocatedAndNeverWrap) {
     std::string rows;     // VALUES of the table (the good kernel is row 1 of the kernel table)
     const char* message;  // after "FILE: table T, row N: "
   };
-  auto kernel = [&](const std::string& start, const std::string& end, const std::string& device, const std::string& stream,
-                    const std::string& corr, const std::string& pid, const std::string& name) {
-    return good_kernel + ", (" + start + ", " + end + ", " + device + ", 1, " + stream + ", " + corr + ", " + pid + ", " + name +
-           ", 1, NULL, 0, 0, 32, 1, 1, 1, 1, 1, 1)";
+  auto kernel = [&](const std::string& start, const std::string& end, const std::string& device,
+                    const std::string& stream, const std::string& corr, const std::string& pid,
+                    const std::string& name) {
+    return good_kernel + ", (" + start + ", " + end + ", " + device + ", 1, " + stream + ", " + corr + ", " + pid +
+           ", " + name + ", 1, NULL, 0, 0, 32, 1, 1, 1, 1, 1, 1)";
   };
   const std::vector<Case> cases = {
-      {"CUPTI_ACTIVITY_KIND_KERNEL", kernel("'abc'", "400", "0", "7", "2", g, "1"), "row 2: column start: 'abc' is not an integer"},
-      {"CUPTI_ACTIVITY_KIND_KERNEL", kernel("1e400", "400", "0", "7", "2", g, "1"), "row 2: column start: 'Inf' is not an integer"},
+      {"CUPTI_ACTIVITY_KIND_KERNEL", kernel("'abc'", "400", "0", "7", "2", g, "1"),
+       "row 2: column start: 'abc' is not an integer"},
+      {"CUPTI_ACTIVITY_KIND_KERNEL", kernel("1e400", "400", "0", "7", "2", g, "1"),
+       "row 2: column start: 'Inf' is not an integer"},
       {"CUPTI_ACTIVITY_KIND_KERNEL", kernel("300", "9223372036854775807", "0", "7", "2", g, "1"),
        "row 2: column end: 9223372036854775807 is outside -4000000000000000000..4000000000000000000"},
       {"CUPTI_ACTIVITY_KIND_KERNEL", kernel("300", "250", "0", "7", "2", g, "1"),
@@ -490,14 +509,16 @@ TEST(NsightSqlite, ExtremeNumbersAreLocatedAndNeverWrap) {
        "row 1: column correlationId: 'one' is not an integer"},
       {"CUPTI_ACTIVITY_KIND_RUNTIME", "(90, 95, 1, -9, 1, 2, 0, NULL)",
        "row 1: column globalTid: -9 is outside 0..9223372036854775807"},
-      {"CUPTI_ACTIVITY_KIND_RUNTIME", "(90, 95, 1, " + t1 + ", 1, 2.5, 0, NULL)", "row 1: column nameId: '2.5' is not an integer"},
+      {"CUPTI_ACTIVITY_KIND_RUNTIME", "(90, 95, 1, " + t1 + ", 1, 2.5, 0, NULL)",
+       "row 1: column nameId: '2.5' is not an integer"},
       {"CUPTI_ACTIVITY_KIND_RUNTIME", "(-4000000000000000001, 95, 1, " + t1 + ", 1, 2, 0, NULL)",
        "row 1: column start: -4000000000000000001 is outside"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.message);
     std::string sql = std::string(kSchema) + "INSERT INTO StringIds VALUES (1, 'k'), (2, 'cudaLaunchKernel_v7000');\n";
-    if (std::string(c.table) != "CUPTI_ACTIVITY_KIND_KERNEL") sql += "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES " + good_kernel + ";\n";
+    if (std::string(c.table) != "CUPTI_ACTIVITY_KIND_KERNEL")
+      sql += "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES " + good_kernel + ";\n";
     sql += std::string("INSERT INTO ") + c.table + " VALUES " + c.rows + ";\n";
     const std::string path = MakeDb("extreme", sql);
     const std::vector<RankTrace> ranks = ReadNsightSqlite(path);
@@ -519,14 +540,16 @@ TEST(NsightSqlite, ExtremeNumbersInNvtxAndGpuInfoAreLocated) {
                            "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (100, 200, 0, 1, 7, 1, " + g +
                            ", 1, 1, NULL, 0, 0, 32, 1, 1, 1, 1, 1, 1);\n";
   const std::pair<std::string, std::string> cases[] = {
-      {"INSERT INTO NVTX_EVENTS (start, end, eventType, text, textId, globalTid) VALUES (10, 20, 'range', 'a', NULL, " + t1 + ");",
+      {"INSERT INTO NVTX_EVENTS (start, end, eventType, text, textId, globalTid) VALUES (10, 20, 'range', 'a', NULL, " +
+           t1 + ");",
        "table NVTX_EVENTS, row 1: column eventType: 'range' is not an integer"},
       {"INSERT INTO NVTX_EVENTS (start, end, eventType, text, textId, globalTid) VALUES (10, 20, 59, 'a', NULL, " + t1 +
            "), (10, 20, 59, NULL, 1e30, " + t1 + ");",
        "table NVTX_EVENTS, row 2: column textId: '1.0e+30' is not an integer"},
       {"INSERT INTO NVTX_EVENTS (start, end, eventType, text, textId, globalTid) VALUES (10, 20, 59, 'a', NULL, -1);",
        "table NVTX_EVENTS, row 1: column globalTid: -1 is outside 0..9223372036854775807"},
-      {"INSERT INTO TARGET_INFO_GPU VALUES ('zero', 'H100', '', 0);", "table TARGET_INFO_GPU, row 1: column id: 'zero' is not an integer"},
+      {"INSERT INTO TARGET_INFO_GPU VALUES ('zero', 'H100', '', 0);",
+       "table TARGET_INFO_GPU, row 1: column id: 'zero' is not an integer"},
   };
   for (const auto& [rows, message] : cases) {
     SCOPED_TRACE(message);

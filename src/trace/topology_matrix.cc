@@ -21,7 +21,8 @@ namespace {
 
 std::string QuoteText(std::string_view s) {
   std::string out;
-  for (char c : s.substr(0, 40)) out += (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) ? '?' : c;
+  for (char c : s.substr(0, 40))
+    out += (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) ? '?' : c;
   if (s.size() > 40) out += "...";
   return "'" + out + "'";
 }
@@ -57,7 +58,8 @@ std::vector<std::string> MatrixTokens(std::string_view line) {
 
 bool NumberedName(std::string_view s, std::string_view prefix) {
   if (s.size() <= prefix.size() || s.substr(0, prefix.size()) != prefix) return false;
-  return std::all_of(s.begin() + prefix.size(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  return std::all_of(s.begin() + prefix.size(), s.end(),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
 
 enum class Affinity { kCpu, kNuma, kGpuNumaId };
@@ -76,8 +78,8 @@ struct KindText {
   const char* text;
   TopoLinkKind kind;
 };
-constexpr KindText kKinds[] = {{"X", TopoLinkKind::kSelf},   {"PIX", TopoLinkKind::kPix},   {"PXB", TopoLinkKind::kPxb},
-                               {"PHB", TopoLinkKind::kPhb},  {"NODE", TopoLinkKind::kNode}, {"SYS", TopoLinkKind::kSys},
+constexpr KindText kKinds[] = {{"X", TopoLinkKind::kSelf},  {"PIX", TopoLinkKind::kPix},   {"PXB", TopoLinkKind::kPxb},
+                               {"PHB", TopoLinkKind::kPhb}, {"NODE", TopoLinkKind::kNode}, {"SYS", TopoLinkKind::kSys},
                                {"SOC", TopoLinkKind::kSoc}};
 
 class TopologyReader {
@@ -138,7 +140,8 @@ class TopologyReader {
   }
 
   void Header(const std::vector<std::string>& tok, int n) {
-    if (m_.header_line) Fail(n, "a second topology matrix (the first header is at line " + std::to_string(m_.header_line) + ")");
+    if (m_.header_line)
+      Fail(n, "a second topology matrix (the first header is at line " + std::to_string(m_.header_line) + ")");
     m_.header_line = n;
     for (size_t i = 0; i < tok.size();) {
       bool matched = false;
@@ -193,35 +196,49 @@ class TopologyReader {
     if (it == m_.devices.end())
       Fail(n, "row " + QuoteText(tok[0]) + " names no column of the header at line " + std::to_string(m_.header_line));
     const size_t i = static_cast<size_t>(it - m_.devices.begin());
-    if (m_.row_lines[i]) Fail(n, "row " + tok[0] + " appears twice (first at line " + std::to_string(m_.row_lines[i]) + ")");
+    if (m_.row_lines[i])
+      Fail(n, "row " + tok[0] + " appears twice (first at line " + std::to_string(m_.row_lines[i]) + ")");
     const size_t d = m_.devices.size();
     const bool gpu = static_cast<int>(i) < m_.gpu_count;
     const size_t most = 1 + d + (gpu ? affinity_.size() : 0);
-    if (tok.size() < 1 + d) Fail(n, "row " + tok[0] + " has " + std::to_string(tok.size() - 1) + " values, the header has " + std::to_string(d) + " device columns");
-    if (tok.size() > most) Fail(n, "row " + tok[0] + " has " + std::to_string(tok.size() - 1) + " fields, the header at line " + std::to_string(m_.header_line) + " has " + std::to_string(most - 1));
+    if (tok.size() < 1 + d)
+      Fail(n, "row " + tok[0] + " has " + std::to_string(tok.size() - 1) + " values, the header has " +
+                  std::to_string(d) + " device columns");
+    if (tok.size() > most)
+      Fail(n, "row " + tok[0] + " has " + std::to_string(tok.size() - 1) + " fields, the header at line " +
+                  std::to_string(m_.header_line) + " has " + std::to_string(most - 1));
     m_.row_lines[i] = n;
     for (size_t j = 0; j < d; ++j) {
       const Parsed p = Kind(tok[1 + j]);
       if (p.kind == TopoLinkKind::kUnknown)
-        Fail(n, "row " + tok[0] + ", column " + m_.devices[j] + ": " + QuoteText(tok[1 + j]) + " is not a link (expected X, NV#, PIX, PXB, PHB, NODE, SYS or SOC)");
+        Fail(n, "row " + tok[0] + ", column " + m_.devices[j] + ": " + QuoteText(tok[1 + j]) +
+                    " is not a link (expected X, NV#, PIX, PXB, PHB, NODE, SYS or SOC)");
       if ((p.kind == TopoLinkKind::kSelf) != (i == j))
-        Fail(n, "row " + tok[0] + ", column " + m_.devices[j] + ": " + (i == j ? "expected X on the diagonal" : "X off the diagonal"));
+        Fail(n, "row " + tok[0] + ", column " + m_.devices[j] + ": " +
+                    (i == j ? "expected X on the diagonal" : "X off the diagonal"));
       m_.links[i][j] = {p.kind, p.nvlinks};
     }
     if (gpu)
       for (size_t k = 0; k + 1 + d < tok.size(); ++k) {
         const std::string& v = tok[1 + d + k];
         switch (affinity_[k]) {
-          case Affinity::kCpu: m_.cpu_affinity[i] = v; break;
-          case Affinity::kNuma: m_.numa_affinity[i] = v; break;
-          case Affinity::kGpuNumaId: m_.gpu_numa_id[i] = v; break;
+          case Affinity::kCpu:
+            m_.cpu_affinity[i] = v;
+            break;
+          case Affinity::kNuma:
+            m_.numa_affinity[i] = v;
+            break;
+          case Affinity::kGpuNumaId:
+            m_.gpu_numa_id[i] = v;
+            break;
         }
       }
   }
 
   void NicLegend(const std::vector<std::string>& tok, int n) {
     // "NIC0: mlx5_0"
-    if (tok.size() != 2 || tok[0].size() < 5 || tok[0].back() != ':' || !NumberedName(std::string_view(tok[0]).substr(0, tok[0].size() - 1), "NIC"))
+    if (tok.size() != 2 || tok[0].size() < 5 || tok[0].back() != ':' ||
+        !NumberedName(std::string_view(tok[0]).substr(0, tok[0].size() - 1), "NIC"))
       Fail(n, "NIC Legend: expected 'NICn: NAME', got " + QuoteText(tok[0]));
     int k = 0;
     std::from_chars(tok[0].data() + 3, tok[0].data() + tok[0].size() - 1, k);
@@ -231,10 +248,13 @@ class TopologyReader {
   }
 
   void Finish() {
-    if (!m_.header_line) throw InputError(where_ + ": no `nvidia-smi topo -m` matrix (expected a header line 'GPU0  GPU1 ...  CPU Affinity ...')");
+    if (!m_.header_line)
+      throw InputError(where_ +
+                       ": no `nvidia-smi topo -m` matrix (expected a header line 'GPU0  GPU1 ...  CPU Affinity ...')");
     for (size_t i = 0; i < m_.devices.size(); ++i)
       if (!m_.row_lines[i])
-        throw InputError(where_ + ":" + std::to_string(m_.header_line) + ": column " + m_.devices[i] + " has no row (truncated matrix?)");
+        throw InputError(where_ + ":" + std::to_string(m_.header_line) + ": column " + m_.devices[i] +
+                         " has no row (truncated matrix?)");
     // A link is one link seen from both ends: the matrix is symmetric (issue 32: an asymmetric
     // one was read, and a rule saw whichever half it looked at).
     for (size_t i = 0; i < m_.devices.size(); ++i)
@@ -242,9 +262,10 @@ class TopologyReader {
         const TopoLink& a = m_.links[i][j];
         const TopoLink& b = m_.links[j][i];
         if (a.kind != b.kind || a.nvlinks != b.nvlinks)
-          throw InputError(where_ + ":" + std::to_string(m_.row_lines[i]) + ": " + m_.devices[i] + " to " + m_.devices[j] + " is " +
-                           TopoLinkText(a) + " but " + m_.devices[j] + " to " + m_.devices[i] + " (line " +
-                           std::to_string(m_.row_lines[j]) + ") is " + TopoLinkText(b) + ": the matrix is not symmetric");
+          throw InputError(where_ + ":" + std::to_string(m_.row_lines[i]) + ": " + m_.devices[i] + " to " +
+                           m_.devices[j] + " is " + TopoLinkText(a) + " but " + m_.devices[j] + " to " + m_.devices[i] +
+                           " (line " + std::to_string(m_.row_lines[j]) + ") is " + TopoLinkText(b) +
+                           ": the matrix is not symmetric");
       }
     const size_t nics = m_.devices.size() - m_.gpu_count;
     if (!nic_names_.empty()) {
@@ -270,21 +291,34 @@ bool LooksLikeTopologyMatrix(std::string_view head) {
          head.find("= Self") != std::string_view::npos;
 }
 
-TopologyMatrix ParseTopologyMatrix(std::string_view text, const std::string& where) { return TopologyReader(text, where).Read(); }
+TopologyMatrix ParseTopologyMatrix(std::string_view text, const std::string& where) {
+  return TopologyReader(text, where).Read();
+}
 
-TopologyMatrix ReadTopologyMatrix(const std::string& path) { return ParseTopologyMatrix(ReadMaybeGzipFile(path, size_t{16} << 20), path); }
+TopologyMatrix ReadTopologyMatrix(const std::string& path) {
+  return ParseTopologyMatrix(ReadMaybeGzipFile(path, size_t{16} << 20), path);
+}
 
 const char* TopoLinkKindName(TopoLinkKind k) {
   switch (k) {
-    case TopoLinkKind::kSelf: return "X";
-    case TopoLinkKind::kNvlink: return "NV";
-    case TopoLinkKind::kPix: return "PIX";
-    case TopoLinkKind::kPxb: return "PXB";
-    case TopoLinkKind::kPhb: return "PHB";
-    case TopoLinkKind::kNode: return "NODE";
-    case TopoLinkKind::kSys: return "SYS";
-    case TopoLinkKind::kSoc: return "SOC";
-    case TopoLinkKind::kUnknown: return "?";
+    case TopoLinkKind::kSelf:
+      return "X";
+    case TopoLinkKind::kNvlink:
+      return "NV";
+    case TopoLinkKind::kPix:
+      return "PIX";
+    case TopoLinkKind::kPxb:
+      return "PXB";
+    case TopoLinkKind::kPhb:
+      return "PHB";
+    case TopoLinkKind::kNode:
+      return "NODE";
+    case TopoLinkKind::kSys:
+      return "SYS";
+    case TopoLinkKind::kSoc:
+      return "SOC";
+    case TopoLinkKind::kUnknown:
+      return "?";
   }
   return "?";
 }
@@ -296,15 +330,23 @@ std::string TopoLinkText(const TopoLink& l) {
 
 int TopoLinkDistance(TopoLinkKind k) {
   switch (k) {
-    case TopoLinkKind::kSelf: return 0;
-    case TopoLinkKind::kNvlink: return 1;
-    case TopoLinkKind::kPix: return 2;
-    case TopoLinkKind::kPxb: return 3;
-    case TopoLinkKind::kPhb: return 4;
-    case TopoLinkKind::kNode: return 5;
+    case TopoLinkKind::kSelf:
+      return 0;
+    case TopoLinkKind::kNvlink:
+      return 1;
+    case TopoLinkKind::kPix:
+      return 2;
+    case TopoLinkKind::kPxb:
+      return 3;
+    case TopoLinkKind::kPhb:
+      return 4;
+    case TopoLinkKind::kNode:
+      return 5;
     case TopoLinkKind::kSys:
-    case TopoLinkKind::kSoc: return 6;
-    case TopoLinkKind::kUnknown: return 7;
+    case TopoLinkKind::kSoc:
+      return 6;
+    case TopoLinkKind::kUnknown:
+      return 7;
   }
   return 7;
 }

@@ -19,15 +19,15 @@ struct TopoLink {
 
 struct TopologyMatrix {
   std::string path;
-  std::vector<std::string> devices;    // row/column names in order: "GPU0", ..., "NIC0", ...
-  int gpu_count = 0;                   // devices[0 .. gpu_count) are the GPUs
+  std::vector<std::string> devices;          // row/column names in order: "GPU0", ..., "NIC0", ...
+  int gpu_count = 0;                         // devices[0 .. gpu_count) are the GPUs
   std::vector<std::vector<TopoLink>> links;  // links[i][j] for devices i, j
-  std::vector<int> row_lines;          // 1-based line of each device's row
-  std::vector<std::string> cpu_affinity;   // per GPU, as printed ("0-51"); empty when absent
-  std::vector<std::string> numa_affinity;  // per GPU ("0", "N/A")
-  std::vector<std::string> gpu_numa_id;    // per GPU ("N/A"; newer drivers print this column)
-  int header_line = 0;                     // 1-based line of the column header
-  std::vector<std::string> nic_names;      // per NIC, from the "NIC Legend" ("mlx5_0"); empty when absent
+  std::vector<int> row_lines;                // 1-based line of each device's row
+  std::vector<std::string> cpu_affinity;     // per GPU, as printed ("0-51"); empty when absent
+  std::vector<std::string> numa_affinity;    // per GPU ("0", "N/A")
+  std::vector<std::string> gpu_numa_id;      // per GPU ("N/A"; newer drivers print this column)
+  int header_line = 0;                       // 1-based line of the column header
+  std::vector<std::string> nic_names;        // per NIC, from the "NIC Legend" ("mlx5_0"); empty when absent
 };
 
 bool LooksLikeTopologyMatrix(std::string_view head);

@@ -109,7 +109,8 @@ TEST(TopologyMatrix, BrokenInputIsOneLineNamingFileLineAndField) {
   const std::string r1 = "GPU1\tNV4\t X \t0-7\t0\n";
   EXPECT_NO_THROW(ParseTopologyMatrix(head + r0 + r1, "ok.txt"));
   EXPECT_CONTAINS(InputErrorOf([] { ParseTopologyMatrix(" \n\n", "e.txt"); }), "e.txt: empty file");
-  EXPECT_CONTAINS(InputErrorOf([] { ParseTopologyMatrix("GPU 0: NVIDIA H100\n", "x.txt"); }), "x.txt: no `nvidia-smi topo -m` matrix");
+  EXPECT_CONTAINS(InputErrorOf([] { ParseTopologyMatrix("GPU 0: NVIDIA H100\n", "x.txt"); }),
+                  "x.txt: no `nvidia-smi topo -m` matrix");
   // Truncated: a short row, a missing row.
   EXPECT_CONTAINS(InputErrorOf([&] { ParseTopologyMatrix(head + r0 + "GPU1\tNV4\n", "t.txt"); }),
                   "t.txt:3: row GPU1 has 1 values, the header has 2 device columns");
@@ -129,10 +130,12 @@ TEST(TopologyMatrix, BrokenInputIsOneLineNamingFileLineAndField) {
   EXPECT_EQ(InputErrorOf([&] { ParseTopologyMatrix(head + r0 + "GPU1\tSYS\t X \t0-7\t0\n", "s.txt"); }),
             "s.txt:2: GPU0 to GPU1 is NV4 but GPU1 to GPU0 (line 3) is SYS: the matrix is not symmetric");
   // Wrong header.
-  EXPECT_CONTAINS(InputErrorOf([&] { ParseTopologyMatrix("\tGPU0\tGPU0\n" + r0, "h.txt"); }), "h.txt:1: header: column 'GPU0' appears twice");
+  EXPECT_CONTAINS(InputErrorOf([&] { ParseTopologyMatrix("\tGPU0\tGPU0\n" + r0, "h.txt"); }),
+                  "h.txt:1: header: column 'GPU0' appears twice");
   EXPECT_CONTAINS(InputErrorOf([&] { ParseTopologyMatrix("\tGPU0\tCPU Affinity\tGPU1\n", "a.txt"); }),
                   "a.txt:1: header: device column 'GPU1' after the affinity columns");
-  EXPECT_CONTAINS(InputErrorOf([&] { ParseTopologyMatrix(head + r0 + r1 + "\n" + head + r0 + r1, "2.txt"); }), "2.txt:5: a second topology matrix");
+  EXPECT_CONTAINS(InputErrorOf([&] { ParseTopologyMatrix(head + r0 + r1 + "\n" + head + r0 + r1, "2.txt"); }),
+                  "2.txt:5: a second topology matrix");
   EXPECT_CONTAINS(InputErrorOf([&] { ParseTopologyMatrix(head + r0 + r1 + "NIC Legend:\n  NIC0 mlx5_0\n", "n.txt"); }),
                   "n.txt:5: NIC Legend: expected 'NICn: NAME'");
   // Binary garbage.

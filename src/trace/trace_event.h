@@ -37,18 +37,18 @@ struct CollectiveArgs {
   int64_t in_nelems = -1;  // -1: absent
   int64_t out_nelems = -1;
   int32_t group_size = -1;
-  std::string dtype;       // "Float", "BFloat16", "Half", "Byte", ...; may be empty
+  std::string dtype;          // "Float", "BFloat16", "Half", "Byte", ...; may be empty
   std::string process_group;  // "Process Group Name" (or Nsight communicator); may be empty
 };
 
 struct TraceEvent {
-  int64_t ts_ns = 0;    // start, ns, in the file's time base (RankTrace::base_time_ns + ts_ns is absolute)
-  int64_t dur_ns = 0;   // may be negative only if the file says so (counted in warnings)
-  int64_t stream = -1;  // args.stream (Kineto) or streamId (Nsight); -1: none
+  int64_t ts_ns = 0;         // start, ns, in the file's time base (RankTrace::base_time_ns + ts_ns is absolute)
+  int64_t dur_ns = 0;        // may be negative only if the file says so (counted in warnings)
+  int64_t stream = -1;       // args.stream (Kineto) or streamId (Nsight); -1: none
   int64_t correlation = -1;  // args.correlation / correlationId; -1: none
-  uint32_t name = 0;    // index into RankTrace::names
-  int32_t collective = -1;  // index into RankTrace::collectives; -1: none
-  int32_t tid = 0;      // CPU thread where the reader knows it (Nsight globalTid); 0 otherwise
+  uint32_t name = 0;         // index into RankTrace::names
+  int32_t collective = -1;   // index into RankTrace::collectives; -1: none
+  int32_t tid = 0;           // CPU thread where the reader knows it (Nsight globalTid); 0 otherwise
   EventKind kind = EventKind::kOther;
 };
 
@@ -57,12 +57,12 @@ struct TraceEvent {
 // ReadTraceSet (trace_set.h) refuses a truncated file and unusable numbers unless asked to
 // analyse a partial trace.
 struct TraceWarnings {
-  int64_t truncated = 0;         // file ended inside the trace (1 at most)
-  int64_t bad_number = 0;        // a numeric field not a number, beyond 64 bits or out of its range
-  int64_t missing_field = 0;     // complete event without ts, or without name
-  int64_t negative_duration = 0; // dur < 0: event skipped
-  int64_t invalid_utf8 = 0;      // names with invalid UTF-8 (kept, bytes replaced by '?')
-  int64_t malformed_event = 0;   // an event that is not a JSON object or cannot be parsed
+  int64_t truncated = 0;          // file ended inside the trace (1 at most)
+  int64_t bad_number = 0;         // a numeric field not a number, beyond 64 bits or out of its range
+  int64_t missing_field = 0;      // complete event without ts, or without name
+  int64_t negative_duration = 0;  // dur < 0: event skipped
+  int64_t invalid_utf8 = 0;       // names with invalid UTF-8 (kept, bytes replaced by '?')
+  int64_t malformed_event = 0;    // an event that is not a JSON object or cannot be parsed
   // Where the file ends when truncated: "inside \"traceEvents\"", "in the gzip stream", ...
   std::string truncated_at;
   // The first bad_number or negative_duration, one line naming the file, the place (Kineto: line
@@ -76,12 +76,12 @@ struct TraceWarnings {
 };
 
 struct RankTrace {
-  std::string path;          // the file read
-  int rank = -1;             // -1: unknown (the caller must assign one)
-  std::string rank_source;   // "distributedInfo", "file name", "--rank", "nsight device"
-  int world_size = 0;        // distributedInfo.world_size; 0: unknown
-  int64_t base_time_ns = 0;  // baseTimeNanoseconds (0 when timestamps are absolute epoch µs)
-  std::string device_name;   // deviceProperties[..].name of the device the kernels ran on, if known
+  std::string path;                // the file read
+  int rank = -1;                   // -1: unknown (the caller must assign one)
+  std::string rank_source;         // "distributedInfo", "file name", "--rank", "nsight device"
+  int world_size = 0;              // distributedInfo.world_size; 0: unknown
+  int64_t base_time_ns = 0;        // baseTimeNanoseconds (0 when timestamps are absolute epoch µs)
+  std::string device_name;         // deviceProperties[..].name of the device the kernels ran on, if known
   bool legacy_layout = false;      // 2021 Kineto categories (Operator/Runtime/Kernel)
   bool fractional_ts = false;      // some ts had a fractional part (ns resolution)
   std::vector<std::string> names;  // interned event names

@@ -64,7 +64,8 @@ std::vector<std::string> ExpandInputs(const std::vector<std::string>& inputs) {
   for (size_t i = 0; i < files.size(); ++i)
     for (size_t j = 0; j < i; ++j) {
       std::error_code ec;
-      if (fs::equivalent(files[i], files[j], ec)) throw InputError(files[i] + ": given twice (also as " + files[j] + ")");
+      if (fs::equivalent(files[i], files[j], ec))
+        throw InputError(files[i] + ": given twice (also as " + files[j] + ")");
     }
   return files;
 }
@@ -75,20 +76,27 @@ void CheckUsable(const RankTrace& t, bool allow_partial) {
   const TraceWarnings& w = t.warnings;
   if (t.events.empty()) {
     std::string why;
-    if (w.truncated) why = "the file ends " + w.truncated_at + " before the first complete event";
-    else if (w.BadValues() > 0 && !w.first_bad_value.empty()) why = "every event was unusable; the first: " + w.first_bad_value;
-    else if (w.Total() > 0) why = "every event was unusable (" + std::to_string(w.Total()) + " broken)";
-    else if (t.skipped_events > 0) why = "only instant, flow, metadata or counter events";
-    else why = "\"traceEvents\" is empty";
+    if (w.truncated)
+      why = "the file ends " + w.truncated_at + " before the first complete event";
+    else if (w.BadValues() > 0 && !w.first_bad_value.empty())
+      why = "every event was unusable; the first: " + w.first_bad_value;
+    else if (w.Total() > 0)
+      why = "every event was unusable (" + std::to_string(w.Total()) + " broken)";
+    else if (t.skipped_events > 0)
+      why = "only instant, flow, metadata or counter events";
+    else
+      why = "\"traceEvents\" is empty";
     throw InputError(t.path + ": no trace events to analyse (" + why + ")");
   }
   if (allow_partial) return;
   if (w.truncated)
-    throw InputError(t.path + ": truncated: the file ends " + (w.truncated_at.empty() ? "early" : w.truncated_at) + " after " +
-                     std::to_string(t.events.size()) + " events (--allow-partial analyses the events read)");
+    throw InputError(t.path + ": truncated: the file ends " + (w.truncated_at.empty() ? "early" : w.truncated_at) +
+                     " after " + std::to_string(t.events.size()) +
+                     " events (--allow-partial analyses the events read)");
   if (w.BadValues() > 0) {
     const int64_t more = w.BadValues() - 1;
-    const std::string first = w.first_bad_value.empty() ? t.path + ": an event with an unusable number" : w.first_bad_value;
+    const std::string first =
+        w.first_bad_value.empty() ? t.path + ": an event with an unusable number" : w.first_bad_value;
     throw InputError(first + (more > 0 ? " (and " + std::to_string(more) + " more)" : std::string()) +
                      "; --allow-partial skips them");
   }
@@ -141,8 +149,9 @@ std::vector<RankTrace> ReadTraceSet(const std::vector<std::string>& inputs, cons
           t.rank = 0;  // a single file without a rank is rank 0 of a one-rank view
           t.rank_source = "single file";
         } else {
-          throw InputError(files[i] + ": no rank in the trace (distributedInfo.rank) or the file name; name the files "
-                                      "rank<N>.json or pass them one rank per file");
+          throw InputError(files[i] +
+                           ": no rank in the trace (distributedInfo.rank) or the file name; name the files "
+                           "rank<N>.json or pass them one rank per file");
         }
       }
       ranks.push_back(std::move(t));
@@ -151,7 +160,8 @@ std::vector<RankTrace> ReadTraceSet(const std::vector<std::string>& inputs, cons
   std::sort(ranks.begin(), ranks.end(), [](const RankTrace& a, const RankTrace& b) { return a.rank < b.rank; });
   for (size_t i = 1; i < ranks.size(); ++i)
     if (ranks[i].rank == ranks[i - 1].rank)
-      throw InputError(ranks[i].path + ": rank " + std::to_string(ranks[i].rank) + " also comes from " + ranks[i - 1].path);
+      throw InputError(ranks[i].path + ": rank " + std::to_string(ranks[i].rank) + " also comes from " +
+                       ranks[i - 1].path);
   for (const RankTrace& t : ranks) CheckUsable(t, options.allow_partial);
   return ranks;
 }

@@ -40,7 +40,8 @@ TEST(TraceSet, ReadsADirectoryInParallelSortedByRank) {
 }
 
 TEST(TraceSet, ErrorsNameTheFile) {
-  EXPECT_CONTAINS(InputErrorOf([] { ReadTraceSet({"/nonexistent/rank0.json"}); }), "/nonexistent/rank0.json: no such file");
+  EXPECT_CONTAINS(InputErrorOf([] { ReadTraceSet({"/nonexistent/rank0.json"}); }),
+                  "/nonexistent/rank0.json: no such file");
   // The same file twice said "rank 0 also comes from" itself.
   const std::string one = std::string(PARATUNE_SOURCE_DIR) + "/testdata/traces/hta/trace_filter/sampled_rank-0.json.gz";
   EXPECT_EQ(InputErrorOf([&] { ReadTraceSet({one, one}); }), one + ": given twice (also as " + one + ")");
@@ -64,7 +65,8 @@ namespace fs = std::filesystem;
 class TraceSetPolicy : public testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(testing::TempDir()) / ("paratune_trace_set_" + std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
+    dir_ = fs::path(testing::TempDir()) /
+           ("paratune_trace_set_" + std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -85,26 +87,35 @@ constexpr const char* kTwoKernels =
 // A rank that yields no events is an error naming the file, whatever else the set holds.
 TEST_F(TraceSetPolicy, ATraceWithoutEventsIsAnError) {
   const std::string empty = Write("rank1.json", R"({"traceEvents": []})");
-  EXPECT_EQ(InputErrorOf([&] { ReadTraceSet({empty}); }), empty + ": no trace events to analyse (\"traceEvents\" is empty)");
+  EXPECT_EQ(InputErrorOf([&] { ReadTraceSet({empty}); }),
+            empty + ": no trace events to analyse (\"traceEvents\" is empty)");
   const std::string good = Write("rank0.json", std::string(kTwoKernels) + R"({"ph": "i", "name": "m", "ts": 1}]})");
-  EXPECT_EQ(InputErrorOf([&] { ReadTraceSet({good, empty}); }), empty + ": no trace events to analyse (\"traceEvents\" is empty)");
-  const std::string instants = Write("rank2.json", R"({"traceEvents": [{"ph": "i", "cat": "x", "name": "m", "ts": 1}]})");
+  EXPECT_EQ(InputErrorOf([&] {
+              ReadTraceSet({good, empty});
+            }),
+            empty + ": no trace events to analyse (\"traceEvents\" is empty)");
+  const std::string instants =
+      Write("rank2.json", R"({"traceEvents": [{"ph": "i", "cat": "x", "name": "m", "ts": 1}]})");
   EXPECT_CONTAINS(InputErrorOf([&] { ReadTraceSet({instants}); }), "only instant, flow, metadata or counter events");
   // Even a partial read needs an event.
   TraceSetOptions partial;
   partial.allow_partial = true;
   const std::string cut = Write("rank3.json", R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "a", "ts": 1)");
-  EXPECT_CONTAINS(InputErrorOf([&] { ReadTraceSet({cut}, partial); }),
-                  cut + ": no trace events to analyse (the file ends inside an event of \"traceEvents\" before the first");
+  EXPECT_CONTAINS(
+      InputErrorOf([&] { ReadTraceSet({cut}, partial); }),
+      cut + ": no trace events to analyse (the file ends inside an event of \"traceEvents\" before the first");
   EXPECT_EQ(ReadTraceSet({good}).at(0).events.size(), 2u);
 }
 
 // A truncated file is an error unless a partial trace is allowed; then the events read are kept.
 TEST_F(TraceSetPolicy, ATruncatedFileNeedsAllowPartial) {
-  const std::string cut = Write("rank0.json", std::string(kTwoKernels) + R"({"ph": "X", "cat": "kernel", "name": "c", "ts": 3)");
-  EXPECT_EQ(InputErrorOf([&] { ReadTraceSet({cut}); }),
-            cut + ": truncated: the file ends inside an event of \"traceEvents\" after 2 events (--allow-partial analyses the "
-                  "events read)");
+  const std::string cut =
+      Write("rank0.json", std::string(kTwoKernels) + R"({"ph": "X", "cat": "kernel", "name": "c", "ts": 3)");
+  EXPECT_EQ(
+      InputErrorOf([&] { ReadTraceSet({cut}); }),
+      cut +
+          ": truncated: the file ends inside an event of \"traceEvents\" after 2 events (--allow-partial analyses the "
+          "events read)");
   TraceSetOptions partial;
   partial.allow_partial = true;
   const std::vector<RankTrace> r = ReadTraceSet({cut}, partial);
@@ -116,11 +127,13 @@ TEST_F(TraceSetPolicy, ATruncatedFileNeedsAllowPartial) {
 // An unusable number is an error with its place, unless partial traces are allowed (skipped, counted).
 TEST_F(TraceSetPolicy, AnUnusableNumberNeedsAllowPartial) {
   const std::string bad = Write("rank0.json", std::string(kTwoKernels) +
-                                                  R"({"ph": "X", "cat": "kernel", "name": "c", "ts": 1e400, "dur": 1},)" "\n" +
+                                                  R"({"ph": "X", "cat": "kernel", "name": "c", "ts": 1e400, "dur": 1},)"
+                                                  "\n" +
                                                   R"({"ph": "X", "cat": "kernel", "name": "d", "ts": 1, "dur": -2}]})");
   // Line 3 starts at byte 189 (the two kernel lines are 103 and 86 bytes).
-  EXPECT_EQ(InputErrorOf([&] { ReadTraceSet({bad}); }),
-            bad + ":3: event 'c': field 'ts': 1e400 us does not fit 64-bit ns (byte 189) (and 1 more); --allow-partial skips them");
+  EXPECT_EQ(InputErrorOf([&] { ReadTraceSet({bad}); }), bad +
+                                                            ":3: event 'c': field 'ts': 1e400 us does not fit 64-bit "
+                                                            "ns (byte 189) (and 1 more); --allow-partial skips them");
   TraceSetOptions partial;
   partial.allow_partial = true;
   const std::vector<RankTrace> r = ReadTraceSet({bad}, partial);

@@ -136,9 +136,12 @@ NumStatus ToDouble(Sv s, double* out) {
 int64_t IntField(const std::string& where, int line, Sv field, Sv v) {
   int64_t x = 0;
   switch (ToInt64(v, &x)) {
-    case NumStatus::kOk: return x;
-    case NumStatus::kOverflow: Fail(where, line, field, ShownLogText(v) + " overflows a 64-bit integer");
-    case NumStatus::kNotNumber: break;
+    case NumStatus::kOk:
+      return x;
+    case NumStatus::kOverflow:
+      Fail(where, line, field, ShownLogText(v) + " overflows a 64-bit integer");
+    case NumStatus::kNotNumber:
+      break;
   }
   Fail(where, line, field, ShownLogText(v) + " is not an integer");
 }
@@ -204,10 +207,10 @@ struct MegatronKey {
 };
 // The fields kept (training.py training_log()); every other " key: value |" is skipped.
 constexpr std::array<MegatronKey, 5> kMegatronKeys{{{"consumed samples", MegatronField::kConsumed},
-                                                     {"elapsed time per iteration (ms)", MegatronField::kElapsedMs},
-                                                     {"throughput per GPU (TFLOP/s/GPU)", MegatronField::kTflops},
-                                                     {"global batch size", MegatronField::kGlobalBatch},
-                                                     {"lm loss", MegatronField::kLmLoss}}};
+                                                    {"elapsed time per iteration (ms)", MegatronField::kElapsedMs},
+                                                    {"throughput per GPU (TFLOP/s/GPU)", MegatronField::kTflops},
+                                                    {"global batch size", MegatronField::kGlobalBatch},
+                                                    {"lm loss", MegatronField::kLmLoss}}};
 
 // Where " iteration N/" starts in `s` (the position after "iteration"), or npos.
 size_t FindIterationMarker(Sv s) {
@@ -246,7 +249,8 @@ IterationRecord ParseMegatronIteration(Sv s, size_t after, const std::string& wh
     const size_t bar = rest.find('|');
     if (bar == Sv::npos) {
       if (!TrimBlanks(rest).empty())
-        Fail(where, line, last_key, "the line ends without the closing '|' after " + ShownLogText(TrimBlanks(rest)) + " (truncated line?)");
+        Fail(where, line, last_key,
+             "the line ends without the closing '|' after " + ShownLogText(TrimBlanks(rest)) + " (truncated line?)");
       break;
     }
     const Sv seg = TrimBlanks(rest.substr(0, bar));
@@ -259,7 +263,9 @@ IterationRecord ParseMegatronIteration(Sv s, size_t after, const std::string& wh
     for (const auto& k : kMegatronKeys) {
       if (key != k.key) continue;
       switch (k.field) {
-        case MegatronField::kConsumed: r.consumed_samples = IntField(where, line, key, value); break;
+        case MegatronField::kConsumed:
+          r.consumed_samples = IntField(where, line, key, value);
+          break;
         case MegatronField::kElapsedMs:
           r.elapsed_per_iteration_s = NonNegativeField(where, line, key, value) * 1e-3;
           // An iteration takes time, and less than a day (issue 32: 0 ms and 1e308 ms were read).
@@ -267,9 +273,15 @@ IterationRecord ParseMegatronIteration(Sv s, size_t after, const std::string& wh
             Fail(where, line, key, ShownLogText(value) + " is not an iteration time (above 0, at most a day)");
           have_elapsed = true;
           break;
-        case MegatronField::kTflops: r.tflops_per_gpu = NonNegativeField(where, line, key, value); break;
-        case MegatronField::kGlobalBatch: r.global_batch_size = IntField(where, line, key, value); break;
-        case MegatronField::kLmLoss: r.loss = LossField(where, line, key, value); break;
+        case MegatronField::kTflops:
+          r.tflops_per_gpu = NonNegativeField(where, line, key, value);
+          break;
+        case MegatronField::kGlobalBatch:
+          r.global_batch_size = IntField(where, line, key, value);
+          break;
+        case MegatronField::kLmLoss:
+          r.loss = LossField(where, line, key, value);
+          break;
       }
     }
   }
@@ -326,7 +338,8 @@ bool ParseTimerRow(Sv s, bool min_max, const std::string& where, int line, Timer
   t->name = std::string(name);
   const std::string field = "timer " + t->name;
   if (min_max) {
-    if (value.size() < 2 || value.back() != ')') Fail(where, line, field, ShownLogText(value) + " is not \"(min, max)\" (truncated line?)");
+    if (value.size() < 2 || value.back() != ')')
+      Fail(where, line, field, ShownLogText(value) + " is not \"(min, max)\" (truncated line?)");
     const Sv inner = value.substr(1, value.size() - 2);
     const size_t comma = inner.find(',');
     if (comma == Sv::npos) Fail(where, line, field, ShownLogText(value) + " is not \"(min, max)\"");
@@ -342,8 +355,8 @@ bool ParseTimerRow(Sv s, bool min_max, const std::string& where, int line, Timer
 // ---- StragglerDetector --------------------------------------------------------------------------
 
 struct StragglerKey {
-  Sv key;      // before "/Rnk:"
-  Sv unit;     // as printed after the number
+  Sv key;        // before "/Rnk:"
+  Sv unit;       // as printed after the number
   double scale;  // to SI (or a fraction)
   double StragglerDetectorLine::*value;
   int StragglerDetectorLine::*rank;
@@ -379,7 +392,9 @@ StragglerDetectorLine ParseStragglerLine(Sv s, const std::string& where, int lin
     rest = bar == Sv::npos ? Sv() : rest.substr(bar + 1);
     if (seg.empty()) continue;
     const size_t tag = seg.find("/Rnk:");
-    if (tag == Sv::npos) Fail(where, line, ShownLogText(seg), "not a \"Key/Rnk: value/rank\" field of a StragglerDetector line (truncated line?)");
+    if (tag == Sv::npos)
+      Fail(where, line, ShownLogText(seg),
+           "not a \"Key/Rnk: value/rank\" field of a StragglerDetector line (truncated line?)");
     const Sv key = TrimBlanks(seg.substr(0, tag)), value = TrimBlanks(seg.substr(tag + 5));
     for (size_t i = 0; i < kStragglerKeys.size(); ++i) {
       const auto& k = kStragglerKeys[i];
@@ -400,7 +415,8 @@ StragglerDetectorLine ParseStragglerLine(Sv s, const std::string& where, int lin
   }
   for (size_t i : {size_t{0}, size_t{1}, size_t{12}, size_t{13}})
     if (!(seen & (1u << i)))
-      Fail(where, line, std::string(kStragglerKeys[i].key) + "/Rnk", "missing from the StragglerDetector line (truncated line?)");
+      Fail(where, line, std::string(kStragglerKeys[i].key) + "/Rnk",
+           "missing from the StragglerDetector line (truncated line?)");
   return d;
 }
 
@@ -464,7 +480,8 @@ IterationRecord ParseTorchtitanStep(Sv msg, double time_s, const std::string& wh
       r.tflops_per_gpu = NonNegativeField(where, line, key, WithoutCommas(value));
     } else if (key == "mfu") {
       if (value != "N/A") {
-        if (value.empty() || value.back() != '%') Fail(where, line, "mfu", ShownLogText(value) + " is not a percentage");
+        if (value.empty() || value.back() != '%')
+          Fail(where, line, "mfu", ShownLogText(value) + " is not a percentage");
         r.mfu_fraction = NonNegativeField(where, line, "mfu", value.substr(0, value.size() - 1)) / 100.0;
       }
     }
@@ -477,9 +494,11 @@ IterationRecord ParseTorchtitanStep(Sv msg, double time_s, const std::string& wh
 // ---- plain CSV ----------------------------------------------------------------------------------
 
 // Accepted header names (case-insensitive, blanks trimmed): docs/diagnose-logs.md lists them.
-constexpr std::array<Sv, 8> kCsvTimeNames{"timestamp", "time", "datetime", "date", "wall_time", "time_s", "epoch_s", "unix_time"};
-constexpr std::array<Sv, 9> kCsvTokensNames{"tokens_per_s", "tokens/s", "tokens_per_sec", "tokens_per_second", "tokens_s",
-                                            "tok/s", "tps", "throughput_tokens_per_s", "tokens_per_s_per_gpu"};
+constexpr std::array<Sv, 8> kCsvTimeNames{"timestamp", "time",   "datetime", "date",
+                                          "wall_time", "time_s", "epoch_s",  "unix_time"};
+constexpr std::array<Sv, 9> kCsvTokensNames{
+    "tokens_per_s", "tokens/s", "tokens_per_sec",          "tokens_per_second",   "tokens_s",
+    "tok/s",        "tps",      "throughput_tokens_per_s", "tokens_per_s_per_gpu"};
 constexpr std::array<Sv, 3> kCsvIterationNames{"iteration", "step", "iter"};
 
 std::string Lower(Sv s) { return AsciiLower(TrimBlanks(s)); }
@@ -589,15 +608,19 @@ struct Parser {
     }
     CheckpointEvent ev;
     if (ParseCheckpointLine(s, where, line, &ev)) {
-      if (std::isnan(ev.time_s)) ev.time_s = last_time_s;
-      else last_time_s = ev.time_s;
+      if (std::isnan(ev.time_s))
+        ev.time_s = last_time_s;
+      else
+        last_time_s = ev.time_s;
       log->checkpoints.push_back(ev);
       return true;
     }
     if (s.find("MnRtt/Rnk:") != Sv::npos) {
       StragglerDetectorLine d = ParseStragglerLine(s, where, line);
-      if (std::isnan(d.time_s)) d.time_s = last_time_s;
-      else last_time_s = d.time_s;
+      if (std::isnan(d.time_s))
+        d.time_s = last_time_s;
+      else
+        last_time_s = d.time_s;
       d.iteration = last_iteration;
       log->stragglers.push_back(d);
       return true;
@@ -714,8 +737,10 @@ TrainingLog ParseTrainingLog(std::string_view text, const std::string& where, bo
   });
   if (log.iterations.empty() && !cut_error.empty()) throw InputError(cut_error);  // nothing else to read
   if (log.iterations.empty())
-    throw InputError(where + ": no training iteration line (Megatron-LM \"iteration N/ M |\", torchtitan \"step: N  loss: ...\") "
-                             "and no CSV header with a timestamp and a tokens/s column");
+    throw InputError(
+        where +
+        ": no training iteration line (Megatron-LM \"iteration N/ M |\", torchtitan \"step: N  loss: ...\") "
+        "and no CSV header with a timestamp and a tokens/s column");
   return log;
 }
 
@@ -727,9 +752,11 @@ TrainingLog ReadTrainingLog(const std::string& path, bool allow_partial) {
 std::vector<std::string> TrainingLogNotes(const TrainingLog& log) {
   std::vector<std::string> notes;
   if (log.cut_last_line > 0)
-    notes.push_back(log.path + ":" + std::to_string(log.cut_last_line) + ": the file ends inside this line (the job stopped mid-write); it is ignored");
+    notes.push_back(log.path + ":" + std::to_string(log.cut_last_line) +
+                    ": the file ends inside this line (the job stopped mid-write); it is ignored");
   if (log.malformed_lines > 0)
-    notes.push_back(log.path + ": " + std::to_string(log.malformed_lines) + " malformed line(s) skipped (--allow-partial); the first: " + log.first_malformed);
+    notes.push_back(log.path + ": " + std::to_string(log.malformed_lines) +
+                    " malformed line(s) skipped (--allow-partial); the first: " + log.first_malformed);
   return notes;
 }
 

@@ -21,11 +21,11 @@ constexpr double kNotGiven = std::numeric_limits<double>::quiet_NaN();
 // elapsed time over that interval; `interval_iterations` is the distance to the previous logged
 // iteration (0 for the first line of the log, whose interval is unknown).
 struct IterationRecord {
-  int line = 0;                   // 1-based line in the file
-  int64_t iteration = -1;         // -1: the format has none (CSV)
-  int64_t train_iterations = 0;   // "N/ M": M; 0 when not printed
+  int line = 0;                  // 1-based line in the file
+  int64_t iteration = -1;        // -1: the format has none (CSV)
+  int64_t train_iterations = 0;  // "N/ M": M; 0 when not printed
   int64_t interval_iterations = 0;
-  double time_s = kNotGiven;      // timestamp of the line, seconds since the epoch (util/timestamp.h)
+  double time_s = kNotGiven;                   // timestamp of the line, seconds since the epoch (util/timestamp.h)
   double elapsed_per_iteration_s = kNotGiven;  // "elapsed time per iteration (ms)"
   double tflops_per_gpu = kNotGiven;           // "throughput per GPU (TFLOP/s/GPU)" / torchtitan "tflops"
   double tokens_per_s_per_gpu = kNotGiven;     // torchtitan "tps"; CSV tokens/s (as the file gives it)
@@ -51,11 +51,11 @@ struct CheckpointEvent {
 // One row of a "(min, max) time across ranks (ms):" block, e.g. "save-checkpoint ....: (12.3, 45.6)".
 struct TimerSample {
   int line = 0;
-  std::string name;          // "save-checkpoint", "forward-backward", ...
+  std::string name;  // "save-checkpoint", "forward-backward", ...
   double min_s = kNotGiven;
   double max_s = kNotGiven;
-  int64_t iteration = -1;    // the last iteration logged before the block
-  double time_s = kNotGiven; // the last timestamp seen before the block
+  int64_t iteration = -1;     // the last iteration logged before the block
+  double time_s = kNotGiven;  // the last timestamp seen before the block
 };
 
 // One StragglerDetector report line (megatron/core/utils.py, StragglerDetector.report): the
@@ -63,7 +63,7 @@ struct TimerSample {
 // utilisation, clock and estimated throughput.
 struct StragglerDetectorLine {
   int line = 0;
-  int64_t iteration = -1;    // the last iteration logged before it
+  int64_t iteration = -1;  // the last iteration logged before it
   double time_s = kNotGiven;
   double min_rtt_s = kNotGiven, max_rtt_s = kNotGiven;
   int min_rtt_rank = -1, max_rtt_rank = -1;
@@ -89,8 +89,8 @@ struct TrainingLog {
   std::vector<CheckpointEvent> checkpoints;
   std::vector<TimerSample> timers;
   std::vector<StragglerDetectorLine> stragglers;
-  int64_t lines = 0;            // lines read
-  int64_t skipped_lines = 0;    // lines that matched no pattern (ordinary log noise)
+  int64_t lines = 0;          // lines read
+  int64_t skipped_lines = 0;  // lines that matched no pattern (ordinary log noise)
   // The last line when the file ends inside it (no newline: a job killed mid-write) and it does
   // not parse: ignored; 0 when none.
   int64_t cut_last_line = 0;

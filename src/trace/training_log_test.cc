@@ -18,11 +18,15 @@ namespace {
 // Lines as Megatron-LM prints them (megatron/training/training.py training_log(), 2024 form).
 constexpr const char* kMegatron2024 =
     "using world size: 64, data-parallel size: 8\n"
-    " [2024-05-01 12:00:00] iteration    12010/  500000 | consumed samples:      6149120 | elapsed time per iteration (ms): 1234.5 | "
-    "throughput per GPU (TFLOP/s/GPU): 412.3 | learning rate: 1.000000E-04 | global batch size:   512 | lm loss: 2.345678E+00 | "
+    " [2024-05-01 12:00:00] iteration    12010/  500000 | consumed samples:      6149120 | elapsed time per iteration "
+    "(ms): 1234.5 | "
+    "throughput per GPU (TFLOP/s/GPU): 412.3 | learning rate: 1.000000E-04 | global batch size:   512 | lm loss: "
+    "2.345678E+00 | "
     "loss scale: 1.0 | grad norm: 0.321 | number of skipped iterations:   0 | number of nan iterations:   0 |\n"
-    " [2024-05-01 12:00:12] iteration    12020/  500000 | consumed samples:      6154240 | elapsed time per iteration (ms): 1200.0 | "
-    "throughput per GPU (TFLOP/s/GPU): 424.1 | learning rate: 1.000000E-04 | global batch size:   512 | lm loss: 2.300000E+00 | "
+    " [2024-05-01 12:00:12] iteration    12020/  500000 | consumed samples:      6154240 | elapsed time per iteration "
+    "(ms): 1200.0 | "
+    "throughput per GPU (TFLOP/s/GPU): 424.1 | learning rate: 1.000000E-04 | global batch size:   512 | lm loss: "
+    "2.300000E+00 | "
     "loss scale: 1.0 | grad norm: 0.300 | number of skipped iterations:   0 | number of nan iterations:   0 |\n";
 
 TEST(TrainingLog, ReadsMegatronIterationLines) {
@@ -65,7 +69,8 @@ TEST(TrainingLog, Reads2026FractionalSecondsAndLauncherPrefixes) {
 }
 
 TEST(TrainingLog, ReadsTimerBlocksAndCheckpointLines) {
-  const std::string text = std::string(kMegatron2024) +
+  const std::string text =
+      std::string(kMegatron2024) +
       "saving checkpoint at iteration   12020 to /ckpt in torch_dist format\n"
       "  successfully saved checkpoint from iteration   12020 to /ckpt [ t 0/8, p 0/1 ]\n"
       "(min, max) time across ranks (ms):\n"
@@ -106,7 +111,8 @@ TEST(TrainingLog, ReadsTimerBlocksAndCheckpointLines) {
 // megatron/core/utils.py StragglerDetector.report(): values "{:.2f}{unit}/{rank}".
 constexpr const char* kStragglerLine =
     "[2024-05-01 12:00:30] | MnRtt/Rnk: 1180.25ms/2 | MxRtt/Rnk: 1395.50ms/5 | MnPwr/Rnk: 590000.00W/5 | "
-    "MxPwr/Rnk: 700000.00W/1 | MnTmp/Rnk: 55.00C/3 | MxTmp/Rnk: 71.00C/5 | MnUtl/Rnk: 97.00%/5 | MxUtl/Rnk: 100.00%/0 | "
+    "MxPwr/Rnk: 700000.00W/1 | MnTmp/Rnk: 55.00C/3 | MxTmp/Rnk: 71.00C/5 | MnUtl/Rnk: 97.00%/5 | MxUtl/Rnk: 100.00%/0 "
+    "| "
     "MnClk/Rnk: 1410.00MHz/5 | MxClk/Rnk: 1980.00MHz/0 | MnDRtt/Rnk: 1.25ms/4 | MxDRtt/Rnk: 9.50ms/7 | "
     "MnEtpt/Rnk: 120.50TF/5 | MxEtpt/Rnk: 142.25TF/2\n";
 
@@ -145,8 +151,10 @@ TEST(TrainingLog, ReadsTorchtitanWithAndWithoutColours) {
       "\x1b[36mtflops: 71.50  \x1b[35mmfu: 7.23%\x1b[39m\n"
       "[rank0]:[titan] 2025-01-01 12:00:10,623 - root - INFO - step: 10  loss:  7.1234  memory: 30.12GiB(38.05%)  "
       "tps: 6,543  tflops: 1,300.12  mfu: N/A\n"
-      "[rank0]:[titan] 2025-01-01 12:00:11,000 - root - INFO - validate step: 10  loss:  7.5  memory: 30.12GiB(38.05%)  tps: 9,000\n"
-      "[titan] 2024-06-01 00:00:00,000 - root - INFO - step: 20  loss:  6.5000  memory: 30.12GiB(38.05%)  wps: 6,000  mfu: 30.35%\n";
+      "[rank0]:[titan] 2025-01-01 12:00:11,000 - root - INFO - validate step: 10  loss:  7.5  memory: 30.12GiB(38.05%) "
+      " tps: 9,000\n"
+      "[titan] 2024-06-01 00:00:00,000 - root - INFO - step: 20  loss:  6.5000  memory: 30.12GiB(38.05%)  wps: 6,000  "
+      "mfu: 30.35%\n";
   const TrainingLog log = ParseTrainingLog(text, "titan.log");
   EXPECT_EQ(log.format, TrainingLogFormat::kTorchtitan);
   ASSERT_EQ(log.iterations.size(), 3u);
@@ -170,7 +178,8 @@ TEST(TrainingLog, ReadsTorchtitanWithAndWithoutColours) {
 }
 
 TEST(TrainingLog, ReadsThroughputCsv) {
-  const TrainingLog a = ParseTrainingLog("timestamp,tokens_per_s\n2024-05-01 12:00:00,1000.5\n2024-05-01 12:00:01.5,990\n", "t.csv");
+  const TrainingLog a =
+      ParseTrainingLog("timestamp,tokens_per_s\n2024-05-01 12:00:00,1000.5\n2024-05-01 12:00:01.5,990\n", "t.csv");
   EXPECT_EQ(a.format, TrainingLogFormat::kThroughputCsv);
   ASSERT_EQ(a.iterations.size(), 2u);
   EXPECT_EQ(a.iterations[0].line, 2);
@@ -186,7 +195,8 @@ TEST(TrainingLog, ReadsThroughputCsv) {
 
 TEST(TrainingLog, LooksLikeDetectsByContent) {
   EXPECT_TRUE(LooksLikeTrainingLog(kMegatron2024));
-  EXPECT_TRUE(LooksLikeTrainingLog("[titan] 2025-01-01 12:00:00,123 - root - INFO - step: 10  loss:  7.1  memory: 1GiB(1%)  tps: 6,543\n"));
+  EXPECT_TRUE(LooksLikeTrainingLog(
+      "[titan] 2025-01-01 12:00:00,123 - root - INFO - step: 10  loss:  7.1  memory: 1GiB(1%)  tps: 6,543\n"));
   EXPECT_TRUE(LooksLikeTrainingLog("timestamp,tokens/s\n"));
   // A head cut in the middle of an iteration line still counts when an earlier one is whole.
   const std::string cut = std::string(kMegatron2024).substr(0, std::string(kMegatron2024).size() - 40);
@@ -195,9 +205,12 @@ TEST(TrainingLog, LooksLikeDetectsByContent) {
   EXPECT_FALSE(LooksLikeTrainingLog("#  out-of-place                       in-place\n"));
   EXPECT_FALSE(LooksLikeTrainingLog(""));
   // A long argument dump: the head ends before the first iteration line.
-  EXPECT_TRUE(LooksLikeTrainingLog("------------------------ arguments ------------------------\n  accumulate_allreduce_grads_in_fp32 .............. True\n"));
+  EXPECT_TRUE(
+      LooksLikeTrainingLog("------------------------ arguments ------------------------\n  "
+                           "accumulate_allreduce_grads_in_fp32 .............. True\n"));
   EXPECT_TRUE(LooksLikeTrainingLog("[rank0]:using world size: 64, data-parallel size: 8, context-parallel size: 1\n"));
-  EXPECT_TRUE(LooksLikeTrainingLog("[titan] 2025-01-01 12:00:00,123 - root - INFO - Starting job: Llama 3 8B training\n"));
+  EXPECT_TRUE(
+      LooksLikeTrainingLog("[titan] 2025-01-01 12:00:00,123 - root - INFO - Starting job: Llama 3 8B training\n"));
   EXPECT_FALSE(LooksLikeTrainingLog("[titan] is a word\n"));
   EXPECT_FALSE(LooksLikeTrainingLog("saving checkpoint at iteration 100 to /x\n"));
 }
@@ -205,7 +218,8 @@ TEST(TrainingLog, LooksLikeDetectsByContent) {
 // ---- broken input: one InputError line naming file, line and field ----
 
 TEST(TrainingLogBroken, TruncatedIterationLine) {
-  const std::string line = " [2024-05-01 12:00:00] iteration      100/  500000 | consumed samples:        51200 | elapsed time per iter";
+  const std::string line =
+      " [2024-05-01 12:00:00] iteration      100/  500000 | consumed samples:        51200 | elapsed time per iter";
   const std::string msg = InputErrorOf([&] { ParseTrainingLog(line, "t.log"); });
   EXPECT_CONTAINS(msg, "t.log:1:");
   EXPECT_CONTAINS(msg, "truncated");
@@ -215,19 +229,24 @@ TEST(TrainingLogBroken, TruncatedIterationLine) {
 // A job killed mid-write leaves its last line cut (no newline): the line is ignored with a note
 // (issue 32: the whole log was rejected); --allow-partial also skips malformed lines elsewhere.
 TEST(TrainingLog, CutLastLineIsIgnoredWithANote) {
-  const std::string cut = std::string(kMegatron2024) + " [2024-05-01 12:00:24] iteration    12030/  500000 | consumed samples:      6159360 | elapsed time per it";
+  const std::string cut =
+      std::string(kMegatron2024) +
+      " [2024-05-01 12:00:24] iteration    12030/  500000 | consumed samples:      6159360 | elapsed time per it";
   const TrainingLog log = ParseTrainingLog(cut, "train.log");
   EXPECT_EQ(log.iterations.size(), 2u);
   EXPECT_EQ(log.cut_last_line, 4);
   ASSERT_EQ(TrainingLogNotes(log).size(), 1u);
-  EXPECT_EQ(TrainingLogNotes(log)[0], "train.log:4: the file ends inside this line (the job stopped mid-write); it is ignored");
+  EXPECT_EQ(TrainingLogNotes(log)[0],
+            "train.log:4: the file ends inside this line (the job stopped mid-write); it is ignored");
   // The same line with its newline is malformed, not cut: an error unless allow_partial.
   const std::string bad = cut + "\n";
   EXPECT_CONTAINS(InputErrorOf([&] { ParseTrainingLog(bad, "train.log"); }), "train.log:4:");
-  const TrainingLog partial = ParseTrainingLog(bad + std::string(kMegatron2024).substr(std::string(kMegatron2024).find('\n') + 1), "train.log", true);
+  const TrainingLog partial = ParseTrainingLog(
+      bad + std::string(kMegatron2024).substr(std::string(kMegatron2024).find('\n') + 1), "train.log", true);
   EXPECT_EQ(partial.iterations.size(), 4u);
   EXPECT_EQ(partial.malformed_lines, 1);
-  EXPECT_CONTAINS(TrainingLogNotes(partial)[0], "train.log: 1 malformed line(s) skipped (--allow-partial); the first: train.log:4:");
+  EXPECT_CONTAINS(TrainingLogNotes(partial)[0],
+                  "train.log: 1 malformed line(s) skipped (--allow-partial); the first: train.log:4:");
   EXPECT_TRUE(TrainingLogNotes(ParseTrainingLog(kMegatron2024, "train.log")).empty());
 }
 
@@ -236,41 +255,56 @@ TEST(TrainingLogBroken, NonNumberAndNanAndOverflow) {
                     ParseTrainingLog("x\n iteration 100/ 200 | elapsed time per iteration (ms): abc |\n", "t.log");
                   }),
                   "t.log:2: elapsed time per iteration (ms): 'abc' is not a number");
-  EXPECT_CONTAINS(InputErrorOf([] { ParseTrainingLog(" iteration 100/ 200 | elapsed time per iteration (ms): nan |\n", "t.log"); }),
-                  "t.log:1: elapsed time per iteration (ms): 'nan' is not a finite number >= 0");
+  EXPECT_CONTAINS(
+      InputErrorOf([] { ParseTrainingLog(" iteration 100/ 200 | elapsed time per iteration (ms): nan |\n", "t.log"); }),
+      "t.log:1: elapsed time per iteration (ms): 'nan' is not a finite number >= 0");
   EXPECT_CONTAINS(InputErrorOf([] {
-                    ParseTrainingLog(" iteration 99999999999999999999/ 200 | elapsed time per iteration (ms): 1 |\n", "t.log");
+                    ParseTrainingLog(" iteration 99999999999999999999/ 200 | elapsed time per iteration (ms): 1 |\n",
+                                     "t.log");
                   }),
                   "t.log:1: iteration: '99999999999999999999' overflows a 64-bit integer");
-  EXPECT_CONTAINS(InputErrorOf([] {
-                    ParseTrainingLog(" iteration 1/ 2 | elapsed time per iteration (ms): 1e999 |\n", "t.log");
-                  }),
-                  "out of range");
+  EXPECT_CONTAINS(
+      InputErrorOf([] { ParseTrainingLog(" iteration 1/ 2 | elapsed time per iteration (ms): 1e999 |\n", "t.log"); }),
+      "out of range");
   EXPECT_CONTAINS(InputErrorOf([] { ParseTrainingLog(" iteration 1/ 2 | consumed samples: 10 |\n", "t.log"); }),
                   "t.log:1: elapsed time per iteration (ms): missing");
   EXPECT_CONTAINS(InputErrorOf([] {
-                    ParseTrainingLog(" iteration 1/ 2 | elapsed time per iteration (ms): 1 |\nsaving checkpoint at iteration x\n", "t.log");
+                    ParseTrainingLog(
+                        " iteration 1/ 2 | elapsed time per iteration (ms): 1 |\nsaving checkpoint at iteration x\n",
+                        "t.log");
                   }),
                   "t.log:2: saving checkpoint at iteration: no iteration number");
   EXPECT_CONTAINS(InputErrorOf([] {
-                    ParseTrainingLog(" iteration 1/ 2 | elapsed time per iteration (ms): 1 |\n(min, max) time across ranks (ms):\n"
-                                     "    save-checkpoint ................: (1.0, x)\n",
-                                     "t.log");
+                    ParseTrainingLog(
+                        " iteration 1/ 2 | elapsed time per iteration (ms): 1 |\n(min, max) time across ranks (ms):\n"
+                        "    save-checkpoint ................: (1.0, x)\n",
+                        "t.log");
                   }),
                   "t.log:3: timer save-checkpoint: 'x' is not a number");
-  EXPECT_CONTAINS(InputErrorOf([] { ParseTrainingLog("[titan] 2025-01-01 12:00:00,123 - root - INFO - step: x  loss: 1  tps: 5\n", "t.log"); }),
+  EXPECT_CONTAINS(InputErrorOf([] {
+                    ParseTrainingLog("[titan] 2025-01-01 12:00:00,123 - root - INFO - step: x  loss: 1  tps: 5\n",
+                                     "t.log");
+                  }),
                   "t.log:1: step: 'x' is not an integer");
 }
 
 // Issue 32: a timestamp that is no date, and iterations of 0 ms or 1e308 ms, were read.
 TEST(TrainingLogBroken, ImpossibleTimestampsAndIterationTimes) {
-  EXPECT_EQ(InputErrorOf([] { ParseTrainingLog(" [2024-13-45 99:99:99] iteration 1/ 2 | elapsed time per iteration (ms): 1 |\n", "t.log"); }),
+  EXPECT_EQ(InputErrorOf([] {
+              ParseTrainingLog(" [2024-13-45 99:99:99] iteration 1/ 2 | elapsed time per iteration (ms): 1 |\n",
+                               "t.log");
+            }),
             "t.log:1: timestamp: '2024-13-45 99:99:99' is not a date and time");
-  EXPECT_CONTAINS(InputErrorOf([] { ParseTrainingLog(" iteration 1/ 2 | elapsed time per iteration (ms): 0 |\n", "t.log"); }),
-                  "t.log:1: elapsed time per iteration (ms): '0' is not an iteration time (above 0, at most a day)");
-  EXPECT_CONTAINS(InputErrorOf([] { ParseTrainingLog(" iteration 1/ 2 | elapsed time per iteration (ms): 1e308 |\n", "t.log"); }),
-                  "'1e308' is not an iteration time");
-  EXPECT_EQ(ParseTrainingLog(" [2024-02-29 23:59:59] iteration 1/ 2 | elapsed time per iteration (ms): 86400000 |\n", "t.log").iterations.size(), 1u);
+  EXPECT_CONTAINS(
+      InputErrorOf([] { ParseTrainingLog(" iteration 1/ 2 | elapsed time per iteration (ms): 0 |\n", "t.log"); }),
+      "t.log:1: elapsed time per iteration (ms): '0' is not an iteration time (above 0, at most a day)");
+  EXPECT_CONTAINS(
+      InputErrorOf([] { ParseTrainingLog(" iteration 1/ 2 | elapsed time per iteration (ms): 1e308 |\n", "t.log"); }),
+      "'1e308' is not an iteration time");
+  EXPECT_EQ(
+      ParseTrainingLog(" [2024-02-29 23:59:59] iteration 1/ 2 | elapsed time per iteration (ms): 86400000 |\n", "t.log")
+          .iterations.size(),
+      1u);
 }
 
 TEST(TrainingLogBroken, TruncatedStragglerLine) {
@@ -279,11 +313,14 @@ TEST(TrainingLogBroken, TruncatedStragglerLine) {
   const std::string msg = InputErrorOf([&] { ParseTrainingLog(text, "t.log"); });
   EXPECT_CONTAINS(msg, "t.log:4: 'MxUtl/Rn'");
   EXPECT_CONTAINS(msg, "truncated line?");
-  const std::string whole_fields = std::string(kMegatron2024) + std::string(kStragglerLine).substr(0, std::string(kStragglerLine).find(" | MnEtpt")) + "\n";
+  const std::string whole_fields =
+      std::string(kMegatron2024) +
+      std::string(kStragglerLine).substr(0, std::string(kStragglerLine).find(" | MnEtpt")) + "\n";
   EXPECT_CONTAINS(InputErrorOf([&] { ParseTrainingLog(whole_fields, "t.log"); }),
                   "t.log:4: MnEtpt/Rnk: missing from the StragglerDetector line");
   const std::string bad = std::string(kMegatron2024) + "| MnRtt/Rnk: 12.00s/1 | MxRtt/Rnk: 1.00ms/2 |\n";
-  EXPECT_CONTAINS(InputErrorOf([&] { ParseTrainingLog(bad, "t.log"); }), "t.log:4: MnRtt/Rnk: '12.00s/1' does not have the unit \"ms\"");
+  EXPECT_CONTAINS(InputErrorOf([&] { ParseTrainingLog(bad, "t.log"); }),
+                  "t.log:4: MnRtt/Rnk: '12.00s/1' does not have the unit \"ms\"");
 }
 
 TEST(TrainingLogBroken, EmptyGarbageAndWrongHeader) {
@@ -292,17 +329,20 @@ TEST(TrainingLogBroken, EmptyGarbageAndWrongHeader) {
   for (int i = 0; i < 4096; ++i) garbage += static_cast<char>((i * 7919) % 256);
   EXPECT_CONTAINS(InputErrorOf([&] { ParseTrainingLog(garbage, "g.bin"); }), "g.bin: no training iteration line");
   // A CSV header without a tokens/s column is not a throughput CSV.
-  EXPECT_CONTAINS(InputErrorOf([] { ParseTrainingLog("timestamp,loss\n2024-05-01 12:00:00,1\n", "w.csv"); }), "w.csv: no training iteration line");
+  EXPECT_CONTAINS(InputErrorOf([] { ParseTrainingLog("timestamp,loss\n2024-05-01 12:00:00,1\n", "w.csv"); }),
+                  "w.csv: no training iteration line");
   EXPECT_CONTAINS(InputErrorOf([] { ParseTrainingLog("timestamp,tokens_per_s\n2024-05-01 12:00:00,fast\n", "w.csv"); }),
                   "w.csv:2: tokens_per_s: 'fast' is not a number");
   EXPECT_CONTAINS(InputErrorOf([] { ParseTrainingLog("timestamp,tokens_per_s\nyesterday,5\n", "w.csv"); }),
                   "w.csv:2: timestamp: 'yesterday' is neither epoch seconds");
-  EXPECT_CONTAINS(InputErrorOf([] { ParseTrainingLog("timestamp,tokens_per_s\n2024-05-01 12:00:00\n", "w.csv"); }), "w.csv");
+  EXPECT_CONTAINS(InputErrorOf([] { ParseTrainingLog("timestamp,tokens_per_s\n2024-05-01 12:00:00\n", "w.csv"); }),
+                  "w.csv");
   EXPECT_CONTAINS(InputErrorOf([] { ParseTrainingLog("timestamp,tokens_per_s\n", "w.csv"); }), "w.csv: no data row");
 }
 
 TEST(TrainingLogBroken, MissingFileAndTruncatedGzip) {
-  EXPECT_CONTAINS(InputErrorOf([] { ReadTrainingLog("/nonexistent/train.log"); }), "/nonexistent/train.log: cannot read");
+  EXPECT_CONTAINS(InputErrorOf([] { ReadTrainingLog("/nonexistent/train.log"); }),
+                  "/nonexistent/train.log: cannot read");
   const std::string path = (std::filesystem::temp_directory_path() / "paratune_training_log_test.log.gz").string();
   gzFile f = gzopen(path.c_str(), "wb");
   ASSERT_NE(f, nullptr);

@@ -40,14 +40,18 @@ constexpr double BusBandwidthFactor(Collective c, int n) {
   if (n < 1) return 0;
   const double nd = n;
   switch (c) {
-    case Collective::kAllReduce: return 2.0 * (nd - 1) / nd;
+    case Collective::kAllReduce:
+      return 2.0 * (nd - 1) / nd;
     case Collective::kAllGather:
     case Collective::kReduceScatter:
-    case Collective::kAllToAll: return (nd - 1) / nd;
+    case Collective::kAllToAll:
+      return (nd - 1) / nd;
     case Collective::kBroadcast:
     case Collective::kReduce:
-    case Collective::kSendRecv: return 1.0;
-    case Collective::kOther: return 0;
+    case Collective::kSendRecv:
+      return 1.0;
+    case Collective::kOther:
+      return 0;
   }
   return 0;
 }

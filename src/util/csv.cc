@@ -34,8 +34,7 @@ std::vector<CsvRow> ParseCsv(std::string_view text, const std::string& where) {
   while (i < n) {
     const char c = text[i];
     if (c == '"') {
-      if (!field.empty())
-        throw InputError(where + ":" + std::to_string(line) + ": quote inside an unquoted field");
+      if (!field.empty()) throw InputError(where + ":" + std::to_string(line) + ": quote inside an unquoted field");
       const int start_line = line;
       ++i;
       bool closed = false;
@@ -53,8 +52,7 @@ std::vector<CsvRow> ParseCsv(std::string_view text, const std::string& where) {
         if (text[i] == '\n') ++line;
         field += text[i++];
       }
-      if (!closed)
-        throw InputError(where + ":" + std::to_string(start_line) + ": unterminated quoted field");
+      if (!closed) throw InputError(where + ":" + std::to_string(start_line) + ": unterminated quoted field");
       row_has_content = true;
       if (i < n && text[i] != ',' && text[i] != '\n' && text[i] != '\r')
         throw InputError(where + ":" + std::to_string(line) + ": text after a closing quote");

@@ -28,7 +28,7 @@ size_t EditDistanceWithin(std::string_view a, std::string_view b, size_t limit) 
   for (size_t j = 0; j <= std::min(m, limit); ++j) row[j] = j;
   for (size_t i = 1; i <= n; ++i) {
     const size_t lo = i > limit ? i - limit : 1, hi = std::min(m, i + limit);
-    size_t diag = row[lo - 1];  // row[i-1][lo-1]
+    size_t diag = row[lo - 1];            // row[i-1][lo-1]
     row[lo - 1] = i <= limit ? i : kOut;  // row[i][lo-1]: outside the band beyond the first column
     size_t best = row[lo - 1];
     for (size_t j = lo; j <= hi; ++j) {

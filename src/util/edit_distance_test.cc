@@ -15,13 +15,24 @@ TEST(EditDistance, Levenshtein) {
 
 // The banded distance agrees with the full one within its limit, and says limit + 1 beyond it.
 TEST(EditDistance, WithinALimit) {
-  const char* words[] = {"", "a", "kitten", "sitting", "flaw", "lawn", "--num-layers", "--num-layer", "--tensor-model-parallel-size",
-                         "--tensor-model-paralel-size", "--pipeline-model-parallel-size", "xyz"};
+  const char* words[] = {"",
+                         "a",
+                         "kitten",
+                         "sitting",
+                         "flaw",
+                         "lawn",
+                         "--num-layers",
+                         "--num-layer",
+                         "--tensor-model-parallel-size",
+                         "--tensor-model-paralel-size",
+                         "--pipeline-model-parallel-size",
+                         "xyz"};
   for (const char* a : words)
     for (const char* b : words)
       for (size_t limit : {0u, 1u, 2u, 3u, 5u, 40u}) {
         const size_t full = EditDistance(a, b);
-        EXPECT_EQ(EditDistanceWithin(a, b, limit), full <= limit ? full : limit + 1) << a << " / " << b << " / " << limit;
+        EXPECT_EQ(EditDistanceWithin(a, b, limit), full <= limit ? full : limit + 1)
+            << a << " / " << b << " / " << limit;
       }
 }
 

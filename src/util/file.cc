@@ -93,7 +93,9 @@ std::string GzRead(const std::string& path, size_t limit, bool whole) {
   }
   const bool more = whole && gzread(f, buf, 1) > 0;
   gzclose(f);
-  if (more) throw InputError(path + ": larger than " + std::to_string(limit >> 20) + " MiB after decompression; refusing to read it whole");
+  if (more)
+    throw InputError(path + ": larger than " + std::to_string(limit >> 20) +
+                     " MiB after decompression; refusing to read it whole");
   return out;
 }
 
@@ -125,7 +127,8 @@ void WriteThrough(const std::string& path, const std::string& content, bool fifo
   const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | (fifo ? O_NONBLOCK : 0));
   if (fd < 0) {
     const int err = errno;
-    throw InputError(path + ": cannot write: " + (fifo && err == ENXIO ? std::string("no process is reading this FIFO") : Reason(err)));
+    throw InputError(path + ": cannot write: " +
+                     (fifo && err == ENXIO ? std::string("no process is reading this FIFO") : Reason(err)));
   }
   if (fifo) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   const bool ok = WriteAll(fd, content);
@@ -136,7 +139,8 @@ void WriteThrough(const std::string& path, const std::string& content, bool fifo
 
 // A regular file (new or existing; `existing` has its mode): a temporary file beside it,
 // renamed over it once every byte is written and closed.
-void WriteReplacing(const std::string& shown, const std::string& target, const std::string& content, const struct stat* existing) {
+void WriteReplacing(const std::string& shown, const std::string& target, const std::string& content,
+                    const struct stat* existing) {
   const std::string tmp = target + ".tmp" + std::to_string(::getpid());
   const mode_t mode = existing ? (existing->st_mode & 07777) : 0666;
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
@@ -168,7 +172,8 @@ void WriteFileAtomic(const std::string& path, const std::string& content) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     const int err = errno;
-    throw InputError(path + ": cannot write: " + (err == ENOENT ? std::string("symbolic link to a missing file") : Reason(err)));
+    throw InputError(
+        path + ": cannot write: " + (err == ENOENT ? std::string("symbolic link to a missing file") : Reason(err)));
   }
   if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) return WriteThrough(path, content, S_ISFIFO(st.st_mode));
   if (!S_ISREG(st.st_mode)) throw InputError(path + ": cannot write: " + KindOf(st.st_mode));

@@ -10,7 +10,8 @@ namespace {
 // "schema" first, and otherwise byte for byte what dump() writes (same indentation, nesting and
 // escapes), so the document reads back equal.
 TEST(DocumentText, SchemaComesFirst) {
-  const nlohmann::json doc = {{"ranks", {{{"rank", 0}, {"busy", {1, 2}}}}}, {"schema", "paratune.analyze/1"}, {"a", "x\ny"}};
+  const nlohmann::json doc = {
+      {"ranks", {{{"rank", 0}, {"busy", {1, 2}}}}}, {"schema", "paratune.analyze/1"}, {"a", "x\ny"}};
   EXPECT_EQ(DocumentText(doc, 2),
             "{\n"
             "  \"schema\": \"paratune.analyze/1\",\n"

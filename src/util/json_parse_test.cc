@@ -22,7 +22,8 @@ TEST(ParseJson, AcceptsUpToTheDepthLimit) {
 // The 600 KB document nested 100,000 deep that killed serve (issue 32) is refused on one line;
 // so are 65 objects one inside the other.
 TEST(ParseJson, RefusesDeeperThanTheLimit) {
-  EXPECT_EQ(InputErrorOf([] { ParseJson(Nested(100000), "deep.json"); }), "deep.json: JSON nested deeper than 64 levels");
+  EXPECT_EQ(InputErrorOf([] { ParseJson(Nested(100000), "deep.json"); }),
+            "deep.json: JSON nested deeper than 64 levels");
   std::string objects;
   for (int i = 0; i < 65; ++i) objects += "{\"k\":";
   objects += '1';

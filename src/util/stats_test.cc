@@ -34,10 +34,10 @@ TEST(Stats, SampleStandardDeviation) {
 
 TEST(Stats, NearestRankPercentile) {
   const std::vector<double> v = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
-  EXPECT_DOUBLE_EQ(NearestRankPercentile(v, 0.9), 9.0);   // rank ceil(9) = 9
+  EXPECT_DOUBLE_EQ(NearestRankPercentile(v, 0.9), 9.0);    // rank ceil(9) = 9
   EXPECT_DOUBLE_EQ(NearestRankPercentile(v, 0.91), 10.0);  // rank ceil(9.1) = 10
-  EXPECT_DOUBLE_EQ(NearestRankPercentile(v, 0.05), 1.0);  // rank ceil(0.5) = 1
-  EXPECT_DOUBLE_EQ(NearestRankPercentile(v, 0.0), 1.0);   // rank 0 counts as the first
+  EXPECT_DOUBLE_EQ(NearestRankPercentile(v, 0.05), 1.0);   // rank ceil(0.5) = 1
+  EXPECT_DOUBLE_EQ(NearestRankPercentile(v, 0.0), 1.0);    // rank 0 counts as the first
   EXPECT_DOUBLE_EQ(NearestRankPercentile({0.3}, 0.9), 0.3);
   EXPECT_TRUE(std::isnan(NearestRankPercentile({}, 0.9)));
 }

@@ -13,8 +13,8 @@
 #include "util/error.h"
 
 #ifndef EXPECT_CONTAINS
-#define EXPECT_CONTAINS(hay, needle)                                          \
-  EXPECT_NE(std::string(hay).find(needle), std::string::npos)                 \
+#define EXPECT_CONTAINS(hay, needle)                          \
+  EXPECT_NE(std::string(hay).find(needle), std::string::npos) \
       << "message: \"" << (hay) << "\"\n does not contain: \"" << (needle) << "\""
 #endif
 
@@ -23,8 +23,8 @@
 // skips the test with a message naming the missing path, so that a clone without ../shared
 // passes. Tests that cannot do without a real trace use the small copies under testdata/
 // instead (TestDataPath).
-#define PARATUNE_SHARED_OR_SKIP(var, relative)                         \
-  const std::string var = ::paratune::SharedPathIfPresent(relative);    \
+#define PARATUNE_SHARED_OR_SKIP(var, relative)                       \
+  const std::string var = ::paratune::SharedPathIfPresent(relative); \
   if (var.empty()) GTEST_SKIP() << ::paratune::MissingSharedMessage(relative)
 
 namespace paratune {
@@ -57,11 +57,14 @@ inline std::string SharedPathIfPresent(const std::string& relative) {
 }
 
 inline std::string MissingSharedMessage(const std::string& relative) {
-  return "skipped: needs " + SharedDataDir() + "/" + relative + ", which is absent (../shared is not beside this checkout)";
+  return "skipped: needs " + SharedDataDir() + "/" + relative +
+         ", which is absent (../shared is not beside this checkout)";
 }
 
 // A committed fixture: testdata/README.md gives each file's source and licence.
-inline std::string TestDataPath(const std::string& relative) { return std::string(PARATUNE_SOURCE_DIR) + "/testdata/" + relative; }
+inline std::string TestDataPath(const std::string& relative) {
+  return std::string(PARATUNE_SOURCE_DIR) + "/testdata/" + relative;
+}
 #endif
 
 // Runs `f`, expects an InputError and returns its message (checked to be a single line).

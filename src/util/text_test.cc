@@ -24,7 +24,7 @@ TEST(Text, EqualsAsciiNoCaseIgnoresOnlyTheCaseOfAToZ) {
   EXPECT_TRUE(EqualsAsciiNoCase("A100-SXM4-80GB", "a100-sxm4-80gb"));
   EXPECT_TRUE(EqualsAsciiNoCase("", ""));
   EXPECT_FALSE(EqualsAsciiNoCase("nan", "nan "));
-  EXPECT_FALSE(EqualsAsciiNoCase("[", "{"));  // '[' is 'Z' + 1, not 'z' + 1 lower-cased
+  EXPECT_FALSE(EqualsAsciiNoCase("[", "{"));                // '[' is 'Z' + 1, not 'z' + 1 lower-cased
   EXPECT_FALSE(EqualsAsciiNoCase("\xC3\x89", "\xC3\xA9"));  // UTF-8 É and é: bytes, not letters
 }
 

@@ -23,7 +23,7 @@ constexpr Bound kBounds[] = {
     // 0.45-0.51 for large shapes at 4,096 tokens (MooreThreads/SimuMax,
     // configs/system/b200_bf16_ceperm.json, accurate_efficient_factor).
     {&Calibration::gemm_bf16, 0.45, 0.85},
-    {&Calibration::gemm_fp8, 0.45, 0.80},   // FP8 GEMMs reach a lower fraction than BF16 (scaling, casts)
+    {&Calibration::gemm_fp8, 0.45, 0.80},  // FP8 GEMMs reach a lower fraction than BF16 (scaling, casts)
     {&Calibration::gemm_fp4, 0.35, 0.75},
     {&Calibration::attention, 0.25, 0.75},  // FlashAttention-2 on Hopper ~35%, FA3/cuDNN ~75% forward
     {&Calibration::hbm, 0.50, 0.95},        // streaming kernels
@@ -87,7 +87,8 @@ CalibrationFit FitCalibration(const std::vector<PublishedRun>& all, int rounds, 
   std::map<std::string, std::vector<PublishedRun>> by_gen;
   for (const PublishedRun& r : all)
     if (r.modelable && r.confidence != "low") by_gen[r.cluster.gpu.generation].push_back(r);
-  if (by_gen.empty()) throw InputError("no row can be used for the fit (none is modelable with medium or high confidence)");
+  if (by_gen.empty())
+    throw InputError("no row can be used for the fit (none is modelable with medium or high confidence)");
   CalibrationFit fit;
   const int64_t total = static_cast<int64_t>(by_gen.size()) * rounds;
   int64_t done = 0;
@@ -96,16 +97,15 @@ CalibrationFit FitCalibration(const std::vector<PublishedRun>& all, int rounds, 
     // Which fractions these rows can inform: a GEMM fraction only if a row's precision uses it.
     std::vector<double Calibration::*> fields;
     for (const CalibrationField& f : kCalibrationFields) {
-      const bool gemm = f.value == &Calibration::gemm_bf16 || f.value == &Calibration::gemm_fp8 ||
-                        f.value == &Calibration::gemm_fp4;
+      const bool gemm =
+          f.value == &Calibration::gemm_bf16 || f.value == &Calibration::gemm_fp8 || f.value == &Calibration::gemm_fp4;
       const bool used = !gemm || std::any_of(runs.begin(), runs.end(), [&](const PublishedRun& r) {
         return GemmFraction(r.training.precision) == f.value;
       });
       // The NCCL SM share is a count (channels over SMs, calibration_initial.toml), not fitted: the
       // rows cannot tell it from the GEMM fractions and drive it to a bound.
       const bool counted = f.value == &Calibration::nccl_sm_share;
-      const bool allowed =
-          !counted && (fractions == FitFractions::kAll || (fractions == FitFractions::kGemm && gemm));
+      const bool allowed = !counted && (fractions == FitFractions::kAll || (fractions == FitFractions::kGemm && gemm));
       if (used && allowed) fields.push_back(f.value);
     }
     Score best = Evaluate(runs, c);

@@ -55,12 +55,17 @@ nlohmann::json ErrorStatsJson(const ErrorStats& s) {
 }  // namespace
 
 nlohmann::json CrossValidationJson(const CrossValidation& cv, const std::string& files) {
-  nlohmann::json j = {{"schema", "paratune.cross_validation/1"}, {"files", files}, {"group", "source"},
-                      {"in_sample", ErrorStatsJson(cv.in_sample)}, {"held_out", ErrorStatsJson(cv.held_out)},
+  nlohmann::json j = {{"schema", "paratune.cross_validation/1"},
+                      {"files", files},
+                      {"group", "source"},
+                      {"in_sample", ErrorStatsJson(cv.in_sample)},
+                      {"held_out", ErrorStatsJson(cv.held_out)},
                       {"sources", nlohmann::json::array()}};
   for (const SourceHoldout& h : cv.sources)
-    j["sources"].push_back({{"source", h.source}, {"in_sample", ErrorStatsJson(h.in_sample)},
-                            {"held_out", ErrorStatsJson(h.held_out)}, {"uncovered_generations", h.uncovered_generations}});
+    j["sources"].push_back({{"source", h.source},
+                            {"in_sample", ErrorStatsJson(h.in_sample)},
+                            {"held_out", ErrorStatsJson(h.held_out)},
+                            {"uncovered_generations", h.uncovered_generations}});
   return j;
 }
 

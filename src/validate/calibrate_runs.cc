@@ -45,8 +45,8 @@ bool SameCalibration(const Calibration& a, const Calibration& b) {
 
 }  // namespace
 
-RunsCalibration CalibrateFromRuns(const std::vector<PublishedRun>& all, int rounds, Progress* progress,
-                                  int threads, std::optional<FitFractions> only, bool nested) {
+RunsCalibration CalibrateFromRuns(const std::vector<PublishedRun>& all, int rounds, Progress* progress, int threads,
+                                  std::optional<FitFractions> only, bool nested) {
   if (rounds < kMinCalibrationRounds || rounds > kMaxCalibrationRounds)
     throw InputError(fmt::format("`rounds` must be between {} and {}, got {}", kMinCalibrationRounds,
                                  kMaxCalibrationRounds, rounds));
@@ -72,16 +72,19 @@ RunsCalibration CalibrateFromRuns(const std::vector<PublishedRun>& all, int roun
     out.rows.push_back({r.id, r.cluster.gpu.generation, r.target_tokens_per_s_per_gpu, before, 0, 0});
   }
   if (runs.size() < 2)
-    throw InputError(fmt::format("calibrating needs at least 2 usable runs (modelable, confidence not low, a layout "
-                                 "the cost model accepts), got {}",
-                                 runs.size()));
+    throw InputError(
+        fmt::format("calibrating needs at least 2 usable runs (modelable, confidence not low, a layout "
+                    "the cost model accepts), got {}",
+                    runs.size()));
 
   // Per set of fractions tried, the fit on all runs (index n) and the n leave-one-out fits, all
   // in parallel: each is independent. "none" needs no fit: the starting calibration.
   const size_t n = runs.size();
   std::vector<FitFractions> sets;
-  if (only) sets = {*only};
-  else sets = {FitFractions::kNone, FitFractions::kGemm, FitFractions::kAll};
+  if (only)
+    sets = {*only};
+  else
+    sets = {FitFractions::kNone, FitFractions::kGemm, FitFractions::kAll};
   std::vector<FitFractions> fitted;
   for (FitFractions f : sets)
     if (f != FitFractions::kNone) fitted.push_back(f);
@@ -103,7 +106,8 @@ RunsCalibration CalibrateFromRuns(const std::vector<PublishedRun>& all, int roun
     ReportProgress(progress, "calibrating, fit", d, jobs);
   });
 
-  for (size_t i = 0; i < n; ++i) out.mape_before += RunApe(out.rows[i].before, out.rows[i].measured_tokens_per_s_per_gpu) / n;
+  for (size_t i = 0; i < n; ++i)
+    out.mape_before += RunApe(out.rows[i].before, out.rows[i].measured_tokens_per_s_per_gpu) / n;
   size_t next_fit = 0;
   for (FitFractions f : sets) {
     RunsCalibrationCandidate c;
@@ -166,7 +170,8 @@ RunsCalibration CalibrateFromRuns(const std::vector<PublishedRun>& all, int roun
       ReportProgress(progress, "calibrating, nested", d, static_cast<int64_t>(n));
     });
     out.mape_nested = 0;
-    for (size_t i = 0; i < n; ++i) out.mape_nested += RunApe(out.nested[i], out.rows[i].measured_tokens_per_s_per_gpu) / n;
+    for (size_t i = 0; i < n; ++i)
+      out.mape_nested += RunApe(out.nested[i], out.rows[i].measured_tokens_per_s_per_gpu) / n;
   }
   return out;
 }

@@ -28,8 +28,8 @@ struct RunsCalibrationRow {
 // One set of fractions tried: its fit on all runs and its errors (fractions, 0.05 = 5%).
 struct RunsCalibrationCandidate {
   FitFractions fractions = FitFractions::kNone;
-  CalibrationFit fit;            // on all rows; rounded to the 3 decimals the TOML writes
-  std::vector<double> after;     // per row, as RunsCalibrationRow
+  CalibrationFit fit;         // on all rows; rounded to the 3 decimals the TOML writes
+  std::vector<double> after;  // per row, as RunsCalibrationRow
   std::vector<double> loo;
   double mape_after = 0;
   double mape_loo = 0;
@@ -39,7 +39,7 @@ struct RunsCalibration {
   CalibrationFit fit;  // the chosen candidate's fit on all rows
   FitFractions chosen = FitFractions::kNone;
   int rounds = 0;
-  std::vector<RunsCalibrationRow> rows;  // the runs used, in input order
+  std::vector<RunsCalibrationRow> rows;              // the runs used, in input order
   std::vector<RunsCalibrationCandidate> candidates;  // none, gemm, all (those tried)
   // Mean absolute percentage errors over `rows` (fractions) of the chosen candidate.
   double mape_before = 0;

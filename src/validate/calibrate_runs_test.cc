@@ -190,8 +190,7 @@ TEST(CalibrateFromRuns, TomlIsAHardwareOverrideThatReproducesTheFit) {
   for (size_t i = 0; i < runs.size(); ++i) {
     PublishedRun r = runs[i];
     r.cluster = hw.Cluster(r.gpu_name, r.num_gpus);
-    EXPECT_EQ(EstimateStep(r.model, r.cluster, r.training, r.layout).tokens_per_s_per_gpu, rc.rows[i].after)
-        << r.id;
+    EXPECT_EQ(EstimateStep(r.model, r.cluster, r.training, r.layout).tokens_per_s_per_gpu, rc.rows[i].after) << r.id;
   }
 }
 
@@ -199,7 +198,8 @@ TEST(CalibrateFromRuns, BadInput) {
   const HardwareCatalog hw = HardwareCatalog::BuiltIn();
   Calibration truth;
   std::vector<PublishedRun> runs = SlowGemmRuns(hw, 0.9, truth);
-  EXPECT_CONTAINS(InputErrorOf([&] { CalibrateFromRuns({runs.front()}, 2); }), "at least 2 usable runs (modelable, confidence not low, a layout the cost model accepts), got 1");
+  EXPECT_CONTAINS(InputErrorOf([&] { CalibrateFromRuns({runs.front()}, 2); }),
+                  "at least 2 usable runs (modelable, confidence not low, a layout the cost model accepts), got 1");
   EXPECT_CONTAINS(InputErrorOf([&] { CalibrateFromRuns(runs, 0); }), "`rounds` must be between 1 and 15, got 0");
   runs[1].cluster.gpu.calibration.hbm = 0.6;
   EXPECT_EQ(InputErrorOf([&] { CalibrateFromRuns(runs, 2); }),
@@ -228,10 +228,11 @@ RunsCalibration Timed(const std::string& name, Fit fit) {
   const auto t0 = std::chrono::steady_clock::now();
   const RunsCalibration rc = fit();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("%s: %zu runs, %d rounds, %.1f s: MAPE before %.2f%%, after %.2f%%, leave-one-out %.2f%% (%s), "
-              "nested %.2f%%\n",
-              name.c_str(), rc.rows.size(), rc.rounds, seconds, 100 * rc.mape_before, 100 * rc.mape_after,
-              100 * rc.mape_loo, kFitFractionsNames.Name(rc.chosen), 100 * rc.mape_nested);
+  std::printf(
+      "%s: %zu runs, %d rounds, %.1f s: MAPE before %.2f%%, after %.2f%%, leave-one-out %.2f%% (%s), "
+      "nested %.2f%%\n",
+      name.c_str(), rc.rows.size(), rc.rounds, seconds, 100 * rc.mape_before, 100 * rc.mape_after, 100 * rc.mape_loo,
+      kFitFractionsNames.Name(rc.chosen), 100 * rc.mape_nested);
   return rc;
 }
 
@@ -241,7 +242,8 @@ RunsCalibration Timed(const std::string& name, Fit fit) {
 // is for (2026-12-03: 2.69% before, 2.45% held out with the cluster's own fit).
 TEST(CalibrateFromRuns, SimuMaxB200ClusterKeepsTheCatalog) {
   PARATUNE_SHARED_OR_SKIP(csv, "validation/simumax_runs_dev.csv");
-  const RunsCalibration rc = Timed("SimuMax-B200", [&] { return CalibrateCluster(csv, "SimuMax-B200-release-v1.2", 6); });
+  const RunsCalibration rc =
+      Timed("SimuMax-B200", [&] { return CalibrateCluster(csv, "SimuMax-B200-release-v1.2", 6); });
   EXPECT_EQ(rc.rows.size(), 12u);
   EXPECT_LT(rc.mape_before, 0.03);
   EXPECT_EQ(rc.chosen, FitFractions::kNone);
@@ -253,7 +255,8 @@ TEST(CalibrateFromRuns, SimuMaxB200ClusterKeepsTheCatalog) {
 // in-sample: the cluster's own fit lowers the error, held out as well (2026-12-05: 7.2%).
 TEST(CalibrateFromRuns, MegatronH100ClusterLeaveOneOut) {
   PARATUNE_SHARED_OR_SKIP(csv, "validation/published_runs_dev.csv");
-  const RunsCalibration rc = Timed("MegatronLM-H100", [&] { return CalibrateCluster(csv, "MegatronLM-README-H100", 6); });
+  const RunsCalibration rc =
+      Timed("MegatronLM-H100", [&] { return CalibrateCluster(csv, "MegatronLM-README-H100", 6); });
   EXPECT_EQ(rc.rows.size(), 9u);
   EXPECT_LT(rc.mape_after, rc.mape_before);
   EXPECT_LT(rc.mape_loo, rc.mape_before);
@@ -280,7 +283,8 @@ TEST(CalibrateFromRuns, MosaicMlH100ClusterLeaveOneOut) {
 // on the 2-core box, over the 600 s test limit under AddressSanitizer, so asserted in release.
 TEST(CalibrateFromRuns, MosaicMlH100ClusterNestedLeaveOneOut) {
   PARATUNE_SHARED_OR_SKIP(csv, "validation/published_runs_dev.csv");
-  if (kSanitizerBuild) GTEST_SKIP() << "skipped in a sanitizer build: the nested fit is arithmetic only, asserted by the release run";
+  if (kSanitizerBuild)
+    GTEST_SKIP() << "skipped in a sanitizer build: the nested fit is arithmetic only, asserted by the release run";
   const RunsCalibration rc = Timed("MosaicML-H100", [&] {
     return CalibrateFromRuns(MosaicMlH100Runs(csv), 6, nullptr, 0, std::nullopt, /*nested=*/true);
   });

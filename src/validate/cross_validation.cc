@@ -34,7 +34,8 @@ std::vector<double> Errors(const ValidationReport& rep) {
 CrossValidation CrossValidateBySource(const std::vector<PublishedRun>& runs, int rounds, Progress* progress) {
   std::vector<std::string> sources;
   for (const PublishedRun& r : runs)
-    if (r.modelable && std::find(sources.begin(), sources.end(), r.source) == sources.end()) sources.push_back(r.source);
+    if (r.modelable && std::find(sources.begin(), sources.end(), r.source) == sources.end())
+      sources.push_back(r.source);
   if (sources.size() < 2)
     throw InputError("cross-validation by source needs rows of at least two sources, got " +
                      std::to_string(sources.size()));

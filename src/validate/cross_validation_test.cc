@@ -61,7 +61,7 @@ TEST(StackMap, RowsGetTheirStacksFeatures) {
   EXPECT_EQ(eager.layout.stack.kernels, Kernels::kEager);
   EXPECT_EQ(eager.layout.attention_kernel, AttentionKernel::kSdpa);
   EXPECT_EQ(Row(runs, "TT-T1-02").layout.stack.kernels, Kernels::kCompiled);
-  EXPECT_TRUE(Row(runs, "TT-T4-02").layout.overlap_tp_comm);   // "2D + AsyncTP"
+  EXPECT_TRUE(Row(runs, "TT-T4-02").layout.overlap_tp_comm);  // "2D + AsyncTP"
   EXPECT_FALSE(Row(runs, "TT-T4-01").layout.overlap_tp_comm);
   const PublishedRun& b200 = Row(runs, "MB2511-B200-11");  // 25.11 Qwen3 on B200
   EXPECT_EQ(b200.layout.stack.cuda_graphs, CudaGraphs::kStatic);
@@ -78,7 +78,8 @@ TEST(StackMap, RowsGetTheirStacksFeatures) {
   EXPECT_EQ(Row(runs, "MB2511-GB200-13").layout.stack.cuda_graphs, CudaGraphs::kFull);       // Llama 3 8B
   // GPT-OSS's recompute_modules [layernorm, moe_act] run as selective recomputation from 26.02;
   // 25.11's scripts set the modules without a granularity (no recomputation).
-  const uint8_t norm_act = RecomputeModuleBit(RecomputeModule::kLayernorm) | RecomputeModuleBit(RecomputeModule::kMoeAct);
+  const uint8_t norm_act =
+      RecomputeModuleBit(RecomputeModule::kLayernorm) | RecomputeModuleBit(RecomputeModule::kMoeAct);
   for (const char* id : {"MBARC-2604-GB200-02", "MBARC-2604-B200-01", "MBARC-2604-H100-01", "MBARC-2602-B200-02"}) {
     EXPECT_EQ(Row(runs, id).layout.recompute, Recompute::kSelective) << id;
     EXPECT_EQ(Row(runs, id).layout.recompute_modules, norm_act) << id;

@@ -17,17 +17,43 @@
 namespace paratune {
 namespace {
 
-const char* const kColumns[] = {
-    "id", "source", "model", "arch", "layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab",
-    "seq_len", "num_experts", "topk", "gpu", "num_gpus", "gpus_per_node", "tp", "pp", "vp", "dp", "cp",
-    "ep", "sp", "zero_stage_or_fsdp", "micro_batch", "global_batch", "recompute", "precision",
-    "target_tokens_per_s_per_gpu", "confidence", "flags"};
+const char* const kColumns[] = {"id",
+                                "source",
+                                "model",
+                                "arch",
+                                "layers",
+                                "hidden",
+                                "ffn_hidden",
+                                "heads",
+                                "kv_heads",
+                                "vocab",
+                                "seq_len",
+                                "num_experts",
+                                "topk",
+                                "gpu",
+                                "num_gpus",
+                                "gpus_per_node",
+                                "tp",
+                                "pp",
+                                "vp",
+                                "dp",
+                                "cp",
+                                "ep",
+                                "sp",
+                                "zero_stage_or_fsdp",
+                                "micro_batch",
+                                "global_batch",
+                                "recompute",
+                                "precision",
+                                "target_tokens_per_s_per_gpu",
+                                "confidence",
+                                "flags"};
 
 // The numeric columns: every non-empty cell of these must parse, in every row, whether or not
 // the row can be modelled.
-const char* const kIntColumns[] = {"layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab", "seq_len",
-                                   "num_experts", "topk", "num_gpus", "gpus_per_node", "tp", "pp", "vp", "cp",
-                                   "ep", "micro_batch", "global_batch"};
+const char* const kIntColumns[] = {"layers",  "hidden",      "ffn_hidden", "heads",    "kv_heads",      "vocab",
+                                   "seq_len", "num_experts", "topk",       "num_gpus", "gpus_per_node", "tp",
+                                   "pp",      "vp",          "cp",         "ep",       "micro_batch",   "global_batch"};
 const char* const kNumColumns[] = {"target_tokens_per_s_per_gpu"};
 
 // Optional numeric columns: read (and checked like the others) where the file has them.
@@ -80,7 +106,8 @@ class Cells {
     const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec != std::errc() || p != s.data() + s.size() || v < 0 || v > kMaxInt)
       throw CellError(where_ + ":" + std::to_string(row_.line) + ": column '" + name +
-                      "' must be a non-negative integer of at most " + std::to_string(kMaxInt) + ", got '" + ShownCell(s) + "'");
+                      "' must be a non-negative integer of at most " + std::to_string(kMaxInt) + ", got '" +
+                      ShownCell(s) + "'");
     return v;
   }
   // A finite non-negative number.
@@ -214,7 +241,8 @@ ModelSpec ModelFromColumns(const Cells& c, PublishedRun& r) {
 ModelSpec ModelFromHf(const Cells& c, PublishedRun& r, const std::string& id) {
   ModelSpec m = LoadModel(id);
   if ((r.arch == "moe") != m.is_moe())
-    throw std::string("column 'arch' (") + ShownCell(r.arch) + ") disagrees with " + id + " (" + (m.is_moe() ? "moe" : "dense") + ")";
+    throw std::string("column 'arch' (") + ShownCell(r.arch) + ") disagrees with " + id + " (" +
+        (m.is_moe() ? "moe" : "dense") + ")";
   const bool derived_head_dim = m.attention == AttentionKind::kGqa && m.heads > 0 && m.head_dim * m.heads == m.hidden;
   auto take = [&](const char* col, int64_t& field) {
     if (c.Empty(col) || c.Int(col) == field) return;
@@ -258,14 +286,14 @@ ModelSpec ModelFromHf(const Cells& c, PublishedRun& r, const std::string& id) {
 // (`_with_fp32_optimizer`, 2 more bytes per embedding parameter). The first matching entry
 // (table_or_section and model name) applies.
 struct Nemo1Recipe {
-  const char* section;        // a substring of table_or_section
-  const char* model;          // a substring of the model name ("" = any)
-  bool apex;                  // distributed_fused_adam (else mcore_distributed_optim)
-  bool bf16_states;           // optim dtype: bf16
-  bool fp8_params_when_fp8;   // the launcher passes +model.fp8_params=$FP8_ENABLED
-  bool grads16;               // grad_sync_dtype: bf16
-  bool fused_cross_entropy;   // cross_entropy_loss_fusion: true
-  const char* config;         // the recipe file that says so
+  const char* section;       // a substring of table_or_section
+  const char* model;         // a substring of the model name ("" = any)
+  bool apex;                 // distributed_fused_adam (else mcore_distributed_optim)
+  bool bf16_states;          // optim dtype: bf16
+  bool fp8_params_when_fp8;  // the launcher passes +model.fp8_params=$FP8_ENABLED
+  bool grads16;              // grad_sync_dtype: bf16
+  bool fused_cross_entropy;  // cross_entropy_loss_fusion: true
+  const char* config;        // the recipe file that says so
 };
 const Nemo1Recipe kNemo1Recipes[] = {
     // NeMo 24.07's tables (all FP8): NeMo-Framework-Launcher @24.07 launcher_scripts/conf/training.
@@ -273,14 +301,21 @@ const Nemo1Recipe kNemo1Recipes[] = {
     // reduces the gradients in BF16 (`grad_sync_dtype: bf16`) without fp8_params, which the FP8
     // rows of every model are taken to share.
     {"NeMo 24.07", "340B", true, true, false, true, false, "NeMo-Framework-Launcher 24.07 nemotron/nemotron_340b.yaml"},
-    {"NeMo 24.07", "LLAMA3", true, false, false, true, true, "NeMo-Framework-Launcher 24.07 llama/llama3_{8b,70b}.yaml, gpt3/175b_fp8.yaml"},
-    {"NeMo 24.07", "Nemotron", true, false, false, true, true, "NeMo-Framework-Launcher 24.07 nemotron/nemotron_{8b,22b}.yaml, gpt3/175b_fp8.yaml"},
-    {"NeMo 24.07", "", true, false, false, true, false, "NeMo-Framework-Launcher 24.07 gpt3/{5b,20b,175b_fp8}.yaml, llama/llama2_*.yaml"},
+    {"NeMo 24.07", "LLAMA3", true, false, false, true, true,
+     "NeMo-Framework-Launcher 24.07 llama/llama3_{8b,70b}.yaml, gpt3/175b_fp8.yaml"},
+    {"NeMo 24.07", "Nemotron", true, false, false, true, true,
+     "NeMo-Framework-Launcher 24.07 nemotron/nemotron_{8b,22b}.yaml, gpt3/175b_fp8.yaml"},
+    {"NeMo 24.07", "", true, false, false, true, false,
+     "NeMo-Framework-Launcher 24.07 gpt3/{5b,20b,175b_fp8}.yaml, llama/llama2_*.yaml"},
     // dgxc-benchmarking @1b9bb6b (v25.03): NeMo 1 YAML recipes in the NeMo 24.09-24.12 containers.
-    {"llama3.1/README_", "", true, false, true, true, true, "dgxc-benchmarking v25.03 llama3.1/llama3.1_{8b,70b,405b}.yaml, configure.sh"},
-    {"nemo_megatron/README_175b", "", true, false, false, true, false, "dgxc-benchmarking v25.03 nemo_megatron/gpt3_175b_hydra.yaml"},
-    {"nemotron/README_340b", "", true, true, true, true, true, "dgxc-benchmarking v25.03 nemotron/nemotron4-340b-synth.yaml"},
-    {"nemotron/README_15b", "", false, false, true, false, true, "dgxc-benchmarking v25.03 nemotron/nemotron4-15b-synth.yaml"},
+    {"llama3.1/README_", "", true, false, true, true, true,
+     "dgxc-benchmarking v25.03 llama3.1/llama3.1_{8b,70b,405b}.yaml, configure.sh"},
+    {"nemo_megatron/README_175b", "", true, false, false, true, false,
+     "dgxc-benchmarking v25.03 nemo_megatron/gpt3_175b_hydra.yaml"},
+    {"nemotron/README_340b", "", true, true, true, true, true,
+     "dgxc-benchmarking v25.03 nemotron/nemotron4-340b-synth.yaml"},
+    {"nemotron/README_15b", "", false, false, true, false, true,
+     "dgxc-benchmarking v25.03 nemotron/nemotron4-15b-synth.yaml"},
     {"grok1/README_", "", false, false, false, true, false, "dgxc-benchmarking v25.03 grok1/grok1_314b.yaml"},
 };
 
@@ -302,12 +337,13 @@ void MapNemo1Recipe(const Nemo1Recipe& o, PublishedRun& r) {
   }
   r.layout.grad_reduce_in_fp32 = !o.grads16;
   r.layout.fused_cross_entropy = o.fused_cross_entropy;
-  const char* states = r.layout.optimizer_states == OptimizerStates::kBf16 ? "BF16 optimizer states without a master copy"
+  const char* states = r.layout.optimizer_states == OptimizerStates::kBf16
+                           ? "BF16 optimizer states without a master copy"
                        : r.layout.optimizer_states == OptimizerStates::kFp32Remainders
                            ? "FP32 optimizer states with the master as 16-bit remainders"
                            : "FP32 optimizer states with an FP32 master";
-  r.assumptions.push_back(std::string("NeMo 1 recipe (") + o.config + "): " +
-                          (o.apex ? "distributed_fused_adam" : "mcore_distributed_optim") + ", " + states +
+  r.assumptions.push_back(std::string("NeMo 1 recipe (") + o.config +
+                          "): " + (o.apex ? "distributed_fused_adam" : "mcore_distributed_optim") + ", " + states +
                           ", gradients reduced in " + (o.grads16 ? "BF16" : "FP32") +
                           (o.fused_cross_entropy ? ", cross-entropy fused (cross_entropy_loss_fusion)" : ""));
 }
@@ -340,7 +376,8 @@ void MapNemo2Offload(const std::string& section, PublishedRun& r) {
         r.layout.pp == o.pp) {
       r.layout.offload_layers = o.offload_layers;
       r.assumptions.push_back(std::string("NeMo 2 recommended config (") + o.config + "): activations of " +
-                              std::to_string(o.offload_layers) + " layers offloaded to the host (activation_offload_layers)");
+                              std::to_string(o.offload_layers) +
+                              " layers offloaded to the host (activation_offload_layers)");
       return;
     }
 }
@@ -360,7 +397,8 @@ void MapSoftware(const Cells& c, PublishedRun& r) {
     // The published runs up to mid-2025 (NeMo 24.07-25.04, dgxc 25.03, Megatron-LM's H100 table)
     // ran Transformer Engine before 2.3, or no TE at all.
     r.layout.cached_wgrad_placeholders = false;
-    r.assumptions.push_back("Transformer Engine version not stated: weight-gradient placeholders per backward (TE < 2.3)");
+    r.assumptions.push_back(
+        "Transformer Engine version not stated: weight-gradient placeholders per backward (TE < 2.3)");
   }
   // "no TP/PP comm overlap" (the SimuMax runs' launchers): blocking pipeline sends, no TP overlap.
   if (notes.find("no TP/PP comm overlap") != std::string::npos) {
@@ -396,7 +434,8 @@ void MapSoftware(const Cells& c, PublishedRun& r) {
   const Nemo1Recipe* nemo1 = FindNemo1Recipe(section, r);
   if (NvidiaRecipe(r.source) && !nemo1 && r.training.precision == Precision::kFp8) {
     r.layout.grad_reduce_in_fp32 = false;
-    r.assumptions.push_back("NVIDIA performance recipe with FP8: gradients reduced in BF16 (grad_reduce_in_fp32 = False)");
+    r.assumptions.push_back(
+        "NVIDIA performance recipe with FP8: gradients reduced in BF16 (grad_reduce_in_fp32 = False)");
   }
   // The same recipes overlap the TP collectives of dense models with their GEMMs (Transformer
   // Engine userbuffers, which need sequence parallelism): NeMo 2.x
@@ -409,26 +448,28 @@ void MapSoftware(const Cells& c, PublishedRun& r) {
   // nemotron/nemotron_340b}.yaml: ub_tp_comm_overlap: True). The MoE recipes leave it off
   // (mixtral_8x22b.py sets no tp_comm_overlap, which the callback defaults to off;
   // mixtral/*.yaml and dgxc grok1/grok1_314b.yaml: ub_tp_comm_overlap: false).
-  if (NvidiaRecipe(r.source) && r.model.experts <= 1 &&
-      r.layout.sequence_parallel()) {
+  if (NvidiaRecipe(r.source) && r.model.experts <= 1 && r.layout.sequence_parallel()) {
     r.layout.overlap_tp_comm = true;
-    r.assumptions.push_back("NVIDIA performance recipe of a dense model: TP communication overlapped with GEMMs (tp_comm_overlap)");
+    r.assumptions.push_back(
+        "NVIDIA performance recipe of a dense model: TP communication overlapped with GEMMs (tp_comm_overlap)");
   }
   // dgxc-benchmarking's Nemotron-4 340B recipe turns cuDNN fused attention off
   // (nemotron/configure.sh: `export NVTE_FUSED_ATTN=0` for 340b), so Transformer Engine runs the
   // flash-attn 2 package (NVTE_FLASH_ATTN on by default; the NeMo 24.09 container has no FA3).
   if (r.source == "NVIDIA-dgxc-benchmarking" && section.find("nemotron/README_340b.md") != std::string::npos) {
     r.layout.attention_kernel = AttentionKernel::kFlashAttention2;
-    r.assumptions.push_back("dgxc-benchmarking Nemotron-4 340B: NVTE_FUSED_ATTN=0, attention by the flash-attn 2 package");
+    r.assumptions.push_back(
+        "dgxc-benchmarking Nemotron-4 340B: NVTE_FUSED_ATTN=0, attention by the flash-attn 2 package");
   }
-  r.layout.fused_cross_entropy = section.find("_cef") != std::string::npos &&
-                                 notes.find("cross-entropy loss fusion on") != std::string::npos;
+  r.layout.fused_cross_entropy =
+      section.find("_cef") != std::string::npos && notes.find("cross-entropy loss fusion on") != std::string::npos;
   // NeMo 2's recipes fuse the cross-entropy with the softmax: GPTConfig's
   // cross_entropy_loss_fusion defaults to True (nemo/collections/llm/gpt/model/base.py, NeMo
   // 2.0 onwards), which the performance recipes keep: the NeMo 25.x tables.
   if (NvidiaRecipe(r.source) && section.find("NeMo 25.") != std::string::npos) {
     r.layout.fused_cross_entropy = true;
-    r.assumptions.push_back("NeMo 2 recipe: cross-entropy fused with the softmax (GPTConfig cross_entropy_loss_fusion = True)");
+    r.assumptions.push_back(
+        "NeMo 2 recipe: cross-entropy fused with the softmax (GPTConfig cross_entropy_loss_fusion = True)");
   }
   if (nemo1) MapNemo1Recipe(*nemo1, r);
   MapNemo2Offload(section, r);
@@ -455,7 +496,8 @@ BorrowedBatch BorrowBatch(const Cells& c, const Cells* donor, PublishedRun& r) {
   b.global_batch = batch / gpus * r.num_gpus;
   r.assumptions.push_back("global batch " + std::to_string(b.global_batch) + ": " + std::to_string(batch / gpus) +
                           " sequence(s) per GPU as row " + from + " of the same source and model");
-  for (auto [col, field] : {std::pair{"micro_batch", &BorrowedBatch::micro_batch}, std::pair{"vp", &BorrowedBatch::vp}}) {
+  for (auto [col, field] :
+       {std::pair{"micro_batch", &BorrowedBatch::micro_batch}, std::pair{"vp", &BorrowedBatch::vp}}) {
     if (!c.Empty(col) || donor->Empty(col)) continue;
     b.*field = donor->Int(col);
     r.assumptions.push_back(std::string(col) + " " + std::to_string(b.*field) + " as row " + from);
@@ -500,12 +542,14 @@ void MapRow(const Cells& c, const Cells* donor, PublishedRun& r, const HardwareC
     m = ModelFromHf(c, r, id);
   } else {
     // No hf_model, or a repository the catalog lacks: the row's own columns, said so.
-    const std::string unknown = r.hf_model.empty() ? "" : "hf_model '" + ShownCell(r.hf_model) +
-                                                              "' is not in the model catalog (data/models) and ";
+    const std::string unknown =
+        r.hf_model.empty() ? ""
+                           : "hf_model '" + ShownCell(r.hf_model) + "' is not in the model catalog (data/models) and ";
     for (const char* col : {"layers", "hidden", "heads"})
       if (c.Empty(col)) throw unknown + "column '" + col + "' is empty";
     if (!unknown.empty())
-      r.assumptions.push_back("hf_model " + ShownCell(r.hf_model) + " is not in the catalog; modelled from the row's columns");
+      r.assumptions.push_back("hf_model " + ShownCell(r.hf_model) +
+                              " is not in the catalog; modelled from the row's columns");
     m = ModelFromColumns(c, r);
   }
   m.name = r.model_name;
@@ -537,16 +581,21 @@ void MapRow(const Cells& c, const Cells* donor, PublishedRun& r, const HardwareC
   const BorrowedBatch borrowed = c.Empty("global_batch") ? BorrowBatch(c, donor, r) : BorrowedBatch{};
   r.training.global_batch = borrowed.global_batch ? borrowed.global_batch : c.Int("global_batch");
   const std::string& p = c.Str("precision");
-  if (p == "bf16") r.training.precision = Precision::kBf16;
-  else if (p == "fp16") r.training.precision = Precision::kFp16;
-  else if (p == "fp8" || p == "mxfp8") r.training.precision = Precision::kFp8;
-  else if (p == "nvfp4") r.training.precision = Precision::kFp4;
-  else throw std::string("unknown precision '") + p + "'";
+  if (p == "bf16")
+    r.training.precision = Precision::kBf16;
+  else if (p == "fp16")
+    r.training.precision = Precision::kFp16;
+  else if (p == "fp8" || p == "mxfp8")
+    r.training.precision = Precision::kFp8;
+  else if (p == "nvfp4")
+    r.training.precision = Precision::kFp4;
+  else
+    throw std::string("unknown precision '") + p + "'";
 
   // Layout.
   Layout& l = r.layout;
-  if (r.flags.find("parallel_degrees_missing") != std::string::npos &&
-      (c.Empty("tp") || c.Empty("pp")) && c.Empty("dp"))
+  if (r.flags.find("parallel_degrees_missing") != std::string::npos && (c.Empty("tp") || c.Empty("pp")) &&
+      c.Empty("dp"))
     throw std::string("parallel degrees not given");
   l.tp = c.Empty("tp") ? 1 : static_cast<int>(c.Int("tp"));
   l.pp = c.Empty("pp") ? 1 : static_cast<int>(c.Int("pp"));
@@ -590,13 +639,18 @@ void MapRow(const Cells& c, const Cells* donor, PublishedRun& r, const HardwareC
       r.assumptions.push_back("sharding group " + std::to_string(n) + " < dp " + std::to_string(dp) +
                               " (hybrid sharding) modelled as sharding over all of dp");
   }
-  l.mbs = borrowed.micro_batch ? static_cast<int>(borrowed.micro_batch)
-                               : c.Empty("micro_batch") ? 1 : static_cast<int>(c.Int("micro_batch"));
+  l.mbs = borrowed.micro_batch     ? static_cast<int>(borrowed.micro_batch)
+          : c.Empty("micro_batch") ? 1
+                                   : static_cast<int>(c.Int("micro_batch"));
   const std::string& rc = c.Str("recompute");
-  if (rc.empty() || rc == "none") l.recompute = Recompute::kNone;
-  else if (rc == "selective") l.recompute = Recompute::kSelective;
-  else if (rc == "full") l.recompute = Recompute::kFull;
-  else throw std::string("unknown recompute '") + rc + "'";
+  if (rc.empty() || rc == "none")
+    l.recompute = Recompute::kNone;
+  else if (rc == "selective")
+    l.recompute = Recompute::kSelective;
+  else if (rc == "full")
+    l.recompute = Recompute::kFull;
+  else
+    throw std::string("unknown recompute '") + rc + "'";
   l.flash_attention = !PredatesFlashAttention(r.source);
   MapSoftware(c, r);
   // Those Megatron-LM GPT runs also kept its default dropout of 0.1 (hidden and attention).

@@ -19,7 +19,7 @@ struct PublishedRun {
   int line = 0;
   std::string id, source, model_name, arch, gpu_name, precision_raw, confidence, flags;
   std::string sharding_raw;  // column zero_stage_or_fsdp as written
-  std::string hf_model;  // Hugging Face repository id of the model's config.json; empty if none
+  std::string hf_model;      // Hugging Face repository id of the model's config.json; empty if none
   int num_gpus = 0;
   double target_tokens_per_s_per_gpu = 0;  // 0: the row has no target
   // Figures some files add (0 = not given; the columns are optional): the measured step time
@@ -32,8 +32,8 @@ struct PublishedRun {
   double simumax_step_time_s = 0;
 
   bool modelable = false;
-  std::string reason;        // why not, when !modelable
-  bool unmapped_sharding = false;  // its zero_stage_or_fsdp text matches no sharding family
+  std::string reason;                    // why not, when !modelable
+  bool unmapped_sharding = false;        // its zero_stage_or_fsdp text matches no sharding family
   std::vector<std::string> assumptions;  // defaults filled in for empty cells
 
   ModelSpec model;

@@ -23,7 +23,8 @@ bool RankingPair(const PublishedRun& a, const PublishedRun& b, double threshold)
   return std::abs(ma - mb) / std::min(ma, mb) > threshold;
 }
 
-PairOrder OrderPairs(const std::vector<const PublishedRun*>& runs, const std::vector<double>& predicted, double threshold) {
+PairOrder OrderPairs(const std::vector<const PublishedRun*>& runs, const std::vector<double>& predicted,
+                     double threshold) {
   PairOrder out;
   for (size_t i = 0; i < runs.size(); ++i) {
     if (predicted[i] < 0) continue;

@@ -28,7 +28,7 @@ struct PairOrder {
 
 // Orders every ranking pair of `runs` by `predicted_tokens_per_s_per_gpu` (same indices; a
 // negative value marks a run not predicted, left out).
-PairOrder OrderPairs(const std::vector<const PublishedRun*>& runs, const std::vector<double>& predicted_tokens_per_s_per_gpu,
-                     double threshold = kRankingThreshold);
+PairOrder OrderPairs(const std::vector<const PublishedRun*>& runs,
+                     const std::vector<double>& predicted_tokens_per_s_per_gpu, double threshold = kRankingThreshold);
 
 }  // namespace paratune

@@ -20,7 +20,7 @@ PublishedRun RunOf(const std::string& id, int tp, double measured) {
 
 TEST(Ranking, PairsShareModelGpuCountAndSequenceAndDifferInLayoutByMoreThanTheThreshold) {
   const PublishedRun a = RunOf("a", 1, 1000), b = RunOf("b", 2, 1100);
-  EXPECT_TRUE(RankingPair(a, b));            // 10% apart
+  EXPECT_TRUE(RankingPair(a, b));                     // 10% apart
   EXPECT_FALSE(RankingPair(a, RunOf("c", 2, 1050)));  // 5% apart: not more than the threshold
   EXPECT_TRUE(RankingPair(a, RunOf("c", 2, 1050), 0.04));
   EXPECT_FALSE(RankingPair(a, RunOf("d", 1, 1100)));  // the same layout: run-to-run spread

@@ -25,7 +25,7 @@ struct BridgeRecipe {
   const char* until;  // last release, inclusive; "" = open
   CudaGraphs graphs;
   MoeDispatcher dispatcher;
-  bool overlap_ep;    // moe_a2a_overlap: overlap_moe_expert_parallel_comm + delay_wgrad_compute
+  bool overlap_ep;  // moe_a2a_overlap: overlap_moe_expert_parallel_comm + delay_wgrad_compute
   const char* source;
   // The recipe's recompute_modules, run as selective recomputation ("" = none). From v0.3.0
   // (26.02) the perf scripts turn recompute_modules into recompute_granularity = "selective"
@@ -57,13 +57,15 @@ constexpr BridgeRecipe kBridgeRecipes[] = {
     {"Qwen3", "H100-SXM", false, "25.11", "25.11.99", CudaGraphs::kNone, MoeDispatcher::kAllToAll, true,
      "v0.2.0 qwen3/workload_base_configs.py H100 FP8-CS: alltoall, moe_a2a_overlap, no CUDA graphs"},
     {"GPT OSS", "GB300|GB200", true, "26.06", "", CudaGraphs::kFull, MoeDispatcher::kHybridEp, true,
-     "v0.5.0 gpt_oss/gpt_oss_workload_base_configs.py GB300/GB200 FP8_MX V2: full_iteration, hybridep, moe_a2a_overlap, "
+     "v0.5.0 gpt_oss/gpt_oss_workload_base_configs.py GB300/GB200 FP8_MX V2: full_iteration, hybridep, "
+     "moe_a2a_overlap, "
      "cutedsl_fused_grouped_mlp, fp8_dot_product_attention (l.201-220)",
      "", true},
     {"GPT OSS", "GB300", false, "25.11", "", CudaGraphs::kStatic, MoeDispatcher::kAllToAll, false,
      "v0.2.0 gpt_oss/workload_base_configs.py GB300: alltoall, TE CUDA graphs on attn, moe_router, moe_preprocess"},
     {"GPT OSS", "GB200", false, "26.04", "", CudaGraphs::kNone, MoeDispatcher::kHybridEp, true,
-     "v0.4.0 gpt_oss/gpt_oss_workload_base_configs.py GB200 V2: hybridep, moe_a2a_overlap, recompute layernorm, moe_act",
+     "v0.4.0 gpt_oss/gpt_oss_workload_base_configs.py GB200 V2: hybridep, moe_a2a_overlap, recompute layernorm, "
+     "moe_act",
      "layernorm,moe_act"},
     {"GPT OSS", "B300", false, "26.04", "", CudaGraphs::kStatic, MoeDispatcher::kHybridEp, false,
      "v0.4.0 gpt_oss/gpt_oss_workload_base_configs.py B300 V2: EP8, hybridep (TE CUDA graphs as v0.3.0)"},
@@ -95,7 +97,8 @@ struct BridgeOffload {
   bool fp8;
   int layers;
 };
-constexpr BridgeOffload kLlama70bFsdpOffload[] = {{"GB300", false, 30}, {"GB300", true, 20}, {"GB200", false, 20}, {"GB200", true, 40}};
+constexpr BridgeOffload kLlama70bFsdpOffload[] = {
+    {"GB300", false, 30}, {"GB300", true, 20}, {"GB200", false, 20}, {"GB200", true, 40}};
 
 // Whether `gpu` is one of the '|'-separated names of `list`.
 bool InList(const std::string& gpu, const std::string& list) {
@@ -130,12 +133,14 @@ void MapBridge(const std::string& section, PublishedRun& r) {
     break;
   }
   const bool fsdp = r.sharding_raw.find("Megatron-FSDP") != std::string::npos;
-  if (r.model_name.find("LLAMA3_70B") != std::string::npos && fsdp && r.layout.pp == 1 && r.layout.recompute == Recompute::kNone) {
+  if (r.model_name.find("LLAMA3_70B") != std::string::npos && fsdp && r.layout.pp == 1 &&
+      r.layout.recompute == Recompute::kNone) {
     const bool fp8 = r.precision_raw.rfind("fp8", 0) == 0;
     for (const BridgeOffload& o : kLlama70bFsdpOffload)
       if (r.gpu_name == o.gpu && (fp8 || r.precision_raw == "bf16") && o.fp8 == fp8) {
         r.layout.offload_layers = o.layers;
-        used += ", activations of " + std::to_string(o.layers) + " layers offloaded to the host (cpu_offloading_num_layers)";
+        used += ", activations of " + std::to_string(o.layers) +
+                " layers offloaded to the host (cpu_offloading_num_layers)";
       }
   }
   // NVFP4 runs of Llama 3 70B replay the full iteration (v0.2.0 llama3/workload_base_configs.py

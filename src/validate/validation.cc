@@ -134,7 +134,8 @@ ValidationReport Validate(const std::vector<PublishedRun>& runs, double threshol
     const PairOrder o = OrderPairs(runs_of, pred, threshold);
     st.pairs = o.pairs;
     st.agree = o.agree;
-    for (const auto& [faster, slower] : o.disagreements) st.disagreements.push_back({runs_of[faster]->id, runs_of[slower]->id});
+    for (const auto& [faster, slower] : o.disagreements)
+      st.disagreements.push_back({runs_of[faster]->id, runs_of[slower]->id});
   };
   fill(rep.ranking, predicted);
   fill(rep.ranking_without_low_confidence, predicted_confident);

@@ -28,9 +28,9 @@ struct RunPrediction {
   // context, NCCL buffers or caching-allocator slack; docs/cost-model.md section 4).
   double predicted_peak_allocated_bytes = 0;
   // Errors (fractions) against the row's optional columns, where it has them.
-  std::optional<double> memory_ape;           // predicted vs measured peak memory
-  std::optional<double> simumax_memory_ape;   // SimuMax's prediction vs measured
-  std::optional<double> step_time_ape;        // predicted vs target_step_time_s
+  std::optional<double> memory_ape;          // predicted vs measured peak memory
+  std::optional<double> simumax_memory_ape;  // SimuMax's prediction vs measured
+  std::optional<double> step_time_ape;       // predicted vs target_step_time_s
   std::optional<double> simumax_step_time_ape;
 };
 
@@ -85,7 +85,7 @@ struct ValidationReport {
   std::vector<GroupStats> groups;
   RankingStats ranking;
   RankingStats ranking_without_low_confidence;  // pairs where neither run is low-confidence
-  ErrorStats korthikanti_step_time;  // Korthikanti et al. 2022 Table 5 rows, step-time error
+  ErrorStats korthikanti_step_time;             // Korthikanti et al. 2022 Table 5 rows, step-time error
   // Rows with measured_peak_mem_gib: peak allocated memory, ours and SimuMax's.
   ComparedErrors memory;
   // Rows with simumax_pred_step_time_s and target_step_time_s: step time, ours and SimuMax's.

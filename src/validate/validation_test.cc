@@ -76,8 +76,9 @@ TEST(Validation, SecondDevelopmentSetAcceptance) {
   ASSERT_EQ(runs.size(), 57u);
   const ValidationReport rep = Validate(runs);
   for (const RunPrediction& p : rep.rows) EXPECT_TRUE(p.predicted) << p.run->id << ": " << p.reason;
-  const auto source = std::find_if(rep.groups.begin(), rep.groups.end(),
-                                   [](const GroupStats& g) { return g.dimension == "source" && g.value == "torchtitan"; });
+  const auto source = std::find_if(rep.groups.begin(), rep.groups.end(), [](const GroupStats& g) {
+    return g.dimension == "source" && g.value == "torchtitan";
+  });
   ASSERT_NE(source, rep.groups.end());
   EXPECT_EQ(source->stats.n, 12);
   EXPECT_LE(source->stats.mean, 0.10);
@@ -111,11 +112,12 @@ std::string Header() { return test::kPublishedRunsHeader; }
 
 TEST(PublishedRuns, RowsThatCannotBeModelledCarryAReason) {
   const HardwareCatalog hw = HardwareCatalog::BuiltIn();
-  const std::string csv = Header() +
-                          "A,s,t,m,dense,32,4096,14336,32,8,128256,8192,,,H100-SXM,,8,8,1,1,,8,1,,,,1,128,,bf16,,,,1000,,,,high,,\n"
-                          "B,s,t,m,dense,32,,14336,32,8,128256,8192,,,H100-SXM,,8,8,1,1,,8,1,,,,1,128,,bf16,,,,1000,,,,high,,\n"
-                          "C,s,t,m,dense,32,4096,14336,32,8,128256,8192,,,TPUv5,,8,8,1,1,,8,1,,,,1,128,,bf16,,,,1000,,,,high,,\n"
-                          "D,s2,t,m,dense,32,4096,14336,32,8,128256,8192,,,H100-SXM,,8,8,1,1,,8,1,,,,1,,,bf16,,,,1000,,,,high,,\n";
+  const std::string csv =
+      Header() +
+      "A,s,t,m,dense,32,4096,14336,32,8,128256,8192,,,H100-SXM,,8,8,1,1,,8,1,,,,1,128,,bf16,,,,1000,,,,high,,\n"
+      "B,s,t,m,dense,32,,14336,32,8,128256,8192,,,H100-SXM,,8,8,1,1,,8,1,,,,1,128,,bf16,,,,1000,,,,high,,\n"
+      "C,s,t,m,dense,32,4096,14336,32,8,128256,8192,,,TPUv5,,8,8,1,1,,8,1,,,,1,128,,bf16,,,,1000,,,,high,,\n"
+      "D,s2,t,m,dense,32,4096,14336,32,8,128256,8192,,,H100-SXM,,8,8,1,1,,8,1,,,,1,,,bf16,,,,1000,,,,high,,\n";
   const auto runs = ReadPublishedRuns(csv, "x.csv", hw);
   ASSERT_EQ(runs.size(), 4u);
   EXPECT_TRUE(runs[0].modelable) << runs[0].reason;
@@ -131,18 +133,20 @@ TEST(PublishedRuns, RowsThatCannotBeModelledCarryAReason) {
 // and virtual stages of the same source's run of the same model and GPU, each said.
 TEST(PublishedRuns, AnUnstatedBatchIsTheSameSourcesBatchPerGpu) {
   const HardwareCatalog hw = HardwareCatalog::BuiltIn();
-  const std::string csv = Header() +
-                          "A,s,t,m,dense,32,4096,14336,32,8,128256,8192,,,H100-SXM,,8,8,1,2,2,4,1,,,,2,64,,bf16,,,,1000,,,,high,,\n"
-                          "E,s,t,m,dense,32,4096,14336,32,8,128256,8192,,,H100-SXM,,32,8,1,2,,16,1,,,,,,,bf16,,,,1000,,,,high,,\n"
-                          "F,s,t,m,dense,32,4096,14336,32,8,128256,8192,,,A100-80GB,,32,8,1,2,,16,1,,,,,,,bf16,,,,1000,,,,high,,\n";
+  const std::string csv =
+      Header() +
+      "A,s,t,m,dense,32,4096,14336,32,8,128256,8192,,,H100-SXM,,8,8,1,2,2,4,1,,,,2,64,,bf16,,,,1000,,,,high,,\n"
+      "E,s,t,m,dense,32,4096,14336,32,8,128256,8192,,,H100-SXM,,32,8,1,2,,16,1,,,,,,,bf16,,,,1000,,,,high,,\n"
+      "F,s,t,m,dense,32,4096,14336,32,8,128256,8192,,,A100-80GB,,32,8,1,2,,16,1,,,,,,,bf16,,,,1000,,,,high,,\n";
   const auto runs = ReadPublishedRuns(csv, "x.csv", hw);
   ASSERT_EQ(runs.size(), 3u);
   ASSERT_TRUE(runs[1].modelable) << runs[1].reason;
   EXPECT_EQ(runs[1].training.global_batch, 256);  // 64 / 8 GPUs x 32
   EXPECT_EQ(runs[1].layout.mbs, 2);
   EXPECT_EQ(runs[1].layout.vp, 2);
-  const std::vector<std::string> said = {"global batch 256: 8 sequence(s) per GPU as row A of the same source and model",
-                                         "micro_batch 2 as row A", "vp 2 as row A"};
+  const std::vector<std::string> said = {
+      "global batch 256: 8 sequence(s) per GPU as row A of the same source and model", "micro_batch 2 as row A",
+      "vp 2 as row A"};
   for (const std::string& a : said)
     EXPECT_NE(std::find(runs[1].assumptions.begin(), runs[1].assumptions.end(), a), runs[1].assumptions.end()) << a;
   // Another GPU is another run: nothing to borrow.
@@ -158,8 +162,9 @@ TEST(PublishedRuns, BrokenFilesAreErrors) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("h.csv:1: missing column 'model'"), std::string::npos) << e.what();
   }
-  const std::string bad = Header() +
-                          "A,s,t,m,dense,-3,4096,14336,32,8,128256,8192,,,H100-SXM,,8,8,1,1,,8,1,,,,1,128,,bf16,,,,1000,,,,high,,\n";
+  const std::string bad =
+      Header() +
+      "A,s,t,m,dense,-3,4096,14336,32,8,128256,8192,,,H100-SXM,,8,8,1,1,,8,1,,,,1,128,,bf16,,,,1000,,,,high,,\n";
   try {
     ReadPublishedRuns(bad, "n.csv", hw);
     FAIL();
@@ -175,12 +180,15 @@ TEST(PublishedRuns, BrokenFilesAreErrors) {
 TEST(PublishedRuns, HeaderOnlyFileIsAnError) {
   const HardwareCatalog hw = HardwareCatalog::BuiltIn();
   EXPECT_EQ(InputErrorOf([&] { ReadPublishedRuns(Header(), "h.csv", hw); }), "h.csv: no data rows (only the header)");
-  EXPECT_EQ(InputErrorOf([&] { ReadPublishedRuns(Header() + "\n\n", "h.csv", hw); }), "h.csv: no data rows (only the header)");
+  EXPECT_EQ(InputErrorOf([&] { ReadPublishedRuns(Header() + "\n\n", "h.csv", hw); }),
+            "h.csv: no data rows (only the header)");
 }
 
 // A modelable dense row and a MoE row, to put extreme values in one cell at a time.
-const char* kDenseRow = "A,s,t,m,dense,32,4096,14336,32,8,128256,8192,,,H100-SXM,,8,8,1,1,,8,1,,,,1,128,,bf16,,,,1000,,,,high,,";
-const char* kMoeRow = "M,s,t,m,moe,32,4096,14336,32,8,128256,8192,8,2,H100-SXM,,8,8,1,1,,8,1,,,,1,128,,bf16,,,,1000,,,,high,,";
+const char* kDenseRow =
+    "A,s,t,m,dense,32,4096,14336,32,8,128256,8192,,,H100-SXM,,8,8,1,1,,8,1,,,,1,128,,bf16,,,,1000,,,,high,,";
+const char* kMoeRow =
+    "M,s,t,m,moe,32,4096,14336,32,8,128256,8192,8,2,H100-SXM,,8,8,1,1,,8,1,,,,1,128,,bf16,,,,1000,,,,high,,";
 
 // `row` with column `column` (by the header's names) set to `value`, without a line end.
 std::string WithCell(const std::string& row, const std::string& column, const std::string& value) {
@@ -196,9 +204,9 @@ std::string WithCell(const std::string& row, const std::string& column, const st
   return out;
 }
 
-const char* const kIntColumns[] = {"layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab", "seq_len",
-                                   "num_experts", "topk", "num_gpus", "gpus_per_node", "tp", "pp", "vp", "cp",
-                                   "ep", "micro_batch", "global_batch"};
+const char* const kIntColumns[] = {"layers",  "hidden",      "ffn_hidden", "heads",    "kv_heads",      "vocab",
+                                   "seq_len", "num_experts", "topk",       "num_gpus", "gpus_per_node", "tp",
+                                   "pp",      "vp",          "cp",         "ep",       "micro_batch",   "global_batch"};
 
 // Extreme values in every numeric column: beyond 32 bits (num_gpus = 10^12 used to read as
 // -727379968), beyond 64 bits, 1e400, negative, not a number, and past the reader's bound of
@@ -207,13 +215,14 @@ const char* const kIntColumns[] = {"layers", "hidden", "ffn_hidden", "heads", "k
 TEST(PublishedRuns, ExtremeNumbersAreOneLineErrorsNamingLineAndColumn) {
   const HardwareCatalog hw = HardwareCatalog::BuiltIn();
   for (const char* column : kIntColumns) {
-    for (const char* value : {"1000000000000", "2147483648", "16777217", "99999999999999999999999", "-1", "1e400", "abc", "1.5", "+3", "0x10"}) {
+    for (const char* value : {"1000000000000", "2147483648", "16777217", "99999999999999999999999", "-1", "1e400",
+                              "abc", "1.5", "+3", "0x10"}) {
       for (const char* row : {kDenseRow, kMoeRow}) {
         SCOPED_TRACE(std::string(column) + " = " + value);
         const std::string csv = Header() + WithCell(kDenseRow, "id", "ok") + "\n" + WithCell(row, column, value) + "\n";
         EXPECT_EQ(InputErrorOf([&] { ReadPublishedRuns(csv, "x.csv", hw); }),
-                  std::string("x.csv:3: column '") + column + "' must be a non-negative integer of at most 16777216, got '" +
-                      value + "'");
+                  std::string("x.csv:3: column '") + column +
+                      "' must be a non-negative integer of at most 16777216, got '" + value + "'");
       }
     }
   }
@@ -221,12 +230,15 @@ TEST(PublishedRuns, ExtremeNumbersAreOneLineErrorsNamingLineAndColumn) {
     SCOPED_TRACE(value);
     const std::string csv = Header() + WithCell(kDenseRow, "target_tokens_per_s_per_gpu", value) + "\n";
     EXPECT_EQ(InputErrorOf([&] { ReadPublishedRuns(csv, "x.csv", hw); }),
-              std::string("x.csv:2: column 'target_tokens_per_s_per_gpu' must be a finite non-negative number, got '") + value + "'");
+              std::string("x.csv:2: column 'target_tokens_per_s_per_gpu' must be a finite non-negative number, got '") +
+                  value + "'");
   }
   // A row without a target is not modelled, but a broken cell in it still breaks the file.
   const std::string untargeted = WithCell(WithCell(kDenseRow, "target_tokens_per_s_per_gpu", ""), "vp", "-4") + "\n";
   EXPECT_CONTAINS(InputErrorOf([&] { ReadPublishedRuns(Header() + untargeted, "x.csv", hw); }), "x.csv:2: column 'vp'");
-  EXPECT_EQ(ReadPublishedRuns(Header() + WithCell(kDenseRow, "target_tokens_per_s_per_gpu", "") + "\n", "x.csv", hw).at(0).reason,
+  EXPECT_EQ(ReadPublishedRuns(Header() + WithCell(kDenseRow, "target_tokens_per_s_per_gpu", "") + "\n", "x.csv", hw)
+                .at(0)
+                .reason,
             "no target");
 }
 
@@ -357,7 +369,8 @@ TEST(Validation, SimuMaxRowsStepTime) {
   const HardwareCatalog hw = HardwareCatalog::BuiltIn();
   const std::string header = Header().substr(0, Header().size() - 1) + ",config_source\n";
   const auto inline_runs = ReadPublishedRuns(
-      header + WithCell(kDenseRow, "id", "L1") + ",MooreThreads/SimuMax@acdbb667: simu_tools/megatron_scripts/scripts/run_pretrain_llama3.sh\n" +
+      header + WithCell(kDenseRow, "id", "L1") +
+          ",MooreThreads/SimuMax@acdbb667: simu_tools/megatron_scripts/scripts/run_pretrain_llama3.sh\n" +
           WithCell(kDenseRow, "id", "L2") + ",examples/llama/train_llama3_8b_h100_fp8.sh\n",
       "l.csv", hw);
   ASSERT_EQ(inline_runs.size(), 2u);
@@ -421,10 +434,10 @@ TEST(Validation, HeldOutSimuMaxB200Runs) {
 // the flash-attn 2 package; a TE stack, or no statement, the fused kernel.
 TEST(PublishedRuns, FlashAttentionPackageRowsRunFa2) {
   const HardwareCatalog hw = HardwareCatalog::BuiltIn();
-  const auto runs = ReadPublishedRuns(Header() + WithCell(kDenseRow, "notes", "grad accum 1; flash attention") + "\n" +
-                                          WithCell(kDenseRow, "notes", "flash attention; TE 2.11.0") + "\n" +
-                                          kDenseRow + "\n",
-                                      "f.csv", hw);
+  const auto runs =
+      ReadPublishedRuns(Header() + WithCell(kDenseRow, "notes", "grad accum 1; flash attention") + "\n" +
+                            WithCell(kDenseRow, "notes", "flash attention; TE 2.11.0") + "\n" + kDenseRow + "\n",
+                        "f.csv", hw);
   ASSERT_EQ(runs.size(), 3u);
   EXPECT_EQ(runs[0].layout.attention_kernel, AttentionKernel::kFlashAttention2);
   EXPECT_EQ(runs[1].layout.attention_kernel, AttentionKernel::kFused);
@@ -458,12 +471,11 @@ TEST(PublishedRuns, NvidiaRecipesReduceFp8GradientsInBf16AndOverlapDenseTp) {
     r = WithCell(r, "dp", std::string(tp) == "1" ? "8" : "4");
     return WithCell(r, "precision", precision) + "\n";
   };
-  const auto runs = ReadPublishedRuns(Header() + row(kDenseRow, "NeMo-perf-summary", "2", "fp8") +
-                                          row(kDenseRow, "NVIDIA-dgxc-benchmarking", "2", "bf16") +
-                                          row(kMoeRow, "NeMo-perf-summary", "2", "fp8") +
-                                          row(kDenseRow, "NVIDIA-dgxc-benchmarking", "1", "fp8") +
-                                          row(kDenseRow, "MosaicML-llm-foundry", "2", "fp8"),
-                                      "f.csv", hw);
+  const auto runs = ReadPublishedRuns(
+      Header() + row(kDenseRow, "NeMo-perf-summary", "2", "fp8") +
+          row(kDenseRow, "NVIDIA-dgxc-benchmarking", "2", "bf16") + row(kMoeRow, "NeMo-perf-summary", "2", "fp8") +
+          row(kDenseRow, "NVIDIA-dgxc-benchmarking", "1", "fp8") + row(kDenseRow, "MosaicML-llm-foundry", "2", "fp8"),
+      "f.csv", hw);
   ASSERT_EQ(runs.size(), 5u);
   for (const PublishedRun& r : runs) ASSERT_TRUE(r.modelable) << r.id << ": " << r.reason;
   EXPECT_FALSE(runs[0].layout.grad_reduce_in_fp32);
@@ -509,7 +521,8 @@ TEST(PublishedRuns, NemoGenerationsSetOptimizerStatesAttentionAndLossFusion) {
           row("NVIDIA-dgxc-benchmarking", "dgxc-benchmarking (v25.03) llama3.1/README_8b.md", "Llama-3.1-8B") +
           row("MosaicML-llm-foundry", "NeMo 25.02 nemotron/README_340b.md", "Nemotron-340B") +
           row("NVIDIA-dgxc-benchmarking", "dgxc-benchmarking (v25.03) llama3.1/README_8b.md", "Llama-3.1-8B", "fp8") +
-          row("NVIDIA-dgxc-benchmarking", "dgxc-benchmarking (v25.03) nemotron/README_15b.md", "Nemotron-4 15B", "fp8") +
+          row("NVIDIA-dgxc-benchmarking", "dgxc-benchmarking (v25.03) nemotron/README_15b.md", "Nemotron-4 15B",
+              "fp8") +
           row("NeMo-perf-summary", "performance_summary.md (NeMo 24.07 DGX-H100 FP8)", "LLAMA3-8B"),
       "f.csv", hw);
   ASSERT_EQ(runs.size(), 9u);
@@ -615,13 +628,15 @@ TEST(PublishedRuns, UnstatedUnevenSplitsAreTheFrameworksOwn) {
 
 TEST(PublishedRuns, HfModelUsesTheCatalogConfigWithTheRowsLayers) {
   const HardwareCatalog hw = HardwareCatalog::BuiltIn();
-  const std::string ds = "D,s,t,m,moe,4,5120,1536,128,,102400,4096,160,6,A100-PCIe-80GB,,8,8,1,1,1,8,1,8,no,"
-                         "distributed optimizer (ZeRO-1-like),1,16,none,bf16,,,,500,,,,medium,,,deepseek-ai/DeepSeek-V2";
+  const std::string ds =
+      "D,s,t,m,moe,4,5120,1536,128,,102400,4096,160,6,A100-PCIe-80GB,,8,8,1,1,1,8,1,8,no,"
+      "distributed optimizer (ZeRO-1-like),1,16,none,bf16,,,,500,,,,medium,,,deepseek-ai/DeepSeek-V2";
   const std::string llama = WithCell(kDenseRow, "vocab", "128257") + ",meta-llama/Llama-3.1-8B";
   const std::string wrong = WithCell(kDenseRow, "hidden", "5120") + ",meta-llama/Llama-3.1-8B";
   const std::string unknown = std::string(kDenseRow) + ",acme/NotAModel-7B";
-  const std::string dense_as_moe = WithCell(WithCell(WithCell(kMoeRow, "ffn_hidden", ""), "num_experts", ""), "topk", "") +
-                                   ",meta-llama/Llama-3.1-8B";
+  const std::string dense_as_moe =
+      WithCell(WithCell(WithCell(kMoeRow, "ffn_hidden", ""), "num_experts", ""), "topk", "") +
+      ",meta-llama/Llama-3.1-8B";
   const auto runs = ReadPublishedRuns(
       HeaderWithHf() + ds + "\n" + llama + "\n" + wrong + "\n" + unknown + "\n" + dense_as_moe + "\n", "x.csv", hw);
   ASSERT_EQ(runs.size(), 5u);
@@ -638,7 +653,7 @@ TEST(PublishedRuns, HfModelUsesTheCatalogConfigWithTheRowsLayers) {
   EXPECT_EQ(runs[0].cluster.gpu.name, "A100-PCIe-80GB");
   EXPECT_EQ(runs[0].cluster.fabric.scale_up, LinkClass::kPcie);
   ASSERT_TRUE(runs[1].modelable) << runs[1].reason;
-  EXPECT_EQ(runs[1].model.vocab, 128257);       // the run's padded vocabulary
+  EXPECT_EQ(runs[1].model.vocab, 128257);  // the run's padded vocabulary
   EXPECT_EQ(runs[1].model.rope_scaling.kind, RopeScalingKind::kLlama3);
   EXPECT_NE(std::find(runs[1].assumptions.begin(), runs[1].assumptions.end(),
                       "vocab 128257 (the row's) instead of 128256 (llama-3.1-8b)"),
@@ -653,7 +668,8 @@ TEST(PublishedRuns, HfModelUsesTheCatalogConfigWithTheRowsLayers) {
   // A repository the catalog lacks: the row's own columns, said as an assumption.
   ASSERT_TRUE(runs[3].modelable) << runs[3].reason;
   EXPECT_EQ(runs[3].model.hidden, 4096);
-  EXPECT_EQ(runs[3].assumptions.front(), "hf_model acme/NotAModel-7B is not in the catalog; modelled from the row's columns");
+  EXPECT_EQ(runs[3].assumptions.front(),
+            "hf_model acme/NotAModel-7B is not in the catalog; modelled from the row's columns");
 }
 
 // testdata/validation/hf_model_not_in_catalog.csv: rows whose hf_model the catalog lacks are
@@ -675,13 +691,15 @@ TEST(PublishedRuns, HfModelNotInTheCatalogIsModelledFromTheColumns) {
   EXPECT_EQ(dense.ffn_hidden, 11008);
   EXPECT_EQ(dense.vocab, 32000);
   ASSERT_TRUE(runs[1].modelable) << runs[1].reason;
-  EXPECT_EQ(runs[1].assumptions.at(0), "hf_model acme/NotAModel-8x1B is not in the catalog; modelled from the row's columns");
+  EXPECT_EQ(runs[1].assumptions.at(0),
+            "hf_model acme/NotAModel-8x1B is not in the catalog; modelled from the row's columns");
   EXPECT_EQ(runs[1].model.experts, 8);
   EXPECT_EQ(runs[1].model.topk, 2);
   EXPECT_EQ(runs[1].model.moe_ffn_hidden, 1024);
   EXPECT_EQ(runs[1].model.kv_heads, 4);
   EXPECT_FALSE(runs[2].modelable);
-  EXPECT_EQ(runs[2].reason, "hf_model 'acme/NotAModel-7B' is not in the model catalog (data/models) and column 'hidden' is empty");
+  EXPECT_EQ(runs[2].reason,
+            "hf_model 'acme/NotAModel-7B' is not in the model catalog (data/models) and column 'hidden' is empty");
   ASSERT_TRUE(runs[3].modelable) << runs[3].reason;
   EXPECT_EQ(runs[3].model.rope_scaling.kind, RopeScalingKind::kLlama3);  // from the catalog config
   for (const std::string& a : runs[3].assumptions) EXPECT_EQ(a.find("not in the catalog"), std::string::npos) << a;
@@ -693,8 +711,9 @@ TEST(PublishedRuns, HfModelNotInTheCatalogIsModelledFromTheColumns) {
 TEST(PublishedRuns, DenseLayersColumnOverridesTheConfig) {
   const HardwareCatalog hw = HardwareCatalog::BuiltIn();
   const std::string header = HeaderWithHf().substr(0, HeaderWithHf().size() - 1) + ",dense_layers\n";
-  const std::string v3 = "V,s,t,m,moe,4,7168,2048,128,,129280,4096,256,8,B200,,8,8,1,1,1,8,1,8,no,"
-                         "distributed optimizer (ZeRO-1-like),1,32,none,bf16,,,,500,,,,medium,,,deepseek-ai/DeepSeek-V3";
+  const std::string v3 =
+      "V,s,t,m,moe,4,7168,2048,128,,129280,4096,256,8,B200,,8,8,1,1,1,8,1,8,no,"
+      "distributed optimizer (ZeRO-1-like),1,32,none,bf16,,,,500,,,,medium,,,deepseek-ai/DeepSeek-V3";
   const auto runs = ReadPublishedRuns(header + v3 + ",1\n" + v3 + ",\n" + v3 + ",5\n", "d.csv", hw);
   ASSERT_EQ(runs.size(), 3u);
   ASSERT_TRUE(runs[0].modelable) << runs[0].reason;
@@ -739,7 +758,8 @@ TEST(PublishedRuns, ShardingFamilies) {
   for (const Case& k : cases) {
     SCOPED_TRACE(k.text);
     // dp 8 (the dense row: 8 GPUs, tp 1, pp 1, cp 1).
-    const auto runs = ReadPublishedRuns(Header() + WithCell(kDenseRow, "zero_stage_or_fsdp", k.text) + "\n", "x.csv", hw);
+    const auto runs =
+        ReadPublishedRuns(Header() + WithCell(kDenseRow, "zero_stage_or_fsdp", k.text) + "\n", "x.csv", hw);
     ASSERT_TRUE(runs[0].modelable) << runs[0].reason;
     EXPECT_EQ(runs[0].layout.zero, k.zero);
     EXPECT_EQ(runs[0].layout.zero3_per_tensor, k.per_tensor);
@@ -756,16 +776,18 @@ TEST(PublishedRuns, ShardingFamilies) {
   EXPECT_FALSE(nemo[0].layout.fp32_shards);
   // A sharding group smaller than dp (hybrid sharding) is said; one that does not divide it is
   // not modelled.
-  const auto hsdp = ReadPublishedRuns(Header() + WithCell(kDenseRow, "zero_stage_or_fsdp", "FSDP2 (4)") + "\n", "x.csv", hw);
+  const auto hsdp =
+      ReadPublishedRuns(Header() + WithCell(kDenseRow, "zero_stage_or_fsdp", "FSDP2 (4)") + "\n", "x.csv", hw);
   ASSERT_TRUE(hsdp[0].modelable);
   EXPECT_NE(std::find(hsdp[0].assumptions.begin(), hsdp[0].assumptions.end(),
                       "sharding group 4 < dp 8 (hybrid sharding) modelled as sharding over all of dp"),
             hsdp[0].assumptions.end());
-  const auto bad = ReadPublishedRuns(Header() + WithCell(kDenseRow, "zero_stage_or_fsdp", "Megatron-FSDP (3)") + "\n", "x.csv", hw);
+  const auto bad =
+      ReadPublishedRuns(Header() + WithCell(kDenseRow, "zero_stage_or_fsdp", "Megatron-FSDP (3)") + "\n", "x.csv", hw);
   EXPECT_EQ(bad[0].reason, "sharding group 3 of 'Megatron-FSDP (3)' does not divide the data-parallel size 8");
   // Unmapped texts: listed once each, with every row id, in order of first appearance.
-  const std::string csv = Header() + WithCell(WithCell(kDenseRow, "id", "U1"), "zero_stage_or_fsdp", "HSDP of sorts") + "\n" +
-                          WithCell(WithCell(kDenseRow, "id", "K"), "zero_stage_or_fsdp", "ZeRO-1") + "\n" +
+  const std::string csv = Header() + WithCell(WithCell(kDenseRow, "id", "U1"), "zero_stage_or_fsdp", "HSDP of sorts") +
+                          "\n" + WithCell(WithCell(kDenseRow, "id", "K"), "zero_stage_or_fsdp", "ZeRO-1") + "\n" +
                           WithCell(WithCell(kDenseRow, "id", "U2"), "zero_stage_or_fsdp", "Colossal gemini") + "\n" +
                           WithCell(WithCell(kDenseRow, "id", "U3"), "zero_stage_or_fsdp", "HSDP of sorts") + "\n";
   const auto runs = ReadPublishedRuns(csv, "x.csv", hw);

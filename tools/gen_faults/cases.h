@@ -39,14 +39,14 @@ class Rng {
 
 // What the test expects of the finding of a fault case (empty members are not checked).
 struct Expectation {
-  std::vector<int64_t> iterations;      // each must appear in where.iterations within iteration_tolerance
+  std::vector<int64_t> iterations;  // each must appear in where.iterations within iteration_tolerance
   int64_t iteration_tolerance = 0;
   std::vector<std::pair<std::string, std::string>> time_ranges;  // each must overlap one of where.time_ranges
-  std::vector<int> gpus;                // must equal where.gpus as a set
+  std::vector<int> gpus;                                         // must equal where.gpus as a set
   std::vector<std::pair<int, int>> gpu_pairs;  // must equal where.gpu_pairs as a set (unordered pairs)
-  int64_t period_iterations = 0;        // where.period_iterations within 10%
-  double period_s = 0;                  // where.period_s within 10%
-  double min_loss_fraction = 0;         // the finding's loss_fraction at least this
+  int64_t period_iterations = 0;               // where.period_iterations within 10%
+  double period_s = 0;                         // where.period_s within 10%
+  double min_loss_fraction = 0;                // the finding's loss_fraction at least this
 };
 
 struct FaultCase {
@@ -77,6 +77,7 @@ void AddLogCases(CaseWriter& w);        // logs.cc: checkpoint stalls, straggler
 void AddSeriesCases(CaseWriter& w);     // series.cc: throughput change points and drift
 void AddTelemetryCases(CaseWriter& w);  // telemetry.cc: throttling, saw-tooth utilisation, data starvation
 void AddNetworkCases(CaseWriter& w);    // network.cc: nccl-tests, topology matrices
-void AddPlanCases(CaseWriter& w);       // plan.cc: tp_too_large, pipeline_bubble, recompute_unneeded, expert_imbalance, slow_kernels
+void AddPlanCases(
+    CaseWriter& w);  // plan.cc: tp_too_large, pipeline_bubble, recompute_unneeded, expert_imbalance, slow_kernels
 
 }  // namespace paratune::faults

@@ -43,8 +43,8 @@ std::string IterationLine(const MegatronRun& run, double t, int64_t it, double e
       " [{}] iteration {:8d}/{:8d} | consumed samples: {:12d} | elapsed time per iteration (ms): {:.1f} | "
       "throughput per GPU (TFLOP/s/GPU): {:.1f} | learning rate: {:.6E} | global batch size: {:5d} | lm loss: {:.6E} | "
       "loss scale: 1.0 | grad norm: {:.3f} | number of skipped iterations: {:3d} | number of nan iterations: {:3d} |\n",
-      MegatronTime(t, run.micro), it, run.train_iters, it * run.global_batch, elapsed_s * 1e3, tflops, 3.0e-4, run.global_batch,
-      loss, 0.25 + 0.1 / std::sqrt(static_cast<double>(it)), 0, 0);
+      MegatronTime(t, run.micro), it, run.train_iters, it * run.global_batch, elapsed_s * 1e3, tflops, 3.0e-4,
+      run.global_batch, loss, 0.25 + 0.1 / std::sqrt(static_cast<double>(it)), 0, 0);
 }
 
 std::string Preamble(const MegatronRun& run) {
@@ -60,7 +60,8 @@ std::string Preamble(const MegatronRun& run) {
 std::string TimerBlock(const std::string& name, double min_s, double max_s) {
   std::string padded = name + " ";
   while (padded.size() < 48) padded += '.';
-  return fmt::format("(min, max) time across ranks (ms):\n    {}: ({:.2f}, {:.2f})\n", padded, min_s * 1e3, max_s * 1e3);
+  return fmt::format("(min, max) time across ranks (ms):\n    {}: ({:.2f}, {:.2f})\n", padded, min_s * 1e3,
+                     max_s * 1e3);
 }
 
 enum class SaveMode { kNone, kSync, kAsync };
@@ -68,11 +69,11 @@ enum class SaveMode { kNone, kSync, kAsync };
 struct StallPlan {
   SaveMode mode = SaveMode::kNone;
   int64_t save_interval = 500;
-  double sync_save_s = 60;       // synchronous: the gap (Megatron stops its timer meanwhile)
-  double async_schedule_s = 2;   // asynchronous: the blocking part
+  double sync_save_s = 60;      // synchronous: the gap (Megatron stops its timer meanwhile)
+  double async_schedule_s = 2;  // asynchronous: the blocking part
   int64_t async_slow_iterations = 30;
-  double async_slowdown = 0.7;   // iterations after an async save take this much longer
-  double final_save_s = 75;      // the save when training ends (not a stall)
+  double async_slowdown = 0.7;  // iterations after an async save take this much longer
+  double final_save_s = 75;     // the save when training ends (not a stall)
 };
 
 // A Megatron log of one run (or its resumed part) with checkpoint saves as planned.
@@ -86,7 +87,8 @@ std::string MegatronLog(const MegatronRun& run, const StallPlan& plan, uint64_t 
   const std::string dir = "/lustre/ckpt/gpt7b";
   auto iterations = [&] {
     std::vector<int64_t> v{run.first};
-    for (int64_t it = (run.first / run.log_interval + 1) * run.log_interval; it <= run.train_iters; it += run.log_interval)
+    for (int64_t it = (run.first / run.log_interval + 1) * run.log_interval; it <= run.train_iters;
+         it += run.log_interval)
       v.push_back(it);
     return v;
   }();
@@ -148,7 +150,9 @@ std::string TorchtitanLog(uint64_t seed) {
   auto stamp = [](double t) {
     return FormatTimestamp(t) + fmt::format(",{:03d}", static_cast<int>(std::floor((t - std::floor(t)) * 1e3)));
   };
-  auto info = [&](double t, const std::string& msg) { return fmt::format("[rank0]:[titan] {} - root - INFO - {}\n", stamp(t), msg); };
+  auto info = [&](double t, const std::string& msg) {
+    return fmt::format("[rank0]:[titan] {} - root - INFO - {}\n", stamp(t), msg);
+  };
   double t = kStart + 0.25;
   std::string out = info(t - 30, "Starting job: Llama 3 8B training");
   out += info(t - 20, "Building llama3 8B with TransformerModelArgs(dim=4096, n_layers=32, n_heads=32, n_kv_heads=8)");
@@ -164,19 +168,20 @@ std::string TorchtitanLog(uint64_t seed) {
     prev = step;
     const double tflops = kFlopsPerToken * tps / 1e12;
     const double loss = 2.2 + 9.0 / std::sqrt(static_cast<double>(step));
-    out += info(t, fmt::format("{}step: {:2}  {}loss: {:8.5f}  {}grad_norm: {:7.4f}  {}memory: {:5.2f}GiB({:.2f}%)  "
-                               "{}tps: {}  {}tflops: {:.2f}  {}mfu: {:.2f}%{}",
-                               red, step, green, loss, orange, 0.9 + 0.1 * rng.Uniform(), turquoise, 61.27, 77.43, blue,
-                               [&] {
-                                 // Python's "{:,}" thousands separators.
-                                 std::string d = std::to_string(std::llround(tps)), r;
-                                 for (size_t i = 0; i < d.size(); ++i) {
-                                   if (i > 0 && (d.size() - i) % 3 == 0) r += ',';
-                                   r += d[i];
-                                 }
-                                 return r;
-                               }(),
-                               cyan, tflops, magenta, 100 * tflops * 1e12 / kPeak, reset));
+    out += info(t, fmt::format(
+                       "{}step: {:2}  {}loss: {:8.5f}  {}grad_norm: {:7.4f}  {}memory: {:5.2f}GiB({:.2f}%)  "
+                       "{}tps: {}  {}tflops: {:.2f}  {}mfu: {:.2f}%{}",
+                       red, step, green, loss, orange, 0.9 + 0.1 * rng.Uniform(), turquoise, 61.27, 77.43, blue,
+                       [&] {
+                         // Python's "{:,}" thousands separators.
+                         std::string d = std::to_string(std::llround(tps)), r;
+                         for (size_t i = 0; i < d.size(); ++i) {
+                           if (i > 0 && (d.size() - i) % 3 == 0) r += ',';
+                           r += d[i];
+                         }
+                         return r;
+                       }(),
+                       cyan, tflops, magenta, 100 * tflops * 1e12 / kPeak, reset));
   }
   out += info(t + 1, "Training completed");
   return out;
@@ -210,8 +215,12 @@ std::string StragglerLog(int slow_rank, double slowdown, uint64_t seed) {
     t += elapsed * static_cast<double>(it - prev);
     prev = it;
     out += IterationLine(run, t, it, elapsed, 2.0 + 8.0 / std::sqrt(static_cast<double>(it)));
-    auto lo = [&](const std::vector<double>& v) { return static_cast<int>(std::min_element(v.begin(), v.end()) - v.begin()); };
-    auto hi = [&](const std::vector<double>& v) { return static_cast<int>(std::max_element(v.begin(), v.end()) - v.begin()); };
+    auto lo = [&](const std::vector<double>& v) {
+      return static_cast<int>(std::min_element(v.begin(), v.end()) - v.begin());
+    };
+    auto hi = [&](const std::vector<double>& v) {
+      return static_cast<int>(std::max_element(v.begin(), v.end()) - v.begin());
+    };
     // Estimated throughput: the rank's FLOPs over its own time, divided by amp = 3 (forward only).
     const double flops = 6.0 * run.params * static_cast<double>(run.global_batch * run.seq) / 3.0;
     auto etpt = [&](int r) { return flops / (rtt[r] * 1e12 * static_cast<double>(world)); };
@@ -220,10 +229,10 @@ std::string StragglerLog(int slow_rank, double slowdown, uint64_t seed) {
         "MnTmp/Rnk: {:.2f}C/{} | MxTmp/Rnk: {:.2f}C/{} | MnUtl/Rnk: {:.2f}%/{} | MxUtl/Rnk: {:.2f}%/{} | "
         "MnClk/Rnk: {:.2f}MHz/{} | MxClk/Rnk: {:.2f}MHz/{} | MnDRtt/Rnk: {:.2f}ms/{} | MxDRtt/Rnk: {:.2f}ms/{} | "
         "MnEtpt/Rnk: {:.2f}TF/{} | MxEtpt/Rnk: {:.2f}TF/{}\n",
-        FormatTimestamp(t), rtt[lo(rtt)] * 1e3, lo(rtt), rtt[hi(rtt)] * 1e3, hi(rtt), power[lo(power)], lo(power), power[hi(power)],
-        hi(power), temp[lo(temp)], lo(temp), temp[hi(temp)], hi(temp), util[lo(util)], lo(util), util[hi(util)], hi(util),
-        clock[lo(clock)], lo(clock), clock[hi(clock)], hi(clock), drtt[lo(drtt)], lo(drtt), drtt[hi(drtt)], hi(drtt),
-        etpt(hi(rtt)), hi(rtt), etpt(lo(rtt)), lo(rtt));
+        FormatTimestamp(t), rtt[lo(rtt)] * 1e3, lo(rtt), rtt[hi(rtt)] * 1e3, hi(rtt), power[lo(power)], lo(power),
+        power[hi(power)], hi(power), temp[lo(temp)], lo(temp), temp[hi(temp)], hi(temp), util[lo(util)], lo(util),
+        util[hi(util)], hi(util), clock[lo(clock)], lo(clock), clock[hi(clock)], hi(clock), drtt[lo(drtt)], lo(drtt),
+        drtt[hi(drtt)], hi(drtt), etpt(hi(rtt)), hi(rtt), etpt(lo(rtt)), lo(rtt));
   }
   return out;
 }
@@ -243,7 +252,7 @@ void AddLogCases(CaseWriter& w) {
     c.expect.iteration_tolerance = run.log_interval;
     c.expect.period_iterations = 500;
     c.expect.period_s = 500 * run.pace_s + plan.sync_save_s;  // 910 s
-    c.expect.min_loss_fraction = 0.04;  // 5 x 60 s over about 5,400 s
+    c.expect.min_loss_fraction = 0.04;                        // 5 x 60 s over about 5,400 s
   }
   {
     // Asynchronous saves every 500 iterations: 2 s blocking, then 30 iterations 70% slower.
@@ -272,11 +281,12 @@ void AddLogCases(CaseWriter& w) {
     plan.async_schedule_s = 0.3;
     plan.async_slowdown = 0;
     plan.final_save_s = 95;
-    const std::string head =
-        fmt::format(" loading distributed checkpoint from /lustre/ckpt/gpt7b at iteration 12000\n"
-                    "  successfully loaded checkpoint from /lustre/ckpt/gpt7b [ t 0/8, p 0/1 ] at iteration 12000\n"
-                    "(min, max) time across ranks (ms):\n    load-checkpoint ................................: (41234.56, 41240.12)\n"
-                    "training ...\n");
+    const std::string head = fmt::format(
+        " loading distributed checkpoint from /lustre/ckpt/gpt7b at iteration 12000\n"
+        "  successfully loaded checkpoint from /lustre/ckpt/gpt7b [ t 0/8, p 0/1 ] at iteration 12000\n"
+        "(min, max) time across ranks (ms):\n    load-checkpoint ................................: (41234.56, "
+        "41240.12)\n"
+        "training ...\n");
     FaultCase& c = w.Add("training_log_resumed_clean", "checkpoint_stall", false);
     w.Write(c, "train.log", MegatronLog(run, plan, 303, head));
   }

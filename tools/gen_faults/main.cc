@@ -53,8 +53,12 @@ int main(int argc, char** argv) {
       if (c.expect.period_iterations) e["period_iterations"] = c.expect.period_iterations;
       if (c.expect.period_s > 0) e["period_s"] = c.expect.period_s;
       if (c.expect.min_loss_fraction > 0) e["min_loss_fraction"] = c.expect.min_loss_fraction;
-      manifest.push_back({{"name", c.name}, {"rule", c.rule}, {"fault", c.fault}, {"files", c.files},
-                          {"flags", c.flags}, {"expect", e}});
+      manifest.push_back({{"name", c.name},
+                          {"rule", c.rule},
+                          {"fault", c.fault},
+                          {"files", c.files},
+                          {"flags", c.flags},
+                          {"expect", e}});
     }
     std::ofstream out(root / "cases.json");
     out << manifest.dump(1) << "\n";

@@ -41,36 +41,48 @@ std::string AllReducePerf(const NcclLog& c) {
   const bool old = c.layout == NcclLayout::kPre213;
   std::string s;
   if (c.layout == NcclLayout::k219)
-    s += "# nccl-tests version 2.19.6 nccl-headers=22807 nccl-library=22807\n# Collective test starting: all_reduce_perf\n";
-  s += fmt::format("# nThread 1 nGpus {} minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 {}validation: 1 {}\n",
-                   c.nodes > 1 ? 1 : c.per_node, old ? "" : "agg iters: 1 ", old ? "" : c.layout == NcclLayout::k219 ? "graph: 0 unalign: 0" : "graph: 0");
+    s += "# nccl-tests version 2.19.6 nccl-headers=22807 nccl-library=22807\n# Collective test starting: "
+         "all_reduce_perf\n";
+  s += fmt::format(
+      "# nThread 1 nGpus {} minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 {}validation: 1 "
+      "{}\n",
+      c.nodes > 1 ? 1 : c.per_node, old ? "" : "agg iters: 1 ",
+      old                            ? ""
+      : c.layout == NcclLayout::k219 ? "graph: 0 unalign: 0"
+                                     : "graph: 0");
   s += "#\n# Using devices\n";
   for (int r = 0; r < n; ++r) {
     const int dev = r % c.per_node, bus = 0x18 + 0x11 * dev;
     const std::string host = fmt::format("gpu-node-{:02d}", r / c.per_node + 1);
     const int pid = c.nodes > 1 ? 40100 + r : 40100;
     if (old)
-      s += fmt::format("#   Rank {:2d} Pid {:6d} on {:>10} device {:2d} [0x{:02x}] {}\n", r, pid, host, dev, bus & 0xff, c.device);
+      s += fmt::format("#   Rank {:2d} Pid {:6d} on {:>10} device {:2d} [0x{:02x}] {}\n", r, pid, host, dev, bus & 0xff,
+                       c.device);
     else if (c.layout == NcclLayout::k218)
-      s += fmt::format("#  Rank {:2d} Group {:2d} Pid {:6d} on {:>10} device {:2d} [0x{:02x}] {}\n", r, 0, pid, host, dev, bus & 0xff, c.device);
+      s += fmt::format("#  Rank {:2d} Group {:2d} Pid {:6d} on {:>10} device {:2d} [0x{:02x}] {}\n", r, 0, pid, host,
+                       dev, bus & 0xff, c.device);
     else
-      s += fmt::format("#  Rank {:2d} Group {:2d} Pid {:6d} on {:>10} device {:2d} [{:04x}:{:02x}:{:02x}] {}\n", r, 0, pid, host, dev, 0,
-                       bus & 0xff, 0, c.device);
+      s += fmt::format("#  Rank {:2d} Group {:2d} Pid {:6d} on {:>10} device {:2d} [{:04x}:{:02x}:{:02x}] {}\n", r, 0,
+                       pid, host, dev, 0, bus & 0xff, 0, c.device);
   }
   s += "NCCL version 2.18.5+cuda12.2\n#\n";
   if (old) {
-    s += fmt::format("# {:>10}  {:>12}  {:>6}  {:>6}            out-of-place                       in-place          \n", "", "", "", "");
-    s += fmt::format("# {:>10}  {:>12}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>5}  {:>7}  {:>6}  {:>6}  {:>5}\n", "size", "count", "type",
-                     "redop", "time", "algbw", "busbw", "error", "time", "algbw", "busbw", "error");
-    s += fmt::format("# {:>10}  {:>12}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>5}  {:>7}  {:>6}  {:>6}  {:>5}\n", "(B)", "(elements)", "",
-                     "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+    s +=
+        fmt::format("# {:>10}  {:>12}  {:>6}  {:>6}            out-of-place                       in-place          \n",
+                    "", "", "", "");
+    s += fmt::format("# {:>10}  {:>12}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>5}  {:>7}  {:>6}  {:>6}  {:>5}\n", "size",
+                     "count", "type", "redop", "time", "algbw", "busbw", "error", "time", "algbw", "busbw", "error");
+    s += fmt::format("# {:>10}  {:>12}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>5}  {:>7}  {:>6}  {:>6}  {:>5}\n", "(B)",
+                     "(elements)", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
   } else {
-    s += fmt::format("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}           out-of-place                       in-place          \n", "", "", "",
-                     "", "");
-    s += fmt::format("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}\n", "size", "count",
-                     "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
-    s += fmt::format("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}\n", "(B)",
-                     "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+    s += fmt::format(
+        "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}           out-of-place                       in-place          \n", "",
+        "", "", "", "");
+    s += fmt::format("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}\n",
+                     "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
+                     "busbw", "#wrong");
+    s += fmt::format("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}\n",
+                     "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
   }
   // t = latency + S x 2(n-1)/n / busbw_peak (nccl-tests doc/PERFORMANCE.md), +-1% noise per row.
   const double factor = 2.0 * (n - 1) / n;
@@ -78,14 +90,16 @@ std::string AllReducePerf(const NcclLog& c) {
   int rows = 0;
   for (int k = 3; k <= 33; ++k) {
     const double bytes = std::ldexp(1.0, k);
-    std::string row = old ? fmt::format("{:12.0f}  {:12.0f}  {:>6}  {:>6}", bytes, bytes / 4, "float", "sum")
-                          : fmt::format("{:12.0f}  {:12.0f}  {:>8}  {:>6}  {:>6}", bytes, bytes / 4, "float", "sum", -1);
+    std::string row =
+        old ? fmt::format("{:12.0f}  {:12.0f}  {:>6}  {:>6}", bytes, bytes / 4, "float", "sum")
+            : fmt::format("{:12.0f}  {:12.0f}  {:>8}  {:>6}  {:>6}", bytes, bytes / 4, "float", "sum", -1);
     for (int half = 0; half < 2; ++half) {
       const double us = (c.latency_us + bytes * factor / (c.peak_busbw_gbs * 1e9) * 1e6) * (1 + 0.01 * rng.Normal());
       const double alg = bytes / (us * 1e-6) / 1e9, bus = alg * factor;
       if (half == 0) sum_busbw += bus, ++rows;
       const int wrong = half == 0 && c.wrong_from_bytes > 0 && bytes >= c.wrong_from_bytes ? c.wrong_elements : 0;
-      row += fmt::format("  {}  {:6.2f}  {:6.2f}  {}", TimeStr(us), alg, bus, old ? std::string("0e+00") : fmt::format("{:6}", wrong));
+      row += fmt::format("  {}  {:6.2f}  {:6.2f}  {}", TimeStr(us), alg, bus,
+                         old ? std::string("0e+00") : fmt::format("{:6}", wrong));
     }
     s += row + "\n";
   }
@@ -188,13 +202,15 @@ void AddNetworkCases(CaseWriter& w) {
   // HGX H100 with GPU2-GPU5 across the socket (SYS) instead of NV18.
   {
     auto& k = w.Add("topology_missing_nvlink_sys_pair", "topology_missing_nvlink", true);
-    w.Write(k, "topo.txt", TopoMatrix([](int i, int j) { return i == 2 && j == 5 ? std::string("SYS") : std::string("NV18"); }));
+    w.Write(k, "topo.txt",
+            TopoMatrix([](int i, int j) { return i == 2 && j == 5 ? std::string("SYS") : std::string("NV18"); }));
     k.expect.gpu_pairs = {{2, 5}};
   }
   // GPU 6 with one NVLink down: NV17 to each peer.
   {
     auto& k = w.Add("topology_missing_nvlink_fewer_links", "topology_missing_nvlink", true);
-    w.Write(k, "topo.txt", TopoMatrix([](int i, int j) { return i == 6 || j == 6 ? std::string("NV17") : std::string("NV18"); }));
+    w.Write(k, "topo.txt",
+            TopoMatrix([](int i, int j) { return i == 6 || j == 6 ? std::string("NV17") : std::string("NV18"); }));
     k.expect.gpus = {6};
   }
   {

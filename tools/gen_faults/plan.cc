@@ -59,25 +59,31 @@ std::string KinetoTrace(const std::string& gemm, const std::string& attention) {
   const double t_base = 1000000.0;  // µs
   for (int s = 0; s < 5; ++s) {
     const double t0 = t_base + s * 20000.0;
-    std::snprintf(buf, sizeof buf,
-                  R"J({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d", "pid": 4242, "tid": 4242, "ts": %.3f, "dur": 20000.000, "args": {"External id": %d}})J",
-                  s + 1, t0, s + 1);
+    std::snprintf(
+        buf, sizeof buf,
+        R"J({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d", "pid": 4242, "tid": 4242, "ts": %.3f, "dur": 20000.000, "args": {"External id": %d}})J",
+        s + 1, t0, s + 1);
     add(buf);
     double t = t0 + 100.0;
     auto kernel = [&](const std::string& name, double dur) {
-      std::snprintf(buf, sizeof buf,
-                    R"J({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 4242, "tid": 4242, "ts": %.3f, "dur": 5.125, "args": {"cbid": 211, "correlation": %ld}})J",
-                    t - 6.5, corr);
+      std::snprintf(
+          buf, sizeof buf,
+          R"J({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 4242, "tid": 4242, "ts": %.3f, "dur": 5.125, "args": {"cbid": 211, "correlation": %ld}})J",
+          t - 6.5, corr);
       add(buf);
-      std::snprintf(buf, sizeof buf, R"J({"ph": "s", "id": %ld, "pid": 4242, "tid": 4242, "ts": %.3f, "cat": "ac2g", "name": "ac2g"})J",
+      std::snprintf(buf, sizeof buf,
+                    R"J({"ph": "s", "id": %ld, "pid": 4242, "tid": 4242, "ts": %.3f, "cat": "ac2g", "name": "ac2g"})J",
                     corr, t - 6.5);
       add(buf);
       add(R"J({"ph": "X", "cat": "kernel", "name": ")J" + name + R"J(", "pid": 0, "tid": 7, "ts": )J" +
           std::to_string(t) + R"J(, "dur": )J" + std::to_string(dur) +
-          R"J(, "args": {"queued": 0, "device": 0, "context": 1, "stream": 7, "correlation": )J" + std::to_string(corr) +
+          R"J(, "args": {"queued": 0, "device": 0, "context": 1, "stream": 7, "correlation": )J" +
+          std::to_string(corr) +
           R"J(, "registers per thread": 168, "shared memory": 98304, "blocks per SM": 1.0, "warps per SM": 8.0, "grid": [132, 1, 1], "block": [384, 1, 1], "est. achieved occupancy %": 12}})J");
-      std::snprintf(buf, sizeof buf,
-                    R"J({"ph": "f", "id": %ld, "pid": 0, "tid": 7, "ts": %.3f, "cat": "ac2g", "name": "ac2g", "bp": "e"})J", corr, t);
+      std::snprintf(
+          buf, sizeof buf,
+          R"J({"ph": "f", "id": %ld, "pid": 0, "tid": 7, "ts": %.3f, "cat": "ac2g", "name": "ac2g", "bp": "e"})J", corr,
+          t);
       add(buf);
       ++corr;
       t += dur + 10.0;
@@ -92,7 +98,8 @@ std::string KinetoTrace(const std::string& gemm, const std::string& attention) {
   "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85045231616, "computeMajor": 9, "computeMinor": 0, "maxThreadsPerBlock": 1024, "numSms": 132}],
   "distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 1},
   "traceEvents": [
-)J") + ev + R"J(
+)J") + ev +
+         R"J(
   ],
   "traceName": "rank0.pt.trace.json",
   "displayTimeUnit": "ms",
@@ -135,8 +142,9 @@ void AddPlanCases(CaseWriter& w) {
   }
   // expert_imbalance: Mixtral 8x7B on 16 H100 (tp 2, ep 8), expert 3 of layers 16-23 hot from
   // iteration 1100: sum(max)/sum(mean) ~1.34 overall, ~1.65 per iteration from 1100.
-  const std::vector<std::string> mixtral = {"--model", "mixtral-8x7b", "--gpu", "H100", "--gpus", "16", "--tp", "2",
-                                            "--ep", "8", "--seq", "4096", "--global-batch", "64"};
+  const std::vector<std::string> mixtral = {
+      "--model", "mixtral-8x7b", "--gpu", "H100",           "--gpus", "16", "--tp", "2", "--ep",
+      "8",       "--seq",        "4096",  "--global-batch", "64"};
   {
     FaultCase& c = w.Add("expert_imbalance_hot_expert", "expert_imbalance", true);
     w.Write(c, "expert_tokens.csv", ExpertTokensCsv(true, 1201));
@@ -162,10 +170,13 @@ void AddPlanCases(CaseWriter& w) {
   }
   {
     FaultCase& c = w.Add("slow_kernels_clean", "slow_kernels", false);
-    w.Write(c, "rank0.pt.trace.json",
-            KinetoTrace("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
-                        "void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, cutlass::bfloat16_t>, "
-                        "true, false, false, false, true, true, false>(Flash_fwd_params)J"));
+    w.Write(
+        c, "rank0.pt.trace.json",
+        KinetoTrace(
+            "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_warpgroupsize1x1x1_execute_segment_k_off_"
+            "kernel__5x_cublas",
+            "void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, cutlass::bfloat16_t>, "
+            "true, false, false, false, true, true, false>(Flash_fwd_params)J"));
   }
 }
 

@@ -42,10 +42,12 @@ std::string Stamp(double epoch_s, bool fractional) {
 std::string MegatronLog(int iterations, const std::function<double(int)>& slowdown, uint64_t seed, bool fractional) {
   Rng rng(seed);
   std::string out;
-  out += "using world size: 64, data-parallel size: 8, context-parallel size: 1, tensor-model-parallel size: 8, "
-         "pipeline-model-parallel size: 1\n";
+  out +=
+      "using world size: 64, data-parallel size: 8, context-parallel size: 1, tensor-model-parallel size: 8, "
+      "pipeline-model-parallel size: 1\n";
   out += "> building GPT model ...\n";
-  out += "[after model, optimizer, and learning rate scheduler are built] datetime: " + Stamp(kStart - 40, false) + "\n";
+  out +=
+      "[after model, optimizer, and learning rate scheduler are built] datetime: " + Stamp(kStart - 40, false) + "\n";
   out += "[after dataloaders are built] datetime: " + Stamp(kStart - 5, false) + "\n";
   out += "training ...\n";
   out += "[before the start of training step] datetime: " + Stamp(kStart, false) + "\n";
@@ -94,8 +96,8 @@ void AddSeriesCases(CaseWriter& w) {
   {
     // Step: every iteration from 3001 on takes 1 / 0.88 as long: throughput -12% at iteration 3000.
     auto& c = w.Add("throughput_change_point_step", "throughput_change_point", true);
-    const std::string log =
-        MegatronLog(kIterations, [](int it) { return Warmup(it) * (it > 3000 ? 1 / 0.88 : 1.0); }, 501, false);
+    const std::string log = MegatronLog(
+        kIterations, [](int it) { return Warmup(it) * (it > 3000 ? 1 / 0.88 : 1.0); }, 501, false);
     w.Write(c, "train.log", log);
     c.expect.iterations = {3000};
     c.expect.iteration_tolerance = kLogInterval;

@@ -17,13 +17,13 @@ namespace paratune::faults {
 namespace {
 
 constexpr int kGpus = 8;
-constexpr double kMaxClockMhz = 1980;   // H100 SXM boost clock (data/gpus.toml's H100 SXM)
-constexpr double kPowerLimitW = 700;    // H100 SXM TDP
+constexpr double kMaxClockMhz = 1980;  // H100 SXM boost clock (data/gpus.toml's H100 SXM)
+constexpr double kPowerLimitW = 700;   // H100 SXM TDP
 constexpr double kIdleClockMhz = 345;
 
 // One GPU row of one poll.
 struct Row {
-  double util = 0;       // 0..1
+  double util = 0;  // 0..1
   double clock_mhz = 0;
   double power_w = 0;
   double temp_c = 0;
@@ -42,9 +42,11 @@ std::string SmiTime(double epoch_s) {
 // The query: --query-gpu=timestamp,index,utilization.gpu,clocks.sm,clocks.max.sm,
 // power.draw,power.limit,temperature.gpu,clocks_throttle_reasons.active --format=csv -l 1.
 // `newer` prints the 535+ driver's clocks_event_reasons.active and uses --format=csv,nounits.
-std::string SmiCsv(double t0, int polls, Rng& rng, const std::function<Row(int gpu, int poll, Rng&)>& row, bool newer = false) {
+std::string SmiCsv(double t0, int polls, Rng& rng, const std::function<Row(int gpu, int poll, Rng&)>& row,
+                   bool newer = false) {
   std::string out = fmt::format(
-      "timestamp, index, utilization.gpu [%], clocks.current.sm [MHz], clocks.max.sm [MHz], power.draw [W], power.limit [W], "
+      "timestamp, index, utilization.gpu [%], clocks.current.sm [MHz], clocks.max.sm [MHz], power.draw [W], "
+      "power.limit [W], "
       "temperature.gpu, {}\n",
       newer ? "clocks_event_reasons.active" : "clocks_throttle_reasons.active");
   for (int p = 0; p < polls; ++p) {
@@ -54,11 +56,11 @@ std::string SmiCsv(double t0, int polls, Rng& rng, const std::function<Row(int g
       const Row r = row(g, p, rng);
       const int util = static_cast<int>(std::lround(100 * std::clamp(r.util, 0.0, 1.0)));
       if (newer) {
-        out += fmt::format("{}, {}, {}, {:.0f}, {:.0f}, {:.2f}, {:.2f}, {:.0f}, 0x{:016x}\n", SmiTime(t), g, util, r.clock_mhz,
-                           kMaxClockMhz, r.power_w, kPowerLimitW, r.temp_c, r.reasons);
-      } else {
-        out += fmt::format("{}, {}, {} %, {:.0f} MHz, {:.0f} MHz, {:.2f} W, {:.2f} W, {:.0f}, 0x{:016x}\n", SmiTime(t), g, util,
+        out += fmt::format("{}, {}, {}, {:.0f}, {:.0f}, {:.2f}, {:.2f}, {:.0f}, 0x{:016x}\n", SmiTime(t), g, util,
                            r.clock_mhz, kMaxClockMhz, r.power_w, kPowerLimitW, r.temp_c, r.reasons);
+      } else {
+        out += fmt::format("{}, {}, {} %, {:.0f} MHz, {:.0f} MHz, {:.2f} W, {:.2f} W, {:.0f}, 0x{:016x}\n", SmiTime(t),
+                           g, util, r.clock_mhz, kMaxClockMhz, r.power_w, kPowerLimitW, r.temp_c, r.reasons);
       }
       t += 0.002 + 0.002 * rng.Uniform();
     }
@@ -221,9 +223,9 @@ void CleanCases(CaseWriter& w) {
           out += fmt::format("GPU {}     N/A          N/A          N/A          N/A          N/A\n", g);
           continue;
         }
-        out += fmt::format("GPU {}     {:.3f}        {:.3f}        {:.3f}        {:.3f}        {:.3f}\n", g, 0.97 + 0.02 * rng.Uniform(),
-                           0.84 + 0.04 * rng.Uniform(), 0.43 + 0.04 * rng.Uniform(), 0.33 + 0.05 * rng.Uniform(),
-                           0.38 + 0.06 * rng.Uniform());
+        out += fmt::format("GPU {}     {:.3f}        {:.3f}        {:.3f}        {:.3f}        {:.3f}\n", g,
+                           0.97 + 0.02 * rng.Uniform(), 0.84 + 0.04 * rng.Uniform(), 0.43 + 0.04 * rng.Uniform(),
+                           0.33 + 0.05 * rng.Uniform(), 0.38 + 0.06 * rng.Uniform());
       }
     }
     FaultCase& c = w.Add("dcgmi_dmon_clean", "data_starvation", false);

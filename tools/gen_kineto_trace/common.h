@@ -18,14 +18,13 @@ namespace gen_trace {
 
 using Buf = fmt::memory_buffer;
 
-
 using Buf = fmt::memory_buffer;
 
 constexpr int64_t kBaseTimeNs = 1700000000000000000;  // baseTimeNanoseconds
-constexpr int64_t kTraceStartNs = 5000000000;          // profiler start, relative to the base
-constexpr int kNumSms = 132;                           // H100 SXM
+constexpr int64_t kTraceStartNs = 5000000000;         // profiler start, relative to the base
+constexpr int kNumSms = 132;                          // H100 SXM
 constexpr int kLayers = 16;
-constexpr int kFirstStep = 10;                         // ProfilerStep# of the first step
+constexpr int kFirstStep = 10;  // ProfilerStep# of the first step
 constexpr int kComputeStream = 7;
 constexpr int kNcclStream = 20;
 constexpr int kMain = 0;      // thread index: main thread (tid == pid)

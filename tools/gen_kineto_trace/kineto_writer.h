@@ -84,13 +84,15 @@ struct Writer {
       case CpuKind::kX: {
         const OpT& o = t.ops[e.op];
         if (e.op == kOpProfilerStep) {
-          fmt::format_to(out, FMT_COMPILE("  {{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#{}\", \"pid\": {}, \"tid\": "),
+          fmt::format_to(out,
+                         FMT_COMPILE("  {{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#{}\", "
+                                     "\"pid\": {}, \"tid\": "),
                          e.a, pid);
         } else {
           Put(b, o.prefix);
         }
-        fmt::format_to(out, FMT_COMPILE("{}, \"ts\": {}.{:03}, \"dur\": {}.{:03}, \"args\": {{"), tids[th],
-                       e.ts / 1000, e.ts % 1000, e.dur / 1000, e.dur % 1000);
+        fmt::format_to(out, FMT_COMPILE("{}, \"ts\": {}.{:03}, \"dur\": {}.{:03}, \"args\": {{"), tids[th], e.ts / 1000,
+                       e.ts % 1000, e.dur / 1000, e.dur % 1000);
         if (o.cat == Cat::kPython) {
           fmt::format_to(out, FMT_COMPILE("\"Python parent id\": {}, \"Python id\": {}, "), e.b, e.a);
           if (e.op >= kOpPyBlock0)
@@ -99,28 +101,30 @@ struct Writer {
           return;
         }
         fmt::format_to(out, FMT_COMPILE("\"External id\": {}, \"Record function id\": {}, "), e.ext, e.ext);
-        if (e.seq >= 0)
-          fmt::format_to(out, FMT_COMPILE("\"Sequence number\": {}, \"Fwd thread id\": 1, "), e.seq);
+        if (e.seq >= 0) fmt::format_to(out, FMT_COMPILE("\"Sequence number\": {}, \"Fwd thread id\": 1, "), e.seq);
         fmt::format_to(out, FMT_COMPILE("\"Ev Idx\": {}"), e.evidx);
         Put(b, o.dims);
         Put(b, "}},\n");
         return;
       }
       case CpuKind::kMemory:
-        fmt::format_to(out,
-                       FMT_COMPILE("  {{\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", "
-                                   "\"pid\": {}, \"tid\": {}, \"ts\": {}.{:03}, \"args\": {{\"Total Reserved\": {}, "
-                                   "\"Total Allocated\": {}, \"Bytes\": {}, \"Addr\": {}, \"Device Id\": 0, \"Device Type\": 1}}}},\n"),
-                       pid, tids[th], e.ts / 1000, e.ts % 1000, 68719476736LL, e.b, e.a,
-                       139800000000000LL + (e.b & 0xffffffffLL) * 512);
+        fmt::format_to(
+            out,
+            FMT_COMPILE(
+                "  {{\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", "
+                "\"pid\": {}, \"tid\": {}, \"ts\": {}.{:03}, \"args\": {{\"Total Reserved\": {}, "
+                "\"Total Allocated\": {}, \"Bytes\": {}, \"Addr\": {}, \"Device Id\": 0, \"Device Type\": 1}}}},\n"),
+            pid, tids[th], e.ts / 1000, e.ts % 1000, 68719476736LL, e.b, e.a,
+            139800000000000LL + (e.b & 0xffffffffLL) * 512);
         return;
       case CpuKind::kFlowS:
       case CpuKind::kFlowF:
-        fmt::format_to(out,
-                       FMT_COMPILE("  {{\"ph\": \"{}\", \"id\": {}, \"pid\": {}, \"tid\": {}, \"ts\": {}.{:03}, \"cat\": "
-                                   "\"fwdbwd\", \"name\": \"fwdbwd\"{}}},\n"),
-                       e.kind == CpuKind::kFlowS ? "s" : "f", e.a, pid, tids[th], e.ts / 1000, e.ts % 1000,
-                       e.kind == CpuKind::kFlowF ? ", \"bp\": \"e\"" : "");
+        fmt::format_to(
+            out,
+            FMT_COMPILE("  {{\"ph\": \"{}\", \"id\": {}, \"pid\": {}, \"tid\": {}, \"ts\": {}.{:03}, \"cat\": "
+                        "\"fwdbwd\", \"name\": \"fwdbwd\"{}}},\n"),
+            e.kind == CpuKind::kFlowS ? "s" : "f", e.a, pid, tids[th], e.ts / 1000, e.ts % 1000,
+            e.kind == CpuKind::kFlowF ? ", \"bp\": \"e\"" : "");
         return;
     }
   }
@@ -139,33 +143,35 @@ struct Writer {
         Put(b, k.tail);
         Put(b, "}},\n");
       } else {
-        static constexpr const char* kNames[] = {"", "Memcpy HtoD (Pinned -> Device)",
-                                                 "Memcpy DtoD (Device -> Device)",
+        static constexpr const char* kNames[] = {"", "Memcpy HtoD (Pinned -> Device)", "Memcpy DtoD (Device -> Device)",
                                                  "Memcpy DtoH (Device -> Pageable)", "Memset (Device)"};
         const bool memset = g.kind == GpuKind::kMemset;
-        fmt::format_to(out,
-                       FMT_COMPILE("  {{\"ph\": \"X\", \"cat\": \"{}\", \"name\": \"{}\", \"pid\": 0, \"tid\": {}, "
-                                   "\"ts\": {}.{:03}, \"dur\": {}.{:03}, \"args\": {{\"External id\": {}, \"device\": 0, "
-                                   "\"context\": 1, \"stream\": {}, \"correlation\": {}, \"bytes\": {}, "
-                                   "\"memory bandwidth (GB/s)\": {}}}}},\n"),
-                       memset ? "gpu_memset" : "gpu_memcpy", kNames[static_cast<int>(g.kind)], g.stream,
-                       g.ts / 1000, g.ts % 1000, g.dur / 1000, g.dur % 1000, g.ext, g.stream, g.corr, g.bytes,
-                       static_cast<double>(g.bytes) / static_cast<double>(g.dur));
+        fmt::format_to(
+            out,
+            FMT_COMPILE("  {{\"ph\": \"X\", \"cat\": \"{}\", \"name\": \"{}\", \"pid\": 0, \"tid\": {}, "
+                        "\"ts\": {}.{:03}, \"dur\": {}.{:03}, \"args\": {{\"External id\": {}, \"device\": 0, "
+                        "\"context\": 1, \"stream\": {}, \"correlation\": {}, \"bytes\": {}, "
+                        "\"memory bandwidth (GB/s)\": {}}}}},\n"),
+            memset ? "gpu_memset" : "gpu_memcpy", kNames[static_cast<int>(g.kind)], g.stream, g.ts / 1000, g.ts % 1000,
+            g.dur / 1000, g.dur % 1000, g.ext, g.stream, g.corr, g.bytes,
+            static_cast<double>(g.bytes) / static_cast<double>(g.dur));
       }
-      fmt::format_to(out,
-                     FMT_COMPILE("  {{\"ph\": \"f\", \"id\": {}, \"pid\": 0, \"tid\": {}, \"ts\": {}.{:03}, \"cat\": \"ac2g\", "
-                                 "\"name\": \"ac2g\", \"bp\": \"e\"}},\n"),
-                     g.corr, g.stream, g.ts / 1000, g.ts % 1000);
+      fmt::format_to(
+          out,
+          FMT_COMPILE("  {{\"ph\": \"f\", \"id\": {}, \"pid\": 0, \"tid\": {}, \"ts\": {}.{:03}, \"cat\": \"ac2g\", "
+                      "\"name\": \"ac2g\", \"bp\": \"e\"}},\n"),
+          g.corr, g.stream, g.ts / 1000, g.ts % 1000);
     } else {
       events += 1;
     }
     const RtInfo& r = kRt[static_cast<int>(g.rt)];
-    fmt::format_to(out,
-                   FMT_COMPILE("  {{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"{}\", \"pid\": {}, \"tid\": {}, "
-                               "\"ts\": {}.{:03}, \"dur\": {}.{:03}, \"args\": {{\"External id\": {}, \"cbid\": {}, "
-                               "\"correlation\": {}}}}},\n"),
-                   r.name, pid, tids[g.th], g.rt_ts / 1000, g.rt_ts % 1000, g.rt_dur / 1000, g.rt_dur % 1000,
-                   g.ext, r.cbid, g.corr);
+    fmt::format_to(
+        out,
+        FMT_COMPILE("  {{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"{}\", \"pid\": {}, \"tid\": {}, "
+                    "\"ts\": {}.{:03}, \"dur\": {}.{:03}, \"args\": {{\"External id\": {}, \"cbid\": {}, "
+                    "\"correlation\": {}}}}},\n"),
+        r.name, pid, tids[g.th], g.rt_ts / 1000, g.rt_ts % 1000, g.rt_dur / 1000, g.rt_dur % 1000, g.ext, r.cbid,
+        g.corr);
     if (g.kind != GpuKind::kNone)
       fmt::format_to(out,
                      FMT_COMPILE("  {{\"ph\": \"s\", \"id\": {}, \"pid\": {}, \"tid\": {}, \"ts\": {}.{:03}, \"cat\": "
@@ -175,10 +181,11 @@ struct Writer {
 
   void GpuAnnEvent(Buf& b, const GpuAnn& a) {
     ++events;
-    fmt::format_to(fmt::appender(b),
-                   FMT_COMPILE("  {{\"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": \"{}\", \"pid\": 0, "
-                               "\"tid\": {}, \"ts\": {}.{:03}, \"dur\": {}.{:03}, \"args\": {{\"External id\": {}}}}},\n"),
-                   t.ops[a.op].name, kComputeStream, a.ts / 1000, a.ts % 1000, a.dur / 1000, a.dur % 1000, a.ext);
+    fmt::format_to(
+        fmt::appender(b),
+        FMT_COMPILE("  {{\"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": \"{}\", \"pid\": 0, "
+                    "\"tid\": {}, \"ts\": {}.{:03}, \"dur\": {}.{:03}, \"args\": {{\"External id\": {}}}}},\n"),
+        t.ops[a.op].name, kComputeStream, a.ts / 1000, a.ts % 1000, a.dur / 1000, a.dur % 1000, a.ext);
   }
 
   // pass 0: main thread, 1: autograd thread, 2: GPU and runtime, 3: GPU annotations
@@ -222,7 +229,8 @@ struct Writer {
     auto meta = [&](const char* name, std::string_view pid_s, int64_t tid, const char* key, std::string_view val) {
       ++events;
       fmt::format_to(out,
-                     "  {{\"name\": \"{}\", \"ph\": \"M\", \"ts\": {}.{:03}, \"pid\": {}, \"tid\": {}, \"args\": {{\"{}\": {}}}}},\n",
+                     "  {{\"name\": \"{}\", \"ph\": \"M\", \"ts\": {}.{:03}, \"pid\": {}, \"tid\": {}, \"args\": "
+                     "{{\"{}\": {}}}}},\n",
                      name, t0 / 1000, t0 % 1000, pid_s, tid, key, val);
     };
     const std::string p = std::to_string(pid);
@@ -241,15 +249,17 @@ struct Writer {
     meta("thread_name", p, tids[kAutograd], "name", fmt::format("\"thread {} (pt_autograd_0)\"", tids[kAutograd]));
     meta("thread_sort_index", p, tids[kAutograd], "sort_index", std::to_string(tids[kAutograd]));
     const int64_t dur = end_ns - t0;
-    fmt::format_to(out,
-                   "  {{\"ph\": \"X\", \"cat\": \"Trace\", \"ts\": {}.{:03}, \"dur\": {}.{:03}, \"pid\": \"Spans\", "
-                   "\"tid\": \"PyTorch Profiler\", \"name\": \"PyTorch Profiler (0)\", \"args\": {{\"Op count\": 0}}}},\n",
-                   t0 / 1000, t0 % 1000, dur / 1000, dur % 1000);
+    fmt::format_to(
+        out,
+        "  {{\"ph\": \"X\", \"cat\": \"Trace\", \"ts\": {}.{:03}, \"dur\": {}.{:03}, \"pid\": \"Spans\", "
+        "\"tid\": \"PyTorch Profiler\", \"name\": \"PyTorch Profiler (0)\", \"args\": {{\"Op count\": 0}}}},\n",
+        t0 / 1000, t0 % 1000, dur / 1000, dur % 1000);
     meta("process_sort_index", "\"Spans\"", 0, "sort_index", "536870912");
-    fmt::format_to(out,
-                   "  {{\"name\": \"Iteration Start: PyTorch Profiler\", \"ph\": \"i\", \"s\": \"g\", \"pid\": \"Traces\", "
-                   "\"tid\": \"Trace PyTorch Profiler\", \"ts\": {}.{:03}}},\n",
-                   t0 / 1000, t0 % 1000);
+    fmt::format_to(
+        out,
+        "  {{\"name\": \"Iteration Start: PyTorch Profiler\", \"ph\": \"i\", \"s\": \"g\", \"pid\": \"Traces\", "
+        "\"tid\": \"Trace PyTorch Profiler\", \"ts\": {}.{:03}}},\n",
+        t0 / 1000, t0 % 1000);
     const int64_t wend = end_ns + 1000000;
     fmt::format_to(out,
                    "  {{\"name\": \"Record Window End\", \"ph\": \"i\", \"s\": \"g\", \"pid\": \"\", \"tid\": \"\", "

@@ -72,10 +72,14 @@ int64_t ParseBytes(const std::string& v) {
   double x = std::strtod(v.c_str(), &end);
   const std::string_view suffix(end);
   double mult = 1;
-  if (suffix == "k" || suffix == "K") mult = 1e3;
-  else if (suffix == "M" || suffix == "m") mult = 1e6;
-  else if (suffix == "G" || suffix == "g") mult = 1e9;
-  else if (!suffix.empty()) x = -1;
+  if (suffix == "k" || suffix == "K")
+    mult = 1e3;
+  else if (suffix == "M" || suffix == "m")
+    mult = 1e6;
+  else if (suffix == "G" || suffix == "g")
+    mult = 1e9;
+  else if (!suffix.empty())
+    x = -1;
   x *= mult;
   if (v.empty() || end == v.c_str() || errno != 0 || !(x >= 1) || x > 1e15)
     Fail(fmt::format("bad value for --bytes: '{}' (a size such as 1e9, 500M, 2G)", v));
@@ -162,7 +166,6 @@ int64_t FitSteps(const Config& c) {
 
 }  // namespace
 
-
 int main(int argc, char** argv) {
   const Config c = ParseArgs(argc, argv);
   const auto t0 = std::chrono::steady_clock::now();
@@ -191,7 +194,7 @@ int main(int argc, char** argv) {
 
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("wrote %s: %lld bytes uncompressed, %lld steps, %lld events, %.2f s (%.0f MB/s)\n", c.out.c_str(),
-              static_cast<long long>(sink.written), static_cast<long long>(steps),
-              static_cast<long long>(w.events), secs, static_cast<double>(sink.written) / 1e6 / secs);
+              static_cast<long long>(sink.written), static_cast<long long>(steps), static_cast<long long>(w.events),
+              secs, static_cast<double>(sink.written) / 1e6 / secs);
   return 0;
 }

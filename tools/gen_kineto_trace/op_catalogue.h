@@ -28,30 +28,149 @@ struct KSpec {
 };
 
 enum Op : uint16_t {
-  kOpProfilerStep, kOpDataLoader, kOpTo, kOpToCopy, kOpCopy, kOpForward, kOpBackward,
-  kOpFsdpPreFwd, kOpFsdpPreBwd, kOpFsdpPostBwd, kOpCommAg, kOpCommRs, kOpCommAr, kOpNcclAg,
-  kOpNcclRs, kOpNcclAr, kOpEmbedding, kOpIndexSelect, kOpLayerNorm, kOpNativeLayerNorm,
-  kOpLinearQkv, kOpLinearO, kOpLinearW13, kOpLinearW2, kOpLinearHead, kOpT, kOpTranspose,
-  kOpAsStrided, kOpMatmul, kOpView, kOpMmQkv, kOpMmO, kOpMmW13, kOpMmW2, kOpMmHead, kOpMulRope,
-  kOpAddRope, kOpCat, kOpSdpa, kOpSdpaFlash, kOpFlashFwd, kOpEmpty, kOpAdd, kOpSilu, kOpMul,
-  kOpCrossEntropy, kOpLogSoftmax, kOpLogSoftmaxImpl, kOpNllLoss, kOpNllLossFwd, kOpOnesLike,
-  kOpEvalMm, kOpMmBwd, kOpEvalMul, kOpMulBwd, kOpEvalSilu, kOpSiluBwd, kOpSiluBackward,
-  kOpEvalLn, kOpLnBwd, kOpNativeLnBwd, kOpEvalAdd, kOpAddBwd, kOpEvalSdpa, kOpSdpaBwd,
-  kOpSdpaFlashBwd, kOpFlashBwd, kOpZeros, kOpZero, kOpEvalNll, kOpNllBwd, kOpNllBwdImpl,
-  kOpEvalLogSoftmax, kOpLogSoftmaxBwd, kOpLogSoftmaxBwdImpl, kOpEvalEmbedding, kOpEmbeddingBwd,
-  kOpEmbeddingDenseBwd, kOpEvalAccGrad, kOpAccGrad, kOpClipGradNorm, kOpForeachNorm, kOpStack,
-  kOpVectorNorm, kOpClamp, kOpForeachMul, kOpOptStep, kOpFusedAdamw, kOpZeroGrad, kOpItem,
-  kOpLocalScalarDense, kOpPyTrainStep, kOpPyCallImpl, kOpPyBlock0,  // + one per layer
+  kOpProfilerStep,
+  kOpDataLoader,
+  kOpTo,
+  kOpToCopy,
+  kOpCopy,
+  kOpForward,
+  kOpBackward,
+  kOpFsdpPreFwd,
+  kOpFsdpPreBwd,
+  kOpFsdpPostBwd,
+  kOpCommAg,
+  kOpCommRs,
+  kOpCommAr,
+  kOpNcclAg,
+  kOpNcclRs,
+  kOpNcclAr,
+  kOpEmbedding,
+  kOpIndexSelect,
+  kOpLayerNorm,
+  kOpNativeLayerNorm,
+  kOpLinearQkv,
+  kOpLinearO,
+  kOpLinearW13,
+  kOpLinearW2,
+  kOpLinearHead,
+  kOpT,
+  kOpTranspose,
+  kOpAsStrided,
+  kOpMatmul,
+  kOpView,
+  kOpMmQkv,
+  kOpMmO,
+  kOpMmW13,
+  kOpMmW2,
+  kOpMmHead,
+  kOpMulRope,
+  kOpAddRope,
+  kOpCat,
+  kOpSdpa,
+  kOpSdpaFlash,
+  kOpFlashFwd,
+  kOpEmpty,
+  kOpAdd,
+  kOpSilu,
+  kOpMul,
+  kOpCrossEntropy,
+  kOpLogSoftmax,
+  kOpLogSoftmaxImpl,
+  kOpNllLoss,
+  kOpNllLossFwd,
+  kOpOnesLike,
+  kOpEvalMm,
+  kOpMmBwd,
+  kOpEvalMul,
+  kOpMulBwd,
+  kOpEvalSilu,
+  kOpSiluBwd,
+  kOpSiluBackward,
+  kOpEvalLn,
+  kOpLnBwd,
+  kOpNativeLnBwd,
+  kOpEvalAdd,
+  kOpAddBwd,
+  kOpEvalSdpa,
+  kOpSdpaBwd,
+  kOpSdpaFlashBwd,
+  kOpFlashBwd,
+  kOpZeros,
+  kOpZero,
+  kOpEvalNll,
+  kOpNllBwd,
+  kOpNllBwdImpl,
+  kOpEvalLogSoftmax,
+  kOpLogSoftmaxBwd,
+  kOpLogSoftmaxBwdImpl,
+  kOpEvalEmbedding,
+  kOpEmbeddingBwd,
+  kOpEmbeddingDenseBwd,
+  kOpEvalAccGrad,
+  kOpAccGrad,
+  kOpClipGradNorm,
+  kOpForeachNorm,
+  kOpStack,
+  kOpVectorNorm,
+  kOpClamp,
+  kOpForeachMul,
+  kOpOptStep,
+  kOpFusedAdamw,
+  kOpZeroGrad,
+  kOpItem,
+  kOpLocalScalarDense,
+  kOpPyTrainStep,
+  kOpPyCallImpl,
+  kOpPyBlock0,  // + one per layer
 };
 
 enum Kern : uint16_t {
-  kKIndexSelect, kKLayerNorm, kKGemmQkv, kKGemmO, kKGemmW13, kKGemmW2, kKGemmHead, kKRopeMul,
-  kKRopeAdd, kKCat, kKFlashFwd, kKAdd, kKSilu, kKMul, kKSoftmaxFwd, kKNllFwd, kKFill,
-  kKGemmHeadDgrad, kKGemmHeadWgrad, kKGemmQkvDgrad, kKGemmQkvWgrad, kKGemmODgrad, kKGemmOWgrad,
-  kKGemmW13Dgrad, kKGemmW13Wgrad, kKGemmW2Dgrad, kKGemmW2Wgrad, kKSiluBwd, kKLnBwdInput,
-  kKLnBwdGamma, kKFlashBwdDotDoO, kKFlashBwdDqDkDv, kKFlashBwdConvertDq, kKNllBwd,
-  kKSoftmaxBwd, kKEmbeddingBwd, kKLpNorm, kKLpNormCleanup, kKReduceNorm, kKClamp, kKForeachMul,
-  kKFusedAdamw, kKNcclAllGather, kKNcclReduceScatter, kKNcclAllReduce, kNumKern
+  kKIndexSelect,
+  kKLayerNorm,
+  kKGemmQkv,
+  kKGemmO,
+  kKGemmW13,
+  kKGemmW2,
+  kKGemmHead,
+  kKRopeMul,
+  kKRopeAdd,
+  kKCat,
+  kKFlashFwd,
+  kKAdd,
+  kKSilu,
+  kKMul,
+  kKSoftmaxFwd,
+  kKNllFwd,
+  kKFill,
+  kKGemmHeadDgrad,
+  kKGemmHeadWgrad,
+  kKGemmQkvDgrad,
+  kKGemmQkvWgrad,
+  kKGemmODgrad,
+  kKGemmOWgrad,
+  kKGemmW13Dgrad,
+  kKGemmW13Wgrad,
+  kKGemmW2Dgrad,
+  kKGemmW2Wgrad,
+  kKSiluBwd,
+  kKLnBwdInput,
+  kKLnBwdGamma,
+  kKFlashBwdDotDoO,
+  kKFlashBwdDqDkDv,
+  kKFlashBwdConvertDq,
+  kKNllBwd,
+  kKSoftmaxBwd,
+  kKEmbeddingBwd,
+  kKLpNorm,
+  kKLpNormCleanup,
+  kKReduceNorm,
+  kKClamp,
+  kKForeachMul,
+  kKFusedAdamw,
+  kKNcclAllGather,
+  kKNcclReduceScatter,
+  kKNcclAllReduce,
+  kNumKern
 };
 
 // Typical sizes (elements) of the collectives: one layer's parameters (all-gather output,
@@ -83,8 +202,8 @@ struct Tables {
   }
 
   // grid/block dims; regs, smem, occupancy as CUPTI reports them; duration in µs.
-  void AddK(Kern id, std::string name, std::array<int, 3> grid, std::array<int, 3> block, int regs,
-            int smem, int occ, double dur_us, int stream = kComputeStream) {
+  void AddK(Kern id, std::string name, std::array<int, 3> grid, std::array<int, 3> block, int regs, int smem, int occ,
+            double dur_us, int stream = kComputeStream) {
     if (kern.size() <= id) kern.resize(id + 1);
     const double blocks = double(grid[0]) * grid[1] * grid[2];
     const int warps = (block[0] * block[1] * block[2] + 31) / 32;
@@ -93,13 +212,11 @@ struct Tables {
         ", \"registers per thread\": {}, \"shared memory\": {}, \"blocks per SM\": {:.6f}, "
         "\"warps per SM\": {:.6f}, \"grid\": [{}, {}, {}], \"block\": [{}, {}, {}], "
         "\"est. achieved occupancy %\": {}",
-        regs, smem, bpsm, bpsm * warps, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-        occ);
+        regs, smem, bpsm, bpsm * warps, grid[0], grid[1], grid[2], block[0], block[1], block[2], occ);
     std::string prefix = fmt::format(
-        "  {{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"{}\", \"pid\": 0, \"tid\": {}, \"ts\": ",
-        Esc(name), stream);
-    kern[id] = KSpec{std::move(name), static_cast<int64_t>(dur_us * 1000), std::move(prefix),
-                     std::move(tail), stream};
+        "  {{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"{}\", \"pid\": 0, \"tid\": {}, \"ts\": ", Esc(name),
+        stream);
+    kern[id] = KSpec{std::move(name), static_cast<int64_t>(dur_us * 1000), std::move(prefix), std::move(tail), stream};
   }
 
   void Build(int pid, int world) {
@@ -110,8 +227,7 @@ struct Tables {
     const std::string x = "[1, 4096, 4096]";
     const std::string x2 = dims("[" + x + ", " + x + "]", "[" + bf + ", " + bf + "]");
     AddOp(kOpProfilerStep, Cat::kUserAnnotation, "ProfilerStep#");  // + step number
-    AddOp(kOpDataLoader, Cat::kUserAnnotation,
-          "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__");
+    AddOp(kOpDataLoader, Cat::kUserAnnotation, "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__");
     AddOp(kOpTo, Cat::kCpuOp, "aten::to",
           dims("[[1, 4096], [], [], [], [], []]",
                "[\"long int\", \"Scalar\", \"Scalar\", \"\", \"Scalar\", \"Scalar\"]"));
@@ -139,8 +255,7 @@ struct Tables {
           coll, in, out, world, ranks);
     };
     AddOp(kOpCommAg, Cat::kCpuOp, "record_param_comms", comm("_allgather_base", shard, shard * world));
-    AddOp(kOpCommRs, Cat::kCpuOp, "record_param_comms",
-          comm("_reduce_scatter_base", shard * world, shard));
+    AddOp(kOpCommRs, Cat::kCpuOp, "record_param_comms", comm("_reduce_scatter_base", shard * world, shard));
     AddOp(kOpCommAr, Cat::kCpuOp, "record_param_comms", comm("allreduce", 1, 1));
     AddOp(kOpNcclAg, Cat::kUserAnnotation, "nccl:_all_gather_base");
     AddOp(kOpNcclRs, Cat::kUserAnnotation, "nccl:_reduce_scatter_base");
@@ -154,8 +269,7 @@ struct Tables {
           dims("[" + x + ", [], [4096], [], [], []]",
                "[" + bf + ", \"ScalarList\", " + bf + ", \"\", \"Scalar\", \"Scalar\"]"));
     AddOp(kOpNativeLayerNorm, Cat::kCpuOp, "aten::native_layer_norm",
-          dims("[" + x + ", [], [4096], [], []]",
-               "[" + bf + ", \"ScalarList\", " + bf + ", \"\", \"Scalar\"]"));
+          dims("[" + x + ", [], [4096], [], []]", "[" + bf + ", \"ScalarList\", " + bf + ", \"\", \"Scalar\"]"));
     auto lin = [&](int out) {
       return dims(fmt::format("[{}, [{}, 4096], []]", x, out), "[" + bf + ", " + bf + ", \"\"]");
     };
@@ -181,8 +295,7 @@ struct Tables {
     AddOp(kOpMmW2, Cat::kCpuOp, "aten::mm", mm("4096, 14336", "14336, 4096"));
     AddOp(kOpMmHead, Cat::kCpuOp, "aten::mm", mm("4096, 4096", "4096, 128256"));
     const std::string q = "[1, 32, 4096, 128]";
-    AddOp(kOpMulRope, Cat::kCpuOp, "aten::mul",
-          dims("[" + q + ", [1, 1, 4096, 128]]", "[" + bf + ", " + bf + "]"));
+    AddOp(kOpMulRope, Cat::kCpuOp, "aten::mul", dims("[" + q + ", [1, 1, 4096, 128]]", "[" + bf + ", " + bf + "]"));
     AddOp(kOpAddRope, Cat::kCpuOp, "aten::add",
           dims("[" + q + ", " + q + ", []]", "[" + bf + ", " + bf + ", \"Scalar\"]"));
     AddOp(kOpCat, Cat::kCpuOp, "aten::cat",
@@ -203,8 +316,7 @@ struct Tables {
           dims("[[], [], [], [], [], []]", "[\"\", \"Scalar\", \"\", \"Device\", \"Scalar\", \"\"]"));
     AddOp(kOpAdd, Cat::kCpuOp, "aten::add", dims("[" + x + ", " + x + ", []]", "[" + bf + ", " + bf + ", \"Scalar\"]"));
     AddOp(kOpSilu, Cat::kCpuOp, "aten::silu", dims("[[1, 4096, 14336]]", "[" + bf + "]"));
-    AddOp(kOpMul, Cat::kCpuOp, "aten::mul",
-          dims("[[1, 4096, 14336], [1, 4096, 14336]]", "[" + bf + ", " + bf + "]"));
+    AddOp(kOpMul, Cat::kCpuOp, "aten::mul", dims("[[1, 4096, 14336], [1, 4096, 14336]]", "[" + bf + ", " + bf + "]"));
     AddOp(kOpCrossEntropy, Cat::kCpuOp, "aten::cross_entropy_loss",
           dims("[[4096, 128256], [4096], [], [], [], []]",
                "[\"float\", \"long int\", \"\", \"Scalar\", \"Scalar\", \"Scalar\"]"));
@@ -213,11 +325,9 @@ struct Tables {
     AddOp(kOpLogSoftmaxImpl, Cat::kCpuOp, "aten::_log_softmax",
           dims("[[4096, 128256], [], []]", "[\"float\", \"Scalar\", \"Scalar\"]"));
     AddOp(kOpNllLoss, Cat::kCpuOp, "aten::nll_loss_nd",
-          dims("[[4096, 128256], [4096], [], [], []]",
-               "[\"float\", \"long int\", \"\", \"Scalar\", \"Scalar\"]"));
+          dims("[[4096, 128256], [4096], [], [], []]", "[\"float\", \"long int\", \"\", \"Scalar\", \"Scalar\"]"));
     AddOp(kOpNllLossFwd, Cat::kCpuOp, "aten::nll_loss_forward",
-          dims("[[4096, 128256], [4096], [], [], []]",
-               "[\"float\", \"long int\", \"\", \"Scalar\", \"Scalar\"]"));
+          dims("[[4096, 128256], [4096], [], [], []]", "[\"float\", \"long int\", \"\", \"Scalar\", \"Scalar\"]"));
     AddOp(kOpOnesLike, Cat::kCpuOp, "aten::ones_like",
           dims("[[], [], [], [], [], []]", "[\"float\", \"\", \"\", \"\", \"\", \"Scalar\"]"));
     AddOp(kOpEvalMm, Cat::kCpuOp, "autograd::engine::evaluate_function: MmBackward0");
@@ -232,14 +342,11 @@ struct Tables {
     AddOp(kOpLnBwd, Cat::kCpuOp, "NativeLayerNormBackward0", dims("[" + x + "]", "[" + bf + "]"));
     AddOp(kOpNativeLnBwd, Cat::kCpuOp, "aten::native_layer_norm_backward",
           dims("[" + x + ", " + x + ", [], [1, 4096, 1], [1, 4096, 1], [4096], [], []]",
-               "[" + bf + ", " + bf + ", \"ScalarList\", \"float\", \"float\", " + bf +
-                   ", \"\", \"ScalarList\"]"));
+               "[" + bf + ", " + bf + ", \"ScalarList\", \"float\", \"float\", " + bf + ", \"\", \"ScalarList\"]"));
     AddOp(kOpEvalAdd, Cat::kCpuOp, "autograd::engine::evaluate_function: AddBackward0");
     AddOp(kOpAddBwd, Cat::kCpuOp, "AddBackward0", dims("[" + x + "]", "[" + bf + "]"));
-    AddOp(kOpEvalSdpa, Cat::kCpuOp,
-          "autograd::engine::evaluate_function: ScaledDotProductFlashAttentionBackward0");
-    AddOp(kOpSdpaBwd, Cat::kCpuOp, "ScaledDotProductFlashAttentionBackward0",
-          dims("[" + q + "]", "[" + bf + "]"));
+    AddOp(kOpEvalSdpa, Cat::kCpuOp, "autograd::engine::evaluate_function: ScaledDotProductFlashAttentionBackward0");
+    AddOp(kOpSdpaBwd, Cat::kCpuOp, "ScaledDotProductFlashAttentionBackward0", dims("[" + q + "]", "[" + bf + "]"));
     AddOp(kOpSdpaFlashBwd, Cat::kCpuOp, "aten::_scaled_dot_product_flash_attention_backward",
           dims("[" + q + ", " + q + ", " + q + ", " + q + ", " + q + ", [1, 32, 4096], [], [], [], [], [], [], [], []]",
                "[" + bf + ", " + bf + ", " + bf + ", " + bf + ", " + bf +
@@ -265,20 +372,16 @@ struct Tables {
     AddOp(kOpEvalEmbedding, Cat::kCpuOp, "autograd::engine::evaluate_function: EmbeddingBackward0");
     AddOp(kOpEmbeddingBwd, Cat::kCpuOp, "EmbeddingBackward0", dims("[" + x + "]", "[" + bf + "]"));
     AddOp(kOpEmbeddingDenseBwd, Cat::kCpuOp, "aten::embedding_dense_backward",
-          dims("[" + x + ", [1, 4096], [], [], []]",
-               "[" + bf + ", \"long int\", \"Scalar\", \"Scalar\", \"Scalar\"]"));
-    AddOp(kOpEvalAccGrad, Cat::kCpuOp,
-          "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad");
+          dims("[" + x + ", [1, 4096], [], [], []]", "[" + bf + ", \"long int\", \"Scalar\", \"Scalar\", \"Scalar\"]"));
+    AddOp(kOpEvalAccGrad, Cat::kCpuOp, "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad");
     AddOp(kOpAccGrad, Cat::kCpuOp, "torch::autograd::AccumulateGrad");
     AddOp(kOpClipGradNorm, Cat::kUserAnnotation, "clip_grad_norm_");
-    AddOp(kOpForeachNorm, Cat::kCpuOp, "aten::_foreach_norm",
-          dims("[[], []]", "[\"TensorList\", \"Scalar\"]"));
+    AddOp(kOpForeachNorm, Cat::kCpuOp, "aten::_foreach_norm", dims("[[], []]", "[\"TensorList\", \"Scalar\"]"));
     AddOp(kOpStack, Cat::kCpuOp, "aten::stack", dims("[[], []]", "[\"TensorList\", \"Scalar\"]"));
     AddOp(kOpVectorNorm, Cat::kCpuOp, "aten::linalg_vector_norm",
           dims("[[147], [], [], [], []]", "[\"float\", \"Scalar\", \"\", \"Scalar\", \"\"]"));
     AddOp(kOpClamp, Cat::kCpuOp, "aten::clamp", dims("[[], [], []]", "[\"float\", \"\", \"Scalar\"]"));
-    AddOp(kOpForeachMul, Cat::kCpuOp, "aten::_foreach_mul_",
-          dims("[[], []]", "[\"TensorList\", \"float\"]"));
+    AddOp(kOpForeachMul, Cat::kCpuOp, "aten::_foreach_mul_", dims("[[], []]", "[\"TensorList\", \"float\"]"));
     AddOp(kOpOptStep, Cat::kUserAnnotation, "Optimizer.step#AdamW.step");
     AddOp(kOpFusedAdamw, Cat::kCpuOp, "aten::_fused_adamw_",
           dims("[[], [], [], [], [], [], [], [], [], [], [], [], [], []]",
@@ -440,16 +543,14 @@ struct Tables {
         "pytorch_flash::Flash_bwd_kernel_traits<128, 64, 128, 8, 2, 4, 2, false, false, cutlass::bfloat16_t, "
         "pytorch_flash::Flash_kernel_traits<128, 64, 128, 8, cutlass::bfloat16_t> >";
     AddK(kKFlashBwdDotDoO,
-         "void pytorch_flash::flash_bwd_dot_do_o_kernel<true, " + bwd_traits +
-             " >(pytorch_flash::Flash_bwd_params)",
+         "void pytorch_flash::flash_bwd_dot_do_o_kernel<true, " + bwd_traits + " >(pytorch_flash::Flash_bwd_params)",
          {64, 1, 32}, {256, 1, 1}, 40, 0, 100, 26);
     AddK(kKFlashBwdDqDkDv,
          "void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<" + bwd_traits +
              ", true, false, false, false, false, true, false>(pytorch_flash::Flash_bwd_params)",
          {32, 1, 32}, {256, 1, 1}, 255, 114688, 12, 762);
     AddK(kKFlashBwdConvertDq,
-         "void pytorch_flash::flash_bwd_convert_dq_kernel<" + bwd_traits +
-             " >(pytorch_flash::Flash_bwd_params, int)",
+         "void pytorch_flash::flash_bwd_convert_dq_kernel<" + bwd_traits + " >(pytorch_flash::Flash_bwd_params, int)",
          {64, 1, 32}, {256, 1, 1}, 48, 32768, 50, 33);
     AddK(kKNllBwd,
          "void at::native::(anonymous namespace)::nll_loss_backward_reduce_cuda_kernel_2d<float, "
@@ -510,13 +611,12 @@ struct Tables {
     const double bus_gbs = world <= 8 ? 360.0 : 45.0;
     const double layer_bytes = 2.0 * kLayerParams;
     const double coll_us = world > 1 ? layer_bytes * (world - 1) / world / (bus_gbs * 1e3) : 20.0;
-    AddK(kKNcclAllGather, "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
-         {24, 1, 1}, {544, 1, 1}, 96, 87568, 0, coll_us + 15, kNcclStream);
-    AddK(kKNcclReduceScatter,
-         "ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", {24, 1, 1},
-         {544, 1, 1}, 96, 87568, 0, coll_us * 1.08 + 15, kNcclStream);
-    AddK(kKNcclAllReduce, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
-         {1, 1, 1}, {544, 1, 1}, 96, 87568, 0, world <= 8 ? 18 : 42, kNcclStream);
+    AddK(kKNcclAllGather, "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", {24, 1, 1}, {544, 1, 1},
+         96, 87568, 0, coll_us + 15, kNcclStream);
+    AddK(kKNcclReduceScatter, "ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+         {24, 1, 1}, {544, 1, 1}, 96, 87568, 0, coll_us * 1.08 + 15, kNcclStream);
+    AddK(kKNcclAllReduce, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", {1, 1, 1},
+         {544, 1, 1}, 96, 87568, 0, world <= 8 ? 18 : 42, kNcclStream);
     // NCCL kernels carry the collective's record_param_comms args, less the rank start/stride.
     for (auto [k, op] : {std::pair{kKNcclAllGather, kOpCommAg}, std::pair{kKNcclReduceScatter, kOpCommRs},
                          std::pair{kKNcclAllReduce, kOpCommAr}}) {

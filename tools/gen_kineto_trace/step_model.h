@@ -25,16 +25,21 @@ struct CpuEv {
 };
 
 enum class Rt : uint8_t {
-  kLaunchKernel, kLaunchKernelExC, kMemcpyAsync, kMemsetAsync, kEventRecord, kStreamWaitEvent,
-  kEventSynchronize, kStreamSynchronize
+  kLaunchKernel,
+  kLaunchKernelExC,
+  kMemcpyAsync,
+  kMemsetAsync,
+  kEventRecord,
+  kStreamWaitEvent,
+  kEventSynchronize,
+  kStreamSynchronize
 };
 struct RtInfo {
   const char* name;
   int cbid;
 };
-constexpr RtInfo kRt[] = {{"cudaLaunchKernel", 211},  {"cudaLaunchKernelExC", 430},
-                          {"cudaMemcpyAsync", 41},    {"cudaMemsetAsync", 51},
-                          {"cudaEventRecord", 135},   {"cudaStreamWaitEvent", 147},
+constexpr RtInfo kRt[] = {{"cudaLaunchKernel", 211},     {"cudaLaunchKernelExC", 430},  {"cudaMemcpyAsync", 41},
+                          {"cudaMemsetAsync", 51},       {"cudaEventRecord", 135},      {"cudaStreamWaitEvent", 147},
                           {"cudaEventSynchronize", 137}, {"cudaStreamSynchronize", 131}};
 
 enum class GpuKind : uint8_t { kKernel, kMemcpyHtoD, kMemcpyDtoD, kMemcpyDtoH, kMemset, kNone };
@@ -130,7 +135,7 @@ class Model {
   const Tables& t_;
   const Config& c_;
   Rng rng_, noise_;
-  int64_t ag0_extra_ = 0;  // the first all-gather of the step waits for a straggler
+  int64_t ag0_extra_ = 0;    // the first all-gather of the step waits for a straggler
   int64_t cur_[2] = {0, 0};  // CPU thread clocks
   int64_t sf_[2] = {0, 0};   // time each stream is free: [0] compute (7), [1] NCCL (20)
   int64_t ext_ = 0, evidx_ = 0, corr_ = 0, seq_ = 0, py_id_ = 0, flow_id_ = 0;
@@ -243,8 +248,7 @@ class Model {
     Place(g, 0, Jitter(t_.kern[Idx(k)].dur_ns));
   }
   void Copy(int th, GpuKind kind, int64_t bytes, int64_t dur) {
-    GpuEv& g = Runtime(th, kind == GpuKind::kMemset ? Rt::kMemsetAsync : Rt::kMemcpyAsync,
-                       rng_.Range(4000, 14000));
+    GpuEv& g = Runtime(th, kind == GpuKind::kMemset ? Rt::kMemsetAsync : Rt::kMemcpyAsync, rng_.Range(4000, 14000));
     g.kind = kind;
     g.bytes = bytes;
     Place(g, 0, Jitter(dur));

@@ -13,23 +13,14 @@
 #include "cost/layer_cost.h"
 #include "cost/link_use.h"
 #include "cost/memory.h"
+#include "cost/stage_passes.h"
 #include "hardware/cluster.h"
 #include "layout/layout.h"
 #include "model/model_spec.h"
 
 namespace paratune {
 
-struct StageCost {
-  int index = 0;
-  int dense_layers = 0;
-  int moe_layers = 0;
-  bool has_embedding = false;
-  bool has_logits = false;
-  // One micro-batch through all of the rank's chunks.
-  double forward_s = 0;          // incl. the exposed in-stage communication of the forward
-  double backward_s = 0;         // incl. recomputation and the exposed communication it repeats
-  double weight_grad_s = 0;      // weight-gradient GEMMs within backward_s (W of zero-bubble schedules)
-  double compute_s = 0;          // forward + backward compute (recomputation included)
+struct StageCost : StagePasses {
   double recompute_s = 0;        // the part of compute_s that recomputes forward work
   double nccl_contention_s = 0;  // the part of compute_s lost to the SMs of the ZeRO-2/3 collectives under it
   double tp_exposed_s = 0;       // exposed in-stage communication by kind, forward + backward

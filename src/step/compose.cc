@@ -279,15 +279,7 @@ std::vector<StageEstimate> Stages(const StepCosts& sc, const SimulationResult& s
   for (size_t s = 0; s < sc.stages.size(); ++s) {
     const StageCost& st = sc.stages[s];
     StageEstimate& se = out[s];
-    se.index = st.index;
-    se.dense_layers = st.dense_layers;
-    se.moe_layers = st.moe_layers;
-    se.has_embedding = st.has_embedding;
-    se.has_logits = st.has_logits;
-    se.forward_s = st.forward_s;
-    se.backward_s = st.backward_s;
-    se.compute_s = st.compute_s;
-    se.weight_grad_s = st.weight_grad_s;
+    static_cast<StagePasses&>(se) = st;
     se.params = st.params();
     se.grad_reduce_s = st.grad_reduce_s();
     se.param_gather_s = st.param_gather_s();

@@ -9,11 +9,12 @@
 #include <vector>
 
 #include "cost/memory.h"
-#include "schema/step_time.h"
+#include "cost/stage_passes.h"
 #include "hardware/cluster.h"
 #include "layout/layout.h"
 #include "layout/rules.h"
 #include "model/model_spec.h"
+#include "schema/step_time.h"
 
 namespace paratune {
 
@@ -47,16 +48,10 @@ struct LinkLoad {
 // A link busier than this share of the step is reported as the step's bottleneck.
 inline constexpr double kLinkBottleneckUtilisation = 0.9;
 
-struct StageEstimate {
-  int index = 0;
-  int dense_layers = 0;
-  int moe_layers = 0;
-  bool has_embedding = false;
-  bool has_logits = false;
-  double forward_s = 0;      // one micro-batch, incl. exposed in-stage communication
-  double backward_s = 0;     // incl. recomputation
-  double compute_s = 0;      // forward + backward compute only
-  double weight_grad_s = 0;  // weight-gradient GEMMs within backward_s (W of zero-bubble schedules)
+// One pipeline stage in the estimate: its passes as the cost model gave them (StagePasses) and
+// what the step adds: the micro-batches the schedule keeps in flight, the stage's step-level
+// figures, and its memory with those activations.
+struct StageEstimate : StagePasses {
   double inflight_microbatches = 0;
   double params = 0;          // parameters held (before ZeRO sharding)
   double grad_reduce_s = 0;   // DP gradient all-reduce or reduce-scatter of the stage, whole

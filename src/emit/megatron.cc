@@ -234,21 +234,8 @@ void EmitPipeline(const ModelSpec& m, const Layout& l, Args& a, std::vector<std:
   }
 }
 
-}  // namespace
-
-Emitted EmitMegatron(const EmitInput& in) {
-  const ModelSpec& m = in.model;
-  const Layout& l = in.layout;
-  const Training& t = in.training;
-  Emitted out;
-  Args a;
-  // Model.
-  a.Value("--num-layers", m.layers);
-  a.Value("--hidden-size", m.hidden);
-  // Without dense layers (Mixtral) there is no dense width: --moe-ffn-hidden-size carries the
-  // experts' and Megatron's default --ffn-hidden-size goes unused.
-  if (m.ffn_hidden > 0) a.Value("--ffn-hidden-size", m.ffn_hidden);
-  a.Value("--num-attention-heads", m.heads);
+// Attention: multi-latent (_add_mla_args) or multi-head / grouped-query.
+void EmitAttention(const ModelSpec& m, Args& a) {
   if (m.attention == AttentionKind::kMla) {
     a.Switch("--multi-latent-attention");
     if (m.q_lora_rank > 0) a.Value("--q-lora-rank", m.q_lora_rank);
@@ -263,88 +250,115 @@ Emitted EmitMegatron(const EmitInput& in) {
       a.Value("--num-query-groups", m.kv_heads);
     }
   }
+}
+
+// Model features paratune counts that Megatron-LM's arguments cannot carry (the run would lack
+// them), each a note with what is lost.
+void NoteModelFeaturesNotEmitted(const ModelSpec& m, std::vector<std::string>& notes) {
+  // InternLM's bias on the attention output projection: Megatron biases every linear layer
+  // (no --disable-bias-linear) or Q, K and V only (--add-qkv-bias).
+  if (m.o_bias && !m.linear_bias)
+    notes.push_back(
+        fmt::format("the attention output projection's bias (InternLM) is not emitted: Megatron has "
+                    "--add-qkv-bias only; the Megatron model lacks its {} parameters",
+                    m.hidden * m.layers));
+  // GPT-OSS features paratune's Megatron arguments do not carry (the run would lack them).
+  if (m.attention_sinks)
+    notes.push_back(
+        fmt::format("attention sinks (one learned logit per head, GPT-OSS) are not emitted: the "
+                    "Megatron model lacks their {} parameters",
+                    m.heads * m.layers));
+  if (m.router_bias && m.is_moe())
+    notes.push_back("the MoE router's bias (GPT-OSS) is not emitted: Megatron's router has a weight only");
+  if (m.sliding_window_layers > 0)
+    notes.push_back(
+        fmt::format("sliding-window attention ({} of {} layers, window {}) is not emitted: the "
+                    "Megatron model attends to the whole sequence in every layer",
+                    m.sliding_window_layers, m.layers, m.sliding_window));
+}
+
+// The model's shape and features (megatron/training/arguments.py _add_network_size_args).
+void EmitModel(const ModelSpec& m, const Training& t, Args& a, std::vector<std::string>& notes) {
+  a.Value("--num-layers", m.layers);
+  a.Value("--hidden-size", m.hidden);
+  // Without dense layers (Mixtral) there is no dense width: --moe-ffn-hidden-size carries the
+  // experts' and Megatron's default --ffn-hidden-size goes unused.
+  if (m.ffn_hidden > 0) a.Value("--ffn-hidden-size", m.ffn_hidden);
+  a.Value("--num-attention-heads", m.heads);
+  EmitAttention(m, a);
   if (m.mlp == MlpKind::kGated) a.Switch("--swiglu");
   a.Value("--normalization", m.norm == NormKind::kRmsNorm ? "RMSNorm" : "LayerNorm");
   if (m.architecture == "MPTForCausalLM" && m.norm == NormKind::kRmsNorm)
-    out.notes.push_back(
+    notes.push_back(
         "MPT's bias-free LayerNorm has no Megatron-LM equivalent: emitted RMSNorm, the same "
         "parameters (paratune counts it so)");
   if (!m.tied_embeddings) a.Switch("--untie-embeddings-and-output-weights");
   if (!m.linear_bias) a.Switch("--disable-bias-linear");
   if (m.qkv_bias && !m.linear_bias) a.Switch("--add-qkv-bias");
   if (m.qk_norm) a.Switch("--qk-layernorm");
-  // InternLM's bias on the attention output projection: Megatron biases every linear layer
-  // (no --disable-bias-linear) or Q, K and V only (--add-qkv-bias).
-  if (m.o_bias && !m.linear_bias)
-    out.notes.push_back(
-        fmt::format("the attention output projection's bias (InternLM) is not emitted: Megatron has "
-                    "--add-qkv-bias only; the Megatron model lacks its {} parameters",
-                    m.hidden * m.layers));
-  // GPT-OSS features paratune's Megatron arguments do not carry (the run would lack them).
-  if (m.attention_sinks)
-    out.notes.push_back(
-        fmt::format("attention sinks (one learned logit per head, GPT-OSS) are not emitted: the "
-                    "Megatron model lacks their {} parameters",
-                    m.heads * m.layers));
-  if (m.router_bias && m.is_moe())
-    out.notes.push_back("the MoE router's bias (GPT-OSS) is not emitted: Megatron's router has a weight only");
-  if (m.sliding_window_layers > 0)
-    out.notes.push_back(
-        fmt::format("sliding-window attention ({} of {} layers, window {}) is not emitted: the "
-                    "Megatron model attends to the whole sequence in every layer",
-                    m.sliding_window_layers, m.layers, m.sliding_window));
+  NoteModelFeaturesNotEmitted(m, notes);
   if (!m.dropout) {
     a.Value("--attention-dropout", "0.0");
     a.Value("--hidden-dropout", "0.0");
   }
-  EmitPositions(m, t, a, out.notes);
+  EmitPositions(m, t, a, notes);
   a.Value("--vocab-size", m.vocab);
-  out.notes.push_back(
+  notes.push_back(
       "--vocab-size stands for the tokenizer: a real run passes --tokenizer-type and "
       "--tokenizer-model, and Megatron pads the vocabulary to a multiple of "
       "--make-vocab-size-divisible-by (128) times tp");
-  if (m.is_moe()) {
-    a.Value("--num-experts", m.experts);
-    a.Value("--moe-router-topk", m.topk);
-    a.Value("--moe-ffn-hidden-size", m.moe_ffn_hidden);
-    if (m.routing_groups > 0) {
-      a.Value("--moe-router-num-groups", m.routing_groups);
-      a.Value("--moe-router-group-topk", m.routing_group_topk);
-    }
-    // The router as the model defines it (model_spec.h): DeepSeek-V3's sigmoid scores,
-    // auxiliary-loss-free expert bias and gate scaling (Megatron-LM's DeepSeek-V3 recipe sets
-    // the same three).
-    if (m.router_sigmoid) a.Value("--moe-router-score-function", "sigmoid");
-    if (m.router_expert_bias) a.Switch("--moe-router-enable-expert-bias");
-    if (m.router_topk_scaling > 0) a.Value("--moe-router-topk-scaling-factor", m.router_topk_scaling);
-    if (m.shared_experts > 0) {
-      a.Value("--moe-shared-expert-intermediate-size", m.shared_experts * m.shared_ffn_hidden);
-      if (m.shared_expert_gate) a.Switch("--moe-shared-expert-gate");
-    }
-    if (m.first_dense_layers > 0 && m.moe_layer_freq <= 1) {
-      a.Value("--moe-layer-freq",
-              fmt::format("([0]*{}+[1]*{})", m.first_dense_layers, m.layers - m.first_dense_layers));
-    } else if (m.first_dense_layers > 0) {
-      std::string p = fmt::format("[0]*{}", m.first_dense_layers);
-      const int64_t rest = m.layers - m.first_dense_layers;
-      p += fmt::format("+([0]*{}+[1])*{}", m.moe_layer_freq - 1, rest / m.moe_layer_freq);
-      if (rest % m.moe_layer_freq) p += fmt::format("+[0]*{}", rest % m.moe_layer_freq);
-      a.Value("--moe-layer-freq", "(" + p + ")");
-    } else if (m.moe_layer_freq > 1) {
-      a.Value("--moe-layer-freq", m.moe_layer_freq);
-    }
-    // The stack's MoE features (layout/stack.h; docs/stacks.md).
-    const StackFeatures& st = l.stack;
-    if (st.grouped_gemm) a.Switch("--moe-grouped-gemm");
-    if (st.moe_dispatcher == MoeDispatcher::kAllToAll) {
-      a.Value("--moe-token-dispatcher-type", "alltoall");
-    } else {
-      a.Value("--moe-token-dispatcher-type", "flex");
-      a.Value("--moe-flex-dispatcher-backend", st.moe_dispatcher == MoeDispatcher::kHybridEp ? "hybridep" : "deepep");
-    }
-    if (st.fused_permute) a.Switch("--moe-permute-fusion");
-    if (st.fused_router) a.Switch("--moe-router-fusion");
+}
+
+// --moe-layer-freq: every N-th layer, or a pattern with leading dense layers.
+void EmitMoeLayerFreq(const ModelSpec& m, Args& a) {
+  if (m.first_dense_layers > 0 && m.moe_layer_freq <= 1) {
+    a.Value("--moe-layer-freq", fmt::format("([0]*{}+[1]*{})", m.first_dense_layers, m.layers - m.first_dense_layers));
+  } else if (m.first_dense_layers > 0) {
+    std::string p = fmt::format("[0]*{}", m.first_dense_layers);
+    const int64_t rest = m.layers - m.first_dense_layers;
+    p += fmt::format("+([0]*{}+[1])*{}", m.moe_layer_freq - 1, rest / m.moe_layer_freq);
+    if (rest % m.moe_layer_freq) p += fmt::format("+[0]*{}", rest % m.moe_layer_freq);
+    a.Value("--moe-layer-freq", "(" + p + ")");
+  } else if (m.moe_layer_freq > 1) {
+    a.Value("--moe-layer-freq", m.moe_layer_freq);
   }
+}
+
+// The experts, the router as the model defines it, and the stack's MoE features.
+void EmitMoe(const ModelSpec& m, const Layout& l, Args& a) {
+  a.Value("--num-experts", m.experts);
+  a.Value("--moe-router-topk", m.topk);
+  a.Value("--moe-ffn-hidden-size", m.moe_ffn_hidden);
+  if (m.routing_groups > 0) {
+    a.Value("--moe-router-num-groups", m.routing_groups);
+    a.Value("--moe-router-group-topk", m.routing_group_topk);
+  }
+  // The router as the model defines it (model_spec.h): DeepSeek-V3's sigmoid scores,
+  // auxiliary-loss-free expert bias and gate scaling (Megatron-LM's DeepSeek-V3 recipe sets
+  // the same three).
+  if (m.router_sigmoid) a.Value("--moe-router-score-function", "sigmoid");
+  if (m.router_expert_bias) a.Switch("--moe-router-enable-expert-bias");
+  if (m.router_topk_scaling > 0) a.Value("--moe-router-topk-scaling-factor", m.router_topk_scaling);
+  if (m.shared_experts > 0) {
+    a.Value("--moe-shared-expert-intermediate-size", m.shared_experts * m.shared_ffn_hidden);
+    if (m.shared_expert_gate) a.Switch("--moe-shared-expert-gate");
+  }
+  EmitMoeLayerFreq(m, a);
+  // The stack's MoE features (layout/stack.h; docs/stacks.md).
+  const StackFeatures& st = l.stack;
+  if (st.grouped_gemm) a.Switch("--moe-grouped-gemm");
+  if (st.moe_dispatcher == MoeDispatcher::kAllToAll) {
+    a.Value("--moe-token-dispatcher-type", "alltoall");
+  } else {
+    a.Value("--moe-token-dispatcher-type", "flex");
+    a.Value("--moe-flex-dispatcher-backend", st.moe_dispatcher == MoeDispatcher::kHybridEp ? "hybridep" : "deepep");
+  }
+  if (st.fused_permute) a.Switch("--moe-permute-fusion");
+  if (st.fused_router) a.Switch("--moe-router-fusion");
+}
+
+// Stack features outside MoE: fused cross-entropy, CUDA graphs, kernels; multi-token prediction.
+void EmitStack(const ModelSpec& m, const Layout& l, Args& a, std::vector<std::string>& notes) {
   if (l.fused_cross_entropy) a.Switch("--cross-entropy-loss-fusion");
   // CUDA graphs as Megatron-Bridge's recipes set them (v0.2.0 scripts/performance/configs:
   // transformer_engine graphs of the static scopes; local full_iteration for the whole step).
@@ -356,17 +370,37 @@ Emitted EmitMegatron(const EmitInput& in) {
     a.Words("--cuda-graph-scope", "full_iteration");
   }
   if (l.stack.kernels != Kernels::kFused)
-    out.notes.push_back(std::string("the layout was estimated with ") + kKernelsNames.Name(l.stack.kernels) +
-                        " element-wise kernels; Megatron-LM runs Transformer Engine's fused ones");
+    notes.push_back(std::string("the layout was estimated with ") + kKernelsNames.Name(l.stack.kernels) +
+                    " element-wise kernels; Megatron-LM runs Transformer Engine's fused ones");
   if (m.mtp_layers > 0) {
     // TransformerConfig.mtp_num_layers (a flag generated from the dataclass).
     a.Value("--mtp-num-layers", m.mtp_layers);
-    out.notes.push_back(
+    notes.push_back(
         fmt::format("--mtp-num-layers {}: Megatron trains the multi-token-prediction module(s) "
                     "of the config; paratune's estimate leaves them out (ModelSpec.mtp_layers is "
                     "noted, not counted)",
                     m.mtp_layers));
   }
+}
+
+// Recomputation: --recompute-granularity and, for selective, the modules.
+void EmitRecompute(const Layout& l, Args& a) {
+  if (l.recompute == Recompute::kSelective) {
+    a.Value("--recompute-granularity", "selective");
+    if (l.recompute_modules != 0) {
+      std::string words = RecomputeModulesText(l.recompute_modules);
+      std::replace(words.begin(), words.end(), ',', ' ');
+      a.Words("--recompute-modules", words);
+    }
+  } else if (l.recompute == Recompute::kFull) {
+    a.Value("--recompute-granularity", "full");
+    a.Value("--recompute-method", "uniform");
+    a.Value("--recompute-num-layers", 1);
+  }
+}
+
+// The training shape and the layout (megatron/core/model_parallel_config.py).
+void EmitLayout(const ModelSpec& m, const Layout& l, const Training& t, Args& a, std::vector<std::string>& notes) {
   // Training shape.
   a.Value("--seq-length", t.seq);
   a.Value("--micro-batch-size", l.mbs);
@@ -374,7 +408,7 @@ Emitted EmitMegatron(const EmitInput& in) {
   // Layout.
   a.Value("--tensor-model-parallel-size", l.tp);
   a.Value("--pipeline-model-parallel-size", l.pp);
-  EmitPipeline(m, l, a, out.notes);
+  EmitPipeline(m, l, a, notes);
   a.Value("--context-parallel-size", l.cp);
   if (l.cp > 1 && l.cp_comm == CpComm::kA2a) a.Value("--cp-comm-type", "a2a");
   if (m.is_moe()) {
@@ -391,18 +425,11 @@ Emitted EmitMegatron(const EmitInput& in) {
     a.Value("--data-parallel-sharding-strategy", l.zero == 2 ? "optim_grads" : "optim_grads_params");
     a.Value("--ckpt-format", "fsdp_dtensor");
   }
-  if (l.recompute == Recompute::kSelective) {
-    a.Value("--recompute-granularity", "selective");
-    if (l.recompute_modules != 0) {
-      std::string words = RecomputeModulesText(l.recompute_modules);
-      std::replace(words.begin(), words.end(), ',', ' ');
-      a.Words("--recompute-modules", words);
-    }
-  } else if (l.recompute == Recompute::kFull) {
-    a.Value("--recompute-granularity", "full");
-    a.Value("--recompute-method", "uniform");
-    a.Value("--recompute-num-layers", 1);
-  }
+  EmitRecompute(l, a);
+}
+
+// Precision, the overlap switches, the attention backend and the optimizer states.
+void EmitPrecision(const Layout& l, const Training& t, Args& a, std::vector<std::string>& notes) {
   // Precision: BF16 (or FP16, with Megatron's dynamic loss scaling) parameters and activations;
   // FP8/FP4 GEMMs through Transformer Engine on BF16.
   a.Switch(t.precision == Precision::kFp16 ? "--fp16" : "--bf16");
@@ -434,35 +461,55 @@ Emitted EmitMegatron(const EmitInput& in) {
     if (l.optimizer_states == OptimizerStates::kBf16) {
       a.Value("--exp-avg-dtype", "bf16");
       a.Value("--exp-avg-sq-dtype", "bf16");
-      out.notes.push_back(
+      notes.push_back(
           "bf16 optimizer states: Megatron keeps the master weights as 16-bit remainders "
           "besides, 6 bytes per parameter where paratune estimated 4 (NeMo 1's distributed_fused_adam)");
     }
   }
+}
+
+// Settings with no Megatron-LM flag (TransformerConfig fields, environment): notes only.
+void NoteConfigOnlySettings(const Layout& l, std::vector<std::string>& notes) {
   if (l.recompute == Recompute::kSelective && l.recompute_modules == 0)
-    out.notes.push_back(
+    notes.push_back(
         "selective recomputation: Megatron's default --recompute-modules (core_attn) is "
         "what paratune models");
   if (l.fp8_attention)
-    out.notes.push_back(
+    notes.push_back(
         "FP8 attention is a TransformerConfig field (fp8_dot_product_attention=True; Megatron-Bridge "
         "mixed_precision.fp8_dot_product_attention), not a Megatron-LM flag: set it in the config");
   if (l.stack.fused_grouped_mlp)
-    out.notes.push_back(
+    notes.push_back(
         "fused grouped MLP: set use_transformer_engine_op_fuser=True in the TransformerConfig and "
         "NVTE_CUTEDSL_FUSED_GROUPED_MLP=1 in the environment (Blackwell, MXFP8/NVFP4)");
   if (l.fp8_activation_cache)
-    out.notes.push_back(
+    notes.push_back(
         "FP8 caching of the experts' SwiGLU inputs (DeepSeek-V3 Sec. 3.3.2) has no Megatron-LM "
         "flag: the estimate assumed it");
   // Activation offloading (Layout::offload_layers) is a TransformerConfig field; the settings
   // are named as Megatron-Core's config and NeMo 2 / Megatron-Bridge recipes set them.
   if (l.offload_layers > 0)
-    out.notes.push_back(
+    notes.push_back(
         fmt::format("activation offload of {} layers: set the TransformerConfig fields cpu_offloading=True, "
                     "cpu_offloading_num_layers={}, cpu_offloading_weights=False (as NeMo 2 and "
                     "Megatron-Bridge recipes do); no command-line flag is emitted for it",
                     l.offload_layers, l.offload_layers));
+}
+
+}  // namespace
+
+Emitted EmitMegatron(const EmitInput& in) {
+  const ModelSpec& m = in.model;
+  const Layout& l = in.layout;
+  const Training& t = in.training;
+  Emitted out;
+  Args a;
+  EmitModel(m, t, a, out.notes);
+  if (m.is_moe()) EmitMoe(m, l, a);
+  EmitStack(m, l, a, out.notes);
+  EmitLayout(m, l, t, a, out.notes);
+  EmitPrecision(l, t, a, out.notes);
+  NoteConfigOnlySettings(l, out.notes);
   out.text = a.Text();
   return out;
 }

@@ -148,42 +148,30 @@ bool NotedDifference(const std::string& diff) {
 
 std::string Str(const std::string& s) { return "\"" + s + "\""; }
 
-}  // namespace
-
-std::optional<ModelSpec> TorchtitanFlavorModel(const std::string& name, const std::string& flavor) {
-  for (const Flavor& f : Registry())
-    if (f.name == name && f.flavor == flavor) return f.model;
-  return std::nullopt;
-}
-
-Emitted EmitTorchtitan(const EmitInput& in) {
-  const ModelSpec& m = in.model;
-  const Layout& l = in.layout;
-  const Training& t = in.training;
-  Emitted out;
-  std::string s;
+// A torchtitan job file being written: TOML sections and lines, and the same settings as
+// command-line overrides (`--section.key value`, releases after v0.2.2).
+struct JobFile {
+  std::string toml;
   std::string current;    // the section being written
-  std::string overrides;  // the same settings as command-line overrides (releases after v0.2.2)
-  auto line = [&](const std::string& k, const std::string& v) {
-    s += k + " = " + v + "\n";
+  std::string overrides;  // the same settings as command-line overrides
+  void Line(const std::string& k, const std::string& v) {
+    toml += k + " = " + v + "\n";
     if (current == "job") return;  // the description: a TOML file's, not a run's
     std::string arg;               // TOML value as a command-line value: strings unquoted, lists comma-joined
     for (const char c : v)
       if (c != '"' && c != '[' && c != ']' && c != ' ') arg += c;
     overrides += " --" + current + "." + k + " " + (arg.empty() ? "''" : arg);
-  };
-  auto section = [&](const std::string& name) {
-    s += (s.empty() ? "" : "\n") + std::string("[") + name + "]\n";
+  }
+  void Section(const std::string& name) {
+    toml += (toml.empty() ? "" : "\n") + std::string("[") + name + "]\n";
     current = name;
-  };
+  }
+};
 
-  section("job");
-  line("description", Str(fmt::format("paratune plan: {} on {} x {}", m.name, in.cluster.gpus, in.cluster.gpu.name)));
-
-  section("model");
-  // The flavor whose model has this config's shape; rotary settings and MTP may differ (noted).
+// The registered flavor whose model has this config's shape (rotary settings and MTP may
+// differ), the fewest differences first; nullptr when none has it.
+const Flavor* MatchingFlavor(const ModelSpec& m, std::vector<std::string>& differences) {
   const Flavor* match = nullptr;
-  std::vector<std::string> differences;
   for (const Flavor& f : Registry()) {
     std::vector<std::string> d;
     bool shape = true;
@@ -197,6 +185,14 @@ Emitted EmitTorchtitan(const EmitInput& in) {
       differences = d;
     }
   }
+  return match;
+}
+
+// [model]: the flavor and its name, with what differs from the config, or the flavor to register.
+void EmitModelSection(const ModelSpec& m, const Training& t, JobFile& f, std::vector<std::string>& notes) {
+  f.Section("model");
+  std::vector<std::string> differences;
+  const Flavor* match = MatchingFlavor(m, differences);
   std::string name, flavor;
   if (match != nullptr) {
     name = match->name;
@@ -204,7 +200,7 @@ Emitted EmitTorchtitan(const EmitInput& in) {
     if (!differences.empty()) {
       std::string list;
       for (const std::string& d : differences) list += (list.empty() ? "" : "; ") + d;
-      out.notes.push_back(
+      notes.push_back(
           fmt::format("torchtitan's {} \"{}\" has this model's shape but differs from the config "
                       "(flavor vs config): {}; register a flavor with the config's values to train "
                       "exactly the config's model",
@@ -212,7 +208,7 @@ Emitted EmitTorchtitan(const EmitInput& in) {
     }
     const RopeScaling& r = match->model.rope_scaling;
     if (name == "deepseek_v3" && r.kind == RopeScalingKind::kYarn && t.seq <= r.original_max_positions)
-      out.notes.push_back(
+      notes.push_back(
           fmt::format("torchtitan's deepseek_v3 applies YaRN only when training.seq_len exceeds "
                       "original_seq_len {} (model.py precompute_freqs_cis); at {} it trains "
                       "without it, transformers with it",
@@ -229,98 +225,125 @@ Emitted EmitTorchtitan(const EmitInput& in) {
       dims += fmt::format(", rope_theta {}, RoPE scaling {}", m.rope_theta, RopeScalingName(m.rope_scaling.kind));
     else
       dims += fmt::format(", {} positions", PositionKindName(m.positions));
-    out.notes.push_back(
+    notes.push_back(
         fmt::format("torchtitan has no flavor for '{}': register one under model.name = \"{}\" "
                     "with {}",
                     m.name, name, dims));
   }
-  line("name", Str(name));
-  line("flavor", Str(flavor));
+  f.Line("name", Str(name));
+  f.Line("flavor", Str(flavor));
   // One FP8 recipe on every GPU (emit.h): float8 with per-tensor scaling.
-  if (t.precision == Precision::kFp8) line("converters", fmt::format("[\"{}\"]", kTorchtitanFp8Converter));
+  if (t.precision == Precision::kFp8) f.Line("converters", fmt::format("[\"{}\"]", kTorchtitanFp8Converter));
   if (t.precision == Precision::kFp4)
-    out.notes.push_back("torchtitan v0.2.2 has no FP4 training recipe: emitted BF16 (no converter)");
+    notes.push_back("torchtitan v0.2.2 has no FP4 training recipe: emitted BF16 (no converter)");
+}
+
+// The pipeline settings of [parallelism] (pp > 1).
+void EmitPipelineLines(const ModelSpec& m, const Layout& l, JobFile& f, std::vector<std::string>& notes) {
+  f.Line("pipeline_parallel_schedule", Str(l.vp > 1 ? "Interleaved1F1B" : "1F1B"));
+  const SplitDescription split = DescribeSplit(m.layers, l.pp, l.vp, l.pp_layout);
+  if (split.kind == SplitKind::kEven) {
+    f.Line("pipeline_parallel_layers_per_stage", std::to_string(m.layers / (static_cast<int64_t>(l.pp) * l.vp)));
+  } else {
+    std::string counts;
+    for (size_t k = 0; k < l.pp_layout.size(); ++k) counts += (k ? ", " : "") + std::to_string(l.pp_layout[k]);
+    notes.push_back(
+        fmt::format("the uneven pipeline split ({} layers per stage: {}) has no torchtitan option "
+                    "at v0.2.2 (pipeline_parallel_layers_per_stage is one count): give "
+                    "parallelism.module_fqns_per_model_part to reproduce it",
+                    SplitKindName(split.kind), counts));
+  }
+  if (l.pipeline_schedule() == ScheduleKind::kZbH1 || l.pipeline_schedule() == ScheduleKind::kGpipe)
+    notes.push_back(fmt::format("schedule {}: emitted 1F1B{}", ScheduleName(l.pipeline_schedule()),
+                                l.pipeline_schedule() == ScheduleKind::kGpipe
+                                    ? " (torchtitan's GPipe is pipeline_parallel_schedule = \"GPipe\")"
+                                    : " (torchtitan's zero-bubble schedules, InterleavedZeroBubble and "
+                                      "ZBVZeroBubble, need several stages per rank; ZB-H1 has one)"));
+  f.Line("pipeline_parallel_microbatch_size", std::to_string(l.mbs));
+}
+
+// [parallelism]: data (replicate or FSDP), tensor, pipeline, context and expert parallelism.
+void EmitParallelismSection(const ModelSpec& m, const Layout& l, JobFile& f, std::vector<std::string>& notes) {
+  f.Section("parallelism");
+  // ZeRO-0 is DDP (replicate); FSDP shards parameters, gradients and optimizer states together.
+  // There is no ZeRO-1/ZeRO-2 of their own: fsdp_reshard_after_forward = "never" keeps the
+  // gathered parameters between forward and backward (ZeRO-2 communication pattern).
+  f.Line("data_parallel_replicate_degree", std::to_string(l.zero == 0 ? l.dp : 1));
+  f.Line("data_parallel_shard_degree", std::to_string(l.zero == 0 ? 1 : l.dp));
+  if (l.zero >= 1) f.Line("fsdp_reshard_after_forward", Str(l.zero == 3 ? "always" : "never"));
+  if (l.zero == 1)
+    notes.push_back(
+        "torchtitan has no ZeRO-1 distinct from FSDP: emitted FSDP with "
+        "fsdp_reshard_after_forward = \"never\" (parameters, gradients and optimizer "
+        "states sharded; parameters kept gathered from forward to backward)");
+  f.Line("tensor_parallel_degree", std::to_string(l.tp));
+  if (l.overlap_tp_comm && l.tp > 1) f.Line("enable_async_tensor_parallel", "true");
+  f.Line("pipeline_parallel_degree", std::to_string(l.pp));
+  if (l.pp > 1) EmitPipelineLines(m, l, f, notes);
+  f.Line("context_parallel_degree", std::to_string(l.cp));
+  if (m.is_moe()) {
+    f.Line("expert_parallel_degree", std::to_string(l.ep));
+    f.Line("expert_tensor_parallel_degree", std::to_string(l.expert_tp()));
+    if (l.ep > 1 && l.expert_tp() != 1 && l.expert_tp() != l.tp)
+      notes.push_back(
+          fmt::format("torchtitan supports only etp = 1 or etp = tp (parallel_dims.py); "
+                      "etp {} with tp {} will be rejected",
+                      l.expert_tp(), l.tp));
+  }
+  if (!l.sequence_parallel() && l.tp > 1) notes.push_back("torchtitan v0.2.2 always uses sequence parallelism with TP");
+}
+
+}  // namespace
+
+std::optional<ModelSpec> TorchtitanFlavorModel(const std::string& name, const std::string& flavor) {
+  for (const Flavor& f : Registry())
+    if (f.name == name && f.flavor == flavor) return f.model;
+  return std::nullopt;
+}
+
+Emitted EmitTorchtitan(const EmitInput& in) {
+  const ModelSpec& m = in.model;
+  const Layout& l = in.layout;
+  const Training& t = in.training;
+  Emitted out;
+  std::vector<std::string>& notes = out.notes;
+  JobFile f;
+  f.Section("job");
+  f.Line("description", Str(fmt::format("paratune plan: {} on {} x {}", m.name, in.cluster.gpus, in.cluster.gpu.name)));
+  EmitModelSection(m, t, f, notes);
 
   // Without PP a rank runs local_batch_size sequences per micro-step and accumulates
   // global / (local * dp) of them; with PP the local batch is cut into micro-batches of
   // pipeline_parallel_microbatch_size inside one step.
   const int64_t per_dp = t.global_batch / l.dp;
-  section("training");
-  line("local_batch_size", std::to_string(l.pp > 1 ? per_dp : l.mbs));
-  line("global_batch_size", std::to_string(t.global_batch));
-  line("seq_len", std::to_string(t.seq));
-  line("mixed_precision_param", Str(t.precision == Precision::kFp16 ? "float16" : "bfloat16"));
+  f.Section("training");
+  f.Line("local_batch_size", std::to_string(l.pp > 1 ? per_dp : l.mbs));
+  f.Line("global_batch_size", std::to_string(t.global_batch));
+  f.Line("seq_len", std::to_string(t.seq));
+  f.Line("mixed_precision_param", Str(t.precision == Precision::kFp16 ? "float16" : "bfloat16"));
 
-  section("parallelism");
-  // ZeRO-0 is DDP (replicate); FSDP shards parameters, gradients and optimizer states together.
-  // There is no ZeRO-1/ZeRO-2 of their own: fsdp_reshard_after_forward = "never" keeps the
-  // gathered parameters between forward and backward (ZeRO-2 communication pattern).
-  line("data_parallel_replicate_degree", std::to_string(l.zero == 0 ? l.dp : 1));
-  line("data_parallel_shard_degree", std::to_string(l.zero == 0 ? 1 : l.dp));
-  if (l.zero >= 1) line("fsdp_reshard_after_forward", Str(l.zero == 3 ? "always" : "never"));
-  if (l.zero == 1)
-    out.notes.push_back(
-        "torchtitan has no ZeRO-1 distinct from FSDP: emitted FSDP with "
-        "fsdp_reshard_after_forward = \"never\" (parameters, gradients and optimizer "
-        "states sharded; parameters kept gathered from forward to backward)");
-  line("tensor_parallel_degree", std::to_string(l.tp));
-  if (l.overlap_tp_comm && l.tp > 1) line("enable_async_tensor_parallel", "true");
-  line("pipeline_parallel_degree", std::to_string(l.pp));
-  if (l.pp > 1) {
-    line("pipeline_parallel_schedule", Str(l.vp > 1 ? "Interleaved1F1B" : "1F1B"));
-    const SplitDescription split = DescribeSplit(m.layers, l.pp, l.vp, l.pp_layout);
-    if (split.kind == SplitKind::kEven) {
-      line("pipeline_parallel_layers_per_stage", std::to_string(m.layers / (static_cast<int64_t>(l.pp) * l.vp)));
-    } else {
-      std::string counts;
-      for (size_t k = 0; k < l.pp_layout.size(); ++k) counts += (k ? ", " : "") + std::to_string(l.pp_layout[k]);
-      out.notes.push_back(
-          fmt::format("the uneven pipeline split ({} layers per stage: {}) has no torchtitan option "
-                      "at v0.2.2 (pipeline_parallel_layers_per_stage is one count): give "
-                      "parallelism.module_fqns_per_model_part to reproduce it",
-                      SplitKindName(split.kind), counts));
-    }
-    if (l.pipeline_schedule() == ScheduleKind::kZbH1 || l.pipeline_schedule() == ScheduleKind::kGpipe)
-      out.notes.push_back(fmt::format("schedule {}: emitted 1F1B{}", ScheduleName(l.pipeline_schedule()),
-                                      l.pipeline_schedule() == ScheduleKind::kGpipe
-                                          ? " (torchtitan's GPipe is pipeline_parallel_schedule = \"GPipe\")"
-                                          : " (torchtitan's zero-bubble schedules, InterleavedZeroBubble and "
-                                            "ZBVZeroBubble, need several stages per rank; ZB-H1 has one)"));
-    line("pipeline_parallel_microbatch_size", std::to_string(l.mbs));
-  }
-  line("context_parallel_degree", std::to_string(l.cp));
-  if (m.is_moe()) {
-    line("expert_parallel_degree", std::to_string(l.ep));
-    line("expert_tensor_parallel_degree", std::to_string(l.expert_tp()));
-    if (l.ep > 1 && l.expert_tp() != 1 && l.expert_tp() != l.tp)
-      out.notes.push_back(
-          fmt::format("torchtitan supports only etp = 1 or etp = tp (parallel_dims.py); "
-                      "etp {} with tp {} will be rejected",
-                      l.expert_tp(), l.tp));
-  }
-  if (!l.sequence_parallel() && l.tp > 1)
-    out.notes.push_back("torchtitan v0.2.2 always uses sequence parallelism with TP");
+  EmitParallelismSection(m, l, f, notes);
 
-  section("activation_checkpoint");
-  line("mode", Str(RecomputeName(l.recompute)));
+  f.Section("activation_checkpoint");
+  f.Line("mode", Str(RecomputeName(l.recompute)));
   if (l.recompute == Recompute::kSelective) {
-    line("selective_ac_option", Str("op"));
-    out.notes.push_back(
+    f.Line("selective_ac_option", Str("op"));
+    notes.push_back(
         "selective recomputation maps to torchtitan's per-op SAC (selective_ac_option = "
         "\"op\"), which saves matmul outputs and recomputes the rest, close to "
         "paratune's attention-core recomputation");
   }
 
   if (t.precision == Precision::kFp8) {
-    section(kTorchtitanFp8Converter);
-    line("recipe_name", Str(kTorchtitanFp8Recipe));
+    f.Section(kTorchtitanFp8Converter);
+    f.Line("recipe_name", Str(kTorchtitanFp8Recipe));
   }
   // torch.compile: asked for by the stack (torchtitan+compile: Kernels::kCompiled) or needed by
   // async TP (enable_async_tensor_parallel works only compiled).
   if ((l.overlap_tp_comm && l.tp > 1) || l.stack.kernels == Kernels::kCompiled) {
-    section("compile");
-    line("enable", "true");
-    line("components", "[\"model\", \"loss\"]");
+    f.Section("compile");
+    f.Line("enable", "true");
+    f.Line("components", "[\"model\", \"loss\"]");
   }
   // Which release the file is for, said in the file (issue 32): v0.2.2 is the last torchtitan
   // that reads TOML job files; later releases take the same settings as overrides of a
@@ -329,7 +352,7 @@ Emitted EmitTorchtitan(const EmitInput& in) {
       "# torchtitan job file for v0.2.2 (pytorch/torchtitan 73a0e69, 2026-02-20), the last release that reads\n"
       "# --job.config_file TOML. Releases after the 2026-02-23 config refactor take the same settings as\n"
       "# command-line overrides of a registered config:\n#  " +
-      overrides + "\n\n" + s;
+      f.overrides + "\n\n" + f.toml;
   return out;
 }
 

@@ -592,12 +592,74 @@ void ReadStackFlags(const ModelSpec& m, const Has& has, const Given& given, std:
   }
 }
 
-MegatronArgs ParseMegatronArgs(const std::string& line, bool ignore_unknown) {
-  const auto& known = KnownFlags();
-  std::map<std::string, std::string> val;  // last occurrence wins, as with argparse
+// The flags of one command line as read: values (the last occurrence wins, as with argparse)
+// and switches, with the accessors the readers below share.
+struct GivenFlags {
+  std::map<std::string, std::string> val;
   std::set<std::string> on;
-  MegatronArgs r;
-  const std::vector<std::string> words = SplitShellWords(line);
+  bool has(const char* f) const { return on.count(f) > 0; }
+  bool given(const char* f) const { return val.count(f) > 0; }
+  const std::string& at(const char* f) const { return val.at(f); }
+  int64_t num(const char* f) const { return ParsePositiveInt(f, val.at(f)); }
+  int64_t num_or(const char* f, int64_t d) const { return given(f) ? num(f) : d; }
+  std::optional<int64_t> opt(const char* f) const { return given(f) ? std::optional<int64_t>(num(f)) : std::nullopt; }
+  int64_t require(const char* f) const {
+    if (!given(f)) throw InputError(fmt::format("--from-megatron: {} is required", f));
+    return num(f);
+  }
+};
+
+// A flag's value: inline (--flag=v), the words up to the next flag (kWords), or the next word;
+// `i` moves past what it took. Checked against the flag's kind.
+std::string FlagValue(const std::vector<std::string>& words, size_t& i, const std::string& w, const FlagSpec& spec,
+                      const std::optional<std::string>& inline_value) {
+  std::string v;
+  if (inline_value) {
+    v = *inline_value;
+  } else if (spec.kind == Kind::kWords) {  // the words up to the next flag
+    while (i + 1 < words.size() && words[i + 1].rfind("--", 0) != 0) v += (v.empty() ? "" : " ") + words[++i];
+    if (v.empty()) throw InputError(fmt::format("--from-megatron: {} is missing its values", w));
+  } else {
+    if (i + 1 >= words.size() || words[i + 1].rfind("--", 0) == 0)
+      throw InputError(fmt::format("--from-megatron: {} is missing its value", w));
+    v = words[++i];
+  }
+  if (spec.kind == Kind::kInt) ParsePositiveInt(w, v);
+  if (spec.kind == Kind::kFloat) ParseNonNegativeFloat(w, v);
+  if (spec.kind == Kind::kChoice) {
+    bool ok = false;
+    for (const std::string& c : spec.choices) ok = ok || c == v;
+    if (!ok) {
+      std::string list;
+      for (const std::string& c : spec.choices) list += (list.empty() ? "" : ", ") + c;
+      throw InputError(fmt::format("--from-megatron: {} must be one of {}, got '{}'", w, list, v));
+    }
+  }
+  return v;
+}
+
+// A flag paratune does not read: one Megatron-LM accepts is ignored and listed; any other is an
+// error, as Megatron's argparse would say (a misspelt --tensor-model-paralel-size gave a tp 1
+// estimate), unless `ignore_unknown`. Skips the value that follows it, if any (a word not
+// starting with --).
+void SkipUnreadFlag(const std::vector<std::string>& words, size_t& i, const std::string& w, bool has_inline_value,
+                    bool check, std::vector<std::string>& ignored) {
+  if (check && !MegatronOptionNames().contains(w)) {
+    const std::string near = NearestMegatronOption(w);
+    throw InputError(
+        fmt::format("--from-megatron: unrecognized option {} (Megatron-LM's parser refuses it{}); "
+                    "--ignore-unknown reads on without it",
+                    w, near.empty() ? "" : "; did you mean " + near + "?"));
+  }
+  ignored.push_back(w);
+  if (!has_inline_value && i + 1 < words.size() && words[i + 1].rfind("--", 0) != 0) ++i;
+}
+
+// The flags of a command line; the words that are not flags (the program and launcher words:
+// torchrun, pretrain_gpt.py, ...) and the flags skipped go to `ignored`.
+GivenFlags ReadFlagWords(const std::vector<std::string>& words, bool ignore_unknown,
+                         std::vector<std::string>& ignored) {
+  const auto& known = KnownFlags();
   // A launcher's words (torchrun --nproc_per_node 8 ... pretrain_gpt.py) end at the script.
   size_t first_megatron = 0;
   for (size_t i = 0; i < words.size(); ++i)
@@ -605,11 +667,11 @@ MegatronArgs ParseMegatronArgs(const std::string& line, bool ignore_unknown) {
       first_megatron = i + 1;
       break;
     }
+  GivenFlags f;
   for (size_t i = 0; i < words.size(); ++i) {
     std::string w = words[i];
     if (w.rfind("--", 0) != 0 || w.size() == 2) {
-      // The program and launcher words (torchrun, pretrain_gpt.py, ...) before the first flag.
-      r.ignored.push_back(w);
+      ignored.push_back(w);
       continue;
     }
     std::optional<std::string> inline_value;
@@ -619,265 +681,256 @@ MegatronArgs ParseMegatronArgs(const std::string& line, bool ignore_unknown) {
     }
     const auto it = known.find(w);
     if (it == known.end()) {
-      // Not one paratune reads. One Megatron-LM accepts is ignored and listed; any other is an
-      // error, as Megatron's argparse would say (a misspelt --tensor-model-paralel-size gave a
-      // tp 1 estimate), unless `ignore_unknown`.
-      if (!ignore_unknown && i >= first_megatron && !MegatronOptionNames().contains(w)) {
-        const std::string near = NearestMegatronOption(w);
-        throw InputError(
-            fmt::format("--from-megatron: unrecognized option {} (Megatron-LM's parser refuses it{}); "
-                        "--ignore-unknown reads on without it",
-                        w, near.empty() ? "" : "; did you mean " + near + "?"));
-      }
-      // Skip it and the value that follows it, if any (a word not starting with --).
-      r.ignored.push_back(w);
-      if (!inline_value && i + 1 < words.size() && words[i + 1].rfind("--", 0) != 0) ++i;
-      continue;
-    }
-    const FlagSpec& spec = it->second;
-    if (spec.kind == Kind::kSwitch) {
+      SkipUnreadFlag(words, i, w, inline_value.has_value(), !ignore_unknown && i >= first_megatron, ignored);
+    } else if (it->second.kind == Kind::kSwitch) {
       if (inline_value) throw InputError(fmt::format("--from-megatron: {} takes no value", w));
-      on.insert(w);
-      continue;
-    }
-    std::string v;
-    if (inline_value) {
-      v = *inline_value;
-    } else if (spec.kind == Kind::kWords) {  // the words up to the next flag
-      while (i + 1 < words.size() && words[i + 1].rfind("--", 0) != 0) v += (v.empty() ? "" : " ") + words[++i];
-      if (v.empty()) throw InputError(fmt::format("--from-megatron: {} is missing its values", w));
+      f.on.insert(w);
     } else {
-      if (i + 1 >= words.size() || words[i + 1].rfind("--", 0) == 0)
-        throw InputError(fmt::format("--from-megatron: {} is missing its value", w));
-      v = words[++i];
+      f.val[w] = FlagValue(words, i, w, it->second, inline_value);
     }
-    if (spec.kind == Kind::kInt) ParsePositiveInt(w, v);
-    if (spec.kind == Kind::kFloat) ParseNonNegativeFloat(w, v);
-    if (spec.kind == Kind::kChoice) {
-      bool ok = false;
-      for (const std::string& c : spec.choices) ok = ok || c == v;
-      if (!ok) {
-        std::string list;
-        for (const std::string& c : spec.choices) list += (list.empty() ? "" : ", ") + c;
-        throw InputError(fmt::format("--from-megatron: {} must be one of {}, got '{}'", w, list, v));
-      }
-    }
-    val[w] = v;
   }
+  return f;
+}
 
-  auto has = [&](const char* f) { return on.count(f) > 0; };
-  auto given = [&](const char* f) { return val.count(f) > 0; };
-  auto num = [&](const char* f) { return ParsePositiveInt(f, val.at(f)); };
-  auto num_or = [&](const char* f, int64_t d) { return given(f) ? num(f) : d; };
-  auto require = [&](const char* f) {
-    if (!given(f)) throw InputError(fmt::format("--from-megatron: {} is required", f));
-    return num(f);
-  };
+// Attention: multi-latent (_add_mla_args defaults: kv-lora-rank 32, qk-head-dim 128,
+// qk-pos-emb-head-dim 64, v-head-dim 128, no q compression) or multi-head / grouped-query.
+void ReadAttentionFlags(const GivenFlags& f, ModelSpec& m, std::vector<std::string>& notes) {
+  if (f.has("--multi-latent-attention")) {
+    m.attention = AttentionKind::kMla;
+    m.q_lora_rank = f.num_or("--q-lora-rank", 0);
+    m.kv_lora_rank = f.num_or("--kv-lora-rank", 32);
+    m.qk_nope_head_dim = f.num_or("--qk-head-dim", 128);
+    m.qk_rope_head_dim = f.num_or("--qk-pos-emb-head-dim", 64);
+    m.v_head_dim = f.num_or("--v-head-dim", 128);
+    m.kv_heads = m.heads;
+    m.head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
+    return;
+  }
+  if (!f.given("--kv-channels") && m.hidden % m.heads != 0)
+    throw InputError(
+        fmt::format("--from-megatron: --hidden-size ({}) is not divisible by "
+                    "--num-attention-heads ({}); give --kv-channels",
+                    m.hidden, m.heads));
+  m.head_dim = f.num_or("--kv-channels", m.hidden / m.heads);
+  m.kv_heads = m.heads;
+  if (f.has("--group-query-attention")) {
+    m.kv_heads = f.num_or("--num-query-groups", m.heads);
+  } else if (f.given("--num-query-groups")) {
+    notes.push_back(
+        "--num-query-groups has no effect without --group-query-attention (Megatron "
+        "uses one group per head)");
+  }
+}
 
-  // Model (megatron/training/arguments.py _add_network_size_args; TransformerConfig defaults).
+// Model (megatron/training/arguments.py _add_network_size_args; TransformerConfig defaults).
+void ReadModelFlags(const GivenFlags& f, MegatronArgs& r) {
   ModelSpec& m = r.model;
   m.name = "megatron-args";
   m.architecture = "MegatronGPTModel";
-  m.layers = require("--num-layers");
-  m.hidden = require("--hidden-size");
-  m.heads = require("--num-attention-heads");
-  if (given("--padded-vocab-size"))
-    m.vocab = num("--padded-vocab-size");
-  else if (given("--vocab-size"))
-    m.vocab = num("--vocab-size");
+  m.layers = f.require("--num-layers");
+  m.hidden = f.require("--hidden-size");
+  m.heads = f.require("--num-attention-heads");
+  if (f.given("--padded-vocab-size"))
+    m.vocab = f.num("--padded-vocab-size");
+  else if (f.given("--vocab-size"))
+    m.vocab = f.num("--vocab-size");
   else
     throw InputError(
         "--from-megatron: --vocab-size or --padded-vocab-size is required (paratune "
         "cannot read a tokenizer)");
-  if (has("--multi-latent-attention")) {
-    // _add_mla_args defaults: kv-lora-rank 32, qk-head-dim 128, qk-pos-emb-head-dim 64,
-    // v-head-dim 128, no q compression.
-    m.attention = AttentionKind::kMla;
-    m.q_lora_rank = num_or("--q-lora-rank", 0);
-    m.kv_lora_rank = num_or("--kv-lora-rank", 32);
-    m.qk_nope_head_dim = num_or("--qk-head-dim", 128);
-    m.qk_rope_head_dim = num_or("--qk-pos-emb-head-dim", 64);
-    m.v_head_dim = num_or("--v-head-dim", 128);
-    m.kv_heads = m.heads;
-    m.head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
-  } else {
-    if (!given("--kv-channels") && m.hidden % m.heads != 0)
-      throw InputError(
-          fmt::format("--from-megatron: --hidden-size ({}) is not divisible by "
-                      "--num-attention-heads ({}); give --kv-channels",
-                      m.hidden, m.heads));
-    m.head_dim = num_or("--kv-channels", m.hidden / m.heads);
-    m.kv_heads = m.heads;
-    if (has("--group-query-attention")) {
-      m.kv_heads = num_or("--num-query-groups", m.heads);
-    } else if (given("--num-query-groups")) {
-      r.notes.push_back(
-          "--num-query-groups has no effect without --group-query-attention (Megatron "
-          "uses one group per head)");
-    }
-  }
-  m.mlp = has("--swiglu") ? MlpKind::kGated : MlpKind::kPlain;
-  if (given("--ffn-hidden-size")) {
-    m.ffn_hidden = num("--ffn-hidden-size");
+  ReadAttentionFlags(f, m, r.notes);
+  m.mlp = f.has("--swiglu") ? MlpKind::kGated : MlpKind::kPlain;
+  if (f.given("--ffn-hidden-size")) {
+    m.ffn_hidden = f.num("--ffn-hidden-size");
   } else {
     // arguments.py: SwiGLU defaults to int(4h * 2/3 / 64) * 64, otherwise 4h. (Noted below,
     // unless no layer is dense.)
-    m.ffn_hidden = has("--swiglu") ? static_cast<int64_t>(4.0 * m.hidden * 2 / 3 / 64) * 64 : 4 * m.hidden;
+    m.ffn_hidden = f.has("--swiglu") ? static_cast<int64_t>(4.0 * m.hidden * 2 / 3 / 64) * 64 : 4 * m.hidden;
   }
-  m.norm = given("--normalization") && val["--normalization"] == "RMSNorm" ? NormKind::kRmsNorm : NormKind::kLayerNorm;
-  m.tied_embeddings = !has("--untie-embeddings-and-output-weights");
-  m.linear_bias = !has("--disable-bias-linear");
-  m.qkv_bias = has("--add-qkv-bias") && !m.linear_bias;
-  m.qk_norm = has("--qk-layernorm");
+  m.norm =
+      f.given("--normalization") && f.at("--normalization") == "RMSNorm" ? NormKind::kRmsNorm : NormKind::kLayerNorm;
+  m.tied_embeddings = !f.has("--untie-embeddings-and-output-weights");
+  m.linear_bias = !f.has("--disable-bias-linear");
+  m.qkv_bias = f.has("--add-qkv-bias") && !m.linear_bias;
+  m.qk_norm = f.has("--qk-layernorm");
   // TransformerConfig: hidden_dropout and attention_dropout default to 0.1.
   const double hd =
-      given("--hidden-dropout") ? ParseNonNegativeFloat("--hidden-dropout", val["--hidden-dropout"]) : 0.1;
+      f.given("--hidden-dropout") ? ParseNonNegativeFloat("--hidden-dropout", f.at("--hidden-dropout")) : 0.1;
   const double ad =
-      given("--attention-dropout") ? ParseNonNegativeFloat("--attention-dropout", val["--attention-dropout"]) : 0.1;
+      f.given("--attention-dropout") ? ParseNonNegativeFloat("--attention-dropout", f.at("--attention-dropout")) : 0.1;
   m.dropout = hd > 0 || ad > 0;
+}
 
-  Training& t = r.training;
-  r.seq_given = given("--seq-length");
-  t.seq = num_or("--seq-length", t.seq);
-  if (!r.seq_given) r.notes.push_back(fmt::format("no --seq-length: paratune assumes {}", t.seq));
-  ReadPositions(m, t.seq, on, val, r.notes);
-  m.mtp_layers = num_or("--mtp-num-layers", 0);
-
-  if (given("--num-experts")) {
-    m.experts = num("--num-experts");
-    m.topk = num_or("--moe-router-topk", 2);  // TransformerConfig.moe_router_topk default 2
-    m.moe_ffn_hidden = num_or("--moe-ffn-hidden-size", m.ffn_hidden);
-    m.routing_groups = num_or("--moe-router-num-groups", 0);
-    m.routing_group_topk = num_or("--moe-router-group-topk", 0);
-    m.router_sigmoid = given("--moe-router-score-function") && val.at("--moe-router-score-function") == "sigmoid";
-    m.router_expert_bias = has("--moe-router-enable-expert-bias");
-    if (given("--moe-router-topk-scaling-factor"))
-      m.router_topk_scaling =
-          ParseNonNegativeFloat("--moe-router-topk-scaling-factor", val.at("--moe-router-topk-scaling-factor"));
-    if (given("--moe-shared-expert-intermediate-size")) {
-      m.shared_experts = 1;
-      m.shared_ffn_hidden = num("--moe-shared-expert-intermediate-size");
-      m.shared_expert_gate = has("--moe-shared-expert-gate");
-    }
-    if (given("--moe-layer-freq")) {
-      const std::string& f = val["--moe-layer-freq"];
-      if (f.find('[') == std::string::npos) {
-        m.moe_layer_freq = ParsePositiveInt("--moe-layer-freq", f);
-        if (m.moe_layer_freq > 1)
-          r.notes.push_back(
-              "--moe-layer-freq N: paratune places the MoE layer last in each group of N "
-              "(Megatron: first); the count differs when N does not divide --num-layers");
-      } else {
-        const std::vector<int> p = EvalMoeLayerPattern(f);
-        if (static_cast<int64_t>(p.size()) != m.layers)
-          throw InputError(
-              fmt::format("--from-megatron: --moe-layer-freq pattern has {} entries, "
-                          "--num-layers is {}",
-                          p.size(), m.layers));
-        // paratune's placement (ModelSpec::is_moe_layer): first_dense_layers dense, then the last
-        // of every moe_layer_freq layers MoE. The first two MoE layers give both.
-        std::vector<int64_t> ones;
-        for (size_t j = 0; j < p.size() && ones.size() < 2; ++j)
-          if (p[j] == 1) ones.push_back(static_cast<int64_t>(j));
-        if (ones.empty()) throw InputError("--from-megatron: --moe-layer-freq pattern has no MoE layer");
-        m.moe_layer_freq = ones.size() == 2 ? ones[1] - ones[0] : 1;
-        m.first_dense_layers = ones[0] - (m.moe_layer_freq - 1);
-        bool fits = m.first_dense_layers >= 0;
-        for (size_t j = 0; fits && j < p.size(); ++j) fits = (p[j] == 1) == m.is_moe_layer(static_cast<int64_t>(j));
-        if (!fits)
-          throw InputError(
-              "--from-megatron: --moe-layer-freq pattern must be leading dense layers followed by "
-              "one MoE layer in every N, the last of each group (paratune's model of layer placement)");
-      }
-    }
-    // Megatron's MoE-layer width defaults to --ffn-hidden-size; without dense layers no layer
-    // uses the dense width, and paratune keeps it 0 (as for Mixtral's config).
-    if (!given("--ffn-hidden-size") && m.dense_layers() == 0) m.ffn_hidden = 0;
-  } else if (given("--moe-router-topk") || given("--moe-ffn-hidden-size")) {
-    r.notes.push_back("MoE flags given without --num-experts: the model is dense");
+// --moe-layer-freq: N (every N-th layer) or a Python list pattern ([0]*3+[1]*57).
+void ReadMoeLayerFreq(const GivenFlags& f, ModelSpec& m, std::vector<std::string>& notes) {
+  const std::string& freq = f.at("--moe-layer-freq");
+  if (freq.find('[') == std::string::npos) {
+    m.moe_layer_freq = ParsePositiveInt("--moe-layer-freq", freq);
+    if (m.moe_layer_freq > 1)
+      notes.push_back(
+          "--moe-layer-freq N: paratune places the MoE layer last in each group of N "
+          "(Megatron: first); the count differs when N does not divide --num-layers");
+    return;
   }
-  if (!given("--ffn-hidden-size") && m.ffn_hidden > 0)
-    r.notes.push_back(fmt::format("no --ffn-hidden-size: Megatron's default {}", m.ffn_hidden));
-  ValidateModel(m, "--from-megatron");
+  const std::vector<int> p = EvalMoeLayerPattern(freq);
+  if (static_cast<int64_t>(p.size()) != m.layers)
+    throw InputError(
+        fmt::format("--from-megatron: --moe-layer-freq pattern has {} entries, "
+                    "--num-layers is {}",
+                    p.size(), m.layers));
+  // paratune's placement (ModelSpec::is_moe_layer): first_dense_layers dense, then the last
+  // of every moe_layer_freq layers MoE. The first two MoE layers give both.
+  std::vector<int64_t> ones;
+  for (size_t j = 0; j < p.size() && ones.size() < 2; ++j)
+    if (p[j] == 1) ones.push_back(static_cast<int64_t>(j));
+  if (ones.empty()) throw InputError("--from-megatron: --moe-layer-freq pattern has no MoE layer");
+  m.moe_layer_freq = ones.size() == 2 ? ones[1] - ones[0] : 1;
+  m.first_dense_layers = ones[0] - (m.moe_layer_freq - 1);
+  bool fits = m.first_dense_layers >= 0;
+  for (size_t j = 0; fits && j < p.size(); ++j) fits = (p[j] == 1) == m.is_moe_layer(static_cast<int64_t>(j));
+  if (!fits)
+    throw InputError(
+        "--from-megatron: --moe-layer-freq pattern must be leading dense layers followed by "
+        "one MoE layer in every N, the last of each group (paratune's model of layer placement)");
+}
 
-  // Layout (megatron/core/model_parallel_config.py and arguments.py _add_distributed_args).
+// Mixture of experts (megatron/training/arguments.py _add_moe_args; TransformerConfig defaults).
+void ReadMoeFlags(const GivenFlags& f, MegatronArgs& r) {
+  ModelSpec& m = r.model;
+  if (!f.given("--num-experts")) {
+    if (f.given("--moe-router-topk") || f.given("--moe-ffn-hidden-size"))
+      r.notes.push_back("MoE flags given without --num-experts: the model is dense");
+    return;
+  }
+  m.experts = f.num("--num-experts");
+  m.topk = f.num_or("--moe-router-topk", 2);  // TransformerConfig.moe_router_topk default 2
+  m.moe_ffn_hidden = f.num_or("--moe-ffn-hidden-size", m.ffn_hidden);
+  m.routing_groups = f.num_or("--moe-router-num-groups", 0);
+  m.routing_group_topk = f.num_or("--moe-router-group-topk", 0);
+  m.router_sigmoid = f.given("--moe-router-score-function") && f.at("--moe-router-score-function") == "sigmoid";
+  m.router_expert_bias = f.has("--moe-router-enable-expert-bias");
+  if (f.given("--moe-router-topk-scaling-factor"))
+    m.router_topk_scaling =
+        ParseNonNegativeFloat("--moe-router-topk-scaling-factor", f.at("--moe-router-topk-scaling-factor"));
+  if (f.given("--moe-shared-expert-intermediate-size")) {
+    m.shared_experts = 1;
+    m.shared_ffn_hidden = f.num("--moe-shared-expert-intermediate-size");
+    m.shared_expert_gate = f.has("--moe-shared-expert-gate");
+  }
+  if (f.given("--moe-layer-freq")) ReadMoeLayerFreq(f, m, r.notes);
+  // Megatron's MoE-layer width defaults to --ffn-hidden-size; without dense layers no layer
+  // uses the dense width, and paratune keeps it 0 (as for Mixtral's config).
+  if (!f.given("--ffn-hidden-size") && m.dense_layers() == 0) m.ffn_hidden = 0;
+}
+
+// Recomputation: --recompute-granularity (or the legacy --recompute-activations) and the
+// modules of selective recomputation.
+void ReadRecomputeFlags(const GivenFlags& f, Layout& l, std::vector<std::string>& notes) {
+  l.recompute = Recompute::kNone;
+  if (f.given("--recompute-granularity"))
+    l.recompute = f.at("--recompute-granularity") == "full" ? Recompute::kFull : Recompute::kSelective;
+  else if (f.has("--recompute-activations"))
+    l.recompute = Recompute::kSelective;
+  if (f.given("--recompute-modules")) {
+    if (l.recompute == Recompute::kSelective)
+      l.recompute_modules = ParseRecomputeModules(f.at("--recompute-modules"), "--from-megatron: --recompute-modules");
+    else
+      notes.push_back("--recompute-modules applies with --recompute-granularity selective only: ignored");
+  }
+  if (l.recompute == Recompute::kFull && f.given("--recompute-num-layers"))
+    notes.push_back("--recompute-num-layers: paratune recomputes every layer under full recomputation");
+}
+
+// Layout (megatron/core/model_parallel_config.py and arguments.py _add_distributed_args).
+void ReadLayoutFlags(const GivenFlags& f, MegatronArgs& r) {
   Layout& l = r.layout;
-  l.tp = static_cast<int>(num_or("--tensor-model-parallel-size", 1));
-  l.pp = static_cast<int>(num_or("--pipeline-model-parallel-size", 1));
-  l.cp = static_cast<int>(num_or("--context-parallel-size", 1));
+  l.tp = static_cast<int>(f.num_or("--tensor-model-parallel-size", 1));
+  l.pp = static_cast<int>(f.num_or("--pipeline-model-parallel-size", 1));
+  l.cp = static_cast<int>(f.num_or("--context-parallel-size", 1));
   // --cp-comm-type (megatron/training/arguments.py, default p2p; one value for every layer).
-  if (given("--cp-comm-type")) {
-    const std::string& cp_comm = val["--cp-comm-type"];
+  if (f.given("--cp-comm-type")) {
+    const std::string& cp_comm = f.at("--cp-comm-type");
     l.cp_comm = cp_comm == "a2a" ? CpComm::kA2a : CpComm::kP2p;
     if (cp_comm != "a2a" && cp_comm != "p2p")
       r.notes.push_back(fmt::format("--cp-comm-type {}: estimated as the p2p ring", cp_comm));
   }
-  l.ep = static_cast<int>(num_or("--expert-model-parallel-size", 1));
-  l.etp = static_cast<int>(num_or("--expert-tensor-parallel-size", 0));
-  {
-    auto opt = [&](const char* f) { return given(f) ? std::optional<int64_t>(num(f)) : std::nullopt; };
-    const std::optional<std::string> layout = given("--pipeline-model-parallel-layout")
-                                                  ? std::optional<std::string>(val["--pipeline-model-parallel-layout"])
-                                                  : std::nullopt;
-    ReadPipelineSplit(m, l, has("--account-for-embedding-in-pipeline-split"),
-                      has("--account-for-loss-in-pipeline-split"), opt("--num-layers-per-virtual-pipeline-stage"),
-                      given("--num-virtual-stages-per-pipeline-rank") ? opt("--num-virtual-stages-per-pipeline-rank")
-                                                                      : opt("--virtual-pipeline-model-parallel-size"),
-                      opt("--decoder-first-pipeline-num-layers"), opt("--decoder-last-pipeline-num-layers"), layout);
-  }
-  l.sp = has("--sequence-parallel");
+  l.ep = static_cast<int>(f.num_or("--expert-model-parallel-size", 1));
+  l.etp = static_cast<int>(f.num_or("--expert-tensor-parallel-size", 0));
+  const std::optional<std::string> layout = f.given("--pipeline-model-parallel-layout")
+                                                ? std::optional<std::string>(f.at("--pipeline-model-parallel-layout"))
+                                                : std::nullopt;
+  ReadPipelineSplit(r.model, l, f.has("--account-for-embedding-in-pipeline-split"),
+                    f.has("--account-for-loss-in-pipeline-split"), f.opt("--num-layers-per-virtual-pipeline-stage"),
+                    f.given("--num-virtual-stages-per-pipeline-rank") ? f.opt("--num-virtual-stages-per-pipeline-rank")
+                                                                      : f.opt("--virtual-pipeline-model-parallel-size"),
+                    f.opt("--decoder-first-pipeline-num-layers"), f.opt("--decoder-last-pipeline-num-layers"), layout);
+  l.sp = f.has("--sequence-parallel");
   l.dp = 0;
-  if (has("--use-megatron-fsdp") || has("--use-torch-fsdp2")) {
+  if (f.has("--use-megatron-fsdp") || f.has("--use-torch-fsdp2")) {
     const std::string s =
-        given("--data-parallel-sharding-strategy") ? val["--data-parallel-sharding-strategy"] : "optim_grads_params";
-    l.zero = has("--use-torch-fsdp2") ? 3 : s == "no_shard" ? 0 : s == "optim" ? 1 : s == "optim_grads" ? 2 : 3;
+        f.given("--data-parallel-sharding-strategy") ? f.at("--data-parallel-sharding-strategy") : "optim_grads_params";
+    l.zero = f.has("--use-torch-fsdp2") ? 3 : s == "no_shard" ? 0 : s == "optim" ? 1 : s == "optim_grads" ? 2 : 3;
   } else {
-    l.zero = has("--use-distributed-optimizer") ? 1 : 0;
+    l.zero = f.has("--use-distributed-optimizer") ? 1 : 0;
   }
-  l.recompute = Recompute::kNone;
-  if (given("--recompute-granularity"))
-    l.recompute = val["--recompute-granularity"] == "full" ? Recompute::kFull : Recompute::kSelective;
-  else if (has("--recompute-activations"))
-    l.recompute = Recompute::kSelective;
-  if (given("--recompute-modules")) {
-    if (l.recompute == Recompute::kSelective)
-      l.recompute_modules = ParseRecomputeModules(val["--recompute-modules"], "--from-megatron: --recompute-modules");
-    else
-      r.notes.push_back("--recompute-modules applies with --recompute-granularity selective only: ignored");
-  }
-  if (l.recompute == Recompute::kFull && given("--recompute-num-layers"))
-    r.notes.push_back("--recompute-num-layers: paratune recomputes every layer under full recomputation");
-  l.mbs = static_cast<int>(num_or("--micro-batch-size", 1));
-  r.global_batch_given = given("--global-batch-size");
-  if (r.global_batch_given) t.global_batch = num("--global-batch-size");
-  if (given("--fp4-format"))
+  ReadRecomputeFlags(f, l, r.notes);
+  l.mbs = static_cast<int>(f.num_or("--micro-batch-size", 1));
+}
+
+// Precision, optimizer states and the overlap switches.
+void ReadPrecisionFlags(const GivenFlags& f, MegatronArgs& r) {
+  Training& t = r.training;
+  Layout& l = r.layout;
+  if (f.given("--fp4-format"))
     t.precision = Precision::kFp4;
-  else if (given("--fp8-format"))
+  else if (f.given("--fp8-format"))
     t.precision = Precision::kFp8;
-  else if (has("--fp16"))
+  else if (f.has("--fp16"))
     t.precision = Precision::kFp16;  // 16-bit floats with dynamic loss scaling
   else
     t.precision = Precision::kBf16;
-  if (!has("--bf16") && !has("--fp16"))
+  if (!f.has("--bf16") && !f.has("--fp16"))
     r.notes.push_back(
         "no --bf16/--fp16: Megatron would keep FP32 weights and activations; paratune "
         "estimates BF16 mixed precision");
   // FP32 gradients unless --grad-reduce-in-bf16 (megatron/training/arguments.py validate_args,
   // which forces accumulate_allreduce_grads_in_fp32 on for BF16 otherwise).
-  l.grad_reduce_in_fp32 = !has("--grad-reduce-in-bf16");
+  l.grad_reduce_in_fp32 = !f.has("--grad-reduce-in-bf16");
   // --use-precision-aware-optimizer keeps the FP32 master as 16-bit remainders
   // (megatron/core/optimizer/optimizer_config.py: store_param_remainders defaults to True). Its
   // --exp-avg-dtype/--exp-avg-sq-dtype are not read: the moments are taken as FP32.
   l.optimizer_states =
-      has("--use-precision-aware-optimizer") ? OptimizerStates::kFp32Remainders : OptimizerStates::kFp32;
-  l.overlap_grad_reduce = has("--overlap-grad-reduce");
-  l.overlap_param_gather = has("--overlap-param-gather");
-  l.overlap_tp_comm = has("--tp-comm-overlap");
-  l.overlap_pp_comm = !has("--no-overlap-p2p-communication");
-  l.overlap_ep_comm = has("--overlap-moe-expert-parallel-comm");
-  ReadStackFlags(m, has, given, val, l);
-  l.flash_attention = !(given("--attention-backend") &&
-                        (val["--attention-backend"] == "unfused" || val["--attention-backend"] == "local"));
+      f.has("--use-precision-aware-optimizer") ? OptimizerStates::kFp32Remainders : OptimizerStates::kFp32;
+  l.overlap_grad_reduce = f.has("--overlap-grad-reduce");
+  l.overlap_param_gather = f.has("--overlap-param-gather");
+  l.overlap_tp_comm = f.has("--tp-comm-overlap");
+  l.overlap_pp_comm = !f.has("--no-overlap-p2p-communication");
+  l.overlap_ep_comm = f.has("--overlap-moe-expert-parallel-comm");
+}
+
+MegatronArgs ParseMegatronArgs(const std::string& line, bool ignore_unknown) {
+  MegatronArgs r;
+  GivenFlags f = ReadFlagWords(SplitShellWords(line), ignore_unknown, r.ignored);
+  ReadModelFlags(f, r);
+  Training& t = r.training;
+  r.seq_given = f.given("--seq-length");
+  t.seq = f.num_or("--seq-length", t.seq);
+  if (!r.seq_given) r.notes.push_back(fmt::format("no --seq-length: paratune assumes {}", t.seq));
+  ReadPositions(r.model, t.seq, f.on, f.val, r.notes);
+  r.model.mtp_layers = f.num_or("--mtp-num-layers", 0);
+  ReadMoeFlags(f, r);
+  if (!f.given("--ffn-hidden-size") && r.model.ffn_hidden > 0)
+    r.notes.push_back(fmt::format("no --ffn-hidden-size: Megatron's default {}", r.model.ffn_hidden));
+  ValidateModel(r.model, "--from-megatron");
+  ReadLayoutFlags(f, r);
+  r.global_batch_given = f.given("--global-batch-size");
+  if (r.global_batch_given) t.global_batch = f.num("--global-batch-size");
+  ReadPrecisionFlags(f, r);
+  ReadStackFlags(
+      r.model, [&](const char* x) { return f.has(x); }, [&](const char* x) { return f.given(x); }, f.val, r.layout);
+  Layout& l = r.layout;
+  l.flash_attention = !(f.given("--attention-backend") &&
+                        (f.at("--attention-backend") == "unfused" || f.at("--attention-backend") == "local"));
   return r;
 }
 

@@ -3,6 +3,8 @@
 #include <array>
 
 #include <algorithm>
+#include <deque>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -220,6 +222,8 @@ class Search {
         l_.ep = ep;
         l_.etp = etp;
         if (!Passes(kLEp, "ep*etp", ep * std::max(1, etp))) continue;
+        branch_ = static_cast<uint32_t>(branches_.size());
+        branches_.push_back({split_, l_.dp, l_.tp, l_.pp, l_.vp, l_.cp, l_.ep, l_.etp, t_.precision});
         costs_.NewBranch();  // the ZeRO stages below share their ZeRO-free stage costs
         for (int zero : Choices(r_.zero, {0, 1, 2, 3}, 0)) {
           l_.zero = zero;
@@ -333,9 +337,8 @@ class Search {
         any = true;
         ++res_.candidates;
         if (!sc) sc = &costs_.For(t_, l_);
-        Candidate c{split_,       l_.dp,       l_.tp,        l_.pp,  l_.vp,
-                    l_.cp,        l_.ep,       l_.etp,       l_.mbs, static_cast<int8_t>(l_.zero),
-                    l_.recompute, l_.schedule, t_.precision, 0,      0};
+        Candidate c{branch_, l_.mbs, static_cast<uint8_t>(l_.zero), static_cast<uint8_t>(l_.recompute),
+                    static_cast<uint8_t>(l_.schedule ? 1 + static_cast<int>(*l_.schedule) : 0)};
         const ScheduleKind kind = l_.pipeline_schedule();
         c.step_lower_s = StepLowerBound(*sc, kind);
         for (size_t s = 0; s < sc->stages.size(); ++s) {
@@ -374,41 +377,52 @@ class Search {
     return bound;
   }
 
-  // A candidate as the dimensions the search sets on the request's switches (LayoutOf), with its
-  // bounds: 64 bytes where a whole Layout (and its split vector) took about three times that and
-  // an allocation, for the 852,480 candidates of DeepSeek-V3's any-precision search.
-  struct Candidate {
+  // The dimensions the search fixes above the ZeRO stage (SearchCp), shared by the candidates
+  // below them.
+  struct Branch {
     uint32_t split;  // index into splits_
-    int dp, tp, pp, vp, cp, ep, etp, mbs;
-    int8_t zero;
-    Recompute recompute;
-    std::optional<ScheduleKind> schedule;
+    int dp, tp, pp, vp, cp, ep, etp;
     Precision precision;
-    double step_lower_s;        // no schedule runs the step faster
-    double memory_lower_bytes;  // no schedule needs less at its peak
   };
+
+  // A candidate as its branch and the dimensions set below it (LayoutOf), with its bounds:
+  // 32 bytes, for the 852,480 candidates of DeepSeek-V3's any-precision search, where a whole
+  // Layout (and its split vector) took about six times that and an allocation.
+  struct Candidate {
+    uint32_t branch;  // index into branches_
+    int32_t mbs;
+    uint8_t zero, recompute;        // Recompute
+    uint8_t schedule;               // 0: the layout's default, else 1 + ScheduleKind
+    double step_lower_s = 0;        // no schedule runs the step faster
+    double memory_lower_bytes = 0;  // no schedule needs less at its peak
+  };
+  static_assert(sizeof(Candidate) == 32);
 
   // The layout a candidate stands for: the request's switches with the searched dimensions.
   Layout LayoutOf(const Candidate& c) const {
+    const Branch& b = branches_[c.branch];
     Layout l = r_.switches;
-    l.tp = c.tp;
-    l.pp = c.pp;
-    l.vp = c.vp;
-    l.pp_layout = splits_[c.split];
-    l.cp = c.cp;
-    l.dp = c.dp;
-    l.ep = c.ep;
-    l.etp = c.etp;
+    l.tp = b.tp;
+    l.pp = b.pp;
+    l.vp = b.vp;
+    l.pp_layout = splits_[b.split];
+    l.cp = b.cp;
+    l.dp = b.dp;
+    l.ep = b.ep;
+    l.etp = b.etp;
     l.zero = c.zero;
-    l.recompute = c.recompute;
+    l.recompute = static_cast<Recompute>(c.recompute);
     l.mbs = c.mbs;
-    l.schedule = c.schedule;
+    if (c.schedule == 0)
+      l.schedule = std::nullopt;
+    else
+      l.schedule = static_cast<ScheduleKind>(c.schedule - 1);
     return l;
   }
 
   Estimate Compose(const Candidate& c) {
     Training t = r_.training;
-    t.precision = c.precision;
+    t.precision = branches_[c.branch].precision;
     ComposeOptions co;
     co.schedule_cache = &schedule_cache_;
     Estimate e = ComposeValidStep(m_, r_.cluster, t, LayoutOf(c), r_.options, co).estimate;
@@ -430,63 +444,77 @@ class Search {
   // without recomputation is kept until it cannot beat the best such layout either (the
   // explanation names it). Neither bound can drop a layout of the returned ranking.
   void Evaluate() {
-    // Sorted as (bound, index) pairs: the order of a stable sort by bound, without chasing each
-    // comparison into the candidate array.
-    std::vector<std::pair<double, size_t>> keyed(candidates_.size());
-    for (size_t i = 0; i < keyed.size(); ++i) keyed[i] = {candidates_[i].step_lower_s, i};
-    std::sort(keyed.begin(), keyed.end());
-    std::vector<size_t> order(keyed.size());
-    for (size_t i = 0; i < keyed.size(); ++i) order[i] = keyed[i].second;
-    const double limit = res_.memory_limit_bytes;
-    const double tokens = static_cast<double>(r_.training.global_batch) * static_cast<double>(r_.training.seq);
-    const double gpus = static_cast<double>(r_.cluster.gpus);
-    const size_t top = static_cast<size_t>(std::max(1, r_.top));
-    std::multiset<double> top_tps;  // the best `top` throughputs found so far
-    std::vector<size_t> unfit;      // skipped by the memory bound
-    for (size_t i : order) {
-      const Candidate& c = candidates_[i];
-      if (r_.prune && c.memory_lower_bytes > limit) {
-        ++res_.skipped_memory;
-        unfit.push_back(i);
-        continue;
-      }
-      if (r_.prune && r_.objective == Objective::kThroughput && top_tps.size() >= top) {
-        // Ranking resolves throughput to 0.001 tokens/s (ranking.cc); 0.002 keeps clear of it.
-        const double upper_tps = c.step_lower_s > 0 ? tokens / (c.step_lower_s * gpus) : 1e300;
-        const bool below_top = upper_tps + 0.002 < *top_tps.begin();
-        const bool below_none =
-            c.recompute != Recompute::kNone || (best_none_ && upper_tps + 0.002 < best_none_->tokens_per_s_per_gpu);
-        if (below_top && below_none) {
-          ++res_.pruned_by_bound;
-          continue;
-        }
-      }
-      Estimate e = Compose(c);
-      if (e.peak_memory_bytes > limit) {
-        NoteUnfit(e);
-        continue;
-      }
-      ++res_.fitting;
-      top_tps.insert(e.tokens_per_s_per_gpu);
-      if (top_tps.size() > top) top_tps.erase(top_tps.begin());
-      if (e.layout.recompute == Recompute::kNone &&
-          (!best_none_ || RanksBefore(e, *best_none_, Objective::kThroughput, domain_)))
-        best_none_ = e;
-      fits_.push_back(std::move(e));
+    // A min-heap of (bound, index): candidates leave it in the order of a sort by bound, and once
+    // a bound is below both thresholds, which only rise, the rest need no order (Settle).
+    std::vector<std::pair<double, uint32_t>> heap(candidates_.size());
+    for (size_t i = 0; i < heap.size(); ++i) heap[i] = {candidates_[i].step_lower_s, static_cast<uint32_t>(i)};
+    const std::greater<> later;
+    std::make_heap(heap.begin(), heap.end(), later);
+    std::vector<uint32_t> unfit;  // skipped by the memory bound
+    while (!heap.empty()) {
+      std::pop_heap(heap.begin(), heap.end(), later);
+      const uint32_t i = heap.back().second;
+      heap.pop_back();
+      if (Visit(i, unfit) == Visited::kPrunedForGood) break;
     }
+    for (const auto& [bound, i] : heap) Visit(i, unfit);
     // What the report says of layouts that do not fit (the smallest need, overall and without
     // recomputation) is exact: the skipped ones whose bound is below the smallest need found
-    // are estimated too, smallest bound first.
-    std::stable_sort(unfit.begin(), unfit.end(), [&](size_t a, size_t b) {
-      return candidates_[a].memory_lower_bytes < candidates_[b].memory_lower_bytes;
+    // are estimated too, smallest bound first (ties in the order they were visited). Only while
+    // nothing fits, or nothing without recomputation does: otherwise no skipped one is estimated.
+    if (best_none_ && res_.fitting > 0) return;
+    std::sort(unfit.begin(), unfit.end(), [&](uint32_t a, uint32_t b) {
+      const Candidate &x = candidates_[a], &y = candidates_[b];
+      return std::tie(x.memory_lower_bytes, x.step_lower_s, a) < std::tie(y.memory_lower_bytes, y.step_lower_s, b);
     });
-    for (size_t i : unfit) {
+    for (uint32_t i : unfit) {
       const Candidate& c = candidates_[i];
-      const bool for_none = !best_none_ && c.recompute == Recompute::kNone &&
+      const bool for_none = !best_none_ && c.recompute == static_cast<uint8_t>(Recompute::kNone) &&
                             (min_none_need_ == 0 || c.memory_lower_bytes < min_none_need_);
       const bool for_all = res_.fitting == 0 && (min_need_ == 0 || c.memory_lower_bytes < min_need_);
       if (for_none || for_all) NoteUnfit(Compose(c));
     }
+  }
+
+  enum class Visited { kSkipped, kEstimated, kPruned, kPrunedForGood };
+
+  // One candidate of Evaluate: skipped by memory, pruned by the step bound, or estimated and
+  // kept if it fits. kPrunedForGood: pruned with a bound below both the top's and the best
+  // layout without recomputation's, so every later (slower) bound is pruned too.
+  Visited Visit(uint32_t i, std::vector<uint32_t>& unfit) {
+    const Candidate& c = candidates_[i];
+    const double limit = res_.memory_limit_bytes;
+    if (r_.prune && c.memory_lower_bytes > limit) {
+      ++res_.skipped_memory;
+      unfit.push_back(i);
+      return Visited::kSkipped;
+    }
+    const size_t top = static_cast<size_t>(std::max(1, r_.top));
+    if (r_.prune && r_.objective == Objective::kThroughput && top_tps_.size() >= top) {
+      const double tokens = static_cast<double>(r_.training.global_batch) * static_cast<double>(r_.training.seq);
+      const double gpus = static_cast<double>(r_.cluster.gpus);
+      // Ranking resolves throughput to 0.001 tokens/s (ranking.cc); 0.002 keeps clear of it.
+      const double upper_tps = c.step_lower_s > 0 ? tokens / (c.step_lower_s * gpus) : 1e300;
+      const bool below_top = upper_tps + 0.002 < *top_tps_.begin();
+      const bool below_best_none = best_none_ && upper_tps + 0.002 < best_none_->tokens_per_s_per_gpu;
+      if (below_top && (below_best_none || c.recompute != static_cast<uint8_t>(Recompute::kNone))) {
+        ++res_.pruned_by_bound;
+        return below_best_none ? Visited::kPrunedForGood : Visited::kPruned;
+      }
+    }
+    Estimate e = Compose(c);
+    if (e.peak_memory_bytes > limit) {
+      NoteUnfit(e);
+      return Visited::kEstimated;
+    }
+    ++res_.fitting;
+    top_tps_.insert(e.tokens_per_s_per_gpu);
+    if (top_tps_.size() > top) top_tps_.erase(top_tps_.begin());
+    if (e.layout.recompute == Recompute::kNone &&
+        (!best_none_ || RanksBefore(e, *best_none_, Objective::kThroughput, domain_)))
+      best_none_ = e;
+    fits_.push_back(std::move(e));
+    return Visited::kEstimated;
   }
 
   // The global batches nearest to the requested one that some reachable dp*mbs divides.
@@ -598,10 +626,13 @@ class Search {
   PlanResult res_;
   std::vector<Estimate> fits_;
   std::optional<Estimate> best_none_;
+  std::multiset<double> top_tps_;  // the best `top` throughputs found so far
   double min_none_need_ = 0, min_need_ = 0;
   std::map<std::string, Exclusion> excluded_;
   std::set<int64_t> batch_dps_;  // dp*mbs of branches where only the batch rule was left to fail
-  std::vector<Candidate> candidates_;
+  std::vector<Branch> branches_;
+  uint32_t branch_ = 0;                   // the current one's index
+  std::deque<Candidate> candidates_;      // blocks, never moved as they grow
   StepCostCache costs_;                   // the candidates' stage costs, shared where their layouts share them
   std::vector<std::vector<int>> splits_;  // the pipeline splits searched, one entry per (pp, vp, split) visited
   uint32_t split_ = 0;                    // the current one's index

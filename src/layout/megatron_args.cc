@@ -167,31 +167,45 @@ double ParsePositiveFloat(const std::string& flag, const std::string& v) {
   return x;
 }
 
+// The flags of one command line as read: values (the last occurrence wins, as with argparse)
+// and switches, with the accessors the readers below share.
+struct GivenFlags {
+  std::map<std::string, std::string> val;
+  std::set<std::string> on;
+  bool has(const char* f) const { return on.count(f) > 0; }
+  bool given(const char* f) const { return val.count(f) > 0; }
+  const std::string& at(const char* f) const { return val.at(f); }
+  int64_t num(const char* f) const { return ParsePositiveInt(f, val.at(f)); }
+  int64_t num_or(const char* f, int64_t d) const { return given(f) ? num(f) : d; }
+  std::optional<int64_t> opt(const char* f) const { return given(f) ? std::optional<int64_t>(num(f)) : std::nullopt; }
+  int64_t require(const char* f) const {
+    if (!given(f)) throw InputError(fmt::format("--from-megatron: {} is required", f));
+    return num(f);
+  }
+};
+
 // Positions: --position-embedding-type (default learned_absolute), --max-position-embeddings
 // and the rotary flags, with Megatron-LM's defaults (arguments.py _add_network_size_args,
 // _add_mla_args; MLATransformerConfig in megatron/core/transformer/transformer_config.py;
 // RotaryEmbedding._apply_scaling in megatron/core/models/common/embeddings/rotary_pos_embedding.py).
-void ReadPositions(ModelSpec& m, int64_t seq, const std::set<std::string>& on,
-                   const std::map<std::string, std::string>& val, std::vector<std::string>& notes) {
-  auto has = [&](const char* f) { return on.count(f) > 0; };
-  auto given = [&](const char* f) { return val.count(f) > 0; };
-  auto num_or = [&](const char* f, int64_t d) { return given(f) ? ParsePositiveInt(f, val.at(f)) : d; };
-  auto real_or = [&](const char* f, double d) { return given(f) ? ParsePositiveFloat(f, val.at(f)) : d; };
-  auto nonneg_or = [&](const char* f, double d) { return given(f) ? ParseNonNegativeFloat(f, val.at(f)) : d; };
+void ReadPositions(ModelSpec& m, int64_t seq, const GivenFlags& flags, std::vector<std::string>& notes) {
+  auto real_or = [&](const char* f, double d) { return flags.given(f) ? ParsePositiveFloat(f, flags.at(f)) : d; };
+  auto nonneg_or = [&](const char* f, double d) { return flags.given(f) ? ParseNonNegativeFloat(f, flags.at(f)) : d; };
 
-  std::string pos = given("--position-embedding-type") ? val.at("--position-embedding-type") : "learned_absolute";
-  if (has("--use-rotary-position-embeddings")) pos = "rope";  // the legacy switch wins (validate_args)
-  if (has("--no-position-embedding") && pos != "rope")
+  std::string pos =
+      flags.given("--position-embedding-type") ? flags.at("--position-embedding-type") : "learned_absolute";
+  if (flags.has("--use-rotary-position-embeddings")) pos = "rope";  // the legacy switch wins (validate_args)
+  if (flags.has("--no-position-embedding") && pos != "rope")
     throw InputError(
         "--from-megatron: --no-position-embedding is deprecated and only accepted with rope; "
         "use --position-embedding-type none");
   // Megatron requires --max-position-embeddings (validate_args); absent, the sequence length.
-  if (!given("--max-position-embeddings"))
+  if (!flags.given("--max-position-embeddings"))
     notes.push_back(
         fmt::format("no --max-position-embeddings (Megatron requires it): paratune assumes the "
                     "sequence length {}",
                     seq));
-  m.max_position_embeddings = num_or("--max-position-embeddings", seq);
+  m.max_position_embeddings = flags.num_or("--max-position-embeddings", seq);
   m.rope_theta = 0;
   m.rotary_percent = 1.0;
   m.rope_scaling = {};
@@ -214,7 +228,7 @@ void ReadPositions(ModelSpec& m, int64_t seq, const std::set<std::string>& on,
   m.positions = PositionKind::kRotary;
   if (pos == "mrope")
     notes.push_back("--position-embedding-type mrope is read as rope (its sections are not modelled)");
-  m.rope_theta = static_cast<double>(num_or("--rotary-base", 10000));  // arguments.py: default 10000
+  m.rope_theta = static_cast<double>(flags.num_or("--rotary-base", 10000));  // arguments.py: default 10000
   m.rotary_percent = nonneg_or("--rotary-percent", 1.0);
   if (!(m.rotary_percent > 0 && m.rotary_percent <= 1))
     throw InputError(fmt::format("--from-megatron: --rotary-percent must be in (0, 1], got {}", m.rotary_percent));
@@ -223,7 +237,7 @@ void ReadPositions(ModelSpec& m, int64_t seq, const std::set<std::string>& on,
     // MLA's rope type defaults to yarn (MLATransformerConfig.rope_type); its factor, mscale and
     // mscale-all-dim come from the flags (defaults 1.0, 1.0, 0.0 in _add_mla_args), the
     // original context and betas are MLATransformerConfig's 4096, 32, 1 (no flags).
-    const std::string type = given("--rope-type") ? val.at("--rope-type") : "yarn";
+    const std::string type = flags.given("--rope-type") ? flags.at("--rope-type") : "yarn";
     if (type == "yarn") {
       r.kind = RopeScalingKind::kYarn;
       r.factor = real_or("--rotary-scaling-factor", 1.0);
@@ -232,12 +246,12 @@ void ReadPositions(ModelSpec& m, int64_t seq, const std::set<std::string>& on,
       r.beta_slow = 1;
       r.mscale = nonneg_or("--mscale", 1.0);
       r.mscale_all_dim = nonneg_or("--mscale-all-dim", 0.0);
-      if (!given("--rope-type"))
+      if (!flags.given("--rope-type"))
         notes.push_back("--multi-latent-attention without --rope-type: Megatron's MLA default, yarn");
     }
     return;
   }
-  if (given("--rope-type") && val.at("--rope-type") != "rope")
+  if (flags.given("--rope-type") && flags.at("--rope-type") != "rope")
     throw InputError(
         "--from-megatron: --rope-type yarn needs --multi-latent-attention (use "
         "--position-embedding-type yarn)");
@@ -245,15 +259,15 @@ void ReadPositions(ModelSpec& m, int64_t seq, const std::set<std::string>& on,
     // argument_utils.py _apply_yarn_config_from_args: defaults 1.0, 4096, 32, 1, 1.0, 0.0.
     r.kind = RopeScalingKind::kYarn;
     r.factor = real_or("--rotary-scaling-factor", 1.0);
-    r.original_max_positions = num_or("--yarn-original-max-position-embeddings", 4096);
+    r.original_max_positions = flags.num_or("--yarn-original-max-position-embeddings", 4096);
     r.beta_fast = real_or("--yarn-beta-fast", 32);
     r.beta_slow = real_or("--yarn-beta-slow", 1);
     r.mscale = nonneg_or("--mscale", 1.0);
     r.mscale_all_dim = nonneg_or("--mscale-all-dim", 0.0);
     return;
   }
-  const bool llama3 = has("--use-rope-scaling");
-  const bool linear = given("--rotary-seq-len-interpolation-factor");
+  const bool llama3 = flags.has("--use-rope-scaling");
+  const bool linear = flags.given("--rotary-seq-len-interpolation-factor");
   if (llama3 && linear)
     notes.push_back(
         "--use-rope-scaling with --rotary-seq-len-interpolation-factor: Megatron applies both; "
@@ -266,7 +280,7 @@ void ReadPositions(ModelSpec& m, int64_t seq, const std::set<std::string>& on,
     r.original_max_positions = 8192;
   } else if (linear) {
     r.kind = RopeScalingKind::kLinear;
-    r.factor = static_cast<double>(num_or("--rotary-seq-len-interpolation-factor", 1));
+    r.factor = static_cast<double>(flags.num_or("--rotary-seq-len-interpolation-factor", 1));
   }
 }
 
@@ -571,43 +585,24 @@ std::string NearestMegatronOption(std::string_view word) {
 // token dispatcher (flex with DeepEP or HybridEP), and CUDA graphs (--cuda-graph-impl
 // transformer_engine or local per layer: the static parts; local with --cuda-graph-scope
 // full_iteration, or full_iteration: the whole step).
-template <class Has, class Given>
-void ReadStackFlags(const ModelSpec& m, const Has& has, const Given& given, std::map<std::string, std::string>& val,
-                    Layout& l) {
+void ReadStackFlags(const ModelSpec& m, const GivenFlags& f, Layout& l) {
   StackFeatures& st = l.stack;
   st.framework = Framework::kMegatronLm;
-  l.fused_cross_entropy = has("--cross-entropy-loss-fusion");
-  if (m.is_moe()) st.grouped_gemm = has("--moe-grouped-gemm");
-  st.fused_permute = has("--moe-permute-fusion");
-  st.fused_router = has("--moe-router-fusion");
-  if (given("--moe-token-dispatcher-type") && val["--moe-token-dispatcher-type"] == "flex")
-    st.moe_dispatcher = given("--moe-flex-dispatcher-backend") && val["--moe-flex-dispatcher-backend"] == "hybridep"
+  l.fused_cross_entropy = f.has("--cross-entropy-loss-fusion");
+  if (m.is_moe()) st.grouped_gemm = f.has("--moe-grouped-gemm");
+  st.fused_permute = f.has("--moe-permute-fusion");
+  st.fused_router = f.has("--moe-router-fusion");
+  if (f.given("--moe-token-dispatcher-type") && f.at("--moe-token-dispatcher-type") == "flex")
+    st.moe_dispatcher = f.given("--moe-flex-dispatcher-backend") && f.at("--moe-flex-dispatcher-backend") == "hybridep"
                             ? MoeDispatcher::kHybridEp
                             : MoeDispatcher::kDeepEp;
-  if (given("--cuda-graph-impl") && val["--cuda-graph-impl"] != "none") {
+  if (f.given("--cuda-graph-impl") && f.at("--cuda-graph-impl") != "none") {
     const bool full =
-        val["--cuda-graph-impl"] == "full_iteration" ||
-        (given("--cuda-graph-scope") && val["--cuda-graph-scope"].find("full_iteration") != std::string::npos);
+        f.at("--cuda-graph-impl") == "full_iteration" ||
+        (f.given("--cuda-graph-scope") && f.at("--cuda-graph-scope").find("full_iteration") != std::string::npos);
     st.cuda_graphs = full ? CudaGraphs::kFull : CudaGraphs::kStatic;
   }
 }
-
-// The flags of one command line as read: values (the last occurrence wins, as with argparse)
-// and switches, with the accessors the readers below share.
-struct GivenFlags {
-  std::map<std::string, std::string> val;
-  std::set<std::string> on;
-  bool has(const char* f) const { return on.count(f) > 0; }
-  bool given(const char* f) const { return val.count(f) > 0; }
-  const std::string& at(const char* f) const { return val.at(f); }
-  int64_t num(const char* f) const { return ParsePositiveInt(f, val.at(f)); }
-  int64_t num_or(const char* f, int64_t d) const { return given(f) ? num(f) : d; }
-  std::optional<int64_t> opt(const char* f) const { return given(f) ? std::optional<int64_t>(num(f)) : std::nullopt; }
-  int64_t require(const char* f) const {
-    if (!given(f)) throw InputError(fmt::format("--from-megatron: {} is required", f));
-    return num(f);
-  }
-};
 
 // A flag's value: inline (--flag=v), the words up to the next flag (kWords), or the next word;
 // `i` moves past what it took. Checked against the flag's kind.
@@ -910,13 +905,13 @@ void ReadPrecisionFlags(const GivenFlags& f, MegatronArgs& r) {
 
 MegatronArgs ParseMegatronArgs(const std::string& line, bool ignore_unknown) {
   MegatronArgs r;
-  GivenFlags f = ReadFlagWords(SplitShellWords(line), ignore_unknown, r.ignored);
+  const GivenFlags f = ReadFlagWords(SplitShellWords(line), ignore_unknown, r.ignored);
   ReadModelFlags(f, r);
   Training& t = r.training;
   r.seq_given = f.given("--seq-length");
   t.seq = f.num_or("--seq-length", t.seq);
   if (!r.seq_given) r.notes.push_back(fmt::format("no --seq-length: paratune assumes {}", t.seq));
-  ReadPositions(r.model, t.seq, f.on, f.val, r.notes);
+  ReadPositions(r.model, t.seq, f, r.notes);
   r.model.mtp_layers = f.num_or("--mtp-num-layers", 0);
   ReadMoeFlags(f, r);
   if (!f.given("--ffn-hidden-size") && r.model.ffn_hidden > 0)
@@ -926,8 +921,7 @@ MegatronArgs ParseMegatronArgs(const std::string& line, bool ignore_unknown) {
   r.global_batch_given = f.given("--global-batch-size");
   if (r.global_batch_given) t.global_batch = f.num("--global-batch-size");
   ReadPrecisionFlags(f, r);
-  ReadStackFlags(
-      r.model, [&](const char* x) { return f.has(x); }, [&](const char* x) { return f.given(x); }, f.val, r.layout);
+  ReadStackFlags(r.model, f, r.layout);
   Layout& l = r.layout;
   l.flash_attention = !(f.given("--attention-backend") &&
                         (f.at("--attention-backend") == "unfused" || f.at("--attention-backend") == "local"));

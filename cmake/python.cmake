@@ -94,6 +94,11 @@ function(paratune_python_tests)
       message(STATUS "paratune: ${skip_reason}: the Python tests will be skipped")
     endif()
   endif()
+  # The trace generator (tools/gen_kineto_trace) writes the large traces the analyze tests read.
+  set(gen_trace_env "")
+  if(PARATUNE_BUILD_TOOLS)
+    set(gen_trace_env ";PARATUNE_GEN_TRACE=$<TARGET_FILE:paratune_gen_trace>")
+  endif()
   foreach(f ${test_files})
     get_filename_component(stem ${f} NAME_WE)
     set(name python_${stem})
@@ -105,7 +110,7 @@ function(paratune_python_tests)
       add_test(NAME ${name} COMMAND ${Python3_EXECUTABLE} -m pytest -q -p no:cacheprovider ${f}
                WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
       set_tests_properties(${name} PROPERTIES TIMEOUT 300 ENVIRONMENT
-        "PYTHONPATH=${CMAKE_BINARY_DIR}/python;PYTHONDONTWRITEBYTECODE=1;PARATUNE_BINARY=$<IF:$<BOOL:${PARATUNE_TEST_BINARY}>,${PARATUNE_TEST_BINARY},$<TARGET_FILE:paratune>>;PARATUNE_SOURCE_DIR=${CMAKE_SOURCE_DIR}${sanitizer_env}")
+        "PYTHONPATH=${CMAKE_BINARY_DIR}/python;PYTHONDONTWRITEBYTECODE=1;PARATUNE_BINARY=$<IF:$<BOOL:${PARATUNE_TEST_BINARY}>,${PARATUNE_TEST_BINARY},$<TARGET_FILE:paratune>>;PARATUNE_SOURCE_DIR=${CMAKE_SOURCE_DIR}${gen_trace_env}${sanitizer_env}")
       if(sanitizer_env)
         # The test preset's ASAN_OPTIONS kept, with leak checking off (the last flag wins).
         set_tests_properties(${name} PROPERTIES ENVIRONMENT_MODIFICATION "ASAN_OPTIONS=string_append::detect_leaks=0")

@@ -19,8 +19,9 @@ void TerminalProgress::Done() {
 void TerminalProgress::Report(std::string_view what, int64_t done, int64_t total) {
   if (!enabled_) return;
   const auto now = std::chrono::steady_clock::now();
-  if (drawn_ && now - last_ < std::chrono::milliseconds(200) && done != total) return;
+  if (drawn_ && now - last_ < std::chrono::milliseconds(200) && done != total && what == what_) return;
   last_ = now;
+  what_ = what;
   drawn_ = true;
   const std::string line = total > 0
                                ? fmt::format("paratune: {} {}/{} ({:.0f}%)", what, done, total, 100.0 * done / total)

@@ -1,5 +1,6 @@
 // TerminalProgress: Progress drawn on one line of stderr ("paratune: calibrating hopper 41/96"),
-// redrawn at most five times a second and erased when done. Silent unless stderr is a terminal
+// redrawn at most five times a second (at once when the stage named changes, and at the end of
+// one) and erased when done. Silent unless stderr is a terminal
 // and --quiet was not given, so logs and pipes never see it.
 #pragma once
 
@@ -24,6 +25,7 @@ class TerminalProgress : public Progress {
   bool enabled_ = false;
   bool drawn_ = false;
   std::chrono::steady_clock::time_point last_{};
+  std::string what_;  // the stage drawn last
 };
 
 }  // namespace paratune::cli

@@ -234,6 +234,8 @@ class Search {
             RunMicroBatches();
           }
         }
+        // Once per branch: a long enumeration shows progress and can be stopped (Ctrl-C in Python).
+        ReportProgress(r_.progress, "planning, layouts considered", res_.candidates, 0);
       }
     }
   }

@@ -76,6 +76,8 @@ class ByteSource {
   virtual size_t Read(Buffer& out, size_t max) = 0;
   // The line (from 1) of byte `offset` of the decompressed input, or 0 when it cannot be known.
   virtual int64_t LineOf(int64_t offset) = 0;
+  // Bytes of the underlying file read so far (compressed bytes for gzip).
+  virtual int64_t FileOffset() = 0;
   // True when the last Read stopped at a gzip error after some data (a truncated .gz).
   bool truncated = false;
 };
@@ -93,6 +95,7 @@ class GzSource : public ByteSource {
     gzipped_ = gzdirect(f_) == 0;
   }
   bool gzipped() const { return gzipped_; }
+  int64_t FileOffset() override { return static_cast<int64_t>(gzoffset(f_)); }
   // Reads the file again from its start (only for a message, so the first pass needs no count).
   int64_t LineOf(int64_t offset) override {
     gzFile f = gzopen(path_.c_str(), "rb");
@@ -152,6 +155,7 @@ class MemorySource : public ByteSource {
     pos_ += n;
     return n;
   }
+  int64_t FileOffset() override { return static_cast<int64_t>(pos_); }
 
  private:
   std::string_view data_;
@@ -412,6 +416,7 @@ class KinetoReader {
   }
 
   void ReserveEvents(size_t n) { trace_.events.reserve(n); }
+  void OnRead(std::function<void(int64_t)> on_read) { on_read_ = std::move(on_read); }
 
   RankTrace Run() {
     // A UTF-8 byte-order mark (some editors and Windows tools write one) is skipped.
@@ -455,6 +460,7 @@ class KinetoReader {
     const size_t n = src_.Read(buf_, chunk_);
     if (n == 0) eof_ = true;
     trace_.bytes_read += static_cast<int64_t>(n);
+    if (on_read_) on_read_(src_.FileOffset());
     return n > 0;
   }
   bool AtEnd() {
@@ -1102,6 +1108,7 @@ class KinetoReader {
   ByteSource& src_;
   std::string label_;
   size_t chunk_;
+  std::function<void(int64_t)> on_read_;  // KinetoReadOptions::on_read
   Buffer buf_;
   size_t pos_ = 0;
   size_t consumed_ = 0;
@@ -1128,6 +1135,7 @@ RankTrace ReadKinetoTrace(const std::string& path, const KinetoReadOptions& opti
   std::error_code ec;
   const uintmax_t size = std::filesystem::file_size(path, ec);
   if (!ec) r.ReserveEvents(static_cast<size_t>(std::min<uintmax_t>(size / (src.gzipped() ? 15 : 150), 50'000'000)));
+  r.OnRead(options.on_read);
   return r.Run();
 }
 

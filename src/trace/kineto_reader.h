@@ -6,6 +6,8 @@
 // Format: Kineto's output_json.cpp (github.com/pytorch/kineto, libkineto/src/output_json.cpp).
 #pragma once
 
+#include <functional>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -16,6 +18,9 @@ namespace paratune {
 
 struct KinetoReadOptions {
   size_t chunk_bytes = 4 << 20;  // bytes read (decompressed) per refill
+  // Told, after each refill, how many bytes of the file (compressed bytes for gzip) were read so
+  // far: a caller's progress, and its chance to stop a long read by throwing.
+  std::function<void(int64_t file_bytes_read)> on_read;
 };
 
 // Reads `path` (".gz" or plain; gzip is detected from the bytes). Survivable problems (a bad

@@ -102,6 +102,39 @@ void CheckUsable(const RankTrace& t, bool allow_partial) {
   }
 }
 
+// The reading threads' reports, in turn: the megabytes read of all files within a file (every
+// refill, so that a long file can be stopped, e.g. by Ctrl-C in Python), the files read after each.
+class ReadingProgress {
+ public:
+  ReadingProgress(const std::vector<std::string>& files, Progress* progress)
+      : progress_(progress), read_(files.size(), 0), size_(files.size(), 0) {
+    for (size_t i = 0; i < files.size(); ++i) {
+      std::error_code ec;
+      const uintmax_t n = fs::file_size(files[i], ec);
+      size_[i] = ec ? 0 : static_cast<int64_t>(n);
+      total_bytes_ += size_[i];
+    }
+  }
+  void Read(size_t file, int64_t bytes) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    bytes_ += bytes - read_[file];
+    read_[file] = bytes;
+    ReportProgress(progress_, "reading traces, MB", bytes_ >> 20, total_bytes_ >> 20);
+  }
+  void FileDone(size_t file) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    bytes_ += std::max<int64_t>(0, size_[file] - read_[file]);
+    read_[file] = std::max(read_[file], size_[file]);
+    ReportProgress(progress_, "reading traces, files", ++files_read_, static_cast<int64_t>(read_.size()));
+  }
+
+ private:
+  Progress* progress_;
+  std::mutex mutex_;
+  std::vector<int64_t> read_, size_;  // per file: bytes read so far, size on disk
+  int64_t bytes_ = 0, total_bytes_ = 0, files_read_ = 0;
+};
+
 }  // namespace
 
 int RankFromFileName(const std::string& path) {
@@ -125,16 +158,16 @@ std::vector<RankTrace> ReadTraceSet(const std::vector<std::string>& inputs, cons
   const std::vector<std::string> files = ExpandInputs(inputs);
   std::vector<std::vector<RankTrace>> per_file(files.size());
   // Errors are rethrown for the first file in the given order, whatever the scheduling.
-  std::mutex progress_mutex;
-  int64_t files_read = 0;
+  ReadingProgress progress(files, options.progress);
   ParallelFor(files.size(), options.threads, [&](size_t i) {
     if (IsSqliteFile(files[i])) {
       per_file[i] = ReadNsightSqlite(files[i]);
     } else {
-      per_file[i].push_back(ReadKinetoTrace(files[i]));
+      KinetoReadOptions read;
+      if (options.progress) read.on_read = [&progress, i](int64_t bytes) { progress.Read(i, bytes); };
+      per_file[i].push_back(ReadKinetoTrace(files[i], read));
     }
-    const std::lock_guard<std::mutex> lock(progress_mutex);
-    ReportProgress(options.progress, "reading traces, files", ++files_read, static_cast<int64_t>(files.size()));
+    progress.FileDone(i);
   });
 
   std::vector<RankTrace> ranks;

@@ -19,7 +19,9 @@ struct TraceSetOptions {
   // duration) are skipped; both are counted in RankTrace::warnings. Without it either is an
   // InputError naming the file (and, for a number, the line and field).
   bool allow_partial = false;
-  Progress* progress = nullptr;  // told the files read so far, from the reading threads in turn
+  // Told the megabytes read so far within files and the files read, from the reading threads in
+  // turn ("reading traces, MB" after each 4 MB refill, "reading traces, files" after each file).
+  Progress* progress = nullptr;
 };
 
 // Expands `inputs` (files, or directories whose *.json, *.json.gz, *.pt.trace.json(.gz),

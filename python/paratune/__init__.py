@@ -58,7 +58,8 @@ def estimate(**scenario):
     the result), as --from-megatron; ignore_unknown skips options Megatron-LM does not have.
 
     Returns an Estimate (schema paratune.estimate/1): ``e.throughput.step_time_s``,
-    ``e.throughput.tokens_per_s_per_gpu``, ``e.memory.fits``, ``e.to_dict()``.
+    ``e.throughput.tokens_per_s_per_gpu``, ``e.memory.fits``, ``e.to_dict()``; for a layout
+    that does not fit, ``e.fitting_change`` (the fastest one-knob change that fits, or None).
     Raises InputError for a bad scenario or a layout that breaks a rule, TypeError for an
     unknown keyword or a value of the wrong type.
     """
@@ -100,12 +101,14 @@ def plan(*, progress=None, **options):
     raises stops it at the next report and is raised here.
 
     Returns a Plan (schema paratune.plan/1): ``p.ranked`` (best first), ``p.winner``,
-    ``p.search``, ``p.to_frame()`` (pandas). Raises InputError for bad input.
+    ``p.search``, ``p.to_frame()`` (pandas), ``p.emit("torchtitan")`` (the winner's framework
+    settings, as --emit). Raises InputError for bad input.
     """
-    return Plan(_paratune.plan(_expand(options), progress))
+    document, search = _paratune.plan(_expand(options), progress)
+    return Plan(document, search)
 
 
-def analyze(paths, *, progress=None, **options):
+def analyze(paths, *, progress=None, trace_out=None, **options):
     """Measure profiler traces, as ``paratune analyze --json``.
 
     paths: a trace file or directory, or a list of them (str or os.PathLike): Kineto JSON (plain
@@ -119,6 +122,8 @@ def analyze(paths, *, progress=None, **options):
     model is given, and each collective's link ceiling when a gpu is given.
 
     progress: as in plan(): progress(what, done, total) as files are read; Ctrl-C stops it.
+    trace_out: a path: also write the reduced Chrome trace there (what the GPUs did, one track per
+    stream, for Perfetto), as --trace-out (written atomically; an input file is refused).
 
     Returns an Analysis (schema paratune.analyze/1): ``a.ranks``, ``a.to_frame()`` (one row per
     rank), ``a.kernels()``, ``a.collectives()``, ``a.temporal_breakdown()`` (HTA's frame) ...
@@ -128,6 +133,8 @@ def analyze(paths, *, progress=None, **options):
 
     if isinstance(paths, (str, bytes, os.PathLike)):
         paths = [paths]
+    if trace_out is not None:
+        options["trace_out"] = os.fsdecode(trace_out)
     return Analysis(_paratune.analyze([os.fsdecode(p) for p in paths], _expand(options), progress))
 
 

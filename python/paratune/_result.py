@@ -181,8 +181,20 @@ class Plan(_Table):
     """A layout search (schema paratune.plan/1): ``ranked`` (best first), ``winner``, ``search``,
     ``rules`` ... as in docs/json.md. ``to_frame()`` gives the ranking as a table."""
 
-    __slots__ = ()
+    __slots__ = ("_search",)
     _table = ("ranked", _flatten)
+
+    def __init__(self, text_or_dict, search=None):
+        super().__init__(text_or_dict)
+        object.__setattr__(self, "_search", search)  # the C++ search, for emit(); None when read from JSON
+
+    def emit(self, framework="megatron-lm"):
+        """The winner's settings for a framework ("megatron-lm", "torchtitan", "deepspeed"), as
+        ``paratune plan --emit``: the fastest ranked layout the framework runs (``winner_rank`` 1
+        unless it refuses a faster one, which the first note names). Returns an Emitted."""
+        if self._search is None:
+            raise ValueError("emit() needs the plan returned by paratune.plan(), not one read from JSON")
+        return Emitted(self._search.emit(framework))
 
     def __str__(self):
         lines = [

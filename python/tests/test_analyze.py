@@ -14,7 +14,7 @@ import _thread
 import pytest
 
 import paratune
-from conftest import CLI_ENV, SANITIZER_BUILD, shared_or_skip
+from conftest import CLI_ENV, SANITIZER_BUILD, SOURCE_DIR, shared_or_skip
 
 pandas = pytest.importorskip("pandas", reason="pandas (Debian python3-pandas) is not installed")
 
@@ -215,3 +215,21 @@ def test_ctrl_c_stops_reading_a_large_file_within_a_second(one_gb_trace):
     assert seen and all(what == "reading traces, MB" for what, _, _ in seen), seen[-3:]
     total_mb = one_gb_trace.stat().st_size >> 20
     assert all(total == total_mb for _, _, total in seen) and seen[-1][1] < total_mb, seen[-1]
+
+
+def test_trace_out_writes_the_clis_reduced_trace(cli, tmp_path):
+    traces = sorted(str(p) for p in (SOURCE_DIR / "testdata/traces/hta/trace_filter").glob("*.json.gz"))
+    assert len(traces) == 2
+    a = paratune.analyze(traces, trace_out=tmp_path / "py.json")
+    r = cli.run("analyze", "--quiet", "--json", "--trace-out", tmp_path / "cli.json", *traces)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "py.json").read_bytes() == (tmp_path / "cli.json").read_bytes()
+    assert a.to_dict() == json.loads(r.stdout)
+    reduced = json.loads((tmp_path / "py.json").read_text())
+    assert {e["pid"] for e in reduced["traceEvents"] if e.get("ph") == "X"} == {0, 1}  # one process per rank
+    # An input is never overwritten; "-" is the CLI's standard output.
+    with pytest.raises(paratune.InputError) as e:
+        paratune.analyze(traces, trace_out=traces[0])
+    assert str(e.value) == cli.error("analyze", "--quiet", "--trace-out", traces[0], *traces)
+    with pytest.raises(paratune.InputError, match="--trace-out: give a file path"):
+        paratune.analyze(traces, trace_out="-")

@@ -73,3 +73,16 @@ def test_grad_reduce_in_bf16_is_the_clis(cli):
     e = paratune.estimate(grad_reduce_in_bf16=True)
     assert e.to_dict() == cli.json("estimate", "--grad-reduce-in-bf16")
     assert e.layout.grad_reduce_in_fp32 is False
+
+
+def test_a_layout_that_does_not_fit_names_the_fitting_change_as_the_cli(cli):
+    # 8B on 8 B300s at micro-batch 8 of 8,192 tokens without recomputation needs 421.7 GB of
+    # 288.4; micro-batch 4 fits (src/cli/hardening_test.cc EstimateThatDoesNotFitLeadsWithIt).
+    kw = dict(model="llama-3.1-8b", gpu="B300", gpus=8, tp=1, pp=1, mbs=8, global_batch=64, seq=8192, recompute="none")
+    e = paratune.estimate(**kw)
+    doc = cli.json("estimate", *[x for k, v in kw.items() for x in ("--" + k.replace("_", "-"), v)])
+    assert e.to_dict() == doc
+    assert e.memory.fits is False and e.fitting_change.change == "mbs 4"
+    assert abs(e.fitting_change.peak_memory_bytes - 243.1e9) < 0.05e9
+    assert paratune.estimate(model="llama-3.1-70b", gpu="B300", gpus=8, tp=1, pp=1, zero=1, global_batch=64).fitting_change is None
+    assert "fitting_change" not in paratune.estimate().to_dict()

@@ -1,5 +1,6 @@
 # paratune.plan(): the ranking of `paratune plan --json`, the GIL released while it searches.
 import _thread
+import json
 import threading
 import time
 
@@ -122,3 +123,35 @@ def test_another_thread_runs_while_plan_searches():
     inside = [s for s in stamps if t0 < s < t1]
     assert t1 - t0 > 0.01, "the plan was too fast to tell"
     assert len(inside) >= 3, (len(inside), t1 - t0)
+
+
+def test_emit_writes_what_plan_emit_writes(cli, tmp_path):
+    p = paratune.plan(model="llama-3.1-8b", gpu="H100", nodes=2)
+    em = p.emit("torchtitan")
+    out = tmp_path / "job.toml"
+    r = cli.run("plan", "--model", "llama-3.1-8b", "--gpu", "H100", "--nodes", 2, "--emit", "torchtitan", "--emit-out", out)
+    assert r.returncode == 0, r.stderr
+    assert em.schema == "paratune.emit/1" and em.framework == "torchtitan" and em.winner_rank == 1
+    assert em.text == out.read_text()
+    assert "tensor_parallel_degree = %d" % p.winner.layout.tp in em.text
+    with pytest.raises(ValueError, match="paratune.plan()"):
+        paratune.Plan(p.to_json()).emit()  # a plan read back from JSON has no search to emit from
+
+
+def test_emit_names_the_faster_layout_the_framework_refuses(cli, tmp_path):
+    # DeepSpeed's pipeline engine refuses ZeRO-2/3 with pp > 1 (emit/emit.cc): the two fastest
+    # layouts of 405B on 128 B300 at pp 2 are ZeRO-3, the third ZeRO-1.
+    args = ("--model", "llama-3.1-405b", "--gpu", "B300", "--nodes", 16, "--pp", 2)
+    p = paratune.plan(model="llama-3.1-405b", gpu="B300", nodes=16, pp=2)
+    assert [r.layout.zero for r in p.ranked[:3]] == [3, 3, 1]
+    em = p.emit("deepspeed")
+    out = tmp_path / "ds.json"
+    r = cli.run("plan", *args, "--emit", "deepspeed", "--emit-out", out)
+    assert r.returncode == 0, r.stderr
+    assert em.winner_rank == 3 and em.text == out.read_text()
+    assert json.loads(em.text)["zero_optimization"]["stage"] == 1
+    cli_notes = [l[len("paratune: note: "):] for l in r.stderr.splitlines() if l.startswith("paratune: note: ")]
+    assert em.notes == cli_notes and em.notes[0].startswith("layout #1 cannot be emitted for deepspeed (DeepSpeed's pipeline")
+    with pytest.raises(paratune.InputError) as e:
+        p.emit("llm-foundry")
+    assert str(e.value) == cli.error("plan", *args, "--emit", "llm-foundry", "--emit-out", tmp_path / "x.yaml")

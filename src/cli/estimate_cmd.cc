@@ -37,6 +37,9 @@ Command AddEstimateCommand(CLI::App& root) {
         const Estimate e = EstimateStep(s.model, s.cluster, s.training, s.layout, EstimateOptions{s.rules, {}});
         if (f->json) {
           nlohmann::json j = EstimateToJson(e, budget);
+          if (!e.fits)
+            j["fitting_change"] = FittingChangeJson(
+                FindFittingChange(s.model, s.cluster, s.training, s.layout, EstimateOptions{s.rules, {}}));
           if (from) j["megatron_args"] = MegatronArgsJson(*from);
           fmt::print("{}\n", DocumentText(j));
         } else {

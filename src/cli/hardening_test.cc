@@ -353,6 +353,21 @@ TEST_F(Hardening, EstimateThatDoesNotFitLeadsWithIt) {
   const Result big = Run({"estimate", "--model", "llama-3.1-70b", "--gpu", "B300", "--gpus", "8", "--tp", "1", "--pp",
                           "1", "--zero", "1", "--global-batch", "64"});
   EXPECT_CONTAINS(big.out.substr(0, 400), "no one-knob change (recompute, ZeRO, micro-batch, 2x tp, 2x pp) fits");
+  // --json holds the same change (docs/json.md "fitting_change"), null when none fits, absent when it fits.
+  const Result j = Run({"estimate", "--model", "llama-3.1-8b", "--gpu",       "B300",  "--gpus", "8",
+                        "--tp",     "1",       "--pp",         "1",           "--mbs", "8",      "--global-batch",
+                        "64",       "--seq",   "8192",         "--recompute", "none",  "--json"});
+  ASSERT_EQ(j.status, 0) << j.err;
+  const nlohmann::json doc = nlohmann::json::parse(j.out);
+  EXPECT_FALSE(doc["memory"]["fits"].get<bool>());
+  EXPECT_EQ(doc["fitting_change"]["change"], "mbs 4");
+  EXPECT_NEAR(doc["fitting_change"]["peak_memory_bytes"].get<double>(), 243.1e9, 0.05e9);
+  EXPECT_GT(doc["fitting_change"]["tokens_per_s_per_gpu"].get<double>(), 0);
+  const Result jbig = Run({"estimate", "--model", "llama-3.1-70b", "--gpu", "B300", "--gpus", "8", "--tp", "1", "--pp",
+                           "1", "--zero", "1", "--global-batch", "64", "--json"});
+  EXPECT_TRUE(nlohmann::json::parse(jbig.out).at("fitting_change").is_null());
+  const Result fits = Run({"estimate", "--json"});
+  EXPECT_FALSE(nlohmann::json::parse(fits.out).contains("fitting_change"));
   // A batch of 16.4B tokens per step warns.
   const Result b = Run({"estimate", "--global-batch", "4000000", "--seq", "4096"});
   EXPECT_CONTAINS(b.out, "tokens per step, over 260 times the largest published");

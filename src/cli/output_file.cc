@@ -14,21 +14,7 @@
 namespace paratune::cli {
 namespace {
 
-namespace fs = std::filesystem;
-
 int g_kept_stdout = -1;  // the original standard output once an output "-" has kept it
-
-// Whether writing `out` would replace `in` or a file read from it.
-bool Overwrites(const std::string& out, const std::string& in) {
-  std::error_code ec;
-  if (fs::is_directory(in, ec)) {
-    const fs::path o(out);
-    const std::string ext = o.extension().string();
-    return (ext == ".json" || ext == ".gz" || ext == ".csv" || ext == ".sqlite") &&
-           fs::equivalent(o.parent_path().empty() ? "." : o.parent_path(), in, ec);
-  }
-  return fs::equivalent(out, in, ec);
-}
 
 void WriteAllTo(int fd, const std::string& content) {
   for (size_t done = 0; done < content.size();) {
@@ -57,10 +43,7 @@ void PrepareOutputs(const CLI::App& cmd, const std::vector<OutputFlag>& outputs,
       to_stdout = &o;
       continue;
     }
-    for (const std::string& in : inputs)
-      if (!in.empty() && Overwrites(path, in))
-        throw InputError(std::string(o.flag) + " " + path + ": is an input of this command (" + in +
-                         "); refusing to overwrite it");
+    RefuseOverwritingInputs(o.flag, path, inputs);
   }
   if (to_stdout && g_kept_stdout < 0) {
     std::fflush(stdout);

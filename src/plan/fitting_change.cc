@@ -55,4 +55,14 @@ std::optional<FittingChange> FindFittingChange(const ModelSpec& m, const Cluster
   return best;
 }
 
+nlohmann::json FittingChangeJson(const std::optional<FittingChange>& fix) {
+  if (!fix) return nullptr;
+  const Estimate& e = fix->estimate;
+  return {{"change", fix->change},
+          {"peak_memory_bytes", e.peak_memory_bytes},
+          {"step_time_s", e.step_time_s},
+          {"tokens_per_s_per_gpu", e.tokens_per_s_per_gpu},
+          {"mfu", e.mfu}};
+}
+
 }  // namespace paratune

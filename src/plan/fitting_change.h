@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "step/estimate.h"
 
 namespace paratune {
@@ -19,5 +21,10 @@ struct FittingChange {
 // The fitting single change with the highest tokens/s per GPU, or nullopt when none fits.
 std::optional<FittingChange> FindFittingChange(const ModelSpec& m, const ClusterSpec& c, const Training& t,
                                                const Layout& l, const EstimateOptions& o);
+
+// The estimate document's "fitting_change" (docs/json.md), added when the layout does not fit:
+// {"change", "peak_memory_bytes", "step_time_s", "tokens_per_s_per_gpu", "mfu"} of the change,
+// or null when no one-knob change fits.
+nlohmann::json FittingChangeJson(const std::optional<FittingChange>& fix);
 
 }  // namespace paratune

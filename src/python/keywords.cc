@@ -231,6 +231,7 @@ const std::vector<Keyword>& KeywordTable() {
       {"allow_partial", IntoTraces(&AnalyzeRequest::allow_partial), kReading},
       {"top", IntoTraces(&AnalyzeRequest::top), kTraces},
       {"threads", IntoTraces(&AnalyzeRequest::threads), kReading},
+      {"trace_out", IntoTrace(), kTraces},
       {"timeline", IntoTimeline(), kSimulate},
       {"trace", IntoCluster(&ClusterRequest::trace), kCluster},
       {"format", IntoCluster(&ClusterRequest::format), kCluster},
@@ -252,14 +253,14 @@ const std::vector<Keyword>& KeywordTable() {
   return k;
 }
 
+}  // namespace
+
 std::string FlagOf(const std::string& keyword) {
   std::string flag = "--" + keyword;
   for (char& c : flag)
     if (c == '_') c = '-';
   return flag;
 }
-
-}  // namespace
 
 Keywords ReadKeywords(const py::dict& kwargs, const char* function, unsigned takes) {
   Keywords out;

@@ -28,7 +28,7 @@ struct Keywords {
   std::optional<std::string> from_megatron;   // estimate(): --from-megatron
   bool ignore_unknown = false;                // --ignore-unknown
   SimulateRequest simulate;                   // simulate(): --timeline
-  std::optional<std::string> trace;           // simulate(): --trace, the Chrome-trace file
+  std::optional<std::string> trace;           // the Chrome trace written: simulate()'s trace, analyze()'s trace_out
   ClusterRequest cluster;                     // cluster.replay()
 };
 
@@ -37,7 +37,7 @@ enum Takes : unsigned {
   kScenario = 1,
   kBudget = 2,     // train_tokens, gpu_hour_price
   kSearch = 4,     // plan's bounds, top, objective, headroom, sweep
-  kTraces = 8,     // analyze's rank, exact_ns, include_last_step, top
+  kTraces = 8,     // analyze's rank, exact_ns, include_last_step, top, trace_out
   kMegatron = 16,  // estimate's from_megatron, ignore_unknown
   kReading = 32,   // analyze's and diagnose's allow_partial, threads
   kSimulate = 64,  // simulate's timeline, trace
@@ -47,6 +47,9 @@ enum Takes : unsigned {
 // Reads `kwargs`; `function` names the caller in a TypeError ("plan() got an unexpected keyword
 // argument 'x'"); `takes` is an or of the groups it accepts.
 Keywords ReadKeywords(const pybind11::dict& kwargs, const char* function, unsigned takes);
+
+// The CLI flag of a keyword: "--" and the name with '-' for '_' ("trace_out" -> "--trace-out").
+std::string FlagOf(const std::string& keyword);
 
 // The names of the keywords of the groups in `takes`, in table order (for the tests that hold
 // the stubs, the docstrings and the CLI's flags to the table).

@@ -6,8 +6,10 @@
 // prints for --json, as text. plan(), analyze() and diagnose() stop on Ctrl-C (python/python_progress.h).
 #include <pybind11/pybind11.h>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -20,6 +22,8 @@
 #include "diagnose/rule.h"
 #include "emit/emit_json.h"
 #include "emit/emit_layout.h"
+#include "emit/emit_winner.h"
+#include "plan/fitting_change.h"
 #include "plan/plan_json.h"
 #include "plan/plan_search.h"
 #include "plan/planner.h"
@@ -32,6 +36,7 @@
 #include "step/estimate_json.h"
 #include "step/simulate_request.h"
 #include "step/training_budget.h"
+#include "analysis/reduced_trace.h"
 #include "timeline/chrome_trace.h"
 #include "util/file.h"
 #include "validate/validate_file.h"
@@ -45,6 +50,14 @@ namespace {
 
 namespace py = pybind11;
 
+// An output keyword's path (the CLI's output flags, cli/output_file.h): a file, not "-" (standard
+// output is the CLI's) nor one of the call's inputs.
+void RequireOutputFile(const std::string& keyword, const std::string& path, const std::vector<std::string>& inputs) {
+  const std::string flag = FlagOf(keyword);
+  if (path.empty() || path == "-") throw InputError(flag + ": give a file path (\"-\", standard output, is the CLI's)");
+  RefuseOverwritingInputs(flag, path, inputs);
+}
+
 std::string EstimateDocument(const py::dict& kwargs) {
   const Keywords k = ReadKeywords(kwargs, "estimate", kScenario | kBudget | kMegatron);
   py::gil_scoped_release released;
@@ -53,22 +66,55 @@ std::string EstimateDocument(const py::dict& kwargs) {
   const std::optional<MegatronArgs> from = ApplyMegatronArgs(k.from_megatron, k.ignore_unknown, k.scenario, s);
   const Estimate e = EstimateStep(s.model, s.cluster, s.training, s.layout, EstimateOptions{s.rules, {}});
   nlohmann::json j = EstimateToJson(e, budget);
+  if (!e.fits)
+    j["fitting_change"] =
+        FittingChangeJson(FindFittingChange(s.model, s.cluster, s.training, s.layout, EstimateOptions{s.rules, {}}));
   if (from) j["megatron_args"] = MegatronArgsJson(*from);
   return DocumentText(j);
 }
 
-std::string PlanDocument(const py::dict& kwargs, const py::object& progress) {
+// A finished search, kept with its request so that Plan.emit() writes the winner's framework
+// settings (emit/emit_winner.h, what `plan --emit` writes) without searching again.
+struct PlannedSearch {
+  PlanRequest request;
+  PlanResult result;
+
+  // The paratune.emit/1 document; with "winner_rank" (1: the plan's winner) and, when the
+  // framework refuses a faster layout, the note the CLI prints first.
+  std::string Emit(const std::string& framework) const {
+    py::gil_scoped_release released;
+    const Framework f = ParseFramework(framework, "framework");
+    EmittedWinner won = EmitWinner(f, result, request);
+    if (won.rank > 0)
+      won.emitted.notes.insert(won.emitted.notes.begin(),
+                               fmt::format("layout #1 cannot be emitted for {} ({}); emitted #{}, the fastest it runs",
+                                           FrameworkName(f), won.refused, won.rank + 1));
+    nlohmann::json j = EmittedToJson(f, won.emitted);
+    j["winner_rank"] = won.rank + 1;
+    return DocumentText(j);
+  }
+};
+
+// The plan's document and the search (a PlannedSearch) for Plan.emit().
+py::tuple PlanDocument(const py::dict& kwargs, const py::object& progress) {
   const Keywords k = ReadKeywords(kwargs, "plan", kScenario | kBudget | kSearch);
   PythonProgress reporter(progress);
   try {
-    py::gil_scoped_release released;
-    PlanRequest r = ResolvePlanRequest(k.scenario, k.search);
-    const std::optional<TrainingBudget> budget = ResolveTrainingBudget(k.train_tokens, k.gpu_hour_price);
-    r.progress = &reporter;
-    const PlanResult result = Plan(r);
-    nlohmann::json j = PlanToJson(result, r, budget);
-    if (const std::optional<SweepResult> sweep = SweepOf(r, k.search)) j["sweep"] = SweepToJson(*sweep);
-    return DocumentText(j);
+    auto planned = std::make_unique<PlannedSearch>();
+    std::string doc;
+    {
+      py::gil_scoped_release released;
+      PlanRequest& r = planned->request;
+      r = ResolvePlanRequest(k.scenario, k.search);
+      const std::optional<TrainingBudget> budget = ResolveTrainingBudget(k.train_tokens, k.gpu_hour_price);
+      r.progress = &reporter;
+      planned->result = Plan(r);
+      r.progress = nullptr;
+      nlohmann::json j = PlanToJson(planned->result, r, budget);
+      if (const std::optional<SweepResult> sweep = SweepOf(r, k.search)) j["sweep"] = SweepToJson(*sweep);
+      doc = DocumentText(j);
+    }
+    return py::make_tuple(doc, py::cast(std::move(planned)));
   } catch (const Stopped&) {
     reporter.Raise();  // Ctrl-C or the callback's exception, kept by the reporter
   }
@@ -87,11 +133,14 @@ std::string AnalyzeDocument(const std::vector<std::string>& inputs, const py::di
   AnalyzeRequest r = k.analyze;
   r.inputs = inputs;
   r.scenario = k.scenario;
+  if (k.trace) RequireOutputFile("trace_out", *k.trace, inputs);
   PythonProgress reporter(progress);
   try {
     py::gil_scoped_release released;
     r.progress = &reporter;
-    return DocumentText(AnalyzedJson(RunAnalyze(r)));
+    const AnalyzedTraces a = RunAnalyze(r);
+    if (k.trace) WriteReducedTrace(a.ranks, a.analysis, *k.trace);
+    return DocumentText(AnalyzedJson(a));
   } catch (const Stopped&) {
     reporter.Raise();
   }
@@ -101,8 +150,7 @@ std::string SimulateDocument(const py::dict& kwargs) {
   Keywords k = ReadKeywords(kwargs, "simulate", kScenario | kSimulate);
   py::gil_scoped_release released;
   const Scenario s = ResolveScenario(k.scenario);
-  if (k.trace && (k.trace->empty() || *k.trace == "-"))
-    throw InputError("--trace: give a file path (\"-\", standard output, is the CLI's)");
+  if (k.trace) RequireOutputFile("trace", *k.trace, {});
   k.simulate.record_events = k.trace.has_value();
   const StepResult step = RunSimulate(s, k.simulate);
   if (k.trace) WriteFileAtomic(*k.trace, ChromeTraceJson(step.simulation.timeline).dump() + "\n");
@@ -203,7 +251,10 @@ void Define(py::module_& m) {
   RegisterInputError(m);
   DefineRegistry(m);
   m.def("estimate", &EstimateDocument, py::arg("kwargs"), "paratune.estimate/1 document text");
-  m.def("plan", &PlanDocument, py::arg("kwargs"), py::arg("progress") = py::none(), "paratune.plan/1 document text");
+  py::class_<PlannedSearch>(m, "PlannedSearch", "a finished search (use Plan.emit)")
+      .def("emit", &PlannedSearch::Emit, py::arg("framework"), "paratune.emit/1 document text of the winner");
+  m.def("plan", &PlanDocument, py::arg("kwargs"), py::arg("progress") = py::none(),
+        "(paratune.plan/1 document text, PlannedSearch)");
   m.def("analyze", &AnalyzeDocument, py::arg("inputs"), py::arg("kwargs"), py::arg("progress") = py::none(),
         "paratune.analyze/1 document text");
   m.def("simulate", &SimulateDocument, py::arg("kwargs"), "paratune.simulate/1 document text");

@@ -184,4 +184,27 @@ void WriteFileAtomic(const std::string& path, const std::string& content) {
   WriteReplacing(path, target, content, &st);
 }
 
+namespace {
+
+// Whether writing `out` would replace `in` or a file read from it.
+bool Overwrites(const std::string& out, const std::string& in) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(in, ec)) {
+    const fs::path o(out);
+    const std::string ext = o.extension().string();
+    return (ext == ".json" || ext == ".gz" || ext == ".csv" || ext == ".sqlite") &&
+           fs::equivalent(o.parent_path().empty() ? "." : o.parent_path(), in, ec);
+  }
+  return fs::equivalent(out, in, ec);
+}
+
+}  // namespace
+
+void RefuseOverwritingInputs(const std::string& flag, const std::string& path, const std::vector<std::string>& inputs) {
+  for (const std::string& in : inputs)
+    if (!in.empty() && Overwrites(path, in))
+      throw InputError(flag + " " + path + ": is an input of this command (" + in + "); refusing to overwrite it");
+}
+
 }  // namespace paratune

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace paratune {
 
@@ -31,5 +32,11 @@ std::string ReadFileHead(const std::string& path, size_t n);
 // directory, socket, block device, dangling link, link loop, FIFO without a reader or a failed
 // write (a full disk: /dev/full) throws InputError("PATH: cannot write: REASON").
 void WriteFileAtomic(const std::string& path, const std::string& content);
+
+// Refuses an output `path` that would replace one of `inputs` (the same file by device and
+// inode, or a .json, .gz, .csv or .sqlite directly inside an input directory): InputError
+// "FLAG PATH: is an input of this command (INPUT); refusing to overwrite it". `flag` names the
+// option ("--trace-out", or the Python keyword).
+void RefuseOverwritingInputs(const std::string& flag, const std::string& path, const std::vector<std::string>& inputs);
 
 }  // namespace paratune

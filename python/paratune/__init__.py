@@ -159,10 +159,10 @@ def diagnose(paths=(), *, progress=None, **options):
     return Diagnosis(text, notes)
 
 
-def validate(path, *, hardware=None):
+def validate(path, *, hardware=None, progress=None):
     """Predict the published runs of a CSV (the schema of published_runs_dev.csv) and measure the
     error, as ``paratune validate --json``. hardware: a TOML file adding or overriding GPU entries
-    or calibration, as --hardware.
+    or calibration, as --hardware. progress: as in plan(), told the rows predicted; Ctrl-C stops it.
 
     Returns a Validation (schema paratune.validate/1): ``v.overall.mape`` (a fraction),
     ``v.rows``, ``v.to_frame()`` (one row per run), ``v.groups()``. Raises InputError for a bad
@@ -170,7 +170,8 @@ def validate(path, *, hardware=None):
     """
     import os
 
-    return Validation(_paratune.validate(os.fsdecode(path), "" if hardware is None else os.fsdecode(hardware)))
+    return Validation(
+        _paratune.validate(os.fsdecode(path), "" if hardware is None else os.fsdecode(hardware), progress))
 
 
 def rules():

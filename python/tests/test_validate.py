@@ -45,3 +45,20 @@ def test_bad_file_is_the_clis_line(cli, tmp_path):
     with pytest.raises(paratune.InputError) as e:
         paratune.validate(FIXTURE, hardware=tmp_path / "none.toml")
     assert str(e.value) == cli.error("validate", FIXTURE, "--hardware", tmp_path / "none.toml")
+
+
+def test_progress_sees_every_row_and_its_exception_stops_the_call():
+    seen = []
+    v = paratune.validate(FIXTURE, progress=lambda what, done, total: seen.append((what, done, total)))
+    n = len(v.rows)
+    assert n > 0 and seen == [("validating, rows", i, n) for i in range(1, n + 1)]
+
+    class Stop(Exception):
+        pass
+
+    def stop(what, done, total):
+        raise Stop(done)
+
+    with pytest.raises(Stop) as e:
+        paratune.validate(FIXTURE, progress=stop)
+    assert e.value.args == (1,)  # stopped at the first row's report

@@ -179,10 +179,15 @@ py::tuple DiagnoseDocument(const std::vector<std::string>& inputs, const py::dic
   }
 }
 
-std::string ValidateDocument(const std::string& file, const std::string& hardware) {
-  py::gil_scoped_release released;
-  const ValidatedFile v = ValidateFile(file, hardware);
-  return DocumentText(ValidationJson(v.report, file));
+std::string ValidateDocument(const std::string& file, const std::string& hardware, const py::object& progress) {
+  PythonProgress reporter(progress);
+  try {
+    py::gil_scoped_release released;
+    const ValidatedFile v = ValidateFile(file, hardware, &reporter);
+    return DocumentText(ValidationJson(v.report, file));
+  } catch (const Stopped&) {
+    reporter.Raise();
+  }
 }
 
 // The replay's document, its per-job CSV and its series CSV (the CLI's --jobs-out, --series).
@@ -260,7 +265,8 @@ void Define(py::module_& m) {
   m.def("simulate", &SimulateDocument, py::arg("kwargs"), "paratune.simulate/1 document text");
   m.def("diagnose", &DiagnoseDocument, py::arg("inputs"), py::arg("kwargs"), py::arg("progress") = py::none(),
         "(paratune.diagnose/1 document text, notes)");
-  m.def("validate", &ValidateDocument, py::arg("file"), py::arg("hardware") = "", "paratune.validate/1 document text");
+  m.def("validate", &ValidateDocument, py::arg("file"), py::arg("hardware") = "", py::arg("progress") = py::none(),
+        "paratune.validate/1 document text");
   m.def("cluster_replay", &ClusterDocument, py::arg("kwargs"), py::arg("progress") = py::none(),
         "(paratune.cluster/1 document text, jobs CSV, series CSV)");
   m.def("report", &ReportPage, py::arg("document"), py::arg("label"), py::arg("title") = "",

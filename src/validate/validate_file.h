@@ -24,7 +24,7 @@ struct ValidatedFile {
 
 // Throws InputError for an unreadable or malformed file, and when none of its rows could be
 // modelled (tables of n 0 and "MAPE 0.0%" would read as a perfect score), naming the first
-// row's reason. `hardware_file`: "" for none.
-ValidatedFile ValidateFile(const std::string& file, const std::string& hardware_file);
+// row's reason. `hardware_file`: "" for none. `progress`: told the rows predicted (Validate).
+ValidatedFile ValidateFile(const std::string& file, const std::string& hardware_file, Progress* progress = nullptr);
 
 }  // namespace paratune

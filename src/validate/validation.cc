@@ -69,7 +69,7 @@ ComparedErrors Compare(const std::vector<RunPrediction>& rows, std::optional<dou
 
 }  // namespace
 
-ValidationReport Validate(const std::vector<PublishedRun>& runs, double threshold) {
+ValidationReport Validate(const std::vector<PublishedRun>& runs, double threshold, Progress* progress) {
   ValidationReport rep;
   rep.unmapped_sharding = UnmappedShardingTexts(runs);
   for (const PublishedRun& r : runs) {
@@ -102,6 +102,8 @@ ValidationReport Validate(const std::vector<PublishedRun>& runs, double threshol
       }
     }
     rep.rows.push_back(p);
+    ReportProgress(progress, "validating, rows", static_cast<int64_t>(rep.rows.size()),
+                   static_cast<int64_t>(runs.size()));
   }
   std::vector<double> all, confident, kor;
   std::map<std::pair<std::string, std::string>, std::vector<double>> by;

@@ -12,6 +12,7 @@
 
 #include "validate/published_runs.h"
 #include "validate/ranking.h"
+#include "util/progress.h"
 
 namespace paratune {
 
@@ -94,7 +95,9 @@ struct ValidationReport {
   std::vector<std::pair<std::string, std::vector<std::string>>> unmapped_sharding;
 };
 
-// Predicts every modelable run with its own cluster's calibration.
-ValidationReport Validate(const std::vector<PublishedRun>& runs, double ranking_threshold = kRankingThreshold);
+// Predicts every modelable run with its own cluster's calibration; `progress` is told the rows
+// done ("validating, rows") after each.
+ValidationReport Validate(const std::vector<PublishedRun>& runs, double ranking_threshold = kRankingThreshold,
+                          Progress* progress = nullptr);
 
 }  // namespace paratune

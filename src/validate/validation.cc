@@ -67,41 +67,46 @@ ComparedErrors Compare(const std::vector<RunPrediction>& rows, std::optional<dou
   return out;
 }
 
+// One run predicted, or the reason it is not (not modelable, or a layout the model refuses).
+RunPrediction PredictRun(const PublishedRun& r) {
+  RunPrediction p;
+  p.run = &r;
+  if (!r.modelable) {
+    p.reason = r.reason;
+    return p;
+  }
+  try {
+    const Estimate e = EstimateStep(r.model, r.cluster, r.training, r.layout);
+    p.predicted = true;
+    p.predicted_tokens_per_s_per_gpu = e.tokens_per_s_per_gpu;
+    p.ape = std::abs(e.tokens_per_s_per_gpu - r.target_tokens_per_s_per_gpu) / r.target_tokens_per_s_per_gpu;
+    p.step_ape = std::abs(r.target_tokens_per_s_per_gpu / e.tokens_per_s_per_gpu - 1);
+    p.fits = e.fits;
+    p.predicted_step_time_s = e.step_time_s;
+    p.predicted_peak_allocated_bytes = e.peak_allocated_bytes;
+    if (r.measured_peak_memory_bytes > 0) {
+      p.memory_ape = RowApe(e.peak_allocated_bytes, r.measured_peak_memory_bytes);
+      if (r.simumax_peak_memory_bytes > 0)
+        p.simumax_memory_ape = RowApe(r.simumax_peak_memory_bytes, r.measured_peak_memory_bytes);
+    }
+    // Step time against SimuMax: the rows that give its prediction and a measured step time.
+    if (r.target_step_time_s > 0 && r.simumax_step_time_s > 0) {
+      p.step_time_ape = RowApe(e.step_time_s, r.target_step_time_s);
+      p.simumax_step_time_ape = RowApe(r.simumax_step_time_s, r.target_step_time_s);
+    }
+  } catch (const InputError& e) {
+    p.reason = e.what();
+  }
+  return p;
+}
+
 }  // namespace
 
 ValidationReport Validate(const std::vector<PublishedRun>& runs, double threshold, Progress* progress) {
   ValidationReport rep;
   rep.unmapped_sharding = UnmappedShardingTexts(runs);
   for (const PublishedRun& r : runs) {
-    RunPrediction p;
-    p.run = &r;
-    if (!r.modelable) {
-      p.reason = r.reason;
-    } else {
-      try {
-        const Estimate e = EstimateStep(r.model, r.cluster, r.training, r.layout);
-        p.predicted = true;
-        p.predicted_tokens_per_s_per_gpu = e.tokens_per_s_per_gpu;
-        p.ape = std::abs(e.tokens_per_s_per_gpu - r.target_tokens_per_s_per_gpu) / r.target_tokens_per_s_per_gpu;
-        p.step_ape = std::abs(r.target_tokens_per_s_per_gpu / e.tokens_per_s_per_gpu - 1);
-        p.fits = e.fits;
-        p.predicted_step_time_s = e.step_time_s;
-        p.predicted_peak_allocated_bytes = e.peak_allocated_bytes;
-        if (r.measured_peak_memory_bytes > 0) {
-          p.memory_ape = RowApe(e.peak_allocated_bytes, r.measured_peak_memory_bytes);
-          if (r.simumax_peak_memory_bytes > 0)
-            p.simumax_memory_ape = RowApe(r.simumax_peak_memory_bytes, r.measured_peak_memory_bytes);
-        }
-        // Step time against SimuMax: the rows that give its prediction and a measured step time.
-        if (r.target_step_time_s > 0 && r.simumax_step_time_s > 0) {
-          p.step_time_ape = RowApe(e.step_time_s, r.target_step_time_s);
-          p.simumax_step_time_ape = RowApe(r.simumax_step_time_s, r.target_step_time_s);
-        }
-      } catch (const InputError& e) {
-        p.reason = e.what();
-      }
-    }
-    rep.rows.push_back(p);
+    rep.rows.push_back(PredictRun(r));
     ReportProgress(progress, "validating, rows", static_cast<int64_t>(rep.rows.size()),
                    static_cast<int64_t>(runs.size()));
   }

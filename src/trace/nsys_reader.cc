@@ -140,9 +140,13 @@ class Export {
     return stmt;
   }
 
+  // Called every 65,536 rows Step reads (ReadNsightSqlite's on_rows).
+  void OnRows(std::function<void()> on_rows) { on_rows_ = std::move(on_rows); }
+
   // Advances `stmt`: true on a row, false when done.
   bool Step(sqlite3_stmt* stmt, const std::string& table) {
     const int rc = sqlite3_step(stmt);
+    if (on_rows_ && (++rows_ & 0xffff) == 0) on_rows_();
     if (rc == SQLITE_ROW) return true;
     if (rc == SQLITE_DONE) return false;
     Fail(table);
@@ -156,6 +160,8 @@ class Export {
   std::string path_;
   std::unique_ptr<sqlite3, CloseDb> db_;
   std::unordered_set<std::string> tables_;
+  std::function<void()> on_rows_;
+  int64_t rows_ = 0;  // Step calls, for on_rows_
 };
 
 // The columns of one table, checked against the ones the reader needs.
@@ -291,7 +297,7 @@ constexpr int64_t kMaxInt = std::numeric_limits<int64_t>::max();
 
 class NsysReader {
  public:
-  explicit NsysReader(const std::string& path) : db_(path) {}
+  NsysReader(const std::string& path, const std::function<void()>& on_rows) : db_(path) { db_.OnRows(on_rows); }
 
   std::vector<RankTrace> Run() {
     const std::string& path = db_.path();
@@ -636,8 +642,8 @@ class NsysReader {
 
 }  // namespace
 
-std::vector<RankTrace> ReadNsightSqlite(const std::string& path) {
-  NsysReader reader(path);
+std::vector<RankTrace> ReadNsightSqlite(const std::string& path, const std::function<void()>& on_rows) {
+  NsysReader reader(path, on_rows);
   return reader.Run();
 }
 

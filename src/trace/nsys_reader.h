@@ -6,6 +6,8 @@
 // and how it maps is in docs/nsight.md.
 #pragma once
 
+#include <functional>
+
 #include <string>
 #include <vector>
 
@@ -27,6 +29,8 @@ namespace paratune {
 // end < start in warnings.negative_duration (on the row's rank, else on the first rank).
 // Throws InputError (one line naming the file and the table or column) when the file is not
 // SQLite, lacks StringIds or a column that is read, or holds no usable GPU activity.
-std::vector<RankTrace> ReadNsightSqlite(const std::string& path);
+// `on_rows`, when given, is called every 65,536 rows read (of any table): a caller's progress,
+// and its chance to stop a long read by throwing.
+std::vector<RankTrace> ReadNsightSqlite(const std::string& path, const std::function<void()>& on_rows = {});
 
 }  // namespace paratune

@@ -563,3 +563,36 @@ TEST(NsightSqlite, ExtremeNumbersInNvtxAndGpuInfoAreLocated) {
 
 }  // namespace
 }  // namespace paratune
+
+namespace paratune {
+namespace {
+
+// A long export tells the caller every 65,536 rows, so that a long read can be stopped (Ctrl-C in
+// Python: trace_set.cc ReadingProgress); an exception from the callback ends the read.
+TEST(NsightSqlite, LongReadsCallBackAndCanBeStopped) {
+  const std::string many = R"sql(
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL
+  WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 200000)
+  SELECT 10000 + x * 10, 10005 + x * 10, 0, 1, 7, NULL, )sql" +
+                           std::to_string(Gid(100)) + R"sql(, 1, 2, NULL, 0, 0, 32, 64, 1, 1, 128, 1, 1 FROM c;
+)sql";
+  const std::string path = MakeDb("long_read", std::string(kSchema) + TwoDeviceRows() + many);
+  int calls = 0;
+  const std::vector<RankTrace> ranks = ReadNsightSqlite(path, [&] { ++calls; });
+  ASSERT_EQ(ranks.size(), 2u);
+  EXPECT_EQ(CountByKind(ranks[0])[EventKind::kKernel], 200002);
+  // 200,000 kernel rows and a few dozen others: three calls (every 65,536 rows), not more than four.
+  EXPECT_GE(calls, 3);
+  EXPECT_LE(calls, 4);
+  struct Stop {};
+  int before_stop = 0;
+  EXPECT_THROW(ReadNsightSqlite(path,
+                                [&] {
+                                  if (++before_stop == 2) throw Stop{};
+                                }),
+               Stop);
+  EXPECT_EQ(before_stop, 2);
+}
+
+}  // namespace
+}  // namespace paratune

@@ -121,6 +121,11 @@ class ReadingProgress {
     read_[file] = bytes;
     ReportProgress(progress_, "reading traces, MB", bytes_ >> 20, total_bytes_ >> 20);
   }
+  // A report without new bytes (an SQLite export's rows are not its bytes): Ctrl-C is seen.
+  void Tick() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    ReportProgress(progress_, "reading traces, MB", bytes_ >> 20, total_bytes_ >> 20);
+  }
   void FileDone(size_t file) {
     const std::lock_guard<std::mutex> lock(mutex_);
     bytes_ += std::max<int64_t>(0, size_[file] - read_[file]);
@@ -161,7 +166,9 @@ std::vector<RankTrace> ReadTraceSet(const std::vector<std::string>& inputs, cons
   ReadingProgress progress(files, options.progress);
   ParallelFor(files.size(), options.threads, [&](size_t i) {
     if (IsSqliteFile(files[i])) {
-      per_file[i] = ReadNsightSqlite(files[i]);
+      per_file[i] =
+          ReadNsightSqlite(files[i], options.progress ? std::function<void()>([&progress] { progress.Tick(); })
+                                                      : std::function<void()>());
     } else {
       KinetoReadOptions read;
       if (options.progress) read.on_read = [&progress, i](int64_t bytes) { progress.Read(i, bytes); };

@@ -1,6 +1,7 @@
 #include "cost/stage_costs.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <utility>
 #include <vector>
@@ -135,14 +136,255 @@ LayerCosts ComputeLayerCosts(const ModelSpec& m, const ClusterSpec& c, const Tra
   return lc;
 }
 
+namespace {
+
+// What the stage terms of ComputeZeroFreeStepCosts share: its inputs, the two kinds of layer's
+// costs, and the figures derived from them once.
+struct StageInputs {
+  const ModelSpec& m;
+  const ClusterSpec& c;
+  const Training& t;
+  const Layout& l;
+  const GpuSpec& g;
+  const LayerCost& dense;
+  const LayerCost& moe;
+  double T;  // tokens per micro-batch on one GPU
+  bool sp;
+  int tp;
+  double logits_cols;                                 // vocabulary columns per GPU
+  GroupLinks tp_links, cp_port_links, ep_port_links;  // the in-pass collectives' groups
+  double dense_act, moe_act, dense_work, moe_work;    // activation and working bytes per layer
+  LayerParams per_layer;
+};
+
+ActivationOptions ActivationOptionsOf(const Training& t, const Layout& l) {
+  ActivationOptions act;
+  act.tp = l.tp;
+  act.etp = l.expert_tp();
+  act.cp = l.cp;
+  act.sp = l.sequence_parallel();
+  act.recompute = l.recompute;
+  act.flash_attention = l.flash_attention;
+  act.recompute_modules = l.recompute_modules;
+  act.fp8_activation_cache = l.fp8_activation_cache;
+  act.precision = t.precision;
+  return act;
+}
+
+// Pass times of nd dense and nm MoE layers, with the embedding and the logits and loss when
+// they are part of it.
+PassTimes Passes(const StageInputs& x, double nd, double nm, bool embedding, bool logits) {
+  const ModelSpec& m = x.m;
+  const GpuSpec& g = x.g;
+  const Training& t = x.t;
+  const double T = x.T;
+  const int tp = x.tp;
+  auto sum = [&](double LayerCost::*f) { return nd * (x.dense.*f) + nm * (x.moe.*f); };
+  double fwd = sum(&LayerCost::fwd_compute_s);
+  double bwd = sum(&LayerCost::bwd_compute_s);
+  const double exposed_fwd =
+      sum(&LayerCost::tp_exposed_fwd_s) + sum(&LayerCost::cp_exposed_fwd_s) + sum(&LayerCost::ep_exposed_fwd_s);
+  double tp_exp = sum(&LayerCost::tp_exposed_fwd_s) + sum(&LayerCost::tp_exposed_bwd_s);
+  double cp_exp = sum(&LayerCost::cp_exposed_fwd_s) + sum(&LayerCost::cp_exposed_bwd_s);
+  double ep_exp = sum(&LayerCost::ep_exposed_fwd_s) + sum(&LayerCost::ep_exposed_bwd_s);
+  double recompute = 0;
+  if (x.l.recompute == Recompute::kFull) {
+    recompute = fwd;
+    tp_exp += sum(&LayerCost::tp_exposed_fwd_s);
+    cp_exp += sum(&LayerCost::cp_exposed_fwd_s);
+    ep_exp += sum(&LayerCost::ep_exposed_fwd_s);
+  } else if (x.l.recompute == Recompute::kSelective) {
+    recompute = sum(&LayerCost::recompute_fwd_s);  // the modules' forward work (layer_cost.cc)
+  }
+  if (embedding) {
+    // Token lookup writes T*h 16-bit values (gather); its backward scatters the gradient.
+    fwd += MemoryBoundTime(g, T * m.hidden * 2 / (x.sp ? tp : 1));
+    bwd += MemoryBoundTime(g, T * m.hidden * 4 / (x.sp ? tp : 1));
+  }
+  if (logits) {
+    const double h = static_cast<double>(m.hidden);
+    fwd += GemmTime(g, t.precision, T, x.logits_cols, h);
+    bwd += GemmTime(g, t.precision, T, h, x.logits_cols) + GemmTime(g, t.precision, h, x.logits_cols, T);
+    // Vocab-parallel cross-entropy in FP32: read logits, write softmax, read for the grad.
+    fwd += MemoryBoundTime(g, T * x.logits_cols * (2 + 4 + 4), 4);
+    bwd += MemoryBoundTime(g, T * x.logits_cols * (4 + 2), 2);
+    if (tp > 1) {
+      const double ag = AllGatherTime(T * h * 2, tp, x.tp_links);
+      tp_exp += 2 * (x.sp ? ag : 0) + 2 * AllReduceTime(T * 4, tp, x.tp_links);
+    }
+  }
+  PassTimes p;
+  p.forward_s = fwd + exposed_fwd;
+  p.backward_s = bwd + recompute + (tp_exp + cp_exp + ep_exp) - exposed_fwd;
+  p.compute_s = fwd + bwd + recompute;
+  p.recompute_s = recompute;
+  p.tp_s = tp_exp;
+  p.cp_s = cp_exp;
+  p.ep_s = ep_exp;
+  p.weight_s = sum(&LayerCost::wgrad_s) +
+               (logits ? GemmTime(g, t.precision, static_cast<double>(m.hidden), x.logits_cols, T) : 0);
+  return p;
+}
+
+// In-pass collectives per layer on the ports they hold (link occupancy).
+PortTimes LayerPorts(const StageInputs& x, const LayerCost& lc, bool forward) {
+  PortTimes p;
+  AddPortTime(p, x.tp_links, forward ? lc.tp_fwd_s : lc.tp_bwd_s);
+  AddPortTime(p, x.cp_port_links, forward ? lc.cp_fwd_s : lc.cp_bwd_s);
+  AddPortTime(p, x.ep_port_links, forward ? lc.ep_fwd_s : lc.ep_bwd_s);
+  return p;
+}
+
+// The distinct GEMM weight shapes of a stage's layers and the largest, by the kinds of layer it
+// holds (index: 1 dense, 2 MoE, 3 both): the same for every stage of a kind, so worked out once.
+struct KindShapes {
+  double distinct_elems = 0, largest_elems = 0;
+};
+std::array<KindShapes, 4> ShapesByKind(const ModelSpec& m, int tp) {
+  std::array<KindShapes, 4> kind_shapes{};
+  const std::vector<std::pair<double, double>> of_kind[2] = {LayerWeightShapes(m, false, tp),
+                                                             LayerWeightShapes(m, true, tp)};
+  std::vector<std::pair<double, double>> shapes;
+  for (int kinds = 1; kinds < 4; ++kinds) {
+    shapes.clear();
+    for (int k = 0; k < 2; ++k)
+      if (kinds & (1 << k)) shapes.insert(shapes.end(), of_kind[k].begin(), of_kind[k].end());
+    std::sort(shapes.begin(), shapes.end());
+    shapes.erase(std::unique(shapes.begin(), shapes.end()), shapes.end());
+    for (const auto& [rows, cols] : shapes) {
+      kind_shapes[kinds].distinct_elems += rows * cols;
+      kind_shapes[kinds].largest_elems = std::max(kind_shapes[kinds].largest_elems, rows * cols);
+    }
+  }
+  return kind_shapes;
+}
+
+// Stage s's passes, and each chunk's: its own layers, the embedding in the first chunk of rank
+// 0, the logits and loss in the last chunk of the last rank (Megatron-LM's placement,
+// transformer_block.py get_num_layers_to_build), so that uneven chunks simulate as they run;
+// with the ports its in-pass collectives hold. Rank s holds chunks c*pp + s (Megatron
+// interleaving) of the layers chunk_first bounds.
+void SetStagePasses(StageCost& st, const StageInputs& x, const std::vector<int64_t>& chunk_first) {
+  const ModelSpec& m = x.m;
+  const Layout& l = x.l;
+  const int pp = l.pp, vp = l.vp, s = st.index, tp = x.tp;
+  for (int ch = 0; ch < vp; ++ch) {
+    const size_t k = static_cast<size_t>(ch) * pp + s;
+    for (int64_t layer = chunk_first[k]; layer < chunk_first[k + 1]; ++layer)
+      (m.is_moe_layer(layer) ? st.moe_layers : st.dense_layers)++;
+  }
+  st.has_embedding = s == 0;
+  st.has_logits = s == pp - 1;
+  const double nd = st.dense_layers, nm = st.moe_layers;
+  const PassTimes whole = Passes(x, nd, nm, st.has_embedding, st.has_logits);
+  st.forward_s = whole.forward_s;
+  st.backward_s = whole.backward_s;
+  st.compute_s = whole.compute_s;
+  st.recompute_s = whole.recompute_s;
+  st.tp_exposed_s = whole.tp_s;
+  st.cp_exposed_s = whole.cp_s;
+  st.ep_exposed_s = whole.ep_s;
+  st.weight_grad_s = whole.weight_s;
+  st.forward_ports_s = LayerPorts(x, x.dense, true) * nd;
+  st.forward_ports_s += LayerPorts(x, x.moe, true) * nm;
+  st.backward_ports_s = LayerPorts(x, x.dense, false) * nd;
+  st.backward_ports_s += LayerPorts(x, x.moe, false) * nm;
+  if (l.recompute == Recompute::kFull) st.backward_ports_s += st.forward_ports_s;
+  if (st.has_logits && tp > 1)
+    AddPortTime(st.backward_ports_s, x.tp_links,
+                2 * (x.sp ? AllGatherTime(x.T * m.hidden * 2, tp, x.tp_links) : 0) +
+                    2 * AllReduceTime(x.T * 4, tp, x.tp_links));
+  for (int ch = 0; ch < vp; ++ch) {
+    const size_t k = static_cast<size_t>(ch) * pp + s;
+    double cd = 0, cm = 0;
+    for (int64_t layer = chunk_first[k]; layer < chunk_first[k + 1]; ++layer) (m.is_moe_layer(layer) ? cm : cd) += 1;
+    const PassTimes c = vp == 1 ? whole : Passes(x, cd, cm, st.has_embedding && ch == 0, st.has_logits && ch == vp - 1);
+    st.chunks.push_back({c.forward_s, c.backward_s, c.weight_s});
+  }
+}
+
+// Activation offloading (Layout::offload_layers): Transformer Engine's
+// AsyncDoubleBufferGroupOffloadHandler (transformer_engine/pytorch/cpu_offload.py, run by
+// Megatron-Core's cpu_offloading_num_layers) copies each of the first N layers' saved
+// tensors to the host on a side stream once the layer's forward ends and frees them when the
+// next layer's forward ends (it waits for the copy there); in the backward it reloads layer
+// i while layer i + 1 runs its backward. So the HBM keeps the other layers' activations
+// and one offloaded layer's in flight, and each copy hides behind one layer's pass: exposed
+// max(0, copy - pass) per offloaded layer and direction, at the host link's rate
+// (Fabric::host_link_bytes_per_s; docs/cost-model.md, "Activation offloading").
+void OffloadActivations(StageCost& st, const StageInputs& x) {
+  const ModelSpec& m = x.m;
+  double od = 0, om = 0;
+  for (int64_t layer = 0; layer < x.l.offload_layers && layer < m.layers; ++layer)
+    (m.is_moe_layer(layer) ? om : od) += 1;
+  const double rate = x.c.fabric.host_link_bytes_per_s;
+  const auto layer_fwd = [](const LayerCost& lc) { return lc.fwd_compute_s + lc.exposed_fwd_s(); };
+  const auto layer_bwd = [](const LayerCost& lc) { return lc.bwd_compute_s + lc.exposed_bwd_s(); };
+  // Exposed copy time of the offloaded layers in one direction, hidden behind `pass` of a layer.
+  const auto exposed = [&](double (*pass)(const LayerCost&)) {
+    return od * std::max(0.0, x.dense_act / rate - pass(x.dense)) + om * std::max(0.0, x.moe_act / rate - pass(x.moe));
+  };
+  const double fwd_exposed = exposed(layer_fwd), bwd_exposed = exposed(layer_bwd);
+  st.offloaded_layers = static_cast<int>(od + om);
+  st.offload_bytes = od * x.dense_act + om * x.moe_act;
+  st.offload_exposed_s = fwd_exposed + bwd_exposed;
+  st.forward_s += fwd_exposed;
+  st.backward_s += bwd_exposed;
+  for (StageCost::ChunkCost& ch : st.chunks) {  // pp 1: one chunk
+    ch.forward_s += fwd_exposed;
+    ch.backward_s += bwd_exposed;
+  }
+  st.activation_bytes -= st.offload_bytes;
+  // The one offloaded layer in flight: the largest kind offloaded.
+  st.working_bytes = std::max({st.working_bytes, od > 0 ? x.dense_act : 0.0, om > 0 ? x.moe_act : 0.0});
+}
+
+// Parameters held by the stage and its GEMM weight shapes.
+void SetStageParams(StageCost& st, const StageInputs& x, const std::array<KindShapes, 4>& kind_shapes) {
+  const ModelSpec& m = x.m;
+  const double nd = st.dense_layers, nm = st.moe_layers;
+  double dparams = nd * x.per_layer.dense + nm * x.per_layer.moe_nonexpert;
+  const double table = static_cast<double>(m.vocab) * m.hidden / x.tp;
+  if (st.has_embedding) dparams += table + static_cast<double>(m.learned_positions * m.hidden);
+  if (st.has_logits) {
+    dparams += static_cast<double>(NormParams(m));
+    // Untied: the output head. Tied with pp > 1: Megatron keeps a copy of the embedding on
+    // the last stage and all-reduces its gradient with the first.
+    if (!m.tied_embeddings || x.l.pp > 1) dparams += table;
+  }
+  st.dense_params = dparams;
+  st.expert_params = nm * x.per_layer.moe_expert;
+  const KindShapes& stage_shapes = kind_shapes[(nd > 0 ? 1 : 0) | (nm > 0 ? 2 : 0)];
+  st.distinct_weight_elems = stage_shapes.distinct_elems;
+  st.largest_weight_elems = stage_shapes.largest_elems;
+}
+
+// The step's communication groups and the pipeline's point-to-point transfer.
+void SetGroups(StepCosts& sc, const ClusterSpec& c, const Layout& l, double T, const ModelSpec& m) {
+  const int tp = l.tp, etp = l.expert_tp();
+  const double dense_shards = DenseShards(l), expert_shards = ExpertShards(l);
+  const int pp_stride = tp * l.cp * l.dp;
+  sc.p2p_bytes = T * static_cast<double>(m.hidden) * 2 / tp;  // scatter-gather over TP
+  const GroupLinks pp_links = PlaceSendRecv(c, pp_stride);
+  sc.p2p_s = l.pp > 1 ? SendRecvTime(sc.p2p_bytes, pp_links) : 0;
+  const GroupLinks dense_dp_links = PlaceGroup(c, {static_cast<int>(dense_shards), tp});
+  const GroupLinks expert_dp_links = PlaceGroup(c, {static_cast<int>(expert_shards), l.ep * etp});
+  sc.pp_group = {l.pp, pp_links.crosses_domain};
+  sc.pp_links = pp_links;
+  sc.dense_dp_links = dense_dp_links;
+  sc.expert_dp_links = expert_dp_links;
+  sc.tp_group = Group(c, tp, 1);
+  sc.cp_group = Group(c, l.cp, tp);
+  sc.ep_group = Group(c, l.ep, etp);
+  sc.dense_dp_group = {static_cast<int>(dense_shards), dense_dp_links.crosses_domain};
+  sc.expert_dp_group = {static_cast<int>(expert_shards), expert_dp_links.crosses_domain};
+}
+
+}  // namespace
+
 StepCosts ComputeZeroFreeStepCosts(const ModelSpec& m, const ClusterSpec& c, const Training& t, const Layout& l,
                                    const LayerCosts* layers) {
-  const GpuSpec& g = c.gpu;
-  const int pp = l.pp, vp = l.vp, tp = l.tp, etp = l.expert_tp();
   const double T = TokensPerMicroBatch(t, l);
-  const bool sp = l.sequence_parallel();
-  const GroupLinks tp_links = PlaceGroup(c, {l.tp, 1});
-
   StepCosts sc;
   sc.micro_batches = l.micro_batches(t);
   const ParamCounts pc = CountParams(m);
@@ -152,234 +394,48 @@ StepCosts ComputeZeroFreeStepCosts(const ModelSpec& m, const ClusterSpec& c, con
   const LayerCosts& lcs = layers ? *layers : computed;
   sc.dense = lcs.dense;
   sc.moe = lcs.moe;
-  const LayerCost& dense = sc.dense;
-  const LayerCost& moe = sc.moe;
+  SetGroups(sc, c, l, T, m);
 
-  const LayerParams per_layer = LayerParamsOf(m, l);
-  const double dense_layer_params = per_layer.dense, moe_layer_nonexpert = per_layer.moe_nonexpert;
-  const double moe_layer_expert = per_layer.moe_expert;
-  const double dense_shards = DenseShards(l), expert_shards = ExpertShards(l);
-
-  // Pipeline stages: rank s holds chunks c*pp + s (Megatron interleaving) of L/(pp*vp) layers,
-  // or of the counts pp_layout gives per chunk.
+  const ActivationOptions act = ActivationOptionsOf(t, l);
+  const double seq = static_cast<double>(t.seq);
+  const StageInputs x{m,
+                      c,
+                      t,
+                      l,
+                      c.gpu,
+                      sc.dense,
+                      sc.moe,
+                      T,
+                      l.sequence_parallel(),
+                      l.tp,
+                      static_cast<double>(m.vocab) / l.tp,
+                      PlaceGroup(c, {l.tp, 1}),
+                      PlaceGroup(c, {l.cp, l.tp}),
+                      PlaceGroup(c, {l.ep, l.expert_tp()}),
+                      LayerActivationBytes(m, false, l.mbs, seq, act),
+                      m.is_moe() ? LayerActivationBytes(m, true, l.mbs, seq, act) : 0,
+                      LayerWorkingBytes(m, false, l.mbs, seq, act),
+                      m.is_moe() ? LayerWorkingBytes(m, true, l.mbs, seq, act) : 0,
+                      LayerParamsOf(m, l)};
+  const std::array<KindShapes, 4> kind_shapes = ShapesByKind(m, l.tp);
   const std::vector<int64_t> chunk_first = ChunkFirstLayers(m, l);
-  const int pp_stride = tp * l.cp * l.dp;
-  sc.p2p_bytes = T * static_cast<double>(m.hidden) * 2 / tp;  // scatter-gather over TP
-  const GroupLinks pp_links = PlaceSendRecv(c, pp_stride);
-  sc.p2p_s = pp > 1 ? SendRecvTime(sc.p2p_bytes, pp_links) : 0;
-
-  ActivationOptions act;
-  act.tp = l.tp;
-  act.etp = etp;
-  act.cp = l.cp;
-  act.sp = sp;
-  act.recompute = l.recompute;
-  act.flash_attention = l.flash_attention;
-  act.recompute_modules = l.recompute_modules;
-  act.fp8_activation_cache = l.fp8_activation_cache;
-  act.precision = t.precision;
-  const double dense_act = LayerActivationBytes(m, false, l.mbs, static_cast<double>(t.seq), act);
-  const double moe_act = m.is_moe() ? LayerActivationBytes(m, true, l.mbs, static_cast<double>(t.seq), act) : 0;
-  const double dense_work = LayerWorkingBytes(m, false, l.mbs, static_cast<double>(t.seq), act);
-  const double moe_work = m.is_moe() ? LayerWorkingBytes(m, true, l.mbs, static_cast<double>(t.seq), act) : 0;
-
-  const GroupLinks dense_dp_links = PlaceGroup(c, {static_cast<int>(dense_shards), tp});
-  const GroupLinks expert_dp_links = PlaceGroup(c, {static_cast<int>(expert_shards), l.ep * etp});
-  sc.pp_group = {pp, pp_links.crosses_domain};
-  sc.pp_links = pp_links;
-  sc.dense_dp_links = dense_dp_links;
-  sc.expert_dp_links = expert_dp_links;
-  // In-pass collectives per layer on the ports they hold (link occupancy).
-  const GroupLinks cp_port_links = PlaceGroup(c, {l.cp, tp});
-  const GroupLinks ep_port_links = PlaceGroup(c, {l.ep, etp});
-  auto layer_ports = [&](const LayerCost& lc, bool forward) {
-    PortTimes t;
-    AddPortTime(t, tp_links, forward ? lc.tp_fwd_s : lc.tp_bwd_s);
-    AddPortTime(t, cp_port_links, forward ? lc.cp_fwd_s : lc.cp_bwd_s);
-    AddPortTime(t, ep_port_links, forward ? lc.ep_fwd_s : lc.ep_bwd_s);
-    return t;
-  };
-  sc.tp_group = Group(c, tp, 1);
-  sc.cp_group = Group(c, l.cp, tp);
-  sc.ep_group = Group(c, l.ep, etp);
-  sc.dense_dp_group = {static_cast<int>(dense_shards), dense_dp_links.crosses_domain};
-  sc.expert_dp_group = {static_cast<int>(expert_shards), expert_dp_links.crosses_domain};
-  const double logits_cols = static_cast<double>(m.vocab) / tp;
-
-  // Pass times of nd dense and nm MoE layers, with the embedding and the logits and loss when
-  // they are part of it.
-  const auto passes = [&](double nd, double nm, bool embedding, bool logits) {
-    auto sum = [&](double LayerCost::*f) { return nd * (dense.*f) + nm * (moe.*f); };
-    double fwd = sum(&LayerCost::fwd_compute_s);
-    double bwd = sum(&LayerCost::bwd_compute_s);
-    const double exposed_fwd =
-        sum(&LayerCost::tp_exposed_fwd_s) + sum(&LayerCost::cp_exposed_fwd_s) + sum(&LayerCost::ep_exposed_fwd_s);
-    double tp_exp = sum(&LayerCost::tp_exposed_fwd_s) + sum(&LayerCost::tp_exposed_bwd_s);
-    double cp_exp = sum(&LayerCost::cp_exposed_fwd_s) + sum(&LayerCost::cp_exposed_bwd_s);
-    double ep_exp = sum(&LayerCost::ep_exposed_fwd_s) + sum(&LayerCost::ep_exposed_bwd_s);
-    double recompute = 0;
-    if (l.recompute == Recompute::kFull) {
-      recompute = fwd;
-      tp_exp += sum(&LayerCost::tp_exposed_fwd_s);
-      cp_exp += sum(&LayerCost::cp_exposed_fwd_s);
-      ep_exp += sum(&LayerCost::ep_exposed_fwd_s);
-    } else if (l.recompute == Recompute::kSelective) {
-      recompute = sum(&LayerCost::recompute_fwd_s);  // the modules' forward work (layer_cost.cc)
-    }
-    if (embedding) {
-      // Token lookup writes T*h 16-bit values (gather); its backward scatters the gradient.
-      fwd += MemoryBoundTime(g, T * m.hidden * 2 / (sp ? tp : 1));
-      bwd += MemoryBoundTime(g, T * m.hidden * 4 / (sp ? tp : 1));
-    }
-    if (logits) {
-      const double h = static_cast<double>(m.hidden);
-      fwd += GemmTime(g, t.precision, T, logits_cols, h);
-      bwd += GemmTime(g, t.precision, T, h, logits_cols) + GemmTime(g, t.precision, h, logits_cols, T);
-      // Vocab-parallel cross-entropy in FP32: read logits, write softmax, read for the grad.
-      fwd += MemoryBoundTime(g, T * logits_cols * (2 + 4 + 4), 4);
-      bwd += MemoryBoundTime(g, T * logits_cols * (4 + 2), 2);
-      if (tp > 1) {
-        const double ag = AllGatherTime(T * h * 2, tp, tp_links);
-        tp_exp += 2 * (sp ? ag : 0) + 2 * AllReduceTime(T * 4, tp, tp_links);
-      }
-    }
-    PassTimes p;
-    p.forward_s = fwd + exposed_fwd;
-    p.backward_s = bwd + recompute + (tp_exp + cp_exp + ep_exp) - exposed_fwd;
-    p.compute_s = fwd + bwd + recompute;
-    p.recompute_s = recompute;
-    p.tp_s = tp_exp;
-    p.cp_s = cp_exp;
-    p.ep_s = ep_exp;
-    p.weight_s = sum(&LayerCost::wgrad_s) +
-                 (logits ? GemmTime(g, t.precision, static_cast<double>(m.hidden), logits_cols, T) : 0);
-    return p;
-  };
-
-  // The distinct GEMM weight shapes of a stage's layers and the largest, by the kinds of layer it
-  // holds (index: 1 dense, 2 MoE, 3 both): the same for every stage of a kind, so worked out once.
-  struct KindShapes {
-    double distinct_elems = 0, largest_elems = 0;
-  };
-  KindShapes kind_shapes[4];
-  {
-    const std::vector<std::pair<double, double>> of_kind[2] = {LayerWeightShapes(m, false, tp),
-                                                               LayerWeightShapes(m, true, tp)};
-    std::vector<std::pair<double, double>> shapes;
-    for (int kinds = 1; kinds < 4; ++kinds) {
-      shapes.clear();
-      for (int k = 0; k < 2; ++k)
-        if (kinds & (1 << k)) shapes.insert(shapes.end(), of_kind[k].begin(), of_kind[k].end());
-      std::sort(shapes.begin(), shapes.end());
-      shapes.erase(std::unique(shapes.begin(), shapes.end()), shapes.end());
-      for (const auto& [rows, cols] : shapes) {
-        kind_shapes[kinds].distinct_elems += rows * cols;
-        kind_shapes[kinds].largest_elems = std::max(kind_shapes[kinds].largest_elems, rows * cols);
-      }
-    }
-  }
-
-  sc.stages.resize(static_cast<size_t>(pp));
-  for (int s = 0; s < pp; ++s) {
+  sc.stages.resize(static_cast<size_t>(l.pp));
+  for (int s = 0; s < l.pp; ++s) {
     StageCost& st = sc.stages[static_cast<size_t>(s)];
     st.index = s;
-    for (int ch = 0; ch < vp; ++ch) {
-      const size_t k = static_cast<size_t>(ch) * pp + s;
-      for (int64_t layer = chunk_first[k]; layer < chunk_first[k + 1]; ++layer)
-        (m.is_moe_layer(layer) ? st.moe_layers : st.dense_layers)++;
-    }
-    st.has_embedding = s == 0;
-    st.has_logits = s == pp - 1;
+    SetStagePasses(st, x, chunk_first);
     const double nd = st.dense_layers, nm = st.moe_layers;
-    // The stage's passes, and each chunk's: its own layers, the embedding in the first chunk of
-    // rank 0, the logits and loss in the last chunk of the last rank (Megatron-LM's placement,
-    // transformer_block.py get_num_layers_to_build), so that uneven chunks simulate as they run.
-    const PassTimes whole = passes(nd, nm, st.has_embedding, st.has_logits);
-    st.forward_s = whole.forward_s;
-    st.backward_s = whole.backward_s;
-    st.compute_s = whole.compute_s;
-    st.recompute_s = whole.recompute_s;
-    st.tp_exposed_s = whole.tp_s;
-    st.cp_exposed_s = whole.cp_s;
-    st.ep_exposed_s = whole.ep_s;
-    st.weight_grad_s = whole.weight_s;
-    st.forward_ports_s = layer_ports(dense, true) * nd;
-    st.forward_ports_s += layer_ports(moe, true) * nm;
-    st.backward_ports_s = layer_ports(dense, false) * nd;
-    st.backward_ports_s += layer_ports(moe, false) * nm;
-    if (l.recompute == Recompute::kFull) st.backward_ports_s += st.forward_ports_s;
-    if (st.has_logits && tp > 1)
-      AddPortTime(
-          st.backward_ports_s, tp_links,
-          2 * (sp ? AllGatherTime(T * m.hidden * 2, tp, tp_links) : 0) + 2 * AllReduceTime(T * 4, tp, tp_links));
-    for (int ch = 0; ch < vp; ++ch) {
-      const size_t k = static_cast<size_t>(ch) * pp + s;
-      double cd = 0, cm = 0;
-      for (int64_t layer = chunk_first[k]; layer < chunk_first[k + 1]; ++layer) (m.is_moe_layer(layer) ? cm : cd) += 1;
-      const PassTimes c = vp == 1 ? whole : passes(cd, cm, st.has_embedding && ch == 0, st.has_logits && ch == vp - 1);
-      st.chunks.push_back({c.forward_s, c.backward_s, c.weight_s});
-    }
-    st.activation_bytes = nd * dense_act + nm * moe_act;
-    if (l.recompute == Recompute::kFull) st.working_bytes = nm > 0 ? std::max(dense_work, moe_work) : dense_work;
-    if (l.offload_layers > 0 && pp == 1 && c.fabric.host_link_bytes_per_s > 0) {
-      // Activation offloading (Layout::offload_layers): Transformer Engine's
-      // AsyncDoubleBufferGroupOffloadHandler (transformer_engine/pytorch/cpu_offload.py, run by
-      // Megatron-Core's cpu_offloading_num_layers) copies each of the first N layers' saved
-      // tensors to the host on a side stream once the layer's forward ends and frees them when the
-      // next layer's forward ends (it waits for the copy there); in the backward it reloads layer
-      // i while layer i + 1 runs its backward. So the HBM keeps the other layers' activations
-      // and one offloaded layer's in flight, and each copy hides behind one layer's pass: exposed
-      // max(0, copy - pass) per offloaded layer and direction, at the host link's rate
-      // (Fabric::host_link_bytes_per_s; docs/cost-model.md, "Activation offloading").
-      double od = 0, om = 0;
-      for (int64_t layer = 0; layer < l.offload_layers && layer < m.layers; ++layer)
-        (m.is_moe_layer(layer) ? om : od) += 1;
-      const double rate = c.fabric.host_link_bytes_per_s;
-      const auto layer_fwd = [](const LayerCost& lc) { return lc.fwd_compute_s + lc.exposed_fwd_s(); };
-      const auto layer_bwd = [](const LayerCost& lc) { return lc.bwd_compute_s + lc.exposed_bwd_s(); };
-      // Exposed copy time of the offloaded layers in one direction, hidden behind `pass` of a layer.
-      const auto exposed = [&](double (*pass)(const LayerCost&)) {
-        return od * std::max(0.0, dense_act / rate - pass(dense)) + om * std::max(0.0, moe_act / rate - pass(moe));
-      };
-      const double fwd_exposed = exposed(layer_fwd), bwd_exposed = exposed(layer_bwd);
-      st.offloaded_layers = static_cast<int>(od + om);
-      st.offload_bytes = od * dense_act + om * moe_act;
-      st.offload_exposed_s = fwd_exposed + bwd_exposed;
-      st.forward_s += fwd_exposed;
-      st.backward_s += bwd_exposed;
-      for (StageCost::ChunkCost& ch : st.chunks) {  // pp 1: one chunk
-        ch.forward_s += fwd_exposed;
-        ch.backward_s += bwd_exposed;
-      }
-      st.activation_bytes -= st.offload_bytes;
-      // The one offloaded layer in flight: the largest kind offloaded.
-      st.working_bytes = std::max({st.working_bytes, od > 0 ? dense_act : 0.0, om > 0 ? moe_act : 0.0});
-    }
+    st.activation_bytes = nd * x.dense_act + nm * x.moe_act;
+    if (l.recompute == Recompute::kFull) st.working_bytes = nm > 0 ? std::max(x.dense_work, x.moe_work) : x.dense_work;
+    if (l.offload_layers > 0 && l.pp == 1 && c.fabric.host_link_bytes_per_s > 0) OffloadActivations(st, x);
     // A micro-batch whose B has run but whose W waits (zero-bubble schedules) still keeps the
     // weight-gradient GEMMs' inputs and output gradients: Qi et al. 2024 (arXiv 2401.10241,
     // Table 1) give M_W = 32sbh per layer against M_B = 34sbh + 5as^2b, so 16/17 of what the
     // micro-batch kept (of the recomputed tensors under full recomputation).
     st.weight_grad_activation_bytes =
         kWeightGradActivationShare *
-        (l.recompute == Recompute::kFull ? nd * dense_work + nm * moe_work : st.activation_bytes);
-
-    // Parameters held by this stage.
-    double dparams = nd * dense_layer_params + nm * moe_layer_nonexpert;
-    const double table = static_cast<double>(m.vocab) * m.hidden / tp;
-    if (st.has_embedding) dparams += table + static_cast<double>(m.learned_positions * m.hidden);
-    if (st.has_logits) {
-      dparams += static_cast<double>(NormParams(m));
-      // Untied: the output head. Tied with pp > 1: Megatron keeps a copy of the embedding on
-      // the last stage and all-reduces its gradient with the first.
-      if (!m.tied_embeddings || pp > 1) dparams += table;
-    }
-    const double eparams = nm * moe_layer_expert;
-    st.dense_params = dparams;
-    st.expert_params = eparams;
-
-    const KindShapes& stage_shapes = kind_shapes[(nd > 0 ? 1 : 0) | (nm > 0 ? 2 : 0)];
-    st.distinct_weight_elems = stage_shapes.distinct_elems;
-    st.largest_weight_elems = stage_shapes.largest_elems;
+        (l.recompute == Recompute::kFull ? nd * x.dense_work + nm * x.moe_work : st.activation_bytes);
+    SetStageParams(st, x, kind_shapes);
   }
   return sc;
 }

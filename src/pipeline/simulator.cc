@@ -99,330 +99,419 @@ PipelineInput BalancedInput(int pp, int vp, double forward_s, double backward_s,
   return in;
 }
 
-SimulationResult SimulatePipeline(const Schedule& s, const PipelineInput& in) {
-  CheckInput(s, in);
-  const int pp = s.pp, vp = s.vp;
-  const size_t m = static_cast<size_t>(s.m);
-  const int G = pp * vp;  // global stages; stage g lives on rank g % pp as chunk g / pp
-  const bool split = s.split_backward;
+namespace {
 
-  // Flat per (global stage, micro-batch) state: when the forward output / input gradient of
-  // stage g is available at the neighbour, and when B ended (for W and the last stage's B).
-  std::vector<double> f_end(static_cast<size_t>(G) * m, kNotYet), f_arrive(f_end.size(), kNotYet);
-  std::vector<double> b_arrive(f_end.size(), kNotYet);
-  // Critical path bookkeeping: the op (position in s.ops) whose output each arrival carries, and
-  // per op its start, end, the op it waited for and the part of its wait spent on gathers.
-  std::vector<int32_t> f_from(f_end.size(), -1), b_from(f_end.size(), -1);
-  struct OpRecord {
-    double start = 0, finish = 0, gather = 0;
-    int32_t pred = -1;  // the op it waited for; -1: none
-    bool data = false;  // waited for a transfer (else for its rank)
-  };
-  std::vector<OpRecord> rec(s.ops.size());
-  std::vector<size_t> pos(static_cast<size_t>(pp));
-  std::vector<double> compute_free(static_cast<size_t>(pp), 0), comm_free(static_cast<size_t>(pp), 0);
+// One op's bookkeeping for the critical path: its start, end, the op it waited for and the part
+// of its wait spent on gathers.
+struct OpRecord {
+  double start = 0, finish = 0, gather = 0;
+  int32_t pred = -1;  // the op it waited for (its position in Schedule::ops); -1: none
+  bool data = false;  // waited for a transfer (else for its rank)
+};
+
+// One simulation of SimulatePipeline: the schedule's state per rank and per (global stage,
+// micro-batch), advanced op by op (RunOps), then the step's tail (FinishRank), the critical
+// path and the breakdowns. Global stage g lives on rank g % pp as chunk g / pp.
+class PipelineSimulation {
+ public:
+  PipelineSimulation(const Schedule& s, const PipelineInput& in)
+      : s_(s),
+        in_(in),
+        pp_(s.pp),
+        vp_(s.vp),
+        m_(static_cast<size_t>(s.m)),
+        G_(s.pp * s.vp),
+        split_(s.split_backward),
+        gathers_(!in.param_gather_s.empty()),
+        zero3_(gathers_ && in.gathers_per_forward > 0),
+        per_micro_batch_(in.reduce_every_micro_batch && !in.grad_reduce_s.empty()),
+        dp_stream_id_(in.dp_stream ? Timeline::kCommStream + 1 : Timeline::kCommStream) {
+    Allocate();
+  }
+
+  SimulationResult Run() {
+    StartParameterGathers();
+    RunOps();
+    for (int r = 0; r < pp_; ++r) FinishRank(r);
+    if (!in_.breakdown) {
+      for (StageFigures& fig : res_.stages)
+        fig.peak_inflight_microbatches = static_cast<double>(fig.peak_inflight) / vp_;
+      return std::move(res_);
+    }
+    TraceCriticalPath();
+    Breakdowns();
+    return std::move(res_);
+  }
+
+ private:
+  size_t R(int r) const { return static_cast<size_t>(r); }
+  PipelineInput::StreamRates RateOf(int r) const {
+    return in_.rates.empty() ? PipelineInput::StreamRates{} : in_.rates[R(r)];
+  }
   // The data-parallel stream: its own, or the comm stream of the pipeline transfers.
-  std::vector<double> own_dp_free(static_cast<size_t>(pp), 0);
-  std::vector<double>& dp_free = in.dp_stream ? own_dp_free : comm_free;
-  auto rate_of = [&](int r) {
-    return in.rates.empty() ? PipelineInput::StreamRates{} : in.rates[static_cast<size_t>(r)];
-  };
-  // Per rank, the DP rate during each compute interval (for the reductions' fill).
-  std::vector<std::vector<double>> compute_dp_rate(static_cast<size_t>(pp));
-  const int dp_stream_id = in.dp_stream ? Timeline::kCommStream + 1 : Timeline::kCommStream;
-  // Per global stage: start of the last op that finalizes the stage's weight gradients.
-  std::vector<double> last_grad_start(static_cast<size_t>(G), 0);
-  // ZeRO gathers: per chunk and rank, the gather time of one pass over the chunk's parameters.
-  const bool gathers = !in.param_gather_s.empty();
-  const bool zero3 = gathers && in.gathers_per_forward > 0;
-  std::vector<double> first_gather_end(static_cast<size_t>(G), 0);  // ZeRO-1/2: chunk's gather end
-  std::vector<double> prev_op_start(static_cast<size_t>(pp), 0);    // ZeRO-3 prefetch point
-  std::vector<int> inflight(static_cast<size_t>(pp), 0), pending_w(static_cast<size_t>(pp), 0);
-  // Per global stage: end of the last op that finalizes the stage's weight gradients.
-  std::vector<double> last_grad_end(static_cast<size_t>(G), 0);
-  std::vector<std::vector<Interval>> compute(static_cast<size_t>(pp)), comm(static_cast<size_t>(pp)),
-      dp_comm(static_cast<size_t>(pp));
-  std::vector<std::vector<Interval>> dp_comm_union(static_cast<size_t>(pp));  // dp intervals, also on "comm"
+  std::vector<double>& DpFree() { return in_.dp_stream ? own_dp_free_ : comm_free_; }
 
-  SimulationResult res;
-  res.stages.resize(static_cast<size_t>(pp));
-  Timeline& tl = res.timeline;
-  tl.ranks = pp;
-  if (in.dp_stream) tl.stream_names = {"compute", "comm", "dp"};
-  if (in.record_timeline) tl.events.reserve(s.ops.size() * 2 + 2 * static_cast<size_t>(pp) * static_cast<size_t>(vp));
-  for (int r = 0; r < pp; ++r) {
-    pos[static_cast<size_t>(r)] = s.rank_begin[static_cast<size_t>(r)];
-    compute[static_cast<size_t>(r)].reserve(s.rank_begin[static_cast<size_t>(r) + 1] -
-                                            s.rank_begin[static_cast<size_t>(r)] + 1);
-    comm[static_cast<size_t>(r)].reserve(pp > 1 || vp > 1 ? 2 * m * static_cast<size_t>(vp) + static_cast<size_t>(vp)
-                                                          : static_cast<size_t>(vp));
+  void Allocate() {
+    const size_t states = static_cast<size_t>(G_) * m_;
+    f_end_.assign(states, kNotYet);
+    f_arrive_.assign(states, kNotYet);
+    b_arrive_.assign(states, kNotYet);
+    f_from_.assign(states, -1);
+    b_from_.assign(states, -1);
+    rec_.resize(s_.ops.size());
+    for (auto* v : {&compute_free_, &comm_free_, &own_dp_free_, &prev_op_start_}) v->assign(R(pp_), 0);
+    for (auto* v : {&last_grad_start_, &last_grad_end_, &first_gather_end_}) v->assign(static_cast<size_t>(G_), 0);
+    pos_.resize(R(pp_));
+    inflight_.assign(R(pp_), 0);
+    pending_w_.assign(R(pp_), 0);
+    compute_dp_rate_.resize(R(pp_));
+    compute_.resize(R(pp_));
+    comm_.resize(R(pp_));
+    dp_comm_.resize(R(pp_));
+    dp_comm_union_.resize(R(pp_));
+    chunk_started_.assign(static_cast<size_t>(G_), 0);
+    res_.stages.resize(R(pp_));
+    Timeline& tl = res_.timeline;
+    tl.ranks = pp_;
+    if (in_.dp_stream) tl.stream_names = {"compute", "comm", "dp"};
+    if (in_.record_timeline) tl.events.reserve(s_.ops.size() * 2 + 2 * R(pp_) * static_cast<size_t>(vp_));
+    for (int r = 0; r < pp_; ++r) {
+      pos_[R(r)] = s_.rank_begin[R(r)];
+      compute_[R(r)].reserve(s_.rank_begin[R(r) + 1] - s_.rank_begin[R(r)] + 1);
+      comm_[R(r)].reserve(pp_ > 1 || vp_ > 1 ? 2 * m_ * static_cast<size_t>(vp_) + static_cast<size_t>(vp_)
+                                             : static_cast<size_t>(vp_));
+    }
   }
 
   // Sends the result of an op on rank r to the rank of global stage `to`; returns its arrival.
-  auto send = [&](int r, int to, double ready, int32_t mb, int32_t chunk) {
-    if (to % pp == r || in.p2p_s == 0) return ready;  // same rank, or free transfer
-    double& cf = comm_free[static_cast<size_t>(r)];
+  double Send(int r, int to, double ready, int32_t mb, int32_t chunk) {
+    if (to % pp_ == r || in_.p2p_s == 0) return ready;  // same rank, or free transfer
+    double& cf = comm_free_[R(r)];
     const double start = std::max(ready, cf);
-    const double d = in.p2p_s / rate_of(r).pp;
+    const double d = in_.p2p_s / RateOf(r).pp;
     cf = start + d;
-    comm[static_cast<size_t>(r)].push_back({start, cf});
-    if (in.record_timeline) tl.events.push_back({r, Timeline::kCommStream, Phase::kSend, mb, chunk, start, d, {}});
-    if (in.p2p_blocks_compute)
-      compute_free[static_cast<size_t>(r)] = std::max(compute_free[static_cast<size_t>(r)], cf);
+    comm_[R(r)].push_back({start, cf});
+    if (in_.record_timeline)
+      res_.timeline.events.push_back({r, Timeline::kCommStream, Phase::kSend, mb, chunk, start, d, {}});
+    if (in_.p2p_blocks_compute) compute_free_[R(r)] = std::max(compute_free_[R(r)], cf);
     return cf;
-  };
+  }
 
   // A data-parallel collective of `work` seconds at its port's full rate on rank r's dp stream,
   // from `after` on. Overlapped with the passes, it runs at the lower of the rank's two DP rates
   // (it may run under passes of either kind, whose own collectives hold part of the port); one
   // the rank waits for (no overlap) has the port to itself.
-  auto dp_collective = [&](int r, double after, double work, Phase phase, int32_t chunk, bool overlapped) {
-    const PipelineInput::StreamRates rr = rate_of(r);
+  double DpCollective(int r, double after, double work, Phase phase, int32_t chunk, bool overlapped) {
+    const PipelineInput::StreamRates rr = RateOf(r);
     const double d = overlapped ? work / std::min(rr.dp_forward, rr.dp_backward) : work;
-    double& df = dp_free[static_cast<size_t>(r)];
+    double& df = DpFree()[R(r)];
     const double start = std::max(after, df);
     df = start + d;
-    (in.dp_stream ? dp_comm : comm)[static_cast<size_t>(r)].push_back({start, df});
-    if (in.dp_stream) dp_comm_union[static_cast<size_t>(r)].push_back({start, df});
-    if (in.record_timeline) tl.events.push_back({r, dp_stream_id, phase, -1, chunk, start, d, {}});
+    (in_.dp_stream ? dp_comm_ : comm_)[R(r)].push_back({start, df});
+    if (in_.dp_stream) dp_comm_union_[R(r)].push_back({start, df});
+    if (in_.record_timeline) res_.timeline.events.push_back({r, dp_stream_id_, phase, -1, chunk, start, d, {}});
     return df;
-  };
-  // ZeRO-1/2: each rank gathers its chunks' updated parameters from the start of the step, in
-  // the order the chunks first run (chunk 0 first).
-  if (gathers && !zero3)
-    for (int r = 0; r < pp; ++r) {
-      const double per_chunk = in.param_gather_s[static_cast<size_t>(r)] / vp;
-      if (per_chunk <= 0) continue;
-      for (int c = 0; c < vp; ++c)
-        first_gather_end[static_cast<size_t>(c * pp + r)] =
-            dp_collective(r, 0, per_chunk, Phase::kAllGather, c, in.overlap_param_gather);
-    }
-  std::vector<uint8_t> chunk_started(static_cast<size_t>(G), 0);
-  // ZeRO-2/3: the reduce-scatter of one micro-batch's gradients of a chunk, issued as its
-  // gradient pass starts (per-block buckets) or, without overlap, after it, the rank waiting.
-  const bool per_micro_batch = in.reduce_every_micro_batch && !in.grad_reduce_s.empty();
-  auto reduce_micro_batch = [&](int r, double start, double finish, int32_t chunk) {
-    if (!per_micro_batch) return;
-    const double work = in.grad_reduce_s[static_cast<size_t>(r)] / vp;
-    if (work <= 0) return;
-    const double end = dp_collective(r, in.overlap_grad_reduce ? start : finish, work, Phase::kAllReduce, chunk,
-                                     in.overlap_grad_reduce);
-    if (!in.overlap_grad_reduce)
-      compute_free[static_cast<size_t>(r)] = std::max(compute_free[static_cast<size_t>(r)], end);
-  };
-
-  size_t remaining = s.ops.size();
-  while (remaining > 0) {
-    bool progress = false;
-    for (int r = 0; r < pp; ++r) {
-      const size_t end = s.rank_begin[static_cast<size_t>(r) + 1];
-      size_t& p = pos[static_cast<size_t>(r)];
-      double& free_at = compute_free[static_cast<size_t>(r)];
-      StageFigures& fig = res.stages[static_cast<size_t>(r)];
-      while (p < end) {
-        const PipelineOp op = s.ops[p];
-        const int g = op.virtual_stage * pp + r;
-        const size_t j = static_cast<size_t>(op.micro_batch);
-        const size_t idx = static_cast<size_t>(g) * m + j;
-        const ChunkTimes& ct =
-            in.chunks[static_cast<size_t>(r) * static_cast<size_t>(vp) + static_cast<size_t>(op.virtual_stage)];
-        double ready = 0, dur = 0;
-        int32_t from = -1;  // the op whose output `ready` waits for
-        Phase phase = Phase::kForward;
-        if (op.kind == OpKind::kForward) {
-          ready = g == 0 ? 0 : f_arrive[idx - m];
-          if (g > 0) from = f_from[idx - m];
-          dur = ct.forward_s;
-        } else if (op.kind == OpKind::kBackward) {
-          ready = g == G - 1 ? f_end[idx] : b_arrive[idx + m];
-          from = g == G - 1 ? f_from[idx] : b_from[idx + m];
-          dur = split ? ct.backward_s - ct.weight_s : ct.backward_s;
-          phase = Phase::kBackward;
-        } else {
-          ready = b_arrive[idx] == kNotYet ? kNotYet : 0;  // W follows its B on this rank (in order)
-          dur = ct.weight_s;
-          phase = Phase::kWeightGrad;
-        }
-        if (ready == kNotYet) break;
-        double start = std::max(free_at, ready);
-        const double unconstrained = start;
-        OpRecord& me = rec[p];
-        if (ready > free_at && from >= 0) {
-          me.pred = from;
-          me.data = true;
-        } else if (p > s.rank_begin[static_cast<size_t>(r)]) {
-          me.pred = static_cast<int32_t>(p - 1);
-        }
-        if (gathers && op.kind != OpKind::kWeightGrad) {
-          const double per_chunk = in.param_gather_s[static_cast<size_t>(r)] / vp;
-          if (zero3 && per_chunk > 0) {
-            // ZeRO-3: this op's gathers, prefetched from the start of the rank's previous op; the
-            // op consumes them block by block as they arrive, so it cannot end before they do
-            // (FSDP forward prefetch). Without overlap they are issued when the op could start
-            // and the op waits for them.
-            const int n = op.kind == OpKind::kForward ? in.gathers_per_forward : in.gathers_per_backward;
-            double end = start;
-            const double from = in.overlap_param_gather ? prev_op_start[static_cast<size_t>(r)] : start;
-            for (int k = 0; k < n; ++k)
-              end = dp_collective(r, from, per_chunk, Phase::kAllGather, op.virtual_stage, in.overlap_param_gather);
-            start = std::max(start, in.overlap_param_gather ? end - dur : end);
-          } else if (!zero3 && op.kind == OpKind::kForward && !chunk_started[static_cast<size_t>(g)]) {
-            // ZeRO-1/2: the chunk's first forward consumes the gathered buckets as they arrive, so
-            // it cannot end before its gather does (Megatron overlap_param_gather); without
-            // overlap it waits for the whole gather.
-            const double gend = first_gather_end[static_cast<size_t>(g)];
-            start = std::max(start, in.overlap_param_gather ? gend - dur : gend);
-          }
-        }
-        me.gather = start - unconstrained;
-        if (op.kind == OpKind::kForward) chunk_started[static_cast<size_t>(g)] = 1;
-        prev_op_start[static_cast<size_t>(r)] = start;
-        const double finish = start + dur;
-        me.start = start;
-        me.finish = finish;
-        free_at = finish;
-        compute[static_cast<size_t>(r)].push_back({start, finish});
-        if (!in.rates.empty())
-          compute_dp_rate[static_cast<size_t>(r)].push_back(op.kind == OpKind::kForward ? rate_of(r).dp_forward
-                                                                                        : rate_of(r).dp_backward);
-        if (in.record_timeline)
-          tl.events.push_back({r, Timeline::kComputeStream, phase, op.micro_batch, op.virtual_stage, start, dur, {}});
-        if (op.kind == OpKind::kForward) {
-          f_end[idx] = finish;
-          f_from[idx] = static_cast<int32_t>(p);
-          f_arrive[idx] = g == G - 1 ? finish : send(r, g + 1, finish, op.micro_batch, op.virtual_stage);
-          fig.peak_inflight = std::max(fig.peak_inflight, ++inflight[static_cast<size_t>(r)]);
-          // A B moves a micro-batch from in flight to pending, a W frees it: the sum peaks at a F.
-          fig.peak_held = std::max(fig.peak_held, inflight[static_cast<size_t>(r)] + pending_w[static_cast<size_t>(r)]);
-        } else if (op.kind == OpKind::kBackward) {
-          // b_arrive[idx] holds the gradient's arrival at stage g-1; stage 0 marks B done.
-          b_from[idx] = static_cast<int32_t>(p);
-          b_arrive[idx] = g == 0 ? finish : send(r, g - 1, finish, op.micro_batch, op.virtual_stage);
-          --inflight[static_cast<size_t>(r)];
-          if (split) {
-            fig.peak_pending_weight_grads =
-                std::max(fig.peak_pending_weight_grads, ++pending_w[static_cast<size_t>(r)]);
-          } else {
-            last_grad_end[static_cast<size_t>(g)] = finish;
-            last_grad_start[static_cast<size_t>(g)] = start;
-            reduce_micro_batch(r, start, finish, op.virtual_stage);
-          }
-        } else {
-          --pending_w[static_cast<size_t>(r)];
-          last_grad_end[static_cast<size_t>(g)] = finish;
-          last_grad_start[static_cast<size_t>(g)] = start;
-          reduce_micro_batch(r, start, finish, op.virtual_stage);
-        }
-        fig.pipeline_end_s = finish;
-        ++p;
-        --remaining;
-        progress = true;
-      }
-    }
-    if (!progress)
-      throw std::logic_error(
-          fmt::format("pipeline schedule {} deadlocks (pp {}, vp {}, m {})", ScheduleName(s.kind), s.pp, s.vp, s.m));
   }
 
-  // Data-parallel gradient reduction on the comm stream, then the optimizer on compute.
-  std::vector<int> chunk_order;
-  for (int r = 0; r < pp; ++r) {
-    StageFigures& fig = res.stages[static_cast<size_t>(r)];
-    res.pipeline_time_s = std::max(res.pipeline_time_s, fig.pipeline_end_s);
-    double grads_done = fig.pipeline_end_s;
-    if (per_micro_batch) {
-      grads_done = std::max(grads_done, dp_free[static_cast<size_t>(r)]);
-    } else if (!in.grad_reduce_s.empty() && in.grad_reduce_s[static_cast<size_t>(r)] > 0) {
-      const double per_chunk = in.grad_reduce_s[static_cast<size_t>(r)] / vp;
-      // Chunks in the order their gradients become final.
-      chunk_order.resize(static_cast<size_t>(vp));
-      for (int c = 0; c < vp; ++c) chunk_order[static_cast<size_t>(c)] = c;
-      auto done = [&](int c) { return last_grad_end[static_cast<size_t>(c * pp + r)]; };
-      std::stable_sort(chunk_order.begin(), chunk_order.end(), [&](int a, int b) { return done(a) < done(b); });
-      // The reductions fill their port from their ready time, after the DP queue (its gathers),
-      // around the pipeline transfers when they share the port (the transfers go first).
-      const size_t ri = static_cast<size_t>(r);
-      static const std::vector<Interval> kNone;
-      const std::vector<Interval>& blocked = in.dp_stream && in.dp_shares_pp_port ? comm[ri] : kNone;
-      double cursor = dp_free[ri];
-      std::vector<Interval> pieces;
-      for (int c : chunk_order) {
-        const double ready =
-            in.reduce_during_last_backward ? last_grad_start[static_cast<size_t>(c * pp + r)] : done(c);
-        const double after = std::max(cursor, in.overlap_grad_reduce ? ready : fig.pipeline_end_s);
-        pieces.clear();
-        cursor = FillPort(after, per_chunk, blocked, compute[ri], compute_dp_rate[ri], pieces);
-        for (const Interval& piece : pieces) {
-          (in.dp_stream ? dp_comm : comm)[ri].push_back(piece);
-          if (in.dp_stream) dp_comm_union[ri].push_back(piece);
-          if (in.record_timeline)
-            tl.events.push_back(
-                {r, dp_stream_id, Phase::kAllReduce, -1, c, piece.start_s, piece.end_s - piece.start_s, {}});
+  // ZeRO-1/2: each rank gathers its chunks' updated parameters from the start of the step, in
+  // the order the chunks first run (chunk 0 first).
+  void StartParameterGathers() {
+    if (!gathers_ || zero3_) return;
+    for (int r = 0; r < pp_; ++r) {
+      const double per_chunk = in_.param_gather_s[R(r)] / vp_;
+      if (per_chunk <= 0) continue;
+      for (int c = 0; c < vp_; ++c)
+        first_gather_end_[static_cast<size_t>(c * pp_ + r)] =
+            DpCollective(r, 0, per_chunk, Phase::kAllGather, c, in_.overlap_param_gather);
+    }
+  }
+
+  // ZeRO-2/3: the reduce-scatter of one micro-batch's gradients of a chunk, issued as its
+  // gradient pass starts (per-block buckets) or, without overlap, after it, the rank waiting.
+  void ReduceMicroBatch(int r, double start, double finish, int32_t chunk) {
+    if (!per_micro_batch_) return;
+    const double work = in_.grad_reduce_s[R(r)] / vp_;
+    if (work <= 0) return;
+    const double end = DpCollective(r, in_.overlap_grad_reduce ? start : finish, work, Phase::kAllReduce, chunk,
+                                    in_.overlap_grad_reduce);
+    if (!in_.overlap_grad_reduce) compute_free_[R(r)] = std::max(compute_free_[R(r)], end);
+  }
+
+  // Every rank runs its ops in order as far as their inputs have arrived, round after round.
+  void RunOps() {
+    size_t remaining = s_.ops.size();
+    while (remaining > 0) {
+      bool progress = false;
+      for (int r = 0; r < pp_; ++r) {
+        const size_t end = s_.rank_begin[R(r) + 1];
+        size_t& p = pos_[R(r)];
+        while (p < end && RunOp(r, p)) {
+          ++p;
+          --remaining;
+          progress = true;
         }
-        grads_done = std::max(grads_done, cursor);
       }
-      dp_free[ri] = cursor;
+      if (!progress)
+        throw std::logic_error(fmt::format("pipeline schedule {} deadlocks (pp {}, vp {}, m {})", ScheduleName(s_.kind),
+                                           s_.pp, s_.vp, s_.m));
+    }
+  }
+
+  // What op p needs before it starts: the time its input is ready (kNotYet: not yet), the op
+  // whose output it waits for, its duration and its phase.
+  struct OpInput {
+    double ready = 0, dur = 0;
+    int32_t from = -1;
+    Phase phase = Phase::kForward;
+  };
+  OpInput InputOf(const PipelineOp& op, int g, size_t idx, const ChunkTimes& ct) const {
+    OpInput x;
+    if (op.kind == OpKind::kForward) {
+      x.ready = g == 0 ? 0 : f_arrive_[idx - m_];
+      if (g > 0) x.from = f_from_[idx - m_];
+      x.dur = ct.forward_s;
+    } else if (op.kind == OpKind::kBackward) {
+      x.ready = g == G_ - 1 ? f_end_[idx] : b_arrive_[idx + m_];
+      x.from = g == G_ - 1 ? f_from_[idx] : b_from_[idx + m_];
+      x.dur = split_ ? ct.backward_s - ct.weight_s : ct.backward_s;
+      x.phase = Phase::kBackward;
+    } else {
+      x.ready = b_arrive_[idx] == kNotYet ? kNotYet : 0;  // W follows its B on this rank (in order)
+      x.dur = ct.weight_s;
+      x.phase = Phase::kWeightGrad;
+    }
+    return x;
+  }
+
+  // The start of an op that could start at `start`, after the ZeRO parameter gathers it needs.
+  double AfterGathers(int r, const PipelineOp& op, int g, double start, double dur) {
+    if (!gathers_ || op.kind == OpKind::kWeightGrad) return start;
+    const double per_chunk = in_.param_gather_s[R(r)] / vp_;
+    if (zero3_ && per_chunk > 0) {
+      // ZeRO-3: this op's gathers, prefetched from the start of the rank's previous op; the
+      // op consumes them block by block as they arrive, so it cannot end before they do
+      // (FSDP forward prefetch). Without overlap they are issued when the op could start
+      // and the op waits for them.
+      const int n = op.kind == OpKind::kForward ? in_.gathers_per_forward : in_.gathers_per_backward;
+      double end = start;
+      const double from = in_.overlap_param_gather ? prev_op_start_[R(r)] : start;
+      for (int k = 0; k < n; ++k)
+        end = DpCollective(r, from, per_chunk, Phase::kAllGather, op.virtual_stage, in_.overlap_param_gather);
+      return std::max(start, in_.overlap_param_gather ? end - dur : end);
+    }
+    if (!zero3_ && op.kind == OpKind::kForward && !chunk_started_[static_cast<size_t>(g)]) {
+      // ZeRO-1/2: the chunk's first forward consumes the gathered buckets as they arrive, so
+      // it cannot end before its gather does (Megatron overlap_param_gather); without
+      // overlap it waits for the whole gather.
+      const double gend = first_gather_end_[static_cast<size_t>(g)];
+      return std::max(start, in_.overlap_param_gather ? gend - dur : gend);
+    }
+    return start;
+  }
+
+  // Runs op p of rank r if its input has arrived; false when it must wait.
+  bool RunOp(int r, size_t p) {
+    const PipelineOp op = s_.ops[p];
+    const int g = op.virtual_stage * pp_ + r;
+    const size_t idx = static_cast<size_t>(g) * m_ + static_cast<size_t>(op.micro_batch);
+    const ChunkTimes& ct = in_.chunks[R(r) * static_cast<size_t>(vp_) + static_cast<size_t>(op.virtual_stage)];
+    const OpInput x = InputOf(op, g, idx, ct);
+    if (x.ready == kNotYet) return false;
+    double& free_at = compute_free_[R(r)];
+    const double unconstrained = std::max(free_at, x.ready);
+    OpRecord& me = rec_[p];
+    if (x.ready > free_at && x.from >= 0) {
+      me.pred = x.from;
+      me.data = true;
+    } else if (p > s_.rank_begin[R(r)]) {
+      me.pred = static_cast<int32_t>(p - 1);
+    }
+    const double start = AfterGathers(r, op, g, unconstrained, x.dur);
+    me.gather = start - unconstrained;
+    if (op.kind == OpKind::kForward) chunk_started_[static_cast<size_t>(g)] = 1;
+    prev_op_start_[R(r)] = start;
+    const double finish = start + x.dur;
+    me.start = start;
+    me.finish = finish;
+    free_at = finish;
+    compute_[R(r)].push_back({start, finish});
+    if (!in_.rates.empty())
+      compute_dp_rate_[R(r)].push_back(op.kind == OpKind::kForward ? RateOf(r).dp_forward : RateOf(r).dp_backward);
+    if (in_.record_timeline)
+      res_.timeline.events.push_back(
+          {r, Timeline::kComputeStream, x.phase, op.micro_batch, op.virtual_stage, start, x.dur, {}});
+    Finished(r, p, op, g, idx, start, finish);
+    return true;
+  }
+
+  // Op p ended: its output is sent on, the in-flight counts move, its gradients are reduced.
+  void Finished(int r, size_t p, const PipelineOp& op, int g, size_t idx, double start, double finish) {
+    StageFigures& fig = res_.stages[R(r)];
+    if (op.kind == OpKind::kForward) {
+      f_end_[idx] = finish;
+      f_from_[idx] = static_cast<int32_t>(p);
+      f_arrive_[idx] = g == G_ - 1 ? finish : Send(r, g + 1, finish, op.micro_batch, op.virtual_stage);
+      fig.peak_inflight = std::max(fig.peak_inflight, ++inflight_[R(r)]);
+      // A B moves a micro-batch from in flight to pending, a W frees it: the sum peaks at a F.
+      fig.peak_held = std::max(fig.peak_held, inflight_[R(r)] + pending_w_[R(r)]);
+    } else if (op.kind == OpKind::kBackward) {
+      // b_arrive[idx] holds the gradient's arrival at stage g-1; stage 0 marks B done.
+      b_from_[idx] = static_cast<int32_t>(p);
+      b_arrive_[idx] = g == 0 ? finish : Send(r, g - 1, finish, op.micro_batch, op.virtual_stage);
+      --inflight_[R(r)];
+      if (split_) {
+        fig.peak_pending_weight_grads = std::max(fig.peak_pending_weight_grads, ++pending_w_[R(r)]);
+      } else {
+        last_grad_end_[static_cast<size_t>(g)] = finish;
+        last_grad_start_[static_cast<size_t>(g)] = start;
+        ReduceMicroBatch(r, start, finish, op.virtual_stage);
+      }
+    } else {
+      --pending_w_[R(r)];
+      last_grad_end_[static_cast<size_t>(g)] = finish;
+      last_grad_start_[static_cast<size_t>(g)] = start;
+      ReduceMicroBatch(r, start, finish, op.virtual_stage);
+    }
+    fig.pipeline_end_s = finish;
+  }
+
+  // Once per step (ZeRO-0/1): rank r's gradient reduction, chunk by chunk in the order their
+  // gradients become final, filling the port from their ready time after the DP queue (its
+  // gathers), around the pipeline transfers when they share the port (the transfers go first).
+  // Returns when the gradients are reduced.
+  double ReduceGradients(int r, double grads_done) {
+    const StageFigures& fig = res_.stages[R(r)];
+    const double per_chunk = in_.grad_reduce_s[R(r)] / vp_;
+    std::vector<int> chunk_order(static_cast<size_t>(vp_));
+    for (int c = 0; c < vp_; ++c) chunk_order[static_cast<size_t>(c)] = c;
+    auto done = [&](int c) { return last_grad_end_[static_cast<size_t>(c * pp_ + r)]; };
+    std::stable_sort(chunk_order.begin(), chunk_order.end(), [&](int a, int b) { return done(a) < done(b); });
+    const size_t ri = R(r);
+    static const std::vector<Interval> kNone;
+    const std::vector<Interval>& blocked = in_.dp_stream && in_.dp_shares_pp_port ? comm_[ri] : kNone;
+    std::vector<double>& dp_free = DpFree();
+    double cursor = dp_free[ri];
+    std::vector<Interval> pieces;
+    for (int c : chunk_order) {
+      const double ready =
+          in_.reduce_during_last_backward ? last_grad_start_[static_cast<size_t>(c * pp_ + r)] : done(c);
+      const double after = std::max(cursor, in_.overlap_grad_reduce ? ready : fig.pipeline_end_s);
+      pieces.clear();
+      cursor = FillPort(after, per_chunk, blocked, compute_[ri], compute_dp_rate_[ri], pieces);
+      for (const Interval& piece : pieces) {
+        (in_.dp_stream ? dp_comm_ : comm_)[ri].push_back(piece);
+        if (in_.dp_stream) dp_comm_union_[ri].push_back(piece);
+        if (in_.record_timeline)
+          res_.timeline.events.push_back(
+              {r, dp_stream_id_, Phase::kAllReduce, -1, c, piece.start_s, piece.end_s - piece.start_s, {}});
+      }
+      grads_done = std::max(grads_done, cursor);
+    }
+    dp_free[ri] = cursor;
+    return grads_done;
+  }
+
+  // Rank r's step after its pipeline: the data-parallel gradient reduction on the comm (or dp)
+  // stream, then the optimizer on compute.
+  void FinishRank(int r) {
+    StageFigures& fig = res_.stages[R(r)];
+    res_.pipeline_time_s = std::max(res_.pipeline_time_s, fig.pipeline_end_s);
+    double grads_done = fig.pipeline_end_s;
+    if (per_micro_batch_) {
+      grads_done = std::max(grads_done, DpFree()[R(r)]);
+    } else if (!in_.grad_reduce_s.empty() && in_.grad_reduce_s[R(r)] > 0) {
+      grads_done = ReduceGradients(r, grads_done);
     }
     fig.reduce_tail_s = std::max(0.0, grads_done - fig.pipeline_end_s);
-    double last = std::max({grads_done, comm_free[static_cast<size_t>(r)], dp_free[static_cast<size_t>(r)]});
-    if (!in.optimizer_s.empty() && in.optimizer_s[static_cast<size_t>(r)] > 0) {
-      const double start = std::max(compute_free[static_cast<size_t>(r)], grads_done);
-      const double d = in.optimizer_s[static_cast<size_t>(r)];
-      compute[static_cast<size_t>(r)].push_back({start, start + d});
-      if (in.record_timeline)
-        tl.events.push_back({r, Timeline::kComputeStream, Phase::kOptimizer, -1, -1, start, d, {}});
+    double last = std::max({grads_done, comm_free_[R(r)], DpFree()[R(r)]});
+    if (!in_.optimizer_s.empty() && in_.optimizer_s[R(r)] > 0) {
+      const double start = std::max(compute_free_[R(r)], grads_done);
+      const double d = in_.optimizer_s[R(r)];
+      compute_[R(r)].push_back({start, start + d});
+      if (in_.record_timeline)
+        res_.timeline.events.push_back({r, Timeline::kComputeStream, Phase::kOptimizer, -1, -1, start, d, {}});
       last = std::max(last, start + d);
     }
     fig.last_event_end_s = last;
-    res.step_time_s = std::max(res.step_time_s, last);
+    res_.step_time_s = std::max(res_.step_time_s, last);
   }
-  if (!in.breakdown) {
-    for (StageFigures& fig : res.stages) fig.peak_inflight_microbatches = static_cast<double>(fig.peak_inflight) / vp;
-    return res;
-  }
+
   // The critical path, back from the last op of the rank whose step ends last.
-  {
-    CriticalPath& cp = res.critical_path;
-    for (int r = 1; r < pp; ++r)
-      if (res.stages[static_cast<size_t>(r)].last_event_end_s >
-          res.stages[static_cast<size_t>(cp.end_rank)].last_event_end_s)
-        cp.end_rank = r;
-    const StageFigures& end = res.stages[static_cast<size_t>(cp.end_rank)];
-    const size_t first = s.rank_begin[static_cast<size_t>(cp.end_rank)],
-                 stop = s.rank_begin[static_cast<size_t>(cp.end_rank) + 1];
+  void TraceCriticalPath() {
+    CriticalPath& cp = res_.critical_path;
+    for (int r = 1; r < pp_; ++r)
+      if (res_.stages[R(r)].last_event_end_s > res_.stages[R(cp.end_rank)].last_event_end_s) cp.end_rank = r;
+    const StageFigures& end = res_.stages[R(cp.end_rank)];
+    const size_t first = s_.rank_begin[R(cp.end_rank)], stop = s_.rank_begin[R(cp.end_rank) + 1];
     for (int64_t cur = stop > first ? static_cast<int64_t>(stop - 1) : -1; cur >= 0;) {
-      const OpRecord& o = rec[static_cast<size_t>(cur)];
+      const OpRecord& o = rec_[static_cast<size_t>(cur)];
       cp.compute_s += o.finish - o.start;
       cp.gather_wait_s += o.gather;
       const double waited =
-          o.pred >= 0 ? o.start - o.gather - rec[static_cast<size_t>(o.pred)].finish : o.start - o.gather;
+          o.pred >= 0 ? o.start - o.gather - rec_[static_cast<size_t>(o.pred)].finish : o.start - o.gather;
       (o.data ? cp.transfer_s : cp.send_block_s) += std::max(0.0, waited);
       cur = o.pred;
     }
-    if (!in.p2p_blocks_compute) {
+    if (!in_.p2p_blocks_compute) {
       // Without blocking sends a rank-bound op starts right after its predecessor; what is left
       // is the start of the first op (0).
       cp.send_block_s = 0;
     }
     cp.reduce_tail_s = end.reduce_tail_s;
-    cp.optimizer_s = in.optimizer_s.empty() ? 0 : in.optimizer_s[static_cast<size_t>(cp.end_rank)];
+    cp.optimizer_s = in_.optimizer_s.empty() ? 0 : in_.optimizer_s[R(cp.end_rank)];
     cp.other_s = std::max(0.0, end.last_event_end_s - end.pipeline_end_s - cp.reduce_tail_s - cp.optimizer_s);
   }
-  for (int r = 0; r < pp; ++r) {
-    StageFigures& fig = res.stages[static_cast<size_t>(r)];
-    // Each stream's intervals are in start order: merge them instead of sorting.
-    std::vector<Interval> other(comm[static_cast<size_t>(r)].size() + dp_comm[static_cast<size_t>(r)].size());
-    std::merge(comm[static_cast<size_t>(r)].begin(), comm[static_cast<size_t>(r)].end(),
-               dp_comm[static_cast<size_t>(r)].begin(), dp_comm[static_cast<size_t>(r)].end(), other.begin(),
-               [](const Interval& a, const Interval& b) { return a.start_s < b.start_s; });
-    fig.time = BreakdownIntervals(compute[static_cast<size_t>(r)], other, 0, res.step_time_s);
-    if (in.dp_stream)
-      fig.dp_non_compute_s =
-          BreakdownIntervals(compute[static_cast<size_t>(r)], dp_comm_union[static_cast<size_t>(r)], 0, res.step_time_s)
-              .non_compute_s;
-    fig.peak_inflight_microbatches = static_cast<double>(fig.peak_inflight) / vp;
+
+  // Each rank's compute, non-compute and idle time over the step.
+  void Breakdowns() {
+    for (int r = 0; r < pp_; ++r) {
+      StageFigures& fig = res_.stages[R(r)];
+      // Each stream's intervals are in start order: merge them instead of sorting.
+      std::vector<Interval> other(comm_[R(r)].size() + dp_comm_[R(r)].size());
+      std::merge(comm_[R(r)].begin(), comm_[R(r)].end(), dp_comm_[R(r)].begin(), dp_comm_[R(r)].end(), other.begin(),
+                 [](const Interval& a, const Interval& b) { return a.start_s < b.start_s; });
+      fig.time = BreakdownIntervals(compute_[R(r)], other, 0, res_.step_time_s);
+      if (in_.dp_stream)
+        fig.dp_non_compute_s =
+            BreakdownIntervals(compute_[R(r)], dp_comm_union_[R(r)], 0, res_.step_time_s).non_compute_s;
+      fig.peak_inflight_microbatches = static_cast<double>(fig.peak_inflight) / vp_;
+    }
   }
-  return res;
+
+  const Schedule& s_;
+  const PipelineInput& in_;
+  const int pp_, vp_;
+  const size_t m_;
+  const int G_;                 // global stages, pp * vp
+  const bool split_;            // B and W apart (zero-bubble schedules)
+  const bool gathers_, zero3_;  // ZeRO parameter gathers; per pass (ZeRO-3) rather than once
+  const bool per_micro_batch_;  // ZeRO-2/3: gradients reduced every micro-batch
+  const int dp_stream_id_;
+  // Flat per (global stage, micro-batch) state: when the forward output / input gradient of
+  // stage g is available at the neighbour, and when B ended (for W and the last stage's B); the
+  // op (position in s.ops) whose output each arrival carries.
+  std::vector<double> f_end_, f_arrive_, b_arrive_;
+  std::vector<int32_t> f_from_, b_from_;
+  std::vector<OpRecord> rec_;  // per op, for the critical path
+  std::vector<size_t> pos_;    // per rank, its next op
+  std::vector<double> compute_free_, comm_free_, own_dp_free_;
+  std::vector<double> prev_op_start_;  // per rank: ZeRO-3 prefetch point
+  std::vector<int> inflight_, pending_w_;
+  // Per global stage: start and end of the last op that finalizes its weight gradients; ZeRO-1/2:
+  // the chunk's gather end.
+  std::vector<double> last_grad_start_, last_grad_end_, first_gather_end_;
+  std::vector<uint8_t> chunk_started_;
+  std::vector<std::vector<double>> compute_dp_rate_;  // per rank, the DP rate in each compute interval
+  std::vector<std::vector<Interval>> compute_, comm_, dp_comm_;
+  std::vector<std::vector<Interval>> dp_comm_union_;  // dp intervals, also on "comm"
+  SimulationResult res_;
+};
+
+}  // namespace
+
+SimulationResult SimulatePipeline(const Schedule& s, const PipelineInput& in) {
+  CheckInput(s, in);
+  return PipelineSimulation(s, in).Run();
 }
 
 }  // namespace paratune

@@ -44,9 +44,8 @@ std::string PartialLine(const TraceAnalysis& a) {
   return line;
 }
 
-}  // namespace
-
-std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o) {
+// The header: partial files, ranks, events and bytes read, the iterations analysed.
+std::string Header(const TraceAnalysis& a, const AnalyzeReportOptions& o) {
   std::string out;
   if (!a.partial.empty()) out += PartialLine(a) + "\n";
   out += fmt::format("{} rank{}, {} events, {:.1f} MB of trace JSON read", a.ranks.size(),
@@ -64,7 +63,12 @@ std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o
         a.options.include_last_step ? "" : "; the last step is dropped as HTA does (--include-last-step keeps it)");
   }
 
-  // Per-rank overview.
+  return out;
+}
+
+// GPU time per rank (HTA definitions), with the exact-ns figures of rounded ranks.
+std::string RankOverview(const TraceAnalysis& a) {
+  std::string out;
   out += "\nGPU time per rank (HTA definitions, % of the span from the first to the last GPU event)\n";
   out += fmt::format("  {:>5} {:>11} {:>9} {:>13} {:>7} {:>10} {:>9} {:>12} {:>9}\n", "rank", "kernel ms", "compute %",
                      "non-compute %", "idle %", "overlap %", "step ms", "data load %", "warnings");
@@ -88,7 +92,12 @@ std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o
                            PctCell(r.comm_overlap_exact_pct));
   }
 
-  // Across ranks.
+  return out;
+}
+
+// The spread of each figure across ranks, and of the steps with the widest spread.
+std::string AcrossRanks(const TraceAnalysis& a) {
+  std::string out;
   if (!a.cross_rank.empty()) {
     out += "\nAcross ranks\n";
     out += fmt::format("  {:<18} {:>10} {:>10} {:>10}   {}\n", "", "min", "median", "max", "ranks at min / max");
@@ -127,7 +136,12 @@ std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o
     }
   }
 
-  // Stragglers.
+  return out;
+}
+
+// Stragglers: the late ranks, the steps where one made the others wait, per-rank figures.
+std::string Stragglers(const TraceAnalysis& a) {
+  std::string out;
   if (a.ranks.size() >= 2) {
     out += fmt::format("\nStragglers ({} collectives matched across ranks): ", a.stragglers.collectives_matched);
     if (a.stragglers.stragglers.empty()) {
@@ -158,10 +172,12 @@ std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o
                          Ms(s.waited_s));
   }
 
-  // Details of one rank.
-  const RankAnalysis* r = &a.ranks.front();
-  for (const RankAnalysis& x : a.ranks)
-    if (x.rank == o.detail_rank) r = &x;
+  return out;
+}
+
+// One rank's GPU time by kernel type and category, its top kernels and its collectives.
+std::string RankKernels(const RankAnalysis* r, const TraceAnalysis& a) {
+  std::string out;
   out += fmt::format("\nRank {} in detail ({}{}){}\n", r->rank, r->path,
                      r->device_name.empty() ? "" : ", " + r->device_name,
                      a.ranks.size() > 1 ? " (--rank N for another)" : "");
@@ -193,6 +209,12 @@ std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o
                          Ms(c.total_s), Ms(c.exposed_s), c.sized_count ? fmt::format("{:.3g}", c.bytes) : "-",
                          Bandwidth(c.algbw_bytes_per_s), Bandwidth(c.busbw_bytes_per_s));
   }
+  return out;
+}
+
+// One rank's idle time per stream, launches, iterations and input warnings.
+std::string RankTimes(const RankAnalysis* r) {
+  std::string out;
   out += "  Idle time per stream (HTA: host_wait = waiting for the CPU to launch, kernel_wait = gaps < 30 us)\n";
   out += fmt::format("    {:>8} {:>14} {:>14} {:>14}\n", "stream", "host_wait ms", "kernel_wait ms", "other ms");
   for (size_t i = 0; i < r->idle.size();) {
@@ -231,27 +253,42 @@ std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o
         w.truncated, w.bad_number, w.missing_field, w.negative_duration, w.invalid_utf8, w.malformed_event);
   }
 
-  if (o.prediction) {
-    const PredictionComparison& p = *o.prediction;
-    out += fmt::format("\nMeasured against the cost model ({})\n", o.prediction_label);
-    out += fmt::format("  {:<22} {:>12} {:>12}\n", "", "measured", "predicted");
-    out += fmt::format("  {:<22} {:>12} {:>12}   error {:+.1f} %{}\n", "step time ms", Ms(p.measured_step_time_s),
-                       Ms(p.predicted_step_time_s), 100 * p.step_time_error,
-                       p.measured_from_steps ? "" : " (no ProfilerStep: the GPU window is taken as one step)");
-    out += fmt::format("  {:<22} {:>12.1f} {:>12.1f}{}\n", "MFU %", 100 * p.measured_mfu, 100 * p.predicted_mfu,
-                       !p.mfu_impossible    ? ""
-                       : p.measured_mfu > 1 ? "   IMPOSSIBLE (above 100%)"
-                                            : "   IMPOSSIBLE (above the compute share)");
-    out +=
-        fmt::format("  {:<22} {:>12.2f} {:>12.2f}\n", "compute %", p.measured.compute_pct(), p.predicted.compute_pct());
-    out += fmt::format("  {:<22} {:>12.2f} {:>12.2f}\n", "non-compute %", p.measured.non_compute_pct(),
-                       p.predicted.non_compute_pct());
-    out += fmt::format("  {:<22} {:>12.2f} {:>12.2f}\n", "idle %", p.measured.idle_pct(), p.predicted.idle_pct());
-    out +=
-        "  (both breakdowns from timeline/breakdown.cc: measured over the trace's kernels, predicted over the "
-        "simulated step)\n";
-    if (!p.mfu_warning.empty()) out += "  warning: " + p.mfu_warning + "\n";
-  }
+  return out;
+}
+
+// The measurement beside the cost model's prediction.
+std::string Prediction(const AnalyzeReportOptions& o) {
+  std::string out;
+  const PredictionComparison& p = *o.prediction;
+  out += fmt::format("\nMeasured against the cost model ({})\n", o.prediction_label);
+  out += fmt::format("  {:<22} {:>12} {:>12}\n", "", "measured", "predicted");
+  out += fmt::format("  {:<22} {:>12} {:>12}   error {:+.1f} %{}\n", "step time ms", Ms(p.measured_step_time_s),
+                     Ms(p.predicted_step_time_s), 100 * p.step_time_error,
+                     p.measured_from_steps ? "" : " (no ProfilerStep: the GPU window is taken as one step)");
+  out += fmt::format("  {:<22} {:>12.1f} {:>12.1f}{}\n", "MFU %", 100 * p.measured_mfu, 100 * p.predicted_mfu,
+                     !p.mfu_impossible    ? ""
+                     : p.measured_mfu > 1 ? "   IMPOSSIBLE (above 100%)"
+                                          : "   IMPOSSIBLE (above the compute share)");
+  out +=
+      fmt::format("  {:<22} {:>12.2f} {:>12.2f}\n", "compute %", p.measured.compute_pct(), p.predicted.compute_pct());
+  out += fmt::format("  {:<22} {:>12.2f} {:>12.2f}\n", "non-compute %", p.measured.non_compute_pct(),
+                     p.predicted.non_compute_pct());
+  out += fmt::format("  {:<22} {:>12.2f} {:>12.2f}\n", "idle %", p.measured.idle_pct(), p.predicted.idle_pct());
+  out +=
+      "  (both breakdowns from timeline/breakdown.cc: measured over the trace's kernels, predicted over the "
+      "simulated step)\n";
+  if (!p.mfu_warning.empty()) out += "  warning: " + p.mfu_warning + "\n";
+  return out;
+}
+
+}  // namespace
+
+std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o) {
+  const RankAnalysis* r = &a.ranks.front();  // the rank shown in detail
+  for (const RankAnalysis& x : a.ranks)
+    if (x.rank == o.detail_rank) r = &x;
+  std::string out = Header(a, o) + RankOverview(a) + AcrossRanks(a) + Stragglers(a) + RankKernels(r, a) + RankTimes(r);
+  if (o.prediction) out += Prediction(o);
   return out;
 }
 

@@ -847,11 +847,8 @@ class KinetoReader {
     if (err) ++trace_.warnings.malformed_event;
   }
 
-  // Reads one event object; appends it to trace_.events when it is a complete event with a
-  // duration and a category (HTA's rule: rows without dur or cat, and cat "Trace", are dropped).
-  // A numeric field that is not a number, does not fit 64 bits or lies outside its range makes the
-  // event a bad_number (skipped); the first such value is kept, located, in first_bad_value.
-  simdjson::error_code ParseEvent(od::object& obj) {
+  // One event's fields as ParseEvent reads them.
+  struct EventFields {
     TraceEvent ev;
     bool has_ts = false, has_dur = false, has_cat = false, has_name = false, is_trace = false, bad = false;
     bool frac = false;
@@ -861,220 +858,256 @@ class KinetoReader {
     int64_t device = -1;
     const char* bad_field = nullptr;  // the first unusable numeric field, and what is wrong with it
     std::string bad_what;
-    auto mark_bad = [&](const char* field, std::string_view raw, const char* why) {
-      bad = true;
-      if (bad_field == nullptr && trace_.warnings.first_bad_value.empty()) {
-        bad_field = field;
-        bad_what = Token(raw) + " " + why;
-      }
-    };
-    // µs -> ns for ts and dur.
-    auto micros = [&](od::value v, const char* field, int64_t* out, bool* fr) {
-      const std::string_view raw = v.raw_json_token();
-      const NumberStatus st = ParseMicrosToNanos(raw, out, fr);
-      if (st == NumberStatus::kOk) return true;
-      mark_bad(field, raw, st == NumberStatus::kOverflow ? "us does not fit 64-bit ns" : "is not a number");
-      return false;
-    };
-    // An integer argument in [lo, hi]; `absent` is the value that means "none", accepted too.
-    auto integer = [&](od::value v, const char* field, int64_t lo, int64_t hi, int64_t absent, int64_t* out) {
-      std::string_view raw;
-      int64_t x = 0;
-      const NumberStatus st = IntegerValue(v, &x, &raw);
-      if (st == NumberStatus::kOk && ((x >= lo && x <= hi) || x == absent)) {
-        *out = x;
-        return true;
-      }
-      mark_bad(field, raw,
-               st == NumberStatus::kOverflow    ? "does not fit 64 bits"
-               : st == NumberStatus::kNotNumber ? "is not an integer"
-               : x < lo                         ? "is negative or too small"
-                                                : "is too large");
-      return false;
-    };
+  };
+
+  // Marks the event bad; the first bad field of the file is kept for the message.
+  void MarkBad(EventFields& x, const char* field, std::string_view raw, const char* why) {
+    x.bad = true;
+    if (x.bad_field == nullptr && trace_.warnings.first_bad_value.empty()) {
+      x.bad_field = field;
+      x.bad_what = Token(raw) + " " + why;
+    }
+  }
+
+  // µs -> ns for ts and dur.
+  bool Micros(EventFields& x, od::value v, const char* field, int64_t* out, bool* fr) {
+    const std::string_view raw = v.raw_json_token();
+    const NumberStatus st = ParseMicrosToNanos(raw, out, fr);
+    if (st == NumberStatus::kOk) return true;
+    MarkBad(x, field, raw, st == NumberStatus::kOverflow ? "us does not fit 64-bit ns" : "is not a number");
+    return false;
+  }
+
+  // An integer argument in [lo, hi]; `absent` is the value that means "none", accepted too.
+  bool Integer(EventFields& x, od::value v, const char* field, int64_t lo, int64_t hi, int64_t absent, int64_t* out) {
+    std::string_view raw;
+    int64_t n = 0;
+    const NumberStatus st = IntegerValue(v, &n, &raw);
+    if (st == NumberStatus::kOk && ((n >= lo && n <= hi) || n == absent)) {
+      *out = n;
+      return true;
+    }
+    MarkBad(x, field, raw,
+            st == NumberStatus::kOverflow    ? "does not fit 64 bits"
+            : st == NumberStatus::kNotNumber ? "is not an integer"
+            : n < lo                         ? "is negative or too small"
+                                             : "is too large");
+    return false;
+  }
+
+  // "cat": categories are short ASCII words, compared as the raw token, no unescaping.
+  void ReadCategory(EventFields& x, od::value v) {
+    const std::string_view raw = v.raw_json_token();
+    std::string_view cat = raw;
+    while (!cat.empty() && cat.back() != '"') cat.remove_suffix(1);
+    if (cat.size() < 2 || cat.front() != '"') {
+      MarkBad(x, "cat", raw, "is not a string");  // counted if another "cat" makes it an event
+      return;
+    }
+    cat = cat.substr(1, cat.size() - 2);
+    x.has_cat = true;
+    if (cat == "Trace")
+      x.is_trace = true;
+    else
+      x.ev.kind = KindOfCategory(cat, &legacy_);
+  }
+
+  // "name": most names have no escapes, taken straight from the input (the document was
+  // UTF-8-validated by the parser); otherwise unescaped into the parser's string buffer, valid
+  // for this whole document.
+  simdjson::error_code ReadName(EventFields& x, od::value v) {
+    std::string_view raw = v.raw_json_token();
+    while (!raw.empty() && raw.back() != '"') raw.remove_suffix(1);
+    if (raw.size() >= 2 && raw.front() == '"' && std::memchr(raw.data() + 1, '\\', raw.size() - 2) == nullptr) {
+      x.name = raw.substr(1, raw.size() - 2);
+    } else if (auto e = v.get_string().get(x.name)) {
+      if (e == simdjson::UTF8_ERROR) return e;
+      MarkBad(x, "name", raw, "is not a string");
+      return simdjson::SUCCESS;
+    }
+    x.has_name = true;
+    return simdjson::SUCCESS;
+  }
+
+  // One of "args": the stream, correlation and device, and a collective's description.
+  void ReadArg(EventFields& x, od::field& a, char k0) {
     constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+    const od::raw_json_string k = a.key();
+    std::string_view s;
+    switch (k0) {
+      case 's':
+        if (k.unsafe_is_equal("stream")) Integer(x, a.value(), "args.stream", 0, kMax, -1, &x.ev.stream);
+        break;
+      case 'c':
+        if (k.unsafe_is_equal("correlation")) Integer(x, a.value(), "args.correlation", 0, kMax, -1, &x.ev.correlation);
+        break;
+      case 'd':
+        if (first_device_ < 0 && k.unsafe_is_equal("device")) {
+          Integer(x, a.value(), "args.device", 0, (1 << 24) - 1, 0, &x.device);
+        } else if (k.unsafe_is_equal("dtype")) {
+          if (!a.value().get_string().get(s)) x.coll.dtype = std::string(s);
+        }
+        break;
+      case 'C':
+        if (k.unsafe_is_equal("Collective name") && !a.value().get_string().get(s))
+          x.coll.collective = std::string(s), x.has_coll = true;
+        break;
+      case 'I':
+        if (k.unsafe_is_equal("In msg nelems") || k.unsafe_is_equal("In msg size")) {
+          Integer(x, a.value(), "args.In msg nelems", 0, kMax, -1, &x.coll.in_nelems);
+          x.has_coll = true;
+        }
+        break;
+      case 'O':
+        if (k.unsafe_is_equal("Out msg nelems") || k.unsafe_is_equal("Out msg size")) {
+          Integer(x, a.value(), "args.Out msg nelems", 0, kMax, -1, &x.coll.out_nelems);
+          x.has_coll = true;
+        }
+        break;
+      case 'G':
+        if (int64_t g = -1;
+            k.unsafe_is_equal("Group size") && Integer(x, a.value(), "args.Group size", 1, (1 << 24) - 1, -1, &g))
+          x.coll.group_size = static_cast<int32_t>(g);
+        break;
+      case 'P':
+        if (k.unsafe_is_equal("Process Group Name") && !a.value().get_string().get(s))
+          x.coll.process_group = std::string(s);
+        break;
+      default:
+        break;
+    }
+  }
+
+  // "args". CPU operators carry many args (shapes, types); only a stream matters for them (HTA
+  // counts CPU ops with a stream, e.g. Triton launches, as GPU events). Dispatch on the first
+  // character: most of a kernel's dozen args are rejected by one comparison.
+  simdjson::error_code ReadArgs(EventFields& x, od::value v) {
+    const bool cpu_side = x.ev.kind == EventKind::kCpuOp || x.ev.kind == EventKind::kUserAnnotation ||
+                          x.ev.kind == EventKind::kPythonFunction;
+    od::object args;
+    if (v.get_object().get(args)) return simdjson::SUCCESS;
+    for (auto af : args) {
+      od::field a;
+      if (auto e = std::move(af).get(a)) return e;
+      const char k0 = a.key().raw()[0];
+      if (cpu_side && k0 != 's') continue;
+      ReadArg(x, a, k0);
+    }
+    return simdjson::SUCCESS;
+  }
+
+  // One field of the event object. Raw key comparison: Kineto's keys are plain ASCII, no
+  // unescaping needed.
+  simdjson::error_code ReadField(EventFields& x, od::field& f) {
+    const od::raw_json_string key = f.key();
+    switch (key.raw()[0]) {
+      case 't':
+        if (key.unsafe_is_equal("ts")) {
+          bool fr = false;
+          if (Micros(x, f.value(), "ts", &x.ev.ts_ns, &fr)) x.has_ts = true;
+          x.frac = x.frac || fr;
+        }
+        break;
+      case 'd':
+        if (key.unsafe_is_equal("dur")) {
+          bool fr = false;
+          if (Micros(x, f.value(), "dur", &x.ev.dur_ns, &fr)) x.has_dur = true;
+        }
+        break;
+      case 'c':
+        if (key.unsafe_is_equal("cat")) ReadCategory(x, f.value());
+        break;
+      case 'n':
+        if (key.unsafe_is_equal("name")) return ReadName(x, f.value());
+        break;
+      case 'a':
+        if (key.unsafe_is_equal("args")) return ReadArgs(x, f.value());
+        break;
+      default:
+        break;
+    }
+    return simdjson::SUCCESS;
+  }
+
+  // Reads one event object; appends it to trace_.events when it is a complete event with a
+  // duration and a category (HTA's rule: rows without dur or cat, and cat "Trace", are dropped).
+  // A numeric field that is not a number, does not fit 64 bits or lies outside its range makes the
+  // event a bad_number (skipped); the first such value is kept, located, in first_bad_value.
+  simdjson::error_code ParseEvent(od::object& obj) {
+    EventFields x;
     for (auto field : obj) {
       od::field f;
       if (auto e = std::move(field).get(f)) return e;
-      // Raw key comparison: Kineto's keys are plain ASCII, no unescaping needed.
-      const od::raw_json_string key = f.key();
-      switch (key.raw()[0]) {
-        case 't':
-          if (key.unsafe_is_equal("ts")) {
-            bool fr = false;
-            if (micros(f.value(), "ts", &ev.ts_ns, &fr)) has_ts = true;
-            frac = frac || fr;
-          }
-          break;
-        case 'd':
-          if (key.unsafe_is_equal("dur")) {
-            bool fr = false;
-            if (micros(f.value(), "dur", &ev.dur_ns, &fr)) has_dur = true;
-          }
-          break;
-        case 'c':
-          if (key.unsafe_is_equal("cat")) {
-            // Categories are short ASCII words: compare the raw token, no unescaping.
-            const std::string_view raw = f.value().raw_json_token();
-            std::string_view cat = raw;
-            while (!cat.empty() && cat.back() != '"') cat.remove_suffix(1);
-            if (cat.size() < 2 || cat.front() != '"') {
-              mark_bad("cat", raw, "is not a string");  // counted if another "cat" makes it an event
-              break;
-            }
-            cat = cat.substr(1, cat.size() - 2);
-            has_cat = true;
-            if (cat == "Trace")
-              is_trace = true;
-            else
-              ev.kind = KindOfCategory(cat, &legacy_);
-          }
-          break;
-        case 'n':
-          if (key.unsafe_is_equal("name")) {
-            od::value v = f.value();
-            // Most names have no escapes: take them straight from the input (the document was
-            // UTF-8-validated by the parser); otherwise unescape into the parser's string buffer,
-            // valid for this whole document.
-            std::string_view raw = v.raw_json_token();
-            while (!raw.empty() && raw.back() != '"') raw.remove_suffix(1);
-            if (raw.size() >= 2 && raw.front() == '"' && std::memchr(raw.data() + 1, '\\', raw.size() - 2) == nullptr) {
-              name = raw.substr(1, raw.size() - 2);
-            } else if (auto e = v.get_string().get(name)) {
-              if (e == simdjson::UTF8_ERROR) return e;
-              mark_bad("name", raw, "is not a string");
-              break;
-            }
-            has_name = true;
-          }
-          break;
-        case 'a':
-          if (key.unsafe_is_equal("args")) {
-            const bool cpu_side = ev.kind == EventKind::kCpuOp || ev.kind == EventKind::kUserAnnotation ||
-                                  ev.kind == EventKind::kPythonFunction;
-            od::object args;
-            if (f.value().get_object().get(args)) break;
-            for (auto af : args) {
-              od::field a;
-              if (auto e = std::move(af).get(a)) return e;
-              const od::raw_json_string k = a.key();
-              // CPU operators carry many args (shapes, types); only a stream matters for them
-              // (HTA counts CPU ops with a stream, e.g. Triton launches, as GPU events).
-              // Dispatch on the first character: most of a kernel's dozen args are rejected by
-              // one comparison.
-              const char k0 = k.raw()[0];
-              if (cpu_side && k0 != 's') continue;
-              switch (k0) {
-                case 's':
-                  if (k.unsafe_is_equal("stream")) integer(a.value(), "args.stream", 0, kMax, -1, &ev.stream);
-                  break;
-                case 'c':
-                  if (k.unsafe_is_equal("correlation"))
-                    integer(a.value(), "args.correlation", 0, kMax, -1, &ev.correlation);
-                  break;
-                case 'd':
-                  if (first_device_ < 0 && k.unsafe_is_equal("device")) {
-                    integer(a.value(), "args.device", 0, (1 << 24) - 1, 0, &device);
-                  } else if (k.unsafe_is_equal("dtype")) {
-                    std::string_view s;
-                    if (!a.value().get_string().get(s)) coll.dtype = std::string(s);
-                  }
-                  break;
-                case 'C':
-                  if (k.unsafe_is_equal("Collective name")) {
-                    std::string_view s;
-                    if (!a.value().get_string().get(s)) coll.collective = std::string(s), has_coll = true;
-                  }
-                  break;
-                case 'I':
-                  if (k.unsafe_is_equal("In msg nelems") || k.unsafe_is_equal("In msg size")) {
-                    integer(a.value(), "args.In msg nelems", 0, kMax, -1, &coll.in_nelems);
-                    has_coll = true;
-                  }
-                  break;
-                case 'O':
-                  if (k.unsafe_is_equal("Out msg nelems") || k.unsafe_is_equal("Out msg size")) {
-                    integer(a.value(), "args.Out msg nelems", 0, kMax, -1, &coll.out_nelems);
-                    has_coll = true;
-                  }
-                  break;
-                case 'G':
-                  if (k.unsafe_is_equal("Group size")) {
-                    int64_t g = -1;
-                    if (integer(a.value(), "args.Group size", 1, (1 << 24) - 1, -1, &g))
-                      coll.group_size = static_cast<int32_t>(g);
-                  }
-                  break;
-                case 'P':
-                  if (k.unsafe_is_equal("Process Group Name")) {
-                    std::string_view s;
-                    if (!a.value().get_string().get(s)) coll.process_group = std::string(s);
-                  }
-                  break;
-                default:
-                  break;
-              }
-            }
-          }
-          break;
-        default:
-          break;
-      }
+      if (auto e = ReadField(x, f)) return e;
     }
-    if (is_trace || !has_cat) {
+    KeepEvent(x);
+    return simdjson::SUCCESS;
+  }
+
+  // The message of a skipped event: "event 'NAME': WHAT" (FILE:LINE is added with the offset).
+  static std::string EventWhat(const EventFields& x, const std::string& what) {
+    std::string n = x.has_name ? std::string(x.name.substr(0, 60)) : std::string();
+    for (char& c : n)
+      if (static_cast<unsigned char>(c) < 0x20) c = '?';
+    if (x.has_name && x.name.size() > 60) n += "...";
+    return (x.has_name ? "event '" + n + "'" : std::string("an event")) + ": " + what;
+  }
+
+  // True when the event read is not kept; counts it where it goes (skipped, bad, missing).
+  bool Rejected(const EventFields& x) {
+    if (x.is_trace || !x.has_cat) {
       ++trace_.skipped_events;
-      return simdjson::SUCCESS;
+      return true;
     }
-    // The message of a skipped event: "FILE:LINE: event 'NAME': field ..."
-    auto event_what = [&](const std::string& what) {
-      std::string n = has_name ? std::string(name.substr(0, 60)) : std::string();
-      for (char& c : n)
-        if (static_cast<unsigned char>(c) < 0x20) c = '?';
-      if (has_name && name.size() > 60) n += "...";
-      return (has_name ? "event '" + n + "'" : std::string("an event")) + ": " + what;
-    };
-    if (bad && bad_field != nullptr) {
+    if (x.bad && x.bad_field != nullptr) {
       BadValue(&trace_.warnings.bad_number, event_off_,
-               event_what(std::string("field '") + bad_field + "': " + bad_what));
-      return simdjson::SUCCESS;
+               EventWhat(x, std::string("field '") + x.bad_field + "': " + x.bad_what));
+      return true;
     }
     // bad without bad_field: an earlier event already holds the first message.
-    if (!has_dur) {
-      if (bad)
-        BadValue(&trace_.warnings.bad_number, event_off_, event_what("a field is unusable"));
+    if (!x.has_dur) {
+      if (x.bad)
+        BadValue(&trace_.warnings.bad_number, event_off_, EventWhat(x, "a field is unusable"));
       else
         ++trace_.skipped_events;  // instant, flow and counter events have no dur
-      return simdjson::SUCCESS;
+      return true;
     }
-    if (bad) {
-      BadValue(&trace_.warnings.bad_number, event_off_, event_what("a field is unusable"));
-      return simdjson::SUCCESS;
+    if (x.bad) {
+      BadValue(&trace_.warnings.bad_number, event_off_, EventWhat(x, "a field is unusable"));
+      return true;
     }
-    if (!has_ts || !has_name) {
+    if (!x.has_ts || !x.has_name) {
       ++trace_.warnings.missing_field;
-      return simdjson::SUCCESS;
+      return true;
     }
+    const TraceEvent& ev = x.ev;
     if (ev.dur_ns < 0) {
       BadValue(&trace_.warnings.negative_duration, event_off_,
-               event_what("field 'dur' is negative: " + std::to_string(ev.dur_ns / 1000) + " us"));
-      return simdjson::SUCCESS;
+               EventWhat(x, "field 'dur' is negative: " + std::to_string(ev.dur_ns / 1000) + " us"));
+      return true;
     }
     if (ev.ts_ns < -kMaxTraceTimeNs || ev.ts_ns > kMaxTraceTimeNs || ev.dur_ns > kMaxTraceTimeNs - ev.ts_ns) {
       const bool ts_out = ev.ts_ns < -kMaxTraceTimeNs || ev.ts_ns > kMaxTraceTimeNs;
       BadValue(&trace_.warnings.bad_number, event_off_,
-               event_what(std::string(ts_out ? "field 'ts'" : "fields 'ts' + 'dur'") +
-                          " beyond the +-4e18 ns (126 years) supported around the time base"));
-      return simdjson::SUCCESS;
+               EventWhat(x, std::string(ts_out ? "field 'ts'" : "fields 'ts' + 'dur'") +
+                                " beyond the +-4e18 ns (126 years) supported around the time base"));
+      return true;
     }
-    if (frac) trace_.fractional_ts = true;
-    ev.name = names_.Intern(name);
-    if (has_coll && (ev.kind == EventKind::kKernel)) {
+    return false;
+  }
+
+  // Appends the event read to trace_.events, or counts why not.
+  void KeepEvent(EventFields& x) {
+    if (Rejected(x)) return;
+    TraceEvent& ev = x.ev;
+    if (x.frac) trace_.fractional_ts = true;
+    ev.name = names_.Intern(x.name);
+    if (x.has_coll && (ev.kind == EventKind::kKernel)) {
       ev.collective = static_cast<int32_t>(trace_.collectives.size());
-      trace_.collectives.push_back(std::move(coll));
+      trace_.collectives.push_back(std::move(x.coll));
     }
-    if (device >= 0 && first_device_ < 0 && (ev.kind == EventKind::kKernel)) first_device_ = device;
+    if (x.device >= 0 && first_device_ < 0 && (ev.kind == EventKind::kKernel)) first_device_ = x.device;
     trace_.events.push_back(ev);
-    return simdjson::SUCCESS;
   }
 
   void Finish() {

@@ -530,12 +530,8 @@ constexpr PowerLimitedGpu kPowerLimitedGpus[] = {
      "'8xB200 GPUs limited to 750W'"},
 };
 
-void MapRow(const Cells& c, const Cells* donor, PublishedRun& r, const HardwareCatalog& hw) {
-  auto need = [&](const char* col) {
-    if (c.Empty(col)) throw std::string("column '") + col + "' is empty";
-  };
-  if (r.target_tokens_per_s_per_gpu <= 0) throw std::string("no target");
-  // Model: the catalog config the row's hf_model names, or the row's own dimensions.
+// Model: the catalog config the row's hf_model names, or the row's own dimensions.
+void MapModel(const Cells& c, PublishedRun& r) {
   ModelSpec& m = r.model;
   const std::string id = r.hf_model.empty() ? "" : CatalogIdForHfRepository(r.hf_model);
   if (!id.empty()) {
@@ -554,8 +550,10 @@ void MapRow(const Cells& c, const Cells* donor, PublishedRun& r, const HardwareC
   }
   m.name = r.model_name;
   ValidateModel(m, "row " + r.id);
+}
 
-  // Cluster.
+// Cluster: the catalog's GPU (a power-limited entry where the source ran one), the GPUs per node.
+void MapCluster(const Cells& c, PublishedRun& r, const HardwareCatalog& hw) {
   std::string gpu = r.gpu_name;
   for (const PowerLimitedGpu& p : kPowerLimitedGpus)
     if (r.source == p.source && r.gpu_name == p.gpu) {
@@ -572,11 +570,13 @@ void MapRow(const Cells& c, const Cells* donor, PublishedRun& r, const HardwareC
     if (c.Int("gpus_per_node") == 0) throw std::string("column 'gpus_per_node' is 0");
     r.cluster.fabric.gpus_per_node = static_cast<int>(c.Int("gpus_per_node"));
   }
-  need("num_gpus");
+  if (c.Empty("num_gpus")) throw std::string("column 'num_gpus' is empty");
   r.cluster.gpus = r.num_gpus;
+}
 
-  // Training.
-  need("seq_len");
+// Training: sequence, global batch (borrowed from a donor row where the row lacks it), precision.
+BorrowedBatch MapTraining(const Cells& c, const Cells* donor, PublishedRun& r) {
+  if (c.Empty("seq_len")) throw std::string("column 'seq_len' is empty");
   r.training.seq = c.Int("seq_len");
   const BorrowedBatch borrowed = c.Empty("global_batch") ? BorrowBatch(c, donor, r) : BorrowedBatch{};
   r.training.global_batch = borrowed.global_batch ? borrowed.global_batch : c.Int("global_batch");
@@ -591,18 +591,12 @@ void MapRow(const Cells& c, const Cells* donor, PublishedRun& r, const HardwareC
     r.training.precision = Precision::kFp4;
   else
     throw std::string("unknown precision '") + p + "'";
+  return borrowed;
+}
 
-  // Layout.
+// The sharding text (zero_stage_or_fsdp) as a ZeRO stage and its switches.
+void MapSharding(const Cells& c, PublishedRun& r) {
   Layout& l = r.layout;
-  if (r.flags.find("parallel_degrees_missing") != std::string::npos && (c.Empty("tp") || c.Empty("pp")) &&
-      c.Empty("dp"))
-    throw std::string("parallel degrees not given");
-  l.tp = c.Empty("tp") ? 1 : static_cast<int>(c.Int("tp"));
-  l.pp = c.Empty("pp") ? 1 : static_cast<int>(c.Int("pp"));
-  l.vp = borrowed.vp ? static_cast<int>(borrowed.vp) : c.Empty("vp") ? 1 : static_cast<int>(c.Int("vp"));
-  l.cp = c.Empty("cp") ? 1 : static_cast<int>(c.Int("cp"));
-  l.ep = c.Empty("ep") ? 1 : static_cast<int>(c.Int("ep"));
-  l.sp = c.Str("sp") != "no";
   const std::string& z = c.Str("zero_stage_or_fsdp");
   const ShardingRule* rule = MatchSharding(z);
   if (!rule) {
@@ -639,6 +633,49 @@ void MapRow(const Cells& c, const Cells* donor, PublishedRun& r, const HardwareC
       r.assumptions.push_back("sharding group " + std::to_string(n) + " < dp " + std::to_string(dp) +
                               " (hybrid sharding) modelled as sharding over all of dp");
   }
+}
+
+// Where pp*vp does not divide the layers: Megatron-LM's --account-for-embedding-in-pipeline-
+// split and --account-for-loss-in-pipeline-split (the embedding and the loss each take a layer's
+// slot in the first and last chunk; the dataset flags such rows "layers+2_divides"), else the
+// most balanced split a --pipeline-model-parallel-layout string can give.
+void MapPipelineSplit(PublishedRun& r) {
+  Layout& l = r.layout;
+  const int64_t layers = r.model.layers;
+  const long long chunks = static_cast<long long>(l.pp) * l.vp;
+  if (chunks <= 0 || layers % chunks == 0) return;  // pp or vp 0: the layout rules reject it
+  l.pp_layout = AccountForSplit(layers, l.pp, l.vp, true, true);
+  if (!l.pp_layout.empty()) {
+    r.assumptions.push_back("embedding and loss counted as pipeline layers (uneven stages)");
+    return;
+  }
+  l.pp_layout = BalancedSplit(layers, l.pp, l.vp);
+  if (l.pp_layout.empty()) throw std::string("fewer layers than pipeline chunks (pp*vp)");
+  std::string counts;
+  for (int n : l.pp_layout) {
+    if (!counts.empty()) counts += ',';
+    counts += std::to_string(n);
+  }
+  r.assumptions.push_back("layers split " + counts + " over the pp*vp chunks (the most balanced split)");
+}
+
+void MapRow(const Cells& c, const Cells* donor, PublishedRun& r, const HardwareCatalog& hw) {
+  if (r.target_tokens_per_s_per_gpu <= 0) throw std::string("no target");
+  MapModel(c, r);
+  MapCluster(c, r, hw);
+  const BorrowedBatch borrowed = MapTraining(c, donor, r);
+  // Layout.
+  Layout& l = r.layout;
+  if (r.flags.find("parallel_degrees_missing") != std::string::npos && (c.Empty("tp") || c.Empty("pp")) &&
+      c.Empty("dp"))
+    throw std::string("parallel degrees not given");
+  l.tp = c.Empty("tp") ? 1 : static_cast<int>(c.Int("tp"));
+  l.pp = c.Empty("pp") ? 1 : static_cast<int>(c.Int("pp"));
+  l.vp = borrowed.vp ? static_cast<int>(borrowed.vp) : c.Empty("vp") ? 1 : static_cast<int>(c.Int("vp"));
+  l.cp = c.Empty("cp") ? 1 : static_cast<int>(c.Int("cp"));
+  l.ep = c.Empty("ep") ? 1 : static_cast<int>(c.Int("ep"));
+  l.sp = c.Str("sp") != "no";
+  MapSharding(c, r);
   l.mbs = borrowed.micro_batch     ? static_cast<int>(borrowed.micro_batch)
           : c.Empty("micro_batch") ? 1
                                    : static_cast<int>(c.Int("micro_batch"));
@@ -654,27 +691,8 @@ void MapRow(const Cells& c, const Cells* donor, PublishedRun& r, const HardwareC
   l.flash_attention = !PredatesFlashAttention(r.source);
   MapSoftware(c, r);
   // Those Megatron-LM GPT runs also kept its default dropout of 0.1 (hidden and attention).
-  m.dropout = PredatesFlashAttention(r.source);
-  const long long chunks = static_cast<long long>(l.pp) * l.vp;
-  if (chunks > 0 && m.layers % chunks != 0) {  // pp or vp 0: the layout rules reject it
-    // Megatron-LM's --account-for-embedding-in-pipeline-split and --account-for-loss-in-
-    // pipeline-split: the embedding and the loss each take a layer's slot in the first and last
-    // chunk (the dataset flags such rows "layers+2_divides").
-    l.pp_layout = AccountForSplit(m.layers, l.pp, l.vp, true, true);
-    if (!l.pp_layout.empty()) {
-      r.assumptions.push_back("embedding and loss counted as pipeline layers (uneven stages)");
-    } else {
-      // Otherwise the most balanced split a --pipeline-model-parallel-layout string can give.
-      l.pp_layout = BalancedSplit(m.layers, l.pp, l.vp);
-      if (l.pp_layout.empty()) throw std::string("fewer layers than pipeline chunks (pp*vp)");
-      std::string counts;
-      for (int n : l.pp_layout) {
-        if (!counts.empty()) counts += ',';
-        counts += std::to_string(n);
-      }
-      r.assumptions.push_back("layers split " + counts + " over the pp*vp chunks (the most balanced split)");
-    }
-  }
+  r.model.dropout = PredatesFlashAttention(r.source);
+  MapPipelineSplit(r);
 }
 
 }  // namespace

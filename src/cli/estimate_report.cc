@@ -28,11 +28,13 @@ void Append(std::string& o, fmt::format_string<A...> f, A&&... a) {
 
 }  // namespace
 
-std::string FormatEstimate(const Estimate& e, const ClusterSpec& cluster, const std::optional<TrainingBudget>& budget) {
+namespace {
+
+// The scenario, the layout and the throughput figures.
+void AppendThroughput(std::string& o, const Estimate& e, const ClusterSpec& cluster) {
   const GpuSpec& gpu = cluster.gpu;
   const Layout& l = e.layout;
   const Training& t = e.training;
-  std::string o;
   Append(o, "{} on {} x {} ({}), seq {}, global batch {}, {}", e.model, e.gpus, e.gpu, cluster.Describe(), t.seq,
          t.global_batch, PrecisionName(t.precision));
   Append(o, "  {:.2f}B parameters ({:.2f}B active)", e.total_params / 1e9, e.active_params / 1e9);
@@ -56,17 +58,22 @@ std::string FormatEstimate(const Estimate& e, const ClusterSpec& cluster, const 
          PrecisionName(t.precision));
   Append(o, "  comm share          {:.1f}% exposed communication", 100 * e.comm_share);
   Append(o, "  bubble rate         {:.1f}%", 100 * e.bubble_rate);
-  if (budget) {
-    const TimeToTrain tt = ComputeTimeToTrain(*budget, e);
-    Append(o, "");
-    Append(o, "Time to train {:.4g} tokens (every step at the predicted step time)", tt.train_tokens);
-    Append(o, "  wall time           {:.1f} days at {:.0f} tokens/s", tt.days(), tt.tokens_per_s);
-    Append(o, "  GPU-hours           {} ({} GPUs)", Abbreviated(tt.gpu_hours()), tt.gpus);
-    if (tt.cost_usd)
-      Append(o, "  cost                {} USD at {:.2f} USD per GPU-hour", Abbreviated(*tt.cost_usd),
-             *tt.usd_per_gpu_hour);
-  }
+}
+
+// The time to train a budget of tokens, and its cost.
+void AppendBudget(std::string& o, const Estimate& e, const TrainingBudget& budget) {
+  const TimeToTrain tt = ComputeTimeToTrain(budget, e);
   Append(o, "");
+  Append(o, "Time to train {:.4g} tokens (every step at the predicted step time)", tt.train_tokens);
+  Append(o, "  wall time           {:.1f} days at {:.0f} tokens/s", tt.days(), tt.tokens_per_s);
+  Append(o, "  GPU-hours           {} ({} GPUs)", Abbreviated(tt.gpu_hours()), tt.gpus);
+  if (tt.cost_usd)
+    Append(o, "  cost                {} USD at {:.2f} USD per GPU-hour", Abbreviated(*tt.cost_usd),
+           *tt.usd_per_gpu_hour);
+}
+
+// The step's time by term (the schema list kStepTerms).
+void AppendStepTerms(std::string& o, const Estimate& e) {
   const TimeBreakdown& tb = e.time;
   const double step = e.step_time_s;
   // The compute terms follow the longest stage; the DP tail and optimizer the stage that ends
@@ -86,6 +93,10 @@ std::string FormatEstimate(const Estimate& e, const ClusterSpec& cluster, const 
       Append(o, "  {:<28} {:>12} {:>6.1f}%", term.label, Seconds(s), 100 * s / step);
     }
   }
+}
+
+// Communication per step, by collective.
+void AppendComms(std::string& o, const Estimate& e, const ClusterSpec& cluster) {
   if (!e.comms.empty()) {
     Append(o, "");
     Append(o, "Communication per step");
@@ -99,6 +110,10 @@ std::string FormatEstimate(const Estimate& e, const ClusterSpec& cluster, const 
              Bytes(c.bytes_per_call), c.calls_per_step, Seconds(c.time_per_call_s), Seconds(c.total_s),
              Seconds(c.exposed_s));
   }
+}
+
+// Link occupancy of the busiest stage.
+void AppendLinks(std::string& o, const Estimate& e) {
   if (!e.links.empty()) {
     Append(o, "");
     Append(o, "Link occupancy per step (busiest stage; each transfer at the link's full rate)");
@@ -109,7 +124,10 @@ std::string FormatEstimate(const Estimate& e, const ClusterSpec& cluster, const 
              100 * ld.utilisation, Seconds(ld.forward_s), Seconds(ld.backward_s), Seconds(ld.pp_s), Seconds(ld.dp_s),
              ld.utilisation >= kLinkBottleneckUtilisation ? "  bottleneck" : "");
   }
-  Append(o, "");
+}
+
+// Memory per GPU by stage (the schema list kMemoryTerms).
+void AppendMemory(std::string& o, const Estimate& e) {
   Append(o, "Memory per GPU (GB = 1e9 bytes): peak stage {} needs {:.1f} of {:.1f} GB: {}", e.peak_stage,
          e.peak_memory_bytes / 1e9, e.capacity_bytes / 1e9, e.fits ? "fits" : "DOES NOT FIT");
   {
@@ -122,6 +140,20 @@ std::string FormatEstimate(const Estimate& e, const ClusterSpec& cluster, const 
     for (const MemoryTerm& term : kMemoryTerms) line += fmt::format(" {:>7.1f}", s.memory.*term.value / 1e9);
     Append(o, "{} {:>7.1f} {:>8.2f}", line, s.memory.total() / 1e9, s.inflight_microbatches);
   }
+}
+
+}  // namespace
+
+std::string FormatEstimate(const Estimate& e, const ClusterSpec& cluster, const std::optional<TrainingBudget>& budget) {
+  std::string o;
+  AppendThroughput(o, e, cluster);
+  if (budget) AppendBudget(o, e, *budget);
+  Append(o, "");
+  AppendStepTerms(o, e);
+  AppendComms(o, e, cluster);
+  AppendLinks(o, e);
+  Append(o, "");
+  AppendMemory(o, e);
   if (!e.warnings.empty()) {
     Append(o, "");
     Append(o, "Warnings");

@@ -68,68 +68,98 @@ std::string DescribeLayout(const Estimate& e) {
   return s;
 }
 
+namespace {
+
+// "#1 LAYOUT: tokens/s, step, MFU against the BF16 peak (the denominator every precision shares,
+// step/mfu.h; the own precision's figure beside it where that peak differs), memory."
+std::string WinnerLine(const Estimate& a, const GpuSpec& g) {
+  const std::string own_mfu =
+      g.peak_flops(a.training.precision) == g.bf16_flops
+          ? ""
+          : fmt::format(" ({:.1f}% of the {} peak)", 100 * a.mfu, PrecisionName(a.training.precision));
+  return fmt::format("#1 {}: {:.0f} tokens/s per GPU, step {}, MFU {:.1f}% of the dense BF16 peak{}, {} per GPU.",
+                     DescribeLayout(a), a.tokens_per_s_per_gpu, Seconds(a.step_time_s), 100 * a.mfu_vs_bf16, own_mfu,
+                     GB(a.peak_memory_bytes));
+}
+
+// Where the gap between #1 and #2 comes from: the four step-time terms (kStepTerms) that differ
+// most, #2 minus #1, compute without its recomputation part.
+std::string GapLine(const Estimate& a, const Estimate& b) {
+  struct Term {
+    const char* name;
+    double a, b;
+  };
+  const double gap = b.step_time_s - a.step_time_s;
+  const TimeBreakdown &x = a.time, &y = b.time;
+  std::vector<Term> terms;
+  for (const StepTerm& term : kStepTerms) {
+    if (term.value == &TimeBreakdown::compute_s)
+      terms.push_back({"compute (without recomputation)", x.compute_s - x.recompute_s, y.compute_s - y.recompute_s});
+    else if (term.value == &TimeBreakdown::recompute_s)
+      terms.push_back({"recomputation", x.recompute_s, y.recompute_s});
+    else
+      terms.push_back({term.label, x.*term.value, y.*term.value});
+  }
+  std::stable_sort(terms.begin(), terms.end(),
+                   [](const Term& p, const Term& q) { return std::abs(p.b - p.a) > std::abs(q.b - q.a); });
+  std::vector<std::string> parts;
+  const bool within_noise = std::abs(gap) < kGapNoise * a.step_time_s;
+  for (const Term& t : terms) {
+    const double d = t.b - t.a;
+    if (std::abs(d) < 1e-6 || parts.size() >= 4) continue;
+    std::string share = !within_noise ? fmt::format(", {:.0f}% of the gap", 100 * d / gap) : "";
+    parts.push_back(fmt::format("{} {}{} ({} vs {}{})", t.name, d >= 0 ? "+" : "-", Seconds(std::abs(d)), Seconds(t.a),
+                                Seconds(t.b), share));
+  }
+  if (parts.empty())
+    return "The two step times are equal term by term; the tie-break (EP inside the NVLink domain, "
+           "then lower peak memory, then smaller degrees) ordered them.";
+  std::string s = within_noise ? fmt::format(
+                                     "The gap is {:.1f}% of the step, within the model's noise (under {:.0f}%): "
+                                     "#1 and #2 are as good as equal. The terms that differ (#2 minus #1): ",
+                                     100 * std::abs(gap) / a.step_time_s, 100 * kGapNoise)
+                               : "Where the gap comes from (#2 minus #1): ";
+  for (size_t i = 0; i < parts.size(); ++i) s += (i ? "; " : "") + parts[i];
+  return s + ".";
+}
+
+// Recomputation is dropped where memory allows it: the search compares all three modes. ""
+// when there is nothing to say.
+std::string RecomputeLine(const Estimate& a, const GpuSpec& g, double limit, const std::optional<Estimate>& best_none,
+                          double min_none_need) {
+  if (a.layout.recompute == Recompute::kNone)
+    return fmt::format("recompute none fits: {} of {} on {}, so no forward work is repeated.", GB(a.peak_memory_bytes),
+                       GB(g.hbm_bytes), g.name);
+  if (best_none)
+    return fmt::format(
+        "recompute {} wins although recompute none fits elsewhere (best: {}, {:.0f} tokens/s "
+        "per GPU): recomputation buys a layout that runs faster.",
+        RecomputeName(a.layout.recompute), DescribeLayout(*best_none), best_none->tokens_per_s_per_gpu);
+  if (min_none_need > 0)
+    return fmt::format(
+        "recompute none does not fit: the smallest layout without it needs {} per GPU, "
+        "over the {} limit.",
+        GB(min_none_need), GB(limit));
+  return "";
+}
+
+}  // namespace
+
 std::vector<std::string> ExplainPlan(const std::vector<Estimate>& ranked, const PlanRequest& r, double limit,
                                      const std::optional<Estimate>& best_none, double min_none_need) {
   std::vector<std::string> out;
   const Estimate& a = ranked.front();
   const GpuSpec& g = r.cluster.gpu;
-  // MFU against the BF16 peak, the denominator every precision shares (step/mfu.h); the own
-  // precision's figure beside it where that peak differs.
-  const std::string own_mfu =
-      g.peak_flops(a.training.precision) == g.bf16_flops
-          ? ""
-          : fmt::format(" ({:.1f}% of the {} peak)", 100 * a.mfu, PrecisionName(a.training.precision));
-  out.push_back(fmt::format(
-      "#1 {}: {:.0f} tokens/s per GPU, step {}, MFU {:.1f}% of the dense BF16 peak{}, {} per GPU.", DescribeLayout(a),
-      a.tokens_per_s_per_gpu, Seconds(a.step_time_s), 100 * a.mfu_vs_bf16, own_mfu, GB(a.peak_memory_bytes)));
+  out.push_back(WinnerLine(a, g));
   if (ranked.size() >= 2) {
     const Estimate& b = ranked[1];
-    const double gap = b.step_time_s - a.step_time_s;
-    out.push_back(fmt::format(
-        "#2 differs in {}; #1 is {:.1f}% faster ({:.0f} vs {:.0f} tokens/s per GPU; "
-        "step {} vs {}, gap {}).",
-        Differences(a, b), 100 * (a.tokens_per_s_per_gpu / b.tokens_per_s_per_gpu - 1), a.tokens_per_s_per_gpu,
-        b.tokens_per_s_per_gpu, Seconds(a.step_time_s), Seconds(b.step_time_s), Seconds(gap)));
-    // Step-time terms, #2 minus #1; compute is shown without its recomputation part.
-    struct Term {
-      const char* name;
-      double a, b;
-    };
-    const TimeBreakdown &x = a.time, &y = b.time;
-    // The step-time terms (kStepTerms), compute without its recomputation part.
-    std::vector<Term> terms;
-    for (const StepTerm& term : kStepTerms) {
-      if (term.value == &TimeBreakdown::compute_s)
-        terms.push_back({"compute (without recomputation)", x.compute_s - x.recompute_s, y.compute_s - y.recompute_s});
-      else if (term.value == &TimeBreakdown::recompute_s)
-        terms.push_back({"recomputation", x.recompute_s, y.recompute_s});
-      else
-        terms.push_back({term.label, x.*term.value, y.*term.value});
-    }
-    std::stable_sort(terms.begin(), terms.end(),
-                     [](const Term& p, const Term& q) { return std::abs(p.b - p.a) > std::abs(q.b - q.a); });
-    std::vector<std::string> parts;
-    const bool within_noise = std::abs(gap) < kGapNoise * a.step_time_s;
-    for (const Term& t : terms) {
-      const double d = t.b - t.a;
-      if (std::abs(d) < 1e-6 || parts.size() >= 4) continue;
-      std::string share = !within_noise ? fmt::format(", {:.0f}% of the gap", 100 * d / gap) : "";
-      parts.push_back(fmt::format("{} {}{} ({} vs {}{})", t.name, d >= 0 ? "+" : "-", Seconds(std::abs(d)),
-                                  Seconds(t.a), Seconds(t.b), share));
-    }
-    if (parts.empty()) {
-      out.push_back(
-          "The two step times are equal term by term; the tie-break (EP inside the NVLink domain, "
-          "then lower peak memory, then smaller degrees) ordered them.");
-    } else {
-      std::string s = within_noise ? fmt::format(
-                                         "The gap is {:.1f}% of the step, within the model's noise (under {:.0f}%): "
-                                         "#1 and #2 are as good as equal. The terms that differ (#2 minus #1): ",
-                                         100 * std::abs(gap) / a.step_time_s, 100 * kGapNoise)
-                                   : "Where the gap comes from (#2 minus #1): ";
-      for (size_t i = 0; i < parts.size(); ++i) s += (i ? "; " : "") + parts[i];
-      out.push_back(s + ".");
-    }
+    out.push_back(
+        fmt::format("#2 differs in {}; #1 is {:.1f}% faster ({:.0f} vs {:.0f} tokens/s per GPU; "
+                    "step {} vs {}, gap {}).",
+                    Differences(a, b), 100 * (a.tokens_per_s_per_gpu / b.tokens_per_s_per_gpu - 1),
+                    a.tokens_per_s_per_gpu, b.tokens_per_s_per_gpu, Seconds(a.step_time_s), Seconds(b.step_time_s),
+                    Seconds(b.step_time_s - a.step_time_s)));
+    out.push_back(GapLine(a, b));
     out.push_back(fmt::format("Memory: #1 peaks at {} per GPU, #2 at {} (limit {} = {:.0f}% of {} on {}).",
                               GB(a.peak_memory_bytes), GB(b.peak_memory_bytes), GB(limit), 100 * (1 - r.headroom),
                               GB(g.hbm_bytes), g.name));
@@ -139,21 +169,8 @@ std::vector<std::string> ExplainPlan(const std::vector<Estimate>& ranked, const 
   } else {
     out.push_back(fmt::format("Only one layout fits (limit {} on {}).", GB(limit), g.name));
   }
-  // Recomputation is dropped where memory allows it: the search compares all three modes.
-  if (a.layout.recompute == Recompute::kNone) {
-    out.push_back(fmt::format("recompute none fits: {} of {} on {}, so no forward work is repeated.",
-                              GB(a.peak_memory_bytes), GB(g.hbm_bytes), g.name));
-  } else if (best_none) {
-    out.push_back(
-        fmt::format("recompute {} wins although recompute none fits elsewhere (best: {}, {:.0f} tokens/s "
-                    "per GPU): recomputation buys a layout that runs faster.",
-                    RecomputeName(a.layout.recompute), DescribeLayout(*best_none), best_none->tokens_per_s_per_gpu));
-  } else if (min_none_need > 0) {
-    out.push_back(
-        fmt::format("recompute none does not fit: the smallest layout without it needs {} per GPU, "
-                    "over the {} limit.",
-                    GB(min_none_need), GB(limit)));
-  }
+  if (std::string line = RecomputeLine(a, g, limit, best_none, min_none_need); !line.empty())
+    out.push_back(std::move(line));
   return out;
 }
 

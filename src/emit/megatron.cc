@@ -57,9 +57,10 @@ constexpr double kMegatronMlaYarnBetaFast = 32, kMegatronMlaYarnBetaSlow = 1;
 
 // Positions: --position-embedding-type, --max-position-embeddings and the rotary flags
 // (arguments.py _add_network_size_args and _add_mla_args).
-void EmitPositions(const ModelSpec& m, const Training& t, Args& a, std::vector<std::string>& notes) {
-  // Megatron requires --max-position-embeddings and asserts it is at least --seq-length
-  // (arguments.py validate_args).
+// Megatron requires --max-position-embeddings and asserts it is at least --seq-length
+// (arguments.py validate_args): the model's, or the sequence length where the model gives none
+// or a smaller one (said in a note).
+int64_t MaxPositions(const ModelSpec& m, const Training& t, std::vector<std::string>& notes) {
   int64_t max_pos = m.max_position_embeddings;
   if (max_pos <= 0) {
     max_pos = t.seq;
@@ -75,6 +76,75 @@ void EmitPositions(const ModelSpec& m, const Training& t, Args& a, std::vector<s
         m.positions == PositionKind::kLearned ? " and the learned position table grows to that many rows" : ""));
     max_pos = t.seq;
   }
+  return max_pos;
+}
+
+// A RoPE scaling Megatron cannot express: the note saying what is emitted instead.
+void UnsupportedScaling(const RopeScaling& r, const std::string& what, std::vector<std::string>& notes) {
+  notes.push_back(
+      fmt::format("RoPE scaling '{}' (factor {}) {}; emitted without it, so positions beyond the "
+                  "original context differ from the config",
+                  RopeScalingName(r.kind), r.factor, what));
+}
+
+// MLA's RoPE type and YaRN flags (multi_latent_attention.py, by --rope-type).
+void EmitMlaRopeScaling(const RopeScaling& r, Args& a, std::vector<std::string>& notes) {
+  if (r.kind != RopeScalingKind::kYarn) {
+    a.Value("--rope-type", "rope");
+    if (r.kind != RopeScalingKind::kNone)
+      UnsupportedScaling(r, "cannot be expressed for MLA (--rope-type rope or yarn)", notes);
+    return;
+  }
+  a.Value("--rope-type", "yarn");
+  a.Value("--rotary-scaling-factor", r.factor);
+  a.Value("--mscale", r.mscale);
+  a.Value("--mscale-all-dim", r.mscale_all_dim);
+  if (r.original_max_positions != kMegatronMlaYarnOriginal || r.beta_fast != kMegatronMlaYarnBetaFast ||
+      r.beta_slow != kMegatronMlaYarnBetaSlow)
+    notes.push_back(
+        fmt::format("YaRN for MLA: Megatron has no flags for original_max_position_embeddings, beta_fast, beta_slow "
+                    "and uses MLATransformerConfig's {}, {}, {}; the config has {}, {}, {}",
+                    kMegatronMlaYarnOriginal, kMegatronMlaYarnBetaFast, kMegatronMlaYarnBetaSlow,
+                    r.original_max_positions, r.beta_fast, r.beta_slow));
+}
+
+// The RoPE scaling flags of a GQA model: llama3, linear or YaRN.
+void EmitRopeScaling(const RopeScaling& r, Args& a, std::vector<std::string>& notes) {
+  if (r.kind == RopeScalingKind::kLlama3) {
+    a.Switch("--use-rope-scaling");
+    a.Value("--rope-scaling-factor", r.factor);
+    if (r.low_freq_factor != kMegatronLlama3Low || r.high_freq_factor != kMegatronLlama3High ||
+        r.original_max_positions != kMegatronLlama3Original)
+      notes.push_back(fmt::format(
+          "llama3 RoPE scaling: Megatron takes only the factor (--rope-scaling-factor) and fixes low_freq_factor "
+          "{}, high_freq_factor {}, original_max_position_embeddings {}; the config has {}, {}, {}",
+          kMegatronLlama3Low, kMegatronLlama3High, kMegatronLlama3Original, r.low_freq_factor, r.high_freq_factor,
+          r.original_max_positions));
+  } else if (r.kind == RopeScalingKind::kLinear) {
+    // Linear scaling divides the positions by the factor (transformers
+    // _compute_linear_scaling_rope_parameters), which is Megatron's
+    // --rotary-seq-len-interpolation-factor (an int in arguments.py).
+    if (r.factor == std::floor(r.factor) && r.factor >= 1)
+      a.Value("--rotary-seq-len-interpolation-factor", static_cast<int64_t>(r.factor));
+    else
+      UnsupportedScaling(r, "needs an integer factor for --rotary-seq-len-interpolation-factor", notes);
+  } else if (r.kind == RopeScalingKind::kYarn) {
+    a.Value("--rotary-scaling-factor", r.factor);
+    a.Value("--yarn-original-max-position-embeddings", r.original_max_positions);
+    a.Value("--yarn-beta-fast", r.beta_fast);
+    a.Value("--yarn-beta-slow", r.beta_slow);
+    a.Value("--mscale", r.mscale);
+    a.Value("--mscale-all-dim", r.mscale_all_dim);
+  } else if (r.kind != RopeScalingKind::kNone) {
+    UnsupportedScaling(r,
+                       "has no Megatron-LM equivalent (rope: --use-rope-scaling for llama3, "
+                       "--rotary-seq-len-interpolation-factor for linear; yarn)",
+                       notes);
+  }
+}
+
+void EmitPositions(const ModelSpec& m, const Training& t, Args& a, std::vector<std::string>& notes) {
+  const int64_t max_pos = MaxPositions(m, t, notes);
   switch (m.positions) {
     case PositionKind::kLearned:
       a.Value("--position-embedding-type", "learned_absolute");
@@ -108,60 +178,10 @@ void EmitPositions(const ModelSpec& m, const Training& t, Args& a, std::vector<s
         fmt::format("rope_theta {} is not an integer; Megatron's --rotary-base takes an int: {}", m.rope_theta, base));
   a.Value("--rotary-base", base);
   if (m.rotary_percent != 1.0) a.Value("--rotary-percent", m.rotary_percent);
-  const char* scaling = RopeScalingName(r.kind);
-  auto unsupported = [&](const std::string& what) {
-    notes.push_back(
-        fmt::format("RoPE scaling '{}' (factor {}) {}; emitted without it, so positions beyond the "
-                    "original context differ from the config",
-                    scaling, r.factor, what));
-  };
-  if (mla) {
-    if (r.kind == RopeScalingKind::kYarn) {
-      a.Value("--rope-type", "yarn");
-      a.Value("--rotary-scaling-factor", r.factor);
-      a.Value("--mscale", r.mscale);
-      a.Value("--mscale-all-dim", r.mscale_all_dim);
-      if (r.original_max_positions != kMegatronMlaYarnOriginal || r.beta_fast != kMegatronMlaYarnBetaFast ||
-          r.beta_slow != kMegatronMlaYarnBetaSlow)
-        notes.push_back(fmt::format(
-            "YaRN for MLA: Megatron has no flags for original_max_position_embeddings, beta_fast, beta_slow "
-            "and uses MLATransformerConfig's {}, {}, {}; the config has {}, {}, {}",
-            kMegatronMlaYarnOriginal, kMegatronMlaYarnBetaFast, kMegatronMlaYarnBetaSlow, r.original_max_positions,
-            r.beta_fast, r.beta_slow));
-    } else {
-      a.Value("--rope-type", "rope");
-      if (r.kind != RopeScalingKind::kNone) unsupported("cannot be expressed for MLA (--rope-type rope or yarn)");
-    }
-  } else if (r.kind == RopeScalingKind::kLlama3) {
-    a.Switch("--use-rope-scaling");
-    a.Value("--rope-scaling-factor", r.factor);
-    if (r.low_freq_factor != kMegatronLlama3Low || r.high_freq_factor != kMegatronLlama3High ||
-        r.original_max_positions != kMegatronLlama3Original)
-      notes.push_back(fmt::format(
-          "llama3 RoPE scaling: Megatron takes only the factor (--rope-scaling-factor) and fixes low_freq_factor "
-          "{}, high_freq_factor {}, original_max_position_embeddings {}; the config has {}, {}, {}",
-          kMegatronLlama3Low, kMegatronLlama3High, kMegatronLlama3Original, r.low_freq_factor, r.high_freq_factor,
-          r.original_max_positions));
-  } else if (r.kind == RopeScalingKind::kLinear) {
-    // Linear scaling divides the positions by the factor (transformers
-    // _compute_linear_scaling_rope_parameters), which is Megatron's
-    // --rotary-seq-len-interpolation-factor (an int in arguments.py).
-    if (r.factor == std::floor(r.factor) && r.factor >= 1)
-      a.Value("--rotary-seq-len-interpolation-factor", static_cast<int64_t>(r.factor));
-    else
-      unsupported("needs an integer factor for --rotary-seq-len-interpolation-factor");
-  } else if (r.kind == RopeScalingKind::kYarn) {
-    a.Value("--rotary-scaling-factor", r.factor);
-    a.Value("--yarn-original-max-position-embeddings", r.original_max_positions);
-    a.Value("--yarn-beta-fast", r.beta_fast);
-    a.Value("--yarn-beta-slow", r.beta_slow);
-    a.Value("--mscale", r.mscale);
-    a.Value("--mscale-all-dim", r.mscale_all_dim);
-  } else if (r.kind != RopeScalingKind::kNone) {
-    unsupported(
-        "has no Megatron-LM equivalent (rope: --use-rope-scaling for llama3, "
-        "--rotary-seq-len-interpolation-factor for linear; yarn)");
-  }
+  if (mla)
+    EmitMlaRopeScaling(r, a, notes);
+  else
+    EmitRopeScaling(r, a, notes);
   if (r.attention_factor > 0)
     notes.push_back(
         fmt::format("the config's explicit RoPE attention_factor {} has no Megatron flag: Megatron "

@@ -75,6 +75,47 @@ std::vector<double> Median3(std::span<const double> x) {
   return y;
 }
 
+// A candidate of the functional pruning: the segment means it owns.
+struct Piece {
+  double a, b;  // the means [a, b] this candidate owns
+  size_t s;     // the candidate: the last change before t is at s
+};
+
+// Candidate c enters: it takes from each piece the means where its cost q_c is below the
+// owner's (s1, s2: the prefix sums of z and z^2; f: F). `next` is a buffer.
+void AddCandidate(size_t c, const std::vector<double>& s1, const std::vector<double>& s2, const std::vector<double>& f,
+                  std::vector<Piece>& pieces, std::vector<Piece>& next) {
+  // q_c - q_o = A mu^2 + B mu + C, the same at every t (both see the same samples from c on):
+  // A = o - c < 0, B = 2 (S1[c] - S1[o]), C = F[c] - F[o] + S2[o] - S2[c]. The newcomer wins
+  // where it is negative: outside the roots, or everywhere when there are none.
+  next.clear();
+  auto emit = [&](double a, double b, size_t s) {
+    if (!(b > a)) return;
+    if (!next.empty() && next.back().s == s) {
+      next.back().b = b;
+    } else {
+      next.push_back({a, b, s});
+    }
+  };
+  for (const Piece& p : pieces) {
+    const double A = static_cast<double>(p.s) - static_cast<double>(c);
+    const double B = 2 * (s1[c] - s1[p.s]);
+    const double C = f[c] - f[p.s] + s2[p.s] - s2[c];
+    const double disc = B * B - 4 * A * C;
+    if (disc <= 0) {
+      emit(p.a, p.b, c);
+      continue;
+    }
+    const double sq = std::sqrt(disc);
+    const double r1 = (-B + sq) / (2 * A), r2 = (-B - sq) / (2 * A);  // r1 < r2 since A < 0
+    const double x1 = std::clamp(r1, p.a, p.b), x2 = std::clamp(r2, p.a, p.b);
+    emit(p.a, x1, c);
+    emit(x1, x2, p.s);
+    emit(x2, p.b, c);
+  }
+  pieces.swap(next);
+}
+
 // The optimal partition of z into segments of at least m samples under cost sum (z - mean)^2 and
 // `beta` per change; returns the first index of every segment but the first, ascending.
 std::vector<size_t> OptimalPartition(const std::vector<double>& z, double beta, size_t m) {
@@ -95,10 +136,6 @@ std::vector<size_t> OptimalPartition(const std::vector<double>& z, double beta, 
   std::vector<double> f(n + 1, kInf);
   std::vector<size_t> last(n + 1, 0);
   f[0] = 0;
-  struct Piece {
-    double a, b;  // the means [a, b] this candidate owns
-    size_t s;     // the candidate: the last change before t is at s
-  };
   std::vector<Piece> pieces, next;
   // q_s(mu) at time t = F[s] + beta + (S2[t] - S2[s]) - 2 mu (S1[t] - S1[s]) + (t - s) mu^2.
   for (size_t t = m; t <= n; ++t) {
@@ -106,35 +143,7 @@ std::vector<size_t> OptimalPartition(const std::vector<double>& z, double beta, 
     if (c == 0) {
       pieces.push_back({lo, hi, 0});
     } else if (f[c] < kInf) {
-      // q_c - q_o = A mu^2 + B mu + C, the same at every t (both see the same samples from c on):
-      // A = o - c < 0, B = 2 (S1[c] - S1[o]), C = F[c] - F[o] + S2[o] - S2[c]. The newcomer wins
-      // where it is negative: outside the roots, or everywhere when there are none.
-      next.clear();
-      auto emit = [&](double a, double b, size_t s) {
-        if (!(b > a)) return;
-        if (!next.empty() && next.back().s == s) {
-          next.back().b = b;
-        } else {
-          next.push_back({a, b, s});
-        }
-      };
-      for (const Piece& p : pieces) {
-        const double A = static_cast<double>(p.s) - static_cast<double>(c);
-        const double B = 2 * (s1[c] - s1[p.s]);
-        const double C = f[c] - f[p.s] + s2[p.s] - s2[c];
-        const double disc = B * B - 4 * A * C;
-        if (disc <= 0) {
-          emit(p.a, p.b, c);
-          continue;
-        }
-        const double sq = std::sqrt(disc);
-        const double r1 = (-B + sq) / (2 * A), r2 = (-B - sq) / (2 * A);  // r1 < r2 since A < 0
-        const double x1 = std::clamp(r1, p.a, p.b), x2 = std::clamp(r2, p.a, p.b);
-        emit(p.a, x1, c);
-        emit(x1, x2, p.s);
-        emit(x2, p.b, c);
-      }
-      pieces.swap(next);
+      AddCandidate(c, s1, s2, f, pieces, next);
     }
     double best = kInf;
     size_t arg = 0;

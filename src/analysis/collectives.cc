@@ -34,6 +34,38 @@ std::optional<double> MessageBytes(Collective kind, const CollectiveArgs& a) {
   return static_cast<double>(nelems) * dtype_bytes;
 }
 
+// The kinds that ran, the largest total time first, each with its exposed time, bandwidths and
+// groups (bus_bytes: the sum of S * factor; comm and compute: the kernels' intervals, which
+// BreakdownIntervals sorts and merges in place).
+std::vector<CollectiveStats> RankedCollectives(std::array<CollectiveStats, kKinds>& stats,
+                                               const std::array<double, kKinds>& bus_bytes,
+                                               std::array<std::vector<Interval>, kKinds>& comm,
+                                               std::array<std::map<int, CollectiveGroupStats>, kKinds>& groups,
+                                               std::vector<Interval>& compute) {
+  std::vector<CollectiveStats> out;
+  for (size_t k = 0; k < kKinds; ++k) {
+    CollectiveStats& s = stats[k];
+    if (s.count == 0) continue;
+    s.kind = static_cast<Collective>(k);
+    // Exposed: the union of this kind's kernels minus its overlap with the union of compute
+    // kernels (the non-compute time of timeline/breakdown.h).
+    s.exposed_s = BreakdownIntervals(compute, comm[k], 0, 0).non_compute_s;
+    if (s.sized_time_s > 0) {
+      // algbw = S / t, busbw = algbw * factor (nccl-tests doc/PERFORMANCE.md), summed over kernels.
+      s.algbw_bytes_per_s = s.bytes / s.sized_time_s;
+      s.busbw_bytes_per_s = bus_bytes[k] / s.sized_time_s;
+    }
+    for (auto& [size, g] : groups[k]) {
+      if (g.sized_time_s > 0) g.busbw_bytes_per_s = g.bus_bytes / g.sized_time_s;
+      s.groups.push_back(g);
+    }
+    out.push_back(s);
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const CollectiveStats& a, const CollectiveStats& b) { return a.total_s > b.total_s; });
+  return out;
+}
+
 }  // namespace
 
 int DtypeBytes(std::string_view dtype) {
@@ -112,28 +144,7 @@ std::vector<CollectiveStats> ComputeCollectiveStats(const RankTrace& t, const st
     }
   }
 
-  std::vector<CollectiveStats> out;
-  for (size_t k = 0; k < kKinds; ++k) {
-    CollectiveStats& s = stats[k];
-    if (s.count == 0) continue;
-    s.kind = static_cast<Collective>(k);
-    // Exposed: the union of this kind's kernels minus its overlap with the union of compute
-    // kernels (the non-compute time of timeline/breakdown.h).
-    s.exposed_s = BreakdownIntervals(compute, comm[k], 0, 0).non_compute_s;
-    if (s.sized_time_s > 0) {
-      // algbw = S / t, busbw = algbw * factor (nccl-tests doc/PERFORMANCE.md), summed over kernels.
-      s.algbw_bytes_per_s = s.bytes / s.sized_time_s;
-      s.busbw_bytes_per_s = bus_bytes[k] / s.sized_time_s;
-    }
-    for (auto& [size, g] : groups[k]) {
-      if (g.sized_time_s > 0) g.busbw_bytes_per_s = g.bus_bytes / g.sized_time_s;
-      s.groups.push_back(g);
-    }
-    out.push_back(s);
-  }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const CollectiveStats& a, const CollectiveStats& b) { return a.total_s > b.total_s; });
-  return out;
+  return RankedCollectives(stats, bus_bytes, comm, groups, compute);
 }
 
 }  // namespace paratune

@@ -6,10 +6,37 @@
 
 namespace paratune {
 
+namespace {
+
+struct Step {
+  int64_t n, ts, end;
+};
+
+// One step's statistics: its CPU span, the data-loader time inside it and the GPU rows it launched.
+IterationStats StepStats(const RankRows& rr, const Step& step, const NsIntervals& loader,
+                         const std::vector<Row>& rows) {
+  IterationStats it;
+  it.step = step.n;
+  it.cpu_start_ns = step.ts;
+  it.cpu_step_s = static_cast<double>(step.end - step.ts) * kNsToS;
+  for (const auto& [a, b] : loader) {
+    const int64_t lo = std::max(a, step.ts), hi = std::min(b, step.end);
+    if (hi > lo) it.dataloader_s += static_cast<double>(hi - lo) * kNsToS;
+  }
+  const RowsBreakdown b = BreakdownRows(rows, rr.TypesOf(rows), rr.origin);
+  it.gpu = b.temporal;
+  it.comm_overlap_pct = b.overlap_pct;
+  if (!rows.empty()) {
+    int64_t first = rows[0].ts;
+    for (const Row& r : rows) first = std::min(first, r.ts);
+    it.gpu_start_ns = first;
+  }
+  return it;
+}
+
+}  // namespace
+
 IterationBreakdown Iterations(const RankRows& rr) {
-  struct Step {
-    int64_t n, ts, end;
-  };
   IterationBreakdown out;
   std::vector<Step> steps;
   NsIntervals loader;
@@ -41,23 +68,7 @@ IterationBreakdown Iterations(const RankRows& rr) {
   std::vector<double> step_times;
   double loader_total = 0, step_total = 0;
   for (size_t i = 0; i < steps.size(); ++i) {
-    IterationStats it;
-    it.step = steps[i].n;
-    it.cpu_start_ns = steps[i].ts;
-    it.cpu_step_s = static_cast<double>(steps[i].end - steps[i].ts) * kNsToS;
-    for (const auto& [a, b] : loader) {
-      const int64_t lo = std::max(a, steps[i].ts), hi = std::min(b, steps[i].end);
-      if (hi > lo) it.dataloader_s += static_cast<double>(hi - lo) * kNsToS;
-    }
-    const std::vector<Row>& rows = step_rows[i];
-    const RowsBreakdown b = BreakdownRows(rows, rr.TypesOf(rows), rr.origin);
-    it.gpu = b.temporal;
-    it.comm_overlap_pct = b.overlap_pct;
-    if (!rows.empty()) {
-      int64_t first = rows[0].ts;
-      for (const Row& r : rows) first = std::min(first, r.ts);
-      it.gpu_start_ns = first;
-    }
+    const IterationStats it = StepStats(rr, steps[i], loader, step_rows[i]);
     step_times.push_back(it.cpu_step_s);
     loader_total += it.dataloader_s;
     step_total += it.cpu_step_s;

@@ -23,6 +23,31 @@ namespace {
 // also peaks at min_autocorrelation or more: the repetition the multiples are made of.
 constexpr size_t kDivisorSlack = 1;  // lags either side of K/m searched for the divisor's peak
 
+// The autocorrelation r[0..kmax] of x, each c_k divided by the n - k products it sums; empty when
+// x does not vary (c_0 = 0).
+std::vector<double> Autocorrelation(std::span<const double> x, size_t kmax) {
+  const size_t n = x.size();
+  double mean = 0;
+  for (double v : x) mean += v;
+  mean /= static_cast<double>(n);
+  std::vector<double> d(n);
+  double c0 = 0;
+  for (size_t i = 0; i < n; ++i) {
+    d[i] = x[i] - mean;
+    c0 += d[i] * d[i];
+  }
+  c0 /= static_cast<double>(n);
+  if (c0 <= 0) return {};
+  std::vector<double> r(kmax + 1, 0.0);
+  r[0] = 1;
+  for (size_t k = 1; k <= kmax; ++k) {
+    double c = 0;
+    for (size_t i = 0; i + k < n; ++i) c += d[i] * d[i + k];
+    r[k] = std::min(1.0, c / static_cast<double>(n - k) / c0);
+  }
+  return r;
+}
+
 }  // namespace
 
 Periodicity FindPeriodicity(std::span<const double> x, size_t min_period, size_t max_period, double min_autocorrelation,
@@ -45,27 +70,10 @@ Periodicity FindPeriodicity(std::span<const double> x, size_t min_period, size_t
   p.duty_cycle = static_cast<double>(high) / static_cast<double>(n);
   if (p.high_level - p.low_level < min_swing) return p;
 
-  double mean = 0;
-  for (double v : x) mean += v;
-  mean /= static_cast<double>(n);
-  std::vector<double> d(n);
-  double c0 = 0;
-  for (size_t i = 0; i < n; ++i) {
-    d[i] = x[i] - mean;
-    c0 += d[i] * d[i];
-  }
-  c0 /= static_cast<double>(n);
-  if (c0 <= 0) return p;
-
   // r[k] for k = 0..max_period + 1 (one beyond, to see whether max_period is a peak).
   const size_t kmax = std::min(max_period + 1, n - 1);
-  std::vector<double> r(kmax + 1, 0.0);
-  r[0] = 1;
-  for (size_t k = 1; k <= kmax; ++k) {
-    double c = 0;
-    for (size_t i = 0; i + k < n; ++i) c += d[i] * d[i + k];
-    r[k] = std::min(1.0, c / static_cast<double>(n - k) / c0);
-  }
+  const std::vector<double> r = Autocorrelation(x, kmax);
+  if (r.empty()) return p;
   // A period shows as the ACF falling below zero (the signal out of phase with itself) and
   // rising again; lags before the first negative value are the main lobe around lag 0.
   size_t first_negative = 0;

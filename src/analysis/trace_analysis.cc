@@ -18,6 +18,36 @@ namespace {
 
 int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
+// Fills rr.kept with the rows of `all` that HTA's last-step filter keeps.
+void KeepBeforeLastStep(RankRows& rr, const std::vector<Row>& all) {
+  int64_t last_start = std::numeric_limits<int64_t>::min();
+  bool any_step = false;
+  int64_t min_cpu = std::numeric_limits<int64_t>::max();
+  for (const Row& r : all) {
+    const TraceEvent& e = rr.Event(r);
+    if (rr.GpuSide(e)) continue;
+    min_cpu = std::min(min_cpu, r.ts);
+    if (rr.names.step[e.name] >= 0) {
+      any_step = true;
+      last_start = std::max(last_start, r.ts);
+    }
+  }
+  if (!any_step) last_start = min_cpu;
+  CorrelationMap kept_corr(rr.corr_range);
+  rr.kept.reserve(all.size());
+  for (const Row& r : all) {
+    const TraceEvent& e = rr.Event(r);
+    if (!rr.GpuSide(e) && r.ts < last_start) {
+      rr.kept.push_back(r);
+      if (e.correlation >= 0) kept_corr.Set(e.correlation, 1);
+    }
+  }
+  for (const Row& r : all) {
+    const TraceEvent& e = rr.Event(r);
+    if (rr.GpuSide(e) && kept_corr.Get(e.correlation) != CorrelationMap::kAbsent) rr.kept.push_back(r);
+  }
+}
+
 // The rows of one rank: all events with HTA's optional rounding, the launch-time map on the
 // unfiltered table, HTA's last-step filter, and the GPU event set.
 void BuildRows(RankRows& rr, bool rounded, bool filter_last_step) {
@@ -51,32 +81,7 @@ void BuildRows(RankRows& rr, bool rounded, bool filter_last_step) {
   // HTA's last-step filter: CPU-side rows that start before the last ProfilerStep, GPU-side rows
   // whose correlation belongs to a kept CPU row.
   if (filter_last_step) {
-    int64_t last_start = std::numeric_limits<int64_t>::min();
-    bool any_step = false;
-    int64_t min_cpu = std::numeric_limits<int64_t>::max();
-    for (const Row& r : all) {
-      const TraceEvent& e = rr.Event(r);
-      if (rr.GpuSide(e)) continue;
-      min_cpu = std::min(min_cpu, r.ts);
-      if (rr.names.step[e.name] >= 0) {
-        any_step = true;
-        last_start = std::max(last_start, r.ts);
-      }
-    }
-    if (!any_step) last_start = min_cpu;
-    CorrelationMap kept_corr(rr.corr_range);
-    rr.kept.reserve(all.size());
-    for (const Row& r : all) {
-      const TraceEvent& e = rr.Event(r);
-      if (!rr.GpuSide(e) && r.ts < last_start) {
-        rr.kept.push_back(r);
-        if (e.correlation >= 0) kept_corr.Set(e.correlation, 1);
-      }
-    }
-    for (const Row& r : all) {
-      const TraceEvent& e = rr.Event(r);
-      if (rr.GpuSide(e) && kept_corr.Get(e.correlation) != CorrelationMap::kAbsent) rr.kept.push_back(r);
-    }
+    KeepBeforeLastStep(rr, all);
   } else {
     rr.kept = std::move(all);  // `all` is not used past the filter
   }

@@ -54,13 +54,8 @@ constexpr QosClass kQosClasses[] = {{"LS", JobClass::kProduction},
 // never did (Pending).
 constexpr const char* kRanPhases[] = {"Running", "Succeeded", "Failed"};
 
-}  // namespace
-
-JobTrace ReadAlibabaTrace(std::string_view text, const std::string& where, const TraceDefaults& defaults) {
-  static_assert(kAlibabaColumnCount == 11);
-  trace_rows::RowReader rows(text, where, kAlibabaColumns, "Alibaba v2023");
-  const std::vector<int>& col = rows.columns();
-  const int header_line = rows.header_line();
+// Throws when the pod list has no times (a snapshot's workload) or lacks a column a trace needs.
+void RequireAlibabaColumns(const std::vector<int>& col, const std::string& where, int header_line) {
   if (col[kCreationTime] < 0 && col[kDeletionTime] < 0 && col[kScheduledTime] < 0)
     throw InputError(fmt::format(
         "{}:{}: this Alibaba v2023 pod list has no times (creation_time, scheduled_time, deletion_time): it is a "
@@ -72,6 +67,50 @@ JobTrace ReadAlibabaTrace(std::string_view text, const std::string& where, const
                                    kAlibabaColumns[c],
                                    "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,"
                                    "pod_phase,creation_time,deletion_time,scheduled_time"));
+}
+
+// Why a pod is not replayed: no GPUs (or num_gpu unreadable), or it never ran (pod_phase Pending
+// or unknown, no scheduled or deletion time); empty for a pod that ran.
+std::string NotRunReason(const trace_rows::Integer& gpus, std::string_view phase, std::string_view scheduled_text,
+                         std::string_view deletion_text) {
+  if (!gpus.error.empty()) return gpus.error;
+  if (gpus.value == 0) return "no GPUs: CPU-only pod";
+  if (EqualsAsciiNoCase(phase, "Pending")) return "never ran: pod_phase Pending";
+  if (std::none_of(std::begin(kRanPhases), std::end(kRanPhases),
+                   [&](const char* p) { return EqualsAsciiNoCase(phase, p); }))
+    return fmt::format("unknown pod_phase {} (expected Running, Succeeded, Failed or Pending)",
+                       trace_rows::Shown(phase));
+  if (scheduled_text.empty()) return "never ran: no scheduled_time";
+  if (deletion_text.empty()) return "never ran: no deletion_time";
+  return "";
+}
+
+// The job of a pod that passed its checks, with the trace's defaults (gpu_spec empty or "nan":
+// any GPU type).
+Job PodJob(int line, std::string_view name, double submit_s, double run_s, JobClass job_class, std::string_view spec,
+           const TraceDefaults& defaults) {
+  Job job;
+  job.line = line;
+  job.name = name.empty() ? fmt::format("pod-{}", line) : std::string(name);
+  job.submit_s = submit_s;
+  job.run_s = run_s;
+  job.job_class = job_class;
+  job.checkpoint_interval_s = defaults.checkpoint_interval_s;
+  job.restart_overhead_s = defaults.restart_overhead_s;
+  job.locality = defaults.locality;
+  job.model = defaults.model;
+  if (!spec.empty() && !EqualsAsciiNoCase(spec, "nan")) job.gpu_type = std::string(spec);
+  return job;
+}
+
+}  // namespace
+
+JobTrace ReadAlibabaTrace(std::string_view text, const std::string& where, const TraceDefaults& defaults) {
+  static_assert(kAlibabaColumnCount == 11);
+  trace_rows::RowReader rows(text, where, kAlibabaColumns, "Alibaba v2023");
+  const std::vector<int>& col = rows.columns();
+  const int header_line = rows.header_line();
+  RequireAlibabaColumns(col, where, header_line);
 
   trace_rows::TraceBuilder builder(where, TraceFormat::kAlibabaV2023, defaults);
   builder.Reserve(text.size() / 64);
@@ -81,33 +120,11 @@ JobTrace ReadAlibabaTrace(std::string_view text, const std::string& where, const
     const auto skip = [&](std::string reason) { builder.Skip(line, std::move(reason)); };
 
     const trace_rows::Integer gpus = trace_rows::ParseInteger(fields[col[kNumGpu]], "num_gpu");
-    if (!gpus.error.empty()) {
-      skip(gpus.error);
-      continue;
-    }
-    if (gpus.value == 0) {
-      skip("no GPUs: CPU-only pod");
-      continue;
-    }
-    const std::string_view phase = fields[col[kPodPhase]];
-    if (EqualsAsciiNoCase(phase, "Pending")) {
-      skip("never ran: pod_phase Pending");
-      continue;
-    }
-    if (std::none_of(std::begin(kRanPhases), std::end(kRanPhases),
-                     [&](const char* p) { return EqualsAsciiNoCase(phase, p); })) {
-      skip(fmt::format("unknown pod_phase {} (expected Running, Succeeded, Failed or Pending)",
-                       trace_rows::Shown(phase)));
-      continue;
-    }
     const std::string_view scheduled_text = fields[col[kScheduledTime]];
     const std::string_view deletion_text = fields[col[kDeletionTime]];
-    if (scheduled_text.empty()) {
-      skip("never ran: no scheduled_time");
-      continue;
-    }
-    if (deletion_text.empty()) {
-      skip("never ran: no deletion_time");
+    if (std::string reason = NotRunReason(gpus, fields[col[kPodPhase]], scheduled_text, deletion_text);
+        !reason.empty()) {
+      skip(std::move(reason));
       continue;
     }
     const trace_rows::Integer milli = trace_rows::ParseInteger(fields[col[kGpuMilli]], "gpu_milli");
@@ -140,20 +157,9 @@ JobTrace ReadAlibabaTrace(std::string_view text, const std::string& where, const
       skip(fmt::format("scheduled_time {} is before creation_time {}", scheduled.value, created.value));
       continue;
     }
-    Job job;
-    job.line = line;
-    const std::string_view name = fields[col[kName]];
-    job.name = name.empty() ? fmt::format("pod-{}", line) : std::string(name);
-    job.submit_s = created.value;
-    job.run_s = deleted.value - scheduled.value;
-    job.job_class = qc->job_class;
-    job.checkpoint_interval_s = defaults.checkpoint_interval_s;
-    job.restart_overhead_s = defaults.restart_overhead_s;
-    job.locality = defaults.locality;
-    job.model = defaults.model;
-    const std::string_view spec = fields[col[kGpuSpec]];
-    if (!spec.empty() && !EqualsAsciiNoCase(spec, "nan")) job.gpu_type = std::string(spec);
-    builder.Add(std::move(job), gpus.value);
+    builder.Add(PodJob(line, fields[col[kName]], created.value, deleted.value - scheduled.value, qc->job_class,
+                       fields[col[kGpuSpec]], defaults),
+                gpus.value);
   }
   return builder.Finish();
 }

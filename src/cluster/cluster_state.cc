@@ -1,6 +1,7 @@
 #include "cluster/cluster_state.h"
 
 #include <algorithm>
+#include <set>
 #include <string_view>
 #include <tuple>
 
@@ -112,6 +113,64 @@ std::optional<Placement> ClusterState::FirstFit(int type, int gpus) const {
 
 namespace {
 bool Excluded(const std::vector<char>* excluded, int node) { return excluded && (*excluded)[node]; }
+
+// For a job of `gpus` GPUs on one node of type ty (by_free: the type's nodes by free GPUs): the
+// node with the fewest free GPUs that holds the job; among those, the fullest NVLink domain
+// (multi-node domains), then the leaf with the fewest wholly free nodes, then the lowest index:
+// keeps whole nodes, domains and leaves free for the jobs that need them. -1 when none holds it.
+int FewestFreeNode(const ClusterTopology& topology, const NodeType& ty, const std::vector<std::set<int>>& by_free,
+                   const std::vector<int>& domain_free, const std::vector<int>& leaf_whole_free, int gpus,
+                   const std::vector<char>* excluded) {
+  for (int k = gpus; k <= ty.gpus_per_node; ++k) {
+    int best = -1;
+    std::tuple<int, int, int> best_key{0, 0, 0};
+    for (int node : by_free[k]) {
+      if (Excluded(excluded, node)) continue;
+      const ClusterNode& n = topology.nodes[node];
+      std::tuple<int, int, int> key{ty.nodes_per_domain > 1 ? domain_free[n.domain] : 0, leaf_whole_free[n.leaf], node};
+      if (best < 0 || key < best_key) best = node, best_key = key;
+    }
+    if (best >= 0) return best;
+  }
+  return -1;
+}
+
+// The wholly free nodes (all g GPUs free) among `nodes`, the excluded ones left out.
+int WholeFreeIn(const std::vector<int>& nodes, const std::vector<int>& free, int g, const std::vector<char>* excluded) {
+  int c = 0;
+  for (int node : nodes)
+    if (free[node] == g && !Excluded(excluded, node)) ++c;
+  return c;
+}
+
+// Takes `full` whole nodes and the remainder from `nodes` (one domain or one leaf); the
+// remainder goes to the partly free node that fits it best, else to one more whole node.
+std::optional<Placement> TakeFrom(const std::vector<int>& nodes, const std::vector<int>& free, int g, int full, int rem,
+                                  const std::vector<char>* excluded) {
+  Placement p;
+  int taken = 0;
+  int rem_node = -1;
+  if (rem > 0) {
+    for (int node : nodes) {
+      if (Excluded(excluded, node) || free[node] < rem || free[node] == g) continue;
+      if (rem_node < 0 || free[node] < free[rem_node]) rem_node = node;
+    }
+  }
+  for (int node : nodes) {
+    if (taken == full && (rem == 0 || rem_node >= 0)) break;
+    if (Excluded(excluded, node) || free[node] != g) continue;
+    if (taken < full) {
+      p.shares.push_back({node, g});
+      ++taken;
+    } else if (rem > 0 && rem_node < 0) {
+      rem_node = node;
+    }
+  }
+  if (taken < full || (rem > 0 && rem_node < 0)) return std::nullopt;
+  if (rem > 0) p.shares.push_back({rem_node, rem});
+  std::sort(p.shares.begin(), p.shares.end(), [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; });
+  return p;
+}
 }  // namespace
 
 std::optional<Placement> ClusterState::BestFit(int type, int gpus, const std::vector<char>* excluded) const {
@@ -119,58 +178,15 @@ std::optional<Placement> ClusterState::BestFit(int type, int gpus, const std::ve
   const int g = ty.gpus_per_node;
   if (gpus <= 0 || free_by_type_[type] < gpus) return std::nullopt;
   if (gpus <= g) {
-    // The node with the fewest free GPUs that holds the job; among those, the fullest NVLink
-    // domain (multi-node domains), then the leaf with the fewest wholly free nodes, then the
-    // lowest index: keeps whole nodes, domains and leaves free for the jobs that need them.
-    for (int k = gpus; k <= g; ++k) {
-      int best = -1;
-      std::tuple<int, int, int> best_key{0, 0, 0};
-      for (int node : by_free_[type][k]) {
-        if (Excluded(excluded, node)) continue;
-        const ClusterNode& n = topology_->nodes[node];
-        std::tuple<int, int, int> key{ty.nodes_per_domain > 1 ? domain_free_[n.domain] : 0, leaf_whole_free_[n.leaf],
-                                      node};
-        if (best < 0 || key < best_key) best = node, best_key = key;
-      }
-      if (best >= 0) return Placement{{{best, gpus}}};
-    }
+    // The best-fitting node (FewestFreeNode).
+    const int best = FewestFreeNode(*topology_, ty, by_free_[type], domain_free_, leaf_whole_free_, gpus, excluded);
+    if (best >= 0) return Placement{{{best, gpus}}};
     return std::nullopt;
   }
   // More than one node: `full` whole nodes and a remainder on one more node.
   const int full = gpus / g, rem = gpus % g, nodes_needed = full + (rem > 0 ? 1 : 0);
-  auto whole_free_in = [&](const std::vector<int>& nodes) {
-    int c = 0;
-    for (int node : nodes)
-      if (free_[node] == g && !Excluded(excluded, node)) ++c;
-    return c;
-  };
-  // Takes `full` whole nodes and the remainder from `nodes` (one domain or one leaf); the
-  // remainder goes to the partly free node that fits it best, else to one more whole node.
-  auto take_from = [&](const std::vector<int>& nodes) -> std::optional<Placement> {
-    Placement p;
-    int taken = 0;
-    int rem_node = -1;
-    if (rem > 0) {
-      for (int node : nodes) {
-        if (Excluded(excluded, node) || free_[node] < rem || free_[node] == g) continue;
-        if (rem_node < 0 || free_[node] < free_[rem_node]) rem_node = node;
-      }
-    }
-    for (int node : nodes) {
-      if (taken == full && (rem == 0 || rem_node >= 0)) break;
-      if (Excluded(excluded, node) || free_[node] != g) continue;
-      if (taken < full) {
-        p.shares.push_back({node, g});
-        ++taken;
-      } else if (rem > 0 && rem_node < 0) {
-        rem_node = node;
-      }
-    }
-    if (taken < full || (rem > 0 && rem_node < 0)) return std::nullopt;
-    if (rem > 0) p.shares.push_back({rem_node, rem});
-    std::sort(p.shares.begin(), p.shares.end(), [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; });
-    return p;
-  };
+  auto whole_free_in = [&](const std::vector<int>& nodes) { return WholeFreeIn(nodes, free_, g, excluded); };
+  auto take_from = [&](const std::vector<int>& nodes) { return TakeFrom(nodes, free_, g, full, rem, excluded); };
   const int domain_gpus = g * ty.nodes_per_domain;
   if (ty.nodes_per_domain > 1 && gpus <= domain_gpus) {
     // Inside one NVLink domain: the domain with the fewest free GPUs that holds the job.

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "cluster/topo_preempt_policy.h"
 
@@ -18,6 +19,45 @@ namespace {
 
 // Nodes tried per pass: the ones with the most free GPUs (bounded work per pass).
 constexpr int kCandidateNodes = 16;
+
+// Migrations: (job, its new placement).
+using Moves = std::vector<std::pair<int64_t, Placement>>;
+
+// The moves that empty `node` (of type t) into the best-fitting holes of other nodes and the work
+// they lose; none when a job on it cannot move or the emptied node would not fit `need` GPUs.
+// `jobs` are the single-node jobs on the node, as (job, GPUs).
+std::optional<std::pair<double, Moves>> EmptyNode(const Scheduler& s, int t, int node, int need,
+                                                  std::vector<std::pair<int64_t, int>> jobs) {
+  const ClusterState& state = s.state();
+  const ClusterTopology& topo = s.topology();
+  const int g = topo.types[t].gpus_per_node;
+  // Every GPU used on the node must belong to a movable single-node job.
+  int movable_gpus = 0;
+  bool ok = true;
+  for (const auto& [id, gpus] : jobs) {
+    if (!s.Preemptible(id)) ok = false;
+    movable_gpus += gpus;
+  }
+  if (!ok || movable_gpus + state.free(node) != g) return std::nullopt;
+  ClusterState after = state;
+  std::vector<char> excluded(topo.nodes.size(), 0);
+  excluded[node] = 1;
+  std::sort(jobs.begin(), jobs.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
+  double cost = 0;
+  Moves moves;
+  for (const auto& [id, gpus] : jobs) after.Release(s.running().at(id).placement);
+  for (const auto& [id, gpus] : jobs) {
+    auto to = after.BestFit(t, gpus, &excluded);
+    if (!to) return std::nullopt;
+    after.Take(*to);
+    moves.push_back({id, *to});
+    cost += s.LossIfStopped(id);
+  }
+  if (moves.empty() || after.free(node) < need) return std::nullopt;
+  return std::make_pair(cost, std::move(moves));
+}
 
 class DefragPolicy : public TopoPreemptPolicy {
  protected:
@@ -33,7 +73,7 @@ class DefragPolicy : public TopoPreemptPolicy {
       if (r.placement.shares.size() == 1)
         on_node[r.placement.shares[0].node].push_back({id, r.placement.shares[0].gpus});
     double best_cost = INFINITY;
-    std::vector<std::pair<int64_t, Placement>> best_moves;
+    Moves best_moves;
     for (int t : state.TypesFor(j.gpu_type)) {
       const int g = topo.types[t].gpus_per_node;
       if (j.gpus > g || state.free_of_type(t) < j.gpus) continue;
@@ -43,36 +83,9 @@ class DefragPolicy : public TopoPreemptPolicy {
       std::sort(cands.begin(), cands.end());
       if (static_cast<int>(cands.size()) > kCandidateNodes) cands.resize(kCandidateNodes);
       for (const auto& [neg_free, node] : cands) {
-        // Every GPU used on the node must belong to a movable single-node job.
-        int movable_gpus = 0;
-        bool ok = true;
-        for (const auto& [id, gpus] : on_node[node]) {
-          if (!s.Preemptible(id)) ok = false;
-          movable_gpus += gpus;
-        }
-        if (!ok || movable_gpus + state.free(node) != g) continue;
-        ClusterState after = state;
-        std::vector<char> excluded(topo.nodes.size(), 0);
-        excluded[node] = 1;
-        auto jobs = on_node[node];
-        std::sort(jobs.begin(), jobs.end(), [](const auto& a, const auto& b) {
-          return a.second != b.second ? a.second > b.second : a.first < b.first;
-        });
-        double cost = 0;
-        std::vector<std::pair<int64_t, Placement>> moves;
-        for (const auto& [id, gpus] : jobs) after.Release(s.running().at(id).placement);
-        for (const auto& [id, gpus] : jobs) {
-          auto to = after.BestFit(t, gpus, &excluded);
-          if (!to) {
-            ok = false;
-            break;
-          }
-          after.Take(*to);
-          moves.push_back({id, *to});
-          cost += s.LossIfStopped(id);
-        }
-        if (!ok || moves.empty() || after.free(node) < j.gpus) continue;
-        if (cost < best_cost) best_cost = cost, best_moves = std::move(moves);
+        auto emptied = EmptyNode(s, t, node, j.gpus, on_node[node]);
+        if (!emptied) continue;
+        if (emptied->first < best_cost) best_cost = emptied->first, best_moves = std::move(emptied->second);
       }
     }
     if (best_moves.empty()) {

@@ -37,13 +37,8 @@ const std::vector<std::string_view> kNativeColumns = {
 // The most a layout dimension may be (far beyond any GPU count a job has), so that tp x pp fits.
 constexpr int64_t kMaxLayoutDim = int64_t{1} << 27;
 
-}  // namespace
-
-JobTrace ReadNativeTrace(std::string_view text, const std::string& where, const TraceDefaults& defaults) {
-  static_assert(kNativeColumnCount == 13);
-  trace_rows::RowReader rows(text, where, kNativeColumns, "native");
-  const std::vector<int>& col = rows.columns();
-  const int header_line = rows.header_line();
+// Throws when the header lacks submit_s or gpus, or has not exactly one of run_s and gpu_hours.
+void RequireNativeColumns(const std::vector<int>& col, const std::string& where, int header_line) {
   for (int c : {kSubmit, kGpus})
     if (col[c] < 0)
       throw InputError(
@@ -52,6 +47,50 @@ JobTrace ReadNativeTrace(std::string_view text, const std::string& where, const 
   if ((col[kRun] < 0) == (col[kGpuHours] < 0))
     throw InputError(fmt::format("{}:{}: a native trace has exactly one of the columns run_s and gpu_hours ({})", where,
                                  header_line, col[kRun] < 0 ? "it has neither" : "it has both"));
+}
+
+// Sets the job's class and locality from their cells (empty: the class stays, the locality is the
+// default); the error, else empty.
+std::string ParseClassAndLocality(Job& job, std::string_view job_class, std::string_view locality,
+                                  const TraceDefaults& defaults) {
+  try {
+    if (!job_class.empty()) job.job_class = kJobClassNames.Parse(job_class, "field 'class'", "class");
+    job.locality =
+        locality.empty() ? defaults.locality : kLocalityNames.Parse(locality, "field 'locality'", "locality");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Sets the job's run time (run_s when the trace has that column, else gpu_hours spread over its
+// GPUs) and layout; the reason to skip the row when they cannot be a job's, else empty.
+std::string SetRunAndLayout(Job& job, bool has_run_s, int64_t gpus, double run_s, double gpu_hours, int64_t tp,
+                            int64_t pp) {
+  if (has_run_s) {
+    job.run_s = run_s;
+  } else if (!(gpu_hours > 0)) {
+    return fmt::format("gpu_hours {} is not positive", gpu_hours);
+  } else if (gpus > 0) {
+    job.run_s = gpu_hours * 3600.0 / static_cast<double>(gpus);  // the work spread over the job's GPUs
+  }
+  if (tp < 0 || pp < 0 || tp > kMaxLayoutDim || pp > kMaxLayoutDim)
+    return fmt::format("tp {} or pp {} is outside 0..{}", tp, pp, kMaxLayoutDim);
+  const int64_t group = std::max<int64_t>(tp, 1) * std::max<int64_t>(pp, 1);
+  if (gpus > 0 && gpus % group != 0) return fmt::format("tp x pp = {} does not divide gpus {}", group, gpus);
+  job.tp = static_cast<int>(tp);
+  job.pp = static_cast<int>(pp);
+  return "";
+}
+
+}  // namespace
+
+JobTrace ReadNativeTrace(std::string_view text, const std::string& where, const TraceDefaults& defaults) {
+  static_assert(kNativeColumnCount == 13);
+  trace_rows::RowReader rows(text, where, kNativeColumns, "native");
+  const std::vector<int>& col = rows.columns();
+  const int header_line = rows.header_line();
+  RequireNativeColumns(col, where, header_line);
 
   trace_rows::TraceBuilder builder(where, TraceFormat::kNative, defaults);
   builder.Reserve(text.size() / 32);
@@ -86,38 +125,15 @@ JobTrace ReadNativeTrace(std::string_view text, const std::string& where, const 
     job.restart_overhead_s = number(kRestartOverhead, defaults.restart_overhead_s);
     const int64_t tp = integer(kTp, 0);
     const int64_t pp = integer(kPp, 0);
-    if (error.empty()) {
-      try {
-        if (!cell(kClass).empty()) job.job_class = kJobClassNames.Parse(cell(kClass), "field 'class'", "class");
-        job.locality = cell(kLocality).empty() ? defaults.locality
-                                               : kLocalityNames.Parse(cell(kLocality), "field 'locality'", "locality");
-      } catch (const InputError& e) {
-        error = e.what();
-      }
-    }
+    if (error.empty()) error = ParseClassAndLocality(job, cell(kClass), cell(kLocality), defaults);
     if (!error.empty()) {
       builder.Skip(line, std::move(error));
       continue;
     }
-    if (col[kRun] >= 0) {
-      job.run_s = run_s;
-    } else if (!(gpu_hours > 0)) {
-      builder.Skip(line, fmt::format("gpu_hours {} is not positive", gpu_hours));
-      continue;
-    } else if (gpus > 0) {
-      job.run_s = gpu_hours * 3600.0 / static_cast<double>(gpus);  // the work spread over the job's GPUs
-    }
-    if (tp < 0 || pp < 0 || tp > kMaxLayoutDim || pp > kMaxLayoutDim) {
-      builder.Skip(line, fmt::format("tp {} or pp {} is outside 0..{}", tp, pp, kMaxLayoutDim));
+    if (std::string reason = SetRunAndLayout(job, col[kRun] >= 0, gpus, run_s, gpu_hours, tp, pp); !reason.empty()) {
+      builder.Skip(line, std::move(reason));
       continue;
     }
-    const int64_t group = std::max<int64_t>(tp, 1) * std::max<int64_t>(pp, 1);
-    if (gpus > 0 && gpus % group != 0) {
-      builder.Skip(line, fmt::format("tp x pp = {} does not divide gpus {}", group, gpus));
-      continue;
-    }
-    job.tp = static_cast<int>(tp);
-    job.pp = static_cast<int>(pp);
     const std::string_view name = cell(kJobName);
     job.name = name.empty() ? fmt::format("job-{}", line) : std::string(name);
     job.gpu_type = std::string(cell(kGpuType));

@@ -28,6 +28,34 @@ bool GpuTimeAgrees(double duration_s, int64_t gpus, double gpu_time) {
   return std::fabs(expected - gpu_time) <= 0.5 * static_cast<double>(gpus) + 1e-9 * std::fabs(gpu_time);
 }
 
+// Throws when a column is missing from the header.
+void RequirePhillyColumns(const std::vector<int>& col, const std::string& where, int header_line) {
+  for (size_t c = 0; c < kPhillyColumns.size(); ++c)
+    if (col[c] < 0)
+      throw InputError(
+          fmt::format("{}:{}: missing column '{}' (a Philly trace has timestamp,duration,num_gpus,gpu_time,cluster)",
+                      where, header_line, kPhillyColumns[c]));
+}
+
+// The job of a row that passed its checks: submitted at submit_s (epoch seconds), running run_s,
+// in virtual cluster `vc`, with the trace's defaults.
+Job PhillyJob(int line, double submit_s, double run_s, std::string_view vc, const TraceDefaults& defaults) {
+  Job job;
+  job.line = line;
+  job.name = "philly-" + std::to_string(line);
+  job.submit_s = submit_s;
+  job.run_s = run_s;
+  job.job_class =
+      std::find(defaults.production_vcs.begin(), defaults.production_vcs.end(), vc) != defaults.production_vcs.end()
+          ? JobClass::kProduction
+          : JobClass::kExperimental;
+  job.checkpoint_interval_s = defaults.checkpoint_interval_s;
+  job.restart_overhead_s = defaults.restart_overhead_s;
+  job.locality = defaults.locality;
+  job.model = defaults.model;
+  return job;
+}
+
 }  // namespace
 
 JobTrace ReadPhillyTrace(std::string_view text, const std::string& where, const TraceDefaults& defaults) {
@@ -35,11 +63,7 @@ JobTrace ReadPhillyTrace(std::string_view text, const std::string& where, const 
   trace_rows::RowReader rows(text, where, kPhillyColumns, "Philly");
   const std::vector<int>& col = rows.columns();
   const int header_line = rows.header_line();
-  for (size_t c = 0; c < kPhillyColumns.size(); ++c)
-    if (col[c] < 0)
-      throw InputError(
-          fmt::format("{}:{}: missing column '{}' (a Philly trace has timestamp,duration,num_gpus,gpu_time,cluster)",
-                      where, header_line, kPhillyColumns[c]));
+  RequirePhillyColumns(col, where, header_line);
 
   // First pass: each row's own checks; submit times are epoch seconds until the earliest is known.
   struct Pending {
@@ -81,21 +105,7 @@ JobTrace ReadPhillyTrace(std::string_view text, const std::string& where, const 
                                      gpus.value));
       continue;
     }
-    Job job;
-    job.line = line;
-    job.name = "philly-" + std::to_string(line);
-    job.submit_s = *ts;
-    job.run_s = duration.value;
-    const std::string_view vc = fields[col[kCluster]];
-    job.job_class =
-        std::find(defaults.production_vcs.begin(), defaults.production_vcs.end(), vc) != defaults.production_vcs.end()
-            ? JobClass::kProduction
-            : JobClass::kExperimental;
-    job.checkpoint_interval_s = defaults.checkpoint_interval_s;
-    job.restart_overhead_s = defaults.restart_overhead_s;
-    job.locality = defaults.locality;
-    job.model = defaults.model;
-    pending.push_back(Pending{std::move(job), gpus.value});
+    pending.push_back(Pending{PhillyJob(line, *ts, duration.value, fields[col[kCluster]], defaults), gpus.value});
   }
   // Second pass: times from the earliest timestamp of the file (skipped rows included, so that a
   // job's submit time does not depend on which rows the cluster's size skips).

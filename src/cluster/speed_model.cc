@@ -28,6 +28,29 @@ EstimateOptions SplitOptions() {
   return o;
 }
 
+// The placed fabric: ranks fill "nodes" of the GPUs per node that every power-of-two rank
+// group keeps together, inside "domains" of the GPUs per domain it keeps together, with the
+// same scale-out bandwidth per GPU; across leaves, the job's nodes are split evenly over the
+// leaves it spans, so that a group over all of them crosses the spine.
+ClusterSpec PlacedCluster(const ClusterSpec& packed, const PlacementShape& shape, int leaves) {
+  ClusterSpec placed = packed;
+  Fabric& f = placed.fabric;
+  const int per_node = std::clamp(shape.aligned_per_node, 1, packed.fabric.gpus_per_node);
+  f.gpus_per_node = per_node;
+  f.nics_per_node = per_node;
+  if (packed.fabric.nvlink_domain >= packed.fabric.gpus_per_node)
+    f.nvlink_domain = std::clamp(shape.aligned_per_domain, per_node, packed.fabric.nvlink_domain);
+  else
+    f.nvlink_domain = std::min(packed.fabric.nvlink_domain, per_node);  // no domain wider than one GPU
+  if (leaves > 1) {
+    const int64_t nodes = CeilDiv(shape.gpus, per_node);
+    f.nodes_per_leaf = static_cast<int>(std::max<int64_t>(1, CeilDiv(nodes, leaves)));
+  } else {
+    f.nodes_per_leaf = 0;  // within one leaf switch: no spine
+  }
+  return placed;
+}
+
 std::string LayoutText(const Layout& l) {
   std::string s = fmt::format("tp {} pp {} dp {}", l.tp, l.pp, l.dp);
   if (l.cp > 1) s += fmt::format(" cp {}", l.cp);
@@ -163,25 +186,7 @@ const Pricing& SpeedModel::Price(const Job& job, const PlacementShape& shape) {
     return cache_.emplace(std::move(k), std::move(out)).first->second;
   }
   const ClusterSpec packed{ty.gpu_spec, NodeTypeFabric(ty), shape.gpus};
-  // The placed fabric: ranks fill "nodes" of the GPUs per node that every power-of-two rank
-  // group keeps together, inside "domains" of the GPUs per domain it keeps together, with the
-  // same scale-out bandwidth per GPU; across leaves, the job's nodes are split evenly over the
-  // leaves it spans, so that a group over all of them crosses the spine.
-  ClusterSpec placed = packed;
-  Fabric& f = placed.fabric;
-  const int per_node = std::clamp(shape.aligned_per_node, 1, packed.fabric.gpus_per_node);
-  f.gpus_per_node = per_node;
-  f.nics_per_node = per_node;
-  if (packed.fabric.nvlink_domain >= packed.fabric.gpus_per_node)
-    f.nvlink_domain = std::clamp(shape.aligned_per_domain, per_node, packed.fabric.nvlink_domain);
-  else
-    f.nvlink_domain = std::min(packed.fabric.nvlink_domain, per_node);  // no domain wider than one GPU
-  if (leaves > 1) {
-    const int64_t nodes = CeilDiv(shape.gpus, per_node);
-    f.nodes_per_leaf = static_cast<int>(std::max<int64_t>(1, CeilDiv(nodes, leaves)));
-  } else {
-    f.nodes_per_leaf = 0;  // within one leaf switch: no spine
-  }
+  const ClusterSpec placed = PlacedCluster(packed, shape, leaves);
   out.layout = LayoutText(p.layout);
   try {
     const StepResult step = ComposeStep(p.model, placed, p.training, p.layout, SplitOptions());

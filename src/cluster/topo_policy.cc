@@ -19,6 +19,28 @@ int MaxGpusPerNode(const Scheduler& s, const Job& j) {
   for (int t : s.state().TypesFor(j.gpu_type)) g = std::max(g, s.topology().types[t].gpus_per_node);
   return g;
 }
+
+// A soft-locality job that has waited locality_wait_s: a placement split over nodes that ends
+// before `finish_s` (the reservation's finish), if there is one; one that has waited less wakes
+// the scheduler when it has waited enough.
+std::optional<Placement> SoftSplit(Scheduler& s, int64_t id, double finish_s) {
+  const Job& j = s.job(id);
+  const double wait = s.options().locality_wait_s;
+  if (s.waited_s(id) >= wait) {
+    std::optional<Placement> split;
+    for (int t : s.state().TypesFor(j.gpu_type)) {
+      split = s.state().SplitFit(t, j.gpus);
+      if (split) break;
+    }
+    // A job that fits one node splits only when the cost model prices the split: without a
+    // model the cost of running its ranks over the network is unknown, so it waits.
+    const bool one_node = j.gpus <= MaxGpusPerNode(s, j);
+    if (split && (!one_node || s.Modelled(id, *split)) && s.now() + s.RunTime(id, *split) < finish_s) return split;
+  } else {
+    s.WakeAt(s.now() - s.waited_s(id) + wait);
+  }
+  return std::nullopt;
+}
 }  // namespace
 
 const TopoPolicy::Reservation& TopoPolicy::Reserve(Scheduler& s, int64_t head) {
@@ -61,23 +83,10 @@ void TopoPolicy::Schedule(Scheduler& s) {
     }
     const Reservation& r = Reserve(s, id);
     if (j.locality == Locality::kSoft) {
-      const double wait = s.options().locality_wait_s;
-      if (s.waited_s(id) >= wait) {
-        std::optional<Placement> split;
-        for (int t : s.state().TypesFor(j.gpu_type)) {
-          split = s.state().SplitFit(t, j.gpus);
-          if (split) break;
-        }
-        // A job that fits one node splits only when the cost model prices the split: without a
-        // model the cost of running its ranks over the network is unknown, so it waits.
-        const bool one_node = j.gpus <= MaxGpusPerNode(s, j);
-        if (split && (!one_node || s.Modelled(id, *split)) && s.now() + s.RunTime(id, *split) < r.finish_s) {
-          ++it;
-          s.Start(id, *split);
-          continue;
-        }
-      } else {
-        s.WakeAt(s.now() - s.waited_s(id) + wait);
+      if (auto split = SoftSplit(s, id, r.finish_s)) {
+        ++it;
+        s.Start(id, *split);
+        continue;
       }
     }
     head = id;

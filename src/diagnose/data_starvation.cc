@@ -60,6 +60,65 @@ std::vector<double> UtilSeries(const std::vector<const TelemetrySample*>& s) {
   return x;
 }
 
+// A GPU whose utilisation is a saw-tooth: its periodicity, mean utilisation and time span.
+struct PeriodicGpu {
+  int gpu;
+  Periodicity p;
+  double mean;
+  double t0, t1;
+};
+
+// The GPUs of a capture whose utilisation series has a periodic saw-tooth.
+std::vector<PeriodicGpu> PeriodicGpus(const std::map<int, std::vector<const TelemetrySample*>>& by_gpu) {
+  std::vector<PeriodicGpu> hits;
+  for (const auto& [gpu, s] : by_gpu) {
+    const std::vector<double> x = UtilSeries(s);
+    const Periodicity p = FindPeriodicity(x, kMinPeriodSamples, x.size() / 3, kMinAutocorrelation, kMinUtilSwing);
+    if (!p.found) continue;
+    double mean = 0;
+    for (double v : x) mean += v;
+    mean /= static_cast<double>(x.size());
+    hits.push_back({gpu, p, mean, s.front()->time_s, s.back()->time_s});
+  }
+  return hits;
+}
+
+// A rank's steps summed: data-loader and CPU step time, and the GPU idle at step start over the
+// steps whose GPU times are known (gaps of them, steps_s long).
+struct StepTotals {
+  double start_idle_s = 0, steps_s = 0, loader_s = 0, step_s = 0;
+  int gaps = 0;
+};
+
+// Sums a rank's steps; GPU idle at step start: from the end of the previous step's GPU work to
+// the first GPU event of this step, when the GPU times are known (a trace, not an analysis JSON).
+StepTotals SumSteps(const std::vector<IterationStats>& iterations) {
+  StepTotals t;
+  for (size_t i = 0; i < iterations.size(); ++i) {
+    const IterationStats& it = iterations[i];
+    t.loader_s += it.dataloader_s;
+    t.step_s += it.cpu_step_s;
+    if (i == 0) continue;
+    const IterationStats& prev = iterations[i - 1];
+    if (it.gpu_start_ns < 0 || prev.gpu_start_ns < 0) continue;
+    const double prev_end_s = static_cast<double>(prev.gpu_start_ns) * 1e-9 + prev.gpu.window_s;
+    t.start_idle_s += std::max(0.0, static_cast<double>(it.gpu_start_ns) * 1e-9 - prev_end_s);
+    t.steps_s += it.cpu_step_s;
+    ++t.gaps;
+  }
+  return t;
+}
+
+// The idle time waiting for the host (category host_wait) and all idle time, in seconds.
+std::pair<double, double> HostWaitIdle(const std::vector<IdleRow>& idle) {
+  double host_wait_s = 0, idle_total_s = 0;
+  for (const IdleRow& row : idle) {
+    idle_total_s += row.idle_s;
+    if (row.category == "host_wait") host_wait_s += row.idle_s;
+  }
+  return {host_wait_s, idle_total_s};
+}
+
 class DataStarvationRule : public Rule {
  public:
   const char* Name() const override { return "data_starvation"; }
@@ -77,29 +136,14 @@ class DataStarvationRule : public Rule {
     std::map<int, std::vector<const TelemetrySample*>> by_gpu;
     for (const auto& s : t.samples) by_gpu[s.gpu].push_back(&s);
     if (by_gpu.empty()) return;
-    struct Hit {
-      int gpu;
-      Periodicity p;
-      double mean;
-      double t0, t1;
-    };
-    std::vector<Hit> hits;
-    for (const auto& [gpu, s] : by_gpu) {
-      const std::vector<double> x = UtilSeries(s);
-      const Periodicity p = FindPeriodicity(x, kMinPeriodSamples, x.size() / 3, kMinAutocorrelation, kMinUtilSwing);
-      if (!p.found) continue;
-      double mean = 0;
-      for (double v : x) mean += v;
-      mean /= static_cast<double>(x.size());
-      hits.push_back({gpu, p, mean, s.front()->time_s, s.back()->time_s});
-    }
+    const std::vector<PeriodicGpu> hits = PeriodicGpus(by_gpu);
     if (hits.empty() || static_cast<double>(hits.size()) < kMinStarvedGpuShare * static_cast<double>(by_gpu.size()))
       return;
     std::vector<double> periods, duties, losses, acfs, lows, highs;
     Finding f;
     f.rule = Name();
     double t0 = hits[0].t0, t1 = hits[0].t1;
-    for (const Hit& h : hits) {
+    for (const PeriodicGpu& h : hits) {
       periods.push_back(static_cast<double>(h.p.period_samples));
       duties.push_back(h.p.duty_cycle);
       // The share of the busy level the GPU does not reach on average: the time it waits.
@@ -151,26 +195,9 @@ class DataStarvationRule : public Rule {
       const double idle_share = r.temporal.window_s > 0 ? r.temporal.idle_s / r.temporal.window_s : 0;
       // GPU idle at step start: from the end of the previous step's GPU work to the first GPU
       // event of this step, when the GPU times are known (a trace, not an analysis JSON).
-      double start_idle_s = 0, steps_s = 0, loader_s = 0, step_s = 0;
-      int gaps = 0;
-      for (size_t i = 0; i < r.iterations.size(); ++i) {
-        const IterationStats& it = r.iterations[i];
-        loader_s += it.dataloader_s;
-        step_s += it.cpu_step_s;
-        if (i == 0) continue;
-        const IterationStats& prev = r.iterations[i - 1];
-        if (it.gpu_start_ns < 0 || prev.gpu_start_ns < 0) continue;
-        const double prev_end_s = static_cast<double>(prev.gpu_start_ns) * 1e-9 + prev.gpu.window_s;
-        start_idle_s += std::max(0.0, static_cast<double>(it.gpu_start_ns) * 1e-9 - prev_end_s);
-        steps_s += it.cpu_step_s;
-        ++gaps;
-      }
+      const auto [start_idle_s, steps_s, loader_s, step_s, gaps] = SumSteps(r.iterations);
       const double start_idle_share = steps_s > 0 ? start_idle_s / steps_s : std::numeric_limits<double>::quiet_NaN();
-      double host_wait_s = 0, idle_total_s = 0;
-      for (const IdleRow& row : r.idle) {
-        idle_total_s += row.idle_s;
-        if (row.category == "host_wait") host_wait_s += row.idle_s;
-      }
+      const auto [host_wait_s, idle_total_s] = HostWaitIdle(r.idle);
       // Hiding the loader can give back at most the time the GPU sat idle.
       const double loss = std::min(r.dataloader_share, idle_share);
       const double loader_per_step = loader_s / static_cast<double>(r.iterations.size());

@@ -91,6 +91,48 @@ std::string CatalogGpuForDevice(const std::string& device_name) {
   return "";
 }
 
+namespace {
+
+// The ceiling of a run over several nodes, into c (its nodes set): the NICs' bandwidth, capped
+// by the scale-up link's.
+void NetworkCeiling(const NcclTestsRun& run, const Fabric& f, double scale_up_line, double scale_up_eff,
+                    const char* link_name, LinkCeiling& c) {
+  // Several nodes: each node's share of the ring leaves through the NICs its GPUs drive (one per
+  // GPU on rail-optimised nodes), so a ring's bus bandwidth is min(NVLink, NICs x NIC)
+  // (nccl-tests doc/PERFORMANCE.md; hardware/cluster.h PlaceGroup). All-to-all cannot aggregate
+  // NICs: per GPU it gets its own share of the node's NICs, times N/(N-1) on N nodes because
+  // 1/N of its traffic stays in the node (nccl-tests/issues/130 and 267).
+  c.link = CeilingLink::kNetwork;
+  const int per_node = std::max(1, (run.ranks + c.nodes - 1) / c.nodes);
+  const int gpn = std::max(1, f.gpus_per_node);
+  const int nics = f.nics_per_node > 0 ? f.nics_per_node : gpn;
+  c.nics_used = std::max(1, static_cast<int>(std::lround(static_cast<double>(nics) * std::min(per_node, gpn) / gpn)));
+  double oversub = 1;
+  if (f.nodes_per_leaf > 0 && c.nodes > f.nodes_per_leaf) oversub = std::max(1.0, f.spine_oversubscription);
+  const double node_net_line = c.nics_used * f.nic_bytes_per_s / oversub;
+  double line = node_net_line, factor_note = 1;
+  if (run.collective == Collective::kAllToAll || run.collective == Collective::kSendRecv) {
+    const double per_gpu = node_net_line / per_node;
+    factor_note = run.collective == Collective::kAllToAll ? static_cast<double>(c.nodes) / (c.nodes - 1) : 1.0;
+    line = per_gpu * factor_note;
+  }
+  c.line_bytes_per_s = std::min(line, per_node > 1 ? scale_up_line : line);
+  c.effective_bytes_per_s =
+      std::min(line * kNcclNicEfficiency, per_node > 1 ? scale_up_eff : line * kNcclNicEfficiency);
+  c.derivation = fmt::format(
+      "{} nodes x {} ranks: {} NIC{} of {:.0f} GB/s per node{}{} x {:.2f} (NCCL over the NIC) = {:.1f} GB/s{}", c.nodes,
+      per_node, c.nics_used, c.nics_used == 1 ? "" : "s", f.nic_bytes_per_s / 1e9,
+      oversub > 1 ? fmt::format(" / {:.1f} spine oversubscription", oversub) : std::string(),
+      factor_note != 1 ? fmt::format(", per GPU x {:.2f} (all-to-all on {} nodes)", factor_note, c.nodes)
+                       : std::string(),
+      kNcclNicEfficiency, line * kNcclNicEfficiency / 1e9,
+      c.effective_bytes_per_s < line * kNcclNicEfficiency
+          ? fmt::format(", capped by {} {:.1f} GB/s", link_name, scale_up_eff / 1e9)
+          : std::string());
+}
+
+}  // namespace
+
 std::optional<LinkCeiling> NcclTestsCeiling(const NcclTestsRun& run, const ClusterSpec* planned) {
   LinkCeiling c;
   std::optional<ClusterSpec> cluster;
@@ -133,38 +175,7 @@ std::optional<LinkCeiling> NcclTestsCeiling(const NcclTestsRun& run, const Clust
                                g.name, link_name, scale_up_line / 1e9, kNcclScaleUpEfficiency, scale_up_eff / 1e9);
     return c;
   }
-  // Several nodes: each node's share of the ring leaves through the NICs its GPUs drive (one per
-  // GPU on rail-optimised nodes), so a ring's bus bandwidth is min(NVLink, NICs x NIC)
-  // (nccl-tests doc/PERFORMANCE.md; hardware/cluster.h PlaceGroup). All-to-all cannot aggregate
-  // NICs: per GPU it gets its own share of the node's NICs, times N/(N-1) on N nodes because
-  // 1/N of its traffic stays in the node (nccl-tests/issues/130 and 267).
-  c.link = CeilingLink::kNetwork;
-  const int per_node = std::max(1, (run.ranks + c.nodes - 1) / c.nodes);
-  const int gpn = std::max(1, f.gpus_per_node);
-  const int nics = f.nics_per_node > 0 ? f.nics_per_node : gpn;
-  c.nics_used = std::max(1, static_cast<int>(std::lround(static_cast<double>(nics) * std::min(per_node, gpn) / gpn)));
-  double oversub = 1;
-  if (f.nodes_per_leaf > 0 && c.nodes > f.nodes_per_leaf) oversub = std::max(1.0, f.spine_oversubscription);
-  const double node_net_line = c.nics_used * f.nic_bytes_per_s / oversub;
-  double line = node_net_line, factor_note = 1;
-  if (run.collective == Collective::kAllToAll || run.collective == Collective::kSendRecv) {
-    const double per_gpu = node_net_line / per_node;
-    factor_note = run.collective == Collective::kAllToAll ? static_cast<double>(c.nodes) / (c.nodes - 1) : 1.0;
-    line = per_gpu * factor_note;
-  }
-  c.line_bytes_per_s = std::min(line, per_node > 1 ? scale_up_line : line);
-  c.effective_bytes_per_s =
-      std::min(line * kNcclNicEfficiency, per_node > 1 ? scale_up_eff : line * kNcclNicEfficiency);
-  c.derivation = fmt::format(
-      "{} nodes x {} ranks: {} NIC{} of {:.0f} GB/s per node{}{} x {:.2f} (NCCL over the NIC) = {:.1f} GB/s{}", c.nodes,
-      per_node, c.nics_used, c.nics_used == 1 ? "" : "s", f.nic_bytes_per_s / 1e9,
-      oversub > 1 ? fmt::format(" / {:.1f} spine oversubscription", oversub) : std::string(),
-      factor_note != 1 ? fmt::format(", per GPU x {:.2f} (all-to-all on {} nodes)", factor_note, c.nodes)
-                       : std::string(),
-      kNcclNicEfficiency, line * kNcclNicEfficiency / 1e9,
-      c.effective_bytes_per_s < line * kNcclNicEfficiency
-          ? fmt::format(", capped by {} {:.1f} GB/s", link_name, scale_up_eff / 1e9)
-          : std::string());
+  NetworkCeiling(run, f, scale_up_line, scale_up_eff, link_name, c);
   return c;
 }
 

@@ -35,6 +35,53 @@ struct Option {
   Estimate estimate;
 };
 
+// The changes that shrink the planned layout's bubble and fit with the planner's headroom, each
+// estimated by the cost model, the highest throughput first.
+std::vector<Option> BubbleOptions(const PlannedRun& p) {
+  const Estimate& now = p.estimate;
+  const Layout& l0 = now.layout;
+  std::vector<Option> options;
+  auto consider = [&](std::string what, std::string megatron, Layout l, const Training& t) {
+    l.dp = 0;
+    std::optional<Estimate> e = EstimateVariant(p, l, t);
+    if (e && FitsWithHeadroom(*e) && e->bubble_rate < now.bubble_rate)
+      options.push_back({std::move(what), std::move(megatron), std::move(*e)});
+  };
+  const int64_t layers = p.model.layers;
+  for (int vp = l0.vp + 1; vp <= kMaxVirtualStages; ++vp) {
+    if (layers % (int64_t(l0.pp) * vp) != 0) continue;
+    Layout l = l0;
+    l.vp = vp;
+    l.pp_layout.clear();
+    if (l.schedule && *l.schedule != ScheduleKind::kInterleaved) l.schedule.reset();
+    consider(fmt::format("interleaved 1F1B with vp {}", vp),
+             fmt::format("--num-layers-per-virtual-pipeline-stage {}", layers / (int64_t(l0.pp) * vp)), l, p.training);
+  }
+  if (l0.pipeline_schedule() != ScheduleKind::kZbH1) {
+    Layout l = l0;
+    l.vp = 1;
+    l.pp_layout.clear();
+    l.schedule = ScheduleKind::kZbH1;
+    consider("the zero-bubble ZB-H1 schedule",
+             "the ZB-H1 schedule (github.com/sail-sg/zero-bubble-pipeline-parallelism)", l, p.training);
+  }
+  for (int mbs = l0.mbs / 2; mbs >= 1; mbs /= 2) {
+    Layout l = l0;
+    l.mbs = mbs;
+    consider(fmt::format("micro-batch {} ({} micro-batches)", mbs, l0.micro_batches(p.training) * (l0.mbs / mbs)),
+             fmt::format("--micro-batch-size {}", mbs), l, p.training);
+  }
+  for (int k = 2; k <= kMaxBatchFactor; k *= 2) {
+    Training t = p.training;
+    t.global_batch *= k;
+    consider(fmt::format("global batch {} (changes the optimisation; retune the learning rate)", t.global_batch),
+             fmt::format("--global-batch-size {}", t.global_batch), l0, t);
+  }
+  std::sort(options.begin(), options.end(),
+            [](const Option& a, const Option& b) { return a.estimate.tokens_per_s > b.estimate.tokens_per_s; });
+  return options;
+}
+
 class PipelineBubble : public Rule {
  public:
   const char* Name() const override { return "pipeline_bubble"; }
@@ -48,46 +95,7 @@ class PipelineBubble : public Rule {
     const Estimate& now = p.estimate;
     if (!(now.bubble_rate > kMaxBubbleShare)) return;
     const Layout& l0 = now.layout;
-    std::vector<Option> options;
-    auto consider = [&](std::string what, std::string megatron, Layout l, const Training& t) {
-      l.dp = 0;
-      std::optional<Estimate> e = EstimateVariant(p, l, t);
-      if (e && FitsWithHeadroom(*e) && e->bubble_rate < now.bubble_rate)
-        options.push_back({std::move(what), std::move(megatron), std::move(*e)});
-    };
-    const int64_t layers = p.model.layers;
-    for (int vp = l0.vp + 1; vp <= kMaxVirtualStages; ++vp) {
-      if (layers % (int64_t(l0.pp) * vp) != 0) continue;
-      Layout l = l0;
-      l.vp = vp;
-      l.pp_layout.clear();
-      if (l.schedule && *l.schedule != ScheduleKind::kInterleaved) l.schedule.reset();
-      consider(fmt::format("interleaved 1F1B with vp {}", vp),
-               fmt::format("--num-layers-per-virtual-pipeline-stage {}", layers / (int64_t(l0.pp) * vp)), l,
-               p.training);
-    }
-    if (l0.pipeline_schedule() != ScheduleKind::kZbH1) {
-      Layout l = l0;
-      l.vp = 1;
-      l.pp_layout.clear();
-      l.schedule = ScheduleKind::kZbH1;
-      consider("the zero-bubble ZB-H1 schedule",
-               "the ZB-H1 schedule (github.com/sail-sg/zero-bubble-pipeline-parallelism)", l, p.training);
-    }
-    for (int mbs = l0.mbs / 2; mbs >= 1; mbs /= 2) {
-      Layout l = l0;
-      l.mbs = mbs;
-      consider(fmt::format("micro-batch {} ({} micro-batches)", mbs, l0.micro_batches(p.training) * (l0.mbs / mbs)),
-               fmt::format("--micro-batch-size {}", mbs), l, p.training);
-    }
-    for (int k = 2; k <= kMaxBatchFactor; k *= 2) {
-      Training t = p.training;
-      t.global_batch *= k;
-      consider(fmt::format("global batch {} (changes the optimisation; retune the learning rate)", t.global_batch),
-               fmt::format("--global-batch-size {}", t.global_batch), l0, t);
-    }
-    std::sort(options.begin(), options.end(),
-              [](const Option& a, const Option& b) { return a.estimate.tokens_per_s > b.estimate.tokens_per_s; });
+    const std::vector<Option> options = BubbleOptions(p);
 
     Finding f;
     f.rule = Name();

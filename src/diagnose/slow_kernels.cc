@@ -123,6 +123,35 @@ Finding Make(const char* rule, double loss, Severity floor) {
   return f;
 }
 
+// The kernel-name tallies: GEMM, FP32 GEMM, softmax and fused attention time, and the largest
+// FP32 GEMM and softmax kernels.
+struct KernelNameTimes {
+  double gemm_s = 0, fp32_s = 0, softmax_s = 0, fused_s = 0;
+  std::string fp32_top, softmax_top;
+  double fp32_top_s = 0, softmax_top_s = 0;
+};
+
+// Sums the kernels' time by what their names say (FP32 GEMM, softmax, fused attention).
+KernelNameTimes SumKernelNames(const std::map<std::string, KernelSum>& kernels) {
+  KernelNameTimes t;
+  for (const auto& [name, k] : kernels) {
+    const std::string lower = AsciiLower(name);
+    if (HasAny(lower, kFusedAttentionPatterns)) t.fused_s += k.sum_s;
+    if (k.category == KernelCategory::kGemm) {
+      t.gemm_s += k.sum_s;
+      if (HasAny(lower, kFp32GemmPatterns)) {
+        t.fp32_s += k.sum_s;
+        if (k.sum_s > t.fp32_top_s) t.fp32_top_s = k.sum_s, t.fp32_top = name;
+      }
+    }
+    if (lower.find(kSoftmaxPattern) != std::string::npos && !HasAny(lower, kFusedAttentionPatterns)) {
+      t.softmax_s += k.sum_s;
+      if (k.sum_s > t.softmax_top_s) t.softmax_top_s = k.sum_s, t.softmax_top = name;
+    }
+  }
+  return t;
+}
+
 class SlowKernels : public Rule {
  public:
   const char* Name() const override { return "slow_kernels"; }
@@ -151,64 +180,59 @@ class SlowKernels : public Rule {
  private:
   void CheckKernelNames(const DiagnoseInputs& in, const std::map<std::string, KernelSum>& kernels, double window_s,
                         const std::vector<int>& ranks, std::vector<Finding>* out) const {
-    double gemm_s = 0, fp32_s = 0, softmax_s = 0, fused_s = 0;
-    std::string fp32_top, softmax_top;
-    double fp32_top_s = 0, softmax_top_s = 0;
-    for (const auto& [name, k] : kernels) {
-      const std::string lower = AsciiLower(name);
-      if (HasAny(lower, kFusedAttentionPatterns)) fused_s += k.sum_s;
-      if (k.category == KernelCategory::kGemm) {
-        gemm_s += k.sum_s;
-        if (HasAny(lower, kFp32GemmPatterns)) {
-          fp32_s += k.sum_s;
-          if (k.sum_s > fp32_top_s) fp32_top_s = k.sum_s, fp32_top = name;
-        }
-      }
-      if (lower.find(kSoftmaxPattern) != std::string::npos && !HasAny(lower, kFusedAttentionPatterns)) {
-        softmax_s += k.sum_s;
-        if (k.sum_s > softmax_top_s) softmax_top_s = k.sum_s, softmax_top = name;
-      }
-    }
+    const KernelNameTimes t = SumKernelNames(kernels);
     const std::string source = in.traces.empty() ? "analysis top kernels" : "trace kernels";
-    if (gemm_s > 0 && fp32_s / gemm_s > kFp32GemmShare) {
-      const Precision p = in.plan ? in.plan->training.precision : Precision::kBf16;
-      // The GPU the GEMMs ran on: the plan's, the one given with --gpu, the trace's device when
-      // the catalog knows it, else an H100, said so in the message.
-      std::string device;
-      for (const RankAnalysis& r : in.analysis->ranks)
-        if (device.empty()) device = r.device_name;
-      const std::string traced = device.empty() ? "" : CatalogGpuForDevice(device);
-      const GpuSpec gpu = in.plan      ? in.plan->cluster.gpu
-                          : in.cluster ? in.cluster->gpu
-                                       : HardwareCatalog::BuiltIn().Find(traced.empty() ? "H100" : traced);
-      const std::string assumed =
-          in.plan || in.cluster || !traced.empty()
-              ? ""
-              : fmt::format(" (assumed: no --gpu, and the trace's device{} is not in the catalog)",
-                            device.empty() ? "" : " '" + device + "'");
-      const double speed = gpu.peak_flops(p) > 0 && gpu.fp32_flops > 0 ? gpu.fp32_flops / gpu.peak_flops(p) : 0;
-      const double share = fp32_s / window_s;
-      Finding f = Make(Name(), share * (1 - speed), Severity::kWarning);
-      f.title = fmt::format("FP32 GEMMs: {:.0f}% of the GEMM time runs on CUDA cores, not {} tensor cores",
-                            100 * fp32_s / gemm_s, PrecisionName(p));
-      f.message = fmt::format(
-          "{:.3f} s of {:.3f} s GEMM time ({:.1f}% of the GPU time) is in FP32 GEMM kernels, the largest {} ({:.3f} "
-          "s). "
-          "On {}{} FP32 runs at {:.0f} TFLOP/s against {:.0f} TFLOP/s dense {}, so these GEMMs would take {:.0f}x "
-          "less.",
-          fp32_s, gemm_s, 100 * share, fp32_top, fp32_top_s, gpu.name, assumed, gpu.fp32_flops / 1e12,
-          gpu.peak_flops(p) / 1e12, PrecisionName(p), speed > 0 ? 1 / speed : 0.0);
-      f.fix =
-          "run the model in mixed precision: Megatron-LM --bf16 (or --fp8-format hybrid with Transformer Engine), "
-          "PyTorch torch.autocast(\"cuda\", dtype=torch.bfloat16) or FSDP MixedPrecision(param_dtype=torch.bfloat16); "
-          "where FP32 is wanted, allow TF32 (torch.backends.cuda.matmul.allow_tf32 = True)";
-      f.where.gpus = ranks;
-      f.evidence = {{"FP32 GEMM time", fp32_s, "s", source},
-                    {"GEMM time", gemm_s, "s", source},
-                    {"FP32 GEMM share of GPU time", share, "fraction", source},
-                    {"FP32 / tensor-core peak", speed, "fraction", "data/gpus.toml " + gpu.name}};
-      out->push_back(std::move(f));
-    }
+    if (t.gemm_s > 0 && t.fp32_s / t.gemm_s > kFp32GemmShare) CheckFp32Gemms(in, t, window_s, ranks, source, out);
+    CheckUnfusedAttention(t, window_s, ranks, source, out);
+  }
+
+  // Check 1: FP32 GEMMs, more than kFp32GemmShare of the GEMM time.
+  void CheckFp32Gemms(const DiagnoseInputs& in, const KernelNameTimes& t, double window_s,
+                      const std::vector<int>& ranks, const std::string& source, std::vector<Finding>* out) const {
+    const double gemm_s = t.gemm_s, fp32_s = t.fp32_s;
+    const Precision p = in.plan ? in.plan->training.precision : Precision::kBf16;
+    // The GPU the GEMMs ran on: the plan's, the one given with --gpu, the trace's device when
+    // the catalog knows it, else an H100, said so in the message.
+    std::string device;
+    for (const RankAnalysis& r : in.analysis->ranks)
+      if (device.empty()) device = r.device_name;
+    const std::string traced = device.empty() ? "" : CatalogGpuForDevice(device);
+    const GpuSpec gpu = in.plan      ? in.plan->cluster.gpu
+                        : in.cluster ? in.cluster->gpu
+                                     : HardwareCatalog::BuiltIn().Find(traced.empty() ? "H100" : traced);
+    const std::string assumed =
+        in.plan || in.cluster || !traced.empty()
+            ? ""
+            : fmt::format(" (assumed: no --gpu, and the trace's device{} is not in the catalog)",
+                          device.empty() ? "" : " '" + device + "'");
+    const double speed = gpu.peak_flops(p) > 0 && gpu.fp32_flops > 0 ? gpu.fp32_flops / gpu.peak_flops(p) : 0;
+    const double share = fp32_s / window_s;
+    Finding f = Make(Name(), share * (1 - speed), Severity::kWarning);
+    f.title = fmt::format("FP32 GEMMs: {:.0f}% of the GEMM time runs on CUDA cores, not {} tensor cores",
+                          100 * fp32_s / gemm_s, PrecisionName(p));
+    f.message = fmt::format(
+        "{:.3f} s of {:.3f} s GEMM time ({:.1f}% of the GPU time) is in FP32 GEMM kernels, the largest {} ({:.3f} "
+        "s). "
+        "On {}{} FP32 runs at {:.0f} TFLOP/s against {:.0f} TFLOP/s dense {}, so these GEMMs would take {:.0f}x "
+        "less.",
+        fp32_s, gemm_s, 100 * share, t.fp32_top, t.fp32_top_s, gpu.name, assumed, gpu.fp32_flops / 1e12,
+        gpu.peak_flops(p) / 1e12, PrecisionName(p), speed > 0 ? 1 / speed : 0.0);
+    f.fix =
+        "run the model in mixed precision: Megatron-LM --bf16 (or --fp8-format hybrid with Transformer Engine), "
+        "PyTorch torch.autocast(\"cuda\", dtype=torch.bfloat16) or FSDP MixedPrecision(param_dtype=torch.bfloat16); "
+        "where FP32 is wanted, allow TF32 (torch.backends.cuda.matmul.allow_tf32 = True)";
+    f.where.gpus = ranks;
+    f.evidence = {{"FP32 GEMM time", fp32_s, "s", source},
+                  {"GEMM time", gemm_s, "s", source},
+                  {"FP32 GEMM share of GPU time", share, "fraction", source},
+                  {"FP32 / tensor-core peak", speed, "fraction", "data/gpus.toml " + gpu.name}};
+    out->push_back(std::move(f));
+  }
+
+  // Check 2: unfused attention, softmax kernels and no FlashAttention-class kernel.
+  void CheckUnfusedAttention(const KernelNameTimes& t, double window_s, const std::vector<int>& ranks,
+                             const std::string& source, std::vector<Finding>* out) const {
+    const double softmax_s = t.softmax_s, fused_s = t.fused_s;
     const double softmax_share = softmax_s / window_s;
     if (fused_s == 0 && softmax_share >= kWarningLoss) {
       Finding f = Make(Name(), softmax_share, Severity::kWarning);
@@ -217,7 +241,7 @@ class SlowKernels : public Rule {
           "No fused attention kernel (flash, fmha, sdpa, cudnn_sdp, efficient_attention, fused_attn) among the "
           "kernels; "
           "softmax kernels take {:.3f} s ({:.1f}% of the GPU time), the largest {} ({:.3f} s).",
-          softmax_s, 100 * softmax_share, softmax_top, softmax_top_s);
+          softmax_s, 100 * softmax_share, t.softmax_top, t.softmax_top_s);
       f.fix =
           "use fused attention: Megatron-LM --attention-backend flash (or --use-flash-attn), Transformer Engine "
           "NVTE_FLASH_ATTN=1 / NVTE_FUSED_ATTN=1, PyTorch torch.nn.functional.scaled_dot_product_attention, "
@@ -305,6 +329,12 @@ class SlowKernels : public Rule {
         out->push_back(std::move(f));
       }
     }
+    CheckMicroBatch(p, ranks, out);
+  }
+
+  // Check 5: a larger micro-batch (2x, 4x) that fits and that the cost model predicts faster.
+  void CheckMicroBatch(const PlannedRun& p, const std::vector<int>& ranks, std::vector<Finding>* out) const {
+    const Estimate& now = p.estimate;
     std::optional<Estimate> best;
     for (int k = 2; k <= kMaxMbsFactor; k *= 2) {
       Layout l = now.layout;

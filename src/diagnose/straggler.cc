@@ -51,6 +51,64 @@ double BinomialTail(int n, int k, double p) {
   return std::min(1.0, total);
 }
 
+// Megatron StragglerDetector reports counted per rank: how often each was the slowest (lowest
+// MnEtpt), had the longest MxRtt, the lowest clock, the highest temperature or the lowest power,
+// and its summed share of time lost; world: the largest rank named + 1.
+struct ReportTally {
+  int world = 0;
+  std::map<int, int> slowest, max_rtt, low_clock, hot, low_power;
+  std::map<int, double> loss_sum;
+};
+
+// Counts the reports per rank.
+ReportTally TallyReports(const std::vector<StragglerDetectorLine>& rep) {
+  ReportTally t;
+  for (const auto& d : rep) {
+    for (int r :
+         {d.min_rtt_rank, d.max_rtt_rank, d.min_etpt_rank, d.max_etpt_rank, d.min_power_rank, d.max_power_rank,
+          d.min_temp_rank, d.max_temp_rank, d.min_clock_rank, d.max_clock_rank, d.min_util_rank, d.max_util_rank})
+      t.world = std::max(t.world, r + 1);
+    ++t.slowest[d.min_etpt_rank];
+    ++t.max_rtt[d.max_rtt_rank];
+    if (d.min_clock_rank >= 0 && d.min_clock_hz < d.max_clock_hz) ++t.low_clock[d.min_clock_rank];
+    if (d.max_temp_rank >= 0 && d.max_temp_c > d.min_temp_c) ++t.hot[d.max_temp_rank];
+    if (d.min_power_rank >= 0 && d.min_power_w < d.max_power_w) ++t.low_power[d.min_power_rank];
+    if (d.max_etpt_flops > 0) t.loss_sum[d.min_etpt_rank] += 1.0 - d.min_etpt_flops / d.max_etpt_flops;
+  }
+  return t;
+}
+
+// Straggler rank r's part of the finding: its evidence, its part of `who` and its hardware cues.
+void DescribeStraggler(int r, const std::vector<StragglerDetectorLine>& rep, const std::string& path, ReportTally& t,
+                       Finding& f, std::string& who, std::string& cues) {
+  const int n = static_cast<int>(rep.size());
+  const int c = t.slowest[r];
+  who += fmt::format("{}rank {} ({} of {} reports, {:.1f}% of the time lost)", who.empty() ? "" : ", ", r, c, n,
+                     100 * t.loss_sum[r] / n);
+  f.evidence.push_back({fmt::format("reports with rank {} the lowest MnEtpt", r), static_cast<double>(c), "", path});
+  f.evidence.push_back(
+      {fmt::format("reports with rank {} the longest MxRtt", r), static_cast<double>(t.max_rtt[r]), "", path});
+  f.evidence.push_back({fmt::format("mean 1 - MnEtpt/MxEtpt while rank {} was the slowest", r),
+                        t.loss_sum[r] / std::max(c, 1), "fraction", path});
+  if (t.low_clock[r] >= kCueShare * n) {
+    double clock_low_sum = 0, clock_high_sum = 0;
+    for (const auto& d : rep)
+      if (d.min_clock_rank == r) {
+        clock_low_sum += d.min_clock_hz;
+        clock_high_sum += d.max_clock_hz;
+      }
+    const double lo = clock_low_sum / t.low_clock[r], hi = clock_high_sum / t.low_clock[r];
+    cues += fmt::format(
+        " Rank {} also had the lowest SM clock in {} reports ({:.0f} MHz against up to {:.0f} MHz):"
+        " a clock-throttled GPU.",
+        r, t.low_clock[r], lo / 1e6, hi / 1e6);
+    f.evidence.push_back({fmt::format("mean lowest clock (rank {})", r), lo, "Hz", path});
+  }
+  if (t.hot[r] >= kCueShare * n) cues += fmt::format(" Rank {} was the hottest GPU in {} reports.", r, t.hot[r]);
+  if (t.low_power[r] >= kCueShare * n)
+    cues += fmt::format(" Rank {} drew the least power in {} reports.", r, t.low_power[r]);
+}
+
 class StragglerRule : public Rule {
  public:
   const char* Name() const override { return "straggler"; }
@@ -70,22 +128,10 @@ class StragglerRule : public Rule {
     const auto& rep = log.stragglers;
     const int n = static_cast<int>(rep.size());
     if (n < kMinReports) return;
-    int world = 0;
-    std::map<int, int> slowest, max_rtt, low_clock, hot, low_power;
-    std::map<int, double> loss_sum;
-    double clock_low_sum = 0, clock_high_sum = 0;
-    for (const auto& d : rep) {
-      for (int r :
-           {d.min_rtt_rank, d.max_rtt_rank, d.min_etpt_rank, d.max_etpt_rank, d.min_power_rank, d.max_power_rank,
-            d.min_temp_rank, d.max_temp_rank, d.min_clock_rank, d.max_clock_rank, d.min_util_rank, d.max_util_rank})
-        world = std::max(world, r + 1);
-      ++slowest[d.min_etpt_rank];
-      ++max_rtt[d.max_rtt_rank];
-      if (d.min_clock_rank >= 0 && d.min_clock_hz < d.max_clock_hz) ++low_clock[d.min_clock_rank];
-      if (d.max_temp_rank >= 0 && d.max_temp_c > d.min_temp_c) ++hot[d.max_temp_rank];
-      if (d.min_power_rank >= 0 && d.min_power_w < d.max_power_w) ++low_power[d.min_power_rank];
-      if (d.max_etpt_flops > 0) loss_sum[d.min_etpt_rank] += 1.0 - d.min_etpt_flops / d.max_etpt_flops;
-    }
+    ReportTally tally = TallyReports(rep);
+    const int world = tally.world;
+    std::map<int, int>& slowest = tally.slowest;
+    std::map<int, double>& loss_sum = tally.loss_sum;
     if (world < 2) return;
     std::vector<int> ranks;
     double loss = 0;
@@ -102,34 +148,7 @@ class StragglerRule : public Rule {
     f.severity = SeverityForLoss(f.loss_fraction);
     f.where.gpus = ranks;
     std::string who, cues;
-    for (int r : ranks) {
-      const int c = slowest[r];
-      who += fmt::format("{}rank {} ({} of {} reports, {:.1f}% of the time lost)", who.empty() ? "" : ", ", r, c, n,
-                         100 * loss_sum[r] / n);
-      f.evidence.push_back(
-          {fmt::format("reports with rank {} the lowest MnEtpt", r), static_cast<double>(c), "", log.path});
-      f.evidence.push_back(
-          {fmt::format("reports with rank {} the longest MxRtt", r), static_cast<double>(max_rtt[r]), "", log.path});
-      f.evidence.push_back({fmt::format("mean 1 - MnEtpt/MxEtpt while rank {} was the slowest", r),
-                            loss_sum[r] / std::max(c, 1), "fraction", log.path});
-      if (low_clock[r] >= kCueShare * n) {
-        clock_low_sum = clock_high_sum = 0;
-        for (const auto& d : rep)
-          if (d.min_clock_rank == r) {
-            clock_low_sum += d.min_clock_hz;
-            clock_high_sum += d.max_clock_hz;
-          }
-        const double lo = clock_low_sum / low_clock[r], hi = clock_high_sum / low_clock[r];
-        cues += fmt::format(
-            " Rank {} also had the lowest SM clock in {} reports ({:.0f} MHz against up to {:.0f} MHz):"
-            " a clock-throttled GPU.",
-            r, low_clock[r], lo / 1e6, hi / 1e6);
-        f.evidence.push_back({fmt::format("mean lowest clock (rank {})", r), lo, "Hz", log.path});
-      }
-      if (hot[r] >= kCueShare * n) cues += fmt::format(" Rank {} was the hottest GPU in {} reports.", r, hot[r]);
-      if (low_power[r] >= kCueShare * n)
-        cues += fmt::format(" Rank {} drew the least power in {} reports.", r, low_power[r]);
-    }
+    for (int r : ranks) DescribeStraggler(r, rep, log.path, tally, f, who, cues);
     for (const auto& d : rep)
       if (std::find(ranks.begin(), ranks.end(), d.min_etpt_rank) != ranks.end()) {
         f.where.lines.push_back(fmt::format("{}:{}", log.path, d.line));

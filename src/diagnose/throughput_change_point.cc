@@ -193,6 +193,98 @@ void AddTimeRange(FindingWhere* w, const IterationRecord& a, const IterationReco
   if (std::isfinite(a.time_s) && std::isfinite(b.time_s)) w->time_ranges_s.push_back({a.time_s, b.time_s});
 }
 
+// The finding of the series' change point k: a drop, its loss the drop's size times the share of
+// the log's time spent at the lower level, or a rise (info).
+Finding ChangeFinding(const TrainingLog& log, const MetricInfo& info, const Run& run, const SeriesAnalysis& a, size_t k,
+                      double span, double level, const Evidence& noise_sigma, const Evidence& noise_rho) {
+  const size_t n = run.values.size();
+  const ChangePoint& c = a.changes[k];
+  const IterationRecord& at = *run.records[c.index];
+  const IterationRecord& before = *run.records[c.index - 1];
+  const bool drop = c.relative_step < 0;
+  // The slower level lasts until a later segment is back within kMinRelativeStep of the level
+  // before the drop, or to the end of the log.
+  size_t end = n - 1;
+  if (drop)
+    for (size_t j = k + 1; j < a.changes.size(); ++j)
+      if (a.changes[j].mean_after >= c.mean_before * (1 - kMinRelativeStep)) {
+        end = a.changes[j].index - 1;
+        break;
+      }
+  // Lost share: the drop's size times the share of the log's time spent at the lower level.
+  const double share = (Clock(run, end) - Clock(run, c.index)) / span;
+  const double loss = drop ? std::clamp(-c.relative_step * share, 0.0, 1.0) : 0.0;
+  Finding f;
+  f.rule = "throughput_change_point";
+  f.severity = drop ? SeverityForLoss(loss) : Severity::kInfo;
+  f.loss_fraction = loss;
+  IterationRecord start = before;  // the change's first iteration, at the time of the line before it
+  start.iteration = before.iteration >= 0 ? before.iteration + 1 : at.iteration;
+  f.title = fmt::format("Throughput {} {:.1f}% from {}", drop ? "dropped" : "rose", std::fabs(c.relative_step) * 100,
+                        When(start));
+  f.message = fmt::format(
+      "{}: {} changes from {:.4g} to {:.4g} ({:+.1f}%) between {} and {} and stays there for {:.0f}% of the "
+      "logged time{}; noise {:.2f}% of the level, lag-1 autocorrelation {:.2f}.",
+      log.path, info.name, c.mean_before, c.mean_after, c.relative_step * 100, When(before), When(at), share * 100,
+      drop ? fmt::format(", costing {:.1f}% of the run's throughput", loss * 100) : std::string(),
+      a.noise.sigma / level * 100, a.noise.rho);
+  f.fix = drop ? "Find what changed at that time: compare GPU telemetry (clocks, throttle reasons, temperature), "
+                 "nccl-tests and the node list before and after it (a throttling or replaced GPU, a degraded link "
+                 "or a job sharing the network, a data shard with longer sequences); pass the telemetry to "
+                 "`paratune diagnose` with the log to have it checked."
+               : "Nothing to fix if the rise is expected (e.g. after a restart on better nodes); otherwise the "
+                 "slower part before it is the one to explain.";
+  f.evidence = {{"relative step", c.relative_step, "fraction", LogLine(log, at)},
+                {"throughput before", c.mean_before * info.to_si, info.unit, LogLine(log, before)},
+                {"throughput after", c.mean_after * info.to_si, info.unit, LogLine(log, at)},
+                {"share of logged time at the new level", share, "fraction", log.path},
+                noise_sigma,
+                noise_rho};
+  // The change happened within the interval logged by `at` (at least half of which is at the new
+  // level) or just before it: reported as that interval's first iteration, and in time from the
+  // line before it to the end of the new level.
+  if (at.iteration >= 0) f.where.iterations.push_back(before.iteration >= 0 ? before.iteration + 1 : at.iteration);
+  AddTimeRange(&f.where, before, *run.records[end]);
+  f.where.lines.push_back(LogLine(log, at));
+  return f;
+}
+
+// The finding of the series' slow drift (a.drift.found).
+Finding DriftFinding(const TrainingLog& log, const MetricInfo& info, const Run& run, const SeriesAnalysis& a,
+                     double level, const Evidence& noise_sigma, const Evidence& noise_rho) {
+  const size_t n = run.values.size();
+  const IterationRecord& first = *run.records.front();
+  const IterationRecord& last = *run.records.back();
+  const bool decline = a.drift.relative_change < 0;
+  // A linear decline by D over the logged time loses D / 2 of the throughput on average.
+  const double loss = decline ? std::clamp(-a.drift.relative_change / 2, 0.0, 1.0) : 0.0;
+  Finding f;
+  f.rule = "throughput_change_point";
+  f.severity = decline ? SeverityForLoss(loss) : Severity::kInfo;
+  f.loss_fraction = loss;
+  f.title = fmt::format("Throughput {} {:.1f}% over the run (slow drift) from {} to {}", decline ? "declines" : "rises",
+                        std::fabs(a.drift.relative_change) * 100, When(first), When(last));
+  f.message = fmt::format(
+      "{}: {} drifts by {:+.1f}% over {} logged lines (least-squares slope {:.3g} per line, t = {:.1f} with the "
+      "AR(1)-corrected standard error; found when |t| > {:.0f}){}.",
+      log.path, info.name, a.drift.relative_change * 100, n, a.drift.slope_per_sample, a.drift.t_statistic, kDriftMinT,
+      decline ? fmt::format(", costing {:.1f}% of the run's throughput on average", loss * 100) : "");
+  f.fix = decline ? "A slow decline points at something that accumulates: checkpoint stalls growing with the "
+                    "checkpoint (see checkpoint_stall), a data-loader or page cache running dry, creeping thermal "
+                    "throttling (pass GPU telemetry), growing expert imbalance (pass expert token counts), or "
+                    "memory fragmentation (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True)."
+                  : "Nothing to fix.";
+  f.evidence = {{"relative change over the run", a.drift.relative_change, "fraction", log.path},
+                {"drift t statistic", a.drift.t_statistic, "", log.path},
+                {"median throughput", level * info.to_si, info.unit, log.path},
+                noise_sigma,
+                noise_rho};
+  if (first.iteration >= 0) f.where.iterations = {first.iteration, last.iteration};
+  AddTimeRange(&f.where, first, last);
+  f.where.lines = {LogLine(log, first), LogLine(log, last)};
+  return f;
+}
+
 void CheckRun(const TrainingLog& log, Metric m, const Run& run, std::vector<Finding>* out) {
   const size_t n = run.values.size();
   if (n < kMinSeriesLines) return;
@@ -208,91 +300,10 @@ void CheckRun(const TrainingLog& log, Metric m, const Run& run, std::vector<Find
   const Evidence noise_sigma{"noise sigma (relative to the level)", a.noise.sigma / level, "fraction", log.path};
   const Evidence noise_rho{"noise lag-1 autocorrelation", a.noise.rho, "", log.path};
 
-  for (size_t k = 0; k < a.changes.size(); ++k) {
-    const ChangePoint& c = a.changes[k];
-    const IterationRecord& at = *run.records[c.index];
-    const IterationRecord& before = *run.records[c.index - 1];
-    const bool drop = c.relative_step < 0;
-    // The slower level lasts until a later segment is back within kMinRelativeStep of the level
-    // before the drop, or to the end of the log.
-    size_t end = n - 1;
-    if (drop)
-      for (size_t j = k + 1; j < a.changes.size(); ++j)
-        if (a.changes[j].mean_after >= c.mean_before * (1 - kMinRelativeStep)) {
-          end = a.changes[j].index - 1;
-          break;
-        }
-    // Lost share: the drop's size times the share of the log's time spent at the lower level.
-    const double share = (Clock(run, end) - Clock(run, c.index)) / span;
-    const double loss = drop ? std::clamp(-c.relative_step * share, 0.0, 1.0) : 0.0;
-    Finding f;
-    f.rule = "throughput_change_point";
-    f.severity = drop ? SeverityForLoss(loss) : Severity::kInfo;
-    f.loss_fraction = loss;
-    IterationRecord start = before;  // the change's first iteration, at the time of the line before it
-    start.iteration = before.iteration >= 0 ? before.iteration + 1 : at.iteration;
-    f.title = fmt::format("Throughput {} {:.1f}% from {}", drop ? "dropped" : "rose", std::fabs(c.relative_step) * 100,
-                          When(start));
-    f.message = fmt::format(
-        "{}: {} changes from {:.4g} to {:.4g} ({:+.1f}%) between {} and {} and stays there for {:.0f}% of the "
-        "logged time{}; noise {:.2f}% of the level, lag-1 autocorrelation {:.2f}.",
-        log.path, info.name, c.mean_before, c.mean_after, c.relative_step * 100, When(before), When(at), share * 100,
-        drop ? fmt::format(", costing {:.1f}% of the run's throughput", loss * 100) : std::string(),
-        a.noise.sigma / level * 100, a.noise.rho);
-    f.fix = drop ? "Find what changed at that time: compare GPU telemetry (clocks, throttle reasons, temperature), "
-                   "nccl-tests and the node list before and after it (a throttling or replaced GPU, a degraded link "
-                   "or a job sharing the network, a data shard with longer sequences); pass the telemetry to "
-                   "`paratune diagnose` with the log to have it checked."
-                 : "Nothing to fix if the rise is expected (e.g. after a restart on better nodes); otherwise the "
-                   "slower part before it is the one to explain.";
-    f.evidence = {{"relative step", c.relative_step, "fraction", LogLine(log, at)},
-                  {"throughput before", c.mean_before * info.to_si, info.unit, LogLine(log, before)},
-                  {"throughput after", c.mean_after * info.to_si, info.unit, LogLine(log, at)},
-                  {"share of logged time at the new level", share, "fraction", log.path},
-                  noise_sigma,
-                  noise_rho};
-    // The change happened within the interval logged by `at` (at least half of which is at the new
-    // level) or just before it: reported as that interval's first iteration, and in time from the
-    // line before it to the end of the new level.
-    if (at.iteration >= 0) f.where.iterations.push_back(before.iteration >= 0 ? before.iteration + 1 : at.iteration);
-    AddTimeRange(&f.where, before, *run.records[end]);
-    f.where.lines.push_back(LogLine(log, at));
-    out->push_back(std::move(f));
-  }
+  for (size_t k = 0; k < a.changes.size(); ++k)
+    out->push_back(ChangeFinding(log, info, run, a, k, span, level, noise_sigma, noise_rho));
 
-  if (a.drift.found) {
-    const IterationRecord& first = *run.records.front();
-    const IterationRecord& last = *run.records.back();
-    const bool decline = a.drift.relative_change < 0;
-    // A linear decline by D over the logged time loses D / 2 of the throughput on average.
-    const double loss = decline ? std::clamp(-a.drift.relative_change / 2, 0.0, 1.0) : 0.0;
-    Finding f;
-    f.rule = "throughput_change_point";
-    f.severity = decline ? SeverityForLoss(loss) : Severity::kInfo;
-    f.loss_fraction = loss;
-    f.title =
-        fmt::format("Throughput {} {:.1f}% over the run (slow drift) from {} to {}", decline ? "declines" : "rises",
-                    std::fabs(a.drift.relative_change) * 100, When(first), When(last));
-    f.message = fmt::format(
-        "{}: {} drifts by {:+.1f}% over {} logged lines (least-squares slope {:.3g} per line, t = {:.1f} with the "
-        "AR(1)-corrected standard error; found when |t| > {:.0f}){}.",
-        log.path, info.name, a.drift.relative_change * 100, n, a.drift.slope_per_sample, a.drift.t_statistic,
-        kDriftMinT, decline ? fmt::format(", costing {:.1f}% of the run's throughput on average", loss * 100) : "");
-    f.fix = decline ? "A slow decline points at something that accumulates: checkpoint stalls growing with the "
-                      "checkpoint (see checkpoint_stall), a data-loader or page cache running dry, creeping thermal "
-                      "throttling (pass GPU telemetry), growing expert imbalance (pass expert token counts), or "
-                      "memory fragmentation (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True)."
-                    : "Nothing to fix.";
-    f.evidence = {{"relative change over the run", a.drift.relative_change, "fraction", log.path},
-                  {"drift t statistic", a.drift.t_statistic, "", log.path},
-                  {"median throughput", level * info.to_si, info.unit, log.path},
-                  noise_sigma,
-                  noise_rho};
-    if (first.iteration >= 0) f.where.iterations = {first.iteration, last.iteration};
-    AddTimeRange(&f.where, first, last);
-    f.where.lines = {LogLine(log, first), LogLine(log, last)};
-    out->push_back(std::move(f));
-  }
+  if (a.drift.found) out->push_back(DriftFinding(log, info, run, a, level, noise_sigma, noise_rho));
 }
 
 class ThroughputChangePointRule : public Rule {

@@ -43,16 +43,9 @@ std::vector<std::string> Names(const std::vector<BarSeries>& series) {
   return names;
 }
 
-}  // namespace
-
-std::string RenderBarChart(const BarChartData& d) {
-  CheckBars(d);
-  const size_t n = d.categories.size(), m = d.series.size();
-  const bool empty = n == 0 || m == 0;
-  PlotArea a;
-  a.width = d.spec.width;
-  a.height = d.spec.height;
-
+// The range of the values and the reference line ([0, 1], or [0, 10] on a log axis, when there
+// are none).
+std::pair<double, double> BarValueRange(const BarChartData& d) {
   double lo = 0, hi = 0;
   bool any = false;
   for (const BarSeries& s : d.series) {
@@ -71,11 +64,13 @@ std::string RenderBarChart(const BarChartData& d) {
     lo = 0;
     hi = d.log_y ? 10 : 1;
   }
-  const Ticks t = d.log_y ? LogTicks(std::max(lo, 1e-300), hi) : AxisTicks(lo, hi, d.spec.y_unit, 5, true);
-  a.left = YAxisMargin(t, d.spec.y_unit);
-  a.top += LegendHeight(a, Names(d.series));
-  const Scale y = d.log_y ? Scale::Log(t.lo, t.hi, a.y0(), a.y1()) : Scale::Linear(t.lo, t.hi, a.y0(), a.y1());
+  return {lo, hi};
+}
 
+// The chart's text description: its size and largest bar.
+std::string BarDescription(const BarChartData& d) {
+  const size_t n = d.categories.size(), m = d.series.size();
+  const bool empty = n == 0 || m == 0;
   std::string description = "Bar chart of " + std::to_string(m) + " series over " + std::to_string(n) + " categories";
   if (!empty) {
     size_t bi = 0, bj = 0;
@@ -86,6 +81,37 @@ std::string RenderBarChart(const BarChartData& d) {
                    FormatValue(d.series[bj].values[bi], d.spec.y_unit);
   }
   description += ".";
+  return description;
+}
+
+// The chart's data as a table: one row per category, one column per series.
+DataTable BarDataTable(const BarChartData& d) {
+  DataTable table = BarTableHeader(d);
+  for (size_t i = 0; i < d.categories.size(); ++i) {
+    std::vector<std::string> row{d.categories[i]};
+    for (const BarSeries& s : d.series) row.push_back(SvgValue(s.values[i]));
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+}  // namespace
+
+std::string RenderBarChart(const BarChartData& d) {
+  CheckBars(d);
+  const size_t n = d.categories.size(), m = d.series.size();
+  const bool empty = n == 0 || m == 0;
+  PlotArea a;
+  a.width = d.spec.width;
+  a.height = d.spec.height;
+
+  const auto [lo, hi] = BarValueRange(d);
+  const Ticks t = d.log_y ? LogTicks(std::max(lo, 1e-300), hi) : AxisTicks(lo, hi, d.spec.y_unit, 5, true);
+  a.left = YAxisMargin(t, d.spec.y_unit);
+  a.top += LegendHeight(a, Names(d.series));
+  const Scale y = d.log_y ? Scale::Log(t.lo, t.hi, a.y0(), a.y1()) : Scale::Linear(t.lo, t.hi, a.y0(), a.y1());
+
+  const std::string description = BarDescription(d);
 
   SvgWriter w;
   BeginFigure(w, d.spec, "bar", d.spec.height, description);
@@ -121,13 +147,7 @@ std::string RenderBarChart(const BarChartData& d) {
   w.Close("g");
   if (d.reference) DrawReferenceLine(w, a, y, *d.reference, d.reference_label, d.spec.y_unit);
 
-  DataTable table = BarTableHeader(d);
-  for (size_t i = 0; i < n; ++i) {
-    std::vector<std::string> row{d.categories[i]};
-    for (const BarSeries& s : d.series) row.push_back(SvgValue(s.values[i]));
-    table.rows.push_back(std::move(row));
-  }
-  std::vector<DataTable> tables{table};
+  std::vector<DataTable> tables{BarDataTable(d)};
   if (d.reference) tables.push_back(ReferenceTable(d.reference_label, *d.reference, d.spec.y_unit));
   EndFigure(w, d.spec, tables);
   return w.Take();

@@ -15,6 +15,67 @@
 
 namespace paratune {
 
+namespace {
+
+// The chart of the run's series i (series[i]: kind, x and y) over iterations.
+LineChartData RunSeriesChart(const JsonFields& f, const std::vector<RunMetric>& metrics, const std::string& id,
+                             const std::string& name, size_t i) {
+  const std::string p = fmt::format("series[{}]", i);
+  const std::string kind = f.String(p + ".kind");
+  LineChartData c;
+  std::string unit;
+  for (const RunMetric& m : metrics)
+    if (m.name == kind) unit = m.unit;
+  c.spec = {fmt::format("{}-series-{}", id, i),
+            kind + " over iterations",
+            fmt::format("{} of run {} per logged iteration.", kind, name),
+            "iteration",
+            kind,
+            "",
+            unit};
+  LineSeries s{kind, {}, {}};
+  const nlohmann::json& xs = f.Array(p + ".x");
+  const nlohmann::json& ys = f.Array(p + ".y");
+  if (xs.size() != ys.size()) f.Fail(p, "has x and y of different lengths");
+  for (size_t k = 0; k < xs.size(); ++k) {
+    s.x.push_back(f.Number(fmt::format("{}.x[{}]", p, k)));
+    s.y.push_back(f.Number(fmt::format("{}.y[{}]", p, k)));
+  }
+  c.series.push_back(std::move(s));
+  return c;
+}
+
+// The run's findings and the files it was recorded from, as tables.
+std::string RunFindingsAndSources(const JsonFields& f, const JsonView& run) {
+  std::string html;
+  if (const nlohmann::json* fi = run.Find("findings"); fi && fi->is_array() && !fi->empty()) {
+    DataTable t;
+    t.columns = {"severity", "rule", "finding", "throughput lost"};
+    t.numeric = {false, false, false, true};
+    t.css_class = "findings";
+    for (size_t i = 0; i < fi->size(); ++i) {
+      const JsonView v(f, (*fi)[i], fmt::format("findings[{}]", i));
+      t.rows.push_back({v.StringOr("severity", ""), v.String("rule"), v.StringOr("title", ""),
+                        fmt::format("{:.1f}%", 100 * v.NumberOr("loss_fraction", 0))});
+    }
+    html += "<h3>Findings</h3>\n" + RenderTable(t);
+  }
+  if (const nlohmann::json* so = run.Find("sources"); so && so->is_array()) {
+    DataTable t;
+    t.columns = {"file", "schema", "sha256", "recorded (UTC)"};
+    t.css_class = "sources";
+    for (size_t i = 0; i < so->size(); ++i) {
+      const JsonView v(f, (*so)[i], fmt::format("sources[{}]", i));
+      t.rows.push_back({v.StringOr("path", ""), v.StringOr("schema", ""), v.StringOr("sha256", "").substr(0, 16),
+                        v.StringOr("recorded_utc", "")});
+    }
+    html += "<h3>Recorded from</h3>\n" + RenderTable(t);
+  }
+  return html;
+}
+
+}  // namespace
+
 std::string RenderRunShowSection(const ReportInput& in) {
   const JsonFields f(in.doc, in.path);
   const std::vector<RunMetric> metrics = RunMetrics(f);
@@ -60,54 +121,10 @@ std::string RenderRunShowSection(const ReportInput& in) {
 
   if (const nlohmann::json* series = run.Find("series"); series && series->is_array()) {
     for (size_t i = 0; i < series->size(); ++i) {
-      const std::string p = fmt::format("series[{}]", i);
-      const std::string kind = f.String(p + ".kind");
-      LineChartData c;
-      std::string unit;
-      for (const RunMetric& m : metrics)
-        if (m.name == kind) unit = m.unit;
-      c.spec = {fmt::format("{}-series-{}", id, i),
-                kind + " over iterations",
-                fmt::format("{} of run {} per logged iteration.", kind, name),
-                "iteration",
-                kind,
-                "",
-                unit};
-      LineSeries s{kind, {}, {}};
-      const nlohmann::json& xs = f.Array(p + ".x");
-      const nlohmann::json& ys = f.Array(p + ".y");
-      if (xs.size() != ys.size()) f.Fail(p, "has x and y of different lengths");
-      for (size_t k = 0; k < xs.size(); ++k) {
-        s.x.push_back(f.Number(fmt::format("{}.x[{}]", p, k)));
-        s.y.push_back(f.Number(fmt::format("{}.y[{}]", p, k)));
-      }
-      c.series.push_back(std::move(s));
-      html += RenderLineChart(c);
+      html += RenderLineChart(RunSeriesChart(f, metrics, id, name, i));
     }
   }
-  if (const nlohmann::json* fi = run.Find("findings"); fi && fi->is_array() && !fi->empty()) {
-    DataTable t;
-    t.columns = {"severity", "rule", "finding", "throughput lost"};
-    t.numeric = {false, false, false, true};
-    t.css_class = "findings";
-    for (size_t i = 0; i < fi->size(); ++i) {
-      const JsonView v(f, (*fi)[i], fmt::format("findings[{}]", i));
-      t.rows.push_back({v.StringOr("severity", ""), v.String("rule"), v.StringOr("title", ""),
-                        fmt::format("{:.1f}%", 100 * v.NumberOr("loss_fraction", 0))});
-    }
-    html += "<h3>Findings</h3>\n" + RenderTable(t);
-  }
-  if (const nlohmann::json* so = run.Find("sources"); so && so->is_array()) {
-    DataTable t;
-    t.columns = {"file", "schema", "sha256", "recorded (UTC)"};
-    t.css_class = "sources";
-    for (size_t i = 0; i < so->size(); ++i) {
-      const JsonView v(f, (*so)[i], fmt::format("sources[{}]", i));
-      t.rows.push_back({v.StringOr("path", ""), v.StringOr("schema", ""), v.StringOr("sha256", "").substr(0, 16),
-                        v.StringOr("recorded_utc", "")});
-    }
-    html += "<h3>Recorded from</h3>\n" + RenderTable(t);
-  }
+  html += RunFindingsAndSources(f, run);
   return html;
 }
 

@@ -13,19 +13,10 @@
 
 namespace paratune {
 
-std::string RenderRunsCompareSection(const ReportInput& in) {
-  const JsonFields f(in.doc, in.path);
-  const std::vector<RunMetric> metrics = RunMetrics(f);
-  const std::string a = f.String("a"), b = f.String("b");
-  const std::string scope = f.StringOr("baseline_scope", "");
-  const std::string id = ChartId(in.path, "compare");
-  std::string html = Paragraph(scope.empty() ? fmt::format("Run {} against run {}.", b, a)
-                                             : fmt::format("Run {} against {}, the baseline of {}.", b, a, scope));
-  auto unit_of = [&](const std::string& metric) {
-    for (const RunMetric& m : metrics)
-      if (m.name == metric) return m.unit;
-    return std::string();
-  };
+namespace {
+
+// The step-time terms that moved, b minus a, largest first: a bar chart and a table.
+std::string MovedTerms(const JsonFields& f, const std::string& id) {
   if (const nlohmann::json* br = f.Find("breakdown"); br && br->is_object()) {
     const double delta = f.Number("breakdown.step_time_delta_s");
     BarChartData moved;
@@ -52,10 +43,27 @@ std::string RenderRunsCompareSection(const ReportInput& in) {
       t.rows.push_back(
           {v.String("metric"), FormatValue(d, "s"), std::isfinite(share) ? fmt::format("{:.1f}%", 100 * share) : ""});
     }
-    html += RenderBarChart(moved) + RenderTable(t);
-  } else {
-    html += Paragraph("No breakdown: the two runs have no step time on a common side (measured or predicted).");
+    return RenderBarChart(moved) + RenderTable(t);
   }
+  return Paragraph("No breakdown: the two runs have no step time on a common side (measured or predicted).");
+}
+
+}  // namespace
+
+std::string RenderRunsCompareSection(const ReportInput& in) {
+  const JsonFields f(in.doc, in.path);
+  const std::vector<RunMetric> metrics = RunMetrics(f);
+  const std::string a = f.String("a"), b = f.String("b");
+  const std::string scope = f.StringOr("baseline_scope", "");
+  const std::string id = ChartId(in.path, "compare");
+  std::string html = Paragraph(scope.empty() ? fmt::format("Run {} against run {}.", b, a)
+                                             : fmt::format("Run {} against {}, the baseline of {}.", b, a, scope));
+  auto unit_of = [&](const std::string& metric) {
+    for (const RunMetric& m : metrics)
+      if (m.name == metric) return m.unit;
+    return std::string();
+  };
+  html += MovedTerms(f, id);
   DataTable t;
   t.columns = {"metric", "side", "a", "b", "b - a", "relative", ""};
   t.numeric = {false, false, true, true, true, true, false};

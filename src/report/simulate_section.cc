@@ -29,6 +29,43 @@ constexpr PhaseCategory kPhaseCategories[] = {{"F", "forward"},
 constexpr const char* kCategories[] = {"forward",       "backward",  "weight-grad", "send/recv",
                                        "data-parallel", "optimizer", "other"};
 
+// The pipeline Gantt per stage from the document's timeline (`simulate --json --timeline`).
+GanttChartData TimelineGantt(const JsonFields& f, const std::string& id) {
+  GanttChartData g;
+  const int stages = static_cast<int>(f.Number("timeline.stages"));
+  if (stages < 0 || stages > 100000) f.Fail("timeline.stages", "is out of range");
+  g.spec = {id + "-gantt",
+            "Pipeline schedule",
+            fmt::format("Each of the {} pipeline stages over one step: forward, backward and weight-gradient passes, "
+                        "transfers, data-parallel communication and the optimizer; gaps are idle.",
+                        stages),
+            "time",
+            "stage",
+            "s",
+            ""};
+  for (int s = 0; s < stages; ++s) g.rows.push_back(fmt::format("stage {}", s));
+  g.categories.assign(std::begin(kCategories), std::end(kCategories));
+  const nlohmann::json& events = f.Array("timeline.events");
+  g.spans.reserve(events.size());
+  for (size_t i = 0; i < events.size(); ++i) {
+    const nlohmann::json& e = events[i];
+    const std::string where = fmt::format("timeline.events[{}]", i);
+    if (!e.is_array() || e.size() != 6 || !e[0].is_number_integer() || !e[2].is_string() || !e[4].is_number() ||
+        !e[5].is_number())
+      f.Fail(where, "is not [stage, stream, phase, micro_batch, start_s, end_s]");
+    const int stage = e[0].get<int>();
+    if (stage < 0 || stage >= stages) f.Fail(where, "has a stage out of range");
+    const std::string phase = e[2].get<std::string>();
+    std::string category = "other";
+    for (const auto& pc : kPhaseCategories)
+      if (phase == pc.phase) category = pc.category;
+    const std::string label =
+        e[3].is_number_integer() && e[3].get<int>() >= 0 ? fmt::format("{} mb {}", phase, e[3].get<int>()) : phase;
+    g.spans.push_back({stage, e[4].get<double>(), e[5].get<double>(), category, label});
+  }
+  return g;
+}
+
 }  // namespace
 
 std::string RenderSimulateSection(const ReportInput& in) {
@@ -44,38 +81,7 @@ std::string RenderSimulateSection(const ReportInput& in) {
                       ? " (steady state extended; the Gantt shows the simulated micro-batches)"
                       : ""));
   if (const nlohmann::json* tl = f.Find("timeline")) {
-    GanttChartData g;
-    const int stages = static_cast<int>(f.Number("timeline.stages"));
-    if (stages < 0 || stages > 100000) f.Fail("timeline.stages", "is out of range");
-    g.spec = {id + "-gantt",
-              "Pipeline schedule",
-              fmt::format("Each of the {} pipeline stages over one step: forward, backward and weight-gradient passes, "
-                          "transfers, data-parallel communication and the optimizer; gaps are idle.",
-                          stages),
-              "time",
-              "stage",
-              "s",
-              ""};
-    for (int s = 0; s < stages; ++s) g.rows.push_back(fmt::format("stage {}", s));
-    g.categories.assign(std::begin(kCategories), std::end(kCategories));
-    const nlohmann::json& events = f.Array("timeline.events");
-    g.spans.reserve(events.size());
-    for (size_t i = 0; i < events.size(); ++i) {
-      const nlohmann::json& e = events[i];
-      const std::string where = fmt::format("timeline.events[{}]", i);
-      if (!e.is_array() || e.size() != 6 || !e[0].is_number_integer() || !e[2].is_string() || !e[4].is_number() ||
-          !e[5].is_number())
-        f.Fail(where, "is not [stage, stream, phase, micro_batch, start_s, end_s]");
-      const int stage = e[0].get<int>();
-      if (stage < 0 || stage >= stages) f.Fail(where, "has a stage out of range");
-      const std::string phase = e[2].get<std::string>();
-      std::string category = "other";
-      for (const auto& pc : kPhaseCategories)
-        if (phase == pc.phase) category = pc.category;
-      const std::string label =
-          e[3].is_number_integer() && e[3].get<int>() >= 0 ? fmt::format("{} mb {}", phase, e[3].get<int>()) : phase;
-      g.spans.push_back({stage, e[4].get<double>(), e[5].get<double>(), category, label});
-    }
+    const GanttChartData g = TimelineGantt(f, id);
     (void)tl;
     html += RenderGanttChart(g);
   } else {

@@ -101,6 +101,55 @@ std::string HashOfSources(std::vector<std::string> shas) {
 
 using Pending = PreparedRecord;
 
+// The run's fields that the record's flags give (--model, --cluster, ...) over what its files say.
+void ApplyGivenMeta(const Pending& p, RunRecord& run) {
+  if (!p.meta.software.empty()) run.software = p.meta.software;
+  if (p.model_given) run.model = p.meta.model;
+  if (p.cluster_given)
+    run.cluster = p.meta.cluster;
+  else if (run.cluster.empty())
+    run.cluster = DefaultClusterLabel(run.gpu, run.gpus);
+  if (!p.meta.scenario_json.empty()) run.scenario_json = p.meta.scenario_json;
+  if (!p.meta.layout_json.empty()) run.layout_json = p.meta.layout_json;
+  if (!p.meta.gpu.empty()) run.gpu = p.meta.gpu;
+  if (p.meta.gpus > 0) run.gpus = p.meta.gpus;
+}
+
+// Stores one newly recorded file of run `run`: its source row, figures, findings, series and
+// policy figures.
+void InsertSourceRows(Database& db, const std::string& run, const ReadSource& s, const std::string& now) {
+  const RunRecord& part = s.part;
+  db.Exec("INSERT INTO run_sources (run, sha256, file_schema, path, recorded_utc) VALUES (?, ?, ?, ?, ?)",
+          {run, s.sha256, s.kind, part.sources.empty() ? std::string() : part.sources[0].path, now});
+  for (size_t i = 0; i < kMetricCount; ++i) {
+    const Figure& f = part.figures[i];
+    if (!HasFigure(f.measured) && !HasFigure(f.predicted)) continue;
+    db.Exec(
+        "INSERT INTO figures (run, metric, measured, predicted) VALUES (?, ?, ?, ?) ON CONFLICT (run, metric) DO "
+        "UPDATE "
+        "SET measured = COALESCE(excluded.measured, figures.measured), "
+        "predicted = COALESCE(excluded.predicted, figures.predicted)",
+        {run, std::string(kMetrics[i].name), DbNumber(f.measured), DbNumber(f.predicted)});
+  }
+  for (size_t i = 0; i < part.findings.size(); ++i) {
+    const auto& fd = part.findings[i];
+    db.Exec(
+        "INSERT INTO findings (run, source, seq, rule, severity, loss_fraction, title) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        {run, s.sha256, static_cast<int64_t>(i), fd.rule, fd.severity, fd.loss_fraction, fd.title});
+  }
+  for (const auto& se : part.series)
+    for (size_t i = 0; i < se.y.size(); ++i)
+      db.Exec("INSERT INTO series (run, source, kind, seq, x, y) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+              {run, s.sha256, se.kind, static_cast<int64_t>(i), se.x[i], se.y[i]});
+  for (const auto& pol : part.policies)
+    for (const auto& [metric, value] : pol.figures)
+      db.Exec(
+          "INSERT INTO policy_figures (run, policy, metric, value) VALUES (?, ?, ?, ?) ON CONFLICT (run, policy, "
+          "metric) "
+          "DO UPDATE SET value = excluded.value",
+          {run, pol.policy, metric, DbNumber(value)});
+}
+
 // Adds `p` to the store; inside a transaction.
 RecordResult AddRun(Database& db, const Pending& p, const std::string& now) {
   RecordResult res;
@@ -129,16 +178,7 @@ RecordResult AddRun(Database& db, const Pending& p, const std::string& now) {
     meta.name.clear(), meta.created_utc.clear(), meta.content_hash.clear();
     MergeInto(run, meta);
   }
-  if (!p.meta.software.empty()) run.software = p.meta.software;
-  if (p.model_given) run.model = p.meta.model;
-  if (p.cluster_given)
-    run.cluster = p.meta.cluster;
-  else if (run.cluster.empty())
-    run.cluster = DefaultClusterLabel(run.gpu, run.gpus);
-  if (!p.meta.scenario_json.empty()) run.scenario_json = p.meta.scenario_json;
-  if (!p.meta.layout_json.empty()) run.layout_json = p.meta.layout_json;
-  if (!p.meta.gpu.empty()) run.gpu = p.meta.gpu;
-  if (p.meta.gpus > 0) run.gpus = p.meta.gpus;
+  ApplyGivenMeta(p, run);
   run.content_hash = HashOfSources(std::vector<std::string>(held.begin(), held.end()));
 
   const std::vector<DbValue> values = {run.name, run.created_utc, run.cluster,       run.model,    run.gpu,
@@ -152,38 +192,7 @@ RecordResult AddRun(Database& db, const Pending& p, const std::string& now) {
         {run.cluster, run.model, run.gpu, run.gpus, run.layout_json, run.scenario_json, run.software, run.content_hash,
          run.name});
   }
-  for (const ReadSource* s : fresh) {
-    const RunRecord& part = s->part;
-    db.Exec("INSERT INTO run_sources (run, sha256, file_schema, path, recorded_utc) VALUES (?, ?, ?, ?, ?)",
-            {run.name, s->sha256, s->kind, part.sources.empty() ? std::string() : part.sources[0].path, now});
-    for (size_t i = 0; i < kMetricCount; ++i) {
-      const Figure& f = part.figures[i];
-      if (!HasFigure(f.measured) && !HasFigure(f.predicted)) continue;
-      db.Exec(
-          "INSERT INTO figures (run, metric, measured, predicted) VALUES (?, ?, ?, ?) ON CONFLICT (run, metric) DO "
-          "UPDATE "
-          "SET measured = COALESCE(excluded.measured, figures.measured), "
-          "predicted = COALESCE(excluded.predicted, figures.predicted)",
-          {run.name, std::string(kMetrics[i].name), DbNumber(f.measured), DbNumber(f.predicted)});
-    }
-    for (size_t i = 0; i < part.findings.size(); ++i) {
-      const auto& fd = part.findings[i];
-      db.Exec(
-          "INSERT INTO findings (run, source, seq, rule, severity, loss_fraction, title) VALUES (?, ?, ?, ?, ?, ?, ?)",
-          {run.name, s->sha256, static_cast<int64_t>(i), fd.rule, fd.severity, fd.loss_fraction, fd.title});
-    }
-    for (const auto& se : part.series)
-      for (size_t i = 0; i < se.y.size(); ++i)
-        db.Exec("INSERT INTO series (run, source, kind, seq, x, y) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                {run.name, s->sha256, se.kind, static_cast<int64_t>(i), se.x[i], se.y[i]});
-    for (const auto& pol : part.policies)
-      for (const auto& [metric, value] : pol.figures)
-        db.Exec(
-            "INSERT INTO policy_figures (run, policy, metric, value) VALUES (?, ?, ?, ?) ON CONFLICT (run, policy, "
-            "metric) "
-            "DO UPDATE SET value = excluded.value",
-            {run.name, pol.policy, metric, DbNumber(value)});
-  }
+  for (const ReadSource* s : fresh) InsertSourceRows(db, run.name, *s, now);
   for (const auto& [k, v] : p.tags)
     db.Exec(
         "INSERT INTO tags (run, key, value) VALUES (?, ?, ?) ON CONFLICT (run, key) DO UPDATE SET value = "

@@ -388,6 +388,38 @@ class NsysReader {
            QuoteIdentifier(kNvtxTable);
   }
 
+  // The name of a GPU row, from its table's own columns (kernel: a StringIds id; memcpy: the copy
+  // and memory kinds; memset: the memory kind); -1 when it has none, *bad for a malformed cell.
+  // `name` is a buffer kept across rows.
+  int64_t GpuRowName(EventKind kind, RowCells& cells, sqlite3_stmt* s, TraceWarnings& warnings, std::string& name,
+                     bool* bad) {
+    int64_t name_id = -1;
+    if (kind == EventKind::kKernel) {
+      for (int col = 6; col <= 8 && name_id < 0 && !*bad; ++col) {
+        int64_t id = 0;
+        const Cell c = cells.Int(col, std::numeric_limits<int64_t>::min(), kMaxInt, &id, warnings);
+        *bad = c == Cell::kBad;
+        if (c == Cell::kOk) name_id = StringName(id, /*strip_version=*/false);
+      }
+    } else if (kind == EventKind::kMemcpy) {
+      int64_t copy = 0, src = -1, dst = -1;
+      *bad = !cells.IntOr(6, std::numeric_limits<int64_t>::min(), kMaxInt, 0, &copy, warnings) ||
+             !cells.IntOr(7, std::numeric_limits<int64_t>::min(), kMaxInt, -1, &src, warnings) ||
+             !cells.IntOr(8, std::numeric_limits<int64_t>::min(), kMaxInt, -1, &dst, warnings);
+      const char* k = MemcpyKindName(copy);
+      name = k ? std::string("Memcpy ") + k : std::string("Memcpy");
+      if (sqlite3_column_type(s, 7) != SQLITE_NULL && sqlite3_column_type(s, 8) != SQLITE_NULL)
+        name = name + " (" + MemoryKindName(src) + " -> " + MemoryKindName(dst) + ")";
+      name_id = names_.Intern(name);
+    } else {
+      int64_t mem = 3;  // 3: Device
+      *bad = !cells.IntOr(6, std::numeric_limits<int64_t>::min(), kMaxInt, 3, &mem, warnings);
+      name = std::string("Memset (") + MemoryKindName(mem) + ")";
+      name_id = names_.Intern(name);
+    }
+    return name_id;
+  }
+
   void ReadGpuTable(const std::string& table, const std::string& sql) {
     const EventKind kind = table == kKernelTable   ? EventKind::kKernel
                            : table == kMemcpyTable ? EventKind::kMemcpy
@@ -415,31 +447,8 @@ class NsysReader {
           !cells.IntOr(4, 0, kMaxInt, -1, &ev.correlation, warnings) ||
           !cells.IntOr(5, 0, kMaxInt, 0, &global_pid, warnings))
         continue;
-      int64_t name_id = -1;
       bool bad = false;
-      if (kind == EventKind::kKernel) {
-        for (int col = 6; col <= 8 && name_id < 0 && !bad; ++col) {
-          int64_t id = 0;
-          const Cell c = cells.Int(col, std::numeric_limits<int64_t>::min(), kMaxInt, &id, warnings);
-          bad = c == Cell::kBad;
-          if (c == Cell::kOk) name_id = StringName(id, /*strip_version=*/false);
-        }
-      } else if (kind == EventKind::kMemcpy) {
-        int64_t copy = 0, src = -1, dst = -1;
-        bad = !cells.IntOr(6, std::numeric_limits<int64_t>::min(), kMaxInt, 0, &copy, warnings) ||
-              !cells.IntOr(7, std::numeric_limits<int64_t>::min(), kMaxInt, -1, &src, warnings) ||
-              !cells.IntOr(8, std::numeric_limits<int64_t>::min(), kMaxInt, -1, &dst, warnings);
-        const char* k = MemcpyKindName(copy);
-        name = k ? std::string("Memcpy ") + k : std::string("Memcpy");
-        if (sqlite3_column_type(s, 7) != SQLITE_NULL && sqlite3_column_type(s, 8) != SQLITE_NULL)
-          name = name + " (" + MemoryKindName(src) + " -> " + MemoryKindName(dst) + ")";
-        name_id = names_.Intern(name);
-      } else {
-        int64_t mem = 3;  // 3: Device
-        bad = !cells.IntOr(6, std::numeric_limits<int64_t>::min(), kMaxInt, 3, &mem, warnings);
-        name = std::string("Memset (") + MemoryKindName(mem) + ")";
-        name_id = names_.Intern(name);
-      }
+      const int64_t name_id = GpuRowName(kind, cells, s, warnings, name, &bad);
       if (bad) continue;
       if (name_id < 0) {
         ++warnings.missing_field;

@@ -188,10 +188,68 @@ struct GivenFlags {
 // and the rotary flags, with Megatron-LM's defaults (arguments.py _add_network_size_args,
 // _add_mla_args; MLATransformerConfig in megatron/core/transformer/transformer_config.py;
 // RotaryEmbedding._apply_scaling in megatron/core/models/common/embeddings/rotary_pos_embedding.py).
-void ReadPositions(ModelSpec& m, int64_t seq, const GivenFlags& flags, std::vector<std::string>& notes) {
-  auto real_or = [&](const char* f, double d) { return flags.given(f) ? ParsePositiveFloat(f, flags.at(f)) : d; };
-  auto nonneg_or = [&](const char* f, double d) { return flags.given(f) ? ParseNonNegativeFloat(f, flags.at(f)) : d; };
+// A flag's positive (RealOr) or non-negative (NonNegOr) number, or the default when not given.
+double RealOr(const GivenFlags& flags, const char* f, double d) {
+  return flags.given(f) ? ParsePositiveFloat(f, flags.at(f)) : d;
+}
+double NonNegOr(const GivenFlags& flags, const char* f, double d) {
+  return flags.given(f) ? ParseNonNegativeFloat(f, flags.at(f)) : d;
+}
 
+// MLA's rope type defaults to yarn (MLATransformerConfig.rope_type); its factor, mscale and
+// mscale-all-dim come from the flags (defaults 1.0, 1.0, 0.0 in _add_mla_args), the original
+// context and betas are MLATransformerConfig's 4096, 32, 1 (no flags).
+void ReadMlaRope(RopeScaling& r, const GivenFlags& flags, std::vector<std::string>& notes) {
+  const std::string type = flags.given("--rope-type") ? flags.at("--rope-type") : "yarn";
+  if (type != "yarn") return;
+  r.kind = RopeScalingKind::kYarn;
+  r.factor = RealOr(flags, "--rotary-scaling-factor", 1.0);
+  r.original_max_positions = 4096;
+  r.beta_fast = 32;
+  r.beta_slow = 1;
+  r.mscale = NonNegOr(flags, "--mscale", 1.0);
+  r.mscale_all_dim = NonNegOr(flags, "--mscale-all-dim", 0.0);
+  if (!flags.given("--rope-type"))
+    notes.push_back("--multi-latent-attention without --rope-type: Megatron's MLA default, yarn");
+}
+
+// A GQA model's RoPE scaling: YaRN (--position-embedding-type yarn), llama3 (--use-rope-scaling)
+// or linear (--rotary-seq-len-interpolation-factor).
+void ReadRopeScaling(RopeScaling& r, const std::string& pos, const GivenFlags& flags, std::vector<std::string>& notes) {
+  if (flags.given("--rope-type") && flags.at("--rope-type") != "rope")
+    throw InputError(
+        "--from-megatron: --rope-type yarn needs --multi-latent-attention (use "
+        "--position-embedding-type yarn)");
+  if (pos == "yarn") {
+    // argument_utils.py _apply_yarn_config_from_args: defaults 1.0, 4096, 32, 1, 1.0, 0.0.
+    r.kind = RopeScalingKind::kYarn;
+    r.factor = RealOr(flags, "--rotary-scaling-factor", 1.0);
+    r.original_max_positions = flags.num_or("--yarn-original-max-position-embeddings", 4096);
+    r.beta_fast = RealOr(flags, "--yarn-beta-fast", 32);
+    r.beta_slow = RealOr(flags, "--yarn-beta-slow", 1);
+    r.mscale = NonNegOr(flags, "--mscale", 1.0);
+    r.mscale_all_dim = NonNegOr(flags, "--mscale-all-dim", 0.0);
+    return;
+  }
+  const bool llama3 = flags.has("--use-rope-scaling");
+  const bool linear = flags.given("--rotary-seq-len-interpolation-factor");
+  if (llama3 && linear)
+    notes.push_back(
+        "--use-rope-scaling with --rotary-seq-len-interpolation-factor: Megatron applies both; "
+        "paratune keeps the llama3 scaling only");
+  if (llama3) {
+    r.kind = RopeScalingKind::kLlama3;
+    r.factor = RealOr(flags, "--rope-scaling-factor", 8.0);  // arguments.py: default 8.0
+    r.low_freq_factor = 1;
+    r.high_freq_factor = 4;
+    r.original_max_positions = 8192;
+  } else if (linear) {
+    r.kind = RopeScalingKind::kLinear;
+    r.factor = static_cast<double>(flags.num_or("--rotary-seq-len-interpolation-factor", 1));
+  }
+}
+
+void ReadPositions(ModelSpec& m, int64_t seq, const GivenFlags& flags, std::vector<std::string>& notes) {
   std::string pos =
       flags.given("--position-embedding-type") ? flags.at("--position-embedding-type") : "learned_absolute";
   if (flags.has("--use-rotary-position-embeddings")) pos = "rope";  // the legacy switch wins (validate_args)
@@ -229,59 +287,13 @@ void ReadPositions(ModelSpec& m, int64_t seq, const GivenFlags& flags, std::vect
   if (pos == "mrope")
     notes.push_back("--position-embedding-type mrope is read as rope (its sections are not modelled)");
   m.rope_theta = static_cast<double>(flags.num_or("--rotary-base", 10000));  // arguments.py: default 10000
-  m.rotary_percent = nonneg_or("--rotary-percent", 1.0);
+  m.rotary_percent = NonNegOr(flags, "--rotary-percent", 1.0);
   if (!(m.rotary_percent > 0 && m.rotary_percent <= 1))
     throw InputError(fmt::format("--from-megatron: --rotary-percent must be in (0, 1], got {}", m.rotary_percent));
-  RopeScaling& r = m.rope_scaling;
-  if (m.attention == AttentionKind::kMla) {
-    // MLA's rope type defaults to yarn (MLATransformerConfig.rope_type); its factor, mscale and
-    // mscale-all-dim come from the flags (defaults 1.0, 1.0, 0.0 in _add_mla_args), the
-    // original context and betas are MLATransformerConfig's 4096, 32, 1 (no flags).
-    const std::string type = flags.given("--rope-type") ? flags.at("--rope-type") : "yarn";
-    if (type == "yarn") {
-      r.kind = RopeScalingKind::kYarn;
-      r.factor = real_or("--rotary-scaling-factor", 1.0);
-      r.original_max_positions = 4096;
-      r.beta_fast = 32;
-      r.beta_slow = 1;
-      r.mscale = nonneg_or("--mscale", 1.0);
-      r.mscale_all_dim = nonneg_or("--mscale-all-dim", 0.0);
-      if (!flags.given("--rope-type"))
-        notes.push_back("--multi-latent-attention without --rope-type: Megatron's MLA default, yarn");
-    }
-    return;
-  }
-  if (flags.given("--rope-type") && flags.at("--rope-type") != "rope")
-    throw InputError(
-        "--from-megatron: --rope-type yarn needs --multi-latent-attention (use "
-        "--position-embedding-type yarn)");
-  if (pos == "yarn") {
-    // argument_utils.py _apply_yarn_config_from_args: defaults 1.0, 4096, 32, 1, 1.0, 0.0.
-    r.kind = RopeScalingKind::kYarn;
-    r.factor = real_or("--rotary-scaling-factor", 1.0);
-    r.original_max_positions = flags.num_or("--yarn-original-max-position-embeddings", 4096);
-    r.beta_fast = real_or("--yarn-beta-fast", 32);
-    r.beta_slow = real_or("--yarn-beta-slow", 1);
-    r.mscale = nonneg_or("--mscale", 1.0);
-    r.mscale_all_dim = nonneg_or("--mscale-all-dim", 0.0);
-    return;
-  }
-  const bool llama3 = flags.has("--use-rope-scaling");
-  const bool linear = flags.given("--rotary-seq-len-interpolation-factor");
-  if (llama3 && linear)
-    notes.push_back(
-        "--use-rope-scaling with --rotary-seq-len-interpolation-factor: Megatron applies both; "
-        "paratune keeps the llama3 scaling only");
-  if (llama3) {
-    r.kind = RopeScalingKind::kLlama3;
-    r.factor = real_or("--rope-scaling-factor", 8.0);  // arguments.py: default 8.0
-    r.low_freq_factor = 1;
-    r.high_freq_factor = 4;
-    r.original_max_positions = 8192;
-  } else if (linear) {
-    r.kind = RopeScalingKind::kLinear;
-    r.factor = static_cast<double>(flags.num_or("--rotary-seq-len-interpolation-factor", 1));
-  }
+  if (m.attention == AttentionKind::kMla)
+    ReadMlaRope(m.rope_scaling, flags, notes);
+  else
+    ReadRopeScaling(m.rope_scaling, pos, flags, notes);
 }
 
 // Recursive-descent evaluator for the list pattern of --moe-layer-freq:

@@ -386,8 +386,9 @@ void MapNemo2Offload(const std::string& section, PublishedRun& r) {
 // release_v2.1"; its '_cef' cases run a fused cross-entropy). Transformer Engine caches its
 // weight-gradient placeholders from 2.3 (Layout::cached_wgrad_placeholders); where no version is
 // stated, the runs are taken to predate it (listed as an assumption).
-void MapSoftware(const Cells& c, PublishedRun& r) {
-  const std::string notes = c.Has("notes") ? c.Str("notes") : "";
+// What a row's notes and launcher say of its software: the Transformer Engine version, the
+// overlap switches, the attention kernel, all-to-all CP, SimuMax's Megatron launchers.
+void MapNotes(const Cells& c, const std::string& notes, PublishedRun& r) {
   static const std::regex te(R"(\bTE (?:release_v)?(\d+)\.(\d+))");
   std::smatch v;
   if (std::regex_search(notes, v, te)) {
@@ -425,13 +426,15 @@ void MapSoftware(const Cells& c, PublishedRun& r) {
     r.layout.overlap_grad_reduce = false;
     r.layout.overlap_param_gather = false;
   }
+}
+
+// NVIDIA's performance recipes, as their configs set them (each cited below).
+void MapNvidiaRecipe(const std::string& section, const std::string& notes, const Nemo1Recipe* nemo1, PublishedRun& r) {
   // NVIDIA's performance recipes reduce the gradients of FP8 runs in BF16, a 16-bit gradient
   // buffer: NeMo 2.x (scripts/performance/helpers.py set_precision_configs, and the per-model
   // scripts before it: `recipe.trainer.plugins.grad_reduce_in_fp32 = False` with
   // bf16_with_fp8_mixed()). The NeMo 1 recipes state their gradient dtype per model
   // (kNemo1Recipes).
-  const std::string section = c.Has("table_or_section") ? c.Str("table_or_section") : "";
-  const Nemo1Recipe* nemo1 = FindNemo1Recipe(section, r);
   if (NvidiaRecipe(r.source) && !nemo1 && r.training.precision == Precision::kFp8) {
     r.layout.grad_reduce_in_fp32 = false;
     r.assumptions.push_back(
@@ -471,6 +474,14 @@ void MapSoftware(const Cells& c, PublishedRun& r) {
     r.assumptions.push_back(
         "NeMo 2 recipe: cross-entropy fused with the softmax (GPTConfig cross_entropy_loss_fusion = True)");
   }
+}
+
+void MapSoftware(const Cells& c, PublishedRun& r) {
+  const std::string notes = c.Has("notes") ? c.Str("notes") : "";
+  MapNotes(c, notes, r);
+  const std::string section = c.Has("table_or_section") ? c.Str("table_or_section") : "";
+  const Nemo1Recipe* nemo1 = FindNemo1Recipe(section, r);
+  MapNvidiaRecipe(section, notes, nemo1, r);
   if (nemo1) MapNemo1Recipe(*nemo1, r);
   MapNemo2Offload(section, r);
   MapStack(section, notes, r);

@@ -181,88 +181,117 @@ ParamCounts CountParams(const ModelSpec& m) {
   return c;
 }
 
-void ValidateModel(const ModelSpec& m, const std::string& where) {
-  auto positive = [&](int64_t v, const char* field) {
+namespace {
+
+// The checks of one model's fields, each error naming `where` and the config field.
+struct FieldCheck {
+  const std::string& where;
+  void Positive(int64_t v, const char* field) const {
     if (v <= 0)
       throw InputError(where + ": field '" + field + "' must be a positive integer, got " + std::to_string(v));
-  };
+  }
   // Upper bounds far beyond any model, so that counts and FLOPs stay finite and exact in
   // 64 bits and loops over layers end quickly.
-  auto at_most = [&](int64_t v, int64_t cap, const char* field) {
+  void AtMost(int64_t v, int64_t cap, const char* field) const {
     if (v > cap)
       throw InputError(where + ": field '" + field + "' is " + std::to_string(v) + ", beyond the supported " +
                        std::to_string(cap));
-  };
-  positive(m.layers, "num_hidden_layers");
-  positive(m.hidden, "hidden_size");
-  positive(m.heads, "num_attention_heads");
-  positive(m.vocab, "vocab_size");
-  at_most(m.layers, kMaxLayers, "num_hidden_layers");
-  at_most(m.hidden, kMaxWidth, "hidden_size");
-  at_most(m.heads, kMaxWidth, "num_attention_heads");
-  at_most(m.kv_heads, kMaxWidth, "num_key_value_heads");
-  at_most(m.head_dim, kMaxWidth, "head_dim");
-  at_most(m.vocab, kMaxVocab, "vocab_size");
-  at_most(m.ffn_hidden, kMaxWidth, "intermediate_size");
-  at_most(m.moe_ffn_hidden, kMaxWidth, "moe_intermediate_size");
-  at_most(m.shared_ffn_hidden, kMaxWidth, "shared_expert_intermediate_size");
-  at_most(m.experts, kMaxExperts, "num_experts");
-  at_most(m.shared_experts, kMaxExperts, "n_shared_experts");
-  at_most(m.q_lora_rank, kMaxWidth, "q_lora_rank");
-  at_most(m.kv_lora_rank, kMaxWidth, "kv_lora_rank");
-  at_most(m.qk_nope_head_dim, kMaxWidth, "qk_nope_head_dim");
-  at_most(m.qk_rope_head_dim, kMaxWidth, "qk_rope_head_dim");
-  at_most(m.v_head_dim, kMaxWidth, "v_head_dim");
-  at_most(m.sliding_window, kMaxPositions, "sliding_window");
+  }
+};
+
+// The sizes: positive where required, bounded everywhere.
+void CheckSizes(const ModelSpec& m, const FieldCheck& c) {
+  c.Positive(m.layers, "num_hidden_layers");
+  c.Positive(m.hidden, "hidden_size");
+  c.Positive(m.heads, "num_attention_heads");
+  c.Positive(m.vocab, "vocab_size");
+  c.AtMost(m.layers, kMaxLayers, "num_hidden_layers");
+  c.AtMost(m.hidden, kMaxWidth, "hidden_size");
+  c.AtMost(m.heads, kMaxWidth, "num_attention_heads");
+  c.AtMost(m.kv_heads, kMaxWidth, "num_key_value_heads");
+  c.AtMost(m.head_dim, kMaxWidth, "head_dim");
+  c.AtMost(m.vocab, kMaxVocab, "vocab_size");
+  c.AtMost(m.ffn_hidden, kMaxWidth, "intermediate_size");
+  c.AtMost(m.moe_ffn_hidden, kMaxWidth, "moe_intermediate_size");
+  c.AtMost(m.shared_ffn_hidden, kMaxWidth, "shared_expert_intermediate_size");
+  c.AtMost(m.experts, kMaxExperts, "num_experts");
+  c.AtMost(m.shared_experts, kMaxExperts, "n_shared_experts");
+  c.AtMost(m.q_lora_rank, kMaxWidth, "q_lora_rank");
+  c.AtMost(m.kv_lora_rank, kMaxWidth, "kv_lora_rank");
+  c.AtMost(m.qk_nope_head_dim, kMaxWidth, "qk_nope_head_dim");
+  c.AtMost(m.qk_rope_head_dim, kMaxWidth, "qk_rope_head_dim");
+  c.AtMost(m.v_head_dim, kMaxWidth, "v_head_dim");
+  c.AtMost(m.sliding_window, kMaxPositions, "sliding_window");
+}
+
+// Sliding windows, the position table and the rotary embedding.
+void CheckPositions(const ModelSpec& m, const FieldCheck& c) {
   if (m.sliding_window_layers < 0 || m.sliding_window_layers > m.layers)
-    throw InputError(where + ": " + std::to_string(m.sliding_window_layers) +
+    throw InputError(c.where + ": " + std::to_string(m.sliding_window_layers) +
                      " sliding-window layers (layer_types) of " + std::to_string(m.layers) + " layers");
-  if (m.sliding_window_layers > 0) positive(m.sliding_window, "sliding_window");
-  at_most(m.learned_positions, kMaxVocab, "n_positions");
-  at_most(m.max_position_embeddings, kMaxPositions, "max_position_embeddings");
-  if (m.max_position_embeddings < 0) throw InputError(where + ": field 'max_position_embeddings' must not be negative");
-  if (m.positions == PositionKind::kLearned) positive(m.learned_positions, "n_positions");
+  if (m.sliding_window_layers > 0) c.Positive(m.sliding_window, "sliding_window");
+  c.AtMost(m.learned_positions, kMaxVocab, "n_positions");
+  c.AtMost(m.max_position_embeddings, kMaxPositions, "max_position_embeddings");
+  if (m.max_position_embeddings < 0)
+    throw InputError(c.where + ": field 'max_position_embeddings' must not be negative");
+  if (m.positions == PositionKind::kLearned) c.Positive(m.learned_positions, "n_positions");
   if (m.positions != PositionKind::kLearned && m.learned_positions != 0)
-    throw InputError(where + ": field 'n_positions' (a learned position table) needs learned positions");
+    throw InputError(c.where + ": field 'n_positions' (a learned position table) needs learned positions");
   if (m.positions == PositionKind::kRotary) {
     // Finite and positive; the upper bounds keep the values printable as plain numbers.
     if (!(std::isfinite(m.rope_theta) && m.rope_theta > 0 && m.rope_theta < 1e18))
-      throw InputError(where + ": field 'rope_theta' must be a positive number, got " + Show(m.rope_theta));
+      throw InputError(c.where + ": field 'rope_theta' must be a positive number, got " + Show(m.rope_theta));
     if (!(m.rotary_percent > 0 && m.rotary_percent <= 1))
-      throw InputError(where + ": field 'partial_rotary_factor' must be in (0, 1], got " + Show(m.rotary_percent));
+      throw InputError(c.where + ": field 'partial_rotary_factor' must be in (0, 1], got " + Show(m.rotary_percent));
     const RopeScaling& r = m.rope_scaling;
     if (r.kind != RopeScalingKind::kNone && !(std::isfinite(r.factor) && r.factor > 0 && r.factor < 1e9))
-      throw InputError(where + ": field 'rope_scaling.factor' must be a positive number, got " + Show(r.factor));
-    at_most(r.original_max_positions, kMaxPositions, "rope_scaling.original_max_position_embeddings");
+      throw InputError(c.where + ": field 'rope_scaling.factor' must be a positive number, got " + Show(r.factor));
+    c.AtMost(r.original_max_positions, kMaxPositions, "rope_scaling.original_max_position_embeddings");
   }
+}
+
+// GQA's heads or MLA's ranks, and the dense MLP.
+void CheckAttention(const ModelSpec& m, const FieldCheck& c) {
   if (m.attention == AttentionKind::kGqa) {
-    positive(m.kv_heads, "num_key_value_heads");
-    positive(m.head_dim, "head_dim");
+    c.Positive(m.kv_heads, "num_key_value_heads");
+    c.Positive(m.head_dim, "head_dim");
     if (m.heads % m.kv_heads != 0)
-      throw InputError(where + ": num_attention_heads (" + std::to_string(m.heads) +
+      throw InputError(c.where + ": num_attention_heads (" + std::to_string(m.heads) +
                        ") is not a multiple of num_key_value_heads (" + std::to_string(m.kv_heads) + ")");
   } else {
-    positive(m.kv_lora_rank, "kv_lora_rank");
-    positive(m.qk_nope_head_dim, "qk_nope_head_dim");
-    positive(m.qk_rope_head_dim, "qk_rope_head_dim");
-    positive(m.v_head_dim, "v_head_dim");
+    c.Positive(m.kv_lora_rank, "kv_lora_rank");
+    c.Positive(m.qk_nope_head_dim, "qk_nope_head_dim");
+    c.Positive(m.qk_rope_head_dim, "qk_rope_head_dim");
+    c.Positive(m.v_head_dim, "v_head_dim");
   }
-  if (m.dense_layers() > 0) positive(m.ffn_hidden, "intermediate_size");
-  if (m.is_moe()) {
-    positive(m.topk, "num_experts_per_tok");
-    positive(m.moe_ffn_hidden, "moe_intermediate_size");
-    if (m.topk > m.experts)
-      throw InputError(where + ": num_experts_per_tok (" + std::to_string(m.topk) +
-                       ") exceeds the number of experts (" + std::to_string(m.experts) + ")");
-    if (m.shared_experts > 0) positive(m.shared_ffn_hidden, "shared_expert_intermediate_size");
-    if (m.first_dense_layers < 0 || m.first_dense_layers > m.layers)
-      throw InputError(where + ": first_k_dense_replace must be between 0 and num_hidden_layers");
-    if (m.routing_groups < 0 || m.routing_group_topk < 0 || m.routing_group_topk > m.routing_groups ||
-        (m.routing_groups > 0 && (m.experts % m.routing_groups != 0 || m.routing_group_topk == 0)))
-      throw InputError(where + ": topk_group must be between 1 and n_group, and n_group must divide the experts (" +
-                       std::to_string(m.experts) + "), got n_group " + std::to_string(m.routing_groups) +
-                       ", topk_group " + std::to_string(m.routing_group_topk));
-  }
+  if (m.dense_layers() > 0) c.Positive(m.ffn_hidden, "intermediate_size");
+}
+
+// The experts, their routing and the leading dense layers.
+void CheckMoe(const ModelSpec& m, const FieldCheck& c) {
+  c.Positive(m.topk, "num_experts_per_tok");
+  c.Positive(m.moe_ffn_hidden, "moe_intermediate_size");
+  if (m.topk > m.experts)
+    throw InputError(c.where + ": num_experts_per_tok (" + std::to_string(m.topk) +
+                     ") exceeds the number of experts (" + std::to_string(m.experts) + ")");
+  if (m.shared_experts > 0) c.Positive(m.shared_ffn_hidden, "shared_expert_intermediate_size");
+  if (m.first_dense_layers < 0 || m.first_dense_layers > m.layers)
+    throw InputError(c.where + ": first_k_dense_replace must be between 0 and num_hidden_layers");
+  if (m.routing_groups < 0 || m.routing_group_topk < 0 || m.routing_group_topk > m.routing_groups ||
+      (m.routing_groups > 0 && (m.experts % m.routing_groups != 0 || m.routing_group_topk == 0)))
+    throw InputError(c.where + ": topk_group must be between 1 and n_group, and n_group must divide the experts (" +
+                     std::to_string(m.experts) + "), got n_group " + std::to_string(m.routing_groups) +
+                     ", topk_group " + std::to_string(m.routing_group_topk));
+}
+
+}  // namespace
+
+void ValidateModel(const ModelSpec& m, const std::string& where) {
+  const FieldCheck c{where};
+  CheckSizes(m, c);
+  CheckPositions(m, c);
+  CheckAttention(m, c);
+  if (m.is_moe()) CheckMoe(m, c);
 }
 
 }  // namespace paratune

@@ -4,85 +4,116 @@
 
 namespace paratune {
 
+namespace {
+
+// One pass of ParseCsv over the text: fields and rows as they end, with the line each row
+// starts on.
+class CsvParser {
+ public:
+  CsvParser(std::string_view text, const std::string& where) : text_(text), where_(where) { row_.line = 1; }
+
+  std::vector<CsvRow> Run() {
+    const size_t n = text_.size();
+    while (i_ < n) {
+      const char c = text_[i_];
+      if (c == '"') {
+        ReadQuoted();
+        continue;
+      }
+      if (c == ',') {
+        if (row_.fields.empty() && !row_has_content_) row_.line = line_;
+        EndField();
+        row_has_content_ = true;
+        ++i_;
+        continue;
+      }
+      if (c == '\r' && i_ + 1 < n && text_[i_ + 1] == '\n') {
+        ++i_;
+        continue;
+      }
+      if (c == '\n') {
+        EndRow();
+        ++line_;
+        row_.line = line_;
+        ++i_;
+        continue;
+      }
+      if (c == '\0') throw Error(line_, "NUL byte in CSV");
+      field_ += c;
+      row_has_content_ = true;
+      ++i_;
+    }
+    EndRow();
+    return std::move(rows_);
+  }
+
+ private:
+  InputError Error(int line, const std::string& what) const {
+    return InputError(where_ + ":" + std::to_string(line) + ": " + what);
+  }
+
+  void EndField() {
+    row_.fields.push_back(std::move(field_));
+    field_.clear();
+  }
+
+  // Ends the row (a blank line is none); every row has the header's field count.
+  void EndRow() {
+    if (row_has_content_ || !row_.fields.empty()) {
+      EndField();
+      if (!rows_.empty() && row_.fields.size() != rows_.front().fields.size())
+        throw Error(row_.line, "expected " + std::to_string(rows_.front().fields.size()) + " fields, found " +
+                                   std::to_string(row_.fields.size()));
+      rows_.push_back(std::move(row_));
+    }
+    row_ = CsvRow{};
+    row_has_content_ = false;
+  }
+
+  // A quoted field from its opening quote: "" is a quote, newlines are kept; after the closing
+  // quote only a separator or the line's end may follow.
+  void ReadQuoted() {
+    const size_t n = text_.size();
+    if (!field_.empty()) throw Error(line_, "quote inside an unquoted field");
+    const int start_line = line_;
+    ++i_;
+    bool closed = false;
+    while (i_ < n) {
+      if (text_[i_] == '"') {
+        if (i_ + 1 < n && text_[i_ + 1] == '"') {
+          field_ += '"';
+          i_ += 2;
+          continue;
+        }
+        closed = true;
+        ++i_;
+        break;
+      }
+      if (text_[i_] == '\n') ++line_;
+      field_ += text_[i_++];
+    }
+    if (!closed) throw Error(start_line, "unterminated quoted field");
+    row_has_content_ = true;
+    if (i_ < n && text_[i_] != ',' && text_[i_] != '\n' && text_[i_] != '\r')
+      throw Error(line_, "text after a closing quote");
+  }
+
+  std::string_view text_;
+  const std::string& where_;
+  std::vector<CsvRow> rows_;
+  CsvRow row_;
+  std::string field_;
+  int line_ = 1;
+  size_t i_ = 0;
+  bool row_has_content_ = false;
+};
+
+}  // namespace
+
 std::vector<CsvRow> ParseCsv(std::string_view text, const std::string& where) {
   // A UTF-8 byte-order mark (Excel's "CSV UTF-8" writes one) is not part of the first header.
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
-  std::vector<CsvRow> rows;
-  CsvRow row;
-  std::string field;
-  int line = 1;
-  row.line = 1;
-  size_t i = 0;
-  const size_t n = text.size();
-  bool row_has_content = false;
-  auto end_field = [&] {
-    row.fields.push_back(std::move(field));
-    field.clear();
-  };
-  auto end_row = [&] {
-    if (row_has_content || !row.fields.empty()) {
-      end_field();
-      if (!rows.empty() && row.fields.size() != rows.front().fields.size())
-        throw InputError(where + ":" + std::to_string(row.line) + ": expected " +
-                         std::to_string(rows.front().fields.size()) + " fields, found " +
-                         std::to_string(row.fields.size()));
-      rows.push_back(std::move(row));
-    }
-    row = CsvRow{};
-    row_has_content = false;
-  };
-  while (i < n) {
-    const char c = text[i];
-    if (c == '"') {
-      if (!field.empty()) throw InputError(where + ":" + std::to_string(line) + ": quote inside an unquoted field");
-      const int start_line = line;
-      ++i;
-      bool closed = false;
-      while (i < n) {
-        if (text[i] == '"') {
-          if (i + 1 < n && text[i + 1] == '"') {
-            field += '"';
-            i += 2;
-            continue;
-          }
-          closed = true;
-          ++i;
-          break;
-        }
-        if (text[i] == '\n') ++line;
-        field += text[i++];
-      }
-      if (!closed) throw InputError(where + ":" + std::to_string(start_line) + ": unterminated quoted field");
-      row_has_content = true;
-      if (i < n && text[i] != ',' && text[i] != '\n' && text[i] != '\r')
-        throw InputError(where + ":" + std::to_string(line) + ": text after a closing quote");
-      continue;
-    }
-    if (c == ',') {
-      if (row.fields.empty() && !row_has_content) row.line = line;
-      end_field();
-      row_has_content = true;
-      ++i;
-      continue;
-    }
-    if (c == '\r' && i + 1 < n && text[i + 1] == '\n') {
-      ++i;
-      continue;
-    }
-    if (c == '\n') {
-      end_row();
-      ++line;
-      row.line = line;
-      ++i;
-      continue;
-    }
-    if (c == '\0') throw InputError(where + ":" + std::to_string(line) + ": NUL byte in CSV");
-    field += c;
-    row_has_content = true;
-    ++i;
-  }
-  end_row();
-  return rows;
+  return CsvParser(text, where).Run();
 }
 
 }  // namespace paratune

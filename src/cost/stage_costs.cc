@@ -485,12 +485,14 @@ ZeroInputs ZeroInputsOf(const ModelSpec& m, const Training& t, const Layout& l,
 }
 
 // A stage's memory under l.zero, but for the activations in flight (they depend on the schedule).
-void StageMemory(StageCost& st, const ModelSpec& m, const Training& t, const Layout& l, const ZeroInputs& z) {
+// The stage's model states under its ZeRO stage: parameters, gradients and optimizer states
+// (the padded vocabulary's rows included), FP8 weight copies, ZeRO-3's gathered buffers.
+void StageModelStates(StageCost& st, const ModelSpec& m, const Training& t, const Layout& l, const ZeroInputs& z) {
   const double dparams = st.dense_params, eparams = st.expert_params, table = z.table;
   const double dense_shards = z.dense_shards, expert_shards = z.expert_shards;
   const double dense_layer_params = z.per_layer.dense, moe_layer_nonexpert = z.per_layer.moe_nonexpert;
   const double moe_layer_expert = z.per_layer.moe_expert;
-  const double logits_cols = z.logits_cols, T = z.tokens;
+  const double logits_cols = z.logits_cols;
   const StateBytesPerParam& state_bytes = z.state_bytes;
   const int tp = l.tp, pp = l.pp;
 
@@ -522,6 +524,16 @@ void StageMemory(StageCost& st, const ModelSpec& m, const Training& t, const Lay
   mem.params += padding.params;
   mem.grads += padding.grads;
   mem.optimizer += padding.optimizer;
+}
+
+// The stage's work spaces: weight-gradient placeholders, the loss of one micro-batch, the CUDA
+// context and NCCL's per-group buffers.
+void StageWorkspaces(StageCost& st, const ModelSpec& m, const Layout& l, const ZeroInputs& z) {
+  const int tp = l.tp;
+  const double T = z.tokens;
+  // Megatron pads the vocabulary (PaddedVocab): the tables held are that many rows.
+  const double padded_cols = static_cast<double>(PaddedVocab(m.vocab, tp)) / tp;
+  MemoryBreakdown& mem = st.memory;
   // Weight-gradient placeholders (wgrad_buffers). With Megatron's fused accumulation into the
   // FP32 main gradients (not under ZeRO-3/FSDP, which has no main_grad), each weight's backward
   // still returns a weight-shaped 16-bit tensor. TE >= 2.3 caches one per shape (module/base.py
@@ -552,8 +564,13 @@ void StageMemory(StageCost& st, const ModelSpec& m, const Training& t, const Lay
   // only where it is larger.
   if (fused_accumulation && !l.cached_wgrad_placeholders) mem.wgrad_buffers = std::max(0.0, largest_wgrad - mem.logits);
   int groups = 0;
-  for (int n : {tp, l.cp, l.dp, pp, l.ep, static_cast<int>(expert_shards)}) groups += n > 1;
+  for (int n : {tp, l.cp, l.dp, l.pp, l.ep, static_cast<int>(z.expert_shards)}) groups += n > 1;
   mem.runtime = kCudaContextBytes + kNcclBytesPerGroup * groups;
+}
+
+void StageMemory(StageCost& st, const ModelSpec& m, const Training& t, const Layout& l, const ZeroInputs& z) {
+  StageModelStates(st, m, t, l, z);
+  StageWorkspaces(st, m, l, z);
 }
 
 // A stage's data-parallel gradient reduction, parameter gathers and optimizer step under l.zero.

@@ -90,6 +90,64 @@ void AddMfuMembers(json& j, const Estimate& e) {
   j["mfu_vs_bf16_peak"] = e.mfu_vs_bf16;
 }
 
+namespace {
+
+// "communication": one object per collective of the step.
+json CommsToJson(const std::vector<CommItem>& items) {
+  json comms = json::array();
+  for (const CommItem& c : items)
+    comms.push_back({{"kind", c.kind},
+                     {"op", c.op},
+                     {"group_size", c.group_size},
+                     {"crosses_nvlink_domain", c.crosses_domain},
+                     {"bytes_per_call", c.bytes_per_call},
+                     {"calls_per_step", c.calls_per_step},
+                     {"time_per_call_s", c.time_per_call_s},
+                     {"total_s", c.total_s},
+                     {"exposed_s", c.exposed_s}});
+  return comms;
+}
+
+// "links": the busiest stage's load on each link.
+json LinksToJson(const std::vector<LinkLoad>& loads) {
+  json links = json::array();
+  for (const LinkLoad& ld : loads)
+    links.push_back({{"link", ld.link},
+                     {"stage", ld.stage},
+                     {"busy_s", ld.busy_s},
+                     {"utilisation", ld.utilisation},
+                     {"in_stage_forward_s", ld.forward_s},
+                     {"in_stage_backward_s", ld.backward_s},
+                     {"pp_s", ld.pp_s},
+                     {"dp_s", ld.dp_s},
+                     {"bottleneck", ld.utilisation >= kLinkBottleneckUtilisation}});
+  return links;
+}
+
+// "stages": each pipeline stage's layers, pass times and memory.
+json StagesToJson(const std::vector<StageEstimate>& list) {
+  json stages = json::array();
+  for (const StageEstimate& s : list)
+    stages.push_back({{"stage", s.index},
+                      {"dense_layers", s.dense_layers},
+                      {"moe_layers", s.moe_layers},
+                      {"embedding", s.has_embedding},
+                      {"logits", s.has_logits},
+                      {"forward_s", s.forward_s},
+                      {"backward_s", s.backward_s},
+                      {"compute_s", s.compute_s},
+                      {"weight_grad_s", s.weight_grad_s},
+                      {"grad_reduce_s", s.grad_reduce_s},
+                      {"param_gather_s", s.param_gather_s},
+                      {"optimizer_s", s.optimizer_s},
+                      {"inflight_microbatches", s.inflight_microbatches},
+                      {"params", s.params},
+                      {"memory", MemoryToJson(s.memory)}});
+  return stages;
+}
+
+}  // namespace
+
 json EstimateToJson(const Estimate& e, const std::optional<TrainingBudget>& budget) {
   json j;
   j["schema"] = kEstimateSchema;
@@ -112,48 +170,9 @@ json EstimateToJson(const Estimate& e, const std::optional<TrainingBudget>& budg
   j["time"] = TimeBreakdownToJson(e.time);
   j["critical_stage"] = e.critical_stage;
   j["end_stage"] = e.end_stage;
-  json comms = json::array();
-  for (const CommItem& c : e.comms)
-    comms.push_back({{"kind", c.kind},
-                     {"op", c.op},
-                     {"group_size", c.group_size},
-                     {"crosses_nvlink_domain", c.crosses_domain},
-                     {"bytes_per_call", c.bytes_per_call},
-                     {"calls_per_step", c.calls_per_step},
-                     {"time_per_call_s", c.time_per_call_s},
-                     {"total_s", c.total_s},
-                     {"exposed_s", c.exposed_s}});
-  j["communication"] = comms;
-  json links = json::array();
-  for (const LinkLoad& ld : e.links)
-    links.push_back({{"link", ld.link},
-                     {"stage", ld.stage},
-                     {"busy_s", ld.busy_s},
-                     {"utilisation", ld.utilisation},
-                     {"in_stage_forward_s", ld.forward_s},
-                     {"in_stage_backward_s", ld.backward_s},
-                     {"pp_s", ld.pp_s},
-                     {"dp_s", ld.dp_s},
-                     {"bottleneck", ld.utilisation >= kLinkBottleneckUtilisation}});
-  j["links"] = links;
-  json stages = json::array();
-  for (const StageEstimate& s : e.stages)
-    stages.push_back({{"stage", s.index},
-                      {"dense_layers", s.dense_layers},
-                      {"moe_layers", s.moe_layers},
-                      {"embedding", s.has_embedding},
-                      {"logits", s.has_logits},
-                      {"forward_s", s.forward_s},
-                      {"backward_s", s.backward_s},
-                      {"compute_s", s.compute_s},
-                      {"weight_grad_s", s.weight_grad_s},
-                      {"grad_reduce_s", s.grad_reduce_s},
-                      {"param_gather_s", s.param_gather_s},
-                      {"optimizer_s", s.optimizer_s},
-                      {"inflight_microbatches", s.inflight_microbatches},
-                      {"params", s.params},
-                      {"memory", MemoryToJson(s.memory)}});
-  j["stages"] = stages;
+  j["communication"] = CommsToJson(e.comms);
+  j["links"] = LinksToJson(e.links);
+  j["stages"] = StagesToJson(e.stages);
   j["memory"] = {{"peak_stage", e.peak_stage},
                  {"peak_bytes", e.peak_memory_bytes},
                  {"capacity_bytes", e.capacity_bytes},

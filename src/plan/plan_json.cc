@@ -10,17 +10,10 @@ namespace paratune {
 
 using nlohmann::json;
 
-nlohmann::json PlanToJson(const PlanResult& res, const PlanRequest& r, const std::optional<TrainingBudget>& budget) {
-  json j;
-  j["schema"] = kPlanSchema;
-  const ParamCounts pc = CountParams(r.model);
-  j["model"] = {{"name", r.model.name},
-                {"total_params", static_cast<double>(pc.total())},
-                {"active_params", static_cast<double>(pc.active(r.model))}};
-  j["cluster"] = {{"gpu", r.cluster.gpu.name}, {"gpus", r.cluster.gpus}, {"nodes", r.cluster.nodes()}};
-  j["training"] = {{"seq_len", r.training.seq},
-                   {"global_batch", r.training.global_batch},
-                   {"precision", r.any_precision ? "any" : PrecisionName(r.training.precision)}};
+namespace {
+
+// "search": the objective, the limit, the counts of the search, and the request's pins and bounds.
+json SearchToJson(const PlanResult& res, const PlanRequest& r) {
   json pinned = json::object();
   auto pin = [&](const char* k, const std::optional<int>& v) {
     if (v) pinned[k] = *v;
@@ -42,20 +35,24 @@ nlohmann::json PlanToJson(const PlanResult& res, const PlanRequest& r, const std
                       {"max_ep", r.max_ep},
                       {"max_mbs", r.max_mbs}})
     if (v > 0) bounds[k] = v;
-  j["search"] = {{"objective", ObjectiveName(r.objective)},
-                 {"headroom", r.headroom},
-                 {"memory_limit_bytes", res.memory_limit_bytes},
-                 {"candidates", res.candidates},
-                 {"rejected_by_rules", res.rejected_by_rules},
-                 {"estimated", res.estimated},
-                 {"skipped_memory", res.skipped_memory},
-                 {"pruned_by_bound", res.pruned_by_bound},
-                 {"fitting", res.fitting},
-                 {"pinned", pinned},
-                 {"bounds", bounds}};
+  return {{"objective", ObjectiveName(r.objective)},
+          {"headroom", r.headroom},
+          {"memory_limit_bytes", res.memory_limit_bytes},
+          {"candidates", res.candidates},
+          {"rejected_by_rules", res.rejected_by_rules},
+          {"estimated", res.estimated},
+          {"skipped_memory", res.skipped_memory},
+          {"pruned_by_bound", res.pruned_by_bound},
+          {"fitting", res.fitting},
+          {"pinned", pinned},
+          {"bounds", bounds}};
+}
+
+// "ranked": one row per ranked layout.
+json RankedToJson(const std::vector<Estimate>& list, const std::optional<TrainingBudget>& budget) {
   json ranked = json::array();
-  for (size_t i = 0; i < res.ranked.size(); ++i) {
-    const Estimate& e = res.ranked[i];
+  for (size_t i = 0; i < list.size(); ++i) {
+    const Estimate& e = list[i];
     json row = {{"rank", i + 1},
                 {"layout", LayoutToJson(e.layout, e.training)},
                 {"step_time_s", e.step_time_s},
@@ -68,7 +65,24 @@ nlohmann::json PlanToJson(const PlanResult& res, const PlanRequest& r, const std
     row["time_to_train"] = TimeToTrainToJson(budget, e);
     ranked.push_back(std::move(row));
   }
-  j["ranked"] = ranked;
+  return ranked;
+}
+
+}  // namespace
+
+nlohmann::json PlanToJson(const PlanResult& res, const PlanRequest& r, const std::optional<TrainingBudget>& budget) {
+  json j;
+  j["schema"] = kPlanSchema;
+  const ParamCounts pc = CountParams(r.model);
+  j["model"] = {{"name", r.model.name},
+                {"total_params", static_cast<double>(pc.total())},
+                {"active_params", static_cast<double>(pc.active(r.model))}};
+  j["cluster"] = {{"gpu", r.cluster.gpu.name}, {"gpus", r.cluster.gpus}, {"nodes", r.cluster.nodes()}};
+  j["training"] = {{"seq_len", r.training.seq},
+                   {"global_batch", r.training.global_batch},
+                   {"precision", r.any_precision ? "any" : PrecisionName(r.training.precision)}};
+  j["search"] = SearchToJson(res, r);
+  j["ranked"] = RankedToJson(res.ranked, budget);
   json rules = json::array();
   for (const RuleNote& n : res.rules) rules.push_back({{"rule", n.rule}, {"note", n.note}});
   j["rules"] = rules;

@@ -27,22 +27,9 @@ struct Row {
   std::function<std::string(const PolicyMetrics&)> cell;
 };
 
-}  // namespace
-
-std::string FormatClusterSummary(const ClusterRun& run) {
-  const JobTrace& t = *run.trace;
-  std::string out = fmt::format("cluster  {}\n", run.topology->Describe());
-  out += fmt::format("trace    {} ({}): {} jobs replayed, {} rows skipped\n", t.path, t.format, t.jobs.size(),
-                     t.skipped.size());
-  for (size_t i = 0; i < t.skipped.size() && i < 5; ++i)
-    out += fmt::format("         line {}: {}\n", t.skipped[i].line, t.skipped[i].reason);
-  if (t.skipped.size() > 5) out += fmt::format("         ... {} more (--json lists them)\n", t.skipped.size() - 5);
-  out += '\n';
-  bool models = false, classes = false;
-  for (const auto& p : run.policies) {
-    models = models || p.result.metrics.models;
-    classes = classes || Class(p.result.metrics, "production") != nullptr;
-  }
+// The rows of the policies' table: the metrics every replay has, the production and
+// experimental queues where the trace has classes, the modelled slowdown where jobs have models.
+std::vector<Row> SummaryRows(bool classes, bool models) {
   std::vector<Row> rows = {
       {"jobs finished", [](const PolicyMetrics& m) { return fmt::format("{}/{}", m.jobs_finished, m.jobs); }},
       {"makespan", [](const PolicyMetrics& m) { return Duration(m.makespan_s); }},
@@ -91,6 +78,12 @@ std::string FormatClusterSummary(const ClusterRun& run) {
     rows.push_back(
         {"effective MFU", [](const PolicyMetrics& m) { return fmt::format("{:.1f}%", 100 * m.effective_mfu); }});
   }
+  return rows;
+}
+
+// The rows as a table, one column per policy, each as wide as its widest cell.
+std::string SummaryTable(const ClusterRun& run, const std::vector<Row>& rows) {
+  std::string out;
   size_t label_w = 0;
   for (const auto& r : rows) label_w = std::max(label_w, r.label.size());
   std::vector<size_t> col_w;
@@ -109,6 +102,25 @@ std::string FormatClusterSummary(const ClusterRun& run) {
     out += '\n';
   }
   return out;
+}
+
+}  // namespace
+
+std::string FormatClusterSummary(const ClusterRun& run) {
+  const JobTrace& t = *run.trace;
+  std::string out = fmt::format("cluster  {}\n", run.topology->Describe());
+  out += fmt::format("trace    {} ({}): {} jobs replayed, {} rows skipped\n", t.path, t.format, t.jobs.size(),
+                     t.skipped.size());
+  for (size_t i = 0; i < t.skipped.size() && i < 5; ++i)
+    out += fmt::format("         line {}: {}\n", t.skipped[i].line, t.skipped[i].reason);
+  if (t.skipped.size() > 5) out += fmt::format("         ... {} more (--json lists them)\n", t.skipped.size() - 5);
+  out += '\n';
+  bool models = false, classes = false;
+  for (const auto& p : run.policies) {
+    models = models || p.result.metrics.models;
+    classes = classes || Class(p.result.metrics, "production") != nullptr;
+  }
+  return out + SummaryTable(run, SummaryRows(classes, models));
 }
 
 }  // namespace paratune::cli

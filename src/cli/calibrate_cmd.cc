@@ -85,45 +85,30 @@ std::string FractionChanges(const CalibrationFit& from, const CalibrationFit& to
   return s;
 }
 
-int FromRuns(const Flags& f, const HardwareCatalog& hw) {
-  if (!f.files.empty())
-    throw InputError(
-        "calibrate --from-runs fits recorded runs and takes no CSV files (record them first: "
-        "`paratune runs record --csv FILE`)");
-  std::optional<FitFractions> only;
-  if (f.fractions != "auto") only = kFitFractionsNames.Parse(f.fractions, "calibrate --fractions", "set of fractions");
-  auto db = OpenRegistry(f.db.empty() ? DefaultDatabaseLocation() : f.db, StoreAccess::kExisting);
-  const std::string cluster = ClusterToFit(*db, f.cluster);
-  const RunsToFit fit_input = PublishedRunsOfRecords(RunsOfCluster(*db, cluster), hw);
-  TerminalProgress progress(f.quiet);
-  const RunsCalibration rc = CalibrateFromRuns(fit_input.runs, f.rounds, progress.get(), 0, only, f.nested);
-  progress.Done();
+// Which fractions the fit chose, and why, in words.
+std::string FitVerdict(const RunsCalibration& rc, const std::optional<FitFractions>& only) {
+  const char* chosen = kFitFractionsNames.Name(rc.chosen);
+  return only ? fmt::format("the fractions named by --fractions {}: leave-one-out {:.2f}%, starting {:.2f}%", chosen,
+                            AsPercent(rc.mape_loo), AsPercent(rc.mape_before))
+         : rc.chosen == FitFractions::kNone
+             ? fmt::format(
+                   "the starting fractions unchanged: no fit's leave-one-out error is below the starting {:.2f}%",
+                   AsPercent(rc.mape_before))
+             : fmt::format("the fit of {} fractions: its leave-one-out error {:.2f}% is the lowest, starting {:.2f}%",
+                           rc.chosen == FitFractions::kGemm ? "the GEMM" : "all eight", AsPercent(rc.mape_loo),
+                           AsPercent(rc.mape_before));
+}
+
+// The text report of calibrate --from-runs: each run's error starting, fitted and held out, each
+// set of fractions' errors, the fractions that moved, the TOML or where it went.
+void PrintRunsCalibration(const Flags& f, const RunsCalibration& rc, const std::string& cluster,
+                          const std::string& where, const RunsToFit& fit_input, const std::string& verdict,
+                          const std::string& toml) {
   CalibrationFit start;  // each generation's starting calibration, to show what moved
   for (const PublishedRun& r : fit_input.runs)
     start.by_generation[r.cluster.gpu.generation] = r.cluster.gpu.calibration;
-  const char* chosen = kFitFractionsNames.Name(rc.chosen);
-  const std::string verdict =
-      only ? fmt::format("the fractions named by --fractions {}: leave-one-out {:.2f}%, starting {:.2f}%", chosen,
-                         AsPercent(rc.mape_loo), AsPercent(rc.mape_before))
-      : rc.chosen == FitFractions::kNone
-          ? fmt::format("the starting fractions unchanged: no fit's leave-one-out error is below the starting {:.2f}%",
-                        AsPercent(rc.mape_before))
-          : fmt::format("the fit of {} fractions: its leave-one-out error {:.2f}% is the lowest, starting {:.2f}%",
-                        rc.chosen == FitFractions::kGemm ? "the GEMM" : "all eight", AsPercent(rc.mape_loo),
-                        AsPercent(rc.mape_before));
-  const std::string toml = CalibrationToml(
-      rc.fit, fmt::format("# Achievable fractions of datasheet peaks for cluster '{}', fitted by `paratune calibrate "
-                          "--from-runs` on its\n# {} recorded runs ({} rounds; docs/runs.md). Holds {}.\n"
-                          "# MAPE of tokens/s per GPU: starting {:.2f}%, fit {:.2f}%, leave-one-out {:.2f}%.\n",
-                          cluster, rc.rows.size(), rc.rounds, verdict, AsPercent(rc.mape_before),
-                          AsPercent(rc.mape_after), AsPercent(rc.mape_loo)));
-  if (!f.out.empty()) WriteOutput(f.out, toml);
-  if (f.json) {
-    fmt::print("{}\n", DocumentText(RegistryCalibrationJson(rc, cluster, toml, db->Where(), fit_input.skipped)));
-    return 0;
-  }
-  fmt::print("calibrate --from-runs: cluster '{}' in {}: {} runs fitted, {} rounds\n", cluster, db->Where(),
-             rc.rows.size(), rc.rounds);
+  fmt::print("calibrate --from-runs: cluster '{}' in {}: {} runs fitted, {} rounds\n", cluster, where, rc.rows.size(),
+             rc.rounds);
   for (const auto& [name, why] : fit_input.skipped) fmt::print("  skipped {}: {}\n", name, why);
   size_t w = 3;
   for (const auto& r : rc.rows) w = std::max(w, r.id.size());
@@ -147,15 +132,43 @@ int FromRuns(const Flags& f, const HardwareCatalog& hw) {
     fmt::print("wrote {} ({}); use it with `paratune plan --hardware {}`\n", f.out, verdict, f.out);
   else
     fmt::print("TOML ({}):\n{}", verdict, toml);
+}
+
+int FromRuns(const Flags& f, const HardwareCatalog& hw) {
+  if (!f.files.empty())
+    throw InputError(
+        "calibrate --from-runs fits recorded runs and takes no CSV files (record them first: "
+        "`paratune runs record --csv FILE`)");
+  std::optional<FitFractions> only;
+  if (f.fractions != "auto") only = kFitFractionsNames.Parse(f.fractions, "calibrate --fractions", "set of fractions");
+  auto db = OpenRegistry(f.db.empty() ? DefaultDatabaseLocation() : f.db, StoreAccess::kExisting);
+  const std::string cluster = ClusterToFit(*db, f.cluster);
+  const RunsToFit fit_input = PublishedRunsOfRecords(RunsOfCluster(*db, cluster), hw);
+  TerminalProgress progress(f.quiet);
+  const RunsCalibration rc = CalibrateFromRuns(fit_input.runs, f.rounds, progress.get(), 0, only, f.nested);
+  progress.Done();
+  const std::string verdict = FitVerdict(rc, only);
+  const std::string toml = CalibrationToml(
+      rc.fit, fmt::format("# Achievable fractions of datasheet peaks for cluster '{}', fitted by `paratune calibrate "
+                          "--from-runs` on its\n# {} recorded runs ({} rounds; docs/runs.md). Holds {}.\n"
+                          "# MAPE of tokens/s per GPU: starting {:.2f}%, fit {:.2f}%, leave-one-out {:.2f}%.\n",
+                          cluster, rc.rows.size(), rc.rounds, verdict, AsPercent(rc.mape_before),
+                          AsPercent(rc.mape_after), AsPercent(rc.mape_loo)));
+  if (!f.out.empty()) WriteOutput(f.out, toml);
+  if (f.json) {
+    fmt::print("{}\n", DocumentText(RegistryCalibrationJson(rc, cluster, toml, db->Where(), fit_input.skipped)));
+    return 0;
+  }
+  PrintRunsCalibration(f, rc, cluster, db->Where(), fit_input, verdict, toml);
   return 0;
 }
 
 }  // namespace
 
-Command AddCalibrateCommand(CLI::App& root) {
-  auto* cmd = root.add_subcommand(
-      "calibrate", "fit the per-generation efficiency fractions to published runs, or to a cluster's recorded runs");
-  auto f = std::make_shared<Flags>();
+namespace {
+
+void AddCalibrateFlags(CLI::App* cmd, Flags& flags) {
+  Flags* f = &flags;
   cmd->add_option("files", f->files, "CSV files in the schema of published_runs_dev.csv (their rows fitted together)");
   cmd->add_flag(
       "--from-runs", f->from_runs,
@@ -184,6 +197,48 @@ Command AddCalibrateCommand(CLI::App& root) {
   cmd->add_option("--cross-validate", f->cross_validate,
                   "source: predict each source's rows with the fit on the others (leave-one-source-out) and print the "
                   "error per source beside the in-sample error (JSON schema paratune.cross_validation/1)");
+}
+
+// calibrate FILE.csv...: the rows of the files fitted together (or cross-validated by source).
+int CalibrateFiles(const Flags& f, const HardwareCatalog& hw) {
+  std::vector<PublishedRun> runs;
+  std::string names;
+  for (const std::string& file : f.files) {
+    auto more = ReadPublishedRuns(ReadFile(file), file, hw);
+    runs.insert(runs.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+    names += (names.empty() ? "" : " ") + file;
+  }
+  // No usable row: say which file and why, before the fit says it without them.
+  const auto usable = std::find_if(runs.begin(), runs.end(),
+                                   [](const PublishedRun& r) { return r.modelable && r.confidence != "low"; });
+  if (!runs.empty() && usable == runs.end()) {
+    const auto first = std::find_if(runs.begin(), runs.end(), [](const PublishedRun& r) { return !r.modelable; });
+    throw InputError(fmt::format("{}: none of its {} rows can be fitted (each is unmodellable or of low confidence){}",
+                                 names, runs.size(),
+                                 first == runs.end() ? "" : "; the first, " + first->id + ": " + first->reason));
+  }
+  if (!f.cross_validate.empty()) return CrossValidate(f, runs, names);
+  TerminalProgress progress(f.quiet);
+  const CalibrationFit fit = FitCalibration(runs, f.rounds, progress.get());
+  progress.Done();
+  const std::string toml = CalibrationToml(
+      fit, "# Achievable fractions of datasheet peaks per GPU generation, fitted by `paratune calibrate " + names +
+               "`\n# (docs/validation.md). Only these eight numbers per generation are fitted.\n");
+  if (!f.out.empty()) WriteOutput(f.out, toml);
+  if (f.json)
+    fmt::print("{}\n", DocumentText(CalibrationFitJson(fit, toml)));
+  else if (f.out.empty())
+    fmt::print("{}", toml);
+  return 0;
+}
+
+}  // namespace
+
+Command AddCalibrateCommand(CLI::App& root) {
+  auto* cmd = root.add_subcommand(
+      "calibrate", "fit the per-generation efficiency fractions to published runs, or to a cluster's recorded runs");
+  auto f = std::make_shared<Flags>();
+  AddCalibrateFlags(cmd, *f);
   return {cmd, [cmd, f] {
             std::vector<std::string> inputs = f->files;
             inputs.insert(inputs.end(), {f->hardware, f->db});
@@ -194,36 +249,7 @@ Command AddCalibrateCommand(CLI::App& root) {
             if (!f->db.empty() || !f->cluster.empty() || f->fractions != "auto" || f->nested)
               throw InputError("calibrate: --db, --cluster, --fractions and --nested go with --from-runs");
             if (f->files.empty()) throw InputError("calibrate: give CSV files to fit, or --from-runs");
-            std::vector<PublishedRun> runs;
-            std::string names;
-            for (const std::string& file : f->files) {
-              auto more = ReadPublishedRuns(ReadFile(file), file, hw);
-              runs.insert(runs.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
-              names += (names.empty() ? "" : " ") + file;
-            }
-            // No usable row: say which file and why, before the fit says it without them.
-            const auto usable = std::find_if(
-                runs.begin(), runs.end(), [](const PublishedRun& r) { return r.modelable && r.confidence != "low"; });
-            if (!runs.empty() && usable == runs.end()) {
-              const auto first =
-                  std::find_if(runs.begin(), runs.end(), [](const PublishedRun& r) { return !r.modelable; });
-              throw InputError(fmt::format(
-                  "{}: none of its {} rows can be fitted (each is unmodellable or of low confidence){}", names,
-                  runs.size(), first == runs.end() ? "" : "; the first, " + first->id + ": " + first->reason));
-            }
-            if (!f->cross_validate.empty()) return CrossValidate(*f, runs, names);
-            TerminalProgress progress(f->quiet);
-            const CalibrationFit fit = FitCalibration(runs, f->rounds, progress.get());
-            progress.Done();
-            const std::string toml = CalibrationToml(
-                fit, "# Achievable fractions of datasheet peaks per GPU generation, fitted by `paratune calibrate " +
-                         names + "`\n# (docs/validation.md). Only these eight numbers per generation are fitted.\n");
-            if (!f->out.empty()) WriteOutput(f->out, toml);
-            if (f->json)
-              fmt::print("{}\n", DocumentText(CalibrationFitJson(fit, toml)));
-            else if (f->out.empty())
-              fmt::print("{}", toml);
-            return 0;
+            return CalibrateFiles(*f, hw);
           }};
 }
 

@@ -73,6 +73,42 @@ std::string AsciiGantt(const SimulationResult& r, int width) {
 
 }  // namespace
 
+namespace {
+
+// The text report: the scenario, the step and pipeline time, the closed-form reference, and per
+// stage its passes, its breakdown and its in-flight peaks.
+void PrintSimulation(const StepResult& r, const Scenario& s) {
+  const Estimate& e = r.estimate;
+  const Layout& l = e.layout;
+  fmt::print("{} on {} x {} ({}), tp {} pp {} vp {} dp {}, {} micro-batches, schedule {}\n", e.model, e.gpus, e.gpu,
+             s.cluster.Describe(), l.tp, l.pp, l.vp, l.dp, e.micro_batches, e.schedule);
+  fmt::print("step time {:.2f} ms (pipeline {:.2f} ms)\n", r.simulation.step_time_s * 1e3,
+             r.simulation.pipeline_time_s * 1e3);
+  if (l.pp > 1) {
+    const ClosedFormReference cf = ClosedFormOf(e);
+    fmt::print(
+        "closed-form bubble, for reference (Narayanan et al. 2021 Sec. 2.2, no transfers or DP): "
+        "{:.2f} ms beside {:.2f} ms of ideal pipeline time\n",
+        cf.bubble_s * 1e3, cf.ideal_s * 1e3);
+  }
+  if (r.extrapolated)
+    fmt::print(
+        "the steady state of {} micro-batches is extended to all {} (periodic schedule; "
+        "docs/cost-model.md, section 7)\n",
+        r.simulated_micro_batches, e.micro_batches);
+  fmt::print("  {:>5} {:>9} {:>9} {:>10} {:>10} {:>9} {:>7} {:>9} {:>8}\n", "stage", "F ms", "B ms", "compute ms",
+             "exposed ms", "idle ms", "idle %", "inflight", "pend. W");
+  for (size_t k = 0; k < r.simulation.stages.size(); ++k) {
+    const StageFigures& g = r.simulation.stages[k];
+    fmt::print("  {:>5} {:>9.3f} {:>9.3f} {:>10.2f} {:>10.2f} {:>9.2f} {:>7.1f} {:>9.2f} {:>8}\n", k,
+               e.stages[k].forward_s * 1e3, e.stages[k].backward_s * 1e3, g.time.compute_s * 1e3,
+               g.time.non_compute_s * 1e3, g.time.idle_s * 1e3, g.time.idle_pct(), g.peak_inflight_microbatches,
+               g.peak_pending_weight_grads);
+  }
+}
+
+}  // namespace
+
 Command AddSimulateCommand(CLI::App& root) {
   auto* cmd = root.add_subcommand("simulate", "simulate the pipeline schedule of one training step");
   auto f = std::make_shared<ScenarioFlags>();
@@ -93,7 +129,6 @@ Command AddSimulateCommand(CLI::App& root) {
             if (sf->timeline && !f->json) throw InputError("--timeline adds the events to --json output; give --json");
             const SimulateRequest req{sf->ascii || !sf->trace.empty(), sf->timeline};
             const StepResult r = RunSimulate(s, req);
-            const Estimate& e = r.estimate;
             if (!sf->trace.empty()) {
               const std::string json = ChromeTraceJson(r.simulation.timeline).dump() + "\n";
               WriteOutput(sf->trace, json);
@@ -104,32 +139,7 @@ Command AddSimulateCommand(CLI::App& root) {
               fmt::print("{}\n", DocumentText(SimulatedJson(r, req, sf->trace), sf->timeline ? -1 : 2));
               return 0;
             }
-            const Layout& l = e.layout;
-            fmt::print("{} on {} x {} ({}), tp {} pp {} vp {} dp {}, {} micro-batches, schedule {}\n", e.model, e.gpus,
-                       e.gpu, s.cluster.Describe(), l.tp, l.pp, l.vp, l.dp, e.micro_batches, e.schedule);
-            fmt::print("step time {:.2f} ms (pipeline {:.2f} ms)\n", r.simulation.step_time_s * 1e3,
-                       r.simulation.pipeline_time_s * 1e3);
-            if (l.pp > 1) {
-              const ClosedFormReference cf = ClosedFormOf(e);
-              fmt::print(
-                  "closed-form bubble, for reference (Narayanan et al. 2021 Sec. 2.2, no transfers or DP): "
-                  "{:.2f} ms beside {:.2f} ms of ideal pipeline time\n",
-                  cf.bubble_s * 1e3, cf.ideal_s * 1e3);
-            }
-            if (r.extrapolated)
-              fmt::print(
-                  "the steady state of {} micro-batches is extended to all {} (periodic schedule; "
-                  "docs/cost-model.md, section 7)\n",
-                  r.simulated_micro_batches, e.micro_batches);
-            fmt::print("  {:>5} {:>9} {:>9} {:>10} {:>10} {:>9} {:>7} {:>9} {:>8}\n", "stage", "F ms", "B ms",
-                       "compute ms", "exposed ms", "idle ms", "idle %", "inflight", "pend. W");
-            for (size_t k = 0; k < r.simulation.stages.size(); ++k) {
-              const StageFigures& g = r.simulation.stages[k];
-              fmt::print("  {:>5} {:>9.3f} {:>9.3f} {:>10.2f} {:>10.2f} {:>9.2f} {:>7.1f} {:>9.2f} {:>8}\n", k,
-                         e.stages[k].forward_s * 1e3, e.stages[k].backward_s * 1e3, g.time.compute_s * 1e3,
-                         g.time.non_compute_s * 1e3, g.time.idle_s * 1e3, g.time.idle_pct(),
-                         g.peak_inflight_microbatches, g.peak_pending_weight_grads);
-            }
+            PrintSimulation(r, s);
             if (sf->ascii) fmt::print("\n{}", AsciiGantt(r.simulation, 100));
             if (!sf->trace.empty()) fmt::print("trace written to {}\n", sf->trace);
             return 0;

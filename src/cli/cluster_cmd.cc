@@ -25,11 +25,9 @@ struct ClusterFlags {
   std::string series_out, trace_out, jobs_out;
 };
 
-}  // namespace
-
-Command AddClusterCommand(CLI::App& root) {
-  auto* cmd = root.add_subcommand("cluster", "replay a job trace on a shared GPU cluster under scheduling policies");
-  auto f = std::make_shared<ClusterFlags>();
+// The trace, the cluster, the policies and the outputs.
+void AddClusterInputFlags(CLI::App* cmd, ClusterFlags& flags) {
+  ClusterFlags* f = &flags;
   cmd->add_option("--trace", f->request.trace, "job trace: Philly-derived CSV, Alibaba v2023 pod list, or native CSV")
       ->required();
   cmd->add_option("--format", f->request.format, "philly, alibaba-v2023 or native (default: detected from the header)");
@@ -47,6 +45,11 @@ Command AddClusterCommand(CLI::App& root) {
                   "catalog model for jobs the trace gives none (their placements are priced)");
   cmd->add_option("--production-vc", f->request.production_vcs,
                   "Philly: comma-separated virtual clusters whose jobs are production");
+}
+
+// The jobs' defaults and the replay's options.
+void AddClusterReplayFlags(CLI::App* cmd, ClusterFlags& flags) {
+  ClusterFlags* f = &flags;
   cmd->add_option("--checkpoint-interval", f->request.checkpoint_interval_s,
                   "seconds between checkpoints, for jobs that give none")
       ->check(CLI::Range(0.0, 1e9));
@@ -66,6 +69,15 @@ Command AddClusterCommand(CLI::App& root) {
                   "seconds between series samples (default 3600)")
       ->check(CLI::Range(1.0, 1e9));
   cmd->add_flag("--quiet", f->quiet, "no progress line on the terminal");
+}
+
+}  // namespace
+
+Command AddClusterCommand(CLI::App& root) {
+  auto* cmd = root.add_subcommand("cluster", "replay a job trace on a shared GPU cluster under scheduling policies");
+  auto f = std::make_shared<ClusterFlags>();
+  AddClusterInputFlags(cmd, *f);
+  AddClusterReplayFlags(cmd, *f);
   cmd->footer(
       "Exit status 0 when it ran, 2 on bad input. docs/cluster.md describes the policies and metrics, "
       "docs/cluster-traces.md the trace formats.");

@@ -7,9 +7,11 @@
 
 namespace paratune {
 
-SweepResult Sweep(const PlanRequest& request, SweepKnob knob) {
-  SweepResult out;
-  out.knob = knob;
+namespace {
+
+// The plan requests of a sweep: the request with the knob pinned to each of its values (and
+// top 1, no progress), each named by its value.
+std::vector<std::pair<std::string, PlanRequest>> SweepCases(const PlanRequest& request, SweepKnob knob) {
   std::vector<std::pair<std::string, PlanRequest>> cases;
   auto base = [&] {
     PlanRequest r = request;
@@ -53,7 +55,15 @@ SweepResult Sweep(const PlanRequest& request, SweepKnob knob) {
       }
       break;
   }
-  for (auto& [value, r] : cases) {
+  return cases;
+}
+
+}  // namespace
+
+SweepResult Sweep(const PlanRequest& request, SweepKnob knob) {
+  SweepResult out;
+  out.knob = knob;
+  for (auto& [value, r] : SweepCases(request, knob)) {
     SweepPoint pt;
     pt.value = value;
     try {

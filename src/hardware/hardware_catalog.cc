@@ -266,6 +266,65 @@ void ApplyCalibration(const toml::table& t, const std::string& where, const std:
   }
 }
 
+// [calibration.GEN] tables, into the per-generation calibrations.
+void MergeCalibrations(const toml::table& doc, const std::string& where, std::map<std::string, Calibration>& out) {
+  const toml::node* cal = doc.get("calibration");
+  if (!cal) return;
+  const toml::table* ct = cal->as_table();
+  if (!ct) throw InputError(At(where, *cal) + ": 'calibration' must be a table");
+  for (const auto& [gen, v] : *ct) {
+    const toml::table* gt = v.as_table();
+    if (!gt) throw InputError(At(where, v) + ": [calibration." + std::string(gen.str()) + "] must be a table");
+    ApplyCalibration(*gt, where, std::string(gen.str()), out[std::string(gen.str())]);
+  }
+}
+
+// [fabric.NAME] tables: a new fabric needs its sizes and bandwidths, a known one is overridden.
+void MergeFabrics(const toml::table& doc, const std::string& where, std::map<std::string, Fabric>& fabrics) {
+  const toml::node* fab = doc.get("fabric");
+  if (!fab) return;
+  const toml::table* ft = fab->as_table();
+  if (!ft) throw InputError(At(where, *fab) + ": 'fabric' must be a table of [fabric.NAME] tables");
+  for (const auto& [k, v] : *ft) {
+    const std::string name(k.str());
+    const toml::table* t = v.as_table();
+    if (!t) throw InputError(At(where, v) + ": [fabric." + name + "] must be a table");
+    const std::string key = Upper(name);
+    const bool is_new = !fabrics.contains(key);
+    Fabric f = is_new ? Fabric{} : fabrics[key];
+    if (is_new) f.name = name;
+    CheckKnown(*t, where, "fabric." + name, false);
+    if (is_new) {
+      RequireFields(*t, where, "fabric." + name, "fabric", {"gpus_per_node", "nvlink_domain", "nvlink_gb_per_s"});
+      if (!t->contains("net_gb_per_s") && !t->contains("nic_gb_per_s"))
+        throw InputError(At(where, *t) + ": [fabric." + name +
+                         "] new fabric needs net_gb_per_s (per GPU) or nic_gb_per_s");
+    }
+    TableReader r(*t, where, "fabric." + name);
+    r.Str("description", f.description);
+    ApplyFabric(r, f);
+    fabrics[key] = f;
+  }
+}
+
+// Aliases: other names of a GPU (as datasets and papers write them). An alias must not be a
+// GPU's name or another GPU's alias, so that every name finds one chip.
+std::map<std::string, std::string> AliasesOf(const std::map<std::string, GpuSpec>& gpus, const std::string& where) {
+  std::map<std::string, std::string> aliases;
+  for (const auto& [k, g] : gpus)
+    for (const std::string& a : g.aliases) {
+      const std::string key_a = Upper(a);
+      if (gpus.contains(key_a) && key_a != k)
+        throw InputError(where + ": [" + g.name + "] alias '" + a + "' is the name of GPU '" + gpus.at(key_a).name +
+                         "'");
+      auto [it, fresh] = aliases.emplace(key_a, k);
+      if (!fresh && it->second != k)
+        throw InputError(where + ": [" + g.name + "] alias '" + a + "' is also an alias of '" +
+                         gpus.at(it->second).name + "'");
+    }
+  return aliases;
+}
+
 }  // namespace
 
 HardwareCatalog HardwareCatalog::BuiltIn() {
@@ -281,39 +340,8 @@ HardwareCatalog HardwareCatalog::BuiltIn() {
 void HardwareCatalog::Merge(std::string_view toml_text, const std::string& where) {
   toml::table doc = ParseToml(toml_text, where);
   // Calibration first, so that GPUs defined in the same file pick it up.
-  if (const toml::node* cal = doc.get("calibration")) {
-    const toml::table* ct = cal->as_table();
-    if (!ct) throw InputError(At(where, *cal) + ": 'calibration' must be a table");
-    for (const auto& [gen, v] : *ct) {
-      const toml::table* gt = v.as_table();
-      if (!gt) throw InputError(At(where, v) + ": [calibration." + std::string(gen.str()) + "] must be a table");
-      ApplyCalibration(*gt, where, std::string(gen.str()), calibrations_[std::string(gen.str())]);
-    }
-  }
-  if (const toml::node* fab = doc.get("fabric")) {
-    const toml::table* ft = fab->as_table();
-    if (!ft) throw InputError(At(where, *fab) + ": 'fabric' must be a table of [fabric.NAME] tables");
-    for (const auto& [k, v] : *ft) {
-      const std::string name(k.str());
-      const toml::table* t = v.as_table();
-      if (!t) throw InputError(At(where, v) + ": [fabric." + name + "] must be a table");
-      const std::string key = Upper(name);
-      const bool is_new = !fabrics_.contains(key);
-      Fabric f = is_new ? Fabric{} : fabrics_[key];
-      if (is_new) f.name = name;
-      CheckKnown(*t, where, "fabric." + name, false);
-      if (is_new) {
-        RequireFields(*t, where, "fabric." + name, "fabric", {"gpus_per_node", "nvlink_domain", "nvlink_gb_per_s"});
-        if (!t->contains("net_gb_per_s") && !t->contains("nic_gb_per_s"))
-          throw InputError(At(where, *t) + ": [fabric." + name +
-                           "] new fabric needs net_gb_per_s (per GPU) or nic_gb_per_s");
-      }
-      TableReader r(*t, where, "fabric." + name);
-      r.Str("description", f.description);
-      ApplyFabric(r, f);
-      fabrics_[key] = f;
-    }
-  }
+  MergeCalibrations(doc, where, calibrations_);
+  MergeFabrics(doc, where, fabrics_);
   for (const auto& [k, v] : doc) {
     const std::string name(k.str());
     if (name == "calibration" || name == "fabric") continue;
@@ -333,20 +361,8 @@ void HardwareCatalog::Merge(std::string_view toml_text, const std::string& where
     auto c = calibrations_.find(g.generation);
     g.calibration = c != calibrations_.end() ? c->second : Calibration{};
   }
-  // Aliases: other names of a GPU (as datasets and papers write them). An alias must not be a
-  // GPU's name or another GPU's alias, so that every name finds one chip.
   aliases_.clear();
-  for (const auto& [k, g] : gpus_)
-    for (const std::string& a : g.aliases) {
-      const std::string key_a = Upper(a);
-      if (gpus_.contains(key_a) && key_a != k)
-        throw InputError(where + ": [" + g.name + "] alias '" + a + "' is the name of GPU '" + gpus_.at(key_a).name +
-                         "'");
-      auto [it, fresh] = aliases_.emplace(key_a, k);
-      if (!fresh && it->second != k)
-        throw InputError(where + ": [" + g.name + "] alias '" + a + "' is also an alias of '" +
-                         gpus_.at(it->second).name + "'");
-    }
+  aliases_ = AliasesOf(gpus_, where);
 }
 
 namespace {

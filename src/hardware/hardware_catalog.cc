@@ -137,7 +137,8 @@ class TableReader {
   std::string name_;
 };
 
-void ApplyFabric(const TableReader& r, Fabric& f) {
+// gpus_per_node, and what an override of it alone keeps.
+void ApplyNodeSize(const TableReader& r, Fabric& f) {
   // What an override of gpus_per_node alone keeps: the per-GPU figures (scale-out bandwidth per
   // GPU, one NIC per GPU on rail-optimised nodes, an NVLink domain of one node on HGX-type
   // fabrics). Issue 32: [H100] gpus_per_node = 3 gave 8 NICs to 3 GPUs (133 GB/s per GPU) and
@@ -155,7 +156,10 @@ void ApplyFabric(const TableReader& r, Fabric& f) {
                                                                      f.gpus_per_node / before.gpus_per_node)));
     f.nic_bytes_per_s = per_gpu * f.gpus_per_node / f.nics_per_node;
   }
-  // The scale-up link class: "nvlink" (default) or "pcie" (docs/hardware.md, "Fabric").
+}
+
+// The scale-up link class: "nvlink" (default) or "pcie" (docs/hardware.md, "Fabric").
+void ApplyScaleUpLink(const TableReader& r, Fabric& f) {
   std::string link;
   r.Str("scale_up_link", link);
   if (!link.empty()) {
@@ -168,6 +172,27 @@ void ApplyFabric(const TableReader& r, Fabric& f) {
                        LinkClassName(LinkClass::kNvlink) + " or " + LinkClassName(LinkClass::kPcie) + ", got '" +
                        link.substr(0, 40) + "'");
   }
+}
+
+// The fabric's limits that hold whatever the table gives, and the latencies' defaults.
+void CheckFabric(const TableReader& r, Fabric& f) {
+  if (f.spine_oversubscription < 1)
+    throw InputError(r.Where("spine_oversubscription") + ": [" + r.name() +
+                     "] spine_oversubscription must be at least 1 (1 = non-blocking)");
+  if (f.nvlink_domain < f.gpus_per_node && f.nvlink_domain != 1)
+    throw InputError(r.Where("nvlink_domain") + ": [" + r.name() + "] nvlink_domain (" +
+                     std::to_string(f.nvlink_domain) + ") is smaller than gpus_per_node (" +
+                     std::to_string(f.gpus_per_node) + ")");
+  if (f.pcie_gpus_per_switch > 0 && (f.pcie_host_bytes_per_s <= 0 || f.pcie_host_ring_bytes_per_s <= 0))
+    throw InputError(r.Where("pcie_gpus_per_switch") + ": [" + r.name() +
+                     "] pcie_gpus_per_switch needs pcie_host_gb_per_s and pcie_host_ring_gb_per_s");
+  if (f.nvlink_latency_s == 0) f.nvlink_latency_s = 5e-6;
+  if (f.net_latency_s == 0) f.net_latency_s = 10e-6;
+}
+
+void ApplyFabric(const TableReader& r, Fabric& f) {
+  ApplyNodeSize(r, f);
+  ApplyScaleUpLink(r, f);
   r.Count("nvlink_domain", f.nvlink_domain);
   r.Num("nvlink_gb_per_s", 1e9, f.nvlink_bytes_per_s, true);
   r.Num("nvlink_latency_us", 1e-6, f.nvlink_latency_s, false);
@@ -187,18 +212,7 @@ void ApplyFabric(const TableReader& r, Fabric& f) {
   if (f.nics_per_node == 0) f.nics_per_node = f.gpus_per_node;  // rail-optimised: one NIC per GPU
   // net_gb_per_s is the scale-out bandwidth per GPU: spread it over the node's NICs.
   if (net_per_gpu > 0) f.nic_bytes_per_s = net_per_gpu * f.gpus_per_node / f.nics_per_node;
-  if (f.spine_oversubscription < 1)
-    throw InputError(r.Where("spine_oversubscription") + ": [" + r.name() +
-                     "] spine_oversubscription must be at least 1 (1 = non-blocking)");
-  if (f.nvlink_domain < f.gpus_per_node && f.nvlink_domain != 1)
-    throw InputError(r.Where("nvlink_domain") + ": [" + r.name() + "] nvlink_domain (" +
-                     std::to_string(f.nvlink_domain) + ") is smaller than gpus_per_node (" +
-                     std::to_string(f.gpus_per_node) + ")");
-  if (f.pcie_gpus_per_switch > 0 && (f.pcie_host_bytes_per_s <= 0 || f.pcie_host_ring_bytes_per_s <= 0))
-    throw InputError(r.Where("pcie_gpus_per_switch") + ": [" + r.name() +
-                     "] pcie_gpus_per_switch needs pcie_host_gb_per_s and pcie_host_ring_gb_per_s");
-  if (f.nvlink_latency_s == 0) f.nvlink_latency_s = 5e-6;
-  if (f.net_latency_s == 0) f.net_latency_s = 10e-6;
+  CheckFabric(r, f);
 }
 
 void CheckKnown(const toml::table& t, const std::string& where, const std::string& name, bool chip) {

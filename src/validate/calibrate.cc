@@ -79,6 +79,58 @@ Score Evaluate(std::vector<PublishedRun>& runs, const Calibration& c) {
 
 }  // namespace
 
+namespace {
+
+// The fractions a generation's rows are fitted for: a GEMM fraction only if a row's precision
+// uses it, all or only the GEMM ones as asked.
+std::vector<double Calibration::*> FittedFields(const std::vector<PublishedRun>& runs, FitFractions fractions) {
+  std::vector<double Calibration::*> fields;
+  for (const CalibrationField& f : kCalibrationFields) {
+    const bool gemm =
+        f.value == &Calibration::gemm_bf16 || f.value == &Calibration::gemm_fp8 || f.value == &Calibration::gemm_fp4;
+    const bool used = !gemm || std::any_of(runs.begin(), runs.end(), [&](const PublishedRun& r) {
+      return GemmFraction(r.training.precision) == f.value;
+    });
+    // The NCCL SM share is a count (channels over SMs, calibration_initial.toml), not fitted: the
+    // rows cannot tell it from the GEMM fractions and drive it to a bound.
+    const bool counted = f.value == &Calibration::nccl_sm_share;
+    const bool allowed = !counted && (fractions == FitFractions::kAll || (fractions == FitFractions::kGemm && gemm));
+    if (used && allowed) fields.push_back(f.value);
+  }
+  return fields;
+}
+
+// Coordinate descent on `fields` from c: each round tries each fraction a step up and down
+// (the step halves every round) while the score improves. Returns the best score.
+Score Descend(std::vector<PublishedRun>& runs, const std::vector<double Calibration::*>& fields, int rounds,
+              Calibration& c, Score best, Progress* progress, int64_t& done, int64_t total) {
+  double step = 0.16;
+  for (int round = 0; round < rounds; ++round, step /= 2) {
+    ReportProgress(progress, "calibrating, round", done++, total);
+    for (double Calibration::*field : fields) {
+      const Bound& bound = BoundOf(field);
+      double* x = &(c.*field);
+      for (bool improved = true; improved;) {
+        improved = false;
+        for (double dir : {+1.0, -1.0}) {
+          const double old = *x;
+          *x = std::clamp(old * (1 + dir * step), bound.lo, bound.hi);
+          const Score m = Evaluate(runs, c);
+          if (m.Better(best)) {
+            best = m;
+            improved = true;
+            break;
+          }
+          *x = old;
+        }
+      }
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
 CalibrationFit FitCalibration(const std::vector<PublishedRun>& all, int rounds, Progress* progress,
                               FitFractions fractions) {
   if (rounds < kMinCalibrationRounds || rounds > kMaxCalibrationRounds)
@@ -94,45 +146,11 @@ CalibrationFit FitCalibration(const std::vector<PublishedRun>& all, int rounds, 
   int64_t done = 0;
   for (auto& [gen, runs] : by_gen) {
     Calibration c = runs.front().cluster.gpu.calibration;
-    // Which fractions these rows can inform: a GEMM fraction only if a row's precision uses it.
-    std::vector<double Calibration::*> fields;
-    for (const CalibrationField& f : kCalibrationFields) {
-      const bool gemm =
-          f.value == &Calibration::gemm_bf16 || f.value == &Calibration::gemm_fp8 || f.value == &Calibration::gemm_fp4;
-      const bool used = !gemm || std::any_of(runs.begin(), runs.end(), [&](const PublishedRun& r) {
-        return GemmFraction(r.training.precision) == f.value;
-      });
-      // The NCCL SM share is a count (channels over SMs, calibration_initial.toml), not fitted: the
-      // rows cannot tell it from the GEMM fractions and drive it to a bound.
-      const bool counted = f.value == &Calibration::nccl_sm_share;
-      const bool allowed = !counted && (fractions == FitFractions::kAll || (fractions == FitFractions::kGemm && gemm));
-      if (used && allowed) fields.push_back(f.value);
-    }
+    const std::vector<double Calibration::*> fields = FittedFields(runs, fractions);
     Score best = Evaluate(runs, c);
     fit.mape_before[gen] = best.mape;
     fit.misordered_before[gen] = best.misordered;
-    double step = 0.16;
-    for (int round = 0; round < rounds; ++round, step /= 2) {
-      ReportProgress(progress, "calibrating, round", done++, total);
-      for (double Calibration::*field : fields) {
-        const Bound& bound = BoundOf(field);
-        double* x = &(c.*field);
-        for (bool improved = true; improved;) {
-          improved = false;
-          for (double dir : {+1.0, -1.0}) {
-            const double old = *x;
-            *x = std::clamp(old * (1 + dir * step), bound.lo, bound.hi);
-            const Score m = Evaluate(runs, c);
-            if (m.Better(best)) {
-              best = m;
-              improved = true;
-              break;
-            }
-            *x = old;
-          }
-        }
-      }
-    }
+    best = Descend(runs, fields, rounds, c, best, progress, done, total);
     fit.by_generation[gen] = c;
     fit.rows[gen] = static_cast<int>(runs.size());
     fit.mape_after[gen] = best.mape;

@@ -7,15 +7,11 @@
 
 namespace paratune::cli {
 
-void AddScenarioFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
-  const Layout d = DefaultLayout();
+namespace {
+
+// The model (catalog, config.json or inline), the cluster and the training shape.
+void AddModelClusterFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
   const Training t = DefaultTraining();
-  const bool one_layout = use != ScenarioUse::kSearch;
-  // A layout dimension: its default shown where one layout is estimated, "searched" in plan.
-  auto dim = [&](const char* flag, int& value, const std::string& help) {
-    CLI::Option* o = c->add_option(flag, value, help + (one_layout ? "" : " (searched unless given)"));
-    if (one_layout) o->capture_default_str();
-  };
   CLI::Option* model = c->add_option("--model", f.model,
                                      use == ScenarioUse::kPredictIfModel
                                          ? "catalog id or config.json: predict this model beside the measurement"
@@ -42,6 +38,17 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
       ->default_str(std::to_string(t.global_batch));
   c->add_option("--precision", f.precision, kPrecisionNames.List() + " matrix multiplies (also mxfp8, nvfp4, mxfp4)")
       ->default_str(PrecisionName(t.precision));
+}
+
+// The layout's dimensions, recomputation and schedule: defaults shown where one layout is
+// estimated, "searched" in plan.
+void AddLayoutFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
+  const Layout d = DefaultLayout();
+  const bool one_layout = use != ScenarioUse::kSearch;
+  auto dim = [&](const char* flag, int& value, const std::string& help) {
+    CLI::Option* o = c->add_option(flag, value, help + (one_layout ? "" : " (searched unless given)"));
+    if (one_layout) o->capture_default_str();
+  };
   dim("--tp", f.layout.tp, "tensor parallel size");
   dim("--pp", f.layout.pp, "pipeline parallel size");
   dim("--vp", f.layout.vp, "virtual pipeline stages per rank (interleaved 1F1B)");
@@ -70,6 +77,10 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
   c->add_option("--schedule", f.schedule,
                 "pipeline schedule: " + kScheduleNames.List() + " (default: interleaved when vp > 1, else 1f1b)");
   dim("--mbs", f.layout.mbs, "micro-batch size, sequences");
+}
+
+// The overlap switches, sharding and optimizer-state options, offloading, attention.
+void AddSwitchFlags(CLI::App* c, ScenarioFlags& f) {
   c->add_flag("--overlap-grad-reduce,!--no-overlap-grad-reduce", f.layout.overlap_grad_reduce,
               "overlap DP gradient reduction with backward (default on)");
   c->add_flag("--overlap-param-gather,!--no-overlap-param-gather", f.layout.overlap_param_gather,
@@ -108,6 +119,10 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
                 "attention kernel: fused (cuDNN / FlashAttention-3, as Transformer Engine picks; default), fa2 "
                 "(the flash-attn 2 package: 0.54 of the fused rate on Hopper and Blackwell) or sdpa (PyTorch's "
                 "dispatch: fa2 on Ampere and Hopper, cuDNN on Blackwell)");
+}
+
+// The software stack and the features it sets.
+void AddStackFlags(CLI::App* c, ScenarioFlags& f) {
   c->add_option("--stack", f.stack,
                 "software stack, NAME[@RELEASE][+compile]: " + StackNamesList() +
                     "; sets the features below and the attention kernel, cross-entropy fusion and FSDP shards it "
@@ -129,6 +144,15 @@ void AddScenarioFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
   c->add_flag("!--no-cached-wgrad-placeholders", f.layout.cached_wgrad_placeholders,
               "Transformer Engine before 2.3: weight-gradient placeholders allocated per backward, not cached");
   c->add_flag("--allow-cross-domain-tp", f.allow_cross_domain_tp, "allow tp beyond the NVLink domain");
+}
+
+}  // namespace
+
+void AddScenarioFlags(CLI::App* c, ScenarioFlags& f, ScenarioUse use) {
+  AddModelClusterFlags(c, f, use);
+  AddLayoutFlags(c, f, use);
+  AddSwitchFlags(c, f);
+  AddStackFlags(c, f);
   c->add_flag("--json", f.json, "print JSON (schemas in docs/json.md)");
 }
 

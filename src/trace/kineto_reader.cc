@@ -748,60 +748,61 @@ class KinetoReader {
   }
 
   // Parses the small top-level values paratune uses.
-  void HandleTopValue(const std::string& key, size_t len) {
-    if (key != "distributedInfo" && key != "deviceProperties" && key != "baseTimeNanoseconds") return;
+  // "baseTimeNanoseconds": the time base of ns-resolution traces, or a counted bad value.
+  void ReadBaseTime(size_t len) {
     const size_t off = pos_;
-    if (key == "baseTimeNanoseconds") {
+    int64_t v = 0;
+    const char* p = buf_.data() + pos_;
+    auto [end, ec] = std::from_chars(p, p + len, v);
+    if (ec == std::errc() && end == p + len && v >= -kMaxTraceTimeNs && v <= kMaxTraceTimeNs) {
+      trace_.base_time_ns = v;
+      return;
+    }
+    const char* why = ec == std::errc::result_out_of_range  ? "does not fit 64 bits"
+                      : ec == std::errc() && end == p + len ? "is beyond the +-4e18 ns supported"
+                                                            : "is not an integer";
+    BadValue(&trace_.warnings.bad_number, off,
+             "field 'baseTimeNanoseconds': " + Token(std::string_view(p, len)) + " " + why);
+  }
+
+  // An integer of a top-level value in [lo, hi), or a counted bad value naming the field (the
+  // value starts at `off`).
+  bool TopInteger(od::value v, size_t off, const char* field, int64_t lo, int64_t hi, int64_t* out) {
+    std::string_view raw;
+    const NumberStatus st = IntegerValue(v, out, &raw);
+    if (st == NumberStatus::kOk && *out >= lo && *out < hi) return true;
+    const std::string why = st == NumberStatus::kOverflow ? "does not fit 64 bits"
+                            : st == NumberStatus::kNotNumber
+                                ? "is not an integer"
+                                : "is outside " + std::to_string(lo) + ".." + std::to_string(hi - 1);
+    BadValue(&trace_.warnings.bad_number, off, std::string("field '") + field + "': " + Token(raw) + " " + why);
+    return false;
+  }
+
+  // "distributedInfo": the rank and world size.
+  void ReadDistributedInfo(od::document& doc, size_t off) {
+    od::object obj;
+    if (doc.get_object().get(obj)) return;
+    for (auto field : obj) {
+      od::field f;
+      if (std::move(field).get(f)) return;
+      std::string_view k;
+      if (f.unescaped_key().get(k)) return;
       int64_t v = 0;
-      const char* p = buf_.data() + pos_;
-      auto [end, ec] = std::from_chars(p, p + len, v);
-      if (ec == std::errc() && end == p + len && v >= -kMaxTraceTimeNs && v <= kMaxTraceTimeNs) {
-        trace_.base_time_ns = v;
-      } else {
-        const char* why = ec == std::errc::result_out_of_range  ? "does not fit 64 bits"
-                          : ec == std::errc() && end == p + len ? "is beyond the +-4e18 ns supported"
-                                                                : "is not an integer";
-        BadValue(&trace_.warnings.bad_number, off,
-                 "field 'baseTimeNanoseconds': " + Token(std::string_view(p, len)) + " " + why);
-      }
-      return;
-    }
-    EnsurePadding(len);
-    od::document doc;
-    if (parser_.iterate(buf_.data() + pos_, len, buf_.capacity() - pos_).get(doc)) return;
-    // An integer in [lo, hi), or a counted bad value naming the field.
-    auto integer = [&](od::value v, const char* field, int64_t lo, int64_t hi, int64_t* out) {
-      std::string_view raw;
-      const NumberStatus st = IntegerValue(v, out, &raw);
-      if (st == NumberStatus::kOk && *out >= lo && *out < hi) return true;
-      const std::string why = st == NumberStatus::kOverflow ? "does not fit 64 bits"
-                              : st == NumberStatus::kNotNumber
-                                  ? "is not an integer"
-                                  : "is outside " + std::to_string(lo) + ".." + std::to_string(hi - 1);
-      BadValue(&trace_.warnings.bad_number, off, std::string("field '") + field + "': " + Token(raw) + " " + why);
-      return false;
-    };
-    if (key == "distributedInfo") {
-      od::object obj;
-      if (doc.get_object().get(obj)) return;
-      for (auto field : obj) {
-        od::field f;
-        if (std::move(field).get(f)) return;
-        std::string_view k;
-        if (f.unescaped_key().get(k)) return;
-        int64_t v = 0;
-        if (k == "rank") {
-          if (integer(f.value(), "distributedInfo.rank", 0, 1 << 24, &v)) {
-            trace_.rank = static_cast<int>(v);
-            trace_.rank_source = "distributedInfo";
-          }
-        } else if (k == "world_size") {
-          if (integer(f.value(), "distributedInfo.world_size", 1, 1 << 24, &v)) trace_.world_size = static_cast<int>(v);
+      if (k == "rank") {
+        if (TopInteger(f.value(), off, "distributedInfo.rank", 0, 1 << 24, &v)) {
+          trace_.rank = static_cast<int>(v);
+          trace_.rank_source = "distributedInfo";
         }
+      } else if (k == "world_size") {
+        if (TopInteger(f.value(), off, "distributedInfo.world_size", 1, 1 << 24, &v))
+          trace_.world_size = static_cast<int>(v);
       }
-      return;
     }
-    // deviceProperties: [{"id": 0, "name": "...", ...}, ...]
+  }
+
+  // deviceProperties: [{"id": 0, "name": "...", ...}, ...]
+  void ReadDeviceProperties(od::document& doc, size_t off) {
     od::array arr;
     if (doc.get_array().get(arr)) return;
     for (auto item : arr) {
@@ -815,7 +816,7 @@ class KinetoReader {
         std::string_view k;
         if (f.unescaped_key().get(k)) return;
         if (k == "id") {
-          if (!integer(f.value(), "deviceProperties.id", 0, 1 << 24, &id)) id = -1;
+          if (!TopInteger(f.value(), off, "deviceProperties.id", 0, 1 << 24, &id)) id = -1;
         } else if (k == "name") {
           std::string_view s;
           if (!f.value().get_string().get(s)) name = std::string(s);
@@ -823,6 +824,21 @@ class KinetoReader {
       }
       if (id >= 0) device_names_[id] = name;
     }
+  }
+
+  // A top-level value other than traceEvents: the ones read are the time base, the rank and the
+  // devices; the rest are skipped.
+  void HandleTopValue(const std::string& key, size_t len) {
+    if (key == "baseTimeNanoseconds") return ReadBaseTime(len);
+    if (key != "distributedInfo" && key != "deviceProperties") return;
+    const size_t off = pos_;
+    EnsurePadding(len);
+    od::document doc;
+    if (parser_.iterate(buf_.data() + pos_, len, buf_.capacity() - pos_).get(doc)) return;
+    if (key == "distributedInfo")
+      ReadDistributedInfo(doc, off);
+    else
+      ReadDeviceProperties(doc, off);
   }
 
   void HandleEvent(char* p, size_t len) {

@@ -495,93 +495,108 @@ class KinetoReader {
     throw InputError(label_ + ": byte " + std::to_string(Offset()) + ": " + what);
   }
 
-  // Finds the end of the JSON value starting at pos_ (object, array, string or scalar), refilling
-  // as needed. Returns its length, or 0 at the end of input.
-  size_t CutValue(bool allow_refill = true) {
-    size_t i = pos_;
+  // Where CutValue is in the value it scans: the next byte, the bracket depth, inside a string.
+  struct ScanState {
+    size_t i;
     int depth = 0;
     bool in_str = false;
+  };
+
+  // Scans [x.i, limit) of a string, object or array byte by byte; returns the value's length
+  // when it ends there, else 0.
+  size_t ScanBytes(const char* p, size_t limit, ScanState& x) const {
+    while (x.i < limit) {
+      if (x.in_str) {
+        while (x.i < limit && p[x.i] != '"' && p[x.i] != '\\') ++x.i;
+        if (x.i >= limit) break;
+        if (p[x.i] == '\\') {
+          x.i += 2;
+          continue;
+        }
+        ++x.i;
+        x.in_str = false;
+        if (x.depth == 0) return x.i - pos_;
+        continue;
+      }
+      const uint8_t k = kClass[static_cast<unsigned char>(p[x.i++])];
+      if (k == 0) continue;
+      if (k == 1) {
+        x.in_str = true;
+      } else if (k == 2) {
+        ++x.depth;
+      } else if (--x.depth == 0) {
+        return x.i - pos_;
+      }
+    }
+    return 0;
+  }
+
+  // Scans what the buffer holds of a string, object or array from x.i; returns the value's
+  // length when it ends in the buffer, else 0 (x.i at the buffer's end).
+  size_t ScanComposite(char first, ScanState& x) const {
+    const char* p = buf_.data();
+    const size_t n = buf_.size();
+    while (x.i < n) {
+#if defined(__SSE2__)
+      if (first != '"' && x.i + 64 <= n) {
+        // 64 bytes at a time (SSE2): strings found by a prefix XOR of the quote mask, then only
+        // the brackets outside strings are visited. A block holding a backslash goes byte by byte.
+        const BlockMasks m = ScanBlock(p + x.i);
+        if (m.backslash == 0) {
+          uint64_t instr = PrefixXor(m.quote);
+          if (x.in_str) instr = ~instr;
+          uint64_t structural = (m.open | m.close) & ~instr;
+          while (structural) {
+            const int b = __builtin_ctzll(structural);
+            if ((m.open >> b) & 1) {
+              ++x.depth;
+            } else if (--x.depth == 0) {
+              return x.i + static_cast<size_t>(b) + 1 - pos_;
+            }
+            structural &= structural - 1;
+          }
+          if (__builtin_popcountll(m.quote) & 1) x.in_str = !x.in_str;
+          x.i += 64;
+          continue;
+        }
+        if (const size_t len = ScanBytes(p, x.i + 64, x)) return len;
+        continue;
+      }
+#endif
+      return ScanBytes(p, n, x);
+    }
+    return 0;
+  }
+
+  // Finds the end of the JSON value starting at pos_ (object, array, string or scalar), refilling
+  // as needed (unless !allow_refill). Returns its length, or 0 at the end of input (a scalar may
+  // end at the end of input).
+  size_t CutValue(bool allow_refill = true) {
+    ScanState x{pos_};
     const char first = buf_[pos_];
     const bool scalar = first != '{' && first != '[' && first != '"';
     for (;;) {
-      const char* p = buf_.data();
-      const size_t n = buf_.size();
       if (scalar) {
-        while (i < n) {
-          const char c = p[i];
-          if (c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t') return i - pos_;
-          ++i;
+        const char* p = buf_.data();
+        const size_t n = buf_.size();
+        while (x.i < n) {
+          const char c = p[x.i];
+          if (c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t') return x.i - pos_;
+          ++x.i;
         }
-      } else {
-        // Scans [i, limit) byte by byte; returns the value's length when it ends there, else 0.
-        auto scalar_scan = [&](size_t limit) -> size_t {
-          while (i < limit) {
-            if (in_str) {
-              while (i < limit && p[i] != '"' && p[i] != '\\') ++i;
-              if (i >= limit) break;
-              if (p[i] == '\\') {
-                i += 2;
-                continue;
-              }
-              ++i;
-              in_str = false;
-              if (depth == 0) return i - pos_;
-              continue;
-            }
-            const uint8_t k = kClass[static_cast<unsigned char>(p[i++])];
-            if (k == 0) continue;
-            if (k == 1) {
-              in_str = true;
-            } else if (k == 2) {
-              ++depth;
-            } else if (--depth == 0) {
-              return i - pos_;
-            }
-          }
-          return 0;
-        };
-        bool done = false;
-        while (i < n && !done) {
-#if defined(__SSE2__)
-          if (first != '"' && i + 64 <= n) {
-            // 64 bytes at a time (SSE2): strings found by a prefix XOR of the quote mask, then only
-            // the brackets outside strings are visited. A block holding a backslash goes byte by byte.
-            const BlockMasks m = ScanBlock(p + i);
-            if (m.backslash == 0) {
-              uint64_t instr = PrefixXor(m.quote);
-              if (in_str) instr = ~instr;
-              uint64_t structural = (m.open | m.close) & ~instr;
-              while (structural) {
-                const int b = __builtin_ctzll(structural);
-                if ((m.open >> b) & 1) {
-                  ++depth;
-                } else if (--depth == 0) {
-                  return i + static_cast<size_t>(b) + 1 - pos_;
-                }
-                structural &= structural - 1;
-              }
-              if (__builtin_popcountll(m.quote) & 1) in_str = !in_str;
-              i += 64;
-              continue;
-            }
-            if (const size_t len = scalar_scan(i + 64)) return len;
-            continue;
-          }
-#endif
-          if (const size_t len = scalar_scan(n)) return len;
-          done = true;
-        }
+      } else if (const size_t len = ScanComposite(first, x)) {
+        return len;
       }
       // Need more bytes; keep i relative to pos_ across the buffer compaction.
-      const size_t rel = i - pos_;
+      const size_t rel = x.i - pos_;
       if (rel > kMaxValueBytes) Fail("a single JSON value is larger than 256 MiB");
       if (!allow_refill) return 0;
       if (!Refill()) {
         if (scalar) return buf_.size() - pos_;  // a scalar may end at the end of input
         return 0;
       }
-      i = pos_ + rel;
-      if (i > buf_.size()) i = buf_.size();
+      x.i = pos_ + rel;
+      if (x.i > buf_.size()) x.i = buf_.size();
     }
   }
 

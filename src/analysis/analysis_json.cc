@@ -83,102 +83,128 @@ nlohmann::json Groups(const CollectiveStats& c) {
   return out;
 }
 
-}  // namespace
-
-nlohmann::json AnalysisJson(const TraceAnalysis& a) {
-  nlohmann::json ranks = nlohmann::json::array();
-  for (const RankAnalysis& r : a.ranks) {
-    nlohmann::json kt = nlohmann::json::array(), top = nlohmann::json::array(), hta = nlohmann::json::array(),
-                   cats = nlohmann::json::array(), idle = nlohmann::json::array(), iters = nlohmann::json::array(),
-                   colls = nlohmann::json::array();
-    for (const auto& k : r.kernel_types) kt.push_back({{"label", k.label}, {"sum_s", k.sum_s}});
-    for (const auto& k : r.top_kernels)
-      top.push_back({{"name", k.name},
-                     {"type", HtaKernelTypeName(k.type)},
-                     {"category", KernelCategoryName(k.category)},
-                     {"count", k.count},
-                     {"sum_s", k.sum_s},
-                     {"mean_s", k.mean_s},
-                     {"min_s", k.min_s},
-                     {"max_s", k.max_s},
-                     {"stddev_s", k.stddev_s}});
-    for (const auto& k : r.hta_kernel_table)
-      hta.push_back({{"name", k.name},
-                     {"type", HtaKernelTypeName(k.type)},
-                     {"sum_s", k.sum_s},
-                     {"max_s", k.max_s},
-                     {"min_s", k.min_s},
-                     {"mean_s", k.mean_s},
-                     {"stddev_s", k.stddev_s}});
-    for (const auto& c : r.categories)
-      cats.push_back({{"category", KernelCategoryName(c.category)}, {"count", c.count}, {"sum_s", c.sum_s}});
-    for (const auto& i : r.idle)
-      idle.push_back({{"stream", i.stream},
-                      {"category", i.category},
-                      {"idle_s", i.idle_s},
-                      {"ratio", Num(i.ratio)},
-                      {"count", i.count},
-                      {"mean_s", i.mean_s},
-                      {"stddev_s", i.stddev_s},
-                      {"min_s", i.min_s},
-                      {"p25_s", i.p25_s},
-                      {"p50_s", i.p50_s},
-                      {"p75_s", i.p75_s},
-                      {"max_s", i.max_s}});
-    for (const auto& it : r.iterations)
-      iters.push_back({{"step", it.step},
-                       {"cpu_step_s", it.cpu_step_s},
-                       {"dataloader_s", it.dataloader_s},
-                       {"gpu", Temporal(it.gpu)},
-                       {"comm_overlap_pct", Num(it.comm_overlap_pct)}});
-    for (const auto& c : r.collectives)
-      colls.push_back({{"kind", CollectiveName(c.kind)},
-                       {"count", c.count},
-                       {"total_s", c.total_s},
-                       {"exposed_s", c.exposed_s},
-                       {"sized_count", c.sized_count},
-                       {"bytes", c.bytes},
-                       {"sized_time_s", c.sized_time_s},
-                       {"algbw_bytes_per_s", c.algbw_bytes_per_s},
-                       {"busbw_bytes_per_s", c.busbw_bytes_per_s},
-                       {"groups", Groups(c)},
-                       {"ceiling_bytes_per_s", nullptr},
-                       {"ceiling_link", nullptr}});
-    const LaunchStats& l = r.launch;
-    ranks.push_back({{"rank", r.rank},
-                     {"path", r.path},
-                     {"device", r.device_name},
-                     {"world_size", r.world_size},
-                     {"events", r.events},
-                     {"gpu_events", r.gpu_events},
-                     {"hta_rounding_applied", r.rounded},
-                     {"temporal", Temporal(r.temporal)},
-                     {"comm_overlap_pct", Num(r.comm_overlap_pct)},
-                     {"temporal_exact_ns", Temporal(r.temporal_exact)},
-                     {"comm_overlap_exact_ns_pct", Num(r.comm_overlap_exact_pct)},
-                     {"kernel_types", std::move(kt)},
-                     {"categories", std::move(cats)},
-                     {"top_kernels", std::move(top)},
-                     {"hta_kernel_table", std::move(hta)},
-                     {"idle", std::move(idle)},
-                     {"launch",
-                      {{"launches", l.launches},
-                       {"cpu_duration_s", l.cpu_duration_s},
-                       {"gpu_duration_s", l.gpu_duration_s},
-                       {"launch_delay_s", l.launch_delay_s},
-                       {"mean_launch_delay_s", l.mean_launch_delay_s},
-                       {"max_launch_delay_s", l.max_launch_delay_s},
-                       {"short_kernels", l.short_kernels},
-                       {"runtime_outliers", l.runtime_outliers},
-                       {"launch_delay_outliers", l.launch_delay_outliers}}},
-                     {"iterations", std::move(iters)},
-                     {"step_time", Summary(r.step_time)},
-                     {"dataloader_share", r.dataloader_share},
-                     {"collectives", std::move(colls)},
-                     {"warnings", Warnings(r.warnings)}});
-  }
+// Kernel time by HTA kernel type (label and seconds).
+nlohmann::json KernelTypesJson(const std::vector<KernelTypeShare>& types) {
   nlohmann::json kt = nlohmann::json::array();
-  for (const auto& k : a.kernel_types) kt.push_back({{"label", k.label}, {"sum_s", k.sum_s}});
+  for (const auto& k : types) kt.push_back({{"label", k.label}, {"sum_s", k.sum_s}});
+  return kt;
+}
+
+// The rank's longest-running kernels.
+nlohmann::json TopKernelsJson(const RankAnalysis& r) {
+  nlohmann::json top = nlohmann::json::array();
+  for (const auto& k : r.top_kernels)
+    top.push_back({{"name", k.name},
+                   {"type", HtaKernelTypeName(k.type)},
+                   {"category", KernelCategoryName(k.category)},
+                   {"count", k.count},
+                   {"sum_s", k.sum_s},
+                   {"mean_s", k.mean_s},
+                   {"min_s", k.min_s},
+                   {"max_s", k.max_s},
+                   {"stddev_s", k.stddev_s}});
+  return top;
+}
+
+// The rank's rows of HTA's kernel_df.
+nlohmann::json HtaKernelTableJson(const RankAnalysis& r) {
+  nlohmann::json hta = nlohmann::json::array();
+  for (const auto& k : r.hta_kernel_table)
+    hta.push_back({{"name", k.name},
+                   {"type", HtaKernelTypeName(k.type)},
+                   {"sum_s", k.sum_s},
+                   {"max_s", k.max_s},
+                   {"min_s", k.min_s},
+                   {"mean_s", k.mean_s},
+                   {"stddev_s", k.stddev_s}});
+  return hta;
+}
+
+// The rank's idle time per stream (first appearance) and category.
+nlohmann::json IdleJson(const RankAnalysis& r) {
+  nlohmann::json idle = nlohmann::json::array();
+  for (const auto& i : r.idle)
+    idle.push_back({{"stream", i.stream},
+                    {"category", i.category},
+                    {"idle_s", i.idle_s},
+                    {"ratio", Num(i.ratio)},
+                    {"count", i.count},
+                    {"mean_s", i.mean_s},
+                    {"stddev_s", i.stddev_s},
+                    {"min_s", i.min_s},
+                    {"p25_s", i.p25_s},
+                    {"p50_s", i.p50_s},
+                    {"p75_s", i.p75_s},
+                    {"max_s", i.max_s}});
+  return idle;
+}
+
+// The rank's collectives per kind; the link ceiling members are null here (see Groups).
+nlohmann::json CollectivesJson(const RankAnalysis& r) {
+  nlohmann::json colls = nlohmann::json::array();
+  for (const auto& c : r.collectives)
+    colls.push_back({{"kind", CollectiveName(c.kind)},
+                     {"count", c.count},
+                     {"total_s", c.total_s},
+                     {"exposed_s", c.exposed_s},
+                     {"sized_count", c.sized_count},
+                     {"bytes", c.bytes},
+                     {"sized_time_s", c.sized_time_s},
+                     {"algbw_bytes_per_s", c.algbw_bytes_per_s},
+                     {"busbw_bytes_per_s", c.busbw_bytes_per_s},
+                     {"groups", Groups(c)},
+                     {"ceiling_bytes_per_s", nullptr},
+                     {"ceiling_link", nullptr}});
+  return colls;
+}
+
+// One rank of the analysis.
+nlohmann::json RankJson(const RankAnalysis& r) {
+  nlohmann::json cats = nlohmann::json::array(), iters = nlohmann::json::array();
+  for (const auto& c : r.categories)
+    cats.push_back({{"category", KernelCategoryName(c.category)}, {"count", c.count}, {"sum_s", c.sum_s}});
+  for (const auto& it : r.iterations)
+    iters.push_back({{"step", it.step},
+                     {"cpu_step_s", it.cpu_step_s},
+                     {"dataloader_s", it.dataloader_s},
+                     {"gpu", Temporal(it.gpu)},
+                     {"comm_overlap_pct", Num(it.comm_overlap_pct)}});
+  const LaunchStats& l = r.launch;
+  return {{"rank", r.rank},
+          {"path", r.path},
+          {"device", r.device_name},
+          {"world_size", r.world_size},
+          {"events", r.events},
+          {"gpu_events", r.gpu_events},
+          {"hta_rounding_applied", r.rounded},
+          {"temporal", Temporal(r.temporal)},
+          {"comm_overlap_pct", Num(r.comm_overlap_pct)},
+          {"temporal_exact_ns", Temporal(r.temporal_exact)},
+          {"comm_overlap_exact_ns_pct", Num(r.comm_overlap_exact_pct)},
+          {"kernel_types", KernelTypesJson(r.kernel_types)},
+          {"categories", std::move(cats)},
+          {"top_kernels", TopKernelsJson(r)},
+          {"hta_kernel_table", HtaKernelTableJson(r)},
+          {"idle", IdleJson(r)},
+          {"launch",
+           {{"launches", l.launches},
+            {"cpu_duration_s", l.cpu_duration_s},
+            {"gpu_duration_s", l.gpu_duration_s},
+            {"launch_delay_s", l.launch_delay_s},
+            {"mean_launch_delay_s", l.mean_launch_delay_s},
+            {"max_launch_delay_s", l.max_launch_delay_s},
+            {"short_kernels", l.short_kernels},
+            {"runtime_outliers", l.runtime_outliers},
+            {"launch_delay_outliers", l.launch_delay_outliers}}},
+          {"iterations", std::move(iters)},
+          {"step_time", Summary(r.step_time)},
+          {"dataloader_share", r.dataloader_share},
+          {"collectives", CollectivesJson(r)},
+          {"warnings", Warnings(r.warnings)}};
+}
+
+// Each rank's straggler statistics.
+nlohmann::json StragglerRanksJson(const TraceAnalysis& a) {
   nlohmann::json strag = nlohmann::json::array();
   for (const auto& s : a.stragglers.ranks)
     strag.push_back({{"rank", s.rank},
@@ -190,6 +216,14 @@ nlohmann::json AnalysisJson(const TraceAnalysis& a) {
                      {"waited_s", s.waited_s},
                      {"straggler", s.straggler},
                      {"reason", s.reason}});
+  return strag;
+}
+
+}  // namespace
+
+nlohmann::json AnalysisJson(const TraceAnalysis& a) {
+  nlohmann::json ranks = nlohmann::json::array();
+  for (const RankAnalysis& r : a.ranks) ranks.push_back(RankJson(r));
   nlohmann::json out = {{"schema", "paratune.analyze/1"},
                         {"partial", a.partial},
                         {"options",
@@ -198,12 +232,12 @@ nlohmann::json AnalysisJson(const TraceAnalysis& a) {
                         {"events", a.events},
                         {"bytes_read", a.bytes_read},
                         {"profiler_steps", a.profiler_steps},
-                        {"kernel_types", std::move(kt)},
+                        {"kernel_types", KernelTypesJson(a.kernel_types)},
                         {"ranks", std::move(ranks)},
                         {"stragglers",
                          {{"collectives_matched", a.stragglers.collectives_matched},
                           {"flagged", a.stragglers.stragglers},
-                          {"ranks", std::move(strag)},
+                          {"ranks", StragglerRanksJson(a)},
                           {"by_step", StragglersByStep(a)}}},
                         {"cross_rank", CrossRankJson(a)},
                         {"iterations_across_ranks", IterationsAcrossRanks(a)},

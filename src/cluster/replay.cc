@@ -32,6 +32,93 @@ DelayStats DelayStatsOf(std::vector<double> v) {
   return d;
 }
 
+// Sums over the jobs of one class (0 production, 1 experimental).
+struct ReplayClassSums {
+  std::vector<double> queue, jct, ttfr;
+  int64_t jobs = 0, preemptions = 0;
+  double lost = 0;
+};
+
+// Sums over the jobs of a replay: GPU-seconds allocated, useful and lost, the modelled MFU and
+// slowdown weights, the ETTR, and the delays of the finished jobs, overall and per class.
+struct ReplayJobSums {
+  double allocated = 0, useful = 0, lost = 0, mfu_gpu_s = 0, slow_gpu_s = 0, modelled_gpu_s = 0, ettr = 0;
+  std::vector<double> queue_all, jct_all, ttfr_all;
+  ReplayClassSums acc[2];
+};
+
+// Sums the jobs' records; counts their preemptions and migrations into m and sets m.models.
+ReplayJobSums SumReplayJobs(const std::vector<Job>& jobs, const std::vector<JobRecord>& records, PolicyMetrics* m) {
+  ReplayJobSums s;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const Job& j = jobs[i];
+    const JobRecord& r = records[i];
+    s.allocated += r.allocated_gpu_s;
+    s.lost += r.lost_gpu_s;
+    m->preemptions += r.preemptions;
+    m->migrations += r.migrations;
+    ReplayClassSums& c = s.acc[j.job_class == JobClass::kProduction ? 0 : 1];
+    ++c.jobs;
+    c.preemptions += r.preemptions;
+    c.lost += r.lost_gpu_s;
+    if (r.modelled) m->models = true;
+    if (r.finish_s < 0) continue;
+    const double work = j.run_s * j.gpus;
+    s.useful += work;
+    if (r.modelled) {
+      s.mfu_gpu_s += work * r.mfu * r.slowdown;  // the packed MFU: the first run's MFU x its slowdown
+      s.slow_gpu_s += r.allocated_gpu_s * r.slowdown;
+      s.modelled_gpu_s += r.allocated_gpu_s;
+    }
+    const double span = r.finish_s - r.first_start_s;
+    s.ettr += span > 0 ? std::min(1.0, j.run_s / span) : 1.0;
+    s.queue_all.push_back(r.queue_s);
+    s.jct_all.push_back(r.finish_s - j.submit_s);
+    s.ttfr_all.push_back(r.first_start_s - j.submit_s);
+    c.queue.push_back(r.queue_s);
+    c.jct.push_back(r.finish_s - j.submit_s);
+    c.ttfr.push_back(r.first_start_s - j.submit_s);
+  }
+  return s;
+}
+
+// The metrics of each class that has jobs.
+void AddReplayClassMetrics(const ReplayClassSums (&acc)[2], PolicyMetrics* m) {
+  for (int c = 0; c < 2; ++c) {
+    if (acc[c].jobs == 0) continue;
+    ClassMetrics cm;
+    cm.job_class = JobClassName(c == 0 ? JobClass::kProduction : JobClass::kExperimental);
+    cm.jobs = acc[c].jobs;
+    cm.queue_delay_s = DelayStatsOf(acc[c].queue);
+    cm.jct_s = DelayStatsOf(acc[c].jct);
+    cm.time_to_first_run_s = DelayStatsOf(acc[c].ttfr);
+    cm.preemptions = acc[c].preemptions;
+    cm.lost_gpu_hours = acc[c].lost / 3600;
+    m->by_class.push_back(std::move(cm));
+  }
+}
+
+// The job metrics of the sums: GPU-hours, utilisation, goodput, MFU, slowdown, ETTR and the
+// delays, overall and per class.
+void SetReplayJobMetrics(const ReplayJobSums& s, double capacity_gpu_s, int64_t finished, double restart_gpu_s,
+                         PolicyMetrics* m) {
+  m->allocated_gpu_hours = s.allocated / 3600;
+  m->useful_gpu_hours = s.useful / 3600;
+  m->lost_gpu_hours = s.lost / 3600;
+  m->restart_gpu_hours = restart_gpu_s / 3600;
+  if (capacity_gpu_s > 0) {
+    m->utilization = s.allocated / capacity_gpu_s;
+    m->goodput = s.useful / capacity_gpu_s;
+    m->effective_mfu = s.mfu_gpu_s / capacity_gpu_s;
+  }
+  m->mean_slowdown = s.modelled_gpu_s > 0 ? s.slow_gpu_s / s.modelled_gpu_s : 1;
+  m->mean_ettr = finished > 0 ? s.ettr / static_cast<double>(finished) : 0;
+  m->queue_delay_s = DelayStatsOf(s.queue_all);
+  m->jct_s = DelayStatsOf(s.jct_all);
+  m->time_to_first_run_s = DelayStatsOf(s.ttfr_all);
+  AddReplayClassMetrics(s.acc, m);
+}
+
 }  // namespace
 
 JobTrace FilterPlaceable(const ClusterTopology& topology, JobTrace trace, const ReplayOptions& options) {
@@ -308,69 +395,8 @@ ReplayResult Scheduler::Run(Policy& policy, Progress* progress) {
   m.makespan_s = now_;
   const double capacity_gpu_s = static_cast<double>(topology_->total_gpus) * m.makespan_s;
   m.capacity_gpu_hours = capacity_gpu_s / 3600;
-  double allocated = 0, useful = 0, lost = 0, mfu_gpu_s = 0, slow_gpu_s = 0, modelled_gpu_s = 0, ettr = 0;
-  std::vector<double> queue_all, jct_all, ttfr_all;
-  struct ClassAcc {
-    std::vector<double> queue, jct, ttfr;
-    int64_t jobs = 0, preemptions = 0;
-    double lost = 0;
-  };
-  ClassAcc acc[2];
-  for (size_t i = 0; i < n; ++i) {
-    const Job& j = job(static_cast<int64_t>(i));
-    const JobRecord& r = result_.jobs[i];
-    allocated += r.allocated_gpu_s;
-    lost += r.lost_gpu_s;
-    m.preemptions += r.preemptions;
-    m.migrations += r.migrations;
-    ClassAcc& c = acc[j.job_class == JobClass::kProduction ? 0 : 1];
-    ++c.jobs;
-    c.preemptions += r.preemptions;
-    c.lost += r.lost_gpu_s;
-    if (r.modelled) m.models = true;
-    if (r.finish_s < 0) continue;
-    const double work = j.run_s * j.gpus;
-    useful += work;
-    if (r.modelled) {
-      mfu_gpu_s += work * r.mfu * r.slowdown;  // the packed MFU: the first run's MFU x its slowdown
-      slow_gpu_s += r.allocated_gpu_s * r.slowdown;
-      modelled_gpu_s += r.allocated_gpu_s;
-    }
-    const double span = r.finish_s - r.first_start_s;
-    ettr += span > 0 ? std::min(1.0, j.run_s / span) : 1.0;
-    queue_all.push_back(r.queue_s);
-    jct_all.push_back(r.finish_s - j.submit_s);
-    ttfr_all.push_back(r.first_start_s - j.submit_s);
-    c.queue.push_back(r.queue_s);
-    c.jct.push_back(r.finish_s - j.submit_s);
-    c.ttfr.push_back(r.first_start_s - j.submit_s);
-  }
-  m.allocated_gpu_hours = allocated / 3600;
-  m.useful_gpu_hours = useful / 3600;
-  m.lost_gpu_hours = lost / 3600;
-  m.restart_gpu_hours = restart_gpu_s_ / 3600;
-  if (capacity_gpu_s > 0) {
-    m.utilization = allocated / capacity_gpu_s;
-    m.goodput = useful / capacity_gpu_s;
-    m.effective_mfu = mfu_gpu_s / capacity_gpu_s;
-  }
-  m.mean_slowdown = modelled_gpu_s > 0 ? slow_gpu_s / modelled_gpu_s : 1;
-  m.mean_ettr = finished > 0 ? ettr / static_cast<double>(finished) : 0;
-  m.queue_delay_s = DelayStatsOf(queue_all);
-  m.jct_s = DelayStatsOf(jct_all);
-  m.time_to_first_run_s = DelayStatsOf(ttfr_all);
-  for (int c = 0; c < 2; ++c) {
-    if (acc[c].jobs == 0) continue;
-    ClassMetrics cm;
-    cm.job_class = JobClassName(c == 0 ? JobClass::kProduction : JobClass::kExperimental);
-    cm.jobs = acc[c].jobs;
-    cm.queue_delay_s = DelayStatsOf(acc[c].queue);
-    cm.jct_s = DelayStatsOf(acc[c].jct);
-    cm.time_to_first_run_s = DelayStatsOf(acc[c].ttfr);
-    cm.preemptions = acc[c].preemptions;
-    cm.lost_gpu_hours = acc[c].lost / 3600;
-    m.by_class.push_back(std::move(cm));
-  }
+  const ReplayJobSums s = SumReplayJobs(*jobs_, result_.jobs, &m);
+  SetReplayJobMetrics(s, capacity_gpu_s, finished, restart_gpu_s_, &m);
   if (m.makespan_s > 0) {
     m.fragmentation.mean_partial_nodes = partial_nodes_s_ / m.makespan_s;
     m.fragmentation.mean_partial_domains = partial_domains_s_ / m.makespan_s;

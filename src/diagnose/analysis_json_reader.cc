@@ -66,6 +66,152 @@ GpuTimeBreakdown Temporal(const Reader& r, const json& j, const std::string& p) 
   return t;
 }
 
+// The rank's kernel time by category (ranks[i].categories).
+void ReadRankCategories(const Reader& r, const json& j, const std::string& p, RankAnalysis* ra) {
+  const std::string& where = r.where();
+  const json& cats = r.Arr(j, "categories", p);
+  for (size_t k = 0; k < cats.size(); ++k) {
+    const std::string q = p + ".categories[" + std::to_string(k) + "]";
+    CategoryShare c;
+    c.category = kKernelCategoryNames.Parse(r.Str(cats[k], "category", q), where + ": " + q, "kernel category");
+    c.count = r.Int(cats[k], "count", q);
+    c.sum_s = r.Num(cats[k], "sum_s", q);
+    ra->categories.push_back(c);
+  }
+}
+
+// The rank's longest-running kernels (ranks[i].top_kernels).
+void ReadRankTopKernels(const Reader& r, const json& j, const std::string& p, RankAnalysis* ra) {
+  const std::string& where = r.where();
+  const json& top = r.Arr(j, "top_kernels", p);
+  for (size_t k = 0; k < top.size(); ++k) {
+    const std::string q = p + ".top_kernels[" + std::to_string(k) + "]";
+    KernelStat s;
+    s.name = r.Str(top[k], "name", q);
+    s.type = kHtaKernelTypeNames.Parse(r.Str(top[k], "type", q), where + ": " + q, "kernel type");
+    s.category = kKernelCategoryNames.Parse(r.Str(top[k], "category", q), where + ": " + q, "kernel category");
+    s.count = r.Int(top[k], "count", q);
+    s.sum_s = r.Num(top[k], "sum_s", q);
+    s.mean_s = r.Num(top[k], "mean_s", q);
+    s.min_s = r.Num(top[k], "min_s", q);
+    s.max_s = r.Num(top[k], "max_s", q);
+    ra->top_kernels.push_back(s);
+  }
+}
+
+// The rank's kernel-launch statistics (ranks[i].launch).
+void ReadRankLaunch(const Reader& r, const json& j, const std::string& p, RankAnalysis* ra) {
+  const json& l = r.Get(j, "launch", p);
+  const std::string lp = p + ".launch";
+  ra->launch.launches = r.Int(l, "launches", lp);
+  ra->launch.cpu_duration_s = r.Num(l, "cpu_duration_s", lp);
+  ra->launch.gpu_duration_s = r.Num(l, "gpu_duration_s", lp);
+  ra->launch.launch_delay_s = r.Num(l, "launch_delay_s", lp);
+  ra->launch.mean_launch_delay_s = r.Num(l, "mean_launch_delay_s", lp);
+  ra->launch.max_launch_delay_s = r.Num(l, "max_launch_delay_s", lp);
+  ra->launch.short_kernels = r.Int(l, "short_kernels", lp);
+  ra->launch.runtime_outliers = r.Int(l, "runtime_outliers", lp);
+  ra->launch.launch_delay_outliers = r.Int(l, "launch_delay_outliers", lp);
+}
+
+// The rank's profiler iterations (ranks[i].iterations).
+void ReadRankIterations(const Reader& r, const json& j, const std::string& p, RankAnalysis* ra) {
+  const json& iters = r.Arr(j, "iterations", p);
+  for (size_t k = 0; k < iters.size(); ++k) {
+    const std::string q = p + ".iterations[" + std::to_string(k) + "]";
+    IterationStats it;
+    it.step = r.Int(iters[k], "step", q);
+    it.cpu_step_s = r.Num(iters[k], "cpu_step_s", q);
+    it.dataloader_s = r.Num(iters[k], "dataloader_s", q);
+    it.gpu = Temporal(r, r.Get(iters[k], "gpu", q), q + ".gpu");
+    it.comm_overlap_pct = r.Num(iters[k], "comm_overlap_pct", q, true);
+    ra->iterations.push_back(it);
+  }
+}
+
+// One collective kind of a rank (ranks[i].collectives[k], at q), with its groups when given.
+CollectiveStats ReadRankCollective(const Reader& r, const json& cj, const std::string& q) {
+  CollectiveStats c;
+  c.kind = kCollectiveNames.Parse(r.Str(cj, "kind", q), r.where() + ": " + q, "collective kind");
+  c.count = r.Int(cj, "count", q);
+  c.total_s = r.Num(cj, "total_s", q);
+  c.exposed_s = r.Num(cj, "exposed_s", q);
+  c.sized_count = r.Int(cj, "sized_count", q);
+  c.bytes = r.Num(cj, "bytes", q);
+  c.sized_time_s = r.Num(cj, "sized_time_s", q);
+  c.algbw_bytes_per_s = r.Num(cj, "algbw_bytes_per_s", q);
+  c.busbw_bytes_per_s = r.Num(cj, "busbw_bytes_per_s", q);
+  // groups[] came later (an analyze JSON without it still reads).
+  if (cj.contains("groups")) {
+    const json& groups = r.Arr(cj, "groups", q);
+    for (size_t g = 0; g < groups.size(); ++g) {
+      const std::string qg = q + ".groups[" + std::to_string(g) + "]";
+      CollectiveGroupStats gs;
+      gs.group_size = static_cast<int>(r.Int(groups[g], "group_size", qg));
+      gs.sized_count = r.Int(groups[g], "sized_count", qg);
+      gs.bytes = r.Num(groups[g], "bytes", qg);
+      gs.bus_bytes = r.Num(groups[g], "bus_bytes", qg);
+      gs.sized_time_s = r.Num(groups[g], "sized_time_s", qg);
+      gs.busbw_bytes_per_s = r.Num(groups[g], "busbw_bytes_per_s", qg);
+      c.groups.push_back(gs);
+    }
+  }
+  return c;
+}
+
+// One rank of the analysis (ranks[i], at p).
+RankAnalysis ReadAnalysisRank(const Reader& r, const json& j, const std::string& p) {
+  RankAnalysis ra;
+  ra.rank = static_cast<int>(r.Int(j, "rank", p));
+  ra.path = r.Str(j, "path", p);
+  ra.device_name = r.Str(j, "device", p);
+  ra.world_size = static_cast<int>(r.Int(j, "world_size", p));
+  ra.events = r.Int(j, "events", p);
+  ra.gpu_events = r.Int(j, "gpu_events", p);
+  ra.temporal = Temporal(r, r.Get(j, "temporal", p), p + ".temporal");
+  ra.comm_overlap_pct = r.Num(j, "comm_overlap_pct", p, true);
+  ra.temporal_exact = Temporal(r, r.Get(j, "temporal_exact_ns", p), p + ".temporal_exact_ns");
+  ReadRankCategories(r, j, p, &ra);
+  ReadRankTopKernels(r, j, p, &ra);
+  ReadRankLaunch(r, j, p, &ra);
+  ReadRankIterations(r, j, p, &ra);
+  const json& st = r.Get(j, "step_time", p);
+  ra.step_time.count = r.Int(st, "count", p + ".step_time");
+  ra.step_time.mean = r.Num(st, "mean_s", p + ".step_time");
+  ra.step_time.median = r.Num(st, "median_s", p + ".step_time");
+  ra.step_time.min = r.Num(st, "min_s", p + ".step_time");
+  ra.step_time.max = r.Num(st, "max_s", p + ".step_time");
+  ra.dataloader_share = r.Num(j, "dataloader_share", p);
+  const json& colls = r.Arr(j, "collectives", p);
+  for (size_t k = 0; k < colls.size(); ++k)
+    ra.collectives.push_back(ReadRankCollective(r, colls[k], p + ".collectives[" + std::to_string(k) + "]"));
+  return ra;
+}
+
+// The straggler analysis (.stragglers) into a.
+void ReadAnalysisStragglers(const Reader& r, const json& doc, TraceAnalysis* a) {
+  const json& s = r.Get(doc, "stragglers", "");
+  a->stragglers.collectives_matched = r.Int(s, "collectives_matched", ".stragglers");
+  const json& sr = r.Arr(s, "ranks", ".stragglers");
+  for (size_t k = 0; k < sr.size(); ++k) {
+    const std::string q = ".stragglers.ranks[" + std::to_string(k) + "]";
+    StragglerRank x;
+    x.rank = static_cast<int>(r.Int(sr[k], "rank", q));
+    x.mean_step_time_s = r.Num(sr[k], "mean_step_time_s", q);
+    x.step_time_robust_z = r.Num(sr[k], "step_time_robust_z", q);
+    x.collectives_matched = r.Int(sr[k], "collectives_matched", q);
+    x.last_arrivals = r.Int(sr[k], "last_arrivals", q);
+    x.caused_wait_s = r.Num(sr[k], "caused_wait_s", q);
+    x.waited_s = r.Num(sr[k], "waited_s", q);
+    const json& f = r.Get(sr[k], "straggler", q);
+    if (!f.is_boolean()) r.Fail(q + ".straggler", "is not a boolean");
+    x.straggler = f.get<bool>();
+    x.reason = r.Str(sr[k], "reason", q);
+    if (x.straggler) a->stragglers.stragglers.push_back(x.rank);
+    a->stragglers.ranks.push_back(std::move(x));
+  }
+}
+
 }  // namespace
 
 TraceAnalysis ParseAnalysisJson(std::string_view text, const std::string& where) {
@@ -86,123 +232,9 @@ TraceAnalysis ParseAnalysisJson(std::string_view text, const std::string& where)
     a.profiler_steps.push_back(steps[i].get<int64_t>());
   }
   const json& ranks = r.Arr(doc, "ranks", "");
-  for (size_t i = 0; i < ranks.size(); ++i) {
-    const std::string p = "ranks[" + std::to_string(i) + "]";
-    const json& j = ranks[i];
-    RankAnalysis ra;
-    ra.rank = static_cast<int>(r.Int(j, "rank", p));
-    ra.path = r.Str(j, "path", p);
-    ra.device_name = r.Str(j, "device", p);
-    ra.world_size = static_cast<int>(r.Int(j, "world_size", p));
-    ra.events = r.Int(j, "events", p);
-    ra.gpu_events = r.Int(j, "gpu_events", p);
-    ra.temporal = Temporal(r, r.Get(j, "temporal", p), p + ".temporal");
-    ra.comm_overlap_pct = r.Num(j, "comm_overlap_pct", p, true);
-    ra.temporal_exact = Temporal(r, r.Get(j, "temporal_exact_ns", p), p + ".temporal_exact_ns");
-    const json& cats = r.Arr(j, "categories", p);
-    for (size_t k = 0; k < cats.size(); ++k) {
-      const std::string q = p + ".categories[" + std::to_string(k) + "]";
-      CategoryShare c;
-      c.category = kKernelCategoryNames.Parse(r.Str(cats[k], "category", q), where + ": " + q, "kernel category");
-      c.count = r.Int(cats[k], "count", q);
-      c.sum_s = r.Num(cats[k], "sum_s", q);
-      ra.categories.push_back(c);
-    }
-    const json& top = r.Arr(j, "top_kernels", p);
-    for (size_t k = 0; k < top.size(); ++k) {
-      const std::string q = p + ".top_kernels[" + std::to_string(k) + "]";
-      KernelStat s;
-      s.name = r.Str(top[k], "name", q);
-      s.type = kHtaKernelTypeNames.Parse(r.Str(top[k], "type", q), where + ": " + q, "kernel type");
-      s.category = kKernelCategoryNames.Parse(r.Str(top[k], "category", q), where + ": " + q, "kernel category");
-      s.count = r.Int(top[k], "count", q);
-      s.sum_s = r.Num(top[k], "sum_s", q);
-      s.mean_s = r.Num(top[k], "mean_s", q);
-      s.min_s = r.Num(top[k], "min_s", q);
-      s.max_s = r.Num(top[k], "max_s", q);
-      ra.top_kernels.push_back(s);
-    }
-    const json& l = r.Get(j, "launch", p);
-    const std::string lp = p + ".launch";
-    ra.launch.launches = r.Int(l, "launches", lp);
-    ra.launch.cpu_duration_s = r.Num(l, "cpu_duration_s", lp);
-    ra.launch.gpu_duration_s = r.Num(l, "gpu_duration_s", lp);
-    ra.launch.launch_delay_s = r.Num(l, "launch_delay_s", lp);
-    ra.launch.mean_launch_delay_s = r.Num(l, "mean_launch_delay_s", lp);
-    ra.launch.max_launch_delay_s = r.Num(l, "max_launch_delay_s", lp);
-    ra.launch.short_kernels = r.Int(l, "short_kernels", lp);
-    ra.launch.runtime_outliers = r.Int(l, "runtime_outliers", lp);
-    ra.launch.launch_delay_outliers = r.Int(l, "launch_delay_outliers", lp);
-    const json& iters = r.Arr(j, "iterations", p);
-    for (size_t k = 0; k < iters.size(); ++k) {
-      const std::string q = p + ".iterations[" + std::to_string(k) + "]";
-      IterationStats it;
-      it.step = r.Int(iters[k], "step", q);
-      it.cpu_step_s = r.Num(iters[k], "cpu_step_s", q);
-      it.dataloader_s = r.Num(iters[k], "dataloader_s", q);
-      it.gpu = Temporal(r, r.Get(iters[k], "gpu", q), q + ".gpu");
-      it.comm_overlap_pct = r.Num(iters[k], "comm_overlap_pct", q, true);
-      ra.iterations.push_back(it);
-    }
-    const json& st = r.Get(j, "step_time", p);
-    ra.step_time.count = r.Int(st, "count", p + ".step_time");
-    ra.step_time.mean = r.Num(st, "mean_s", p + ".step_time");
-    ra.step_time.median = r.Num(st, "median_s", p + ".step_time");
-    ra.step_time.min = r.Num(st, "min_s", p + ".step_time");
-    ra.step_time.max = r.Num(st, "max_s", p + ".step_time");
-    ra.dataloader_share = r.Num(j, "dataloader_share", p);
-    const json& colls = r.Arr(j, "collectives", p);
-    for (size_t k = 0; k < colls.size(); ++k) {
-      const std::string q = p + ".collectives[" + std::to_string(k) + "]";
-      CollectiveStats c;
-      c.kind = kCollectiveNames.Parse(r.Str(colls[k], "kind", q), where + ": " + q, "collective kind");
-      c.count = r.Int(colls[k], "count", q);
-      c.total_s = r.Num(colls[k], "total_s", q);
-      c.exposed_s = r.Num(colls[k], "exposed_s", q);
-      c.sized_count = r.Int(colls[k], "sized_count", q);
-      c.bytes = r.Num(colls[k], "bytes", q);
-      c.sized_time_s = r.Num(colls[k], "sized_time_s", q);
-      c.algbw_bytes_per_s = r.Num(colls[k], "algbw_bytes_per_s", q);
-      c.busbw_bytes_per_s = r.Num(colls[k], "busbw_bytes_per_s", q);
-      // groups[] came later (an analyze JSON without it still reads).
-      if (colls[k].contains("groups")) {
-        const json& groups = r.Arr(colls[k], "groups", q);
-        for (size_t g = 0; g < groups.size(); ++g) {
-          const std::string qg = q + ".groups[" + std::to_string(g) + "]";
-          CollectiveGroupStats gs;
-          gs.group_size = static_cast<int>(r.Int(groups[g], "group_size", qg));
-          gs.sized_count = r.Int(groups[g], "sized_count", qg);
-          gs.bytes = r.Num(groups[g], "bytes", qg);
-          gs.bus_bytes = r.Num(groups[g], "bus_bytes", qg);
-          gs.sized_time_s = r.Num(groups[g], "sized_time_s", qg);
-          gs.busbw_bytes_per_s = r.Num(groups[g], "busbw_bytes_per_s", qg);
-          c.groups.push_back(gs);
-        }
-      }
-      ra.collectives.push_back(c);
-    }
-    a.ranks.push_back(std::move(ra));
-  }
-  const json& s = r.Get(doc, "stragglers", "");
-  a.stragglers.collectives_matched = r.Int(s, "collectives_matched", ".stragglers");
-  const json& sr = r.Arr(s, "ranks", ".stragglers");
-  for (size_t k = 0; k < sr.size(); ++k) {
-    const std::string q = ".stragglers.ranks[" + std::to_string(k) + "]";
-    StragglerRank x;
-    x.rank = static_cast<int>(r.Int(sr[k], "rank", q));
-    x.mean_step_time_s = r.Num(sr[k], "mean_step_time_s", q);
-    x.step_time_robust_z = r.Num(sr[k], "step_time_robust_z", q);
-    x.collectives_matched = r.Int(sr[k], "collectives_matched", q);
-    x.last_arrivals = r.Int(sr[k], "last_arrivals", q);
-    x.caused_wait_s = r.Num(sr[k], "caused_wait_s", q);
-    x.waited_s = r.Num(sr[k], "waited_s", q);
-    const json& f = r.Get(sr[k], "straggler", q);
-    if (!f.is_boolean()) r.Fail(q + ".straggler", "is not a boolean");
-    x.straggler = f.get<bool>();
-    x.reason = r.Str(sr[k], "reason", q);
-    if (x.straggler) a.stragglers.stragglers.push_back(x.rank);
-    a.stragglers.ranks.push_back(std::move(x));
-  }
+  for (size_t i = 0; i < ranks.size(); ++i)
+    a.ranks.push_back(ReadAnalysisRank(r, ranks[i], "ranks[" + std::to_string(i) + "]"));
+  ReadAnalysisStragglers(r, doc, &a);
   return a;
 }
 

@@ -86,6 +86,114 @@ struct Save {
 
 double Median(std::vector<double> v) { return MedianAndMad(v).median; }
 
+// The lost time an interval (or a save's intervals) must exceed to be a stall: out of the
+// interval noise sigma, a share of the expected time, and two timestamp quanta.
+struct StallThreshold {
+  double sigma = 0, quantum_s = 0;
+  double operator()(double expected_s, int intervals) const {
+    return std::max({kOutlierZ * sigma * std::sqrt(static_cast<double>(intervals)),
+                     kMinStallShareOfInterval * expected_s, kQuantaPerStall * quantum_s});
+  }
+};
+
+// The logged intervals (from one iteration line to the next) and, in pace, each one's time per
+// iteration: from the timestamps when timed, else the logged elapsed time.
+std::vector<Interval> LoggedIntervals(const std::vector<IterationRecord>& recs, bool timed, std::vector<double>* pace) {
+  std::vector<Interval> iv;
+  for (size_t i = 1; i < recs.size(); ++i) {
+    const auto& r = recs[i];
+    if (r.interval_iterations <= 0 || r.iteration < 0) continue;
+    Interval x;
+    x.rec = i;
+    x.start_iteration = recs[i - 1].iteration;
+    x.end_iteration = r.iteration;
+    x.start_s = recs[i - 1].time_s;
+    x.end_s = r.time_s;
+    const double n = static_cast<double>(r.interval_iterations);
+    pace->push_back(timed ? (x.end_s - x.start_s) / n : r.elapsed_per_iteration_s);
+    iv.push_back(x);
+  }
+  return iv;
+}
+
+// Sets each interval's expected and lost time against its local pace, appending the lost times
+// to lost; false when a local pace is not above 0.
+bool SetIntervalBaselines(const std::vector<IterationRecord>& recs, const std::vector<double>& pace,
+                          std::vector<Interval>* intervals, std::vector<double>* lost) {
+  std::vector<Interval>& iv = *intervals;
+  // The typical pace around each interval: the median over its neighbours, so that a step
+  // change or a slow drift of the throughput (rule throughput_change_point) is not read as stalls.
+  std::vector<double> window;
+  for (size_t k = 0; k < iv.size(); ++k) {
+    const size_t lo = k >= kBaselineHalfWindow ? k - kBaselineHalfWindow : 0;
+    const size_t hi = std::min(iv.size() - 1, k + kBaselineHalfWindow);
+    window.assign(pace.begin() + static_cast<std::ptrdiff_t>(lo), pace.begin() + static_cast<std::ptrdiff_t>(hi) + 1);
+    std::nth_element(window.begin(), window.begin() + static_cast<std::ptrdiff_t>(window.size() / 2), window.end());
+    const double w0 = window[window.size() / 2];
+    if (!(w0 > 0)) return false;
+    const double n = static_cast<double>(recs[iv[k].rec].interval_iterations);
+    iv[k].expected_s = n * w0;
+    iv[k].lost_s = n * (pace[k] - w0);
+    lost->push_back(iv[k].lost_s);
+  }
+  return true;
+}
+
+// The saves, one per iteration, in order, each with its save-checkpoint timer.
+std::map<int64_t, Save> CheckpointSaves(const TrainingLog& log) {
+  const auto& recs = log.iterations;
+  std::map<int64_t, Save> saves;
+  for (const auto& c : log.checkpoints) {
+    if (c.kind == CheckpointEventKind::kSaved) continue;
+    Save& s = saves[c.iteration];
+    if (s.line == 0) {
+      s.iteration = c.iteration;
+      s.line = c.line;
+      s.time_s = c.time_s;
+    }
+    if (c.kind == CheckpointEventKind::kAsyncScheduled) s.async = true;
+  }
+  for (auto& [it, s] : saves) {
+    // Its timer block comes before the next iteration line.
+    const auto next = std::upper_bound(recs.begin(), recs.end(), s.line,
+                                       [](int line, const IterationRecord& r) { return line < r.line; });
+    const int next_line = next == recs.end() ? std::numeric_limits<int>::max() : next->line;
+    for (const auto& t : log.timers)
+      if (t.line > s.line && t.line < next_line &&
+          (t.name == "save-checkpoint" || t.name == "save-checkpoint-non-persistent")) {
+        s.timer_max_s = t.max_s;
+        break;
+      }
+  }
+  return saves;
+}
+
+// The saves during training that an interval measures, each with its lost time, threshold,
+// visibility and time range.
+std::vector<Save> MeasureSaves(std::map<int64_t, Save> saves, const std::vector<Interval>& iv, int64_t last_iteration,
+                               const StallThreshold& threshold) {
+  std::vector<Save> kept;
+  for (auto& [it, s] : saves) {
+    if (it >= last_iteration || it < iv.front().start_iteration) continue;  // final save, or before the log
+    size_t k = 0;
+    while (k < iv.size() && !(iv[k].start_iteration <= it && it < iv[k].end_iteration)) ++k;
+    if (k == iv.size()) continue;  // inside a restart gap: no interval measures it
+    const size_t last = std::min(iv.size() - 1, k + (s.async ? kAsyncWindowIntervals : 0));
+    double sum = 0, expected = 0;
+    for (size_t j = k; j <= last; ++j) {
+      sum += iv[j].lost_s;
+      expected += iv[j].expected_s;
+    }
+    s.lost_s = std::max(0.0, sum);
+    s.threshold_s = threshold(expected / static_cast<double>(last - k + 1), static_cast<int>(last - k + 1));
+    s.visible = s.lost_s > s.threshold_s;
+    s.range_start_s = iv[k].start_s;
+    s.range_end_s = iv[last].end_s;
+    kept.push_back(s);
+  }
+  return kept;
+}
+
 class CheckpointStallRule : public Rule {
  public:
   const char* Name() const override { return "checkpoint_stall"; }
@@ -111,44 +219,14 @@ class CheckpointStallRule : public Rule {
     if (!timed && !have_elapsed) return;
     const double quantum_s = timed && whole_seconds ? 1.0 : 0.0;
 
-    std::vector<Interval> iv;
     std::vector<double> pace;
-    for (size_t i = 1; i < recs.size(); ++i) {
-      const auto& r = recs[i];
-      if (r.interval_iterations <= 0 || r.iteration < 0) continue;
-      Interval x;
-      x.rec = i;
-      x.start_iteration = recs[i - 1].iteration;
-      x.end_iteration = r.iteration;
-      x.start_s = recs[i - 1].time_s;
-      x.end_s = r.time_s;
-      const double n = static_cast<double>(r.interval_iterations);
-      pace.push_back(timed ? (x.end_s - x.start_s) / n : r.elapsed_per_iteration_s);
-      iv.push_back(x);
-    }
+    std::vector<Interval> iv = LoggedIntervals(recs, timed, &pace);
     if (iv.size() < kMinIntervals) return;
-    // The typical pace around each interval: the median over its neighbours, so that a step
-    // change or a slow drift of the throughput (rule throughput_change_point) is not read as stalls.
     std::vector<double> lost;
-    std::vector<double> window;
-    for (size_t k = 0; k < iv.size(); ++k) {
-      const size_t lo = k >= kBaselineHalfWindow ? k - kBaselineHalfWindow : 0;
-      const size_t hi = std::min(iv.size() - 1, k + kBaselineHalfWindow);
-      window.assign(pace.begin() + static_cast<std::ptrdiff_t>(lo), pace.begin() + static_cast<std::ptrdiff_t>(hi) + 1);
-      std::nth_element(window.begin(), window.begin() + static_cast<std::ptrdiff_t>(window.size() / 2), window.end());
-      const double w0 = window[window.size() / 2];
-      if (!(w0 > 0)) return;
-      const double n = static_cast<double>(recs[iv[k].rec].interval_iterations);
-      iv[k].expected_s = n * w0;
-      iv[k].lost_s = n * (pace[k] - w0);
-      lost.push_back(iv[k].lost_s);
-    }
+    if (!SetIntervalBaselines(recs, pace, &iv, &lost)) return;
     const RobustCenter rc = MedianAndMad(lost);
     const double sigma = kMadToSigma * rc.mad;
-    auto threshold = [&](double expected_s, int intervals) {
-      return std::max({kOutlierZ * sigma * std::sqrt(static_cast<double>(intervals)),
-                       kMinStallShareOfInterval * expected_s, kQuantaPerStall * quantum_s});
-    };
+    const StallThreshold threshold{sigma, quantum_s};
     const double wall_s = timed ? recs.back().time_s - recs[iv.front().rec - 1].time_s : [&] {
       double s = 0;
       for (const auto& x : iv) s += x.expected_s + x.lost_s;
@@ -156,51 +234,7 @@ class CheckpointStallRule : public Rule {
     }();
     if (!(wall_s > 0)) return;
 
-    // The saves, one per iteration, in order.
-    std::map<int64_t, Save> saves;
-    for (const auto& c : log.checkpoints) {
-      if (c.kind == CheckpointEventKind::kSaved) continue;
-      Save& s = saves[c.iteration];
-      if (s.line == 0) {
-        s.iteration = c.iteration;
-        s.line = c.line;
-        s.time_s = c.time_s;
-      }
-      if (c.kind == CheckpointEventKind::kAsyncScheduled) s.async = true;
-    }
-    for (auto& [it, s] : saves) {
-      // Its timer block comes before the next iteration line.
-      const auto next = std::upper_bound(recs.begin(), recs.end(), s.line,
-                                         [](int line, const IterationRecord& r) { return line < r.line; });
-      const int next_line = next == recs.end() ? std::numeric_limits<int>::max() : next->line;
-      for (const auto& t : log.timers)
-        if (t.line > s.line && t.line < next_line &&
-            (t.name == "save-checkpoint" || t.name == "save-checkpoint-non-persistent")) {
-          s.timer_max_s = t.max_s;
-          break;
-        }
-    }
-    const int64_t last_iteration = recs.back().iteration;
-    std::vector<Save> kept;
-    for (auto& [it, s] : saves) {
-      if (it >= last_iteration || it < iv.front().start_iteration) continue;  // final save, or before the log
-      size_t k = 0;
-      while (k < iv.size() && !(iv[k].start_iteration <= it && it < iv[k].end_iteration)) ++k;
-      if (k == iv.size()) continue;  // inside a restart gap: no interval measures it
-      const size_t last = std::min(iv.size() - 1, k + (s.async ? kAsyncWindowIntervals : 0));
-      double sum = 0, expected = 0;
-      for (size_t j = k; j <= last; ++j) {
-        sum += iv[j].lost_s;
-        expected += iv[j].expected_s;
-      }
-      s.lost_s = std::max(0.0, sum);
-      s.threshold_s = threshold(expected / static_cast<double>(last - k + 1), static_cast<int>(last - k + 1));
-      s.visible = s.lost_s > s.threshold_s;
-      s.range_start_s = iv[k].start_s;
-      s.range_end_s = iv[last].end_s;
-      kept.push_back(s);
-    }
-
+    const std::vector<Save> kept = MeasureSaves(CheckpointSaves(log), iv, recs.back().iteration, threshold);
     if (!kept.empty()) {
       std::vector<const Save*> vis;
       for (const auto& s : kept)
@@ -211,8 +245,14 @@ class CheckpointStallRule : public Rule {
       ReportSaves(log, kept, vis, wall_s, timed, out);
       return;
     }
-    // No save lines: stalls at a fixed iteration period. Consecutive stalled intervals are one stall
-    // (a slow stretch), counted from its first interval.
+    CheckPeriodic(log, iv, threshold, wall_s, timed, out);
+  }
+
+  // No save lines: stalls at a fixed iteration period, reported when enough of them agree on it.
+  void CheckPeriodic(const TrainingLog& log, const std::vector<Interval>& iv, const StallThreshold& threshold,
+                     double wall_s, bool timed, std::vector<Finding>* out) const {
+    const auto& recs = log.iterations;
+    // Consecutive stalled intervals are one stall (a slow stretch), counted from its first interval.
     std::vector<Interval> stalls;
     int stalled_intervals = 0;
     for (size_t k = 0; k < iv.size(); ++k) {

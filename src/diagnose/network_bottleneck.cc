@@ -53,110 +53,136 @@ const char* Fix(const LinkCeiling& c) {
          "NCCL_ALGO=Ring (and NVLS on Hopper and later) to compare.";
 }
 
+// The same collective measured inside one node, for the across-nodes comparison (the
+// playbook's "near-linear inside a node, collapsing across nodes").
+const NcclTestsRun* IntraNodeRun(const DiagnoseInputs& in, const NcclTestsRun& multi) {
+  for (const NcclTestsRun& r : in.nccl_tests)
+    if (&r != &multi && r.collective == multi.collective && r.nodes == 1 && !std::isnan(LargeMessageBusBandwidth(r)))
+      return &r;
+  return nullptr;
+}
+
+// The info finding of a run whose GPU the catalog does not know: no ceiling to judge it against.
+void ReportNoCeiling(const NcclTestsRun& run, double busbw, Finding f, std::vector<Finding>* out) {
+  const char* coll = NcclTestCollectiveName(run.collective);
+  f.severity = Severity::kInfo;
+  f.title =
+      fmt::format("nccl-tests {}: large-message busbw {:.1f} GB/s; no ceiling to compare with", coll, busbw / kGB);
+  f.message = fmt::format(
+      "{}: the {} large-message bus bandwidth is {:.1f} GB/s over {} ranks; the file names no GPU the catalog "
+      "knows{}, "
+      "so there is no link ceiling to judge it against.",
+      run.path, coll, busbw / kGB, run.ranks,
+      run.devices.empty() ? " (no '# Rank' lines)" : " ('" + run.devices.front() + "')");
+  f.fix = "Give the GPU with --gpu (and the layout flags), or keep the '#  Rank ... device ...' lines in the log.";
+  out->push_back(std::move(f));
+}
+
+// The ceiling's evidence: the effective ceiling, the line rate, busbw against each, and NVLS.
+void AddCeilingEvidence(const LinkCeiling& c, double of_ceiling, double of_line, Finding* f) {
+  f->evidence.push_back({"effective ceiling", c.effective_bytes_per_s, "B/s", "hardware catalog: " + c.derivation});
+  f->evidence.push_back(
+      {"line rate", c.line_bytes_per_s, "B/s", "hardware catalog (" + c.gpu + ", " + c.gpu_source + ")"});
+  f->evidence.push_back({"busbw / effective ceiling", of_ceiling, "fraction", "nccl-tests vs catalog"});
+  f->evidence.push_back({"busbw / line rate", of_line, "fraction", "nccl-tests vs catalog"});
+  if (c.nvls_bytes_per_s > 0)
+    f->evidence.push_back(
+        {"NVLink SHARP all-reduce ceiling", c.nvls_bytes_per_s, "B/s", "NVLS: ring ceiling x 480/370"});
+}
+
+// Across nodes, the sentence comparing busbw with the same collective inside one node (and its
+// evidence); "" without such a run.
+std::string AcrossNodesText(const DiagnoseInputs& in, const NcclTestsRun& run, const LinkCeiling& c, double busbw,
+                            Finding* f) {
+  std::string across;
+  if (c.link == CeilingLink::kNetwork)
+    if (const NcclTestsRun* one = IntraNodeRun(in, run)) {
+      const double inside = LargeMessageBusBandwidth(*one);
+      f->evidence.push_back(
+          {"busbw of the same collective inside one node", inside, "B/s", Source(*one, LargeRowLine(*one, inside))});
+      across = fmt::format(
+          " Inside one node ({}) the same collective reaches {:.1f} GB/s: across nodes it keeps {:.0f}% of that.",
+          one->path, inside / kGB, 100 * busbw / inside);
+    }
+  return across;
+}
+
+// The loss on the training step, when the plan says how much of it is exposed
+// communication s: that time grows by ceiling / busbw, so throughput drops by
+// 1 - 1 / (1 + s (ceiling / busbw - 1)). Without a plan the loss cannot be estimated and a
+// busbw this far below the links is a clear misconfiguration: warning. Sets f's severity.
+double PlannedNetworkLoss(const DiagnoseInputs& in, double of_ceiling, Finding* f) {
+  double loss = 0;
+  if (in.plan) {
+    const double s = std::clamp(in.plan->estimate.comm_share, 0.0, 1.0);
+    loss = 1 - 1 / (1 + s * (1 / std::max(of_ceiling, 1e-6) - 1));
+    f->evidence.push_back({"planned exposed communication share", s, "fraction", "cost model"});
+    f->severity = SeverityForLoss(loss);
+  } else {
+    f->severity = Severity::kWarning;
+  }
+  return loss;
+}
+
+// The finding of one nccl-tests run: its large-message busbw against the ceiling of its links.
+void CheckNcclTestsRun(const DiagnoseInputs& in, const NcclTestsRun& run, const ClusterSpec* planned,
+                       std::vector<Finding>* out) {
+  const double busbw = LargeMessageBusBandwidth(run);
+  if (std::isnan(busbw)) return;
+  const char* coll = NcclTestCollectiveName(run.collective);
+  const int line = LargeRowLine(run, busbw);
+  Finding f;
+  f.rule = "network_bottleneck";
+  f.where.lines.push_back(Source(run, line));
+  f.evidence.push_back({"large-message busbw (median of rows >= 256 MiB)", busbw, "B/s", Source(run, line)});
+  if (!std::isnan(run.printed_avg_busbw_bytes_per_s))
+    f.evidence.push_back({"printed average busbw (all sizes)", run.printed_avg_busbw_bytes_per_s, "B/s",
+                          Source(run, run.avg_busbw_line)});
+  const auto ceiling = NcclTestsCeiling(run, planned);
+  if (!ceiling) return ReportNoCeiling(run, busbw, std::move(f), out);
+  const LinkCeiling& c = *ceiling;
+  const double of_ceiling = busbw / c.effective_bytes_per_s;
+  const double of_line = busbw / c.line_bytes_per_s;
+  const char* link = c.link == CeilingLink::kNetwork ? "network" : c.scale_up == LinkClass::kPcie ? "PCIe" : "NVLink";
+  AddCeilingEvidence(c, of_ceiling, of_line, &f);
+  const std::string numbers = fmt::format(
+      "{:.1f} GB/s = {:.1f}% of the {:.1f} GB/s effective {} ceiling ({:.1f}% of the {:.1f} GB/s line rate; {})",
+      busbw / kGB, 100 * of_ceiling, c.effective_bytes_per_s / kGB, link, 100 * of_line, c.line_bytes_per_s / kGB,
+      c.derivation);
+  const std::string across = AcrossNodesText(in, run, c, busbw, &f);
+  const std::string nvls =
+      c.nvls_bytes_per_s > 0
+          ? fmt::format(" With NVLink SHARP (NCCL_NVLS_ENABLE=1, NCCL >= 2.17) all-reduce reaches ~{:.0f} GB/s.",
+                        c.nvls_bytes_per_s / kGB)
+          : std::string();
+  if (of_ceiling >= kMinCeilingFraction) {
+    f.severity = Severity::kInfo;
+    f.title = fmt::format("nccl-tests {} on {} {} ranks: busbw {:.0f}% of the {} ceiling", coll, c.ranks, c.gpu,
+                          100 * of_ceiling, link);
+    f.message = fmt::format(
+        "{}: the {} large-message bus bandwidth is {}: at least {:.0f}% of the ceiling, as the checklist asks.{}",
+        run.path, coll, numbers, 100 * kMinCeilingFraction, nvls);
+    f.fix = "Nothing to change.";
+    out->push_back(std::move(f));
+    return;
+  }
+  const double loss = PlannedNetworkLoss(in, of_ceiling, &f);
+  f.loss_fraction = loss;
+  f.title = fmt::format("nccl-tests {} on {} {} ranks: busbw {:.0f}% of the {} ceiling (below {:.0f}%)", coll, c.ranks,
+                        c.gpu, 100 * of_ceiling, link, 100 * kMinCeilingFraction);
+  f.message = fmt::format(
+      "{}: the {} large-message bus bandwidth is {}, below the {:.0f}% the checklist asks for.{}{}{}", run.path, coll,
+      numbers, 100 * kMinCeilingFraction, nvls, across,
+      in.plan ? fmt::format(" With the planned {:.1f}% of exposed communication this costs {:.1f}% of throughput.",
+                            100 * in.plan->estimate.comm_share, 100 * loss)
+              : std::string(" Give the plan (--model, --gpu, layout flags) to estimate the throughput lost."));
+  f.fix = Fix(c);
+  out->push_back(std::move(f));
+}
+
 void CheckNcclTests(const DiagnoseInputs& in, std::vector<Finding>* out) {
   const ClusterSpec* planned = in.plan ? &in.plan->cluster : in.cluster ? &*in.cluster : nullptr;
-  // The same collective measured inside one node, for the across-nodes comparison (the
-  // playbook's "near-linear inside a node, collapsing across nodes").
-  auto intra_node = [&](const NcclTestsRun& multi) -> const NcclTestsRun* {
-    for (const NcclTestsRun& r : in.nccl_tests)
-      if (&r != &multi && r.collective == multi.collective && r.nodes == 1 && !std::isnan(LargeMessageBusBandwidth(r)))
-        return &r;
-    return nullptr;
-  };
-  for (const NcclTestsRun& run : in.nccl_tests) {
-    const double busbw = LargeMessageBusBandwidth(run);
-    if (std::isnan(busbw)) continue;
-    const char* coll = NcclTestCollectiveName(run.collective);
-    const int line = LargeRowLine(run, busbw);
-    Finding f;
-    f.rule = "network_bottleneck";
-    f.where.lines.push_back(Source(run, line));
-    f.evidence.push_back({"large-message busbw (median of rows >= 256 MiB)", busbw, "B/s", Source(run, line)});
-    if (!std::isnan(run.printed_avg_busbw_bytes_per_s))
-      f.evidence.push_back({"printed average busbw (all sizes)", run.printed_avg_busbw_bytes_per_s, "B/s",
-                            Source(run, run.avg_busbw_line)});
-    const auto ceiling = NcclTestsCeiling(run, planned);
-    if (!ceiling) {
-      f.severity = Severity::kInfo;
-      f.title =
-          fmt::format("nccl-tests {}: large-message busbw {:.1f} GB/s; no ceiling to compare with", coll, busbw / kGB);
-      f.message = fmt::format(
-          "{}: the {} large-message bus bandwidth is {:.1f} GB/s over {} ranks; the file names no GPU the catalog "
-          "knows{}, "
-          "so there is no link ceiling to judge it against.",
-          run.path, coll, busbw / kGB, run.ranks,
-          run.devices.empty() ? " (no '# Rank' lines)" : " ('" + run.devices.front() + "')");
-      f.fix = "Give the GPU with --gpu (and the layout flags), or keep the '#  Rank ... device ...' lines in the log.";
-      out->push_back(std::move(f));
-      continue;
-    }
-    const LinkCeiling& c = *ceiling;
-    const double of_ceiling = busbw / c.effective_bytes_per_s;
-    const double of_line = busbw / c.line_bytes_per_s;
-    const char* link = c.link == CeilingLink::kNetwork ? "network" : c.scale_up == LinkClass::kPcie ? "PCIe" : "NVLink";
-    f.evidence.push_back({"effective ceiling", c.effective_bytes_per_s, "B/s", "hardware catalog: " + c.derivation});
-    f.evidence.push_back(
-        {"line rate", c.line_bytes_per_s, "B/s", "hardware catalog (" + c.gpu + ", " + c.gpu_source + ")"});
-    f.evidence.push_back({"busbw / effective ceiling", of_ceiling, "fraction", "nccl-tests vs catalog"});
-    f.evidence.push_back({"busbw / line rate", of_line, "fraction", "nccl-tests vs catalog"});
-    if (c.nvls_bytes_per_s > 0)
-      f.evidence.push_back(
-          {"NVLink SHARP all-reduce ceiling", c.nvls_bytes_per_s, "B/s", "NVLS: ring ceiling x 480/370"});
-    const std::string numbers = fmt::format(
-        "{:.1f} GB/s = {:.1f}% of the {:.1f} GB/s effective {} ceiling ({:.1f}% of the {:.1f} GB/s line rate; {})",
-        busbw / kGB, 100 * of_ceiling, c.effective_bytes_per_s / kGB, link, 100 * of_line, c.line_bytes_per_s / kGB,
-        c.derivation);
-    std::string across;
-    if (c.link == CeilingLink::kNetwork)
-      if (const NcclTestsRun* one = intra_node(run)) {
-        const double inside = LargeMessageBusBandwidth(*one);
-        f.evidence.push_back(
-            {"busbw of the same collective inside one node", inside, "B/s", Source(*one, LargeRowLine(*one, inside))});
-        across = fmt::format(
-            " Inside one node ({}) the same collective reaches {:.1f} GB/s: across nodes it keeps {:.0f}% of that.",
-            one->path, inside / kGB, 100 * busbw / inside);
-      }
-    const std::string nvls =
-        c.nvls_bytes_per_s > 0
-            ? fmt::format(" With NVLink SHARP (NCCL_NVLS_ENABLE=1, NCCL >= 2.17) all-reduce reaches ~{:.0f} GB/s.",
-                          c.nvls_bytes_per_s / kGB)
-            : std::string();
-    if (of_ceiling >= kMinCeilingFraction) {
-      f.severity = Severity::kInfo;
-      f.title = fmt::format("nccl-tests {} on {} {} ranks: busbw {:.0f}% of the {} ceiling", coll, c.ranks, c.gpu,
-                            100 * of_ceiling, link);
-      f.message = fmt::format(
-          "{}: the {} large-message bus bandwidth is {}: at least {:.0f}% of the ceiling, as the checklist asks.{}",
-          run.path, coll, numbers, 100 * kMinCeilingFraction, nvls);
-      f.fix = "Nothing to change.";
-      out->push_back(std::move(f));
-      continue;
-    }
-    // The loss on the training step, when the plan says how much of it is exposed
-    // communication s: that time grows by ceiling / busbw, so throughput drops by
-    // 1 - 1 / (1 + s (ceiling / busbw - 1)). Without a plan the loss cannot be estimated and a
-    // busbw this far below the links is a clear misconfiguration: warning.
-    double loss = 0;
-    if (in.plan) {
-      const double s = std::clamp(in.plan->estimate.comm_share, 0.0, 1.0);
-      loss = 1 - 1 / (1 + s * (1 / std::max(of_ceiling, 1e-6) - 1));
-      f.evidence.push_back({"planned exposed communication share", s, "fraction", "cost model"});
-      f.severity = SeverityForLoss(loss);
-    } else {
-      f.severity = Severity::kWarning;
-    }
-    f.loss_fraction = loss;
-    f.title = fmt::format("nccl-tests {} on {} {} ranks: busbw {:.0f}% of the {} ceiling (below {:.0f}%)", coll,
-                          c.ranks, c.gpu, 100 * of_ceiling, link, 100 * kMinCeilingFraction);
-    f.message = fmt::format(
-        "{}: the {} large-message bus bandwidth is {}, below the {:.0f}% the checklist asks for.{}{}{}", run.path, coll,
-        numbers, 100 * kMinCeilingFraction, nvls, across,
-        in.plan ? fmt::format(" With the planned {:.1f}% of exposed communication this costs {:.1f}% of throughput.",
-                              100 * in.plan->estimate.comm_share, 100 * loss)
-                : std::string(" Give the plan (--model, --gpu, layout flags) to estimate the throughput lost."));
-    f.fix = Fix(c);
-    out->push_back(std::move(f));
-  }
+  for (const NcclTestsRun& run : in.nccl_tests) CheckNcclTestsRun(in, run, planned, out);
 }
 
 // Data-parallel gradient and parameter collectives and expert-parallel all-to-all can run under

@@ -78,6 +78,197 @@ std::string GpuList(const std::vector<int>& gpus) {
   return out;
 }
 
+// The throttling episodes of one GPU and what the telemetry says about it during them.
+struct GpuEpisodes {
+  int gpu;
+  std::vector<Episode> episodes;
+  double mean_clock_hz = 0, reference_hz = 0, own_loss = 0;
+  int throttled_samples = 0;
+  uint64_t bits = 0;
+  double temp_during = 0, temp_max = -1e9, temp_other = std::numeric_limits<double>::quiet_NaN();
+  double power_during = 0, power_limit = std::numeric_limits<double>::quiet_NaN();
+  double clock_temp_r = std::numeric_limits<double>::quiet_NaN();
+  int temp_n = 0, power_n = 0;
+  int first_line = 0;
+};
+
+// The capture's samples by GPU, each GPU with its unthrottled clock.
+std::map<int, GpuSeries> ThrottlingSeriesByGpu(const GpuTelemetry& t) {
+  std::map<int, GpuSeries> by_gpu;
+  for (const auto& s : t.samples) {
+    GpuSeries& g = by_gpu[s.gpu];
+    g.gpu = s.gpu;
+    g.s.push_back(&s);
+  }
+  // Each GPU's unthrottled clock.
+  std::vector<double> references;
+  for (auto& [gpu, g] : by_gpu) {
+    std::vector<double> free_clock, max_clock;
+    for (const TelemetrySample* s : g.s) {
+      if (!std::isnan(s->max_sm_clock_hz)) max_clock.push_back(s->max_sm_clock_hz);
+      if (std::isnan(s->sm_clock_hz) || !s->reasons_known || !Busy(*s)) continue;
+      if ((s->reasons & (ThrottlingReasonMask() | kGpuIdleBit)) == 0) free_clock.push_back(s->sm_clock_hz);
+    }
+    if (static_cast<int>(free_clock.size()) >= kMinReferenceSamples) {
+      g.reference_hz = Median(free_clock);
+      g.reference_source = "median SM clock of its unthrottled busy polls";
+    } else if (!max_clock.empty()) {
+      g.reference_hz = Median(max_clock);
+      g.reference_source = "clocks.max.sm";
+    }
+    if (!std::isnan(g.reference_hz)) references.push_back(g.reference_hz);
+  }
+  for (auto& [gpu, g] : by_gpu) {
+    if (std::isnan(g.reference_hz) && !references.empty()) {
+      g.reference_hz = Median(references);
+      g.reference_source = "median unthrottled clock of the other GPUs";
+    }
+  }
+  return by_gpu;
+}
+
+// The GPU's sustained episodes of polls with a reason bit of mask, short gaps bridged.
+std::vector<Episode> ThrottleEpisodes(const GpuSeries& g, uint64_t mask) {
+  const auto throttled = [&](const TelemetrySample* s) {
+    return s->reasons_known && (s->reasons & mask) != 0 && !std::isnan(s->sm_clock_hz);
+  };
+  std::vector<Episode> eps;
+  int open_first = -1, open_last = -1;
+  for (int i = 0; i < static_cast<int>(g.s.size()); ++i) {
+    if (!throttled(g.s[i])) continue;
+    if (open_first >= 0 && g.s[i]->sample - g.s[open_last]->sample <= kBridgeSamples + 1) {
+      open_last = i;
+      continue;
+    }
+    if (open_first >= 0) eps.push_back({open_first, open_last});
+    open_first = open_last = i;
+  }
+  if (open_first >= 0) eps.push_back({open_first, open_last});
+  std::erase_if(eps,
+                [&](const Episode& e) { return g.s[e.last]->sample - g.s[e.first]->sample + 1 < kMinEpisodeSamples; });
+  return eps;
+}
+
+// The temperature outside the episodes (busy polls), and the clock's correlation with the
+// temperature over all busy polls.
+void MeasureTemperatureOutsideEpisodes(const GpuSeries& g, const std::vector<bool>& in_episode, GpuEpisodes* h) {
+  double other = 0;
+  int other_n = 0;
+  std::vector<double> clocks, temps;
+  for (size_t i = 0; i < g.s.size(); ++i) {
+    const TelemetrySample& s = *g.s[i];
+    if (!Busy(s) || std::isnan(s.temperature_c)) continue;
+    if (!in_episode[i]) other += s.temperature_c, ++other_n;
+    if (!std::isnan(s.sm_clock_hz)) clocks.push_back(s.sm_clock_hz), temps.push_back(s.temperature_c);
+  }
+  if (other_n) h->temp_other = other / other_n;
+  h->clock_temp_r = PearsonR(clocks, temps);
+}
+
+// The clock, bits, temperature and power of the GPU over its episodes; lowers each episode
+// sample's entry of slowest (the slowest GPU's clock ratio) to this GPU's.
+GpuEpisodes MeasureEpisodes(int gpu, const GpuSeries& g, std::vector<Episode> eps, uint64_t mask,
+                            std::vector<double>* slowest) {
+  GpuEpisodes h;
+  h.gpu = gpu;
+  h.episodes = eps;
+  h.reference_hz = g.reference_hz;
+  std::vector<bool> in_episode(g.s.size(), false);
+  double clock_sum = 0;
+  int clock_n = 0;
+  for (const Episode& e : eps) {
+    for (int i = e.first; i <= e.last; ++i) {
+      in_episode[i] = true;
+      const TelemetrySample& s = *g.s[i];
+      if (h.first_line == 0) h.first_line = s.line;
+      if (s.reasons_known) h.bits |= s.reasons & mask;
+      if (!std::isnan(s.sm_clock_hz)) {
+        clock_sum += s.sm_clock_hz;
+        ++clock_n;
+        const double ratio = std::min(1.0, s.sm_clock_hz / g.reference_hz);
+        (*slowest)[s.sample] = std::min((*slowest)[s.sample], ratio);
+      }
+      if (!std::isnan(s.temperature_c)) {
+        h.temp_during += s.temperature_c;
+        h.temp_max = std::max(h.temp_max, s.temperature_c);
+        ++h.temp_n;
+      }
+      if (!std::isnan(s.power_w)) {
+        h.power_during += s.power_w;
+        ++h.power_n;
+      }
+      if (!std::isnan(s.power_limit_w)) h.power_limit = s.power_limit_w;
+    }
+  }
+  h.throttled_samples = clock_n;
+  h.mean_clock_hz = clock_n ? clock_sum / clock_n : std::numeric_limits<double>::quiet_NaN();
+  if (h.temp_n) h.temp_during /= h.temp_n;
+  if (h.power_n) h.power_during /= h.power_n;
+  MeasureTemperatureOutsideEpisodes(g, in_episode, &h);
+  return h;
+}
+
+// Adds one throttled GPU's place, time ranges and evidence to f; returns its sentence.
+std::string DescribeThrottledGpu(const GpuTelemetry& t, const GpuSeries& g, const GpuEpisodes& h, Finding* f) {
+  f->where.gpus.push_back(h.gpu);
+  double span_s = 0;
+  for (const Episode& e : h.episodes) {
+    const double a = g.s[e.first]->time_s, b = g.s[e.last]->time_s;
+    f->where.time_ranges_s.emplace_back(a, b);
+    f->where.lines.push_back(fmt::format("{}:{}", t.path, g.s[e.first]->line));
+    span_s += b - a + (std::isnan(t.interval_s) ? 0 : t.interval_s);
+  }
+  const double lost = 1 - h.mean_clock_hz / h.reference_hz;
+  const std::string src = fmt::format("{} GPU {}", t.path, h.gpu);
+  std::string d = fmt::format(
+      "GPU {} ran at {:.0f} MHz, {:.1f}% below its unthrottled {:.0f} MHz ({}), for {:.0f} s in {} episode{} with "
+      "{}",
+      h.gpu, h.mean_clock_hz / 1e6, 100 * lost, h.reference_hz / 1e6, g.reference_source, span_s, h.episodes.size(),
+      h.episodes.size() == 1 ? "" : "s", ClockReasonNames(h.bits));
+  f->evidence.push_back({fmt::format("GPU {} mean SM clock while throttled", h.gpu), h.mean_clock_hz, "Hz", src});
+  f->evidence.push_back({fmt::format("GPU {} unthrottled SM clock", h.gpu), h.reference_hz, "Hz", src});
+  f->evidence.push_back({fmt::format("GPU {} clock lost", h.gpu), lost, "fraction", src});
+  f->evidence.push_back({fmt::format("GPU {} throttled time", h.gpu), span_s, "s", src});
+  f->evidence.push_back({fmt::format("GPU {} reason bits {:#x} ({})", h.gpu, h.bits, ClockReasonNames(h.bits)),
+                         static_cast<double>(h.bits), "", fmt::format("{}:{}", t.path, h.first_line)});
+  if (h.temp_n) {
+    d += fmt::format("; {:.0f} C (max {:.0f} C) while throttled", h.temp_during, h.temp_max);
+    if (!std::isnan(h.temp_other)) d += fmt::format(" against {:.0f} C otherwise", h.temp_other);
+    f->evidence.push_back({fmt::format("GPU {} temperature while throttled", h.gpu), h.temp_during, "C", src});
+    if (!std::isnan(h.temp_other))
+      f->evidence.push_back({fmt::format("GPU {} temperature otherwise", h.gpu), h.temp_other, "C", src});
+  }
+  if (!std::isnan(h.clock_temp_r)) {
+    d += fmt::format(", clock-temperature correlation r = {:.2f}", h.clock_temp_r);
+    f->evidence.push_back({fmt::format("GPU {} clock-temperature correlation", h.gpu), h.clock_temp_r, "", src});
+  }
+  if (h.power_n) {
+    d += fmt::format("; {:.0f} W", h.power_during);
+    if (!std::isnan(h.power_limit) && h.power_limit > 0) d += fmt::format(" of its {:.0f} W limit", h.power_limit);
+    f->evidence.push_back({fmt::format("GPU {} power while throttled", h.gpu), h.power_during, "W", src});
+    if (!std::isnan(h.power_limit))
+      f->evidence.push_back({fmt::format("GPU {} power limit", h.gpu), h.power_limit, "W", src});
+  }
+  return d;
+}
+
+// The fix of a thermal or power throttling finding on the GPUs throttled_gpus.
+std::string ThrottlingFix(ClockReasonCause cause, const std::vector<int>& throttled_gpus) {
+  if (cause == ClockReasonCause::kThermal) {
+    return fmt::format(
+        "Cool GPU {}: check the node's airflow or liquid-cooling loop, inlet temperature, fans and heat-sink seating "
+        "(`nvidia-smi -q -d TEMPERATURE,PERFORMANCE` shows the slowdown thresholds and the active reasons); "
+        "a single hot GPU is a hardware ticket: drain the node or exclude it from the job until it is fixed.",
+        GpuList(throttled_gpus));
+  }
+  return fmt::format(
+      "Check GPU {}'s power limit against the default (`nvidia-smi -q -d POWER`; restore it with `nvidia-smi -pl "
+      "<default W>`), "
+      "and for the hardware power brake (0x80) the node's power supplies and PDU; if every GPU sits at its cap, "
+      "lock the clocks below the boost clock (`nvidia-smi -lgc`) so that all GPUs run at the same steady clock.",
+      GpuList(throttled_gpus));
+}
+
 class ThrottlingRule : public Rule {
  public:
   explicit ThrottlingRule(ClockReasonCause cause) : cause_(cause), mask_(ClockReasonMask(cause)) {}
@@ -97,124 +288,16 @@ class ThrottlingRule : public Rule {
  private:
   void CheckCapture(const GpuTelemetry& t, std::vector<Finding>* out) const {
     if (t.source != TelemetrySource::kNvidiaSmi || t.sample_count == 0) return;
-    std::map<int, GpuSeries> by_gpu;
-    for (const auto& s : t.samples) {
-      GpuSeries& g = by_gpu[s.gpu];
-      g.gpu = s.gpu;
-      g.s.push_back(&s);
-    }
-    // Each GPU's unthrottled clock.
-    std::vector<double> references;
-    for (auto& [gpu, g] : by_gpu) {
-      std::vector<double> free_clock, max_clock;
-      for (const TelemetrySample* s : g.s) {
-        if (!std::isnan(s->max_sm_clock_hz)) max_clock.push_back(s->max_sm_clock_hz);
-        if (std::isnan(s->sm_clock_hz) || !s->reasons_known || !Busy(*s)) continue;
-        if ((s->reasons & (ThrottlingReasonMask() | kGpuIdleBit)) == 0) free_clock.push_back(s->sm_clock_hz);
-      }
-      if (static_cast<int>(free_clock.size()) >= kMinReferenceSamples) {
-        g.reference_hz = Median(free_clock);
-        g.reference_source = "median SM clock of its unthrottled busy polls";
-      } else if (!max_clock.empty()) {
-        g.reference_hz = Median(max_clock);
-        g.reference_source = "clocks.max.sm";
-      }
-      if (!std::isnan(g.reference_hz)) references.push_back(g.reference_hz);
-    }
-    for (auto& [gpu, g] : by_gpu) {
-      if (std::isnan(g.reference_hz) && !references.empty()) {
-        g.reference_hz = Median(references);
-        g.reference_source = "median unthrottled clock of the other GPUs";
-      }
-    }
+    const std::map<int, GpuSeries> by_gpu = ThrottlingSeriesByGpu(t);
 
     // Per sample, the slowest GPU's clock ratio (synchronous steps run at the slowest GPU).
     std::vector<double> slowest(t.sample_count, 1.0);
-    struct GpuEpisodes {
-      int gpu;
-      std::vector<Episode> episodes;
-      double mean_clock_hz = 0, reference_hz = 0, own_loss = 0;
-      int throttled_samples = 0;
-      uint64_t bits = 0;
-      double temp_during = 0, temp_max = -1e9, temp_other = std::numeric_limits<double>::quiet_NaN();
-      double power_during = 0, power_limit = std::numeric_limits<double>::quiet_NaN();
-      double clock_temp_r = std::numeric_limits<double>::quiet_NaN();
-      int temp_n = 0, power_n = 0;
-      int first_line = 0;
-    };
     std::vector<GpuEpisodes> hits;
-    for (auto& entry : by_gpu) {
-      // Named, not a structured binding: clang 14 (the fuzz build) cannot capture bindings in lambdas.
-      const int gpu = entry.first;
-      auto& g = entry.second;
+    for (const auto& [gpu, g] : by_gpu) {
       if (std::isnan(g.reference_hz) || g.reference_hz <= 0) continue;
-      const auto throttled = [&](const TelemetrySample* s) {
-        return s->reasons_known && (s->reasons & mask_) != 0 && !std::isnan(s->sm_clock_hz);
-      };
-      std::vector<Episode> eps;
-      int open_first = -1, open_last = -1;
-      for (int i = 0; i < static_cast<int>(g.s.size()); ++i) {
-        if (!throttled(g.s[i])) continue;
-        if (open_first >= 0 && g.s[i]->sample - g.s[open_last]->sample <= kBridgeSamples + 1) {
-          open_last = i;
-          continue;
-        }
-        if (open_first >= 0) eps.push_back({open_first, open_last});
-        open_first = open_last = i;
-      }
-      if (open_first >= 0) eps.push_back({open_first, open_last});
-      std::erase_if(
-          eps, [&](const Episode& e) { return g.s[e.last]->sample - g.s[e.first]->sample + 1 < kMinEpisodeSamples; });
+      std::vector<Episode> eps = ThrottleEpisodes(g, mask_);
       if (eps.empty()) continue;
-      GpuEpisodes h;
-      h.gpu = gpu;
-      h.episodes = eps;
-      h.reference_hz = g.reference_hz;
-      std::vector<bool> in_episode(g.s.size(), false);
-      double clock_sum = 0;
-      int clock_n = 0;
-      for (const Episode& e : eps) {
-        for (int i = e.first; i <= e.last; ++i) {
-          in_episode[i] = true;
-          const TelemetrySample& s = *g.s[i];
-          if (h.first_line == 0) h.first_line = s.line;
-          if (s.reasons_known) h.bits |= s.reasons & mask_;
-          if (!std::isnan(s.sm_clock_hz)) {
-            clock_sum += s.sm_clock_hz;
-            ++clock_n;
-            const double ratio = std::min(1.0, s.sm_clock_hz / g.reference_hz);
-            slowest[s.sample] = std::min(slowest[s.sample], ratio);
-          }
-          if (!std::isnan(s.temperature_c)) {
-            h.temp_during += s.temperature_c;
-            h.temp_max = std::max(h.temp_max, s.temperature_c);
-            ++h.temp_n;
-          }
-          if (!std::isnan(s.power_w)) {
-            h.power_during += s.power_w;
-            ++h.power_n;
-          }
-          if (!std::isnan(s.power_limit_w)) h.power_limit = s.power_limit_w;
-        }
-      }
-      h.throttled_samples = clock_n;
-      h.mean_clock_hz = clock_n ? clock_sum / clock_n : std::numeric_limits<double>::quiet_NaN();
-      if (h.temp_n) h.temp_during /= h.temp_n;
-      if (h.power_n) h.power_during /= h.power_n;
-      // The temperature outside the episodes (busy polls), and the clock's correlation with the
-      // temperature over all busy polls.
-      double other = 0;
-      int other_n = 0;
-      std::vector<double> clocks, temps;
-      for (size_t i = 0; i < g.s.size(); ++i) {
-        const TelemetrySample& s = *g.s[i];
-        if (!Busy(s) || std::isnan(s.temperature_c)) continue;
-        if (!in_episode[i]) other += s.temperature_c, ++other_n;
-        if (!std::isnan(s.sm_clock_hz)) clocks.push_back(s.sm_clock_hz), temps.push_back(s.temperature_c);
-      }
-      if (other_n) h.temp_other = other / other_n;
-      h.clock_temp_r = PearsonR(clocks, temps);
-      hits.push_back(std::move(h));
+      hits.push_back(MeasureEpisodes(gpu, g, std::move(eps), mask_, &slowest));
     }
     if (hits.empty()) return;
 
@@ -231,46 +314,7 @@ class ThrottlingRule : public Rule {
     for (const auto& h : hits) {
       throttled_gpus.push_back(h.gpu);
       bits |= h.bits;
-      f.where.gpus.push_back(h.gpu);
-      double span_s = 0;
-      for (const Episode& e : h.episodes) {
-        const GpuSeries& g = by_gpu.at(h.gpu);
-        const double a = g.s[e.first]->time_s, b = g.s[e.last]->time_s;
-        f.where.time_ranges_s.emplace_back(a, b);
-        f.where.lines.push_back(fmt::format("{}:{}", t.path, g.s[e.first]->line));
-        span_s += b - a + (std::isnan(t.interval_s) ? 0 : t.interval_s);
-      }
-      const double lost = 1 - h.mean_clock_hz / h.reference_hz;
-      const std::string src = fmt::format("{} GPU {}", t.path, h.gpu);
-      std::string d = fmt::format(
-          "GPU {} ran at {:.0f} MHz, {:.1f}% below its unthrottled {:.0f} MHz ({}), for {:.0f} s in {} episode{} with "
-          "{}",
-          h.gpu, h.mean_clock_hz / 1e6, 100 * lost, h.reference_hz / 1e6, by_gpu.at(h.gpu).reference_source, span_s,
-          h.episodes.size(), h.episodes.size() == 1 ? "" : "s", ClockReasonNames(h.bits));
-      f.evidence.push_back({fmt::format("GPU {} mean SM clock while throttled", h.gpu), h.mean_clock_hz, "Hz", src});
-      f.evidence.push_back({fmt::format("GPU {} unthrottled SM clock", h.gpu), h.reference_hz, "Hz", src});
-      f.evidence.push_back({fmt::format("GPU {} clock lost", h.gpu), lost, "fraction", src});
-      f.evidence.push_back({fmt::format("GPU {} throttled time", h.gpu), span_s, "s", src});
-      f.evidence.push_back({fmt::format("GPU {} reason bits {:#x} ({})", h.gpu, h.bits, ClockReasonNames(h.bits)),
-                            static_cast<double>(h.bits), "", fmt::format("{}:{}", t.path, h.first_line)});
-      if (h.temp_n) {
-        d += fmt::format("; {:.0f} C (max {:.0f} C) while throttled", h.temp_during, h.temp_max);
-        if (!std::isnan(h.temp_other)) d += fmt::format(" against {:.0f} C otherwise", h.temp_other);
-        f.evidence.push_back({fmt::format("GPU {} temperature while throttled", h.gpu), h.temp_during, "C", src});
-        if (!std::isnan(h.temp_other))
-          f.evidence.push_back({fmt::format("GPU {} temperature otherwise", h.gpu), h.temp_other, "C", src});
-      }
-      if (!std::isnan(h.clock_temp_r)) {
-        d += fmt::format(", clock-temperature correlation r = {:.2f}", h.clock_temp_r);
-        f.evidence.push_back({fmt::format("GPU {} clock-temperature correlation", h.gpu), h.clock_temp_r, "", src});
-      }
-      if (h.power_n) {
-        d += fmt::format("; {:.0f} W", h.power_during);
-        if (!std::isnan(h.power_limit) && h.power_limit > 0) d += fmt::format(" of its {:.0f} W limit", h.power_limit);
-        f.evidence.push_back({fmt::format("GPU {} power while throttled", h.gpu), h.power_during, "W", src});
-        if (!std::isnan(h.power_limit))
-          f.evidence.push_back({fmt::format("GPU {} power limit", h.gpu), h.power_limit, "W", src});
-      }
+      const std::string d = DescribeThrottledGpu(t, by_gpu.at(h.gpu), h, &f);
       details += (details.empty() ? "" : ". ") + d;
     }
     for (const auto& [gpu, g] : by_gpu)
@@ -294,20 +338,7 @@ class ThrottlingRule : public Rule {
         t.sample_count, 100 * loss);
     f.evidence.push_back({"GPUs waiting", static_cast<double>(waiting.size()), "", t.path});
     f.evidence.push_back({"estimated throughput loss", loss, "fraction", t.path});
-    if (cause_ == ClockReasonCause::kThermal) {
-      f.fix = fmt::format(
-          "Cool GPU {}: check the node's airflow or liquid-cooling loop, inlet temperature, fans and heat-sink seating "
-          "(`nvidia-smi -q -d TEMPERATURE,PERFORMANCE` shows the slowdown thresholds and the active reasons); "
-          "a single hot GPU is a hardware ticket: drain the node or exclude it from the job until it is fixed.",
-          GpuList(throttled_gpus));
-    } else {
-      f.fix = fmt::format(
-          "Check GPU {}'s power limit against the default (`nvidia-smi -q -d POWER`; restore it with `nvidia-smi -pl "
-          "<default W>`), "
-          "and for the hardware power brake (0x80) the node's power supplies and PDU; if every GPU sits at its cap, "
-          "lock the clocks below the boost clock (`nvidia-smi -lgc`) so that all GPUs run at the same steady clock.",
-          GpuList(throttled_gpus));
-    }
+    f.fix = ThrottlingFix(cause_, throttled_gpus);
     out->push_back(std::move(f));
   }
 

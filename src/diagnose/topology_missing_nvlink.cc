@@ -41,6 +41,137 @@ bool NvlinkExpected(const TopologyMatrix& m, const DiagnoseInputs& in) {
   return false;
 }
 
+// The info finding of a board on which NVLink is not expected between every pair.
+void ReportNoNvlinkExpected(const TopologyMatrix& m, const std::map<int, int>& counts, const std::vector<Pair>& missing,
+                            int pairs, std::vector<Finding>* out) {
+  const int g = m.gpu_count;
+  Finding f;
+  f.rule = kRule;
+  f.severity = Severity::kInfo;
+  f.title = counts.empty() ? fmt::format("{} GPUs without NVLink (PCIe only)", g)
+                           : fmt::format("{} GPUs, NVLink on {} of {} pairs (a partial mesh by design)", g,
+                                         pairs - missing.size(), pairs);
+  f.message = fmt::format(
+      "{}: no GPU reaches (all but one of) the other GPUs over NVLink, so this is not an NVSwitch or fully meshed "
+      "board; "
+      "tensor parallelism across GPUs without NVLink runs at PCIe speed.",
+      m.path);
+  f.fix =
+      "Keep tensor parallelism within NVLink-connected GPUs, or give the GPU and fabric (--gpu) if NVLink is "
+      "expected.";
+  f.evidence.push_back({"GPU pairs with NVLink", static_cast<double>(pairs - missing.size()), "", m.path});
+  out->push_back(std::move(f));
+}
+
+// The critical finding of the GPU pairs without NVLink where the other pairs have NV<modal>.
+void ReportMissingNvlink(const TopologyMatrix& m, const std::vector<Pair>& missing, int pairs, int modal,
+                         std::vector<Finding>* out) {
+  const int g = m.gpu_count;
+  Finding f;
+  f.rule = kRule;
+  f.severity = Severity::kCritical;  // a hardware fault or a down link (docs/diagnose.md conventions)
+  std::string list;
+  std::vector<int> isolated;
+  for (int i = 0; i < g; ++i) {
+    int miss = 0;
+    for (const auto& p : missing) miss += p.a == i || p.b == i;
+    if (miss == g - 1) isolated.push_back(i);
+  }
+  for (const auto& p : missing) {
+    f.where.gpu_pairs.push_back({p.a, p.b});
+    const std::string kind = TopoLinkText(m.links[p.a][p.b]);
+    if (list.size() < 400)
+      list += fmt::format("{}{}-{} {}", list.empty() ? "" : ", ", m.devices[p.a], m.devices[p.b], kind);
+    f.evidence.push_back({fmt::format("{}-{} link", m.devices[p.a], m.devices[p.b]),
+                          static_cast<double>(TopoLinkDistance(m.links[p.a][p.b].kind)),
+                          kind + " (distance: 1 NV# .. 6 SYS)", MatrixLine(m, p.a)});
+    f.where.lines.push_back(MatrixLine(m, p.a));
+  }
+  f.where.gpus = isolated;
+  std::sort(f.where.lines.begin(), f.where.lines.end());
+  f.where.lines.erase(std::unique(f.where.lines.begin(), f.where.lines.end()), f.where.lines.end());
+  f.title = fmt::format("{} of {} GPU pairs without NVLink ({})", missing.size(), pairs, list);
+  f.message = fmt::format(
+      "{}: {} GPU pair{} cross{} PCIe or the CPU instead of NVLink {}; NCCL rings and "
+      "tensor-parallel traffic through {} run at PCIe speed, a fraction of NVLink's.",
+      m.path, missing.size(), missing.size() == 1 ? "" : "s", missing.size() == 1 ? "es" : "",
+      modal > 0 ? fmt::format("where the other pairs have NV{}", modal)
+                : std::string("although the plan's fabric is an NVLink domain"),
+      missing.size() == 1 ? "that pair" : "these pairs");
+  f.fix =
+      "Check the NVLinks of these GPUs: nvidia-smi nvlink --status -i <gpu> and nvidia-smi nvlink -e (errors), the "
+      "fabric manager (systemctl status nvidia-fabricmanager) on NVSwitch systems, reseat or replace the GPU or "
+      "baseboard; until then exclude the node or keep TP groups on GPUs that have NVLink.";
+  f.evidence.push_back({"GPU pairs with NVLink", static_cast<double>(pairs - missing.size()), "", m.path});
+  out->push_back(std::move(f));
+}
+
+// A GPU with fewer bonded links than its peers: most of its NVLink pairs are below the mode
+// (a lane down shows as NV17 to every peer of an NV18 board).
+std::vector<int> ShortNvlinkGpus(const TopologyMatrix& m, int modal) {
+  const int g = m.gpu_count;
+  std::vector<int> short_gpus;
+  for (int i = 0; i < g; ++i) {
+    int nv = 0, narrow = 0;
+    for (int j = 0; j < g; ++j)
+      if (m.links[i][j].kind == TopoLinkKind::kNvlink) ++nv, narrow += m.links[i][j].nvlinks < modal;
+    if (nv > 0 && 2 * narrow > nv) short_gpus.push_back(i);
+  }
+  return short_gpus;
+}
+
+// The NVLink pairs below the mode between two GPUs that are not short of links.
+std::vector<Pair> NarrowNvlinkPairs(const TopologyMatrix& m, int modal, const std::vector<int>& short_gpus) {
+  const int g = m.gpu_count;
+  std::vector<Pair> narrow_pairs;
+  for (int i = 0; i < g; ++i)
+    for (int j = i + 1; j < g; ++j)
+      if (m.links[i][j].kind == TopoLinkKind::kNvlink && m.links[i][j].nvlinks < modal &&
+          std::find(short_gpus.begin(), short_gpus.end(), i) == short_gpus.end() &&
+          std::find(short_gpus.begin(), short_gpus.end(), j) == short_gpus.end())
+        narrow_pairs.push_back({i, j});
+  return narrow_pairs;
+}
+
+// The critical finding of the GPUs and pairs with fewer NVLinks than the NV<modal> of the others.
+void ReportNarrowNvlink(const TopologyMatrix& m, int modal, const std::vector<int>& short_gpus,
+                        const std::vector<Pair>& narrow_pairs, std::vector<Finding>* out) {
+  const int g = m.gpu_count;
+  Finding f;
+  f.rule = kRule;
+  f.severity = Severity::kCritical;
+  f.where.gpus = short_gpus;
+  std::string list;
+  for (int i : short_gpus) {
+    int fewest = modal;
+    for (int j = 0; j < g; ++j)
+      if (m.links[i][j].kind == TopoLinkKind::kNvlink) fewest = std::min(fewest, m.links[i][j].nvlinks);
+    list += fmt::format("{}{} NV{}", list.empty() ? "" : ", ", m.devices[i], fewest);
+    f.evidence.push_back(
+        {m.devices[i] + " NVLinks to its peers (fewest)", static_cast<double>(fewest), "links", MatrixLine(m, i)});
+    f.where.lines.push_back(MatrixLine(m, i));
+  }
+  for (const auto& p : narrow_pairs) {
+    f.where.gpu_pairs.push_back({p.a, p.b});
+    list += fmt::format("{}{}-{} NV{}", list.empty() ? "" : ", ", m.devices[p.a], m.devices[p.b],
+                        m.links[p.a][p.b].nvlinks);
+    f.evidence.push_back({fmt::format("{}-{} NVLinks", m.devices[p.a], m.devices[p.b]),
+                          static_cast<double>(m.links[p.a][p.b].nvlinks), "links", MatrixLine(m, p.a)});
+    f.where.lines.push_back(MatrixLine(m, p.a));
+  }
+  f.evidence.push_back({"NVLinks per pair elsewhere", static_cast<double>(modal), "links", m.path});
+  f.title = fmt::format("Fewer NVLinks than the NV{} of the other pairs: {}", modal, list);
+  f.message = fmt::format(
+      "{}: {} where the rest of the board has NV{}: a link is down or degraded, and every collective "
+      "through {} runs at the reduced width.",
+      m.path, list, modal, short_gpus.size() + narrow_pairs.size() == 1 ? "it" : "them");
+  f.fix =
+      "nvidia-smi nvlink --status -i <gpu> shows the inactive link; check nvidia-smi nvlink -e for replay/CRC "
+      "errors, "
+      "reset the GPU or have the baseboard serviced.";
+  out->push_back(std::move(f));
+}
+
 void CheckNvlink(const TopologyMatrix& m, const DiagnoseInputs& in, std::vector<Finding>* out) {
   const int g = m.gpu_count;
   if (g < 2) return;
@@ -56,118 +187,17 @@ void CheckNvlink(const TopologyMatrix& m, const DiagnoseInputs& in, std::vector<
   const int pairs = g * (g - 1) / 2;
   const bool expected = NvlinkExpected(m, in);
   if (!expected) {
-    Finding f;
-    f.rule = kRule;
-    f.severity = Severity::kInfo;
-    f.title = counts.empty() ? fmt::format("{} GPUs without NVLink (PCIe only)", g)
-                             : fmt::format("{} GPUs, NVLink on {} of {} pairs (a partial mesh by design)", g,
-                                           pairs - missing.size(), pairs);
-    f.message = fmt::format(
-        "{}: no GPU reaches (all but one of) the other GPUs over NVLink, so this is not an NVSwitch or fully meshed "
-        "board; "
-        "tensor parallelism across GPUs without NVLink runs at PCIe speed.",
-        m.path);
-    f.fix =
-        "Keep tensor parallelism within NVLink-connected GPUs, or give the GPU and fabric (--gpu) if NVLink is "
-        "expected.";
-    f.evidence.push_back({"GPU pairs with NVLink", static_cast<double>(pairs - missing.size()), "", m.path});
-    out->push_back(std::move(f));
+    ReportNoNvlinkExpected(m, counts, missing, pairs, out);
     return;
   }
   // The modal bond width over the NVLink pairs (ties: the wider): what every pair should show.
   int modal = 0, modal_pairs = 0;
   for (const auto& [links, n] : counts)
     if (n >= modal_pairs) modal = links, modal_pairs = n;
-  if (!missing.empty()) {
-    Finding f;
-    f.rule = kRule;
-    f.severity = Severity::kCritical;  // a hardware fault or a down link (docs/diagnose.md conventions)
-    std::string list;
-    std::vector<int> isolated;
-    for (int i = 0; i < g; ++i) {
-      int miss = 0;
-      for (const auto& p : missing) miss += p.a == i || p.b == i;
-      if (miss == g - 1) isolated.push_back(i);
-    }
-    for (const auto& p : missing) {
-      f.where.gpu_pairs.push_back({p.a, p.b});
-      const std::string kind = TopoLinkText(m.links[p.a][p.b]);
-      if (list.size() < 400)
-        list += fmt::format("{}{}-{} {}", list.empty() ? "" : ", ", m.devices[p.a], m.devices[p.b], kind);
-      f.evidence.push_back({fmt::format("{}-{} link", m.devices[p.a], m.devices[p.b]),
-                            static_cast<double>(TopoLinkDistance(m.links[p.a][p.b].kind)),
-                            kind + " (distance: 1 NV# .. 6 SYS)", MatrixLine(m, p.a)});
-      f.where.lines.push_back(MatrixLine(m, p.a));
-    }
-    f.where.gpus = isolated;
-    std::sort(f.where.lines.begin(), f.where.lines.end());
-    f.where.lines.erase(std::unique(f.where.lines.begin(), f.where.lines.end()), f.where.lines.end());
-    f.title = fmt::format("{} of {} GPU pairs without NVLink ({})", missing.size(), pairs, list);
-    f.message = fmt::format(
-        "{}: {} GPU pair{} cross{} PCIe or the CPU instead of NVLink {}; NCCL rings and "
-        "tensor-parallel traffic through {} run at PCIe speed, a fraction of NVLink's.",
-        m.path, missing.size(), missing.size() == 1 ? "" : "s", missing.size() == 1 ? "es" : "",
-        modal > 0 ? fmt::format("where the other pairs have NV{}", modal)
-                  : std::string("although the plan's fabric is an NVLink domain"),
-        missing.size() == 1 ? "that pair" : "these pairs");
-    f.fix =
-        "Check the NVLinks of these GPUs: nvidia-smi nvlink --status -i <gpu> and nvidia-smi nvlink -e (errors), the "
-        "fabric manager (systemctl status nvidia-fabricmanager) on NVSwitch systems, reseat or replace the GPU or "
-        "baseboard; until then exclude the node or keep TP groups on GPUs that have NVLink.";
-    f.evidence.push_back({"GPU pairs with NVLink", static_cast<double>(pairs - missing.size()), "", m.path});
-    out->push_back(std::move(f));
-  }
-  // A GPU with fewer bonded links than its peers: most of its NVLink pairs are below the mode
-  // (a lane down shows as NV17 to every peer of an NV18 board).
-  std::vector<int> short_gpus;
-  for (int i = 0; i < g; ++i) {
-    int nv = 0, narrow = 0;
-    for (int j = 0; j < g; ++j)
-      if (m.links[i][j].kind == TopoLinkKind::kNvlink) ++nv, narrow += m.links[i][j].nvlinks < modal;
-    if (nv > 0 && 2 * narrow > nv) short_gpus.push_back(i);
-  }
-  std::vector<Pair> narrow_pairs;
-  for (int i = 0; i < g; ++i)
-    for (int j = i + 1; j < g; ++j)
-      if (m.links[i][j].kind == TopoLinkKind::kNvlink && m.links[i][j].nvlinks < modal &&
-          std::find(short_gpus.begin(), short_gpus.end(), i) == short_gpus.end() &&
-          std::find(short_gpus.begin(), short_gpus.end(), j) == short_gpus.end())
-        narrow_pairs.push_back({i, j});
-  if (!short_gpus.empty() || !narrow_pairs.empty()) {
-    Finding f;
-    f.rule = kRule;
-    f.severity = Severity::kCritical;
-    f.where.gpus = short_gpus;
-    std::string list;
-    for (int i : short_gpus) {
-      int fewest = modal;
-      for (int j = 0; j < g; ++j)
-        if (m.links[i][j].kind == TopoLinkKind::kNvlink) fewest = std::min(fewest, m.links[i][j].nvlinks);
-      list += fmt::format("{}{} NV{}", list.empty() ? "" : ", ", m.devices[i], fewest);
-      f.evidence.push_back(
-          {m.devices[i] + " NVLinks to its peers (fewest)", static_cast<double>(fewest), "links", MatrixLine(m, i)});
-      f.where.lines.push_back(MatrixLine(m, i));
-    }
-    for (const auto& p : narrow_pairs) {
-      f.where.gpu_pairs.push_back({p.a, p.b});
-      list += fmt::format("{}{}-{} NV{}", list.empty() ? "" : ", ", m.devices[p.a], m.devices[p.b],
-                          m.links[p.a][p.b].nvlinks);
-      f.evidence.push_back({fmt::format("{}-{} NVLinks", m.devices[p.a], m.devices[p.b]),
-                            static_cast<double>(m.links[p.a][p.b].nvlinks), "links", MatrixLine(m, p.a)});
-      f.where.lines.push_back(MatrixLine(m, p.a));
-    }
-    f.evidence.push_back({"NVLinks per pair elsewhere", static_cast<double>(modal), "links", m.path});
-    f.title = fmt::format("Fewer NVLinks than the NV{} of the other pairs: {}", modal, list);
-    f.message = fmt::format(
-        "{}: {} where the rest of the board has NV{}: a link is down or degraded, and every collective "
-        "through {} runs at the reduced width.",
-        m.path, list, modal, short_gpus.size() + narrow_pairs.size() == 1 ? "it" : "them");
-    f.fix =
-        "nvidia-smi nvlink --status -i <gpu> shows the inactive link; check nvidia-smi nvlink -e for replay/CRC "
-        "errors, "
-        "reset the GPU or have the baseboard serviced.";
-    out->push_back(std::move(f));
-  }
+  if (!missing.empty()) ReportMissingNvlink(m, missing, pairs, modal, out);
+  const std::vector<int> short_gpus = ShortNvlinkGpus(m, modal);
+  const std::vector<Pair> narrow_pairs = NarrowNvlinkPairs(m, modal, short_gpus);
+  if (!short_gpus.empty() || !narrow_pairs.empty()) ReportNarrowNvlink(m, modal, short_gpus, narrow_pairs, out);
   if (missing.empty() && short_gpus.empty() && narrow_pairs.empty()) {
     Finding f;
     f.rule = kRule;

@@ -15,15 +15,18 @@
 
 namespace paratune {
 
-std::string RenderDiagnoseSection(const ReportInput& in) {
-  const JsonFields f(in.doc, in.path);
-  const std::string id = ChartId(in.path, "diagnose");
-  const nlohmann::json& findings = f.Array("findings");
-  const nlohmann::json* inputs = f.Find("inputs");
-  std::string html =
-      Paragraph(fmt::format("{} finding{} over {} input file{}.", findings.size(), findings.size() == 1 ? "" : "s",
-                            inputs && inputs->is_array() ? inputs->size() : 0,
-                            inputs && inputs->is_array() && inputs->size() == 1 ? "" : "s"));
+namespace {
+
+// The numbers of the array at path, a null as NaN.
+std::vector<double> DiagnoseNumbers(const JsonFields& f, const std::string& path) {
+  std::vector<double> v;
+  const nlohmann::json& a = f.Array(path);
+  for (size_t k = 0; k < a.size(); ++k) v.push_back(a[k].is_null() ? NAN : f.Number(fmt::format("{}[{}]", path, k)));
+  return v;
+}
+
+// The findings ranked: a bar chart of the throughput each costs and the table with severity and fix.
+std::string DiagnoseFindingsHtml(const JsonFields& f, const std::string& id, const nlohmann::json& findings) {
   BarChartData loss;
   loss.spec = {id + "-findings",
                "Findings by throughput lost",
@@ -45,15 +48,23 @@ std::string RenderDiagnoseSection(const ReportInput& in) {
     t.rows.push_back({fmt::format("{}", i + 1), fi.String("severity"), fi.String("rule"), fi.StringOr("title", ""),
                       fmt::format("{:.1f}%", 100 * l), fi.StringOr("fix", "")});
   }
-  html += RenderBarChart(loss);
+  std::string html = RenderBarChart(loss);
   html += "<h3>Findings</h3>\n" + RenderTable(t);
+  return html;
+}
 
-  // Where the findings sit: change points over the logged throughput, throttled ranges over the
-  // clocks and temperatures.
+// Where the findings sit: change points over the logged throughput, throttled ranges over the
+// clocks and temperatures.
+struct FindingMarks {
   // Change points by the log they were found in ("path:line" of the finding's lines; all logs
   // when it names none).
   std::vector<std::pair<std::string, double>> change_iterations;
   std::vector<std::pair<double, double>> throttled;  // epoch seconds
+};
+
+// The change points and throttled ranges of the findings.
+FindingMarks FindingMarksOf(const JsonFields& f, const nlohmann::json& findings) {
+  FindingMarks marks;
   for (size_t i = 0; i < findings.size(); ++i) {
     const JsonView fi(f, findings[i], fmt::format("findings[{}]", i));
     const std::string rule = fi.String("rule");
@@ -66,7 +77,7 @@ std::string RenderDiagnoseSection(const ReportInput& in) {
         log = log.substr(0, log.rfind(':'));
       }
       for (size_t k = 0; k < (*where)["iterations"].size(); ++k)
-        change_iterations.push_back({log, f.Number(fmt::format("findings[{}].where.iterations[{}]", i, k))});
+        marks.change_iterations.push_back({log, f.Number(fmt::format("findings[{}].where.iterations[{}]", i, k))});
     }
     if ((rule == "thermal_throttling" || rule == "power_throttling") && where->contains("time_ranges"))
       for (size_t k = 0; k < (*where)["time_ranges"].size(); ++k) {
@@ -74,15 +85,15 @@ std::string RenderDiagnoseSection(const ReportInput& in) {
         const std::string b = f.String(fmt::format("findings[{}].where.time_ranges[{}][1]", i, k));
         const auto ta = ParseTimestamp(a), tb = ParseTimestamp(b);
         if (!ta || !tb) f.Fail(fmt::format("findings[{}].where.time_ranges[{}]", i, k), "is not a pair of timestamps");
-        throttled.push_back({*ta, *tb});
+        marks.throttled.push_back({*ta, *tb});
       }
   }
-  auto numbers = [&](const std::string& path) {
-    std::vector<double> v;
-    const nlohmann::json& a = f.Array(path);
-    for (size_t k = 0; k < a.size(); ++k) v.push_back(a[k].is_null() ? NAN : f.Number(fmt::format("{}[{}]", path, k)));
-    return v;
-  };
+  return marks;
+}
+
+// A throughput chart per logged series, with the change points found and the checkpoint saves marked.
+std::string DiagnoseThroughputCharts(const JsonFields& f, const std::string& id, const FindingMarks& marks) {
+  std::string html;
   if (const nlohmann::json* tp = f.Find("series.throughput"); tp && tp->is_array()) {
     for (size_t i = 0; i < tp->size(); ++i) {
       const std::string p = fmt::format("series.throughput[{}]", i);
@@ -96,14 +107,37 @@ std::string RenderDiagnoseSection(const ReportInput& in) {
                 quantity,
                 "",
                 ""};
-      c.series.push_back({quantity, numbers(p + ".iterations"), numbers(p + ".values")});
+      c.series.push_back({quantity, DiagnoseNumbers(f, p + ".iterations"), DiagnoseNumbers(f, p + ".values")});
       const std::string log = f.String(p + ".path");
-      for (const auto& [in_log, it] : change_iterations)
+      for (const auto& [in_log, it] : marks.change_iterations)
         if (in_log.empty() || in_log == log) c.markers.push_back({it, "change point"});
-      for (double it : numbers(p + ".save_iterations")) c.markers.push_back({it, "checkpoint save"});
+      for (double it : DiagnoseNumbers(f, p + ".save_iterations")) c.markers.push_back({it, "checkpoint save"});
       html += RenderLineChart(c);
     }
   }
+  return html;
+}
+
+// Adds the GPU of telemetry series p to the clock and temperature charts, its time from t0, its
+// missing values left out.
+void AddTelemetryGpuSeries(const JsonFields& f, const std::string& p, double t0, LineChartData* clock,
+                           LineChartData* temp) {
+  std::vector<double> t = DiagnoseNumbers(f, p + ".time_s");
+  for (double& x : t) x -= t0;
+  const std::string name = fmt::format("GPU {}", static_cast<int64_t>(f.Number(p + ".gpu")));
+  auto drop_nan = [&](const std::vector<double>& y) {
+    LineSeries s{name, {}, {}};
+    for (size_t k = 0; k < t.size() && k < y.size(); ++k)
+      if (std::isfinite(y[k])) s.x.push_back(t[k]), s.y.push_back(y[k]);
+    return s;
+  };
+  clock->series.push_back(drop_nan(DiagnoseNumbers(f, p + ".sm_clock_hz")));
+  temp->series.push_back(drop_nan(DiagnoseNumbers(f, p + ".temperature_c")));
+}
+
+// The clock and temperature charts of the telemetry, the throttled ranges shaded.
+std::string DiagnoseTelemetryCharts(const JsonFields& f, const std::string& id, const FindingMarks& marks) {
+  std::string html;
   if (const nlohmann::json* tel = f.Find("series.telemetry"); tel && tel->is_array() && !tel->empty()) {
     // One clock chart and one temperature chart per telemetry file, a series per GPU; time in
     // seconds from the file's first sample.
@@ -114,7 +148,7 @@ std::string RenderDiagnoseSection(const ReportInput& in) {
     for (const auto& [path, idx] : by_file) {
       double t0 = INFINITY;
       for (size_t i : idx)
-        for (double t : numbers(fmt::format("series.telemetry[{}].time_s", i))) t0 = std::min(t0, t);
+        for (double t : DiagnoseNumbers(f, fmt::format("series.telemetry[{}].time_s", i))) t0 = std::min(t0, t);
       LineChartData clock, temp;
       clock.spec = {fmt::format("{}-clock-{}", id, n),
                     "SM clock per GPU",
@@ -130,21 +164,8 @@ std::string RenderDiagnoseSection(const ReportInput& in) {
                    "temperature (C)",
                    "s",
                    ""};
-      for (size_t i : idx) {
-        const std::string p = fmt::format("series.telemetry[{}]", i);
-        std::vector<double> t = numbers(p + ".time_s");
-        for (double& x : t) x -= t0;
-        const std::string name = fmt::format("GPU {}", static_cast<int64_t>(f.Number(p + ".gpu")));
-        auto drop_nan = [&](const std::vector<double>& y) {
-          LineSeries s{name, {}, {}};
-          for (size_t k = 0; k < t.size() && k < y.size(); ++k)
-            if (std::isfinite(y[k])) s.x.push_back(t[k]), s.y.push_back(y[k]);
-          return s;
-        };
-        clock.series.push_back(drop_nan(numbers(p + ".sm_clock_hz")));
-        temp.series.push_back(drop_nan(numbers(p + ".temperature_c")));
-      }
-      for (const auto& [a, b] : throttled) {
+      for (size_t i : idx) AddTelemetryGpuSeries(f, fmt::format("series.telemetry[{}]", i), t0, &clock, &temp);
+      for (const auto& [a, b] : marks.throttled) {
         clock.bands.push_back({a - t0, b - t0, "throttled"});
         temp.bands.push_back({a - t0, b - t0, "throttled"});
       }
@@ -152,6 +173,24 @@ std::string RenderDiagnoseSection(const ReportInput& in) {
       ++n;
     }
   }
+  return html;
+}
+
+}  // namespace
+
+std::string RenderDiagnoseSection(const ReportInput& in) {
+  const JsonFields f(in.doc, in.path);
+  const std::string id = ChartId(in.path, "diagnose");
+  const nlohmann::json& findings = f.Array("findings");
+  const nlohmann::json* inputs = f.Find("inputs");
+  std::string html =
+      Paragraph(fmt::format("{} finding{} over {} input file{}.", findings.size(), findings.size() == 1 ? "" : "s",
+                            inputs && inputs->is_array() ? inputs->size() : 0,
+                            inputs && inputs->is_array() && inputs->size() == 1 ? "" : "s"));
+  html += DiagnoseFindingsHtml(f, id, findings);
+  const FindingMarks marks = FindingMarksOf(f, findings);
+  html += DiagnoseThroughputCharts(f, id, marks);
+  html += DiagnoseTelemetryCharts(f, id, marks);
   return html;
 }
 

@@ -28,19 +28,9 @@ void DropEmptySeries(BarChartData* d) {
 
 std::string P(const std::string& prefix, const std::string& key) { return prefix.empty() ? key : prefix + "." + key; }
 
-}  // namespace
-
-std::string EstimateCharts(const JsonFields& f, const std::string& prefix, const std::string& id) {
-  std::string html;
-  const JsonView layout(f, f.At(P(prefix, "layout")), P(prefix, "layout"));
-  const std::string label = LayoutLabel(layout);
-  const double step = f.Number(P(prefix, "throughput.step_time_s"));
-  html += Paragraph(fmt::format(
-      "{}: step {}, {} tokens/s per GPU, MFU {:.1f}%, exposed communication {:.1f}%, bubble {:.1f}%.", label,
-      FormatValue(step, "s"), FormatValue(f.Number(P(prefix, "throughput.tokens_per_s_per_gpu")), ""),
-      100 * f.Number(P(prefix, "throughput.mfu")), 100 * f.NumberOr(P(prefix, "throughput.comm_share"), 0),
-      100 * f.NumberOr(P(prefix, "throughput.bubble_rate"), 0)));
-
+// The step-time terms stacked: where the step of the layout goes.
+std::string EstimateTimeChart(const JsonFields& f, const std::string& prefix, const std::string& id,
+                              const std::string& label, double step) {
   BarChartData time;
   time.spec = {id + "-time",
                "Step time breakdown",
@@ -59,8 +49,11 @@ std::string EstimateCharts(const JsonFields& f, const std::string& prefix, const
     time.series.push_back({t.chart_label, {std::max(0.0, v)}});
   }
   DropEmptySeries(&time);
-  html += RenderStackedBarChart(time);
+  return RenderStackedBarChart(time);
+}
 
+// The memory of each pipeline stage stacked by kind, against the HBM capacity.
+std::string EstimateMemoryChart(const JsonFields& f, const std::string& prefix, const std::string& id) {
   const nlohmann::json& stages = f.Array(P(prefix, "stages"));
   BarChartData mem;
   const double capacity = f.NumberOr(P(prefix, "memory.capacity_bytes"), 0);
@@ -86,45 +79,69 @@ std::string EstimateCharts(const JsonFields& f, const std::string& prefix, const
     mem.reference = capacity;
     mem.reference_label = "HBM capacity";
   }
-  html += RenderStackedBarChart(mem);
+  return RenderStackedBarChart(mem);
+}
 
-  if (const nlohmann::json* links = f.Find(P(prefix, "links")); links && links->is_array() && !links->empty()) {
-    BarChartData lk;
-    lk.spec = {
-        id + "-links",
-        "Link utilisation",
-        "The share of the step each link class is busy on the stage where it is busiest (1 = busy the whole step).",
-        "link",
-        "busy share of the step",
-        "",
-        "fraction"};
-    lk.series.push_back({"utilisation", {}});
-    for (size_t i = 0; i < links->size(); ++i) {
-      const JsonView l(f, (*links)[i], fmt::format("{}[{}]", P(prefix, "links"), i));
-      lk.categories.push_back(
-          fmt::format("{} (stage {})", l.String("link"), static_cast<int64_t>(l.NumberOr("stage", 0))));
-      lk.series[0].values.push_back(l.Number("utilisation"));
-    }
-    lk.reference = 1.0;
-    lk.reference_label = "whole step";
-    html += RenderBarChart(lk);
+// The busy share of the step of each link class, when the estimate lists links; else "".
+std::string EstimateLinksChart(const JsonFields& f, const std::string& prefix, const std::string& id) {
+  const nlohmann::json* links = f.Find(P(prefix, "links"));
+  if (!links || !links->is_array() || links->empty()) return "";
+  BarChartData lk;
+  lk.spec = {
+      id + "-links",
+      "Link utilisation",
+      "The share of the step each link class is busy on the stage where it is busiest (1 = busy the whole step).",
+      "link",
+      "busy share of the step",
+      "",
+      "fraction"};
+  lk.series.push_back({"utilisation", {}});
+  for (size_t i = 0; i < links->size(); ++i) {
+    const JsonView l(f, (*links)[i], fmt::format("{}[{}]", P(prefix, "links"), i));
+    lk.categories.push_back(
+        fmt::format("{} (stage {})", l.String("link"), static_cast<int64_t>(l.NumberOr("stage", 0))));
+    lk.series[0].values.push_back(l.Number("utilisation"));
   }
+  lk.reference = 1.0;
+  lk.reference_label = "whole step";
+  return RenderBarChart(lk);
+}
 
-  if (const nlohmann::json* comm = f.Find(P(prefix, "communication")); comm && comm->is_array() && !comm->empty()) {
-    DataTable t;
-    t.columns = {"kind", "op", "group", "bytes per call", "calls", "time per call", "total", "exposed"};
-    t.numeric = {false, false, true, true, true, true, true, true};
-    t.css_class = "communication";
-    for (size_t i = 0; i < comm->size(); ++i) {
-      const JsonView c(f, (*comm)[i], fmt::format("{}[{}]", P(prefix, "communication"), i));
-      t.rows.push_back({c.StringOr("kind", ""), c.StringOr("op", ""), fmt::format("{}", c.NumberOr("group_size", 0)),
-                        FormatValue(c.NumberOr("bytes_per_call", 0), "B"),
-                        fmt::format("{}", c.NumberOr("calls_per_step", 0)),
-                        FormatValue(c.NumberOr("time_per_call_s", 0), "s"), FormatValue(c.NumberOr("total_s", 0), "s"),
-                        FormatValue(c.NumberOr("exposed_s", 0), "s")});
-    }
-    html += "<h3>Collectives</h3>\n" + RenderTable(t);
+// The collectives table, when the estimate lists communication; else "".
+std::string EstimateCommTable(const JsonFields& f, const std::string& prefix) {
+  const nlohmann::json* comm = f.Find(P(prefix, "communication"));
+  if (!comm || !comm->is_array() || comm->empty()) return "";
+  DataTable t;
+  t.columns = {"kind", "op", "group", "bytes per call", "calls", "time per call", "total", "exposed"};
+  t.numeric = {false, false, true, true, true, true, true, true};
+  t.css_class = "communication";
+  for (size_t i = 0; i < comm->size(); ++i) {
+    const JsonView c(f, (*comm)[i], fmt::format("{}[{}]", P(prefix, "communication"), i));
+    t.rows.push_back({c.StringOr("kind", ""), c.StringOr("op", ""), fmt::format("{}", c.NumberOr("group_size", 0)),
+                      FormatValue(c.NumberOr("bytes_per_call", 0), "B"),
+                      fmt::format("{}", c.NumberOr("calls_per_step", 0)),
+                      FormatValue(c.NumberOr("time_per_call_s", 0), "s"), FormatValue(c.NumberOr("total_s", 0), "s"),
+                      FormatValue(c.NumberOr("exposed_s", 0), "s")});
   }
+  return "<h3>Collectives</h3>\n" + RenderTable(t);
+}
+
+}  // namespace
+
+std::string EstimateCharts(const JsonFields& f, const std::string& prefix, const std::string& id) {
+  std::string html;
+  const JsonView layout(f, f.At(P(prefix, "layout")), P(prefix, "layout"));
+  const std::string label = LayoutLabel(layout);
+  const double step = f.Number(P(prefix, "throughput.step_time_s"));
+  html += Paragraph(fmt::format(
+      "{}: step {}, {} tokens/s per GPU, MFU {:.1f}%, exposed communication {:.1f}%, bubble {:.1f}%.", label,
+      FormatValue(step, "s"), FormatValue(f.Number(P(prefix, "throughput.tokens_per_s_per_gpu")), ""),
+      100 * f.Number(P(prefix, "throughput.mfu")), 100 * f.NumberOr(P(prefix, "throughput.comm_share"), 0),
+      100 * f.NumberOr(P(prefix, "throughput.bubble_rate"), 0)));
+  html += EstimateTimeChart(f, prefix, id, label, step);
+  html += EstimateMemoryChart(f, prefix, id);
+  html += EstimateLinksChart(f, prefix, id);
+  html += EstimateCommTable(f, prefix);
   return html;
 }
 

@@ -69,10 +69,16 @@ std::vector<size_t> Sample(size_t n, size_t m) {
   return idx;
 }
 
-}  // namespace
+// The chart's point count and x and y ranges (over the series, markers and bands).
+struct LineExtent {
+  size_t points = 0;
+  double xlo = 0, xhi = 0, ylo = 0, yhi = 0;
+  bool any_x = false, any_y = false;
+};
 
-std::string RenderLineChart(const LineChartData& d) {
-  CheckSpec(d.spec);
+// Throws InputError for a series of unequal x and y lengths, a value that is not finite, or a
+// value not above 0 on a log axis; returns the chart's extent.
+LineExtent MeasureLineData(const LineChartData& d) {
   size_t points = 0;
   double xlo = 0, xhi = 0, ylo = 0, yhi = 0;
   bool any_x = false, any_y = false;
@@ -111,36 +117,25 @@ std::string RenderLineChart(const LineChartData& d) {
   }
   if (!any_x) xlo = 0, xhi = 1;
   if (!any_y) ylo = d.log_y ? 1 : 0, yhi = d.log_y ? 10 : 1;
+  return {points, xlo, xhi, ylo, yhi, any_x, any_y};
+}
 
-  std::vector<std::string> names;
-  for (const LineSeries& s : d.series) names.push_back(s.name);
-  PlotArea a;
-  a.width = d.spec.width;
-  a.height = d.spec.height;
-  const Ticks tx = AxisTicks(xlo, xhi, d.spec.x_unit);
-  const Ticks ty = d.log_y ? LogTicks(ylo, yhi) : AxisTicks(ylo, yhi, d.spec.y_unit);
-  a.left = YAxisMargin(ty, d.spec.y_unit);
-  a.top += LegendHeight(a, names);
-  const Scale sx = Scale::Linear(tx.lo, tx.hi, a.x0(), a.x1());
-  const Scale sy = d.log_y ? Scale::Log(ty.lo, ty.hi, a.y0(), a.y1()) : Scale::Linear(ty.lo, ty.hi, a.y0(), a.y1());
-
+// The figure's description: its series, points, y range, markers and bands.
+std::string LineDescription(const LineChartData& d, const LineExtent& e) {
   std::string description =
-      "Line chart of " + std::to_string(d.series.size()) + " series, " + std::to_string(points) + " points";
-  if (any_y) {
+      "Line chart of " + std::to_string(d.series.size()) + " series, " + std::to_string(e.points) + " points";
+  if (e.any_y) {
     description += ", " + d.spec.y_label + (d.spec.y_label.empty() ? "" : " ") + "from " +
-                   FormatValue(ylo, d.spec.y_unit) + " to " + FormatValue(yhi, d.spec.y_unit);
+                   FormatValue(e.ylo, d.spec.y_unit) + " to " + FormatValue(e.yhi, d.spec.y_unit);
   }
   if (!d.markers.empty()) description += "; " + std::to_string(d.markers.size()) + " marked points";
   if (!d.bands.empty()) description += "; " + std::to_string(d.bands.size()) + " shaded ranges";
   description += ".";
+  return description;
+}
 
-  SvgWriter w;
-  BeginFigure(w, d.spec, "line", d.spec.height, description);
-  DrawYAxis(w, a, sy, ty, d.spec.y_label, d.spec.y_unit);
-  DrawXAxis(w, a, sx, tx, d.spec.x_label, d.spec.x_unit);
-  DrawLegend(w, a, names);
-  if (points == 0) DrawNoData(w, a);
-  const std::string top = SvgNumber(a.y1(), 1), bottom = SvgNumber(a.y0(), 1);
+// The shaded x ranges, each a rect over the plot's height with its label as the tooltip.
+void DrawLineBands(SvgWriter& w, const LineChartData& d, const PlotArea& a, const Scale& sx, const std::string& top) {
   for (const Band& b : d.bands) {
     const double x0 = sx(std::min(b.x0, b.x1)), x1 = sx(std::max(b.x0, b.x1));
     w.Open("rect", {{"class", "band"},
@@ -154,6 +149,10 @@ std::string RenderLineChart(const LineChartData& d) {
     w.Text("title", b.label + ": " + FormatValue(b.x0, d.spec.x_unit) + " to " + FormatValue(b.x1, d.spec.x_unit));
     w.Close("rect");
   }
+}
+
+// Each series as a path of its downsampled points (a dot when it has one point).
+void DrawLineSeries(SvgWriter& w, const LineChartData& d, const Scale& sx, const Scale& sy) {
   for (size_t k = 0; k < d.series.size(); ++k) {
     const LineSeries& s = d.series[k];
     if (s.x.empty()) continue;
@@ -186,6 +185,11 @@ std::string RenderLineChart(const LineChartData& d) {
                          {"fill", SeriesColour(k)}});
     }
   }
+}
+
+// The marked x values, each a vertical line (labelled when there are at most 20).
+void DrawLineMarkers(SvgWriter& w, const LineChartData& d, const PlotArea& a, const Scale& sx, const std::string& top,
+                     const std::string& bottom) {
   const bool label_markers = d.markers.size() <= 20;
   for (const Marker& m : d.markers) {
     const std::string x = SvgNumber(sx(m.x), 2);
@@ -203,12 +207,11 @@ std::string RenderLineChart(const LineChartData& d) {
              {{"class", "marker-label"}, {"x", SvgNumber(sx(m.x) + 3, 1)}, {"y", SvgNumber(a.y1() + 10, 1)}});
     }
   }
+}
 
-  // Tables: the points (one x column when every series has the same x, else series/x/y rows),
-  // then the markers and bands.
-  std::vector<DataTable> tables;
+// The points table: one x column when every series has the same x, else series/x/y rows.
+DataTable LinePointsTable(const LineChartData& d, const std::string& xcol) {
   DataTable pts;
-  const std::string xcol = WithUnit(d.spec.x_label.empty() ? "x" : d.spec.x_label, d.spec.x_unit);
   bool shared_x = !d.series.empty();
   for (const LineSeries& s : d.series) shared_x = shared_x && s.x == d.series.front().x;
   if (shared_x) {
@@ -231,7 +234,15 @@ std::string RenderLineChart(const LineChartData& d) {
       for (size_t i : Sample(s.x.size(), per)) pts.rows.push_back({s.name, SvgValue(s.x[i]), SvgValue(s.y[i])});
     }
   }
-  tables.push_back(std::move(pts));
+  return pts;
+}
+
+// Tables: the points (one x column when every series has the same x, else series/x/y rows),
+// then the markers and bands.
+std::vector<DataTable> LineTables(const LineChartData& d) {
+  std::vector<DataTable> tables;
+  const std::string xcol = WithUnit(d.spec.x_label.empty() ? "x" : d.spec.x_label, d.spec.x_unit);
+  tables.push_back(LinePointsTable(d, xcol));
   if (!d.markers.empty()) {
     DataTable mt;
     mt.css_class = "chart-data marker-data";
@@ -248,7 +259,38 @@ std::string RenderLineChart(const LineChartData& d) {
     for (const Band& b : d.bands) bt.rows.push_back({b.label, SvgValue(b.x0), SvgValue(b.x1)});
     tables.push_back(std::move(bt));
   }
-  EndFigure(w, d.spec, tables);
+  return tables;
+}
+
+}  // namespace
+
+std::string RenderLineChart(const LineChartData& d) {
+  CheckSpec(d.spec);
+  const LineExtent e = MeasureLineData(d);
+
+  std::vector<std::string> names;
+  for (const LineSeries& s : d.series) names.push_back(s.name);
+  PlotArea a;
+  a.width = d.spec.width;
+  a.height = d.spec.height;
+  const Ticks tx = AxisTicks(e.xlo, e.xhi, d.spec.x_unit);
+  const Ticks ty = d.log_y ? LogTicks(e.ylo, e.yhi) : AxisTicks(e.ylo, e.yhi, d.spec.y_unit);
+  a.left = YAxisMargin(ty, d.spec.y_unit);
+  a.top += LegendHeight(a, names);
+  const Scale sx = Scale::Linear(tx.lo, tx.hi, a.x0(), a.x1());
+  const Scale sy = d.log_y ? Scale::Log(ty.lo, ty.hi, a.y0(), a.y1()) : Scale::Linear(ty.lo, ty.hi, a.y0(), a.y1());
+
+  SvgWriter w;
+  BeginFigure(w, d.spec, "line", d.spec.height, LineDescription(d, e));
+  DrawYAxis(w, a, sy, ty, d.spec.y_label, d.spec.y_unit);
+  DrawXAxis(w, a, sx, tx, d.spec.x_label, d.spec.x_unit);
+  DrawLegend(w, a, names);
+  if (e.points == 0) DrawNoData(w, a);
+  const std::string top = SvgNumber(a.y1(), 1), bottom = SvgNumber(a.y0(), 1);
+  DrawLineBands(w, d, a, sx, top);
+  DrawLineSeries(w, d, sx, sy);
+  DrawLineMarkers(w, d, a, sx, top, bottom);
+  EndFigure(w, d.spec, LineTables(d));
   return w.Take();
 }
 

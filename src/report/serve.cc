@@ -599,10 +599,9 @@ void CheckOptions(const ServeOptions& o) {
   if (o.host.empty()) throw InputError("serve: --host is empty");
 }
 
-}  // namespace
-
-void Serve(const ServeOptions& options, const std::atomic<bool>& stop, const std::function<void(int)>& on_listening) {
-  CheckOptions(options);
+// The served directory, canonical (empty when only the registry is served); throws InputError
+// when there is nothing to serve or --dir is not a directory.
+fs::path ServedDir(const ServeOptions& options) {
   std::error_code ec;
   if (options.dir.empty() && !options.registry) throw InputError("serve: give --dir DIR or --db LOCATION (or both)");
   fs::path dir;
@@ -611,10 +610,11 @@ void Serve(const ServeOptions& options, const std::atomic<bool>& stop, const std
     dir = fs::canonical(options.dir, ec);
     if (ec) throw InputError("serve: --dir " + options.dir + ": " + ec.message());
   }
+  return dir;
+}
 
-  Site site(dir);
-  RateLimiter limiter(options.max_requests_per_s);
-  BoundedServer server(options.max_request_bytes, static_cast<size_t>(options.threads), options.access_log);
+// The server's timeouts, socket options, logger and default headers.
+void ConfigureServer(BoundedServer& server, const ServeOptions& options) {
   server.set_read_timeout(kReadTimeoutS);
   server.set_write_timeout(kWriteTimeoutS);
   server.set_keep_alive_timeout(kKeepAliveTimeoutS);
@@ -641,7 +641,11 @@ void Serve(const ServeOptions& options, const std::atomic<bool>& stop, const std
       {"Referrer-Policy", "no-referrer"},
       {"Cache-Control", "no-store"},
   });
+}
 
+// Before routing: 400 for an invalid Content-Length, 429 over the rate limit, 405 for a method
+// other than GET and HEAD.
+void AddServeGuards(BoundedServer& server, RateLimiter& limiter) {
   server.set_pre_routing_handler([&](const httplib::Request& req, httplib::Response& res) {
     // Content-Length is 1*DIGIT, one value (RFC 9110 section 8.6); anything else leaves the
     // message's framing unknown: 400 and close (RFC 9112 section 6.3). Issue 32: "-5" was served.
@@ -662,6 +666,10 @@ void Serve(const ServeOptions& options, const std::atomic<bool>& stop, const std
     }
     return httplib::Server::HandlerResponse::Unhandled;
   });
+}
+
+// The routes (/healthz, /, /runs, /r/NAME) and the bodies of error statuses.
+void AddServeRoutes(BoundedServer& server, Site& site, const fs::path& dir, const ServeOptions& options) {
   server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("ok\n", "text/plain; charset=utf-8");
   });
@@ -704,7 +712,10 @@ void Serve(const ServeOptions& options, const std::atomic<bool>& stop, const std
     res.status = 500;
     res.set_content(StatusLine(500) + "\n", "text/plain; charset=utf-8");
   });
+}
 
+// Binds the server to --host and --port (0: any free port); returns the port.
+int BindServer(BoundedServer& server, const ServeOptions& options) {
   int port = options.port;
   if (port == 0) {
     port = server.bind_to_any_port(options.host);
@@ -713,6 +724,22 @@ void Serve(const ServeOptions& options, const std::atomic<bool>& stop, const std
     throw InputError("serve: cannot listen on " + options.host + ":" + std::to_string(port) +
                      " (in use, or not an address of this machine)");
   }
+  return port;
+}
+
+}  // namespace
+
+void Serve(const ServeOptions& options, const std::atomic<bool>& stop, const std::function<void(int)>& on_listening) {
+  CheckOptions(options);
+  const fs::path dir = ServedDir(options);
+
+  Site site(dir);
+  RateLimiter limiter(options.max_requests_per_s);
+  BoundedServer server(options.max_request_bytes, static_cast<size_t>(options.threads), options.access_log);
+  ConfigureServer(server, options);
+  AddServeGuards(server, limiter);
+  AddServeRoutes(server, site, dir, options);
+  const int port = BindServer(server, options);
   server.RaiseBacklog();
 
   std::atomic<bool> done{false};

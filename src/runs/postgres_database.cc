@@ -132,6 +132,65 @@ std::string Scrub(std::string text, const std::vector<std::string>& secrets) {
   return text;
 }
 
+// The index of the quote closing the string literal or quoted identifier that opens at sql[i]
+// ('...', E'...' with backslash escapes, "..."; a doubled quote inside), or past the end.
+size_t SqlQuotedEnd(std::string_view sql, size_t i) {
+  const size_t n = sql.size();
+  const char c = sql[i];
+  // E'...' allows \' inside; the E was copied already as an identifier character.
+  const bool escapes = c == '\'' && i > 0 && (sql[i - 1] == 'E' || sql[i - 1] == 'e') &&
+                       (i < 2 || !(std::isalnum(static_cast<unsigned char>(sql[i - 2])) || sql[i - 2] == '_'));
+  size_t j = i + 1;
+  while (j < n) {
+    if (escapes && sql[j] == '\\') {
+      j += 2;
+    } else if (sql[j] == c) {
+      if (j + 1 < n && sql[j + 1] == c) {
+        j += 2;  // '' or "" inside
+      } else {
+        break;
+      }
+    } else {
+      ++j;
+    }
+  }
+  return j;
+}
+
+// The end of the block comment (nested) that opens at sql[i].
+size_t SqlBlockCommentEnd(std::string_view sql, size_t i) {
+  const size_t n = sql.size();
+  size_t j = i + 2;
+  int depth = 1;
+  while (j < n && depth > 0) {
+    if (sql[j] == '/' && j + 1 < n && sql[j + 1] == '*') {
+      ++depth;
+      j += 2;
+    } else if (sql[j] == '*' && j + 1 < n && sql[j + 1] == '/') {
+      --depth;
+      j += 2;
+    } else {
+      ++j;
+    }
+  }
+  return j;
+}
+
+// The end of the dollar-quoted string that opens at sql[i] (past the end without its closing
+// tag), or i + 1 when the '$' opens none.
+size_t SqlDollarQuoteEnd(std::string_view sql, size_t i) {
+  const size_t n = sql.size();
+  // $tag$ (tag: letters, digits, underscores, not starting with a digit) or $$; $1 is a
+  // positional parameter and is copied as it is.
+  size_t j = i + 1;
+  while (j < n && (std::isalnum(static_cast<unsigned char>(sql[j])) || sql[j] == '_')) ++j;
+  const bool tag_ok = j < n && sql[j] == '$' && !(j > i + 1 && std::isdigit(static_cast<unsigned char>(sql[i + 1])));
+  if (!tag_ok) return i + 1;
+  const std::string_view tag = sql.substr(i, j - i + 1);
+  const size_t close = sql.find(tag, j + 1);
+  return close == std::string_view::npos ? n : close + tag.size();
+}
+
 // `?` placeholders to $1, $2, ... outside string literals ('...', E'...' with backslash escapes),
 // quoted identifiers ("..."), dollar-quoted strings ($tag$...$tag$) and comments (-- and /* */,
 // nested), following the lexical rules of the PostgreSQL manual, 4.1 "Lexical Structure".
@@ -154,56 +213,14 @@ std::string RewritePlaceholders(std::string_view sql, int& count) {
       out += std::to_string(++count);
       ++i;
     } else if (c == '\'' || c == '"') {
-      // E'...' allows \' inside; the E was copied already as an identifier character.
-      const bool escapes = c == '\'' && i > 0 && (sql[i - 1] == 'E' || sql[i - 1] == 'e') &&
-                           (i < 2 || !(std::isalnum(static_cast<unsigned char>(sql[i - 2])) || sql[i - 2] == '_'));
-      size_t j = i + 1;
-      while (j < n) {
-        if (escapes && sql[j] == '\\') {
-          j += 2;
-        } else if (sql[j] == c) {
-          if (j + 1 < n && sql[j + 1] == c) {
-            j += 2;  // '' or "" inside
-          } else {
-            break;
-          }
-        } else {
-          ++j;
-        }
-      }
-      copy_until(j + 1);
+      copy_until(SqlQuotedEnd(sql, i) + 1);
     } else if (c == '-' && i + 1 < n && sql[i + 1] == '-') {
       const size_t eol = sql.find('\n', i);
       copy_until(eol == std::string_view::npos ? n : eol);
     } else if (c == '/' && i + 1 < n && sql[i + 1] == '*') {
-      size_t j = i + 2;
-      int depth = 1;
-      while (j < n && depth > 0) {
-        if (sql[j] == '/' && j + 1 < n && sql[j + 1] == '*') {
-          ++depth;
-          j += 2;
-        } else if (sql[j] == '*' && j + 1 < n && sql[j + 1] == '/') {
-          --depth;
-          j += 2;
-        } else {
-          ++j;
-        }
-      }
-      copy_until(j);
+      copy_until(SqlBlockCommentEnd(sql, i));
     } else if (c == '$' && !(i > 0 && (std::isalnum(static_cast<unsigned char>(sql[i - 1])) || sql[i - 1] == '_'))) {
-      // $tag$ (tag: letters, digits, underscores, not starting with a digit) or $$; $1 is a
-      // positional parameter and is copied as it is.
-      size_t j = i + 1;
-      while (j < n && (std::isalnum(static_cast<unsigned char>(sql[j])) || sql[j] == '_')) ++j;
-      const bool tag_ok =
-          j < n && sql[j] == '$' && !(j > i + 1 && std::isdigit(static_cast<unsigned char>(sql[i + 1])));
-      if (!tag_ok) {
-        copy_until(i + 1);
-        continue;
-      }
-      const std::string_view tag = sql.substr(i, j - i + 1);
-      const size_t close = sql.find(tag, j + 1);
-      copy_until(close == std::string_view::npos ? n : close + tag.size());
+      copy_until(SqlDollarQuoteEnd(sql, i));
     } else {
       out += c;
       ++i;

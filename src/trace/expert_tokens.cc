@@ -83,6 +83,41 @@ double ParseTokens(const std::string& raw, const std::string& where, int line) {
   return v;
 }
 
+// The index of each column in the header; throws InputError for a column named twice or missing.
+std::array<int, kColumns> ExpertColumnIndex(const CsvRow& header, const std::string& where) {
+  std::array<int, kColumns> index;
+  index.fill(-1);
+  for (size_t i = 0; i < header.fields.size(); ++i) {
+    const int c = ExpertColumnOf(Normalise(header.fields[i]));
+    if (c < 0) continue;
+    if (index[c] >= 0)
+      throw InputError(where + ":" + std::to_string(header.line) + ": header names the " + kColumnNames[c].field +
+                       " column twice");
+    index[c] = static_cast<int>(i);
+  }
+  for (int c = 0; c < kColumns; ++c)
+    if (index[c] < 0)
+      throw InputError(where + ":" + std::to_string(header.line) + ": header has no " + kColumnNames[c].field +
+                       " column (accepted: iteration|step, layer, expert, tokens|count)");
+  return index;
+}
+
+// Gives every (iteration, layer) row all experts (a missing count is 0); throws InputError when
+// the file holds too many counts or a row routed no token.
+void FinishExpertTokens(size_t experts, ExpertTokens* out) {
+  const std::string& where = out->path;
+  if (out->rows.size() * experts > kMaxCells)
+    throw InputError(where + ": " + std::to_string(out->rows.size()) + " (iteration, layer) groups x " +
+                     std::to_string(experts) + " experts is more than the 16 M counts a file may hold");
+  for (ExpertTokenCounts& g : out->rows) g.tokens.resize(experts, 0.0);
+  // A layer that routed no token at all says nothing about balance (issue 32: an all-zero file
+  // read as perfectly balanced).
+  for (const ExpertTokenCounts& g : out->rows)
+    if (std::all_of(g.tokens.begin(), g.tokens.end(), [](double t) { return t == 0; }))
+      throw InputError(where + ":" + std::to_string(g.line) + ": layer " + std::to_string(g.layer) + " at iteration " +
+                       std::to_string(g.iteration) + " routed no token to any expert (all counts 0)");
+}
+
 }  // namespace
 
 bool LooksLikeExpertTokens(std::string_view head) {
@@ -104,21 +139,7 @@ ExpertTokens ParseExpertTokens(std::string_view text, const std::string& where) 
     throw InputError(where + ": empty file (expected a header naming iteration, layer, expert, tokens)");
   const std::vector<CsvRow> rows = ParseCsv(text, where);
   if (rows.empty()) throw InputError(where + ": no header (expected iteration, layer, expert, tokens)");
-  std::array<int, kColumns> index;
-  index.fill(-1);
-  const CsvRow& header = rows.front();
-  for (size_t i = 0; i < header.fields.size(); ++i) {
-    const int c = ExpertColumnOf(Normalise(header.fields[i]));
-    if (c < 0) continue;
-    if (index[c] >= 0)
-      throw InputError(where + ":" + std::to_string(header.line) + ": header names the " + kColumnNames[c].field +
-                       " column twice");
-    index[c] = static_cast<int>(i);
-  }
-  for (int c = 0; c < kColumns; ++c)
-    if (index[c] < 0)
-      throw InputError(where + ":" + std::to_string(header.line) + ": header has no " + kColumnNames[c].field +
-                       " column (accepted: iteration|step, layer, expert, tokens|count)");
+  const std::array<int, kColumns> index = ExpertColumnIndex(rows.front(), where);
   if (rows.size() == 1) throw InputError(where + ": header only, no counts");
 
   ExpertTokens out;
@@ -165,16 +186,7 @@ ExpertTokens ParseExpertTokens(std::string_view text, const std::string& where) 
     g.tokens[expert] = tokens;
     experts = std::max(experts, expert + 1);
   }
-  if (out.rows.size() * experts > kMaxCells)
-    throw InputError(where + ": " + std::to_string(out.rows.size()) + " (iteration, layer) groups x " +
-                     std::to_string(experts) + " experts is more than the 16 M counts a file may hold");
-  for (ExpertTokenCounts& g : out.rows) g.tokens.resize(experts, 0.0);
-  // A layer that routed no token at all says nothing about balance (issue 32: an all-zero file
-  // read as perfectly balanced).
-  for (const ExpertTokenCounts& g : out.rows)
-    if (std::all_of(g.tokens.begin(), g.tokens.end(), [](double t) { return t == 0; }))
-      throw InputError(where + ":" + std::to_string(g.line) + ": layer " + std::to_string(g.layer) + " at iteration " +
-                       std::to_string(g.iteration) + " routed no token to any expert (all counts 0)");
+  FinishExpertTokens(experts, &out);
   return out;
 }
 

@@ -218,12 +218,20 @@ void Finish(GpuTelemetry* t, int gpus, int samples) {
   }
 }
 
-GpuTelemetry ParseNvidiaSmi(std::string_view text, Lines& lines, std::string_view header_line,
-                            const std::string& where) {
-  const int header_number = lines.number();
+// The columns of an nvidia-smi header and the index of its timestamp column.
+struct SmiHeader {
+  std::vector<HeaderColumn> columns;
+  int col_time = -1;
+};
+
+// Reads the header (line header_number): each column with the reader's column or none; fails on
+// an empty column, a unit other than the reader's, and a header without a timestamp, an index or
+// a value column.
+SmiHeader ParseSmiHeader(std::string_view header_line, int header_number, const std::string& where) {
   std::vector<std::string_view> fields;
   SplitCommas(header_line, &fields);
-  std::vector<HeaderColumn> header;
+  SmiHeader out;
+  std::vector<HeaderColumn>& header = out.columns;
   int col_time = -1, col_index = -1, value_columns = 0;
   bool used[static_cast<int>(SmiField::kOther)] = {};
   for (size_t i = 0; i < fields.size(); ++i) {
@@ -258,6 +266,96 @@ GpuTelemetry ParseNvidiaSmi(std::string_view text, Lines& lines, std::string_vie
     FailTelemetry(where, header_number,
                   "nvidia-smi CSV with none of utilization.gpu, clocks.sm, clocks.max.sm, power.draw, power.limit, "
                   "temperature.gpu, clocks_event_reasons.active");
+  out.col_time = col_time;
+  return out;
+}
+
+// Sets the sample's clock-event reasons from the hex bitmask v (none when not available); calls
+// bad with what is wrong with v.
+template <typename Bad>
+void ParseSmiReasons(std::string_view v, TelemetrySample* s, const Bad& bad) {
+  if (IsNotAvailable(v)) return;
+  if (v.size() < 3 || v[0] != '0' || (v[1] != 'x' && v[1] != 'X')) bad("is not a hex bitmask (0x0000000000000004)");
+  const std::string_view hex = v.substr(2);
+  if (hex.size() > 16) bad("has more than 64 bits");
+  uint64_t r = 0;
+  const auto [ptr, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), r, 16);
+  if (ec != std::errc() || ptr != hex.data() + hex.size()) bad("is not a hex bitmask (0x0000000000000004)");
+  s->reasons = r;
+  s->reasons_known = true;
+}
+
+// Sets the sample's value of column c from v, a number with or without its unit (none when not
+// available); calls bad with what is wrong with v.
+template <typename Bad>
+void ParseSmiNumber(const SmiColumn* c, std::string_view v, TelemetrySample* s, const Bad& bad) {
+  if (IsNotAvailable(v)) return;
+  std::string_view num = v;
+  // "98 %", "1980 MHz", "350.12 W" (or the number alone with nounits).
+  if (c->unit[0] != '\0') {
+    const size_t ul = std::strlen(c->unit);
+    if (num.size() > ul && num.substr(num.size() - ul) == c->unit) num = TrimBlanks(num.substr(0, num.size() - ul));
+  }
+  double x = 0;
+  if (!ParseNumber(num, &x)) bad(c->unit[0] ? fmt::format("is not a number of {}", c->unit) : "is not a number");
+  if (x < c->min || x > c->max) bad(fmt::format("is out of range ({} to {})", c->min, c->max));
+  const double si = x * c->to_si;
+  switch (c->field) {
+    case SmiField::kUtil:
+      s->util_fraction = si;
+      break;
+    case SmiField::kSmClock:
+      s->sm_clock_hz = si;
+      break;
+    case SmiField::kMaxSmClock:
+      s->max_sm_clock_hz = si;
+      break;
+    case SmiField::kPower:
+      s->power_w = si;
+      break;
+    case SmiField::kPowerLimit:
+      s->power_limit_w = si;
+      break;
+    case SmiField::kTemperature:
+      s->temperature_c = si;
+      break;
+    default:
+      break;
+  }
+}
+
+// Sets the sample's field of the used header column h from v, the row's value (line n).
+void ParseSmiField(const HeaderColumn& h, std::string_view v, const std::string& where, int n, TelemetrySample* s) {
+  const SmiColumn* c = h.column;
+  const auto bad = [&](const std::string& what) {
+    FailTelemetry(where, n, fmt::format("field '{}': '{}' {}", h.name, ShownField(v), what));
+  };
+  switch (c->field) {
+    case SmiField::kTimestamp: {
+      const auto ts = ParseTimestamp(v);
+      if (!ts) bad("is not a timestamp (YYYY/MM/DD HH:MM:SS.mmm)");
+      s->time_s = *ts;
+      break;
+    }
+    case SmiField::kIndex:
+      if (!ParseGpuIndex(v, &s->gpu) || s->gpu > kMaxGpuIndex)
+        bad(fmt::format("is not a GPU index (0..{})", kMaxGpuIndex));
+      break;
+    case SmiField::kReasons:
+      ParseSmiReasons(v, s, bad);
+      break;
+    default:
+      ParseSmiNumber(c, v, s, bad);
+  }
+}
+
+GpuTelemetry ParseNvidiaSmi(std::string_view text, Lines& lines, std::string_view header_line,
+                            const std::string& where) {
+  const int header_number = lines.number();
+  const SmiHeader parsed_header = ParseSmiHeader(header_line, header_number, where);
+  const std::vector<HeaderColumn>& header = parsed_header.columns;
+  const int col_time = parsed_header.col_time;
+  std::vector<std::string_view> fields;
 
   GpuTelemetry t;
   t.path = where;
@@ -285,74 +383,8 @@ GpuTelemetry ParseNvidiaSmi(std::string_view text, Lines& lines, std::string_vie
     TelemetrySample s;
     s.line = n;
     for (size_t i = 0; i < fields.size(); ++i) {
-      const SmiColumn* c = header[i].column;
-      if (c == nullptr) continue;
-      const std::string_view v = fields[i];
-      const auto bad = [&](const std::string& what) {
-        FailTelemetry(where, n, fmt::format("field '{}': '{}' {}", header[i].name, ShownField(v), what));
-      };
-      switch (c->field) {
-        case SmiField::kTimestamp: {
-          const auto ts = ParseTimestamp(v);
-          if (!ts) bad("is not a timestamp (YYYY/MM/DD HH:MM:SS.mmm)");
-          s.time_s = *ts;
-          break;
-        }
-        case SmiField::kIndex:
-          if (!ParseGpuIndex(v, &s.gpu) || s.gpu > kMaxGpuIndex)
-            bad(fmt::format("is not a GPU index (0..{})", kMaxGpuIndex));
-          break;
-        case SmiField::kReasons: {
-          if (IsNotAvailable(v)) break;
-          if (v.size() < 3 || v[0] != '0' || (v[1] != 'x' && v[1] != 'X'))
-            bad("is not a hex bitmask (0x0000000000000004)");
-          const std::string_view hex = v.substr(2);
-          if (hex.size() > 16) bad("has more than 64 bits");
-          uint64_t r = 0;
-          const auto [ptr, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), r, 16);
-          if (ec != std::errc() || ptr != hex.data() + hex.size()) bad("is not a hex bitmask (0x0000000000000004)");
-          s.reasons = r;
-          s.reasons_known = true;
-          break;
-        }
-        default: {
-          if (IsNotAvailable(v)) break;
-          std::string_view num = v;
-          // "98 %", "1980 MHz", "350.12 W" (or the number alone with nounits).
-          if (c->unit[0] != '\0') {
-            const size_t ul = std::strlen(c->unit);
-            if (num.size() > ul && num.substr(num.size() - ul) == c->unit)
-              num = TrimBlanks(num.substr(0, num.size() - ul));
-          }
-          double x = 0;
-          if (!ParseNumber(num, &x))
-            bad(c->unit[0] ? fmt::format("is not a number of {}", c->unit) : "is not a number");
-          if (x < c->min || x > c->max) bad(fmt::format("is out of range ({} to {})", c->min, c->max));
-          const double si = x * c->to_si;
-          switch (c->field) {
-            case SmiField::kUtil:
-              s.util_fraction = si;
-              break;
-            case SmiField::kSmClock:
-              s.sm_clock_hz = si;
-              break;
-            case SmiField::kMaxSmClock:
-              s.max_sm_clock_hz = si;
-              break;
-            case SmiField::kPower:
-              s.power_w = si;
-              break;
-            case SmiField::kPowerLimit:
-              s.power_limit_w = si;
-              break;
-            case SmiField::kTemperature:
-              s.temperature_c = si;
-              break;
-            default:
-              break;
-          }
-        }
-      }
+      if (header[i].column == nullptr) continue;
+      ParseSmiField(header[i], fields[i], where, n, &s);
     }
     s.sample = grouper.Assign(s.gpu);
     t.samples.push_back(s);
@@ -428,6 +460,103 @@ bool DcgmIntervalFromCommand(std::string_view line, double* interval_s) {
   return false;
 }
 
+// Reads a dcgmi dmon header (line n): the first one sets the tags and the reader's column of each
+// (or none); a repeated one must have the same tags.
+void ReadDcgmHeader(const std::vector<std::string_view>& tags, int n, const std::string& where,
+                    std::vector<std::string>* header_tags, std::vector<const DcgmColumn*>* columns, int* header_line) {
+  if (*header_line == 0) {
+    if (tags.empty()) FailTelemetry(where, n, "dcgmi dmon header without field columns");
+    *header_line = n;
+    for (auto tg : tags) {
+      header_tags->emplace_back(tg);
+      const DcgmColumn* c = nullptr;
+      for (const auto& dc : kDcgmColumns)
+        if (tg == dc.tag) c = &dc;
+      columns->push_back(c);
+    }
+  } else {
+    // dcgmi repeats its header every screenful; the same columns each time.
+    bool same = tags.size() == header_tags->size();
+    for (size_t i = 0; same && i < tags.size(); ++i) same = tags[i] == (*header_tags)[i];
+    if (!same)
+      FailTelemetry(
+          where, n,
+          fmt::format("dcgmi dmon header differs from the one at line {} (one capture per file)", *header_line));
+  }
+}
+
+// Sets the sample's value of a dcgmi dmon field, in SI units.
+void SetDcgmValue(DcgmField field, double si, TelemetrySample* s) {
+  switch (field) {
+    case DcgmField::kGrAct:
+      s->gr_active = si;
+      break;
+    case DcgmField::kSmAct:
+      s->sm_active = si;
+      break;
+    case DcgmField::kSmOcc:
+      s->sm_occupancy = si;
+      break;
+    case DcgmField::kTensor:
+      s->tensor_active = si;
+      break;
+    case DcgmField::kDram:
+      s->dram_active = si;
+      break;
+    case DcgmField::kPower:
+      s->power_w = si;
+      break;
+    case DcgmField::kTemperature:
+      s->temperature_c = si;
+      break;
+    case DcgmField::kSmClock:
+      s->sm_clock_hz = si;
+      break;
+    case DcgmField::kUtil:
+      s->util_fraction = si;
+      break;
+    default:
+      break;
+  }
+}
+
+// The sample of a "GPU <index> <values>" row (line n) of the header's columns.
+TelemetrySample ParseDcgmRow(const std::vector<std::string_view>& tok, const std::vector<const DcgmColumn*>& columns,
+                             const std::string& where, int n) {
+  TelemetrySample s;
+  s.line = n;
+  if (!ParseGpuIndex(tok[1], &s.gpu) || s.gpu > kMaxGpuIndex)
+    FailTelemetry(where, n,
+                  fmt::format("field 'Entity': 'GPU {}' is not a GPU index (0..{})", ShownField(tok[1]), kMaxGpuIndex));
+  for (size_t i = 0; i < columns.size(); ++i) {
+    const DcgmColumn* c = columns[i];
+    if (c == nullptr) continue;
+    const std::string_view v = tok[i + 2];
+    if (v == "N/A") continue;
+    double x = 0;
+    if (!ParseNumber(v, &x))
+      FailTelemetry(where, n, fmt::format("field '{}': '{}' is not a number", c->tag, ShownField(v)));
+    if (x < c->min || x > c->max)
+      FailTelemetry(where, n,
+                    fmt::format("field '{}': '{}' is out of range ({} to {})", c->tag, ShownField(v), c->min, c->max));
+    SetDcgmValue(c->field, x * c->to_si, &s);
+  }
+  return s;
+}
+
+// Whether a row (line n) that is not a GPU's is of another entity kind, to skip; fails for anything else.
+bool IsOtherDcgmEntity(const std::vector<std::string_view>& tok, std::string_view trimmed, const std::string& where,
+                       int n, size_t header_columns) {
+  // Other entity kinds (GPU-I, GPU-CI for MIG instances, switches, CPUs) are not per-GPU
+  // rows; they are skipped. Anything else is not dcgmi dmon output.
+  static constexpr std::string_view kOtherEntities[] = {"GPU-I", "GPU-CI", "Switch", "NvSwitch",
+                                                        "CPU",   "Core",   "Link",   "VGPU"};
+  if (std::find(std::begin(kOtherEntities), std::end(kOtherEntities), tok[0]) != std::end(kOtherEntities)) return true;
+  FailTelemetry(
+      where, n,
+      fmt::format("'{}' is not a dcgmi dmon row (GPU <index> then {} values)", ShownField(trimmed), header_columns));
+}
+
 GpuTelemetry ParseDcgmi(std::string_view text, const std::string& where) {
   GpuTelemetry t;
   t.path = where;
@@ -447,25 +576,7 @@ GpuTelemetry ParseDcgmi(std::string_view text, const std::string& where) {
     if (trimmed.empty()) continue;
     std::vector<std::string_view> tags;
     if (DcgmHeaderTags(trimmed, &tags)) {
-      if (header_line == 0) {
-        if (tags.empty()) FailTelemetry(where, n, "dcgmi dmon header without field columns");
-        header_line = n;
-        for (auto tg : tags) {
-          header_tags.emplace_back(tg);
-          const DcgmColumn* c = nullptr;
-          for (const auto& dc : kDcgmColumns)
-            if (tg == dc.tag) c = &dc;
-          columns.push_back(c);
-        }
-      } else {
-        // dcgmi repeats its header every screenful; the same columns each time.
-        bool same = tags.size() == header_tags.size();
-        for (size_t i = 0; same && i < tags.size(); ++i) same = tags[i] == header_tags[i];
-        if (!same)
-          FailTelemetry(
-              where, n,
-              fmt::format("dcgmi dmon header differs from the one at line {} (one capture per file)", header_line));
-      }
+      ReadDcgmHeader(tags, n, where, &header_tags, &columns, &header_line);
       continue;
     }
     if (trimmed[0] == '#' || trimmed[0] == '$') {  // a comment or the echoed command line
@@ -479,71 +590,12 @@ GpuTelemetry ParseDcgmi(std::string_view text, const std::string& where) {
     SplitBlanks(trimmed, &tok);
     if (tok[0] == "ID" || tok[0] == "Id") continue;  // the second header line (units)
     if (header_line == 0) FailTelemetry(where, n, "a row before the dcgmi dmon '#Entity' header");
-    if (tok[0] != "GPU") {
-      // Other entity kinds (GPU-I, GPU-CI for MIG instances, switches, CPUs) are not per-GPU
-      // rows; they are skipped. Anything else is not dcgmi dmon output.
-      static constexpr std::string_view kOtherEntities[] = {"GPU-I", "GPU-CI", "Switch", "NvSwitch",
-                                                            "CPU",   "Core",   "Link",   "VGPU"};
-      if (std::find(std::begin(kOtherEntities), std::end(kOtherEntities), tok[0]) != std::end(kOtherEntities)) continue;
-      FailTelemetry(where, n,
-                    fmt::format("'{}' is not a dcgmi dmon row (GPU <index> then {} values)", ShownField(trimmed),
-                                header_tags.size()));
-    }
+    if (tok[0] != "GPU" && IsOtherDcgmEntity(tok, trimmed, where, n, header_tags.size())) continue;
     if (tok.size() != header_tags.size() + 2)
       FailTelemetry(where, n,
                     fmt::format("{} values, the header (line {}) has {}", tok.size() < 2 ? 0 : tok.size() - 2,
                                 header_line, header_tags.size()));
-    TelemetrySample s;
-    s.line = n;
-    if (!ParseGpuIndex(tok[1], &s.gpu) || s.gpu > kMaxGpuIndex)
-      FailTelemetry(
-          where, n,
-          fmt::format("field 'Entity': 'GPU {}' is not a GPU index (0..{})", ShownField(tok[1]), kMaxGpuIndex));
-    for (size_t i = 0; i < columns.size(); ++i) {
-      const DcgmColumn* c = columns[i];
-      if (c == nullptr) continue;
-      const std::string_view v = tok[i + 2];
-      if (v == "N/A") continue;
-      double x = 0;
-      if (!ParseNumber(v, &x))
-        FailTelemetry(where, n, fmt::format("field '{}': '{}' is not a number", c->tag, ShownField(v)));
-      if (x < c->min || x > c->max)
-        FailTelemetry(
-            where, n,
-            fmt::format("field '{}': '{}' is out of range ({} to {})", c->tag, ShownField(v), c->min, c->max));
-      const double si = x * c->to_si;
-      switch (c->field) {
-        case DcgmField::kGrAct:
-          s.gr_active = si;
-          break;
-        case DcgmField::kSmAct:
-          s.sm_active = si;
-          break;
-        case DcgmField::kSmOcc:
-          s.sm_occupancy = si;
-          break;
-        case DcgmField::kTensor:
-          s.tensor_active = si;
-          break;
-        case DcgmField::kDram:
-          s.dram_active = si;
-          break;
-        case DcgmField::kPower:
-          s.power_w = si;
-          break;
-        case DcgmField::kTemperature:
-          s.temperature_c = si;
-          break;
-        case DcgmField::kSmClock:
-          s.sm_clock_hz = si;
-          break;
-        case DcgmField::kUtil:
-          s.util_fraction = si;
-          break;
-        default:
-          break;
-      }
-    }
+    TelemetrySample s = ParseDcgmRow(tok, columns, where, n);
     s.sample = grouper.Assign(s.gpu);
     s.time_s = s.sample * interval_s;
     t.samples.push_back(s);

@@ -304,6 +304,38 @@ class NcclTestsReader {
     return v;
   }
 
+  // The 'size' field: a byte count.
+  double SizeField(std::string_view s, int n) const {
+    if (!IsDigits(s, true)) Fail(n, "field 'size': " + QuoteLine(s) + " is not a byte count");
+    // Digits with optional '_' group separators (the book excerpt's 1_048_576).
+    uint64_t v = 0;
+    for (char ch : s) {
+      if (ch == '_') continue;
+      if (v > ((uint64_t{1} << 62) - 9) / 10) Fail(n, "field 'size': " + QuoteLine(s) + " is out of range");
+      v = v * 10 + static_cast<uint64_t>(ch - '0');
+    }
+    return static_cast<double>(v);
+  }
+
+  // The 'count' field: an element count.
+  int64_t CountField(std::string_view s, int n) const {
+    int64_t v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec == std::errc::result_out_of_range) Fail(n, "field 'count': " + QuoteLine(s) + " is out of range");
+    if (ec != std::errc() || p != s.data() + s.size() || v < 0)
+      Fail(n, "field 'count': " + QuoteLine(s) + " is not an element count");
+    return v;
+  }
+
+  // The 'root' field: a rank or -1.
+  int RootField(std::string_view s, int n) const {
+    int v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size() || v < -1)
+      Fail(n, "field 'root': " + QuoteLine(s) + " is not a rank or -1");
+    return v;
+  }
+
   void Row(const std::vector<std::string_view>& tok, int n) {
     const bool stamped = columns_.back().kind == Col::kTimestamp;
     const size_t need = columns_.size() - (stamped ? 1 : 0);
@@ -312,71 +344,7 @@ class NcclTestsReader {
                   std::to_string(run_.header_line) + " has " + std::to_string(columns_.size()) + " columns");
     NcclTestRow r;
     r.line = n;
-    for (size_t i = 0; i < need; ++i) {
-      const Column& c = columns_[i];
-      const std::string_view s = tok[i];
-      const std::string& field = c.field;
-      switch (c.kind) {
-        case Col::kSize: {
-          if (!IsDigits(s, true)) Fail(n, "field 'size': " + QuoteLine(s) + " is not a byte count");
-          // Digits with optional '_' group separators (the book excerpt's 1_048_576).
-          uint64_t v = 0;
-          for (char ch : s) {
-            if (ch == '_') continue;
-            if (v > ((uint64_t{1} << 62) - 9) / 10) Fail(n, "field 'size': " + QuoteLine(s) + " is out of range");
-            v = v * 10 + static_cast<uint64_t>(ch - '0');
-          }
-          r.size_bytes = static_cast<double>(v);
-          break;
-        }
-        case Col::kCount: {
-          int64_t v = 0;
-          auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-          if (ec == std::errc::result_out_of_range) Fail(n, "field 'count': " + QuoteLine(s) + " is out of range");
-          if (ec != std::errc() || p != s.data() + s.size() || v < 0)
-            Fail(n, "field 'count': " + QuoteLine(s) + " is not an element count");
-          r.count = v;
-          break;
-        }
-        case Col::kType:
-          r.type = std::string(s);
-          break;
-        case Col::kRedop:
-          r.redop = std::string(s);
-          break;
-        case Col::kRoot: {
-          int v = 0;
-          auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-          if (ec != std::errc() || p != s.data() + s.size() || v < -1)
-            Fail(n, "field 'root': " + QuoteLine(s) + " is not a rank or -1");
-          r.root = v;
-          break;
-        }
-        case Col::kTime:
-          (c.in_place ? r.inplace_time_s : r.time_s) = NonNegative(s, field, n) * kMicro;
-          break;
-        case Col::kAlgbw:
-          (c.in_place ? r.inplace_algbw_bytes_per_s : r.algbw_bytes_per_s) = NonNegative(s, field, n) * kGiga;
-          break;
-        case Col::kBusbw:
-          (c.in_place ? r.inplace_busbw_bytes_per_s : r.busbw_bytes_per_s) = NonNegative(s, field, n) * kGiga;
-          break;
-        case Col::kWrong: {
-          if (s == "N/A") break;
-          // "%6g" of a count: large counts print as 1.2e+06.
-          const double v = NonNegative(s, field, n);
-          if (v != std::floor(v) || v > 9e18) Fail(n, "field '" + field + "': " + QuoteLine(s) + " is not a count");
-          (c.in_place ? r.inplace_wrong : r.wrong) = static_cast<int64_t>(v);
-          break;
-        }
-        case Col::kError:
-          if (s != "N/A") (c.in_place ? r.inplace_error : r.error) = NonNegative(s, field, n);
-          break;
-        case Col::kTimestamp:
-        case Col::kOther:
-          break;
-      }
-    }
+    for (size_t i = 0; i < need; ++i) Field(columns_[i], tok[i], n, &r);
     run_.rows.push_back(std::move(r));
   }
 
@@ -430,6 +398,51 @@ class NcclTestsReader {
     Col kind = Col::kOther;
     bool in_place = false;
   };
+
+  // Sets the row's value of column c from the field s (line n).
+  void Field(const Column& c, std::string_view s, int n, NcclTestRow* r) const {
+    const std::string& field = c.field;
+    switch (c.kind) {
+      case Col::kSize:
+        r->size_bytes = SizeField(s, n);
+        break;
+      case Col::kCount:
+        r->count = CountField(s, n);
+        break;
+      case Col::kType:
+        r->type = std::string(s);
+        break;
+      case Col::kRedop:
+        r->redop = std::string(s);
+        break;
+      case Col::kRoot:
+        r->root = RootField(s, n);
+        break;
+      case Col::kTime:
+        (c.in_place ? r->inplace_time_s : r->time_s) = NonNegative(s, field, n) * kMicro;
+        break;
+      case Col::kAlgbw:
+        (c.in_place ? r->inplace_algbw_bytes_per_s : r->algbw_bytes_per_s) = NonNegative(s, field, n) * kGiga;
+        break;
+      case Col::kBusbw:
+        (c.in_place ? r->inplace_busbw_bytes_per_s : r->busbw_bytes_per_s) = NonNegative(s, field, n) * kGiga;
+        break;
+      case Col::kWrong: {
+        if (s == "N/A") break;
+        // "%6g" of a count: large counts print as 1.2e+06.
+        const double v = NonNegative(s, field, n);
+        if (v != std::floor(v) || v > 9e18) Fail(n, "field '" + field + "': " + QuoteLine(s) + " is not a count");
+        (c.in_place ? r->inplace_wrong : r->wrong) = static_cast<int64_t>(v);
+        break;
+      }
+      case Col::kError:
+        if (s != "N/A") (c.in_place ? r->inplace_error : r->error) = NonNegative(s, field, n);
+        break;
+      case Col::kTimestamp:
+      case Col::kOther:
+        break;
+    }
+  }
 
   std::string_view text_;
   const std::string& where_;

@@ -375,7 +375,6 @@ void HardwareCatalog::Merge(std::string_view toml_text, const std::string& where
     auto c = calibrations_.find(g.generation);
     g.calibration = c != calibrations_.end() ? c->second : Calibration{};
   }
-  aliases_.clear();
   aliases_ = AliasesOf(gpus_, where);
 }
 

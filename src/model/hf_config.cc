@@ -281,14 +281,20 @@ void ReadQwen3(const Fields& f, const json&, ModelSpec& m) {
   ReadRope(f, m, {10000.0, 32768});  // qwen3/configuration_qwen3.py: 32768
 }
 
+// Routed experts in every layer, no shared experts (Mixtral, Grok-1): the count under
+// `experts_key`, top-k, and the experts' width, which these configs give as intermediate_size.
+void ReadEveryLayerExperts(const Fields& f, const char* experts_key, ModelSpec& m) {
+  m.experts = f.Int(experts_key);
+  m.topk = f.Int("num_experts_per_tok");
+  m.moe_ffn_hidden = f.Int("intermediate_size");
+  m.ffn_hidden = 0;
+}
+
 void ReadMixtral(const Fields& f, const json&, ModelSpec& m) {
   ReadLlamaLike(f, m);
   // mixtral/configuration_mixtral.py: default_theta = 1000000.0, max_position_embeddings 4096 * 32
   ReadRope(f, m, {1000000.0, 4096 * 32});
-  m.experts = f.Int("num_local_experts");
-  m.topk = f.Int("num_experts_per_tok");
-  m.moe_ffn_hidden = f.Int("intermediate_size");
-  m.ffn_hidden = 0;
+  ReadEveryLayerExperts(f, "num_local_experts", m);
 }
 
 void ReadQwen2Moe(const Fields& f, const json&, ModelSpec& m) {
@@ -516,10 +522,7 @@ void ReadGrok1(const Fields& f, const json&, ModelSpec& m) {
   ReadLlamaLike(f, m);
   ReadRope(f, m, {10000.0, 8192});
   m.tied_embeddings = f.Bool("tie_word_embeddings", true);
-  m.experts = f.Int("num_experts");
-  m.topk = f.Int("num_experts_per_tok");
-  m.moe_ffn_hidden = f.Int("intermediate_size");
-  m.ffn_hidden = 0;
+  ReadEveryLayerExperts(f, "num_experts", m);
 }
 
 void ReadNemotron(const Fields& f, const json&, ModelSpec& m) {

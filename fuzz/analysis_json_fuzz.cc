@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "diagnose/analysis_json_reader.h"
+#include "analysis/analysis_json.h"
 #include "diagnose/diagnose.h"
 #include "util/error.h"
 

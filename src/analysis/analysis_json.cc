@@ -1,249 +1,325 @@
 #include "analysis/analysis_json.h"
 
-#include <cmath>
+#include <type_traits>
+
 #include <nlohmann/json.hpp>
+
+#include "util/error.h"
+#include "util/file.h"
+#include "util/json_parse.h"
+#include "util/json_two_way.h"
 
 namespace paratune {
 namespace {
 
-nlohmann::json Num(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
+using nlohmann::json;
+constexpr Presence kLater = Presence::kLater;
 
-nlohmann::json Temporal(const GpuTimeBreakdown& t) {
-  return {{"kernel_time_s", t.window_s}, {"compute_s", t.compute_s},       {"non_compute_s", t.non_compute_s},
-          {"idle_s", t.idle_s},          {"compute_pct", t.compute_pct()}, {"non_compute_pct", t.non_compute_pct()},
-          {"idle_pct", t.idle_pct()}};
+// The fields of each struct of paratune.analyze/1, the one list JsonWriter and JsonReader walk
+// (util/json_two_way.h). `T` is the struct, const when writing. Fields marked kLater joined
+// the schema after its first documents (or were not read back before the lists were shared);
+// a document without them still reads. The shares (*_pct) are derived, written only.
+
+template <class T, class V>
+void TemporalFields(T& t, V& v) {
+  v("kernel_time_s", t.window_s);
+  v("compute_s", t.compute_s);
+  v("non_compute_s", t.non_compute_s);
+  v("idle_s", t.idle_s);
+  v.Derived("compute_pct", t.compute_pct());
+  v.Derived("non_compute_pct", t.non_compute_pct());
+  v.Derived("idle_pct", t.idle_pct());
 }
 
-nlohmann::json Summary(const SummaryStats& s) {
-  return {{"count", s.count}, {"mean_s", s.mean}, {"median_s", s.median},
-          {"min_s", s.min},   {"max_s", s.max},   {"stddev_s", s.stddev}};
+template <class T, class V>
+void SummaryFields(T& s, V& v) {
+  v("count", s.count);
+  v("mean_s", s.mean);
+  v("median_s", s.median);
+  v("min_s", s.min);
+  v("max_s", s.max);
+  v("stddev_s", s.stddev, kLater);
 }
 
-nlohmann::json Warnings(const TraceWarnings& w) {
-  return {{"truncated", w.truncated},
-          {"bad_number", w.bad_number},
-          {"missing_field", w.missing_field},
-          {"negative_duration", w.negative_duration},
-          {"invalid_utf8", w.invalid_utf8},
-          {"malformed_event", w.malformed_event},
-          {"total", w.Total()},
-          {"truncated_at", w.truncated_at.empty() ? nlohmann::json(nullptr) : nlohmann::json(w.truncated_at)},
-          {"first_bad_value", w.first_bad_value.empty() ? nlohmann::json(nullptr) : nlohmann::json(w.first_bad_value)}};
+template <class T, class V>
+void WarningsFields(T& w, V& v) {
+  v("truncated", w.truncated);
+  v("bad_number", w.bad_number);
+  v("missing_field", w.missing_field);
+  v("negative_duration", w.negative_duration);
+  v("invalid_utf8", w.invalid_utf8);
+  v("malformed_event", w.malformed_event);
+  v.Derived("total", w.Total());
+  v.Nullable("truncated_at", w.truncated_at);
+  v.Nullable("first_bad_value", w.first_bad_value);
 }
 
-nlohmann::json CrossRankJson(const TraceAnalysis& a) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const RankSpread& s : a.cross_rank)
-    out.push_back({{"metric", s.metric},
-                   {"min", s.min},
-                   {"median", s.median},
-                   {"max", s.max},
-                   {"min_rank", s.min_rank},
-                   {"max_rank", s.max_rank}});
-  return out;
+template <class T, class V>
+void KernelTypeFields(T& k, V& v) {
+  v("label", k.label);
+  v("sum_s", k.sum_s);
 }
 
-nlohmann::json IterationsAcrossRanks(const TraceAnalysis& a) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const IterationSpread& s : a.iterations)
-    out.push_back({{"step", s.step},
-                   {"ranks", s.ranks},
-                   {"min_s", s.min_s},
-                   {"median_s", s.median_s},
-                   {"max_s", s.max_s},
-                   {"slowest_rank", s.slowest_rank}});
-  return out;
+template <class T, class V>
+void TopKernelFields(T& k, V& v) {
+  v("name", k.name);
+  v("type", k.type, kHtaKernelTypeNames);
+  v("category", k.category, kKernelCategoryNames);
+  v("count", k.count);
+  v("sum_s", k.sum_s);
+  v("mean_s", k.mean_s);
+  v("min_s", k.min_s);
+  v("max_s", k.max_s);
+  v("stddev_s", k.stddev_s, kLater);
 }
 
-nlohmann::json StragglersByStep(const TraceAnalysis& a) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const StepStraggler& s : a.stragglers.by_step)
-    out.push_back({{"step", s.step},
-                   {"rank", s.rank},
-                   {"caused_wait_s", s.caused_wait_s},
-                   {"total_wait_s", s.total_wait_s},
-                   {"collectives", s.collectives}});
-  return out;
+template <class T, class V>
+void HtaKernelRowFields(T& k, V& v) {
+  v("name", k.name);
+  v("type", k.type, kHtaKernelTypeNames);
+  v("sum_s", k.sum_s);
+  v("max_s", k.max_s);
+  v("min_s", k.min_s);
+  v("mean_s", k.mean_s);
+  v("stddev_s", k.stddev_s);
 }
 
-// The link ceiling members are null here; the caller fills them when it knows the hardware
-// (diagnose/link_ceiling.h AddCollectiveCeilings).
-nlohmann::json Groups(const CollectiveStats& c) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const CollectiveGroupStats& g : c.groups)
-    out.push_back({{"group_size", g.group_size},
-                   {"sized_count", g.sized_count},
-                   {"bytes", g.bytes},
-                   {"bus_bytes", g.bus_bytes},
-                   {"sized_time_s", g.sized_time_s},
-                   {"busbw_bytes_per_s", g.busbw_bytes_per_s},
-                   {"ceiling_bytes_per_s", nullptr},
-                   {"ceiling_link", nullptr},
-                   {"ceiling_derivation", nullptr}});
-  return out;
+template <class T, class V>
+void CategoryFields(T& c, V& v) {
+  v("category", c.category, kKernelCategoryNames);
+  v("count", c.count);
+  v("sum_s", c.sum_s);
 }
 
-// Kernel time by HTA kernel type (label and seconds).
-nlohmann::json KernelTypesJson(const std::vector<KernelTypeShare>& types) {
-  nlohmann::json kt = nlohmann::json::array();
-  for (const auto& k : types) kt.push_back({{"label", k.label}, {"sum_s", k.sum_s}});
-  return kt;
+template <class T, class V>
+void IdleFields(T& i, V& v) {
+  v("stream", i.stream);
+  v("category", i.category);
+  v("idle_s", i.idle_s);
+  v.Nullable("ratio", i.ratio);
+  v("count", i.count);
+  v("mean_s", i.mean_s);
+  v("stddev_s", i.stddev_s);
+  v("min_s", i.min_s);
+  v("p25_s", i.p25_s);
+  v("p50_s", i.p50_s);
+  v("p75_s", i.p75_s);
+  v("max_s", i.max_s);
 }
 
-// The rank's longest-running kernels.
-nlohmann::json TopKernelsJson(const RankAnalysis& r) {
-  nlohmann::json top = nlohmann::json::array();
-  for (const auto& k : r.top_kernels)
-    top.push_back({{"name", k.name},
-                   {"type", HtaKernelTypeName(k.type)},
-                   {"category", KernelCategoryName(k.category)},
-                   {"count", k.count},
-                   {"sum_s", k.sum_s},
-                   {"mean_s", k.mean_s},
-                   {"min_s", k.min_s},
-                   {"max_s", k.max_s},
-                   {"stddev_s", k.stddev_s}});
-  return top;
+template <class T, class V>
+void LaunchFields(T& l, V& v) {
+  v("launches", l.launches);
+  v("cpu_duration_s", l.cpu_duration_s);
+  v("gpu_duration_s", l.gpu_duration_s);
+  v("launch_delay_s", l.launch_delay_s);
+  v("mean_launch_delay_s", l.mean_launch_delay_s);
+  v("max_launch_delay_s", l.max_launch_delay_s);
+  v("short_kernels", l.short_kernels);
+  v("runtime_outliers", l.runtime_outliers);
+  v("launch_delay_outliers", l.launch_delay_outliers);
 }
 
-// The rank's rows of HTA's kernel_df.
-nlohmann::json HtaKernelTableJson(const RankAnalysis& r) {
-  nlohmann::json hta = nlohmann::json::array();
-  for (const auto& k : r.hta_kernel_table)
-    hta.push_back({{"name", k.name},
-                   {"type", HtaKernelTypeName(k.type)},
-                   {"sum_s", k.sum_s},
-                   {"max_s", k.max_s},
-                   {"min_s", k.min_s},
-                   {"mean_s", k.mean_s},
-                   {"stddev_s", k.stddev_s}});
-  return hta;
+template <class T, class V>
+void IterationFields(T& it, V& v) {
+  v("step", it.step);
+  v("cpu_step_s", it.cpu_step_s);
+  v("dataloader_s", it.dataloader_s);
+  v.Nested("gpu", it.gpu, [](auto& x, auto& w) { TemporalFields(x, w); });
+  v.Nullable("comm_overlap_pct", it.comm_overlap_pct);
 }
 
-// The rank's idle time per stream (first appearance) and category.
-nlohmann::json IdleJson(const RankAnalysis& r) {
-  nlohmann::json idle = nlohmann::json::array();
-  for (const auto& i : r.idle)
-    idle.push_back({{"stream", i.stream},
-                    {"category", i.category},
-                    {"idle_s", i.idle_s},
-                    {"ratio", Num(i.ratio)},
-                    {"count", i.count},
-                    {"mean_s", i.mean_s},
-                    {"stddev_s", i.stddev_s},
-                    {"min_s", i.min_s},
-                    {"p25_s", i.p25_s},
-                    {"p50_s", i.p50_s},
-                    {"p75_s", i.p75_s},
-                    {"max_s", i.max_s}});
-  return idle;
+// A collective group's link ceiling is null until diagnose/link_ceiling.h fills it.
+template <class T, class V>
+void GroupFields(T& g, V& v) {
+  v("group_size", g.group_size);
+  v("sized_count", g.sized_count);
+  v("bytes", g.bytes);
+  v("bus_bytes", g.bus_bytes);
+  v("sized_time_s", g.sized_time_s);
+  v("busbw_bytes_per_s", g.busbw_bytes_per_s);
+  v.Nullable("ceiling_bytes_per_s", g.ceiling_bytes_per_s, kLater);
+  v.Nullable("ceiling_link", g.ceiling_link, kLater);
+  v.Nullable("ceiling_derivation", g.ceiling_derivation, kLater);
 }
 
-// The rank's collectives per kind; the link ceiling members are null here (see Groups).
-nlohmann::json CollectivesJson(const RankAnalysis& r) {
-  nlohmann::json colls = nlohmann::json::array();
-  for (const auto& c : r.collectives)
-    colls.push_back({{"kind", CollectiveName(c.kind)},
-                     {"count", c.count},
-                     {"total_s", c.total_s},
-                     {"exposed_s", c.exposed_s},
-                     {"sized_count", c.sized_count},
-                     {"bytes", c.bytes},
-                     {"sized_time_s", c.sized_time_s},
-                     {"algbw_bytes_per_s", c.algbw_bytes_per_s},
-                     {"busbw_bytes_per_s", c.busbw_bytes_per_s},
-                     {"groups", Groups(c)},
-                     {"ceiling_bytes_per_s", nullptr},
-                     {"ceiling_link", nullptr}});
-  return colls;
+template <class T, class V>
+void CollectiveFields(T& c, V& v) {
+  v("kind", c.kind, kCollectiveNames);
+  v("count", c.count);
+  v("total_s", c.total_s);
+  v("exposed_s", c.exposed_s);
+  v("sized_count", c.sized_count);
+  v("bytes", c.bytes);
+  v("sized_time_s", c.sized_time_s);
+  v("algbw_bytes_per_s", c.algbw_bytes_per_s);
+  v("busbw_bytes_per_s", c.busbw_bytes_per_s);
+  v.List(
+      "groups", c.groups, [](auto& x, auto& w) { GroupFields(x, w); }, kLater);
+  v.Nullable("ceiling_bytes_per_s", c.ceiling_bytes_per_s, kLater);
+  v.Nullable("ceiling_link", c.ceiling_link, kLater);
 }
 
-// One rank of the analysis.
-nlohmann::json RankJson(const RankAnalysis& r) {
-  nlohmann::json cats = nlohmann::json::array(), iters = nlohmann::json::array();
-  for (const auto& c : r.categories)
-    cats.push_back({{"category", KernelCategoryName(c.category)}, {"count", c.count}, {"sum_s", c.sum_s}});
-  for (const auto& it : r.iterations)
-    iters.push_back({{"step", it.step},
-                     {"cpu_step_s", it.cpu_step_s},
-                     {"dataloader_s", it.dataloader_s},
-                     {"gpu", Temporal(it.gpu)},
-                     {"comm_overlap_pct", Num(it.comm_overlap_pct)}});
-  const LaunchStats& l = r.launch;
-  return {{"rank", r.rank},
-          {"path", r.path},
-          {"device", r.device_name},
-          {"world_size", r.world_size},
-          {"events", r.events},
-          {"gpu_events", r.gpu_events},
-          {"hta_rounding_applied", r.rounded},
-          {"temporal", Temporal(r.temporal)},
-          {"comm_overlap_pct", Num(r.comm_overlap_pct)},
-          {"temporal_exact_ns", Temporal(r.temporal_exact)},
-          {"comm_overlap_exact_ns_pct", Num(r.comm_overlap_exact_pct)},
-          {"kernel_types", KernelTypesJson(r.kernel_types)},
-          {"categories", std::move(cats)},
-          {"top_kernels", TopKernelsJson(r)},
-          {"hta_kernel_table", HtaKernelTableJson(r)},
-          {"idle", IdleJson(r)},
-          {"launch",
-           {{"launches", l.launches},
-            {"cpu_duration_s", l.cpu_duration_s},
-            {"gpu_duration_s", l.gpu_duration_s},
-            {"launch_delay_s", l.launch_delay_s},
-            {"mean_launch_delay_s", l.mean_launch_delay_s},
-            {"max_launch_delay_s", l.max_launch_delay_s},
-            {"short_kernels", l.short_kernels},
-            {"runtime_outliers", l.runtime_outliers},
-            {"launch_delay_outliers", l.launch_delay_outliers}}},
-          {"iterations", std::move(iters)},
-          {"step_time", Summary(r.step_time)},
-          {"dataloader_share", r.dataloader_share},
-          {"collectives", CollectivesJson(r)},
-          {"warnings", Warnings(r.warnings)}};
+// A rank's measured figures that are not lists (identity, time breakdowns, launches).
+template <class T, class V>
+void RankFigureFields(T& r, V& v) {
+  v("rank", r.rank);
+  v("path", r.path);
+  v("device", r.device_name);
+  v("world_size", r.world_size);
+  v("events", r.events);
+  v("gpu_events", r.gpu_events);
+  v("hta_rounding_applied", r.rounded, kLater);
+  v.Nested("temporal", r.temporal, [](auto& x, auto& w) { TemporalFields(x, w); });
+  v.Nullable("comm_overlap_pct", r.comm_overlap_pct);
+  v.Nested("temporal_exact_ns", r.temporal_exact, [](auto& x, auto& w) { TemporalFields(x, w); });
+  v.Nullable("comm_overlap_exact_ns_pct", r.comm_overlap_exact_pct, kLater);
+  v.Nested("launch", r.launch, [](auto& x, auto& w) { LaunchFields(x, w); });
+  v.Nested("step_time", r.step_time, [](auto& x, auto& w) { SummaryFields(x, w); });
+  v("dataloader_share", r.dataloader_share);
+  v.Nested(
+      "warnings", r.warnings, [](auto& x, auto& w) { WarningsFields(x, w); }, kLater);
 }
 
-// Each rank's straggler statistics.
-nlohmann::json StragglerRanksJson(const TraceAnalysis& a) {
-  nlohmann::json strag = nlohmann::json::array();
-  for (const auto& s : a.stragglers.ranks)
-    strag.push_back({{"rank", s.rank},
-                     {"mean_step_time_s", s.mean_step_time_s},
-                     {"step_time_robust_z", s.step_time_robust_z},
-                     {"collectives_matched", s.collectives_matched},
-                     {"last_arrivals", s.last_arrivals},
-                     {"caused_wait_s", s.caused_wait_s},
-                     {"waited_s", s.waited_s},
-                     {"straggler", s.straggler},
-                     {"reason", s.reason}});
-  return strag;
+template <class T, class V>
+void RankFields(T& r, V& v) {
+  RankFigureFields(r, v);
+  v.List(
+      "kernel_types", r.kernel_types, [](auto& x, auto& w) { KernelTypeFields(x, w); }, kLater);
+  v.List("categories", r.categories, [](auto& x, auto& w) { CategoryFields(x, w); });
+  v.List("top_kernels", r.top_kernels, [](auto& x, auto& w) { TopKernelFields(x, w); });
+  v.List(
+      "hta_kernel_table", r.hta_kernel_table, [](auto& x, auto& w) { HtaKernelRowFields(x, w); }, kLater);
+  v.List(
+      "idle", r.idle, [](auto& x, auto& w) { IdleFields(x, w); }, kLater);
+  v.List("iterations", r.iterations, [](auto& x, auto& w) { IterationFields(x, w); });
+  v.List("collectives", r.collectives, [](auto& x, auto& w) { CollectiveFields(x, w); });
+}
+
+template <class T, class V>
+void StragglerRankFields(T& s, V& v) {
+  v("rank", s.rank);
+  v("mean_step_time_s", s.mean_step_time_s);
+  v("step_time_robust_z", s.step_time_robust_z);
+  v("collectives_matched", s.collectives_matched);
+  v("last_arrivals", s.last_arrivals);
+  v("caused_wait_s", s.caused_wait_s);
+  v("waited_s", s.waited_s);
+  v("straggler", s.straggler);
+  v("reason", s.reason);
+}
+
+template <class T, class V>
+void StepStragglerFields(T& s, V& v) {
+  v("step", s.step);
+  v("rank", s.rank);
+  v("caused_wait_s", s.caused_wait_s);
+  v("total_wait_s", s.total_wait_s);
+  v("collectives", s.collectives);
+}
+
+// "flagged" is the ranks whose straggler flag is set, in input order: written, and rebuilt from
+// ranks[] when read (AnalysisFromJson).
+template <class T, class V>
+void StragglerFields(T& s, V& v) {
+  v("collectives_matched", s.collectives_matched);
+  v.Derived("flagged", s.stragglers);
+  v.List("ranks", s.ranks, [](auto& x, auto& w) { StragglerRankFields(x, w); });
+  v.List(
+      "by_step", s.by_step, [](auto& x, auto& w) { StepStragglerFields(x, w); }, kLater);
+}
+
+template <class T, class V>
+void RankSpreadFields(T& s, V& v) {
+  v("metric", s.metric);
+  v("min", s.min);
+  v("median", s.median);
+  v("max", s.max);
+  v("min_rank", s.min_rank);
+  v("max_rank", s.max_rank);
+}
+
+template <class T, class V>
+void IterationSpreadFields(T& s, V& v) {
+  v("step", s.step);
+  v("ranks", s.ranks);
+  v("min_s", s.min_s);
+  v("median_s", s.median_s);
+  v("max_s", s.max_s);
+  v("slowest_rank", s.slowest_rank);
+}
+
+// The options that change the figures: HTA's rounding (a bool in the document) and the last step.
+template <class T, class V>
+void OptionsFields(T& o, V& v) {
+  bool hta = o.rounding == TimeRounding::kHta;
+  v("hta_rounding", hta);
+  if constexpr (!std::is_const_v<T>) o.rounding = hta ? TimeRounding::kHta : TimeRounding::kExact;
+  v("include_last_step", o.include_last_step);
+}
+
+template <class T, class V>
+void LinkCeilingFields(T& c, V& v) {
+  v("gpu", c.gpu);
+  v("fabric", c.fabric);
+  v("assumption", c.assumption);
+}
+
+template <class T, class V>
+void AnalysisFields(T& a, V& v) {
+  v("partial", a.partial, kLater);
+  v.Nested(
+      "options", a.options, [](auto& x, auto& w) { OptionsFields(x, w); }, kLater);
+  v("events", a.events);
+  v("bytes_read", a.bytes_read, kLater);
+  v("profiler_steps", a.profiler_steps);
+  v.List(
+      "kernel_types", a.kernel_types, [](auto& x, auto& w) { KernelTypeFields(x, w); }, kLater);
+  v.List("ranks", a.ranks, [](auto& x, auto& w) { RankFields(x, w); });
+  v.Nested("stragglers", a.stragglers, [](auto& x, auto& w) { StragglerFields(x, w); });
+  v.List(
+      "cross_rank", a.cross_rank, [](auto& x, auto& w) { RankSpreadFields(x, w); }, kLater);
+  v.List(
+      "iterations_across_ranks", a.iterations, [](auto& x, auto& w) { IterationSpreadFields(x, w); }, kLater);
+  v.Maybe(
+      "link_ceiling", a.link_ceiling, [](auto& x, auto& w) { LinkCeilingFields(x, w); }, kLater);
 }
 
 }  // namespace
 
 nlohmann::json AnalysisJson(const TraceAnalysis& a) {
-  nlohmann::json ranks = nlohmann::json::array();
-  for (const RankAnalysis& r : a.ranks) ranks.push_back(RankJson(r));
-  nlohmann::json out = {{"schema", "paratune.analyze/1"},
-                        {"partial", a.partial},
-                        {"options",
-                         {{"hta_rounding", a.options.rounding == TimeRounding::kHta},
-                          {"include_last_step", a.options.include_last_step}}},
-                        {"events", a.events},
-                        {"bytes_read", a.bytes_read},
-                        {"profiler_steps", a.profiler_steps},
-                        {"kernel_types", KernelTypesJson(a.kernel_types)},
-                        {"ranks", std::move(ranks)},
-                        {"stragglers",
-                         {{"collectives_matched", a.stragglers.collectives_matched},
-                          {"flagged", a.stragglers.stragglers},
-                          {"ranks", StragglerRanksJson(a)},
-                          {"by_step", StragglersByStep(a)}}},
-                        {"cross_rank", CrossRankJson(a)},
-                        {"iterations_across_ranks", IterationsAcrossRanks(a)},
-                        {"link_ceiling", nullptr},
-                        {"prediction", nullptr}};
+  nlohmann::json out = {{"schema", kAnalyzeSchema}, {"prediction", nullptr}};
+  JsonWriter w(out);
+  AnalysisFields(a, w);
   return out;
+}
+
+TraceAnalysis AnalysisFromJson(const nlohmann::json& doc, const std::string& where) {
+  if (!doc.is_object()) throw InputError(where + ": not a JSON object (expected " + kAnalyzeSchema + ")");
+  const JsonFields f(doc, where);
+  const JsonView root(f, doc, "");
+  JsonReader r(root);
+  if (const std::string schema = root.String("schema"); schema != kAnalyzeSchema)
+    f.Fail("schema", "is '" + schema + "', not " + std::string(kAnalyzeSchema));
+  TraceAnalysis a;
+  AnalysisFields(a, r);
+  for (const StragglerRank& s : a.stragglers.ranks)
+    if (s.straggler) a.stragglers.stragglers.push_back(s.rank);
+  return a;
+}
+
+TraceAnalysis ParseAnalysisJson(std::string_view text, const std::string& where) {
+  nlohmann::json doc;
+  try {
+    doc = ParseJson(text, where);
+  } catch (const nlohmann::json::exception&) {
+    throw InputError(where + ": not valid JSON");
+  }
+  return AnalysisFromJson(doc, where);
+}
+
+TraceAnalysis ReadAnalysisJson(const std::string& path) {
+  return ParseAnalysisJson(ReadMaybeGzipFile(path, size_t{1} << 30), path);
 }
 
 }  // namespace paratune

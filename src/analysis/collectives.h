@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -30,6 +32,11 @@ struct CollectiveGroupStats {
   double bus_bytes = 0;  // sum of S * BusBandwidthFactor(kind, group_size)
   double sized_time_s = 0;
   double busbw_bytes_per_s = 0;  // bus_bytes / sized_time_s (0 when sized_time_s is 0)
+  // The link this group's collectives cross and its achievable bus bandwidth, set by
+  // diagnose/link_ceiling.h FillCollectiveCeilings when the GPU is known; NaN and "" until then.
+  double ceiling_bytes_per_s = std::numeric_limits<double>::quiet_NaN();
+  std::string ceiling_link;
+  std::string ceiling_derivation;
 };
 
 struct CollectiveStats {
@@ -44,6 +51,17 @@ struct CollectiveStats {
   double algbw_bytes_per_s = 0;              // bytes / sized_time_s (0 when none sized)
   double busbw_bytes_per_s = 0;              // sum(S * BusBandwidthFactor) / sized_time_s
   std::vector<CollectiveGroupStats> groups;  // the sized kernels by group size, ascending
+  // The groups' ceilings combined (their bus bytes over the time at each group's ceiling) and
+  // the link ("mixed" when the groups cross different ones); NaN and "" without a ceiling.
+  double ceiling_bytes_per_s = std::numeric_limits<double>::quiet_NaN();
+  std::string ceiling_link;
+};
+
+// The hardware the collectives' ceilings were judged for (analyze --gpu).
+struct LinkCeilingBasis {
+  std::string gpu;
+  std::string fabric;
+  std::string assumption;  // how the groups' ranks were placed on nodes
 };
 
 // `events` are indices into t.events of the GPU events to analyse (already filtered by the

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,7 @@ struct TraceAnalysis {
   // Files analysed only in part (read with TraceSetOptions::allow_partial): truncated, or with
   // events skipped for unusable numbers; each once, in rank order. Empty for a complete read.
   std::vector<std::string> partial;
+  std::optional<LinkCeilingBasis> link_ceiling;  // set with the collectives' ceilings (analyze --gpu)
 };
 
 // Each rank is analysed on its own (in parallel, util/thread_pool.h), then the figures across

@@ -1,27 +1,55 @@
+#include "compare/prediction_json.h"
+
 #include <nlohmann/json.hpp>
 
-#include "compare/prediction_json.h"
+#include "util/json_two_way.h"
 
 namespace paratune {
 namespace {
 
-nlohmann::json Shares(const GpuTimeBreakdown& b) {
-  return {{"compute_pct", b.compute_pct()}, {"non_compute_pct", b.non_compute_pct()}, {"idle_pct", b.idle_pct()}};
+template <class T, class V>
+void SharesFields(T& s, V& v) {
+  v("compute_pct", s.compute_pct);
+  v("non_compute_pct", s.non_compute_pct);
+  v("idle_pct", s.idle_pct);
 }
+
+template <class T, class V>
+void PredictionFields(T& p, V& v) {
+  v("measured_from_steps", p.measured_from_steps);
+  v("measured_step_time_s", p.measured_step_time_s);
+  v("predicted_step_time_s", p.predicted_step_time_s);
+  v("step_time_error", p.step_time_error);
+  v("measured_mfu", p.measured_mfu);
+  v("predicted_mfu", p.predicted_mfu);
+  v("mfu_impossible", p.mfu_impossible);
+  v.Nullable("mfu_warning", p.mfu_warning);
+  v.Nested("measured", p.measured, [](auto& x, auto& w) { SharesFields(x, w); });
+  v.Nested("predicted", p.predicted, [](auto& x, auto& w) { SharesFields(x, w); });
+}
+
+TimeShares SharesOf(const GpuTimeBreakdown& b) { return {b.compute_pct(), b.non_compute_pct(), b.idle_pct()}; }
 
 }  // namespace
 
-nlohmann::json PredictionJson(const PredictionComparison& p) {
-  return {{"measured_from_steps", p.measured_from_steps},
-          {"measured_step_time_s", p.measured_step_time_s},
-          {"predicted_step_time_s", p.predicted_step_time_s},
-          {"step_time_error", p.step_time_error},
-          {"measured_mfu", p.measured_mfu},
-          {"predicted_mfu", p.predicted_mfu},
-          {"mfu_impossible", p.mfu_impossible},
-          {"mfu_warning", p.mfu_warning.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.mfu_warning)},
-          {"measured", Shares(p.measured)},
-          {"predicted", Shares(p.predicted)}};
+PredictionFigures FiguresOf(const PredictionComparison& p) {
+  return {p.measured_from_steps, p.measured_step_time_s, p.predicted_step_time_s, p.step_time_error,
+          p.measured_mfu,        p.predicted_mfu,        p.mfu_impossible,        p.mfu_warning,
+          SharesOf(p.measured),  SharesOf(p.predicted)};
+}
+
+nlohmann::json PredictionJson(const PredictionFigures& p) {
+  nlohmann::json j = nlohmann::json::object();
+  JsonWriter w(j);
+  PredictionFields(p, w);
+  return j;
+}
+
+PredictionFigures PredictionFromJson(const JsonView& node) {
+  PredictionFigures p;
+  JsonReader r(node);
+  PredictionFields(p, r);
+  return p;
 }
 
 }  // namespace paratune

@@ -55,14 +55,16 @@ AnalyzedTraces RunAnalyze(const AnalyzeRequest& r) {
   // A model (catalog id or inline dimensions) asks for the prediction beside the measurement.
   if (r.scenario.Given("--model") || r.scenario.Given("--hidden")) SetPrediction(r.scenario, out);
   // A GPU asks for the link ceiling of each collective group (diagnose/link_ceiling.h).
-  if (r.scenario.Given("--gpu")) out.ceiling_cluster = ResolveScenario(r.scenario).cluster;
+  if (r.scenario.Given("--gpu")) {
+    out.ceiling_cluster = ResolveScenario(r.scenario).cluster;
+    FillCollectiveCeilings(out.analysis, *out.ceiling_cluster);
+  }
   return out;
 }
 
 nlohmann::json AnalyzedJson(const AnalyzedTraces& a) {
   nlohmann::json j = AnalysisJson(a.analysis);
   if (a.prediction) j["prediction"] = PredictionJson(*a.prediction);
-  if (a.ceiling_cluster) AddCollectiveCeilings(a.analysis, *a.ceiling_cluster, j);
   return j;
 }
 

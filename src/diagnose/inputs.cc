@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "diagnose/analysis_json_reader.h"
+#include "analysis/analysis_json.h"
 #include "trace/trace_set.h"
 #include "util/error.h"
 #include "util/file.h"

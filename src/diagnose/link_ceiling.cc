@@ -193,38 +193,33 @@ const char* CeilingLinkName(const LinkCeiling& c) {
   return c.scale_up == LinkClass::kPcie ? "pcie" : "nvlink";
 }
 
-void AddCollectiveCeilings(const TraceAnalysis& a, const ClusterSpec& cluster, nlohmann::json& analyze) {
-  analyze["link_ceiling"] = {
-      {"gpu", cluster.gpu.name},
-      {"fabric", cluster.fabric.name},
-      {"assumption", "each group's ranks packed onto as few nodes as hold them (the innermost groups on one node)"}};
-  nlohmann::json& ranks = analyze.at("ranks");
-  for (size_t i = 0; i < a.ranks.size() && i < ranks.size(); ++i) {
-    nlohmann::json& colls = ranks[i].at("collectives");
-    for (size_t k = 0; k < a.ranks[i].collectives.size() && k < colls.size(); ++k) {
-      const CollectiveStats& c = a.ranks[i].collectives[k];
-      nlohmann::json& cj = colls[k];
-      double bus = 0, at_ceiling_s = 0;
-      std::string link;
-      for (size_t g = 0; g < c.groups.size(); ++g) {
-        const CollectiveGroupStats& gs = c.groups[g];
-        const std::optional<LinkCeiling> ceiling = CollectiveCeiling(c.kind, gs.group_size, cluster);
-        if (!ceiling || ceiling->effective_bytes_per_s <= 0) continue;
-        nlohmann::json& gj = cj.at("groups")[g];
-        gj["ceiling_bytes_per_s"] = ceiling->effective_bytes_per_s;
-        gj["ceiling_link"] = CeilingLinkName(*ceiling);
-        gj["ceiling_derivation"] = ceiling->derivation;
-        if (gs.bus_bytes <= 0) continue;  // a group of one moves nothing over a link
-        bus += gs.bus_bytes;
-        at_ceiling_s += gs.bus_bytes / ceiling->effective_bytes_per_s;
-        link = link.empty() || link == CeilingLinkName(*ceiling) ? CeilingLinkName(*ceiling) : "mixed";
-      }
-      if (at_ceiling_s > 0) {
-        cj["ceiling_bytes_per_s"] = bus / at_ceiling_s;
-        cj["ceiling_link"] = link;
-      }
-    }
+// One collective's groups at their ceilings, and the ceiling of the collective as a whole.
+void FillCollective(CollectiveStats& c, const ClusterSpec& cluster) {
+  double bus = 0, at_ceiling_s = 0;
+  std::string link;
+  for (CollectiveGroupStats& gs : c.groups) {
+    const std::optional<LinkCeiling> ceiling = CollectiveCeiling(c.kind, gs.group_size, cluster);
+    if (!ceiling || ceiling->effective_bytes_per_s <= 0) continue;
+    gs.ceiling_bytes_per_s = ceiling->effective_bytes_per_s;
+    gs.ceiling_link = CeilingLinkName(*ceiling);
+    gs.ceiling_derivation = ceiling->derivation;
+    if (gs.bus_bytes <= 0) continue;  // a group of one moves nothing over a link
+    bus += gs.bus_bytes;
+    at_ceiling_s += gs.bus_bytes / ceiling->effective_bytes_per_s;
+    link = link.empty() || link == CeilingLinkName(*ceiling) ? CeilingLinkName(*ceiling) : "mixed";
   }
+  if (at_ceiling_s > 0) {
+    c.ceiling_bytes_per_s = bus / at_ceiling_s;
+    c.ceiling_link = link;
+  }
+}
+
+void FillCollectiveCeilings(TraceAnalysis& a, const ClusterSpec& cluster) {
+  a.link_ceiling =
+      LinkCeilingBasis{cluster.gpu.name, cluster.fabric.name,
+                       "each group's ranks packed onto as few nodes as hold them (the innermost groups on one node)"};
+  for (RankAnalysis& r : a.ranks)
+    for (CollectiveStats& c : r.collectives) FillCollective(c, cluster);
 }
 
 }  // namespace paratune

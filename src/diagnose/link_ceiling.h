@@ -68,12 +68,11 @@ std::optional<LinkCeiling> CollectiveCeiling(Collective kind, int group_size, co
 // "nvlink", "pcie" or "network": the link a ceiling belongs to, as the JSON names it.
 const char* CeilingLinkName(const LinkCeiling& c);
 
-// Fills the link ceiling members of `analyze` (AnalysisJson(a), docs/json.md paratune.analyze/1)
-// for `cluster`: "link_ceiling" {gpu, fabric, assumption}, each group's ceiling_bytes_per_s (the
-// effective ceiling), ceiling_link and ceiling_derivation, and each collective's
-// ceiling_bytes_per_s: the bus bandwidth its sized kernels reach when every group runs at its own
-// ceiling, sum(bus_bytes) / sum(bus_bytes / ceiling), with ceiling_link the groups' link or
-// "mixed". The JSON's ranks and collectives are in the order of a.ranks and their collectives.
-void AddCollectiveCeilings(const TraceAnalysis& a, const ClusterSpec& cluster, nlohmann::json& analyze);
+// Sets the link ceilings of `a` for `cluster` (docs/json.md paratune.analyze/1): link_ceiling
+// {gpu, fabric, assumption}, each group's ceiling_bytes_per_s (the effective ceiling),
+// ceiling_link and ceiling_derivation, and each collective's ceiling_bytes_per_s: the bus
+// bandwidth its sized kernels reach when every group runs at its own ceiling,
+// sum(bus_bytes) / sum(bus_bytes / ceiling), with ceiling_link the groups' link or "mixed".
+void FillCollectiveCeilings(TraceAnalysis& a, const ClusterSpec& cluster);
 
 }  // namespace paratune

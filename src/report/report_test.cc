@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/analysis_json.h"
 #include "schema/memory_breakdown.h"
 #include "schema/step_time.h"
 #include "util/error.h"
@@ -273,24 +274,20 @@ TEST(Report, CompareListsWhatMoved) {
 // paratune.analyze/1 with two ranks' collectives: the bus bandwidth chart shows the mean over
 // ranks of each kind's busbw and, beside it, of its link ceiling (analyze --gpu), one bar each.
 nlohmann::json Analyze(bool with_ceiling) {
-  nlohmann::json ranks = nlohmann::json::array();
+  TraceAnalysis a;
+  a.events = 10;
   for (int r = 0; r < 2; ++r) {
-    nlohmann::json ar = {{"kind", "all_reduce"}, {"busbw_bytes_per_s", 300e9 + r * 20e9}},
-                   a2a = {{"kind", "all_to_all"}, {"busbw_bytes_per_s", 60e9}};
-    if (with_ceiling) {
-      ar["ceiling_bytes_per_s"] = 370e9;
-      a2a["ceiling_bytes_per_s"] = 96e9;
-    } else {
-      ar["ceiling_bytes_per_s"] = nullptr;
-    }
-    ranks.push_back({{"rank", r},
-                     {"temporal", {{"compute_s", 1.0}, {"non_compute_s", 0.5}, {"idle_s", 0.25}}},
-                     {"collectives", {ar, a2a}}});
+    RankAnalysis ra;
+    ra.rank = r;
+    ra.temporal = {.window_s = 1.75, .compute_s = 1.0, .non_compute_s = 0.5, .idle_s = 0.25};
+    CollectiveStats ar, a2a;
+    ar.kind = Collective::kAllReduce, ar.busbw_bytes_per_s = 300e9 + r * 20e9;
+    a2a.kind = Collective::kAllToAll, a2a.busbw_bytes_per_s = 60e9;
+    if (with_ceiling) ar.ceiling_bytes_per_s = 370e9, a2a.ceiling_bytes_per_s = 96e9;
+    ra.collectives = {ar, a2a};
+    a.ranks.push_back(ra);
   }
-  return {{"schema", "paratune.analyze/1"},
-          {"events", 10},
-          {"ranks", ranks},
-          {"stragglers", {{"ranks", nlohmann::json::array()}}}};
+  return AnalysisJson(a);
 }
 
 TEST(Report, AnalyzeBusBandwidthBesideItsCeiling) {

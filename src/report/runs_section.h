@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "report/json_fields.h"
+#include "util/json_fields.h"
 
 namespace paratune {
 

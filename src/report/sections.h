@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "report/json_fields.h"
+#include "util/json_fields.h"
 #include "report/report.h"
 
 namespace paratune {

@@ -1,86 +1,48 @@
-// paratune.analyze/1 (docs/json.md, analysis.md): a profiler trace's measured figures, as the
-// mean over its ranks of each rank's per-step figure:
-//   step_time_s          ranks[].step_time.mean_s (ProfilerStep iterations)
-//   compute_s            ranks[].temporal.compute_pct / 100 x the rank's step time (HTA's
-//                        temporal breakdown: shares of the analysed GPU time)
-//   exposed comm by kind ranks[].collectives[].exposed_s / ranks[].step_time.count: send_recv
-//                        kernels are pipeline-parallel (Megatron-LM's p2p_communication.py),
-//                        all_to_all expert-parallel (token dispatch); the other collectives'
-//                        groups (TP, DP or CP) are not in the trace: exposed_other_comm_s
-//   data_loader_share    ranks[].dataloader_share; data_loader_s = share x step time
-//   other_s              the step time less the terms above (idle GPU time and memory ops)
-//   comm_share           exposed communication over the step time
-// With the `prediction` block (analyze given the run's model): measured and predicted MFU, the
-// predicted step time and the predicted compute share (compute_s = compute_pct / 100 x step).
+// paratune.analyze/1 (docs/json.md, analysis.md): a profiler trace's measured figures, read as
+// the typed document (compare/analyze_document.h), recorded as the mean over its ranks of each
+// rank's per-step figure (analysis/rank_means.h MeanStepFigures): the step time, compute, the
+// exposed communication by the parallelism it serves (pipeline: send/recv, expert: all-to-all,
+// other), the data-loader share and time, the rest as other_s, and the exposed communication's
+// share of the step. With the `prediction` member (analyze given the run's model): measured and
+// predicted MFU, the predicted step time and the predicted compute (compute_pct / 100 x step).
+#include "analysis/analysis_json.h"
+#include "analysis/rank_means.h"
+#include "compare/analyze_document.h"
 #include "runs/source_reader.h"
-
-#include "util/error.h"
 
 namespace paratune {
 namespace {
 
 class AnalyzeSourceReader final : public SourceReader {
  public:
-  std::string_view Kind() const override { return "paratune.analyze/1"; }
+  std::string_view Kind() const override { return kAnalyzeSchema; }
   bool Accepts(const SourceFile& f) const override { return f.json && f.json->value("schema", "") == Kind(); }
 
   void Read(const SourceFile& f, RunRecord& into) const override {
-    using V = nlohmann::json::value_t;
-    const std::string& w = f.path;
-    const auto& ranks = JsonMember(*f.json, "ranks", w, "", V::array);
-    double step = 0, compute = 0, pp = 0, ep = 0, other_comm = 0, loader_share = 0;
-    int n = 0;
-    for (size_t i = 0; i < ranks.size(); ++i) {
-      const std::string rp = "ranks[" + std::to_string(i) + "]";
-      const auto& r = ranks[i];
-      const auto& st = JsonMember(r, "step_time", w, rp, V::object);
-      const double count = JsonNumber(st, "count", w, rp + ".step_time");
-      if (i == 0) {
-        const auto world = r.find("world_size");
-        if (world != r.end() && world->is_number_integer() && world->get<int64_t>() > 0)
-          into.gpus = world->get<int64_t>();
-        const auto dev = r.find("device");
-        if (dev != r.end() && dev->is_string()) into.gpu = dev->get<std::string>();
-      }
-      if (count <= 0) continue;  // no ProfilerStep: no per-step figure
-      const double s = JsonNumber(st, "mean_s", w, rp + ".step_time");
-      const auto& temporal = JsonMember(r, "temporal", w, rp, V::object);
-      step += s;
-      compute += JsonNumber(temporal, "compute_pct", w, rp + ".temporal") / 100.0 * s;
-      const auto& colls = JsonMember(r, "collectives", w, rp, V::array);
-      for (size_t c = 0; c < colls.size(); ++c) {
-        const std::string cp = rp + ".collectives[" + std::to_string(c) + "]";
-        const std::string kind = JsonMember(colls[c], "kind", w, cp, V::string).get<std::string>();
-        const double exposed = JsonNumber(colls[c], "exposed_s", w, cp) / count;
-        (kind == "send_recv" ? pp : kind == "all_to_all" ? ep : other_comm) += exposed;
-      }
-      loader_share += JsonNumber(r, "dataloader_share", w, rp);
-      ++n;
+    const AnalyzeDocument d = AnalyzeDocumentFromJson(*f.json, f.path);
+    const TraceAnalysis& a = d.analysis;
+    if (!a.ranks.empty()) {
+      if (a.ranks[0].world_size > 0) into.gpus = a.ranks[0].world_size;
+      into.gpu = a.ranks[0].device_name;
     }
-    if (n > 0) {
-      step /= n, compute /= n, pp /= n, ep /= n, other_comm /= n, loader_share /= n;
-      auto measure = [&](Metric m, double v) { into[m].measured = v; };
-      measure(Metric::kStepTime, step);
-      measure(Metric::kComputeTime, compute);
-      measure(Metric::kExposedPpComm, pp);
-      measure(Metric::kExposedEpComm, ep);
-      measure(Metric::kExposedOtherComm, other_comm);
-      measure(Metric::kDataLoaderShare, loader_share);
-      measure(Metric::kDataLoaderTime, loader_share * step);
-      measure(Metric::kOtherTime, step - compute - pp - ep - other_comm - loader_share * step);
-      measure(Metric::kCommShare, step > 0 ? (pp + ep + other_comm) / step : kNoFigure);
+    if (const StepMeans m = MeanStepFigures(a); m.ranks > 0) {
+      auto measure = [&](Metric metric, double v) { into[metric].measured = v; };
+      measure(Metric::kStepTime, m.step_s);
+      measure(Metric::kComputeTime, m.compute_s);
+      measure(Metric::kExposedPpComm, m.pp_comm_s);
+      measure(Metric::kExposedEpComm, m.ep_comm_s);
+      measure(Metric::kExposedOtherComm, m.other_comm_s);
+      measure(Metric::kDataLoaderShare, m.dataloader_share);
+      measure(Metric::kDataLoaderTime, m.dataloader_share * m.step_s);
+      measure(Metric::kOtherTime,
+              m.step_s - m.compute_s - m.pp_comm_s - m.ep_comm_s - m.other_comm_s - m.dataloader_share * m.step_s);
+      measure(Metric::kCommShare, m.step_s > 0 ? m.exposed_comm_s() / m.step_s : kNoFigure);
     }
-    const auto pred = f.json->find("prediction");
-    if (pred != f.json->end() && pred->is_object()) {
-      const std::string pp_path = "prediction";
-      into[Metric::kMfu].measured = JsonNumber(*pred, "measured_mfu", w, pp_path);
-      into[Metric::kMfu].predicted = JsonNumber(*pred, "predicted_mfu", w, pp_path);
-      const double ps = JsonNumber(*pred, "predicted_step_time_s", w, pp_path);
-      into[Metric::kStepTime].predicted = ps;
-      const auto& p = JsonMember(*pred, "predicted", w, pp_path, V::object);
-      into[Metric::kComputeTime].predicted = JsonNumber(p, "compute_pct", w, pp_path + ".predicted") / 100.0 * ps;
-    } else if (pred != f.json->end() && !pred->is_null()) {
-      throw InputError(w + ": prediction: expected an object or null");
+    if (const auto& p = d.prediction) {
+      into[Metric::kMfu].measured = p->measured_mfu;
+      into[Metric::kMfu].predicted = p->predicted_mfu;
+      into[Metric::kStepTime].predicted = p->predicted_step_time_s;
+      into[Metric::kComputeTime].predicted = p->predicted.compute_pct / 100.0 * p->predicted_step_time_s;
     }
   }
 };

@@ -145,6 +145,20 @@ TEST(Database, BadSqliteFilesAreOneLine) {
   EXPECT_CONTAINS(InputErrorOf([&] { OpenDatabase("/proc/no/such/dir/runs.db"); }), "/proc/no/such/dir/runs.db");
 }
 
+// `--db runs.db`: a file in the working directory, whose parent path is empty, is created there
+// (it once failed with "cannot create its directory").
+TEST(Database, ARelativeFileInTheWorkingDirectoryIsCreated) {
+  const std::filesystem::path dir = std::filesystem::path(TempDb("relative")).parent_path() / "relative-db";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path before = std::filesystem::current_path();
+  std::filesystem::current_path(dir);
+  EXPECT_NO_THROW({ auto db = OpenDatabase("runs.db"); });
+  std::filesystem::current_path(before);
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir / "runs.db"));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Database, DefaultLocationFollowsXdg) {
   const char* keep_db = std::getenv("PARATUNE_DB");
   const std::string saved_db = keep_db ? keep_db : "";

@@ -27,6 +27,8 @@ class SqliteDatabase final : public Database {
     } else if (!create) {
       throw InputError(where_ + ": no run registry here (runs record creates one)");
     } else {
+      // ec holds symlink_status's "no such file" here: only a failed create may set it now.
+      ec.clear();
       const std::filesystem::path parent = std::filesystem::path(where_).parent_path();
       if (!parent.empty()) std::filesystem::create_directories(parent, ec);
       if (ec) throw InputError(where_ + ": cannot create its directory: " + ec.message());

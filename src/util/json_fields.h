@@ -1,8 +1,12 @@
-// Reading the report's input documents: fields looked up by path with the file and field named
-// in the error ("plan.json: field 'ranked[2].mfu' is not a number"), so a section never draws
-// from a document that is not what its schema says.
+// The one reader of JSON fields: paratune's own --json documents read back (the report's
+// sections, the run registry, diagnose from an analysis) look fields up by path, and an error
+// names the file and the field ("plan.json: field 'ranked[2].mfu' is not a number"), so nothing
+// is drawn or recorded from a document that is not what its schema says. Numbers must be finite,
+// and a field whose name says duration or size ("_s", "_bytes") must not be negative.
+// util/json_two_way.h reads whole typed documents with it.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -39,8 +43,17 @@ class JsonView {
   double NumberOr(std::string_view key, double fallback) const;
   std::string String(std::string_view key) const;
   std::string StringOr(std::string_view key, const std::string& fallback) const;
+  int64_t Integer(std::string_view key) const;  // an integer (a JSON number without fraction)
+  bool Bool(std::string_view key) const;
   const nlohmann::json* Find(std::string_view key) const;
   JsonView Child(std::string_view key) const;
+  JsonView Element(size_t i) const;  // of this array node, at prefix[i]
+  const nlohmann::json& node() const { return node_; }
+  const JsonFields& root() const { return root_; }
+  const std::string& prefix() const { return prefix_; }
+  // The path of a field of this node, for messages ("ranks[2].temporal.idle_s").
+  std::string PathOf(std::string_view key) const;
+  [[noreturn]] void Fail(std::string_view key, std::string_view what) const;
 
  private:
   const JsonFields& root_;

@@ -1,6 +1,7 @@
-#include "report/json_fields.h"
+#include "util/json_fields.h"
 
 #include <charconv>
+#include <cstdint>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -138,6 +139,30 @@ std::string JsonView::StringOr(std::string_view key, const std::string& fallback
   const nlohmann::json* j = Find(key);
   if (!j || j->is_null()) return fallback;
   return String(key);
+}
+
+int64_t JsonView::Integer(std::string_view key) const {
+  const nlohmann::json* j = Find(key);
+  if (!j) Fail(key, "is missing");
+  if (!j->is_number_integer()) Fail(key, "is not an integer");
+  if (j->is_number_unsigned() && j->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) Fail(key, "is too large");
+  return j->get<int64_t>();
+}
+
+bool JsonView::Bool(std::string_view key) const {
+  const nlohmann::json* j = Find(key);
+  if (!j) Fail(key, "is missing");
+  if (!j->is_boolean()) Fail(key, "is not true or false");
+  return j->get<bool>();
+}
+
+std::string JsonView::PathOf(std::string_view key) const { return Join(prefix_, key); }
+
+void JsonView::Fail(std::string_view key, std::string_view what) const { root_.Fail(PathOf(key), what); }
+
+JsonView JsonView::Element(size_t i) const {
+  if (!node_.is_array() || i >= node_.size()) root_.Fail(prefix_, "is not an array of that length");
+  return JsonView(root_, node_[i], fmt::format("{}[{}]", prefix_, i));
 }
 
 JsonView JsonView::Child(std::string_view key) const {

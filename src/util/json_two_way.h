@@ -1,0 +1,184 @@
+// One field list, both directions: a --json document's struct declares its fields once, as a
+// function template over a visitor,
+//   template <class V> void Fields(Thing& x, V& v) { v("count", x.count); v.List("rows", x.rows, RowFields<V>); }
+// and JsonWriter turns the struct into JSON while JsonReader reads it back, each error naming the
+// file and field (util/json_fields.h). Writing and reading cannot drift: there is no second list.
+// A field is one of
+//   v(key, x)                     number, integer, bool, string, or a vector of those
+//   v(key, x, names)              an enum, by its EnumNames table (util/enum_names.h)
+//   v.Nullable(key, x)            a double written as null when not finite (read back as NaN), or
+//                                 a string written as null when empty (read back as "")
+//   v.Derived(key, value)         written only: a figure computed from other fields (a share)
+//   v.Nested(key, f) / v.List(key, items, f) / v.Maybe(key, optional, f)
+//                                 an object, an array of objects, an object or null, each with
+//                                 its own field list f(item, visitor)
+// Every form takes a last Presence: kLater marks a field that joined the schema after its first
+// documents; the reader keeps the default where such a document lacks it. Other fields are
+// required. Members a reader does not know are ignored (a newer writer may add some).
+#pragma once
+
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <type_traits>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "util/enum_names.h"
+#include "util/json_fields.h"
+
+namespace paratune {
+
+enum class Presence { kRequired, kLater };
+
+class JsonWriter {
+ public:
+  explicit JsonWriter(nlohmann::json& j) : j_(j) {}
+  template <class T>
+  void operator()(const char* key, const T& x, Presence = Presence::kRequired) {
+    j_[key] = x;
+  }
+  template <class E, size_t N>
+  void operator()(const char* key, const E& e, const EnumNames<E, N>& names, Presence = Presence::kRequired) {
+    j_[key] = names.Name(e);
+  }
+  void Nullable(const char* key, const double& x, Presence = Presence::kRequired) {
+    j_[key] = std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr);
+  }
+  void Nullable(const char* key, const std::string& s, Presence = Presence::kRequired) {
+    j_[key] = s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s);
+  }
+  template <class T>
+  void Derived(const char* key, const T& value) {
+    j_[key] = value;
+  }
+  template <class T, class F>
+  void Nested(const char* key, T& x, F&& f, Presence = Presence::kRequired) {
+    JsonWriter w(j_[key] = nlohmann::json::object());
+    f(x, w);
+  }
+  template <class Items, class F>
+  void List(const char* key, Items& items, F&& f, Presence = Presence::kRequired) {
+    nlohmann::json& out = j_[key] = nlohmann::json::array();
+    for (auto& item : items) {
+      nlohmann::json o = nlohmann::json::object();
+      JsonWriter w(o);
+      f(item, w);
+      out.push_back(std::move(o));
+    }
+  }
+  template <class Optional, class F>
+  void Maybe(const char* key, Optional& x, F&& f, Presence = Presence::kRequired) {
+    if (!x) {
+      j_[key] = nullptr;
+      return;
+    }
+    Nested(key, *x, f);
+  }
+
+ private:
+  nlohmann::json& j_;
+};
+
+class JsonReader {
+ public:
+  explicit JsonReader(const JsonView& node) : v_(node) {
+    if (!v_.node().is_object()) v_.root().Fail(v_.prefix(), "is not an object");
+  }
+
+  void operator()(const char* key, double& x, Presence p = Presence::kRequired) {
+    if (Present(key, p)) x = v_.Number(key);
+  }
+  void operator()(const char* key, int64_t& x, Presence p = Presence::kRequired) {
+    if (Present(key, p)) x = v_.Integer(key);
+  }
+  void operator()(const char* key, int& x, Presence p = Presence::kRequired) {
+    if (!Present(key, p)) return;
+    const int64_t i = v_.Integer(key);
+    if (i < INT_MIN || i > INT_MAX) v_.Fail(key, "is out of range");
+    x = static_cast<int>(i);
+  }
+  void operator()(const char* key, bool& x, Presence p = Presence::kRequired) {
+    if (Present(key, p)) x = v_.Bool(key);
+  }
+  void operator()(const char* key, std::string& x, Presence p = Presence::kRequired) {
+    if (Present(key, p)) x = v_.String(key);
+  }
+  template <class T>
+  void operator()(const char* key, std::vector<T>& x, Presence p = Presence::kRequired) {
+    if (!Present(key, p)) return;
+    const JsonView a = Array(key);
+    x.clear();
+    for (size_t i = 0; i < a.node().size(); ++i) {
+      const JsonView e = a.Element(i);
+      if constexpr (std::is_same_v<T, std::string>) {
+        if (!e.node().is_string()) e.root().Fail(e.prefix(), "is not a string");
+      } else if constexpr (std::is_floating_point_v<T>) {
+        if (!e.node().is_number() || !std::isfinite(e.node().get<double>()))
+          e.root().Fail(e.prefix(), "is not a number");
+      } else {
+        if (!e.node().is_number_integer()) e.root().Fail(e.prefix(), "is not an integer");
+      }
+      x.push_back(e.node().get<T>());
+    }
+  }
+  template <class E, size_t N>
+  void operator()(const char* key, E& e, const EnumNames<E, N>& names, Presence p = Presence::kRequired) {
+    if (Present(key, p)) e = names.Parse(v_.String(key), v_.root().file() + ": field '" + v_.PathOf(key) + "'", "name");
+  }
+  void Nullable(const char* key, double& x, Presence p = Presence::kRequired) {
+    if (!Present(key, p)) return;
+    x = v_.Find(key)->is_null() ? std::nan("") : v_.Number(key);
+  }
+  void Nullable(const char* key, std::string& s, Presence p = Presence::kRequired) {
+    if (!Present(key, p)) return;
+    s = v_.Find(key)->is_null() ? std::string() : v_.String(key);
+  }
+  template <class T>
+  void Derived(const char*, const T&) {}
+  template <class T, class F>
+  void Nested(const char* key, T& x, F&& f, Presence p = Presence::kRequired) {
+    if (!Present(key, p)) return;
+    JsonReader r(v_.Child(key));
+    f(x, r);
+  }
+  template <class T, class F>
+  void List(const char* key, std::vector<T>& items, F&& f, Presence p = Presence::kRequired) {
+    if (!Present(key, p)) return;
+    const JsonView a = Array(key);
+    items.clear();
+    for (size_t i = 0; i < a.node().size(); ++i) {
+      JsonReader r(a.Element(i));
+      f(items.emplace_back(), r);
+    }
+  }
+  template <class T, class F>
+  void Maybe(const char* key, std::optional<T>& x, F&& f, Presence p = Presence::kRequired) {
+    x.reset();
+    if (!Present(key, p) || v_.Find(key)->is_null()) return;
+    JsonReader r(v_.Child(key));
+    f(x.emplace(), r);
+  }
+
+  const JsonView& view() const { return v_; }
+
+ private:
+  // Whether the member is there; a required one that is not fails.
+  bool Present(const char* key, Presence p) const {
+    if (v_.node().contains(key)) return true;
+    if (p == Presence::kRequired) v_.Fail(key, "is missing");
+    return false;
+  }
+  JsonView Array(const char* key) const {
+    const JsonView a = v_.Child(key);
+    if (!a.node().is_array()) v_.Fail(key, "is not an array");
+    return a;
+  }
+
+  JsonView v_;
+};
+
+}  // namespace paratune

@@ -98,7 +98,7 @@ TEST_F(RunsCli, RecordShowListCompareExport) {
 TEST_F(RunsCli, BadInputIsOneLineAndWritesNothing) {
   const std::string db = (dir_ / "sub" / "runs.db").string();
   const std::string bad = Write("bad.json", "{\"schema\": \"paratune.estimate/1\"}");
-  EXPECT_EQ(RunBad({"runs", "record", Report("estimate.json"), bad, "--db", db}), bad + ": model: missing");
+  EXPECT_EQ(RunBad({"runs", "record", Report("estimate.json"), bad, "--db", db}), bad + ": field 'model' is missing");
   EXPECT_FALSE(fs::exists(db)) << "a bad record must not even create the store";
   EXPECT_CONTAINS(RunBad({"runs", "record", Report("estimate.json"), "--tag", "novalue", "--db", db}),
                   "--tag 'novalue'");

@@ -358,7 +358,7 @@ TEST_P(Registry, BadInputWritesNothing) {
   EXPECT_EQ(InputErrorOf([&] {
               Rec({Report("analyze.json"), bad.string()}, "x");
             }),
-            bad.string() + ": model.name: expected a string");
+            bad.string() + ": field 'model.name' is not a string");
   const path odd = dir_ / "odd.json";
   runs_test::WriteText(odd, "{\"schema\": \"paratune.simulate/1\"}");
   EXPECT_CONTAINS(InputErrorOf([&] { Rec({odd.string()}, "x"); }),

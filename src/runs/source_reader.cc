@@ -2,6 +2,7 @@
 
 #include "runs/sha256.h"
 #include "util/error.h"
+#include "util/json_fields.h"
 #include "util/file.h"
 #include "util/json_parse.h"
 
@@ -64,35 +65,31 @@ ReadSource ReadRunSourceFile(const std::string& path) { return ReadRunSourceText
 
 const nlohmann::json& JsonMember(const nlohmann::json& obj, const char* key, const std::string& where,
                                  const std::string& json_path, nlohmann::json::value_t type) {
-  const std::string p = json_path.empty() ? key : json_path + "." + key;
-  if (!obj.is_object()) throw InputError(where + ": " + json_path + ": expected an object");
-  const auto it = obj.find(key);
-  if (it == obj.end()) throw InputError(where + ": " + p + ": missing");
-  const bool ok =
-      type == nlohmann::json::value_t::number_float
-          ? it->is_number()
-          : it->type() == type || (type == nlohmann::json::value_t::number_integer && it->is_number_integer());
-  if (!ok) {
-    const char* what = type == nlohmann::json::value_t::object   ? "an object"
-                       : type == nlohmann::json::value_t::array  ? "an array"
-                       : type == nlohmann::json::value_t::string ? "a string"
-                                                                 : "a number";
-    throw InputError(where + ": " + p + ": expected " + what);
-  }
+  const JsonFields f(obj, where);
+  const JsonView v(f, obj, json_path);
+  if (!obj.is_object()) f.Fail(json_path, "is not an object");
+  const nlohmann::json* it = v.Find(key);
+  if (!it) v.Fail(key, "is missing");
+  using T = nlohmann::json::value_t;
+  const bool ok = type == T::number_float     ? it->is_number()
+                  : type == T::number_integer ? it->is_number_integer()
+                                              : it->type() == type;
+  if (!ok)
+    v.Fail(key, type == T::object   ? "is not an object"
+                : type == T::array  ? "is not an array"
+                : type == T::string ? "is not a string"
+                                    : "is not a number");
   return *it;
 }
 
 double JsonNumber(const nlohmann::json& obj, const char* key, const std::string& where, const std::string& json_path,
                   bool optional) {
-  const std::string p = json_path.empty() ? key : json_path + "." + key;
-  if (!obj.is_object()) throw InputError(where + ": " + json_path + ": expected an object");
-  const auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) {
-    if (optional) return kNoFigure;
-    throw InputError(where + ": " + p + ": missing");
-  }
-  if (!it->is_number()) throw InputError(where + ": " + p + ": expected a number");
-  return it->get<double>();
+  const JsonFields f(obj, where);
+  const JsonView v(f, obj, json_path);
+  if (!obj.is_object()) f.Fail(json_path, "is not an object");
+  const nlohmann::json* it = v.Find(key);
+  if ((!it || it->is_null()) && optional) return kNoFigure;
+  return v.Number(key);
 }
 
 }  // namespace paratune

@@ -58,8 +58,9 @@ ReadSource ReadRunSourceFile(const std::string& path);
 // The same on bytes already read (tests, and the file's `path` only names it).
 ReadSource ReadRunSourceText(const std::string& path, const std::string& text);
 
-// Helpers for the JSON readers: the member at `key` of `obj` as a number (NaN for null or
-// absent when `optional`), throwing InputError("FILE: JSONPATH: expected a number") otherwise.
+// Helpers for the JSON readers, on the one field reader (util/json_fields.h): the member at `key`
+// of `obj` as a number (NaN for null or absent when `optional`), throwing
+// InputError("FILE: field 'JSONPATH' is not a number") otherwise.
 double JsonNumber(const nlohmann::json& obj, const char* key, const std::string& where, const std::string& json_path,
                   bool optional = false);
 // Reads a paratune.estimate/1 document (at `json_path` in the file, "" for the root) as the
@@ -68,6 +69,7 @@ double JsonNumber(const nlohmann::json& obj, const char* key, const std::string&
 void ReadEstimateJson(const nlohmann::json& doc, const std::string& where, const std::string& json_path,
                       RunRecord& into);
 
+// The member at `key` of `obj`, of `type` (number_float: any number); InputError naming the field.
 const nlohmann::json& JsonMember(const nlohmann::json& obj, const char* key, const std::string& where,
                                  const std::string& json_path, nlohmann::json::value_t type);
 

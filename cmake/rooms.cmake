@@ -23,7 +23,7 @@ paratune_room(analysis DEPS trace timeline)
 paratune_room(compare DEPS analysis step)
 paratune_room(diagnose DEPS compare plan)
 paratune_room(cluster DEPS plan)
-paratune_room(report DEPS schema compare)
+paratune_room(report DEPS schema compare diagnose)
 paratune_room(runs DEPS validate diagnose)
 # The Python module (cmake/python.cmake): beside cli at the top, calling the library, never the CLI.
 paratune_room(python DEPS plan emit scenario diagnose validate report cluster runs)

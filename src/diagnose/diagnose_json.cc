@@ -1,77 +1,130 @@
 #include "diagnose/diagnose_json.h"
 
-#include <cmath>
+#include <type_traits>
+
 #include <nlohmann/json.hpp>
 
+#include "util/error.h"
+#include "util/json_two_way.h"
 #include "util/timestamp.h"
 
 namespace paratune {
 namespace {
 
-nlohmann::json Num(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
+constexpr Presence kLater = Presence::kLater;
+constexpr Presence kOmitted = Presence::kOmittedWhenEmpty;
 
-nlohmann::json Where(const FindingWhere& w) {
-  nlohmann::json j = nlohmann::json::object();
-  if (!w.iterations.empty()) j["iterations"] = w.iterations;
-  if (!w.time_ranges_s.empty()) {
-    nlohmann::json r = nlohmann::json::array();
-    for (const auto& [a, b] : w.time_ranges_s) r.push_back({FormatTimestamp(a), FormatTimestamp(b)});
-    j["time_ranges"] = std::move(r);
+// The fields of each struct of paratune.diagnose/1, the one list JsonWriter and JsonReader walk
+// (util/json_two_way.h); `T` is const when writing.
+
+// Time ranges as a pair of "YYYY-MM-DD HH:MM:SS" UTC timestamps each (util/timestamp.h).
+template <class T, class V>
+void TimeRangesField(T& w, V& v) {
+  std::vector<std::pair<std::string, std::string>> ranges;
+  for (const auto& [a, b] : w.time_ranges_s) ranges.emplace_back(FormatTimestamp(a), FormatTimestamp(b));
+  v("time_ranges", ranges, kOmitted);
+  if constexpr (!std::is_const_v<T>) {
+    w.time_ranges_s.clear();
+    for (size_t k = 0; k < ranges.size(); ++k) {
+      const auto a = ParseTimestamp(ranges[k].first), b = ParseTimestamp(ranges[k].second);
+      if (!a || !b) v.view().Fail("time_ranges[" + std::to_string(k) + "]", "is not a pair of timestamps");
+      w.time_ranges_s.emplace_back(*a, *b);
+    }
   }
-  if (!w.gpus.empty()) j["gpus"] = w.gpus;
-  if (!w.gpu_pairs.empty()) {
-    nlohmann::json r = nlohmann::json::array();
-    for (const auto& [a, b] : w.gpu_pairs) r.push_back({a, b});
-    j["gpu_pairs"] = std::move(r);
-  }
-  if (!w.lines.empty()) j["lines"] = w.lines;
-  if (w.period_iterations > 0) j["period_iterations"] = w.period_iterations;
-  if (std::isfinite(w.period_s)) j["period_s"] = w.period_s;
-  return j;
+}
+
+// Where a finding is: each member only when it holds something.
+template <class T, class V>
+void WhereFields(T& w, V& v) {
+  v("iterations", w.iterations, kOmitted);
+  TimeRangesField(w, v);
+  v("gpus", w.gpus, kOmitted);
+  v("gpu_pairs", w.gpu_pairs, kOmitted);
+  v("lines", w.lines, kOmitted);
+  v("period_iterations", w.period_iterations, kOmitted);
+  v("period_s", w.period_s, kOmitted);
+}
+
+template <class T, class V>
+void EvidenceFields(T& e, V& v) {
+  v("name", e.name);
+  v.Nullable("value", e.value);
+  v("unit", e.unit);
+  v("source", e.source);
+}
+
+template <class T, class V>
+void FindingFields(T& f, V& v) {
+  v("rule", f.rule);
+  v("severity", f.severity, kSeverityNames);
+  v("title", f.title);
+  v("message", f.message);
+  v.Nullable("loss_fraction", f.loss_fraction);
+  v("fix", f.fix);
+  v.List("evidence", f.evidence, [](auto& x, auto& w) { EvidenceFields(x, w); });
+  v.Nested("where", f.where, [](auto& x, auto& w) { WhereFields(x, w); });
+}
+
+template <class T, class V>
+void ThroughputFields(T& t, V& v) {
+  v("path", t.path);
+  v("quantity", t.quantity);
+  v.Nullable("iterations", t.iterations);
+  v.Nullable("values", t.values);
+  v.Nullable("save_iterations", t.save_iterations, kLater);
+}
+
+template <class T, class V>
+void TelemetryFields(T& t, V& v) {
+  v("path", t.path);
+  v("gpu", t.gpu);
+  v.Nullable("time_s", t.time_s);
+  v.Nullable("sm_clock_hz", t.sm_clock_hz);
+  v.Nullable("temperature_c", t.temperature_c);
+}
+
+template <class T, class V>
+void SeriesFields(T& s, V& v) {
+  v.List("throughput", s.throughput, [](auto& x, auto& w) { ThroughputFields(x, w); });
+  v.List(
+      "telemetry", s.telemetry, [](auto& x, auto& w) { TelemetryFields(x, w); }, kLater);
+}
+
+template <class T, class V>
+void InputFields(T& i, V& v) {
+  v("path", i.path);
+  v("kind", i.kind, kInputKindNames);
+}
+
+template <class T, class V>
+void DiagnosisFields(T& d, V& v) {
+  v.List(
+      "inputs", d.inputs, [](auto& x, auto& w) { InputFields(x, w); }, kLater);
+  v("rules", d.rules_run, kLater);
+  v.List("findings", d.findings, [](auto& x, auto& w) { FindingFields(x, w); });
+  v.Nested(
+      "series", d.series, [](auto& x, auto& w) { SeriesFields(x, w); }, kLater);
 }
 
 }  // namespace
 
 nlohmann::json DiagnosisJson(const Diagnosis& d) {
-  nlohmann::json inputs = nlohmann::json::array();
-  for (const InputFile& f : d.inputs) inputs.push_back({{"path", f.path}, {"kind", kInputKindNames.Name(f.kind)}});
-  nlohmann::json findings = nlohmann::json::array();
-  for (const Finding& f : d.findings) {
-    nlohmann::json ev = nlohmann::json::array();
-    for (const Evidence& e : f.evidence)
-      ev.push_back({{"name", e.name}, {"value", Num(e.value)}, {"unit", e.unit}, {"source", e.source}});
-    findings.push_back({{"rule", f.rule},
-                        {"severity", kSeverityNames.Name(f.severity)},
-                        {"title", f.title},
-                        {"message", f.message},
-                        {"loss_fraction", Num(f.loss_fraction)},
-                        {"fix", f.fix},
-                        {"evidence", std::move(ev)},
-                        {"where", Where(f.where)}});
-  }
-  auto nums = [](const std::vector<double>& v) {
-    nlohmann::json a = nlohmann::json::array();
-    for (double x : v) a.push_back(Num(x));
-    return a;
-  };
-  nlohmann::json throughput = nlohmann::json::array(), telemetry = nlohmann::json::array();
-  for (const auto& t : d.series.throughput)
-    throughput.push_back({{"path", t.path},
-                          {"quantity", t.quantity},
-                          {"iterations", nums(t.iterations)},
-                          {"values", nums(t.values)},
-                          {"save_iterations", nums(t.save_iterations)}});
-  for (const auto& t : d.series.telemetry)
-    telemetry.push_back({{"path", t.path},
-                         {"gpu", t.gpu},
-                         {"time_s", nums(t.time_s)},
-                         {"sm_clock_hz", nums(t.sm_clock_hz)},
-                         {"temperature_c", nums(t.temperature_c)}});
-  return {{"schema", "paratune.diagnose/1"},
-          {"inputs", std::move(inputs)},
-          {"rules", d.rules_run},
-          {"findings", std::move(findings)},
-          {"series", {{"throughput", std::move(throughput)}, {"telemetry", std::move(telemetry)}}}};
+  nlohmann::json out = {{"schema", kDiagnoseSchema}};
+  JsonWriter w(out);
+  DiagnosisFields(d, w);
+  return out;
+}
+
+Diagnosis DiagnosisFromJson(const nlohmann::json& doc, const std::string& where) {
+  if (!doc.is_object()) throw InputError(where + ": not a JSON object (expected " + kDiagnoseSchema + ")");
+  const JsonFields f(doc, where);
+  const JsonView root(f, doc, "");
+  if (const std::string schema = root.String("schema"); schema != kDiagnoseSchema)
+    f.Fail("schema", "is '" + schema + "', not " + std::string(kDiagnoseSchema));
+  Diagnosis d;
+  JsonReader r(root);
+  DiagnosisFields(d, r);
+  return d;
 }
 
 }  // namespace paratune

@@ -24,7 +24,7 @@ ExpertTokens Skewed() {
   return t;
 }
 
-std::vector<Finding> Diagnose(const DiagnoseInputs& in) {
+std::vector<Finding> RunExpertImbalance(const DiagnoseInputs& in) {
   std::vector<Finding> out;
   MakeExpertImbalanceRule()->Check(in, &out);
   return out;
@@ -33,7 +33,7 @@ std::vector<Finding> Diagnose(const DiagnoseInputs& in) {
 TEST(ExpertImbalance, HotExpertInTwoLayersFromIteration5) {
   DiagnoseInputs in;
   in.expert_tokens.push_back(Skewed());
-  const std::vector<Finding> f = Diagnose(in);
+  const std::vector<Finding> f = RunExpertImbalance(in);
   ASSERT_EQ(f.size(), 1u);
   // 30 balanced rows (max = mean = 100) and 10 skewed ones (max 500, mean 1200/8 = 150):
   // R = (30*100 + 10*500) / (30*100 + 10*150) = 8000/4500; loss = 1 - 4500/8000 = 0.4375.
@@ -59,7 +59,7 @@ TEST(ExpertImbalance, WithAMoePlanTheCostModelGivesTheStepLoss) {
   DiagnoseInputs in;
   in.plan = testing_plan::Plan("mixtral-8x7b", "H100", 16, l, 64, 4096);
   in.expert_tokens.push_back(Skewed());
-  const std::vector<Finding> f = Diagnose(in);
+  const std::vector<Finding> f = RunExpertImbalance(in);
   ASSERT_EQ(f.size(), 1u);
   const PlannedRun& p = *in.plan;
   Layout imb = l;
@@ -86,8 +86,8 @@ TEST(ExpertImbalance, ControlBalancedRouter) {
     }
   DiagnoseInputs in;
   in.expert_tokens.push_back(t);
-  EXPECT_TRUE(Diagnose(in).empty());
-  EXPECT_TRUE(Diagnose(DiagnoseInputs{}).empty());
+  EXPECT_TRUE(RunExpertImbalance(in).empty());
+  EXPECT_TRUE(RunExpertImbalance(DiagnoseInputs{}).empty());
 }
 
 }  // namespace

@@ -4,10 +4,11 @@
 // and JsonWriter turns the struct into JSON while JsonReader reads it back, each error naming the
 // file and field (util/json_fields.h). Writing and reading cannot drift: there is no second list.
 // A field is one of
-//   v(key, x)                     number, integer, bool, string, or a vector of those
+//   v(key, x)                     number, integer, bool, string, or a vector of those or of pairs
 //   v(key, x, names)              an enum, by its EnumNames table (util/enum_names.h)
-//   v.Nullable(key, x)            a double written as null when not finite (read back as NaN), or
-//                                 a string written as null when empty (read back as "")
+//   v.Nullable(key, x)            a double written as null when not finite (read back as NaN),
+//                                 a string written as null when empty (read back as ""), or a
+//                                 vector of doubles whose non-finite elements are null
 //   v.Derived(key, value)         written only: a figure computed from other fields (a share)
 //   v.Nested(key, f) / v.List(key, items, f) / v.Maybe(key, optional, f)
 //                                 an object, an array of objects, an object or null, each with
@@ -20,8 +21,10 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <type_traits>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -32,13 +35,34 @@
 
 namespace paratune {
 
-enum class Presence { kRequired, kLater };
+// kLater: absent in older documents (the reader keeps the default). kOmittedWhenEmpty: the writer
+// leaves the member out when it holds nothing (an empty list or string, 0, NaN), the reader
+// keeps the default when it is absent.
+enum class Presence { kRequired, kLater, kOmittedWhenEmpty };
+
+namespace json_two_way {
+template <class T>
+struct IsPair : std::false_type {};
+template <class A, class B>
+struct IsPair<std::pair<A, B>> : std::true_type {};
+
+template <class T>
+bool IsEmpty(const T& x) {
+  if constexpr (std::is_floating_point_v<T>)
+    return !std::isfinite(x);
+  else if constexpr (std::is_arithmetic_v<T>)
+    return x == 0;
+  else
+    return x.empty();
+}
+}  // namespace json_two_way
 
 class JsonWriter {
  public:
   explicit JsonWriter(nlohmann::json& j) : j_(j) {}
   template <class T>
-  void operator()(const char* key, const T& x, Presence = Presence::kRequired) {
+  void operator()(const char* key, const T& x, Presence p = Presence::kRequired) {
+    if (p == Presence::kOmittedWhenEmpty && json_two_way::IsEmpty(x)) return;
     j_[key] = x;
   }
   template <class E, size_t N>
@@ -50,6 +74,10 @@ class JsonWriter {
   }
   void Nullable(const char* key, const std::string& s, Presence = Presence::kRequired) {
     j_[key] = s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s);
+  }
+  void Nullable(const char* key, const std::vector<double>& xs, Presence = Presence::kRequired) {
+    nlohmann::json& a = j_[key] = nlohmann::json::array();
+    for (double x : xs) a.push_back(std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr));
   }
   template <class T>
   void Derived(const char* key, const T& value) {
@@ -112,18 +140,7 @@ class JsonReader {
     if (!Present(key, p)) return;
     const JsonView a = Array(key);
     x.clear();
-    for (size_t i = 0; i < a.node().size(); ++i) {
-      const JsonView e = a.Element(i);
-      if constexpr (std::is_same_v<T, std::string>) {
-        if (!e.node().is_string()) e.root().Fail(e.prefix(), "is not a string");
-      } else if constexpr (std::is_floating_point_v<T>) {
-        if (!e.node().is_number() || !std::isfinite(e.node().get<double>()))
-          e.root().Fail(e.prefix(), "is not a number");
-      } else {
-        if (!e.node().is_number_integer()) e.root().Fail(e.prefix(), "is not an integer");
-      }
-      x.push_back(e.node().get<T>());
-    }
+    for (size_t i = 0; i < a.node().size(); ++i) x.push_back(Element<T>(a.Element(i)));
   }
   template <class E, size_t N>
   void operator()(const char* key, E& e, const EnumNames<E, N>& names, Presence p = Presence::kRequired) {
@@ -136,6 +153,15 @@ class JsonReader {
   void Nullable(const char* key, std::string& s, Presence p = Presence::kRequired) {
     if (!Present(key, p)) return;
     s = v_.Find(key)->is_null() ? std::string() : v_.String(key);
+  }
+  void Nullable(const char* key, std::vector<double>& xs, Presence p = Presence::kRequired) {
+    if (!Present(key, p)) return;
+    const JsonView a = Array(key);
+    xs.clear();
+    for (size_t i = 0; i < a.node().size(); ++i) {
+      const JsonView e = a.Element(i);
+      xs.push_back(e.node().is_null() ? std::nan("") : Element<double>(e));
+    }
   }
   template <class T>
   void Derived(const char*, const T&) {}
@@ -171,6 +197,28 @@ class JsonReader {
     if (v_.node().contains(key)) return true;
     if (p == Presence::kRequired) v_.Fail(key, "is missing");
     return false;
+  }
+  // One element of a list of scalars (string, number, integer) or of pairs of them ([a, b]).
+  template <class T>
+  static T Element(const JsonView& e) {
+    const nlohmann::json& n = e.node();
+    if constexpr (json_two_way::IsPair<T>::value) {
+      if (!n.is_array() || n.size() != 2) e.root().Fail(e.prefix(), "is not a pair [a, b]");
+      return {Element<typename T::first_type>(e.Element(0)), Element<typename T::second_type>(e.Element(1))};
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      if (!n.is_string()) e.root().Fail(e.prefix(), "is not a string");
+      return n.get<std::string>();
+    } else if constexpr (std::is_floating_point_v<T>) {
+      if (!n.is_number() || !std::isfinite(n.get<double>())) e.root().Fail(e.prefix(), "is not a number");
+      return n.get<T>();
+    } else {
+      if (!n.is_number_integer()) e.root().Fail(e.prefix(), "is not an integer");
+      if (n.is_number_unsigned()
+              ? n.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<T>::max())
+              : n.get<int64_t>() < std::numeric_limits<T>::min() || n.get<int64_t>() > std::numeric_limits<T>::max())
+        e.root().Fail(e.prefix(), "is out of range");
+      return n.get<T>();
+    }
   }
   JsonView Array(const char* key) const {
     const JsonView a = v_.Child(key);

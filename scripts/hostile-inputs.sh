@@ -78,8 +78,8 @@ bad "$fifo" calibrate in.fifo
 bad "$fifo" diagnose in.fifo
 bad "$fifo" report in.fifo --out r.html
 bad "$fifo" runs record in.fifo --name x --db runs.db
-bad "$fifo" cluster --trace in.fifo --nodes 1
-bad "$fifo" cluster --trace jobs.csv --cluster in.fifo
+bad "$fifo" cluster --job-history in.fifo --nodes 1
+bad "$fifo" cluster --job-history jobs.csv --topology in.fifo
 bad "symbolic link loop" analyze loop1
 bad "symbolic link loop" estimate --model loop1
 bad "symbolic link loop" diagnose loop1
@@ -89,9 +89,9 @@ bad "noreader.fifo: cannot write: no process is reading this FIFO" report est.js
 bad "cannot write: is a directory" report est.json --out .
 bad "cannot write: symbolic link loop" report est.json --out loop1
 bad "is an input of this command" report est.json --out est.json
-bad "is an input of this command" cluster --trace jobs.csv --nodes 1 --jobs-out jobs.csv
-bad "--trace: empty file name" simulate --trace ''
-bad "both name standard output" cluster --trace jobs.csv --nodes 1 --series - --jobs-out -
+bad "is an input of this command" cluster --job-history jobs.csv --nodes 1 --jobs-out jobs.csv
+bad "--trace-out: empty file name" simulate --trace-out ''
+bad "both name standard output" cluster --job-history jobs.csv --nodes 1 --series - --jobs-out -
 good report est.json --out /dev/null
 [[ -c /dev/null ]] || { echo "FAIL: /dev/null is no longer a character device"; failed=$((failed + 1)); }
 
@@ -111,13 +111,13 @@ bad "--db: empty location" runs list --db ''
 [[ -e missing || -e runs.db ]] && { echo "FAIL: a read created a store"; failed=$((failed + 1)); }
 
 # Rows none of which can be used.
-bad "every row was skipped (1)" cluster --trace toobig.csv --nodes 1
+bad "every row was skipped (1)" cluster --job-history toobig.csv --nodes 1
 
 # Values that were accepted (issue 32), each refused by name.
 trace="$src/testdata/traces/hta/trace_filter"
 dims=(--layers 2 --hidden 256 --ffn 512 --heads 4 --vocab 1000)
-bad "--checkpoint-interval: 'nan' is not a finite number" cluster --trace jobs.csv --nodes 1 --checkpoint-interval nan
-bad "'fifo' is named twice" cluster --trace jobs.csv --nodes 1 --policy fifo,fifo
+bad "--checkpoint-interval: 'nan' is not a finite number" cluster --job-history jobs.csv --nodes 1 --checkpoint-interval nan
+bad "'fifo' is named twice" cluster --job-history jobs.csv --nodes 1 --policy fifo,fifo
 bad "--rank -1: ranks are numbered from 0" analyze "$trace" --rank -1
 bad "must be positive, got -4" estimate "${dims[@]}" --kv-heads -4
 bad "(2) needs" estimate "${dims[@]}" --topk 2

@@ -19,5 +19,5 @@ trap 'rm -rf "$tmp"' EXIT
 root="$PWD"
 (cd "$tmp" && "$P" diagnose throughput_change_point_step/train.log checkpoint_stall_sync/train.log --json > "$root/$out/diagnose.json")
 printf 'name,submit_s,gpus,run_s,class,checkpoint_interval_s,restart_overhead_s\nexp-a,0,8,10000,experimental,1000,100\nexp-b,0,4,6000,experimental,1000,100\nprod-a,7500,8,2000,production,1000,100\nsmall,7600,2,300,experimental,,\nexp-c,8000,16,4000,experimental,1800,120\nprod-b,9000,4,500,production,,\n' > "$tmp/jobs.csv"
-(cd "$tmp" && "$P" cluster --trace jobs.csv --nodes 3 --gpu H100 --policy fifo,topo,topo-preempt,topo-defrag --min-run 600 --json > "$root/$out/cluster.json")
+(cd "$tmp" && "$P" cluster --job-history jobs.csv --nodes 3 --gpu H100 --policy fifo,topo,topo-preempt,topo-defrag --min-run 600 --json > "$root/$out/cluster.json")
 ls -l "$out"

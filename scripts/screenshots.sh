@@ -20,10 +20,10 @@ trap 'rm -rf "$tmp"' EXIT
 "$P" diagnose "$tmp/faults/throughput_change_point_step/train.log" "$tmp/faults/thermal_throttling_gpu3/nvidia_smi.csv" --json > "$tmp/diagnose.json"
 trace=../shared/cluster-traces/philly-pollux/philly.csv
 if [ -f "$trace" ]; then
-  "$P" cluster --trace "$trace" --nodes 64 --gpu H100 --policy fifo,topo,topo-preempt --production-vc 103959,ee9e8c,0e4a51 --json --quiet > "$tmp/cluster.json"
+  "$P" cluster --job-history "$trace" --nodes 64 --gpu H100 --policy fifo,topo,topo-preempt --production-vc 103959,ee9e8c,0e4a51 --json --quiet > "$tmp/cluster.json"
 else
   printf 'submit_s,gpus,run_s,class\n0,8,1000,experimental\n10,8,100,production\n20,4,50,experimental\n' > "$tmp/t.csv"
-  "$P" cluster --trace "$tmp/t.csv" --nodes 1 --gpu H100 --policy fifo,topo,topo-preempt --min-run 0 --json > "$tmp/cluster.json"
+  "$P" cluster --job-history "$tmp/t.csv" --nodes 1 --gpu H100 --policy fifo,topo,topo-preempt --min-run 0 --json > "$tmp/cluster.json"
 fi
 cd "$tmp"
 for k in plan estimate simulate analyze diagnose cluster; do

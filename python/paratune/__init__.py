@@ -22,6 +22,7 @@ from ._result import (Analysis, ClusterReplay, Diagnosis, Emitted, Estimate, Pla
 from . import cluster, runs
 from ._inputs import Cluster, Layout, Model, Training
 from ._inputs import expand as _expand
+from ._renamed import take_renamed
 
 __all__ = [
     "Model", "Cluster", "Layout", "Training",
@@ -66,21 +67,23 @@ def estimate(**scenario):
     return Estimate(_paratune.estimate(_expand(scenario)))
 
 
-def simulate(*, timeline=False, trace=None, **scenario):
+def simulate(*, timeline=False, trace_out=None, **scenario):
     """Simulate the pipeline schedule of one training step, as ``paratune simulate --json``.
 
     timeline: add every simulated event (``s.events()`` as a table), as --timeline.
-    trace: a path: also write the step as Chrome-trace JSON there (Perfetto, chrome://tracing),
-    as --trace (written atomically).
+    trace_out: a path: also write the step as Chrome-trace JSON there (Perfetto,
+    chrome://tracing), as --trace-out (written atomically). The old name trace= still works, with
+    a DeprecationWarning.
 
     Returns a Simulation (schema paratune.simulate/1): ``s.step_time_s`` (the estimate's step
     time, bit for bit), ``s.stages``, ``s.to_frame()`` (one row per stage).
     """
-    if trace is not None:
+    trace_out = take_renamed("simulate", {"trace_out": trace_out, "trace": scenario.pop("trace", None)})["trace_out"]
+    if trace_out is not None:
         import os
 
-        trace = os.fsdecode(trace)
-    return Simulation(_paratune.simulate(dict(_expand(scenario), timeline=timeline, trace=trace)))
+        trace_out = os.fsdecode(trace_out)
+    return Simulation(_paratune.simulate(dict(_expand(scenario), timeline=timeline, trace_out=trace_out)))
 
 
 def plan(*, progress=None, **options):

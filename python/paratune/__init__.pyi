@@ -135,7 +135,7 @@ def plan(
 
 def simulate(
     *,
-    timeline: bool = ..., trace: Optional[_Path] = ...,
+    timeline: bool = ..., trace_out: Optional[_Path] = ...,
     **scenario: Any,  # the scenario keywords of estimate()
 ) -> Simulation: ...
 

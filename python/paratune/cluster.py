@@ -10,22 +10,24 @@ import io
 import os
 
 from . import _paratune
+from ._renamed import take_renamed
 from ._result import ClusterReplay
 
 __all__ = ["replay", "ClusterReplay"]
 
 
-def replay(trace, *, progress=None, **options):
+def replay(job_history=None, *, progress=None, **options):
     """Replay a job trace on a shared GPU cluster under scheduling policies, as
     ``paratune cluster --json``.
 
-    trace: the job trace (Philly-derived CSV, Alibaba v2023 pod list, or native CSV; .gz too).
-    The cluster: nodes (of gpu's reference system, default B300) or cluster (a cluster TOML or
-    an Alibaba v2023 node list). Options (the CLI's flags): format, policy (comma-separated:
-    fifo, topo, topo-preempt, topo-defrag; default "fifo,topo,topo-preempt"), model (for jobs
-    that give none: their placements are priced by the cost model), production_vc,
-    checkpoint_interval, restart_overhead, locality ("soft" or "hard"), min_run, locality_wait,
-    backfill_depth, series_interval (seconds).
+    job_history: the job trace (Philly-derived CSV, Alibaba v2023 pod list, or native CSV; .gz
+    too), as --job-history. The cluster: nodes (of gpu's reference system, default B300) or
+    topology (a cluster TOML or an Alibaba v2023 node list), as --topology. Options (the CLI's
+    flags): format, policy (comma-separated: fifo, topo, topo-preempt, topo-defrag; default
+    "fifo,topo,topo-preempt"), model (for jobs that give none: their placements are priced by
+    the cost model), production_vc, checkpoint_interval, restart_overhead, locality ("soft" or
+    "hard"), min_run, locality_wait, backfill_depth, series_interval (seconds). The old names
+    trace= and cluster= still work, with a DeprecationWarning.
 
     progress: as in paratune.plan(); Ctrl-C stops the replay at the next report.
 
@@ -33,5 +35,9 @@ def replay(trace, *, progress=None, **options):
     row per policy), ``r.jobs()`` and ``r.series()`` (the CSVs of --jobs-out and --series as
     tables), ``r.jobs_csv``, ``r.series_csv``. Raises InputError for bad input.
     """
-    text, jobs, series = _paratune.cluster_replay(dict(options, trace=os.fsdecode(trace)), progress)
+    options = take_renamed("replay", dict(options, job_history=job_history))
+    if options["job_history"] is None:
+        raise TypeError("replay() missing the job trace (job_history=PATH)")
+    options["job_history"] = os.fsdecode(options["job_history"])
+    text, jobs, series = _paratune.cluster_replay(options, progress)
     return ClusterReplay(text, jobs, series)

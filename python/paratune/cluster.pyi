@@ -5,11 +5,11 @@ import os
 from . import ClusterReplay as ClusterReplay
 
 def replay(
-    trace: Union[str, os.PathLike[str]],
+    job_history: Union[str, os.PathLike[str]],
     *,
     progress: Optional[Callable[[str, int, int], Any]] = ...,
     format: Optional[str] = ..., nodes: Optional[int] = ..., gpu: Optional[str] = ...,
-    cluster: Optional[Union[str, os.PathLike[str]]] = ..., policy: Optional[str] = ...,
+    topology: Optional[Union[str, os.PathLike[str]]] = ..., policy: Optional[str] = ...,
     model: Optional[str] = ..., production_vc: Optional[str] = ...,
     checkpoint_interval: Optional[float] = ..., restart_overhead: Optional[float] = ...,
     locality: Optional[str] = ..., min_run: Optional[float] = ..., locality_wait: Optional[float] = ...,

@@ -15,6 +15,7 @@ import warnings
 
 from . import _paratune
 from ._paratune import InputError
+from ._renamed import take_renamed
 from ._result import Result, RunList
 
 __all__ = ["open", "Registry", "RunList"]
@@ -31,29 +32,35 @@ class Registry:
         """The store, as messages name it (a URL's password hidden)."""
         return self._handle.where()
 
-    def record(self, files, *, name=None, tags=None, software=None, cluster=None, model=None, baseline=False):
+    def record(self, files, *, name=None, tags=None, software=None, cluster_name=None, model=None, baseline=False,
+               cluster=None):
         """Record the files of one run, as ``runs record --json``: analyze, diagnose, estimate,
         plan or cluster JSON, or training logs. ``tags``: a dict; files under one name add to
         that run. One transaction: all of it or nothing. Files that seem to describe different
-        runs are recorded anyway, with a warning (``warnings.warn``). Returns the
-        paratune.runs.record/1 document: ``name``, ``created``, ``files_added`` ..."""
+        runs are recorded anyway, with a warning (``warnings.warn``). ``cluster_name``: the
+        cluster's label, as --cluster-name (the old name cluster= still works, with a
+        DeprecationWarning). Returns the paratune.runs.record/1 document: ``name``,
+        ``created``, ``files_added`` ..."""
+        cluster_name = take_renamed("record", {"cluster_name": cluster_name, "cluster": cluster})["cluster_name"]
         if isinstance(files, (str, bytes, os.PathLike)):
             files = [files]
         tag_list = [(str(k), str(v)) for k, v in (tags or {}).items()]
         text, notes = self._handle.record([os.fsdecode(f) for f in files], name or "", tag_list, software or "",
-                                          cluster or "", model or "", bool(baseline))
+                                          cluster_name or "", model or "", bool(baseline))
         for n in notes:
             warnings.warn(n, stacklevel=2)
         return Result(text)
 
-    def record_csv(self, path, *, hardware=None, cluster=None, software=None, tags=None):
+    def record_csv(self, path, *, hardware=None, cluster_name=None, software=None, tags=None, cluster=None):
         """Record every usable row of a CSV in published_runs_dev.csv's schema as a measured run
         of its own (named by its id, with its scenario and the cost model's prediction: what
         ``calibrate --from-runs`` fits), in one transaction, as ``runs record --csv --json``.
-        Returns the paratune.runs.import/1 document: ``runs`` and ``skipped`` (with why)."""
+        ``cluster_name`` as in record(). Returns the paratune.runs.import/1 document: ``runs``
+        and ``skipped`` (with why)."""
+        cluster_name = take_renamed("record_csv", {"cluster_name": cluster_name, "cluster": cluster})["cluster_name"]
         tag_list = [(str(k), str(v)) for k, v in (tags or {}).items()]
         return Result(self._handle.record_csv(os.fsdecode(path), "" if hardware is None else os.fsdecode(hardware),
-                                              cluster or "", software or "", tag_list))
+                                              cluster_name or "", software or "", tag_list))
 
     def list(self, *, limit=50, **filters):
         """The recorded runs, newest first, as ``runs list --json``: filters model, cluster, gpu,

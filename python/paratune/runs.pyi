@@ -10,9 +10,10 @@ class Registry:
     @property
     def where(self) -> str: ...
     def record(self, files: Union[_Path, Sequence[_Path]], *, name: Optional[str] = ...,
-               tags: Optional[Mapping[str, Any]] = ..., software: Optional[str] = ..., cluster: Optional[str] = ...,
+               tags: Optional[Mapping[str, Any]] = ..., software: Optional[str] = ...,
+               cluster_name: Optional[str] = ...,
                model: Optional[str] = ..., baseline: bool = ...) -> Result: ...
-    def record_csv(self, path: _Path, *, hardware: Optional[_Path] = ..., cluster: Optional[str] = ...,
+    def record_csv(self, path: _Path, *, hardware: Optional[_Path] = ..., cluster_name: Optional[str] = ...,
                    software: Optional[str] = ..., tags: Optional[Mapping[str, Any]] = ...) -> Result: ...
     def list(self, *, limit: int = ..., model: Optional[str] = ..., cluster: Optional[str] = ...,
              gpu: Optional[str] = ..., since: Optional[str] = ..., name: Optional[str] = ...,

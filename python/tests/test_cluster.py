@@ -20,7 +20,7 @@ def test_replay_is_the_clis_with_its_tables(cli, tmp_path):
     trace.write_text(TRACE)
     r = paratune.cluster.replay(trace, nodes=1, gpu="H100", policy="topo,topo-preempt", min_run=3600)
     jobs_out, series_out = tmp_path / "jobs.csv", tmp_path / "series.csv"
-    doc = cli.json("cluster", "--trace", trace, "--nodes", 1, "--gpu", "H100", "--policy", "topo,topo-preempt",
+    doc = cli.json("cluster", "--job-history", trace, "--nodes", 1, "--gpu", "H100", "--policy", "topo,topo-preempt",
                    "--min-run", 3600, "--jobs-out", jobs_out, "--series", series_out)
     assert r.to_dict() == doc
     assert r.jobs_csv == jobs_out.read_text() and r.series_csv == series_out.read_text()
@@ -38,7 +38,7 @@ def test_replay_is_the_clis_with_its_tables(cli, tmp_path):
 def test_philly_trace_is_the_clis(cli):
     philly = shared_or_skip("cluster-traces/philly-pollux/philly.csv")
     r = paratune.cluster.replay(philly, nodes=8, gpu="H100", policy="fifo")
-    assert r.to_dict() == cli.json("cluster", "--trace", philly, "--nodes", 8, "--gpu", "H100", "--policy", "fifo",
+    assert r.to_dict() == cli.json("cluster", "--job-history", philly, "--nodes", 8, "--gpu", "H100", "--policy", "fifo",
                                    "--quiet")
     assert r.trace.jobs > 100
 
@@ -47,12 +47,33 @@ def test_bad_input_is_the_clis_line(cli, tmp_path):
     trace = tmp_path / "t.csv"
     trace.write_text(TRACE)
     for kwargs, flags in (({}, []),
-                          ({"nodes": 1, "cluster": tmp_path / "c.toml"}, ["--nodes", 1, "--cluster", tmp_path / "c.toml"]),
+                          ({"nodes": 1, "topology": tmp_path / "c.toml"}, ["--nodes", 1, "--topology", tmp_path / "c.toml"]),
                           ({"nodes": 1, "policy": "fifo,fifo"}, ["--nodes", 1, "--policy", "fifo,fifo"]),
                           ({"nodes": 1, "model": "no-such-model"}, ["--nodes", 1, "--model", "no-such-model"]),
                           ({"nodes": 1, "locality": "sticky"}, ["--nodes", 1, "--locality", "sticky"])):
         with pytest.raises(paratune.InputError) as e:
             paratune.cluster.replay(trace, **kwargs)
-        assert str(e.value) == cli.error("cluster", "--trace", trace, *flags)
+        assert str(e.value) == cli.error("cluster", "--job-history", trace, *flags)
     with pytest.raises(TypeError, match="unexpected keyword argument 'tp'"):
         paratune.cluster.replay(trace, nodes=1, tp=2)
+
+
+def test_old_keywords_trace_and_cluster_still_work_with_a_warning(tmp_path):
+    # Renamed with the CLI's --trace and --cluster (issue 38): job_history= and topology=.
+    trace = tmp_path / "t.csv"
+    trace.write_text(TRACE)
+    topology = tmp_path / "c.toml"
+    topology.write_text('[[nodes]]\ncount = 2\ngpu = "H100"\n')
+    new = paratune.cluster.replay(job_history=trace, topology=topology, policy="fifo,topo")
+    with pytest.warns(DeprecationWarning) as caught:
+        old = paratune.cluster.replay(trace=trace, cluster=topology, policy="fifo,topo")
+    assert old.to_dict() == new.to_dict() and old.jobs_csv == new.jobs_csv
+    assert sorted(str(w.message) for w in caught) == ["replay(): cluster= is deprecated; use topology=",
+                                                        "replay(): trace= is deprecated; use job_history="]
+    assert all(w.filename == __file__ for w in caught)  # the warning names the caller's line
+    with pytest.raises(TypeError, match="got both job_history and its old name trace"):
+        paratune.cluster.replay(trace, trace=trace, nodes=1)
+    with pytest.raises(TypeError, match="got both topology and its old name cluster"):
+        paratune.cluster.replay(trace, topology=topology, cluster=topology)
+    with pytest.raises(TypeError, match="missing the job trace"):
+        paratune.cluster.replay(nodes=1)

@@ -11,7 +11,8 @@ SCENARIO, BUDGET, SEARCH, TRACES, MEGATRON, READING, SIMULATE, CLUSTER = 1, 2, 4
 # CLI options that are not keywords: output and terminal switches (plan --emit is Plan.emit()).
 # simulate --ascii is the CLI's text chart; diagnose --list-rules is paratune.rules().
 # cluster --series and --jobs-out are the result's series() and jobs(); its --trace-out has no
-# keyword (analyze's has: trace_out, in the TRACES group the stubs test checks).
+# keyword (analyze's and simulate's have: trace_out, in the TRACES and SIMULATE groups the stubs
+# test checks).
 NOT_KEYWORDS = {"help", "json", "quiet", "trace_out", "emit", "emit_out", "ascii", "list_rules", "series", "jobs_out"}
 
 
@@ -52,7 +53,7 @@ def test_stubs_list_the_table():
     assert set(stub_parameters("analyze")) == {"progress", *_paratune.keywords(TRACES | READING)}
     assert set(stub_parameters("diagnose")) == {"progress", *_paratune.keywords(READING)}
     assert set(stub_parameters("simulate")) == set(_paratune.keywords(SIMULATE))
-    assert set(stub_parameters("replay", "cluster.pyi")) == {"progress", *_paratune.keywords(CLUSTER)} - {"trace"}
+    assert set(stub_parameters("replay", "cluster.pyi")) == {"progress", *_paratune.keywords(CLUSTER)} - {"job_history"}
 
 
 def test_docstrings_name_every_scenario_keyword():

@@ -47,12 +47,28 @@ def test_record_show_list_compare_export_are_the_clis(cli, tmp_path):
 def test_record_csv_is_the_clis(cli, tmp_path):
     csv = SOURCE_DIR / "testdata/validation/hf_model_not_in_catalog.csv"
     with paratune.runs.open(tmp_path / "py.db") as reg:
-        got = reg.record_csv(csv, cluster="lab", tags={"team": "b"})
-    want = cli.json("runs", "record", "--csv", csv, "--cluster", "lab", "--tag", "team=b", "--db", tmp_path / "cli.db")
+        got = reg.record_csv(csv, cluster_name="lab", tags={"team": "b"})
+    want = cli.json("runs", "record", "--csv", csv, "--cluster-name", "lab", "--tag", "team=b", "--db", tmp_path / "cli.db")
     assert got.schema == "paratune.runs.import/1"
     assert [(r.name, r.cluster, r.created) for r in got.runs] == [(r["name"], r["cluster"], r["created"]) for r in want["runs"]]
     assert got.to_dict()["skipped"] == want["skipped"]
     assert got.runs and all(r.cluster == "lab" for r in got.runs)
+
+
+def test_old_cluster_keyword_still_works_with_a_warning(tmp_path):
+    # Renamed with the CLI's runs record --cluster (issue 38): cluster_name=.
+    csv = SOURCE_DIR / "testdata/validation/hf_model_not_in_catalog.csv"
+    with paratune.runs.open(tmp_path / "py.db") as reg:
+        with pytest.warns(DeprecationWarning, match=r"^record_csv\(\): cluster= is deprecated; use cluster_name=$"):
+            got = reg.record_csv(csv, cluster="lab")
+        assert got.runs and all(r.cluster == "lab" for r in got.runs)
+        with pytest.warns(DeprecationWarning, match=r"^record\(\): cluster= is deprecated; use cluster_name=$"):
+            r = reg.record(REPORT / "estimate.json", name="old", cluster="lab2")
+        assert reg.show(r.name).cluster == "lab2"
+        with pytest.raises(TypeError, match="got both cluster_name and its old name cluster"):
+            reg.record(REPORT / "estimate.json", name="both", cluster="a", cluster_name="b")
+        with pytest.raises(TypeError, match="got both cluster_name and its old name cluster"):
+            reg.record_csv(csv, cluster="a", cluster_name="b")
 
 
 def test_bad_input_is_the_clis_line(cli, tmp_path):

@@ -29,15 +29,29 @@ def test_simulate_timeline_and_trace_are_the_clis(cli, tmp_path):
     assert list(events.columns) == s.timeline.columns and len(events) == len(s.timeline.events) > 100
     assert set(events["phase"]) >= {"F", "B"}
     trace = tmp_path / "step.json"
-    with_trace = paratune.simulate(trace=trace, **args)
+    with_trace = paratune.simulate(trace_out=trace, **args)
     assert with_trace.trace == str(trace)
     cli_trace = tmp_path / "cli.json"
-    assert cli.run("simulate", "--trace", cli_trace, *flags).returncode == 0
+    assert cli.run("simulate", "--trace-out", cli_trace, *flags).returncode == 0
     assert json.loads(trace.read_text()) == json.loads(cli_trace.read_text())
-    with pytest.raises(paratune.InputError, match="--trace: give a file path"):
-        paratune.simulate(trace="-")
+    with pytest.raises(paratune.InputError, match="--trace-out: give a file path"):
+        paratune.simulate(trace_out="-")
     with pytest.raises(ValueError, match="timeline=True"):
         paratune.simulate(**args).events()
+
+
+def test_simulate_old_trace_keyword_still_works_with_a_warning(tmp_path):
+    # Renamed with the CLI's simulate --trace (issue 38): trace_out=.
+    args = dict(model="llama-3.1-8b", gpu="H100", gpus=8, tp=2, pp=4, global_batch=32)
+    new_path, old_path = tmp_path / "new.json", tmp_path / "old.json"
+    new = paratune.simulate(trace_out=new_path, **args)
+    with pytest.warns(DeprecationWarning, match=r"^simulate\(\): trace= is deprecated; use trace_out=$") as caught:
+        old = paratune.simulate(trace=old_path, **args)
+    assert len(caught) == 1 and caught[0].filename == __file__
+    assert old.trace == str(old_path) and old.step_time_s == new.step_time_s
+    assert old_path.read_bytes() == new_path.read_bytes()
+    with pytest.raises(TypeError, match="got both trace_out and its old name trace"):
+        paratune.simulate(trace=old_path, trace_out=new_path, **args)
 
 
 def test_simulate_bad_input_is_the_clis_line(cli):

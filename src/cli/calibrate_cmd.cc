@@ -1,6 +1,6 @@
 // `paratune calibrate FILE.csv [FILE.csv ...]`: fit the per-generation calibration to published runs and
 // print (or write) it in the format of data/calibration.toml, or as JSON (paratune.calibrate/1).
-// `paratune calibrate --from-runs [--cluster NAME]`: the same fit on one cluster's recorded runs
+// `paratune calibrate --from-runs [--cluster-name NAME]`: the same fit on one cluster's recorded runs
 // (the run registry), with the error before, after and held out (docs/runs.md, "Calibrating").
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "cli/commands.h"
+#include "cli/deprecated_flag.h"
 #include "cli/terminal_progress.h"
 #include "cli/output_file.h"
 #include "hardware/hardware_catalog.h"
@@ -176,8 +177,9 @@ void AddCalibrateFlags(CLI::App* cmd, Flags& flags) {
   cmd->add_option("--db", f->db,
                   "with --from-runs: the registry, a SQLite file or a postgresql:// URL (default $PARATUNE_DB, else "
                   "$XDG_DATA_HOME/paratune/runs.db)");
-  cmd->add_option("--cluster", f->cluster,
-                  "with --from-runs: the cluster's runs to fit (default: the registry's only cluster)");
+  auto* cluster_name =
+      cmd->add_option("--cluster-name", f->cluster,
+                      "with --from-runs: the cluster's runs to fit (default: the registry's only cluster)");
   cmd->add_option("--fractions", f->fractions,
                   "with --from-runs: the fractions to fit, auto (none, gemm or all, whichever has the lowest "
                   "leave-one-out error), none, gemm or all")
@@ -197,6 +199,7 @@ void AddCalibrateFlags(CLI::App* cmd, Flags& flags) {
   cmd->add_option("--cross-validate", f->cross_validate,
                   "source: predict each source's rows with the fit on the others (leave-one-source-out) and print the "
                   "error per source beside the in-sample error (JSON schema paratune.cross_validation/1)");
+  AddDeprecatedOption(cmd, "--cluster", cluster_name);
 }
 
 // calibrate FILE.csv...: the rows of the files fitted together (or cross-validated by source).
@@ -247,7 +250,7 @@ Command AddCalibrateCommand(CLI::App& root) {
             if (!f->hardware.empty()) hw.Merge(ReadFile(f->hardware), f->hardware);
             if (f->from_runs) return FromRuns(*f, hw);
             if (!f->db.empty() || !f->cluster.empty() || f->fractions != "auto" || f->nested)
-              throw InputError("calibrate: --db, --cluster, --fractions and --nested go with --from-runs");
+              throw InputError("calibrate: --db, --cluster-name, --fractions and --nested go with --from-runs");
             if (f->files.empty()) throw InputError("calibrate: give CSV files to fit, or --from-runs");
             return CalibrateFiles(*f, hw);
           }};

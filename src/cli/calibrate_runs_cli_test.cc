@@ -53,8 +53,8 @@ std::vector<double> Predicted(const nlohmann::json& list, const std::vector<std:
 TEST_F(CalibrateRunsCli, ASlowerClusterIsFittedAndTheFitHoldsOut) {
   const std::string db = (dir_ / "runs.db").string();
   // First the rows at any measured figure, to learn the model's prediction of each.
-  Result r = Run({"runs", "record", "--csv", Write("probe.csv", Csv({1, 1, 1, 1, 1, 1})), "--cluster", "probe", "--db",
-                  db, "--json"});
+  Result r = Run({"runs", "record", "--csv", Write("probe.csv", Csv({1, 1, 1, 1, 1, 1})), "--cluster-name", "probe",
+                  "--db", db, "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["schema"], "paratune.runs.import/1");
@@ -75,11 +75,11 @@ TEST_F(CalibrateRunsCli, ASlowerClusterIsFittedAndTheFitHoldsOut) {
   std::vector<double> measured;
   for (double p : predicted) measured.push_back(0.85 * p);
   const std::string csv = Write("lab.csv", Csv(measured));
-  r = Run({"runs", "record", "--csv", csv, "--cluster", "lab", "--tag", "team=perf", "--db", lab_db});
+  r = Run({"runs", "record", "--csv", csv, "--cluster-name", "lab", "--tag", "team=perf", "--db", lab_db});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_CONTAINS(r.out, "recorded 6 runs from " + csv + " (6 new, 0 already recorded) for cluster 'lab'");
   EXPECT_CONTAINS(r.out, "skipped row no-target: not modelable: no target");
-  r = Run({"runs", "record", "--csv", csv, "--cluster", "lab", "--tag", "team=perf", "--db", lab_db});
+  r = Run({"runs", "record", "--csv", csv, "--cluster-name", "lab", "--tag", "team=perf", "--db", lab_db});
   EXPECT_CONTAINS(r.out, "(0 new, 6 already recorded)");  // the same rows again: no-ops
 
   const std::string toml = (dir_ / "lab.toml").string();
@@ -118,7 +118,7 @@ TEST_F(CalibrateRunsCli, ASlowerClusterIsFittedAndTheFitHoldsOut) {
   EXPECT_EQ(r.status, 0) << r.err;
 
   // The table for people names the verdict.
-  r = Run({"calibrate", "--from-runs", "--db", lab_db, "--cluster", "lab", "--quiet"});
+  r = Run({"calibrate", "--from-runs", "--db", lab_db, "--cluster-name", "lab", "--quiet"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_CONTAINS(r.out, "calibrate --from-runs: cluster 'lab' in " + lab_db + ": 6 runs fitted, 6 rounds");
   EXPECT_CONTAINS(r.out, "  none  fit  17.65%  held out (leave-one-out)  17.65%\n");
@@ -130,15 +130,15 @@ TEST_F(CalibrateRunsCli, ASlowerClusterIsFittedAndTheFitHoldsOut) {
 // TOML keeps the starting fractions (unless --fractions names a set).
 TEST_F(CalibrateRunsCli, AFitThatDoesNotHoldOutIsNotWritten) {
   const std::string db = (dir_ / "runs.db").string();
-  Result r =
-      Run({"runs", "record", "--csv", Write("probe.csv", Csv({1, 1, 1, 1, 1, 1})), "--cluster", "probe", "--db", db});
+  Result r = Run(
+      {"runs", "record", "--csv", Write("probe.csv", Csv({1, 1, 1, 1, 1, 1})), "--cluster-name", "probe", "--db", db});
   ASSERT_EQ(r.status, 0) << r.err;
   r = Run({"runs", "list", "--db", db, "--json"});
   const std::vector<double> predicted =
       Predicted(nlohmann::json::parse(r.out),
                 {"gpt-1.3b-dp8", "gpt-2.7b-dp8", "gpt-6.7b-tp2", "gpt-6.7b-tp4", "gpt-13b-tp8", "gpt-13b-pp2"});
   const std::string exact_db = (dir_ / "exact.db").string();
-  r = Run({"runs", "record", "--csv", Write("exact.csv", Csv(predicted)), "--cluster", "exact", "--db", exact_db});
+  r = Run({"runs", "record", "--csv", Write("exact.csv", Csv(predicted)), "--cluster-name", "exact", "--db", exact_db});
   ASSERT_EQ(r.status, 0) << r.err;
   r = Run({"calibrate", "--from-runs", "--db", exact_db, "--json", "--quiet", "--rounds", "2"});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -160,33 +160,67 @@ TEST_F(CalibrateRunsCli, BadInputIsOneLine) {
   EXPECT_EQ(RunBad({"calibrate", "--from-runs", "--db", db}), db + ": no run registry here (runs record creates one)");
   Write("runs.db", "");  // an empty file is an empty SQLite store
   EXPECT_EQ(RunBad({"calibrate", "--from-runs", "--db", db}),
-            "calibrate --from-runs: " + db + " holds 0 clusters; name one with --cluster: none");
-  ASSERT_EQ(Run({"runs", "record", "--csv", csv, "--cluster", "a", "--db", db}).status, 0);
+            "calibrate --from-runs: " + db + " holds 0 clusters; name one with --cluster-name: none");
+  ASSERT_EQ(Run({"runs", "record", "--csv", csv, "--cluster-name", "a", "--db", db}).status, 0);
   ASSERT_EQ(Run({"runs", "record",
                  Write("est.json", Slurp(std::string(PARATUNE_SOURCE_DIR) + "/testdata/report/estimate.json")),
-                 "--cluster", "b", "--db", db})
+                 "--cluster-name", "b", "--db", db})
                 .status,
             0);
-  EXPECT_EQ(RunBad({"calibrate", "--from-runs", "--db", db}),
-            "calibrate --from-runs: " + db + " holds 2 clusters; name one with --cluster: 'a' (6 runs), 'b' (1 runs)");
   EXPECT_EQ(
-      RunBad({"calibrate", "--from-runs", "--db", db, "--cluster", "c"}),
+      RunBad({"calibrate", "--from-runs", "--db", db}),
+      "calibrate --from-runs: " + db + " holds 2 clusters; name one with --cluster-name: 'a' (6 runs), 'b' (1 runs)");
+  EXPECT_EQ(
+      RunBad({"calibrate", "--from-runs", "--db", db, "--cluster-name", "c"}),
       "calibrate --from-runs: no runs recorded for cluster 'c' in " + db + "; clusters: 'a' (6 runs), 'b' (1 runs)");
   // An estimate has no measured figure and no scenario: nothing to fit.
-  EXPECT_EQ(RunBad({"calibrate", "--from-runs", "--db", db, "--cluster", "b"}),
+  EXPECT_EQ(RunBad({"calibrate", "--from-runs", "--db", db, "--cluster-name", "b"}),
             "calibrating needs at least 2 usable runs (modelable, confidence not low, a layout the cost model "
             "accepts), got 0");
   EXPECT_EQ(RunBad({"calibrate", "--from-runs", csv, "--db", db}),
             "calibrate --from-runs fits recorded runs and takes no CSV files (record them first: paratune runs record "
             "--csv FILE)");
-  EXPECT_EQ(RunBad({"calibrate", "--cluster", "a", csv}),
-            "calibrate: --db, --cluster, --fractions and --nested go with --from-runs");
+  EXPECT_EQ(RunBad({"calibrate", "--cluster-name", "a", csv}),
+            "calibrate: --db, --cluster-name, --fractions and --nested go with --from-runs");
   EXPECT_EQ(RunBad({"runs", "record", "--csv", csv, "--name", "x", "--db", db}),
             "runs record --csv: each row is a run named by its id; --name, --model and --baseline do not apply");
   EXPECT_EQ(RunBad({"runs", "record", "--db", db}), "runs record: give the FILES of a run, or --csv FILE");
   const std::string header_only = Write("empty.csv", kHeader);
   EXPECT_EQ(RunBad({"runs", "record", "--csv", header_only, "--db", db}),
             header_only + ": no data rows (only the header)");
+}
+
+// Issue 38: calibrate --from-runs --cluster is now --cluster-name (the registry's cluster
+// label). The old name still works, hidden from --help, with one line on stderr.
+TEST_F(CalibrateRunsCli, OldClusterFlagStillWorks) {
+  const std::string db = (dir_ / "runs.db").string();
+  ASSERT_EQ(Run({"runs", "record", "--csv", Write("a.csv", Csv({900, 1000, 1100, 1000, 950, 1050})), "--cluster-name",
+                 "a", "--db", db})
+                .status,
+            0);
+  ASSERT_EQ(Run({"runs", "record", std::string(PARATUNE_SOURCE_DIR) + "/testdata/report/estimate.json",
+                 "--cluster-name", "b", "--db", db})
+                .status,
+            0);  // a second cluster, so that the flag chooses
+  for (const bool json : {false, true}) {
+    std::vector<std::string> now = {"calibrate", "--from-runs", "--db", db, "--fractions", "gemm", "--quiet"};
+    if (json) now.push_back("--json");
+    std::vector<std::string> old = now;
+    now.insert(now.end(), {"--cluster-name", "a"});
+    old.insert(old.end(), {"--cluster", "a"});
+    const Result n = Run(now), o = Run(old);
+    ASSERT_EQ(n.status, 0) << n.err;
+    ASSERT_EQ(o.status, 0) << o.err;
+    EXPECT_EQ(n.err, "");
+    EXPECT_EQ(o.err, "paratune: --cluster is deprecated; use --cluster-name\n");
+    EXPECT_EQ(o.out, n.out);
+    EXPECT_CONTAINS(n.out, "'a'");
+  }
+  EXPECT_EQ(RunBad({"calibrate", "--from-runs", "--db", db, "--cluster", "a", "--cluster-name", "a"}),
+            "--cluster is the old name of --cluster-name; give only --cluster-name");
+  const Result help = Run({"calibrate", "--help"});
+  EXPECT_CONTAINS(help.out, "--cluster-name TEXT");
+  EXPECT_EQ(help.out.find("--cluster "), std::string::npos) << help.out;
 }
 
 // Issue 14's acceptance on development data, through the binary: one cluster's rows (Megatron-LM's
@@ -207,7 +241,7 @@ TEST_F(CalibrateRunsCli, DevelopmentClusterLowersTheHeldOutError) {
   }
   ASSERT_EQ(rows, 11u);
   const std::string db = (dir_ / "runs.db").string();
-  Result r = Run({"runs", "record", "--csv", Write("h100.csv", csv), "--cluster", "h100-lab", "--db", db});
+  Result r = Run({"runs", "record", "--csv", Write("h100.csv", csv), "--cluster-name", "h100-lab", "--db", db});
   ASSERT_EQ(r.status, 0) << r.err;
   r = Run({"calibrate", "--from-runs", "--db", db, "--json", "--quiet", "--out", (dir_ / "h100.toml").string()});
   ASSERT_EQ(r.status, 0) << r.err;

@@ -22,8 +22,8 @@ class ClusterCli : public Cli {};
 
 TEST_F(ClusterCli, JsonFollowsTheSchemaAndCountsThePreemption) {
   const std::string trace = Write("t.csv", kTrace);
-  const Result r = Run({"cluster", "--trace", trace, "--nodes", "1", "--gpu", "H100", "--policy", "topo,topo-preempt",
-                        "--min-run", "3600", "--json"});
+  const Result r = Run({"cluster", "--job-history", trace, "--nodes", "1", "--gpu", "H100", "--policy",
+                        "topo,topo-preempt", "--min-run", "3600", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["schema"], "paratune.cluster/1");
@@ -52,7 +52,7 @@ TEST_F(ClusterCli, SameInputsGiveTheSameBytes) {
   for (int run = 0; run < 2; ++run) {
     const std::string d = "run" + std::to_string(run);
     const std::string series = Write(d + "/s.csv", ""), jobs = Write(d + "/j.csv", ""), tr = Write(d + "/p.json", "");
-    const Result r = Run({"cluster", "--trace", trace, "--nodes", "2", "--gpu", "H100", "--policy",
+    const Result r = Run({"cluster", "--job-history", trace, "--nodes", "2", "--gpu", "H100", "--policy",
                           "fifo,topo,topo-preempt,topo-defrag", "--json", "--series", series, "--jobs-out", jobs,
                           "--trace-out", tr, "--series-interval", "600"});
     ASSERT_EQ(r.status, 0) << r.err;
@@ -80,7 +80,7 @@ TEST_F(ClusterCli, SameInputsGiveTheSameBytes) {
 
 TEST_F(ClusterCli, SummaryPutsPoliciesSideBySide) {
   const std::string trace = Write("t.csv", kTrace);
-  const Result r = Run({"cluster", "--trace", trace, "--nodes", "1", "--gpu", "H100"});
+  const Result r = Run({"cluster", "--job-history", trace, "--nodes", "1", "--gpu", "H100"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("fifo"), std::string::npos);
   EXPECT_NE(r.out.find("topo-preempt"), std::string::npos);
@@ -90,17 +90,19 @@ TEST_F(ClusterCli, SummaryPutsPoliciesSideBySide) {
 
 TEST_F(ClusterCli, BadInputIsOneLineAndStatusTwo) {
   const std::string trace = Write("t.csv", kTrace);
-  EXPECT_NE(RunBad({"cluster", "--trace", trace, "--nodes", "1", "--policy", "lifo"}).find("unknown policy 'lifo'"),
-            std::string::npos);
-  EXPECT_NE(RunBad({"cluster", "--trace", trace}).find("--nodes"), std::string::npos);
-  EXPECT_NE(RunBad({"cluster", "--trace", trace, "--nodes", "1", "--model", "no-such-model"}).find("no-such-model"),
-            std::string::npos);
+  EXPECT_NE(
+      RunBad({"cluster", "--job-history", trace, "--nodes", "1", "--policy", "lifo"}).find("unknown policy 'lifo'"),
+      std::string::npos);
+  EXPECT_NE(RunBad({"cluster", "--job-history", trace}).find("--nodes"), std::string::npos);
+  EXPECT_NE(
+      RunBad({"cluster", "--job-history", trace, "--nodes", "1", "--model", "no-such-model"}).find("no-such-model"),
+      std::string::npos);
   const std::string bad = Write("bad.csv", "submit_s,gpus,run_s,colour\n0,1,10,red\n");
-  EXPECT_NE(RunBad({"cluster", "--trace", bad, "--nodes", "1"}).find("colour"), std::string::npos);
-  EXPECT_NE(RunBad({"cluster", "--trace", Write("e.csv", ""), "--nodes", "1"}).find("e.csv"), std::string::npos);
+  EXPECT_NE(RunBad({"cluster", "--job-history", bad, "--nodes", "1"}).find("colour"), std::string::npos);
+  EXPECT_NE(RunBad({"cluster", "--job-history", Write("e.csv", ""), "--nodes", "1"}).find("e.csv"), std::string::npos);
   // Rows that cannot be jobs are skipped with their lines, and the rest replayed.
   const std::string rows = Write("rows.csv", "submit_s,gpus,run_s\n0,0,10\n-5,1,10\n0,64,10\n0,1,10\n");
-  const Result r = Run({"cluster", "--trace", rows, "--nodes", "1", "--json"});
+  const Result r = Run({"cluster", "--job-history", rows, "--nodes", "1", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["trace"]["jobs"], 1);
@@ -110,13 +112,49 @@ TEST_F(ClusterCli, BadInputIsOneLineAndStatusTwo) {
   EXPECT_EQ(j["trace"]["skipped"][2]["line"], 4);
 }
 
+// Issue 38: --trace is now --job-history and --cluster --topology. The old names still work,
+// hidden from --help, with one line each on stderr and the same stdout; old and new together,
+// or neither for the job history, are usage errors.
+TEST_F(ClusterCli, OldFlagsTraceAndClusterStillWork) {
+  const std::string trace = Write("t.csv", kTrace);
+  const std::string topology = Write("c.toml", "[[nodes]]\ncount = 2\ngpu = \"H100\"\n");
+  for (const char* json : {"--quiet", "--json"}) {
+    const Result now = Run({"cluster", "--job-history", trace, "--topology", topology, "--policy", "fifo,topo", json});
+    ASSERT_EQ(now.status, 0) << now.err;
+    EXPECT_EQ(now.err, "");
+    const Result old = Run({"cluster", "--trace", trace, "--cluster", topology, "--policy", "fifo,topo", json});
+    ASSERT_EQ(old.status, 0) << old.err;
+    EXPECT_EQ(old.out, now.out);
+    EXPECT_EQ(old.err,
+              "paratune: --trace is deprecated; use --job-history\n"
+              "paratune: --cluster is deprecated; use --topology\n");
+  }
+  const Result old = Run({"cluster", "--nodes", "1", "--trace=" + trace, "--quiet"});
+  EXPECT_EQ(old.status, 0) << old.err;
+  EXPECT_EQ(old.err, "paratune: --trace is deprecated; use --job-history\n");
+
+  EXPECT_EQ(RunBad({"cluster", "--trace", trace, "--job-history", trace, "--nodes", "1"}),
+            "--trace is the old name of --job-history; give only --job-history");
+  EXPECT_EQ(RunBad({"cluster", "--job-history", trace, "--topology", topology, "--cluster", topology}),
+            "--cluster is the old name of --topology; give only --topology");
+  EXPECT_EQ(RunBad({"cluster", "--nodes", "1"}), "--job-history is required");
+  EXPECT_EQ(RunBad({"cluster", "--trace", trace, "--trace", trace, "--nodes", "1"}),
+            "--trace is given 2 times; give it once");
+
+  const Result help = Run({"cluster", "--help"});
+  EXPECT_CONTAINS(help.out, "--job-history TEXT REQUIRED");
+  EXPECT_CONTAINS(help.out, "--topology TEXT");
+  EXPECT_EQ(help.out.find("--trace "), std::string::npos) << help.out;
+  EXPECT_EQ(help.out.find("--cluster "), std::string::npos) << help.out;
+}
+
 // The acceptance figures on the Philly-derived trace (docs/cluster.md): on 64 nodes of 8 GPUs
 // topology-aware placement splits no job of <= 8 GPUs and queues less than FIFO first fit at
 // equal or higher utilisation.
 TEST_F(ClusterCli, PhillyTopologyAwareBeatsFifo) {
   PARATUNE_SHARED_OR_SKIP(philly, "cluster-traces/philly-pollux/philly.csv");
   const Result r =
-      Run({"cluster", "--trace", philly, "--nodes", "64", "--gpu", "H100", "--policy", "fifo,topo", "--json"});
+      Run({"cluster", "--job-history", philly, "--nodes", "64", "--gpu", "H100", "--policy", "fifo,topo", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["trace"]["jobs"], 82247);

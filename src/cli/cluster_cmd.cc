@@ -9,6 +9,7 @@
 
 #include "cli/cluster_report.h"
 #include "cli/commands.h"
+#include "cli/deprecated_flag.h"
 #include "cli/terminal_progress.h"
 #include "cli/output_file.h"
 #include "cluster/cluster_request.h"
@@ -28,14 +29,15 @@ struct ClusterFlags {
 // The trace, the cluster, the policies and the outputs.
 void AddClusterInputFlags(CLI::App* cmd, ClusterFlags& flags) {
   ClusterFlags* f = &flags;
-  cmd->add_option("--trace", f->request.trace, "job trace: Philly-derived CSV, Alibaba v2023 pod list, or native CSV")
-      ->required();
+  auto* job_history = cmd->add_option("--job-history", f->request.trace,
+                                      "job trace: Philly-derived CSV, Alibaba v2023 pod list, or native CSV")
+                          ->required();
   cmd->add_option("--format", f->request.format, "philly, alibaba-v2023 or native (default: detected from the header)");
   cmd->add_option("--nodes", f->nodes, "nodes of --gpu's reference system (HGX: 8 GPUs; NVL72: 4-GPU trays)")
       ->check(CLI::Range(1, kMaxClusterNodes));
   cmd->add_option("--gpu", f->request.gpu, "GPU of the nodes (catalog name; `paratune gpus` lists them)");
-  cmd->add_option("--cluster", f->request.cluster_file,
-                  "cluster TOML ([[nodes]] per node type) or Alibaba v2023 node list CSV");
+  auto* topology = cmd->add_option("--topology", f->request.cluster_file,
+                                   "cluster TOML ([[nodes]] per node type) or Alibaba v2023 node list CSV");
   cmd->add_option("--policy", f->request.policies, "comma-separated policies: fifo, topo, topo-preempt, topo-defrag");
   cmd->add_flag("--json", f->json, "JSON output (schema paratune.cluster/1, docs/json.md)");
   cmd->add_option("--series", f->series_out, "write the time series (utilisation, queue, fragmentation) as CSV");
@@ -45,6 +47,8 @@ void AddClusterInputFlags(CLI::App* cmd, ClusterFlags& flags) {
                   "catalog model for jobs the trace gives none (their placements are priced)");
   cmd->add_option("--production-vc", f->request.production_vcs,
                   "Philly: comma-separated virtual clusters whose jobs are production");
+  AddDeprecatedOption(cmd, "--trace", job_history);
+  AddDeprecatedOption(cmd, "--cluster", topology);
 }
 
 // The jobs' defaults and the replay's options.

@@ -22,8 +22,9 @@ TEST_F(Cli, HugeGlobalBatchIsBounded) {
   ASSERT_EQ(p.status, 0) << p.err;
   EXPECT_CONTAINS(RunBad({"estimate", "--global-batch", "2000000000"}), "--global-batch must be at most 1000000000");
   // A timeline of a step too long to draw is refused on one line.
-  EXPECT_CONTAINS(RunBad({"simulate", "--global-batch", "2000000", "--pp", "4", "--trace", (dir_ / "t.json").string()}),
-                  "a timeline of this step would run");
+  EXPECT_CONTAINS(
+      RunBad({"simulate", "--global-batch", "2000000", "--pp", "4", "--trace-out", (dir_ / "t.json").string()}),
+      "a timeline of this step would run");
 }
 
 TEST_F(Cli, CalibrateRoundsAreBounded) {
@@ -81,12 +82,47 @@ TEST_F(Cli, PipelineLayoutEntriesAreChecked) {
 }
 
 TEST_F(Cli, SimulateTraceToStandardOutputAndExclusiveFlags) {
-  const Result r = Run({"simulate", "--pp", "2", "--global-batch", "16", "--trace", "-"});
+  const Result r = Run({"simulate", "--pp", "2", "--global-batch", "16", "--trace-out", "-"});
   ASSERT_EQ(r.status, 0) << r.err;
   const nlohmann::json t = nlohmann::json::parse(r.out);  // the trace, and nothing else
   EXPECT_GT(t.at("traceEvents").size(), 32u);
   EXPECT_CONTAINS(RunBad({"simulate", "--json", "--ascii"}), "--json and --ascii exclude each other");
-  EXPECT_CONTAINS(RunBad({"simulate", "--trace", "-", "--json"}), "--trace - writes the trace to standard output");
+  EXPECT_CONTAINS(RunBad({"simulate", "--trace-out", "-", "--json"}),
+                  "--trace-out - writes the trace to standard output");
+}
+
+// Issue 38: simulate --trace is now --trace-out, as analyze and cluster name their Chrome
+// traces. The old name still works, hidden from --help, with one line on stderr.
+TEST_F(Cli, SimulateOldTraceFlagStillWorks) {
+  const std::vector<std::string> scenario = {"simulate", "--pp", "2", "--global-batch", "16"};
+  const std::string file = (dir_ / "t.json").string();
+  std::vector<std::string> args = scenario;
+  args.insert(args.end(), {"--trace-out", file});
+  const Result now = Run(args);
+  ASSERT_EQ(now.status, 0) << now.err;
+  EXPECT_EQ(now.err, "");
+  const std::string written = Slurp(file);
+  fs::remove(file);
+  args[args.size() - 2] = "--trace";
+  const Result old = Run(args);
+  ASSERT_EQ(old.status, 0) << old.err;
+  EXPECT_EQ(old.out, now.out);
+  EXPECT_EQ(old.err, "paratune: --trace is deprecated; use --trace-out\n");
+  EXPECT_EQ(Slurp(file), written);
+  EXPECT_GT(written.size(), 1000u);
+
+  args = scenario;
+  args.insert(args.end(), {"--trace", "-"});
+  const Result dash = Run(args);
+  ASSERT_EQ(dash.status, 0) << dash.err;
+  EXPECT_EQ(dash.out, written);  // the same trace, to standard output
+  EXPECT_EQ(dash.err, "paratune: --trace is deprecated; use --trace-out\n");
+
+  EXPECT_EQ(RunBad({"simulate", "--trace", file, "--trace-out", file}),
+            "--trace is the old name of --trace-out; give only --trace-out");
+  const Result help = Run({"simulate", "--help"});
+  EXPECT_CONTAINS(help.out, "--trace-out TEXT");
+  EXPECT_EQ(help.out.find("--trace "), std::string::npos) << help.out;
 }
 
 // plan's help does not show searched dimensions as if they had defaults; analyze's help shows

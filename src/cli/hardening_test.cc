@@ -74,7 +74,7 @@ TEST_F(Hardening, OutputsWriteThroughFifosSymlinksAndDevices) {
 
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"report", doc, "--out", "/dev/null"},
-        {"simulate", "--trace", "/dev/null"},
+        {"simulate", "--trace-out", "/dev/null"},
         {"plan", "--top", "1", "--quiet", "--emit", "megatron", "--emit-out", "/dev/null"}}) {
     const Result d = Run(args);
     EXPECT_EQ(d.status, 0) << args[0] << ": " << d.err;
@@ -97,7 +97,7 @@ TEST_F(Hardening, OutputsThatCannotBeWrittenAreRefused) {
   fs::create_symlink(dir_ / "loop1", dir_ / "loop2");
   EXPECT_CONTAINS(RunBad({"report", doc, "--out", (dir_ / "loop1").string()}),
                   "loop1: cannot write: symbolic link loop");
-  EXPECT_CONTAINS(RunBad({"simulate", "--trace", ""}), "--trace: empty file name");
+  EXPECT_CONTAINS(RunBad({"simulate", "--trace-out", ""}), "--trace-out: empty file name");
 }
 
 // "-" is standard output wherever a file is written; the command's own lines go to stderr.
@@ -109,14 +109,14 @@ TEST_F(Hardening, DashIsStandardOutput) {
   EXPECT_FALSE(fs::exists(dir_ / "-"));
   const std::string trace = Write("t.csv", kJobTrace);
   const Result c =
-      Run({"cluster", "--trace", trace, "--nodes", "1", "--gpu", "H100", "--policy", "fifo", "--series", "-"});
+      Run({"cluster", "--job-history", trace, "--nodes", "1", "--gpu", "H100", "--policy", "fifo", "--series", "-"});
   ASSERT_EQ(c.status, 0) << c.err;
   EXPECT_TRUE(c.out.starts_with("policy,")) << c.out.substr(0, 80);
   EXPECT_CONTAINS(c.err, "fifo");  // the summary table, on stderr
   const Result p = Run({"plan", "--top", "1", "--quiet", "--emit", "megatron", "--emit-out", "-"});
   ASSERT_EQ(p.status, 0) << p.err;
   EXPECT_CONTAINS(p.out, "--tensor-model-parallel-size");
-  EXPECT_CONTAINS(RunBad({"cluster", "--trace", trace, "--nodes", "1", "--series", "-", "--jobs-out", "-"}),
+  EXPECT_CONTAINS(RunBad({"cluster", "--job-history", trace, "--nodes", "1", "--series", "-", "--jobs-out", "-"}),
                   "--series and --jobs-out both name standard output (-)");
 }
 
@@ -130,7 +130,7 @@ TEST_F(Hardening, OutputThatIsAnInputIsRefused) {
   EXPECT_CONTAINS(RunBad({"report", doc, "--out", (dir_ / "alias.json").string()}), "is an input of this command");
   EXPECT_CONTAINS(RunBad({"report", dir_.string(), "--out", doc}), "is an input of this command");
   const std::string trace = Write("t.csv", kJobTrace);
-  EXPECT_CONTAINS(RunBad({"cluster", "--trace", trace, "--nodes", "1", "--jobs-out", trace}),
+  EXPECT_CONTAINS(RunBad({"cluster", "--job-history", trace, "--nodes", "1", "--jobs-out", trace}),
                   "--jobs-out " + trace + ": is an input");
   EXPECT_EQ(Slurp(trace), kJobTrace);
 }
@@ -164,8 +164,8 @@ TEST_F(Hardening, FifoInputsAreRefused) {
       {"diagnose", f},
       {"report", f, "--out", (dir_ / "r.html").string()},
       {"runs", "record", f, "--name", "x", "--db", (dir_ / "runs.db").string()},
-      {"cluster", "--trace", f, "--nodes", "1"},
-      {"cluster", "--trace", Write("t.csv", kJobTrace), "--cluster", f},
+      {"cluster", "--job-history", f, "--nodes", "1"},
+      {"cluster", "--job-history", Write("t.csv", kJobTrace), "--topology", f},
   };
   for (const auto& args : cases) {
     SCOPED_TRACE(args[0] + " " + args[1]);
@@ -275,7 +275,8 @@ TEST_F(Hardening, SameInputTwiceIsRefused) {
 // Every row of a job trace skipped: exit 2, not a summary of zeros.
 TEST_F(Hardening, EveryJobSkippedIsAnError) {
   const std::string t = Write("big.csv", "name,submit_s,gpus,run_s,class\nbig,0,4096,100,experimental\n");
-  EXPECT_CONTAINS(RunBad({"cluster", "--trace", t, "--nodes", "1"}), "every row was skipped (1); the first, line 2: ");
+  EXPECT_CONTAINS(RunBad({"cluster", "--job-history", t, "--nodes", "1"}),
+                  "every row was skipped (1); the first, line 2: ");
 }
 
 // A read never creates a store; unknown schemes and empty locations are refused.
@@ -293,9 +294,9 @@ TEST_F(Hardening, RegistryReadsCreateNothing) {
 // flag and the value.
 TEST_F(Hardening, NonsenseValuesAreRefusedByName) {
   const std::string jobs = Write("t.csv", kJobTrace);
-  EXPECT_EQ(RunBad({"cluster", "--trace", jobs, "--nodes", "1", "--checkpoint-interval", "nan"}),
+  EXPECT_EQ(RunBad({"cluster", "--job-history", jobs, "--nodes", "1", "--checkpoint-interval", "nan"}),
             "--checkpoint-interval: 'nan' is not a finite number");
-  EXPECT_EQ(RunBad({"cluster", "--trace", jobs, "--nodes", "1", "--policy", "fifo,fifo"}),
+  EXPECT_EQ(RunBad({"cluster", "--job-history", jobs, "--nodes", "1", "--policy", "fifo,fifo"}),
             "--policy: 'fifo' is named twice (each policy is replayed once)");
   const std::string trace = std::string(PARATUNE_SOURCE_DIR) + "/testdata/traces/hta/trace_filter";
   EXPECT_EQ(RunBad({"analyze", trace, "--rank", "-1"}), "--rank -1: ranks are numbered from 0");
@@ -319,8 +320,9 @@ TEST_F(Hardening, NonsenseValuesAreRefusedByName) {
   EXPECT_EQ(RunBad({"runs", "lst"}), "unknown runs subcommand 'lst' (did you mean runs list?)");
   EXPECT_CONTAINS(RunBad({"estimate", "--offload-layers", "-1"}), "--offload-layers");
   // The micro-batch count was the problem and the message said "lower pp or vp".
-  EXPECT_CONTAINS(RunBad({"simulate", "--global-batch", "2000000", "--pp", "4", "--trace", (dir_ / "t.json").string()}),
-                  "fewer micro-batches");
+  EXPECT_CONTAINS(
+      RunBad({"simulate", "--global-batch", "2000000", "--pp", "4", "--trace-out", (dir_ / "t.json").string()}),
+      "fewer micro-batches");
   const Result e = Run({"estimate", "--json"});
   EXPECT_CONTAINS(RunBad({"runs", "record", Write("e.json", e.out), "--name", "  ", "--db", (dir_ / "r.db").string()}),
                   "a run name must not be blank");

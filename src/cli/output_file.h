@@ -1,5 +1,5 @@
 // The files a command writes where its flags say (report --out, analyze --trace-out, simulate
-// --trace, plan --emit-out, cluster --series/--trace-out/--jobs-out, calibrate --out, runs export
+// --trace-out, plan --emit-out, cluster --series/--trace-out/--jobs-out, calibrate --out, runs export
 // --out): "-" is standard output, and the command's own printout then goes to standard error;
 // any other path is written by WriteFileAtomic (regular files replaced atomically, devices and
 // FIFOs written through). docs/files.md.

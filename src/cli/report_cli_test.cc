@@ -33,7 +33,7 @@ TEST_F(ReportCli, EveryCommandsJsonMakesOnePage) {
                                "--pp", "4", "--global-batch", "32", "--json", "--timeline"}),
       JsonOf("analyze.json", {"analyze", root + "/testdata/traces/hta/trace_filter", "--json"}),
       JsonOf("cluster.json",
-             {"cluster", "--trace",
+             {"cluster", "--job-history",
               Write("t.csv",
                     "submit_s,gpus,run_s,class\n0,8,1000,experimental\n10,8,100,production\n20,4,50,experimental\n"),
               "--nodes", "1", "--gpu", "H100", "--policy", "fifo,topo-preempt", "--min-run", "0", "--json"}),

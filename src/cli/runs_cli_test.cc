@@ -21,7 +21,7 @@ TEST_F(RunsCli, RecordShowListCompareExport) {
   EXPECT_EQ(j["created"], true);
   EXPECT_EQ(j["files_added"], 1);
   r = Run({"runs", "record", Report("analyze.json"), Report("estimate.json"), "--name", "next", "--model",
-           "llama-3.1-70b", "--cluster", "64xH100", "--db", db});
+           "llama-3.1-70b", "--cluster-name", "64xH100", "--db", db});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_CONTAINS(r.out, "recorded new run next: 2 file(s) added, 0 already recorded");
   r = Run({"runs", "record", Report("analyze.json"), "--name", "next", "--db", db});
@@ -109,6 +109,38 @@ TEST_F(RunsCli, BadInputIsOneLineAndWritesNothing) {
   EXPECT_CONTAINS(RunBad({"runs", "show", "nope", "--db", db}), "no run named 'nope'");
   EXPECT_CONTAINS(RunBad({"runs", "list", "--filter", "colour=red", "--db", db}), "unknown key 'colour'");
   EXPECT_CONTAINS(RunBad({"runs", "compare", "a", "b", "c", "--db", db}), "At Most 2 required but received 3");
+}
+
+// Issue 38: runs record --cluster is now --cluster-name (the run's cluster label, not a
+// cluster file). The old name still works, hidden from --help, with one line on stderr.
+TEST_F(RunsCli, RecordOldClusterFlagStillWorks) {
+  const std::string db_new = (dir_ / "new.db").string(), db_old = (dir_ / "old.db").string();
+  for (const bool json : {false, true}) {
+    std::vector<std::string> now = {"runs", "record", Report("estimate.json"), "--name", json ? "j" : "t"};
+    if (json) now.push_back("--json");
+    std::vector<std::string> old = now;
+    now.insert(now.end(), {"--cluster-name", "lab", "--db", db_new});
+    old.insert(old.end(), {"--cluster", "lab", "--db", db_old});
+    const Result n = Run(now), o = Run(old);
+    ASSERT_EQ(n.status, 0) << n.err;
+    ASSERT_EQ(o.status, 0) << o.err;
+    EXPECT_EQ(n.err, "");
+    EXPECT_EQ(o.err, "paratune: --cluster is deprecated; use --cluster-name\n");
+    std::string o_out = o.out;  // the same, but for the store's name
+    for (size_t at; (at = o_out.find(db_old)) != std::string::npos;) o_out.replace(at, db_old.size(), db_new);
+    EXPECT_EQ(o_out, n.out);
+  }
+  for (const std::string& db : {db_new, db_old}) {
+    const Result r = Run({"runs", "show", "j", "--db", db, "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["cluster"], "lab");
+  }
+  EXPECT_EQ(
+      RunBad({"runs", "record", Report("estimate.json"), "--cluster", "a", "--cluster-name", "a", "--db", db_new}),
+      "--cluster is the old name of --cluster-name; give only --cluster-name");
+  const Result help = Run({"runs", "record", "--help"});
+  EXPECT_CONTAINS(help.out, "--cluster-name TEXT");
+  EXPECT_EQ(help.out.find("--cluster "), std::string::npos) << help.out;
 }
 
 TEST_F(RunsCli, PasswordInADatabaseUrlIsNeverPrinted) {

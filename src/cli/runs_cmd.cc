@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/deprecated_flag.h"
 #include "cli/runs_report.h"
 #include "cli/output_file.h"
 #include "hardware/hardware_catalog.h"
@@ -167,11 +168,13 @@ CLI::App* AddRecordCommand(CLI::App* cmd, RunsFlags& f) {
       "the run's name (default: run- and the files' content hash); files under one name add to that run");
   record->add_option("--tag", f.tags, "KEY=VALUE, repeatable");
   record->add_option("--software", f.software, "free text: framework, NCCL, CUDA versions");
-  record->add_option("--cluster", f.cluster, "the cluster's name (default: <gpus>x<gpu> from the files)");
+  auto* cluster_name =
+      record->add_option("--cluster-name", f.cluster, "the cluster's name (default: <gpus>x<gpu> from the files)");
   record->add_option("--model", f.model, "the model's name (default: what the files say)");
   record->add_flag("--baseline", f.baseline, "make this run the baseline of its cluster and model");
   record->add_flag("--json", f.json, "print JSON (schema paratune.runs.record/1)");
   AddDb(record, f);
+  AddDeprecatedOption(record, "--cluster", cluster_name);
   return record;
 }
 

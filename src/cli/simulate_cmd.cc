@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/deprecated_flag.h"
 #include "cli/scenario_flags.h"
 #include "cli/output_file.h"
 #include "step/compose.h"
@@ -114,8 +115,10 @@ Command AddSimulateCommand(CLI::App& root) {
   auto f = std::make_shared<ScenarioFlags>();
   auto sf = std::make_shared<SimulateFlags>();
   AddScenarioFlags(cmd, *f);
-  cmd->add_option("--trace", sf->trace,
-                  "write the simulated step as Chrome-trace JSON (chrome://tracing, Perfetto); - for standard output");
+  auto* trace_out = cmd->add_option(
+      "--trace-out", sf->trace,
+      "write the simulated step as Chrome-trace JSON (chrome://tracing, Perfetto); - for standard output");
+  AddDeprecatedOption(cmd, "--trace", trace_out);
   cmd->add_flag("--ascii", sf->ascii, "print a text Gantt chart, one row per stage");
   cmd->add_flag("--timeline", sf->timeline, "with --json: add every simulated event (the report's Gantt chart)");
   return {cmd, [cmd, f, sf] {
@@ -123,8 +126,8 @@ Command AddSimulateCommand(CLI::App& root) {
               throw InputError("--json and --ascii exclude each other: JSON has no Gantt chart");
             const bool trace_stdout = sf->trace == "-";
             if (trace_stdout && (f->json || sf->ascii))
-              throw InputError("--trace - writes the trace to standard output; it excludes --json and --ascii");
-            PrepareOutputs(*cmd, {{"--trace", &sf->trace}}, {f->model, f->hardware_file});
+              throw InputError("--trace-out - writes the trace to standard output; it excludes --json and --ascii");
+            PrepareOutputs(*cmd, {{"--trace-out", &sf->trace}}, {f->model, f->hardware_file});
             const Scenario s = ResolveScenario(*f, *cmd);
             if (sf->timeline && !f->json) throw InputError("--timeline adds the events to --json output; give --json");
             const SimulateRequest req{sf->ascii || !sf->trace.empty(), sf->timeline};

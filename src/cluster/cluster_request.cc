@@ -50,9 +50,10 @@ TraceDefaults Defaults(const ClusterRequest& r, const ClusterTopology& topology)
 }  // namespace
 
 ClusterReplay RunCluster(const ClusterRequest& r) {
-  if (r.nodes && !r.cluster_file.empty()) throw InputError("cluster: give --nodes (with --gpu) or --cluster, not both");
+  if (r.nodes && !r.cluster_file.empty())
+    throw InputError("cluster: give --nodes (with --gpu) or --topology, not both");
   if (!r.nodes && r.cluster_file.empty())
-    throw InputError("cluster: give the cluster: --nodes N [--gpu NAME] or --cluster FILE");
+    throw InputError("cluster: give the cluster: --nodes N [--gpu NAME] or --topology FILE");
   const HardwareCatalog catalog = HardwareCatalog::BuiltIn();
   ClusterReplay out;
   out.topology = std::make_unique<ClusterTopology>(

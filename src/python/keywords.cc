@@ -233,11 +233,11 @@ const std::vector<Keyword>& KeywordTable() {
       {"threads", IntoTraces(&AnalyzeRequest::threads), kReading},
       {"trace_out", IntoTrace(), kTraces},
       {"timeline", IntoTimeline(), kSimulate},
-      {"trace", IntoCluster(&ClusterRequest::trace), kCluster},
+      {"job_history", IntoCluster(&ClusterRequest::trace), kCluster},
       {"format", IntoCluster(&ClusterRequest::format), kCluster},
       {"nodes", IntoClusterNodes(), kCluster},
       {"gpu", IntoCluster(&ClusterRequest::gpu), kCluster},
-      {"cluster", IntoCluster(&ClusterRequest::cluster_file), kCluster},
+      {"topology", IntoCluster(&ClusterRequest::cluster_file), kCluster},
       {"policy", IntoCluster(&ClusterRequest::policies), kCluster},
       {"model", IntoCluster(&ClusterRequest::model), kCluster},
       {"production_vc", IntoCluster(&ClusterRequest::production_vcs), kCluster},
@@ -248,7 +248,7 @@ const std::vector<Keyword>& KeywordTable() {
       {"locality_wait", IntoReplay(&ReplayOptions::locality_wait_s), kCluster},
       {"backfill_depth", IntoReplay(&ReplayOptions::backfill_depth), kCluster},
       {"series_interval", IntoReplay(&ReplayOptions::series_interval_s), kCluster},
-      {"trace", IntoTrace(), kSimulate},
+      {"trace_out", IntoTrace(), kSimulate},
   };
   return k;
 }

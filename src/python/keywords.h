@@ -28,7 +28,7 @@ struct Keywords {
   std::optional<std::string> from_megatron;   // estimate(): --from-megatron
   bool ignore_unknown = false;                // --ignore-unknown
   SimulateRequest simulate;                   // simulate(): --timeline
-  std::optional<std::string> trace;           // the Chrome trace written: simulate()'s trace, analyze()'s trace_out
+  std::optional<std::string> trace;           // the Chrome trace written: simulate()'s and analyze()'s trace_out
   ClusterRequest cluster;                     // cluster.replay()
 };
 
@@ -40,8 +40,8 @@ enum Takes : unsigned {
   kTraces = 8,     // analyze's rank, exact_ns, include_last_step, top, trace_out
   kMegatron = 16,  // estimate's from_megatron, ignore_unknown
   kReading = 32,   // analyze's and diagnose's allow_partial, threads
-  kSimulate = 64,  // simulate's timeline, trace
-  kCluster = 128,  // cluster.replay()'s trace, cluster, policies, job defaults, replay options
+  kSimulate = 64,  // simulate's timeline, trace_out
+  kCluster = 128,  // cluster.replay()'s job_history, topology, policies, job defaults, replay options
 };
 
 // Reads `kwargs`; `function` names the caller in a TypeError ("plan() got an unexpected keyword

@@ -150,7 +150,7 @@ std::string SimulateDocument(const py::dict& kwargs) {
   Keywords k = ReadKeywords(kwargs, "simulate", kScenario | kSimulate);
   py::gil_scoped_release released;
   const Scenario s = ResolveScenario(k.scenario);
-  if (k.trace) RequireOutputFile("trace", *k.trace, {});
+  if (k.trace) RequireOutputFile("trace_out", *k.trace, {});
   k.simulate.record_events = k.trace.has_value();
   const StepResult step = RunSimulate(s, k.simulate);
   if (k.trace) WriteFileAtomic(*k.trace, ChromeTraceJson(step.simulation.timeline).dump() + "\n");
@@ -193,7 +193,7 @@ std::string ValidateDocument(const std::string& file, const std::string& hardwar
 // The replay's document, its per-job CSV and its series CSV (the CLI's --jobs-out, --series).
 py::tuple ClusterDocument(const py::dict& kwargs, const py::object& progress) {
   Keywords k = ReadKeywords(kwargs, "replay", kCluster);
-  if (k.cluster.trace.empty()) throw py::type_error("replay() missing the job trace (trace=PATH)");
+  if (k.cluster.trace.empty()) throw py::type_error("replay() missing the job trace (job_history=PATH)");
   k.cluster.options.record_placements = false;  // only the Chrome trace of placements needs them
   PythonProgress reporter(progress);
   try {

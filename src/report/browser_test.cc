@@ -812,7 +812,7 @@ TEST(Chromium, ClusterReportOfThePhillyTraceLoads) {
   PARATUNE_SHARED_OR_SKIP(philly, "cluster-traces/philly-pollux/philly.csv");
   TempDir dir;
   const std::string json = dir.path() + "/cluster.json", html = dir.path() + "/cluster.html";
-  ASSERT_EQ(RunParatune({"cluster", "--trace", philly, "--nodes", "64", "--gpu", "H100", "--policy",
+  ASSERT_EQ(RunParatune({"cluster", "--job-history", philly, "--nodes", "64", "--gpu", "H100", "--policy",
                          "fifo,topo,topo-preempt", "--json"},
                         json),
             0);

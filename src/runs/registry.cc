@@ -101,7 +101,7 @@ std::string HashOfSources(std::vector<std::string> shas) {
 
 using Pending = PreparedRecord;
 
-// The run's fields that the record's flags give (--model, --cluster, ...) over what its files say.
+// The run's fields that the record's flags give (--model, --cluster-name, ...) over what its files say.
 void ApplyGivenMeta(const Pending& p, RunRecord& run) {
   if (!p.meta.software.empty()) run.software = p.meta.software;
   if (p.model_given) run.model = p.meta.model;

@@ -22,8 +22,8 @@ std::string ClusterToFit(Database& db, const std::string& given) {
                                  db.Where(), known));
   }
   if (clusters.size() != 1)
-    throw InputError(fmt::format("calibrate --from-runs: {} holds {} clusters; name one with --cluster: {}", db.Where(),
-                                 clusters.size(), known));
+    throw InputError(fmt::format("calibrate --from-runs: {} holds {} clusters; name one with --cluster-name: {}",
+                                 db.Where(), clusters.size(), known));
   return clusters[0].first;
 }
 

@@ -21,35 +21,50 @@
 
 namespace paratune {
 
-Fabric NodeTypeFabric(const NodeType& type) {
-  Fabric f = type.fabric;
-  // Per-GPU scale-out bandwidth is a property of the GPU's NIC (one per GPU on rail-optimised
-  // nodes), not of how many GPUs a node holds: keep it when the node size changes.
-  const double per_gpu_net = f.gpus_per_node > 0 && f.nics_per_node > 0 ? f.net_bytes_per_s() : f.nic_bytes_per_s;
-  f.gpus_per_node = type.gpus_per_node;
-  f.nics_per_node = type.gpus_per_node;
-  f.nic_bytes_per_s = per_gpu_net;
-  // A fabric without a scale-up domain wider than one GPU (nvlink_domain 1 on a multi-GPU
-  // node) keeps it; otherwise the domain is the type's nodes_per_domain nodes.
-  if (type.fabric.nvlink_domain < type.fabric.gpus_per_node && type.nodes_per_domain == 1)
-    f.nvlink_domain = std::min(type.fabric.nvlink_domain, type.gpus_per_node);
-  else
-    f.nvlink_domain = type.gpus_per_node * type.nodes_per_domain;
-  f.nodes_per_leaf = type.nodes_per_leaf;
-  f.spine_oversubscription = type.spine_oversubscription;
-  return f;
-}
-
 namespace {
 
-// A type's NVLink domain in nodes: the fabric's domain over its own node size (1 on HGX and
+// The shape a node type is read with, before it goes into the type's fabric (Reshape).
+struct NodeShape {
+  int gpus_per_node = 0;
+  int nodes_per_domain = 1;
+  int nodes_per_leaf = 0;
+  double spine_oversubscription = 1;
+};
+
+// A fabric's shape: its NVLink domain in nodes is the domain over its own node size (1 on HGX and
 // PCIe servers, 72 / 4 = 18 trays on GB200/GB300 NVL72), at least 1.
-int NodesPerDomain(const Fabric& f) {
-  if (f.gpus_per_node <= 0 || f.nvlink_domain <= f.gpus_per_node) return 1;
-  return f.nvlink_domain / f.gpus_per_node;
+NodeShape ShapeOf(const Fabric& f) {
+  const int per_domain =
+      f.gpus_per_node <= 0 || f.nvlink_domain <= f.gpus_per_node ? 1 : f.nvlink_domain / f.gpus_per_node;
+  return {f.gpus_per_node, per_domain, f.nodes_per_leaf, f.spine_oversubscription};
 }
 
-// A node type on the GPU's reference fabric (or `fabric`), every size from that fabric.
+// The type's fabric with the shape written into it: gpus_per_node, NVLink domain (gpus_per_node x
+// nodes_per_domain), nodes_per_leaf and spine_oversubscription; a priced type's also keeps the
+// same scale-out bandwidth per GPU (one NIC per GPU), so that the speed model prices the cluster
+// the file describes.
+void Reshape(NodeType& type, const NodeShape& shape) {
+  Fabric& f = type.fabric;
+  if (type.priced) {
+    // Per-GPU scale-out bandwidth is a property of the GPU's NIC (one per GPU on rail-optimised
+    // nodes), not of how many GPUs a node holds: keep it when the node size changes.
+    const double per_gpu_net = f.gpus_per_node > 0 && f.nics_per_node > 0 ? f.net_bytes_per_s() : f.nic_bytes_per_s;
+    f.nics_per_node = shape.gpus_per_node;
+    f.nic_bytes_per_s = per_gpu_net;
+  }
+  // A fabric without a scale-up domain wider than one GPU (nvlink_domain 1 on a multi-GPU
+  // node) keeps it; otherwise the domain is the shape's nodes_per_domain nodes.
+  if (f.nvlink_domain < f.gpus_per_node && shape.nodes_per_domain == 1)
+    f.nvlink_domain = std::min(f.nvlink_domain, shape.gpus_per_node);
+  else
+    f.nvlink_domain = shape.gpus_per_node * shape.nodes_per_domain;
+  f.gpus_per_node = shape.gpus_per_node;
+  f.nodes_per_leaf = shape.nodes_per_leaf;
+  f.spine_oversubscription = shape.spine_oversubscription;
+}
+
+// A node type on the GPU's reference fabric (or `fabric`), not yet reshaped: its fabric is the
+// catalog's.
 NodeType PricedType(const HardwareCatalog& catalog, const GpuSpec& gpu, const std::string& written_gpu,
                     const std::string& fabric) {
   NodeType t;
@@ -57,10 +72,6 @@ NodeType PricedType(const HardwareCatalog& catalog, const GpuSpec& gpu, const st
   t.priced = true;
   t.gpu_spec = gpu;
   t.fabric = catalog.FindFabric(fabric.empty() ? gpu.name : fabric);
-  t.gpus_per_node = t.fabric.gpus_per_node;
-  t.nodes_per_domain = NodesPerDomain(t.fabric);
-  t.nodes_per_leaf = t.fabric.nodes_per_leaf;
-  t.spine_oversubscription = t.fabric.spine_oversubscription;
   return t;
 }
 
@@ -71,14 +82,6 @@ const GpuSpec* FindGpu(const HardwareCatalog& catalog, const std::string& name) 
   } catch (const InputError&) {
     return nullptr;
   }
-}
-
-// The fabrics of the priced types follow the type's sizes (NodeTypeFabric), so that the speed
-// model prices the cluster the file describes.
-ClusterTopology Build(std::vector<NodeType> types) {
-  for (NodeType& t : types)
-    if (t.priced) t.fabric = NodeTypeFabric(t);
-  return BuildTopology(std::move(types));
 }
 
 // ---- Cluster TOML ----------------------------------------------------------------------------
@@ -151,6 +154,7 @@ NodeType ReadNodesTable(const HardwareCatalog& catalog, const toml::table& t, co
   const std::string gpu = *r.Str("gpu");
   const std::optional<std::string> fabric = r.Str("fabric");
   NodeType ty;
+  NodeShape shape;
   const GpuSpec* spec = FindGpu(catalog, gpu);
   if (spec) {
     try {
@@ -158,16 +162,13 @@ NodeType ReadNodesTable(const HardwareCatalog& catalog, const toml::table& t, co
     } catch (const InputError& e) {
       throw InputError(fmt::format("{}: {} field 'fabric': {}", r.Where("fabric"), r.Name(), e.what()));
     }
+    shape = ShapeOf(ty.fabric);
   } else {
     ty.gpu = gpu;
     if (fabric) {
       // A GPU the catalog cannot price still takes its sizes from a named fabric.
       try {
-        const Fabric& f = catalog.FindFabric(*fabric);
-        ty.gpus_per_node = f.gpus_per_node;
-        ty.nodes_per_domain = NodesPerDomain(f);
-        ty.nodes_per_leaf = f.nodes_per_leaf;
-        ty.spine_oversubscription = f.spine_oversubscription;
+        shape = ShapeOf(catalog.FindFabric(*fabric));
       } catch (const InputError& e) {
         throw InputError(fmt::format("{}: {} field 'fabric': {}", r.Where("fabric"), r.Name(), e.what()));
       }
@@ -179,13 +180,14 @@ NodeType ReadNodesTable(const HardwareCatalog& catalog, const toml::table& t, co
   }
   ty.name = r.Str("name").value_or(gpu);
   ty.count = *r.Int("count", 1, kMaxClusterNodes);
-  if (auto v = r.Int("gpus_per_node", 1, kMaxGpusPerNode)) ty.gpus_per_node = *v;
-  if (auto v = r.Int("nodes_per_domain", 1, kMaxClusterNodes)) ty.nodes_per_domain = *v;
-  if (auto v = r.Int("nodes_per_leaf", 0, kMaxClusterNodes)) ty.nodes_per_leaf = *v;
-  if (auto v = r.Num("spine_oversubscription", 1, 1e6)) ty.spine_oversubscription = *v;
-  if (int64_t{ty.gpus_per_node} * ty.nodes_per_domain > (int64_t{1} << 30))
+  if (auto v = r.Int("gpus_per_node", 1, kMaxGpusPerNode)) shape.gpus_per_node = *v;
+  if (auto v = r.Int("nodes_per_domain", 1, kMaxClusterNodes)) shape.nodes_per_domain = *v;
+  if (auto v = r.Int("nodes_per_leaf", 0, kMaxClusterNodes)) shape.nodes_per_leaf = *v;
+  if (auto v = r.Num("spine_oversubscription", 1, 1e6)) shape.spine_oversubscription = *v;
+  if (int64_t{shape.gpus_per_node} * shape.nodes_per_domain > (int64_t{1} << 30))
     throw InputError(fmt::format("{}: {} an NVLink domain of {} nodes of {} GPUs is more than 2^30 GPUs",
-                                 r.Where("nodes_per_domain"), r.Name(), ty.nodes_per_domain, ty.gpus_per_node));
+                                 r.Where("nodes_per_domain"), r.Name(), shape.nodes_per_domain, shape.gpus_per_node));
+  Reshape(ty, shape);
   return ty;
 }
 
@@ -219,7 +221,7 @@ ClusterTopology ReadClusterToml(const HardwareCatalog& catalog, std::string_view
     types.push_back(std::move(ty));
   }
   try {
-    return Build(std::move(types));
+    return BuildTopology(std::move(types));
   } catch (const InputError& e) {
     throw InputError(where + ": " + e.what());
   }
@@ -295,10 +297,8 @@ ClusterTopology ReadAlibabaNodeList(const HardwareCatalog& catalog, std::string_
       t.gpu = model;
       // The trace says nothing of the network: every node is a server of its own NVLink domain
       // (at most the node), all under one non-blocking network.
-      t.gpus_per_node = g;
-      t.nodes_per_domain = 1;
-      t.nodes_per_leaf = 0;
-      t.spine_oversubscription = 1;
+      Reshape(t,
+              NodeShape{.gpus_per_node = g, .nodes_per_domain = 1, .nodes_per_leaf = 0, .spine_oversubscription = 1});
       types.push_back(std::move(t));
     }
     NodeType& t = types[it->second];
@@ -308,7 +308,7 @@ ClusterTopology ReadAlibabaNodeList(const HardwareCatalog& catalog, std::string_
   }
   if (types.empty()) throw InputError(where + ": the node list has no node with a GPU");
   try {
-    return Build(std::move(types));
+    return BuildTopology(std::move(types));
   } catch (const InputError& e) {
     throw InputError(where + ": " + e.what());
   }
@@ -321,9 +321,10 @@ ClusterTopology TopologyFromFlags(const HardwareCatalog& catalog, const std::str
     throw InputError(fmt::format("--nodes must be from 1 to {}, got {}", kMaxClusterNodes, nodes));
   const GpuSpec& spec = catalog.Find(gpu);  // InputError listing the known GPUs
   NodeType t = PricedType(catalog, spec, spec.name, "");
+  Reshape(t, ShapeOf(t.fabric));
   t.name = spec.name;
   t.count = nodes;
-  return Build({std::move(t)});
+  return BuildTopology({std::move(t)});
 }
 
 ClusterTopology ReadClusterFile(const HardwareCatalog& catalog, std::string_view text, const std::string& where) {

@@ -30,10 +30,10 @@ TEST(TopologyFromFlags, HgxNodesFromTheReferenceFabric) {
   EXPECT_TRUE(ty.priced);
   EXPECT_EQ(ty.gpu_spec.name, "B300");
   EXPECT_EQ(ty.count, 256);
-  EXPECT_EQ(ty.gpus_per_node, 8);  // data/gpus.toml [B300] gpus_per_node = 8, nvlink_domain = 8
-  EXPECT_EQ(ty.nodes_per_domain, 1);
-  EXPECT_EQ(ty.nodes_per_leaf, 0);  // the reference fabric gives no leaf size: one network
-  EXPECT_EQ(ty.spine_oversubscription, 1);
+  EXPECT_EQ(ty.fabric.gpus_per_node, 8);  // data/gpus.toml [B300] gpus_per_node = 8, nvlink_domain = 8
+  EXPECT_EQ(ty.nodes_per_domain(), 1);
+  EXPECT_EQ(ty.fabric.nodes_per_leaf, 0);  // the reference fabric gives no leaf size: one network
+  EXPECT_EQ(ty.fabric.spine_oversubscription, 1);
   EXPECT_EQ(ty.fabric.gpus_per_node, 8);
   EXPECT_EQ(ty.fabric.nvlink_domain, 8);
   // The fabric keeps the catalog's scale-out bandwidth per GPU.
@@ -47,8 +47,8 @@ TEST(TopologyFromFlags, HgxNodesFromTheReferenceFabric) {
 TEST(TopologyFromFlags, Nvl72TraysFormDomainsOf18) {
   const ClusterTopology t = TopologyFromFlags(Catalog(), "GB200", 36);
   const NodeType& ty = t.types[0];
-  EXPECT_EQ(ty.gpus_per_node, 4);      // [GB200] gpus_per_node = 4 (a compute tray)
-  EXPECT_EQ(ty.nodes_per_domain, 18);  // nvlink_domain 72 / 4
+  EXPECT_EQ(ty.fabric.gpus_per_node, 4);  // [GB200] gpus_per_node = 4 (a compute tray)
+  EXPECT_EQ(ty.nodes_per_domain(), 18);   // nvlink_domain 72 / 4
   EXPECT_EQ(ty.fabric.nvlink_domain, 72);
   EXPECT_EQ(t.domains, 2);
   EXPECT_EQ(t.total_gpus, 144);
@@ -86,10 +86,10 @@ TEST(ReadClusterFile, TomlWithTwoNodeTypes) {
   EXPECT_EQ(a.name, "train");
   EXPECT_TRUE(a.priced);
   EXPECT_EQ(a.count, 64);
-  EXPECT_EQ(a.gpus_per_node, 8);
-  EXPECT_EQ(a.nodes_per_domain, 1);
-  EXPECT_EQ(a.nodes_per_leaf, 16);
-  EXPECT_EQ(a.spine_oversubscription, 2);
+  EXPECT_EQ(a.fabric.gpus_per_node, 8);
+  EXPECT_EQ(a.nodes_per_domain(), 1);
+  EXPECT_EQ(a.fabric.nodes_per_leaf, 16);
+  EXPECT_EQ(a.fabric.spine_oversubscription, 2);
   EXPECT_EQ(a.fabric.nodes_per_leaf, 16);  // the type's sizes go into its fabric
   EXPECT_EQ(a.fabric.spine_oversubscription, 2);
   const NodeType& b = t.types[1];
@@ -97,7 +97,7 @@ TEST(ReadClusterFile, TomlWithTwoNodeTypes) {
   EXPECT_EQ(b.gpu, "T4");
   EXPECT_FALSE(b.priced);
   EXPECT_EQ(b.count, 10);
-  EXPECT_EQ(b.gpus_per_node, 4);
+  EXPECT_EQ(b.fabric.gpus_per_node, 4);
   EXPECT_EQ(t.nodes.size(), 74u);
   EXPECT_EQ(t.total_gpus, 64 * 8 + 10 * 4);
   EXPECT_EQ(t.leaves, 4 + 1);     // 64 / 16 leaves, and the T4 nodes under one
@@ -115,12 +115,12 @@ TEST(ReadClusterFile, FabricAndSizesOverrideTheReference) {
   const NodeType& a = t.types[0];
   EXPECT_EQ(a.name, "B200");  // no name: the GPU's
   EXPECT_EQ(a.gpu_spec.name, "B200");
-  EXPECT_EQ(a.gpus_per_node, 4);  // from the GB200 rack's fabric
-  EXPECT_EQ(a.nodes_per_domain, 18);
+  EXPECT_EQ(a.fabric.gpus_per_node, 4);  // from the GB200 rack's fabric
+  EXPECT_EQ(a.nodes_per_domain(), 18);
   EXPECT_EQ(a.fabric.nvlink_domain, 72);
   const NodeType& b = t.types[1];
-  EXPECT_EQ(b.gpus_per_node, 4);
-  EXPECT_EQ(b.nodes_per_domain, 1);  // B300's domain (8) over its own node size (8)
+  EXPECT_EQ(b.fabric.gpus_per_node, 4);
+  EXPECT_EQ(b.nodes_per_domain(), 1);  // B300's domain (8) over its own node size (8)
   EXPECT_EQ(b.fabric.nvlink_domain, 4);
   EXPECT_EQ(b.fabric.gpus_per_node, 4);
   // Four GPUs per node, the same scale-out bandwidth per GPU.
@@ -188,7 +188,7 @@ TEST(ReadClusterFile, AlibabaNodeListGroupsByModelAndGpus) {
   EXPECT_EQ(t.types[1].count, 1);
   EXPECT_EQ(t.types[2].name, "H100x8");
   EXPECT_TRUE(t.types[2].priced);  // a catalog name prices
-  EXPECT_EQ(t.types[2].nodes_per_leaf, 0);
+  EXPECT_EQ(t.types[2].fabric.nodes_per_leaf, 0);
   EXPECT_EQ(t.total_gpus, 2 * 2 + 8 + 8);  // the CPU-only node is left out
   EXPECT_EQ(
       InputErrorOf([] { ReadClusterFile(Catalog(), std::string(kAlibabaHeader) + "n0,1,1,two,T4\n", "nodes.csv"); }),
@@ -224,7 +224,7 @@ TEST(ReadClusterFile, AlibabaV2023NodeListOfTheTrace) {
     SCOPED_TRACE(expected[i].name);
     EXPECT_EQ(t.types[i].name, expected[i].name);
     EXPECT_EQ(t.types[i].count, expected[i].count);
-    EXPECT_EQ(t.types[i].gpus_per_node, expected[i].gpus);
+    EXPECT_EQ(t.types[i].fabric.gpus_per_node, expected[i].gpus);
     EXPECT_FALSE(t.types[i].priced);  // none of these chips is in the built-in catalog
     nodes += expected[i].count;
     gpus += expected[i].count * expected[i].gpus;

@@ -55,10 +55,10 @@ nlohmann::json TopologyJson(const ClusterTopology& t) {
                      {"gpu", ty.gpu},
                      {"priced", ty.priced},
                      {"nodes", ty.count},
-                     {"gpus_per_node", ty.gpus_per_node},
-                     {"nodes_per_domain", ty.nodes_per_domain},
-                     {"nodes_per_leaf", ty.nodes_per_leaf},
-                     {"spine_oversubscription", ty.spine_oversubscription}});
+                     {"gpus_per_node", ty.fabric.gpus_per_node},
+                     {"nodes_per_domain", ty.nodes_per_domain()},
+                     {"nodes_per_leaf", ty.fabric.nodes_per_leaf},
+                     {"spine_oversubscription", ty.fabric.spine_oversubscription}});
   return {{"nodes", t.nodes.size()}, {"gpus", t.total_gpus},        {"domains", t.domains},
           {"leaves", t.leaves},      {"description", t.Describe()}, {"node_types", types}};
 }

@@ -14,7 +14,7 @@ ClusterState::ClusterState(const ClusterTopology& topology) : topology_(&topolog
   free_.resize(n);
   free_by_type_.assign(topology.types.size(), 0);
   by_free_.resize(topology.types.size());
-  for (size_t t = 0; t < topology.types.size(); ++t) by_free_[t].resize(topology.types[t].gpus_per_node + 1);
+  for (size_t t = 0; t < topology.types.size(); ++t) by_free_[t].resize(topology.types[t].fabric.gpus_per_node + 1);
   leaf_whole_free_.assign(topology.leaves, 0);
   domain_whole_free_.assign(topology.domains, 0);
   domain_free_.assign(topology.domains, 0);
@@ -24,7 +24,7 @@ ClusterState::ClusterState(const ClusterTopology& topology) : topology_(&topolog
   domain_nodes_.resize(topology.domains);
   for (int i = 0; i < n; ++i) {
     const ClusterNode& node = topology.nodes[i];
-    const int g = topology.types[node.type].gpus_per_node;
+    const int g = topology.types[node.type].fabric.gpus_per_node;
     free_[i] = g;
     free_total_ += g;
     free_by_type_[node.type] += g;
@@ -42,7 +42,7 @@ ClusterState::ClusterState(const ClusterTopology& topology) : topology_(&topolog
 
 void ClusterState::Move(int node, int old_free, int new_free) {
   const ClusterNode& n = topology_->nodes[node];
-  const int g = topology_->types[n.type].gpus_per_node;
+  const int g = topology_->types[n.type].fabric.gpus_per_node;
   by_free_[n.type][old_free].erase(node);
   by_free_[n.type][new_free].insert(node);
   const bool was_partial = old_free > 0 && old_free<g, is_partial = new_free> 0 && new_free < g;
@@ -121,13 +121,14 @@ bool Excluded(const std::vector<char>* excluded, int node) { return excluded && 
 int FewestFreeNode(const ClusterTopology& topology, const NodeType& ty, const std::vector<std::set<int>>& by_free,
                    const std::vector<int>& domain_free, const std::vector<int>& leaf_whole_free, int gpus,
                    const std::vector<char>* excluded) {
-  for (int k = gpus; k <= ty.gpus_per_node; ++k) {
+  for (int k = gpus; k <= ty.fabric.gpus_per_node; ++k) {
     int best = -1;
     std::tuple<int, int, int> best_key{0, 0, 0};
     for (int node : by_free[k]) {
       if (Excluded(excluded, node)) continue;
       const ClusterNode& n = topology.nodes[node];
-      std::tuple<int, int, int> key{ty.nodes_per_domain > 1 ? domain_free[n.domain] : 0, leaf_whole_free[n.leaf], node};
+      std::tuple<int, int, int> key{ty.nodes_per_domain() > 1 ? domain_free[n.domain] : 0, leaf_whole_free[n.leaf],
+                                    node};
       if (best < 0 || key < best_key) best = node, best_key = key;
     }
     if (best >= 0) return best;
@@ -175,7 +176,7 @@ std::optional<Placement> TakeFrom(const std::vector<int>& nodes, const std::vect
 
 std::optional<Placement> ClusterState::BestFit(int type, int gpus, const std::vector<char>* excluded) const {
   const NodeType& ty = topology_->types[type];
-  const int g = ty.gpus_per_node;
+  const int g = ty.fabric.gpus_per_node;
   if (gpus <= 0 || free_by_type_[type] < gpus) return std::nullopt;
   if (gpus <= g) {
     // The best-fitting node (FewestFreeNode).
@@ -187,8 +188,8 @@ std::optional<Placement> ClusterState::BestFit(int type, int gpus, const std::ve
   const int full = gpus / g, rem = gpus % g, nodes_needed = full + (rem > 0 ? 1 : 0);
   auto whole_free_in = [&](const std::vector<int>& nodes) { return WholeFreeIn(nodes, free_, g, excluded); };
   auto take_from = [&](const std::vector<int>& nodes) { return TakeFrom(nodes, free_, g, full, rem, excluded); };
-  const int domain_gpus = g * ty.nodes_per_domain;
-  if (ty.nodes_per_domain > 1 && gpus <= domain_gpus) {
+  const int domain_gpus = g * ty.nodes_per_domain();
+  if (ty.nodes_per_domain() > 1 && gpus <= domain_gpus) {
     // Inside one NVLink domain: the domain with the fewest free GPUs that holds the job.
     int best = -1;
     for (int d = 0; d < topology_->domains; ++d) {
@@ -205,7 +206,8 @@ std::optional<Placement> ClusterState::BestFit(int type, int gpus, const std::ve
   // One leaf when the job fits under one: the leaf with the fewest wholly free nodes that
   // holds it (best fit).
   const auto& leaves = type_leaves_[type];
-  const int leaf_nodes = ty.nodes_per_leaf > 0 ? std::max(ty.nodes_per_leaf, ty.nodes_per_domain) : ty.count;
+  const int leaf_nodes =
+      ty.fabric.nodes_per_leaf > 0 ? std::max(ty.fabric.nodes_per_leaf, ty.nodes_per_domain()) : ty.count;
   if (nodes_needed <= leaf_nodes) {
     int best = -1, best_wf = 0;
     for (int leaf : leaves) {
@@ -235,7 +237,7 @@ std::optional<Placement> ClusterState::BestFit(int type, int gpus, const std::ve
 
 std::optional<Placement> ClusterState::SplitFit(int type, int gpus, const std::vector<char>* excluded) const {
   if (gpus <= 0 || free_by_type_[type] < gpus) return std::nullopt;
-  const int g = topology_->types[type].gpus_per_node;
+  const int g = topology_->types[type].fabric.gpus_per_node;
   Placement p;
   int need = gpus;
   // Whole nodes first, from the leaves with the most of them, then the fullest-free nodes.

@@ -95,7 +95,7 @@ TEST(ClusterState, GpuTypesMatchByNameOrAnyOfTheAlternatives) {
   a.name = a.gpu = "V100M16";
   b.name = b.gpu = "V100M32";
   a.count = b.count = 1;
-  a.gpus_per_node = b.gpus_per_node = 8;
+  a.fabric.gpus_per_node = b.fabric.gpus_per_node = 8;
   ClusterTopology topo = BuildTopology({a, b});
   ClusterState s(topo);
   EXPECT_EQ(s.TypesFor(""), (std::vector<int>{0, 1}));

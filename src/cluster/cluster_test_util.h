@@ -15,9 +15,9 @@ inline ClusterTopology SmallCluster(int nodes, int gpus = 8, int per_leaf = 0, i
   t.name = "test";
   t.gpu = "TEST";
   t.count = nodes;
-  t.gpus_per_node = gpus;
-  t.nodes_per_leaf = per_leaf;
-  t.nodes_per_domain = per_domain;
+  t.fabric.gpus_per_node = gpus;
+  t.fabric.nodes_per_leaf = per_leaf;
+  t.fabric.nvlink_domain = gpus * per_domain;
   return BuildTopology({t});
 }
 

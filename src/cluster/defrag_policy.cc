@@ -30,7 +30,7 @@ std::optional<std::pair<double, Moves>> EmptyNode(const Scheduler& s, int t, int
                                                   std::vector<std::pair<int64_t, int>> jobs) {
   const ClusterState& state = s.state();
   const ClusterTopology& topo = s.topology();
-  const int g = topo.types[t].gpus_per_node;
+  const int g = topo.types[t].fabric.gpus_per_node;
   // Every GPU used on the node must belong to a movable single-node job.
   int movable_gpus = 0;
   bool ok = true;
@@ -75,7 +75,7 @@ class DefragPolicy : public TopoPreemptPolicy {
     double best_cost = INFINITY;
     Moves best_moves;
     for (int t : state.TypesFor(j.gpu_type)) {
-      const int g = topo.types[t].gpus_per_node;
+      const int g = topo.types[t].fabric.gpus_per_node;
       if (j.gpus > g || state.free_of_type(t) < j.gpus) continue;
       std::vector<std::pair<int, int>> cands;  // (-free, node)
       for (int node = 0; node < static_cast<int>(topo.nodes.size()); ++node)

@@ -35,11 +35,11 @@ PlacementShape ShapeOf(const ClusterTopology& topology, const Placement& placeme
     node_align = std::gcd(node_align, share.gpus);
   }
   domain_align = std::gcd(domain_align, domain_gpus);
-  s.aligned_per_node = std::min(PowerOfTwoPart(node_align), PowerOfTwoPart(ty.gpus_per_node));
-  if (s.nodes == 1) s.aligned_per_node = std::min(s.gpus, ty.gpus_per_node);
+  s.aligned_per_node = std::min(PowerOfTwoPart(node_align), PowerOfTwoPart(ty.fabric.gpus_per_node));
+  if (s.nodes == 1) s.aligned_per_node = std::min(s.gpus, ty.fabric.gpus_per_node);
   s.aligned_per_domain = s.domains == 1 ? s.gpus : PowerOfTwoPart(domain_align);
-  s.min_nodes = (s.gpus + ty.gpus_per_node - 1) / ty.gpus_per_node;
-  int domain_gpus_cap = ty.gpus_per_node * ty.nodes_per_domain;
+  s.min_nodes = (s.gpus + ty.fabric.gpus_per_node - 1) / ty.fabric.gpus_per_node;
+  int domain_gpus_cap = ty.fabric.gpus_per_node * ty.nodes_per_domain();
   s.min_domains = (s.gpus + domain_gpus_cap - 1) / domain_gpus_cap;
   return s;
 }

@@ -316,7 +316,7 @@ int Scheduler::FragmentedGpus() const {
   const Job& head = job(std::get<2>(*pending_.begin()));
   int frag = 0;
   for (int t : state_.TypesFor(head.gpu_type)) {
-    const int g = topology_->types[t].gpus_per_node;
+    const int g = topology_->types[t].fabric.gpus_per_node;
     frag += head.gpus <= g ? state_.FreeBelow(t, head.gpus) : state_.free_of_type(t) - g * state_.whole_free_nodes(t);
   }
   return frag;

@@ -135,7 +135,7 @@ const SpeedModel::Packed& SpeedModel::PackedCase(const Job& job, int type, int g
     p.model = *model;
     p.training.seq = kSpeedModelSeq;
     p.training.global_batch = int64_t{kSpeedModelSequencesPerGpu} * gpus;
-    const ClusterSpec packed{ty.gpu_spec, NodeTypeFabric(ty), gpus};
+    const ClusterSpec packed{ty.gpu_spec, ty.fabric, gpus};
     try {
       if (job.tp > 0 && job.pp > 0) {
         // The job's own layout; the rest of it Megatron-LM's defaults (layout/layout.h).
@@ -185,7 +185,7 @@ const Pricing& SpeedModel::Price(const Job& job, const PlacementShape& shape) {
     out.note = p.note;
     return cache_.emplace(std::move(k), std::move(out)).first->second;
   }
-  const ClusterSpec packed{ty.gpu_spec, NodeTypeFabric(ty), shape.gpus};
+  const ClusterSpec packed{ty.gpu_spec, ty.fabric, shape.gpus};
   const ClusterSpec placed = PlacedCluster(packed, shape, leaves);
   out.layout = LayoutText(p.layout);
   try {

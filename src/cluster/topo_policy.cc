@@ -16,7 +16,7 @@ std::optional<Placement> TopoPolicy::Packed(const ClusterState& state, const Job
 namespace {
 int MaxGpusPerNode(const Scheduler& s, const Job& j) {
   int g = 0;
-  for (int t : s.state().TypesFor(j.gpu_type)) g = std::max(g, s.topology().types[t].gpus_per_node);
+  for (int t : s.state().TypesFor(j.gpu_type)) g = std::max(g, s.topology().types[t].fabric.gpus_per_node);
   return g;
 }
 

@@ -43,7 +43,7 @@ void ChooseOnOneNode(const Scheduler& s, const Job& j, int t, JobsOnNode& on_nod
 void ChooseWholeNodes(const Scheduler& s, const Job& j, int t, JobsOnNode& on_node, double& best_cost,
                       std::vector<int64_t>& best) {
   const ClusterTopology& topo = s.topology();
-  const int g = topo.types[t].gpus_per_node;
+  const int g = topo.types[t].fabric.gpus_per_node;
   auto loss = [&](int64_t id) { return s.LossIfStopped(id); };
   // Several nodes: whole nodes, each emptied of its (all preemptible) jobs; the cheapest
   // nodes, inside one leaf when the job fits under one.
@@ -65,7 +65,8 @@ void ChooseWholeNodes(const Scheduler& s, const Job& j, int t, JobsOnNode& on_no
     if (ok) nodes.push_back({cost, topo.nodes[node].leaf, node});
   }
   const NodeType& ty = topo.types[t];
-  const int leaf_nodes = ty.nodes_per_leaf > 0 ? std::max(ty.nodes_per_leaf, ty.nodes_per_domain) : ty.count;
+  const int leaf_nodes =
+      ty.fabric.nodes_per_leaf > 0 ? std::max(ty.fabric.nodes_per_leaf, ty.nodes_per_domain()) : ty.count;
   std::vector<std::vector<NodeCost>> groups;
   if (need <= leaf_nodes) {
     std::map<int, std::vector<NodeCost>> by_leaf;
@@ -104,7 +105,7 @@ std::vector<int64_t> TopoPreemptPolicy::ChooseVictims(const Scheduler& s, int64_
   double best_cost = INFINITY;
   std::vector<int64_t> best;
   for (int t : state.TypesFor(j.gpu_type)) {
-    if (j.gpus <= topo.types[t].gpus_per_node)
+    if (j.gpus <= topo.types[t].fabric.gpus_per_node)
       ChooseOnOneNode(s, j, t, on_node, best_cost, best);
     else
       ChooseWholeNodes(s, j, t, on_node, best_cost, best);

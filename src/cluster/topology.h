@@ -20,13 +20,17 @@ struct NodeType {
   std::string name;     // the [[nodes]] name, or the GPU name when built from flags
   std::string gpu;      // GPU name as written (catalog name, or a trace's model such as "T4")
   bool priced = false;  // `gpu` is in the hardware catalog: jobs here can be priced
-  Fabric fabric;        // the cost model's fabric for this node type (priced types)
-  GpuSpec gpu_spec;     // the chip (priced types)
-  int count = 0;        // nodes of this type
-  int gpus_per_node = 0;
-  int nodes_per_domain = 1;  // NVLink domain size in nodes (fabric.nvlink_domain / gpus_per_node)
-  int nodes_per_leaf = 0;    // nodes under one leaf switch; 0: all of this type under one leaf
-  double spine_oversubscription = 1;
+  // The one place for the node's shape, for every type: gpus_per_node, nvlink_domain (in GPUs:
+  // gpus_per_node x nodes_per_domain(), or at most the node where the domain is smaller),
+  // nodes_per_leaf (0: all of this type under one leaf) and spine_oversubscription. A priced
+  // type's is the cost model's whole fabric for it, with one NIC per GPU; an unpriced type's
+  // holds just those shape fields.
+  Fabric fabric;
+  GpuSpec gpu_spec;  // the chip (priced types)
+  int count = 0;     // nodes of this type
+
+  // NVLink domain size in nodes: fabric.nvlink_domain / fabric.gpus_per_node, at least 1.
+  int nodes_per_domain() const;
 };
 
 struct ClusterNode {
@@ -58,12 +62,6 @@ ClusterTopology TopologyFromFlags(const HardwareCatalog& catalog, const std::str
 // (`sn,cpu_milli,memory_mib,gpu,model`), told apart by content. Throws InputError naming the
 // file, line and field.
 ClusterTopology ReadClusterFile(const HardwareCatalog& catalog, std::string_view text, const std::string& where);
-
-// The cost model's fabric of a node type as the type describes it: `type.fabric` with its
-// gpus_per_node, NVLink domain (gpus_per_node x nodes_per_domain), nodes_per_leaf and
-// spine_oversubscription, and the same scale-out bandwidth per GPU (one NIC per GPU).
-// ReadClusterFile and TopologyFromFlags store it in NodeType::fabric for priced types.
-Fabric NodeTypeFabric(const NodeType& type);
 
 inline constexpr int kMaxClusterNodes = 1 << 17;
 inline constexpr int kMaxGpusPerNode = 1024;

@@ -1,4 +1,4 @@
-// Speed of `paratune cluster` (src/cluster/): the sizing case, the whole Philly-derived
+// Speed of `paratune cluster` (src/scheduling/): the sizing case, the whole Philly-derived
 // trace (82,247 jobs, ../shared/cluster-traces/philly-pollux/philly.csv) replayed on 256 nodes of
 // 8 GPUs under each policy, one core, placements recorded as for --trace-out; and the reading of
 // the trace. Skips when ../shared is absent. Recorded in docs/performance.md.
@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <string>
 
-#include "cluster/policy.h"
-#include "cluster/speed_model.h"
-#include "cluster/trace_reader.h"
+#include "scheduling/policy.h"
+#include "scheduling/speed_model.h"
+#include "scheduling/trace_reader.h"
 #include "hardware/hardware_catalog.h"
 #include "util/file.h"
 

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "cluster/topology.h"
+#include "scheduling/topology.h"
 #include "util/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

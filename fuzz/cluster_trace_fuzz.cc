@@ -8,7 +8,7 @@
 #include <optional>
 #include <string_view>
 
-#include "cluster/trace_reader.h"
+#include "scheduling/trace_reader.h"
 #include "util/error.h"
 
 namespace {

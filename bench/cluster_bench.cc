@@ -9,7 +9,7 @@
 
 #include "scheduling/policy.h"
 #include "scheduling/speed_model.h"
-#include "scheduling/trace_reader.h"
+#include "scheduling/job_history_reader.h"
 #include "hardware/hardware_catalog.h"
 #include "util/file.h"
 
@@ -31,7 +31,7 @@ void BM_ReadPhillyTrace(benchmark::State& state) {
     return;
   }
   for (auto _ : state) {
-    JobTrace t = ReadJobTrace(*PhillyText(), kPhilly, std::nullopt, TraceDefaults{});
+    JobTrace t = ReadJobTrace(*PhillyText(), kPhilly, std::nullopt, JobTraceDefaults{});
     benchmark::DoNotOptimize(t.jobs.data());
   }
 }
@@ -44,7 +44,7 @@ void BM_ReplayPhilly256Nodes(benchmark::State& state, const char* policy_name) {
   }
   const HardwareCatalog catalog = HardwareCatalog::BuiltIn();
   const ClusterTopology topo = TopologyFromFlags(catalog, "H100", 256);
-  TraceDefaults d;
+  JobTraceDefaults d;
   d.max_gpus = topo.total_gpus;
   const JobTrace trace = FilterPlaceable(topo, ReadJobTrace(*PhillyText(), kPhilly, std::nullopt, d), {});
   ReplayOptions o;

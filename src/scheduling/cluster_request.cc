@@ -6,7 +6,7 @@
 
 #include "scheduling/policy.h"
 #include "scheduling/speed_model.h"
-#include "scheduling/trace_reader.h"
+#include "scheduling/job_history_reader.h"
 #include "model/catalog.h"
 #include "util/error.h"
 #include "util/file.h"
@@ -35,8 +35,8 @@ std::vector<const PolicyInfo*> Policies(const std::string& list) {
   return policies;
 }
 
-TraceDefaults Defaults(const ClusterRequest& r, const ClusterTopology& topology) {
-  TraceDefaults d;
+JobTraceDefaults Defaults(const ClusterRequest& r, const ClusterTopology& topology) {
+  JobTraceDefaults d;
   if (r.checkpoint_interval_s >= 0) d.checkpoint_interval_s = r.checkpoint_interval_s;
   if (r.restart_overhead_s >= 0) d.restart_overhead_s = r.restart_overhead_s;
   if (!r.locality.empty()) d.locality = kLocalityNames.Parse(r.locality, "--locality", "locality");
@@ -60,9 +60,9 @@ ClusterReplay RunCluster(const ClusterRequest& r) {
                              : ReadClusterFile(catalog, ReadFile(r.cluster_file), r.cluster_file));
   const ClusterTopology& topology = *out.topology;
   const std::vector<const PolicyInfo*> policies = Policies(r.policies);
-  const TraceDefaults d = Defaults(r, topology);
-  std::optional<TraceFormat> format;
-  if (!r.format.empty()) format = kTraceFormatNames.Parse(r.format, "--format", "trace format");
+  const JobTraceDefaults d = Defaults(r, topology);
+  std::optional<JobTraceFormat> format;
+  if (!r.format.empty()) format = kJobTraceFormatNames.Parse(r.format, "--format", "trace format");
   JobTrace trace = ReadJobTrace(ReadMaybeGzipFile(r.trace, size_t{1} << 30), r.trace, format, d);
   out.trace = std::make_unique<JobTrace>(FilterPlaceable(topology, std::move(trace), r.options));
   ClusterRun& run = out.run;

@@ -34,7 +34,7 @@ inline Job MakeJob(double submit_s, int gpus, double run_s, JobClass c = JobClas
   return j;
 }
 
-inline JobTrace MakeTrace(std::vector<Job> jobs) {
+inline JobTrace MakeJobTrace(std::vector<Job> jobs) {
   JobTrace t;
   t.path = "test";
   t.format = "native";

@@ -12,7 +12,7 @@ namespace paratune {
 namespace {
 
 using testing::MakeJob;
-using testing::MakeTrace;
+using testing::MakeJobTrace;
 using testing::SmallCluster;
 
 ReplayResult RunPolicy(const std::string& policy, const ClusterTopology& topo, const JobTrace& trace,
@@ -27,8 +27,8 @@ ReplayResult RunPolicy(const std::string& policy, const ClusterTopology& topo, c
 // GPU-s; it resumes when the production job ends at 9,500 s, pays 100 s and runs the remaining
 // 3,000 s: finish 12,600 s, queued 2,000 s.
 JobTrace PreemptionCase() {
-  return MakeTrace({MakeJob(0, 8, 10000, JobClass::kExperimental, 1000, 100),
-                    MakeJob(7500, 8, 2000, JobClass::kProduction, 1000, 100)});
+  return MakeJobTrace({MakeJob(0, 8, 10000, JobClass::kExperimental, 1000, 100),
+                       MakeJob(7500, 8, 2000, JobClass::kProduction, 1000, 100)});
 }
 
 TEST(Replay, PreemptionLosesTheWorkSinceTheLastCheckpointToTheSecond) {
@@ -87,8 +87,8 @@ TEST(Replay, PreemptionDuringTheRestartLosesNothingMoreAndRefundsTheUnpaidRestar
   ReplayOptions o;
   o.min_run_s = 0;
   JobTrace t =
-      MakeTrace({MakeJob(0, 8, 10000, JobClass::kExperimental, 1000, 100),
-                 MakeJob(7500, 8, 2000, JobClass::kProduction), MakeJob(9550, 8, 1000, JobClass::kProduction)});
+      MakeJobTrace({MakeJob(0, 8, 10000, JobClass::kExperimental, 1000, 100),
+                    MakeJob(7500, 8, 2000, JobClass::kProduction), MakeJob(9550, 8, 1000, JobClass::kProduction)});
   ReplayResult r = RunPolicy("topo-preempt", topo, t, o);
   EXPECT_EQ(r.jobs[0].preemptions, 2);
   EXPECT_DOUBLE_EQ(r.jobs[0].lost_gpu_s, 4000);
@@ -100,7 +100,7 @@ TEST(Replay, PreemptionDuringTheRestartLosesNothingMoreAndRefundsTheUnpaidRestar
 TEST(Replay, FifoSplitsWhatTopologyAwarePlacementKeepsOnOneNode) {
   // Two nodes; a 4-GPU job and an 8-GPU job arrive together, then a 4-GPU job.
   ClusterTopology topo = SmallCluster(2);
-  JobTrace t = MakeTrace({MakeJob(0, 4, 100), MakeJob(0, 8, 100), MakeJob(0, 4, 100)});
+  JobTrace t = MakeJobTrace({MakeJob(0, 4, 100), MakeJob(0, 8, 100), MakeJob(0, 4, 100)});
   ReplayResult fifo = RunPolicy("fifo", topo, t);
   EXPECT_EQ(fifo.metrics.split_placements_le8, 1);
   EXPECT_EQ(fifo.jobs[1].split_runs, 1);
@@ -116,7 +116,7 @@ TEST(Replay, EasyBackfillStartsShortJobsWithoutDelayingTheHead) {
   // One node. A (6 GPUs, 0-100 s); B (4 GPUs) at 1 s is blocked until 100 s; C (2 GPUs, 50 s)
   // at 2 s ends before B's reservation and backfills; D (2 GPUs, 200 s) at 3 s would delay B.
   ClusterTopology topo = SmallCluster(1);
-  JobTrace t = MakeTrace({MakeJob(0, 6, 100), MakeJob(1, 4, 100), MakeJob(2, 2, 50), MakeJob(3, 2, 200)});
+  JobTrace t = MakeJobTrace({MakeJob(0, 6, 100), MakeJob(1, 4, 100), MakeJob(2, 2, 50), MakeJob(3, 2, 200)});
   ReplayResult r = RunPolicy("topo", topo, t);
   EXPECT_DOUBLE_EQ(r.jobs[1].first_start_s, 100);
   EXPECT_DOUBLE_EQ(r.jobs[2].first_start_s, 2);
@@ -132,8 +132,8 @@ TEST(Replay, SoftLocalitySplitsAfterWaitingHardLocalityWaits) {
   ReplayOptions o;
   o.locality_wait_s = 300;
   for (Locality l : {Locality::kSoft, Locality::kHard}) {
-    JobTrace t = MakeTrace({MakeJob(0, 5, 10000), MakeJob(0, 5, 10000), MakeJob(0, 5, 10000),
-                            MakeJob(0, 9, 100, JobClass::kExperimental, 0, 0, l)});
+    JobTrace t = MakeJobTrace({MakeJob(0, 5, 10000), MakeJob(0, 5, 10000), MakeJob(0, 5, 10000),
+                               MakeJob(0, 9, 100, JobClass::kExperimental, 0, 0, l)});
     ReplayResult r = RunPolicy("topo", topo, t, o);
     if (l == Locality::kSoft) {
       EXPECT_DOUBLE_EQ(r.jobs[3].first_start_s, 300);
@@ -144,7 +144,7 @@ TEST(Replay, SoftLocalitySplitsAfterWaitingHardLocalityWaits) {
     }
   }
   // A job that fits one node and carries no model never splits, soft or not.
-  JobTrace t = MakeTrace({MakeJob(0, 5, 10000), MakeJob(0, 5, 10000), MakeJob(0, 5, 10000), MakeJob(0, 6, 100)});
+  JobTrace t = MakeJobTrace({MakeJob(0, 5, 10000), MakeJob(0, 5, 10000), MakeJob(0, 5, 10000), MakeJob(0, 6, 100)});
   ReplayResult r = RunPolicy("topo", topo, t, o);
   EXPECT_DOUBLE_EQ(r.jobs[3].first_start_s, 10000);
   EXPECT_EQ(r.metrics.split_placements, 0);
@@ -156,9 +156,9 @@ TEST(Replay, ConsolidationMigratesASmallJobToFreeAWholeNode) {
   ClusterTopology topo = SmallCluster(2);
   ReplayOptions o;
   o.min_run_s = 0;
-  JobTrace t = MakeTrace({MakeJob(0, 4, 1000), MakeJob(0, 4, 10000, JobClass::kExperimental, 1000, 60),
-                          MakeJob(0, 4, 1000), MakeJob(0, 4, 10000, JobClass::kExperimental, 1000, 60),
-                          MakeJob(1500, 8, 100, JobClass::kExperimental, 0, 0, Locality::kHard)});
+  JobTrace t = MakeJobTrace({MakeJob(0, 4, 1000), MakeJob(0, 4, 10000, JobClass::kExperimental, 1000, 60),
+                             MakeJob(0, 4, 1000), MakeJob(0, 4, 10000, JobClass::kExperimental, 1000, 60),
+                             MakeJob(1500, 8, 100, JobClass::kExperimental, 0, 0, Locality::kHard)});
   ReplayResult topo_only = RunPolicy("topo", topo, t, o);
   EXPECT_DOUBLE_EQ(topo_only.jobs[4].first_start_s, 10000);
   ReplayResult r = RunPolicy("topo-defrag", topo, t, o);
@@ -188,7 +188,7 @@ TEST(Replay, AccountingHoldsOnRandomTraces) {
                       rng() % 2 ? Locality::kHard : Locality::kSoft);
       jobs.push_back(j);
     }
-    JobTrace trace = MakeTrace(jobs);
+    JobTrace trace = MakeJobTrace(jobs);
     ReplayOptions o;
     o.min_run_s = 300;
     for (const auto& info : Policies()) {
@@ -222,7 +222,7 @@ TEST(Replay, SameInputsSameResults) {
     jobs.push_back(MakeJob(static_cast<double>(i * 37 % 1000), 1 << (rng() % 4), 50 + static_cast<double>(rng() % 900),
                            i % 4 == 0 ? JobClass::kProduction : JobClass::kExperimental, 300, 30));
   ClusterTopology topo = SmallCluster(4);
-  JobTrace trace = MakeTrace(jobs);
+  JobTrace trace = MakeJobTrace(jobs);
   for (const auto& info : Policies()) {
     ReplayResult a = RunPolicy(info.name, topo, trace), b = RunPolicy(info.name, topo, trace);
     ASSERT_EQ(a.placements.size(), b.placements.size());
@@ -240,7 +240,7 @@ TEST(Replay, UnplaceableJobsAreTakenOutWithTheirLines) {
                            MakeJob(0, 16, 10, JobClass::kExperimental, 0, 0, Locality::kHard)};
   jobs.push_back(MakeJob(0, 1, 10));
   jobs.back().gpu_type = "H100";
-  JobTrace t = FilterPlaceable(topo, MakeTrace(jobs), {});
+  JobTrace t = FilterPlaceable(topo, MakeJobTrace(jobs), {});
   // The 16-GPU hard-locality job is wider than a leaf: its packed placement spans the fewest
   // leaves (two), so it stays.
   ASSERT_EQ(t.jobs.size(), 2u);
@@ -256,7 +256,7 @@ TEST(Replay, UnplaceableJobsAreTakenOutWithTheirLines) {
 // Every row skipped: nothing to replay, an error naming the first (issue 32: exit 0 and zeros).
 TEST(Replay, EveryRowSkippedIsAnError) {
   ClusterTopology topo = SmallCluster(2, 8, 1);
-  JobTrace trace = MakeTrace({MakeJob(0, 17, 10), MakeJob(0, 32, 10)});
+  JobTrace trace = MakeJobTrace({MakeJob(0, 17, 10), MakeJob(0, 32, 10)});
   trace.path = "jobs.csv";
   EXPECT_EQ(InputErrorOf([&] { FilterPlaceable(topo, trace, {}); }),
             "jobs.csv: every row was skipped (2); the first, line 2: 17 GPUs: more than the cluster's GPUs");

@@ -1,9 +1,9 @@
-// What the three job-trace readers share (trace_reader.cc): a line scanner that splits by hand
+// What the three job-trace readers share (job_history_reader.cc): a line scanner that splits by hand
 // (no regex, no copy of the text), a field splitter for one CSV line, the header-to-column map
 // that rejects unknown and duplicated columns, number parsers that say why a field is not a
 // number, and the builder that applies the common row checks, gives ids in reading order and
 // collects the skipped rows. Internal to the scheduling room: the readers' interface is
-// trace_reader.h; docs/cluster-traces.md lists the checks.
+// job_history_reader.h; docs/cluster-traces.md lists the checks.
 #pragma once
 
 #include <cstdint>
@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "scheduling/job.h"
-#include "scheduling/trace_reader.h"
+#include "scheduling/job_history_reader.h"
 
-namespace paratune::trace_rows {
+namespace paratune::job_rows {
 
 // The non-blank lines of a text, 1-based line numbers (blank lines count), without the line end
 // (LF or CRLF). A UTF-8 byte-order mark before the first line is dropped. Throws InputError when
@@ -93,9 +93,9 @@ Integer ParseInteger(std::string_view field, const char* column);
 // Builds a JobTrace: Add() runs the common row checks and appends the job with the next id, or
 // records it as skipped; Skip() records a row skipped for a reason of the format. Finish() sorts
 // the skipped rows by line (a reader may skip in two passes).
-class TraceBuilder {
+class JobTraceBuilder {
  public:
-  TraceBuilder(const std::string& where, TraceFormat format, const TraceDefaults& defaults);
+  JobTraceBuilder(const std::string& where, JobTraceFormat format, const JobTraceDefaults& defaults);
   // `gpus` is the trace's number (checked before it is narrowed to Job::gpus).
   void Add(Job job, int64_t gpus);
   void Skip(int line, std::string reason);
@@ -104,11 +104,11 @@ class TraceBuilder {
   JobTrace Finish();
 
  private:
-  const TraceDefaults& defaults_;
+  const JobTraceDefaults& defaults_;
   JobTrace trace_;
 };
 
 // The reason a job cannot be replayed (common checks, docs/cluster-traces.md), or nullopt.
-std::optional<std::string> CommonRowProblem(const Job& job, int64_t gpus, const TraceDefaults& defaults);
+std::optional<std::string> CommonRowProblem(const Job& job, int64_t gpus, const JobTraceDefaults& defaults);
 
-}  // namespace paratune::trace_rows
+}  // namespace paratune::job_rows

@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "scheduling/trace_reader.h"
-#include "scheduling/trace_rows.h"
+#include "scheduling/job_history_reader.h"
+#include "scheduling/job_rows.h"
 #include "util/error.h"
 
 namespace paratune {
@@ -52,7 +52,7 @@ void RequireNativeColumns(const std::vector<int>& col, const std::string& where,
 // Sets the job's class and locality from their cells (empty: the class stays, the locality is the
 // default); the error, else empty.
 std::string ParseClassAndLocality(Job& job, std::string_view job_class, std::string_view locality,
-                                  const TraceDefaults& defaults) {
+                                  const JobTraceDefaults& defaults) {
   try {
     if (!job_class.empty()) job.job_class = kJobClassNames.Parse(job_class, "field 'class'", "class");
     job.locality =
@@ -85,14 +85,14 @@ std::string SetRunAndLayout(Job& job, bool has_run_s, int64_t gpus, double run_s
 
 }  // namespace
 
-JobTrace ReadNativeTrace(std::string_view text, const std::string& where, const TraceDefaults& defaults) {
+JobTrace ReadNativeJobs(std::string_view text, const std::string& where, const JobTraceDefaults& defaults) {
   static_assert(kNativeColumnCount == 13);
-  trace_rows::RowReader rows(text, where, kNativeColumns, "native");
+  job_rows::RowReader rows(text, where, kNativeColumns, "native");
   const std::vector<int>& col = rows.columns();
   const int header_line = rows.header_line();
   RequireNativeColumns(col, where, header_line);
 
-  trace_rows::TraceBuilder builder(where, TraceFormat::kNative, defaults);
+  job_rows::JobTraceBuilder builder(where, JobTraceFormat::kNative, defaults);
   builder.Reserve(text.size() / 32);
   while (rows.Next()) {
     const int line = rows.line();
@@ -102,13 +102,13 @@ JobTrace ReadNativeTrace(std::string_view text, const std::string& where, const 
     // A number column: the trace's value, or `fallback` when the cell is empty or absent.
     const auto number = [&](int c, double fallback) {
       if (!error.empty() || cell(c).empty()) return fallback;
-      const trace_rows::Number n = trace_rows::ParseNumber(cell(c), kNativeColumns[c].data());
+      const job_rows::Number n = job_rows::ParseNumber(cell(c), kNativeColumns[c].data());
       error = n.error;
       return n.value;
     };
     const auto integer = [&](int c, int64_t fallback) {
       if (!error.empty() || cell(c).empty()) return fallback;
-      const trace_rows::Integer n = trace_rows::ParseInteger(cell(c), kNativeColumns[c].data());
+      const job_rows::Integer n = job_rows::ParseInteger(cell(c), kNativeColumns[c].data());
       error = n.error;
       return n.value;
     };

@@ -18,15 +18,15 @@
 
 namespace paratune {
 
-enum class TraceFormat { kPhilly, kAlibabaV2023, kNative };
-inline constexpr EnumNames<TraceFormat, 3> kTraceFormatNames{{{{TraceFormat::kPhilly, "philly"},
-                                                               {TraceFormat::kAlibabaV2023, "alibaba-v2023"},
-                                                               {TraceFormat::kNative, "native"}}},
-                                                             3};
-inline const char* TraceFormatName(TraceFormat f) { return kTraceFormatNames.Name(f); }
+enum class JobTraceFormat { kPhilly, kAlibabaV2023, kNative };
+inline constexpr EnumNames<JobTraceFormat, 3> kJobTraceFormatNames{{{{JobTraceFormat::kPhilly, "philly"},
+                                                                     {JobTraceFormat::kAlibabaV2023, "alibaba-v2023"},
+                                                                     {JobTraceFormat::kNative, "native"}}},
+                                                                   3};
+inline const char* JobTraceFormatName(JobTraceFormat f) { return kJobTraceFormatNames.Name(f); }
 
 // What the trace does not say, applied to every job that does not say it.
-struct TraceDefaults {
+struct JobTraceDefaults {
   // Neither public trace records checkpoints or restarts; the defaults are the worked case of
   // J. T. Daly, "A higher order estimate of the optimum checkpoint interval for restart dumps",
   // FGCS 22(3), 2006, Fig. 4: mean time to interrupt M = 6 h, checkpoint write delta = 5 min,
@@ -43,22 +43,22 @@ struct TraceDefaults {
 };
 
 // The format from the first line (the header); nullopt when it is none of them.
-std::optional<TraceFormat> DetectTraceFormat(std::string_view header_line);
+std::optional<JobTraceFormat> DetectJobTraceFormat(std::string_view header_line);
 
 // Reads a whole trace. `format` empty: detected. Throws InputError when the header is not a
 // trace's, a column is unknown or duplicated, or the file has more than kMaxTraceJobs rows.
-JobTrace ReadJobTrace(std::string_view text, const std::string& where, std::optional<TraceFormat> format,
-                      const TraceDefaults& defaults);
+JobTrace ReadJobTrace(std::string_view text, const std::string& where, std::optional<JobTraceFormat> format,
+                      const JobTraceDefaults& defaults);
 
-// One reader per format (trace_reader.cc dispatches to them).
-JobTrace ReadPhillyTrace(std::string_view text, const std::string& where, const TraceDefaults& defaults);
-JobTrace ReadAlibabaTrace(std::string_view text, const std::string& where, const TraceDefaults& defaults);
-JobTrace ReadNativeTrace(std::string_view text, const std::string& where, const TraceDefaults& defaults);
+// One reader per format (job_history_reader.cc dispatches to them).
+JobTrace ReadPhillyJobs(std::string_view text, const std::string& where, const JobTraceDefaults& defaults);
+JobTrace ReadAlibabaJobs(std::string_view text, const std::string& where, const JobTraceDefaults& defaults);
+JobTrace ReadNativeJobs(std::string_view text, const std::string& where, const JobTraceDefaults& defaults);
 
 inline constexpr size_t kMaxTraceJobs = 10'000'000;
 // A submit time, run time, checkpoint interval or restart overhead beyond this (about 317 years)
 // skips the row: it keeps every sum of times in the replay finite and exact to the second.
-inline constexpr double kMaxTraceSeconds = 1e10;
+inline constexpr double kMaxJobTraceSeconds = 1e10;
 // A job asking for more GPUs than any cluster can hold (kMaxClusterNodes x kMaxGpusPerNode of
 // scheduling/topology.h) is skipped even when no max_gpus is given, so that Job::gpus never overflows.
 inline constexpr int64_t kMaxJobGpus = int64_t{1} << 27;

@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "scheduling/trace_reader.h"
-#include "scheduling/trace_rows.h"
+#include "scheduling/job_history_reader.h"
+#include "scheduling/job_rows.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -71,15 +71,14 @@ void RequireAlibabaColumns(const std::vector<int>& col, const std::string& where
 
 // Why a pod is not replayed: no GPUs (or num_gpu unreadable), or it never ran (pod_phase Pending
 // or unknown, no scheduled or deletion time); empty for a pod that ran.
-std::string NotRunReason(const trace_rows::Integer& gpus, std::string_view phase, std::string_view scheduled_text,
+std::string NotRunReason(const job_rows::Integer& gpus, std::string_view phase, std::string_view scheduled_text,
                          std::string_view deletion_text) {
   if (!gpus.error.empty()) return gpus.error;
   if (gpus.value == 0) return "no GPUs: CPU-only pod";
   if (EqualsAsciiNoCase(phase, "Pending")) return "never ran: pod_phase Pending";
   if (std::none_of(std::begin(kRanPhases), std::end(kRanPhases),
                    [&](const char* p) { return EqualsAsciiNoCase(phase, p); }))
-    return fmt::format("unknown pod_phase {} (expected Running, Succeeded, Failed or Pending)",
-                       trace_rows::Shown(phase));
+    return fmt::format("unknown pod_phase {} (expected Running, Succeeded, Failed or Pending)", job_rows::Shown(phase));
   if (scheduled_text.empty()) return "never ran: no scheduled_time";
   if (deletion_text.empty()) return "never ran: no deletion_time";
   return "";
@@ -88,7 +87,7 @@ std::string NotRunReason(const trace_rows::Integer& gpus, std::string_view phase
 // The job of a pod that passed its checks, with the trace's defaults (gpu_spec empty or "nan":
 // any GPU type).
 Job PodJob(int line, std::string_view name, double submit_s, double run_s, JobClass job_class, std::string_view spec,
-           const TraceDefaults& defaults) {
+           const JobTraceDefaults& defaults) {
   Job job;
   job.line = line;
   job.name = name.empty() ? fmt::format("pod-{}", line) : std::string(name);
@@ -105,21 +104,21 @@ Job PodJob(int line, std::string_view name, double submit_s, double run_s, JobCl
 
 }  // namespace
 
-JobTrace ReadAlibabaTrace(std::string_view text, const std::string& where, const TraceDefaults& defaults) {
+JobTrace ReadAlibabaJobs(std::string_view text, const std::string& where, const JobTraceDefaults& defaults) {
   static_assert(kAlibabaColumnCount == 11);
-  trace_rows::RowReader rows(text, where, kAlibabaColumns, "Alibaba v2023");
+  job_rows::RowReader rows(text, where, kAlibabaColumns, "Alibaba v2023");
   const std::vector<int>& col = rows.columns();
   const int header_line = rows.header_line();
   RequireAlibabaColumns(col, where, header_line);
 
-  trace_rows::TraceBuilder builder(where, TraceFormat::kAlibabaV2023, defaults);
+  job_rows::JobTraceBuilder builder(where, JobTraceFormat::kAlibabaV2023, defaults);
   builder.Reserve(text.size() / 64);
   while (rows.Next()) {
     const int line = rows.line();
     const std::vector<std::string_view>& fields = rows.fields();
     const auto skip = [&](std::string reason) { builder.Skip(line, std::move(reason)); };
 
-    const trace_rows::Integer gpus = trace_rows::ParseInteger(fields[col[kNumGpu]], "num_gpu");
+    const job_rows::Integer gpus = job_rows::ParseInteger(fields[col[kNumGpu]], "num_gpu");
     const std::string_view scheduled_text = fields[col[kScheduledTime]];
     const std::string_view deletion_text = fields[col[kDeletionTime]];
     if (std::string reason = NotRunReason(gpus, fields[col[kPodPhase]], scheduled_text, deletion_text);
@@ -127,10 +126,10 @@ JobTrace ReadAlibabaTrace(std::string_view text, const std::string& where, const
       skip(std::move(reason));
       continue;
     }
-    const trace_rows::Integer milli = trace_rows::ParseInteger(fields[col[kGpuMilli]], "gpu_milli");
-    const trace_rows::Number created = trace_rows::ParseNumber(fields[col[kCreationTime]], "creation_time");
-    const trace_rows::Number scheduled = trace_rows::ParseNumber(scheduled_text, "scheduled_time");
-    const trace_rows::Number deleted = trace_rows::ParseNumber(deletion_text, "deletion_time");
+    const job_rows::Integer milli = job_rows::ParseInteger(fields[col[kGpuMilli]], "gpu_milli");
+    const job_rows::Number created = job_rows::ParseNumber(fields[col[kCreationTime]], "creation_time");
+    const job_rows::Number scheduled = job_rows::ParseNumber(scheduled_text, "scheduled_time");
+    const job_rows::Number deleted = job_rows::ParseNumber(deletion_text, "deletion_time");
     const std::string* error = !milli.error.empty()       ? &milli.error
                                : !created.error.empty()   ? &created.error
                                : !scheduled.error.empty() ? &scheduled.error
@@ -150,7 +149,7 @@ JobTrace ReadAlibabaTrace(std::string_view text, const std::string& where, const
     const QosClass* qc = std::find_if(std::begin(kQosClasses), std::end(kQosClasses),
                                       [&](const QosClass& q) { return EqualsAsciiNoCase(qos, q.qos); });
     if (qc == std::end(kQosClasses)) {
-      skip(fmt::format("unknown qos {} (expected LS, Guaranteed, BE or Burstable)", trace_rows::Shown(qos)));
+      skip(fmt::format("unknown qos {} (expected LS, Guaranteed, BE or Burstable)", job_rows::Shown(qos)));
       continue;
     }
     if (scheduled.value < created.value) {

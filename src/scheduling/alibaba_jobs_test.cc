@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include "scheduling/trace_reader.h"
+#include "scheduling/job_history_reader.h"
 #include "util/file.h"
 #include "util/test_util.h"
 
@@ -15,8 +15,8 @@ namespace {
 constexpr const char* kHeader =
     "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n";
 
-TEST(AlibabaTrace, RealRows) {
-  TraceDefaults d;
+TEST(AlibabaJobs, RealRows) {
+  JobTraceDefaults d;
   d.restart_overhead_s = 60;
   const JobTrace t =
       ReadJobTrace(std::string(kHeader) +
@@ -49,8 +49,8 @@ TEST(AlibabaTrace, RealRows) {
   EXPECT_EQ(t.jobs[3].line, 5);
 }
 
-TEST(AlibabaTrace, BrokenAndUnrunRowsAreSkippedWithTheirLines) {
-  TraceDefaults d;
+TEST(AlibabaJobs, BrokenAndUnrunRowsAreSkippedWithTheirLines) {
+  JobTraceDefaults d;
   d.max_gpus = 4;
   const JobTrace t =
       ReadJobTrace(std::string(kHeader) +
@@ -105,27 +105,27 @@ TEST(AlibabaTrace, BrokenAndUnrunRowsAreSkippedWithTheirLines) {
   }
 }
 
-TEST(AlibabaTrace, HeaderErrorsRejectTheFile) {
-  const TraceDefaults d;
-  EXPECT_EQ(InputErrorOf(
-                [&] { ReadAlibabaTrace("name,cpu_milli,memory_mib,num_gpu,gpu_milli\nx,1,1,1,1000\n", "m.csv", d); }),
-            "m.csv:1: this Alibaba v2023 pod list has no times (creation_time, scheduled_time, deletion_time): it is a "
-            "workload for a fragmentation snapshot (like openb_pod_list_multigpu50.csv), not a trace to replay");
+TEST(AlibabaJobs, HeaderErrorsRejectTheFile) {
+  const JobTraceDefaults d;
+  EXPECT_EQ(
+      InputErrorOf([&] { ReadAlibabaJobs("name,cpu_milli,memory_mib,num_gpu,gpu_milli\nx,1,1,1,1000\n", "m.csv", d); }),
+      "m.csv:1: this Alibaba v2023 pod list has no times (creation_time, scheduled_time, deletion_time): it is a "
+      "workload for a fragmentation snapshot (like openb_pod_list_multigpu50.csv), not a trace to replay");
   EXPECT_EQ(InputErrorOf([&] {
-              ReadAlibabaTrace("name,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time\n", "m.csv",
-                               d);
+              ReadAlibabaJobs("name,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time\n", "m.csv",
+                              d);
             }),
             "m.csv:1: missing column 'scheduled_time' (an Alibaba v2023 pod list has name,cpu_milli,memory_mib,num_gpu,"
             "gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time)");
-  EXPECT_CONTAINS(InputErrorOf([&] { ReadAlibabaTrace(std::string(kHeader).insert(4, ",gpu_model"), "m.csv", d); }),
+  EXPECT_CONTAINS(InputErrorOf([&] { ReadAlibabaJobs(std::string(kHeader).insert(4, ",gpu_model"), "m.csv", d); }),
                   "m.csv:1: unknown column 'gpu_model'");
 }
 
 // openb_pod_list_default.csv: 8,152 pods; 1,088 ask for no GPU, 861 GPU pods never ran
 // (Pending); the 6,203 that ran are Running 4,149, Failed 1,869, Succeeded 185.
-TEST(AlibabaTrace, DefaultPodList) {
+TEST(AlibabaJobs, DefaultPodList) {
   PARATUNE_SHARED_OR_SKIP(path, "cluster-traces/alibaba-gpu-v2023/openb_pod_list_default.csv");
-  const JobTrace t = ReadJobTrace(ReadFile(path), path, std::nullopt, TraceDefaults{});
+  const JobTrace t = ReadJobTrace(ReadFile(path), path, std::nullopt, JobTraceDefaults{});
   EXPECT_EQ(t.format, "alibaba-v2023");
   ASSERT_EQ(t.jobs.size(), 6203u);
   std::map<std::string, int> reasons;
@@ -147,10 +147,11 @@ TEST(AlibabaTrace, DefaultPodList) {
   EXPECT_EQ(t.jobs.back().name, "openb-pod-8151");
 }
 
-TEST(AlibabaTrace, MultiGpu50IsRejected) {
+TEST(AlibabaJobs, MultiGpu50IsRejected) {
   PARATUNE_SHARED_OR_SKIP(path, "cluster-traces/alibaba-gpu-v2023/openb_pod_list_multigpu50.csv");
-  EXPECT_CONTAINS(InputErrorOf([&] { ReadJobTrace(ReadFile(path), "multigpu50.csv", std::nullopt, TraceDefaults{}); }),
-                  "multigpu50.csv:1: this Alibaba v2023 pod list has no times");
+  EXPECT_CONTAINS(
+      InputErrorOf([&] { ReadJobTrace(ReadFile(path), "multigpu50.csv", std::nullopt, JobTraceDefaults{}); }),
+      "multigpu50.csv:1: this Alibaba v2023 pod list has no times");
 }
 
 }  // namespace

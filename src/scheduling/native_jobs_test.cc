@@ -4,14 +4,14 @@
 
 #include <string>
 
-#include "scheduling/trace_reader.h"
+#include "scheduling/job_history_reader.h"
 #include "util/test_util.h"
 
 namespace paratune {
 namespace {
 
-TEST(NativeTrace, EveryColumnAndTheDefaults) {
-  TraceDefaults d;
+TEST(NativeJobs, EveryColumnAndTheDefaults) {
+  JobTraceDefaults d;
   d.checkpoint_interval_s = 1800;
   d.restart_overhead_s = 90;
   d.locality = Locality::kHard;
@@ -58,8 +58,8 @@ TEST(NativeTrace, EveryColumnAndTheDefaults) {
   EXPECT_EQ(c.line, 4);
 }
 
-TEST(NativeTrace, MinimalTraceTakesEveryDefault) {
-  const TraceDefaults d;
+TEST(NativeJobs, MinimalTraceTakesEveryDefault) {
+  const JobTraceDefaults d;
   const JobTrace t = ReadJobTrace(" gpus , submit_s , run_s \n2,0,10\n", "m.csv", std::nullopt, d);
   ASSERT_EQ(t.jobs.size(), 1u);
   EXPECT_EQ(t.jobs[0].gpus, 2);
@@ -70,9 +70,9 @@ TEST(NativeTrace, MinimalTraceTakesEveryDefault) {
   EXPECT_EQ(t.jobs[0].model, "");
 }
 
-TEST(NativeTrace, GpuHoursAreWorkSpreadOverTheGpus) {
+TEST(NativeJobs, GpuHoursAreWorkSpreadOverTheGpus) {
   const JobTrace t = ReadJobTrace("submit_s,gpus,gpu_hours\n0,8,16\n10,3,1\n20,4,0\n30,0,5\n40,2,-1\n", "w.csv",
-                                  std::nullopt, TraceDefaults{});
+                                  std::nullopt, JobTraceDefaults{});
   ASSERT_EQ(t.jobs.size(), 2u);
   EXPECT_EQ(t.jobs[0].run_s, 7200);  // 16 GPU-hours on 8 GPUs
   EXPECT_EQ(t.jobs[1].run_s, 1200);  // 1 GPU-hour on 3 GPUs
@@ -85,25 +85,25 @@ TEST(NativeTrace, GpuHoursAreWorkSpreadOverTheGpus) {
   EXPECT_EQ(t.skipped[2].reason, "gpu_hours -1 is not positive");
 }
 
-TEST(NativeTrace, HeaderErrorsRejectTheFile) {
-  const TraceDefaults d;
-  EXPECT_EQ(InputErrorOf([&] { ReadNativeTrace("submit_s,gpus,run_s,priority\n", "h.csv", d); }),
+TEST(NativeJobs, HeaderErrorsRejectTheFile) {
+  const JobTraceDefaults d;
+  EXPECT_EQ(InputErrorOf([&] { ReadNativeJobs("submit_s,gpus,run_s,priority\n", "h.csv", d); }),
             "h.csv:1: unknown column 'priority' (a native trace's columns are submit_s, gpus, run_s, gpu_hours, name, "
             "class, checkpoint_interval_s, restart_overhead_s, locality, gpu_type, model, tp, pp)");
-  EXPECT_EQ(InputErrorOf([&] { ReadNativeTrace("submit_s,gpus,run_s,gpus\n", "h.csv", d); }),
+  EXPECT_EQ(InputErrorOf([&] { ReadNativeJobs("submit_s,gpus,run_s,gpus\n", "h.csv", d); }),
             "h.csv:1: duplicated column 'gpus'");
-  EXPECT_EQ(InputErrorOf([&] { ReadNativeTrace("gpus,run_s\n", "h.csv", d); }),
+  EXPECT_EQ(InputErrorOf([&] { ReadNativeJobs("gpus,run_s\n", "h.csv", d); }),
             "h.csv:1: missing column 'submit_s' (a native trace needs submit_s, gpus and run_s or gpu_hours)");
-  EXPECT_EQ(InputErrorOf([&] { ReadNativeTrace("submit_s,gpus\n", "h.csv", d); }),
+  EXPECT_EQ(InputErrorOf([&] { ReadNativeJobs("submit_s,gpus\n", "h.csv", d); }),
             "h.csv:1: a native trace has exactly one of the columns run_s and gpu_hours (it has neither)");
-  EXPECT_EQ(InputErrorOf([&] { ReadNativeTrace("submit_s,gpus,run_s,gpu_hours\n", "h.csv", d); }),
+  EXPECT_EQ(InputErrorOf([&] { ReadNativeJobs("submit_s,gpus,run_s,gpu_hours\n", "h.csv", d); }),
             "h.csv:1: a native trace has exactly one of the columns run_s and gpu_hours (it has both)");
-  EXPECT_EQ(InputErrorOf([&] { ReadNativeTrace("submit_s,gpus,run_s,\n", "h.csv", d); }),
+  EXPECT_EQ(InputErrorOf([&] { ReadNativeJobs("submit_s,gpus,run_s,\n", "h.csv", d); }),
             "h.csv:1: unknown column '' (a native trace's columns are submit_s, gpus, run_s, gpu_hours, name, class, "
             "checkpoint_interval_s, restart_overhead_s, locality, gpu_type, model, tp, pp)");
 }
 
-TEST(NativeTrace, BrokenRowsAreSkippedWithTheirLines) {
+TEST(NativeJobs, BrokenRowsAreSkippedWithTheirLines) {
   const JobTrace t = ReadJobTrace(
       "submit_s,gpus,run_s,class,locality,checkpoint_interval_s,restart_overhead_s,tp,pp\n"
       "0,8,10,,,,,,\n"        // 2 ok
@@ -119,7 +119,7 @@ TEST(NativeTrace, BrokenRowsAreSkippedWithTheirLines) {
       "0,8,10,,,,,-2,\n"      // 12 negative tp
       "0,8,10,,,,,x,\n"       // 13 tp not an integer
       "0,8,10,,,,,2,2\n",     // 14 ok
-      "b.csv", std::nullopt, TraceDefaults{});
+      "b.csv", std::nullopt, JobTraceDefaults{});
   ASSERT_EQ(t.jobs.size(), 2u);
   EXPECT_EQ(t.jobs[0].line, 2);
   EXPECT_EQ(t.jobs[1].line, 14);

@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "scheduling/trace_reader.h"
+#include "scheduling/job_history_reader.h"
 #include "util/file.h"
 #include "util/test_util.h"
 
@@ -24,8 +24,8 @@ constexpr const char* kHead =
     "2017-10-09 06:13:36,2759.0,1,2759.0,6214e9\n"
     "\n";
 
-TEST(PhillyTrace, FirstRowsByHand) {
-  TraceDefaults d;
+TEST(PhillyJobs, FirstRowsByHand) {
+  JobTraceDefaults d;
   d.production_vcs = {"6214e9"};
   d.model = "llama-3-8b";
   const JobTrace t = ReadJobTrace(kHead, "head.csv", std::nullopt, d);
@@ -55,18 +55,18 @@ TEST(PhillyTrace, FirstRowsByHand) {
   EXPECT_EQ(j.tp, 0);
 }
 
-TEST(PhillyTrace, ColumnOrderIsFreeAndCrlfIsRead) {
+TEST(PhillyJobs, ColumnOrderIsFreeAndCrlfIsRead) {
   const JobTrace t =
       ReadJobTrace("cluster,num_gpus,duration,gpu_time,timestamp\r\n6214e9,8,100.0,800.0,2017-10-09 06:13:03\r\n",
-                   "c.csv", std::nullopt, TraceDefaults{});
+                   "c.csv", std::nullopt, JobTraceDefaults{});
   ASSERT_EQ(t.jobs.size(), 1u);
   EXPECT_EQ(t.jobs[0].gpus, 8);
   EXPECT_EQ(t.jobs[0].run_s, 100);
   EXPECT_EQ(t.jobs[0].submit_s, 0);
 }
 
-TEST(PhillyTrace, BrokenRowsAreSkippedWithTheirLines) {
-  TraceDefaults d;
+TEST(PhillyJobs, BrokenRowsAreSkippedWithTheirLines) {
+  JobTraceDefaults d;
   d.max_gpus = 64;
   const JobTrace t = ReadJobTrace(
       "timestamp,duration,num_gpus,gpu_time,cluster\n"
@@ -110,23 +110,23 @@ TEST(PhillyTrace, BrokenRowsAreSkippedWithTheirLines) {
   }
 }
 
-TEST(PhillyTrace, HeaderErrorsRejectTheFile) {
-  const TraceDefaults d;
-  EXPECT_EQ(InputErrorOf([&] { ReadPhillyTrace("timestamp,duration,num_gpus,gpu_time\n", "h.csv", d); }),
+TEST(PhillyJobs, HeaderErrorsRejectTheFile) {
+  const JobTraceDefaults d;
+  EXPECT_EQ(InputErrorOf([&] { ReadPhillyJobs("timestamp,duration,num_gpus,gpu_time\n", "h.csv", d); }),
             "h.csv:1: missing column 'cluster' (a Philly trace has timestamp,duration,num_gpus,gpu_time,cluster)");
-  EXPECT_EQ(InputErrorOf([&] { ReadPhillyTrace("timestamp,duration,num_gpus,gpu_time,cluster,user\n", "h.csv", d); }),
+  EXPECT_EQ(InputErrorOf([&] { ReadPhillyJobs("timestamp,duration,num_gpus,gpu_time,cluster,user\n", "h.csv", d); }),
             "h.csv:1: unknown column 'user' (a Philly trace's columns are timestamp, duration, num_gpus, gpu_time, "
             "cluster)");
   EXPECT_EQ(
-      InputErrorOf([&] { ReadPhillyTrace("timestamp,duration,num_gpus,gpu_time,cluster,duration\n", "h.csv", d); }),
+      InputErrorOf([&] { ReadPhillyJobs("timestamp,duration,num_gpus,gpu_time,cluster,duration\n", "h.csv", d); }),
       "h.csv:1: duplicated column 'duration'");
 }
 
 // The whole file: every row is a job (82,247), sizes as SOURCES.md's histogram, times from
 // 2017-09-04 10:30:41 (line 31568) to 2017-12-22 08:02:11.
-TEST(PhillyTrace, WholeFile) {
+TEST(PhillyJobs, WholeFile) {
   PARATUNE_SHARED_OR_SKIP(path, kPhillyPath);
-  TraceDefaults d;
+  JobTraceDefaults d;
   d.production_vcs = {"6214e9"};
   const JobTrace t = ReadJobTrace(ReadFile(path), path, std::nullopt, d);
   EXPECT_EQ(t.format, "philly");
@@ -158,7 +158,7 @@ TEST(PhillyTrace, WholeFile) {
 
   // On 8 nodes of 8 GPUs the three 128-GPU jobs are skipped, the ids stay 0..n-1.
   d.max_gpus = 64;
-  const JobTrace small = ReadJobTrace(ReadFile(path), path, TraceFormat::kPhilly, d);
+  const JobTrace small = ReadJobTrace(ReadFile(path), path, JobTraceFormat::kPhilly, d);
   ASSERT_EQ(small.jobs.size(), 82244u);
   ASSERT_EQ(small.skipped.size(), 3u);
   EXPECT_EQ(small.skipped[0].line, 23198);

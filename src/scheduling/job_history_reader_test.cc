@@ -1,66 +1,66 @@
 // The dispatch and shared checks of the job-trace readers: detection of each header, the errors
 // that reject a file, the common row checks and the fuzz target's seed corpus.
-#include "scheduling/trace_reader.h"
+#include "scheduling/job_history_reader.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <string>
 
-#include "scheduling/trace_rows.h"
+#include "scheduling/job_rows.h"
 #include "util/file.h"
 #include "util/test_util.h"
 
 namespace paratune {
 namespace {
 
-TEST(DetectTraceFormat, EachHeader) {
-  EXPECT_EQ(DetectTraceFormat("timestamp,duration,num_gpus,gpu_time,cluster"), TraceFormat::kPhilly);
-  EXPECT_EQ(DetectTraceFormat("timestamp,duration,num_gpus,gpu_time,cluster\r"), TraceFormat::kPhilly);
-  EXPECT_EQ(DetectTraceFormat("\xEF\xBB\xBFtimestamp,duration,num_gpus,gpu_time,cluster"), TraceFormat::kPhilly);
-  EXPECT_EQ(DetectTraceFormat("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
-                              "deletion_time,scheduled_time"),
-            TraceFormat::kAlibabaV2023);
+TEST(DetectJobTraceFormat, EachHeader) {
+  EXPECT_EQ(DetectJobTraceFormat("timestamp,duration,num_gpus,gpu_time,cluster"), JobTraceFormat::kPhilly);
+  EXPECT_EQ(DetectJobTraceFormat("timestamp,duration,num_gpus,gpu_time,cluster\r"), JobTraceFormat::kPhilly);
+  EXPECT_EQ(DetectJobTraceFormat("\xEF\xBB\xBFtimestamp,duration,num_gpus,gpu_time,cluster"), JobTraceFormat::kPhilly);
+  EXPECT_EQ(DetectJobTraceFormat("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
+                                 "deletion_time,scheduled_time"),
+            JobTraceFormat::kAlibabaV2023);
   // The multigpu50 variant is detected as Alibaba, whose reader then says why it cannot be replayed.
-  EXPECT_EQ(DetectTraceFormat("name,cpu_milli,memory_mib,num_gpu,gpu_milli"), TraceFormat::kAlibabaV2023);
-  EXPECT_EQ(DetectTraceFormat("submit_s,gpus,run_s"), TraceFormat::kNative);
-  EXPECT_EQ(DetectTraceFormat("gpus, gpu_hours, submit_s, name"), TraceFormat::kNative);
-  EXPECT_EQ(DetectTraceFormat("sn,cpu_milli,memory_mib,gpu,model"), std::nullopt);  // the Alibaba node list
-  EXPECT_EQ(DetectTraceFormat("submit,gpus,run"), std::nullopt);
-  EXPECT_EQ(DetectTraceFormat(""), std::nullopt);
-  EXPECT_EQ(DetectTraceFormat("\"timestamp"), std::nullopt);  // unterminated quote
+  EXPECT_EQ(DetectJobTraceFormat("name,cpu_milli,memory_mib,num_gpu,gpu_milli"), JobTraceFormat::kAlibabaV2023);
+  EXPECT_EQ(DetectJobTraceFormat("submit_s,gpus,run_s"), JobTraceFormat::kNative);
+  EXPECT_EQ(DetectJobTraceFormat("gpus, gpu_hours, submit_s, name"), JobTraceFormat::kNative);
+  EXPECT_EQ(DetectJobTraceFormat("sn,cpu_milli,memory_mib,gpu,model"), std::nullopt);  // the Alibaba node list
+  EXPECT_EQ(DetectJobTraceFormat("submit,gpus,run"), std::nullopt);
+  EXPECT_EQ(DetectJobTraceFormat(""), std::nullopt);
+  EXPECT_EQ(DetectJobTraceFormat("\"timestamp"), std::nullopt);  // unterminated quote
 }
 
 TEST(ReadJobTrace, DetectsAndDispatches) {
-  const TraceDefaults d;
+  const JobTraceDefaults d;
   EXPECT_EQ(ReadJobTrace("timestamp,duration,num_gpus,gpu_time,cluster\n2017-10-09 07:01:55,66.0,1,66.0,11cb48\n",
                          "p.csv", std::nullopt, d)
                 .format,
             "philly");
   EXPECT_EQ(ReadJobTrace("submit_s,gpus,run_s\n0,1,10\n", "n.csv", std::nullopt, d).format, "native");
-  const JobTrace t = ReadJobTrace("\n\nsubmit_s,gpus,run_s\n0,1,10\n", "n.csv", TraceFormat::kNative, d);
+  const JobTrace t = ReadJobTrace("\n\nsubmit_s,gpus,run_s\n0,1,10\n", "n.csv", JobTraceFormat::kNative, d);
   ASSERT_EQ(t.jobs.size(), 1u);
   EXPECT_EQ(t.jobs[0].line, 4);  // blank lines count
   EXPECT_EQ(t.path, "n.csv");
 }
 
 TEST(ReadJobTrace, RejectsWhatIsNoTrace) {
-  const TraceDefaults d;
+  const JobTraceDefaults d;
   EXPECT_EQ(InputErrorOf([&] { ReadJobTrace("", "e.csv", std::nullopt, d); }), "e.csv: empty trace (no header line)");
-  EXPECT_EQ(InputErrorOf([&] { ReadJobTrace("\n \n\r\n", "e.csv", TraceFormat::kPhilly, d); }),
+  EXPECT_EQ(InputErrorOf([&] { ReadJobTrace("\n \n\r\n", "e.csv", JobTraceFormat::kPhilly, d); }),
             "e.csv: empty trace (no header line)");
   const std::string m =
       InputErrorOf([&] { ReadJobTrace("\nsn,cpu_milli,memory_mib,gpu,model\n", "nodes.csv", std::nullopt, d); });
   EXPECT_CONTAINS(m, "nodes.csv:2: the header is not a job trace's");
   EXPECT_CONTAINS(m, "philly, alibaba-v2023 or native");
   // A format given that the header is not: the reader names the first column it does not know.
-  EXPECT_EQ(InputErrorOf([&] { ReadJobTrace("submit_s,gpus,run_s\n", "n.csv", TraceFormat::kPhilly, d); }),
+  EXPECT_EQ(InputErrorOf([&] { ReadJobTrace("submit_s,gpus,run_s\n", "n.csv", JobTraceFormat::kPhilly, d); }),
             "n.csv:1: unknown column 'submit_s' (a Philly trace's columns are timestamp, duration, num_gpus, "
             "gpu_time, cluster)");
 }
 
 TEST(ReadJobTrace, QuotedFieldsAndBadQuotes) {
-  const TraceDefaults d;
+  const JobTraceDefaults d;
   const JobTrace t = ReadJobTrace("name,submit_s,gpus,run_s\n\"a, \"\"b\"\"\",0,1,10\n", "q.csv", std::nullopt, d);
   ASSERT_EQ(t.jobs.size(), 1u);
   EXPECT_EQ(t.jobs[0].name, "a, \"b\"");
@@ -73,13 +73,13 @@ TEST(ReadJobTrace, QuotedFieldsAndBadQuotes) {
 // The row limit is counted by the line scanner every reader uses, before a row is parsed: a
 // header and kMaxTraceJobs rows pass, one more is rejected naming its line (blank lines count in
 // the line number, not in the rows).
-TEST(TraceRows, LineScannerStopsAfterTheMostRows) {
+TEST(JobRows, LineScannerStopsAfterTheMostRows) {
   std::string text = "h\n\n";
   text.reserve(text.size() + (kMaxTraceJobs + 1) * 2);
   for (size_t i = 0; i < kMaxTraceJobs; ++i) text += "x\n";
   const std::string where = "big.csv";
   {
-    trace_rows::LineScanner lines(text, where);
+    job_rows::LineScanner lines(text, where);
     int line = 0;
     std::string_view s;
     size_t n = 0;
@@ -88,7 +88,7 @@ TEST(TraceRows, LineScannerStopsAfterTheMostRows) {
     EXPECT_EQ(line, static_cast<int>(kMaxTraceJobs) + 2);
   }
   text += "x\n";
-  trace_rows::LineScanner lines(text, where);
+  job_rows::LineScanner lines(text, where);
   int line = 0;
   std::string_view s;
   const std::string m = InputErrorOf([&] {
@@ -99,7 +99,7 @@ TEST(TraceRows, LineScannerStopsAfterTheMostRows) {
 }
 
 TEST(ReadJobTrace, FieldCountMismatchRejectsTheFile) {
-  const TraceDefaults d;
+  const JobTraceDefaults d;
   EXPECT_EQ(InputErrorOf([&] { ReadJobTrace("submit_s,gpus,run_s\n0,1,10\n0,1\n", "n.csv", std::nullopt, d); }),
             "n.csv:3: expected 3 fields, found 2");
   EXPECT_EQ(InputErrorOf([&] {
@@ -110,7 +110,7 @@ TEST(ReadJobTrace, FieldCountMismatchRejectsTheFile) {
 }
 
 TEST(ReadJobTrace, CommonRowChecksWithLines) {
-  TraceDefaults d;
+  JobTraceDefaults d;
   d.max_gpus = 16;
   const JobTrace t = ReadJobTrace(
       "submit_s,gpus,run_s\n"
@@ -126,7 +126,7 @@ TEST(ReadJobTrace, CommonRowChecksWithLines) {
       "0,x,10\n"                     // 11 not an integer
       "0,1.5,10\n"                   // 12 not an integer
       "0,1,ten\n"                    // 13 not a number
-      "1e11,1,10\n"                  // 14 beyond kMaxTraceSeconds
+      "1e11,1,10\n"                  // 14 beyond kMaxJobTraceSeconds
       "0,99999999999999999999,10\n"  // 15 out of range
       "1e400,1,10\n"                 // 16 overflows a double: not finite
       "5,16,20\n",                   // 17 ok
@@ -164,7 +164,7 @@ TEST(ReadJobTrace, CommonRowChecksWithLines) {
 
 TEST(ReadJobTrace, NoClusterSizeStillBoundsGpus) {
   const JobTrace t =
-      ReadJobTrace("submit_s,gpus,run_s\n0,134217729,10\n0,134217728,10\n", "n.csv", std::nullopt, TraceDefaults{});
+      ReadJobTrace("submit_s,gpus,run_s\n0,134217729,10\n0,134217728,10\n", "n.csv", std::nullopt, JobTraceDefaults{});
   ASSERT_EQ(t.skipped.size(), 1u);
   EXPECT_EQ(t.skipped[0].reason, "asks for 134217729 GPUs, more than any cluster's 134217728");
   ASSERT_EQ(t.jobs.size(), 1u);
@@ -172,15 +172,15 @@ TEST(ReadJobTrace, NoClusterSizeStillBoundsGpus) {
 }
 
 TEST(ReadJobTrace, ReasonsAreOnePrintableLine) {
-  const JobTrace t = ReadJobTrace("submit_s,gpus,run_s\n0,\x01\r2,10\n", "n.csv", std::nullopt, TraceDefaults{});
+  const JobTrace t = ReadJobTrace("submit_s,gpus,run_s\n0,\x01\r2,10\n", "n.csv", std::nullopt, JobTraceDefaults{});
   ASSERT_EQ(t.skipped.size(), 1u);
   EXPECT_EQ(t.skipped[0].reason, "field 'gpus' is not an integer: '??2'");
 }
 
 // The fuzz target's seeds are real traces: each good one reads, the broken one is rejected.
 TEST(ReadJobTrace, FuzzCorpusSeeds) {
-  const std::string dir = std::string(PARATUNE_SOURCE_DIR) + "/fuzz/corpus/cluster_trace/";
-  const TraceDefaults d;
+  const std::string dir = std::string(PARATUNE_SOURCE_DIR) + "/fuzz/corpus/job_history/";
+  const JobTraceDefaults d;
   const JobTrace philly = ReadJobTrace(ReadFile(dir + "philly.csv"), "philly.csv", std::nullopt, d);
   EXPECT_EQ(philly.format, "philly");
   EXPECT_EQ(philly.jobs.size(), 4u);

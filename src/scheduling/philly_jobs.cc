@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "scheduling/trace_reader.h"
-#include "scheduling/trace_rows.h"
+#include "scheduling/job_history_reader.h"
+#include "scheduling/job_rows.h"
 #include "util/error.h"
 #include "util/timestamp.h"
 
@@ -39,7 +39,7 @@ void RequirePhillyColumns(const std::vector<int>& col, const std::string& where,
 
 // The job of a row that passed its checks: submitted at submit_s (epoch seconds), running run_s,
 // in virtual cluster `vc`, with the trace's defaults.
-Job PhillyJob(int line, double submit_s, double run_s, std::string_view vc, const TraceDefaults& defaults) {
+Job PhillyJob(int line, double submit_s, double run_s, std::string_view vc, const JobTraceDefaults& defaults) {
   Job job;
   job.line = line;
   job.name = "philly-" + std::to_string(line);
@@ -58,9 +58,9 @@ Job PhillyJob(int line, double submit_s, double run_s, std::string_view vc, cons
 
 }  // namespace
 
-JobTrace ReadPhillyTrace(std::string_view text, const std::string& where, const TraceDefaults& defaults) {
+JobTrace ReadPhillyJobs(std::string_view text, const std::string& where, const JobTraceDefaults& defaults) {
   static_assert(kPhillyColumnCount == 5);
-  trace_rows::RowReader rows(text, where, kPhillyColumns, "Philly");
+  job_rows::RowReader rows(text, where, kPhillyColumns, "Philly");
   const std::vector<int>& col = rows.columns();
   const int header_line = rows.header_line();
   RequirePhillyColumns(col, where, header_line);
@@ -71,7 +71,7 @@ JobTrace ReadPhillyTrace(std::string_view text, const std::string& where, const 
     int64_t gpus;
   };
   std::vector<Pending> pending;
-  trace_rows::TraceBuilder builder(where, TraceFormat::kPhilly, defaults);
+  job_rows::JobTraceBuilder builder(where, JobTraceFormat::kPhilly, defaults);
   // A row of the published file is about 40 bytes.
   const size_t expected_rows = std::min<size_t>(text.size() / 32, size_t{1} << 20);
   pending.reserve(expected_rows);
@@ -83,14 +83,14 @@ JobTrace ReadPhillyTrace(std::string_view text, const std::string& where, const 
     const std::string_view ts_text = fields[col[kTimestamp]];
     const std::optional<double> ts = ParseTimestamp(ts_text);
     if (!ts) {
-      builder.Skip(
-          line, fmt::format("field 'timestamp' is not a time (YYYY-MM-DD HH:MM:SS): {}", trace_rows::Shown(ts_text)));
+      builder.Skip(line,
+                   fmt::format("field 'timestamp' is not a time (YYYY-MM-DD HH:MM:SS): {}", job_rows::Shown(ts_text)));
       continue;
     }
     earliest = std::min(earliest, *ts);
-    const trace_rows::Number duration = trace_rows::ParseNumber(fields[col[kDuration]], "duration");
-    const trace_rows::Integer gpus = trace_rows::ParseInteger(fields[col[kNumGpus]], "num_gpus");
-    const trace_rows::Number gpu_time = trace_rows::ParseNumber(fields[col[kGpuTime]], "gpu_time");
+    const job_rows::Number duration = job_rows::ParseNumber(fields[col[kDuration]], "duration");
+    const job_rows::Integer gpus = job_rows::ParseInteger(fields[col[kNumGpus]], "num_gpus");
+    const job_rows::Number gpu_time = job_rows::ParseNumber(fields[col[kGpuTime]], "gpu_time");
     const std::string* error = !duration.error.empty()   ? &duration.error
                                : !gpus.error.empty()     ? &gpus.error
                                : !gpu_time.error.empty() ? &gpu_time.error

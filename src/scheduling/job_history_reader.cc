@@ -1,7 +1,7 @@
-// The format dispatch of the job-trace readers and what they share (trace_rows.h): lines and
+// The format dispatch of the job-trace readers and what they share (job_rows.h): lines and
 // fields split by hand, the column map, number parsing and the common row checks
 // (docs/cluster-traces.md, "Rows that are skipped").
-#include "scheduling/trace_reader.h"
+#include "scheduling/job_history_reader.h"
 
 #include <algorithm>
 #include <charconv>
@@ -11,12 +11,12 @@
 
 #include <fmt/format.h>
 
-#include "scheduling/trace_rows.h"
+#include "scheduling/job_rows.h"
 #include "util/error.h"
 #include "util/text.h"
 
 namespace paratune {
-namespace trace_rows {
+namespace job_rows {
 
 namespace {
 
@@ -180,12 +180,12 @@ Integer ParseInteger(std::string_view field, const char* column) {
   return n;
 }
 
-std::optional<std::string> CommonRowProblem(const Job& job, int64_t gpus, const TraceDefaults& defaults) {
+std::optional<std::string> CommonRowProblem(const Job& job, int64_t gpus, const JobTraceDefaults& defaults) {
   const auto time = [](double v, const char* what, bool positive) -> std::optional<std::string> {
     if (!std::isfinite(v)) return fmt::format("{} is not finite", what);
     if (v < 0) return fmt::format("negative {} ({} s)", what, v);
     if (positive && v == 0) return fmt::format("{} is zero", what);
-    if (v > kMaxTraceSeconds) return fmt::format("{} {} s is beyond {:g} s", what, v, kMaxTraceSeconds);
+    if (v > kMaxJobTraceSeconds) return fmt::format("{} {} s is beyond {:g} s", what, v, kMaxJobTraceSeconds);
     return std::nullopt;
   };
   if (gpus == 0) return std::string("zero GPUs");
@@ -200,13 +200,13 @@ std::optional<std::string> CommonRowProblem(const Job& job, int64_t gpus, const 
   return std::nullopt;
 }
 
-TraceBuilder::TraceBuilder(const std::string& where, TraceFormat format, const TraceDefaults& defaults)
+JobTraceBuilder::JobTraceBuilder(const std::string& where, JobTraceFormat format, const JobTraceDefaults& defaults)
     : defaults_(defaults) {
   trace_.path = where;
-  trace_.format = TraceFormatName(format);
+  trace_.format = JobTraceFormatName(format);
 }
 
-void TraceBuilder::Add(Job job, int64_t gpus) {
+void JobTraceBuilder::Add(Job job, int64_t gpus) {
   if (auto problem = CommonRowProblem(job, gpus, defaults_)) {
     Skip(job.line, std::move(*problem));
     return;
@@ -216,7 +216,7 @@ void TraceBuilder::Add(Job job, int64_t gpus) {
   trace_.jobs.push_back(std::move(job));
 }
 
-void TraceBuilder::Skip(int line, std::string reason) {
+void JobTraceBuilder::Skip(int line, std::string reason) {
   // One printable line, whatever the trace's bytes.
   for (char& c : reason)
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
@@ -224,55 +224,55 @@ void TraceBuilder::Skip(int line, std::string reason) {
   trace_.skipped.push_back(SkippedRow{line, std::move(reason)});
 }
 
-void TraceBuilder::Reserve(size_t jobs) { trace_.jobs.reserve(std::min<size_t>(jobs, size_t{1} << 20)); }
+void JobTraceBuilder::Reserve(size_t jobs) { trace_.jobs.reserve(std::min<size_t>(jobs, size_t{1} << 20)); }
 
-JobTrace TraceBuilder::Finish() {
+JobTrace JobTraceBuilder::Finish() {
   std::stable_sort(trace_.skipped.begin(), trace_.skipped.end(),
                    [](const SkippedRow& a, const SkippedRow& b) { return a.line < b.line; });
   return std::move(trace_);
 }
 
-}  // namespace trace_rows
+}  // namespace job_rows
 
-std::optional<TraceFormat> DetectTraceFormat(std::string_view header_line) {
+std::optional<JobTraceFormat> DetectJobTraceFormat(std::string_view header_line) {
   if (header_line.substr(0, 3) == "\xEF\xBB\xBF") header_line.remove_prefix(3);
   std::vector<std::string_view> names;
   std::deque<std::string> storage;
   try {
-    trace_rows::SplitFields(header_line, "", 1, &names, &storage);
+    job_rows::SplitFields(header_line, "", 1, &names, &storage);
   } catch (const InputError&) {
     return std::nullopt;
   }
   const auto has = [&](std::string_view n) { return std::find(names.begin(), names.end(), n) != names.end(); };
   // The columns that only that format has (docs/cluster-traces.md, "Detection").
-  if (has("timestamp") && has("num_gpus")) return TraceFormat::kPhilly;
-  if (has("num_gpu") && has("gpu_milli")) return TraceFormat::kAlibabaV2023;
-  if (has("submit_s") && has("gpus")) return TraceFormat::kNative;
+  if (has("timestamp") && has("num_gpus")) return JobTraceFormat::kPhilly;
+  if (has("num_gpu") && has("gpu_milli")) return JobTraceFormat::kAlibabaV2023;
+  if (has("submit_s") && has("gpus")) return JobTraceFormat::kNative;
   return std::nullopt;
 }
 
-JobTrace ReadJobTrace(std::string_view text, const std::string& where, std::optional<TraceFormat> format,
-                      const TraceDefaults& defaults) {
+JobTrace ReadJobTrace(std::string_view text, const std::string& where, std::optional<JobTraceFormat> format,
+                      const JobTraceDefaults& defaults) {
   if (!format) {
-    trace_rows::LineScanner lines(text, where);
+    job_rows::LineScanner lines(text, where);
     int line = 0;
     std::string_view header;
     if (!lines.Next(&line, &header)) throw InputError(where + ": empty trace (no header line)");
-    format = DetectTraceFormat(header);
+    format = DetectJobTraceFormat(header);
     if (!format)
       throw InputError(fmt::format(
           "{}:{}: the header is not a job trace's: expected a Philly (timestamp,duration,num_gpus,gpu_time,cluster), "
           "Alibaba v2023 (name,...,num_gpu,gpu_milli,...) or native (submit_s,gpus,run_s|gpu_hours,...) header; "
           "--format is one of {}",
-          where, line, kTraceFormatNames.List()));
+          where, line, kJobTraceFormatNames.List()));
   }
   switch (*format) {
-    case TraceFormat::kPhilly:
-      return ReadPhillyTrace(text, where, defaults);
-    case TraceFormat::kAlibabaV2023:
-      return ReadAlibabaTrace(text, where, defaults);
-    case TraceFormat::kNative:
-      return ReadNativeTrace(text, where, defaults);
+    case JobTraceFormat::kPhilly:
+      return ReadPhillyJobs(text, where, defaults);
+    case JobTraceFormat::kAlibabaV2023:
+      return ReadAlibabaJobs(text, where, defaults);
+    case JobTraceFormat::kNative:
+      return ReadNativeJobs(text, where, defaults);
   }
   throw InputError(where + ": unknown trace format");
 }

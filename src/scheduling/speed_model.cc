@@ -21,7 +21,7 @@ namespace {
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / std::max<int64_t>(1, b); }
 
 // Tensor parallelism across NVLink domains is modelled, not refused: a split placement is what
-// the speed model prices (layout/rules.h "tp-in-nvlink-domain" would reject it).
+// the speed model prices (layout/constraints.h "tp-in-nvlink-domain" would reject it).
 EstimateOptions SplitOptions() {
   EstimateOptions o;
   o.rules.allow_cross_domain_tp = true;

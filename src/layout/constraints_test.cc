@@ -1,4 +1,4 @@
-#include "layout/rules.h"
+#include "layout/constraints.h"
 
 #include <gtest/gtest.h>
 
@@ -11,11 +11,11 @@ namespace paratune {
 namespace {
 
 std::vector<std::string> Rules(const std::string& model, int gpus, Layout l, Training t = {},
-                               const std::string& gpu = "B300", RuleOptions o = {}) {
+                               const std::string& gpu = "B300", ConstraintOptions o = {}) {
   const ModelSpec m = LoadModel(model);
   ClusterSpec c = HardwareCatalog::BuiltIn().Cluster(gpu, gpus);
   std::vector<std::string> ids;
-  for (const RuleViolation& v : CheckLayout(m, c, t, l, o)) ids.push_back(v.rule);
+  for (const ConstraintViolation& v : CheckLayout(m, c, t, l, o)) ids.push_back(v.rule);
   return ids;
 }
 
@@ -23,7 +23,7 @@ bool Has(const std::vector<std::string>& v, const std::string& id) {
   return std::find(v.begin(), v.end(), id) != v.end();
 }
 
-TEST(Rules, ValidLayoutDerivesDp) {
+TEST(LayoutConstraints, ValidLayoutDerivesDp) {
   Layout l;
   l.tp = 8;
   l.pp = 2;
@@ -35,7 +35,7 @@ TEST(Rules, ValidLayoutDerivesDp) {
   EXPECT_EQ(l.micro_batches(t), 64);
 }
 
-TEST(Rules, EachRuleFires) {
+TEST(LayoutConstraints, EachRuleFires) {
   Layout l;
   l.tp = 3;
   EXPECT_TRUE(Has(Rules("llama-3.1-70b", 24, l), "tp-divides-heads"));
@@ -43,7 +43,7 @@ TEST(Rules, EachRuleFires) {
   l.tp = 16;  // 64 heads, 8 KV heads
   EXPECT_TRUE(Has(Rules("llama-3.1-70b", 64, l), "tp-divides-kv-heads"));
   EXPECT_TRUE(Has(Rules("llama-3.1-70b", 64, l), "tp-in-nvlink-domain"));
-  RuleOptions allow;
+  ConstraintOptions allow;
   allow.allow_cross_domain_tp = true;
   EXPECT_FALSE(Has(Rules("llama-3.1-70b", 64, l, {}, "B300", allow), "tp-in-nvlink-domain"));
   l = Layout{};
@@ -98,14 +98,14 @@ TEST(Rules, EachRuleFires) {
 
 // Activation offloading as Megatron-Core accepts it: 0 <= N < layers, pp 1, no recomputation,
 // and a fabric whose host link is known.
-TEST(Rules, OffloadLayersNeedPpOneNoRecomputeAndAHostLink) {
+TEST(LayoutConstraints, OffloadLayersNeedPpOneNoRecomputeAndAHostLink) {
   const ModelSpec m = LoadModel("llama-3.1-8b");  // 32 layers
   const ClusterSpec c = HardwareCatalog::BuiltIn().Cluster("H100-SXM", 8);
   const Training t;
   const auto ids = [&](const Layout& l, const ClusterSpec& cl) {
     std::vector<std::string> v;
     Layout copy = l;
-    for (const RuleViolation& r : CheckLayout(m, cl, t, copy)) v.push_back(r.rule + ": " + r.message);
+    for (const ConstraintViolation& r : CheckLayout(m, cl, t, copy)) v.push_back(r.rule + ": " + r.message);
     return v;
   };
   Layout l;
@@ -133,7 +133,7 @@ TEST(Rules, OffloadLayersNeedPpOneNoRecomputeAndAHostLink) {
   EXPECT_TRUE(ids(l, no_host).empty());
 }
 
-TEST(Rules, AllViolationsReportedTogether) {
+TEST(LayoutConstraints, AllViolationsReportedTogether) {
   Layout l;
   l.tp = 3;
   l.pp = 7;

@@ -1,4 +1,4 @@
-#include "layout/rules.h"
+#include "layout/constraints.h"
 
 #include <fmt/format.h>
 
@@ -9,14 +9,14 @@ namespace {
 
 using std::string;
 
-int64_t MicroBatches(const RuleInput& in) {
+int64_t MicroBatches(const ConstraintInput& in) {
   const Layout& l = in.layout;
   return l.dp > 0 && l.mbs > 0 ? in.training.global_batch / (static_cast<int64_t>(l.dp) * l.mbs) : 0;
 }
 
 // Sizes must be positive before anything can be divided by them, and bounded so that no count
 // derived from them (micro-batches, tokens, in-flight activations) can overflow.
-string PositiveSize(const RuleInput& in) {
+string PositiveSize(const ConstraintInput& in) {
   const Layout& l = in.layout;
   const Training& t = in.training;
   string msg;
@@ -43,7 +43,7 @@ string PositiveSize(const RuleInput& in) {
 
 // Each token picks topk distinct experts, so one expert gets at most every token: max/mean tokens
 // per expert lies in [1, experts / topk].
-string ExpertImbalance(const RuleInput& in) {
+string ExpertImbalance(const ConstraintInput& in) {
   const double x = in.layout.expert_imbalance;
   const ModelSpec& m = in.model;
   const double max = m.is_moe() && m.topk > 0 ? static_cast<double>(m.experts) / m.topk : 1;
@@ -57,7 +57,7 @@ string ExpertImbalance(const RuleInput& in) {
 
 // PyTorch FSDP's FP32 shards are the optimizer's FP32 master copy (Layout::fp32_shards): Adam's
 // states without one, or with the master as remainders of a 16-bit shard, contradict them.
-string Fp32ShardsNeedFp32States(const RuleInput& in) {
+string Fp32ShardsNeedFp32States(const ConstraintInput& in) {
   const Layout& l = in.layout;
   if (!l.fp32_shards || l.optimizer_states == OptimizerStates::kFp32) return "";
   return fmt::format(
@@ -67,7 +67,7 @@ string Fp32ShardsNeedFp32States(const RuleInput& in) {
 
 // All-to-all context parallelism splits each rank's query and key/value heads over the CP group
 // (Transformer Engine AttnFuncWithCPAndQKVOA2A: heads divisible by the CP size).
-string CpA2aDividesHeads(const RuleInput& in) {
+string CpA2aDividesHeads(const ConstraintInput& in) {
   const Layout& l = in.layout;
   if (l.cp <= 1 || l.cp_comm != CpComm::kA2a) return "";
   const ModelSpec& m = in.model;
@@ -80,7 +80,7 @@ string CpA2aDividesHeads(const RuleInput& in) {
 
 // Activation offloading as Megatron-Core accepts it (transformer_config.py __post_init__:
 // cpu_offloading_num_layers in [0, num_layers), no pipeline parallelism, no recomputation).
-string OffloadLayers(const RuleInput& in) {
+string OffloadLayers(const ConstraintInput& in) {
   const Layout& l = in.layout;
   if (l.offload_layers == 0) return "";
   if (l.offload_layers < 0 || l.offload_layers >= in.model.layers)
@@ -99,12 +99,12 @@ string OffloadLayers(const RuleInput& in) {
   return "";
 }
 
-string ZeroStage(const RuleInput& in) {
+string ZeroStage(const ConstraintInput& in) {
   const int z = in.layout.zero;
   return z < 0 || z > 3 ? fmt::format("`zero` must be 0, 1, 2 or 3, got {}", z) : "";
 }
 
-string WorldDivisible(const RuleInput& in) {
+string WorldDivisible(const ConstraintInput& in) {
   const Layout& l = in.layout;
   const long long model_par = static_cast<long long>(l.tp) * l.pp * l.cp;
   if (in.cluster.gpus % model_par == 0) return "";
@@ -112,13 +112,13 @@ string WorldDivisible(const RuleInput& in) {
                      model_par);
 }
 
-string TpDividesHeads(const RuleInput& in) {
+string TpDividesHeads(const ConstraintInput& in) {
   const int64_t h = in.model.heads;
   const int tp = in.layout.tp;
   return h % tp ? fmt::format("attention heads ({}) are not divisible by tp ({})", h, tp) : "";
 }
 
-string TpDividesKvHeads(const RuleInput& in) {
+string TpDividesKvHeads(const ConstraintInput& in) {
   const ModelSpec& m = in.model;
   const int tp = in.layout.tp;
   if (m.attention != AttentionKind::kGqa || m.kv_heads % tp == 0) return "";
@@ -127,7 +127,7 @@ string TpDividesKvHeads(const RuleInput& in) {
 
 // Megatron-Core's ColumnParallelLinear splits the MLP's columns evenly over TP
 // (megatron/core/tensor_parallel/layers.py, divide(output_size, world_size)).
-string TpDividesFfn(const RuleInput& in) {
+string TpDividesFfn(const ConstraintInput& in) {
   const ModelSpec& m = in.model;
   const int tp = in.layout.tp;
   if (m.dense_layers() == 0 || m.ffn_hidden % tp == 0) return "";
@@ -135,14 +135,14 @@ string TpDividesFfn(const RuleInput& in) {
 }
 
 // The same for the experts under expert tensor parallelism.
-string EtpDividesExpertFfn(const RuleInput& in) {
+string EtpDividesExpertFfn(const ConstraintInput& in) {
   const ModelSpec& m = in.model;
   const int etp = in.layout.expert_tp();
   if (!m.is_moe() || m.moe_ffn_hidden % etp == 0) return "";
   return fmt::format("expert MLP width ({}) is not divisible by expert tp ({})", m.moe_ffn_hidden, etp);
 }
 
-string PpLayoutSize(const RuleInput& in) {
+string PpLayoutSize(const ConstraintInput& in) {
   const Layout& l = in.layout;
   if (l.pp_layout.empty() || static_cast<long long>(l.pp_layout.size()) == static_cast<long long>(l.pp) * l.vp)
     return "";
@@ -151,7 +151,7 @@ string PpLayoutSize(const RuleInput& in) {
 }
 
 // Every chunk holds at least one layer, and the chunks hold the model's layers.
-string PpLayoutEntries(const RuleInput& in) {
+string PpLayoutEntries(const ConstraintInput& in) {
   const Layout& l = in.layout;
   long long sum = 0;
   for (size_t i = 0; i < l.pp_layout.size(); ++i) {
@@ -164,7 +164,7 @@ string PpLayoutEntries(const RuleInput& in) {
   return fmt::format("`pp_layout` counts must add up to the {} layers, got {}", in.model.layers, sum);
 }
 
-string PpDividesLayers(const RuleInput& in) {
+string PpDividesLayers(const ConstraintInput& in) {
   const Layout& l = in.layout;
   const long long chunks = static_cast<long long>(l.pp) * l.vp;
   if (!l.pp_layout.empty() || in.model.layers % chunks == 0) return "";
@@ -172,12 +172,12 @@ string PpDividesLayers(const RuleInput& in) {
                      in.model.layers, l.pp, l.vp, chunks);
 }
 
-string VpNeedsPp(const RuleInput& in) {
+string VpNeedsPp(const ConstraintInput& in) {
   const Layout& l = in.layout;
   return l.vp > 1 && l.pp < 2 ? fmt::format("`vp` {} needs pp > 1 (interleaving splits pipeline stages)", l.vp) : "";
 }
 
-string ScheduleFitsVp(const RuleInput& in) {
+string ScheduleFitsVp(const ConstraintInput& in) {
   const Layout& l = in.layout;
   const ScheduleKind k = l.pipeline_schedule();
   if (k == ScheduleKind::kInterleaved && l.vp < 2)
@@ -192,7 +192,7 @@ string ScheduleFitsVp(const RuleInput& in) {
 // raises "number of microbatches is not divisible by pipeline-model-parallel-size when using
 // interleaved schedule" otherwise (megatron/core/pipeline_parallel/schedules.py,
 // forward_backward_pipelining_with_interleaving); with a ragged last group the order can deadlock.
-string InterleavedNeedsFullGroups(const RuleInput& in) {
+string InterleavedNeedsFullGroups(const ConstraintInput& in) {
   const Layout& l = in.layout;
   if (l.pipeline_schedule() != ScheduleKind::kInterleaved || l.dp <= 0) return "";
   const int64_t m = MicroBatches(in);
@@ -203,12 +203,12 @@ string InterleavedNeedsFullGroups(const RuleInput& in) {
       m, l.pp);
 }
 
-string EpNeedsMoe(const RuleInput& in) {
+string EpNeedsMoe(const ConstraintInput& in) {
   const Layout& l = in.layout;
   return l.ep > 1 && !in.model.is_moe() ? fmt::format("`ep` {} given but {} has no experts", l.ep, in.model.name) : "";
 }
 
-string EpDividesExperts(const RuleInput& in) {
+string EpDividesExperts(const ConstraintInput& in) {
   const ModelSpec& m = in.model;
   const int ep = in.layout.ep;
   return m.is_moe() && m.experts % ep ? fmt::format("experts ({}) are not divisible by ep ({})", m.experts, ep) : "";
@@ -216,7 +216,7 @@ string EpDividesExperts(const RuleInput& in) {
 
 // Expert parallel groups (ep x etp ranks) tile the tp*cp*dp ranks of a pipeline stage
 // (Megatron-Core parallel_state.initialize_model_parallel).
-string EpFitsWorld(const RuleInput& in) {
+string EpFitsWorld(const ConstraintInput& in) {
   const Layout& l = in.layout;
   if (!in.model.is_moe() || l.dp <= 0) return "";
   const long long expert_group = static_cast<long long>(l.ep) * l.expert_tp();
@@ -226,7 +226,7 @@ string EpFitsWorld(const RuleInput& in) {
                      dense_group);
 }
 
-string BatchDivisible(const RuleInput& in) {
+string BatchDivisible(const ConstraintInput& in) {
   const Layout& l = in.layout;
   if (l.dp <= 0) return "";
   const long long per_step = static_cast<long long>(l.dp) * l.mbs;
@@ -236,7 +236,7 @@ string BatchDivisible(const RuleInput& in) {
 }
 
 // Tensor parallelism stays inside an NVLink domain (Narayanan et al. 2021, Sec. 3.2).
-string TpInNvlinkDomain(const RuleInput& in) {
+string TpInNvlinkDomain(const ConstraintInput& in) {
   const Layout& l = in.layout;
   const Fabric& f = in.cluster.fabric;
   if (l.tp <= f.nvlink_domain || in.options.allow_cross_domain_tp) return "";
@@ -246,7 +246,7 @@ string TpInNvlinkDomain(const RuleInput& in) {
       l.tp, in.cluster.gpu.name, f.nvlink_domain);
 }
 
-string EtpInNvlinkDomain(const RuleInput& in) {
+string EtpInNvlinkDomain(const ConstraintInput& in) {
   const Layout& l = in.layout;
   const Fabric& f = in.cluster.fabric;
   if (!in.model.is_moe() || l.expert_tp() <= f.nvlink_domain || in.options.allow_cross_domain_tp) return "";
@@ -258,7 +258,7 @@ string EtpInNvlinkDomain(const RuleInput& in) {
 
 // Load-balanced context parallelism splits each sequence in 2*cp chunks (Megatron-Core
 // context_parallel, get_batch_on_this_cp_rank).
-string CpDividesSeq(const RuleInput& in) {
+string CpDividesSeq(const ConstraintInput& in) {
   const int cp = in.layout.cp;
   const int64_t s = in.training.seq;
   if (cp <= 1 || s % (2LL * cp) == 0) return "";
@@ -268,14 +268,14 @@ string CpDividesSeq(const RuleInput& in) {
       s, 2LL * cp);
 }
 
-string TpDividesSeq(const RuleInput& in) {
+string TpDividesSeq(const ConstraintInput& in) {
   const Layout& l = in.layout;
   if (!l.sequence_parallel() || (in.training.seq / l.cp) % l.tp == 0) return "";
   return fmt::format("sequence per CP rank ({}) is not divisible by tp ({}) as sequence parallelism needs",
                      in.training.seq / l.cp, l.tp);
 }
 
-string PrecisionSupported(const RuleInput& in) {
+string PrecisionSupported(const ConstraintInput& in) {
   const Precision p = in.training.precision;
   if (in.cluster.gpu.peak_flops(p) > 0) return "";
   return fmt::format("{} has no {} tensor cores", in.cluster.gpu.name, PrecisionName(p));
@@ -285,8 +285,8 @@ constexpr uint32_t kDp = kDimTp | kDimPp | kDimCp;  // what fixes dp
 
 }  // namespace
 
-const std::vector<LayoutRule>& LayoutRules() {
-  static const std::vector<LayoutRule> rules = {
+const std::vector<LayoutConstraint>& LayoutConstraints() {
+  static const std::vector<LayoutConstraint> rules = {
       {"positive-size", kDimAll, PositiveSize},
       {"zero-stage", kDimZero, ZeroStage},
       {"world-divisible", kDp, WorldDivisible},
@@ -317,9 +317,9 @@ const std::vector<LayoutRule>& LayoutRules() {
   return rules;
 }
 
-std::vector<const LayoutRule*> RulesReading(uint32_t dim, uint32_t fixed) {
-  std::vector<const LayoutRule*> v;
-  for (const LayoutRule& r : LayoutRules())
+std::vector<const LayoutConstraint*> ConstraintsReading(uint32_t dim, uint32_t fixed) {
+  std::vector<const LayoutConstraint*> v;
+  for (const LayoutConstraint& r : LayoutConstraints())
     if ((r.reads & dim) && (r.reads & ~fixed) == 0 && r.check != PositiveSize) v.push_back(&r);
   return v;
 }
@@ -329,12 +329,12 @@ void DeriveDp(const ClusterSpec& c, Layout& l) {
   l.dp = model_par > 0 && c.gpus > 0 && c.gpus % model_par == 0 ? static_cast<int>(c.gpus / model_par) : 0;
 }
 
-std::vector<RuleViolation> CheckLayout(const ModelSpec& m, const ClusterSpec& c, const Training& t, Layout& l,
-                                       const RuleOptions& o) {
-  std::vector<RuleViolation> v;
-  const RuleInput in{m, c, t, l, o};
+std::vector<ConstraintViolation> CheckLayout(const ModelSpec& m, const ClusterSpec& c, const Training& t, Layout& l,
+                                             const ConstraintOptions& o) {
+  std::vector<ConstraintViolation> v;
+  const ConstraintInput in{m, c, t, l, o};
   l.dp = 0;
-  const std::vector<LayoutRule>& rules = LayoutRules();
+  const std::vector<LayoutConstraint>& rules = LayoutConstraints();
   if (std::string msg = rules.front().check(in); !msg.empty()) {
     v.push_back({rules.front().id, std::move(msg)});
     if (std::string z = ZeroStage(in); !z.empty()) v.push_back({"zero-stage", std::move(z)});
@@ -346,7 +346,7 @@ std::vector<RuleViolation> CheckLayout(const ModelSpec& m, const ClusterSpec& c,
   return v;
 }
 
-std::string DescribeViolations(const std::vector<RuleViolation>& v) {
+std::string DescribeViolations(const std::vector<ConstraintViolation>& v) {
   std::string s = "invalid layout: ";
   for (size_t i = 0; i < v.size(); ++i) s += (i ? "; " : "") + v[i].message;
   return s;

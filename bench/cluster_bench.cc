@@ -1,4 +1,4 @@
-// Speed of `paratune cluster` (src/cluster/): the sizing case, the whole Philly-derived
+// Speed of `paratune cluster` (src/scheduling/): the sizing case, the whole Philly-derived
 // trace (82,247 jobs, ../shared/cluster-traces/philly-pollux/philly.csv) replayed on 256 nodes of
 // 8 GPUs under each policy, one core, placements recorded as for --trace-out; and the reading of
 // the trace. Skips when ../shared is absent. Recorded in docs/performance.md.
@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <string>
 
-#include "cluster/policy.h"
-#include "cluster/speed_model.h"
-#include "cluster/trace_reader.h"
+#include "scheduling/policy.h"
+#include "scheduling/speed_model.h"
+#include "scheduling/job_history_reader.h"
 #include "hardware/hardware_catalog.h"
 #include "util/file.h"
 
@@ -31,7 +31,7 @@ void BM_ReadPhillyTrace(benchmark::State& state) {
     return;
   }
   for (auto _ : state) {
-    JobTrace t = ReadJobTrace(*PhillyText(), kPhilly, std::nullopt, TraceDefaults{});
+    JobTrace t = ReadJobTrace(*PhillyText(), kPhilly, std::nullopt, JobTraceDefaults{});
     benchmark::DoNotOptimize(t.jobs.data());
   }
 }
@@ -44,7 +44,7 @@ void BM_ReplayPhilly256Nodes(benchmark::State& state, const char* policy_name) {
   }
   const HardwareCatalog catalog = HardwareCatalog::BuiltIn();
   const ClusterTopology topo = TopologyFromFlags(catalog, "H100", 256);
-  TraceDefaults d;
+  JobTraceDefaults d;
   d.max_gpus = topo.total_gpus;
   const JobTrace trace = FilterPlaceable(topo, ReadJobTrace(*PhillyText(), kPhilly, std::nullopt, d), {});
   ReplayOptions o;

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "cluster/topology.h"
+#include "scheduling/topology.h"
 #include "util/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -24,14 +24,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::abort();
   int64_t gpus = 0, nodes = 0;
   for (const paratune::NodeType& ty : t.types) {
-    if (ty.count <= 0 || ty.gpus_per_node <= 0 || ty.gpus_per_node > paratune::kMaxGpusPerNode) std::abort();
-    if (ty.nodes_per_domain <= 0 || ty.nodes_per_leaf < 0 || !(ty.spine_oversubscription >= 1)) std::abort();
+    if (ty.count <= 0 || ty.fabric.gpus_per_node <= 0 || ty.fabric.gpus_per_node > paratune::kMaxGpusPerNode)
+      std::abort();
+    if (ty.nodes_per_domain() <= 0 || ty.fabric.nodes_per_leaf < 0 || !(ty.fabric.spine_oversubscription >= 1))
+      std::abort();
     if (ty.priced) {
       const paratune::Fabric& f = ty.fabric;
-      if (f.gpus_per_node != ty.gpus_per_node || f.nics_per_node <= 0 || !(f.net_bytes_per_s() > 0)) std::abort();
+      if (f.nics_per_node != f.gpus_per_node || !(f.net_bytes_per_s() > 0)) std::abort();
       if (f.nvlink_domain <= 0 || (f.nvlink_domain < f.gpus_per_node && f.nvlink_domain != 1)) std::abort();
     }
-    gpus += int64_t{ty.count} * ty.gpus_per_node;
+    gpus += int64_t{ty.count} * ty.fabric.gpus_per_node;
     nodes += ty.count;
   }
   if (gpus != t.total_gpus || nodes != static_cast<int64_t>(t.nodes.size())) std::abort();

@@ -10,7 +10,7 @@
 namespace paratune::cli_test {
 namespace {
 
-// Hand-made native trace: the preemption case of src/cluster/replay_test.cc on one node, plus
+// Hand-made native trace: the preemption case of src/scheduling/replay_test.cc on one node, plus
 // a 4-GPU job.
 constexpr const char* kTrace =
     "name,submit_s,gpus,run_s,class,checkpoint_interval_s,restart_overhead_s\n"

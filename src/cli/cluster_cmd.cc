@@ -12,7 +12,7 @@
 #include "cli/deprecated_flag.h"
 #include "cli/terminal_progress.h"
 #include "cli/output_file.h"
-#include "cluster/cluster_request.h"
+#include "scheduling/cluster_request.h"
 #include "util/error.h"
 #include "util/json_document.h"
 

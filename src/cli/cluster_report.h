@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "cluster/cluster_json.h"
+#include "scheduling/cluster_json.h"
 
 namespace paratune::cli {
 

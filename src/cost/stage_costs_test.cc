@@ -9,7 +9,7 @@
 #include <algorithm>
 
 #include "hardware/hardware_catalog.h"
-#include "layout/rules.h"
+#include "layout/constraints.h"
 #include "model/catalog.h"
 
 namespace paratune {

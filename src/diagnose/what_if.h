@@ -1,7 +1,7 @@
 // What the cost model predicts for a variant of the planned run (another layout or training
 // shape on the same model and cluster): the shared step of the plan rules (tp_too_large,
 // pipeline_bubble, recompute_unneeded, expert_imbalance, slow_kernels). A variant must pass the
-// layout rules (layout/rules.h) and, to be proposed, fit in memory with the planner's headroom.
+// layout rules (layout/constraints.h) and, to be proposed, fit in memory with the planner's headroom.
 #pragma once
 
 #include <optional>

@@ -1,6 +1,6 @@
 #include "emit/emit_layout.h"
 
-#include "layout/rules.h"
+#include "layout/constraints.h"
 #include "util/error.h"
 
 namespace paratune {

@@ -6,7 +6,7 @@
 
 #include "emit/emit.h"
 #include "hardware/hardware_catalog.h"
-#include "layout/rules.h"
+#include "layout/constraints.h"
 #include "model/catalog.h"
 #include "plan/planner.h"
 #include "scenario/default_scenario.h"

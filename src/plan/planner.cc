@@ -12,7 +12,7 @@
 
 #include "cost/stage_costs.h"
 #include "layout/pipeline_split.h"
-#include "layout/rules.h"
+#include "layout/constraints.h"
 #include "plan/explain.h"
 #include "plan/ranking.h"
 #include "plan/step_cost_cache.h"
@@ -59,7 +59,7 @@ void CheckPin(const std::optional<int>& v, const char* field, int lo, int hi = 1
     throw InputError(fmt::format("`{}` must be between {} and {}, got {}", field, lo, hi, *v));
 }
 
-// The levels of the enumeration, outermost first: a rule of the table (layout/rules.h) is
+// The levels of the enumeration, outermost first: a constraint of the table (layout/constraints.h) is
 // applied at the first level where every dimension it reads is fixed.
 constexpr uint32_t kFixedAtStart = kDimSwitches;
 // Micro-batch sizes up to this are tried whenever they divide the per-DP batch; beyond, powers of
@@ -102,10 +102,11 @@ class Search {
     uint32_t fixed = kFixedAtStart;
     for (size_t i = 0; i < std::size(kLevels); ++i) {
       fixed |= kLevels[i];
-      level_rules_[i] = RulesReading(kLevels[i], fixed);
+      level_rules_[i] = ConstraintsReading(kLevels[i], fixed);
     }
     // Rules that read only what is fixed from the start run with the first level.
-    for (const LayoutRule* rule : RulesReading(kFixedAtStart, kFixedAtStart)) level_rules_[0].push_back(rule);
+    for (const LayoutConstraint* rule : ConstraintsReading(kFixedAtStart, kFixedAtStart))
+      level_rules_[0].push_back(rule);
   }
 
   PlanResult Run() {
@@ -160,7 +161,7 @@ class Search {
       if (v < 0) throw InputError(fmt::format("`{}` must not be negative, got {}", field, v));
     // The table's size rule on the fixed inputs (the searched sizes are positive by construction).
     const Layout fixed = r_.switches;
-    if (std::string msg = LayoutRules().front().check({m_, r_.cluster, r_.training, fixed, r_.options.rules});
+    if (std::string msg = LayoutConstraints().front().check({m_, r_.cluster, r_.training, fixed, r_.options.rules});
         !msg.empty())
       throw InputError(msg);
   }
@@ -168,9 +169,9 @@ class Search {
   // Applies the rules of `level` to the current partial layout and returns the first that fails
   // (one suffices to drop the branch), recording what it excluded; nullptr when all hold.
   // `shown` names the value in the notes (an enum's name, a split's label); "" prints the number.
-  const LayoutRule* Failing(size_t level, const char* dim, int value, const std::string& shown = "") {
-    const RuleInput in{m_, r_.cluster, t_, l_, r_.options.rules};
-    for (const LayoutRule* rule : level_rules_[level]) {
+  const LayoutConstraint* Failing(size_t level, const char* dim, int value, const std::string& shown = "") {
+    const ConstraintInput in{m_, r_.cluster, t_, l_, r_.options.rules};
+    for (const LayoutConstraint* rule : level_rules_[level]) {
       std::string msg = rule->check(in);
       if (msg.empty()) continue;
       Exclusion& x = excluded_[rule->id];
@@ -324,15 +325,15 @@ class Search {
     bool any = false, batch = false;
     for (size_t i = 0; i < mbs.size(); ++i) {
       l_.mbs = mbs[i];
-      if (const LayoutRule* rule = Failing(kLMbs, "mbs", mbs[i])) {
+      if (const LayoutConstraint* rule = Failing(kLMbs, "mbs", mbs[i])) {
         batch = batch || std::string_view(rule->id) == "batch-divisible";
         continue;
       }
       const StepCosts* sc = nullptr;  // one for every schedule
       for (std::optional<ScheduleKind> sk : ScheduleChoices(l_.pp, l_.vp)) {
         l_.schedule = sk;
-        if (const LayoutRule* rule = Failing(kLSchedule, "schedule", static_cast<int>(l_.pipeline_schedule()),
-                                             ScheduleName(l_.pipeline_schedule()))) {
+        if (const LayoutConstraint* rule = Failing(kLSchedule, "schedule", static_cast<int>(l_.pipeline_schedule()),
+                                                   ScheduleName(l_.pipeline_schedule()))) {
           batch = batch || std::string_view(rule->id) == "batch-divisible";
           continue;
         }
@@ -569,7 +570,7 @@ class Search {
                             {&r_.mbs, "mbs"}})
       if (*pin) add("pinned", fmt::format("{} pinned to {}", dim, **pin));
     // Rules in table order.
-    for (const LayoutRule& rule : LayoutRules()) {
+    for (const LayoutConstraint& rule : LayoutConstraints()) {
       auto it = excluded_.find(rule.id);
       if (it == excluded_.end()) continue;
       const Exclusion& x = it->second;
@@ -622,7 +623,7 @@ class Search {
   const ModelSpec& m_;
   const GpuSpec& g_;
   const int domain_;
-  std::vector<const LayoutRule*> level_rules_[std::size(kLevels)];
+  std::vector<const LayoutConstraint*> level_rules_[std::size(kLevels)];
   Training t_;
   Layout l_;
   PlanResult res_;

@@ -1,7 +1,7 @@
 // Plan: the search of `paratune plan`. Enumerates every layout the rules allow (tp, pp, vp, the
 // pipeline split and schedule, cp, ep, etp, ZeRO stage, recomputation, micro-batch, precision),
-// applying each rule of the table
-// (layout/rules.h) as soon as the dimensions it reads are fixed, estimates each valid layout,
+// applying each constraint of the table
+// (layout/constraints.h) as soon as the dimensions it reads are fixed, estimates each valid layout,
 // keeps those that fit in memory with the requested headroom, ranks them (plan/ranking.h) and
 // says where a rule of the craft decided. docs/planner.md describes the search and its pruning.
 #pragma once

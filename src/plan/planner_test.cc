@@ -9,7 +9,7 @@
 #include <random>
 
 #include "hardware/hardware_catalog.h"
-#include "layout/rules.h"
+#include "layout/constraints.h"
 #include "model/catalog.h"
 #include "plan/explain.h"
 #include "plan/plan_json.h"

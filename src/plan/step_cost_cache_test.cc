@@ -6,7 +6,7 @@
 
 #include "hardware/hardware_catalog.h"
 #include "layout/pipeline_split.h"
-#include "layout/rules.h"
+#include "layout/constraints.h"
 #include "model/catalog.h"
 
 namespace paratune {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "cluster/cluster_request.h"
+#include "scheduling/cluster_request.h"
 #include "diagnose/analyze_request.h"
 #include "plan/plan_search.h"
 #include "step/simulate_request.h"

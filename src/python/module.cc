@@ -15,7 +15,7 @@
 
 #include <pybind11/stl.h>
 
-#include "cluster/cluster_request.h"
+#include "scheduling/cluster_request.h"
 #include "diagnose/analyze_request.h"
 #include "diagnose/diagnose_json.h"
 #include "diagnose/diagnose_request.h"

@@ -7,7 +7,7 @@
 
 #include "hardware/cluster.h"
 #include "layout/layout.h"
-#include "layout/rules.h"
+#include "layout/constraints.h"
 #include "model/model_spec.h"
 #include "scenario/scenario_request.h"
 
@@ -18,7 +18,7 @@ struct Scenario {
   ClusterSpec cluster;
   Training training;
   Layout layout;
-  RuleOptions rules;
+  ConstraintOptions rules;
 };
 
 // Throws InputError naming the flag at fault.

@@ -12,7 +12,7 @@
 #include "cost/stage_passes.h"
 #include "hardware/cluster.h"
 #include "layout/layout.h"
-#include "layout/rules.h"
+#include "layout/constraints.h"
 #include "model/model_spec.h"
 #include "schema/step_time.h"
 
@@ -102,7 +102,7 @@ struct Estimate {
 };
 
 struct EstimateOptions {
-  RuleOptions rules;
+  ConstraintOptions rules;
   StateBytesPerParam state_bytes;
 };
 

@@ -10,7 +10,7 @@
 #include <random>
 
 #include "hardware/hardware_catalog.h"
-#include "layout/rules.h"
+#include "layout/constraints.h"
 #include "model/catalog.h"
 #include "step/compose.h"
 

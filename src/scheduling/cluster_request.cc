@@ -1,0 +1,83 @@
+#include "scheduling/cluster_request.h"
+
+#include <algorithm>
+#include <sstream>
+#include <vector>
+
+#include "scheduling/policy.h"
+#include "scheduling/speed_model.h"
+#include "scheduling/job_history_reader.h"
+#include "model/catalog.h"
+#include "util/error.h"
+#include "util/file.h"
+
+namespace paratune {
+namespace {
+
+std::vector<std::string> SplitList(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+std::vector<const PolicyInfo*> Policies(const std::string& list) {
+  std::vector<const PolicyInfo*> policies;
+  for (const auto& name : SplitList(list)) {
+    const PolicyInfo* p = &FindPolicy(name);
+    if (std::find(policies.begin(), policies.end(), p) != policies.end())
+      throw InputError("--policy: '" + name + "' is named twice (each policy is replayed once)");
+    policies.push_back(p);
+  }
+  if (policies.empty()) throw InputError("--policy: no policy given");
+  return policies;
+}
+
+JobTraceDefaults Defaults(const ClusterRequest& r, const ClusterTopology& topology) {
+  JobTraceDefaults d;
+  if (r.checkpoint_interval_s >= 0) d.checkpoint_interval_s = r.checkpoint_interval_s;
+  if (r.restart_overhead_s >= 0) d.restart_overhead_s = r.restart_overhead_s;
+  if (!r.locality.empty()) d.locality = kLocalityNames.Parse(r.locality, "--locality", "locality");
+  if (!r.model.empty()) (void)LoadModel(r.model);  // an unknown model is bad input, not "unpriced"
+  d.model = r.model;
+  d.production_vcs = SplitList(r.production_vcs);
+  d.max_gpus = topology.total_gpus;
+  return d;
+}
+
+}  // namespace
+
+ClusterReplay RunCluster(const ClusterRequest& r) {
+  if (r.nodes && !r.cluster_file.empty())
+    throw InputError("cluster: give --nodes (with --gpu) or --topology, not both");
+  if (!r.nodes && r.cluster_file.empty())
+    throw InputError("cluster: give the cluster: --nodes N [--gpu NAME] or --topology FILE");
+  const HardwareCatalog catalog = HardwareCatalog::BuiltIn();
+  ClusterReplay out;
+  out.topology = std::make_unique<ClusterTopology>(
+      r.cluster_file.empty() ? TopologyFromFlags(catalog, r.gpu, *r.nodes)
+                             : ReadClusterFile(catalog, ReadFile(r.cluster_file), r.cluster_file));
+  const ClusterTopology& topology = *out.topology;
+  const std::vector<const PolicyInfo*> policies = Policies(r.policies);
+  const JobTraceDefaults d = Defaults(r, topology);
+  std::optional<JobTraceFormat> format;
+  if (!r.format.empty()) format = kJobTraceFormatNames.Parse(r.format, "--format", "trace format");
+  JobTrace trace = ReadJobTrace(ReadMaybeGzipFile(r.trace, size_t{1} << 30), r.trace, format, d);
+  out.trace = std::make_unique<JobTrace>(FilterPlaceable(topology, std::move(trace), r.options));
+  ClusterRun& run = out.run;
+  run.topology = out.topology.get();
+  run.trace = out.trace.get();
+  run.options = r.options;
+  SpeedModel speed(topology);
+  for (const PolicyInfo* info : policies) {
+    auto policy = info->make();
+    ReplayResult result = Replay(topology, *out.trace, *policy, &speed, run.options, r.progress);
+    result.metrics.policy = info->name;
+    run.policies.push_back({info->name, std::move(result)});
+  }
+  return out;
+}
+
+}  // namespace paratune

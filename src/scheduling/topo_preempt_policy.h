@@ -1,0 +1,26 @@
+// TopoPreemptPolicy: topo (best fit, EASY backfill) with production jobs first in the queue and
+// allowed to preempt experimental ones. A production head that does not fit evicts whole
+// experimental jobs (gang preemption: every GPU of a victim is freed) that have run at least
+// ReplayOptions::min_run_s, choosing the set that frees a packed placement for it and loses the
+// least work (GPU-seconds since each victim's last checkpoint). A victim goes back to the queue
+// and resumes later from its last checkpoint, paying its restart overhead.
+#pragma once
+
+#include <vector>
+
+#include "scheduling/topo_policy.h"
+
+namespace paratune {
+
+class TopoPreemptPolicy : public TopoPolicy {
+ public:
+  bool by_class() const override { return true; }
+
+ protected:
+  bool TryPreempt(Scheduler& s, int64_t head) override;
+
+  // The cheapest victims that free a packed placement for `head` (empty: none do).
+  static std::vector<int64_t> ChooseVictims(const Scheduler& s, int64_t head);
+};
+
+}  // namespace paratune

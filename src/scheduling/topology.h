@@ -1,0 +1,69 @@
+// ClusterTopology: the shared cluster a job trace is replayed on: nodes of one or more types,
+// each node inside an NVLink domain (1 node on HGX, 18 four-GPU trays on NVL72), domains under
+// leaf switches, leaves under a spine whose uplinks are oversubscribed. Built from the cost
+// model's fabric description (hardware/fabric.h): flags (`--nodes 256 --gpu B300`), a cluster
+// TOML file with one [[nodes]] table per node type, or the Alibaba v2023 node list. Nodes are
+// numbered in order: a type's nodes fill its domains, domains fill its leaves; domains and leaves
+// never mix node types. docs/cluster.md describes the file.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hardware/cluster.h"
+#include "hardware/hardware_catalog.h"
+
+namespace paratune {
+
+struct NodeType {
+  std::string name;     // the [[nodes]] name, or the GPU name when built from flags
+  std::string gpu;      // GPU name as written (catalog name, or a trace's model such as "T4")
+  bool priced = false;  // `gpu` is in the hardware catalog: jobs here can be priced
+  // The one place for the node's shape, for every type: gpus_per_node, nvlink_domain (in GPUs:
+  // gpus_per_node x nodes_per_domain(), or at most the node where the domain is smaller),
+  // nodes_per_leaf (0: all of this type under one leaf) and spine_oversubscription. A priced
+  // type's is the cost model's whole fabric for it, with one NIC per GPU; an unpriced type's
+  // holds just those shape fields.
+  Fabric fabric;
+  GpuSpec gpu_spec;  // the chip (priced types)
+  int count = 0;     // nodes of this type
+
+  // NVLink domain size in nodes: fabric.nvlink_domain / fabric.gpus_per_node, at least 1.
+  int nodes_per_domain() const;
+};
+
+struct ClusterNode {
+  int type = 0;    // index into ClusterTopology::types
+  int domain = 0;  // global NVLink-domain index
+  int leaf = 0;    // global leaf-switch index
+};
+
+struct ClusterTopology {
+  std::vector<NodeType> types;
+  std::vector<ClusterNode> nodes;  // in numbering order
+  int domains = 0;
+  int leaves = 0;
+  int total_gpus = 0;
+  int max_gpus_per_node = 0;
+
+  // "256 nodes of 8 B300 (2048 GPUs), 32 leaves of 8 nodes, spine 1:1" (one line per type).
+  std::string Describe() const;
+};
+
+// The numbering of nodes, domains and leaves from a list of node types (count, sizes filled).
+// Throws InputError on a non-positive count or size, or more than kMaxClusterNodes nodes.
+ClusterTopology BuildTopology(std::vector<NodeType> types);
+
+// `nodes` nodes of the GPU's reference system (its fabric from the catalog).
+ClusterTopology TopologyFromFlags(const HardwareCatalog& catalog, const std::string& gpu, int nodes);
+
+// A cluster TOML file (docs/cluster.md) or the Alibaba v2023 node list CSV
+// (`sn,cpu_milli,memory_mib,gpu,model`), told apart by content. Throws InputError naming the
+// file, line and field.
+ClusterTopology ReadClusterFile(const HardwareCatalog& catalog, std::string_view text, const std::string& where);
+
+inline constexpr int kMaxClusterNodes = 1 << 17;
+inline constexpr int kMaxGpusPerNode = 1024;
+
+}  // namespace paratune

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/cluster_report.h"
+#include "cli/cluster_text.h"
 #include "cli/commands.h"
 #include "cli/terminal_progress.h"
 #include "cli/output_file.h"

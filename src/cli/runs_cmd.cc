@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "cli/runs_report.h"
+#include "cli/runs_text.h"
 #include "cli/output_file.h"
 #include "hardware/hardware_catalog.h"
 #include "runs/csv_import.h"

@@ -5,7 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "cli/analyze_report.h"
+#include "cli/analyze_text.h"
 #include "cli/commands.h"
 #include "cli/terminal_progress.h"
 #include "cli/scenario_flags.h"

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/cluster_report.h"
+#include "cli/cluster_text.h"
 #include "cli/commands.h"
 #include "cli/deprecated_flag.h"
 #include "cli/terminal_progress.h"
@@ -20,7 +20,7 @@ namespace paratune::cli {
 namespace {
 
 struct ClusterFlags {
-  ClusterRequest request;  // the library's defaults (cluster/cluster_request.h)
+  ClusterRequest request;  // the library's defaults (scheduling/cluster_request.h)
   int nodes = 0;
   bool json = false, quiet = false;
   std::string series_out, trace_out, jobs_out;

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "cli/diagnose_report.h"
+#include "cli/diagnose_text.h"
 #include "cli/scenario_flags.h"
 #include "cli/terminal_progress.h"
 #include "diagnose/diagnose_request.h"

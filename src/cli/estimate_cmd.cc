@@ -5,7 +5,7 @@
 
 #include "cli/commands.h"
 #include "plan/fitting_change.h"
-#include "cli/estimate_report.h"
+#include "cli/estimate_text.h"
 #include "cli/scenario_flags.h"
 #include "cli/time_to_train_cli.h"
 #include "step/estimate_json.h"

@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "cli/commands.h"
-#include "cli/plan_report.h"
+#include "cli/plan_text.h"
 #include "cli/terminal_progress.h"
 #include "cli/scenario_flags.h"
 #include "cli/time_to_train_cli.h"

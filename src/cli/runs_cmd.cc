@@ -10,7 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/deprecated_flag.h"
-#include "cli/runs_report.h"
+#include "cli/runs_text.h"
 #include "cli/output_file.h"
 #include "hardware/hardware_catalog.h"
 #include "runs/csv_import.h"

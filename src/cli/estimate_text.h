@@ -1,4 +1,4 @@
-// The human-readable report of an Estimate.
+// The human-readable text of an Estimate.
 #pragma once
 
 #include <optional>

@@ -1,4 +1,4 @@
-// The human-readable report of a TraceAnalysis: per-rank GPU time, stragglers, one rank in detail
+// The human-readable text of a TraceAnalysis: per-rank GPU time, stragglers, one rank in detail
 // (kernel types and categories, top kernels, collectives, idle time, launches, iterations) and,
 // when a layout was given, the measured figures beside the cost model's.
 #pragma once

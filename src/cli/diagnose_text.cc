@@ -1,4 +1,4 @@
-#include "cli/diagnose_report.h"
+#include "cli/diagnose_text.h"
 
 #include <cmath>
 #include <map>

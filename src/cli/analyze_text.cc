@@ -1,4 +1,4 @@
-#include "cli/analyze_report.h"
+#include "cli/analyze_text.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "cli/estimate_report.h"
+#include "cli/estimate_text.h"
 
 #include <fmt/format.h>
 

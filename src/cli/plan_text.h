@@ -1,4 +1,4 @@
-// The human-readable report of a plan: the ranked table, where rules decided, and why #1 wins.
+// The human-readable text of a plan: the ranked table, where rules decided, and why #1 wins.
 #pragma once
 
 #include <optional>

@@ -1,4 +1,4 @@
-#include "cli/cluster_report.h"
+#include "cli/cluster_text.h"
 
 #include <fmt/format.h>
 

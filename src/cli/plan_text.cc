@@ -1,4 +1,4 @@
-#include "cli/plan_report.h"
+#include "cli/plan_text.h"
 
 #include <fmt/format.h>
 

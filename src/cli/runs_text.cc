@@ -1,4 +1,4 @@
-#include "cli/runs_report.h"
+#include "cli/runs_text.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-// The readable report of `paratune diagnose`: a table of the findings ranked by the throughput
+// The readable text of `paratune diagnose`: a table of the findings ranked by the throughput
 // they cost, then each finding with its numbers, where it was seen and the change to make.
 #pragma once
 

@@ -295,14 +295,8 @@ nlohmann::json AnalysisJson(const TraceAnalysis& a) {
 }
 
 TraceAnalysis AnalysisFromJson(const nlohmann::json& doc, const std::string& where) {
-  if (!doc.is_object()) throw InputError(where + ": not a JSON object (expected " + kAnalyzeSchema + ")");
-  const JsonFields f(doc, where);
-  const JsonView root(f, doc, "");
-  JsonReader r(root);
-  if (const std::string schema = root.String("schema"); schema != kAnalyzeSchema)
-    f.Fail("schema", "is '" + schema + "', not " + std::string(kAnalyzeSchema));
-  TraceAnalysis a;
-  AnalysisFields(a, r);
+  TraceAnalysis a =
+      ReadDocument<TraceAnalysis>(doc, where, kAnalyzeSchema, [](auto& x, auto& r) { AnalysisFields(x, r); });
   for (const StragglerRank& s : a.stragglers.ranks)
     if (s.straggler) a.stragglers.stragglers.push_back(s.rank);
   return a;

@@ -4,7 +4,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "util/error.h"
 #include "util/json_two_way.h"
 #include "util/timestamp.h"
 
@@ -116,15 +115,7 @@ nlohmann::json DiagnosisJson(const Diagnosis& d) {
 }
 
 Diagnosis DiagnosisFromJson(const nlohmann::json& doc, const std::string& where) {
-  if (!doc.is_object()) throw InputError(where + ": not a JSON object (expected " + kDiagnoseSchema + ")");
-  const JsonFields f(doc, where);
-  const JsonView root(f, doc, "");
-  if (const std::string schema = root.String("schema"); schema != kDiagnoseSchema)
-    f.Fail("schema", "is '" + schema + "', not " + std::string(kDiagnoseSchema));
-  Diagnosis d;
-  JsonReader r(root);
-  DiagnosisFields(d, r);
-  return d;
+  return ReadDocument<Diagnosis>(doc, where, kDiagnoseSchema, [](auto& x, auto& r) { DiagnosisFields(x, r); });
 }
 
 }  // namespace paratune

@@ -31,6 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/enum_names.h"
+#include "util/error.h"
 #include "util/json_fields.h"
 
 namespace paratune {
@@ -228,5 +229,19 @@ class JsonReader {
 
   JsonView v_;
 };
+
+// A whole document: an object whose "schema" member is `schema`, read by its field list
+// `fields(x, reader)`. Throws InputError naming the file (and the field).
+template <class T, class Fields>
+T ReadDocument(const nlohmann::json& doc, const std::string& where, const std::string& schema, Fields&& fields) {
+  if (!doc.is_object()) throw InputError(where + ": not a JSON object (expected " + schema + ")");
+  const JsonFields f(doc, where);
+  const JsonView root(f, doc, "");
+  if (const std::string s = root.String("schema"); s != schema) f.Fail("schema", "is '" + s + "', not " + schema);
+  T x;
+  JsonReader r(root);
+  fields(x, r);
+  return x;
+}
 
 }  // namespace paratune

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "step/estimate_fields.h"
 #include "step/estimate_json.h"
 #include "model/model_spec.h"
 
@@ -61,7 +62,8 @@ json RankedToJson(const std::vector<Estimate>& list, const std::optional<Trainin
                 {"comm_share", e.comm_share},
                 {"bubble_rate", e.bubble_rate},
                 {"time", TimeBreakdownToJson(e.time)}};
-    AddMfuMembers(row, e);
+    JsonWriter w(row);
+    estimate_fields::MfuFields(e, w);
     row["time_to_train"] = TimeToTrainToJson(budget, e);
     ranked.push_back(std::move(row));
   }

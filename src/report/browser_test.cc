@@ -29,6 +29,7 @@
 #include "report/report.h"
 #include "report/serve.h"
 #include "util/test_util.h"
+#include "report/test_documents.h"
 
 namespace paratune::browser {
 namespace {
@@ -574,18 +575,7 @@ TEST(Chromium, ChartPageFollowsTheDomContractInLightAndDarkMode) {
   }
 }
 
-nlohmann::json PlanLayout(int tp, int pp, int dp) {
-  return {{"tp", tp},
-          {"pp", pp},
-          {"vp", 1},
-          {"cp", 1},
-          {"ep", 1},
-          {"dp", dp},
-          {"zero", 1},
-          {"micro_batch", 1},
-          {"recompute", "none"},
-          {"precision", "bf16"}};
-}
+nlohmann::json PlanLayout(int tp, int pp, int dp) { return report_test::LayoutDoc(tp, pp, dp); }
 
 // A report of a plan (three ranked layouts) and a simulation (4 stages, 4 micro-batches), both
 // hand-made documents of their schemas (docs/json.md), as the reader sees it in Chromium.

@@ -8,6 +8,7 @@
 #include "report/scale.h"
 #include "report/sections.h"
 #include "report/svg.h"
+#include "step/estimate_json.h"
 
 namespace paratune {
 
@@ -143,7 +144,8 @@ std::string RenderPlanSection(const ReportInput& in) {
   html += PlanRankedHtml(f, id, ranked);
   html += PlanExplanationHtml(f);
   html += PlanSweepHtml(f, id);
-  if (f.Find("winner")) html += "<h3>The winner</h3>\n" + EstimateCharts(f, "winner", id + "-winner");
+  if (const nlohmann::json* winner = f.Find("winner"))
+    html += "<h3>The winner</h3>\n" + EstimateCharts(EstimateFromJson(JsonView(f, *winner, "winner")), id + "-winner");
   return html;
 }
 

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "analysis/analysis_json.h"
+#include "report/test_documents.h"
 #include "schema/memory_breakdown.h"
 #include "schema/step_time.h"
 #include "util/error.h"
@@ -42,53 +43,9 @@ std::vector<double> BarValues(const std::string& figure) {
   return out;
 }
 
-nlohmann::json Layout(int tp, int pp, int dp) {
-  return {{"tp", tp},
-          {"pp", pp},
-          {"vp", 1},
-          {"cp", 1},
-          {"ep", 1},
-          {"dp", dp},
-          {"zero", 1},
-          {"micro_batch", 1},
-          {"recompute", "none"},
-          {"precision", "bf16"}};
-}
+nlohmann::json Layout(int tp, int pp, int dp) { return report_test::LayoutDoc(tp, pp, dp); }
 
-nlohmann::json Estimate() {
-  nlohmann::json stages = nlohmann::json::array();
-  for (int s = 0; s < 2; ++s)
-    stages.push_back({{"stage", s},
-                      {"memory",
-                       {{"params_bytes", 10e9},
-                        {"grads_bytes", 5e9},
-                        {"optimizer_bytes", 20e9},
-                        {"activations_bytes", 30e9 + s * 1e9},
-                        {"runtime_bytes", 2e9}}}});
-  return {{"schema", "paratune.estimate/1"},
-          {"model", {{"name", "llama-3.1-8b"}}},
-          {"cluster", {{"gpu", "H100"}, {"gpus", 16}}},
-          {"layout", Layout(2, 2, 4)},
-          {"throughput",
-           {{"step_time_s", 2.0},
-            {"tokens_per_s_per_gpu", 3000},
-            {"mfu", 0.4},
-            {"comm_share", 0.1},
-            {"bubble_rate", 0.05}}},
-          {"time",
-           {{"compute_s", 1.5},
-            {"recompute_s", 0.25},
-            {"tp_comm_s", 0.125},
-            {"dp_comm_s", 0.0625},
-            {"bubble_s", 0.25},
-            {"optimizer_s", 0.0625},
-            {"total_s", 2.0}}},
-          {"stages", stages},
-          {"memory", {{"capacity_bytes", 80e9}, {"peak_bytes", 68e9}}},
-          {"links",
-           {{{"link", "scale_up"}, {"stage", 0}, {"utilisation", 0.5}},
-            {{"link", "scale_out"}, {"stage", 1}, {"utilisation", 0.75}}}}};
-}
+nlohmann::json Estimate() { return report_test::EstimateDoc(); }
 
 std::string Render(const nlohmann::json& doc, const std::string& path = "in.json", bool compare = false,
                    const nlohmann::json* other = nullptr) {

@@ -5,6 +5,7 @@
 #include "report/report.h"
 #include "report/sections.h"
 #include "report/svg.h"
+#include "step/estimate_json.h"
 
 namespace paratune {
 
@@ -30,19 +31,21 @@ const SectionKind* FindSectionKind(const std::string& schema) {
   return nullptr;
 }
 
-std::string LayoutLabel(const JsonView& l) {
-  std::string s = fmt::format("tp {} pp {}", l.NumberOr("tp", 1), l.NumberOr("pp", 1));
-  if (l.NumberOr("vp", 1) > 1) s += fmt::format(" vp {}", l.Number("vp"));
-  if (l.NumberOr("cp", 1) > 1) s += fmt::format(" cp {}", l.Number("cp"));
-  if (l.NumberOr("ep", 1) > 1) s += fmt::format(" ep {}", l.Number("ep"));
-  s += fmt::format(" dp {}", l.NumberOr("dp", 1));
-  if (l.Find("zero")) s += fmt::format(" zero {}", l.NumberOr("zero", 0));
-  if (l.Find("micro_batch")) s += fmt::format(" mbs {}", l.NumberOr("micro_batch", 1));
-  const std::string rc = l.StringOr("recompute", "none");
-  if (rc != "none") s += " " + rc;
-  const std::string prec = l.StringOr("precision", "");
-  if (!prec.empty()) s += " " + prec;
-  return s;
+std::string LayoutLabel(const Layout& l, const Training& t) {
+  std::string s = fmt::format("tp {} pp {}", l.tp, l.pp);
+  if (l.vp > 1) s += fmt::format(" vp {}", l.vp);
+  if (l.cp > 1) s += fmt::format(" cp {}", l.cp);
+  if (l.ep > 1) s += fmt::format(" ep {}", l.ep);
+  s += fmt::format(" dp {} zero {} mbs {}", l.dp, l.zero, l.mbs);
+  if (l.recompute != Recompute::kNone) s += std::string(" ") + RecomputeName(l.recompute);
+  return s + " " + PrecisionName(t.precision);
+}
+
+std::string LayoutLabel(const JsonView& layout) {
+  Layout l;
+  Training t;
+  ReadLayout(layout, l, t);
+  return LayoutLabel(l, t);
 }
 
 std::string ChartId(const std::string& path, const std::string& chart) {

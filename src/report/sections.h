@@ -4,8 +4,9 @@
 
 #include <string>
 
-#include "util/json_fields.h"
 #include "report/report.h"
+#include "step/estimate.h"
+#include "util/json_fields.h"
 
 namespace paratune {
 
@@ -21,11 +22,13 @@ std::string RenderRunShowSection(const ReportInput& in);
 std::string RenderRunsCompareSection(const ReportInput& in);
 std::string RenderRunsBaselinesSection(const ReportInput& in);
 
-// The charts of one paratune.estimate/1 document found at `prefix` ("" or "winner"), with DOM
-// ids starting `id` (the plan section draws its winner with these).
-std::string EstimateCharts(const JsonFields& f, const std::string& prefix, const std::string& id);
+// The charts of one estimate (a paratune.estimate/1 document, or a plan's winner), with DOM ids
+// starting `id` (the plan section draws its winner with these).
+std::string EstimateCharts(const Estimate& e, const std::string& id);
 
-// "tp 2 pp 4 vp 3 dp 16 zero 1 mbs 1 sel" from a layout object.
+// "tp 2 pp 4 vp 3 dp 16 zero 1 mbs 1 selective bf16": a layout and its precision, short.
+std::string LayoutLabel(const Layout& l, const Training& t);
+// The same from a document's `layout` object (step/estimate_json.h ReadLayout).
 std::string LayoutLabel(const JsonView& layout);
 
 // A DOM id from a file name and a chart name: lower case [a-z0-9-].

@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/report.h"
+#include "report/test_documents.h"
 #include "util/test_util.h"
 
 namespace paratune {
@@ -35,48 +36,7 @@ using std::chrono::milliseconds;
 // An estimate document as `paratune estimate --json` writes it (docs/json.md,
 // paratune.estimate/1); `marker` (the model's name) and `tokens_per_s` tell versions apart.
 nlohmann::json Document(const std::string& marker, double tokens_per_s = 3000) {
-  nlohmann::json stages = nlohmann::json::array();
-  for (int s = 0; s < 2; ++s)
-    stages.push_back({{"stage", s},
-                      {"memory",
-                       {{"params_bytes", 10e9},
-                        {"grads_bytes", 5e9},
-                        {"optimizer_bytes", 20e9},
-                        {"activations_bytes", 30e9 + s * 1e9},
-                        {"runtime_bytes", 2e9}}}});
-  return {{"schema", "paratune.estimate/1"},
-          {"model", {{"name", marker}}},
-          {"cluster", {{"gpu", "H100"}, {"gpus", 16}}},
-          {"layout",
-           {{"tp", 2},
-            {"pp", 2},
-            {"vp", 1},
-            {"cp", 1},
-            {"ep", 1},
-            {"dp", 4},
-            {"zero", 1},
-            {"micro_batch", 1},
-            {"recompute", "none"},
-            {"precision", "bf16"}}},
-          {"throughput",
-           {{"step_time_s", 2.0},
-            {"tokens_per_s_per_gpu", tokens_per_s},
-            {"mfu", 0.4},
-            {"comm_share", 0.1},
-            {"bubble_rate", 0.05}}},
-          {"time",
-           {{"compute_s", 1.5},
-            {"recompute_s", 0.25},
-            {"tp_comm_s", 0.125},
-            {"dp_comm_s", 0.0625},
-            {"bubble_s", 0.25},
-            {"optimizer_s", 0.0625},
-            {"total_s", 2.0}}},
-          {"stages", stages},
-          {"memory", {{"capacity_bytes", 80e9}, {"peak_bytes", 68e9}}},
-          {"links",
-           {{{"link", "scale_up"}, {"stage", 0}, {"utilisation", 0.5}},
-            {{"link", "scale_out"}, {"stage", 1}, {"utilisation", 0.75}}}}};
+  return report_test::EstimateDoc(marker, tokens_per_s);
 }
 
 // The page serve should answer for NAME holding `doc`.

@@ -1,49 +1,45 @@
-// paratune.estimate/1 (docs/json.md): the cost model's prediction for one layout. Predicted
-// figures: throughput.{mfu, hfu, tokens_per_s_per_gpu, step_time_s, comm_share, bubble_rate},
-// tokens per hour = throughput.tokens_per_s x 3600, memory.peak_bytes, and the step-time
-// breakdown time.* (the terms of schema/step_time.h, each into the metric it names).
+// paratune.estimate/1 (docs/json.md): the cost model's prediction for one layout, read back into
+// the Estimate that wrote it (step/estimate_json.h). Predicted figures: throughput.{mfu, hfu,
+// tokens_per_s_per_gpu, step_time_s, comm_share, bubble_rate}, tokens per hour = tokens_per_s x
+// 3600, memory.peak_bytes, and the step-time breakdown (the terms of schema/step_time.h, each
+// into the metric it names).
 #include <map>
 #include <optional>
 #include <stdexcept>
 
+#include <nlohmann/json.hpp>
+
 #include "runs/source_reader.h"
 #include "schema/step_time.h"
+#include "step/estimate_json.h"
 
 namespace paratune {
 
 void ReadEstimateJson(const nlohmann::json& doc, const std::string& where, const std::string& json_path,
                       RunRecord& into) {
-  using V = nlohmann::json::value_t;
-  auto path = [&](const char* k) { return json_path.empty() ? std::string(k) : json_path + "." + k; };
-  const auto& model = JsonMember(doc, "model", where, json_path, V::object);
-  into.model = JsonMember(model, "name", where, path("model"), V::string).get<std::string>();
-  const auto& cluster = JsonMember(doc, "cluster", where, json_path, V::object);
-  into.gpu = JsonMember(cluster, "gpu", where, path("cluster"), V::string).get<std::string>();
-  into.gpus = static_cast<int64_t>(JsonNumber(cluster, "gpus", where, path("cluster")));
-  into.layout_json = JsonMember(doc, "layout", where, json_path, V::object).dump();
-  const auto& t = JsonMember(doc, "throughput", where, json_path, V::object);
-  const std::string tp = path("throughput");
+  const JsonFields fields(doc, where);
+  const Estimate e = EstimateFromJson(JsonView(fields, doc, json_path));
+  into.model = e.model;
+  into.gpu = e.gpu;
+  into.gpus = e.gpus;
+  into.layout_json = doc.at("layout").dump();  // the layout as the document gives it
   auto predict = [&](Metric m, double v) { into[m].predicted = v; };
-  predict(Metric::kMfu, JsonNumber(t, "mfu", where, tp));
-  predict(Metric::kHfu, JsonNumber(t, "hfu", where, tp));
-  predict(Metric::kTokensPerSPerGpu, JsonNumber(t, "tokens_per_s_per_gpu", where, tp));
-  predict(Metric::kTokensPerHour, JsonNumber(t, "tokens_per_s", where, tp) * 3600.0);
-  predict(Metric::kStepTime, JsonNumber(t, "step_time_s", where, tp));
-  predict(Metric::kCommShare, JsonNumber(t, "comm_share", where, tp));
-  predict(Metric::kBubbleShare, JsonNumber(t, "bubble_rate", where, tp));
-  const auto& mem = JsonMember(doc, "memory", where, json_path, V::object);
-  predict(Metric::kPeakMemory, JsonNumber(mem, "peak_bytes", where, path("memory")));
-  const auto& time = JsonMember(doc, "time", where, json_path, V::object);
-  const std::string tm = path("time");
+  predict(Metric::kMfu, e.mfu);
+  predict(Metric::kHfu, e.hfu);
+  predict(Metric::kTokensPerSPerGpu, e.tokens_per_s_per_gpu);
+  predict(Metric::kTokensPerHour, e.tokens_per_s * 3600.0);
+  predict(Metric::kStepTime, e.step_time_s);
+  predict(Metric::kCommShare, e.comm_share);
+  predict(Metric::kBubbleShare, e.bubble_rate);
+  predict(Metric::kPeakMemory, e.peak_memory_bytes);
   // Each step-time term into the metric schema/step_time.h names for it, summed where terms
   // share one (offload has no metric of its own: it is counted in "other", so the terms still
-  // add up to the step). A term added after the schema's first version is 0 where absent.
+  // add up to the step). A term added after the schema's first version reads as 0 where absent.
   std::map<Metric, double> terms;
   for (const StepTerm& term : kStepTerms) {
     const std::optional<Metric> m = MetricByName(term.registry_metric);
     if (!m) throw std::logic_error(std::string("step term ") + term.key + " names no registry metric");
-    double& sum = terms[*m];
-    if (!term.added || time.contains(term.key)) sum += JsonNumber(time, term.key, where, tm);
+    terms[*m] += e.time.*term.value;
   }
   for (const auto& [m, v] : terms) predict(m, v);
 }

@@ -1,0 +1,61 @@
+// Documents the report's tests draw (hand-made values, written by the producers' own writers so
+// they are whole documents of their schemas, docs/json.md): a layout and an estimate whose terms
+// are powers of two, so that a lost or doubled value shows in the charts' sums.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "step/estimate_json.h"
+
+namespace paratune::report_test {
+
+// The `layout` object of a layout of tp x pp x dp (ZeRO 1, micro-batch 1, no recomputation, BF16).
+inline nlohmann::json LayoutDoc(int tp, int pp, int dp) {
+  struct Layout l;
+  l.tp = tp;
+  l.pp = pp;
+  l.dp = dp;
+  return LayoutToJson(l, Training{});
+}
+
+// An estimate of `model` on 16 H100 at tp 2 pp 2 dp 4: step 2 s at `tokens_per_s` per GPU, MFU
+// 40%, two stages of 67 and 68 GB against 80 GB, the scale-up link half busy on stage 0 and the
+// scale-out link three quarters on stage 1.
+inline nlohmann::json EstimateDoc(const std::string& model = "llama-3.1-8b", double tokens_per_s = 3000) {
+  struct Estimate e;
+  e.model = model;
+  e.gpu = "H100";
+  e.gpus = 16;
+  e.layout.tp = 2;
+  e.layout.pp = 2;
+  e.layout.dp = 4;
+  e.step_time_s = 2.0;
+  e.tokens_per_s_per_gpu = tokens_per_s;
+  e.mfu = 0.4;
+  e.comm_share = 0.1;
+  e.bubble_rate = 0.05;
+  e.time.compute_s = 1.5;
+  e.time.recompute_s = 0.25;
+  e.time.tp_s = 0.125;
+  e.time.dp_s = 0.0625;
+  e.time.bubble_s = 0.25;
+  e.time.optimizer_s = 0.0625;
+  for (int s = 0; s < 2; ++s) {
+    StageEstimate& st = e.stages.emplace_back();
+    st.index = s;
+    st.memory.params = 10e9;
+    st.memory.grads = 5e9;
+    st.memory.optimizer = 20e9;
+    st.memory.activations = 30e9 + s * 1e9;
+    st.memory.runtime = 2e9;
+  }
+  e.capacity_bytes = 80e9;
+  e.peak_memory_bytes = 68e9;
+  e.links = {{.link = "scale_up", .stage = 0, .utilisation = 0.5},
+             {.link = "scale_out", .stage = 1, .utilisation = 0.75}};
+  return EstimateToJson(e);
+}
+
+}  // namespace paratune::report_test

@@ -114,9 +114,7 @@ Command AddPlanCommand(CLI::App& root) {
             progress.Done();
             if (fw && EmitPlanWinner(*fw, res, r, *p)) return 0;
             if (f->json) {
-              nlohmann::json j = PlanToJson(res, r, budget);
-              if (sweep) j["sweep"] = SweepToJson(*sweep);
-              fmt::print("{}\n", DocumentText(j));
+              fmt::print("{}\n", DocumentText(PlanToJson(res, r, budget, sweep)));
               return 0;
             }
             fmt::print("{}", FormatPlan(res, r, budget));

@@ -1,20 +1,22 @@
 #include "plan/plan_json.h"
 
-#include <nlohmann/json.hpp>
 #include <utility>
 
-#include "step/estimate_fields.h"
-#include "step/estimate_json.h"
 #include "model/model_spec.h"
+#include "step/estimate_fields.h"
+#include "util/json_two_way.h"
 
 namespace paratune {
 
 using nlohmann::json;
+using namespace estimate_fields;
 
 namespace {
 
-// "search": the objective, the limit, the counts of the search, and the request's pins and bounds.
-json SearchToJson(const PlanResult& res, const PlanRequest& r) {
+constexpr Presence kOmittedWhenEmpty = Presence::kOmittedWhenEmpty;
+
+// "pinned": the request's pinned dimensions; "bounds": its upper bounds (those set).
+std::pair<json, json> PinsAndBounds(const PlanRequest& r) {
   json pinned = json::object();
   auto pin = [&](const char* k, const std::optional<int>& v) {
     if (v) pinned[k] = *v;
@@ -36,80 +38,139 @@ json SearchToJson(const PlanResult& res, const PlanRequest& r) {
                       {"max_ep", r.max_ep},
                       {"max_mbs", r.max_mbs}})
     if (v > 0) bounds[k] = v;
-  return {{"objective", ObjectiveName(r.objective)},
-          {"headroom", r.headroom},
-          {"memory_limit_bytes", res.memory_limit_bytes},
-          {"candidates", res.candidates},
-          {"rejected_by_rules", res.rejected_by_rules},
-          {"estimated", res.estimated},
-          {"skipped_memory", res.skipped_memory},
-          {"pruned_by_bound", res.pruned_by_bound},
-          {"fitting", res.fitting},
-          {"pinned", pinned},
-          {"bounds", bounds}};
+  return {std::move(pinned), std::move(bounds)};
 }
 
-// "ranked": one row per ranked layout.
-json RankedToJson(const std::vector<Estimate>& list, const std::optional<TrainingBudget>& budget) {
-  json ranked = json::array();
-  for (size_t i = 0; i < list.size(); ++i) {
-    const Estimate& e = list[i];
-    json row = {{"rank", i + 1},
-                {"layout", LayoutToJson(e.layout, e.training)},
-                {"step_time_s", e.step_time_s},
-                {"tokens_per_s_per_gpu", e.tokens_per_s_per_gpu},
-                {"peak_memory_bytes", e.peak_memory_bytes},
-                {"comm_share", e.comm_share},
-                {"bubble_rate", e.bubble_rate},
-                {"time", TimeBreakdownToJson(e.time)}};
-    JsonWriter w(row);
-    estimate_fields::MfuFields(e, w);
-    row["time_to_train"] = TimeToTrainToJson(budget, e);
-    ranked.push_back(std::move(row));
+// "search": the objective, the limit, the counts of the search, and the request's pins and bounds.
+template <class T, class V>
+void SearchFields(T& d, V& v) {
+  v("objective", d.objective, kObjectiveNames);
+  v("headroom", d.headroom);
+  v("memory_limit_bytes", d.result.memory_limit_bytes);
+  v("candidates", d.result.candidates);
+  v("rejected_by_rules", d.result.rejected_by_rules);
+  v("estimated", d.result.estimated);
+  v("skipped_memory", d.result.skipped_memory);
+  v("pruned_by_bound", d.result.pruned_by_bound);
+  v("fitting", d.result.fitting);
+  v.Derived("pinned", d.pinned);
+  v.Derived("bounds", d.bounds);
+}
+
+// One row of "ranked": the layout and its figures.
+template <class T, class V>
+void RankedFields(T& e, V& v) {
+  v.Nested("layout", e, [](auto& x, auto& w) { LayoutFields(x.layout, x.training, w); });
+  v("step_time_s", e.step_time_s);
+  v("tokens_per_s_per_gpu", e.tokens_per_s_per_gpu);
+  v("peak_memory_bytes", e.peak_memory_bytes);
+  v("comm_share", e.comm_share);
+  v("bubble_rate", e.bubble_rate);
+  v.Nested("time", e.time, [](auto& t, auto& w) { TimeFields(t, w); });
+  MfuFields(e, v);
+}
+
+// One value of the swept knob: the best layout that fits, or why none does.
+template <class T, class V>
+void SweepPointFields(T& p, V& v) {
+  v("value", p.value);
+  v("fits", p.fits);
+  if (!p.fits) {
+    v("reason", p.reason);
+    return;
   }
-  return ranked;
+  v("tokens_per_s_per_gpu", p.best.tokens_per_s_per_gpu);
+  v("mfu", p.best.mfu);
+  v("step_time_s", p.best.step_time_s);
+  v("peak_memory_bytes", p.best.peak_memory_bytes);
+  v.Nested("layout", p.best, [](auto& x, auto& w) { LayoutFields(x.layout, x.training, w); });
+}
+
+// The request the plan answers: model, cluster and training shape.
+template <class T, class V>
+void RequestFields(T& d, V& v) {
+  v.Nested("model", d, [](auto& x, auto& w) {
+    w("name", x.model);
+    w("total_params", x.total_params);
+    w("active_params", x.active_params);
+  });
+  v.Nested("cluster", d, [](auto& x, auto& w) {
+    w("gpu", x.gpu);
+    w("gpus", x.gpus);
+    w("nodes", x.nodes);
+  });
+  v.Nested("training", d, [](auto& x, auto& w) {
+    w("seq_len", x.seq_len);
+    w("global_batch", x.global_batch);
+    w("precision", x.precision);
+  });
+}
+
+template <class T, class V>
+void PlanFields(T& d, V& v) {
+  v.Derived("schema", kPlanSchema);
+  RequestFields(d, v);
+  v.Nested("search", d, [](auto& x, auto& w) { SearchFields(x, w); });
+  int rank = 0;
+  v.List("ranked", d.result.ranked, [&](auto& e, auto& w) {
+    w.Derived("rank", ++rank);
+    RankedFields(e, w);
+    if constexpr (!kReading<T>) w.Derived("time_to_train", TimeToTrainToJson(d.budget, e));
+  });
+  v.List("rules", d.result.rules, [](auto& n, auto& w) {
+    w("rule", n.rule);
+    w("note", n.note);
+  });
+  v("explanation", d.result.explanation);
+  v.Nested("winner", d.winner, [&](auto& e, auto& w) { WholeEstimateFields(e, w, d.budget); });
+  v.Maybe(
+      "sweep", d.sweep,
+      [](auto& s, auto& w) {
+        w("knob", s.knob, kSweepKnobNames);
+        w.List("points", s.points, [](auto& p, auto& pw) { SweepPointFields(p, pw); });
+      },
+      kOmittedWhenEmpty);
 }
 
 }  // namespace
 
-nlohmann::json PlanToJson(const PlanResult& res, const PlanRequest& r, const std::optional<TrainingBudget>& budget) {
-  json j;
-  j["schema"] = kPlanSchema;
+PlanDocument PlanDocumentOf(const PlanResult& result, const PlanRequest& r, const std::optional<TrainingBudget>& budget,
+                            const std::optional<SweepResult>& sweep) {
+  PlanDocument d;
+  d.model = r.model.name;
   const ParamCounts pc = CountParams(r.model);
-  j["model"] = {{"name", r.model.name},
-                {"total_params", static_cast<double>(pc.total())},
-                {"active_params", static_cast<double>(pc.active(r.model))}};
-  j["cluster"] = {{"gpu", r.cluster.gpu.name}, {"gpus", r.cluster.gpus}, {"nodes", r.cluster.nodes()}};
-  j["training"] = {{"seq_len", r.training.seq},
-                   {"global_batch", r.training.global_batch},
-                   {"precision", r.any_precision ? "any" : PrecisionName(r.training.precision)}};
-  j["search"] = SearchToJson(res, r);
-  j["ranked"] = RankedToJson(res.ranked, budget);
-  json rules = json::array();
-  for (const RuleNote& n : res.rules) rules.push_back({{"rule", n.rule}, {"note", n.note}});
-  j["rules"] = rules;
-  j["explanation"] = res.explanation;
-  j["winner"] = EstimateToJson(res.ranked.front(), budget);
+  d.total_params = static_cast<double>(pc.total());
+  d.active_params = static_cast<double>(pc.active(r.model));
+  d.gpu = r.cluster.gpu.name;
+  d.gpus = r.cluster.gpus;
+  d.nodes = r.cluster.nodes();
+  d.seq_len = r.training.seq;
+  d.global_batch = r.training.global_batch;
+  d.precision = r.any_precision ? "any" : PrecisionName(r.training.precision);
+  d.objective = r.objective;
+  d.headroom = r.headroom;
+  std::tie(d.pinned, d.bounds) = PinsAndBounds(r);
+  d.result = result;
+  d.winner = result.ranked.front();
+  d.budget = budget;
+  d.sweep = sweep;
+  return d;
+}
+
+json PlanToJson(const PlanDocument& plan) {
+  json j = json::object();
+  JsonWriter w(j);
+  PlanFields(plan, w);
   return j;
 }
 
-nlohmann::json SweepToJson(const SweepResult& sweep) {
-  nlohmann::json points = nlohmann::json::array();
-  for (const SweepPoint& p : sweep.points) {
-    if (!p.fits) {
-      points.push_back({{"value", p.value}, {"fits", false}, {"reason", p.reason}});
-      continue;
-    }
-    const Estimate& e = p.best;
-    points.push_back({{"value", p.value},
-                      {"fits", true},
-                      {"tokens_per_s_per_gpu", e.tokens_per_s_per_gpu},
-                      {"mfu", e.mfu},
-                      {"step_time_s", e.step_time_s},
-                      {"peak_memory_bytes", e.peak_memory_bytes},
-                      {"layout", LayoutToJson(e.layout, e.training)}});
-  }
-  return {{"knob", kSweepKnobNames.Name(sweep.knob)}, {"points", std::move(points)}};
+json PlanToJson(const PlanResult& result, const PlanRequest& request, const std::optional<TrainingBudget>& budget,
+                const std::optional<SweepResult>& sweep) {
+  return PlanToJson(PlanDocumentOf(result, request, budget, sweep));
+}
+
+PlanDocument PlanFromJson(const json& doc, const std::string& where) {
+  return ReadDocument<PlanDocument>(doc, where, kPlanSchema, [](PlanDocument& d, JsonReader& r) { PlanFields(d, r); });
 }
 
 }  // namespace paratune

@@ -110,9 +110,7 @@ py::tuple PlanDocument(const py::dict& kwargs, const py::object& progress) {
       r.progress = &reporter;
       planned->result = Plan(r);
       r.progress = nullptr;
-      nlohmann::json j = PlanToJson(planned->result, r, budget);
-      if (const std::optional<SweepResult> sweep = SweepOf(r, k.search)) j["sweep"] = SweepToJson(*sweep);
-      doc = DocumentText(j);
+      doc = DocumentText(PlanToJson(planned->result, r, budget, SweepOf(r, k.search)));
     }
     return py::make_tuple(doc, py::cast(std::move(planned)));
   } catch (const Stopped&) {

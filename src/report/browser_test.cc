@@ -581,21 +581,7 @@ nlohmann::json PlanLayout(int tp, int pp, int dp) { return report_test::LayoutDo
 // hand-made documents of their schemas (docs/json.md), as the reader sees it in Chromium.
 TEST(Chromium, ReportOfAPlanAndASimulationShowsTheirNumbers) {
   PARATUNE_CHROMIUM_OR_SKIP();
-  nlohmann::json plan = {
-      {"schema", "paratune.plan/1"},
-      {"model", {{"name", "llama-3.1-8b"}}},
-      {"cluster", {{"gpu", "H100"}, {"gpus", 16}}},
-      {"training", {{"seq_len", 4096}, {"global_batch", 64}}},
-      {"search", {{"candidates", 40}, {"estimated", 30}, {"fitting", 12}, {"memory_limit_bytes", 76e9}}},
-      {"ranked", nlohmann::json::array()}};
-  const double tps[] = {3000, 2500, 1250};
-  for (int i = 0; i < 3; ++i)
-    plan["ranked"].push_back({{"rank", i + 1},
-                              {"layout", PlanLayout(1 << i, 1, 16 >> i)},
-                              {"step_time_s", 1.0 + i},
-                              {"tokens_per_s_per_gpu", tps[i]},
-                              {"mfu", 0.5 - 0.125 * i},
-                              {"peak_memory_bytes", 40e9 + 10e9 * i}});
+  const nlohmann::json plan = report_test::PlanDoc();
   nlohmann::json sim = {{"schema", "paratune.simulate/1"},
                         {"model", "m"},
                         {"gpus", 8},

@@ -8,35 +8,31 @@
 #include "report/scale.h"
 #include "report/sections.h"
 #include "report/svg.h"
-#include "step/estimate_json.h"
+#include "plan/plan_json.h"
 
 namespace paratune {
 
 namespace {
 
 // Adds ranked layout i to the throughput, MFU and memory charts and to the table.
-void AddPlanRankedLayout(const JsonView& r, size_t i, BarChartData* tps, BarChartData* mfu, BarChartData* mem,
+void AddPlanRankedLayout(const Estimate& e, size_t i, BarChartData* tps, BarChartData* mfu, BarChartData* mem,
                          DataTable* t) {
   // Short in the charts (the table below gives the whole layout).
-  const JsonView l = r.Child("layout");
-  const std::string label = fmt::format("#{} tp{} pp{} dp{}", static_cast<int64_t>(r.NumberOr("rank", double(i + 1))),
-                                        l.NumberOr("tp", 1), l.NumberOr("pp", 1), l.NumberOr("dp", 1));
+  const std::string label = fmt::format("#{} tp{} pp{} dp{}", i + 1, e.layout.tp, e.layout.pp, e.layout.dp);
   tps->categories.push_back(label);
   mfu->categories.push_back(label);
   mem->categories.push_back(label);
-  tps->series[0].values.push_back(r.Number("tokens_per_s_per_gpu"));
-  mfu->series[0].values.push_back(r.Number("mfu"));
-  mem->series[0].values.push_back(r.NumberOr("peak_memory_bytes", 0));
-  t->rows.push_back(
-      {fmt::format("{}", static_cast<int64_t>(r.NumberOr("rank", double(i + 1)))), LayoutLabel(r.Child("layout")),
-       FormatValue(r.Number("step_time_s"), "s"), fmt::format("{:.0f}", r.Number("tokens_per_s_per_gpu")),
-       fmt::format("{:.1f}%", 100 * r.Number("mfu")), FormatValue(r.NumberOr("peak_memory_bytes", 0), "B"),
-       fmt::format("{:.1f}%", 100 * r.NumberOr("comm_share", 0)),
-       fmt::format("{:.1f}%", 100 * r.NumberOr("bubble_rate", 0))});
+  tps->series[0].values.push_back(e.tokens_per_s_per_gpu);
+  mfu->series[0].values.push_back(e.mfu);
+  mem->series[0].values.push_back(e.peak_memory_bytes);
+  t->rows.push_back({fmt::format("{}", i + 1), LayoutLabel(e.layout, e.training), FormatValue(e.step_time_s, "s"),
+                     fmt::format("{:.0f}", e.tokens_per_s_per_gpu), fmt::format("{:.1f}%", 100 * e.mfu),
+                     FormatValue(e.peak_memory_bytes, "B"), fmt::format("{:.1f}%", 100 * e.comm_share),
+                     fmt::format("{:.1f}%", 100 * e.bubble_rate)});
 }
 
 // The ranked layouts: throughput, MFU and peak memory (against the limit) charts, and their table.
-std::string PlanRankedHtml(const JsonFields& f, const std::string& id, const nlohmann::json& ranked) {
+std::string PlanRankedHtml(const PlanDocument& d, const std::string& id) {
   BarChartData tps, mfu, mem;
   tps.spec = {id + "-throughput",
               "Throughput of the ranked layouts",
@@ -66,9 +62,8 @@ std::string PlanRankedHtml(const JsonFields& f, const std::string& id, const nlo
   t.columns = {"rank", "layout", "step time", "tokens/s per GPU", "MFU", "peak memory", "exposed comm", "bubble"};
   t.numeric = {true, false, true, true, true, true, true, true};
   t.css_class = "ranked";
-  for (size_t i = 0; i < ranked.size(); ++i)
-    AddPlanRankedLayout(JsonView(f, ranked[i], fmt::format("ranked[{}]", i)), i, &tps, &mfu, &mem, &t);
-  const double limit = f.NumberOr("search.memory_limit_bytes", 0);
+  for (size_t i = 0; i < d.result.ranked.size(); ++i) AddPlanRankedLayout(d.result.ranked[i], i, &tps, &mfu, &mem, &t);
+  const double limit = d.result.memory_limit_bytes;
   if (limit > 0) {
     mem.reference = limit;
     mem.reference_label = "limit (HBM less headroom)";
@@ -79,23 +74,17 @@ std::string PlanRankedHtml(const JsonFields& f, const std::string& id, const nlo
 }
 
 // The explanation of #1 against #2, when the plan has one; else "".
-std::string PlanExplanationHtml(const JsonFields& f) {
-  std::string html;
-  if (const nlohmann::json* ex = f.Find("explanation"); ex && ex->is_array() && !ex->empty()) {
-    html += "<h3>Why #1 wins</h3>\n<ul class=\"explanation\">\n";
-    for (const auto& line : *ex)
-      if (line.is_string()) html += "<li>" + XmlEscape(line.get<std::string>()) + "</li>\n";
-    html += "</ul>\n";
-  }
-  return html;
+std::string PlanExplanationHtml(const PlanDocument& d) {
+  if (d.result.explanation.empty()) return "";
+  std::string html = "<h3>Why #1 wins</h3>\n<ul class=\"explanation\">\n";
+  for (const std::string& line : d.result.explanation) html += "<li>" + XmlEscape(line) + "</li>\n";
+  return html + "</ul>\n";
 }
 
 // The what-if sweep's chart and table (the best layout per value of the knob), when the plan has one; else "".
-std::string PlanSweepHtml(const JsonFields& f, const std::string& id) {
-  const nlohmann::json* sw = f.Find("sweep");
-  if (!sw || !sw->is_object()) return "";
-  const std::string knob = f.String("sweep.knob");
-  const nlohmann::json& points = f.Array("sweep.points");
+std::string PlanSweepHtml(const PlanDocument& d, const std::string& id) {
+  if (!d.sweep) return "";
+  const std::string knob = kSweepKnobNames.Name(d.sweep->knob);
   BarChartData b;
   b.spec = {id + "-sweep",
             fmt::format("What-if: throughput against {}", knob),
@@ -111,20 +100,16 @@ std::string PlanSweepHtml(const JsonFields& f, const std::string& id) {
   st.columns = {knob, "tokens/s per GPU", "MFU", "step time", "layout"};
   st.numeric = {false, true, true, true, false};
   st.css_class = "sweep";
-  for (size_t i = 0; i < points.size(); ++i) {
-    const JsonView pt(f, points[i], fmt::format("sweep.points[{}]", i));
-    const std::string value = pt.String("value");
-    const nlohmann::json* fits = pt.Find("fits");
-    if (!fits || !fits->is_boolean()) f.Fail(fmt::format("sweep.points[{}].fits", i), "is not true or false");
-    if (!fits->get<bool>()) {
-      st.rows.push_back({value, "does not fit", "", "", pt.StringOr("reason", "")});
+  for (const SweepPoint& pt : d.sweep->points) {
+    if (!pt.fits) {
+      st.rows.push_back({pt.value, "does not fit", "", "", pt.reason});
       continue;
     }
-    b.categories.push_back(value);
-    b.series[0].values.push_back(pt.Number("tokens_per_s_per_gpu"));
-    st.rows.push_back({value, fmt::format("{:.0f}", pt.Number("tokens_per_s_per_gpu")),
-                       fmt::format("{:.1f}%", 100 * pt.Number("mfu")), FormatValue(pt.Number("step_time_s"), "s"),
-                       LayoutLabel(pt.Child("layout"))});
+    const Estimate& e = pt.best;
+    b.categories.push_back(pt.value);
+    b.series[0].values.push_back(e.tokens_per_s_per_gpu);
+    st.rows.push_back({pt.value, fmt::format("{:.0f}", e.tokens_per_s_per_gpu), fmt::format("{:.1f}%", 100 * e.mfu),
+                       FormatValue(e.step_time_s, "s"), LayoutLabel(e.layout, e.training)});
   }
   return RenderBarChart(b) + RenderTable(st);
 }
@@ -132,20 +117,17 @@ std::string PlanSweepHtml(const JsonFields& f, const std::string& id) {
 }  // namespace
 
 std::string RenderPlanSection(const ReportInput& in) {
-  const JsonFields f(in.doc, in.path);
+  const PlanDocument d = PlanFromJson(in.doc, in.path);
   const std::string id = ChartId(in.path, "plan");
-  const nlohmann::json& ranked = f.Array("ranked");
   std::string html = Paragraph(fmt::format(
       "{} on {} GPUs of {}, sequence {}, global batch {}: {} layouts passed the rules, {} estimated, {} fit; the best "
       "{} below.",
-      f.StringOr("model.name", "model"), f.NumberOr("cluster.gpus", 0), f.StringOr("cluster.gpu", "?"),
-      f.NumberOr("training.seq_len", 0), f.NumberOr("training.global_batch", 0), f.NumberOr("search.candidates", 0),
-      f.NumberOr("search.estimated", 0), f.NumberOr("search.fitting", 0), ranked.size()));
-  html += PlanRankedHtml(f, id, ranked);
-  html += PlanExplanationHtml(f);
-  html += PlanSweepHtml(f, id);
-  if (const nlohmann::json* winner = f.Find("winner"))
-    html += "<h3>The winner</h3>\n" + EstimateCharts(EstimateFromJson(JsonView(f, *winner, "winner")), id + "-winner");
+      d.model, d.gpus, d.gpu, d.seq_len, d.global_batch, d.result.candidates, d.result.estimated, d.result.fitting,
+      d.result.ranked.size()));
+  html += PlanRankedHtml(d, id);
+  html += PlanExplanationHtml(d);
+  html += PlanSweepHtml(d, id);
+  html += "<h3>The winner</h3>\n" + EstimateCharts(d.winner, id + "-winner");
   return html;
 }
 

@@ -57,23 +57,7 @@ std::string Render(const nlohmann::json& doc, const std::string& path = "in.json
 }
 
 TEST(Report, PlanChartsHaveOneBarPerRankedLayoutWithItsValue) {
-  nlohmann::json plan = {
-      {"schema", "paratune.plan/1"},
-      {"model", {{"name", "llama-3.1-8b"}}},
-      {"cluster", {{"gpu", "H100"}, {"gpus", 16}}},
-      {"training", {{"seq_len", 4096}, {"global_batch", 64}}},
-      {"search", {{"candidates", 40}, {"estimated", 30}, {"fitting", 12}, {"memory_limit_bytes", 76e9}}},
-      {"explanation", {"#1 is faster because of less TP communication"}},
-      {"ranked", nlohmann::json::array()}};
-  const double tps[] = {3000, 2500, 1250};
-  for (int i = 0; i < 3; ++i)
-    plan["ranked"].push_back({{"rank", i + 1},
-                              {"layout", Layout(1 << i, 1, 16 >> i)},
-                              {"step_time_s", 1.0 + i},
-                              {"tokens_per_s_per_gpu", tps[i]},
-                              {"mfu", 0.5 - 0.125 * i},
-                              {"peak_memory_bytes", 40e9 + 10e9 * i}});
-  plan["winner"] = Estimate();
+  const nlohmann::json plan = report_test::PlanDoc();
   const std::string html = Render(plan, "plan.json");
   const std::string throughput = Figure(html, "plan-json-plan-throughput");
   ASSERT_FALSE(throughput.empty());

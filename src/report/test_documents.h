@@ -1,12 +1,13 @@
 // Documents the report's tests draw (hand-made values, written by the producers' own writers so
-// they are whole documents of their schemas, docs/json.md): a layout and an estimate whose terms
-// are powers of two, so that a lost or doubled value shows in the charts' sums.
+// they are whole documents of their schemas, docs/json.md): a layout, an estimate whose terms are
+// powers of two, so that a lost or doubled value shows in the charts' sums, and a plan.
 #pragma once
 
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "plan/plan_json.h"
 #include "step/estimate_json.h"
 
 namespace paratune::report_test {
@@ -56,6 +57,37 @@ inline nlohmann::json EstimateDoc(const std::string& model = "llama-3.1-8b", dou
   e.links = {{.link = "scale_up", .stage = 0, .utilisation = 0.5},
              {.link = "scale_out", .stage = 1, .utilisation = 0.75}};
   return EstimateToJson(e);
+}
+
+// A plan of llama-3.1-8b on 16 H100 (sequence 4096, global batch 64): 40 candidates, 30 estimated,
+// 12 fit under a 76 GB limit; ranked tp 1, 2, 4 (dp 16, 8, 4) at 3000, 2500 and 1250 tokens/s per
+// GPU, MFU 50%, 37.5% and 25%, step 1, 2 and 3 s, peak 40, 50 and 60 GB; one line of explanation;
+// the winner is EstimateDoc's estimate.
+inline nlohmann::json PlanDoc() {
+  PlanDocument d;
+  d.model = "llama-3.1-8b";
+  d.gpu = "H100";
+  d.gpus = 16;
+  d.seq_len = 4096;
+  d.global_batch = 64;
+  d.precision = "bf16";
+  d.result.candidates = 40;
+  d.result.estimated = 30;
+  d.result.fitting = 12;
+  d.result.memory_limit_bytes = 76e9;
+  d.result.explanation = {"#1 is faster because of less TP communication"};
+  const double tps[] = {3000, 2500, 1250};
+  for (int i = 0; i < 3; ++i) {
+    struct Estimate& e = d.result.ranked.emplace_back();
+    e.layout.tp = 1 << i;
+    e.layout.dp = 16 >> i;
+    e.step_time_s = 1.0 + i;
+    e.tokens_per_s_per_gpu = tps[i];
+    e.mfu = 0.5 - 0.125 * i;
+    e.peak_memory_bytes = 40e9 + 10e9 * i;
+  }
+  d.winner = EstimateFromJson(EstimateDoc(), "estimate");
+  return PlanToJson(d);
 }
 
 }  // namespace paratune::report_test

@@ -18,11 +18,15 @@ namespace paratune {
 void ReadEstimateJson(const nlohmann::json& doc, const std::string& where, const std::string& json_path,
                       RunRecord& into) {
   const JsonFields fields(doc, where);
-  const Estimate e = EstimateFromJson(JsonView(fields, doc, json_path));
+  const Estimate e = EstimateFromJson(JsonView(fields, doc, json_path));  // checks the document first
+  RecordEstimate(e, doc.at("layout"), into);
+}
+
+void RecordEstimate(const Estimate& e, const nlohmann::json& layout, RunRecord& into) {
   into.model = e.model;
   into.gpu = e.gpu;
   into.gpus = e.gpus;
-  into.layout_json = doc.at("layout").dump();  // the layout as the document gives it
+  into.layout_json = layout.dump();  // the layout as the document gives it
   auto predict = [&](Metric m, double v) { into[m].predicted = v; };
   predict(Metric::kMfu, e.mfu);
   predict(Metric::kHfu, e.hfu);

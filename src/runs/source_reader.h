@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runs/run_record.h"
+#include "step/estimate.h"
 
 namespace paratune {
 
@@ -64,10 +65,12 @@ ReadSource ReadRunSourceText(const std::string& path, const std::string& text);
 double JsonNumber(const nlohmann::json& obj, const char* key, const std::string& where, const std::string& json_path,
                   bool optional = false);
 // Reads a paratune.estimate/1 document (at `json_path` in the file, "" for the root) as the
-// prediction: model, cluster, layout and the predicted figures. Shared by the estimate reader
-// and the plan reader (a plan's `winner` is an estimate document).
+// prediction: model, cluster, layout and the predicted figures.
 void ReadEstimateJson(const nlohmann::json& doc, const std::string& where, const std::string& json_path,
                       RunRecord& into);
+// The same from the Estimate read back (step/estimate_json.h) and its document's `layout` object,
+// kept as the document gives it.
+void RecordEstimate(const Estimate& e, const nlohmann::json& layout, RunRecord& into);
 
 // The member at `key` of `obj`, of `type` (number_float: any number); InputError naming the field.
 const nlohmann::json& JsonMember(const nlohmann::json& obj, const char* key, const std::string& where,

@@ -7,10 +7,13 @@
 // Totals and shares are derived, written only.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <type_traits>
 
 #include "step/estimate.h"
+#include "step/estimate_json.h"
+#include "step/time_to_train.h"
 #include "util/json_two_way.h"
 
 namespace paratune::estimate_fields {
@@ -218,6 +221,15 @@ void EstimateFields(T& e, V& v) {
     w("fits", x.fits);
   });
   v("warnings", e.warnings);
+}
+
+// A whole estimate document: its schema, its fields and, with a budget, its time to train
+// (written only: the budget is the request's, step/time_to_train.h). A plan's winner is one.
+template <class T, class V>
+void WholeEstimateFields(T& e, V& v, const std::optional<TrainingBudget>& budget) {
+  v.Derived("schema", kEstimateSchema);
+  EstimateFields(e, v);
+  if constexpr (!kReading<T>) v.Derived("time_to_train", TimeToTrainToJson(budget, e));
 }
 
 }  // namespace paratune::estimate_fields

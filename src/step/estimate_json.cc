@@ -38,11 +38,9 @@ void ReadTimeBreakdown(const JsonView& node, TimeBreakdown& t) {
 }
 
 json EstimateToJson(const Estimate& e, const std::optional<TrainingBudget>& budget) {
-  json j = {{"schema", kEstimateSchema}};
+  json j = json::object();
   JsonWriter w(j);
-  EstimateFields(e, w);
-  // Written only: the budget is the request's, not the estimate's (step/time_to_train.h).
-  j["time_to_train"] = TimeToTrainToJson(budget, e);
+  WholeEstimateFields(e, w, budget);
   return j;
 }
 

@@ -11,8 +11,9 @@
 //                                 vector of doubles whose non-finite elements are null
 //   v.Derived(key, value)         written only: a figure computed from other fields (a share)
 //   v.Nested(key, f) / v.List(key, items, f) / v.Maybe(key, optional, f)
-//                                 an object, an array of objects, an object or null, each with
-//                                 its own field list f(item, visitor)
+//                                 an object, an array of objects, an object or null (or absent,
+//                                 with kOmittedWhenEmpty), each with its own field list
+//                                 f(item, visitor)
 // Every form takes a last Presence: kLater marks a field that joined the schema after its first
 // documents; the reader keeps the default where such a document lacks it. Other fields are
 // required. Members a reader does not know are ignored (a newer writer may add some).
@@ -100,9 +101,9 @@ class JsonWriter {
     }
   }
   template <class Optional, class F>
-  void Maybe(const char* key, Optional& x, F&& f, Presence = Presence::kRequired) {
+  void Maybe(const char* key, Optional& x, F&& f, Presence p = Presence::kRequired) {
     if (!x) {
-      j_[key] = nullptr;
+      if (p != Presence::kOmittedWhenEmpty) j_[key] = nullptr;
       return;
     }
     Nested(key, *x, f);

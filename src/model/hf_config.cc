@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/error.h"
+#include "util/json_fields.h"
 #include "util/json_parse.h"
 
 namespace paratune {
@@ -12,92 +13,91 @@ namespace {
 
 using nlohmann::json;
 
-// The fields of one JSON object. `prefix` names the fields of a nested object in messages
-// ("rope_scaling." gives 'rope_scaling.factor').
+// The fields of one JSON object of a config.json, on the one field reader (util/json_fields.h:
+// the file, the path of a nested object's fields, 'rope_scaling.factor', and the message form).
 class Fields {
  public:
-  Fields(const json& j, const std::string& where, std::string prefix = "")
-      : j_(j), where_(where), prefix_(std::move(prefix)) {}
+  explicit Fields(const JsonView& v) : v_(v) {}
 
-  const std::string& where() const { return where_; }
-  std::string Name(const char* key) const { return prefix_ + key; }
-  bool has(const char* key) const { return j_.contains(key) && !j_.at(key).is_null(); }
+  const std::string& where() const { return v_.root().file(); }
+  std::string Name(const char* key) const { return v_.PathOf(key); }
+  bool has(const char* key) const { return v_.node().contains(key) && !v_.node().at(key).is_null(); }
+  // The fields of the nested object at `key` (which Object() found).
+  Fields Child(const std::string& key) const { return Fields(v_.Child(key)); }
 
   int64_t Int(const char* key) const {
-    if (!has(key)) throw InputError(where_ + ": missing field '" + Name(key) + "'");
-    return AsInt(j_.at(key), key);
+    if (!has(key)) Missing(key);
+    return AsInt(At(key), key);
   }
-  int64_t Int(const char* key, int64_t fallback) const { return has(key) ? AsInt(j_.at(key), key) : fallback; }
+  int64_t Int(const char* key, int64_t fallback) const { return has(key) ? AsInt(At(key), key) : fallback; }
   double Num(const char* key, double fallback) const {
     if (!has(key)) return fallback;
-    const json& v = j_.at(key);
-    if (!v.is_number()) throw InputError(where_ + ": field '" + Name(key) + "' must be a number");
+    const json& v = At(key);
+    if (!v.is_number()) v_.Fail(key, "must be a number");
     return v.get<double>();
   }
   // A required positive number (rope_theta, rope_scaling.factor).
   double PositiveNum(const char* key) const {
-    if (!has(key)) throw InputError(where_ + ": missing field '" + Name(key) + "'");
+    if (!has(key)) Missing(key);
     return PositiveNum(key, 0);
   }
   double PositiveNum(const char* key, double fallback) const {
     if (!has(key)) return fallback;
     const double x = Num(key, 0);
-    if (!(x > 0))
-      throw InputError(where_ + ": field '" + Name(key) + "' must be a positive number, got " +
-                       j_.at(key).dump().substr(0, 40));
+    if (!(x > 0)) v_.Fail(key, "must be a positive number, got " + At(key).dump().substr(0, 40));
     return x;
   }
   bool Bool(const char* key, bool fallback) const {
     if (!has(key)) return fallback;
-    const json& v = j_.at(key);
-    if (!v.is_boolean()) throw InputError(where_ + ": field '" + Name(key) + "' must be true or false");
+    const json& v = At(key);
+    if (!v.is_boolean()) v_.Fail(key, "must be true or false");
     return v.get<bool>();
   }
   std::string Str(const char* key, const std::string& fallback) const {
     if (!has(key)) return fallback;
-    const json& v = j_.at(key);
-    if (!v.is_string()) throw InputError(where_ + ": field '" + Name(key) + "' must be a string");
+    const json& v = At(key);
+    if (!v.is_string()) v_.Fail(key, "must be a string");
     return v.get<std::string>();
   }
   // A nested object (rope_scaling); absent or null gives nullptr.
   const json* Object(const char* key) const {
     if (!has(key)) return nullptr;
-    const json& v = j_.at(key);
-    if (!v.is_object()) throw InputError(where_ + ": field '" + Name(key) + "' must be an object");
+    const json& v = At(key);
+    if (!v.is_object()) v_.Fail(key, "must be an object");
     return &v;
   }
   // A list of integers (Qwen's mlp_only_layers); absent gives an empty list.
   std::vector<int64_t> IntList(const char* key) const {
     std::vector<int64_t> out;
     if (!has(key)) return out;
-    const json& v = j_.at(key);
-    if (!v.is_array()) throw InputError(where_ + ": field '" + Name(key) + "' must be a list");
+    const json& v = At(key);
+    if (!v.is_array()) v_.Fail(key, "must be a list");
     for (const json& e : v) out.push_back(AsInt(e, key));
     return out;
   }
 
  private:
+  const json& At(const char* key) const { return v_.node().at(key); }
+  [[noreturn]] void Missing(const char* key) const {
+    throw InputError(where() + ": missing field '" + Name(key) + "'");
+  }
+
   int64_t AsInt(const json& v, const char* key) const {
     if (v.is_number_integer()) {
-      if (v.is_number_unsigned() && v.get<uint64_t>() > (uint64_t{1} << 53))
-        throw InputError(where_ + ": field '" + Name(key) + "' is too large");
+      if (v.is_number_unsigned() && v.get<uint64_t>() > (uint64_t{1} << 53)) v_.Fail(key, "is too large");
       const int64_t x = v.get<int64_t>();
-      if (x < 0 || x > (int64_t{1} << 53))
-        throw InputError(where_ + ": field '" + Name(key) + "' must be a non-negative integer, got " +
-                         std::to_string(x));
+      if (x < 0 || x > (int64_t{1} << 53)) v_.Fail(key, "must be a non-negative integer, got " + std::to_string(x));
       return x;
     }
     if (v.is_number_float()) {
       const double d = v.get<double>();
       if (d >= 0 && d < 9e15 && d == static_cast<double>(static_cast<int64_t>(d))) return static_cast<int64_t>(d);
     }
-    throw InputError(where_ + ": field '" + Name(key) + "' must be a non-negative integer, got " +
+    v_.Fail(key, "must be a non-negative integer, got " +
                      (v.is_primitive() ? v.dump().substr(0, 40) : std::string(v.type_name())));
   }
 
-  const json& j_;
-  std::string where_;
-  std::string prefix_;
+  JsonView v_;
 };
 
 // hidden / heads as the head width when the config gives none; a remainder is an error
@@ -195,7 +195,7 @@ void ReadRope(const Fields& f, ModelSpec& m, const RopeDefaults& d) {
     block_name = "rope_parameters";
   }
   std::optional<Fields> r;
-  if (block != nullptr) r.emplace(*block, f.where(), block_name + ".");
+  if (block != nullptr) r.emplace(f.Child(block_name));
   // An architecture's own key (GPT-NeoX's rotary_emb_base, rotary_pct) first, then the common one.
   const char* theta_key = f.has(d.theta_key) ? d.theta_key : "rope_theta";
   m.rope_theta = r && r->has("rope_theta") ? r->PositiveNum("rope_theta") : f.PositiveNum(theta_key, d.theta);
@@ -495,7 +495,7 @@ void ReadLlama4CausalLm(const Fields& f, const json&, ModelSpec& m) { ReadLlama4
 void ReadLlama4Conditional(const Fields& f, const json&, ModelSpec& m) {
   const json* t = f.Object("text_config");
   if (t == nullptr) throw InputError(f.where() + ": missing field 'text_config'");
-  ReadLlama4Text(Fields(*t, f.where(), "text_config."), m);
+  ReadLlama4Text(f.Child("text_config"), m);
 }
 
 // InternLM (remote code of internlm/internlm-7b: configuration_internlm.py InternLMConfig,
@@ -508,8 +508,7 @@ void ReadInternLm(const Fields& f, const json&, ModelSpec& m) {
   ReadRope(f, m, {10000.0, 2048});
   m.qkv_bias = f.Bool("bias", true);
   m.o_bias = m.qkv_bias;
-  if (const json* r = f.Object("rotary"))
-    m.rope_theta = Fields(*r, f.where(), "rotary.").PositiveNum("base", m.rope_theta);
+  if (f.Object("rotary")) m.rope_theta = f.Child("rotary").PositiveNum("base", m.rope_theta);
 }
 
 // Grok-1 (xai-org/grok-1 model.py; the transformers port hpcai-tech/grok-1,
@@ -606,7 +605,8 @@ const std::vector<std::string>& SupportedArchitectures() {
 ModelSpec ParseHfConfig(std::string_view text, const std::string& where, const std::string& name) {
   const json j = ParseConfigJson(text, where);
   if (!j.is_object()) throw InputError(where + ": a config.json must be a JSON object");
-  const Fields f(j, where);
+  const JsonFields root(j, where);
+  const Fields f(JsonView(root, j, ""));
   const Architecture& arch = ArchitectureOf(f, j);
   ModelSpec m;
   m.name = name;

@@ -9,30 +9,32 @@
 #include "report/line_chart.h"
 #include "report/scale.h"
 #include "report/sections.h"
+#include "scheduling/cluster_json.h"
 
 namespace paratune {
 
 namespace {
 
-std::vector<double> Numbers(const JsonFields& f, const std::string& path) {
-  std::vector<double> out;
-  const nlohmann::json* a = f.Find(path);
-  if (!a) return out;
-  if (!a->is_array()) f.Fail(path, "is not an array");
-  for (size_t i = 0; i < a->size(); ++i) out.push_back(f.Number(fmt::format("{}[{}]", path, i)));
-  return out;
-}
-
-// The number at key of each of the n policies (0 where it is missing).
-std::vector<double> ClusterPerPolicy(const JsonFields& f, size_t n, const std::string& key) {
+// A figure of each policy, in the document's order.
+template <class F>
+std::vector<double> PerPolicy(const ClusterDocument& d, F figure) {
   std::vector<double> v;
-  for (size_t i = 0; i < n; ++i) v.push_back(f.NumberOr(fmt::format("policies[{}].{}", i, key), 0));
+  for (const ClusterPolicySummary& p : d.policies) v.push_back(static_cast<double>(figure(p.metrics)));
   return v;
 }
 
+// The figures of class `c` under a policy, or null where the policy has no job of it.
+const ClassMetrics* ClassOf(const PolicyMetrics& m, std::string_view c) {
+  for (const ClassMetrics& k : m.by_class)
+    if (k.job_class == c) return &k;
+  return nullptr;
+}
+
+std::vector<double> Doubles(const std::vector<int>& xs) { return std::vector<double>(xs.begin(), xs.end()); }
+
 // The utilisation-and-goodput and the queueing-delay bar charts, a bar group per policy.
-std::string ClusterPolicyCharts(const JsonFields& f, const std::string& id, const std::vector<std::string>& names) {
-  const size_t n = names.size();
+std::string ClusterPolicyCharts(const ClusterDocument& d, const std::string& id,
+                                const std::vector<std::string>& names) {
   BarChartData util;
   util.spec = {
       id + "-utilization",
@@ -43,8 +45,8 @@ std::string ClusterPolicyCharts(const JsonFields& f, const std::string& id, cons
       "",
       "fraction"};
   util.categories = names;
-  util.series = {{"utilisation", ClusterPerPolicy(f, n, "utilization")},
-                 {"goodput", ClusterPerPolicy(f, n, "goodput")}};
+  util.series = {{"utilisation", PerPolicy(d, [](const PolicyMetrics& m) { return m.utilization; })},
+                 {"goodput", PerPolicy(d, [](const PolicyMetrics& m) { return m.goodput; })}};
   std::string html = RenderBarChart(util);
 
   BarChartData queue;
@@ -56,21 +58,27 @@ std::string ClusterPolicyCharts(const JsonFields& f, const std::string& id, cons
                 "",
                 "s"};
   queue.categories = names;
-  queue.series = {{"mean", ClusterPerPolicy(f, n, "queue_delay_s.mean")},
-                  {"p99", ClusterPerPolicy(f, n, "queue_delay_s.p99")},
-                  {"p99.9", ClusterPerPolicy(f, n, "queue_delay_s.p999")}};
+  queue.series = {{"mean", PerPolicy(d, [](const PolicyMetrics& m) { return m.queue_delay_s.mean; })},
+                  {"p99", PerPolicy(d, [](const PolicyMetrics& m) { return m.queue_delay_s.p99; })},
+                  {"p99.9", PerPolicy(d, [](const PolicyMetrics& m) { return m.queue_delay_s.p999; })}};
   html += RenderBarChart(queue);
   return html;
 }
 
 // Per class, when the trace has classes: its queueing delay per policy and its queueing-delay CDF.
-std::string ClusterClassCharts(const JsonFields& f, const std::string& id, const std::vector<std::string>& names) {
-  const size_t n = names.size();
+std::string ClusterClassCharts(const ClusterDocument& d, const std::string& id, const std::vector<std::string>& names) {
   std::string html;
   for (const char* c : {"production", "experimental"}) {
     bool present = false;
-    for (size_t i = 0; i < n; ++i) present = present || f.Find(fmt::format("policies[{}].by_class.{}", i, c));
+    for (const ClusterPolicySummary& p : d.policies) present = present || ClassOf(p.metrics, c);
     if (!present) continue;
+    // A figure of the class under each policy, 0 where the policy has no job of it.
+    auto per_policy = [&](double DelayStats::*figure) {
+      return PerPolicy(d, [&](const PolicyMetrics& m) {
+        const ClassMetrics* k = ClassOf(m, c);
+        return k ? k->queue_delay_s.*figure : 0.0;
+      });
+    };
     BarChartData q;
     q.spec = {id + "-queue-" + c,
               fmt::format("Queueing delay of {} jobs", c),
@@ -80,8 +88,7 @@ std::string ClusterClassCharts(const JsonFields& f, const std::string& id, const
               "",
               "s"};
     q.categories = names;
-    q.series = {{"mean", ClusterPerPolicy(f, n, fmt::format("by_class.{}.queue_delay_s.mean", c))},
-                {"p99", ClusterPerPolicy(f, n, fmt::format("by_class.{}.queue_delay_s.p99", c))}};
+    q.series = {{"mean", per_policy(&DelayStats::mean)}, {"p99", per_policy(&DelayStats::p99)}};
     html += RenderBarChart(q);
     LineChartData cdf;
     cdf.spec = {id + "-cdf-" + c,
@@ -91,8 +98,9 @@ std::string ClusterClassCharts(const JsonFields& f, const std::string& id, const
                 "share of jobs",
                 "s",
                 "fraction"};
-    for (size_t i = 0; i < n; ++i) {
-      std::vector<double> x = Numbers(f, fmt::format("policies[{}].by_class.{}.queue_delay_s.cdf", i, c));
+    for (size_t i = 0; i < names.size(); ++i) {
+      const ClassMetrics* cls = ClassOf(d.policies[i].metrics, c);
+      std::vector<double> x = cls ? cls->queue_delay_s.cdf : std::vector<double>();
       std::vector<double> y;
       for (size_t k = 0; k < x.size(); ++k) y.push_back(x.size() > 1 ? static_cast<double>(k) / (x.size() - 1) : 1.0);
       cdf.series.push_back({names[i], x, y});
@@ -103,8 +111,8 @@ std::string ClusterClassCharts(const JsonFields& f, const std::string& id, const
 }
 
 // The split-placements and the fragmentation bar charts, a bar group per policy.
-std::string ClusterPlacementCharts(const JsonFields& f, const std::string& id, const std::vector<std::string>& names) {
-  const size_t n = names.size();
+std::string ClusterPlacementCharts(const ClusterDocument& d, const std::string& id,
+                                   const std::vector<std::string>& names) {
   BarChartData split;
   split.spec = {id + "-splits",
                 "Split placements per policy",
@@ -114,8 +122,8 @@ std::string ClusterPlacementCharts(const JsonFields& f, const std::string& id, c
                 "",
                 ""};
   split.categories = names;
-  split.series = {{"split placements", ClusterPerPolicy(f, n, "split_placements")},
-                  {"of jobs <= 8 GPUs", ClusterPerPolicy(f, n, "split_placements_le8")}};
+  split.series = {{"split placements", PerPolicy(d, [](const PolicyMetrics& m) { return m.split_placements; })},
+                  {"of jobs <= 8 GPUs", PerPolicy(d, [](const PolicyMetrics& m) { return m.split_placements_le8; })}};
   std::string html = RenderBarChart(split);
 
   BarChartData frag;
@@ -128,13 +136,14 @@ std::string ClusterPlacementCharts(const JsonFields& f, const std::string& id, c
       "",
       "fraction"};
   frag.categories = names;
-  frag.series = {{"fragmented share of free", ClusterPerPolicy(f, n, "fragmentation.fragmented_share_of_free")}};
+  frag.series = {{"fragmented share of free",
+                  PerPolicy(d, [](const PolicyMetrics& m) { return m.fragmentation.fragmented_share_of_free; })}};
   html += RenderBarChart(frag);
   return html;
 }
 
 // The allocated GPUs and the queue length over time, a line per policy with a sampled series.
-std::string ClusterTimeCharts(const JsonFields& f, const std::string& id, const std::vector<std::string>& names) {
+std::string ClusterTimeCharts(const ClusterDocument& d, const std::string& id, const std::vector<std::string>& names) {
   LineChartData alloc, qlen;
   alloc.spec = {id + "-allocated",
                 "Allocated GPUs over time",
@@ -147,21 +156,20 @@ std::string ClusterTimeCharts(const JsonFields& f, const std::string& id, const 
       id + "-queue-length", "Queue length over time", "Jobs pending, per policy, sampled.", "time", "jobs", "s", ""};
   alloc.step = qlen.step = true;
   for (size_t i = 0; i < names.size(); ++i) {
-    const std::string p = fmt::format("policies[{}].series", i);
-    const std::vector<double> t = Numbers(f, p + ".time_s");
-    if (t.empty()) continue;
-    alloc.series.push_back({names[i], t, Numbers(f, p + ".allocated_gpus")});
-    qlen.series.push_back({names[i], t, Numbers(f, p + ".queue_length")});
+    const SeriesExcerpt& s = d.policies[i].series;
+    if (s.time_s.empty()) continue;
+    alloc.series.push_back({names[i], s.time_s, Doubles(s.allocated_gpus)});
+    qlen.series.push_back({names[i], s.time_s, Doubles(s.queue_length)});
   }
   if (alloc.series.empty()) return "";
   return RenderLineChart(alloc) + RenderLineChart(qlen);
 }
 
 // With models, the jobs by the slowdown of their first placement, a bar per policy; else "".
-std::string ClusterSlowdownChart(const JsonFields& f, const std::string& id, const std::vector<std::string>& names) {
-  const size_t n = names.size();
+std::string ClusterSlowdownChart(const ClusterDocument& d, const std::string& id,
+                                 const std::vector<std::string>& names) {
   bool models = false;
-  for (size_t i = 0; i < n; ++i) models = models || f.Find(fmt::format("policies[{}].slowdown_histogram", i));
+  for (const ClusterPolicySummary& p : d.policies) models = models || p.metrics.models;
   if (!models) return "";
   BarChartData slow;
   slow.spec = {id + "-slowdown",
@@ -171,12 +179,13 @@ std::string ClusterSlowdownChart(const JsonFields& f, const std::string& id, con
                "jobs",
                "",
                ""};
-  const std::vector<double> from = Numbers(f, "policies[0].slowdown_histogram.from");
+  const std::vector<double>& from = d.policies[0].slowdown_histogram.from;
   for (size_t b = 0; b < from.size(); ++b)
     slow.categories.push_back(b + 1 < from.size() ? fmt::format("{:g}-{:g}x", from[b], from[b + 1])
                                                   : fmt::format(">= {:g}x", from[b]));
-  for (size_t i = 0; i < n; ++i) {
-    std::vector<double> jobs = Numbers(f, fmt::format("policies[{}].slowdown_histogram.jobs", i));
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::vector<int64_t>& counts = d.policies[i].slowdown_histogram.jobs;
+    std::vector<double> jobs(counts.begin(), counts.end());
     jobs.resize(from.size(), 0);
     slow.series.push_back({names[i], jobs});
   }
@@ -186,20 +195,19 @@ std::string ClusterSlowdownChart(const JsonFields& f, const std::string& id, con
 }  // namespace
 
 std::string RenderClusterSection(const ReportInput& in) {
-  const JsonFields f(in.doc, in.path);
+  const ClusterDocument d = ClusterDocumentFromJson(in.doc, in.path);
   const std::string id = ChartId(in.path, "cluster");
-  const nlohmann::json& pols = f.Array("policies");
-  std::string html = Paragraph(fmt::format("{} ({} GPUs); trace {} ({}): {} jobs replayed, {} rows skipped.",
-                                           f.StringOr("cluster.description", "cluster"), f.NumberOr("cluster.gpus", 0),
-                                           f.StringOr("trace.path", "?"), f.StringOr("trace.format", "?"),
-                                           f.NumberOr("trace.jobs", 0), f.NumberOr("trace.skipped_count", 0)));
+  std::string html =
+      Paragraph(fmt::format("{} ({} GPUs); trace {} ({}): {} jobs replayed, {} rows skipped.", d.cluster.description,
+                            static_cast<double>(d.cluster.gpus), d.trace.path, d.trace.format,
+                            static_cast<double>(d.trace.jobs), static_cast<double>(d.trace.skipped_count)));
   std::vector<std::string> names;
-  for (size_t i = 0; i < pols.size(); ++i) names.push_back(f.String(fmt::format("policies[{}].policy", i)));
-  html += ClusterPolicyCharts(f, id, names);
-  html += ClusterClassCharts(f, id, names);
-  html += ClusterPlacementCharts(f, id, names);
-  html += ClusterTimeCharts(f, id, names);
-  html += ClusterSlowdownChart(f, id, names);
+  for (const ClusterPolicySummary& p : d.policies) names.push_back(p.policy);
+  html += ClusterPolicyCharts(d, id, names);
+  html += ClusterClassCharts(d, id, names);
+  html += ClusterPlacementCharts(d, id, names);
+  html += ClusterTimeCharts(d, id, names);
+  html += ClusterSlowdownChart(d, id, names);
   return html;
 }
 

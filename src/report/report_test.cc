@@ -13,6 +13,7 @@
 #include "report/test_documents.h"
 #include "schema/memory_breakdown.h"
 #include "schema/step_time.h"
+#include "scheduling/cluster_json.h"
 #include "util/error.h"
 #include "util/test_util.h"
 
@@ -170,25 +171,34 @@ TEST(Report, SimulateGanttHasOneRowPerStage) {
   EXPECT_NE(g.find("data-row=\"stage 3\""), std::string::npos);
 }
 
-TEST(Report, ClusterChartsComparePolicies) {
-  nlohmann::json pol = nlohmann::json::array();
+// Two policies of a 16-GPU cluster, typed and written by ClusterDocumentJson as `paratune cluster`
+// writes them: the production class only, a sampled series each.
+nlohmann::json Cluster() {
+  ClusterDocument d;
+  d.cluster.gpus = 16;
+  d.cluster.description = "2 nodes";
+  d.trace = {"t.csv", "native", 3, 0, {}};
   const char* names[] = {"fifo", "topo"};
-  for (int i = 0; i < 2; ++i)
-    pol.push_back(
-        {{"policy", names[i]},
-         {"utilization", 0.75},
-         {"goodput", 0.5 + 0.25 * i},
-         {"queue_delay_s",
-          {{"mean", 100.0 / (i + 1)}, {"p50", 10}, {"p99", 1000}, {"p999", 2000}, {"cdf", {0, 5, 10, 1000}}}},
-         {"by_class", {{"production", {{"queue_delay_s", {{"mean", 50}, {"p99", 500}, {"cdf", {0, 1, 500}}}}}}}},
-         {"split_placements", 10 * (1 - i)},
-         {"split_placements_le8", 7 * (1 - i)},
-         {"fragmentation", {{"fragmented_share_of_free", 0.25}}},
-         {"series", {{"time_s", {0, 3600, 7200}}, {"allocated_gpus", {8, 16, 4}}, {"queue_length", {0, 2, 0}}}}});
-  nlohmann::json cl = {{"schema", "paratune.cluster/1"},
-                       {"cluster", {{"gpus", 16}, {"description", "2 nodes"}}},
-                       {"trace", {{"path", "t.csv"}, {"format", "native"}, {"jobs", 3}, {"skipped_count", 0}}},
-                       {"policies", pol}};
+  for (int i = 0; i < 2; ++i) {
+    ClusterPolicySummary& p = d.policies.emplace_back();
+    p.policy = names[i];
+    p.metrics.utilization = 0.75;
+    p.metrics.goodput = 0.5 + 0.25 * i;
+    p.metrics.queue_delay_s = {.mean = 100.0 / (i + 1), .p50 = 10, .p99 = 1000, .p999 = 2000, .cdf = {0, 5, 10, 1000}};
+    ClassMetrics production;
+    production.job_class = "production";
+    production.queue_delay_s = {.mean = 50, .p99 = 500, .cdf = {0, 1, 500}};
+    p.metrics.by_class = {production};
+    p.metrics.split_placements = 10 * (1 - i);
+    p.metrics.split_placements_le8 = 7 * (1 - i);
+    p.metrics.fragmentation.fragmented_share_of_free = 0.25;
+    p.series = {{0, 3600, 7200}, {8, 16, 4}, {0, 2, 0}, {0, 0, 0}};
+  }
+  return ClusterDocumentJson(d);
+}
+
+TEST(Report, ClusterChartsComparePolicies) {
+  const nlohmann::json cl = Cluster();
   const std::string html = Render(cl, "c.json");
   // Category by category: fifo's two bars, then topo's.
   EXPECT_EQ(BarValues(Figure(html, "c-json-cluster-splits")), (std::vector<double>{10, 7, 0, 0}));

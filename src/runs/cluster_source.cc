@@ -1,27 +1,24 @@
 // paratune.cluster/1 (docs/json.md, cluster.md): the scheduling simulator's summary per policy,
-// the figures of kPolicyMetrics (run_record.h) read from policies[]; the cluster's GPU count
-// from cluster.gpus.
+// the figures of kPolicyMetrics (run_record.h) of each policy of the typed document
+// (scheduling/cluster_json.h); the cluster's GPU count.
 #include "runs/source_reader.h"
+#include "scheduling/cluster_json.h"
 
 namespace paratune {
 namespace {
 
 class ClusterSourceReader final : public SourceReader {
  public:
-  std::string_view Kind() const override { return "paratune.cluster/1"; }
+  std::string_view Kind() const override { return kClusterSchema; }
   bool Accepts(const SourceFile& f) const override { return f.json && f.json->value("schema", "") == Kind(); }
 
   void Read(const SourceFile& f, RunRecord& into) const override {
-    using V = nlohmann::json::value_t;
-    const std::string& w = f.path;
-    const auto& cluster = JsonMember(*f.json, "cluster", w, "", V::object);
-    into.gpus = static_cast<int64_t>(JsonNumber(cluster, "gpus", w, "cluster"));
-    const auto& policies = JsonMember(*f.json, "policies", w, "", V::array);
-    for (size_t i = 0; i < policies.size(); ++i) {
-      const std::string p = "policies[" + std::to_string(i) + "]";
+    const ClusterDocument d = ClusterDocumentFromJson(*f.json, f.path);
+    into.gpus = d.cluster.gpus;
+    for (const ClusterPolicySummary& p : d.policies) {
       PolicySummary s;
-      s.policy = JsonMember(policies[i], "policy", w, p, V::string).get<std::string>();
-      for (const auto& m : kPolicyMetrics) s.figures.emplace_back(m.name, JsonNumber(policies[i], m.name, w, p));
+      s.policy = p.policy;
+      for (const auto& m : kPolicyMetrics) s.figures.emplace_back(m.name, m.figure(p.metrics));
       into.policies.push_back(std::move(s));
     }
   }

@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "scheduling/replay_result.h"
+
 namespace paratune {
 
 enum class Metric : uint8_t {
@@ -135,17 +137,24 @@ struct PolicyMetricInfo {
   const char* name;  // the key in paratune.cluster/1 policies[] and in policy_figures.metric
   const char* unit;
   const char* description;
+  double (*figure)(const PolicyMetrics&);  // read from the typed document (scheduling/cluster_json.h)
 };
 inline constexpr std::array<PolicyMetricInfo, 9> kPolicyMetrics{{
-    {"goodput", "fraction", "useful GPU-hours over capacity GPU-hours"},
-    {"utilization", "fraction", "allocated GPU-hours over capacity GPU-hours"},
-    {"mean_ettr", "fraction", "mean effective training time ratio of the jobs"},
-    {"makespan_s", "s", "first submission to last completion"},
-    {"jobs_finished", "jobs", "jobs that completed"},
-    {"useful_gpu_hours", "GPU-h", "GPU-hours that advanced training"},
-    {"lost_gpu_hours", "GPU-h", "GPU-hours lost to failures"},
-    {"preemptions", "count", "jobs preempted"},
-    {"migrations", "count", "jobs migrated"},
+    {"goodput", "fraction", "useful GPU-hours over capacity GPU-hours",
+     [](const PolicyMetrics& m) { return m.goodput; }},
+    {"utilization", "fraction", "allocated GPU-hours over capacity GPU-hours",
+     [](const PolicyMetrics& m) { return m.utilization; }},
+    {"mean_ettr", "fraction", "mean effective training time ratio of the jobs",
+     [](const PolicyMetrics& m) { return m.mean_ettr; }},
+    {"makespan_s", "s", "first submission to last completion", [](const PolicyMetrics& m) { return m.makespan_s; }},
+    {"jobs_finished", "jobs", "jobs that completed",
+     [](const PolicyMetrics& m) { return static_cast<double>(m.jobs_finished); }},
+    {"useful_gpu_hours", "GPU-h", "GPU-hours that advanced training",
+     [](const PolicyMetrics& m) { return m.useful_gpu_hours; }},
+    {"lost_gpu_hours", "GPU-h", "GPU-hours lost to failures", [](const PolicyMetrics& m) { return m.lost_gpu_hours; }},
+    {"preemptions", "count", "jobs preempted",
+     [](const PolicyMetrics& m) { return static_cast<double>(m.preemptions); }},
+    {"migrations", "count", "jobs migrated", [](const PolicyMetrics& m) { return static_cast<double>(m.migrations); }},
 }};
 
 // A file a run was recorded from.

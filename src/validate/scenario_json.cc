@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "util/error.h"
+#include "util/json_fields.h"
 #include "util/json_parse.h"
 
 namespace paratune {
@@ -223,11 +224,14 @@ std::string ShownValue(const json& v) {
   return s.size() > 40 ? s.substr(0, 40) + "..." : s;
 }
 
+// Reads a struct's fields from one object of the document, on the one field reader
+// (util/json_fields.h: the file, the path of each field and the message form); every member
+// is optional (it keeps its default), and one no field takes is an error.
 class Reader {
  public:
-  Reader(const json& j, std::string path, const std::string& where) : j_(j), path_(std::move(path)), where_(where) {
-    if (!j_.is_object())
-      throw InputError(fmt::format("{}: field '{}' must be an object, got {}", where_, path_, ShownValue(j_)));
+  explicit Reader(const JsonView& v) : v_(v) {
+    if (!v_.node().is_object())
+      v_.root().Fail(v_.prefix(), fmt::format("must be an object, got {}", ShownValue(v_.node())));
   }
 
   void operator()(const char* key, std::string& x) {
@@ -279,8 +283,8 @@ class Reader {
   }
   template <class F>
   void Nested(const char* key, F&& f) {
-    if (const json* v = Get(key)) {
-      Reader r(*v, Field(key), where_);
+    if (Get(key)) {
+      Reader r(v_.Child(key));
       f(r);
       r.Finish();
     }
@@ -288,21 +292,19 @@ class Reader {
 
   // After the fields: a member no field took is an error (a misspelt name would be lost).
   void Finish() const {
-    for (const auto& [k, v] : j_.items())
-      if (!seen_.contains(k)) throw InputError(fmt::format("{}: unknown field '{}'", where_, Field(k)));
+    for (const auto& [k, v] : v_.node().items())
+      if (!seen_.contains(k)) throw InputError(fmt::format("{}: unknown field '{}'", v_.root().file(), v_.PathOf(k)));
   }
 
   const json* Get(const std::string& key) {
     seen_.insert(key);
-    auto it = j_.find(key);
-    return it == j_.end() ? nullptr : &*it;
+    auto it = v_.node().find(key);
+    return it == v_.node().end() ? nullptr : &*it;
   }
 
  private:
-  std::string Field(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
-
   [[noreturn]] void Fail(const std::string& key, const json& v, const std::string& what) const {
-    throw InputError(fmt::format("{}: field '{}' {}, got {}", where_, Field(key), what, ShownValue(v)));
+    v_.Fail(key, fmt::format("{}, got {}", what, ShownValue(v)));
   }
 
   int64_t Integer(const std::string& key, const json& v, int64_t max) const {
@@ -318,12 +320,10 @@ class Reader {
   template <class E, size_t N>
   E Enum(const std::string& key, const json& v, const EnumNames<E, N>& names) const {
     if (!v.is_string()) Fail(key, v, "must be one of " + names.List());
-    return names.Parse(v.get<std::string>(), fmt::format("{}: field '{}'", where_, Field(key)), "name");
+    return names.Parse(v.get<std::string>(), fmt::format("{}: field '{}'", v_.root().file(), v_.PathOf(key)), "name");
   }
 
-  const json& j_;
-  std::string path_;
-  const std::string& where_;
+  JsonView v_;
   std::set<std::string, std::less<>> seen_;
 };
 
@@ -337,10 +337,11 @@ json ScenarioToJson(const Scenario& s) {
 }
 
 Scenario ScenarioFromJson(const json& j, const std::string& where) {
-  Reader r(j, "", where);
+  const JsonFields f(j, where);
+  Reader r(JsonView(f, j, ""));
   const json* schema = r.Get("schema");
   if (!schema || *schema != kScenarioSchema)
-    throw InputError(fmt::format("{}: field 'schema' must be \"{}\", got {}", where, kScenarioSchema,
+    f.Fail("schema", fmt::format("must be \"{}\", got {}", kScenarioSchema,
                                  schema ? ShownValue(*schema) : std::string("nothing")));
   Scenario s;
   ScenarioFields(s, r);
@@ -353,7 +354,7 @@ Scenario ScenarioFromJson(const json& j, const std::string& where) {
                                                       {"training.seq", s.training.seq},
                                                       {"training.global_batch", s.training.global_batch}};
   for (const auto& [field, v] : positive)
-    if (v <= 0) throw InputError(fmt::format("{}: field '{}' must be positive, got {}", where, field, v));
+    if (v <= 0) f.Fail(field, fmt::format("must be positive, got {}", v));
   return s;
 }
 

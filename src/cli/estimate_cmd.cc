@@ -1,14 +1,12 @@
 // `paratune estimate`: the cost model's answer for one model, cluster and layout.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "plan/fitting_change.h"
+#include "plan/estimate_answer.h"
 #include "cli/estimate_text.h"
 #include "cli/scenario_flags.h"
 #include "cli/time_to_train_cli.h"
-#include "step/estimate_json.h"
 #include "scenario/megatron_scenario.h"
 #include "util/error.h"
 #include "util/json_document.h"
@@ -34,21 +32,16 @@ Command AddEstimateCommand(CLI::App& root) {
         const std::optional<MegatronArgs> from =
             ApplyMegatronArgs(cmd->count("--from-megatron") ? std::optional(*megatron) : std::nullopt, *ignore_unknown,
                               GivenRequest(*f, *cmd), s);
-        const Estimate e = EstimateStep(s.model, s.cluster, s.training, s.layout, EstimateOptions{s.rules, {}});
+        const EstimateAnswer answer = AnswerEstimate(s);
+        const Estimate& e = answer.estimate;
         if (f->json) {
-          nlohmann::json j = EstimateToJson(e, budget);
-          if (!e.fits)
-            j["fitting_change"] = FittingChangeJson(
-                FindFittingChange(s.model, s.cluster, s.training, s.layout, EstimateOptions{s.rules, {}}));
-          if (from) j["megatron_args"] = MegatronArgsJson(*from);
-          fmt::print("{}\n", DocumentText(j));
+          fmt::print("{}\n", DocumentText(EstimateAnswerJson(answer, budget, from)));
         } else {
           if (!e.fits) {
             // Lead with it: the throughput below is of a layout that cannot run.
             fmt::print("DOES NOT FIT: pipeline stage {} needs {:.1f} GB per GPU, the {} has {:.1f} GB.\n", e.peak_stage,
                        e.peak_memory_bytes / 1e9, e.gpu, e.capacity_bytes / 1e9);
-            if (const auto fix =
-                    FindFittingChange(s.model, s.cluster, s.training, s.layout, EstimateOptions{s.rules, {}}))
+            if (const std::optional<FittingChange>& fix = answer.fitting_change)
               fmt::print(
                   "  fits with {}: {:.1f} GB, {:.0f} tokens/s per GPU (the fastest one-knob change; `paratune plan` "
                   "searches all of them)\n\n",

@@ -4,21 +4,14 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cstdio>
-#include <filesystem>
-#include <nlohmann/json.hpp>
 
-#include "analysis/analysis_json.h"
 #include "cli/commands.h"
 #include "cli/output_file.h"
-#include "diagnose/diagnose.h"
-#include "diagnose/diagnose_json.h"
 #include "report/report.h"
+#include "report/report_inputs.h"
 #include "util/error.h"
-#include "util/file.h"
 #include "util/json_document.h"
-#include "util/json_parse.h"
 
 namespace paratune::cli {
 namespace {
@@ -30,66 +23,6 @@ struct ReportFlags {
   bool compare = false;
   bool json = false;
 };
-
-// Whether the file `path` is a --json document of a paratune command (a .json file whose top
-// level has a "schema" string); everything else is a raw input (trace, log, telemetry, ...).
-bool IsDocument(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::path(path).extension() != ".json" || !std::filesystem::is_regular_file(path, ec)) return false;
-  // A document is at most the size ReadReportInput accepts; a larger .json is a trace.
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec || size > (size_t{64} << 20)) return false;
-  nlohmann::json j;
-  try {
-    j = ParseJson(ReadFile(path), path);  // too deep or a key twice: refused here
-  } catch (const nlohmann::json::exception&) {
-    return false;  // not JSON: a raw input
-  }
-  return j.is_object() && j.contains("schema") && j["schema"].is_string() &&
-         j["schema"].get<std::string>().rfind("paratune.", 0) == 0;
-}
-
-// The inputs sorted into documents and raw inputs. A directory holding paratune documents gives
-// those; its other files are skipped with a note (a README or a trace left beside them). A
-// directory without documents is a raw input, diagnosed as `diagnose DIR` would.
-void SortInputs(const std::vector<std::string>& inputs, std::vector<std::string>* documents,
-                std::vector<std::string>* raw) {
-  namespace fs = std::filesystem;
-  for (const std::string& p : inputs) {
-    std::error_code ec;
-    if (!fs::is_directory(p, ec)) {
-      (IsDocument(p) ? documents : raw)->push_back(p);
-      continue;
-    }
-    std::vector<std::string> docs, others;
-    for (fs::directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec)) {
-      const std::string name = it->path().filename().string();
-      if (name.empty() || name[0] == '.') continue;
-      (IsDocument(it->path().string()) ? docs : others).push_back(it->path().string());
-    }
-    if (ec) throw InputError(p + ": cannot list: " + ec.message());
-    if (docs.empty()) {
-      raw->push_back(p);
-      continue;
-    }
-    std::sort(docs.begin(), docs.end());
-    std::sort(others.begin(), others.end());
-    for (const std::string& o : others)
-      std::fprintf(stderr, "paratune: note: %s: not the --json document of a paratune command; skipped\n", o.c_str());
-    documents->insert(documents->end(), docs.begin(), docs.end());
-  }
-}
-
-// Raw inputs are run as `diagnose` runs them (each recognised by its content); the report gets
-// the diagnosis and, when there were traces, their analysis.
-std::vector<ReportInput> RunRawInputs(const std::vector<std::string>& raw) {
-  std::vector<ReportInput> out;
-  if (raw.empty()) return out;
-  const DiagnoseInputs in = LoadDiagnoseInputs(raw);
-  if (in.analysis) out.push_back({"analysis of the traces given", AnalysisJson(*in.analysis)});
-  out.push_back({"diagnosis of the inputs given", DiagnosisJson(Diagnose(in))});
-  return out;
-}
 
 }  // namespace
 
@@ -109,11 +42,13 @@ Command AddReportCommand(CLI::App& root) {
   cmd->footer("Exit status 0 when written, 2 on bad input (nothing is written then). docs/report.md");
   return {cmd, [cmd, f] {
             PrepareOutputs(*cmd, {{"--out", &f->out}}, f->inputs);
-            std::vector<std::string> documents, raw;
-            SortInputs(f->inputs, &documents, &raw);
+            const SortedReportInputs sorted = SortReportInputs(f->inputs);
+            for (const std::string& o : sorted.skipped)
+              std::fprintf(stderr, "paratune: note: %s: not the --json document of a paratune command; skipped\n",
+                           o.c_str());
             std::vector<ReportInput> inputs =
-                documents.empty() ? std::vector<ReportInput>{} : ReadReportInputs(documents);
-            for (auto& r : RunRawInputs(raw)) inputs.push_back(std::move(r));
+                sorted.documents.empty() ? std::vector<ReportInput>{} : ReadReportInputs(sorted.documents);
+            for (auto& r : DiagnoseRawInputs(sorted.raw)) inputs.push_back(std::move(r));
             ReportOptions o;
             o.title = f->title;
             o.compare = f->compare;

@@ -23,7 +23,7 @@
 #include "emit/emit_json.h"
 #include "emit/emit_layout.h"
 #include "emit/emit_winner.h"
-#include "plan/fitting_change.h"
+#include "plan/estimate_answer.h"
 #include "plan/plan_json.h"
 #include "plan/plan_search.h"
 #include "plan/planner.h"
@@ -64,13 +64,7 @@ std::string EstimateDocument(const py::dict& kwargs) {
   Scenario s = ResolveScenario(k.scenario);
   const std::optional<TrainingBudget> budget = ResolveTrainingBudget(k.train_tokens, k.gpu_hour_price);
   const std::optional<MegatronArgs> from = ApplyMegatronArgs(k.from_megatron, k.ignore_unknown, k.scenario, s);
-  const Estimate e = EstimateStep(s.model, s.cluster, s.training, s.layout, EstimateOptions{s.rules, {}});
-  nlohmann::json j = EstimateToJson(e, budget);
-  if (!e.fits)
-    j["fitting_change"] =
-        FittingChangeJson(FindFittingChange(s.model, s.cluster, s.training, s.layout, EstimateOptions{s.rules, {}}));
-  if (from) j["megatron_args"] = MegatronArgsJson(*from);
-  return DocumentText(j);
+  return DocumentText(EstimateAnswerJson(AnswerEstimate(s), budget, from));
 }
 
 // A finished search, kept with its request so that Plan.emit() writes the winner's framework

@@ -575,33 +575,12 @@ TEST(Chromium, ChartPageFollowsTheDomContractInLightAndDarkMode) {
   }
 }
 
-nlohmann::json PlanLayout(int tp, int pp, int dp) { return report_test::LayoutDoc(tp, pp, dp); }
-
 // A report of a plan (three ranked layouts) and a simulation (4 stages, 4 micro-batches), both
 // hand-made documents of their schemas (docs/json.md), as the reader sees it in Chromium.
 TEST(Chromium, ReportOfAPlanAndASimulationShowsTheirNumbers) {
   PARATUNE_CHROMIUM_OR_SKIP();
   const nlohmann::json plan = report_test::PlanDoc();
-  nlohmann::json sim = {{"schema", "paratune.simulate/1"},
-                        {"model", "m"},
-                        {"gpus", 8},
-                        {"gpu", "H100"},
-                        {"layout", PlanLayout(2, 4, 1)},
-                        {"schedule", "1f1b"},
-                        {"micro_batches", 4},
-                        {"step_time_s", 1.0},
-                        {"pipeline_time_s", 0.9},
-                        {"extrapolated", false},
-                        {"stages", nlohmann::json::array()}};
-  nlohmann::json events = nlohmann::json::array();
-  for (int st = 0; st < 4; ++st) {
-    sim["stages"].push_back({{"stage", st}, {"compute_s", 0.5}, {"non_compute_s", 0.1}, {"idle_s", 0.4}});
-    for (int m = 0; m < 4; ++m) {
-      events.push_back({st, 0, "F", m, 0.1 * (st + m), 0.1 * (st + m) + 0.05});
-      events.push_back({st, 0, "B", m, 0.5 + 0.1 * m, 0.5 + 0.1 * m + 0.08});
-    }
-  }
-  sim["timeline"] = {{"stages", 4}, {"streams", {"compute", "comm"}}, {"events", events}};
+  const nlohmann::json sim = report_test::SimulateDoc();
   const std::string html = RenderReport({{"plan.json", plan}, {"sim.json", sim}}, ReportOptions{});
   TempDir dir;
   const auto page = Load(dir.Page("report.html", html), 1024, 768);

@@ -44,8 +44,6 @@ std::vector<double> BarValues(const std::string& figure) {
   return out;
 }
 
-nlohmann::json Layout(int tp, int pp, int dp) { return report_test::LayoutDoc(tp, pp, dp); }
-
 nlohmann::json Estimate() { return report_test::EstimateDoc(); }
 
 std::string Render(const nlohmann::json& doc, const std::string& path = "in.json", bool compare = false,
@@ -142,26 +140,7 @@ TEST(Report, NegativeDurationsAndSizesAreErrors) {
 }
 
 TEST(Report, SimulateGanttHasOneRowPerStage) {
-  nlohmann::json sim = {{"schema", "paratune.simulate/1"},
-                        {"model", "m"},
-                        {"gpus", 8},
-                        {"gpu", "H100"},
-                        {"layout", Layout(2, 4, 1)},
-                        {"schedule", "1f1b"},
-                        {"micro_batches", 4},
-                        {"step_time_s", 1.0},
-                        {"pipeline_time_s", 0.9},
-                        {"extrapolated", false},
-                        {"stages", nlohmann::json::array()}};
-  nlohmann::json events = nlohmann::json::array();
-  for (int s = 0; s < 4; ++s) {
-    sim["stages"].push_back({{"stage", s}, {"compute_s", 0.5}, {"non_compute_s", 0.1}, {"idle_s", 0.4}});
-    for (int m = 0; m < 4; ++m) {
-      events.push_back({s, 0, "F", m, 0.1 * (s + m), 0.1 * (s + m) + 0.05});
-      events.push_back({s, 0, "B", m, 0.5 + 0.1 * m, 0.5 + 0.1 * m + 0.08});
-    }
-  }
-  sim["timeline"] = {{"stages", 4}, {"streams", {"compute", "comm"}}, {"events", events}};
+  const nlohmann::json sim = report_test::SimulateDoc();
   const std::string html = Render(sim, "s.json");
   const std::string g = Figure(html, "s-json-simulate-gantt");
   ASSERT_FALSE(g.empty());

@@ -7,6 +7,7 @@
 #include "report/scale.h"
 #include "report/sections.h"
 #include "report/stacked_bar_chart.h"
+#include "step/simulate_json.h"
 
 namespace paratune {
 
@@ -30,38 +31,27 @@ constexpr const char* kCategories[] = {"forward",       "backward",  "weight-gra
                                        "data-parallel", "optimizer", "other"};
 
 // The pipeline Gantt per stage from the document's timeline (`simulate --json --timeline`).
-GanttChartData TimelineGantt(const JsonFields& f, const std::string& id) {
+GanttChartData TimelineGantt(const Timeline& t, const std::string& id) {
   GanttChartData g;
-  const int stages = static_cast<int>(f.Number("timeline.stages"));
-  if (stages < 0 || stages > 100000) f.Fail("timeline.stages", "is out of range");
   g.spec = {id + "-gantt",
             "Pipeline schedule",
             fmt::format("Each of the {} pipeline stages over one step: forward, backward and weight-gradient passes, "
                         "transfers, data-parallel communication and the optimizer; gaps are idle.",
-                        stages),
+                        t.ranks),
             "time",
             "stage",
             "s",
             ""};
-  for (int s = 0; s < stages; ++s) g.rows.push_back(fmt::format("stage {}", s));
+  for (int s = 0; s < t.ranks; ++s) g.rows.push_back(fmt::format("stage {}", s));
   g.categories.assign(std::begin(kCategories), std::end(kCategories));
-  const nlohmann::json& events = f.Array("timeline.events");
-  g.spans.reserve(events.size());
-  for (size_t i = 0; i < events.size(); ++i) {
-    const nlohmann::json& e = events[i];
-    const std::string where = fmt::format("timeline.events[{}]", i);
-    if (!e.is_array() || e.size() != 6 || !e[0].is_number_integer() || !e[2].is_string() || !e[4].is_number() ||
-        !e[5].is_number())
-      f.Fail(where, "is not [stage, stream, phase, micro_batch, start_s, end_s]");
-    const int stage = e[0].get<int>();
-    if (stage < 0 || stage >= stages) f.Fail(where, "has a stage out of range");
-    const std::string phase = e[2].get<std::string>();
+  g.spans.reserve(t.events.size());
+  for (const TimelineEvent& e : t.events) {
+    const std::string phase = PhaseName(e.phase);
     std::string category = "other";
     for (const auto& pc : kPhaseCategories)
       if (phase == pc.phase) category = pc.category;
-    const std::string label =
-        e[3].is_number_integer() && e[3].get<int>() >= 0 ? fmt::format("{} mb {}", phase, e[3].get<int>()) : phase;
-    g.spans.push_back({stage, e[4].get<double>(), e[5].get<double>(), category, label});
+    const std::string label = e.micro_batch >= 0 ? fmt::format("{} mb {}", phase, e.micro_batch) : phase;
+    g.spans.push_back({e.rank, e.start_s, e.end_s(), category, label});
   }
   return g;
 }
@@ -69,26 +59,19 @@ GanttChartData TimelineGantt(const JsonFields& f, const std::string& id) {
 }  // namespace
 
 std::string RenderSimulateSection(const ReportInput& in) {
-  const JsonFields f(in.doc, in.path);
+  const SimulateDocument d = SimulateFromJson(in.doc, in.path);
   const std::string id = ChartId(in.path, "simulate");
-  const JsonView layout(f, f.At("layout"), "layout");
   std::string html = Paragraph(
-      fmt::format("{} on {} GPUs of {}, {}, schedule {}, {} micro-batches: step {}, pipeline {}{}.",
-                  f.StringOr("model", "model"), f.NumberOr("gpus", 0), f.StringOr("gpu", "?"), LayoutLabel(layout),
-                  f.StringOr("schedule", "?"), f.NumberOr("micro_batches", 0),
-                  FormatValue(f.Number("step_time_s"), "s"), FormatValue(f.NumberOr("pipeline_time_s", 0), "s"),
-                  f.At("extrapolated").is_boolean() && f.At("extrapolated").get<bool>()
-                      ? " (steady state extended; the Gantt shows the simulated micro-batches)"
-                      : ""));
-  if (const nlohmann::json* tl = f.Find("timeline")) {
-    const GanttChartData g = TimelineGantt(f, id);
-    (void)tl;
-    html += RenderGanttChart(g);
+      fmt::format("{} on {} GPUs of {}, {}, schedule {}, {} micro-batches: step {}, pipeline {}{}.", d.model, d.gpus,
+                  d.gpu, LayoutLabel(d.layout, d.training), d.schedule, d.micro_batches,
+                  FormatValue(d.step_time_s, "s"), FormatValue(d.pipeline_time_s, "s"),
+                  d.extrapolated ? " (steady state extended; the Gantt shows the simulated micro-batches)" : ""));
+  if (d.timeline) {
+    html += RenderGanttChart(TimelineGantt(*d.timeline, id));
   } else {
     html += Paragraph(
         "No timeline in this document: `paratune simulate --json --timeline` adds it, and the Gantt chart here.");
   }
-  const nlohmann::json& stages = f.Array("stages");
   BarChartData b;
   b.spec = {id + "-stages",
             "Simulated breakdown per stage",
@@ -98,12 +81,11 @@ std::string RenderSimulateSection(const ReportInput& in) {
             "",
             "s"};
   b.series = {{"compute", {}}, {"non-compute", {}}, {"idle", {}}};
-  for (size_t s = 0; s < stages.size(); ++s) {
-    const JsonView st(f, stages[s], fmt::format("stages[{}]", s));
-    b.categories.push_back(fmt::format("stage {}", static_cast<int64_t>(st.NumberOr("stage", static_cast<double>(s)))));
-    b.series[0].values.push_back(st.NumberOr("compute_s", 0));
-    b.series[1].values.push_back(st.NumberOr("non_compute_s", 0));
-    b.series[2].values.push_back(st.NumberOr("idle_s", 0));
+  for (const SimulatedStage& st : d.stages) {
+    b.categories.push_back(fmt::format("stage {}", st.passes.index));
+    b.series[0].values.push_back(st.figures.time.compute_s);
+    b.series[1].values.push_back(st.figures.time.non_compute_s);
+    b.series[2].values.push_back(st.figures.time.idle_s);
   }
   html += RenderStackedBarChart(b);
   return html;

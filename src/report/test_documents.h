@@ -1,6 +1,7 @@
 // Documents the report's tests draw (hand-made values, written by the producers' own writers so
-// they are whole documents of their schemas, docs/json.md): a layout, an estimate whose terms are
-// powers of two, so that a lost or doubled value shows in the charts' sums, and a plan.
+// they are whole documents of their schemas, docs/json.md): an estimate whose terms are
+// powers of two, so that a lost or doubled value shows in the charts' sums, a plan and a
+// simulation.
 #pragma once
 
 #include <string>
@@ -9,17 +10,9 @@
 
 #include "plan/plan_json.h"
 #include "step/estimate_json.h"
+#include "step/simulate_json.h"
 
 namespace paratune::report_test {
-
-// The `layout` object of a layout of tp x pp x dp (ZeRO 1, micro-batch 1, no recomputation, BF16).
-inline nlohmann::json LayoutDoc(int tp, int pp, int dp) {
-  struct Layout l;
-  l.tp = tp;
-  l.pp = pp;
-  l.dp = dp;
-  return LayoutToJson(l, Training{});
-}
 
 // An estimate of `model` on 16 H100 at tp 2 pp 2 dp 4: step 2 s at `tokens_per_s` per GPU, MFU
 // 40%, two stages of 67 and 68 GB against 80 GB, the scale-up link half busy on stage 0 and the
@@ -88,6 +81,52 @@ inline nlohmann::json PlanDoc() {
   }
   d.winner = EstimateFromJson(EstimateDoc(), "estimate");
   return PlanToJson(d);
+}
+
+// A simulation of tp 2 pp 4 on 8 H100 (1F1B, 4 micro-batches, step 1 s, pipeline 0.9 s): each of
+// the 4 stages 0.5 s compute, 0.1 s non-compute and 0.4 s idle; its timeline has a forward
+// (50 ms) and a backward (80 ms) per stage and micro-batch.
+inline nlohmann::json SimulateDoc() {
+  SimulateDocument d;
+  d.model = "m";
+  d.gpu = "H100";
+  d.gpus = 8;
+  d.layout.tp = 2;
+  d.layout.pp = 4;
+  d.layout.dp = 1;
+  d.schedule = "1f1b";
+  d.micro_batches = 4;
+  d.simulated_micro_batches = 4;
+  d.step_time_s = 1.0;
+  d.pipeline_time_s = 0.9;
+  Timeline& t = d.timeline.emplace();
+  t.ranks = 4;
+  for (int s = 0; s < 4; ++s) {
+    SimulatedStage& st = d.stages.emplace_back();
+    st.passes.index = s;
+    st.figures.time.compute_s = 0.5;
+    st.figures.time.non_compute_s = 0.1;
+    st.figures.time.idle_s = 0.4;
+    for (int m = 0; m < 4; ++m) {
+      t.events.push_back({.rank = s,
+                          .stream = 0,
+                          .phase = Phase::kForward,
+                          .micro_batch = m,
+                          .virtual_stage = -1,
+                          .start_s = 0.1 * (s + m),
+                          .duration_s = 0.05,
+                          .name = ""});
+      t.events.push_back({.rank = s,
+                          .stream = 0,
+                          .phase = Phase::kBackward,
+                          .micro_batch = m,
+                          .virtual_stage = -1,
+                          .start_s = 0.5 + 0.1 * m,
+                          .duration_s = 0.08,
+                          .name = ""});
+    }
+  }
+  return SimulateToJson(d);
 }
 
 }  // namespace paratune::report_test

@@ -17,9 +17,7 @@ StepResult RunSimulate(const Scenario& s, const SimulateRequest& r) {
 }
 
 nlohmann::json SimulatedJson(const StepResult& step, const SimulateRequest& r, const std::string& trace_path) {
-  nlohmann::json j = SimulateToJson(step, trace_path);
-  if (r.timeline) j["timeline"] = TimelineToJson(step.simulation.timeline);
-  return j;
+  return SimulateToJson(SimulateDocumentOf(step, trace_path, r.timeline));
 }
 
 }  // namespace paratune

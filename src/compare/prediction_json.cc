@@ -39,10 +39,7 @@ PredictionFigures FiguresOf(const PredictionComparison& p) {
 }
 
 nlohmann::json PredictionJson(const PredictionFigures& p) {
-  nlohmann::json j = nlohmann::json::object();
-  JsonWriter w(j);
-  PredictionFields(p, w);
-  return j;
+  return WriteJson(p, [](const auto& x, JsonWriter& w) { PredictionFields(x, w); });
 }
 
 PredictionFigures PredictionFromJson(const JsonView& node) {

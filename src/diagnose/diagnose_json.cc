@@ -108,10 +108,7 @@ void DiagnosisFields(T& d, V& v) {
 }  // namespace
 
 nlohmann::json DiagnosisJson(const Diagnosis& d) {
-  nlohmann::json out = {{"schema", kDiagnoseSchema}};
-  JsonWriter w(out);
-  DiagnosisFields(d, w);
-  return out;
+  return WriteDocument(d, kDiagnoseSchema, [](const auto& x, JsonWriter& w) { DiagnosisFields(x, w); });
 }
 
 Diagnosis DiagnosisFromJson(const nlohmann::json& doc, const std::string& where) {

@@ -108,7 +108,6 @@ void RequestFields(T& d, V& v) {
 
 template <class T, class V>
 void PlanFields(T& d, V& v) {
-  v.Derived("schema", kPlanSchema);
   RequestFields(d, v);
   v.Nested("search", d, [](auto& x, auto& w) { SearchFields(x, w); });
   int rank = 0;
@@ -158,10 +157,7 @@ PlanDocument PlanDocumentOf(const PlanResult& result, const PlanRequest& r, cons
 }
 
 json PlanToJson(const PlanDocument& plan) {
-  json j = json::object();
-  JsonWriter w(j);
-  PlanFields(plan, w);
-  return j;
+  return WriteDocument(plan, kPlanSchema, [](const auto& d, JsonWriter& w) { PlanFields(d, w); });
 }
 
 json PlanToJson(const PlanResult& result, const PlanRequest& request, const std::optional<TrainingBudget>& budget,

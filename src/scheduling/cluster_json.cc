@@ -230,10 +230,7 @@ ClusterDocument ClusterDocumentOf(const ClusterRun& run) {
 }
 
 nlohmann::json ClusterDocumentJson(const ClusterDocument& d) {
-  nlohmann::json out = {{"schema", kClusterSchema}};
-  JsonWriter w(out);
-  ClusterDocumentFields(d, w);
-  return out;
+  return WriteDocument(d, kClusterSchema, [](const auto& x, JsonWriter& w) { ClusterDocumentFields(x, w); });
 }
 
 nlohmann::json ClusterJson(const ClusterRun& run) { return ClusterDocumentJson(ClusterDocumentOf(run)); }

@@ -14,10 +14,7 @@ using nlohmann::json;
 using namespace estimate_fields;
 
 json LayoutToJson(const Layout& l, const Training& t) {
-  json j = json::object();
-  JsonWriter w(j);
-  LayoutFields(l, t, w);
-  return j;
+  return WriteJson(l, [&t](const Layout& x, JsonWriter& w) { LayoutFields(x, t, w); });
 }
 
 void ReadLayout(const JsonView& node, Layout& l, Training& t) {
@@ -26,22 +23,11 @@ void ReadLayout(const JsonView& node, Layout& l, Training& t) {
 }
 
 json TimeBreakdownToJson(const TimeBreakdown& t) {
-  json j = json::object();
-  JsonWriter w(j);
-  TimeFields(t, w);
-  return j;
-}
-
-void ReadTimeBreakdown(const JsonView& node, TimeBreakdown& t) {
-  JsonReader r(node);
-  TimeFields(t, r);
+  return WriteJson(t, [](const auto& x, JsonWriter& w) { TimeFields(x, w); });
 }
 
 json EstimateToJson(const Estimate& e, const std::optional<TrainingBudget>& budget) {
-  json j = json::object();
-  JsonWriter w(j);
-  WholeEstimateFields(e, w, budget);
-  return j;
+  return WriteJson(e, [&budget](const auto& x, JsonWriter& w) { WholeEstimateFields(x, w, budget); });
 }
 
 Estimate EstimateFromJson(const json& doc, const std::string& where) {

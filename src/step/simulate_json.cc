@@ -51,7 +51,6 @@ void SimulatedStageFields(T& s, V& v) {
 
 template <class T, class V>
 void SimulateFields(T& d, V& v) {
-  v.Derived("schema", kSimulateSchema);
   v("model", d.model);
   v("gpu", d.gpu);
   v("gpus", d.gpus);
@@ -140,10 +139,7 @@ SimulateDocument SimulateDocumentOf(const StepResult& r, const std::string& trac
 }
 
 json SimulateToJson(const SimulateDocument& d) {
-  json j = json::object();
-  JsonWriter w(j);
-  SimulateFields(d, w);
-  return j;
+  return WriteDocument(d, kSimulateSchema, [](const auto& x, JsonWriter& w) { SimulateFields(x, w); });
 }
 
 json SimulateToJson(const StepResult& r, const std::string& trace) {

@@ -231,6 +231,23 @@ class JsonReader {
   JsonView v_;
 };
 
+// `x` as a JSON object, written by its field list `fields(x, writer)`.
+template <class T, class Fields>
+nlohmann::json WriteJson(const T& x, Fields&& fields) {
+  nlohmann::json j = nlohmann::json::object();
+  JsonWriter w(j);
+  fields(x, w);
+  return j;
+}
+
+// A whole document: `x` written by its field list, with its "schema" member (ReadDocument reads it).
+template <class T, class Fields>
+nlohmann::json WriteDocument(const T& x, const std::string& schema, Fields&& fields) {
+  nlohmann::json j = WriteJson(x, fields);
+  j["schema"] = schema;
+  return j;
+}
+
 // A whole document: an object whose "schema" member is `schema`, read by its field list
 // `fields(x, reader)`. Throws InputError naming the file (and the field).
 template <class T, class Fields>

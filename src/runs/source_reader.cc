@@ -2,7 +2,6 @@
 
 #include "runs/sha256.h"
 #include "util/error.h"
-#include "util/json_fields.h"
 #include "util/file.h"
 #include "util/json_parse.h"
 
@@ -62,34 +61,5 @@ ReadSource ReadRunSourceText(const std::string& path, const std::string& text) {
 }
 
 ReadSource ReadRunSourceFile(const std::string& path) { return ReadRunSourceText(path, ReadMaybeGzipFile(path)); }
-
-const nlohmann::json& JsonMember(const nlohmann::json& obj, const char* key, const std::string& where,
-                                 const std::string& json_path, nlohmann::json::value_t type) {
-  const JsonFields f(obj, where);
-  const JsonView v(f, obj, json_path);
-  if (!obj.is_object()) f.Fail(json_path, "is not an object");
-  const nlohmann::json* it = v.Find(key);
-  if (!it) v.Fail(key, "is missing");
-  using T = nlohmann::json::value_t;
-  const bool ok = type == T::number_float     ? it->is_number()
-                  : type == T::number_integer ? it->is_number_integer()
-                                              : it->type() == type;
-  if (!ok)
-    v.Fail(key, type == T::object   ? "is not an object"
-                : type == T::array  ? "is not an array"
-                : type == T::string ? "is not a string"
-                                    : "is not a number");
-  return *it;
-}
-
-double JsonNumber(const nlohmann::json& obj, const char* key, const std::string& where, const std::string& json_path,
-                  bool optional) {
-  const JsonFields f(obj, where);
-  const JsonView v(f, obj, json_path);
-  if (!obj.is_object()) f.Fail(json_path, "is not an object");
-  const nlohmann::json* it = v.Find(key);
-  if ((!it || it->is_null()) && optional) return kNoFigure;
-  return v.Number(key);
-}
 
 }  // namespace paratune

@@ -59,11 +59,6 @@ ReadSource ReadRunSourceFile(const std::string& path);
 // The same on bytes already read (tests, and the file's `path` only names it).
 ReadSource ReadRunSourceText(const std::string& path, const std::string& text);
 
-// Helpers for the JSON readers, on the one field reader (util/json_fields.h): the member at `key`
-// of `obj` as a number (NaN for null or absent when `optional`), throwing
-// InputError("FILE: field 'JSONPATH' is not a number") otherwise.
-double JsonNumber(const nlohmann::json& obj, const char* key, const std::string& where, const std::string& json_path,
-                  bool optional = false);
 // Reads a paratune.estimate/1 document (at `json_path` in the file, "" for the root) as the
 // prediction: model, cluster, layout and the predicted figures.
 void ReadEstimateJson(const nlohmann::json& doc, const std::string& where, const std::string& json_path,
@@ -71,9 +66,5 @@ void ReadEstimateJson(const nlohmann::json& doc, const std::string& where, const
 // The same from the Estimate read back (step/estimate_json.h) and its document's `layout` object,
 // kept as the document gives it.
 void RecordEstimate(const Estimate& e, const nlohmann::json& layout, RunRecord& into);
-
-// The member at `key` of `obj`, of `type` (number_float: any number); InputError naming the field.
-const nlohmann::json& JsonMember(const nlohmann::json& obj, const char* key, const std::string& where,
-                                 const std::string& json_path, nlohmann::json::value_t type);
 
 }  // namespace paratune

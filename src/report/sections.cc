@@ -5,22 +5,28 @@
 #include "report/report.h"
 #include "report/sections.h"
 #include "report/svg.h"
+#include "analysis/analysis_json.h"
+#include "diagnose/diagnose_json.h"
+#include "plan/plan_json.h"
+#include "scheduling/cluster_json.h"
+#include "schema/registry_schemas.h"
 #include "step/estimate_json.h"
+#include "step/simulate_json.h"
 
 namespace paratune {
 
 const std::vector<SectionKind>& SectionKinds() {
   static const std::vector<SectionKind> kKinds = {
-      {"paratune.plan/1", "Plan", &RenderPlanSection},
-      {"paratune.estimate/1", "Estimate", &RenderEstimateSection},
-      {"paratune.simulate/1", "Simulation", &RenderSimulateSection},
-      {"paratune.analyze/1", "Trace analysis", &RenderAnalyzeSection},
-      {"paratune.diagnose/1", "Diagnosis", &RenderDiagnoseSection},
-      {"paratune.cluster/1", "Cluster replay", &RenderClusterSection},
-      {"paratune.runs.list/1", "Recorded runs", &RenderRunsListSection},
-      {"paratune.runs.show/1", "Recorded run", &RenderRunShowSection},
-      {"paratune.runs.compare/1", "Run comparison", &RenderRunsCompareSection},
-      {"paratune.runs.baselines/1", "Baselines", &RenderRunsBaselinesSection},
+      {kPlanSchema, "Plan", &RenderPlanSection},
+      {kEstimateSchema, "Estimate", &RenderEstimateSection},
+      {kSimulateSchema, "Simulation", &RenderSimulateSection},
+      {kAnalyzeSchema, "Trace analysis", &RenderAnalyzeSection},
+      {kDiagnoseSchema, "Diagnosis", &RenderDiagnoseSection},
+      {kClusterSchema, "Cluster replay", &RenderClusterSection},
+      {kRunsListSchema, "Recorded runs", &RenderRunsListSection},
+      {kRunsShowSchema, "Recorded run", &RenderRunShowSection},
+      {kRunsCompareSchema, "Run comparison", &RenderRunsCompareSection},
+      {kRunsBaselinesSchema, "Baselines", &RenderRunsBaselinesSection},
   };
   return kKinds;
 }

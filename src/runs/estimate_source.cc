@@ -52,7 +52,7 @@ namespace {
 
 class EstimateSourceReader final : public SourceReader {
  public:
-  std::string_view Kind() const override { return "paratune.estimate/1"; }
+  std::string_view Kind() const override { return kEstimateSchema; }
   bool Accepts(const SourceFile& f) const override { return f.json && f.json->value("schema", "") == Kind(); }
   void Read(const SourceFile& f, RunRecord& into) const override { ReadEstimateJson(*f.json, f.path, "", into); }
 };

@@ -9,7 +9,7 @@ namespace {
 
 class PlanSourceReader final : public SourceReader {
  public:
-  std::string_view Kind() const override { return "paratune.plan/1"; }
+  std::string_view Kind() const override { return kPlanSchema; }
   bool Accepts(const SourceFile& f) const override { return f.json && f.json->value("schema", "") == Kind(); }
   void Read(const SourceFile& f, RunRecord& into) const override {
     const PlanDocument plan = PlanFromJson(*f.json, f.path);

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "schema/registry_schemas.h"
+
 namespace paratune {
 namespace {
 
@@ -49,7 +51,7 @@ nlohmann::json FiguresJson(const RunRecord& r) {
 }
 
 nlohmann::json RecordResultJson(const RecordResult& r, const std::string& where) {
-  return {{"schema", "paratune.runs.record/1"},
+  return {{"schema", kRunsRecordSchema},
           {"db", where},
           {"name", r.name},
           {"created", r.created},
@@ -58,7 +60,7 @@ nlohmann::json RecordResultJson(const RecordResult& r, const std::string& where)
 }
 
 nlohmann::json RunListJson(const std::vector<RunRecord>& runs, std::optional<int64_t> total) {
-  nlohmann::json j = {{"schema", "paratune.runs.list/1"},
+  nlohmann::json j = {{"schema", kRunsListSchema},
                       {"metrics", MetricsJson()},
                       {"total", total.value_or(static_cast<int64_t>(runs.size()))},
                       {"runs", nlohmann::json::array()}};
@@ -68,7 +70,7 @@ nlohmann::json RunListJson(const std::vector<RunRecord>& runs, std::optional<int
 
 nlohmann::json RunShowJson(const RunRecord& r) {
   nlohmann::json j = Summary(r);
-  j["schema"] = "paratune.runs.show/1";
+  j["schema"] = kRunsShowSchema;
   j["metrics"] = MetricsJson();
   j["content_hash"] = r.content_hash;
   j["layout"] = r.layout_json.empty() ? nlohmann::json(nullptr) : nlohmann::json::parse(r.layout_json, nullptr, false);
@@ -102,7 +104,7 @@ nlohmann::json RunShowJson(const RunRecord& r) {
 
 nlohmann::json ComparisonJson(const Comparison& c) {
   nlohmann::json j = {
-      {"schema", "paratune.runs.compare/1"},
+      {"schema", kRunsCompareSchema},
       {"metrics", MetricsJson()},
       {"a", c.a.name},
       {"b", c.b.name},
@@ -134,7 +136,7 @@ nlohmann::json ComparisonJson(const Comparison& c) {
 
 nlohmann::json BaselinesJson(const std::vector<Baseline>& b) {
   nlohmann::json j = {
-      {"schema", "paratune.runs.baselines/1"}, {"metrics", MetricsJson()}, {"baselines", nlohmann::json::array()}};
+      {"schema", kRunsBaselinesSchema}, {"metrics", MetricsJson()}, {"baselines", nlohmann::json::array()}};
   for (const auto& x : b) j["baselines"].push_back({{"scope", x.scope}, {"run", x.run}, {"set_utc", x.set_utc}});
   return j;
 }

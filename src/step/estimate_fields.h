@@ -32,13 +32,8 @@ void RecomputeModulesField(L& l, V& v) {
                      : l.recompute_modules                ? RecomputeModulesText(l.recompute_modules)
                                                           : "core_attn";
   v("recompute_modules", text, kLater);
-  if constexpr (kReading<L>) {
-    const JsonView& at = v.view();
-    l.recompute_modules =
-        text.empty()
-            ? 0
-            : ParseRecomputeModules(text, at.root().file() + ": field '" + at.PathOf("recompute_modules") + "'");
-  }
+  if constexpr (kReading<L>)
+    l.recompute_modules = text.empty() ? 0 : ParseRecomputeModules(text, v.view().Where("recompute_modules"));
 }
 
 // The layout's parallel dimensions and micro-batch.

@@ -90,7 +90,7 @@ TimelineEvent TimelineEventOf(const JsonView& row, const Timeline& t) {
     row.root().Fail(row.prefix(), "does not end after it starts");
   ev.rank = static_cast<int>(stage);
   ev.stream = static_cast<int>(stream);
-  ev.phase = kPhaseNames.Parse(e[2].get<std::string>(), row.root().file() + ": field '" + row.prefix() + "'", "phase");
+  ev.phase = kPhaseNames.Parse(e[2].get<std::string>(), row.Where(), "phase");
   ev.micro_batch = static_cast<int32_t>(mb);
   ev.start_s = start;
   ev.duration_s = end - start;

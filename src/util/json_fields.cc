@@ -158,6 +158,10 @@ bool JsonView::Bool(std::string_view key) const {
 
 std::string JsonView::PathOf(std::string_view key) const { return Join(prefix_, key); }
 
+std::string JsonView::Where(std::string_view key) const {
+  return root_.file() + ": field '" + (key.empty() ? prefix_ : PathOf(key)) + "'";
+}
+
 void JsonView::Fail(std::string_view key, std::string_view what) const { root_.Fail(PathOf(key), what); }
 
 JsonView JsonView::Element(size_t i) const {

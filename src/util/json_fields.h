@@ -53,6 +53,9 @@ class JsonView {
   const std::string& prefix() const { return prefix_; }
   // The path of a field of this node, for messages ("ranks[2].temporal.idle_s").
   std::string PathOf(std::string_view key) const;
+  // "FILE: field 'PATH'" of a field of this node ("" for the node itself): the `where` of a
+  // parser that names what it could not read (EnumNames::Parse and kin).
+  std::string Where(std::string_view key = "") const;
   [[noreturn]] void Fail(std::string_view key, std::string_view what) const;
 
  private:

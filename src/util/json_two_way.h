@@ -146,7 +146,7 @@ class JsonReader {
   }
   template <class E, size_t N>
   void operator()(const char* key, E& e, const EnumNames<E, N>& names, Presence p = Presence::kRequired) {
-    if (Present(key, p)) e = names.Parse(v_.String(key), v_.root().file() + ": field '" + v_.PathOf(key) + "'", "name");
+    if (Present(key, p)) e = names.Parse(v_.String(key), v_.Where(key), "name");
   }
   void Nullable(const char* key, double& x, Presence p = Presence::kRequired) {
     if (!Present(key, p)) return;

@@ -10,17 +10,14 @@ EstimateAnswer AnswerEstimate(const Scenario& s) {
   const EstimateOptions options{s.rules, {}};
   EstimateAnswer a;
   a.estimate = EstimateStep(s.model, s.cluster, s.training, s.layout, options);
-  if (!a.estimate.fits) {
-    a.searched_fitting_change = true;
-    a.fitting_change = FindFittingChange(s.model, s.cluster, s.training, s.layout, options);
-  }
+  if (!a.estimate.fits) a.fitting_change = FindFittingChange(s.model, s.cluster, s.training, s.layout, options);
   return a;
 }
 
 nlohmann::json EstimateAnswerJson(const EstimateAnswer& a, const std::optional<TrainingBudget>& budget,
                                   const std::optional<MegatronArgs>& from) {
   nlohmann::json j = EstimateToJson(a.estimate, budget);
-  if (a.searched_fitting_change) j["fitting_change"] = FittingChangeJson(a.fitting_change);
+  if (!a.estimate.fits) j["fitting_change"] = FittingChangeJson(a.fitting_change);
   if (from) j["megatron_args"] = MegatronArgsJson(*from);
   return j;
 }

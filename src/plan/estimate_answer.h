@@ -17,8 +17,7 @@ namespace paratune {
 
 struct EstimateAnswer {
   Estimate estimate;
-  bool searched_fitting_change = false;  // the layout does not fit: a change was looked for
-  std::optional<FittingChange> fitting_change;
+  std::optional<FittingChange> fitting_change;  // looked for only when `estimate` does not fit
 };
 
 EstimateAnswer AnswerEstimate(const Scenario& s);

@@ -1,6 +1,5 @@
 #include "step/simulate_json.h"
 
-#include <algorithm>
 #include <climits>
 #include <cmath>
 
@@ -24,9 +23,9 @@ ClosedFormReference ClosedFormOf(const Estimate& e) {
 
 namespace {
 
-// The largest timeline a document may hold: 64 stages x 1,024 micro-batches is what the report's
-// Gantt is built for (step/simulate_request.cc), with room for every phase of each.
-constexpr int kMaxTimelineStages = 100000;
+// The most pipeline stages a document's timeline may have (the report drew up to this before the
+// document was typed; a simulation has at most a few hundred).
+constexpr int64_t kMaxTimelineStages = 100000;
 
 // One stage: the estimate's pass times and the simulated figures.
 template <class T, class V>
@@ -100,8 +99,9 @@ TimelineEvent TimelineEventOf(const JsonView& row, const Timeline& t) {
 // The "timeline" member back (the form TimelineToJson writes).
 Timeline TimelineOf(const JsonView& tl) {
   Timeline t;
-  t.ranks = static_cast<int>(std::clamp<int64_t>(tl.Integer("stages"), -1, kMaxTimelineStages + 1));
-  if (t.ranks < 0 || t.ranks > kMaxTimelineStages) tl.Fail("stages", "is out of range");
+  const int64_t stages = tl.Integer("stages");
+  if (stages < 0 || stages > kMaxTimelineStages) tl.Fail("stages", "is out of range");
+  t.ranks = static_cast<int>(stages);
   JsonReader r(tl);
   r("streams", t.stream_names);
   const JsonView events = tl.Child("events");
@@ -132,8 +132,10 @@ SimulateDocument SimulateDocumentOf(const StepResult& r, const std::string& trac
                      .trace = trace,
                      .stages = {},
                      .timeline = {}};
-  for (size_t k = 0; k < r.simulation.stages.size(); ++k) d.stages.push_back({e.stages[k], r.simulation.stages[k]});
-  for (size_t k = 0; k < d.stages.size(); ++k) d.stages[k].passes.index = static_cast<int>(k);
+  for (size_t k = 0; k < r.simulation.stages.size(); ++k) {
+    d.stages.push_back({e.stages[k], r.simulation.stages[k]});
+    d.stages.back().passes.index = static_cast<int>(k);  // the simulation's rank order
+  }
   if (timeline) d.timeline = r.simulation.timeline;
   return d;
 }

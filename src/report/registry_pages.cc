@@ -4,6 +4,7 @@
 
 #include "report/page.h"
 #include "report/report.h"
+#include "report/runs_section.h"
 #include "report/svg.h"
 #include "util/error.h"
 #include "util/percent_encode.h"
@@ -46,16 +47,13 @@ RegistryPage RenderRegistryPage(const RegistryPages& pages, const std::string& p
       // One link per run to its page, and per baseline scope to the comparison.
       std::string nav = fmt::format("Registry {}: ", XmlEscape(pages.where));
       size_t n = 0;
-      if (list.contains("runs") && list["runs"].is_array())
-        for (const auto& r : list["runs"])
-          if (r.contains("name") && r["name"].is_string()) {
-            if (n++ == 200) {
-              nav += " …";
-              break;
-            }
-            nav += (n > 1 ? " · " : "") +
-                   Link("/runs/" + PercentEncode(r["name"].get<std::string>()), r["name"].get<std::string>());
-          }
+      for (const RunSummary& r : ReadRunsList(list, "runs").runs) {
+        if (n++ == 200) {
+          nav += " …";
+          break;
+        }
+        nav += (n > 1 ? " · " : "") + Link("/runs/" + PercentEncode(r.name), r.name);
+      }
       return {200, Sections("paratune runs", nav, {{"runs", std::move(list)}, {"baselines", baselines}})};
     }
     if (path == "/runs/compare") {
@@ -76,8 +74,9 @@ RegistryPage RenderRegistryPage(const RegistryPages& pages, const std::string& p
       std::string nav = nav_home;
       try {  // the comparison with the baseline of its scope, when one is set and is another run
         nlohmann::json c = pages.compare(name, "");
-        if (c.value("a", "") != name) {
-          nav += " · " + Link("/runs/compare?a=" + PercentEncode(name), "against its baseline " + c.value("a", ""));
+        const std::string baseline = ReadRunsCompare(c, name + " against its baseline").a;
+        if (baseline != name) {
+          nav += " · " + Link("/runs/compare?a=" + PercentEncode(name), "against its baseline " + baseline);
           docs.push_back({name + " against its baseline", std::move(c)});
         }
       } catch (const InputError&) {

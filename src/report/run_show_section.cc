@@ -17,80 +17,61 @@ namespace paratune {
 
 namespace {
 
-// The chart of the run's series i (series[i]: kind, x and y) over iterations.
-LineChartData RunSeriesChart(const JsonFields& f, const std::vector<RunMetric>& metrics, const std::string& id,
-                             const std::string& name, size_t i) {
-  const std::string p = fmt::format("series[{}]", i);
-  const std::string kind = f.String(p + ".kind");
+// The chart of the run's series i over iterations.
+LineChartData RunSeriesChart(const JsonFields& f, const RunShowDocument& d, const std::string& id, size_t i) {
+  const RunSeries& series = d.series[i];
+  if (series.x.size() != series.y.size()) f.Fail(fmt::format("series[{}]", i), "has x and y of different lengths");
   LineChartData c;
-  std::string unit;
-  for (const RunMetric& m : metrics)
-    if (m.name == kind) unit = m.unit;
   c.spec = {fmt::format("{}-series-{}", id, i),
-            kind + " over iterations",
-            fmt::format("{} of run {} per logged iteration.", kind, name),
+            series.kind + " over iterations",
+            fmt::format("{} of run {} per logged iteration.", series.kind, d.run.name),
             "iteration",
-            kind,
+            series.kind,
             "",
-            unit};
-  LineSeries s{kind, {}, {}};
-  const nlohmann::json& xs = f.Array(p + ".x");
-  const nlohmann::json& ys = f.Array(p + ".y");
-  if (xs.size() != ys.size()) f.Fail(p, "has x and y of different lengths");
-  for (size_t k = 0; k < xs.size(); ++k) {
-    s.x.push_back(f.Number(fmt::format("{}.x[{}]", p, k)));
-    s.y.push_back(f.Number(fmt::format("{}.y[{}]", p, k)));
-  }
-  c.series.push_back(std::move(s));
+            MetricUnit(d.metrics, series.kind)};
+  c.series.push_back({series.kind, series.x, series.y});
   return c;
 }
 
 // The run's findings and the files it was recorded from, as tables.
-std::string RunFindingsAndSources(const JsonFields& f, const JsonView& run) {
+std::string RunFindingsAndSources(const RunShowDocument& d) {
   std::string html;
-  if (const nlohmann::json* fi = run.Find("findings"); fi && fi->is_array() && !fi->empty()) {
+  if (!d.findings.empty()) {
     DataTable t;
     t.columns = {"severity", "rule", "finding", "throughput lost"};
     t.numeric = {false, false, false, true};
     t.css_class = "findings";
-    for (size_t i = 0; i < fi->size(); ++i) {
-      const JsonView v(f, (*fi)[i], fmt::format("findings[{}]", i));
-      t.rows.push_back({v.StringOr("severity", ""), v.String("rule"), v.StringOr("title", ""),
-                        fmt::format("{:.1f}%", 100 * v.NumberOr("loss_fraction", 0))});
-    }
+    for (const RunFinding& x : d.findings)
+      t.rows.push_back({x.severity, x.rule, x.title,
+                        fmt::format("{:.1f}%", 100 * (std::isfinite(x.loss_fraction) ? x.loss_fraction : 0))});
     html += "<h3>Findings</h3>\n" + RenderTable(t);
   }
-  if (const nlohmann::json* so = run.Find("sources"); so && so->is_array()) {
-    DataTable t;
-    t.columns = {"file", "schema", "sha256", "recorded (UTC)"};
-    t.css_class = "sources";
-    for (size_t i = 0; i < so->size(); ++i) {
-      const JsonView v(f, (*so)[i], fmt::format("sources[{}]", i));
-      t.rows.push_back({v.StringOr("path", ""), v.StringOr("schema", ""), v.StringOr("sha256", "").substr(0, 16),
-                        v.StringOr("recorded_utc", "")});
-    }
-    html += "<h3>Recorded from</h3>\n" + RenderTable(t);
-  }
+  DataTable t;
+  t.columns = {"file", "schema", "sha256", "recorded (UTC)"};
+  t.css_class = "sources";
+  for (const RunSource& x : d.sources) t.rows.push_back({x.path, x.schema, x.sha256.substr(0, 16), x.recorded_utc});
+  html += "<h3>Recorded from</h3>\n" + RenderTable(t);
   return html;
+}
+
+// "Run NAME: MODEL on CLUSTER with LAYOUT, recorded WHEN; software S; tags k=v, ...".
+std::string RunHeadline(const JsonFields& f, const RunShowDocument& d) {
+  const RunSummary& r = d.run;
+  std::string tags;
+  for (const auto& [k, v] : r.tags) tags += (tags.empty() ? "" : ", ") + k + "=" + v;
+  return Paragraph(fmt::format("Run {}: {} on {}{}, recorded {}{}{}.", r.name, r.model, r.cluster,
+                               d.layout.is_object() ? " with " + LayoutLabel(JsonView(f, d.layout, "layout")) : "",
+                               r.created_utc, r.software.empty() ? "" : "; software " + r.software,
+                               tags.empty() ? "" : "; tags " + tags));
 }
 
 }  // namespace
 
 std::string RenderRunShowSection(const ReportInput& in) {
   const JsonFields f(in.doc, in.path);
-  const std::vector<RunMetric> metrics = RunMetrics(f);
-  const JsonView run(f, in.doc, "");
-  const std::string name = run.String("name");
-  const std::string id = ChartId(in.path, "run-" + name);
-  std::string tags;
-  if (const nlohmann::json* tg = run.Find("tags"); tg && tg->is_object())
-    for (const auto& [k, v] : tg->items())
-      tags += (tags.empty() ? "" : ", ") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
-  std::string html = Paragraph(fmt::format(
-      "Run {}: {} on {}{}, recorded {}{}{}.", name, run.StringOr("model", "?"), run.StringOr("cluster", "?"),
-      run.Find("layout") && run.Find("layout")->is_object() ? " with " + LayoutLabel(run.Child("layout")) : "",
-      run.String("created_utc"), run.StringOr("software", "").empty() ? "" : "; software " + run.String("software"),
-      tags.empty() ? "" : "; tags " + tags));
+  const RunShowDocument d = ReadRunShow(in.doc, in.path);
+  const std::string id = ChartId(in.path, "run-" + d.run.name);
+  std::string html = RunHeadline(f, d);
 
   DataTable figures;
   figures.columns = {"metric", "measured", "predicted", "prediction error", "what it is"};
@@ -105,8 +86,9 @@ std::string RenderRunShowSection(const ReportInput& in) {
                 "",
                 "s"};
   terms.categories = {"measured", "predicted"};
-  for (const RunMetric& m : metrics) {
-    const double a = RunFigure(run, m.name, "measured"), p = RunFigure(run, m.name, "predicted");
+  for (const RegistryMetric& m : d.metrics) {
+    const MeasuredPredicted x = d.run.Figure(m.name);
+    const double a = x.measured, p = x.predicted;
     if (!std::isfinite(a) && !std::isfinite(p)) continue;
     figures.rows.push_back(
         {m.name, std::isfinite(a) ? FormatValue(a, m.unit) : "", std::isfinite(p) ? FormatValue(p, m.unit) : "",
@@ -118,13 +100,8 @@ std::string RenderRunShowSection(const ReportInput& in) {
   }
   if (!terms.series.empty()) html += RenderStackedBarChart(terms);
   html += "<h3>Figures</h3>\n" + RenderTable(figures);
-
-  if (const nlohmann::json* series = run.Find("series"); series && series->is_array()) {
-    for (size_t i = 0; i < series->size(); ++i) {
-      html += RenderLineChart(RunSeriesChart(f, metrics, id, name, i));
-    }
-  }
-  html += RunFindingsAndSources(f, run);
+  for (size_t i = 0; i < d.series.size(); ++i) html += RenderLineChart(RunSeriesChart(f, d, id, i));
+  html += RunFindingsAndSources(d);
   return html;
 }
 

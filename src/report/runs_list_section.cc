@@ -19,14 +19,13 @@ namespace paratune {
 namespace {
 
 // The headline metrics (not the step-time terms) any run has, in the registry's order.
-std::vector<const RunMetric*> ShownRunMetrics(const JsonFields& f, const nlohmann::json& runs,
-                                              const std::vector<RunMetric>& metrics) {
-  std::vector<const RunMetric*> shown;
-  for (const RunMetric& m : metrics) {
+std::vector<const RegistryMetric*> ShownRunMetrics(const RunsListDocument& d) {
+  std::vector<const RegistryMetric*> shown;
+  for (const RegistryMetric& m : d.metrics) {
     if (m.step_term) continue;
-    for (size_t i = 0; i < runs.size(); ++i) {
-      const JsonView r(f, runs[i], fmt::format("runs[{}]", i));
-      if (std::isfinite(RunFigure(r, m.name, "measured")) || std::isfinite(RunFigure(r, m.name, "predicted"))) {
+    for (const RunSummary& r : d.runs) {
+      const MeasuredPredicted f = r.Figure(m.name);
+      if (std::isfinite(f.measured) || std::isfinite(f.predicted)) {
         shown.push_back(&m);
         break;
       }
@@ -42,21 +41,21 @@ struct RunTrend {
   const char* title;
 };
 
-// The trend of one metric over the runs (views, newest first, recorded at when), a series per
-// cluster and model; "" when no run shows the metric.
-std::string RunTrendChart(const std::string& id, const RunTrend& trend, const std::vector<const RunMetric*>& shown,
-                          const std::vector<JsonView>& views, const std::vector<double>& when, double t0) {
+// The trend of one metric over the runs (newest first, recorded at when), a series per cluster
+// and model; "" when no run shows the metric.
+std::string RunTrendChart(const std::string& id, const RunTrend& trend, const std::vector<const RegistryMetric*>& shown,
+                          const std::vector<RunSummary>& runs, const std::vector<double>& when, double t0) {
   const std::string metric = trend.metric;
-  const RunMetric* m = nullptr;
-  for (const RunMetric* s : shown)
+  const RegistryMetric* m = nullptr;
+  for (const RegistryMetric* s : shown)
     if (s->name == metric) m = s;
   if (!m) return "";
   std::map<std::string, LineSeries> by_scope;
-  for (size_t k = views.size(); k-- > 0;) {  // oldest first
-    double v = RunFigure(views[k], metric, "measured");
-    if (!std::isfinite(v)) v = RunFigure(views[k], metric, "predicted");
+  for (size_t k = runs.size(); k-- > 0;) {  // oldest first
+    const MeasuredPredicted f = runs[k].Figure(metric);
+    const double v = std::isfinite(f.measured) ? f.measured : f.predicted;
     if (!std::isfinite(v)) continue;
-    const std::string scope = views[k].StringOr("cluster", "") + " · " + views[k].StringOr("model", "");
+    const std::string scope = runs[k].cluster + " · " + runs[k].model;
     LineSeries& s = by_scope[scope];
     s.name = scope;
     s.x.push_back(when[k] - t0);
@@ -86,29 +85,25 @@ std::string RunTrendChart(const std::string& id, const RunTrend& trend, const st
 }
 
 // The table of every run with its headline figures, measured beside predicted.
-std::string RunsListTable(const std::vector<const RunMetric*>& shown, const std::vector<JsonView>& views) {
+std::string RunsListTable(const std::vector<const RegistryMetric*>& shown, const std::vector<RunSummary>& runs) {
   DataTable t;
   t.columns = {"run", "recorded (UTC)", "cluster", "model", "software", "tags"};
   t.numeric = {false, false, false, false, false, false};
-  for (const RunMetric* m : shown) {
+  for (const RegistryMetric* m : shown) {
     t.columns.push_back(m->name + " measured");
     t.columns.push_back("predicted");
     t.numeric.push_back(true);
     t.numeric.push_back(true);
   }
   t.css_class = "runs";
-  for (const JsonView& r : views) {
+  for (const RunSummary& r : runs) {
     std::string tags;
-    if (const nlohmann::json* tg = r.Find("tags"); tg && tg->is_object())
-      for (const auto& [k, v] : tg->items())
-        tags += (tags.empty() ? "" : " ") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
-    std::vector<std::string> row = {r.String("name"),        r.String("created_utc"),    r.StringOr("cluster", ""),
-                                    r.StringOr("model", ""), r.StringOr("software", ""), tags};
-    for (const RunMetric* m : shown)
-      for (const char* side : {"measured", "predicted"}) {
-        const double v = RunFigure(r, m->name, side);
-        row.push_back(std::isfinite(v) ? FormatValue(v, m->unit) : "");
-      }
+    for (const auto& [k, v] : r.tags) tags += (tags.empty() ? "" : " ") + k + "=" + v;
+    std::vector<std::string> row = {r.name, r.created_utc, r.cluster, r.model, r.software, tags};
+    for (const RegistryMetric* m : shown) {
+      const MeasuredPredicted f = r.Figure(m->name);
+      for (const double v : {f.measured, f.predicted}) row.push_back(std::isfinite(v) ? FormatValue(v, m->unit) : "");
+    }
     t.rows.push_back(std::move(row));
   }
   return "<h3>Runs</h3>\n" + RenderTable(t);
@@ -118,28 +113,25 @@ std::string RunsListTable(const std::vector<const RunMetric*>& shown, const std:
 
 std::string RenderRunsListSection(const ReportInput& in) {
   const JsonFields f(in.doc, in.path);
+  const RunsListDocument d = ReadRunsList(in.doc, in.path);
   const std::string id = ChartId(in.path, "runs");
-  const std::vector<RunMetric> metrics = RunMetrics(f);
-  const nlohmann::json& runs = f.Array("runs");
+  const size_t n = d.runs.size();
   // `total` (the runs that matched, of which the list holds the newest) is absent from older files.
-  const double total = f.NumberOr("total", static_cast<double>(runs.size()));
-  if (total < static_cast<double>(runs.size()) || total != std::floor(total) || total > 9.0e15)
-    f.Fail("total", fmt::format("must be a whole number of runs, at least the {} listed", runs.size()));
+  const int64_t total = d.total == RunsListDocument::kTotalAbsent ? static_cast<int64_t>(n) : d.total;
+  if (total < static_cast<int64_t>(n))
+    f.Fail("total", fmt::format("must be a whole number of runs, at least the {} listed", n));
   std::string html =
-      total > static_cast<double>(runs.size())
-          ? Paragraph(fmt::format("{} of {} runs, newest first (runs list --limit shows more).", runs.size(), total))
-          : Paragraph(fmt::format("{} run{}, newest first.", runs.size(), runs.size() == 1 ? "" : "s"));
-  const std::vector<const RunMetric*> shown = ShownRunMetrics(f, runs, metrics);
+      total > static_cast<int64_t>(n)
+          ? Paragraph(fmt::format("{} of {} runs, newest first (runs list --limit shows more).", n, total))
+          : Paragraph(fmt::format("{} run{}, newest first.", n, n == 1 ? "" : "s"));
+  const std::vector<const RegistryMetric*> shown = ShownRunMetrics(d);
 
   // Trends: oldest first, x in seconds since the first run; measured where recorded, else the
   // prediction, and the table says which.
-  std::vector<JsonView> views;
-  views.reserve(runs.size());
-  std::vector<double> when(runs.size(), NAN);
+  std::vector<double> when(n, NAN);
   double t0 = INFINITY;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    views.emplace_back(f, runs[i], fmt::format("runs[{}]", i));
-    std::string stamp = views.back().String("created_utc");
+  for (size_t i = 0; i < n; ++i) {
+    std::string stamp = d.runs[i].created_utc;
     if (!stamp.empty() && stamp.back() == 'Z') stamp.pop_back();  // the UTC designator (ISO 8601)
     const auto t = ParseTimestamp(stamp);
     if (!t) f.Fail(fmt::format("runs[{}].created_utc", i), "is not an ISO 8601 timestamp");
@@ -148,8 +140,8 @@ std::string RenderRunsListSection(const ReportInput& in) {
   }
   for (const RunTrend& trend :
        {RunTrend{"tokens_per_s_per_gpu", "tokens", "Tokens/s per GPU by run"}, RunTrend{"mfu", "mfu", "MFU by run"}})
-    html += RunTrendChart(id, trend, shown, views, when, t0);
-  html += RunsListTable(shown, views);
+    html += RunTrendChart(id, trend, shown, d.runs, when, t0);
+  html += RunsListTable(shown, d.runs);
   return html;
 }
 

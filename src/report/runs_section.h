@@ -1,27 +1,26 @@
 // What the sections of the run registry's documents (paratune.runs.list/1, .show/1,
-// .compare/1, .baselines/1; docs/runs.md) share: the metric table each document carries
-// (`metrics[]`: name, unit, better, step_term, description, written once in the registry's
-// kMetrics), so that no section repeats the list of metrics.
+// .compare/1, .baselines/1; docs/runs.md) share: each document read into its struct by its one
+// field list (schema/registry_documents.h), and the metric table each carries (written once in
+// the registry's kMetrics), so that no section repeats the list of metrics or a field name.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "util/json_fields.h"
+#include <nlohmann/json.hpp>
+
+#include "schema/registry_documents.h"
 
 namespace paratune {
 
-struct RunMetric {
-  std::string name, unit, description;
-  bool higher_is_better = true;
-  bool step_term = false;
-};
+// Each throws InputError naming `where` and the field when `doc` is not a whole document of its
+// schema.
+RunsListDocument ReadRunsList(const nlohmann::json& doc, const std::string& where);
+RunShowDocument ReadRunShow(const nlohmann::json& doc, const std::string& where);
+RunsCompareDocument ReadRunsCompare(const nlohmann::json& doc, const std::string& where);
+RunsBaselinesDocument ReadRunsBaselines(const nlohmann::json& doc, const std::string& where);
 
-// The document's `metrics` array. Throws InputError naming the field when it is malformed.
-std::vector<RunMetric> RunMetrics(const JsonFields& f);
-
-// The value of figures.<metric>.<side> of a run object ("measured" or "predicted"); NaN when
-// absent or null.
-double RunFigure(const JsonView& run, const std::string& metric, const std::string& side);
+// The unit of `metric` in the table, "" when the table lacks it.
+std::string MetricUnit(const std::vector<RegistryMetric>& metrics, const std::string& metric);
 
 }  // namespace paratune

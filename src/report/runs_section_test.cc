@@ -1,13 +1,16 @@
 // The run registry's sections (runs_list_section.cc, run_show_section.cc,
 // runs_compare_section.cc, runs_baselines_section.cc) and the pages of `serve --db`
-// (registry_pages.cc) on hand-made documents of the schemas in docs/json.md: the values drawn
+// (registry_pages.cc) on hand-made documents of the schemas in docs/json.md, written by the
+// registry's own field lists (schema/registry_documents.h) so they are whole: the values drawn
 // are the documents' values, and bad documents are one-line errors naming the file and field.
 #include <gtest/gtest.h>
 
 #include "report/chart_test_util.h"
 #include "report/registry_pages.h"
 #include "report/report.h"
+#include "report/runs_section.h"
 #include "util/error.h"
+#include "util/json_two_way.h"
 #include "util/test_util.h"
 
 namespace paratune {
@@ -15,50 +18,60 @@ namespace {
 
 using chart_test::Elements;
 
-nlohmann::json Metrics() {
-  return nlohmann::json::array({
-      {{"name", "mfu"},
-       {"unit", "fraction"},
-       {"better", "higher"},
-       {"step_term", false},
-       {"description", "model FLOPs utilisation"}},
-      {{"name", "tokens_per_s_per_gpu"},
-       {"unit", "tokens/s"},
-       {"better", "higher"},
-       {"step_term", false},
-       {"description", "tokens"}},
-      {{"name", "step_time_s"}, {"unit", "s"}, {"better", "lower"}, {"step_term", false}, {"description", "step"}},
-      {{"name", "compute_s"}, {"unit", "s"}, {"better", "lower"}, {"step_term", true}, {"description", "compute"}},
-      {{"name", "exposed_tp_comm_s"}, {"unit", "s"}, {"better", "lower"}, {"step_term", true}, {"description", "tp"}},
-      {{"name", "bubble_s"}, {"unit", "s"}, {"better", "lower"}, {"step_term", true}, {"description", "bubble"}},
-  });
+// A subset of the registry's metric table: headline figures and three step-time terms.
+std::vector<RegistryMetric> Metrics() {
+  return {{"mfu", "fraction", Better::kHigher, false, "model FLOPs utilisation"},
+          {"tokens_per_s_per_gpu", "tokens/s", Better::kHigher, false, "tokens"},
+          {"step_time_s", "s", Better::kLower, false, "step"},
+          {"compute_s", "s", Better::kLower, true, "compute"},
+          {"exposed_tp_comm_s", "s", Better::kLower, true, "tp"},
+          {"bubble_s", "s", Better::kLower, true, "bubble"}};
 }
 
-nlohmann::json RunDoc(const std::string& name, const std::string& when, double tps_measured, double tps_predicted,
-                      double mfu) {
-  return {{"name", name},
-          {"created_utc", when},
-          {"cluster", "64xH100"},
-          {"model", "llama-3.1-70b"},
-          {"gpu", "H100"},
-          {"gpus", 64},
-          {"software", "megatron 0.9"},
-          {"tags", {{"team", "pretrain"}}},
-          {"figures",
-           {{"mfu", {{"measured", mfu}, {"predicted", nullptr}}},
-            {"tokens_per_s_per_gpu", {{"measured", tps_measured}, {"predicted", tps_predicted}}},
-            {"step_time_s", {{"measured", 2.0}, {"predicted", 1.8}}},
-            {"compute_s", {{"measured", 1.5}, {"predicted", 1.4}}},
-            {"exposed_tp_comm_s", {{"measured", 0.25}, {"predicted", 0.2}}},
-            {"bubble_s", {{"measured", 0.25}, {"predicted", 0.2}}}}}};
+RunSummary RunOf(const std::string& name, const std::string& when, double tps_measured, double tps_predicted,
+                 double mfu) {
+  return {name,
+          when,
+          "64xH100",
+          "llama-3.1-70b",
+          "H100",
+          64,
+          "megatron 0.9",
+          {{"team", "pretrain"}},
+          {{"mfu", {mfu, NAN}},
+           {"tokens_per_s_per_gpu", {tps_measured, tps_predicted}},
+           {"step_time_s", {2.0, 1.8}},
+           {"compute_s", {1.5, 1.4}},
+           {"exposed_tp_comm_s", {0.25, 0.2}},
+           {"bubble_s", {0.25, 0.2}}}};
+}
+
+// The documents as the registry writes them (runs/runs_json.cc): by their field lists.
+nlohmann::json ListDoc(const RunsListDocument& d) {
+  return WriteDocument(d, kRunsListSchema, [](const auto& x, auto& w) { registry_fields::ListFields(x, w); });
+}
+nlohmann::json ShowDoc(const RunShowDocument& d) {
+  return WriteDocument(d, kRunsShowSchema, [](const auto& x, auto& w) { registry_fields::ShowFields(x, w); });
+}
+nlohmann::json CompareDoc(const RunsCompareDocument& d) {
+  return WriteDocument(d, kRunsCompareSchema, [](const auto& x, auto& w) { registry_fields::CompareFields(x, w); });
+}
+nlohmann::json BaselinesDoc(const RunsBaselinesDocument& d) {
+  return WriteDocument(d, kRunsBaselinesSchema, [](const auto& x, auto& w) { registry_fields::BaselinesFields(x, w); });
+}
+
+RunShowDocument Show(const std::string& name) {
+  RunShowDocument s;
+  s.run = RunOf(name, "2026-11-01T10:00:00.000Z", 1000, 900, 0.40);
+  s.metrics = Metrics();
+  return s;
 }
 
 nlohmann::json List() {
-  return {{"schema", "paratune.runs.list/1"},
-          {"metrics", Metrics()},
-          {"runs",
-           {RunDoc("b", "2026-11-02T10:00:00.000Z", 1100, 1000, 0.44),
-            RunDoc("a", "2026-11-01T10:00:00.000Z", 1000, 900, 0.40)}}};
+  return ListDoc({Metrics(),
+                  2,
+                  {RunOf("b", "2026-11-02T10:00:00.000Z", 1100, 1000, 0.44),
+                   RunOf("a", "2026-11-01T10:00:00.000Z", 1000, 900, 0.40)}});
 }
 
 std::string RenderRuns(const nlohmann::json& doc, const std::string& path) {
@@ -90,26 +103,22 @@ TEST(RunsSections, ListSaysHowManyRunsTheLimitLeftOut) {
             std::string::npos);
   list["total"] = 2;
   EXPECT_NE(RenderRuns(list, "runs.json").find("<p>2 runs, newest first.</p>"), std::string::npos);
+  list.erase("total");  // older files: the runs listed are all there are
+  EXPECT_NE(RenderRuns(list, "runs.json").find("<p>2 runs, newest first.</p>"), std::string::npos);
   list["total"] = 1;  // fewer than listed
   EXPECT_CONTAINS(InputErrorOf([&] { RenderRuns(list, "runs.json"); }), "total");
-  list["total"] = 2.5;
   EXPECT_CONTAINS(InputErrorOf([&] { RenderRuns(list, "runs.json"); }),
                   "must be a whole number of runs, at least the 2 listed");
+  list["total"] = 2.5;  // the reader's own check (util/json_two_way.h)
+  EXPECT_CONTAINS(InputErrorOf([&] { RenderRuns(list, "runs.json"); }), "runs.json: field 'total' is not an integer");
 }
 
 TEST(RunsSections, ShowStacksMeasuredBesidePredictedAndGivesTheError) {
-  nlohmann::json show = RunDoc("a", "2026-11-01T10:00:00.000Z", 1000, 900, 0.40);
-  show["schema"] = "paratune.runs.show/1";
-  show["metrics"] = Metrics();
-  show["series"] = {
-      {{"kind", "tokens_per_s_per_gpu"}, {"source", "abc"}, {"x", {10, 20, 30}}, {"y", {990, 1000, 1010}}}};
-  show["findings"] = {
-      {{"rule", "pipeline_bubble"}, {"severity", "warning"}, {"title", "bubble 12%"}, {"loss_fraction", 0.125}}};
-  show["sources"] = {{{"sha256", "0123456789abcdef0123"},
-                      {"schema", "paratune.analyze/1"},
-                      {"path", "a.json"},
-                      {"recorded_utc", "x"}}};
-  const std::string html = RenderRuns(show, "show.json");
+  RunShowDocument show = Show("a");
+  show.series = {{"tokens_per_s_per_gpu", "abc", {10, 20, 30}, {990, 1000, 1010}}};
+  show.findings = {{"pipeline_bubble", "warning", "bubble 12%", 0.125}};
+  show.sources = {{"0123456789abcdef0123", "paratune.analyze/1", "a.json", "x"}};
+  const std::string html = RenderRuns(ShowDoc(show), "show.json");
   const auto bars = Elements(html, "rect", "bar");
   // Two stacks (measured, predicted) of the three step terms.
   ASSERT_EQ(bars.size(), 6u);
@@ -125,34 +134,13 @@ TEST(RunsSections, ShowStacksMeasuredBesidePredictedAndGivesTheError) {
 }
 
 nlohmann::json Compare() {
-  return {{"schema", "paratune.runs.compare/1"},
-          {"metrics", Metrics()},
-          {"a", "a"},
-          {"b", "b"},
-          {"baseline_scope", "cluster=64xH100 model=llama-3.1-70b"},
-          {"figures",
-           {{{"metric", "tokens_per_s_per_gpu"},
-             {"unit", "tokens/s"},
-             {"better", "higher"},
-             {"side", "measured"},
-             {"a", 1000},
-             {"b", 1100},
-             {"abs_diff", 100},
-             {"rel_diff", 0.1}},
-            {{"metric", "step_time_s"},
-             {"unit", "s"},
-             {"better", "lower"},
-             {"side", "measured"},
-             {"a", 2.0},
-             {"b", 2.5},
-             {"abs_diff", 0.5},
-             {"rel_diff", 0.25}}}},
-          {"breakdown",
-           {{"side", "measured"},
-            {"step_time_delta_s", 0.5},
-            {"terms",
-             {{{"metric", "exposed_tp_comm_s"}, {"delta_s", 0.625}, {"share", 1.25}},
-              {{"metric", "bubble_s"}, {"delta_s", -0.125}, {"share", -0.25}}}}}}};
+  return CompareDoc({Metrics(),
+                     "a",
+                     "b",
+                     "cluster=64xH100 model=llama-3.1-70b",
+                     {{"tokens_per_s_per_gpu", "tokens/s", Better::kHigher, true, 1000, 1100, 100, 0.1},
+                      {"step_time_s", "s", Better::kLower, true, 2.0, 2.5, 0.5, 0.25}},
+                     ComparedBreakdown{true, 0.5, {{"exposed_tp_comm_s", 0.625, 1.25}, {"bubble_s", -0.125, -0.25}}}});
 }
 
 TEST(RunsSections, CompareRanksTheTermsThatMovedAndMarksBetterAndWorse) {
@@ -187,17 +175,10 @@ RegistryPages FakeRegistry() {
   RegistryPages p;
   p.where = "postgresql://team:***@db/runs";
   p.list = [] { return List(); };
-  p.baselines = [] {
-    return nlohmann::json{
-        {"schema", "paratune.runs.baselines/1"},
-        {"baselines", {{{"scope", "cluster=64xH100 model=llama-3.1-70b"}, {"run", "a"}, {"set_utc", "t"}}}}};
-  };
+  p.baselines = [] { return BaselinesDoc({Metrics(), {{"cluster=64xH100 model=llama-3.1-70b", "a", "t"}}}); };
   p.show = [](const std::string& name) {
     if (name != "a" && name != "b") throw InputError("no run named '" + name + "'");
-    nlohmann::json s = RunDoc(name, "2026-11-01T10:00:00.000Z", 1000, 900, 0.4);
-    s["schema"] = "paratune.runs.show/1";
-    s["metrics"] = Metrics();
-    return s;
+    return ShowDoc(Show(name));
   };
   p.compare = [](const std::string& a, const std::string& b) {
     if (b.empty() && a == "a") throw InputError("no baseline other than itself");

@@ -9,7 +9,7 @@
 #include "diagnose/diagnose_json.h"
 #include "plan/plan_json.h"
 #include "scheduling/cluster_json.h"
-#include "schema/registry_schemas.h"
+#include "schema/registry_documents.h"
 #include "step/estimate_json.h"
 #include "step/simulate_json.h"
 

@@ -3,8 +3,10 @@
 // findings of `diagnose`, time series over iterations from training logs, the cluster
 // simulator's per-policy summaries, and the files it was recorded from.
 //
-// The metrics are written ONCE, in kMetrics below: the schema docs, the table and CSV columns,
-// the JSON keys and the "which term moved" breakdown of `runs compare` all derive from it.
+// The findings, series, policy summaries and sources are the registry documents' own structs
+// (schema/registry_documents.h). The metrics are written ONCE, in kMetrics below: the schema
+// docs, the table and CSV columns, the JSON keys and the "which term moved" breakdown of
+// `runs compare` all derive from it.
 #pragma once
 
 #include <array>
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "scheduling/replay_result.h"
+#include "schema/registry_documents.h"
 
 namespace paratune {
 
@@ -46,8 +49,6 @@ enum class Metric : uint8_t {
   kDataLoaderTime,
   kOtherTime,
 };
-
-enum class Better : uint8_t { kHigher, kLower };
 
 struct MetricInfo {
   Metric id;
@@ -113,26 +114,6 @@ struct Figure {
   double predicted = kNoFigure;
 };
 
-struct RunFinding {
-  std::string rule, severity, title;
-  double loss_fraction = 0;
-};
-
-// A series over iterations: `kind` is a metric-like name (step_time_s, tokens_per_s_per_gpu,
-// tflops_per_gpu, iterations_per_s, mfu), x the iteration (or the line's timestamp where a log
-// has no iteration numbers), y the value in the unit the kind names.
-struct RunSeries {
-  std::string kind;
-  std::string source;  // the sha256 of the file it came from
-  std::vector<double> x, y;
-};
-
-// The cluster simulator's summary of one scheduling policy (paratune.cluster/1 policies[]).
-// The figures are written once, in kPolicyMetrics.
-struct PolicySummary {
-  std::string policy;
-  std::vector<std::pair<std::string, double>> figures;  // (kPolicyMetrics name, value)
-};
 struct PolicyMetricInfo {
   const char* name;  // the key in paratune.cluster/1 policies[] and in policy_figures.metric
   const char* unit;
@@ -156,14 +137,6 @@ inline constexpr std::array<PolicyMetricInfo, 9> kPolicyMetrics{{
      [](const PolicyMetrics& m) { return static_cast<double>(m.preemptions); }},
     {"migrations", "count", "jobs migrated", [](const PolicyMetrics& m) { return static_cast<double>(m.migrations); }},
 }};
-
-// A file a run was recorded from.
-struct RunSource {
-  std::string sha256;        // of the file's bytes (hex)
-  std::string schema;        // "paratune.analyze/1", ..., "training_log", "record" (RecordRun)
-  std::string path;          // as given
-  std::string recorded_utc;  // ISO 8601, UTC
-};
 
 struct RunRecord {
   std::string name;

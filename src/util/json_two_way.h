@@ -4,7 +4,9 @@
 // and JsonWriter turns the struct into JSON while JsonReader reads it back, each error naming the
 // file and field (util/json_fields.h). Writing and reading cannot drift: there is no second list.
 // A field is one of
-//   v(key, x)                     number, integer, bool, string, or a vector of those or of pairs
+//   v(key, x)                     number, integer, bool, string, or a vector of those or of pairs;
+//                                 an nlohmann::json is any value, kept as it is (a part of another
+//                                 document stored whole, read with that document's own list)
 //   v(key, x, names)              an enum, by its EnumNames table (util/enum_names.h)
 //   v.Nullable(key, x)            a double written as null when not finite (read back as NaN),
 //                                 a string written as null when empty (read back as ""), or a
@@ -14,6 +16,11 @@
 //                                 an object, an array of objects, an object or null (or absent,
 //                                 with kOmittedWhenEmpty), each with its own field list
 //                                 f(item, visitor)
+//   v.Members(key, pairs) / v.Members(key, pairs, f)
+//                                 an object whose member names are data (a vector of (name,
+//                                 value) pairs, read back in name order): values that are strings
+//                                 or doubles (null when not finite, read back as NaN), or objects
+//                                 with their field list f
 // Every form takes a last Presence: kLater marks a field that joined the schema after its first
 // documents; the reader keeps the default where such a document lacks it. Other fields are
 // required. Members a reader does not know are ignored (a newer writer may add some).
@@ -100,6 +107,24 @@ class JsonWriter {
       out.push_back(std::move(o));
     }
   }
+  template <class T>
+  void Members(const char* key, const std::vector<std::pair<std::string, T>>& pairs, Presence = Presence::kRequired) {
+    nlohmann::json& o = j_[key] = nlohmann::json::object();
+    for (const auto& [name, x] : pairs) {
+      if constexpr (std::is_floating_point_v<T>)
+        o[name] = std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr);
+      else
+        o[name] = x;
+    }
+  }
+  template <class Pairs, class F>
+  void Members(const char* key, Pairs& pairs, F&& f, Presence = Presence::kRequired) {
+    nlohmann::json& o = j_[key] = nlohmann::json::object();
+    for (auto& [name, x] : pairs) {
+      JsonWriter w(o[name] = nlohmann::json::object());
+      f(x, w);
+    }
+  }
   template <class Optional, class F>
   void Maybe(const char* key, Optional& x, F&& f, Presence p = Presence::kRequired) {
     if (!x) {
@@ -136,6 +161,9 @@ class JsonReader {
   }
   void operator()(const char* key, std::string& x, Presence p = Presence::kRequired) {
     if (Present(key, p)) x = v_.String(key);
+  }
+  void operator()(const char* key, nlohmann::json& x, Presence p = Presence::kRequired) {
+    if (Present(key, p)) x = *v_.Find(key);
   }
   template <class T>
   void operator()(const char* key, std::vector<T>& x, Presence p = Presence::kRequired) {
@@ -183,6 +211,30 @@ class JsonReader {
       f(items.emplace_back(), r);
     }
   }
+  template <class T>
+  void Members(const char* key, std::vector<std::pair<std::string, T>>& pairs, Presence p = Presence::kRequired) {
+    if (!Present(key, p)) return;
+    const JsonView o = Object(key);
+    pairs.clear();
+    for (const auto& [name, x] : o.node().items()) {
+      const JsonView e = o.Child(name);
+      if constexpr (std::is_floating_point_v<T>)
+        pairs.emplace_back(name, x.is_null() ? std::nan("") : Element<T>(e));
+      else
+        pairs.emplace_back(name, Element<T>(e));
+    }
+  }
+  template <class T, class F>
+  void Members(const char* key, std::vector<std::pair<std::string, T>>& pairs, F&& f,
+               Presence p = Presence::kRequired) {
+    if (!Present(key, p)) return;
+    const JsonView o = Object(key);
+    pairs.clear();
+    for (const auto& item : o.node().items()) {
+      JsonReader r(o.Child(item.key()));
+      f(pairs.emplace_back(item.key(), T{}).second, r);
+    }
+  }
   template <class T, class F>
   void Maybe(const char* key, std::optional<T>& x, F&& f, Presence p = Presence::kRequired) {
     x.reset();
@@ -226,6 +278,11 @@ class JsonReader {
     const JsonView a = v_.Child(key);
     if (!a.node().is_array()) v_.Fail(key, "is not an array");
     return a;
+  }
+  JsonView Object(const char* key) const {
+    const JsonView o = v_.Child(key);
+    if (!o.node().is_object()) v_.Fail(key, "is not an object");
+    return o;
   }
 
   JsonView v_;

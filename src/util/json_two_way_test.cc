@@ -124,5 +124,63 @@ TEST(JsonTwoWay, EachErrorNamesTheFileAndField) {
   EXPECT_EQ(with("shape", "oval"), "d.json: field 'shape': unknown name 'oval' (expected round or square)");
 }
 
+// Objects whose member names are data (a run's tags, its figures by metric) and a value kept whole.
+struct Keyed {
+  std::vector<std::pair<std::string, std::string>> tags;
+  std::vector<std::pair<std::string, double>> figures;
+  std::vector<std::pair<std::string, Item>> items;
+  nlohmann::json stored;
+};
+
+template <class T, class V>
+void KeyedFields(T& k, V& v) {
+  v.Members("tags", k.tags);
+  v.Members("figures", k.figures);
+  v.Members("items", k.items, [](auto& x, auto& w) { ItemFields(x, w); });
+  v("stored", k.stored);
+}
+
+Keyed ReadKeyed(const nlohmann::json& j) {
+  const JsonFields f(j, "k.json");
+  JsonReader r(JsonView(f, j, ""));
+  Keyed k;
+  KeyedFields(k, r);
+  return k;
+}
+
+TEST(JsonTwoWay, MembersNamedByDataReadBackInNameOrder) {
+  const Keyed k{{{"b", "2"}, {"a", "1"}},
+                {{"mfu", 0.5}, {"hfu", std::nan("")}},
+                {{"x", {3, 0.25}}},
+                nlohmann::json::parse(R"({"tp": 2, "pp": [1, 2]})")};
+  const nlohmann::json j = WriteJson(k, [](const auto& x, auto& w) { KeyedFields(x, w); });
+  EXPECT_EQ(j, nlohmann::json::parse(R"({"tags": {"a": "1", "b": "2"}, "figures": {"hfu": null, "mfu": 0.5},
+      "items": {"x": {"n": 3, "ratio": 0.25}}, "stored": {"tp": 2, "pp": [1, 2]}})"));
+  const Keyed back = ReadKeyed(j);
+  EXPECT_EQ(back.tags, (std::vector<std::pair<std::string, std::string>>{{"a", "1"}, {"b", "2"}}));
+  ASSERT_EQ(back.figures.size(), 2u);
+  EXPECT_EQ(back.figures[0].first, "hfu");
+  EXPECT_TRUE(std::isnan(back.figures[0].second));
+  EXPECT_EQ(back.figures[1].second, 0.5);
+  ASSERT_EQ(back.items.size(), 1u);
+  EXPECT_EQ(back.items[0].second.n, 3);
+  EXPECT_EQ(back.stored, k.stored);
+  auto error_with = [&](const char* key, const nlohmann::json& v) {
+    nlohmann::json bad = j;
+    bad[key] = v;
+    try {
+      ReadKeyed(bad);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_with("tags", nlohmann::json::array()), "k.json: field 'tags' is not an object");
+  EXPECT_EQ(error_with("tags", {{"a", 1}}), "k.json: field 'tags.a' is not a string");
+  EXPECT_EQ(error_with("figures", {{"mfu", "high"}}), "k.json: field 'figures.mfu' is not a number");
+  EXPECT_EQ(error_with("items", {{"x", {{"n", "three"}, {"ratio", 0}}}}),
+            "k.json: field 'items.x.n' is not an integer");
+}
+
 }  // namespace
 }  // namespace paratune

@@ -437,11 +437,29 @@ void AddContextParallel(const LayerInputs& x, double att_bwd, LayerCost& out) {
   }
 }
 
+// The share of a rank's micro-batch passes that Megatron-Core's combined 1F1B schedule runs
+// alone, with no pass of another micro-batch to hide their EP all-to-all
+// (megatron/core/pipeline_parallel/combined_1f1b.py): without pipelining the first micro-batch's
+// forward and the last one's backward, 1 of M each way; interleaved, the warm-up forwards and
+// cool-down backwards of the first stage, 2 (pp - 1) + (vp - 1) pp of its M vp chunk passes
+// (megatron/core/pipeline_parallel/schedules.py, get_pp_rank_microbatches). Megatron-Core runs
+// the overlap only so (megatron/core/transformer/transformer_config.py: a pipeline needs virtual
+// stages); a pipeline without them stands for DualPipe (arXiv 2412.19437 Sec. 3.2.1), whose
+// warm-up is not priced: 0.
+double LonePassShare(const Training& t, const Layout& l) {
+  const int vp = std::max(1, l.vp);
+  if (l.pp > 1 && vp == 1) return 0;
+  const double chunks = static_cast<double>(std::max<int64_t>(1, l.micro_batches(t))) * vp;
+  const double lone = l.pp <= 1 ? 1.0 : 2.0 * (l.pp - 1) + (vp - 1.0) * l.pp;
+  return std::min(1.0, lone / chunks);
+}
+
 // Expert parallel: all-to-all dispatch and combine of the routed token copies, twice each
 // way (Megatron-Core MoE alltoall token dispatcher); exposed unless overlapped with another
 // micro-batch's compute of the layer (Layout::overlap_ep_comm): then only what exceeds that
 // compute is exposed, less the compute the TP and CP collectives already hide behind when
-// they share the EP port (one port carries one transfer at a time).
+// they share the EP port (one port carries one transfer at a time). The passes the schedule
+// runs alone (LonePassShare) expose theirs whole.
 void AddExpertParallel(const LayerInputs& x, LayerCost& out) {
   const ModelSpec& m = x.m;
   const Layout& l = x.l;
@@ -463,7 +481,9 @@ void AddExpertParallel(const LayerInputs& x, LayerCost& out) {
   if (l.cp > 1 && x.cp_links.crosses_domain == x.ep_links.crosses_domain)
     busy += out.cp_fwd_s + out.cp_bwd_s - out.cp_exposed_fwd_s - out.cp_exposed_bwd_s;
   const double hide = std::max(0.0, out.fwd_compute_s + out.bwd_compute_s - busy);
-  const double exposed = std::max(0.0, out.ep_fwd_s + out.ep_bwd_s - hide);
+  const double comm = out.ep_fwd_s + out.ep_bwd_s;
+  const double lone = LonePassShare(x.t, l);
+  const double exposed = lone * comm + (1 - lone) * std::max(0.0, comm - hide);
   out.ep_exposed_fwd_s = exposed / 2;
   out.ep_exposed_bwd_s = exposed / 2;
 }

@@ -30,6 +30,9 @@ pkgs=(
   # the Python module `import paratune` (src/python/, docs/python.md) and its pytest tests; pandas
   # for the tests of to_pandas() (the module itself imports it only when to_pandas() is called)
   pybind11-dev python3-pybind11 python3-pytest python3-dev python3-pandas
+  # Prometheus's linter (promtool) and server for the tests of serve's /metrics page
+  # (src/runs/registry_metrics_test.cc, docs/runs.md "Metrics")
+  prometheus
 )
 missing=()
 for p in "${pkgs[@]}"; do

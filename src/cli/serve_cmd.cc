@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "report/serve.h"
 #include "runs/registry.h"
+#include "runs/registry_metrics.h"
 #include "runs/runs_json.h"
 #include "util/error.h"
 
@@ -35,7 +36,8 @@ Command AddServeCommand(CLI::App& root) {
   cmd->add_option("--host", o->host, "address to bind (default 127.0.0.1: this machine only)");
   cmd->footer(
       "/ lists the reports, /r/NAME is the page of DIR/NAME, /healthz answers ok; with --db, /runs lists the "
-      "registry's runs, /runs/NAME is one run, /runs/compare?a=A&b=B two. Ctrl-C stops it. "
+      "registry's runs, /runs/NAME is one run, /runs/compare?a=A&b=B two, /metrics the registry as Prometheus "
+      "metrics. Ctrl-C stops it. "
       "docs/report-serve.md");
   return {cmd, [o, db] {
             if (o->dir.empty() && db->empty()) throw InputError("serve: give --dir DIR, --db LOC or both");
@@ -59,6 +61,7 @@ Command AddServeCommand(CLI::App& root) {
                 auto d = OpenRegistry(loc, StoreAccess::kExisting);
                 return ComparisonJson(b.empty() ? CompareWithBaseline(*d, a) : Compare(*d, a, b));
               };
+              pages->metrics = [loc] { return RegistryMetricsText(*OpenRegistry(loc, StoreAccess::kExisting)); };
               o->registry = pages.get();
             }
             // One line per request on standard error, written whole (requests run on several threads).

@@ -21,6 +21,8 @@ struct RegistryPages {
   std::function<nlohmann::json(const std::string& name)> show;  // paratune.runs.show/1
   // paratune.runs.compare/1; `b` empty: `a` against its baseline.
   std::function<nlohmann::json(const std::string& a, const std::string& b)> compare;
+  // The registry as Prometheus metrics, served at /metrics (runs/registry_metrics.h); empty: none.
+  std::function<std::string()> metrics;
 };
 
 struct RegistryPage {

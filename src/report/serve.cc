@@ -668,7 +668,7 @@ void AddServeGuards(BoundedServer& server, RateLimiter& limiter) {
   });
 }
 
-// The routes (/healthz, /, /runs, /r/NAME) and the bodies of error statuses.
+// The routes (/healthz, /, /runs, /metrics, /r/NAME) and the bodies of error statuses.
 void AddServeRoutes(BoundedServer& server, Site& site, const fs::path& dir, const ServeOptions& options) {
   server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("ok\n", "text/plain; charset=utf-8");
@@ -690,6 +690,16 @@ void AddServeRoutes(BoundedServer& server, Site& site, const fs::path& dir, cons
       res.status = page.status;
       res.set_content(page.html, "text/html; charset=utf-8");
     });
+    if (options.registry->metrics)
+      server.Get("/metrics", [&, registry_mutex](const httplib::Request&, httplib::Response& res) {
+        std::lock_guard lock(*registry_mutex);
+        try {
+          res.set_content(options.registry->metrics(), "text/plain; version=0.0.4; charset=utf-8");
+        } catch (const InputError& e) {  // the store does not answer: the scrape fails, the server stays
+          res.status = 503;
+          res.set_content(std::string(e.what()) + "\n", "text/plain; charset=utf-8");
+        }
+      });
   }
   server.Get("/r/(.+)", [&](const httplib::Request& req, httplib::Response& res) {
     if (dir.empty()) return;  // 404: no directory served

@@ -1,5 +1,6 @@
-// libFuzzer target: the GPU telemetry reader (nvidia-smi --query-gpu CSV, dcgmi dmon text) must
-// throw InputError or succeed on any bytes, and a capture it reads keeps the reader's promises.
+// libFuzzer target: the GPU telemetry reader (nvidia-smi --query-gpu CSV, dcgmi dmon text, DCGM
+// exporter Prometheus text through util/prometheus_text.h) must throw InputError or succeed on
+// any bytes, and a capture it reads keeps the reader's promises.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>

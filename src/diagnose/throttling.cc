@@ -277,8 +277,10 @@ class ThrottlingRule : public Rule {
   }
   const char* Summary() const override {
     return cause_ == ClockReasonCause::kThermal
-               ? "sustained SM clock drops with a thermal reason bit (0x8, 0x20, 0x40) in nvidia-smi telemetry"
-               : "sustained SM clock drops with a power reason bit (0x4, 0x80) in nvidia-smi telemetry";
+               ? "sustained SM clock drops with a thermal reason bit (0x8, 0x20, 0x40) in nvidia-smi or DCGM exporter "
+                 "telemetry"
+               : "sustained SM clock drops with a power reason bit (0x4, 0x80) in nvidia-smi or DCGM exporter "
+                 "telemetry";
   }
 
   void Check(const DiagnoseInputs& in, std::vector<Finding>* out) const override {
@@ -287,7 +289,8 @@ class ThrottlingRule : public Rule {
 
  private:
   void CheckCapture(const GpuTelemetry& t, std::vector<Finding>* out) const {
-    if (t.source != TelemetrySource::kNvidiaSmi || t.sample_count == 0) return;
+    // dcgmi dmon captures carry no reason bits; nvidia-smi and the DCGM exporter do.
+    if (t.source == TelemetrySource::kDcgmiDmon || t.sample_count == 0) return;
     const std::map<int, GpuSeries> by_gpu = ThrottlingSeriesByGpu(t);
 
     // Per sample, the slowest GPU's clock ratio (synchronous steps run at the slowest GPU).

@@ -206,5 +206,59 @@ TEST(Throttling, ReadsARealFormatCapture) {
   EXPECT_EQ(f[0].severity, Severity::kCritical);
 }
 
+// Issue 37: the same episode captured by NVIDIA's DCGM exporter (its Prometheus text, stamped
+// through a Prometheus server's /federate endpoint) and by nvidia-smi gives the same finding: GPU 1
+// at 1410 of 1980 MHz with the hardware thermal slowdown bit for polls 10 to 19 of 30.
+TEST(Throttling, DcgmExporterCaptureGivesTheSameFindingAsNvidiaSmi) {
+  std::string csv =
+      "timestamp, index, utilization.gpu [%], clocks.current.sm [MHz], clocks.max.sm [MHz], power.draw [W], "
+      "power.limit [W], temperature.gpu, clocks_event_reasons.active\n";
+  std::string prom;
+  for (int p = 0; p < 30; ++p) {
+    const int64_t ms = static_cast<int64_t>(kThrottlingT0) * 1000 + p * 1000;
+    prom += "# HELP DCGM_FI_DEV_SM_CLOCK SM frequency (in MHz).\n# TYPE DCGM_FI_DEV_SM_CLOCK gauge\n";
+    for (int g = 0; g < 2; ++g) {
+      const bool hot = g == 1 && p >= 10 && p < 20;
+      csv += "2024/05/01 12:00:" + std::string(p < 10 ? "0" : "") + std::to_string(p) + ".000, " + std::to_string(g) +
+             ", 99 %, " + (hot ? "1410" : "1980") + " MHz, 1980 MHz, 600.00 W, 700.00 W, " + (hot ? "92" : "70") +
+             ", " + (hot ? "0x0000000000000040" : "0x0000000000000000") + "\n";
+      const std::string labels = "{gpu=\"" + std::to_string(g) +
+                                 "\",UUID=\"GPU-0\",device=\"nvidia0\",modelName=\"NVIDIA H100 80GB HBM3\","
+                                 "Hostname=\"node1\",instance=\"node1:9400\",job=\"dcgm\"} ";
+      const std::string at = " " + std::to_string(ms) + "\n";
+      prom += "DCGM_FI_DEV_SM_CLOCK" + labels + (hot ? "1410" : "1980") + at;
+      prom += "DCGM_FI_DEV_MAX_SM_CLOCK" + labels + "1980" + at;
+      prom += "DCGM_FI_DEV_GPU_UTIL" + labels + "99" + at;
+      prom += "DCGM_FI_DEV_POWER_USAGE" + labels + "600.000000" + at;
+      prom += "DCGM_FI_DEV_POWER_MGMT_LIMIT" + labels + "700.000000" + at;
+      prom += "DCGM_FI_DEV_GPU_TEMP" + labels + (hot ? "92" : "70") + at;
+      prom += "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS" + labels + (hot ? "64" : "0") + at;
+      prom += "DCGM_FI_DEV_FB_USED" + labels + "61234" + at;  // a field the reader does not use
+    }
+  }
+  const GpuTelemetry from_dcgm = ParseGpuTelemetry(prom, "dcgm.prom");
+  EXPECT_EQ(from_dcgm.source, TelemetrySource::kDcgmExporter);
+  EXPECT_EQ(from_dcgm.gpus, 2);
+  EXPECT_EQ(from_dcgm.sample_count, 30);
+  EXPECT_DOUBLE_EQ(from_dcgm.interval_s, 1.0);
+  for (const Rule* rule : {MakeThermalThrottlingRule().release(), MakePowerThrottlingRule().release()}) {
+    const std::unique_ptr<const Rule> owned(rule);
+    const auto a = CheckThrottling(*rule, ParseGpuTelemetry(csv, "smi.csv"));
+    const auto b = CheckThrottling(*rule, from_dcgm);
+    ASSERT_EQ(a.size(), b.size()) << rule->Name();
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(a[i].rule, b[i].rule);
+      EXPECT_EQ(a[i].severity, b[i].severity);
+      EXPECT_EQ(a[i].where.gpus, b[i].where.gpus);
+      EXPECT_EQ(a[i].where.time_ranges_s, b[i].where.time_ranges_s);
+      EXPECT_DOUBLE_EQ(a[i].loss_fraction, b[i].loss_fraction);
+      EXPECT_EQ(a[i].title, b[i].title);
+    }
+  }
+  EXPECT_EQ(CheckThrottling(*MakeThermalThrottlingRule(), from_dcgm).size(), 1u);
+  EXPECT_NEAR(CheckThrottling(*MakeThermalThrottlingRule(), from_dcgm)[0].loss_fraction,
+              (1 - 1410.0 / 1980.0) * 10.0 / 30.0, 1e-9);
+}
+
 }  // namespace
 }  // namespace paratune

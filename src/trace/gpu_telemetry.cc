@@ -1,6 +1,9 @@
-// GPU telemetry readers: nvidia-smi --query-gpu CSV and dcgmi dmon text (docs/diagnose-telemetry.md).
+// GPU telemetry readers: nvidia-smi --query-gpu CSV and dcgmi dmon text (docs/diagnose-telemetry.md);
+// DCGM exporter's Prometheus text is trace/dcgm_exporter.cc.
 // Hand parsers, one pass over the lines: 8 GPUs x 3600 samples read in a few milliseconds.
 #include "trace/gpu_telemetry.h"
+
+#include "trace/dcgm_exporter.h"
 
 #include <algorithm>
 #include <charconv>
@@ -196,28 +199,6 @@ class SampleGrouper {
   int gpus_ = 0;
 };
 
-void Finish(GpuTelemetry* t, int gpus, int samples) {
-  t->gpus = gpus;
-  t->sample_count = t->samples.empty() ? 0 : samples;
-  // The time of a sample is that of its first row; the interval is the median step between
-  // consecutive samples (robust to a late poll).
-  std::vector<double> starts(t->sample_count, std::numeric_limits<double>::quiet_NaN());
-  for (const auto& s : t->samples)
-    if (std::isnan(starts[s.sample])) starts[s.sample] = s.time_s;
-  std::vector<double> steps;
-  for (size_t i = 1; i < starts.size(); ++i) steps.push_back(starts[i] - starts[i - 1]);
-  if (!steps.empty()) {
-    const size_t mid = steps.size() / 2;
-    std::nth_element(steps.begin(), steps.begin() + mid, steps.end());
-    double m = steps[mid];
-    if (steps.size() % 2 == 0) {
-      const double lower = *std::max_element(steps.begin(), steps.begin() + mid);
-      m = (m + lower) / 2;
-    }
-    t->interval_s = m;
-  }
-}
-
 // The columns of an nvidia-smi header and the index of its timestamp column.
 struct SmiHeader {
   std::vector<HeaderColumn> columns;
@@ -390,7 +371,7 @@ GpuTelemetry ParseNvidiaSmi(std::string_view text, Lines& lines, std::string_vie
     t.samples.push_back(s);
   }
   if (t.samples.empty()) FailTelemetry(where, header_number, "nvidia-smi header but no sample rows");
-  Finish(&t, grouper.gpus(), grouper.samples());
+  SetTelemetrySampling(&t, grouper.gpus(), grouper.samples());
   return t;
 }
 
@@ -602,7 +583,7 @@ GpuTelemetry ParseDcgmi(std::string_view text, const std::string& where) {
   }
   if (header_line == 0) FailTelemetry(where, lines.number(), "dcgmi dmon text without an '#Entity' header");
   if (t.samples.empty()) FailTelemetry(where, header_line, "dcgmi dmon header but no GPU rows");
-  Finish(&t, grouper.gpus(), grouper.samples());
+  SetTelemetrySampling(&t, grouper.gpus(), grouper.samples());
   return t;
 }
 
@@ -635,8 +616,30 @@ bool IsDcgmiText(std::string_view text) {
 
 }  // namespace
 
+void SetTelemetrySampling(GpuTelemetry* t, int gpus, int samples) {
+  t->gpus = gpus;
+  t->sample_count = t->samples.empty() ? 0 : samples;
+  // The time of a sample is that of its first row; the interval is the median step between
+  // consecutive samples (robust to a late poll).
+  std::vector<double> starts(t->sample_count, std::numeric_limits<double>::quiet_NaN());
+  for (const auto& s : t->samples)
+    if (std::isnan(starts[s.sample])) starts[s.sample] = s.time_s;
+  std::vector<double> steps;
+  for (size_t i = 1; i < starts.size(); ++i) steps.push_back(starts[i] - starts[i - 1]);
+  if (!steps.empty()) {
+    const size_t mid = steps.size() / 2;
+    std::nth_element(steps.begin(), steps.begin() + mid, steps.end());
+    double m = steps[mid];
+    if (steps.size() % 2 == 0) {
+      const double lower = *std::max_element(steps.begin(), steps.begin() + mid);
+      m = (m + lower) / 2;
+    }
+    t->interval_s = m;
+  }
+}
+
 bool LooksLikeGpuTelemetry(std::string_view head) {
-  if (IsDcgmiText(head)) return true;
+  if (IsDcgmiText(head) || LooksLikeDcgmExporter(head)) return true;
   Lines lines(head);
   int number = 0;
   const std::string_view first = FirstContentLine(&number, &lines);
@@ -653,6 +656,7 @@ bool LooksLikeGpuTelemetry(std::string_view head) {
 GpuTelemetry ParseGpuTelemetry(std::string_view text, const std::string& where) {
   if (text.empty()) throw InputError(where + ": empty file (expected nvidia-smi --query-gpu CSV or dcgmi dmon output)");
   if (IsDcgmiText(text)) return ParseDcgmi(text, where);
+  if (LooksLikeDcgmExporter(text)) return ParseDcgmExporter(text, where);
   Lines lines(text);
   int number = 0;
   const std::string_view first = FirstContentLine(&number, &lines);

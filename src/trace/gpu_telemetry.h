@@ -1,5 +1,6 @@
-// GpuTelemetry: per-GPU samples over time from `nvidia-smi --query-gpu=... --format=csv [-l N]`
-// or `dcgmi dmon -e 1001,1002,1003,1004,1005`: utilisation, SM clock and its maximum, power and
+// GpuTelemetry: per-GPU samples over time from `nvidia-smi --query-gpu=... --format=csv [-l N]`,
+// `dcgmi dmon -e 1001,1002,1003,1004,1005` or NVIDIA's DCGM exporter scraped to a file
+// (trace/dcgm_exporter.h): utilisation, SM clock and its maximum, power and
 // its limit, temperature, the clock-event (throttle) reason bitmask, and DCGM's activity ratios.
 // Fields a capture lacks are NaN (or `reasons_known` false).
 #pragma once
@@ -12,7 +13,7 @@
 
 namespace paratune {
 
-enum class TelemetrySource { kNvidiaSmi, kDcgmiDmon };
+enum class TelemetrySource { kNvidiaSmi, kDcgmiDmon, kDcgmExporter };
 
 // NVML clock-event reason bits (nvml.h, nvmlClocksEventReason*; nvidia-smi
 // clocks_event_reasons.active). The one list: names for output come from here.
@@ -89,9 +90,14 @@ struct GpuTelemetry {
 
 bool LooksLikeGpuTelemetry(std::string_view head);
 
+// Sets gpus, sample_count and interval_s (the median step between consecutive samples' times,
+// each sample's time that of its first row) once a reader has filled `samples`.
+void SetTelemetrySampling(GpuTelemetry* t, int gpus, int samples);
+
 // Parses nvidia-smi CSV (header with canonical names and units, "[N/A]" values, either
 // clocks_throttle_reasons.active or clocks_event_reasons.active, reasons in hex) or dcgmi dmon
-// text. Errors are InputError naming the file, line and field.
+// text, or DCGM exporter text (trace/dcgm_exporter.h). Errors are InputError naming the file,
+// line and field.
 GpuTelemetry ParseGpuTelemetry(std::string_view text, const std::string& where);
 GpuTelemetry ReadGpuTelemetry(const std::string& path);
 

@@ -1,10 +1,16 @@
 #include "util/prometheus_text.h"
 
+#include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <cmath>
+#include <functional>
 #include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
+
+#include "util/error.h"
 
 namespace paratune {
 namespace {
@@ -62,6 +68,130 @@ std::string WritePrometheusText(const std::vector<MetricFamily>& families) {
       }
       out += ' ' + Value(s.value) + '\n';
     }
+  }
+  return out;
+}
+
+}  // namespace paratune
+
+namespace paratune {
+namespace {
+
+// Reads one sample line; `fail(what)` throws.
+class SampleLine {
+ public:
+  SampleLine(std::string_view s, const std::function<void(const std::string&)>& fail) : s_(s), fail_(fail) {}
+
+  ParsedSample Read() {
+    ParsedSample p;
+    p.name = Name(false);
+    if (Peek() == '{') Labels(p.labels);
+    Blanks(true);
+    p.value = Number(Token());
+    Blanks(false);
+    if (i_ < s_.size()) {
+      const std::string_view t = Token();
+      int64_t ms = 0;
+      const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), ms);
+      if (ec != std::errc() || end != t.data() + t.size())
+        fail_(fmt::format("timestamp '{}' is not an integer (ms since the epoch)", Shown(t)));
+      p.timestamp_ms = ms;
+      Blanks(false);
+      if (i_ < s_.size()) fail_("text after the timestamp");
+    }
+    return p;
+  }
+
+ private:
+  char Peek() const { return i_ < s_.size() ? s_[i_] : '\0'; }
+  static std::string Shown(std::string_view t) { return std::string(t.substr(0, 40)) + (t.size() > 40 ? "..." : ""); }
+  void Blanks(bool required) {
+    const size_t from = i_;
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t')) ++i_;
+    if (required && i_ == from) fail_("expected a blank before the value");
+  }
+  std::string_view Token() {
+    const size_t from = i_;
+    while (i_ < s_.size() && s_[i_] != ' ' && s_[i_] != '\t') ++i_;
+    return s_.substr(from, i_ - from);
+  }
+  std::string Name(bool label) {
+    const size_t from = i_;
+    while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '_' || s_[i_] == ':')) ++i_;
+    const std::string n(s_.substr(from, i_ - from));
+    // A label name read back may be reserved (`__`-prefixed); it may not hold a colon.
+    const bool ok = label ? IsPrometheusName(n) && n.find(':') == std::string::npos : IsPrometheusName(n);
+    if (!ok)
+      fail_(fmt::format("'{}' is not a {} name", Shown(s_.substr(from, std::max<size_t>(i_ - from, 1))),
+                        label ? "label" : "metric"));
+    return n;
+  }
+  void Labels(std::vector<std::pair<std::string, std::string>>& out) {
+    ++i_;  // '{'
+    while (Peek() != '}') {
+      std::string name = Name(true);
+      if (Peek() != '=' || (++i_, Peek() != '"')) fail_(fmt::format("label {} without =\"value\"", name));
+      ++i_;
+      std::string value;
+      for (;; ++i_) {
+        if (i_ >= s_.size()) fail_(fmt::format("label {}: value without its closing quote", name));
+        const char c = s_[i_];
+        if (c == '"') break;
+        if (c != '\\') {
+          value += c;
+          continue;
+        }
+        const char e = ++i_ < s_.size() ? s_[i_] : '\0';
+        if (e != '\\' && e != '"' && e != 'n')
+          fail_(fmt::format("label {}: escape '\\{}' is not \\\\, \\\" or \\n", name, e));
+        value += e == 'n' ? '\n' : e;
+      }
+      ++i_;  // closing quote
+      out.emplace_back(std::move(name), std::move(value));
+      if (Peek() == ',')
+        ++i_;
+      else if (Peek() != '}')
+        fail_("labels not separated by ',' or closed by '}'");
+    }
+    ++i_;  // '}'
+  }
+  double Number(std::string_view t) {
+    if (t == "NaN") return std::nan("");
+    if (t == "+Inf" || t == "Inf") return INFINITY;
+    if (t == "-Inf") return -INFINITY;
+    double v = 0;
+    const char* from = t.data() + (!t.empty() && t[0] == '+');
+    const auto [end, ec] = std::from_chars(from, t.data() + t.size(), v);
+    if (t.empty() || ec != std::errc() || end != t.data() + t.size() || !std::isfinite(v))
+      fail_(fmt::format("value '{}' is not a number", Shown(t)));
+    return v;
+  }
+
+  std::string_view s_;
+  size_t i_ = 0;
+  const std::function<void(const std::string&)>& fail_;
+};
+
+}  // namespace
+
+std::vector<ParsedSample> ParsePrometheusText(std::string_view text, const std::string& where) {
+  std::vector<ParsedSample> out;
+  int n = 0;
+  for (size_t pos = 0; pos < text.size();) {
+    const size_t end = std::min(text.find('\n', pos), text.size());
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++n;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const size_t first = line.find_first_not_of(" \t");
+    if (first == std::string_view::npos || line[first] == '#') continue;
+    const std::function<void(const std::string&)> fail = [&](const std::string& what) {
+      throw InputError(fmt::format("{}:{}: {}", where, n, what));
+    };
+    if (line.find('\0') != std::string_view::npos) fail("NUL byte: not a Prometheus text page");
+    ParsedSample s = SampleLine(line.substr(first), fail).Read();
+    s.line = n;
+    out.push_back(std::move(s));
   }
   return out;
 }

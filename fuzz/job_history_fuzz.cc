@@ -1,6 +1,6 @@
-// libFuzzer target: the job-trace readers of `paratune cluster` (Philly, Alibaba v2023, native)
-// must throw InputError or succeed on any bytes, with the format detected and with each format
-// forced, and what they return keeps the readers' promises (docs/cluster-traces.md).
+// libFuzzer target: the job-trace readers of `paratune cluster` (Philly, Alibaba v2023, native,
+// Slurm sacct) must throw InputError or succeed on any bytes, with the format detected and with
+// each format forced, and what they return keeps the readers' promises (docs/cluster-traces.md).
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -44,9 +44,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   paratune::JobTraceDefaults d;
   d.max_gpus = 64;
   d.production_vcs = {"6214e9"};
-  const std::optional<paratune::JobTraceFormat> formats[] = {std::nullopt, paratune::JobTraceFormat::kPhilly,
-                                                             paratune::JobTraceFormat::kAlibabaV2023,
-                                                             paratune::JobTraceFormat::kNative};
+  const std::optional<paratune::JobTraceFormat> formats[] = {
+      std::nullopt, paratune::JobTraceFormat::kPhilly, paratune::JobTraceFormat::kAlibabaV2023,
+      paratune::JobTraceFormat::kNative, paratune::JobTraceFormat::kSlurmSacct};
   for (const auto& f : formats) {
     try {
       Check(paratune::ReadJobTrace(text, "fuzz.csv", f, d), d);

@@ -13,6 +13,7 @@
 #include "cli/terminal_progress.h"
 #include "cli/output_file.h"
 #include "scheduling/cluster_request.h"
+#include "scheduling/job_history_reader.h"
 #include "util/error.h"
 #include "util/json_document.h"
 
@@ -30,9 +31,10 @@ struct ClusterFlags {
 void AddClusterInputFlags(CLI::App* cmd, ClusterFlags& flags) {
   ClusterFlags* f = &flags;
   auto* job_history = cmd->add_option("--job-history", f->request.trace,
-                                      "job trace: Philly-derived CSV, Alibaba v2023 pod list, or native CSV")
+                                      "job trace: Philly-derived CSV, Alibaba v2023 pod list, Slurm sacct --parsable2 "
+                                      "history, or native CSV")
                           ->required();
-  cmd->add_option("--format", f->request.format, "philly, alibaba-v2023 or native (default: detected from the header)");
+  cmd->add_option("--format", f->request.format, kJobTraceFormatNames.List() + " (default: detected from the header)");
   cmd->add_option("--nodes", f->nodes, "nodes of --gpu's reference system (HGX: 8 GPUs; NVL72: 4-GPU trays)")
       ->check(CLI::Range(1, kMaxClusterNodes));
   cmd->add_option("--gpu", f->request.gpu, "GPU of the nodes (catalog name; `paratune gpus` lists them)");

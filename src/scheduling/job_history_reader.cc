@@ -236,6 +236,10 @@ JobTrace JobTraceBuilder::Finish() {
 
 std::optional<JobTraceFormat> DetectJobTraceFormat(std::string_view header_line) {
   if (header_line.substr(0, 3) == "\xEF\xBB\xBF") header_line.remove_prefix(3);
+  // sacct --parsable2: '|'-separated, JobID and Submit among the fields.
+  if (header_line.find('|') != std::string_view::npos && header_line.find("JobID") != std::string_view::npos &&
+      header_line.find("Submit") != std::string_view::npos)
+    return JobTraceFormat::kSlurmSacct;
   std::vector<std::string_view> names;
   std::deque<std::string> storage;
   try {
@@ -262,7 +266,8 @@ JobTrace ReadJobTrace(std::string_view text, const std::string& where, std::opti
     if (!format)
       throw InputError(fmt::format(
           "{}:{}: the header is not a job trace's: expected a Philly (timestamp,duration,num_gpus,gpu_time,cluster), "
-          "Alibaba v2023 (name,...,num_gpu,gpu_milli,...) or native (submit_s,gpus,run_s|gpu_hours,...) header; "
+          "Alibaba v2023 (name,...,num_gpu,gpu_milli,...), Slurm sacct --parsable2 (JobID|...|Submit|...) or native "
+          "(submit_s,gpus,run_s|gpu_hours,...) header; "
           "--format is one of {}",
           where, line, kJobTraceFormatNames.List()));
   }
@@ -273,6 +278,8 @@ JobTrace ReadJobTrace(std::string_view text, const std::string& where, std::opti
       return ReadAlibabaJobs(text, where, defaults);
     case JobTraceFormat::kNative:
       return ReadNativeJobs(text, where, defaults);
+    case JobTraceFormat::kSlurmSacct:
+      return ReadSlurmJobs(text, where, defaults);
   }
   throw InputError(where + ": unknown trace format");
 }

@@ -52,7 +52,7 @@ TEST(ReadJobTrace, RejectsWhatIsNoTrace) {
   const std::string m =
       InputErrorOf([&] { ReadJobTrace("\nsn,cpu_milli,memory_mib,gpu,model\n", "nodes.csv", std::nullopt, d); });
   EXPECT_CONTAINS(m, "nodes.csv:2: the header is not a job trace's");
-  EXPECT_CONTAINS(m, "philly, alibaba-v2023 or native");
+  EXPECT_CONTAINS(m, "philly, alibaba-v2023, native or slurm-sacct");
   // A format given that the header is not: the reader names the first column it does not know.
   EXPECT_EQ(InputErrorOf([&] { ReadJobTrace("submit_s,gpus,run_s\n", "n.csv", JobTraceFormat::kPhilly, d); }),
             "n.csv:1: unknown column 'submit_s' (a Philly trace's columns are timestamp, duration, num_gpus, "
@@ -205,9 +205,15 @@ TEST(ReadJobTrace, FuzzCorpusSeeds) {
       "m.csv:1: this Alibaba v2023 pod list has no times");
   EXPECT_EQ(InputErrorOf([&] { ReadJobTrace(ReadFile(dir + "broken.csv"), "broken.csv", std::nullopt, d); }),
             "broken.csv:3: expected 5 fields, found 4");
+  const JobTrace slurm = ReadJobTrace(ReadFile(dir + "slurm_sacct.txt"), "s.txt", std::nullopt, d);
+  EXPECT_EQ(slurm.format, "slurm-sacct");
+  ASSERT_EQ(slurm.jobs.size(), 2u);  // 1001 (its step folded) and the array task 1002_3
+  EXPECT_EQ(slurm.jobs[0].gpus, 16);
+  ASSERT_EQ(slurm.skipped.size(), 1u);  // the pending 1004
+  EXPECT_EQ(slurm.skipped[0].line, 5);
   size_t seeds = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir)) seeds += e.is_regular_file();
-  EXPECT_EQ(seeds, 6u) << "a new seed in " << dir << ": add it to this test";
+  EXPECT_EQ(seeds, 7u) << "a new seed in " << dir << ": add it to this test";
 }
 
 }  // namespace

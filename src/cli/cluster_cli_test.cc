@@ -88,6 +88,25 @@ TEST_F(ClusterCli, SummaryPutsPoliciesSideBySide) {
   EXPECT_NE(r.out.find("3 jobs replayed"), std::string::npos);
 }
 
+// A Slurm history replayed beside the queueing it recorded: two 8-GPU jobs on one 8-GPU node, the
+// second submitted while the first runs; each waited 60 s in the history (Start - Eligible).
+// The replay starts the first at once and the second when the first ends, 3,540 s after its
+// submission: a mean of 1,770 s against the recorded 60 s, +2850%.
+TEST_F(ClusterCli, SlurmHistoryIsReplayedBesideItsRecordedQueueing) {
+  const std::string history = Write(
+      "sacct.txt",
+      "JobID|Submit|Eligible|Start|End|State|AllocTRES\n"
+      "11|2026-03-01T10:00:00|2026-03-01T10:00:00|2026-03-01T10:01:00|2026-03-01T11:01:00|COMPLETED|gres/gpu=8\n"
+      "11.batch|2026-03-01T10:01:00|2026-03-01T10:01:00|2026-03-01T10:01:00|2026-03-01T11:01:00|COMPLETED|gres/gpu=8\n"
+      "12|2026-03-01T10:01:00|2026-03-01T10:01:00|2026-03-01T10:02:00|2026-03-01T11:02:00|COMPLETED|gres/gpu=8\n");
+  const Result r = Run({"cluster", "--job-history", history, "--nodes", "1", "--gpu", "H100", "--policy", "fifo"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("(slurm-sacct): 2 jobs replayed, 0 rows skipped"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("history  queue delay as recorded: mean 60 s, p50 60 s, p99 60 s (2 jobs)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("replayed mean against it: fifo +2850%"), std::string::npos) << r.out;
+}
+
 TEST_F(ClusterCli, BadInputIsOneLineAndStatusTwo) {
   const std::string trace = Write("t.csv", kTrace);
   EXPECT_NE(

@@ -104,6 +104,23 @@ std::string SummaryTable(const ClusterRun& run, const std::vector<Row>& rows) {
   return out;
 }
 
+// The queueing delay the history recorded beside each policy's replayed mean (issue 37: a replay
+// of the cluster's own history under its configuration should reproduce it); "" without one.
+std::string MeasuredQueueLine(const ClusterRun& run) {
+  const std::optional<DelayStats> measured = MeasuredQueueDelayOf(*run.trace);
+  if (!measured) return "";
+  std::string out =
+      fmt::format("\nhistory  queue delay as recorded: mean {}, p50 {}, p99 {} ({} jobs)\n", Duration(measured->mean),
+                  Duration(measured->p50), Duration(measured->p99), measured->count);
+  if (measured->mean > 0) {
+    out += "         replayed mean against it:";
+    for (const auto& p : run.policies)
+      out += fmt::format(" {} {:+.0f}%", p.policy, 100 * (p.result.metrics.queue_delay_s.mean / measured->mean - 1));
+    out += '\n';
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string FormatClusterSummary(const ClusterRun& run) {
@@ -120,7 +137,8 @@ std::string FormatClusterSummary(const ClusterRun& run) {
     models = models || p.result.metrics.models;
     classes = classes || Class(p.result.metrics, "production") != nullptr;
   }
-  return out + SummaryTable(run, SummaryRows(classes, models));
+  out += SummaryTable(run, SummaryRows(classes, models));
+  return out + MeasuredQueueLine(run);
 }
 
 }  // namespace paratune::cli

@@ -156,9 +156,10 @@ JobTrace ReadAlibabaJobs(std::string_view text, const std::string& where, const 
       skip(fmt::format("scheduled_time {} is before creation_time {}", scheduled.value, created.value));
       continue;
     }
-    builder.Add(PodJob(line, fields[col[kName]], created.value, deleted.value - scheduled.value, qc->job_class,
-                       fields[col[kGpuSpec]], defaults),
-                gpus.value);
+    Job job = PodJob(line, fields[col[kName]], created.value, deleted.value - scheduled.value, qc->job_class,
+                     fields[col[kGpuSpec]], defaults);
+    job.measured_wait_s = scheduled.value - created.value;
+    builder.Add(std::move(job), gpus.value);
   }
   return builder.Finish();
 }

@@ -155,6 +155,13 @@ void TraceFields(T& t, V& v) {
   v("jobs", t.jobs);
   v("skipped_count", t.skipped_count);
   v.List("skipped", t.skipped, [](auto& x, auto& w) { SkippedFields(x, w); });
+  v.Maybe(
+      "measured_queue_delay_s", t.measured_queue_delay_s,
+      [](auto& x, auto& w) {
+        w("jobs", x.count);
+        DelayFields(x, w, true, false);
+      },
+      Presence::kOmittedWhenEmpty);
 }
 
 template <class T, class V>
@@ -218,6 +225,7 @@ ClusterDocument ClusterDocumentOf(const ClusterRun& run) {
   const JobTrace& t = *run.trace;
   d.trace = {t.path, t.format, static_cast<int64_t>(t.jobs.size()), static_cast<int64_t>(t.skipped.size()), {}};
   d.trace.skipped.assign(t.skipped.begin(), t.skipped.begin() + std::min(t.skipped.size(), kMaxSkippedListed));
+  d.trace.measured_queue_delay_s = MeasuredQueueDelayOf(t);
   d.options = run.options;
   for (const auto& p : run.policies) {
     ClusterPolicySummary& s = d.policies.emplace_back();

@@ -58,6 +58,8 @@ struct JobTraceSummary {
   int64_t jobs = 0;
   int64_t skipped_count = 0;
   std::vector<SkippedRow> skipped;  // the first kMaxSkippedListed
+  // The queueing delay the history recorded (Job::measured_wait_s): Slurm and Alibaba traces.
+  std::optional<DelayStats> measured_queue_delay_s;
 };
 // The sampled series the report draws, thinned evenly to at most 500 samples.
 struct SeriesExcerpt {

@@ -86,6 +86,23 @@ TEST(ClusterJson, WrittenReadAndWrittenAgainIsTheSameDocument) {
   EXPECT_FALSE(p["time_to_first_run_s"].contains("cdf"));
 }
 
+// A history that recorded its own queueing (Slurm, Alibaba) carries it in the trace summary,
+// both ways; one without leaves the member out (the documents of before are unchanged).
+TEST(ClusterJson, TheHistorysRecordedQueueDelayGoesBothWays) {
+  Replayed r;
+  EXPECT_FALSE(ClusterJson(r.run)["trace"].contains("measured_queue_delay_s"));
+  for (size_t i = 0; i < r.trace.jobs.size(); ++i) r.trace.jobs[i].measured_wait_s = 100.0 * (i + 1);
+  const nlohmann::json doc = ClusterJson(r.run);
+  const nlohmann::json& m = doc["trace"]["measured_queue_delay_s"];
+  EXPECT_EQ(m["jobs"], 4);
+  EXPECT_EQ(m["mean"], 250.0);  // (100 + 200 + 300 + 400) / 4
+  const ClusterDocument d = ClusterDocumentFromJson(doc, "c.json");
+  ASSERT_TRUE(d.trace.measured_queue_delay_s);
+  EXPECT_EQ(d.trace.measured_queue_delay_s->count, 4);
+  EXPECT_EQ(d.trace.measured_queue_delay_s->p99, MeasuredQueueDelayOf(r.trace)->p99);
+  EXPECT_EQ(Written(d), doc.dump());
+}
+
 // With models, the three members written only then are read back too.
 TEST(ClusterJson, WithModelsTheSlowdownFiguresAndHistogramGoBothWays) {
   const Replayed r;

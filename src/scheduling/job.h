@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,9 @@ struct Job {
   std::string gpu_type;  // node type's GPU the job must run on; empty: any
   std::string model;     // catalog model id; empty: not priced (slowdown 1 on any placement)
   int tp = 0, pp = 0;    // the job's layout; 0: the planner's choice for its GPU count
+  // The queueing delay the history itself recorded (Slurm: Start - Eligible; Alibaba:
+  // scheduled_time - creation_time), to set beside the replay's; NaN where the trace has none.
+  double measured_wait_s = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct SkippedRow {

@@ -187,6 +187,7 @@ TEST(ReadJobTrace, FuzzCorpusSeeds) {
   const JobTrace alibaba = ReadJobTrace(ReadFile(dir + "alibaba.csv"), "alibaba.csv", std::nullopt, d);
   EXPECT_EQ(alibaba.format, "alibaba-v2023");
   EXPECT_EQ(alibaba.jobs.size(), 3u);
+  EXPECT_EQ(alibaba.jobs[1].measured_wait_s, 0);  // scheduled_time 427061 less creation_time 427061
   ASSERT_EQ(alibaba.skipped.size(), 2u);
   EXPECT_EQ(alibaba.skipped[0].line, 5);
   EXPECT_EQ(alibaba.skipped[0].reason, "never ran: pod_phase Pending");

@@ -17,21 +17,6 @@ constexpr int64_t kMaxSeriesSamples = 1'000'000;
 
 int ClassRank(const Job& j, bool by_class) { return by_class && j.job_class == JobClass::kExperimental ? 1 : 0; }
 
-DelayStats DelayStatsOf(std::vector<double> v) {
-  DelayStats d;
-  d.count = static_cast<int64_t>(v.size());
-  if (v.empty()) return d;
-  std::sort(v.begin(), v.end());
-  double sum = 0;
-  for (double x : v) sum += x;
-  d.mean = sum / static_cast<double>(v.size());
-  d.p50 = SortedQuantile(v, 0.50);
-  d.p99 = SortedQuantile(v, 0.99);
-  d.p999 = SortedQuantile(v, 0.999);
-  for (int i = 0; i < kCdfPoints; ++i) d.cdf.push_back(SortedQuantile(v, static_cast<double>(i) / (kCdfPoints - 1)));
-  return d;
-}
-
 // Sums over the jobs of one class (0 production, 1 experimental).
 struct ReplayClassSums {
   std::vector<double> queue, jct, ttfr;
@@ -414,6 +399,29 @@ ReplayResult Replay(const ClusterTopology& topology, const JobTrace& trace, Poli
                     const ReplayOptions& options, Progress* progress) {
   Scheduler s(topology, trace, policy.by_class(), speed, options);
   return s.Run(policy, progress);
+}
+
+DelayStats DelayStatsOf(std::vector<double> v) {
+  DelayStats d;
+  d.count = static_cast<int64_t>(v.size());
+  if (v.empty()) return d;
+  std::sort(v.begin(), v.end());
+  double sum = 0;
+  for (double x : v) sum += x;
+  d.mean = sum / static_cast<double>(v.size());
+  d.p50 = SortedQuantile(v, 0.50);
+  d.p99 = SortedQuantile(v, 0.99);
+  d.p999 = SortedQuantile(v, 0.999);
+  for (int i = 0; i < kCdfPoints; ++i) d.cdf.push_back(SortedQuantile(v, static_cast<double>(i) / (kCdfPoints - 1)));
+  return d;
+}
+
+std::optional<DelayStats> MeasuredQueueDelayOf(const JobTrace& trace) {
+  std::vector<double> waits;
+  for (const Job& j : trace.jobs)
+    if (std::isfinite(j.measured_wait_s)) waits.push_back(j.measured_wait_s);
+  if (waits.empty()) return std::nullopt;
+  return DelayStatsOf(std::move(waits));
 }
 
 }  // namespace paratune

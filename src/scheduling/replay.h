@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <queue>
 #include <set>
 #include <tuple>
@@ -41,6 +42,10 @@ struct ReplayOptions {
 // A job that cannot run on this cluster at all (no node type it may use, more GPUs than its
 // types have, hard locality wider than a leaf) is taken out before the replay, with its line.
 // Throws InputError when every row was skipped (the reader's and these).
+// The queueing delay the history recorded (Job::measured_wait_s) over the jobs that have one;
+// nullopt when none has.
+std::optional<DelayStats> MeasuredQueueDelayOf(const JobTrace& trace);
+
 JobTrace FilterPlaceable(const ClusterTopology& topology, JobTrace trace, const ReplayOptions& options);
 
 struct RunningJob {

@@ -67,6 +67,8 @@ struct DelayStats {
   std::vector<double> cdf;
 };
 inline constexpr int kCdfPoints = 21;
+// The statistics of a set of delays (replay.cc).
+DelayStats DelayStatsOf(std::vector<double> v);
 
 struct ClassMetrics {
   std::string job_class;

@@ -30,6 +30,7 @@ enum SacctField {
   kSacctPartition,
   kSacctQos,
   kSacctSubmit,
+  kSacctEligible,
   kSacctStart,
   kSacctEnd,
   kSacctElapsed,
@@ -38,8 +39,8 @@ enum SacctField {
   kSacctReqTres,
   kSacctFieldCount
 };
-constexpr const char* kSacctFields[] = {"JobID", "JobName", "Partition", "QOS",       "Submit", "Start",
-                                        "End",   "Elapsed", "State",     "AllocTRES", "ReqTRES"};
+constexpr const char* kSacctFields[] = {"JobID", "JobName", "Partition", "QOS",   "Submit",    "Eligible",
+                                        "Start", "End",     "Elapsed",   "State", "AllocTRES", "ReqTRES"};
 
 void SplitBars(std::string_view line, std::vector<std::string_view>* out) {
   out->clear();
@@ -153,6 +154,10 @@ SacctRow ReadRow(const std::vector<std::string_view>& f, const std::vector<int>&
   r.job.restart_overhead_s = defaults.restart_overhead_s;
   r.job.locality = defaults.locality;
   r.job.model = defaults.model;
+  // Slurm's queueing delay: from when the job could start (Eligible: after its dependencies and
+  // --begin time) to its start.
+  const std::optional<double> eligible = ParseTimestamp(field(kSacctEligible));
+  r.job.measured_wait_s = *start - (eligible ? std::max(*submit, *eligible) : *submit);
   r.gpus = gpus;
   r.submit = *submit;
   return r;

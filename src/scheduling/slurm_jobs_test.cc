@@ -51,6 +51,7 @@ TEST(SlurmJobs, JobsStepsArraysAndSkippedRows) {
   EXPECT_DOUBLE_EQ(t.jobs[0].submit_s, 3600);
   EXPECT_DOUBLE_EQ(t.jobs[0].run_s, 7200);
   EXPECT_EQ(t.jobs[0].line, 2);
+  EXPECT_DOUBLE_EQ(t.jobs[0].measured_wait_s, 300);  // Start 10:05 less Eligible 10:00
   EXPECT_EQ(t.jobs[1].name, "1002_3");
   EXPECT_EQ(t.jobs[1].gpus, 6);              // typed gres summed
   EXPECT_DOUBLE_EQ(t.jobs[1].run_s, 86410);  // no End: Elapsed 1 day 10 s

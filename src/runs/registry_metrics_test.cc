@@ -38,6 +38,7 @@ TEST(RegistryMetrics, NamesAreBaseUnitsAndUniqueForEveryFigure) {
   }
   EXPECT_TRUE(names.count("paratune_cluster_useful_gpu_seconds"));
   EXPECT_TRUE(names.count("paratune_cluster_makespan_seconds"));
+  EXPECT_TRUE(names.count("paratune_cluster_queue_delay_p99_seconds"));
 }
 
 class RegistryMetricsPage : public ::testing::Test {

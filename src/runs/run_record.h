@@ -120,7 +120,7 @@ struct PolicyMetricInfo {
   const char* description;
   double (*figure)(const PolicyMetrics&);  // read from the typed document (scheduling/cluster_json.h)
 };
-inline constexpr std::array<PolicyMetricInfo, 9> kPolicyMetrics{{
+inline constexpr std::array<PolicyMetricInfo, 12> kPolicyMetrics{{
     {"goodput", "fraction", "useful GPU-hours over capacity GPU-hours",
      [](const PolicyMetrics& m) { return m.goodput; }},
     {"utilization", "fraction", "allocated GPU-hours over capacity GPU-hours",
@@ -136,6 +136,12 @@ inline constexpr std::array<PolicyMetricInfo, 9> kPolicyMetrics{{
     {"preemptions", "count", "jobs preempted",
      [](const PolicyMetrics& m) { return static_cast<double>(m.preemptions); }},
     {"migrations", "count", "jobs migrated", [](const PolicyMetrics& m) { return static_cast<double>(m.migrations); }},
+    {"queue_delay_mean_s", "s", "mean queueing delay of the jobs",
+     [](const PolicyMetrics& m) { return m.queue_delay_s.mean; }},
+    {"queue_delay_p50_s", "s", "median queueing delay of the jobs",
+     [](const PolicyMetrics& m) { return m.queue_delay_s.p50; }},
+    {"queue_delay_p99_s", "s", "99th percentile of the jobs' queueing delay",
+     [](const PolicyMetrics& m) { return m.queue_delay_s.p99; }},
 }};
 
 struct RunRecord {

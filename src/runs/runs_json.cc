@@ -24,11 +24,6 @@ nlohmann::json StoredJson(const std::string& text) {
   return text.empty() ? nlohmann::json(nullptr) : nlohmann::json::parse(text, nullptr, false);
 }
 
-template <class Document, class Fields>
-nlohmann::json Write(const Document& d, const char* schema, Fields fields) {
-  return WriteDocument(d, schema, [&](const Document& x, JsonWriter& w) { fields(x, w); });
-}
-
 }  // namespace
 
 nlohmann::json RecordResultJson(const RecordResult& r, const std::string& where) {
@@ -43,14 +38,14 @@ nlohmann::json RecordResultJson(const RecordResult& r, const std::string& where)
 nlohmann::json RunListJson(const std::vector<RunRecord>& runs, std::optional<int64_t> total) {
   RunsListDocument d{Metrics(), total.value_or(static_cast<int64_t>(runs.size())), {}};
   for (const auto& r : runs) d.runs.push_back(SummaryOf(r));
-  return Write(d, kRunsListSchema, [](const auto& x, auto& w) { registry_fields::ListFields(x, w); });
+  return WriteDocument(d, kRunsListSchema, [](const auto& x, auto& w) { registry_fields::ListFields(x, w); });
 }
 
 nlohmann::json RunShowJson(const RunRecord& r) {
   const RunShowDocument d{
       SummaryOf(r), Metrics(), r.content_hash, StoredJson(r.layout_json), StoredJson(r.scenario_json), r.sources,
       r.findings,   r.series,  r.policies};
-  return Write(d, kRunsShowSchema, [](const auto& x, auto& w) { registry_fields::ShowFields(x, w); });
+  return WriteDocument(d, kRunsShowSchema, [](const auto& x, auto& w) { registry_fields::ShowFields(x, w); });
 }
 
 nlohmann::json ComparisonJson(const Comparison& c) {
@@ -63,13 +58,13 @@ nlohmann::json ComparisonJson(const Comparison& c) {
     ComparedBreakdown& b = d.breakdown.emplace(ComparedBreakdown{c.terms_measured, c.step_delta_s, {}});
     for (const auto& t : c.terms) b.terms.push_back({InfoOf(t.metric).name, t.delta_s, t.share});
   }
-  return Write(d, kRunsCompareSchema, [](const auto& x, auto& w) { registry_fields::CompareFields(x, w); });
+  return WriteDocument(d, kRunsCompareSchema, [](const auto& x, auto& w) { registry_fields::CompareFields(x, w); });
 }
 
 nlohmann::json BaselinesJson(const std::vector<Baseline>& b) {
   RunsBaselinesDocument d{Metrics(), {}};
   for (const auto& x : b) d.baselines.push_back({x.scope, x.run, x.set_utc});
-  return Write(d, kRunsBaselinesSchema, [](const auto& x, auto& w) { registry_fields::BaselinesFields(x, w); });
+  return WriteDocument(d, kRunsBaselinesSchema, [](const auto& x, auto& w) { registry_fields::BaselinesFields(x, w); });
 }
 
 }  // namespace paratune

@@ -124,29 +124,36 @@ struct SacctRow {
   std::string reason;
 };
 
+// A row that is not a job, with why.
+SacctRow Skipped(std::string reason) {
+  SacctRow r;
+  r.reason = std::move(reason);
+  return r;
+}
+
 SacctRow ReadRow(const std::vector<std::string_view>& f, const std::vector<int>& col, int line,
                  const JobTraceDefaults& defaults) {
   SacctRow r;
   const auto field = [&](SacctField k) { return col[k] >= 0 ? f[col[k]] : std::string_view(); };
   const std::string_view state = field(kSacctState).substr(0, field(kSacctState).find(' '));
-  if (state == "REQUEUED") return {Job{}, 0, 0, "an earlier run, requeued: the job's later row is its run"};
+  if (state == "REQUEUED") return Skipped("an earlier run, requeued: the job's later row is its run");
   const std::optional<double> submit = ParseTimestamp(field(kSacctSubmit)), start = ParseTimestamp(field(kSacctStart));
-  if (!submit) return {Job{}, 0, 0, fmt::format("Submit {} is not a time", job_rows::Shown(field(kSacctSubmit)))};
+  if (!submit) return Skipped(fmt::format("Submit {} is not a time", job_rows::Shown(field(kSacctSubmit))));
   if (!start)
-    return {Job{}, 0, 0,
-            fmt::format("never ran: State {}, Start {}", job_rows::Shown(state), job_rows::Shown(field(kSacctStart)))};
+    return Skipped(
+        fmt::format("never ran: State {}, Start {}", job_rows::Shown(state), job_rows::Shown(field(kSacctStart))));
   double run_s = NAN;
   if (const std::optional<double> end = ParseTimestamp(field(kSacctEnd)))
     run_s = *end - *start;
   else if (state == "RUNNING")
-    return {Job{}, 0, 0, "still running: no End"};
+    return Skipped("still running: no End");
   else
     run_s = ElapsedSeconds(field(kSacctElapsed));
-  if (!std::isfinite(run_s)) return {Job{}, 0, 0, "neither End nor Elapsed is a time"};
+  if (!std::isfinite(run_s)) return Skipped("neither End nor Elapsed is a time");
   int64_t gpus = TresGpus(field(kSacctAllocTres));
   if (gpus <= 0 && col[kSacctReqTres] >= 0) gpus = std::max(gpus, TresGpus(field(kSacctReqTres)));
-  if (gpus < 0) return {Job{}, 0, 0, "a gres/gpu count of its TRES is not a whole number"};
-  if (gpus == 0) return {Job{}, 0, 0, "no GPUs: no gres/gpu in its TRES"};
+  if (gpus < 0) return Skipped("a gres/gpu count of its TRES is not a whole number");
+  if (gpus == 0) return Skipped("no GPUs: no gres/gpu in its TRES");
   r.job.line = line;
   r.job.name = std::string(field(kSacctJobId));
   r.job.run_s = run_s;

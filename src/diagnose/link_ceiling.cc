@@ -8,6 +8,7 @@
 
 #include "hardware/hardware_catalog.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace paratune {
 namespace {
@@ -15,11 +16,6 @@ namespace {
 const HardwareCatalog& Catalog() {
   static const HardwareCatalog c = HardwareCatalog::BuiltIn();
   return c;
-}
-
-std::string Upper(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
-  return s;
 }
 
 bool HasWord(const std::string& hay, const std::string& word) {
@@ -85,7 +81,7 @@ std::string CatalogGpuForDevice(const std::string& device_name) {
     } catch (const InputError&) {
     }
   }
-  const std::string upper = Upper(name);
+  const std::string upper = AsciiUpper(name);
   for (const auto& p : DevicePatterns())
     if (Matches(upper, p)) return p.gpu;
   return "";
@@ -142,7 +138,7 @@ std::optional<LinkCeiling> NcclTestsCeiling(const NcclTestsRun& run, const Clust
       c.gpu_source = "device name '" + run.devices.front() + "'";
       // The plan's cluster when it is the same chip (it may carry a --fabric or --hardware
       // override), else the chip's reference system.
-      if (planned && Upper(planned->gpu.name) == Upper(c.gpu))
+      if (planned && AsciiUpper(planned->gpu.name) == AsciiUpper(c.gpu))
         cluster = *planned;
       else
         cluster = Catalog().Cluster(c.gpu, std::max(1, run.ranks));

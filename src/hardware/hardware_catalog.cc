@@ -8,14 +8,10 @@
 
 #include "util/embedded_data.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace paratune {
 namespace {
-
-std::string Upper(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
-  return s;
-}
 
 std::string At(const std::string& where, const toml::node& n) {
   const auto& src = n.source();
@@ -169,8 +165,8 @@ void ApplyScaleUpLink(const TableReader& r, Fabric& f) {
       f.scale_up = LinkClass::kPcie;
     else
       throw InputError(r.Where("scale_up_link") + ": [" + r.name() + "] field 'scale_up_link' must be " +
-                       LinkClassName(LinkClass::kNvlink) + " or " + LinkClassName(LinkClass::kPcie) + ", got '" +
-                       link.substr(0, 40) + "'");
+                       LinkClassName(LinkClass::kNvlink) + " or " + LinkClassName(LinkClass::kPcie) + ", got " +
+                       Quote(link));
   }
 }
 
@@ -303,7 +299,7 @@ void MergeFabrics(const toml::table& doc, const std::string& where, std::map<std
     const std::string name(k.str());
     const toml::table* t = v.as_table();
     if (!t) throw InputError(At(where, v) + ": [fabric." + name + "] must be a table");
-    const std::string key = Upper(name);
+    const std::string key = AsciiUpper(name);
     const bool is_new = !fabrics.contains(key);
     Fabric f = is_new ? Fabric{} : fabrics[key];
     if (is_new) f.name = name;
@@ -327,7 +323,7 @@ std::map<std::string, std::string> AliasesOf(const std::map<std::string, GpuSpec
   std::map<std::string, std::string> aliases;
   for (const auto& [k, g] : gpus)
     for (const std::string& a : g.aliases) {
-      const std::string key_a = Upper(a);
+      const std::string key_a = AsciiUpper(a);
       if (gpus.contains(key_a) && key_a != k)
         throw InputError(where + ": [" + g.name + "] alias '" + a + "' is the name of GPU '" + gpus.at(key_a).name +
                          "'");
@@ -361,7 +357,7 @@ void HardwareCatalog::Merge(std::string_view toml_text, const std::string& where
     if (name == "calibration" || name == "fabric") continue;
     const toml::table* t = v.as_table();
     if (!t) throw InputError(At(where, v) + ": top-level key '" + name + "' must be a [table] describing a GPU");
-    const std::string key = Upper(name);
+    const std::string key = AsciiUpper(name);
     auto it = gpus_.find(key);
     const bool is_new = it == gpus_.end();
     GpuSpec g = is_new ? GpuSpec{} : it->second;
@@ -383,7 +379,7 @@ namespace {
 // The entry of `m` named `name` (case-insensitive); otherwise InputError listing the names.
 template <class T>
 const T& FindNamed(const std::map<std::string, T>& m, const std::string& name, const char* what) {
-  auto it = m.find(Upper(name));
+  auto it = m.find(AsciiUpper(name));
   if (it != m.end()) return it->second;
   std::string list;
   for (const auto& [k, v] : m) list += (list.empty() ? "" : ", ") + v.name;
@@ -393,7 +389,7 @@ const T& FindNamed(const std::map<std::string, T>& m, const std::string& name, c
 }  // namespace
 
 const GpuSpec& HardwareCatalog::Find(const std::string& name) const {
-  if (auto a = aliases_.find(Upper(name)); a != aliases_.end()) return gpus_.at(a->second);
+  if (auto a = aliases_.find(AsciiUpper(name)); a != aliases_.end()) return gpus_.at(a->second);
   return FindNamed(gpus_, name, "GPU");
 }
 

@@ -1,7 +1,6 @@
 #include "layout/megatron_args.h"
 
 #include <cctype>
-#include <charconv>
 #include <climits>
 #include <cmath>
 #include <map>
@@ -16,6 +15,7 @@
 #include "util/edit_distance.h"
 #include "util/embedded_data.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace paratune {
 namespace {
@@ -142,9 +142,7 @@ const std::map<std::string, FlagSpec>& KnownFlags() {
 
 int64_t ParsePositiveInt(const std::string& flag, const std::string& v) {
   int64_t x = 0;
-  const char* end = v.data() + v.size();
-  auto [p, ec] = std::from_chars(v.data(), end, x);
-  if (v.empty() || ec != std::errc() || p != end)
+  if (ParseInteger(v, &x) != NumberParse::kOk)
     throw InputError(fmt::format("--from-megatron: {} expects an integer, got '{}'", flag, v));
   if (x <= 0) throw InputError(fmt::format("--from-megatron: {} must be a positive integer, got {}", flag, x));
   if (x > INT_MAX) throw InputError(fmt::format("--from-megatron: {} is too large ({})", flag, x));
@@ -153,9 +151,7 @@ int64_t ParsePositiveInt(const std::string& flag, const std::string& v) {
 
 double ParseNonNegativeFloat(const std::string& flag, const std::string& v) {
   double x = 0;
-  const char* end = v.data() + v.size();
-  auto [p, ec] = std::from_chars(v.data(), end, x);
-  if (v.empty() || ec != std::errc() || p != end || !std::isfinite(x))
+  if (ParseNumber(v, &x) != NumberParse::kOk)
     throw InputError(fmt::format("--from-megatron: {} expects a number, got '{}'", flag, v));
   if (x < 0) throw InputError(fmt::format("--from-megatron: {} must not be negative, got {}", flag, v));
   return x;
@@ -429,6 +425,17 @@ namespace {
 // parse_str_to_list and validate_layer_layout): "(...)*n" and "x*n" repeat, commas are cosmetic,
 // '|' separates the pp*vp chunks; E must open the first, L close the last; m (MTP) layers follow
 // the decoder layers. Returns the decoder layers of each chunk.
+// The count N of a "*N" whose digits start at s[from]; `end` receives the index after them.
+int64_t RepeatCount(const std::string& s, size_t from, size_t* end, const std::string& where) {
+  *end = from;
+  while (*end < s.size() && std::isdigit(static_cast<unsigned char>(s[*end]))) ++*end;
+  if (*end == from) throw InputError(where + ": *N needs a count");
+  int64_t n = 0;
+  if (ParseInteger(std::string_view(s).substr(from, *end - from), &n) != NumberParse::kOk)
+    throw InputError(where + ": repeats too large");
+  return n;
+}
+
 std::vector<int> ParseLayoutString(const std::string& text) {
   const std::string where = "--from-megatron: --pipeline-model-parallel-layout '" + text + "'";
   std::string s;
@@ -441,10 +448,8 @@ std::vector<int> ParseLayoutString(const std::string& text) {
     const size_t open = s.rfind('(', close);
     if (open == std::string::npos || close + 1 >= s.size() || s[close + 1] != '*' || guard > 1000)
       throw InputError(where + ": a parenthesis must close and be followed by *N");
-    size_t end = close + 2;
-    while (end < s.size() && std::isdigit(static_cast<unsigned char>(s[end]))) ++end;
-    if (end == close + 2) throw InputError(where + ": *N needs a count");
-    const int64_t n = std::stoll(s.substr(close + 2, end - close - 2));
+    size_t end = 0;
+    const int64_t n = RepeatCount(s, close + 2, &end, where);
     const std::string body = s.substr(open + 1, close - open - 1);
     if (n > 100000 || static_cast<double>(body.size()) * static_cast<double>(n) > 1e7)
       throw InputError(where + ": repeats too large");
@@ -456,10 +461,8 @@ std::vector<int> ParseLayoutString(const std::string& text) {
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '*') throw InputError(where + ": '*' must follow a layer character or a parenthesis");
     if (i + 1 < s.size() && s[i + 1] == '*') {
-      size_t end = i + 2;
-      while (end < s.size() && std::isdigit(static_cast<unsigned char>(s[end]))) ++end;
-      if (end == i + 2) throw InputError(where + ": *N needs a count");
-      const int64_t n = std::stoll(s.substr(i + 2, std::min<size_t>(end - i - 2, 9)));
+      size_t end = 0;
+      const int64_t n = RepeatCount(s, i + 2, &end, where);
       if (n > 10000000 || flat.size() + static_cast<size_t>(n) > 10000000)
         throw InputError(where + ": repeats too large");
       flat.append(static_cast<size_t>(n), s[i]);

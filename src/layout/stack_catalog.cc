@@ -1,7 +1,6 @@
 #include "layout/stack_catalog.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "util/error.h"
 #include "util/text.h"
@@ -31,9 +30,18 @@ constexpr BridgeRelease kBridgeReleases[] = {
 // "26.04.01" -> {26, 4, 1}; false when the text is not YY.MM[.PP].
 bool ReleaseNumbers(const std::string& r, int out[3]) {
   out[2] = 0;
-  char tail = 0;
-  const int n = std::sscanf(r.c_str(), "%d.%d.%d%c", &out[0], &out[1], &out[2], &tail);
-  return (n == 2 || n == 3) && out[0] >= 0 && out[1] >= 1 && out[1] <= 12 && out[2] >= 0;
+  int parts = 0;
+  for (size_t from = 0; from <= r.size(); ++parts) {
+    const size_t dot = std::min(r.find('.', from), r.size());
+    const std::string_view digits = std::string_view(r).substr(from, dot - from);
+    int64_t v = 0;
+    const bool ok = !digits.empty() && digits[0] >= '0' && digits[0] <= '9' &&
+                    ParseInteger(digits, &v) == NumberParse::kOk && v <= 9999;
+    if (!ok || parts == 3) return false;
+    out[parts] = static_cast<int>(v);
+    from = dot + 1;
+  }
+  return parts >= 2 && out[1] >= 1 && out[1] <= 12;
 }
 
 // The release entry in force at `release`: the newest entry not after it.

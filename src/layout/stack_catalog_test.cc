@@ -34,6 +34,10 @@ TEST(Stack, BadTextsSayWhatIsWrong) {
   EXPECT_NE(StackErrorOf("megatron-lm@26.04").find("has no releases paratune tells apart"), std::string::npos);
   EXPECT_NE(StackErrorOf("megatron-bridge@24.07").find("predates the first one described (25.11)"), std::string::npos);
   EXPECT_NE(StackErrorOf("megatron-bridge@26.13").find("is not YY.MM or YY.MM.PP"), std::string::npos);
+  // sscanf's %d took these (a tail after the month, a sign, 2^32 wrapping); util/text.h's rule does not.
+  for (const char* r : {"26.4abc", "+26.04", "26.04.", "26..04", "26.04.01.02", "4294967322.04"})
+    EXPECT_NE(StackErrorOf(std::string("megatron-bridge@") + r).find("is not YY.MM or YY.MM.PP"), std::string::npos)
+        << r;
   EXPECT_NE(StackErrorOf("megatron-lm+compile").find("'+compile' applies to torchtitan and deepspeed"),
             std::string::npos);
 }

@@ -7,6 +7,7 @@
 #include "util/error.h"
 #include "util/json_fields.h"
 #include "util/json_parse.h"
+#include "util/text.h"
 
 namespace paratune {
 namespace {
@@ -44,7 +45,7 @@ class Fields {
   double PositiveNum(const char* key, double fallback) const {
     if (!has(key)) return fallback;
     const double x = Num(key, 0);
-    if (!(x > 0)) v_.Fail(key, "must be a positive number, got " + At(key).dump().substr(0, 40));
+    if (!(x > 0)) v_.Fail(key, "must be a positive number, got " + Shown(At(key).dump()));
     return x;
   }
   bool Bool(const char* key, bool fallback) const {
@@ -93,8 +94,8 @@ class Fields {
       const double d = v.get<double>();
       if (d >= 0 && d < 9e15 && d == static_cast<double>(static_cast<int64_t>(d))) return static_cast<int64_t>(d);
     }
-    v_.Fail(key, "must be a non-negative integer, got " +
-                     (v.is_primitive() ? v.dump().substr(0, 40) : std::string(v.type_name())));
+    v_.Fail(key,
+            "must be a non-negative integer, got " + (v.is_primitive() ? Shown(v.dump()) : std::string(v.type_name())));
   }
 
   JsonView v_;
@@ -175,8 +176,8 @@ RopeScaling ReadRopeScaling(const Fields& r, const ModelSpec& m) {
     s.original_max_positions = r.Int("original_max_position_embeddings", m.max_position_embeddings);
     s.attention_factor = r.PositiveNum("attention_factor", 0);
   } else {
-    throw InputError(r.where() + ": field '" + r.Name("rope_type") + "' is '" + type.substr(0, 40) +
-                     "'; supported: default, linear, dynamic, yarn, longrope, llama3");
+    throw InputError(r.where() + ": field '" + r.Name("rope_type") + "' is " + Quote(type) +
+                     "; supported: default, linear, dynamic, yarn, longrope, llama3");
   }
   return s;
 }
@@ -432,8 +433,8 @@ int64_t SlidingWindowLayers(const Fields& f, const json& j, int64_t layers) {
     if (k == "sliding_attention")
       ++sliding;
     else if (k != "full_attention")
-      throw InputError(f.where() + ": field 'layer_types' has '" + k.substr(0, 40) +
-                       "'; supported: sliding_attention, full_attention");
+      throw InputError(f.where() + ": field 'layer_types' has " + Quote(k) +
+                       "; supported: sliding_attention, full_attention");
   }
   return sliding;
 }

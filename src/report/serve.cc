@@ -21,7 +21,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -40,6 +39,7 @@
 #include "report/svg.h"
 #include "util/error.h"
 #include "util/percent_encode.h"
+#include "util/text.h"
 #include "util/timestamp.h"
 
 namespace paratune {
@@ -706,9 +706,8 @@ void AddServeRoutes(BoundedServer& server, Site& site, const fs::path& dir, cons
     site.Report(req.matches[1].str(), res);
     // ?refresh=N: the browser reloads the page every N seconds (a dashboard without script).
     if (const auto it = req.params.find("refresh"); it != req.params.end()) {
-      int s = 0;
-      const auto [p, e] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), s);
-      if (e == std::errc() && p == it->second.data() + it->second.size() && s >= 1 && s <= 3600)
+      int64_t s = 0;
+      if (ParseInteger(it->second, &s) == NumberParse::kOk && s >= 1 && s <= 3600)
         res.set_header("Refresh", std::to_string(s));
     }
   });

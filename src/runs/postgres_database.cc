@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "util/error.h"
+#include "util/text.h"
 
 namespace paratune {
 namespace {
@@ -375,8 +376,7 @@ class PostgresDatabase final : public Database {
       case kInt8Oid:
       case kOidOid: {
         int64_t v = 0;
-        const auto [ptr, ec] = std::from_chars(s, s + len, v);
-        if (ec != std::errc() || ptr != s + len)
+        if (ParseInteger(std::string_view(s, len), &v) != NumberParse::kOk)
           throw PgError(where_ + ": unreadable integer '" + std::string(s, len) + "' from the server", "");
         return v;
       }
@@ -385,8 +385,7 @@ class PostgresDatabase final : public Database {
         // BIGINT columns return NUMERIC (manual 9.21 "Aggregate Functions"), and SQLite returns
         // an integer there, so it reads as int64 when it fits; otherwise as a double below.
         int64_t i = 0;
-        const auto [ptr, ec] = std::from_chars(s, s + len, i);
-        if (ec == std::errc() && ptr == s + len) return i;
+        if (ParseInteger(std::string_view(s, len), &i) == NumberParse::kOk) return i;
         [[fallthrough]];
       }
       case kFloat4Oid:
@@ -396,10 +395,9 @@ class PostgresDatabase final : public Database {
         if (t == "NaN") return std::nan("");
         if (t == "Infinity") return HUGE_VAL;
         if (t == "-Infinity") return -HUGE_VAL;
-        const auto [ptr, ec] = std::from_chars(s, s + len, v);
         // out of range: a NUMERIC beyond a double's range; read as +-inf or 0 would be a silent
         // substitution
-        if (ec != std::errc() || ptr != s + len)
+        if (ParseNumber(t, &v) != NumberParse::kOk)
           throw PgError(where_ + ": number '" + std::string(s, len) + "' from the server does not fit a double", "");
         return v;
       }

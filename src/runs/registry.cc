@@ -15,6 +15,7 @@
 #include "runs/sha256.h"
 #include "runs/source_reader.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace paratune {
 namespace {
@@ -77,10 +78,8 @@ void CheckName(const std::string& name) {
   if (name.empty()) throw InputError("runs: a run name must not be empty");
   if (name.find_first_not_of(' ') == std::string::npos) throw InputError("runs: a run name must not be blank");
   if (name.front() == ' ' || name.back() == ' ')
-    throw InputError("runs: run name '" + name.substr(0, 40) +
-                     "' starts or ends with a space (two runs would look alike)");
-  if (name.size() > 200)
-    throw InputError("runs: run name '" + name.substr(0, 40) + "...' is longer than 200 characters");
+    throw InputError("runs: run name " + Quote(name) + " starts or ends with a space (two runs would look alike)");
+  if (name.size() > 200) throw InputError("runs: run name " + Quote(name) + " is longer than 200 characters");
   for (unsigned char c : name)
     if (c < 0x20 || c == 0x7f) throw InputError("runs: run name contains a control character");
 }

@@ -78,7 +78,7 @@ std::string NotRunReason(const job_rows::Integer& gpus, std::string_view phase, 
   if (EqualsAsciiNoCase(phase, "Pending")) return "never ran: pod_phase Pending";
   if (std::none_of(std::begin(kRanPhases), std::end(kRanPhases),
                    [&](const char* p) { return EqualsAsciiNoCase(phase, p); }))
-    return fmt::format("unknown pod_phase {} (expected Running, Succeeded, Failed or Pending)", job_rows::Shown(phase));
+    return fmt::format("unknown pod_phase {} (expected Running, Succeeded, Failed or Pending)", Quote(phase));
   if (scheduled_text.empty()) return "never ran: no scheduled_time";
   if (deletion_text.empty()) return "never ran: no deletion_time";
   return "";
@@ -118,7 +118,7 @@ JobTrace ReadAlibabaJobs(std::string_view text, const std::string& where, const 
     const std::vector<std::string_view>& fields = rows.fields();
     const auto skip = [&](std::string reason) { builder.Skip(line, std::move(reason)); };
 
-    const job_rows::Integer gpus = job_rows::ParseInteger(fields[col[kNumGpu]], "num_gpu");
+    const job_rows::Integer gpus = job_rows::IntegerField(fields[col[kNumGpu]], "num_gpu");
     const std::string_view scheduled_text = fields[col[kScheduledTime]];
     const std::string_view deletion_text = fields[col[kDeletionTime]];
     if (std::string reason = NotRunReason(gpus, fields[col[kPodPhase]], scheduled_text, deletion_text);
@@ -126,10 +126,10 @@ JobTrace ReadAlibabaJobs(std::string_view text, const std::string& where, const 
       skip(std::move(reason));
       continue;
     }
-    const job_rows::Integer milli = job_rows::ParseInteger(fields[col[kGpuMilli]], "gpu_milli");
-    const job_rows::Number created = job_rows::ParseNumber(fields[col[kCreationTime]], "creation_time");
-    const job_rows::Number scheduled = job_rows::ParseNumber(scheduled_text, "scheduled_time");
-    const job_rows::Number deleted = job_rows::ParseNumber(deletion_text, "deletion_time");
+    const job_rows::Integer milli = job_rows::IntegerField(fields[col[kGpuMilli]], "gpu_milli");
+    const job_rows::Number created = job_rows::NumberField(fields[col[kCreationTime]], "creation_time");
+    const job_rows::Number scheduled = job_rows::NumberField(scheduled_text, "scheduled_time");
+    const job_rows::Number deleted = job_rows::NumberField(deletion_text, "deletion_time");
     const std::string* error = !milli.error.empty()       ? &milli.error
                                : !created.error.empty()   ? &created.error
                                : !scheduled.error.empty() ? &scheduled.error
@@ -149,7 +149,7 @@ JobTrace ReadAlibabaJobs(std::string_view text, const std::string& where, const 
     const QosClass* qc = std::find_if(std::begin(kQosClasses), std::end(kQosClasses),
                                       [&](const QosClass& q) { return EqualsAsciiNoCase(qos, q.qos); });
     if (qc == std::end(kQosClasses)) {
-      skip(fmt::format("unknown qos {} (expected LS, Guaranteed, BE or Burstable)", job_rows::Shown(qos)));
+      skip(fmt::format("unknown qos {} (expected LS, Guaranteed, BE or Burstable)", Quote(qos)));
       continue;
     }
     if (scheduled.value < created.value) {

@@ -18,6 +18,7 @@
 #include "scheduling/topology.h"
 #include "util/csv.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace paratune {
 
@@ -282,8 +283,8 @@ ClusterTopology ReadAlibabaNodeList(const HardwareCatalog& catalog, std::string_
     const CsvRow& row = rows[i];
     const std::optional<int64_t> gpus = ParseInt(row.fields[kGpu]);
     if (!gpus || *gpus > kMaxGpusPerNode)
-      throw InputError(fmt::format("{}:{}: field 'gpu' must be an integer from 0 to {}, got '{}'", where, row.line,
-                                   kMaxGpusPerNode, row.fields[kGpu].substr(0, 40)));
+      throw InputError(fmt::format("{}:{}: field 'gpu' must be an integer from 0 to {}, got {}", where, row.line,
+                                   kMaxGpusPerNode, Quote(row.fields[kGpu])));
     if (*gpus == 0) continue;  // a CPU-only node holds no GPU job
     const std::string& model = row.fields[kModel];
     if (model.empty() || model.size() > 200)

@@ -223,7 +223,7 @@ ClusterDocument ClusterDocumentOf(const ClusterRun& run) {
   ClusterDocument d;
   d.cluster = ClusterSummaryOf(*run.topology);
   const JobTrace& t = *run.trace;
-  d.trace = {t.path, t.format, static_cast<int64_t>(t.jobs.size()), static_cast<int64_t>(t.skipped.size()), {}};
+  d.trace = {t.path, t.format, static_cast<int64_t>(t.jobs.size()), static_cast<int64_t>(t.skipped.size()), {}, {}};
   d.trace.skipped.assign(t.skipped.begin(), t.skipped.begin() + std::min(t.skipped.size(), kMaxSkippedListed));
   d.trace.measured_queue_delay_s = MeasuredQueueDelayOf(t);
   d.options = run.options;

@@ -4,7 +4,6 @@
 #include "scheduling/job_history_reader.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <limits>
 #include <system_error>
@@ -92,17 +91,6 @@ void SplitFields(std::string_view line, const std::string& where, int line_numbe
   }
 }
 
-std::string Shown(std::string_view value) {
-  std::string s = "'";
-  const size_t n = std::min<size_t>(value.size(), 40);
-  for (size_t i = 0; i < n; ++i) {
-    const unsigned char c = static_cast<unsigned char>(value[i]);
-    s += (c < 0x20 || c == 0x7f) ? '?' : static_cast<char>(c);
-  }
-  if (value.size() > n) s += "...";
-  return s + "'";
-}
-
 std::vector<int> MapColumns(const std::vector<std::string_view>& header, const std::vector<std::string_view>& names,
                             const std::string& where, int line, const char* format) {
   std::vector<int> index(names.size(), -1);
@@ -112,10 +100,10 @@ std::vector<int> MapColumns(const std::vector<std::string_view>& header, const s
       std::string list;
       for (size_t k = 0; k < names.size(); ++k) list += (k ? ", " : "") + std::string(names[k]);
       throw InputError(fmt::format("{}:{}: unknown column {} (a {} trace's columns are {})", where, line,
-                                   Shown(header[f]), format, list));
+                                   Quote(header[f]), format, list));
     }
     int& slot = index[it - names.begin()];
-    if (slot >= 0) throw InputError(fmt::format("{}:{}: duplicated column {}", where, line, Shown(header[f])));
+    if (slot >= 0) throw InputError(fmt::format("{}:{}: duplicated column {}", where, line, Quote(header[f])));
     slot = static_cast<int>(f);
   }
   return index;
@@ -142,41 +130,43 @@ bool RowReader::Next() {
   return true;
 }
 
-Number ParseNumber(std::string_view field, const char* column) {
+Number NumberField(std::string_view field, const char* column) {
   Number n;
   field = TrimBlanks(field);
   if (field.empty()) {
     n.error = fmt::format("field '{}' is empty", column);
     return n;
   }
-  const char* b = field.data();
-  const char* e = b + field.size();
-  if (*b == '+') ++b;  // from_chars takes no plus sign
-  const auto [p, ec] = std::from_chars(b, e, n.value);
-  if (ec == std::errc::result_out_of_range) {
-    n.value = std::numeric_limits<double>::infinity();  // reported as non-finite by the row checks
-    return n;
+  // pandas and spreadsheets may write "+5"
+  switch (ParseNumber(field.front() == '+' ? field.substr(1) : field, &n.value)) {
+    case NumberParse::kOk:
+      break;
+    case NumberParse::kNotFinite:  // the row checks name the non-finite time
+      n.value = AsciiLower(field).find("inf") == std::string_view::npos ? NAN
+                : field.front() == '-'                                  ? -HUGE_VAL
+                                                                        : HUGE_VAL;
+      break;
+    case NumberParse::kOutOfRange:  // beyond a double: the row checks report it as not finite
+      n.value = HUGE_VAL;
+      break;
+    case NumberParse::kNotANumber:
+      n.error = fmt::format("field '{}' is not a number: {}", column, Quote(field));
   }
-  if (ec != std::errc() || p != e) n.error = fmt::format("field '{}' is not a number: {}", column, Shown(field));
   return n;
 }
 
-Integer ParseInteger(std::string_view field, const char* column) {
+Integer IntegerField(std::string_view field, const char* column) {
   Integer n;
   field = TrimBlanks(field);
   if (field.empty()) {
     n.error = fmt::format("field '{}' is empty", column);
     return n;
   }
-  const char* b = field.data();
-  const char* e = b + field.size();
-  if (*b == '+') ++b;
-  const auto [p, ec] = std::from_chars(b, e, n.value);
-  if (ec == std::errc::result_out_of_range) {
-    n.error = fmt::format("field '{}' is out of range: {}", column, Shown(field));
-  } else if (ec != std::errc() || p != e) {
-    n.error = fmt::format("field '{}' is not an integer: {}", column, Shown(field));
-  }
+  const NumberParse st = ParseInteger(field.front() == '+' ? field.substr(1) : field, &n.value);
+  if (st == NumberParse::kOutOfRange)
+    n.error = fmt::format("field '{}' is out of range: {}", column, Quote(field));
+  else if (st != NumberParse::kOk)
+    n.error = fmt::format("field '{}' is not an integer: {}", column, Quote(field));
   return n;
 }
 

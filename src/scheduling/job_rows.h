@@ -74,21 +74,19 @@ class RowReader {
   size_t width_ = 0;
 };
 
-// A value as it may go in a message: at most 40 characters, control bytes as '?', quoted.
-std::string Shown(std::string_view value);
-
-// Numbers of a field: the value, or the reason the row is skipped ("field 'duration' is not a
-// number: 'abc'"). A double may be non-finite here (inf, nan): the row checks report it.
+// Numbers of a field (util/text.h's ParseNumber and ParseInteger, blanks around trimmed): the
+// value, or the reason the row is skipped ("field 'duration' is not a number: 'abc'"). A double
+// may be non-finite here (inf, nan, or beyond a double's range as +inf): the row checks report it.
 struct Number {
   double value = 0;
   std::string error;  // empty: value is good
 };
-Number ParseNumber(std::string_view field, const char* column);
+Number NumberField(std::string_view field, const char* column);
 struct Integer {
   int64_t value = 0;
   std::string error;
 };
-Integer ParseInteger(std::string_view field, const char* column);
+Integer IntegerField(std::string_view field, const char* column);
 
 // Builds a JobTrace: Add() runs the common row checks and appends the job with the next id, or
 // records it as skipped; Skip() records a row skipped for a reason of the format. Finish() sorts

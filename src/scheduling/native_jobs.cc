@@ -9,6 +9,7 @@
 #include "scheduling/job_history_reader.h"
 #include "scheduling/job_rows.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace paratune {
 namespace {
@@ -102,13 +103,13 @@ JobTrace ReadNativeJobs(std::string_view text, const std::string& where, const J
     // A number column: the trace's value, or `fallback` when the cell is empty or absent.
     const auto number = [&](int c, double fallback) {
       if (!error.empty() || cell(c).empty()) return fallback;
-      const job_rows::Number n = job_rows::ParseNumber(cell(c), kNativeColumns[c].data());
+      const job_rows::Number n = job_rows::NumberField(cell(c), kNativeColumns[c].data());
       error = n.error;
       return n.value;
     };
     const auto integer = [&](int c, int64_t fallback) {
       if (!error.empty() || cell(c).empty()) return fallback;
-      const job_rows::Integer n = job_rows::ParseInteger(cell(c), kNativeColumns[c].data());
+      const job_rows::Integer n = job_rows::IntegerField(cell(c), kNativeColumns[c].data());
       error = n.error;
       return n.value;
     };

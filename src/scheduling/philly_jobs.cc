@@ -12,6 +12,7 @@
 #include "scheduling/job_history_reader.h"
 #include "scheduling/job_rows.h"
 #include "util/error.h"
+#include "util/text.h"
 #include "util/timestamp.h"
 
 namespace paratune {
@@ -83,14 +84,13 @@ JobTrace ReadPhillyJobs(std::string_view text, const std::string& where, const J
     const std::string_view ts_text = fields[col[kTimestamp]];
     const std::optional<double> ts = ParseTimestamp(ts_text);
     if (!ts) {
-      builder.Skip(line,
-                   fmt::format("field 'timestamp' is not a time (YYYY-MM-DD HH:MM:SS): {}", job_rows::Shown(ts_text)));
+      builder.Skip(line, fmt::format("field 'timestamp' is not a time (YYYY-MM-DD HH:MM:SS): {}", Quote(ts_text)));
       continue;
     }
     earliest = std::min(earliest, *ts);
-    const job_rows::Number duration = job_rows::ParseNumber(fields[col[kDuration]], "duration");
-    const job_rows::Integer gpus = job_rows::ParseInteger(fields[col[kNumGpus]], "num_gpus");
-    const job_rows::Number gpu_time = job_rows::ParseNumber(fields[col[kGpuTime]], "gpu_time");
+    const job_rows::Number duration = job_rows::NumberField(fields[col[kDuration]], "duration");
+    const job_rows::Integer gpus = job_rows::IntegerField(fields[col[kNumGpus]], "num_gpus");
+    const job_rows::Number gpu_time = job_rows::NumberField(fields[col[kGpuTime]], "gpu_time");
     const std::string* error = !duration.error.empty()   ? &duration.error
                                : !gpus.error.empty()     ? &gpus.error
                                : !gpu_time.error.empty() ? &gpu_time.error

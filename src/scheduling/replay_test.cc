@@ -210,7 +210,9 @@ TEST(Replay, AccountingHoldsOnRandomTraces) {
         EXPECT_GE(rec.first_start_s, j.submit_s);
       }
       EXPECT_NEAR(restart / 3600, r.metrics.restart_gpu_hours, 1e-9) << info.name;
-      if (std::string(info.name) == "fifo" || std::string(info.name) == "topo") EXPECT_EQ(r.metrics.preemptions, 0);
+      if (std::string(info.name) == "fifo" || std::string(info.name) == "topo") {
+        EXPECT_EQ(r.metrics.preemptions, 0);
+      }
     }
   }
 }

@@ -9,7 +9,6 @@
 // read as if UTC, so differences are right), rebased so the earliest submission is 0.
 // docs/cluster-traces.md, "Slurm".
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <limits>
 
@@ -18,6 +17,7 @@
 #include "scheduling/job_history_reader.h"
 #include "scheduling/job_rows.h"
 #include "util/error.h"
+#include "util/text.h"
 #include "util/timestamp.h"
 
 namespace paratune {
@@ -85,8 +85,7 @@ int64_t TresGpus(std::string_view tres) {
     if (eq == std::string_view::npos) return -1;
     const std::string_view key = item.substr(0, eq), value = item.substr(eq + 1);
     int64_t n = 0;
-    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-    if (ec != std::errc() || end != value.data() + value.size() || n < 0) return -1;
+    if (ParseInteger(value, &n) != NumberParse::kOk || n < 0) return -1;
     if (key == "gres/gpu")
       any = n;
     else if (key.rfind("gres/gpu:", 0) == 0)
@@ -99,8 +98,7 @@ int64_t TresGpus(std::string_view tres) {
 double ElapsedSeconds(std::string_view s) {
   double days = 0;
   if (const size_t dash = s.find('-'); dash != std::string_view::npos) {
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + dash, days);
-    if (ec != std::errc() || end != s.data() + dash) return NAN;
+    if (ParseNumber(s.substr(0, dash), &days) != NumberParse::kOk) return NAN;
     s.remove_prefix(dash + 1);
   }
   double total = 0;
@@ -108,8 +106,7 @@ double ElapsedSeconds(std::string_view s) {
   for (size_t from = 0; from <= s.size() && parts < 4; ++parts) {
     const size_t colon = std::min(s.find(':', from), s.size());
     double v = 0;
-    const auto [end, ec] = std::from_chars(s.data() + from, s.data() + colon, v);
-    if (ec != std::errc() || end != s.data() + colon || v < 0) return NAN;
+    if (ParseNumber(s.substr(from, colon - from), &v) != NumberParse::kOk || v < 0) return NAN;
     total = total * 60 + v;
     from = colon + 1;
   }
@@ -138,10 +135,8 @@ SacctRow ReadRow(const std::vector<std::string_view>& f, const std::vector<int>&
   const std::string_view state = field(kSacctState).substr(0, field(kSacctState).find(' '));
   if (state == "REQUEUED") return Skipped("an earlier run, requeued: the job's later row is its run");
   const std::optional<double> submit = ParseTimestamp(field(kSacctSubmit)), start = ParseTimestamp(field(kSacctStart));
-  if (!submit) return Skipped(fmt::format("Submit {} is not a time", job_rows::Shown(field(kSacctSubmit))));
-  if (!start)
-    return Skipped(
-        fmt::format("never ran: State {}, Start {}", job_rows::Shown(state), job_rows::Shown(field(kSacctStart))));
+  if (!submit) return Skipped(fmt::format("Submit {} is not a time", Quote(field(kSacctSubmit))));
+  if (!start) return Skipped(fmt::format("never ran: State {}, Start {}", Quote(state), Quote(field(kSacctStart))));
   double run_s = NAN;
   if (const std::optional<double> end = ParseTimestamp(field(kSacctEnd)))
     run_s = *end - *start;
@@ -193,7 +188,7 @@ JobTrace ReadSlurmJobs(std::string_view text, const std::string& where, const Jo
     if (f[col[kSacctJobId]].find('.') != std::string_view::npos) continue;  // a step: folded into its job's row
     SacctRow r = ReadRow(f, col, line, defaults);
     if (!r.reason.empty()) {
-      builder.Skip(line, fmt::format("job {}: {}", job_rows::Shown(f[col[kSacctJobId]]), r.reason));
+      builder.Skip(line, fmt::format("job {}: {}", Quote(f[col[kSacctJobId]]), r.reason));
       continue;
     }
     first_submit = std::min(first_submit, r.submit);

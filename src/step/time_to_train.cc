@@ -2,11 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "util/error.h"
+#include "util/text.h"
 
 namespace paratune {
 namespace {
@@ -16,9 +16,7 @@ namespace {
 double ParseBoundedPositive(const std::string& text, const char* field, const char* what, const char* example,
                             double max) {
   double x = 0;
-  const char* end = text.data() + text.size();
-  const auto [p, ec] = std::from_chars(text.data(), end, x);
-  if (text.empty() || ec != std::errc() || p != end || !std::isfinite(x))
+  if (ParseNumber(text, &x) != NumberParse::kOk)
     throw InputError(fmt::format("`{}` expects {} as a number (e.g. {}), got '{}'", field, what, example, text));
   if (x <= 0) throw InputError(fmt::format("`{}` must be positive, got {}", field, text));
   if (x > max) throw InputError(fmt::format("`{}` must be at most {:g}, got {}", field, max, text));

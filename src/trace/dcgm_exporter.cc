@@ -9,6 +9,7 @@
 
 #include "util/error.h"
 #include "util/prometheus_text.h"
+#include "util/text.h"
 
 namespace paratune {
 namespace {
@@ -56,7 +57,7 @@ int GpuOf(const ParsedSample& p, const std::string& where) {
   for (const auto& [k, v] : p.labels)
     if (k == "gpu") {
       if (v.empty() || v.size() > 4 || v.find_first_not_of("0123456789") != std::string::npos || std::stoi(v) > 1023)
-        Fail(where, p.line, fmt::format("{}: gpu label '{}' is not a GPU index (0-1023)", p.name, v.substr(0, 40)));
+        Fail(where, p.line, fmt::format("{}: gpu label {} is not a GPU index (0-1023)", p.name, Quote(v)));
       return std::stoi(v);
     }
   Fail(where, p.line, p.name + " without a gpu label (dcgm-exporter labels each GPU's samples gpu=\"N\")");

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -62,11 +61,9 @@ std::string FieldError(const std::string& where, int line, int column, const std
 int64_t ParseExpertIndex(const std::string& raw, const std::string& where, int line, int column, int64_t max) {
   const std::string s = TrimCell(raw);
   int64_t v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec == std::errc::result_out_of_range)
-    throw InputError(FieldError(where, line, column, "'" + s + "' is out of range"));
-  if (s.empty() || ec != std::errc() || end != s.data() + s.size())
-    throw InputError(FieldError(where, line, column, "'" + s + "' is not an integer"));
+  const NumberParse st = ParseInteger(s, &v);
+  if (st == NumberParse::kOutOfRange) throw InputError(FieldError(where, line, column, "'" + s + "' is out of range"));
+  if (st != NumberParse::kOk) throw InputError(FieldError(where, line, column, "'" + s + "' is not an integer"));
   if (v < 0 || v > max)
     throw InputError(FieldError(where, line, column, "'" + s + "' must be between 0 and " + std::to_string(max)));
   return v;
@@ -75,10 +72,10 @@ int64_t ParseExpertIndex(const std::string& raw, const std::string& where, int l
 double ParseTokens(const std::string& raw, const std::string& where, int line) {
   const std::string s = TrimCell(raw);
   double v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec == std::errc::invalid_argument || end != s.data() + s.size() || !std::isfinite(v))
+  const NumberParse st = ParseNumber(s, &v);
+  if (st == NumberParse::kNotANumber || st == NumberParse::kNotFinite)
     throw InputError(FieldError(where, line, kTokens, "'" + s + "' is not a number"));
-  if (ec == std::errc::result_out_of_range || v < 0 || v > kMaxTokens)
+  if (st == NumberParse::kOutOfRange || v < 0 || v > kMaxTokens)
     throw InputError(FieldError(where, line, kTokens, "'" + s + "' must be between 0 and 1e15"));
   return v;
 }

@@ -44,24 +44,6 @@ class Lines {
   int number_ = 0;
 };
 
-// Text of a field as printed in an error: at most 40 characters, non-printable bytes as '?'.
-std::string ShownField(std::string_view s) {
-  std::string out;
-  for (char c : s.substr(0, 40))
-    out += (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) ? '?' : c;
-  if (s.size() > 40) out += "...";
-  return out;
-}
-
-// A decimal number (sign, digits, point, exponent; no "inf"/"nan"), whole of `s`.
-bool ParseNumber(std::string_view s, double* out) {
-  if (s.empty()) return false;
-  const char c0 = s.front();
-  if (!((c0 >= '0' && c0 <= '9') || c0 == '-' || c0 == '.')) return false;
-  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-  return ec == std::errc() && ptr == s.data() + s.size() && std::isfinite(*out);
-}
-
 bool ParseGpuIndex(std::string_view s, int* out) {
   if (s.empty() || s.size() > 6) return false;
   int v = 0;
@@ -222,7 +204,7 @@ SmiHeader ParseSmiHeader(std::string_view header_line, int header_number, const 
     const SmiColumn* c = FindSmiColumn(name);
     if (c != nullptr && !unit.empty() && unit != c->unit)
       FailTelemetry(where, header_number,
-                    fmt::format("column '{}' is in [{}], expected [{}]", ShownField(name), ShownField(unit), c->unit));
+                    fmt::format("column '{}' is in [{}], expected [{}]", Shown(name), Shown(unit), c->unit));
     // A second column for the same field (power.draw and power.draw.average) is not used: the
     // first one printed counts.
     if (c != nullptr && used[static_cast<int>(c->field)]) c = nullptr;
@@ -278,7 +260,8 @@ void ParseSmiNumber(const SmiColumn* c, std::string_view v, TelemetrySample* s, 
     if (num.size() > ul && num.substr(num.size() - ul) == c->unit) num = TrimBlanks(num.substr(0, num.size() - ul));
   }
   double x = 0;
-  if (!ParseNumber(num, &x)) bad(c->unit[0] ? fmt::format("is not a number of {}", c->unit) : "is not a number");
+  if (ParseNumber(num, &x) != NumberParse::kOk)
+    bad(c->unit[0] ? fmt::format("is not a number of {}", c->unit) : "is not a number");
   if (x < c->min || x > c->max) bad(fmt::format("is out of range ({} to {})", c->min, c->max));
   const double si = x * c->to_si;
   switch (c->field) {
@@ -309,7 +292,7 @@ void ParseSmiNumber(const SmiColumn* c, std::string_view v, TelemetrySample* s, 
 void ParseSmiField(const HeaderColumn& h, std::string_view v, const std::string& where, int n, TelemetrySample* s) {
   const SmiColumn* c = h.column;
   const auto bad = [&](const std::string& what) {
-    FailTelemetry(where, n, fmt::format("field '{}': '{}' {}", h.name, ShownField(v), what));
+    FailTelemetry(where, n, fmt::format("field '{}': '{}' {}", h.name, Shown(v), what));
   };
   switch (c->field) {
     case SmiField::kTimestamp: {
@@ -432,7 +415,7 @@ bool DcgmIntervalFromCommand(std::string_view line, double* interval_s) {
   for (size_t i = 0; i + 1 < tok.size(); ++i) {
     if (tok[i] == "-d" || tok[i] == "--delay") {
       double ms = 0;
-      if (ParseNumber(tok[i + 1], &ms) && ms > 0) {
+      if (ParseNumber(tok[i + 1], &ms) == NumberParse::kOk && ms > 0) {
         *interval_s = ms / 1000;
         return true;
       }
@@ -508,18 +491,18 @@ TelemetrySample ParseDcgmRow(const std::vector<std::string_view>& tok, const std
   s.line = n;
   if (!ParseGpuIndex(tok[1], &s.gpu) || s.gpu > kMaxGpuIndex)
     FailTelemetry(where, n,
-                  fmt::format("field 'Entity': 'GPU {}' is not a GPU index (0..{})", ShownField(tok[1]), kMaxGpuIndex));
+                  fmt::format("field 'Entity': 'GPU {}' is not a GPU index (0..{})", Shown(tok[1]), kMaxGpuIndex));
   for (size_t i = 0; i < columns.size(); ++i) {
     const DcgmColumn* c = columns[i];
     if (c == nullptr) continue;
     const std::string_view v = tok[i + 2];
     if (v == "N/A") continue;
     double x = 0;
-    if (!ParseNumber(v, &x))
-      FailTelemetry(where, n, fmt::format("field '{}': '{}' is not a number", c->tag, ShownField(v)));
+    if (ParseNumber(v, &x) != NumberParse::kOk)
+      FailTelemetry(where, n, fmt::format("field '{}': '{}' is not a number", c->tag, Shown(v)));
     if (x < c->min || x > c->max)
       FailTelemetry(where, n,
-                    fmt::format("field '{}': '{}' is out of range ({} to {})", c->tag, ShownField(v), c->min, c->max));
+                    fmt::format("field '{}': '{}' is out of range ({} to {})", c->tag, Shown(v), c->min, c->max));
     SetDcgmValue(c->field, x * c->to_si, &s);
   }
   return s;
@@ -535,7 +518,7 @@ bool IsOtherDcgmEntity(const std::vector<std::string_view>& tok, std::string_vie
   if (std::find(std::begin(kOtherEntities), std::end(kOtherEntities), tok[0]) != std::end(kOtherEntities)) return true;
   FailTelemetry(
       where, n,
-      fmt::format("'{}' is not a dcgmi dmon row (GPU <index> then {} values)", ShownField(trimmed), header_columns));
+      fmt::format("'{}' is not a dcgmi dmon row (GPU <index> then {} values)", Shown(trimmed), header_columns));
 }
 
 GpuTelemetry ParseDcgmi(std::string_view text, const std::string& where) {
@@ -674,7 +657,7 @@ GpuTelemetry ParseGpuTelemetry(std::string_view text, const std::string& where) 
   if (known == 0)
     FailTelemetry(where, number,
                   fmt::format("'{}' is neither an nvidia-smi --query-gpu CSV header nor a dcgmi dmon '#Entity' header",
-                              ShownField(TrimBlanks(first))));
+                              Shown(TrimBlanks(first))));
   return ParseNvidiaSmi(text, lines, first, where);
 }
 

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <charconv>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -27,6 +26,7 @@
 #include "util/error.h"
 #include "util/file.h"
 #include "util/json_parse.h"
+#include "util/text.h"
 
 namespace paratune {
 namespace {
@@ -166,7 +166,6 @@ class MemorySource : public ByteSource {
 // Numbers. Kineto writes ts/dur in µs, as integers (older) or with three decimals (ns
 // resolution). They are converted to integer ns without going through a double, so epoch
 // timestamps (~1.7e15 µs) keep their nanoseconds.
-enum class NumberStatus { kOk, kNotNumber, kOverflow };
 
 // JSON whitespace (RFC 8259, section 2).
 inline bool IsJsonWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
@@ -177,39 +176,32 @@ std::string_view TrimRight(std::string_view s) {
   return s;
 }
 
-// A value's raw JSON text for a message: whitespace trimmed, at most 40 bytes, control bytes as '?'.
-std::string Token(std::string_view raw) {
-  raw = TrimRight(raw);
-  std::string out(raw.substr(0, 40));
-  for (char& c : out)
-    if (static_cast<unsigned char>(c) < 0x20) c = '?';
-  if (raw.size() > 40) out += "...";
-  return out;
-}
+// A value's raw JSON text for a message: whitespace trimmed, as util/text.h shows it.
+std::string Token(std::string_view raw) { return Shown(TrimRight(raw)); }
 
-NumberStatus ParseMicrosToNanos(std::string_view s, int64_t* ns, bool* fractional) {
+NumberParse ParseMicrosToNanos(std::string_view s, int64_t* ns, bool* fractional) {
   s = TrimRight(s);
-  if (s.empty()) return NumberStatus::kNotNumber;
+  if (s.empty()) return NumberParse::kNotANumber;
   bool neg = false;
   size_t i = 0;
   if (s[0] == '-') {
     neg = true;
     ++i;
   }
-  if (i >= s.size() || s[i] < '0' || s[i] > '9') return NumberStatus::kNotNumber;
+  if (i >= s.size() || s[i] < '0' || s[i] > '9') return NumberParse::kNotANumber;
   // Integer part.
   // µs below 2^63 / 1000 fit in int64 ns; more digits overflow.
   uint64_t v = 0;
   constexpr uint64_t kLimit = static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / 1000 - 1;
   for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
     v = v * 10 + static_cast<unsigned>(s[i] - '0');
-    if (v > kLimit) return NumberStatus::kOverflow;
+    if (v > kLimit) return NumberParse::kOutOfRange;
   }
   v *= 1000;
   *fractional = false;
   if (i < s.size() && s[i] == '.') {
     ++i;
-    if (i >= s.size() || s[i] < '0' || s[i] > '9') return NumberStatus::kNotNumber;
+    if (i >= s.size() || s[i] < '0' || s[i] > '9') return NumberParse::kNotANumber;
     unsigned scale = 100;
     bool round_up = false;
     for (int d = 0; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i, ++d) {
@@ -227,58 +219,45 @@ NumberStatus ParseMicrosToNanos(std::string_view s, int64_t* ns, bool* fractiona
   if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
     // Exponent form (not written by Kineto): fall back to a double.
     double d = 0;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
-    if (ec == std::errc::result_out_of_range && p == s.data() + s.size()) return NumberStatus::kOverflow;  // 1e400
-    if (ec != std::errc() || p != s.data() + s.size()) return NumberStatus::kNotNumber;
+    if (const NumberParse st = ParseNumber(s, &d); st != NumberParse::kOk)
+      return st == NumberParse::kOutOfRange ? st : NumberParse::kNotANumber;  // 1e400: out of range
     const double n = d * 1000.0;
-    if (!(std::abs(n) < 9.2e18)) return NumberStatus::kOverflow;
+    if (!(std::abs(n) < 9.2e18)) return NumberParse::kOutOfRange;
     *ns = static_cast<int64_t>(std::llround(n));
     *fractional = n != std::floor(n / 1000.0) * 1000.0;
-    return NumberStatus::kOk;
+    return NumberParse::kOk;
   }
-  if (i != s.size()) return NumberStatus::kNotNumber;
+  if (i != s.size()) return NumberParse::kNotANumber;
   *ns = neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
-  return NumberStatus::kOk;
+  return NumberParse::kOk;
 }
 
 // An integer field (stream, correlation, rank): JSON integer, integral double, or a string of
 // digits (HTA converts numeric strings). `raw`, when given, receives the value's JSON text (for
 // messages).
-NumberStatus IntegerValue(od::value v, int64_t* out, std::string_view* raw_out = nullptr) {
+NumberParse IntegerValue(od::value v, int64_t* out, std::string_view* raw_out = nullptr) {
   od::json_type t;
-  if (v.type().get(t)) return NumberStatus::kNotNumber;
+  if (v.type().get(t)) return NumberParse::kNotANumber;
   if (t != od::json_type::number && raw_out) *raw_out = v.raw_json_token();
   if (t == od::json_type::number) {
     const std::string_view raw = TrimRight(v.raw_json_token());
     if (raw_out) *raw_out = raw;
-    int64_t x = 0;
-    auto [p, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), x);
-    if (ec == std::errc::result_out_of_range) return NumberStatus::kOverflow;
-    if (ec == std::errc() && p == raw.data() + raw.size()) {
-      *out = x;
-      return NumberStatus::kOk;
-    }
+    const NumberParse st = ParseInteger(raw, out);
+    if (st != NumberParse::kNotANumber) return st;  // an integer, or one beyond 64 bits
     double d = 0;
-    auto [p2, ec2] = std::from_chars(raw.data(), raw.data() + raw.size(), d);
-    if (ec2 == std::errc::result_out_of_range && p2 == raw.data() + raw.size())
-      return NumberStatus::kOverflow;  // 1e400
-    if (ec2 != std::errc() || p2 != raw.data() + raw.size()) return NumberStatus::kNotNumber;
-    if (!(std::abs(d) < 9.2e18)) return NumberStatus::kOverflow;
-    if (d != std::floor(d)) return NumberStatus::kNotNumber;
+    if (const NumberParse dst = ParseNumber(raw, &d); dst != NumberParse::kOk)
+      return dst == NumberParse::kOutOfRange ? dst : NumberParse::kNotANumber;  // 1e400: out of range
+    if (!(std::abs(d) < 9.2e18)) return NumberParse::kOutOfRange;
+    if (d != std::floor(d)) return NumberParse::kNotANumber;
     *out = static_cast<int64_t>(d);
-    return NumberStatus::kOk;
+    return NumberParse::kOk;
   }
   if (t == od::json_type::string) {
     std::string_view s;
-    if (v.get_string().get(s)) return NumberStatus::kNotNumber;
-    int64_t x = 0;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
-    if (ec == std::errc::result_out_of_range) return NumberStatus::kOverflow;
-    if (ec != std::errc() || p != s.data() + s.size()) return NumberStatus::kNotNumber;
-    *out = x;
-    return NumberStatus::kOk;
+    if (v.get_string().get(s)) return NumberParse::kNotANumber;
+    return ParseInteger(s, out);
   }
-  return NumberStatus::kNotNumber;
+  return NumberParse::kNotANumber;
 }
 
 EventKind KindOfCategory(std::string_view cat, bool* legacy) {
@@ -768,14 +747,14 @@ class KinetoReader {
     const size_t off = pos_;
     int64_t v = 0;
     const char* p = buf_.data() + pos_;
-    auto [end, ec] = std::from_chars(p, p + len, v);
-    if (ec == std::errc() && end == p + len && v >= -kMaxTraceTimeNs && v <= kMaxTraceTimeNs) {
+    const NumberParse st = ParseInteger(std::string_view(p, len), &v);
+    if (st == NumberParse::kOk && v >= -kMaxTraceTimeNs && v <= kMaxTraceTimeNs) {
       trace_.base_time_ns = v;
       return;
     }
-    const char* why = ec == std::errc::result_out_of_range  ? "does not fit 64 bits"
-                      : ec == std::errc() && end == p + len ? "is beyond the +-4e18 ns supported"
-                                                            : "is not an integer";
+    const char* why = st == NumberParse::kOutOfRange ? "does not fit 64 bits"
+                      : st == NumberParse::kOk       ? "is beyond the +-4e18 ns supported"
+                                                     : "is not an integer";
     BadValue(&trace_.warnings.bad_number, off,
              "field 'baseTimeNanoseconds': " + Token(std::string_view(p, len)) + " " + why);
   }
@@ -784,10 +763,10 @@ class KinetoReader {
   // value starts at `off`).
   bool TopInteger(od::value v, size_t off, const char* field, int64_t lo, int64_t hi, int64_t* out) {
     std::string_view raw;
-    const NumberStatus st = IntegerValue(v, out, &raw);
-    if (st == NumberStatus::kOk && *out >= lo && *out < hi) return true;
-    const std::string why = st == NumberStatus::kOverflow ? "does not fit 64 bits"
-                            : st == NumberStatus::kNotNumber
+    const NumberParse st = IntegerValue(v, out, &raw);
+    if (st == NumberParse::kOk && *out >= lo && *out < hi) return true;
+    const std::string why = st == NumberParse::kOutOfRange ? "does not fit 64 bits"
+                            : st == NumberParse::kNotANumber
                                 ? "is not an integer"
                                 : "is outside " + std::to_string(lo) + ".." + std::to_string(hi - 1);
     BadValue(&trace_.warnings.bad_number, off, std::string("field '") + field + "': " + Token(raw) + " " + why);
@@ -903,9 +882,9 @@ class KinetoReader {
   // µs -> ns for ts and dur.
   bool Micros(EventFields& x, od::value v, const char* field, int64_t* out, bool* fr) {
     const std::string_view raw = v.raw_json_token();
-    const NumberStatus st = ParseMicrosToNanos(raw, out, fr);
-    if (st == NumberStatus::kOk) return true;
-    MarkBad(x, field, raw, st == NumberStatus::kOverflow ? "us does not fit 64-bit ns" : "is not a number");
+    const NumberParse st = ParseMicrosToNanos(raw, out, fr);
+    if (st == NumberParse::kOk) return true;
+    MarkBad(x, field, raw, st == NumberParse::kOutOfRange ? "us does not fit 64-bit ns" : "is not a number");
     return false;
   }
 
@@ -913,14 +892,14 @@ class KinetoReader {
   bool Integer(EventFields& x, od::value v, const char* field, int64_t lo, int64_t hi, int64_t absent, int64_t* out) {
     std::string_view raw;
     int64_t n = 0;
-    const NumberStatus st = IntegerValue(v, &n, &raw);
-    if (st == NumberStatus::kOk && ((n >= lo && n <= hi) || n == absent)) {
+    const NumberParse st = IntegerValue(v, &n, &raw);
+    if (st == NumberParse::kOk && ((n >= lo && n <= hi) || n == absent)) {
       *out = n;
       return true;
     }
     MarkBad(x, field, raw,
-            st == NumberStatus::kOverflow    ? "does not fit 64 bits"
-            : st == NumberStatus::kNotNumber ? "is not an integer"
+            st == NumberParse::kOutOfRange   ? "does not fit 64 bits"
+            : st == NumberParse::kNotANumber ? "is not an integer"
             : n < lo                         ? "is negative or too small"
                                              : "is too large");
     return false;

@@ -21,13 +21,14 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <set>
 
 #include "util/error.h"
 #include "util/file.h"
+#include "util/text.h"
 
 namespace paratune {
 namespace {
@@ -58,15 +59,6 @@ constexpr ProgramName kPrograms[] = {
 constexpr double kMicro = 1e-6;  // the "(us)" time columns
 constexpr double kGiga = 1e9;    // "(GB/s)": nccl-tests divides bytes by 1.0E9 (src/*.cu GetBw)
 
-// Printable, short rendering of a token for an error message (never a second line).
-std::string QuoteLine(std::string_view s) {
-  std::string out;
-  for (char c : s.substr(0, 40))
-    out += (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) ? '?' : c;
-  if (s.size() > 40) out += "...";
-  return "'" + out + "'";
-}
-
 void NcclTokens(std::string_view line, std::vector<std::string_view>& t) {
   t.clear();
   size_t i = 0;
@@ -85,12 +77,6 @@ std::vector<std::string_view> NcclTokens(std::string_view line) {
   return t;
 }
 
-std::string_view TrimNccl(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
 bool IsDigits(std::string_view s, bool allow_underscore) {
   if (s.empty() || s.front() == '_' || s.back() == '_') return false;
   for (char c : s)
@@ -103,7 +89,7 @@ class NcclTestsReader {
   NcclTestsReader(std::string_view text, const std::string& where) : text_(text), where_(where) { run_.path = where; }
 
   NcclTestsRun Read() {
-    if (TrimNccl(text_).empty()) throw InputError(where_ + ": empty file (expected nccl-tests output)");
+    if (TrimBlanks(text_).empty()) throw InputError(where_ + ": empty file (expected nccl-tests output)");
     size_t pos = 0;
     int line_no = 0;
     while (pos < text_.size()) {
@@ -125,10 +111,10 @@ class NcclTestsReader {
   }
 
   void Line(std::string_view raw, int n) {
-    std::string_view line = TrimNccl(raw);
+    std::string_view line = TrimBlanks(raw);
     if (line.empty()) return;
     const bool hashed = line.front() == '#';
-    std::string_view body = hashed ? TrimNccl(line.substr(1)) : line;
+    std::string_view body = hashed ? TrimBlanks(line.substr(1)) : line;
     NcclTokens(body, tokens_);
     const auto& tok = tokens_;
     if (tok.empty()) return;
@@ -155,9 +141,8 @@ class NcclTestsReader {
   }
 
   static void ParseFlagInt(std::string_view s, int* out) {
-    int v = 0;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec == std::errc() && p == s.data() + s.size() && v > 0 && v <= 1 << 20) *out = v;
+    int64_t v = 0;
+    if (ParseInteger(s, &v) == NumberParse::kOk && v > 0 && v <= 1 << 20) *out = static_cast<int>(v);
   }
 
   bool SetProgram(std::string_view base) {
@@ -177,7 +162,7 @@ class NcclTestsReader {
     if (tok[0] == "Rank") return RankLine(body, tok, n);
     if (body.starts_with("Collective test starting")) {
       if (auto colon = body.find(':'); colon != std::string_view::npos && run_.program.empty()) {
-        auto name = TrimNccl(body.substr(colon + 1));
+        auto name = TrimBlanks(body.substr(colon + 1));
         if (auto slash = name.rfind('/'); slash != std::string_view::npos) name.remove_prefix(slash + 1);
         SetProgram(name);
       }
@@ -197,11 +182,10 @@ class NcclTestsReader {
   void Threads(const std::vector<std::string_view>& tok, int n) {
     for (size_t i = 0; i + 1 < tok.size(); ++i) {
       if (tok[i] != "nThread" && tok[i] != "nGpus") continue;
-      int v = 0;
-      auto [p, ec] = std::from_chars(tok[i + 1].data(), tok[i + 1].data() + tok[i + 1].size(), v);
-      if (ec != std::errc() || p != tok[i + 1].data() + tok[i + 1].size() || v < 1 || v > 1 << 20)
-        Fail(n, "field '" + std::string(tok[i]) + "': " + QuoteLine(tok[i + 1]) + " is not a positive integer");
-      (tok[i] == "nThread" ? header_threads_ : header_gpus_) = v;
+      int64_t v = 0;
+      if (ParseInteger(tok[i + 1], &v) != NumberParse::kOk || v < 1 || v > 1 << 20)
+        Fail(n, "field '" + std::string(tok[i]) + "': " + Quote(tok[i + 1]) + " is not a positive integer");
+      (tok[i] == "nThread" ? header_threads_ : header_gpus_) = static_cast<int>(v);
     }
   }
 
@@ -212,11 +196,10 @@ class NcclTestsReader {
       for (size_t i = 0; i < tok.size(); ++i)
         if (tok[i] == key) {
           if (i + 1 >= tok.size()) Fail(n, "Rank line: field '" + std::string(key) + "' has no value");
-          long long v = 0;
+          int64_t v = 0;
           const auto& s = tok[i + 1];
-          auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-          if (ec != std::errc() || p != s.data() + s.size() || v < 0)
-            Fail(n, "Rank line: field '" + std::string(key) + "': " + QuoteLine(s) + " is not a non-negative integer");
+          if (ParseInteger(s, &v) != NumberParse::kOk || v < 0)
+            Fail(n, "Rank line: field '" + std::string(key) + "': " + Quote(s) + " is not a non-negative integer");
           return v;
         }
       if (required)
@@ -231,7 +214,7 @@ class NcclTestsReader {
     if (host.empty()) Fail(n, "Rank line: no field 'on HOST'");
     const auto close = body.find(']');
     if (close == std::string_view::npos) Fail(n, "Rank line: no '[BUS]' before the device name");
-    const std::string device(TrimNccl(body.substr(close + 1)));
+    const std::string device(TrimBlanks(body.substr(close + 1)));
     if (device.empty()) Fail(n, "Rank line: no device name after the bus id");
     if (rank > 1 << 24) Fail(n, "Rank line: field 'Rank': " + std::to_string(rank) + " is out of range");
     if (!ranks_seen_.insert(rank).second) Fail(n, "Rank line: rank " + std::to_string(rank) + " is listed twice");
@@ -284,34 +267,33 @@ class NcclTestsReader {
     for (const auto& t : tok) {
       if (t.front() != '(') continue;
       if (t != "(B)" && t != "(elements)" && t != "(us)" && t != "(GB/s)" && t != "(%)")
-        Fail(n, "unit " + QuoteLine(t) + " is not one nccl-tests prints (expected (B), (elements), (us), (GB/s), (%))");
+        Fail(n, "unit " + Quote(t) + " is not one nccl-tests prints (expected (B), (elements), (us), (GB/s), (%))");
     }
   }
 
   double Number(std::string_view s, const std::string& field, int n) const {
     double v = 0;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec == std::errc::result_out_of_range) Fail(n, "field '" + field + "': " + QuoteLine(s) + " is out of range");
-    if (ec != std::errc() || p != s.data() + s.size())
-      Fail(n, "field '" + field + "': " + QuoteLine(s) + " is not a number");
-    if (!std::isfinite(v)) Fail(n, "field '" + field + "': " + QuoteLine(s) + " is not finite");
+    const NumberParse st = ParseNumber(s, &v);
+    if (st == NumberParse::kOutOfRange) Fail(n, "field '" + field + "': " + Quote(s) + " is out of range");
+    if (st == NumberParse::kNotFinite) Fail(n, "field '" + field + "': " + Quote(s) + " is not finite");
+    if (st != NumberParse::kOk) Fail(n, "field '" + field + "': " + Quote(s) + " is not a number");
     return v;
   }
 
   double NonNegative(std::string_view s, const std::string& field, int n) const {
     const double v = Number(s, field, n);
-    if (v < 0) Fail(n, "field '" + field + "': " + QuoteLine(s) + " is negative");
+    if (v < 0) Fail(n, "field '" + field + "': " + Quote(s) + " is negative");
     return v;
   }
 
   // The 'size' field: a byte count.
   double SizeField(std::string_view s, int n) const {
-    if (!IsDigits(s, true)) Fail(n, "field 'size': " + QuoteLine(s) + " is not a byte count");
+    if (!IsDigits(s, true)) Fail(n, "field 'size': " + Quote(s) + " is not a byte count");
     // Digits with optional '_' group separators (the book excerpt's 1_048_576).
     uint64_t v = 0;
     for (char ch : s) {
       if (ch == '_') continue;
-      if (v > ((uint64_t{1} << 62) - 9) / 10) Fail(n, "field 'size': " + QuoteLine(s) + " is out of range");
+      if (v > ((uint64_t{1} << 62) - 9) / 10) Fail(n, "field 'size': " + Quote(s) + " is out of range");
       v = v * 10 + static_cast<uint64_t>(ch - '0');
     }
     return static_cast<double>(v);
@@ -320,20 +302,18 @@ class NcclTestsReader {
   // The 'count' field: an element count.
   int64_t CountField(std::string_view s, int n) const {
     int64_t v = 0;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec == std::errc::result_out_of_range) Fail(n, "field 'count': " + QuoteLine(s) + " is out of range");
-    if (ec != std::errc() || p != s.data() + s.size() || v < 0)
-      Fail(n, "field 'count': " + QuoteLine(s) + " is not an element count");
+    const NumberParse st = ParseInteger(s, &v);
+    if (st == NumberParse::kOutOfRange) Fail(n, "field 'count': " + Quote(s) + " is out of range");
+    if (st != NumberParse::kOk || v < 0) Fail(n, "field 'count': " + Quote(s) + " is not an element count");
     return v;
   }
 
   // The 'root' field: a rank or -1.
   int RootField(std::string_view s, int n) const {
-    int v = 0;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || p != s.data() + s.size() || v < -1)
-      Fail(n, "field 'root': " + QuoteLine(s) + " is not a rank or -1");
-    return v;
+    int64_t v = 0;
+    if (ParseInteger(s, &v) != NumberParse::kOk || v < -1 || v > INT_MAX)
+      Fail(n, "field 'root': " + Quote(s) + " is not a rank or -1");
+    return static_cast<int>(v);
   }
 
   void Row(const std::vector<std::string_view>& tok, int n) {
@@ -431,7 +411,7 @@ class NcclTestsReader {
         if (s == "N/A") break;
         // "%6g" of a count: large counts print as 1.2e+06.
         const double v = NonNegative(s, field, n);
-        if (v != std::floor(v) || v > 9e18) Fail(n, "field '" + field + "': " + QuoteLine(s) + " is not a count");
+        if (v != std::floor(v) || v > 9e18) Fail(n, "field '" + field + "': " + Quote(s) + " is not a count");
         (c.in_place ? r->inplace_wrong : r->wrong) = static_cast<int64_t>(v);
         break;
       }

@@ -21,6 +21,7 @@
 #include "trace/name_table.h"
 #include "util/error.h"
 #include "util/file.h"
+#include "util/text.h"
 
 namespace paratune {
 namespace {
@@ -228,11 +229,7 @@ class RowCells {
   // The cell's text for a message: quoted, at most 40 bytes, control bytes as '?'.
   std::string Text(int col) const {
     if (sqlite3_column_type(s_, col) == SQLITE_BLOB) return "a blob";
-    const std::string_view t = TextAt(s_, col);
-    std::string out(t.substr(0, 40));
-    for (char& c : out)
-      if (static_cast<unsigned char>(c) < 0x20) c = '?';
-    return "'" + out + (t.size() > 40 ? "...'" : "'");
+    return Quote(TextAt(s_, col));
   }
   std::string Column(int col) const {
     const char* n = sqlite3_column_name(s_, col);

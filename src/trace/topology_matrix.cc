@@ -10,22 +10,14 @@
 #include "trace/topology_matrix.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cctype>
 
 #include "util/error.h"
 #include "util/file.h"
+#include "util/text.h"
 
 namespace paratune {
 namespace {
-
-std::string QuoteText(std::string_view s) {
-  std::string out;
-  for (char c : s.substr(0, 40))
-    out += (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) ? '?' : c;
-  if (s.size() > 40) out += "...";
-  return "'" + out + "'";
-}
 
 // The line without ANSI CSI sequences (ESC '[' parameters final-byte) and without '\r'.
 std::string StripAnsiCopy(std::string_view s) {
@@ -155,12 +147,12 @@ class TopologyReader {
         break;
       }
       if (matched) continue;
-      if (!affinity_.empty()) Fail(n, "header: device column " + QuoteText(tok[i]) + " after the affinity columns");
+      if (!affinity_.empty()) Fail(n, "header: device column " + Quote(tok[i]) + " after the affinity columns");
       const bool gpu = NumberedName(tok[i], "GPU");
       if (gpu && static_cast<int>(m_.devices.size()) != m_.gpu_count)
-        Fail(n, "header: GPU column " + QuoteText(tok[i]) + " after a NIC column");
+        Fail(n, "header: GPU column " + Quote(tok[i]) + " after a NIC column");
       if (std::find(m_.devices.begin(), m_.devices.end(), tok[i]) != m_.devices.end())
-        Fail(n, "header: column " + QuoteText(tok[i]) + " appears twice");
+        Fail(n, "header: column " + Quote(tok[i]) + " appears twice");
       if (gpu) ++m_.gpu_count;
       m_.devices.push_back(tok[i]);
       ++i;
@@ -184,9 +176,10 @@ class TopologyReader {
     for (const auto& k : kKinds)
       if (s == k.text) return {k.kind, 0};
     if (s.size() > 2 && s.substr(0, 2) == "NV") {
-      int v = 0;
-      auto [p, ec] = std::from_chars(s.data() + 2, s.data() + s.size(), v);
-      if (ec == std::errc() && p == s.data() + s.size() && v >= 1 && v <= 1000) return {TopoLinkKind::kNvlink, v};
+      int64_t v = 0;
+      if (std::isdigit(static_cast<unsigned char>(s[2])) && ParseInteger(s.substr(2), &v) == NumberParse::kOk &&
+          v >= 1 && v <= 1000)
+        return {TopoLinkKind::kNvlink, static_cast<int>(v)};
     }
     return {};
   }
@@ -194,7 +187,7 @@ class TopologyReader {
   void Row(const std::vector<std::string>& tok, int n) {
     const auto it = std::find(m_.devices.begin(), m_.devices.end(), tok[0]);
     if (it == m_.devices.end())
-      Fail(n, "row " + QuoteText(tok[0]) + " names no column of the header at line " + std::to_string(m_.header_line));
+      Fail(n, "row " + Quote(tok[0]) + " names no column of the header at line " + std::to_string(m_.header_line));
     const size_t i = static_cast<size_t>(it - m_.devices.begin());
     if (m_.row_lines[i])
       Fail(n, "row " + tok[0] + " appears twice (first at line " + std::to_string(m_.row_lines[i]) + ")");
@@ -211,7 +204,7 @@ class TopologyReader {
     for (size_t j = 0; j < d; ++j) {
       const Parsed p = Kind(tok[1 + j]);
       if (p.kind == TopoLinkKind::kUnknown)
-        Fail(n, "row " + tok[0] + ", column " + m_.devices[j] + ": " + QuoteText(tok[1 + j]) +
+        Fail(n, "row " + tok[0] + ", column " + m_.devices[j] + ": " + Quote(tok[1 + j]) +
                     " is not a link (expected X, NV#, PIX, PXB, PHB, NODE, SYS or SOC)");
       if ((p.kind == TopoLinkKind::kSelf) != (i == j))
         Fail(n, "row " + tok[0] + ", column " + m_.devices[j] + ": " +
@@ -239,10 +232,10 @@ class TopologyReader {
     // "NIC0: mlx5_0"
     if (tok.size() != 2 || tok[0].size() < 5 || tok[0].back() != ':' ||
         !NumberedName(std::string_view(tok[0]).substr(0, tok[0].size() - 1), "NIC"))
-      Fail(n, "NIC Legend: expected 'NICn: NAME', got " + QuoteText(tok[0]));
-    int k = 0;
-    std::from_chars(tok[0].data() + 3, tok[0].data() + tok[0].size() - 1, k);
-    if (k < 0 || k >= 4096) Fail(n, "NIC Legend: NIC number " + QuoteText(tok[0]) + " is out of range");
+      Fail(n, "NIC Legend: expected 'NICn: NAME', got " + Quote(tok[0]));
+    int64_t k = -1;  // NumberedName checked the digits; too many of them are out of range
+    ParseInteger(std::string_view(tok[0]).substr(3, tok[0].size() - 4), &k);
+    if (k < 0 || k >= 4096) Fail(n, "NIC Legend: NIC number " + Quote(tok[0]) + " is out of range");
     if (static_cast<size_t>(k) >= nic_names_.size()) nic_names_.resize(k + 1);
     nic_names_[k] = tok[1];
   }

@@ -138,6 +138,11 @@ TEST(TopologyMatrix, BrokenInputIsOneLineNamingFileLineAndField) {
                   "2.txt:5: a second topology matrix");
   EXPECT_CONTAINS(InputErrorOf([&] { ParseTopologyMatrix(head + r0 + r1 + "NIC Legend:\n  NIC0 mlx5_0\n", "n.txt"); }),
                   "n.txt:5: NIC Legend: expected 'NICn: NAME'");
+  // A NIC number beyond 64 bits was read as NIC0 (std::from_chars left 0); it is out of range.
+  EXPECT_CONTAINS(InputErrorOf([&] {
+                    ParseTopologyMatrix(head + r0 + r1 + "NIC Legend:\n  NIC99999999999999999999: mlx5_0\n", "o.txt");
+                  }),
+                  "o.txt:5: NIC Legend: NIC number 'NIC99999999999999999999:' is out of range");
   // Binary garbage.
   std::string garbage = head + "GPU0\t\x01\xfe\x00\x7f\n" + r1;
   garbage[head.size() + 7] = '\0';

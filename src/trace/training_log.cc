@@ -34,7 +34,6 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -56,14 +55,6 @@ using Sv = std::string_view;
 
 [[noreturn]] void Fail(const std::string& where, int line, Sv field, const std::string& what) {
   throw InputError(fmt::format("{}:{}: {}: {}", where, line, field, what));
-}
-
-// Up to 40 characters of a value, printable, for error messages.
-std::string ShownLogText(Sv v) {
-  std::string s;
-  for (char c : v.substr(0, 40)) s += (c >= 0x20 && c < 0x7f) ? c : '?';
-  if (v.size() > 40) s += "...";
-  return "'" + s + "'";
 }
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
@@ -115,35 +106,12 @@ Sv StripLauncherPrefix(Sv s) {
   return s;
 }
 
-enum class NumStatus { kOk, kNotNumber, kOverflow };
-
-NumStatus ToInt64(Sv s, int64_t* out) {
-  if (s.empty()) return NumStatus::kNotNumber;
-  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-  if (ec == std::errc::result_out_of_range) return NumStatus::kOverflow;
-  if (ec != std::errc() || p != s.data() + s.size()) return NumStatus::kNotNumber;
-  return NumStatus::kOk;
-}
-
-NumStatus ToDouble(Sv s, double* out) {
-  if (s.empty()) return NumStatus::kNotNumber;
-  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-  if (ec == std::errc::result_out_of_range) return NumStatus::kOverflow;
-  if (ec != std::errc() || p != s.data() + s.size()) return NumStatus::kNotNumber;
-  return NumStatus::kOk;
-}
-
 int64_t IntField(const std::string& where, int line, Sv field, Sv v) {
   int64_t x = 0;
-  switch (ToInt64(v, &x)) {
-    case NumStatus::kOk:
-      return x;
-    case NumStatus::kOverflow:
-      Fail(where, line, field, ShownLogText(v) + " overflows a 64-bit integer");
-    case NumStatus::kNotNumber:
-      break;
-  }
-  Fail(where, line, field, ShownLogText(v) + " is not an integer");
+  const NumberParse st = ParseInteger(v, &x);
+  if (st == NumberParse::kOk) return x;
+  if (st == NumberParse::kOutOfRange) Fail(where, line, field, Quote(v) + " overflows a 64-bit integer");
+  Fail(where, line, field, Quote(v) + " is not an integer");
 }
 
 // The longest iteration a log may report (a day; the longest published steps take tens of seconds).
@@ -152,19 +120,22 @@ constexpr double kMaxIterationS = 86400;
 // A finite number >= 0 (times, throughputs, sizes).
 double NonNegativeField(const std::string& where, int line, Sv field, Sv v) {
   double x = 0;
-  const NumStatus st = ToDouble(v, &x);
-  if (st == NumStatus::kOverflow) Fail(where, line, field, ShownLogText(v) + " is out of range");
-  if (st != NumStatus::kOk) Fail(where, line, field, ShownLogText(v) + " is not a number");
-  if (!std::isfinite(x) || x < 0) Fail(where, line, field, ShownLogText(v) + " is not a finite number >= 0");
+  const NumberParse st = ParseNumber(v, &x);
+  if (st == NumberParse::kOutOfRange) Fail(where, line, field, Quote(v) + " is out of range");
+  if (st == NumberParse::kNotFinite || (st == NumberParse::kOk && x < 0))
+    Fail(where, line, field, Quote(v) + " is not a finite number >= 0");
+  if (st != NumberParse::kOk) Fail(where, line, field, Quote(v) + " is not a number");
   return x;
 }
 
 // A number that may be +inf (a diverged loss) but not NaN.
 double LossField(const std::string& where, int line, Sv field, Sv v) {
   double x = 0;
-  const NumStatus st = ToDouble(v, &x);
-  if (st == NumStatus::kOverflow) Fail(where, line, field, ShownLogText(v) + " is out of range");
-  if (st != NumStatus::kOk || std::isnan(x)) Fail(where, line, field, ShownLogText(v) + " is not a number");
+  const NumberParse st = ParseNumber(v, &x);
+  if (st == NumberParse::kOutOfRange) Fail(where, line, field, Quote(v) + " is out of range");
+  const bool infinite = st == NumberParse::kNotFinite && AsciiLower(v).find("inf") != Sv::npos;
+  if (infinite) return v.front() == '-' ? -HUGE_VAL : HUGE_VAL;
+  if (st != NumberParse::kOk) Fail(where, line, field, Quote(v) + " is not a number");
   return x;
 }
 
@@ -250,14 +221,14 @@ IterationRecord ParseMegatronIteration(Sv s, size_t after, const std::string& wh
     if (bar == Sv::npos) {
       if (!TrimBlanks(rest).empty())
         Fail(where, line, last_key,
-             "the line ends without the closing '|' after " + ShownLogText(TrimBlanks(rest)) + " (truncated line?)");
+             "the line ends without the closing '|' after " + Quote(TrimBlanks(rest)) + " (truncated line?)");
       break;
     }
     const Sv seg = TrimBlanks(rest.substr(0, bar));
     rest.remove_prefix(bar + 1);
     if (seg.empty()) continue;
     const size_t colon = seg.rfind(':');
-    if (colon == Sv::npos) Fail(where, line, ShownLogText(seg), "a field without ': value'");
+    if (colon == Sv::npos) Fail(where, line, Quote(seg), "a field without ': value'");
     const Sv key = TrimBlanks(seg.substr(0, colon)), value = TrimBlanks(seg.substr(colon + 1));
     last_key = key;
     for (const auto& k : kMegatronKeys) {
@@ -270,7 +241,7 @@ IterationRecord ParseMegatronIteration(Sv s, size_t after, const std::string& wh
           r.elapsed_per_iteration_s = NonNegativeField(where, line, key, value) * 1e-3;
           // An iteration takes time, and less than a day (issue 32: 0 ms and 1e308 ms were read).
           if (!(r.elapsed_per_iteration_s > 0 && r.elapsed_per_iteration_s <= kMaxIterationS))
-            Fail(where, line, key, ShownLogText(value) + " is not an iteration time (above 0, at most a day)");
+            Fail(where, line, key, Quote(value) + " is not an iteration time (above 0, at most a day)");
           have_elapsed = true;
           break;
         case MegatronField::kTflops:
@@ -339,13 +310,13 @@ bool ParseTimerRow(Sv s, bool min_max, const std::string& where, int line, Timer
   const std::string field = "timer " + t->name;
   if (min_max) {
     if (value.size() < 2 || value.back() != ')')
-      Fail(where, line, field, ShownLogText(value) + " is not \"(min, max)\" (truncated line?)");
+      Fail(where, line, field, Quote(value) + " is not \"(min, max)\" (truncated line?)");
     const Sv inner = value.substr(1, value.size() - 2);
     const size_t comma = inner.find(',');
-    if (comma == Sv::npos) Fail(where, line, field, ShownLogText(value) + " is not \"(min, max)\"");
+    if (comma == Sv::npos) Fail(where, line, field, Quote(value) + " is not \"(min, max)\"");
     t->min_s = NonNegativeField(where, line, field, TrimBlanks(inner.substr(0, comma))) * 1e-3;
     t->max_s = NonNegativeField(where, line, field, TrimBlanks(inner.substr(comma + 1))) * 1e-3;
-    if (t->min_s > t->max_s) Fail(where, line, field, ShownLogText(value) + ": min is larger than max");
+    if (t->min_s > t->max_s) Fail(where, line, field, Quote(value) + ": min is larger than max");
   } else {
     t->max_s = NonNegativeField(where, line, field, value) * 1e-3;
   }
@@ -393,7 +364,7 @@ StragglerDetectorLine ParseStragglerLine(Sv s, const std::string& where, int lin
     if (seg.empty()) continue;
     const size_t tag = seg.find("/Rnk:");
     if (tag == Sv::npos)
-      Fail(where, line, ShownLogText(seg),
+      Fail(where, line, Quote(seg),
            "not a \"Key/Rnk: value/rank\" field of a StragglerDetector line (truncated line?)");
     const Sv key = TrimBlanks(seg.substr(0, tag)), value = TrimBlanks(seg.substr(tag + 5));
     for (size_t i = 0; i < kStragglerKeys.size(); ++i) {
@@ -401,12 +372,12 @@ StragglerDetectorLine ParseStragglerLine(Sv s, const std::string& where, int lin
       if (key != k.key) continue;
       const std::string field = std::string(key) + "/Rnk";
       const size_t slash = value.rfind('/');
-      if (slash == Sv::npos) Fail(where, line, field, ShownLogText(value) + " has no \"/rank\"");
+      if (slash == Sv::npos) Fail(where, line, field, Quote(value) + " has no \"/rank\"");
       const int64_t rank = IntField(where, line, field, value.substr(slash + 1));
       if (rank < 0 || rank > (1 << 24)) Fail(where, line, field, fmt::format("rank {} is out of range", rank));
       Sv num = value.substr(0, slash);
       if (num.size() < k.unit.size() || num.substr(num.size() - k.unit.size()) != k.unit)
-        Fail(where, line, field, ShownLogText(value) + " does not have the unit \"" + std::string(k.unit) + "\"");
+        Fail(where, line, field, Quote(value) + " does not have the unit \"" + std::string(k.unit) + "\"");
       num.remove_suffix(k.unit.size());
       d.*(k.value) = NonNegativeField(where, line, field, num) * k.scale;
       d.*(k.rank) = static_cast<int>(rank);
@@ -480,8 +451,7 @@ IterationRecord ParseTorchtitanStep(Sv msg, double time_s, const std::string& wh
       r.tflops_per_gpu = NonNegativeField(where, line, key, WithoutCommas(value));
     } else if (key == "mfu") {
       if (value != "N/A") {
-        if (value.empty() || value.back() != '%')
-          Fail(where, line, "mfu", ShownLogText(value) + " is not a percentage");
+        if (value.empty() || value.back() != '%') Fail(where, line, "mfu", Quote(value) + " is not a percentage");
         r.mfu_fraction = NonNegativeField(where, line, "mfu", value.substr(0, value.size() - 1)) / 100.0;
       }
     }
@@ -556,12 +526,12 @@ void ParseThroughputCsv(Sv text, const std::string& where, TrainingLog* log) {
     r.line = row.line;
     const Sv tv = TrimBlanks(row.fields[tcol]);
     double t = 0;
-    if (ToDouble(tv, &t) == NumStatus::kOk && std::isfinite(t)) {
+    if (ParseNumber(tv, &t) == NumberParse::kOk) {
       r.time_s = t;  // seconds since the epoch
     } else if (auto ts = ParseTimestamp(tv)) {
       r.time_s = *ts;
     } else {
-      Fail(where, row.line, header[tcol], ShownLogText(tv) + " is neither epoch seconds nor \"YYYY-MM-DD HH:MM:SS\"");
+      Fail(where, row.line, header[tcol], Quote(tv) + " is neither epoch seconds nor \"YYYY-MM-DD HH:MM:SS\"");
     }
     r.tokens_per_s_per_gpu = NonNegativeField(where, row.line, header[vcol], TrimBlanks(row.fields[vcol]));
     if (icol >= 0) r.iteration = IntField(where, row.line, header[icol], TrimBlanks(row.fields[icol]));

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "util/error.h"
+#include "util/text.h"
 
 namespace paratune {
 
@@ -41,14 +42,9 @@ struct EnumNames {
 
   // Case-insensitive. Throws InputError("WHERE: unknown WHAT 'S' (expected a, b or c)").
   E Parse(std::string_view s, const std::string& where, const char* what) const {
-    std::string l(s);
-    std::transform(l.begin(), l.end(), l.begin(), [](unsigned char c) { return std::tolower(c); });
-    for (const auto& [v, n] : entries) {
-      std::string ln(n);
-      std::transform(ln.begin(), ln.end(), ln.begin(), [](unsigned char c) { return std::tolower(c); });
-      if (l == ln) return v;
-    }
-    throw InputError(where + ": unknown " + what + " '" + std::string(s) + "' (expected " + List() + ")");
+    for (const auto& [v, n] : entries)
+      if (EqualsAsciiNoCase(s, n)) return v;
+    throw InputError(where + ": unknown " + what + " " + Quote(s) + " (expected " + List() + ")");
   }
 };
 

@@ -1,12 +1,12 @@
 #include "util/json_fields.h"
 
-#include <charconv>
 #include <cstdint>
 #include <cmath>
 
 #include <fmt/format.h>
 
 #include "util/error.h"
+#include "util/text.h"
 
 namespace paratune {
 
@@ -24,10 +24,11 @@ const nlohmann::json* Walk(const nlohmann::json& node, std::string_view path) {
     if (path[i] == '[') {
       const size_t close = path.find(']', i);
       if (close == std::string_view::npos) return nullptr;
-      size_t index = 0;
-      const auto [p, ec] = std::from_chars(path.data() + i + 1, path.data() + close, index);
-      if (ec != std::errc() || p != path.data() + close || !cur->is_array() || index >= cur->size()) return nullptr;
-      cur = &(*cur)[index];
+      int64_t index = 0;
+      const NumberParse st = ParseInteger(path.substr(i + 1, close - i - 1), &index);
+      if (st != NumberParse::kOk || index < 0 || !cur->is_array() || static_cast<size_t>(index) >= cur->size())
+        return nullptr;
+      cur = &(*cur)[static_cast<size_t>(index)];
       i = close + 1;
       continue;
     }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <functional>
 #include <set>
@@ -11,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "util/error.h"
+#include "util/text.h"
 
 namespace paratune {
 namespace {
@@ -92,8 +92,7 @@ class SampleLine {
     if (i_ < s_.size()) {
       const std::string_view t = Token();
       int64_t ms = 0;
-      const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), ms);
-      if (ec != std::errc() || end != t.data() + t.size())
+      if (ParseInteger(t, &ms) != NumberParse::kOk)
         fail_(fmt::format("timestamp '{}' is not an integer (ms since the epoch)", Shown(t)));
       p.timestamp_ms = ms;
       Blanks(false);
@@ -104,7 +103,6 @@ class SampleLine {
 
  private:
   char Peek() const { return i_ < s_.size() ? s_[i_] : '\0'; }
-  static std::string Shown(std::string_view t) { return std::string(t.substr(0, 40)) + (t.size() > 40 ? "..." : ""); }
   void Blanks(bool required) {
     const size_t from = i_;
     while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t')) ++i_;
@@ -160,9 +158,8 @@ class SampleLine {
     if (t == "+Inf" || t == "Inf") return INFINITY;
     if (t == "-Inf") return -INFINITY;
     double v = 0;
-    const char* from = t.data() + (!t.empty() && t[0] == '+');
-    const auto [end, ec] = std::from_chars(from, t.data() + t.size(), v);
-    if (t.empty() || ec != std::errc() || end != t.data() + t.size() || !std::isfinite(v))
+    // Go's strconv.ParseFloat, which Prometheus reads values with, takes a leading '+'.
+    if (ParseNumber(!t.empty() && t[0] == '+' ? t.substr(1) : t, &v) != NumberParse::kOk)
       fail_(fmt::format("value '{}' is not a number", Shown(t)));
     return v;
   }

@@ -1,5 +1,7 @@
 #include "util/text.h"
 
+#include <charconv>
+
 namespace paratune {
 namespace {
 
@@ -23,11 +25,63 @@ std::string AsciiLower(std::string_view s) {
   return out;
 }
 
+std::string AsciiUpper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  return out;
+}
+
 bool EqualsAsciiNoCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i)
     if (LowerByte(a[i]) != LowerByte(b[i])) return false;
   return true;
+}
+
+std::string Shown(std::string_view s) {
+  constexpr size_t kShownBytes = 40;
+  std::string out;
+  for (char c : s.substr(0, kShownBytes)) {
+    const auto u = static_cast<unsigned char>(c);
+    out += u >= 0x20 && u < 0x7f ? c : '?';
+  }
+  if (s.size() > kShownBytes) out += "...";
+  return out;
+}
+
+std::string Quote(std::string_view s) { return "'" + Shown(s) + "'"; }
+
+namespace {
+
+bool SpellsNonFinite(std::string_view s) {
+  if (!s.empty() && (s.front() == '-' || s.front() == '+')) s.remove_prefix(1);
+  return EqualsAsciiNoCase(s, "inf") || EqualsAsciiNoCase(s, "infinity") || EqualsAsciiNoCase(s, "nan");
+}
+
+}  // namespace
+
+NumberParse ParseNumber(std::string_view s, double* out) {
+  if (SpellsNonFinite(s)) return NumberParse::kNotFinite;
+  if (s.empty()) return NumberParse::kNotANumber;
+  double v = 0;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (p != s.data() + s.size() || ec == std::errc::invalid_argument) return NumberParse::kNotANumber;
+  if (ec == std::errc::result_out_of_range) return NumberParse::kOutOfRange;
+  if (ec != std::errc()) return NumberParse::kNotANumber;
+  *out = v;
+  return NumberParse::kOk;
+}
+
+NumberParse ParseInteger(std::string_view s, int64_t* out) {
+  if (s.empty()) return NumberParse::kNotANumber;
+  int64_t v = 0;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (p != s.data() + s.size() || ec == std::errc::invalid_argument) return NumberParse::kNotANumber;
+  if (ec == std::errc::result_out_of_range) return NumberParse::kOutOfRange;
+  if (ec != std::errc()) return NumberParse::kNotANumber;
+  *out = v;
+  return NumberParse::kOk;
 }
 
 }  // namespace paratune

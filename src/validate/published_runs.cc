@@ -1,7 +1,6 @@
 #include "validate/published_runs.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -12,6 +11,7 @@
 #include "model/catalog.h"
 #include "util/csv.h"
 #include "util/error.h"
+#include "util/text.h"
 #include "validate/stack_map.h"
 
 namespace paratune {
@@ -74,14 +74,6 @@ struct CellError : InputError {
   using InputError::InputError;
 };
 
-// A cell's text for a message: at most 40 bytes, control bytes as '?' (keeps the error one line).
-std::string ShownCell(const std::string& s) {
-  std::string out = s.substr(0, 40);
-  for (char& c : out)
-    if (static_cast<unsigned char>(c) < 0x20) c = '?';
-  return s.size() > 40 ? out + "..." : out;
-}
-
 // Typed access to the cells of one row; a malformed number is a CellError naming line and column.
 class Cells {
  public:
@@ -103,21 +95,18 @@ class Cells {
   int64_t Int(const char* name) const {
     const std::string& s = Str(name);
     int64_t v = 0;
-    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || p != s.data() + s.size() || v < 0 || v > kMaxInt)
+    if (ParseInteger(s, &v) != NumberParse::kOk || v < 0 || v > kMaxInt)
       throw CellError(where_ + ":" + std::to_string(row_.line) + ": column '" + name +
-                      "' must be a non-negative integer of at most " + std::to_string(kMaxInt) + ", got '" +
-                      ShownCell(s) + "'");
+                      "' must be a non-negative integer of at most " + std::to_string(kMaxInt) + ", got " + Quote(s));
     return v;
   }
   // A finite non-negative number.
   double Num(const char* name) const {
     const std::string& s = Str(name);
     double v = 0;
-    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || p != s.data() + s.size() || !(v >= 0) || !std::isfinite(v))
+    if (ParseNumber(s, &v) != NumberParse::kOk || v < 0)
       throw CellError(where_ + ":" + std::to_string(row_.line) + ": column '" + name +
-                      "' must be a finite non-negative number, got '" + ShownCell(s) + "'");
+                      "' must be a finite non-negative number, got " + Quote(s));
     return v;
   }
   static constexpr int64_t kMaxInt = int64_t{1} << 24;  // 16,777,216: far beyond any published run
@@ -241,7 +230,7 @@ ModelSpec ModelFromColumns(const Cells& c, PublishedRun& r) {
 ModelSpec ModelFromHf(const Cells& c, PublishedRun& r, const std::string& id) {
   ModelSpec m = LoadModel(id);
   if ((r.arch == "moe") != m.is_moe())
-    throw std::string("column 'arch' (") + ShownCell(r.arch) + ") disagrees with " + id + " (" +
+    throw std::string("column 'arch' (") + Shown(r.arch) + ") disagrees with " + id + " (" +
         (m.is_moe() ? "moe" : "dense") + ")";
   const bool derived_head_dim = m.attention == AttentionKind::kGqa && m.heads > 0 && m.head_dim * m.heads == m.hidden;
   auto take = [&](const char* col, int64_t& field) {
@@ -392,7 +381,9 @@ void MapNotes(const Cells& c, const std::string& notes, PublishedRun& r) {
   static const std::regex te(R"(\bTE (?:release_v)?(\d+)\.(\d+))");
   std::smatch v;
   if (std::regex_search(notes, v, te)) {
-    const int major = std::stoi(v[1].str()), minor = std::stoi(v[2].str());
+    int64_t major = 0, minor = 0;
+    if (ParseInteger(v[1].str(), &major) != NumberParse::kOk || ParseInteger(v[2].str(), &minor) != NumberParse::kOk)
+      throw "TE release " + Quote(v[0].str()) + " is out of range";
     r.layout.cached_wgrad_placeholders = major > 2 || (major == 2 && minor >= 3);
   } else {
     // The published runs up to mid-2025 (NeMo 24.07-25.04, dgxc 25.03, Megatron-LM's H100 table)
@@ -550,12 +541,11 @@ void MapModel(const Cells& c, PublishedRun& r) {
   } else {
     // No hf_model, or a repository the catalog lacks: the row's own columns, said so.
     const std::string unknown =
-        r.hf_model.empty() ? ""
-                           : "hf_model '" + ShownCell(r.hf_model) + "' is not in the model catalog (data/models) and ";
+        r.hf_model.empty() ? "" : "hf_model " + Quote(r.hf_model) + " is not in the model catalog (data/models) and ";
     for (const char* col : {"layers", "hidden", "heads"})
       if (c.Empty(col)) throw unknown + "column '" + col + "' is empty";
     if (!unknown.empty())
-      r.assumptions.push_back("hf_model " + ShownCell(r.hf_model) +
+      r.assumptions.push_back("hf_model " + Shown(r.hf_model) +
                               " is not in the catalog; modelled from the row's columns");
     m = ModelFromColumns(c, r);
   }
@@ -612,7 +602,7 @@ void MapSharding(const Cells& c, PublishedRun& r) {
   const ShardingRule* rule = MatchSharding(z);
   if (!rule) {
     r.unmapped_sharding = true;
-    throw std::string("unknown sharding '") + ShownCell(z) + "'";
+    throw "unknown sharding " + Quote(z);
   }
   l.zero = rule->zero;
   if (rule->per_tensor) {
@@ -635,10 +625,11 @@ void MapSharding(const Cells& c, PublishedRun& r) {
     // N-rank shards) is modelled as sharding over all of DP, and said so.
     std::smatch g;
     std::regex_match(z, g, std::regex(rule->pattern));
-    const int64_t n = std::stoll(g[1].str());
+    int64_t n = 0;
+    if (ParseInteger(g[1].str(), &n) != NumberParse::kOk) throw "sharding group of " + Quote(z) + " is out of range";
     const int64_t dp = DataParallel(c, r);
     if (n <= 0 || (dp > 0 && (n > dp || dp % n != 0)))
-      throw std::string("sharding group ") + std::to_string(n) + " of '" + ShownCell(z) +
+      throw std::string("sharding group ") + std::to_string(n) + " of '" + Shown(z) +
           "' does not divide the data-parallel size " + std::to_string(dp);
     if (dp > 0 && n < dp)
       r.assumptions.push_back("sharding group " + std::to_string(n) + " < dp " + std::to_string(dp) +

@@ -12,6 +12,7 @@
 #include "util/error.h"
 #include "util/json_fields.h"
 #include "util/json_parse.h"
+#include "util/text.h"
 
 namespace paratune {
 namespace {
@@ -218,11 +219,8 @@ class Writer {
   json& j_;
 };
 
-// A value for an error message: its JSON text, at most 40 bytes (dump() is one line).
-std::string ShownValue(const json& v) {
-  const std::string s = v.dump();
-  return s.size() > 40 ? s.substr(0, 40) + "..." : s;
-}
+// A value for an error message: its JSON text as util/text.h shows it (dump() is one line).
+std::string ShownValue(const json& v) { return Shown(v.dump()); }
 
 // Reads a struct's fields from one object of the document, on the one field reader
 // (util/json_fields.h: the file, the path of each field and the message form); every member

@@ -59,29 +59,26 @@ bool SpellsNonFinite(std::string_view s) {
   return EqualsAsciiNoCase(s, "inf") || EqualsAsciiNoCase(s, "infinity") || EqualsAsciiNoCase(s, "nan");
 }
 
+// The one range rule: the whole text, and std::from_chars' ERANGE (beyond the type, or a
+// nonzero decimal rounding to zero) as kOutOfRange; `out` is written only for kOk.
+template <typename T>
+NumberParse WholeNumber(std::string_view s, T* out) {
+  if (s.empty()) return NumberParse::kNotANumber;
+  T v = 0;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (p != s.data() + s.size()) return NumberParse::kNotANumber;
+  if (ec == std::errc::result_out_of_range) return NumberParse::kOutOfRange;
+  if (ec != std::errc()) return NumberParse::kNotANumber;
+  *out = v;
+  return NumberParse::kOk;
+}
+
 }  // namespace
 
 NumberParse ParseNumber(std::string_view s, double* out) {
-  if (SpellsNonFinite(s)) return NumberParse::kNotFinite;
-  if (s.empty()) return NumberParse::kNotANumber;
-  double v = 0;
-  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (p != s.data() + s.size() || ec == std::errc::invalid_argument) return NumberParse::kNotANumber;
-  if (ec == std::errc::result_out_of_range) return NumberParse::kOutOfRange;
-  if (ec != std::errc()) return NumberParse::kNotANumber;
-  *out = v;
-  return NumberParse::kOk;
+  return SpellsNonFinite(s) ? NumberParse::kNotFinite : WholeNumber(s, out);
 }
 
-NumberParse ParseInteger(std::string_view s, int64_t* out) {
-  if (s.empty()) return NumberParse::kNotANumber;
-  int64_t v = 0;
-  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (p != s.data() + s.size() || ec == std::errc::invalid_argument) return NumberParse::kNotANumber;
-  if (ec == std::errc::result_out_of_range) return NumberParse::kOutOfRange;
-  if (ec != std::errc()) return NumberParse::kNotANumber;
-  *out = v;
-  return NumberParse::kOk;
-}
+NumberParse ParseInteger(std::string_view s, int64_t* out) { return WholeNumber(s, out); }
 
 }  // namespace paratune

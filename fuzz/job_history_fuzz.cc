@@ -44,9 +44,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   paratune::JobTraceDefaults d;
   d.max_gpus = 64;
   d.production_vcs = {"6214e9"};
-  const std::optional<paratune::JobTraceFormat> formats[] = {
-      std::nullopt, paratune::JobTraceFormat::kPhilly, paratune::JobTraceFormat::kAlibabaV2023,
-      paratune::JobTraceFormat::kNative, paratune::JobTraceFormat::kSlurmSacct};
+  const std::optional<paratune::JobTraceFormat> formats[] = {std::nullopt,
+                                                             paratune::JobTraceFormat::kPhilly,
+                                                             paratune::JobTraceFormat::kAlibabaV2023,
+                                                             paratune::JobTraceFormat::kNative,
+                                                             paratune::JobTraceFormat::kSlurmSacct,
+                                                             paratune::JobTraceFormat::kKubernetes};
   for (const auto& f : formats) {
     try {
       Check(paratune::ReadJobTrace(text, "fuzz.csv", f, d), d);

@@ -107,6 +107,35 @@ TEST_F(ClusterCli, SlurmHistoryIsReplayedBesideItsRecordedQueueing) {
   EXPECT_NE(r.out.find("replayed mean against it: fifo +2850%"), std::string::npos) << r.out;
 }
 
+// The same two jobs as Kueue Workloads (`kubectl get workloads.kueue.x-k8s.io -A -o json`): each
+// admitted 60 s after its creation; the replay's figures are the Slurm history's.
+TEST_F(ClusterCli, KueueHistoryIsReplayedBesideItsRecordedQueueing) {
+  const auto workload = [](const std::string& name, const std::string& created, const std::string& admitted,
+                           const std::string& finished) {
+    return R"({"apiVersion":"kueue.x-k8s.io/v1beta1","kind":"Workload","metadata":{"name":")" + name +
+           R"(","namespace":"ml","creationTimestamp":")" + created +
+           R"("},"spec":{"podSets":[{"name":"main","count":1,"template":{"spec":{"containers":[{"name":"c",)"
+           R"("resources":{"requests":{"nvidia.com/gpu":"8"}}}]}}}]},"status":{"conditions":[)"
+           R"({"type":"Admitted","status":"True","lastTransitionTime":")" +
+           admitted + R"("},{"type":"Finished","status":"True","lastTransitionTime":")" + finished + R"("}]}})";
+  };
+  const std::string history =
+      Write("workloads.json",
+            "{\n\"apiVersion\": \"v1\",\n\"items\": [\n" +
+                workload("a", "2026-03-01T10:00:00Z", "2026-03-01T10:01:00Z", "2026-03-01T11:01:00Z") + ",\n" +
+                workload("b", "2026-03-01T10:01:00Z", "2026-03-01T10:02:00Z", "2026-03-01T11:02:00Z") +
+                "\n],\n\"kind\": \"List\"\n}\n");
+  const Result r = Run({"cluster", "--job-history", history, "--nodes", "1", "--gpu", "H100", "--policy", "fifo"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("(kubernetes): 2 jobs replayed, 0 rows skipped"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("history  queue delay as recorded: mean 60 s, p50 60 s, p99 60 s (2 jobs)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("replayed mean against it: fifo +2850%"), std::string::npos) << r.out;
+  EXPECT_NE(
+      RunBad({"cluster", "--job-history", Write("k.json", "{\"items\": [}"), "--nodes", "1"}).find("k.json: not JSON"),
+      std::string::npos);
+}
+
 TEST_F(ClusterCli, BadInputIsOneLineAndStatusTwo) {
   const std::string trace = Write("t.csv", kTrace);
   EXPECT_NE(

@@ -54,7 +54,7 @@ struct SkippedRow {
 
 struct JobTrace {
   std::string path;
-  std::string format;     // "philly", "alibaba-v2023" or "native"
+  std::string format;     // kJobTraceFormatNames (scheduling/job_history_reader.h)
   std::vector<Job> jobs;  // in reading order; ids 0..n-1
   std::vector<SkippedRow> skipped;
 };

@@ -226,6 +226,9 @@ JobTrace JobTraceBuilder::Finish() {
 
 std::optional<JobTraceFormat> DetectJobTraceFormat(std::string_view header_line) {
   if (header_line.substr(0, 3) == "\xEF\xBB\xBF") header_line.remove_prefix(3);
+  // kubectl -o json: a JSON object (its first line is "{").
+  if (const std::string_view t = TrimBlanks(header_line); !t.empty() && t.front() == '{')
+    return JobTraceFormat::kKubernetes;
   // sacct --parsable2: '|'-separated, JobID and Submit among the fields.
   if (header_line.find('|') != std::string_view::npos && header_line.find("JobID") != std::string_view::npos &&
       header_line.find("Submit") != std::string_view::npos)
@@ -256,8 +259,8 @@ JobTrace ReadJobTrace(std::string_view text, const std::string& where, std::opti
     if (!format)
       throw InputError(fmt::format(
           "{}:{}: the header is not a job trace's: expected a Philly (timestamp,duration,num_gpus,gpu_time,cluster), "
-          "Alibaba v2023 (name,...,num_gpu,gpu_milli,...), Slurm sacct --parsable2 (JobID|...|Submit|...) or native "
-          "(submit_s,gpus,run_s|gpu_hours,...) header; "
+          "Alibaba v2023 (name,...,num_gpu,gpu_milli,...), Slurm sacct --parsable2 (JobID|...|Submit|...), native "
+          "(submit_s,gpus,run_s|gpu_hours,...) header, or kubectl -o json; "
           "--format is one of {}",
           where, line, kJobTraceFormatNames.List()));
   }
@@ -270,6 +273,8 @@ JobTrace ReadJobTrace(std::string_view text, const std::string& where, std::opti
       return ReadNativeJobs(text, where, defaults);
     case JobTraceFormat::kSlurmSacct:
       return ReadSlurmJobs(text, where, defaults);
+    case JobTraceFormat::kKubernetes:
+      return ReadKubernetesJobs(text, where, defaults);
   }
   throw InputError(where + ": unknown trace format");
 }

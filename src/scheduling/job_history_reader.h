@@ -1,6 +1,7 @@
 // The job-trace readers of `paratune cluster`: the Philly-derived trace of Pollux's artifact
 // (philly.csv), the Alibaba GPU cluster trace v2023 (openb_pod_list_*.csv), Slurm's accounting
-// history (`sacct --parsable2`) and paratune's native CSV, each in its own file, the format detected from the header.
+// history (`sacct --parsable2`), Kubernetes' (`kubectl get workloads|pods -A -o json`) and paratune's native CSV,
+// each in its own file, the format detected from the header (a JSON document's first line: '{').
 // docs/cluster-traces.md gives the columns and the mapping. A row whose values cannot be a job (negative time, zero
 // GPUs, more GPUs than the cluster, a field that is not a number) is skipped and reported with its line; a file whose
 // header is not one of the formats, or has an unknown column, is rejected (InputError, one line naming the file and
@@ -18,12 +19,13 @@
 
 namespace paratune {
 
-enum class JobTraceFormat { kPhilly, kAlibabaV2023, kNative, kSlurmSacct };
-inline constexpr EnumNames<JobTraceFormat, 4> kJobTraceFormatNames{{{{JobTraceFormat::kPhilly, "philly"},
+enum class JobTraceFormat { kPhilly, kAlibabaV2023, kNative, kSlurmSacct, kKubernetes };
+inline constexpr EnumNames<JobTraceFormat, 5> kJobTraceFormatNames{{{{JobTraceFormat::kPhilly, "philly"},
                                                                      {JobTraceFormat::kAlibabaV2023, "alibaba-v2023"},
                                                                      {JobTraceFormat::kNative, "native"},
-                                                                     {JobTraceFormat::kSlurmSacct, "slurm-sacct"}}},
-                                                                   4};
+                                                                     {JobTraceFormat::kSlurmSacct, "slurm-sacct"},
+                                                                     {JobTraceFormat::kKubernetes, "kubernetes"}}},
+                                                                   5};
 inline const char* JobTraceFormatName(JobTraceFormat f) { return kJobTraceFormatNames.Name(f); }
 
 // What the trace does not say, applied to every job that does not say it.
@@ -57,6 +59,8 @@ JobTrace ReadAlibabaJobs(std::string_view text, const std::string& where, const 
 JobTrace ReadNativeJobs(std::string_view text, const std::string& where, const JobTraceDefaults& defaults);
 // Slurm's `sacct --parsable2` history (slurm_jobs.cc).
 JobTrace ReadSlurmJobs(std::string_view text, const std::string& where, const JobTraceDefaults& defaults);
+// Kueue Workloads or Pods as `kubectl get ... -A -o json` writes them (kubernetes_jobs.cc).
+JobTrace ReadKubernetesJobs(std::string_view text, const std::string& where, const JobTraceDefaults& defaults);
 
 inline constexpr size_t kMaxTraceJobs = 10'000'000;
 // A submit time, run time, checkpoint interval or restart overhead beyond this (about 317 years)

@@ -52,7 +52,7 @@ TEST(ReadJobTrace, RejectsWhatIsNoTrace) {
   const std::string m =
       InputErrorOf([&] { ReadJobTrace("\nsn,cpu_milli,memory_mib,gpu,model\n", "nodes.csv", std::nullopt, d); });
   EXPECT_CONTAINS(m, "nodes.csv:2: the header is not a job trace's");
-  EXPECT_CONTAINS(m, "philly, alibaba-v2023, native or slurm-sacct");
+  EXPECT_CONTAINS(m, "philly, alibaba-v2023, native, slurm-sacct or kubernetes");
   // A format given that the header is not: the reader names the first column it does not know.
   EXPECT_EQ(InputErrorOf([&] { ReadJobTrace("submit_s,gpus,run_s\n", "n.csv", JobTraceFormat::kPhilly, d); }),
             "n.csv:1: unknown column 'submit_s' (a Philly trace's columns are timestamp, duration, num_gpus, "

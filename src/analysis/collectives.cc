@@ -8,18 +8,12 @@
 #include <string>
 
 #include "timeline/breakdown.h"
+#include "util/text.h"
 
 namespace paratune {
 namespace {
 
 constexpr size_t kKinds = static_cast<size_t>(Collective::kOther) + 1;
-
-std::string LowerDtype(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
 
 // S in bytes as nccl-tests counts it (src/*.cu *GetBw: all_gather count*typesize*nranks = the
 // output; reduce_scatter count*typesize*nranks = the input; all_reduce, broadcast, reduce,
@@ -71,7 +65,7 @@ std::vector<CollectiveStats> RankedCollectives(std::array<CollectiveStats, kKind
 int DtypeBytes(std::string_view dtype) {
   // Names from c10/core/ScalarType.h (AT_FORALL_SCALAR_TYPES_WITH_COMPLEX_AND_QINTS), sizes of the
   // C++ types they name.
-  const std::string d = LowerDtype(dtype);
+  const std::string d = AsciiLower(dtype);
   if (d.starts_with("float8") || d.starts_with("float4")) return 1;  // Float8_e4m3fn, Float4_e2m1fn_x2 (packed pair)
   static constexpr struct {
     std::string_view name;

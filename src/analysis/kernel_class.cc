@@ -3,6 +3,8 @@
 #include <initializer_list>
 #include <string>
 
+#include "util/text.h"
+
 namespace paratune {
 namespace {
 
@@ -32,13 +34,6 @@ bool ContainsUnlessFollowedBy(std::string_view s, std::string_view needle, std::
   for (size_t pos = s.find(needle); pos != std::string_view::npos; pos = s.find(needle, pos + 1))
     if (!s.substr(pos + needle.size()).starts_with(unless)) return true;
   return false;
-}
-
-std::string LowerName(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
 }
 
 // CommunicateKernelGroupingPattern: (^nccl.*)|(^hip)|(^hccl)|(.*ncclKernel.*)
@@ -149,11 +144,11 @@ KernelCategory KernelCategoryOf(std::string_view name, EventKind kind) {
   // Classify by the kernel's own name: its template arguments and parameters name libraries
   // (fbgemm_gpu::, cutlass:: accessors) that say nothing about what the kernel does. Only when the
   // own name says nothing is the full name (minus "fbgemm") consulted.
-  std::string own_name = LowerName(ShortKernelName(name));
+  std::string own_name = AsciiLower(ShortKernelName(name));
   for (size_t at; (at = own_name.find("fbgemm")) != std::string::npos;) own_name.replace(at, 6, "fb_____");
   const KernelCategory own = CategoryOfText(own_name);
   if (own != KernelCategory::kOther) return own;
-  std::string full = LowerName(name);
+  std::string full = AsciiLower(name);
   for (size_t at; (at = full.find("fbgemm")) != std::string::npos;) full.replace(at, 6, "fb_____");
   return CategoryOfText(full);
 }
@@ -222,7 +217,7 @@ static KernelCategory CategoryOfText(const std::string& l) {
 Collective CollectiveKindOf(std::string_view kernel_name, const CollectiveArgs* args) {
   if (args != nullptr && !args->collective.empty()) {
     std::string n;
-    for (char c : LowerName(args->collective))
+    for (char c : AsciiLower(args->collective))
       if (c != '_' && c != ' ') n.push_back(c);
     std::string_view v = n;
     if (v.starts_with("nccl")) v.remove_prefix(4);

@@ -12,7 +12,7 @@ class FifoPolicy : public Policy {
  public:
   void Schedule(Scheduler& s) override {
     while (!s.pending().empty()) {
-      const int64_t id = std::get<2>(*s.pending().begin());
+      const int64_t id = QueuedJob(*s.pending().begin());
       const Job& j = s.job(id);
       std::optional<Placement> p;
       for (int t : s.state().TypesFor(j.gpu_type)) {

@@ -42,6 +42,11 @@ struct Job {
   std::string gpu_type;  // node type's GPU the job must run on; empty: any
   std::string model;     // catalog model id; empty: not priced (slowdown 1 on any placement)
   int tp = 0, pp = 0;    // the job's layout; 0: the planner's choice for its GPU count
+  // The scheduler's priority the history recorded, higher first among the pending jobs of one
+  // class (scheduling/replay.h QueueKey): Slurm's Priority (sacct; the priority/multifactor
+  // value), Kueue's spec.priority (the WorkloadPriorityClass value); 0 where the trace has none,
+  // which leaves the queue in submission order.
+  double priority = 0;
   // The queueing delay the history itself recorded (Slurm: Start - Eligible; Alibaba:
   // scheduled_time - creation_time), to set beside the replay's; NaN where the trace has none.
   double measured_wait_s = std::numeric_limits<double>::quiet_NaN();

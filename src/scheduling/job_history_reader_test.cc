@@ -212,9 +212,22 @@ TEST(ReadJobTrace, FuzzCorpusSeeds) {
   EXPECT_EQ(slurm.jobs[0].gpus, 16);
   ASSERT_EQ(slurm.skipped.size(), 1u);  // the pending 1004
   EXPECT_EQ(slurm.skipped[0].line, 5);
+  // Kueue Workloads: one finished (2 x 8 GPUs admitted), one pending; Pods: one job of 8 GPUs
+  // (its 1-GPU init container counts less than its container).
+  const JobTrace kueue = ReadJobTrace(ReadFile(dir + "kueue_workloads.json"), "w.json", std::nullopt, d);
+  EXPECT_EQ(kueue.format, "kubernetes");
+  ASSERT_EQ(kueue.jobs.size(), 1u);
+  EXPECT_EQ(kueue.jobs[0].gpus, 16);
+  EXPECT_DOUBLE_EQ(kueue.jobs[0].measured_wait_s, 300);
+  ASSERT_EQ(kueue.skipped.size(), 1u);
+  EXPECT_EQ(kueue.skipped[0].reason, "workload 'team-a/pending': never admitted (pending)");
+  const JobTrace pods = ReadJobTrace(ReadFile(dir + "pods.json"), "p.json", std::nullopt, d);
+  ASSERT_EQ(pods.jobs.size(), 1u);
+  EXPECT_EQ(pods.jobs[0].gpus, 8);
+  EXPECT_DOUBLE_EQ(pods.jobs[0].run_s, 3600);
   size_t seeds = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir)) seeds += e.is_regular_file();
-  EXPECT_EQ(seeds, 7u) << "a new seed in " << dir << ": add it to this test";
+  EXPECT_EQ(seeds, 9u) << "a new seed in " << dir << ": add it to this test";
 }
 
 }  // namespace

@@ -203,6 +203,10 @@ K8sJob ReadWorkload(Element w) {
   j.submit = *created;
   j.start = *admitted;
   j.end = *finished;
+  int64_t priority = 0;  // spec.priority: the WorkloadPriorityClass (or PriorityClass) value
+  if (const auto error = w.at_pointer("/spec/priority").get(priority); error && error != simdjson::NO_SUCH_FIELD)
+    return NotAJob("spec.priority is not an integer");
+  j.job.priority = static_cast<double>(priority);
   const bool evicted = HasCondition(status, "Evicted") || Get(status, "requeueState").has_value();
   if (!evicted) j.job.measured_wait_s = *admitted - *created;
   return j;

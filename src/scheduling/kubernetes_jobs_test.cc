@@ -81,6 +81,7 @@ TEST(KubernetesJobs, KueueWorkloadsAreJobsWithTheirAdmissionWait) {
   EXPECT_DOUBLE_EQ(t.jobs[0].submit_s, 3600);  // rebased on job-evicted's 09:00
   EXPECT_DOUBLE_EQ(t.jobs[0].run_s, 7200);
   EXPECT_DOUBLE_EQ(t.jobs[0].measured_wait_s, 300);
+  EXPECT_DOUBLE_EQ(t.jobs[0].priority, 100);  // spec.priority
   EXPECT_EQ(t.jobs[1].name, "team-a/job-evicted");
   EXPECT_EQ(t.jobs[1].gpus, 16);
   EXPECT_DOUBLE_EQ(t.jobs[1].submit_s, 0);

@@ -200,13 +200,17 @@ bool Scheduler::Preemptible(int64_t id) const {
          now_ - it->second.start_s >= options_.min_run_s;
 }
 
+QueueKey Scheduler::KeyOf(const Job& j, int64_t id) const {
+  return {ClassRank(j, by_class_), -j.priority, j.submit_s, id};
+}
+
 void Scheduler::WakeAt(double t) {
   if (t > now_ && std::isfinite(t)) wakes_.push(t);
 }
 
 void Scheduler::Start(int64_t id, const Placement& p) {
   const Job& j = job(id);
-  pending_.erase(QueueKey{ClassRank(j, by_class_), j.submit_s, id});
+  pending_.erase(KeyOf(j, id));
   queued_gpus_ -= j.gpus;
   JobRecord& rec = result_.jobs[id];
   rec.queue_s += now_ - queued_since_[id];
@@ -276,7 +280,7 @@ void Scheduler::Preempt(int64_t id) {
   ++result_.jobs[id].preemptions;
   const Job& j = job(id);
   queued_since_[id] = now_;
-  pending_.insert(QueueKey{ClassRank(j, by_class_), j.submit_s, id});
+  pending_.insert(KeyOf(j, id));
   queued_gpus_ += j.gpus;
 }
 
@@ -286,7 +290,7 @@ void Scheduler::Migrate(int64_t id, const Placement& to) {
   ++result_.jobs[id].migrations;
   const Job& j = job(id);
   queued_since_[id] = now_;
-  pending_.insert(QueueKey{ClassRank(j, by_class_), j.submit_s, id});
+  pending_.insert(KeyOf(j, id));
   queued_gpus_ += j.gpus;
   Start(id, to);
 }
@@ -298,7 +302,7 @@ void Scheduler::Finish(int64_t id) {
 
 int Scheduler::FragmentedGpus() const {
   if (pending_.empty()) return 0;
-  const Job& head = job(std::get<2>(*pending_.begin()));
+  const Job& head = job(QueuedJob(*pending_.begin()));
   int frag = 0;
   for (int t : state_.TypesFor(head.gpu_type)) {
     const int g = topology_->types[t].fabric.gpus_per_node;
@@ -364,7 +368,7 @@ ReplayResult Scheduler::Run(Policy& policy, Progress* progress) {
       const int64_t id = arrivals[next++];
       const Job& j = job(id);
       queued_since_[id] = now_;
-      pending_.insert(QueueKey{ClassRank(j, by_class_), j.submit_s, id});
+      pending_.insert(KeyOf(j, id));
       queued_gpus_ += j.gpus;
     }
     while (!wakes_.empty() && wakes_.top() <= now_) wakes_.pop();

@@ -60,9 +60,12 @@ struct RunningJob {
   bool split = false;
 };
 
-// The pending queue's order: (class rank, submit time, id); the class rank is 0 for every job
-// unless the policy orders by class (production first).
-using QueueKey = std::tuple<int, double, int64_t>;
+// The pending queue's order: (class rank, -priority, submit time, id); the class rank is 0 for
+// every job unless the policy orders by class (production first), the priority the one the
+// history recorded (Job::priority; 0 where it records none, which leaves submission order).
+using QueueKey = std::tuple<int, double, double, int64_t>;
+// The job a queue entry holds.
+inline int64_t QueuedJob(const QueueKey& k) { return std::get<3>(k); }
 
 class Scheduler {
  public:
@@ -109,6 +112,7 @@ class Scheduler {
   void Account(double until);
   void Sample(double t);
   int FragmentedGpus() const;
+  QueueKey KeyOf(const Job& j, int64_t id) const;
 
   const ClusterTopology* topology_;
   const std::vector<Job>* jobs_;

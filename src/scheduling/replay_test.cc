@@ -71,6 +71,25 @@ TEST(Replay, WithoutPreemptionTheProductionJobWaits) {
   EXPECT_DOUBLE_EQ(r.metrics.lost_gpu_hours, 0);
 }
 
+// The recorded priority orders the queue before submission time (Slurm's priority order): on
+// one 8-GPU node busy until 1,000 s, job 2 (submitted last, priority 10) starts at 1,000 s,
+// then job 1 (priority 0) at 2,000 s; without priorities, submission order (job 1 first).
+TEST(Replay, TheRecordedPriorityOrdersTheQueueBeforeSubmission) {
+  ClusterTopology topo = SmallCluster(1);
+  std::vector<Job> jobs = {MakeJob(0, 8, 1000), MakeJob(10, 8, 1000), MakeJob(20, 8, 1000)};
+  jobs[2].priority = 10;
+  for (const char* policy : {"fifo", "topo"}) {
+    const ReplayResult r = RunPolicy(policy, topo, MakeJobTrace(jobs));
+    EXPECT_DOUBLE_EQ(r.jobs[2].first_start_s, 1000) << policy;
+    EXPECT_DOUBLE_EQ(r.jobs[1].first_start_s, 2000) << policy;
+    EXPECT_DOUBLE_EQ(r.jobs[1].queue_s, 1990) << policy;
+  }
+  jobs[2].priority = 0;
+  const ReplayResult plain = RunPolicy("fifo", topo, MakeJobTrace(jobs));
+  EXPECT_DOUBLE_EQ(plain.jobs[1].first_start_s, 1000);
+  EXPECT_DOUBLE_EQ(plain.jobs[2].first_start_s, 2000);
+}
+
 TEST(Replay, FreshJobsAreProtectedByTheMinimumRunTime) {
   ClusterTopology topo = SmallCluster(1);
   ReplayOptions o;

@@ -29,6 +29,7 @@ enum SacctField {
   kSacctJobName,
   kSacctPartition,
   kSacctQos,
+  kSacctPriority,
   kSacctSubmit,
   kSacctEligible,
   kSacctStart,
@@ -39,8 +40,10 @@ enum SacctField {
   kSacctReqTres,
   kSacctFieldCount
 };
-constexpr const char* kSacctFields[] = {"JobID", "JobName", "Partition", "QOS",   "Submit",    "Eligible",
+constexpr const char* kSacctFields[] = {"JobID", "JobName", "Partition", "QOS",   "Priority",  "Submit", "Eligible",
                                         "Start", "End",     "Elapsed",   "State", "AllocTRES", "ReqTRES"};
+
+static_assert(std::size(kSacctFields) == kSacctFieldCount);
 
 void SplitBars(std::string_view line, std::vector<std::string_view>* out) {
   out->clear();
@@ -149,6 +152,10 @@ SacctRow ReadRow(const std::vector<std::string_view>& f, const std::vector<int>&
   if (gpus <= 0 && col[kSacctReqTres] >= 0) gpus = std::max(gpus, TresGpus(field(kSacctReqTres)));
   if (gpus < 0) return Skipped("a gres/gpu count of its TRES is not a whole number");
   if (gpus == 0) return Skipped("no GPUs: no gres/gpu in its TRES");
+  int64_t priority = 0;
+  if (!field(kSacctPriority).empty() && ParseInteger(field(kSacctPriority), &priority) != NumberParse::kOk)
+    return Skipped(fmt::format("Priority {} is not a whole number", Quote(field(kSacctPriority))));
+  r.job.priority = static_cast<double>(priority);
   r.job.line = line;
   r.job.name = std::string(field(kSacctJobId));
   r.job.run_s = run_s;

@@ -52,6 +52,7 @@ TEST(SlurmJobs, JobsStepsArraysAndSkippedRows) {
   EXPECT_DOUBLE_EQ(t.jobs[0].run_s, 7200);
   EXPECT_EQ(t.jobs[0].line, 2);
   EXPECT_DOUBLE_EQ(t.jobs[0].measured_wait_s, 300);  // Start 10:05 less Eligible 10:00
+  EXPECT_DOUBLE_EQ(t.jobs[0].priority, 4294);        // the Priority field
   EXPECT_EQ(t.jobs[1].name, "1002_3");
   EXPECT_EQ(t.jobs[1].gpus, 6);              // typed gres summed
   EXPECT_DOUBLE_EQ(t.jobs[1].run_s, 86410);  // no End: Elapsed 1 day 10 s
@@ -95,6 +96,16 @@ TEST(SlurmJobs, DetectedByItsHeaderAndBrokenFilesAreOneLine) {
   ASSERT_EQ(bad.skipped.size(), 2u);
   EXPECT_EQ(bad.skipped[0].reason, "job '1': Submit 'yesterday' is not a time");
   EXPECT_EQ(bad.skipped[1].reason, "job '2': a gres/gpu count of its TRES is not a whole number");
+  // A Priority that is not a whole number skips the row; an empty one is 0.
+  const JobTrace prio = ReadJobTrace(
+      "JobID|Priority|Submit|Start|End|State|AllocTRES\n"
+      "1|high|2026-03-01T10:00:00|2026-03-01T10:00:00|2026-03-01T10:01:00|COMPLETED|gres/gpu=1\n"
+      "2||2026-03-01T10:00:00|2026-03-01T10:00:00|2026-03-01T10:01:00|COMPLETED|gres/gpu=1\n",
+      "s.txt", std::nullopt, d);
+  ASSERT_EQ(prio.jobs.size(), 1u);
+  EXPECT_DOUBLE_EQ(prio.jobs[0].priority, 0);
+  ASSERT_EQ(prio.skipped.size(), 1u);
+  EXPECT_EQ(prio.skipped[0].reason, "job '1': Priority 'high' is not a whole number");
 }
 
 }  // namespace

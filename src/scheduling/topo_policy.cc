@@ -70,7 +70,7 @@ void TopoPolicy::Schedule(Scheduler& s) {
   auto it = pending.begin();
   int64_t head = -1;
   while (it != pending.end()) {
-    const int64_t id = std::get<2>(*it);
+    const int64_t id = QueuedJob(*it);
     const Job& j = s.job(id);
     if (auto p = Packed(s.state(), j)) {
       ++it;
@@ -101,7 +101,7 @@ void TopoPolicy::Schedule(Scheduler& s) {
   // place at all: a job at least as large cannot fit either.
   int failed_outside = INT32_MAX, failed_anywhere = INT32_MAX;
   while (it != pending.end() && tried < s.options().backfill_depth) {
-    const int64_t id = std::get<2>(*it);
+    const int64_t id = QueuedJob(*it);
     ++it;
     ++tried;
     const Job& j = s.job(id);

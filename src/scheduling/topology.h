@@ -28,6 +28,14 @@ struct NodeType {
   Fabric fabric;
   GpuSpec gpu_spec;  // the chip (priced types)
   int count = 0;     // nodes of this type
+  // Uneven groups, where a file lists them one by one (a Slurm topology.conf: leaves of 6 and 4
+  // nodes, blocks of 18): the nodes of each NVLink domain and the domains under each leaf, in
+  // numbering order (domain_nodes sums to count, leaf_domains to domain_nodes.size()). Empty:
+  // domains of nodes_per_domain() nodes and leaves of fabric.nodes_per_leaf. Given, the fabric's
+  // sizes are the largest domain's and leaf's (nodes_per_leaf 0 when there is one leaf): what a
+  // placement's "fits in one domain / one leaf" asks.
+  std::vector<int> domain_nodes;
+  std::vector<int> leaf_domains;
 
   // NVLink domain size in nodes: fabric.nvlink_domain / fabric.gpus_per_node, at least 1.
   int nodes_per_domain() const;

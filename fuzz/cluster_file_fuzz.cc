@@ -1,5 +1,6 @@
-// libFuzzer target: a cluster file (a cluster TOML or the Alibaba v2023 node list) must either be
-// read into a consistent topology or throw InputError, on any bytes. A read topology numbers its
+// libFuzzer target: a cluster file (a cluster TOML, the Alibaba v2023 node list or a Slurm
+// topology.conf, read on GB300 nodes as --gpu GB300 gives) must either be read into a consistent
+// topology or throw InputError, on any bytes. A read topology numbers its
 // nodes in order with every node's type, domain and leaf in range, domains and leaves never mixing
 // types, its GPU count the sum over the types, and a usable fabric on every priced type.
 #include <cstddef>
@@ -16,7 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   paratune::ClusterTopology t;
   try {
-    t = paratune::ReadClusterFile(kCatalog, text, "fuzz.toml");
+    t = paratune::ReadClusterFile(kCatalog, text, "fuzz.toml", "GB300");
   } catch (const paratune::InputError&) {
     return 0;
   }
@@ -37,6 +38,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     nodes += ty.count;
   }
   if (gpus != t.total_gpus || nodes != static_cast<int64_t>(t.nodes.size())) std::abort();
+  if (!t.node_names.empty() && t.node_names.size() != t.nodes.size()) std::abort();
   for (size_t i = 0; i < t.nodes.size(); ++i) {
     const paratune::ClusterNode& n = t.nodes[i];
     if (n.type < 0 || n.type >= static_cast<int>(t.types.size())) std::abort();

@@ -160,6 +160,27 @@ TEST_F(ClusterCli, BadInputIsOneLineAndStatusTwo) {
   EXPECT_EQ(j["trace"]["skipped"][2]["line"], 4);
 }
 
+// A Slurm topology.conf (topology/block: two NVL72 racks) on --gpu GB300 nodes; without --gpu the
+// file is refused, naming it.
+TEST_F(ClusterCli, SlurmTopologyConfWithGpu) {
+  const std::string trace = Write("t.csv", kTrace);
+  const std::string conf =
+      Write("topology.conf", "# two racks\nBlockName=rack1 Nodes=gb[001-018]\nBlockName=rack2 Nodes=gb[019-036]\n");
+  const Result r =
+      Run({"cluster", "--job-history", trace, "--topology", conf, "--gpu", "GB300", "--policy", "topo", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["cluster"]["nodes"], 36);
+  EXPECT_EQ(j["cluster"]["gpus"], 144);
+  EXPECT_EQ(j["cluster"]["domains"], 2);
+  EXPECT_EQ(j["cluster"]["leaves"], 1);
+  EXPECT_EQ(j["cluster"]["description"], "36 nodes of 4 GB300 (144 GPUs), NVLink domains of 18 nodes, one leaf");
+  EXPECT_EQ(j["trace"]["jobs"], 3);
+  EXPECT_EQ(j["policies"][0]["jobs_finished"], 3);
+  EXPECT_NE(RunBad({"cluster", "--job-history", trace, "--topology", conf}).find("names no GPU: give the nodes' GPU"),
+            std::string::npos);
+}
+
 // Issue 38: --trace is now --job-history and --cluster --topology. The old names still work,
 // hidden from --help, with one line each on stderr and the same stdout; old and new together,
 // or neither for the job history, are usage errors.

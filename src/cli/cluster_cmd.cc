@@ -37,9 +37,12 @@ void AddClusterInputFlags(CLI::App* cmd, ClusterFlags& flags) {
   cmd->add_option("--format", f->request.format, kJobTraceFormatNames.List() + " (default: detected from the header)");
   cmd->add_option("--nodes", f->nodes, "nodes of --gpu's reference system (HGX: 8 GPUs; NVL72: 4-GPU trays)")
       ->check(CLI::Range(1, kMaxClusterNodes));
-  cmd->add_option("--gpu", f->request.gpu, "GPU of the nodes (catalog name; `paratune gpus` lists them)");
+  cmd->add_option("--gpu", f->request.gpu,
+                  "GPU of the nodes (catalog name; `paratune gpus` lists them; default B300; required with a Slurm "
+                  "topology.conf)");
   auto* topology = cmd->add_option("--topology", f->request.cluster_file,
-                                   "cluster TOML ([[nodes]] per node type) or Alibaba v2023 node list CSV");
+                                   "cluster TOML ([[nodes]] per node type), Alibaba v2023 node list CSV or Slurm "
+                                   "topology.conf (with --gpu)");
   cmd->add_option("--policy", f->request.policies, "comma-separated policies: fifo, topo, topo-preempt, topo-defrag");
   cmd->add_flag("--json", f->json, "JSON output (schema paratune.cluster/1, docs/json.md)");
   cmd->add_option("--series", f->series_out, "write the time series (utilisation, queue, fragmentation) as CSV");

@@ -1,6 +1,7 @@
 // The cluster descriptions of `paratune cluster`: flags (`--nodes N --gpu NAME`), a cluster TOML
 // file with one [[nodes]] table per node type, and the Alibaba GPU cluster trace v2023 node list
-// (openb_node_list_gpu_node.csv). docs/cluster-speed.md describes the file and the mapping.
+// (openb_node_list_gpu_node.csv), and Slurm's topology.conf (slurm_topology.h) on nodes of --gpu.
+// docs/cluster-speed.md describes the file and the mapping, docs/cluster.md the topology.conf.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -15,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "scheduling/slurm_topology.h"
 #include "scheduling/topology.h"
 #include "util/csv.h"
 #include "util/error.h"
@@ -315,6 +317,73 @@ ClusterTopology ReadAlibabaNodeList(const HardwareCatalog& catalog, std::string_
   }
 }
 
+// ---- Slurm topology.conf -----------------------------------------------------------------------
+
+// Blocks under leaves as the fabric's numbering puts domains under them: consecutive blocks fill a
+// leaf of nodes_per_leaf nodes, a block larger than that has a leaf of its own, and
+// nodes_per_leaf 0 is one leaf over all of them (Slurm's block plugin places blocks on one fabric).
+std::vector<int> BlocksUnderLeaves(const std::vector<int>& block_nodes, int nodes_per_leaf) {
+  if (nodes_per_leaf == 0) return {static_cast<int>(block_nodes.size())};
+  std::vector<int> leaf_blocks;
+  int in_leaf = 0;
+  for (int n : block_nodes) {
+    if (leaf_blocks.empty() || in_leaf + n > nodes_per_leaf) leaf_blocks.push_back(0), in_leaf = 0;
+    ++leaf_blocks.back();
+    in_leaf += n;
+  }
+  return leaf_blocks;
+}
+
+// A topology.conf on nodes of `gpu`'s reference system: topology/tree's leaf switches are the
+// leaves, each node its own NVLink domain (the file names none); topology/block's blocks are the
+// NVLink domains (an NVL72 rack is a block of 18 trays), under leaves as BlocksUnderLeaves puts
+// them. The leaves and domains keep their uneven sizes (NodeType::domain_nodes, leaf_domains).
+ClusterTopology ReadSlurmTopologyFile(const HardwareCatalog& catalog, std::string_view text, const std::string& where,
+                                      const std::string& gpu) {
+  const SlurmTopology conf = ReadSlurmTopology(text, where);
+  if (gpu.empty())
+    throw InputError(where +
+                     ": a Slurm topology.conf names no GPU: give the nodes' GPU with --gpu NAME "
+                     "(`paratune gpus` lists them)");
+  const GpuSpec& spec = catalog.Find(gpu);  // InputError listing the known GPUs
+  NodeType t = PricedType(catalog, spec, spec.name, "");
+  NodeShape shape = ShapeOf(t.fabric);
+  std::vector<std::string> names;
+  std::vector<int> group_nodes;
+  for (const SlurmNodeGroup& g : conf.groups) {
+    names.insert(names.end(), g.nodes.begin(), g.nodes.end());
+    group_nodes.push_back(static_cast<int>(g.nodes.size()));
+  }
+  if (conf.block) {
+    t.domain_nodes = group_nodes;
+    t.leaf_domains = BlocksUnderLeaves(group_nodes, shape.nodes_per_leaf);
+    shape.nodes_per_domain = *std::max_element(group_nodes.begin(), group_nodes.end());
+  } else {
+    t.domain_nodes.assign(names.size(), 1);
+    t.leaf_domains = group_nodes;
+    shape.nodes_per_domain = 1;
+  }
+  // The fabric's leaf size is the largest leaf's (0: one leaf), what "fits under one leaf" asks.
+  int largest_leaf = 0;
+  for (size_t leaf = 0, d = 0; leaf < t.leaf_domains.size(); ++leaf) {
+    int nodes = 0;
+    for (int k = 0; k < t.leaf_domains[leaf]; ++k) nodes += t.domain_nodes[d++];
+    largest_leaf = std::max(largest_leaf, nodes);
+  }
+  shape.nodes_per_leaf = t.leaf_domains.size() == 1 ? 0 : largest_leaf;
+  Reshape(t, shape);
+  t.name = spec.name;
+  t.count = static_cast<int>(names.size());
+  ClusterTopology topology;
+  try {
+    topology = BuildTopology({std::move(t)});
+  } catch (const InputError& e) {
+    throw InputError(where + ": " + e.what());
+  }
+  topology.node_names = std::move(names);
+  return topology;
+}
+
 }  // namespace
 
 ClusterTopology TopologyFromFlags(const HardwareCatalog& catalog, const std::string& gpu, int nodes) {
@@ -328,8 +397,10 @@ ClusterTopology TopologyFromFlags(const HardwareCatalog& catalog, const std::str
   return BuildTopology({std::move(t)});
 }
 
-ClusterTopology ReadClusterFile(const HardwareCatalog& catalog, std::string_view text, const std::string& where) {
+ClusterTopology ReadClusterFile(const HardwareCatalog& catalog, std::string_view text, const std::string& where,
+                                const std::string& gpu) {
   if (IsAlibabaNodeList(text)) return ReadAlibabaNodeList(catalog, text, where);
+  if (IsSlurmTopology(text)) return ReadSlurmTopologyFile(catalog, text, where, gpu);
   return ReadClusterToml(catalog, text, where);
 }
 

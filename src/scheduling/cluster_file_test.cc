@@ -251,5 +251,40 @@ TEST(ReadClusterFile, AlibabaAliasPricesWhenTheCatalogHasTheChip) {
   EXPECT_FALSE(t.types[1].priced);  // V100-16GB is not defined
 }
 
+// A type that lists its domains and leaves (what a Slurm topology.conf gives) is numbered as
+// listed: domains of 2, 1 and 3 nodes, the first two under one leaf, the third under another.
+TEST(BuildTopology, UnevenDomainsAndLeavesAsListed) {
+  NodeType t;
+  t.name = "uneven";
+  t.gpu = "TEST";
+  t.count = 6;
+  t.fabric.gpus_per_node = 4;
+  t.fabric.nvlink_domain = 12;  // the largest domain: 3 nodes
+  t.fabric.nodes_per_leaf = 3;  // the largest leaf
+  t.domain_nodes = {2, 1, 3};
+  t.leaf_domains = {2, 1};
+  const ClusterTopology c = BuildTopology({t, t});
+  EXPECT_EQ(c.domains, 6);
+  EXPECT_EQ(c.leaves, 4);
+  EXPECT_EQ(c.total_gpus, 48);
+  const int domain[] = {0, 0, 1, 2, 2, 2}, leaf[] = {0, 0, 0, 1, 1, 1};
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_EQ(c.nodes[i].domain, domain[i]) << i;
+    EXPECT_EQ(c.nodes[i].leaf, leaf[i]) << i;
+    EXPECT_EQ(c.nodes[6 + i].domain, 3 + domain[i]) << i;  // the second type after the first
+    EXPECT_EQ(c.nodes[6 + i].leaf, 2 + leaf[i]) << i;
+  }
+  EXPECT_EQ(c.Describe(),
+            "6 nodes of 4 TEST (24 GPUs), NVLink domains of 1 to 3 nodes, 2 leaves of 3 nodes, spine 1:1; "
+            "6 nodes of 4 TEST (24 GPUs), NVLink domains of 1 to 3 nodes, 2 leaves of 3 nodes, spine 1:1");
+  t.domain_nodes = {2, 1, 2};  // 5 nodes listed for 6
+  EXPECT_EQ(InputErrorOf([&] { BuildTopology({t}); }),
+            "cluster: node type uneven: the domains and leaves it lists do not hold its 6 nodes");
+  t.domain_nodes = {2, 1, 3};
+  t.leaf_domains = {};
+  EXPECT_EQ(InputErrorOf([&] { BuildTopology({t}); }),
+            "cluster: node type uneven: domain_nodes and leaf_domains go together");
+}
+
 }  // namespace
 }  // namespace paratune

@@ -57,8 +57,8 @@ ClusterReplay RunCluster(const ClusterRequest& r) {
   const HardwareCatalog catalog = HardwareCatalog::BuiltIn();
   ClusterReplay out;
   out.topology = std::make_unique<ClusterTopology>(
-      r.cluster_file.empty() ? TopologyFromFlags(catalog, r.gpu, *r.nodes)
-                             : ReadClusterFile(catalog, ReadFile(r.cluster_file), r.cluster_file));
+      r.cluster_file.empty() ? TopologyFromFlags(catalog, r.gpu.empty() ? kDefaultGpu : r.gpu, *r.nodes)
+                             : ReadClusterFile(catalog, ReadFile(r.cluster_file), r.cluster_file, r.gpu));
   const ClusterTopology& topology = *out.topology;
   const std::vector<const PolicyInfo*> policies = Policies(r.policies);
   const JobTraceDefaults d = Defaults(r, topology);

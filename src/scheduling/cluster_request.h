@@ -20,8 +20,8 @@ struct ClusterRequest {
   std::string trace;         // the job trace file (Philly-derived, Alibaba v2023, native CSV; .gz)
   std::string format;        // "" = detected from the header
   std::optional<int> nodes;  // nodes of `gpu`'s reference system, or
-  std::string gpu = kDefaultGpu;
-  std::string cluster_file;                                    // a cluster TOML or an Alibaba v2023 node list
+  std::string gpu;           // "" = kDefaultGpu with --nodes; required with a Slurm topology.conf
+  std::string cluster_file;  // a cluster TOML, an Alibaba v2023 node list or a Slurm topology.conf
   std::string policies = "fifo,topo,topo-preempt";             // comma-separated
   std::string model;                                           // catalog model for jobs that give none
   std::string production_vcs;                                  // Philly: comma-separated production virtual clusters

@@ -2,9 +2,10 @@
 // each node inside an NVLink domain (1 node on HGX, 18 four-GPU trays on NVL72), domains under
 // leaf switches, leaves under a spine whose uplinks are oversubscribed. Built from the cost
 // model's fabric description (hardware/fabric.h): flags (`--nodes 256 --gpu B300`), a cluster
-// TOML file with one [[nodes]] table per node type, or the Alibaba v2023 node list. Nodes are
-// numbered in order: a type's nodes fill its domains, domains fill its leaves; domains and leaves
-// never mix node types. docs/cluster.md describes the file.
+// TOML file with one [[nodes]] table per node type, the Alibaba v2023 node list, or a Slurm
+// topology.conf (slurm_topology.h). Nodes are numbered in order: a type's nodes fill its domains,
+// domains fill its leaves; domains and leaves never mix node types. docs/cluster.md describes the
+// files.
 #pragma once
 
 #include <string>
@@ -28,6 +29,14 @@ struct NodeType {
   Fabric fabric;
   GpuSpec gpu_spec;  // the chip (priced types)
   int count = 0;     // nodes of this type
+  // Uneven groups, where a file lists them one by one (a Slurm topology.conf: leaves of 6 and 4
+  // nodes, blocks of 18): the nodes of each NVLink domain and the domains under each leaf, in
+  // numbering order (domain_nodes sums to count, leaf_domains to domain_nodes.size()). Empty:
+  // domains of nodes_per_domain() nodes and leaves of fabric.nodes_per_leaf. Given, the fabric's
+  // sizes are the largest domain's and leaf's (nodes_per_leaf 0 when there is one leaf): what a
+  // placement's "fits in one domain / one leaf" asks.
+  std::vector<int> domain_nodes;
+  std::vector<int> leaf_domains;
 
   // NVLink domain size in nodes: fabric.nvlink_domain / fabric.gpus_per_node, at least 1.
   int nodes_per_domain() const;
@@ -46,6 +55,10 @@ struct ClusterTopology {
   int leaves = 0;
   int total_gpus = 0;
   int max_gpus_per_node = 0;
+  // The nodes' host names in numbering order, where the file names them (a Slurm topology.conf:
+  // "gpu001"); empty for the other descriptions. Kept for mapping a Slurm history's NodeList
+  // onto the nodes.
+  std::vector<std::string> node_names;
 
   // "256 nodes of 8 B300 (2048 GPUs), 32 leaves of 8 nodes, spine 1:1" (one line per type).
   std::string Describe() const;
@@ -58,10 +71,13 @@ ClusterTopology BuildTopology(std::vector<NodeType> types);
 // `nodes` nodes of the GPU's reference system (its fabric from the catalog).
 ClusterTopology TopologyFromFlags(const HardwareCatalog& catalog, const std::string& gpu, int nodes);
 
-// A cluster TOML file (docs/cluster.md) or the Alibaba v2023 node list CSV
-// (`sn,cpu_milli,memory_mib,gpu,model`), told apart by content. Throws InputError naming the
-// file, line and field.
-ClusterTopology ReadClusterFile(const HardwareCatalog& catalog, std::string_view text, const std::string& where);
+// A cluster TOML file (docs/cluster.md), the Alibaba v2023 node list CSV
+// (`sn,cpu_milli,memory_mib,gpu,model`) or a Slurm topology.conf (SwitchName=/BlockName= lines),
+// told apart by content. A topology.conf names no GPU: its nodes are `gpu`'s reference node
+// (`--gpu`; required there, ignored by the other formats). Throws InputError naming the file, line
+// and field.
+ClusterTopology ReadClusterFile(const HardwareCatalog& catalog, std::string_view text, const std::string& where,
+                                const std::string& gpu = "");
 
 inline constexpr int kMaxClusterNodes = 1 << 17;
 inline constexpr int kMaxGpusPerNode = 1024;

@@ -1,6 +1,7 @@
 #include "util/text.h"
 
 #include <charconv>
+#include <cmath>
 
 namespace paratune {
 namespace {
@@ -54,11 +55,6 @@ std::string Quote(std::string_view s) { return "'" + Shown(s) + "'"; }
 
 namespace {
 
-bool SpellsNonFinite(std::string_view s) {
-  if (!s.empty() && (s.front() == '-' || s.front() == '+')) s.remove_prefix(1);
-  return EqualsAsciiNoCase(s, "inf") || EqualsAsciiNoCase(s, "infinity") || EqualsAsciiNoCase(s, "nan");
-}
-
 // The one range rule: the whole text, and std::from_chars' ERANGE (beyond the type, or a
 // nonzero decimal rounding to zero) as kOutOfRange; `out` is written only for kOk.
 template <typename T>
@@ -76,7 +72,11 @@ NumberParse WholeNumber(std::string_view s, T* out) {
 }  // namespace
 
 NumberParse ParseNumber(std::string_view s, double* out) {
-  return SpellsNonFinite(s) ? NumberParse::kNotFinite : WholeNumber(s, out);
+  double v = 0;
+  const NumberParse p = WholeNumber(s, &v);  // from_chars reads inf, infinity and nan in any case
+  if (p == NumberParse::kOk && !std::isfinite(v)) return NumberParse::kNotFinite;
+  if (p == NumberParse::kOk) *out = v;
+  return p;
 }
 
 NumberParse ParseInteger(std::string_view s, int64_t* out) { return WholeNumber(s, out); }

@@ -36,7 +36,7 @@ enum class NumberParse {
   kOk,
   kNotANumber,  // empty, text around the digits, hexadecimal, a '+' sign
   kOutOfRange,  // beyond the type's range, or a nonzero decimal that rounds to zero (1e-400)
-  kNotFinite,   // inf, infinity or nan (any case, signed): a spelling, not a measurement
+  kNotFinite,   // inf, infinity or nan (any case, with or without '-'): a spelling, not a measurement
 };
 
 // The whole of `s` as a decimal number: an optional '-', digits with an optional point and

@@ -94,10 +94,7 @@ Job PodJob(int line, std::string_view name, double submit_s, double run_s, JobCl
   job.submit_s = submit_s;
   job.run_s = run_s;
   job.job_class = job_class;
-  job.checkpoint_interval_s = defaults.checkpoint_interval_s;
-  job.restart_overhead_s = defaults.restart_overhead_s;
-  job.locality = defaults.locality;
-  job.model = defaults.model;
+  job_rows::ApplyDefaults(job, defaults);
   if (!spec.empty() && !EqualsAsciiNoCase(spec, "nan")) job.gpu_type = std::string(spec);
   return job;
 }

@@ -155,6 +155,13 @@ Number NumberField(std::string_view field, const char* column) {
   return n;
 }
 
+void ApplyDefaults(Job& job, const JobTraceDefaults& defaults) {
+  job.checkpoint_interval_s = defaults.checkpoint_interval_s;
+  job.restart_overhead_s = defaults.restart_overhead_s;
+  job.locality = defaults.locality;
+  job.model = defaults.model;
+}
+
 Integer IntegerField(std::string_view field, const char* column) {
   Integer n;
   field = TrimBlanks(field);

@@ -88,6 +88,10 @@ struct Integer {
 };
 Integer IntegerField(std::string_view field, const char* column);
 
+// Sets what the trace does not say (checkpoint interval, restart overhead, locality, model) from
+// the defaults: the readers whose formats carry none of these.
+void ApplyDefaults(Job& job, const JobTraceDefaults& defaults);
+
 // Builds a JobTrace: Add() runs the common row checks and appends the job with the next id, or
 // records it as skipped; Skip() records a row skipped for a reason of the format. Finish() sorts
 // the skipped rows by line (a reader may skip in two passes).

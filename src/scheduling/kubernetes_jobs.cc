@@ -373,10 +373,7 @@ JobTrace ReadKubernetesJobs(std::string_view text, const std::string& where, con
   for (K8sJob& j : jobs) {
     j.job.submit_s = j.submit - first_submit;
     j.job.run_s = j.end - j.start;
-    j.job.checkpoint_interval_s = defaults.checkpoint_interval_s;
-    j.job.restart_overhead_s = defaults.restart_overhead_s;
-    j.job.locality = defaults.locality;
-    j.job.model = defaults.model;
+    job_rows::ApplyDefaults(j.job, defaults);
     builder.Add(std::move(j.job), j.gpus);
   }
   return builder.Finish();

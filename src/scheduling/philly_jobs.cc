@@ -50,10 +50,7 @@ Job PhillyJob(int line, double submit_s, double run_s, std::string_view vc, cons
       std::find(defaults.production_vcs.begin(), defaults.production_vcs.end(), vc) != defaults.production_vcs.end()
           ? JobClass::kProduction
           : JobClass::kExperimental;
-  job.checkpoint_interval_s = defaults.checkpoint_interval_s;
-  job.restart_overhead_s = defaults.restart_overhead_s;
-  job.locality = defaults.locality;
-  job.model = defaults.model;
+  job_rows::ApplyDefaults(job, defaults);
   return job;
 }
 

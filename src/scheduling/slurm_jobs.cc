@@ -159,10 +159,7 @@ SacctRow ReadRow(const std::vector<std::string_view>& f, const std::vector<int>&
   r.job.line = line;
   r.job.name = std::string(field(kSacctJobId));
   r.job.run_s = run_s;
-  r.job.checkpoint_interval_s = defaults.checkpoint_interval_s;
-  r.job.restart_overhead_s = defaults.restart_overhead_s;
-  r.job.locality = defaults.locality;
-  r.job.model = defaults.model;
+  job_rows::ApplyDefaults(r.job, defaults);
   // Slurm's queueing delay: from when the job could start (Eligible: after its dependencies and
   // --begin time) to its start.
   const std::optional<double> eligible = ParseTimestamp(field(kSacctEligible));

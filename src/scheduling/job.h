@@ -47,6 +47,13 @@ struct Job {
   // value), Kueue's spec.priority (the WorkloadPriorityClass value); 0 where the trace has none,
   // which leaves the queue in submission order.
   double priority = 0;
+  // The queue the job was submitted to: Slurm's Partition, Kueue's ClusterQueue; empty where the
+  // trace names none. Scheduler configurations (Slurm partitions, Kueue quotas) are keyed by it.
+  std::string queue;
+  std::string qos;  // Slurm's QOS; empty where none
+  // The run time the job asked for (Slurm's Timelimit): what a scheduler's reservations assume,
+  // as the real one does; NaN where the trace has none (the replay then assumes its run time).
+  double time_limit_s = std::numeric_limits<double>::quiet_NaN();
   // The queueing delay the history itself recorded (Slurm: Start - Eligible; Alibaba:
   // scheduled_time - creation_time), to set beside the replay's; NaN where the trace has none.
   double measured_wait_s = std::numeric_limits<double>::quiet_NaN();

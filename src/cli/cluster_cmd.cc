@@ -43,7 +43,8 @@ void AddClusterInputFlags(CLI::App* cmd, ClusterFlags& flags) {
   auto* topology = cmd->add_option("--topology", f->request.cluster_file,
                                    "cluster TOML ([[nodes]] per node type), Alibaba v2023 node list CSV or Slurm "
                                    "topology.conf (with --gpu)");
-  cmd->add_option("--policy", f->request.policies, "comma-separated policies: fifo, topo, topo-preempt, topo-defrag");
+  cmd->add_option("--policy", f->request.policies,
+                  "comma-separated policies: fifo, topo, topo-preempt, topo-defrag, slurm");
   cmd->add_flag("--json", f->json, "JSON output (schema paratune.cluster/1, docs/json.md)");
   cmd->add_option("--series", f->series_out, "write the time series (utilisation, queue, fragmentation) as CSV");
   cmd->add_option("--trace-out", f->trace_out, "write the placements over time as a Chrome trace (one track per node)");
@@ -52,6 +53,12 @@ void AddClusterInputFlags(CLI::App* cmd, ClusterFlags& flags) {
                   "catalog model for jobs the trace gives none (their placements are priced)");
   cmd->add_option("--production-vc", f->request.production_vcs,
                   "Philly: comma-separated virtual clusters whose jobs are production");
+  cmd->add_option("--slurm-conf", f->request.slurm_conf,
+                  "the cluster's slurm.conf: the jobs' queue order, classes and time limits, and the `slurm` "
+                  "policy's scheduler, backfill, placement and preemption");
+  cmd->add_option("--slurm-what-if", f->request.slurm_what_ifs,
+                  "a slurm.conf line the `slurm` policy is also replayed with, side by side (repeatable), e.g. "
+                  "'TopologyPlugin=topology/block'");
   AddDeprecatedOption(cmd, "--trace", job_history);
   AddDeprecatedOption(cmd, "--cluster", topology);
 }
@@ -93,7 +100,7 @@ Command AddClusterCommand(CLI::App& root) {
   return {cmd, [cmd, f] {
             PrepareOutputs(*cmd,
                            {{"--series", &f->series_out}, {"--trace-out", &f->trace_out}, {"--jobs-out", &f->jobs_out}},
-                           {f->request.trace, f->request.cluster_file});
+                           {f->request.trace, f->request.cluster_file, f->request.slurm_conf});
             ClusterRequest r = f->request;
             if (cmd->count("--nodes")) r.nodes = f->nodes;
             r.options.record_placements = !f->trace_out.empty();

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "scheduling/policy.h"
+#include "scheduling/slurm_conf.h"
 #include "scheduling/speed_model.h"
 #include "scheduling/job_history_reader.h"
 #include "model/catalog.h"
@@ -47,6 +48,34 @@ JobTraceDefaults Defaults(const ClusterRequest& r, const ClusterTopology& topolo
   return d;
 }
 
+// The slurm.conf and its what-ifs, each a configuration of the `slurm` policy (the what-if's
+// line appended to the file's text). A what-if may change the scheduler, its parameters, the
+// placement and preemption, not what ApplySlurmConfig derives the jobs from.
+std::vector<std::pair<std::string, SlurmConfig>> SlurmConfigs(const ClusterRequest& r) {
+  std::vector<std::pair<std::string, SlurmConfig>> out;
+  std::string text;
+  if (!r.slurm_conf.empty()) {
+    RequireRegularFile(r.slurm_conf);
+    text = ReadMaybeGzipFile(r.slurm_conf, size_t{64} << 20);
+  }
+  const std::string where = r.slurm_conf.empty() ? std::string("slurm.conf(5) defaults") : r.slurm_conf;
+  out.emplace_back("slurm", ParseSlurmConf(text, where));
+  const SlurmConfig& base = out.front().second;
+  for (const std::string& line : r.slurm_what_ifs) {
+    SlurmConfig c = ParseSlurmConf(text + "\n" + line, where + " + --slurm-what-if");
+    const bool same_jobs = c.multifactor == base.multifactor && c.weight_age == base.weight_age &&
+                           c.weight_job_size == base.weight_job_size && c.weight_partition == base.weight_partition &&
+                           c.max_age_s == base.max_age_s && c.favor_small == base.favor_small &&
+                           c.partitions.size() == base.partitions.size();
+    if (!same_jobs)
+      throw InputError("--slurm-what-if '" + line +
+                       "': changes the jobs' priorities or partitions; a what-if may change the scheduler, "
+                       "SchedulerParameters, TopologyPlugin, SelectType and Preempt* only");
+    out.emplace_back("slurm[" + line + "]", std::move(c));
+  }
+  return out;
+}
+
 }  // namespace
 
 ClusterReplay RunCluster(const ClusterRequest& r) {
@@ -65,6 +94,8 @@ ClusterReplay RunCluster(const ClusterRequest& r) {
   std::optional<JobTraceFormat> format;
   if (!r.format.empty()) format = kJobTraceFormatNames.Parse(r.format, "--format", "trace format");
   JobTrace trace = ReadJobTrace(ReadMaybeGzipFile(r.trace, size_t{1} << 30), r.trace, format, d);
+  const auto slurm = SlurmConfigs(r);
+  if (!r.slurm_conf.empty()) ApplySlurmConfig(slurm.front().second, topology.total_gpus, &trace);
   out.trace = std::make_unique<JobTrace>(FilterPlaceable(topology, std::move(trace), r.options));
   ClusterRun& run = out.run;
   run.topology = out.topology.get();
@@ -72,10 +103,20 @@ ClusterReplay RunCluster(const ClusterRequest& r) {
   run.options = r.options;
   SpeedModel speed(topology);
   for (const PolicyInfo* info : policies) {
-    auto policy = info->make();
-    ReplayResult result = Replay(topology, *out.trace, *policy, &speed, run.options, r.progress);
-    result.metrics.policy = info->name;
-    run.policies.push_back({info->name, std::move(result)});
+    const bool is_slurm = std::string(info->name) == "slurm";
+    for (size_t k = 0; k < (is_slurm ? slurm.size() : 1); ++k) {
+      ReplayOptions options = run.options;
+      std::string name = info->name;
+      if (is_slurm) {
+        options.slurm = &slurm[k].second;
+        options.min_run_s = slurm[k].second.preempt_exempt_time_s;
+        name = slurm[k].first;
+      }
+      auto policy = info->make();
+      ReplayResult result = Replay(topology, *out.trace, *policy, &speed, options, r.progress);
+      result.metrics.policy = name;
+      run.policies.push_back({name, std::move(result)});
+    }
   }
   return out;
 }

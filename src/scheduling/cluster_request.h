@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "scheduling/cluster_json.h"
 #include "scheduling/replay.h"
@@ -28,6 +29,13 @@ struct ClusterRequest {
   std::string locality;                                        // soft or hard, for jobs that give none
   double checkpoint_interval_s = -1, restart_overhead_s = -1;  // < 0: the trace defaults
   ReplayOptions options;                                       // record_placements: keep them for the Chrome trace
+  // The cluster's slurm.conf ("" = none): it sets the queue order, classes and time limits of
+  // the jobs (ApplySlurmConfig) for every policy, and the `slurm` policy follows it.
+  std::string slurm_conf;
+  // What-ifs of the `slurm` policy: slurm.conf lines of keys that change the scheduler, not the
+  // jobs ("TopologyPlugin=topology/block", "SchedulerType=sched/builtin"), each replayed as a
+  // policy named slurm[LINE] beside it.
+  std::vector<std::string> slurm_what_ifs;
   Progress* progress = nullptr;
 };
 

@@ -16,6 +16,10 @@ const std::vector<PolicyInfo>& Policies() {
        &MakeTopoPreemptPolicy},
       {"topo-defrag", "topo-preempt with a consolidation pass that migrates small jobs to free whole nodes",
        &MakeDefragPolicy},
+      {"slurm",
+       "Slurm's scheduler under the cluster's slurm.conf (--slurm-conf): priority order, main scheduler, backfill "
+       "with reservations at time limits, TopologyPlugin placement, partition preemption",
+       &MakeSlurmPolicy},
   };
   return kPolicies;
 }

@@ -35,5 +35,6 @@ std::unique_ptr<Policy> MakeFifoPolicy();
 std::unique_ptr<Policy> MakeTopoPolicy();
 std::unique_ptr<Policy> MakeTopoPreemptPolicy();
 std::unique_ptr<Policy> MakeDefragPolicy();
+std::unique_ptr<Policy> MakeSlurmPolicy();
 
 }  // namespace paratune

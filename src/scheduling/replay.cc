@@ -363,6 +363,7 @@ ReplayResult Scheduler::Run(Policy& policy, Progress* progress) {
     while (!by_end_.empty() && by_end_.begin()->first <= now_) {
       Finish(by_end_.begin()->second);
       ++finished;
+      ++events_;
     }
     while (next < n && job(arrivals[next]).submit_s <= now_) {
       const int64_t id = arrivals[next++];
@@ -370,6 +371,7 @@ ReplayResult Scheduler::Run(Policy& policy, Progress* progress) {
       queued_since_[id] = now_;
       pending_.insert(KeyOf(j, id));
       queued_gpus_ += j.gpus;
+      ++events_;
     }
     while (!wakes_.empty() && wakes_.top() <= now_) wakes_.pop();
     policy.Schedule(*this);

@@ -23,6 +23,7 @@
 namespace paratune {
 
 class Policy;
+struct SlurmConfig;
 
 struct ReplayOptions {
   // A running job may be preempted only after this long in its current run: Meta's research
@@ -37,6 +38,9 @@ struct ReplayOptions {
   int backfill_depth = 500;
   double series_interval_s = 3600;  // 0: no series
   bool record_placements = true;    // keep every placement interval (the Chrome trace)
+  // The cluster's slurm.conf, which the `slurm` policy follows (scheduling/slurm_conf.h); null:
+  // slurm.conf(5)'s defaults.
+  const SlurmConfig* slurm = nullptr;
 };
 
 // A job that cannot run on this cluster at all (no node type it may use, more GPUs than its
@@ -96,6 +100,9 @@ class Scheduler {
   // Bumped whenever GPUs are freed other than by a predicted completion (preemption,
   // migration): a reservation computed before is stale.
   int64_t disruptions() const { return disruptions_; }
+  // Submissions and completions so far: a policy that schedules periodically (Slurm's backfill)
+  // skips a pass when nothing arrived or ended since its last.
+  int64_t events() const { return events_; }
 
   void Start(int64_t id, const Placement& p);
   void Preempt(int64_t id);
@@ -129,6 +136,7 @@ class Scheduler {
   std::vector<int> runs_;
   std::priority_queue<double, std::vector<double>, std::greater<double>> wakes_;
   int64_t disruptions_ = 0;
+  int64_t events_ = 0;
   int64_t queued_gpus_ = 0;
   ReplayResult result_;
   // Time integrals.

@@ -16,6 +16,7 @@
 
 #include "scheduling/job_history_reader.h"
 #include "scheduling/job_rows.h"
+#include "scheduling/slurm_conf.h"
 #include "util/error.h"
 #include "util/text.h"
 #include "util/timestamp.h"
@@ -38,10 +39,11 @@ enum SacctField {
   kSacctState,
   kSacctAllocTres,
   kSacctReqTres,
+  kSacctTimelimit,
   kSacctFieldCount
 };
-constexpr const char* kSacctFields[] = {"JobID", "JobName", "Partition", "QOS",   "Priority",  "Submit", "Eligible",
-                                        "Start", "End",     "Elapsed",   "State", "AllocTRES", "ReqTRES"};
+constexpr const char* kSacctFields[] = {"JobID", "JobName", "Partition", "QOS",   "Priority",  "Submit",  "Eligible",
+                                        "Start", "End",     "Elapsed",   "State", "AllocTRES", "ReqTRES", "Timelimit"};
 
 static_assert(std::size(kSacctFields) == kSacctFieldCount);
 
@@ -97,25 +99,6 @@ int64_t TresGpus(std::string_view tres) {
   return any >= 0 ? any : typed;
 }
 
-// Elapsed "[D-]HH:MM:SS" or "MM:SS[.mmm]" in seconds; NaN when it is not one.
-double ElapsedSeconds(std::string_view s) {
-  double days = 0;
-  if (const size_t dash = s.find('-'); dash != std::string_view::npos) {
-    if (ParseNumber(s.substr(0, dash), &days) != NumberParse::kOk) return NAN;
-    s.remove_prefix(dash + 1);
-  }
-  double total = 0;
-  int parts = 0;
-  for (size_t from = 0; from <= s.size() && parts < 4; ++parts) {
-    const size_t colon = std::min(s.find(':', from), s.size());
-    double v = 0;
-    if (ParseNumber(s.substr(from, colon - from), &v) != NumberParse::kOk || v < 0) return NAN;
-    total = total * 60 + v;
-    from = colon + 1;
-  }
-  return parts >= 2 && parts <= 3 ? days * 86400 + total : NAN;
-}
-
 // A row's job, or why it is not one (then `reason` is set).
 struct SacctRow {
   Job job;
@@ -146,7 +129,7 @@ SacctRow ReadRow(const std::vector<std::string_view>& f, const std::vector<int>&
   else if (state == "RUNNING")
     return Skipped("still running: no End");
   else
-    run_s = ElapsedSeconds(field(kSacctElapsed));
+    run_s = SlurmTimeSeconds(field(kSacctElapsed));
   if (!std::isfinite(run_s)) return Skipped("neither End nor Elapsed is a time");
   int64_t gpus = TresGpus(field(kSacctAllocTres));
   if (gpus <= 0 && col[kSacctReqTres] >= 0) gpus = std::max(gpus, TresGpus(field(kSacctReqTres)));
@@ -160,12 +143,19 @@ SacctRow ReadRow(const std::vector<std::string_view>& f, const std::vector<int>&
   r.job.name = std::string(field(kSacctJobId));
   r.job.run_s = run_s;
   job_rows::ApplyDefaults(r.job, defaults);
+  r.job.queue = std::string(field(kSacctPartition));
+  r.job.qos = std::string(field(kSacctQos));
+  // Timelimit: what Slurm's backfill reservations assume; "UNLIMITED" or "Partition_Limit" leave
+  // the partition's MaxTime (a slurm.conf) or the run time.
+  if (const double limit = SlurmTimeSeconds(field(kSacctTimelimit)); std::isfinite(limit) && limit > 0)
+    r.job.time_limit_s = limit;
   // Slurm's queueing delay: from when the job could start (Eligible: after its dependencies and
-  // --begin time) to its start.
+  // --begin time) to its start; the replay submits the job then.
   const std::optional<double> eligible = ParseTimestamp(field(kSacctEligible));
-  r.job.measured_wait_s = *start - (eligible ? std::max(*submit, *eligible) : *submit);
+  const double queued = eligible ? std::max(*submit, *eligible) : *submit;
+  r.job.measured_wait_s = *start - queued;
   r.gpus = gpus;
-  r.submit = *submit;
+  r.submit = queued;
   return r;
 }
 

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "util/test_util.h"
 
 namespace paratune {
@@ -106,6 +108,33 @@ TEST(SlurmJobs, DetectedByItsHeaderAndBrokenFilesAreOneLine) {
   EXPECT_DOUBLE_EQ(prio.jobs[0].priority, 0);
   ASSERT_EQ(prio.skipped.size(), 1u);
   EXPECT_EQ(prio.skipped[0].reason, "job '1': Priority 'high' is not a whole number");
+}
+
+// Partition and QOS name the job's queue; Timelimit is what Slurm's backfill assumes
+// ("UNLIMITED" or "Partition_Limit": none given); a job held by a dependency or --begin is
+// submitted to the replay at its Eligible time, from which its recorded wait counts.
+TEST(SlurmJobs, PartitionLimitAndEligibleTime) {
+  const JobTrace t = ReadJobTrace(
+      "JobID|Partition|QOS|Submit|Eligible|Start|End|State|AllocTRES|Timelimit\n"
+      "1|batch|normal|2026-03-01T10:00:00|2026-03-01T10:00:00|2026-03-01T10:00:00|2026-03-01T10:30:00|COMPLETED|"
+      "gres/gpu=8|02:00:00\n"
+      "2|prod|high|2026-03-01T10:00:00|2026-03-01T11:00:00|2026-03-01T11:10:00|2026-03-01T11:20:00|COMPLETED|"
+      "gres/gpu=8|1-00:00:00\n"
+      "3|batch|normal|2026-03-01T10:05:00|Unknown|2026-03-01T10:06:00|2026-03-01T10:07:00|COMPLETED|gres/gpu=1|"
+      "UNLIMITED\n"
+      "4|batch|normal|2026-03-01T10:05:00|2026-03-01T10:05:00|2026-03-01T10:06:00|2026-03-01T10:07:00|COMPLETED|"
+      "gres/gpu=1|Partition_Limit\n",
+      "sacct.txt", std::nullopt, JobTraceDefaults{});
+  ASSERT_EQ(t.jobs.size(), 4u);
+  EXPECT_EQ(t.jobs[0].queue, "batch");
+  EXPECT_EQ(t.jobs[1].qos, "high");
+  EXPECT_DOUBLE_EQ(t.jobs[0].time_limit_s, 7200);
+  EXPECT_DOUBLE_EQ(t.jobs[1].time_limit_s, 86400);
+  EXPECT_TRUE(std::isnan(t.jobs[2].time_limit_s));
+  EXPECT_TRUE(std::isnan(t.jobs[3].time_limit_s));
+  EXPECT_DOUBLE_EQ(t.jobs[1].submit_s, 3600);  // Eligible 11:00, an hour after the first
+  EXPECT_DOUBLE_EQ(t.jobs[1].measured_wait_s, 600);
+  EXPECT_DOUBLE_EQ(t.jobs[2].submit_s, 300);  // no Eligible time: Submit
 }
 
 }  // namespace

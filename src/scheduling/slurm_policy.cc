@@ -1,0 +1,206 @@
+// The `slurm` policy: Slurm's own scheduling under the cluster's slurm.conf (SlurmConfig), so that
+// a replay of a Slurm history under its configuration can be set beside the queueing it recorded,
+// and a changed configuration compared. What it follows (Slurm's scheduling documentation,
+// https://slurm.schedmd.com/sched_config.html, and slurm.conf(5)):
+// - The queue order: partition PriorityTier, then job priority (priority/multifactor, or submit
+//   order under priority/basic), then submit time (priority_multifactor.html, "jobs are
+//   evaluated in the following order"); the job's class and priority come from ApplySlurmConfig.
+// - The main scheduler, at every submission and completion: jobs in that order, each started
+//   when its nodes are free, up to the first that cannot start (default_queue_depth at most).
+// - The backfill scheduler (sched/backfill), every bf_interval when something arrived or ended:
+//   up to bf_max_job_test jobs in order; a job that can start now without delaying any earlier
+//   job's reservation starts; one that cannot gets a reservation at the earliest time its GPUs
+//   are free (within bf_window), assuming every job runs to its time limit. sched/builtin has
+//   the main scheduler only.
+// - Placement by TopologyPlugin: flat (none), the lowest-numbered nodes that fit; tree, the best
+//   fitting leaf (ClusterState::BestFit), spanning leaves when none holds the job; block, only
+//   inside one NVLink domain / block (or the fewest), the job waits otherwise.
+// - Preemption (PreemptType=preempt/partition_prio with PreemptMode=REQUEUE or CANCEL): a job of
+//   the highest PriorityTier that cannot start evicts lower-tier jobs (whole jobs, the least lost
+//   work, after PreemptExemptTime), which are requeued.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "scheduling/slurm_conf.h"
+#include "scheduling/slurm_profile.h"
+#include "scheduling/topo_preempt_policy.h"
+
+namespace paratune {
+
+namespace {
+
+class SlurmPolicy : public TopoPreemptPolicy {
+ public:
+  bool by_class() const override { return true; }
+  void Schedule(Scheduler& s) override;
+
+ private:
+  const SlurmConfig& Config(const Scheduler& s) const { return s.options().slurm ? *s.options().slurm : defaults_; }
+  // The run time the scheduler assumes: the time limit, else the run time (a perfect estimate).
+  double Limit(Scheduler& s, int64_t id) const;
+  std::optional<Placement> Place(const Scheduler& s, const Job& j, const std::vector<char>* excluded) const;
+  bool FitsNow(const Scheduler& s, const Job& j) const;
+  bool TryStart(Scheduler& s, int64_t id, const std::vector<char>* excluded);
+  void Main(Scheduler& s);
+  void Backfill(Scheduler& s);
+
+  SlurmConfig defaults_;
+  std::unique_ptr<SlurmProfile> profile_;  // kept between passes for its buffers
+  double next_backfill_s_ = 0;
+  int64_t backfilled_events_ = -1;
+};
+
+double SlurmPolicy::Limit(Scheduler& s, int64_t id) const {
+  const Job& j = s.job(id);
+  return std::isfinite(j.time_limit_s) ? j.time_limit_s : s.remaining_work_s(id) + j.restart_overhead_s;
+}
+
+std::optional<Placement> SlurmPolicy::Place(const Scheduler& s, const Job& j, const std::vector<char>* excluded) const {
+  const ClusterState& state = s.state();
+  const SlurmPlacement mode = Config(s).placement;
+  for (int t : state.TypesFor(j.gpu_type)) {
+    const int per = s.topology().types[t].fabric.gpus_per_node;
+    if (mode == SlurmPlacement::kFlat) {
+      // The lowest-numbered nodes: one with the GPUs for a job of a node, else whole free nodes.
+      Placement p;
+      int left = j.gpus;
+      for (size_t n = 0; n < s.topology().nodes.size() && left > 0; ++n) {
+        const int node = static_cast<int>(n);
+        if (s.topology().nodes[n].type != t || (excluded && (*excluded)[n])) continue;
+        const int need = std::min(left, per);
+        if (j.gpus <= per ? state.free(node) >= need : state.free(node) == per) {
+          p.shares.push_back({node, need});
+          left -= need;
+        }
+      }
+      if (left == 0) return p;
+      continue;
+    }
+    if (auto p = state.BestFit(t, j.gpus, excluded)) return p;
+    if (mode == SlurmPlacement::kTree && j.gpus > per && state.whole_free_nodes(t) * per >= j.gpus)
+      if (auto p = state.SplitFit(t, j.gpus, excluded); p && static_cast<int>(p->shares.size()) * per < j.gpus + per)
+        return p;
+  }
+  return std::nullopt;
+}
+
+bool SlurmPolicy::FitsNow(const Scheduler& s, const Job& j) const {
+  const ClusterState& state = s.state();
+  for (int t : state.TypesFor(j.gpu_type)) {
+    const int per = s.topology().types[t].fabric.gpus_per_node;
+    if (j.gpus <= per ? state.free_of_type(t) - state.FreeBelow(t, j.gpus) > 0
+                      : state.whole_free_nodes(t) * per >= j.gpus)
+      return true;
+  }
+  return false;
+}
+
+bool SlurmPolicy::TryStart(Scheduler& s, int64_t id, const std::vector<char>* excluded) {
+  const Job& j = s.job(id);
+  if (auto p = Place(s, j, excluded)) {
+    s.Start(id, *p);
+    return true;
+  }
+  const SlurmConfig& c = Config(s);
+  if (excluded || c.preempt != SlurmPreempt::kPartitionPrio || c.preempt_mode == SlurmPreemptMode::kOff ||
+      j.job_class != JobClass::kProduction)
+    return false;
+  const std::vector<int64_t> victims = ChooseVictims(s, id);
+  if (victims.empty()) return false;
+  for (int64_t v : victims) s.Preempt(v);
+  if (auto p = Place(s, j, nullptr)) {
+    s.Start(id, *p);
+    return true;
+  }
+  return false;
+}
+
+void SlurmPolicy::Main(Scheduler& s) {
+  int tested = 0;
+  while (!s.pending().empty() && tested++ < Config(s).default_queue_depth) {
+    const int64_t id = QueuedJob(*s.pending().begin());
+    if (!TryStart(s, id, nullptr)) return;
+  }
+}
+
+void SlurmPolicy::Backfill(Scheduler& s) {
+  const SlurmConfig& c = Config(s);
+  const double now = s.now();
+  if (!profile_) profile_ = std::make_unique<SlurmProfile>(s.topology());
+  SlurmProfile& profile = *profile_;
+  profile.Reset(now);
+  for (const auto& [id, run] : s.running()) {
+    const double limit = std::isfinite(s.job(id).time_limit_s) ? run.start_s + s.job(id).time_limit_s : run.end_s;
+    profile.Hold(run.placement, now, std::max(limit, now + 1));
+  }
+  std::vector<int64_t> queue;
+  for (const QueueKey& k : s.pending()) {
+    if (static_cast<int>(queue.size()) >= c.bf_max_job_test) break;
+    queue.push_back(QueuedJob(k));
+  }
+  // Reservations are made lazily: only when a later job could start now do the earlier blocked
+  // jobs' reservations matter, and they are then made in queue order, as the pass would have.
+  // Holds only ever take GPUs away, so a job that cannot start now on the holds made so far
+  // cannot with more, and neither can a job asking at least as many GPUs for at least as long.
+  std::vector<int64_t> blocked;
+  std::vector<std::pair<int, double>> failed;  // (GPUs, limit) of jobs of any GPU type that could not start
+  const auto dominated = [&](const Job& j, double d) {
+    if (!j.gpu_type.empty()) return false;
+    for (const auto& [g, limit] : failed)
+      if (j.gpus >= g && d >= limit &&
+          (g <= s.topology().max_gpus_per_node) == (j.gpus <= s.topology().max_gpus_per_node))
+        return true;
+    return false;
+  };
+  for (int64_t id : queue) {
+    if (s.state().free_total() == 0) break;
+    const Job& j = s.job(id);
+    const double d = Limit(s, id);
+    const std::vector<int> types = s.state().TypesFor(j.gpu_type);
+    const auto fits_profile = [&] {
+      const std::vector<char> excluded = profile.Excluded(types, j.gpus, d);
+      return Place(s, j, &excluded);
+    };
+    const bool may_fit = FitsNow(s, j) && !dominated(j, d);
+    if (!may_fit || !fits_profile()) {
+      if (may_fit && j.gpu_type.empty()) failed.emplace_back(j.gpus, d);
+      blocked.push_back(id);
+      continue;
+    }
+    for (int64_t b : blocked) {
+      const Job& bj = s.job(b);
+      const double bd = Limit(s, b);
+      if (auto slot = profile.Earliest(s.state().TypesFor(bj.gpu_type), bj.gpus, bd, now + c.bf_window_s))
+        profile.Hold(slot->placement, slot->start_s, slot->start_s + bd);
+    }
+    blocked.clear();
+    if (auto p = fits_profile()) {
+      s.Start(id, *p);
+      profile.Hold(*p, now, now + d);
+    } else {
+      if (j.gpu_type.empty()) failed.emplace_back(j.gpus, d);
+      blocked.push_back(id);
+    }
+  }
+}
+
+void SlurmPolicy::Schedule(Scheduler& s) {
+  Main(s);
+  const SlurmConfig& c = Config(s);
+  if (c.scheduler != SlurmScheduler::kBackfill || s.pending().empty() || s.state().free_total() == 0) return;
+  if (s.events() == backfilled_events_) return;  // nothing arrived or ended since the last pass
+  if (s.now() < next_backfill_s_) {
+    s.WakeAt(next_backfill_s_);
+    return;
+  }
+  Backfill(s);
+  backfilled_events_ = s.events();
+  next_backfill_s_ = s.now() + c.bf_interval_s;
+}
+
+}  // namespace
+
+std::unique_ptr<Policy> MakeSlurmPolicy() { return std::make_unique<SlurmPolicy>(); }
+
+}  // namespace paratune

@@ -3,18 +3,56 @@
 // topology or throw InputError, on any bytes. A read topology numbers its
 // nodes in order with every node's type, domain and leaf in range, domains and leaves never mixing
 // types, its GPU count the sum over the types, and a usable fabric on every priced type.
+// The same bytes as a slurm.conf (`--slurm-conf`) are read or refused with InputError; a read one
+// has non-negative weights, windows and limits, and the jobs it maps keep finite priorities and
+// positive time limits.
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
 
+#include "scheduling/slurm_conf.h"
 #include "scheduling/topology.h"
 #include "util/error.h"
+
+namespace {
+
+void CheckSlurmConf(std::string_view text) {
+  paratune::SlurmConfig c;
+  try {
+    c = paratune::ParseSlurmConf(text, "fuzz.conf");
+  } catch (const paratune::InputError&) {
+    return;
+  }
+  for (double w : {c.weight_age, c.weight_fairshare, c.weight_job_size, c.weight_partition, c.weight_qos})
+    if (!(w >= 0)) std::abort();
+  if (!(c.max_age_s >= 0) || !(c.bf_window_s >= 0) || !(c.bf_interval_s >= 0) || c.bf_max_job_test < 0 ||
+      c.default_queue_depth < 0 || !(c.preempt_exempt_time_s >= 0))
+    std::abort();
+  paratune::JobTrace trace;
+  for (int i = 0; i < 3; ++i) {
+    paratune::Job j;
+    j.gpus = 8 << i;
+    j.submit_s = 100.0 * i;
+    j.run_s = 3600;
+    j.priority = i == 0 ? 0 : 1000.0 * i;
+    j.measured_wait_s = 60.0 * i;
+    j.queue = i == 2 ? "prod" : "batch";
+    trace.jobs.push_back(j);
+  }
+  paratune::ApplySlurmConfig(c, 64, &trace);
+  for (const paratune::Job& j : trace.jobs)
+    if (std::isnan(j.priority) || !(std::isnan(j.time_limit_s) || j.time_limit_s >= 0)) std::abort();
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const paratune::HardwareCatalog kCatalog = paratune::HardwareCatalog::BuiltIn();
   if (size > (1 << 20)) return 0;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
+  CheckSlurmConf(text);
   paratune::ClusterTopology t;
   try {
     t = paratune::ReadClusterFile(kCatalog, text, "fuzz.toml", "GB300");

@@ -23,10 +23,12 @@ def replay(job_history=None, *, progress=None, **options):
     job_history: the job trace (Philly-derived CSV, Alibaba v2023 pod list, or native CSV; .gz
     too), as --job-history. The cluster: nodes (of gpu's reference system, default B300) or
     topology (a cluster TOML or an Alibaba v2023 node list), as --topology. Options (the CLI's
-    flags): format, policy (comma-separated: fifo, topo, topo-preempt, topo-defrag; default
+    flags): format, policy (comma-separated: fifo, topo, topo-preempt, topo-defrag, slurm; default
     "fifo,topo,topo-preempt"), model (for jobs that give none: their placements are priced by
     the cost model), production_vc, checkpoint_interval, restart_overhead, locality ("soft" or
-    "hard"), min_run, locality_wait, backfill_depth, series_interval (seconds). The old names
+    "hard"), min_run, locality_wait, backfill_depth, series_interval (seconds), slurm_conf (the
+    cluster's slurm.conf, which policy "slurm" follows), slurm_what_if (a slurm.conf line, or a
+    list of them, each replayed as policy "slurm[LINE]"). The old names
     trace= and cluster= still work, with a DeprecationWarning.
 
     progress: as in paratune.plan(); Ctrl-C stops the replay at the next report.

@@ -1,5 +1,5 @@
 # Type stubs for paratune.cluster (python/paratune/cluster.py).
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, List, Optional, Union
 import os
 
 from . import ClusterReplay as ClusterReplay
@@ -14,4 +14,5 @@ def replay(
     checkpoint_interval: Optional[float] = ..., restart_overhead: Optional[float] = ...,
     locality: Optional[str] = ..., min_run: Optional[float] = ..., locality_wait: Optional[float] = ...,
     backfill_depth: Optional[int] = ..., series_interval: Optional[float] = ...,
+    slurm_conf: Optional[Union[str, os.PathLike[str]]] = ..., slurm_what_if: Optional[Union[str, List[str]]] = ...,
 ) -> ClusterReplay: ...

@@ -77,3 +77,28 @@ def test_old_keywords_trace_and_cluster_still_work_with_a_warning(tmp_path):
         paratune.cluster.replay(trace, topology=topology, cluster=topology)
     with pytest.raises(TypeError, match="missing the job trace"):
         paratune.cluster.replay(nodes=1)
+
+
+# The Slurm history with time limits of src/cli/cluster_cli_test.cc (SlurmConfAndItsWhatIfSideBySide):
+# under its slurm.conf the replay gives the recorded waits (mean 756.25 s); without backfill 1,248.5 s.
+SACCT = ("JobID|Partition|Submit|Eligible|Start|End|State|AllocTRES|Timelimit\n"
+         "1|gpu|2026-03-01T10:00:00|2026-03-01T10:00:00|2026-03-01T10:00:00|2026-03-01T10:16:40|COMPLETED|gres/gpu=4|00:16:40\n"
+         "2|gpu|2026-03-01T10:00:01|2026-03-01T10:00:01|2026-03-01T10:16:40|2026-03-01T10:33:20|COMPLETED|gres/gpu=8|00:16:40\n"
+         "3|gpu|2026-03-01T10:00:02|2026-03-01T10:00:02|2026-03-01T10:33:20|2026-03-01T10:41:40|COMPLETED|gres/gpu=4|00:33:20\n"
+         "4|gpu|2026-03-01T10:00:03|2026-03-01T10:00:03|2026-03-01T10:00:31|2026-03-01T10:08:51|COMPLETED|gres/gpu=4|00:15:00\n")
+
+
+def test_slurm_conf_and_what_if_are_the_clis(cli, tmp_path):
+    history, conf = tmp_path / "sacct.txt", tmp_path / "slurm.conf"
+    history.write_text(SACCT)
+    conf.write_text("SchedulerParameters=bf_interval=30\nPartitionName=gpu Default=YES\n")
+    r = paratune.cluster.replay(history, nodes=1, gpu="H100", policy="slurm", slurm_conf=conf,
+                                slurm_what_if="SchedulerType=sched/builtin")
+    assert r.to_dict() == cli.json("cluster", "--job-history", history, "--nodes", 1, "--gpu", "H100", "--policy",
+                                   "slurm", "--slurm-conf", conf, "--slurm-what-if", "SchedulerType=sched/builtin")
+    frame = r.to_frame()
+    assert list(frame["policy"]) == ["slurm", "slurm[SchedulerType=sched/builtin]"]
+    assert list(frame["queue_delay_s.mean"]) == [756.25, 1248.5]
+    with pytest.raises(paratune.InputError, match="changes the jobs' priorities or partitions"):
+        paratune.cluster.replay(history, nodes=1, policy="slurm", slurm_conf=conf,
+                                slurm_what_if=["TopologyPlugin=topology/tree", "PriorityWeightAge=9"])

@@ -136,6 +136,54 @@ TEST_F(ClusterCli, KueueHistoryIsReplayedBesideItsRecordedQueueing) {
       std::string::npos);
 }
 
+// A Slurm history with time limits replayed under its slurm.conf (policy slurm) and a what-if
+// without backfill: the four jobs of src/scheduling/slurm_policy_test.cc's backfill case on one
+// 8-GPU node, as Slurm ran them (starts at 0, 1,000, 2,000 and 31 s: waits 0, 999, 1,998 and 28 s,
+// a mean of 756.25 s). The replay under the configuration gives the same starts (+0%); with
+// sched/builtin the last job waits for the third (1,997 s): a mean of 1,248.5 s.
+TEST_F(ClusterCli, SlurmConfAndItsWhatIfSideBySide) {
+  const std::string history = Write(
+      "sacct.txt",
+      "JobID|Partition|Submit|Eligible|Start|End|State|AllocTRES|Timelimit\n"
+      "1|gpu|2026-03-01T10:00:00|2026-03-01T10:00:00|2026-03-01T10:00:00|2026-03-01T10:16:40|COMPLETED|gres/gpu=4|"
+      "00:16:40\n"
+      "2|gpu|2026-03-01T10:00:01|2026-03-01T10:00:01|2026-03-01T10:16:40|2026-03-01T10:33:20|COMPLETED|gres/gpu=8|"
+      "00:16:40\n"
+      "3|gpu|2026-03-01T10:00:02|2026-03-01T10:00:02|2026-03-01T10:33:20|2026-03-01T10:41:40|COMPLETED|gres/gpu=4|"
+      "00:33:20\n"
+      "4|gpu|2026-03-01T10:00:03|2026-03-01T10:00:03|2026-03-01T10:00:31|2026-03-01T10:08:51|COMPLETED|gres/gpu=4|"
+      "00:15:00\n");
+  const std::string conf = Write("slurm.conf",
+                                 "SchedulerType=sched/backfill\nSchedulerParameters=bf_interval=30\n"
+                                 "PartitionName=gpu Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
+  const Result r = Run({"cluster", "--job-history", history, "--nodes", "1", "--gpu", "H100", "--policy", "slurm",
+                        "--slurm-conf", conf, "--slurm-what-if", "SchedulerType=sched/builtin", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["policies"].size(), 2u);
+  EXPECT_EQ(j["policies"][0]["policy"], "slurm");
+  EXPECT_EQ(j["policies"][1]["policy"], "slurm[SchedulerType=sched/builtin]");
+  EXPECT_DOUBLE_EQ(j["trace"]["measured_queue_delay_s"]["mean"].get<double>(), 756.25);
+  EXPECT_DOUBLE_EQ(j["policies"][0]["queue_delay_s"]["mean"].get<double>(), 756.25);
+  EXPECT_DOUBLE_EQ(j["policies"][1]["queue_delay_s"]["mean"].get<double>(), 1248.5);
+  const Result text = Run({"cluster", "--job-history", history, "--nodes", "1", "--gpu", "H100", "--policy",
+                           "slurm,topo", "--slurm-conf", conf});
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("replayed mean against it: slurm +0% topo"), std::string::npos) << text.out;
+  // Bad input: a value Slurm would refuse, a what-if that changes the jobs, a missing file.
+  EXPECT_NE(RunBad({"cluster", "--job-history", history, "--nodes", "1", "--policy", "slurm", "--slurm-conf",
+                    Write("bad.conf", "PriorityWeightAge=lots\n")})
+                .find("bad.conf:1: PriorityWeightAge=lots is not a whole number from 0 to 4294967295"),
+            std::string::npos);
+  EXPECT_NE(RunBad({"cluster", "--job-history", history, "--nodes", "1", "--policy", "slurm", "--slurm-conf", conf,
+                    "--slurm-what-if", "PriorityWeightAge=100"})
+                .find("changes the jobs' priorities or partitions"),
+            std::string::npos);
+  EXPECT_NE(RunBad({"cluster", "--job-history", history, "--nodes", "1", "--slurm-conf", "/nonexistent/slurm.conf"})
+                .find("/nonexistent/slurm.conf"),
+            std::string::npos);
+}
+
 TEST_F(ClusterCli, BadInputIsOneLineAndStatusTwo) {
   const std::string trace = Write("t.csv", kTrace);
   EXPECT_NE(

@@ -87,6 +87,16 @@ std::vector<int> As<std::vector<int>>(py::handle v, const std::string& name) {
   return out;
 }
 
+// A list of str, or one str (a list of one).
+template <>
+std::vector<std::string> As<std::vector<std::string>>(py::handle v, const std::string& name) {
+  if (py::isinstance<py::str>(v)) return {v.cast<std::string>()};
+  if (!py::isinstance<py::sequence>(v)) WrongType(v, name, "a str or a list of str");
+  std::vector<std::string> out;
+  for (py::handle x : v) out.push_back(As<std::string>(x, name));
+  return out;
+}
+
 using Setter = std::function<void(Keywords&, py::handle, const std::string&)>;
 
 template <typename T>
@@ -241,6 +251,8 @@ const std::vector<Keyword>& KeywordTable() {
       {"policy", IntoCluster(&ClusterRequest::policies), kCluster},
       {"model", IntoCluster(&ClusterRequest::model), kCluster},
       {"production_vc", IntoCluster(&ClusterRequest::production_vcs), kCluster},
+      {"slurm_conf", IntoCluster(&ClusterRequest::slurm_conf), kCluster},
+      {"slurm_what_if", IntoCluster(&ClusterRequest::slurm_what_ifs), kCluster},
       {"checkpoint_interval", IntoCluster(&ClusterRequest::checkpoint_interval_s), kCluster},
       {"restart_overhead", IntoCluster(&ClusterRequest::restart_overhead_s), kCluster},
       {"locality", IntoCluster(&ClusterRequest::locality), kCluster},

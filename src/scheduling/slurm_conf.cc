@@ -67,6 +67,14 @@ double Number(const ConfLine& at, std::string_view key, std::string_view value) 
   return v;
 }
 
+// PriorityWeight*: unsigned 32-bit integers (priority_multifactor.html).
+double Weight(const ConfLine& at, std::string_view key, std::string_view value) {
+  int64_t v = 0;
+  if (ParseInteger(value, &v) != NumberParse::kOk || v < 0 || v > 4294967295)
+    Bad(at, key, value, "a whole number from 0 to 4294967295");
+  return static_cast<double>(v);
+}
+
 double Time(const ConfLine& at, std::string_view key, std::string_view value) {
   const double v = SlurmTimeSeconds(value);
   if (std::isnan(v)) Bad(at, key, value, "a Slurm time ([days-]hours:minutes:seconds, minutes, UNLIMITED)");
@@ -169,15 +177,15 @@ void ReadKey(const ConfLine& at, const std::string& key, const std::string& v, S
   else if (k == "prioritytype")
     c->multifactor = Choice(at, key, v, {std::pair{"priority/multifactor", true}, std::pair{"priority/basic", false}});
   else if (k == "priorityweightage")
-    c->weight_age = Number(at, key, v);
+    c->weight_age = Weight(at, key, v);
   else if (k == "priorityweightfairshare")
-    c->weight_fairshare = Number(at, key, v);
+    c->weight_fairshare = Weight(at, key, v);
   else if (k == "priorityweightjobsize")
-    c->weight_job_size = Number(at, key, v);
+    c->weight_job_size = Weight(at, key, v);
   else if (k == "priorityweightpartition")
-    c->weight_partition = Number(at, key, v);
+    c->weight_partition = Weight(at, key, v);
   else if (k == "priorityweightqos")
-    c->weight_qos = Number(at, key, v);
+    c->weight_qos = Weight(at, key, v);
   else if (k == "prioritymaxage")
     c->max_age_s = Time(at, key, v);
   else if (k == "priorityfavorsmall")
@@ -264,10 +272,14 @@ void ApplySlurmConfig(const SlurmConfig& c, int total_gpus, JobTrace* trace) {
     // priority_multifactor.html: Job_priority = W_age x age + W_fairshare x fairshare + W_size x size +
     // W_partition x partition + W_qos x qos, each factor in [0, 1]; age = min(1, eligible wait /
     // PriorityMaxAge). The recorded Priority is the value at the start: its age term is taken out.
+    // PriorityMaxAge=0: every job's age factor is 1 at once, the same for all.
+    const auto age_factor = [&](double waited_s) {
+      return c.max_age_s > 0 ? std::min(1.0, waited_s / c.max_age_s) : 1;
+    };
     double fixed = 0;
     if (j.priority > 0) {
       const double waited = std::isnan(j.measured_wait_s) ? 0 : std::max(0.0, j.measured_wait_s);
-      fixed = j.priority - c.weight_age * std::min(1.0, waited / c.max_age_s);
+      fixed = j.priority - c.weight_age * age_factor(waited);
     } else {
       const double size = total_gpus > 0 ? std::min(1.0, static_cast<double>(j.gpus) / total_gpus) : 0;
       fixed = c.weight_job_size * (c.favor_small ? 1 - size : size) +
@@ -275,7 +287,7 @@ void ApplySlurmConfig(const SlurmConfig& c, int total_gpus, JobTrace* trace) {
     }
     // While no pending job's age is capped, the order of fixed + W_age (t - eligible) / max_age is
     // that of fixed - W_age eligible / max_age at every t.
-    j.priority = fixed - c.weight_age * j.submit_s / c.max_age_s;
+    j.priority = c.max_age_s > 0 ? fixed - c.weight_age * j.submit_s / c.max_age_s : fixed;
   }
 }
 

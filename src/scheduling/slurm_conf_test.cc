@@ -83,7 +83,9 @@ TEST(SlurmConf, KeysPartitionsAndComments) {
 
 TEST(SlurmConf, BrokenValuesAreOneLineNamingTheLineAndKey) {
   EXPECT_EQ(InputErrorOf([] { ParseSlurmConf("ClusterName=x\nPriorityWeightAge=lots\n", "s.conf"); }),
-            "s.conf:2: PriorityWeightAge=lots is not a non-negative number");
+            "s.conf:2: PriorityWeightAge=lots is not a whole number from 0 to 4294967295");
+  EXPECT_EQ(InputErrorOf([] { ParseSlurmConf("PriorityWeightQOS=4294967296\n", "s.conf"); }),
+            "s.conf:1: PriorityWeightQOS=4294967296 is not a whole number from 0 to 4294967295");
   EXPECT_EQ(InputErrorOf([] { ParseSlurmConf("SchedulerType=sched/hold\n", "s.conf"); }),
             "s.conf:1: SchedulerType=sched/hold is not one of sched/backfill, sched/builtin");
   EXPECT_EQ(InputErrorOf([] { ParseSlurmConf("PreemptMode=SUSPEND,GANG\n", "s.conf"); }),

@@ -184,6 +184,45 @@ TEST_F(ClusterCli, SlurmConfAndItsWhatIfSideBySide) {
             std::string::npos);
 }
 
+// A Kueue history replayed under its ClusterQueues (--kueue-config, policy kueue): two 8-GPU
+// workloads of team-a on two 8-GPU nodes, the second admitted when the first finished because
+// team-a's quota is 8 GPUs (recorded waits 0 and 3,570 s, mean 1,785 s). kueue replays that (+0%);
+// topo, which knows no quota, starts both at once (-100%).
+TEST_F(ClusterCli, KueueClusterQueuesGiveTheRecordedAdmissions) {
+  const auto workload = [](const std::string& name, const std::string& created, const std::string& admitted,
+                           const std::string& finished) {
+    return R"({"apiVersion":"kueue.x-k8s.io/v1beta1","kind":"Workload","metadata":{"name":")" + name +
+           R"(","namespace":"ml","creationTimestamp":")" + created +
+           R"("},"spec":{"queueName":"lq","podSets":[{"name":"main","count":1,"template":{"spec":{"containers":[)"
+           R"({"name":"c","resources":{"requests":{"nvidia.com/gpu":"8"}}}]}}}]},"status":{"admission":)"
+           R"({"clusterQueue":"team-a","podSetAssignments":[{"name":"main","resourceUsage":{"nvidia.com/gpu":"8"}}]},)"
+           R"("conditions":[)"
+           R"({"type":"Admitted","status":"True","lastTransitionTime":")" +
+           admitted + R"("},{"type":"Finished","status":"True","lastTransitionTime":")" + finished + R"("}]}})";
+  };
+  const std::string history =
+      Write("workloads.json",
+            R"({"kind":"List","items":[)" +
+                workload("a", "2026-03-01T10:00:00Z", "2026-03-01T10:00:00Z", "2026-03-01T11:00:00Z") + "," +
+                workload("b", "2026-03-01T10:00:30Z", "2026-03-01T11:00:00Z", "2026-03-01T12:00:00Z") + "]}");
+  const std::string queues =
+      Write("cq.json",
+            R"({"kind":"List","items":[{"kind":"ClusterQueue","metadata":{"name":"team-a"},"spec":{"resourceGroups":[)"
+            R"({"coveredResources":["nvidia.com/gpu"],"flavors":[{"name":"h100","resources":[{"name":"nvidia.com/gpu",)"
+            R"("nominalQuota":8}]}]}]}}]})");
+  const Result r = Run({"cluster", "--job-history", history, "--nodes", "2", "--gpu", "H100", "--policy", "kueue,topo",
+                        "--kueue-config", queues});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("history  queue delay as recorded: mean 29.8 min"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("replayed mean against it: kueue +0% topo -100%"), std::string::npos) << r.out;
+  EXPECT_NE(
+      RunBad(
+          {"cluster", "--job-history", history, "--nodes", "2", "--policy", "kueue", "--kueue-config",
+           Write("bad.json", R"({"kind":"ClusterQueue","metadata":{"name":"x"},"spec":{"queueingStrategy":"LIFO"}})")})
+          .find("bad.json: ClusterQueue 'x': spec.queueingStrategy 'LIFO' is not one of BestEffortFIFO, StrictFIFO"),
+      std::string::npos);
+}
+
 TEST_F(ClusterCli, BadInputIsOneLineAndStatusTwo) {
   const std::string trace = Write("t.csv", kTrace);
   EXPECT_NE(

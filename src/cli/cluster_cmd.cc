@@ -44,7 +44,7 @@ void AddClusterInputFlags(CLI::App* cmd, ClusterFlags& flags) {
                                    "cluster TOML ([[nodes]] per node type), Alibaba v2023 node list CSV or Slurm "
                                    "topology.conf (with --gpu)");
   cmd->add_option("--policy", f->request.policies,
-                  "comma-separated policies: fifo, topo, topo-preempt, topo-defrag, slurm");
+                  "comma-separated policies: fifo, topo, topo-preempt, topo-defrag, slurm, kueue");
   cmd->add_flag("--json", f->json, "JSON output (schema paratune.cluster/1, docs/json.md)");
   cmd->add_option("--series", f->series_out, "write the time series (utilisation, queue, fragmentation) as CSV");
   cmd->add_option("--trace-out", f->trace_out, "write the placements over time as a Chrome trace (one track per node)");
@@ -59,6 +59,9 @@ void AddClusterInputFlags(CLI::App* cmd, ClusterFlags& flags) {
   cmd->add_option("--slurm-what-if", f->request.slurm_what_ifs,
                   "a slurm.conf line the `slurm` policy is also replayed with, side by side (repeatable), e.g. "
                   "'TopologyPlugin=topology/block'");
+  cmd->add_option("--kueue-config", f->request.kueue_config,
+                  "the cluster's Kueue ClusterQueues (kubectl get clusterqueues -o json): the `kueue` policy's quotas, "
+                  "cohorts, borrowing and preemption");
   AddDeprecatedOption(cmd, "--trace", job_history);
   AddDeprecatedOption(cmd, "--cluster", topology);
 }
@@ -100,7 +103,7 @@ Command AddClusterCommand(CLI::App& root) {
   return {cmd, [cmd, f] {
             PrepareOutputs(*cmd,
                            {{"--series", &f->series_out}, {"--trace-out", &f->trace_out}, {"--jobs-out", &f->jobs_out}},
-                           {f->request.trace, f->request.cluster_file, f->request.slurm_conf});
+                           {f->request.trace, f->request.cluster_file, f->request.slurm_conf, f->request.kueue_config});
             ClusterRequest r = f->request;
             if (cmd->count("--nodes")) r.nodes = f->nodes;
             r.options.record_placements = !f->trace_out.empty();

@@ -253,6 +253,7 @@ const std::vector<Keyword>& KeywordTable() {
       {"production_vc", IntoCluster(&ClusterRequest::production_vcs), kCluster},
       {"slurm_conf", IntoCluster(&ClusterRequest::slurm_conf), kCluster},
       {"slurm_what_if", IntoCluster(&ClusterRequest::slurm_what_ifs), kCluster},
+      {"kueue_config", IntoCluster(&ClusterRequest::kueue_config), kCluster},
       {"checkpoint_interval", IntoCluster(&ClusterRequest::checkpoint_interval_s), kCluster},
       {"restart_overhead", IntoCluster(&ClusterRequest::restart_overhead_s), kCluster},
       {"locality", IntoCluster(&ClusterRequest::locality), kCluster},

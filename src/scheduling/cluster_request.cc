@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "scheduling/policy.h"
+#include "scheduling/kueue_config.h"
 #include "scheduling/slurm_conf.h"
 #include "scheduling/speed_model.h"
 #include "scheduling/job_history_reader.h"
@@ -101,11 +102,13 @@ ClusterReplay RunCluster(const ClusterRequest& r) {
   run.topology = out.topology.get();
   run.trace = out.trace.get();
   run.options = r.options;
+  const KueueConfig kueue = r.kueue_config.empty() ? KueueConfig{} : ReadKueueConfig(r.kueue_config);
   SpeedModel speed(topology);
   for (const PolicyInfo* info : policies) {
     const bool is_slurm = std::string(info->name) == "slurm";
     for (size_t k = 0; k < (is_slurm ? slurm.size() : 1); ++k) {
       ReplayOptions options = run.options;
+      options.kueue = &kueue;
       std::string name = info->name;
       if (is_slurm) {
         options.slurm = &slurm[k].second;

@@ -36,6 +36,9 @@ struct ClusterRequest {
   // jobs ("TopologyPlugin=topology/block", "SchedulerType=sched/builtin"), each replayed as a
   // policy named slurm[LINE] beside it.
   std::vector<std::string> slurm_what_ifs;
+  // The cluster's Kueue ClusterQueues (`kubectl get clusterqueues -o json`; "" = none), which the
+  // `kueue` policy follows.
+  std::string kueue_config;
   Progress* progress = nullptr;
 };
 

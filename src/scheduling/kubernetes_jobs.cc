@@ -22,10 +22,12 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include "scheduling/gpu_resources.h"
 #include "scheduling/job_history_reader.h"
 #include "scheduling/job_rows.h"
 #include "util/error.h"
@@ -37,9 +39,6 @@ namespace paratune {
 namespace {
 
 using Element = simdjson::dom::element;
-
-// The extended resources counted as GPUs (NVIDIA's and AMD's device plugins).
-constexpr std::string_view kGpuResources[] = {"nvidia.com/gpu", "amd.com/gpu"};
 
 // One item of the List: its kind, the line where it starts, and the item itself.
 struct Item {
@@ -144,6 +143,7 @@ struct K8sJob {
   Job job;
   int64_t gpus = 0;
   double submit = 0, start = 0, end = 0;
+  std::optional<Locality> locality;  // Kueue TAS: set over the defaults
   std::string reason;
 };
 
@@ -207,6 +207,19 @@ K8sJob ReadWorkload(Element w) {
   if (const auto error = w.at_pointer("/spec/priority").get(priority); error && error != simdjson::NO_SUCH_FIELD)
     return NotAJob("spec.priority is not an integer");
   j.job.priority = static_cast<double>(priority);
+  // The ClusterQueue that admitted it (Kueue's quota, cohorts and preemption are per ClusterQueue),
+  // and topology-aware scheduling: a pod set's topologyRequest (Kueue TAS, the
+  // kueue.x-k8s.io/podset-required-topology and -preferred-topology annotations) makes the job's
+  // locality hard when a level is required, soft when one is only preferred.
+  j.job.queue = std::string(StringAtPointer(w, "/status/admission/clusterQueue"));
+  simdjson::dom::array sets;
+  if (!w.at_pointer("/spec/podSets").get(sets))
+    for (Element p : sets) {
+      if (!StringAtPointer(p, "/topologyRequest/required").empty())
+        j.locality = Locality::kHard;
+      else if (!StringAtPointer(p, "/topologyRequest/preferred").empty() && !j.locality)
+        j.locality = Locality::kSoft;
+    }
   const bool evicted = HasCondition(status, "Evicted") || Get(status, "requeueState").has_value();
   if (!evicted) j.job.measured_wait_s = *admitted - *created;
   return j;
@@ -374,6 +387,7 @@ JobTrace ReadKubernetesJobs(std::string_view text, const std::string& where, con
     j.job.submit_s = j.submit - first_submit;
     j.job.run_s = j.end - j.start;
     job_rows::ApplyDefaults(j.job, defaults);
+    if (j.locality) j.job.locality = *j.locality;
     builder.Add(std::move(j.job), j.gpus);
   }
   return builder.Finish();

@@ -38,6 +38,11 @@ std::string Workload(const std::string& name, const std::string& created, const 
          extra_status + R"("conditions":[)" + conditions + "]}}";
 }
 
+// A pod set with a Kueue TAS topologyRequest ("required" or "preferred" block level).
+std::string Tas(const std::string& pod_set, const std::string& kind) {
+  return R"({"topologyRequest":{")" + kind + R"(":"cloud.google.com/gce-topology-block"},)" + pod_set.substr(1);
+}
+
 std::string List(const std::vector<std::string>& items) {
   std::string s = "{\n\"apiVersion\": \"v1\",\n\"items\": [\n";
   for (size_t i = 0; i < items.size(); ++i) s += items[i] + (i + 1 < items.size() ? ",\n" : "\n");
@@ -57,13 +62,14 @@ TEST(KubernetesJobs, KueueWorkloadsAreJobsWithTheirAdmissionWait) {
       Workload("job-pending", "2026-03-01T10:30:00Z", PodSet("main", 1, "8"),
                Condition("QuotaReserved", "False", "2026-03-01T10:30:00Z")),
       // Evicted (preempted) and admitted again: the run is the last admission's; the wait unknown.
-      Workload("job-evicted", "2026-03-01T09:00:00Z", PodSet("main", 2, "8"),
+      Workload("job-evicted", "2026-03-01T09:00:00Z", Tas(PodSet("main", 2, "8"), "preferred"),
                Condition("Evicted", "False", "2026-03-01T09:40:00Z") + "," +
                    Condition("Admitted", "True", "2026-03-01T09:50:00Z") + "," +
                    Condition("Finished", "True", "2026-03-01T10:50:00Z"),
                R"("requeueState":{"count":1},)"),
       // Kueue before the Admitted condition: QuotaReserved; GPUs from the pod sets (2 x 8).
-      Workload("job-old", "2026-03-01T11:00:00Z", PodSet("main", 2, "8"),
+      // Topology-aware scheduling: the pod set requires one block (locality hard).
+      Workload("job-old", "2026-03-01T11:00:00Z", Tas(PodSet("main", 2, "8"), "required"),
                Condition("QuotaReserved", "True", "2026-03-01T11:00:30Z") + "," +
                    Condition("Finished", "True", "2026-03-01T11:30:30Z")),
       Workload("job-running", "2026-03-01T11:00:00Z", PodSet("main", 1, "8"),
@@ -72,9 +78,16 @@ TEST(KubernetesJobs, KueueWorkloadsAreJobsWithTheirAdmissionWait) {
                Condition("Admitted", "True", "2026-03-01T11:01:00Z") + "," +
                    Condition("Finished", "True", "2026-03-01T11:02:00Z")),
   });
-  const JobTrace t = ReadJobTrace(text, "wl.json", std::nullopt, JobTraceDefaults{});
+  JobTraceDefaults hard;
+  hard.locality = Locality::kHard;
+  const JobTrace t = ReadJobTrace(text, "wl.json", std::nullopt, hard);
   EXPECT_EQ(t.format, "kubernetes");
   ASSERT_EQ(t.jobs.size(), 3u);
+  EXPECT_EQ(t.jobs[0].queue, "cq");  // status.admission.clusterQueue
+  EXPECT_EQ(t.jobs[1].queue, "");
+  EXPECT_EQ(t.jobs[0].locality, Locality::kHard);  // no topology request: the default
+  EXPECT_EQ(t.jobs[1].locality, Locality::kSoft);  // preferred
+  EXPECT_EQ(t.jobs[2].locality, Locality::kHard);  // required
   EXPECT_EQ(t.jobs[0].name, "team-a/job-a");
   EXPECT_EQ(t.jobs[0].line, 4);  // the item's first line
   EXPECT_EQ(t.jobs[0].gpus, 32);

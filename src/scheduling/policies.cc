@@ -20,6 +20,10 @@ const std::vector<PolicyInfo>& Policies() {
        "Slurm's scheduler under the cluster's slurm.conf (--slurm-conf): priority order, main scheduler, backfill "
        "with reservations at time limits, TopologyPlugin placement, partition preemption",
        &MakeSlurmPolicy},
+      {"kueue",
+       "Kueue's admission under the cluster's ClusterQueues (--kueue-config): quotas, cohorts and borrowing, "
+       "reclaim and priority preemption, topology-aware pod sets",
+       &MakeKueuePolicy},
   };
   return kPolicies;
 }

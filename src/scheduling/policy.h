@@ -36,5 +36,6 @@ std::unique_ptr<Policy> MakeTopoPolicy();
 std::unique_ptr<Policy> MakeTopoPreemptPolicy();
 std::unique_ptr<Policy> MakeDefragPolicy();
 std::unique_ptr<Policy> MakeSlurmPolicy();
+std::unique_ptr<Policy> MakeKueuePolicy();
 
 }  // namespace paratune

@@ -24,6 +24,7 @@ namespace paratune {
 
 class Policy;
 struct SlurmConfig;
+struct KueueConfig;
 
 struct ReplayOptions {
   // A running job may be preempted only after this long in its current run: Meta's research
@@ -41,6 +42,9 @@ struct ReplayOptions {
   // The cluster's slurm.conf, which the `slurm` policy follows (scheduling/slurm_conf.h); null:
   // slurm.conf(5)'s defaults.
   const SlurmConfig* slurm = nullptr;
+  // The cluster's Kueue ClusterQueues, which the `kueue` policy follows (scheduling/kueue_config.h);
+  // null: no quotas.
+  const KueueConfig* kueue = nullptr;
 };
 
 // A job that cannot run on this cluster at all (no node type it may use, more GPUs than its

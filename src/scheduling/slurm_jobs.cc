@@ -1,7 +1,7 @@
 // Slurm's accounting history: `sacct --parsable2` output (one '|'-separated line per job and job
 // step, a header of the field names; `man sacct`, --parsable2 and --format), for example
 //   sacct -a -X -P -S 2026-01-01 -E now -o JobID,JobName,User,Account,Partition,QOS,Priority,
-//         Submit,Eligible,Start,End,Elapsed,State,AllocTRES,ReqTRES,NodeList,NNodes
+//         Submit,Eligible,Start,End,Elapsed,State,AllocTRES,ReqTRES,NodeList,NNodes,Timelimit
 // Job steps (JobID "123.batch", "123.0") fold into their job: the job's own row carries its
 // allocation. Array tasks ("123_4") are jobs of their own. Rows of runs that were requeued
 // (sacct -D) are skipped: the job's last row is the run the replay schedules. GPUs are the

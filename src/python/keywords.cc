@@ -160,8 +160,33 @@ struct Keyword {
   Takes group = kScenario;  // a function that takes this group accepts it
 };
 
-const std::vector<Keyword>& KeywordTable() {
-  static const std::vector<Keyword> k = {
+// The keywords of paratune.cluster.replay() (ClusterRequest and its ReplayOptions).
+std::vector<Keyword> ClusterKeywords() {
+  return {
+      {"job_history", IntoCluster(&ClusterRequest::trace), kCluster},
+      {"format", IntoCluster(&ClusterRequest::format), kCluster},
+      {"nodes", IntoClusterNodes(), kCluster},
+      {"gpu", IntoCluster(&ClusterRequest::gpu), kCluster},
+      {"topology", IntoCluster(&ClusterRequest::cluster_file), kCluster},
+      {"policy", IntoCluster(&ClusterRequest::policies), kCluster},
+      {"model", IntoCluster(&ClusterRequest::model), kCluster},
+      {"production_vc", IntoCluster(&ClusterRequest::production_vcs), kCluster},
+      {"slurm_conf", IntoCluster(&ClusterRequest::slurm_conf), kCluster},
+      {"slurm_what_if", IntoCluster(&ClusterRequest::slurm_what_ifs), kCluster},
+      {"kueue_config", IntoCluster(&ClusterRequest::kueue_config), kCluster},
+      {"checkpoint_interval", IntoCluster(&ClusterRequest::checkpoint_interval_s), kCluster},
+      {"restart_overhead", IntoCluster(&ClusterRequest::restart_overhead_s), kCluster},
+      {"locality", IntoCluster(&ClusterRequest::locality), kCluster},
+      {"min_run", IntoReplay(&ReplayOptions::min_run_s), kCluster},
+      {"locality_wait", IntoReplay(&ReplayOptions::locality_wait_s), kCluster},
+      {"backfill_depth", IntoReplay(&ReplayOptions::backfill_depth), kCluster},
+      {"series_interval", IntoReplay(&ReplayOptions::series_interval_s), kCluster},
+  };
+}
+
+// The model, the cluster and the layout of a scenario (ScenarioRequest).
+std::vector<Keyword> ScenarioKeywords() {
+  return {
       {"model", Into(&ScenarioRequest::model)},
       {"model_config", Into(&ScenarioRequest::model_config)},
       {"layers", IntoDims(&InlineDims::layers)},
@@ -191,6 +216,12 @@ const std::vector<Keyword>& KeywordTable() {
       {"sp", IntoLayout(&Layout::sp)},
       {"zero", IntoLayout(&Layout::zero)},
       {"mbs", IntoLayout(&Layout::mbs)},
+  };
+}
+
+// A scenario's recomputation, schedule, overlaps and software-stack features.
+std::vector<Keyword> FeatureKeywords() {
+  return {
       {"recompute", Into(&ScenarioRequest::recompute)},
       {"recompute_modules", Into(&ScenarioRequest::recompute_modules)},
       {"schedule", Into(&ScenarioRequest::schedule)},
@@ -221,6 +252,12 @@ const std::vector<Keyword>& KeywordTable() {
       {"zero3_per_tensor", IntoLayout(&Layout::zero3_per_tensor)},
       {"fp32_shards", IntoLayout(&Layout::fp32_shards)},
       {"allow_cross_domain_tp", Into(&ScenarioRequest::allow_cross_domain_tp)},
+  };
+}
+
+// What plan, analyze and simulate take besides the scenario: costs, the search, the traces.
+std::vector<Keyword> RunKeywords() {
+  return {
       {"train_tokens", IntoText(&Keywords::train_tokens), kBudget},
       {"gpu_hour_price", IntoText(&Keywords::gpu_hour_price), kBudget},
       {"from_megatron", IntoMegatron(), kMegatron},
@@ -243,26 +280,17 @@ const std::vector<Keyword>& KeywordTable() {
       {"threads", IntoTraces(&AnalyzeRequest::threads), kReading},
       {"trace_out", IntoTrace(), kTraces},
       {"timeline", IntoTimeline(), kSimulate},
-      {"job_history", IntoCluster(&ClusterRequest::trace), kCluster},
-      {"format", IntoCluster(&ClusterRequest::format), kCluster},
-      {"nodes", IntoClusterNodes(), kCluster},
-      {"gpu", IntoCluster(&ClusterRequest::gpu), kCluster},
-      {"topology", IntoCluster(&ClusterRequest::cluster_file), kCluster},
-      {"policy", IntoCluster(&ClusterRequest::policies), kCluster},
-      {"model", IntoCluster(&ClusterRequest::model), kCluster},
-      {"production_vc", IntoCluster(&ClusterRequest::production_vcs), kCluster},
-      {"slurm_conf", IntoCluster(&ClusterRequest::slurm_conf), kCluster},
-      {"slurm_what_if", IntoCluster(&ClusterRequest::slurm_what_ifs), kCluster},
-      {"kueue_config", IntoCluster(&ClusterRequest::kueue_config), kCluster},
-      {"checkpoint_interval", IntoCluster(&ClusterRequest::checkpoint_interval_s), kCluster},
-      {"restart_overhead", IntoCluster(&ClusterRequest::restart_overhead_s), kCluster},
-      {"locality", IntoCluster(&ClusterRequest::locality), kCluster},
-      {"min_run", IntoReplay(&ReplayOptions::min_run_s), kCluster},
-      {"locality_wait", IntoReplay(&ReplayOptions::locality_wait_s), kCluster},
-      {"backfill_depth", IntoReplay(&ReplayOptions::backfill_depth), kCluster},
-      {"series_interval", IntoReplay(&ReplayOptions::series_interval_s), kCluster},
       {"trace_out", IntoTrace(), kSimulate},
   };
+}
+
+const std::vector<Keyword>& KeywordTable() {
+  static const std::vector<Keyword> k = [] {
+    std::vector<Keyword> all;
+    for (auto part : {ScenarioKeywords, FeatureKeywords, RunKeywords, ClusterKeywords})
+      for (Keyword& c : part()) all.push_back(std::move(c));
+    return all;
+  }();
   return k;
 }
 

@@ -8,6 +8,7 @@
 # `paratune cluster --json` and --jobs-out read against what was submitted and against the
 # queueing computed here from the sacct text.
 #   slurm-live-test.sh PARATUNE [DIR]
+# With PARATUNE_SLURM_HISTORY_OUT=DIR2 the three sacct exports are also copied to DIR2.
 # Exit 77 (skip) with one line when Slurm or MariaDB is not installed; every wait is bounded.
 set -uo pipefail
 [ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: $0 PARATUNE [DIR]" >&2; exit 2; }
@@ -114,6 +115,10 @@ export_history "$dir/history.txt" || fail "sacct"
 sacct -a -X -P -S "$start" -E now -o "$fields,Timelimit" > "$dir/history-timelimit.txt" || fail "sacct Timelimit"
 export_history "$dir/history-duplicates.txt" -D || fail "sacct -D"
 
+# PARATUNE_SLURM_HISTORY_OUT=DIR keeps the three exports (for a look, or for fixtures).
+if [ -n "${PARATUNE_SLURM_HISTORY_OUT:-}" ]; then
+  mkdir -p "$PARATUNE_SLURM_HISTORY_OUT" && cp "$dir"/history*.txt "$PARATUNE_SLURM_HISTORY_OUT"/
+fi
 for h in history history-timelimit history-duplicates; do
   "$paratune" cluster --job-history "$dir/$h.txt" --nodes 1 --gpu H100 --json --quiet \
     --jobs-out "$dir/$h.jobs.csv" > "$dir/$h.json" || fail "paratune cluster on $h.txt: $(cat "$dir/$h.json")"

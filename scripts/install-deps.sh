@@ -33,6 +33,11 @@ pkgs=(
   # Prometheus's linter (promtool) and server for the tests of serve's /metrics page
   # (src/runs/registry_metrics_test.cc, docs/runs.md "Metrics")
   prometheus
+  # a throw-away one-node Slurm with accounting (slurmctld, slurmd, slurmdbd on a private MariaDB)
+  # for the test of the Slurm reader on real sacct output (scripts/slurm-test-cluster.sh,
+  # docs/slurm-test-cluster.md); munge only where a Slurm lacks auth/none (Slurm's packages
+  # depend on it anyway)
+  slurmctld slurmd slurmdbd slurm-client mariadb-server munge
 )
 missing=()
 for p in "${pkgs[@]}"; do

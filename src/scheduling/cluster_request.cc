@@ -61,7 +61,7 @@ std::vector<std::pair<std::string, SlurmConfig>> SlurmConfigs(const ClusterReque
   }
   const std::string where = r.slurm_conf.empty() ? std::string("slurm.conf(5) defaults") : r.slurm_conf;
   out.emplace_back("slurm", ParseSlurmConf(text, where));
-  const SlurmConfig& base = out.front().second;
+  const SlurmConfig base = out.front().second;  // a copy: out grows below
   for (const std::string& line : r.slurm_what_ifs) {
     SlurmConfig c = ParseSlurmConf(text + "\n" + line, where + " + --slurm-what-if");
     const bool same_jobs = c.multifactor == base.multifactor && c.weight_age == base.weight_age &&

@@ -22,11 +22,14 @@ or the partition's MaxTime), arrivals with a daily cycle. Deterministic for a se
 writes DIR/history.txt, DIR/slurm.conf, DIR/topology.conf (and prints the recorded mean wait).
 """
 import argparse
+import bisect
 import datetime
 import heapq
 import math
 import os
 import random
+import sys
+import time
 
 GPUS_PER_NODE = 8
 NODES_PER_LEAF = 16
@@ -85,7 +88,7 @@ def node_list(nodes):
 
 class Job:
     __slots__ = ("id", "account", "user", "partition", "gpus", "run", "limit", "submit", "eligible", "parent",
-                 "cancel_at", "state", "start", "end", "nodes", "priority", "sched")
+                 "cancel_at", "state", "start", "end", "nodes", "priority", "sched", "key")
 
     def __init__(self, **kw):
         for k in self.__slots__:
@@ -96,8 +99,8 @@ def workload(n_jobs, nodes, rng):
     sizes = [(1, .30), (2, .10), (4, .15), (8, .25), (16, .10), (32, .06), (64, .03), (128, .01)]
     cap = nodes * GPUS_PER_NODE
     mean_gpu_s = sum(g * p for g, p in sizes) * 3600 * math.exp(1.2 ** 2 / 2)
-    # Arrivals for an offered load of 92% of the GPUs, with a daily cycle (x1.6 by day, x0.4 by night).
-    rate = 0.92 * cap / mean_gpu_s
+    # Arrivals for an offered load of 80% of the GPUs, with a daily cycle (x1.6 by day, x0.4 by night).
+    rate = 0.80 * cap / mean_gpu_s
     jobs, t = [], 0.0
     for i in range(n_jobs):
         while True:
@@ -179,25 +182,46 @@ def simulate(jobs, nodes, rng):
         return int(W_AGE * age + W_FAIRSHARE * fairshare[j.account] +
                    W_PARTITION * PARTITIONS[j.partition]["factor"] / 4)
 
-    def order(now):
-        return sorted(pending.values(), key=lambda j: (-prio(j, now), j.eligible, j.id))
+    # Slurm computes priorities every PriorityCalcPeriod (and at submission), not continuously:
+    # the queue is kept in that order between recalculations.
+    queue = []  # sorted (-priority, eligible, id)
+
+    def enqueue(j, now):
+        j.priority = prio(j, now)
+        j.key = (-j.priority, j.eligible, j.id)
+        bisect.insort(queue, j.key)
+        pending[j.id] = j
+
+    def dequeue(j):
+        del queue[bisect.bisect_left(queue, j.key)]
+        del pending[j.id]
+
+    def recalc(now):
+        queue.clear()
+        for j in pending.values():
+            j.priority = prio(j, now)
+            j.key = (-j.priority, j.eligible, j.id)
+            queue.append(j.key)
+        queue.sort()
+
+    def order(limit):
+        return [by_id[k[2]] for k in queue[:limit]]
 
     def start(j, placement, now):
         j.nodes = sorted(n for n, _ in placement)
         j.sched = now
         j.start = now + rng.uniform(0.5, 2.5)  # launch latency: prolog, slurmstepd
         j.end = j.start + j.run
-        j.priority = prio(j, now)
-        j.state = "RUNNING"
+        j.state = "RUNNING"  # sacct's Priority: the value last computed
         for n, g in placement:
             c.free[n] -= g
             c.holds[n][j.id] = (g, j.sched + j.limit)
-        del pending[j.id]
+        dequeue(j)
         running[j.id] = j
         heapq.heappush(events, (j.end, 0, "end", j.id))
 
     def main(now):
-        for j in order(now)[:100]:  # default_queue_depth
+        for j in order(100):  # default_queue_depth
             p = c.place_now(j.gpus)
             if p is None:
                 return
@@ -255,7 +279,7 @@ def simulate(jobs, nodes, rng):
                     return
 
         blocked = []
-        for j in order(now)[:BF_MAX_JOB_TEST]:
+        for j in order(BF_MAX_JOB_TEST):
             if sum(c.free) == 0:
                 return
             if c.place_now(j.gpus) is None:
@@ -272,7 +296,7 @@ def simulate(jobs, nodes, rng):
             for n, g in p:
                 holds[n].append((now, now + j.limit, g))
 
-    t = 0.0
+    t, ended, wall = 0.0, 0, time.time()
     while events:
         t, _, kind, jid = heapq.heappop(events)
         j = by_id.get(jid)
@@ -281,30 +305,34 @@ def simulate(jobs, nodes, rng):
                 g, _ = c.holds[n].pop(j.id)
                 c.free[n] += g
             del running[j.id]
+            ended += 1
+            if ended % 5000 == 0:
+                print(f"  {ended} jobs ended, day {t / 86400:.1f}, {len(pending)} pending, {time.time() - wall:.0f} s",
+                      file=sys.stderr, flush=True)
             j.state = "TIMEOUT" if j.run >= j.limit else ("FAILED" if j.id % 37 == 0 else "COMPLETED")
             for ch in children.get(j.id, []):
                 if ch.state == "WAITING":
                     ch.eligible = max(ch.submit, j.end)
                     ch.state = "PENDING"
-                    pending[ch.id] = ch
+                    enqueue(ch, t)
         elif kind == "submit":
             if j.parent is not None and j.parent.state in ("PENDING", "WAITING", "RUNNING"):
                 j.state = "WAITING"  # held by its dependency until the parent ends
             else:
                 if j.parent is not None and j.parent.end is not None:
                     j.eligible = max(j.submit, j.parent.end)
-                pending[j.id] = j
+                enqueue(j, t)
             if j.cancel_at is not None:
                 heapq.heappush(events, (j.cancel_at, 2, "cancel", j.id))
         elif kind == "cancel":
             if j.id in pending:
-                del pending[j.id]
+                dequeue(j)
                 j.state = "CANCELLED"
                 for ch in children.get(j.id, []):  # afterany: a cancelled parent releases its children
                     if ch.state == "WAITING":
                         ch.eligible = max(ch.submit, t)
                         ch.state = "PENDING"
-                        pending[ch.id] = ch
+                        enqueue(ch, t)
             continue
         elif kind == "tick":
             pass
@@ -318,6 +346,7 @@ def simulate(jobs, nodes, rng):
                 usage[r.account] += r.gpus * CALC_PERIOD_S
             total = sum(usage) or 1.0
             fairshare = [2 ** (-(u / total) / s) for u, s in zip(usage, share)]
+            recalc(t)
         if not pending:
             continue
         if kind != "tick" or t >= next_main:

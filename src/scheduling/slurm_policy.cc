@@ -171,7 +171,8 @@ void SlurmPolicy::Backfill(Scheduler& s) {
     for (int64_t b : blocked) {
       const Job& bj = s.job(b);
       const double bd = Limit(s, b);
-      if (auto slot = profile.Earliest(s.state().TypesFor(bj.gpu_type), bj.gpus, bd, now + c.bf_window_s))
+      if (auto slot = profile.Earliest(s.state().TypesFor(bj.gpu_type), bj.gpus, bd, now + c.bf_window_s,
+                                       c.placement == SlurmPlacement::kBlock))
         profile.Hold(slot->placement, slot->start_s, slot->start_s + bd);
     }
     blocked.clear();

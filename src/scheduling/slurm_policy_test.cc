@@ -147,5 +147,29 @@ TEST(SlurmProfile, EarliestSlotsOnOneNodeAndOnWholeNodes) {
   EXPECT_EQ(p.Excluded({0}, 4, 300), (std::vector<char>{1, 1, 1}));
 }
 
+// topology/block keeps a reservation inside one leaf: nodes 0-1 under one leaf, 2-3 under the
+// other; node 1 is held until 1,000 s and node 3 until 2,000 s. Two whole nodes for 100 s: now on
+// nodes 0 and 2 across the leaves, or at 1,000 s on nodes 0 and 1 inside one.
+TEST(SlurmProfile, BlockReservationsStayInsideOneLeaf) {
+  const ClusterTopology topo = SmallCluster(4, 8, 2);
+  SlurmProfile p(topo);
+  p.Reset(0);
+  p.Hold(1, 8, 0, 1000);
+  p.Hold(3, 8, 0, 2000);
+  auto spanning = p.Earliest({0}, 16, 100, INFINITY);
+  ASSERT_TRUE(spanning);
+  EXPECT_DOUBLE_EQ(spanning->start_s, 0);
+  EXPECT_EQ(spanning->placement.shares[1].node, 2);
+  auto inside = p.Earliest({0}, 16, 100, INFINITY, true);
+  ASSERT_TRUE(inside);
+  EXPECT_DOUBLE_EQ(inside->start_s, 1000);
+  EXPECT_EQ(inside->placement.shares[0].node, 0);
+  EXPECT_EQ(inside->placement.shares[1].node, 1);
+  // Wider than a leaf: whole nodes anywhere, from 2,000 s.
+  auto wide = p.Earliest({0}, 32, 100, INFINITY, true);
+  ASSERT_TRUE(wide);
+  EXPECT_DOUBLE_EQ(wide->start_s, 2000);
+}
+
 }  // namespace
 }  // namespace paratune

@@ -10,7 +10,10 @@ SlurmProfile::SlurmProfile(const ClusterTopology& topology)
       holds_(topology.nodes.size()),
       ends_by_node_(topology.nodes.size()),
       gaps_(topology.nodes.size()),
-      cached_(topology.nodes.size(), 0) {}
+      cached_(topology.nodes.size(), 0) {
+  std::vector<int> per_leaf(topology.leaves, 0);
+  for (const ClusterNode& n : topology.nodes) max_leaf_nodes_ = std::max(max_leaf_nodes_, ++per_leaf[n.leaf]);
+}
 
 void SlurmProfile::Reset(double now) {
   now_ = now;
@@ -95,7 +98,7 @@ double SlurmProfile::EarliestOnNode(int node, int gpus, double duration_s, doubl
 }
 
 std::optional<SlurmProfile::Slot> SlurmProfile::Earliest(const std::vector<int>& types, int gpus, double duration_s,
-                                                         double horizon_s) const {
+                                                         double horizon_s, bool within_leaf) const {
   const int nodes = static_cast<int>(topology_->nodes.size());
   const auto usable = [&](int n) {
     return std::find(types.begin(), types.end(), topology_->nodes[n].type) != types.end();
@@ -117,9 +120,7 @@ std::optional<SlurmProfile::Slot> SlurmProfile::Earliest(const std::vector<int>&
     return Slot{best, Placement{{{best_node, gpus}}}};
   }
   // Whole nodes: per node, the start times at which it is wholly free for the duration (the
-  // gaps between its holds at least that long), as windows [from, to]; the earliest time covered
-  // by enough windows. A window with to < t has from <= t too, so the count at t is the number
-  // of windows starting at or before t less those ending before it.
+  // gaps between its holds at least that long), as windows [from, to].
   windows_.clear();
   for (int n = 0; n < nodes; ++n) {
     if (!usable(n) || PerNode(n) < per_max) continue;
@@ -128,20 +129,44 @@ std::optional<SlurmProfile::Slot> SlurmProfile::Earliest(const std::vector<int>&
       if (to - from >= duration_s && from < horizon_s) windows_.push_back({from, to - duration_s, n});
   }
   const int need = (gpus + per_max - 1) / per_max;
-  std::sort(windows_.begin(), windows_.end(), [](const Window& a, const Window& b) { return a.from_s < b.from_s; });
+  const auto leaf = [&](const Window& w) { return topology_->nodes[w.node].leaf; };
+  if (!within_leaf || need > max_leaf_nodes_) {
+    std::sort(windows_.begin(), windows_.end(), [](const Window& a, const Window& b) { return a.from_s < b.from_s; });
+    return Sweep(windows_.begin(), windows_.end(), need, gpus, horizon_s);
+  }
+  // Inside one leaf: each leaf's windows apart, the earliest of the leaves.
+  std::sort(windows_.begin(), windows_.end(), [&](const Window& a, const Window& b) {
+    return leaf(a) != leaf(b) ? leaf(a) < leaf(b) : a.from_s < b.from_s;
+  });
+  std::optional<Slot> best;
+  for (auto from = windows_.begin(); from != windows_.end();) {
+    auto to = from;
+    while (to != windows_.end() && leaf(*to) == leaf(*from)) ++to;
+    if (auto slot = Sweep(from, to, need, gpus, best ? best->start_s : horizon_s)) best = std::move(slot);
+    from = to;
+  }
+  return best;
+}
+
+std::optional<SlurmProfile::Slot> SlurmProfile::Sweep(std::vector<Window>::iterator first,
+                                                      std::vector<Window>::iterator last, int need, int gpus,
+                                                      double horizon_s) const {
+  // A window with to < t has from <= t too, so the count at t is the number of windows starting
+  // at or before t less those ending before it.
   ends_.clear();
-  for (const Window& w : windows_) ends_.push_back(w.to_s);
+  for (auto w = first; w != last; ++w) ends_.push_back(w->to_s);
   std::sort(ends_.begin(), ends_.end());
   size_t ended = 0;
-  for (size_t i = 0; i < windows_.size(); ++i) {
-    const double t = windows_[i].from_s;
+  const size_t count = static_cast<size_t>(last - first);
+  for (size_t i = 0; i < count; ++i) {
+    const double t = first[i].from_s;
     if (t >= horizon_s) break;
-    if (i + 1 < windows_.size() && windows_[i + 1].from_s == t) continue;  // count all starting at t
+    if (i + 1 < count && first[i + 1].from_s == t) continue;  // count all starting at t
     while (ended < ends_.size() && ends_[ended] < t) ++ended;
     if (static_cast<int>(i + 1 - ended) < need) continue;
     Placement p;  // the lowest-numbered nodes free then
     for (size_t w = 0; w <= i; ++w)
-      if (windows_[w].to_s >= t) p.shares.push_back({windows_[w].node, 0});
+      if (first[w].to_s >= t) p.shares.push_back({first[w].node, 0});
     std::sort(p.shares.begin(), p.shares.end(), [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; });
     p.shares.resize(need);
     int left = gpus;

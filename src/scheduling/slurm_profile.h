@@ -29,13 +29,15 @@ class SlurmProfile {
   std::vector<char> Excluded(const std::vector<int>& types, int gpus, double duration_s) const;
 
   // The earliest start at or after now, before `horizon_s`, at which the job's GPUs are free for
-  // `duration_s` on nodes of `types` (one node for a job of at most a node, else whole nodes),
-  // and those nodes; nullopt when there is none before the horizon.
+  // `duration_s` on nodes of `types` (one node for a job of at most a node, else whole nodes, all
+  // under one leaf switch when `within_leaf` and a leaf is that large), and those nodes; nullopt
+  // when there is none before the horizon.
   struct Slot {
     double start_s = 0;
     Placement placement;
   };
-  std::optional<Slot> Earliest(const std::vector<int>& types, int gpus, double duration_s, double horizon_s) const;
+  std::optional<Slot> Earliest(const std::vector<int>& types, int gpus, double duration_s, double horizon_s,
+                               bool within_leaf = false) const;
 
  private:
   struct Hold_ {
@@ -63,6 +65,11 @@ class SlurmProfile {
   };
   mutable std::vector<Window> windows_;
   mutable std::vector<double> ends_;
+  int max_leaf_nodes_ = 0;
+  // The earliest start covered by `need` of the windows [first, last) (sorted by start), before
+  // `horizon_s`, on the lowest-numbered of the nodes free then.
+  std::optional<Slot> Sweep(std::vector<Window>::iterator first, std::vector<Window>::iterator last, int need, int gpus,
+                            double horizon_s) const;
 };
 
 }  // namespace paratune

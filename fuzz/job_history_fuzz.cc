@@ -1,6 +1,8 @@
 // libFuzzer target: the job-trace readers of `paratune cluster` (Philly, Alibaba v2023, native,
 // Slurm sacct) must throw InputError or succeed on any bytes, with the format detected and with
 // each format forced, and what they return keeps the readers' promises (docs/cluster-traces.md).
+// The same bytes as Kueue ClusterQueues (`--kueue-config`) are read or refused with InputError; a
+// read queue has a name and quotas that are not negative, its kept part within its quota.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -9,6 +11,7 @@
 #include <string_view>
 
 #include "scheduling/job_history_reader.h"
+#include "scheduling/kueue_config.h"
 #include "util/error.h"
 
 namespace {
@@ -36,6 +39,17 @@ void Check(const paratune::JobTrace& t, const paratune::JobTraceDefaults& d) {
   if (t.jobs.size() + t.skipped.size() > paratune::kMaxTraceJobs) std::abort();
 }
 
+void CheckKueueConfig(std::string_view text) {
+  try {
+    const paratune::KueueConfig c = paratune::ParseKueueConfig(text, "fuzz.json");
+    for (const paratune::KueueClusterQueue& q : c.queues)
+      if (q.name.empty() || q.nominal_gpus < 0 || q.borrowing_limit_gpus < 0 || q.lending_limit_gpus < 0 ||
+          q.guaranteed_gpus() < 0 || q.guaranteed_gpus() > q.nominal_gpus)
+        std::abort();
+  } catch (const paratune::InputError&) {
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -56,5 +70,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     } catch (const paratune::InputError&) {
     }
   }
+  CheckKueueConfig(text);
   return 0;
 }

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include <fmt/format.h>
-#include <simdjson.h>
 
 #include "scheduling/gpu_resources.h"
 #include "util/error.h"
@@ -25,35 +24,39 @@ const KueueClusterQueue* KueueConfig::Find(std::string_view name) const {
 
 namespace {
 
-using Element = simdjson::dom::element;
+using Json = nlohmann::json;
 constexpr int64_t kMaxQuotaGpus = int64_t{1} << 40;
 
-// The string at a JSON pointer; empty when absent or not a string.
-std::string_view QueueString(Element e, std::string_view pointer) {
-  std::string_view s;
-  return e.at_pointer(pointer).get_string().get(s) ? std::string_view() : s;
+// The string at a JSON pointer ("/spec/cohort"); empty when absent or not a string.
+std::string QueueString(const Json& e, const char* pointer) {
+  const Json::json_pointer p(pointer);
+  return e.contains(p) && e.at(p).is_string() ? e.at(p).get<std::string>() : std::string();
+}
+
+// The array at a key; empty when absent or not an array.
+const Json& ArrayAt(const Json& e, const char* key) {
+  static const Json kEmpty = Json::array();
+  return e.is_object() && e.contains(key) && e.at(key).is_array() ? e.at(key) : kEmpty;
 }
 
 // A Kubernetes quantity of whole GPUs ("16" or 16); -1 when it is not one.
-int64_t QuotaGpus(Element q) {
+int64_t QuotaGpus(const Json& q) {
   int64_t n = -1;
-  std::string_view s;
-  if (!q.get_string().get(s)) {
-    if (ParseInteger(s, &n) != NumberParse::kOk) return -1;
-  } else if (q.get_int64().get(n)) {
-    return -1;
+  if (q.is_string()) {
+    if (ParseInteger(q.get<std::string>(), &n) != NumberParse::kOk) return -1;
+  } else if (q.is_number_integer()) {
+    n = q.get<int64_t>();
   }
   return n < 0 || n > kMaxQuotaGpus ? -1 : n;
 }
 
 // Adds a resource's GPU quantities (nominalQuota, borrowingLimit, lendingLimit) over the flavors.
-void AddResource(Element r, const std::string& where, KueueClusterQueue* q, bool* borrow_set, bool* lend_set) {
-  const std::string_view name = QueueString(r, "/name");
+void AddResource(const Json& r, const std::string& where, KueueClusterQueue* q, bool* borrow_set, bool* lend_set) {
+  const std::string name = QueueString(r, "/name");
   if (std::find(std::begin(kGpuResources), std::end(kGpuResources), name) == std::end(kGpuResources)) return;
   const auto read = [&](const char* key, int64_t* into, bool* set) {
-    Element v;
-    if (r.at_key(key).get(v)) return;
-    const int64_t n = QuotaGpus(v);
+    if (!r.contains(key)) return;
+    const int64_t n = QuotaGpus(r.at(key));
     if (n < 0)
       throw InputError(
           fmt::format("{}: ClusterQueue {}: {} of {} is not a whole number of GPUs", where, Quote(q->name), key, name));
@@ -66,7 +69,7 @@ void AddResource(Element r, const std::string& where, KueueClusterQueue* q, bool
 }
 
 template <typename E, size_t N>
-E QueueChoice(std::string_view value, const std::pair<const char*, E> (&choices)[N], const std::string& where,
+E QueueChoice(const std::string& value, const std::pair<const char*, E> (&choices)[N], const std::string& where,
               const std::string& queue, const char* field) {
   if (value.empty()) return choices[0].second;
   for (const auto& [name, e] : choices)
@@ -77,12 +80,12 @@ E QueueChoice(std::string_view value, const std::pair<const char*, E> (&choices)
       fmt::format("{}: ClusterQueue {}: {} {} is not one of {}", where, Quote(queue), field, Quote(value), known));
 }
 
-KueueClusterQueue ReadClusterQueue(Element cq, const std::string& where) {
+KueueClusterQueue ReadClusterQueue(const Json& cq, const std::string& where) {
   KueueClusterQueue q;
-  q.name = std::string(QueueString(cq, "/metadata/name"));
+  q.name = QueueString(cq, "/metadata/name");
   if (q.name.empty()) throw InputError(where + ": a ClusterQueue without metadata.name");
-  q.cohort = std::string(QueueString(cq, "/spec/cohort"));
-  if (q.cohort.empty()) q.cohort = std::string(QueueString(cq, "/spec/cohortName"));
+  q.cohort = QueueString(cq, "/spec/cohort");
+  if (q.cohort.empty()) q.cohort = QueueString(cq, "/spec/cohortName");
   q.strict_fifo = QueueChoice(QueueString(cq, "/spec/queueingStrategy"),
                               {std::pair{"BestEffortFIFO", false}, std::pair{"StrictFIFO", true}}, where, q.name,
                               "spec.queueingStrategy");
@@ -97,38 +100,35 @@ KueueClusterQueue ReadClusterQueue(Element cq, const std::string& where) {
                    std::pair{"LowerOrNewerEqualPriority", KueueWithin::kLowerOrNewerEqualPriority}},
                   where, q.name, "spec.preemption.withinClusterQueue");
   bool borrow_set = false, lend_set = false;
-  simdjson::dom::array groups, flavors, resources;
-  if (!cq.at_pointer("/spec/resourceGroups").get(groups))
-    for (Element g : groups)
-      if (!g.at_key("flavors").get(flavors))
-        for (Element f : flavors)
-          if (!f.at_key("resources").get(resources))
-            for (Element r : resources) AddResource(r, where, &q, &borrow_set, &lend_set);
+  const Json::json_pointer groups("/spec/resourceGroups");
+  if (cq.contains(groups) && cq.at(groups).is_array())
+    for (const Json& g : cq.at(groups))
+      for (const Json& f : ArrayAt(g, "flavors"))
+        for (const Json& r : ArrayAt(f, "resources")) AddResource(r, where, &q, &borrow_set, &lend_set);
   return q;
 }
 
 }  // namespace
 
 KueueConfig ParseKueueConfig(std::string_view text, const std::string& where) {
-  const simdjson::padded_string json(text);
-  simdjson::dom::parser parser;
-  Element root;
-  if (parser.allocate(json.size(), kMaxJsonDepth)) throw std::bad_alloc();
-  if (const auto error = parser.parse(json).get(root))
-    throw InputError(fmt::format("{}: not JSON: {}", where, simdjson::error_message(error)));
+  Json root;
+  try {
+    root = ParseJson(text, where);
+  } catch (const Json::parse_error& e) {
+    throw InputError(fmt::format("{}: not JSON: {}", where, e.what()));
+  }
   KueueConfig c;
   c.path = where;
-  const auto add = [&](Element item) {
-    if (QueueString(item, "/kind") != "ClusterQueue")
-      throw InputError(
-          fmt::format("{}: an item of kind {} is not a ClusterQueue", where, Quote(QueueString(item, "/kind"))));
+  const auto add = [&](const Json& item) {
+    const std::string kind = QueueString(item, "/kind");
+    if (kind != "ClusterQueue")
+      throw InputError(fmt::format("{}: an item of kind {} is not a ClusterQueue", where, Quote(kind)));
     KueueClusterQueue q = ReadClusterQueue(item, where);
     if (c.Find(q.name)) throw InputError(fmt::format("{}: ClusterQueue {} is listed twice", where, Quote(q.name)));
     c.queues.push_back(std::move(q));
   };
-  simdjson::dom::array items;
-  if (!root.at_key("items").get(items))
-    for (Element item : items) add(item);
+  if (root.is_object() && root.contains("items") && root.at("items").is_array())
+    for (const Json& item : root.at("items")) add(item);
   else
     add(root);
   if (c.queues.empty()) throw InputError(where + ": no ClusterQueue");

@@ -278,11 +278,19 @@ def simulate(jobs, nodes, rng):
                         holds[n].append((t, t + j.limit, GPUS_PER_NODE))
                     return
 
-        blocked = []
+        # Holds only take GPUs away: a job that cannot start on the holds made so far cannot with
+        # more, nor can one asking at least as many GPUs for at least as long (same result, fewer
+        # reservations computed).
+        blocked, failed = [], []
         for j in order(BF_MAX_JOB_TEST):
             if sum(c.free) == 0:
                 return
-            if c.place_now(j.gpus) is None:
+            wide = j.gpus > GPUS_PER_NODE
+            if (c.place_now(j.gpus) is None
+                    or any(j.gpus >= g and j.limit >= l and wide == w for g, l, w in failed)
+                    or c.place_now(j.gpus, ok=lambda n, g: fits(n, now, now + j.limit, g)) is None):
+                if c.place_now(j.gpus) is not None:
+                    failed.append((j.gpus, j.limit, wide))
                 blocked.append(j)
                 continue
             for b in blocked:
@@ -290,6 +298,7 @@ def simulate(jobs, nodes, rng):
             blocked = []
             p = c.place_now(j.gpus, ok=lambda n, g: fits(n, now, now + j.limit, g))
             if p is None:
+                failed.append((j.gpus, j.limit, wide))
                 blocked.append(j)
                 continue
             start(j, p, now)

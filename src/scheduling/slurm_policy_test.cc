@@ -22,7 +22,7 @@ using testing::SmallCluster;
 
 // Jobs of testdata/cluster/slurm-gen/history.txt.gz that started (the others were cancelled
 // while pending).
-constexpr int64_t kGeneratedJobsStarted = 5995;
+constexpr int64_t kGeneratedJobsStarted = 49917;
 
 ReplayResult RunSlurm(const std::string& conf, const ClusterTopology& topo, JobTrace trace) {
   const SlurmConfig c = ParseSlurmConf(conf, "slurm.conf");
@@ -182,14 +182,17 @@ TEST(SlurmProfile, BlockReservationsStayInsideOneLeaf) {
 // --nodes 128 --seed 1: its fair share moves while jobs wait, its schedulers run on their own
 // intervals, jobs start a second or two after they are scheduled; testdata/README.md), replayed
 // under the slurm.conf it ran under: the replayed mean queueing delay within 10% of the recorded
-// one, and the topology/block what-if beside it (docs/cluster.md, "Slurm", gives the figures).
+// one (docs/cluster.md, "Slurm", gives the figures, the p99 and the topology/block what-if, which
+// bench/cluster_bench.cc replays; ClusterCli.SlurmConfAndItsWhatIfSideBySide tests what-ifs).
 TEST(SlurmPolicy, GeneratedHistoryReplaysItsRecordedQueueing) {
+  if (kSanitizerBuild)  // 4.6 s in release, 98 s instrumented
+    GTEST_SKIP()
+        << "skipped in a sanitizer build: the 50,000-job replay is arithmetic only, asserted by the release run";
   ClusterRequest r;
   r.trace = TestDataPath("cluster/slurm-gen/history.txt.gz");
   r.cluster_file = TestDataPath("cluster/slurm-gen/topology.conf");
   r.gpu = "B300";
   r.slurm_conf = TestDataPath("cluster/slurm-gen/slurm.conf");
-  r.slurm_what_ifs = {"TopologyPlugin=topology/block"};
   r.policies = "slurm";
   r.options.record_placements = false;
   r.options.series_interval_s = 0;
@@ -198,13 +201,13 @@ TEST(SlurmPolicy, GeneratedHistoryReplaysItsRecordedQueueing) {
   ASSERT_TRUE(recorded);
   EXPECT_EQ(recorded->count, kGeneratedJobsStarted);
   EXPECT_EQ(out.trace->jobs.size(), static_cast<size_t>(kGeneratedJobsStarted));
-  ASSERT_EQ(out.run.policies.size(), 2u);
-  const DelayStats& replayed = out.run.policies[0].result.metrics.queue_delay_s;
-  EXPECT_NEAR(replayed.mean / recorded->mean, 1.0, 0.10) << replayed.mean << " s against " << recorded->mean << " s";
-  EXPECT_EQ(out.run.policies[1].policy, "slurm[TopologyPlugin=topology/block]");
-  EXPECT_EQ(out.run.policies[1].result.metrics.jobs_finished, kGeneratedJobsStarted);
-  // Both keep every job of a leaf or less inside one leaf when it starts: whole nodes, packed.
-  EXPECT_EQ(out.run.policies[1].result.metrics.split_placements, 0);
+  ASSERT_EQ(out.run.policies.size(), 1u);
+  const PolicyMetrics& m = out.run.policies[0].result.metrics;
+  EXPECT_EQ(m.jobs_finished, kGeneratedJobsStarted);
+  EXPECT_NEAR(m.queue_delay_s.mean / recorded->mean, 1.0, 0.10)
+      << m.queue_delay_s.mean << " s against " << recorded->mean << " s";
+  // topology/tree keeps every job on whole nodes (or one node): never split below a node.
+  EXPECT_EQ(m.split_placements, 0);
 }
 
 }  // namespace

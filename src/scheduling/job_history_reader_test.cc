@@ -1,6 +1,7 @@
 // The dispatch and shared checks of the job-trace readers: detection of each header, the errors
 // that reject a file, the common row checks and the fuzz target's seed corpus.
 #include "scheduling/job_history_reader.h"
+#include "scheduling/kueue_config.h"
 
 #include <gtest/gtest.h>
 
@@ -225,9 +226,19 @@ TEST(ReadJobTrace, FuzzCorpusSeeds) {
   ASSERT_EQ(pods.jobs.size(), 1u);
   EXPECT_EQ(pods.jobs[0].gpus, 8);
   EXPECT_DOUBLE_EQ(pods.jobs[0].run_s, 3600);
+  // Kueue ClusterQueues (--kueue-config), a seed of the same target: not a job history.
+  const JobTrace not_jobs = ReadJobTrace(ReadFile(dir + "kueue_clusterqueues.json"), "q.json", std::nullopt, d);
+  EXPECT_TRUE(not_jobs.jobs.empty());
+  ASSERT_EQ(not_jobs.skipped.size(), 2u);
+  EXPECT_EQ(not_jobs.skipped[0].reason, "item 'team-a': kind 'ClusterQueue' is neither a Workload nor a Pod");
+  const KueueConfig queues = ReadKueueConfig(dir + "kueue_clusterqueues.json");
+  ASSERT_EQ(queues.queues.size(), 2u);
+  EXPECT_EQ(queues.queues[0].nominal_gpus, 64);
+  EXPECT_EQ(queues.queues[0].guaranteed_gpus(), 48);  // lendingLimit 16
+  EXPECT_EQ(queues.queues[1].cohort, "ml");
   size_t seeds = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir)) seeds += e.is_regular_file();
-  EXPECT_EQ(seeds, 9u) << "a new seed in " << dir << ": add it to this test";
+  EXPECT_EQ(seeds, 10u) << "a new seed in " << dir << ": add it to this test";
 }
 
 }  // namespace

@@ -44,6 +44,10 @@ class SlurmPolicy : public TopoPreemptPolicy {
   bool TryStart(Scheduler& s, int64_t id, const std::vector<char>* excluded);
   void Main(Scheduler& s);
   void Backfill(Scheduler& s);
+  // The profile of the running jobs, each holding its GPUs until its start plus its time limit.
+  SlurmProfile& RunningProfile(const Scheduler& s);
+  // Each job's reservation, in order, at the earliest time its GPUs are free (within bf_window).
+  void Reserve(Scheduler& s, const std::vector<int64_t>& jobs);
 
   SlurmConfig defaults_;
   std::unique_ptr<SlurmProfile> profile_;  // kept between passes for its buffers
@@ -124,16 +128,31 @@ void SlurmPolicy::Main(Scheduler& s) {
   }
 }
 
+SlurmProfile& SlurmPolicy::RunningProfile(const Scheduler& s) {
+  if (!profile_) profile_ = std::make_unique<SlurmProfile>(s.topology());
+  profile_->Reset(s.now());
+  for (const auto& [id, run] : s.running()) {
+    const double limit = std::isfinite(s.job(id).time_limit_s) ? run.start_s + s.job(id).time_limit_s : run.end_s;
+    profile_->Hold(run.placement, s.now(), std::max(limit, s.now() + 1));
+  }
+  return *profile_;
+}
+
+void SlurmPolicy::Reserve(Scheduler& s, const std::vector<int64_t>& jobs) {
+  const SlurmConfig& c = Config(s);
+  for (int64_t id : jobs) {
+    const Job& j = s.job(id);
+    const double d = Limit(s, id);
+    if (auto slot = profile_->Earliest(s.state().TypesFor(j.gpu_type), j.gpus, d, s.now() + c.bf_window_s,
+                                       c.placement == SlurmPlacement::kBlock))
+      profile_->Hold(slot->placement, slot->start_s, slot->start_s + d);
+  }
+}
+
 void SlurmPolicy::Backfill(Scheduler& s) {
   const SlurmConfig& c = Config(s);
   const double now = s.now();
-  if (!profile_) profile_ = std::make_unique<SlurmProfile>(s.topology());
-  SlurmProfile& profile = *profile_;
-  profile.Reset(now);
-  for (const auto& [id, run] : s.running()) {
-    const double limit = std::isfinite(s.job(id).time_limit_s) ? run.start_s + s.job(id).time_limit_s : run.end_s;
-    profile.Hold(run.placement, now, std::max(limit, now + 1));
-  }
+  SlurmProfile& profile = RunningProfile(s);
   std::vector<int64_t> queue;
   for (const QueueKey& k : s.pending()) {
     if (static_cast<int>(queue.size()) >= c.bf_max_job_test) break;
@@ -168,13 +187,7 @@ void SlurmPolicy::Backfill(Scheduler& s) {
       blocked.push_back(id);
       continue;
     }
-    for (int64_t b : blocked) {
-      const Job& bj = s.job(b);
-      const double bd = Limit(s, b);
-      if (auto slot = profile.Earliest(s.state().TypesFor(bj.gpu_type), bj.gpus, bd, now + c.bf_window_s,
-                                       c.placement == SlurmPlacement::kBlock))
-        profile.Hold(slot->placement, slot->start_s, slot->start_s + bd);
-    }
+    Reserve(s, blocked);
     blocked.clear();
     if (auto p = fits_profile()) {
       s.Start(id, *p);

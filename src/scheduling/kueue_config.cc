@@ -116,6 +116,8 @@ KueueConfig ParseKueueConfig(std::string_view text, const std::string& where) {
     root = ParseJson(text, where);
   } catch (const Json::parse_error& e) {
     throw InputError(fmt::format("{}: not JSON: {}", where, e.what()));
+  } catch (const Json::out_of_range& e) {  // a number beyond double, e.g. 4e2026 (no position given)
+    throw InputError(fmt::format("{}: not JSON: {}", where, e.what()));
   }
   KueueConfig c;
   c.path = where;

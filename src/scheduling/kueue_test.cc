@@ -67,6 +67,8 @@ TEST(KueueConfig, BrokenInputIsOneLine) {
   EXPECT_EQ(InputErrorOf([] { ParseKueueConfig(R"({"kind":"List","items":[]})", "cq.json"); }),
             "cq.json: no ClusterQueue");
   EXPECT_CONTAINS(InputErrorOf([] { ParseKueueConfig("{", "cq.json"); }), "cq.json: not JSON");
+  // A number beyond double (found by the job_history fuzz target): refused, not thrown through.
+  EXPECT_CONTAINS(InputErrorOf([] { ParseKueueConfig("4e2026", "cq.json"); }), "cq.json: not JSON");
 }
 
 ReplayResult RunKueue(const std::string& config, const ClusterTopology& topo, const JobTrace& trace) {

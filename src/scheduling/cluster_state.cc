@@ -235,6 +235,14 @@ std::optional<Placement> ClusterState::BestFit(int type, int gpus, const std::ve
   return take_from(pool);
 }
 
+std::optional<Placement> ClusterState::WholeNodesFit(int type, int gpus, const std::vector<char>* excluded) const {
+  const int per = topology_->types[type].fabric.gpus_per_node;
+  if (gpus <= per || whole_free_nodes(type) * per < gpus) return std::nullopt;
+  auto p = SplitFit(type, gpus, excluded);
+  if (p && static_cast<int>(p->shares.size()) * per < gpus + per) return p;  // ceil(gpus / per) nodes
+  return std::nullopt;
+}
+
 std::optional<Placement> ClusterState::SplitFit(int type, int gpus, const std::vector<char>* excluded) const {
   if (gpus <= 0 || free_by_type_[type] < gpus) return std::nullopt;
   const int g = topology_->types[type].fabric.gpus_per_node;

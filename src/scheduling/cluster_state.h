@@ -48,6 +48,10 @@ class ClusterState {
   // The least-split placement when no packed one exists: whole free nodes first (fewest
   // leaves), then the nodes with the most free GPUs. nullopt when fewer GPUs are free.
   std::optional<Placement> SplitFit(int type, int gpus, const std::vector<char>* excluded = nullptr) const;
+  // A job wider than a node on whole free nodes across leaves (SplitFit's first choice, the fewest
+  // leaves), as Slurm's topology/tree and Kubernetes place one that no leaf holds; nullopt for a
+  // job of one node or when too few whole nodes are free.
+  std::optional<Placement> WholeNodesFit(int type, int gpus, const std::vector<char>* excluded = nullptr) const;
 
  private:
   void Move(int node, int old_free, int new_free);

@@ -41,7 +41,8 @@ class KueuePolicy : public Policy {
   const KueueConfig* config_ = nullptr;
 };
 
-// The GPUs the cohort's queues lend and the GPUs of those they use, after `extra` more for `q`.
+// Whether `q` can take `gpus` more: within its quota, or in its cohort within its borrowing limit
+// and the GPUs the cohort's queues lend and do not use themselves.
 bool KueuePolicy::FitsQuota(const KueueClusterQueue* q, int64_t gpus, const Usage& u) const {
   if (!q) return true;
   const auto used = [&](const std::string& name) {
@@ -65,9 +66,8 @@ std::optional<Placement> KueuePolicy::Place(const Scheduler& s, const Job& j) co
   const ClusterState& state = s.state();
   for (int t : state.TypesFor(j.gpu_type)) {
     if (auto p = state.BestFit(t, j.gpus)) return p;
-    const int per = s.topology().types[t].fabric.gpus_per_node;
-    if (j.locality == Locality::kHard || j.gpus <= per || state.whole_free_nodes(t) * per < j.gpus) continue;
-    if (auto p = state.SplitFit(t, j.gpus); p && static_cast<int>(p->shares.size()) * per < j.gpus + per) return p;
+    if (j.locality == Locality::kHard) continue;
+    if (auto p = state.WholeNodesFit(t, j.gpus)) return p;
   }
   return std::nullopt;
 }

@@ -82,9 +82,8 @@ std::optional<Placement> SlurmPolicy::Place(const Scheduler& s, const Job& j, co
       continue;
     }
     if (auto p = state.BestFit(t, j.gpus, excluded)) return p;
-    if (mode == SlurmPlacement::kTree && j.gpus > per && state.whole_free_nodes(t) * per >= j.gpus)
-      if (auto p = state.SplitFit(t, j.gpus, excluded); p && static_cast<int>(p->shares.size()) * per < j.gpus + per)
-        return p;
+    if (mode == SlurmPlacement::kTree)
+      if (auto p = state.WholeNodesFit(t, j.gpus, excluded)) return p;
   }
   return std::nullopt;
 }

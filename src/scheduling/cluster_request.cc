@@ -54,11 +54,7 @@ JobTraceDefaults Defaults(const ClusterRequest& r, const ClusterTopology& topolo
 // placement and preemption, not what ApplySlurmConfig derives the jobs from.
 std::vector<std::pair<std::string, SlurmConfig>> SlurmConfigs(const ClusterRequest& r) {
   std::vector<std::pair<std::string, SlurmConfig>> out;
-  std::string text;
-  if (!r.slurm_conf.empty()) {
-    RequireRegularFile(r.slurm_conf);
-    text = ReadMaybeGzipFile(r.slurm_conf, size_t{64} << 20);
-  }
+  const std::string text = r.slurm_conf.empty() ? std::string() : ReadSlurmConfText(r.slurm_conf);
   const std::string where = r.slurm_conf.empty() ? std::string("slurm.conf(5) defaults") : r.slurm_conf;
   out.emplace_back("slurm", ParseSlurmConf(text, where));
   const SlurmConfig base = out.front().second;  // a copy: out grows below

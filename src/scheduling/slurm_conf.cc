@@ -249,11 +249,12 @@ SlurmConfig ParseSlurmConf(std::string_view text, const std::string& where) {
   return c;
 }
 
-SlurmConfig ReadSlurmConf(const std::string& path) {
+std::string ReadSlurmConfText(const std::string& path) {
   RequireRegularFile(path);
-  const std::string text = ReadMaybeGzipFile(path, size_t{64} << 20);
-  return ParseSlurmConf(text, path);
+  return ReadMaybeGzipFile(path, size_t{64} << 20);
 }
+
+SlurmConfig ReadSlurmConf(const std::string& path) { return ParseSlurmConf(ReadSlurmConfText(path), path); }
 
 void ApplySlurmConfig(const SlurmConfig& c, int total_gpus, JobTrace* trace) {
   double max_factor = 0;

@@ -63,6 +63,8 @@ double SlurmTimeSeconds(std::string_view text);
 // Throws InputError naming `where`, the line and the key.
 SlurmConfig ParseSlurmConf(std::string_view text, const std::string& where);
 SlurmConfig ReadSlurmConf(const std::string& path);
+// The file's text (a regular file, gzip or plain, at most 64 MiB); throws InputError naming it.
+std::string ReadSlurmConfText(const std::string& path);
 
 // The trace as this configuration's scheduler sees it (docs/cluster.md, "Slurm"): each job's
 // class from its partition's PriorityTier (the highest tier is production: evaluated first and,

@@ -49,6 +49,16 @@ class SlurmPolicy : public TopoPreemptPolicy {
   // Each job's reservation, in order, at the earliest time its GPUs are free (within bf_window).
   void Reserve(Scheduler& s, const std::vector<int64_t>& jobs);
 
+  // The reservations of the backfill pass so far, by GPU type and count: the (limit, start) pairs
+  // none of the others has a shorter or equal limit and a later or equal start than (start
+  // infinity when none before bf_window), by limit.
+  struct ReservedSize {
+    std::string gpu_type;
+    int gpus;
+    std::vector<std::pair<double, double>> front;
+  };
+  static void AddToFront(std::vector<std::pair<double, double>>* front, double limit_s, double start_s);
+  std::vector<ReservedSize> reserved_;
   SlurmConfig defaults_;
   std::unique_ptr<SlurmProfile> profile_;  // kept between passes for its buffers
   double next_backfill_s_ = 0;
@@ -137,14 +147,47 @@ SlurmProfile& SlurmPolicy::RunningProfile(const Scheduler& s) {
   return *profile_;
 }
 
+void SlurmPolicy::AddToFront(std::vector<std::pair<double, double>>* front, double limit_s, double start_s) {
+  auto at = std::upper_bound(front->begin(), front->end(), limit_s,
+                             [](double limit, const std::pair<double, double>& e) { return limit < e.first; });
+  if (at != front->begin() && std::prev(at)->second >= start_s) return;  // a shorter limit starts as late
+  auto end = at;
+  while (end != front->end() && end->second <= start_s) ++end;  // longer limits starting no later
+  if (at != front->begin() && std::prev(at)->first == limit_s) --at;
+  front->insert(front->erase(at, end), {limit_s, start_s});
+}
+
 void SlurmPolicy::Reserve(Scheduler& s, const std::vector<int64_t>& jobs) {
   const SlurmConfig& c = Config(s);
+  const double horizon_s = s.now() + c.bf_window_s;
+  const bool block = c.placement == SlurmPlacement::kBlock;
+  const int per = s.topology().max_gpus_per_node;
+  // A job asking at least the GPUs of one reserved earlier in the pass (of its types, on one
+  // node or whole nodes as it did; exactly as many under topology/block, whose leaves bound the
+  // nodes) for at least as long cannot start before it: the profile has only gained holds since.
+  const auto dominates = [&](const ReservedSize& r, const Job& j) {
+    return r.gpu_type == j.gpu_type && (block && j.gpus > per ? j.gpus == r.gpus : j.gpus >= r.gpus) &&
+           (j.gpus <= per) == (r.gpus <= per);
+  };
   for (int64_t id : jobs) {
     const Job& j = s.job(id);
     const double d = Limit(s, id);
-    if (auto slot = profile_->Earliest(s.state().TypesFor(j.gpu_type), j.gpus, d, s.now() + c.bf_window_s,
-                                       c.placement == SlurmPlacement::kBlock))
-      profile_->Hold(slot->placement, slot->start_s, slot->start_s + d);
+    double not_before_s = -INFINITY;
+    ReservedSize* same = nullptr;
+    for (ReservedSize& r : reserved_) {
+      if (r.gpu_type == j.gpu_type && r.gpus == j.gpus) same = &r;
+      if (!dominates(r, j)) continue;
+      // The latest start among those of at most the job's limit (the front rises with the limit).
+      auto at = std::upper_bound(r.front.begin(), r.front.end(), d,
+                                 [](double limit, const std::pair<double, double>& e) { return limit < e.first; });
+      if (at != r.front.begin()) not_before_s = std::max(not_before_s, std::prev(at)->second);
+    }
+    std::optional<SlurmProfile::Slot> slot;
+    if (not_before_s < horizon_s)
+      slot = profile_->Earliest(s.state().TypesFor(j.gpu_type), j.gpus, d, horizon_s, block, not_before_s);
+    if (slot) profile_->Hold(slot->placement, slot->start_s, slot->start_s + d);
+    if (!same) same = &reserved_.emplace_back(ReservedSize{j.gpu_type, j.gpus, {}});
+    AddToFront(&same->front, d, slot ? slot->start_s : INFINITY);
   }
 }
 
@@ -152,6 +195,7 @@ void SlurmPolicy::Backfill(Scheduler& s) {
   const SlurmConfig& c = Config(s);
   const double now = s.now();
   SlurmProfile& profile = RunningProfile(s);
+  reserved_.clear();
   std::vector<int64_t> queue;
   for (const QueueKey& k : s.pending()) {
     if (static_cast<int>(queue.size()) >= c.bf_max_job_test) break;

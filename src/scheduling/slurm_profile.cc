@@ -1,18 +1,18 @@
 #include "scheduling/slurm_profile.h"
 
 #include <algorithm>
-#include <cmath>
 
 namespace paratune {
 
 SlurmProfile::SlurmProfile(const ClusterTopology& topology)
     : topology_(&topology),
       holds_(topology.nodes.size()),
-      ends_by_node_(topology.nodes.size()),
-      gaps_(topology.nodes.size()),
-      cached_(topology.nodes.size(), 0) {
-  std::vector<int> per_leaf(topology.leaves, 0);
-  for (const ClusterNode& n : topology.nodes) max_leaf_nodes_ = std::max(max_leaf_nodes_, ++per_leaf[n.leaf]);
+      views_(topology.nodes.size()),
+      cached_(topology.nodes.size(), 0),
+      leaf_nodes_(topology.leaves),
+      usable_(topology.nodes.size(), 0) {
+  for (size_t n = 0; n < topology.nodes.size(); ++n) leaf_nodes_[topology.nodes[n].leaf].push_back(static_cast<int>(n));
+  for (const auto& nodes : leaf_nodes_) max_leaf_nodes_ = std::max(max_leaf_nodes_, static_cast<int>(nodes.size()));
 }
 
 void SlurmProfile::Reset(double now) {
@@ -21,30 +21,41 @@ void SlurmProfile::Reset(double now) {
   std::fill(cached_.begin(), cached_.end(), 0);
 }
 
-void SlurmProfile::Cache(int node) const {
-  if (cached_[node]) return;
+int SlurmProfile::PerNode(int node) const { return topology_->types[topology_->nodes[node].type].fabric.gpus_per_node; }
+
+const SlurmProfile::NodeView& SlurmProfile::Compute(int node) const {
+  NodeView& v = views_[node];
   cached_[node] = 1;
-  auto& ends = ends_by_node_[node];
-  ends.clear();
-  std::vector<std::pair<double, double>> busy;
+  // The holds' starts (at now at the earliest) and ends as steps of the GPUs held: a hold covers
+  // [from, to), so every change at a time is summed before the count there is read.
+  events_.clear();
   for (const Hold_& h : holds_[node])
     if (h.to_s > now_) {
-      ends.push_back(h.to_s);
-      busy.emplace_back(std::max(h.from_s, now_), h.to_s);
+      events_.emplace_back(std::max(h.from_s, now_), h.gpus);
+      events_.emplace_back(h.to_s, -h.gpus);
     }
-  std::sort(ends.begin(), ends.end());
-  std::sort(busy.begin(), busy.end());
-  auto& gaps = gaps_[node];
-  gaps.clear();
-  double free_from = now_;
-  for (const auto& [from, to] : busy) {
-    if (from > free_from) gaps.emplace_back(free_from, from);
-    free_from = std::max(free_from, to);
+  std::sort(events_.begin(), events_.end());
+  v.steps.clear();
+  int used = 0;
+  double t = now_;
+  for (size_t i = 0;;) {
+    while (i < events_.size() && events_[i].first <= t) used += events_[i++].second;
+    if (v.steps.empty() || v.steps.back().used != used) v.steps.push_back({t, used});
+    if (i == events_.size()) break;
+    t = events_[i].first;
   }
-  gaps.emplace_back(free_from, INFINITY);
+  const int per = PerNode(node);
+  v.first_free.assign(per + 1, INFINITY);
+  v.gaps.clear();
+  int most_free = -1;
+  for (size_t i = 0; i < v.steps.size(); ++i) {
+    const Step& s = v.steps[i];
+    for (int g = std::max(most_free + 1, 0); g <= per - s.used; ++g) v.first_free[g] = s.t;
+    most_free = std::max(most_free, per - s.used);
+    if (s.used == 0) v.gaps.emplace_back(s.t, i + 1 < v.steps.size() ? v.steps[i + 1].t : INFINITY);
+  }
+  return v;
 }
-
-int SlurmProfile::PerNode(int node) const { return topology_->types[topology_->nodes[node].type].fabric.gpus_per_node; }
 
 void SlurmProfile::Hold(int node, int gpus, double from_s, double to_s) {
   if (to_s > from_s && gpus > 0) {
@@ -57,20 +68,13 @@ void SlurmProfile::Hold(const Placement& p, double from_s, double to_s) {
   for (const auto& share : p.shares) Hold(share.node, share.gpus, from_s, to_s);
 }
 
-bool SlurmProfile::FreeOver(int node, int gpus, double from_s, double to_s) const {
-  // The held count is largest at the window's start or at a hold's start inside it.
+bool SlurmProfile::FreeUntil(int node, int gpus, double to_s) const {
   const int room = PerNode(node) - gpus;
   if (room < 0) return false;
-  const auto& holds = holds_[node];
-  const auto fits_at = [&](double t) {
-    int n = 0;
-    for (const Hold_& h : holds)
-      if (h.from_s <= t && t < h.to_s && (n += h.gpus) > room) return false;
-    return true;
-  };
-  if (!fits_at(from_s)) return false;
-  for (const Hold_& h : holds)
-    if (h.from_s > from_s && h.from_s < to_s && !fits_at(h.from_s)) return false;
+  for (const Step& s : View(node).steps) {
+    if (s.t >= to_s) break;
+    if (s.used > room) return false;
+  }
   return true;
 }
 
@@ -80,93 +84,144 @@ std::vector<char> SlurmProfile::Excluded(const std::vector<int>& types, int gpus
     const int node = static_cast<int>(n);
     if (std::find(types.begin(), types.end(), topology_->nodes[n].type) == types.end()) continue;
     const int per = PerNode(node);
-    const int need = gpus <= per ? gpus : per;
-    excluded[n] = !FreeOver(node, need, now_, now_ + duration_s);
+    excluded[n] = !FreeUntil(node, gpus <= per ? gpus : per, now_ + duration_s);
   }
   return excluded;
 }
 
-double SlurmProfile::EarliestOnNode(int node, int gpus, double duration_s, double before_s) const {
-  if (gpus > PerNode(node)) return INFINITY;
-  if (FreeOver(node, gpus, now_, now_ + duration_s)) return now_;
-  Cache(node);
-  for (double t : ends_by_node_[node]) {
-    if (t >= before_s) break;
-    if (FreeOver(node, gpus, t, t + duration_s)) return t;
+double SlurmProfile::EarliestOnNode(int node, int gpus, double duration_s, double from_s, double before_s) const {
+  // The earliest start is the start of the first run of steps with the GPUs free that lasts the
+  // duration: a later start inside a run is feasible only if the run's start is.
+  const int room = PerNode(node) - gpus;
+  if (room < 0) return INFINITY;
+  const std::vector<Step>& steps = View(node).steps;
+  auto i = std::upper_bound(steps.begin(), steps.end(), from_s, [](double t, const Step& s) { return t < s.t; }) - 1;
+  bool in_run = false;
+  double run = 0;
+  for (; i != steps.end(); ++i) {
+    if (i->used <= room) {
+      if (in_run) continue;
+      run = std::max(i->t, from_s);
+      if (run >= before_s) return INFINITY;
+      in_run = true;
+    } else if (in_run) {
+      if (run + duration_s <= i->t) return run;
+      in_run = false;
+    }
   }
-  return INFINITY;  // none before `before_s`
+  return in_run ? run : INFINITY;
 }
 
 std::optional<SlurmProfile::Slot> SlurmProfile::Earliest(const std::vector<int>& types, int gpus, double duration_s,
-                                                         double horizon_s, bool within_leaf) const {
-  const int nodes = static_cast<int>(topology_->nodes.size());
-  const auto usable = [&](int n) {
-    return std::find(types.begin(), types.end(), topology_->nodes[n].type) != types.end();
-  };
-  // One node: the node that frees the GPUs first (the lowest index among equals).
-  int per_max = 0;
-  for (int n = 0; n < nodes; ++n)
-    if (usable(n)) per_max = std::max(per_max, PerNode(n));
-  if (per_max == 0) return std::nullopt;
-  if (gpus <= per_max) {
-    double best = INFINITY;
-    int best_node = -1;
-    for (int n = 0; n < nodes; ++n) {
-      if (!usable(n)) continue;
-      const double t = EarliestOnNode(n, gpus, duration_s, std::min(best, horizon_s));
-      if (t < best) best = t, best_node = n;
+                                                         double horizon_s, bool within_leaf,
+                                                         double not_before_s) const {
+  if (types != usable_types_) {  // the nodes of `types`, kept for the next job of the same types
+    usable_types_ = types;
+    usable_.assign(topology_->nodes.size(), 0);
+    usable_per_max_ = 0;
+    for (size_t n = 0; n < usable_.size(); ++n)
+      if (std::find(types.begin(), types.end(), topology_->nodes[n].type) != types.end()) {
+        usable_[n] = 1;
+        usable_per_max_ = std::max(usable_per_max_, PerNode(static_cast<int>(n)));
+      }
+    whole_nodes_.clear();
+    leaf_whole_nodes_.assign(leaf_nodes_.size(), {});
+    for (size_t leaf = 0; leaf < leaf_nodes_.size(); ++leaf)
+      for (int n : leaf_nodes_[leaf])
+        if (usable_[n] && PerNode(n) == usable_per_max_) leaf_whole_nodes_[leaf].push_back(n);
+    for (int n = 0; n < static_cast<int>(usable_.size()); ++n)
+      if (usable_[n] && PerNode(n) == usable_per_max_) whole_nodes_.push_back(n);
+  }
+  const std::vector<char>& usable = usable_;
+  const int per_max = usable_per_max_;
+  const double from_s = std::max(now_, not_before_s);
+  if (per_max == 0 || from_s >= horizon_s) return std::nullopt;
+  if (gpus <= per_max) return EarliestOnOneNode(usable, gpus, duration_s, horizon_s, from_s);
+  return EarliestOnWholeNodes(per_max, gpus, duration_s, horizon_s, within_leaf, from_s);
+}
+
+std::optional<SlurmProfile::Slot> SlurmProfile::EarliestOnOneNode(const std::vector<char>& usable, int gpus,
+                                                                  double duration_s, double horizon_s,
+                                                                  double from_s) const {
+  // The node that frees the GPUs first (the lowest index among equals); a node whose GPUs are
+  // not free before the best so far is passed over unread.
+  double best = INFINITY;
+  int best_node = -1;
+  for (int n = 0; n < static_cast<int>(usable.size()); ++n) {
+    if (!usable[n] || gpus > PerNode(n)) continue;
+    const double before = std::min(best, horizon_s);
+    if (View(n).first_free[gpus] >= before) continue;
+    const double t = EarliestOnNode(n, gpus, duration_s, from_s, before);
+    if (t < best) {
+      best = t, best_node = n;
+      if (best <= from_s) break;  // none can start earlier
     }
-    if (best_node < 0 || best >= horizon_s) return std::nullopt;
-    return Slot{best, Placement{{{best_node, gpus}}}};
   }
-  // Whole nodes: per node, the start times at which it is wholly free for the duration (the
-  // gaps between its holds at least that long), as windows [from, to].
-  windows_.clear();
-  for (int n = 0; n < nodes; ++n) {
-    if (!usable(n) || PerNode(n) < per_max) continue;
-    Cache(n);
-    for (const auto& [from, to] : gaps_[n])
-      if (to - from >= duration_s && from < horizon_s) windows_.push_back({from, to - duration_s, n});
-  }
-  const int need = (gpus + per_max - 1) / per_max;
-  const auto leaf = [&](const Window& w) { return topology_->nodes[w.node].leaf; };
-  if (!within_leaf || need > max_leaf_nodes_) {
-    std::sort(windows_.begin(), windows_.end(), [](const Window& a, const Window& b) { return a.from_s < b.from_s; });
-    return Sweep(windows_.begin(), windows_.end(), need, gpus, horizon_s);
-  }
-  // Inside one leaf: each leaf's windows apart, the earliest of the leaves.
-  std::sort(windows_.begin(), windows_.end(), [&](const Window& a, const Window& b) {
-    return leaf(a) != leaf(b) ? leaf(a) < leaf(b) : a.from_s < b.from_s;
-  });
+  if (best_node < 0 || best >= horizon_s) return std::nullopt;
+  return Slot{best, Placement{{{best_node, gpus}}}};
+}
+
+std::optional<SlurmProfile::Slot> SlurmProfile::EarliestOnWholeNodes(int per, int gpus, double duration_s,
+                                                                     double horizon_s, bool within_leaf,
+                                                                     double from_s) const {
+  const int need = (gpus + per - 1) / per;
+  if (!within_leaf || need > max_leaf_nodes_) return Sweep(whole_nodes_, need, gpus, duration_s, from_s, horizon_s);
+  // Inside one leaf: each leaf apart, the earliest of the leaves (a later leaf only if earlier;
+  // one with fewer nodes ever wholly free before then passed over unread).
   std::optional<Slot> best;
-  for (auto from = windows_.begin(); from != windows_.end();) {
-    auto to = from;
-    while (to != windows_.end() && leaf(*to) == leaf(*from)) ++to;
-    if (auto slot = Sweep(from, to, need, gpus, best ? best->start_s : horizon_s)) best = std::move(slot);
-    from = to;
+  for (const std::vector<int>& nodes : leaf_whole_nodes_) {
+    const double before_s = best ? best->start_s : horizon_s;
+    int free_before = 0;
+    for (int n : nodes) free_before += View(n).first_free[per] < before_s;
+    if (free_before < need) continue;
+    if (auto slot = Sweep(nodes, need, gpus, duration_s, from_s, before_s)) best = std::move(slot);
   }
   return best;
 }
 
-std::optional<SlurmProfile::Slot> SlurmProfile::Sweep(std::vector<Window>::iterator first,
-                                                      std::vector<Window>::iterator last, int need, int gpus,
-                                                      double horizon_s) const {
-  // A window with to < t has from <= t too, so the count at t is the number of windows starting
-  // at or before t less those ending before it.
-  ends_.clear();
-  for (auto w = first; w != last; ++w) ends_.push_back(w->to_s);
-  std::sort(ends_.begin(), ends_.end());
-  size_t ended = 0;
-  const size_t count = static_cast<size_t>(last - first);
-  for (size_t i = 0; i < count; ++i) {
-    const double t = first[i].from_s;
-    if (t >= horizon_s) break;
-    if (i + 1 < count && first[i + 1].from_s == t) continue;  // count all starting at t
-    while (ended < ends_.size() && ends_[ended] < t) ++ended;
-    if (static_cast<int>(i + 1 - ended) < need) continue;
+std::optional<SlurmProfile::Slot> SlurmProfile::Sweep(const std::vector<int>& nodes, int need, int gpus,
+                                                      double duration_s, double from_s, double before_s) const {
+  // Per node, the starts at which it is wholly free for the duration (the gaps between its holds
+  // at least that long) as windows [from, to - duration], visited in order of their start by a
+  // merge of the nodes' sorted gaps; the count at a time t is the windows started at or before t
+  // less those ended before it (a node's windows are disjoint, so each counts one node).
+  const auto next_window = [&](int n, size_t gap) -> std::optional<Window> {
+    const auto& gaps = View(n).gaps;
+    for (; gap < gaps.size(); ++gap) {
+      const auto& [from, to] = gaps[gap];
+      const double start = std::max(from, from_s);
+      if (start >= before_s) break;
+      if (to - from >= duration_s && start <= to - duration_s) return Window{start, to - duration_s, n, gap};
+    }
+    return std::nullopt;
+  };
+  const auto later_start = [](const Window& a, const Window& b) { return a.from_s > b.from_s; };
+  const auto earlier_end = [](const Window& a, const Window& b) { return a.to_s > b.to_s; };
+  starts_.clear();
+  active_.clear();
+  for (int n : nodes)
+    if (auto w = next_window(n, 0)) starts_.push_back(*w);
+  if (static_cast<int>(starts_.size()) < need) return std::nullopt;
+  std::make_heap(starts_.begin(), starts_.end(), later_start);
+  while (!starts_.empty()) {
+    std::pop_heap(starts_.begin(), starts_.end(), later_start);
+    const Window w = starts_.back();
+    starts_.pop_back();
+    active_.push_back(w);
+    std::push_heap(active_.begin(), active_.end(), earlier_end);
+    if (auto next = next_window(w.node, w.gap + 1)) {
+      starts_.push_back(*next);
+      std::push_heap(starts_.begin(), starts_.end(), later_start);
+    }
+    const double t = w.from_s;
+    if (!starts_.empty() && starts_.front().from_s == t) continue;  // count all starting at t
+    while (active_.front().to_s < t) {
+      std::pop_heap(active_.begin(), active_.end(), earlier_end);
+      active_.pop_back();
+    }
+    if (static_cast<int>(active_.size()) < need) continue;
     Placement p;  // the lowest-numbered nodes free then
-    for (size_t w = 0; w <= i; ++w)
-      if (first[w].to_s >= t) p.shares.push_back({first[w].node, 0});
+    for (const Window& a : active_) p.shares.push_back({a.node, 0});
     std::sort(p.shares.begin(), p.shares.end(), [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; });
     p.shares.resize(need);
     int left = gpus;

@@ -6,6 +6,7 @@
 // start without touching the running jobs and the reservations made before it.
 #pragma once
 
+#include <cmath>
 #include <optional>
 #include <vector>
 
@@ -31,45 +32,72 @@ class SlurmProfile {
   // The earliest start at or after now, before `horizon_s`, at which the job's GPUs are free for
   // `duration_s` on nodes of `types` (one node for a job of at most a node, else whole nodes, all
   // under one leaf switch when `within_leaf` and a leaf is that large), and those nodes; nullopt
-  // when there is none before the horizon.
+  // when there is none before the horizon. `not_before_s` is a start the caller knows the answer
+  // cannot precede (a job asking no more GPUs for no longer got it on fewer holds): the search
+  // starts there, the answer is the same.
   struct Slot {
     double start_s = 0;
     Placement placement;
   };
   std::optional<Slot> Earliest(const std::vector<int>& types, int gpus, double duration_s, double horizon_s,
-                               bool within_leaf = false) const;
+                               bool within_leaf = false, double not_before_s = -INFINITY) const;
 
  private:
   struct Hold_ {
     double from_s, to_s;
     int gpus;
   };
+  // The GPUs a node has held from a time on, until the next step (the last step holds none).
+  struct Step {
+    double t;
+    int used;
+  };
+  // A node's holds as computed when asked and dropped when a hold is added: its steps from now,
+  // the first time each count of GPUs is free (first_free[g], g = 0..per node), and the
+  // intervals in which it is wholly free (sorted; the last one open).
+  struct NodeView {
+    std::vector<Step> steps;
+    std::vector<double> first_free;
+    std::vector<std::pair<double, double>> gaps;
+  };
   int PerNode(int node) const;
-  // Whether `gpus` GPUs of the node are free at every time in [from_s, to_s).
-  bool FreeOver(int node, int gpus, double from_s, double to_s) const;
-  // The earliest t in [now, before_s) at which `gpus` GPUs of the node are free over [t, t + duration).
-  double EarliestOnNode(int node, int gpus, double duration_s, double before_s) const;
+  const NodeView& View(int node) const { return cached_[node] ? views_[node] : Compute(node); }
+  const NodeView& Compute(int node) const;
+  // Whether `gpus` GPUs of the node are free at every time in [now, to_s).
+  bool FreeUntil(int node, int gpus, double to_s) const;
+  // The earliest t in [from_s, before_s) at which `gpus` GPUs of the node are free over
+  // [t, t + duration); infinity when none.
+  double EarliestOnNode(int node, int gpus, double duration_s, double from_s, double before_s) const;
+  std::optional<Slot> EarliestOnOneNode(const std::vector<char>& usable, int gpus, double duration_s, double horizon_s,
+                                        double from_s) const;
+  std::optional<Slot> EarliestOnWholeNodes(int per, int gpus, double duration_s, double horizon_s, bool within_leaf,
+                                           double from_s) const;
 
   const ClusterTopology* topology_;
   double now_ = 0;
   std::vector<std::vector<Hold_>> holds_;  // per node
-  // Per node, computed when asked and dropped when a hold is added: the times holds end after
-  // now (sorted), and the intervals in which the node is wholly free (sorted).
-  mutable std::vector<std::vector<double>> ends_by_node_;
-  mutable std::vector<std::vector<std::pair<double, double>>> gaps_;
+  mutable std::vector<NodeView> views_;
   mutable std::vector<char> cached_;
-  void Cache(int node) const;
+  std::vector<std::vector<int>> leaf_nodes_;  // the nodes under each leaf, ascending
+  // A start window of a job on whole nodes: it may start on `node` at any time in [from_s, to_s],
+  // within the node's gap number `gap`.
   struct Window {
     double from_s, to_s;
     int node;
+    size_t gap;
   };
-  mutable std::vector<Window> windows_;
-  mutable std::vector<double> ends_;
+  mutable std::vector<int> usable_types_;  // the types last asked for, their nodes, their widest node
+  mutable std::vector<char> usable_;
+  mutable int usable_per_max_ = 0;
+  mutable std::vector<int> whole_nodes_;  // of those, the widest, and those under each leaf
+  mutable std::vector<std::vector<int>> leaf_whole_nodes_;
+  mutable std::vector<Window> starts_, active_;  // heaps: by start, by end
+  mutable std::vector<std::pair<double, int>> events_;
   int max_leaf_nodes_ = 0;
-  // The earliest start covered by `need` of the windows [first, last) (sorted by start), before
-  // `horizon_s`, on the lowest-numbered of the nodes free then.
-  std::optional<Slot> Sweep(std::vector<Window>::iterator first, std::vector<Window>::iterator last, int need, int gpus,
-                            double horizon_s) const;
+  // The earliest start before `before_s` at which `need` of `nodes` are wholly free for the
+  // duration, on the lowest-numbered of the nodes free then.
+  std::optional<Slot> Sweep(const std::vector<int>& nodes, int need, int gpus, double duration_s, double from_s,
+                            double before_s) const;
 };
 
 }  // namespace paratune

@@ -75,7 +75,13 @@ int ClusterState::FreeBelow(int type, int gpus) const {
   return below;
 }
 
-std::vector<int> ClusterState::TypesFor(const std::string& gpu_type) const {
+const std::vector<int>& ClusterState::TypesFor(const std::string& gpu_type) const {
+  auto known = types_for_.find(gpu_type);
+  if (known == types_for_.end()) known = types_for_.emplace(gpu_type, ComputeTypesFor(gpu_type)).first;
+  return known->second;
+}
+
+std::vector<int> ClusterState::ComputeTypesFor(const std::string& gpu_type) const {
   // `gpu_type` may list alternatives separated by '|' (the Alibaba trace's gpu_spec).
   const auto same = EqualsAsciiNoCase;
   std::vector<int> out;

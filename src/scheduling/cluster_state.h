@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <vector>
@@ -35,8 +36,8 @@ class ClusterState {
   void Take(const Placement& p);
   void Release(const Placement& p);
 
-  // The node types a job may use: its gpu_type's, or all (in type order).
-  std::vector<int> TypesFor(const std::string& gpu_type) const;
+  // The node types a job may use: its gpu_type's, or all (in type order); kept per gpu_type.
+  const std::vector<int>& TypesFor(const std::string& gpu_type) const;
 
   // GPU-level first fit in node order: the first free GPUs, wherever they are (FIFO's baseline,
   // the placement that splits jobs). Nodes of one type only.
@@ -56,7 +57,10 @@ class ClusterState {
  private:
   void Move(int node, int old_free, int new_free);
 
+  std::vector<int> ComputeTypesFor(const std::string& gpu_type) const;
+
   const ClusterTopology* topology_;
+  mutable std::map<std::string, std::vector<int>, std::less<>> types_for_;
   std::vector<int> free_;
   int free_total_ = 0;
   std::vector<int> free_by_type_;

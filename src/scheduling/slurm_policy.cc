@@ -55,6 +55,7 @@ class SlurmPolicy : public TopoPreemptPolicy {
   struct ReservedSize {
     std::string gpu_type;
     int gpus;
+    SlurmProfile::Search search;
     std::vector<std::pair<double, double>> front;
   };
   static void AddToFront(std::vector<std::pair<double, double>>* front, double limit_s, double start_s);
@@ -161,32 +162,31 @@ void SlurmPolicy::Reserve(Scheduler& s, const std::vector<int64_t>& jobs) {
   const SlurmConfig& c = Config(s);
   const double horizon_s = s.now() + c.bf_window_s;
   const bool block = c.placement == SlurmPlacement::kBlock;
-  const int per = s.topology().max_gpus_per_node;
-  // A job asking at least the GPUs of one reserved earlier in the pass (of its types, on one
-  // node or whole nodes as it did; exactly as many under topology/block, whose leaves bound the
-  // nodes) for at least as long cannot start before it: the profile has only gained holds since.
-  const auto dominates = [&](const ReservedSize& r, const Job& j) {
-    return r.gpu_type == j.gpu_type && (block && j.gpus > per ? j.gpus == r.gpus : j.gpus >= r.gpus) &&
-           (j.gpus <= per) == (r.gpus <= per);
+  // A job asking at least the GPUs of one reserved earlier in the pass, of its types and searched
+  // alike (one node, whole nodes inside a leaf, whole nodes anywhere), for at least as long
+  // cannot start before it: the profile has only gained holds since.
+  const auto dominates = [&](const ReservedSize& r, const Job& j, SlurmProfile::Search search) {
+    return r.gpu_type == j.gpu_type && r.search == search && j.gpus >= r.gpus;
   };
   for (int64_t id : jobs) {
     const Job& j = s.job(id);
     const double d = Limit(s, id);
+    const std::vector<int>& types = s.state().TypesFor(j.gpu_type);
+    const SlurmProfile::Search search = profile_->SearchFor(types, j.gpus, block);
     double not_before_s = -INFINITY;
     ReservedSize* same = nullptr;
     for (ReservedSize& r : reserved_) {
       if (r.gpu_type == j.gpu_type && r.gpus == j.gpus) same = &r;
-      if (!dominates(r, j)) continue;
+      if (!dominates(r, j, search)) continue;
       // The latest start among those of at most the job's limit (the front rises with the limit).
       auto at = std::upper_bound(r.front.begin(), r.front.end(), d,
                                  [](double limit, const std::pair<double, double>& e) { return limit < e.first; });
       if (at != r.front.begin()) not_before_s = std::max(not_before_s, std::prev(at)->second);
     }
     std::optional<SlurmProfile::Slot> slot;
-    if (not_before_s < horizon_s)
-      slot = profile_->Earliest(s.state().TypesFor(j.gpu_type), j.gpus, d, horizon_s, block, not_before_s);
+    if (not_before_s < horizon_s) slot = profile_->Earliest(types, j.gpus, d, horizon_s, block, not_before_s);
     if (slot) profile_->Hold(slot->placement, slot->start_s, slot->start_s + d);
-    if (!same) same = &reserved_.emplace_back(ReservedSize{j.gpu_type, j.gpus, {}});
+    if (!same) same = &reserved_.emplace_back(ReservedSize{j.gpu_type, j.gpus, search, {}});
     AddToFront(&same->front, d, slot ? slot->start_s : INFINITY);
   }
 }
@@ -219,9 +219,9 @@ void SlurmPolicy::Backfill(Scheduler& s) {
     if (s.state().free_total() == 0) break;
     const Job& j = s.job(id);
     const double d = Limit(s, id);
-    const std::vector<int> types = s.state().TypesFor(j.gpu_type);
+    const std::vector<int>& types = s.state().TypesFor(j.gpu_type);
     const auto fits_profile = [&] {
-      const std::vector<char> excluded = profile.Excluded(types, j.gpus, d);
+      const std::vector<char>& excluded = profile.Excluded(types, j.gpus, d);
       return Place(s, j, &excluded);
     };
     const bool may_fit = FitsNow(s, j) && !dominated(j, d);

@@ -8,6 +8,7 @@ SlurmProfile::SlurmProfile(const ClusterTopology& topology)
     : topology_(&topology),
       holds_(topology.nodes.size()),
       views_(topology.nodes.size()),
+      bases_(topology.nodes.size()),
       cached_(topology.nodes.size(), 0),
       leaf_nodes_(topology.leaves),
       usable_(topology.nodes.size(), 0) {
@@ -23,45 +24,81 @@ void SlurmProfile::Reset(double now) {
 
 int SlurmProfile::PerNode(int node) const { return topology_->types[topology_->nodes[node].type].fabric.gpus_per_node; }
 
+bool SlurmProfile::SameAfterNow(const std::vector<Hold_>& a, const std::vector<Hold_>& b) const {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].to_s != b[i].to_s || a[i].gpus != b[i].gpus || std::max(a[i].from_s, now_) != std::max(b[i].from_s, now_))
+      return false;
+  return true;
+}
+
 const SlurmProfile::NodeView& SlurmProfile::Compute(int node) const {
-  NodeView& v = views_[node];
+  // A node's first view in a pass: from its view in an earlier pass where its holds are the same
+  // from now on (running jobs that neither ended nor started), else from its holds.
   cached_[node] = 1;
-  // The holds' starts (at now at the earliest) and ends as steps of the GPUs held: a hold covers
-  // [from, to), so every change at a time is summed before the count there is read.
-  events_.clear();
-  for (const Hold_& h : holds_[node])
-    if (h.to_s > now_) {
-      events_.emplace_back(std::max(h.from_s, now_), h.gpus);
-      events_.emplace_back(h.to_s, -h.gpus);
+  Base& base = bases_[node];
+  std::vector<Step>& steps = base.view.steps;
+  if (base.now_s <= now_ && SameAfterNow(base.holds, holds_[node])) {
+    auto at = std::upper_bound(steps.begin(), steps.end(), now_, [](double t, const Step& s) { return t < s.t; });
+    steps.erase(steps.begin(), at - 1);
+    steps.front().t = now_;
+  } else {
+    base.holds = holds_[node];
+    // The holds' starts (at now at the earliest) and ends as steps of the GPUs held: a hold
+    // covers [from, to), so every change at a time is summed before the count there is read.
+    events_.clear();
+    for (const Hold_& h : holds_[node])
+      if (h.to_s > now_) {
+        events_.emplace_back(std::max(h.from_s, now_), h.gpus);
+        events_.emplace_back(h.to_s, -h.gpus);
+      }
+    std::sort(events_.begin(), events_.end());
+    steps.clear();
+    int used = 0;
+    double t = now_;
+    for (size_t i = 0;;) {
+      while (i < events_.size() && events_[i].first <= t) used += events_[i++].second;
+      if (steps.empty() || steps.back().used != used) steps.push_back({t, used});
+      if (i == events_.size()) break;
+      t = events_[i].first;
     }
-  std::sort(events_.begin(), events_.end());
-  v.steps.clear();
-  int used = 0;
-  double t = now_;
-  for (size_t i = 0;;) {
-    while (i < events_.size() && events_[i].first <= t) used += events_[i++].second;
-    if (v.steps.empty() || v.steps.back().used != used) v.steps.push_back({t, used});
-    if (i == events_.size()) break;
-    t = events_[i].first;
   }
+  base.now_s = now_;
+  Summarize(node, &base.view);
+  return views_[node] = base.view;
+}
+
+void SlurmProfile::Summarize(int node, NodeView* v) const {
   const int per = PerNode(node);
-  v.first_free.assign(per + 1, INFINITY);
-  v.gaps.clear();
+  v->first_free.assign(per + 1, INFINITY);
+  v->gaps.clear();
   int most_free = -1;
-  for (size_t i = 0; i < v.steps.size(); ++i) {
-    const Step& s = v.steps[i];
-    for (int g = std::max(most_free + 1, 0); g <= per - s.used; ++g) v.first_free[g] = s.t;
+  for (size_t i = 0; i < v->steps.size(); ++i) {
+    const Step& s = v->steps[i];
+    for (int g = std::max(most_free + 1, 0); g <= per - s.used; ++g) v->first_free[g] = s.t;
     most_free = std::max(most_free, per - s.used);
-    if (s.used == 0) v.gaps.emplace_back(s.t, i + 1 < v.steps.size() ? v.steps[i + 1].t : INFINITY);
+    if (s.used == 0) v->gaps.emplace_back(s.t, i + 1 < v->steps.size() ? v->steps[i + 1].t : INFINITY);
   }
-  return v;
 }
 
 void SlurmProfile::Hold(int node, int gpus, double from_s, double to_s) {
-  if (to_s > from_s && gpus > 0) {
-    holds_[node].push_back({from_s, to_s, gpus});
-    cached_[node] = 0;
-  }
+  if (!(to_s > from_s && gpus > 0)) return;
+  holds_[node].push_back({from_s, to_s, gpus});
+  if (!cached_[node] || to_s <= now_) return;
+  // The node's view, viewed already in this pass, gains the hold: its steps split at the hold's
+  // start and end, the GPUs added in between, equal neighbours merged.
+  std::vector<Step>& steps = views_[node].steps;
+  const auto split = [&](double t) {
+    auto at = std::upper_bound(steps.begin(), steps.end(), t, [](double x, const Step& s) { return x < s.t; }) - 1;
+    if (at->t == t) return at;
+    return steps.insert(at + 1, {t, at->used});
+  };
+  const double from = std::max(from_s, now_);
+  split(to_s);
+  for (auto at = split(from); at != steps.end() && at->t < to_s; ++at) at->used += gpus;
+  steps.erase(std::unique(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.used == b.used; }),
+              steps.end());
+  Summarize(node, &views_[node]);
 }
 
 void SlurmProfile::Hold(const Placement& p, double from_s, double to_s) {
@@ -78,8 +115,9 @@ bool SlurmProfile::FreeUntil(int node, int gpus, double to_s) const {
   return true;
 }
 
-std::vector<char> SlurmProfile::Excluded(const std::vector<int>& types, int gpus, double duration_s) const {
-  std::vector<char> excluded(topology_->nodes.size(), 1);
+const std::vector<char>& SlurmProfile::Excluded(const std::vector<int>& types, int gpus, double duration_s) const {
+  std::vector<char>& excluded = excluded_;
+  excluded.assign(topology_->nodes.size(), 1);
   for (size_t n = 0; n < excluded.size(); ++n) {
     const int node = static_cast<int>(n);
     if (std::find(types.begin(), types.end(), topology_->nodes[n].type) == types.end()) continue;
@@ -112,26 +150,36 @@ double SlurmProfile::EarliestOnNode(int node, int gpus, double duration_s, doubl
   return in_run ? run : INFINITY;
 }
 
+void SlurmProfile::UseTypes(const std::vector<int>& types) const {
+  if (types == usable_types_) return;  // the nodes of `types`, kept for the next job of the same types
+  usable_types_ = types;
+  usable_.assign(topology_->nodes.size(), 0);
+  usable_per_max_ = 0;
+  for (size_t n = 0; n < usable_.size(); ++n)
+    if (std::find(types.begin(), types.end(), topology_->nodes[n].type) != types.end()) {
+      usable_[n] = 1;
+      usable_per_max_ = std::max(usable_per_max_, PerNode(static_cast<int>(n)));
+    }
+  whole_nodes_.clear();
+  leaf_whole_nodes_.assign(leaf_nodes_.size(), {});
+  for (size_t leaf = 0; leaf < leaf_nodes_.size(); ++leaf)
+    for (int n : leaf_nodes_[leaf])
+      if (usable_[n] && PerNode(n) == usable_per_max_) leaf_whole_nodes_[leaf].push_back(n);
+  for (int n = 0; n < static_cast<int>(usable_.size()); ++n)
+    if (usable_[n] && PerNode(n) == usable_per_max_) whole_nodes_.push_back(n);
+}
+
+SlurmProfile::Search SlurmProfile::SearchFor(const std::vector<int>& types, int gpus, bool within_leaf) const {
+  UseTypes(types);
+  if (gpus <= usable_per_max_) return Search::kOneNode;
+  const int need = (gpus + std::max(usable_per_max_, 1) - 1) / std::max(usable_per_max_, 1);
+  return within_leaf && need <= max_leaf_nodes_ ? Search::kWholeNodesInLeaf : Search::kWholeNodes;
+}
+
 std::optional<SlurmProfile::Slot> SlurmProfile::Earliest(const std::vector<int>& types, int gpus, double duration_s,
                                                          double horizon_s, bool within_leaf,
                                                          double not_before_s) const {
-  if (types != usable_types_) {  // the nodes of `types`, kept for the next job of the same types
-    usable_types_ = types;
-    usable_.assign(topology_->nodes.size(), 0);
-    usable_per_max_ = 0;
-    for (size_t n = 0; n < usable_.size(); ++n)
-      if (std::find(types.begin(), types.end(), topology_->nodes[n].type) != types.end()) {
-        usable_[n] = 1;
-        usable_per_max_ = std::max(usable_per_max_, PerNode(static_cast<int>(n)));
-      }
-    whole_nodes_.clear();
-    leaf_whole_nodes_.assign(leaf_nodes_.size(), {});
-    for (size_t leaf = 0; leaf < leaf_nodes_.size(); ++leaf)
-      for (int n : leaf_nodes_[leaf])
-        if (usable_[n] && PerNode(n) == usable_per_max_) leaf_whole_nodes_[leaf].push_back(n);
-    for (int n = 0; n < static_cast<int>(usable_.size()); ++n)
-      if (usable_[n] && PerNode(n) == usable_per_max_) whole_nodes_.push_back(n);
-  }
+  UseTypes(types);
   const std::vector<char>& usable = usable_;
   const int per_max = usable_per_max_;
   const double from_s = std::max(now_, not_before_s);
@@ -166,15 +214,31 @@ std::optional<SlurmProfile::Slot> SlurmProfile::EarliestOnWholeNodes(int per, in
                                                                      double from_s) const {
   const int need = (gpus + per - 1) / per;
   if (!within_leaf || need > max_leaf_nodes_) return Sweep(whole_nodes_, need, gpus, duration_s, from_s, horizon_s);
-  // Inside one leaf: each leaf apart, the earliest of the leaves (a later leaf only if earlier;
-  // one with fewer nodes ever wholly free before then passed over unread).
+  // Inside one leaf: each leaf apart, the earliest of the leaves, the lowest-numbered among
+  // equals. A leaf cannot start the job before `need` of its nodes are first wholly free: the
+  // leaves are read in the order of that bound, and one whose bound is later than the best so
+  // far is passed over unread.
+  leaf_order_.clear();
+  for (size_t leaf = 0; leaf < leaf_whole_nodes_.size(); ++leaf) {
+    const std::vector<int>& nodes = leaf_whole_nodes_[leaf];
+    if (static_cast<int>(nodes.size()) < need) continue;
+    bounds_.clear();
+    for (int n : nodes) bounds_.push_back(std::max(View(n).first_free[per], from_s));
+    std::nth_element(bounds_.begin(), bounds_.begin() + (need - 1), bounds_.end());
+    if (bounds_[need - 1] < horizon_s) leaf_order_.emplace_back(bounds_[need - 1], static_cast<int>(leaf));
+  }
+  std::sort(leaf_order_.begin(), leaf_order_.end());
   std::optional<Slot> best;
-  for (const std::vector<int>& nodes : leaf_whole_nodes_) {
-    const double before_s = best ? best->start_s : horizon_s;
-    int free_before = 0;
-    for (int n : nodes) free_before += View(n).first_free[per] < before_s;
-    if (free_before < need) continue;
-    if (auto slot = Sweep(nodes, need, gpus, duration_s, from_s, before_s)) best = std::move(slot);
+  int best_leaf = 0;
+  for (const auto& [bound, leaf] : leaf_order_) {
+    if (best && (bound > best->start_s || (bound == best->start_s && leaf > best_leaf))) continue;
+    const double before_s = !best              ? horizon_s
+                            : leaf < best_leaf ? std::nextafter(best->start_s, INFINITY)
+                                               : best->start_s;
+    if (auto slot = Sweep(leaf_whole_nodes_[leaf], need, gpus, duration_s, from_s, before_s)) {
+      best = std::move(slot);
+      best_leaf = leaf;
+    }
   }
   return best;
 }

@@ -26,8 +26,9 @@ class SlurmProfile {
   void Hold(const Placement& p, double from_s, double to_s);
 
   // Nodes of `types` (node types) that cannot give the job its GPUs over [now, now + duration):
-  // for a job of one node fewer than `gpus` GPUs free throughout, for a wider one not wholly free.
-  std::vector<char> Excluded(const std::vector<int>& types, int gpus, double duration_s) const;
+  // for a job of one node fewer than `gpus` GPUs free throughout, for a wider one not wholly free
+  // (valid until the next call).
+  const std::vector<char>& Excluded(const std::vector<int>& types, int gpus, double duration_s) const;
 
   // The earliest start at or after now, before `horizon_s`, at which the job's GPUs are free for
   // `duration_s` on nodes of `types` (one node for a job of at most a node, else whole nodes, all
@@ -35,6 +36,9 @@ class SlurmProfile {
   // when there is none before the horizon. `not_before_s` is a start the caller knows the answer
   // cannot precede (a job asking no more GPUs for no longer got it on fewer holds): the search
   // starts there, the answer is the same.
+  // How Earliest searches for a job of `gpus` GPUs on nodes of `types`.
+  enum class Search { kOneNode, kWholeNodesInLeaf, kWholeNodes };
+  Search SearchFor(const std::vector<int>& types, int gpus, bool within_leaf) const;
   struct Slot {
     double start_s = 0;
     Placement placement;
@@ -52,17 +56,22 @@ class SlurmProfile {
     double t;
     int used;
   };
-  // A node's holds as computed when asked and dropped when a hold is added: its steps from now,
-  // the first time each count of GPUs is free (first_free[g], g = 0..per node), and the
-  // intervals in which it is wholly free (sorted; the last one open).
+  // A node's holds as the searches read them, computed when first asked in a pass and updated
+  // as holds are added: its steps from now, the first time each count of GPUs is free
+  // (first_free[g], g = 0..per node), and the intervals in which it is wholly free (sorted; the
+  // last one open).
   struct NodeView {
     std::vector<Step> steps;
     std::vector<double> first_free;
     std::vector<std::pair<double, double>> gaps;
   };
   int PerNode(int node) const;
+  void UseTypes(const std::vector<int>& types) const;
   const NodeView& View(int node) const { return cached_[node] ? views_[node] : Compute(node); }
   const NodeView& Compute(int node) const;
+  // Its first-free times and gaps from its steps.
+  void Summarize(int node, NodeView* v) const;
+  bool SameAfterNow(const std::vector<Hold_>& a, const std::vector<Hold_>& b) const;
   // Whether `gpus` GPUs of the node are free at every time in [now, to_s).
   bool FreeUntil(int node, int gpus, double to_s) const;
   // The earliest t in [from_s, before_s) at which `gpus` GPUs of the node are free over
@@ -77,6 +86,14 @@ class SlurmProfile {
   double now_ = 0;
   std::vector<std::vector<Hold_>> holds_;  // per node
   mutable std::vector<NodeView> views_;
+  // Each node's first view in the pass, the holds it was computed from and when: the next pass
+  // starts from it where the node's holds are the same from its now on.
+  struct Base {
+    std::vector<Hold_> holds;
+    double now_s = INFINITY;
+    NodeView view;
+  };
+  mutable std::vector<Base> bases_;
   mutable std::vector<char> cached_;
   std::vector<std::vector<int>> leaf_nodes_;  // the nodes under each leaf, ascending
   // A start window of a job on whole nodes: it may start on `node` at any time in [from_s, to_s],
@@ -86,12 +103,15 @@ class SlurmProfile {
     int node;
     size_t gap;
   };
+  mutable std::vector<char> excluded_;
   mutable std::vector<int> usable_types_;  // the types last asked for, their nodes, their widest node
   mutable std::vector<char> usable_;
   mutable int usable_per_max_ = 0;
   mutable std::vector<int> whole_nodes_;  // of those, the widest, and those under each leaf
   mutable std::vector<std::vector<int>> leaf_whole_nodes_;
-  mutable std::vector<Window> starts_, active_;  // heaps: by start, by end
+  mutable std::vector<double> bounds_;
+  mutable std::vector<std::pair<double, int>> leaf_order_;  // (earliest start possible, leaf)
+  mutable std::vector<Window> starts_, active_;             // heaps: by start, by end
   mutable std::vector<std::pair<double, int>> events_;
   int max_leaf_nodes_ = 0;
   // The earliest start before `before_s` at which `need` of `nodes` are wholly free for the

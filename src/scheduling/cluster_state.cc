@@ -10,6 +10,7 @@
 namespace paratune {
 
 ClusterState::ClusterState(const ClusterTopology& topology) : topology_(&topology) {
+  all_types_ = ComputeTypesFor("");
   const int n = static_cast<int>(topology.nodes.size());
   free_.resize(n);
   free_by_type_.assign(topology.types.size(), 0);
@@ -76,6 +77,7 @@ int ClusterState::FreeBelow(int type, int gpus) const {
 }
 
 const std::vector<int>& ClusterState::TypesFor(const std::string& gpu_type) const {
+  if (gpu_type.empty()) return all_types_;
   auto known = types_for_.find(gpu_type);
   if (known == types_for_.end()) known = types_for_.emplace(gpu_type, ComputeTypesFor(gpu_type)).first;
   return known->second;

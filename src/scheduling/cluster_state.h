@@ -60,6 +60,7 @@ class ClusterState {
   std::vector<int> ComputeTypesFor(const std::string& gpu_type) const;
 
   const ClusterTopology* topology_;
+  std::vector<int> all_types_;
   mutable std::map<std::string, std::vector<int>, std::less<>> types_for_;
   std::vector<int> free_;
   int free_total_ = 0;

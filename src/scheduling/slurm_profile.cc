@@ -9,8 +9,13 @@ SlurmProfile::SlurmProfile(const ClusterTopology& topology)
       holds_(topology.nodes.size()),
       views_(topology.nodes.size()),
       bases_(topology.nodes.size()),
+      own_(topology.nodes.size(), 0),
       cached_(topology.nodes.size(), 0),
       leaf_nodes_(topology.leaves),
+      leaf_first_free_(topology.leaves),
+      leaf_changed_(topology.leaves, 1),
+      leaf_bounds_(topology.leaves),
+      leaf_bounds_added_(topology.leaves, 0),
       usable_(topology.nodes.size(), 0) {
   for (size_t n = 0; n < topology.nodes.size(); ++n) leaf_nodes_[topology.nodes[n].leaf].push_back(static_cast<int>(n));
   for (const auto& nodes : leaf_nodes_) max_leaf_nodes_ = std::max(max_leaf_nodes_, static_cast<int>(nodes.size()));
@@ -20,6 +25,8 @@ void SlurmProfile::Reset(double now) {
   now_ = now;
   for (auto& h : holds_) h.clear();
   std::fill(cached_.begin(), cached_.end(), 0);
+  std::fill(leaf_changed_.begin(), leaf_changed_.end(), 1);
+  for (auto& b : leaf_bounds_) b.clear();
 }
 
 int SlurmProfile::PerNode(int node) const { return topology_->types[topology_->nodes[node].type].fabric.gpus_per_node; }
@@ -36,12 +43,22 @@ const SlurmProfile::NodeView& SlurmProfile::Compute(int node) const {
   // A node's first view in a pass: from its view in an earlier pass where its holds are the same
   // from now on (running jobs that neither ended nor started), else from its holds.
   cached_[node] = 1;
+  own_[node] = 0;
   Base& base = bases_[node];
-  std::vector<Step>& steps = base.view.steps;
+  NodeView& v = base.view;
+  std::vector<Step>& steps = v.steps;
   if (base.now_s <= now_ && SameAfterNow(base.holds, holds_[node])) {
-    auto at = std::upper_bound(steps.begin(), steps.end(), now_, [](double t, const Step& s) { return t < s.t; });
-    steps.erase(steps.begin(), at - 1);
-    steps.front().t = now_;
+    if (steps.size() > 1 && steps[1].t <= now_) {  // a step passed
+      auto at = std::upper_bound(steps.begin(), steps.end(), now_, [](double t, const Step& s) { return t < s.t; });
+      steps.erase(steps.begin(), at - 1);
+      steps.front().t = now_;
+      Summarize(node, &v);
+    } else {  // only the first step starts later
+      for (double& t : v.first_free)
+        if (t == base.now_s) t = now_;
+      if (!v.gaps.empty() && v.gaps.front().first == base.now_s) v.gaps.front().first = now_;
+      steps.front().t = now_;
+    }
   } else {
     base.holds = holds_[node];
     // The holds' starts (at now at the earliest) and ends as steps of the GPUs held: a hold
@@ -62,10 +79,11 @@ const SlurmProfile::NodeView& SlurmProfile::Compute(int node) const {
       if (i == events_.size()) break;
       t = events_[i].first;
     }
+    Summarize(node, &v);
   }
   base.now_s = now_;
-  Summarize(node, &base.view);
-  return views_[node] = base.view;
+  leaf_changed_[topology_->nodes[node].leaf] = 1;
+  return v;
 }
 
 void SlurmProfile::Summarize(int node, NodeView* v) const {
@@ -87,6 +105,10 @@ void SlurmProfile::Hold(int node, int gpus, double from_s, double to_s) {
   if (!cached_[node] || to_s <= now_) return;
   // The node's view, viewed already in this pass, gains the hold: its steps split at the hold's
   // start and end, the GPUs added in between, equal neighbours merged.
+  if (!own_[node]) {
+    views_[node] = bases_[node].view;
+    own_[node] = 1;
+  }
   std::vector<Step>& steps = views_[node].steps;
   const auto split = [&](double t) {
     auto at = std::upper_bound(steps.begin(), steps.end(), t, [](double x, const Step& s) { return x < s.t; }) - 1;
@@ -99,6 +121,7 @@ void SlurmProfile::Hold(int node, int gpus, double from_s, double to_s) {
   steps.erase(std::unique(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.used == b.used; }),
               steps.end());
   Summarize(node, &views_[node]);
+  leaf_changed_[topology_->nodes[node].leaf] = 1;
 }
 
 void SlurmProfile::Hold(const Placement& p, double from_s, double to_s) {
@@ -116,15 +139,15 @@ bool SlurmProfile::FreeUntil(int node, int gpus, double to_s) const {
 }
 
 const std::vector<char>& SlurmProfile::Excluded(const std::vector<int>& types, int gpus, double duration_s) const {
-  std::vector<char>& excluded = excluded_;
-  excluded.assign(topology_->nodes.size(), 1);
-  for (size_t n = 0; n < excluded.size(); ++n) {
+  UseTypes(types);
+  excluded_.assign(topology_->nodes.size(), 1);
+  for (size_t n = 0; n < excluded_.size(); ++n) {
+    if (!usable_[n]) continue;
     const int node = static_cast<int>(n);
-    if (std::find(types.begin(), types.end(), topology_->nodes[n].type) == types.end()) continue;
     const int per = PerNode(node);
-    excluded[n] = !FreeUntil(node, gpus <= per ? gpus : per, now_ + duration_s);
+    excluded_[n] = !FreeUntil(node, gpus <= per ? gpus : per, now_ + duration_s);
   }
-  return excluded;
+  return excluded_;
 }
 
 double SlurmProfile::EarliestOnNode(int node, int gpus, double duration_s, double from_s, double before_s) const {
@@ -153,6 +176,8 @@ double SlurmProfile::EarliestOnNode(int node, int gpus, double duration_s, doubl
 void SlurmProfile::UseTypes(const std::vector<int>& types) const {
   if (types == usable_types_) return;  // the nodes of `types`, kept for the next job of the same types
   usable_types_ = types;
+  std::fill(leaf_changed_.begin(), leaf_changed_.end(), 1);
+  for (auto& b : leaf_bounds_) b.clear();
   usable_.assign(topology_->nodes.size(), 0);
   usable_per_max_ = 0;
   for (size_t n = 0; n < usable_.size(); ++n)
@@ -215,17 +240,25 @@ std::optional<SlurmProfile::Slot> SlurmProfile::EarliestOnWholeNodes(int per, in
   const int need = (gpus + per - 1) / per;
   if (!within_leaf || need > max_leaf_nodes_) return Sweep(whole_nodes_, need, gpus, duration_s, from_s, horizon_s);
   // Inside one leaf: each leaf apart, the earliest of the leaves, the lowest-numbered among
-  // equals. A leaf cannot start the job before `need` of its nodes are first wholly free: the
-  // leaves are read in the order of that bound, and one whose bound is later than the best so
-  // far is passed over unread.
+  // equals. A leaf cannot start the job before `need` of its nodes are first wholly free, nor
+  // before a job of no more nodes for no longer could in it earlier in the pass (the holds only
+  // grew): the leaves are read in the order of that bound, and one whose bound is later than the
+  // best so far is passed over unread.
   leaf_order_.clear();
   for (size_t leaf = 0; leaf < leaf_whole_nodes_.size(); ++leaf) {
     const std::vector<int>& nodes = leaf_whole_nodes_[leaf];
     if (static_cast<int>(nodes.size()) < need) continue;
-    bounds_.clear();
-    for (int n : nodes) bounds_.push_back(std::max(View(n).first_free[per], from_s));
-    std::nth_element(bounds_.begin(), bounds_.begin() + (need - 1), bounds_.end());
-    if (bounds_[need - 1] < horizon_s) leaf_order_.emplace_back(bounds_[need - 1], static_cast<int>(leaf));
+    std::vector<double>& free = leaf_first_free_[leaf];
+    if (leaf_changed_[leaf]) {  // the leaf's nodes' first wholly free times, sorted
+      free.clear();
+      for (int n : nodes) free.push_back(View(n).first_free[per]);
+      std::sort(free.begin(), free.end());
+      leaf_changed_[leaf] = 0;
+    }
+    double bound = std::max(free[need - 1], from_s);
+    for (const LeafBound& b : leaf_bounds_[leaf])
+      if (need >= b.need && duration_s >= b.duration_s) bound = std::max(bound, b.start_s);
+    if (bound < horizon_s) leaf_order_.emplace_back(bound, static_cast<int>(leaf));
   }
   std::sort(leaf_order_.begin(), leaf_order_.end());
   std::optional<Slot> best;
@@ -235,7 +268,15 @@ std::optional<SlurmProfile::Slot> SlurmProfile::EarliestOnWholeNodes(int per, in
     const double before_s = !best              ? horizon_s
                             : leaf < best_leaf ? std::nextafter(best->start_s, INFINITY)
                                                : best->start_s;
-    if (auto slot = Sweep(leaf_whole_nodes_[leaf], need, gpus, duration_s, from_s, before_s)) {
+    auto slot = Sweep(leaf_whole_nodes_[leaf], need, gpus, duration_s, from_s, before_s);
+    std::vector<LeafBound>& bounds = leaf_bounds_[leaf];
+    const LeafBound known{need, duration_s, slot ? slot->start_s : before_s};
+    if (bounds.size() < kLeafBounds)
+      bounds.push_back(known);
+    else
+      bounds[leaf_bounds_added_[leaf] % kLeafBounds] = known;
+    ++leaf_bounds_added_[leaf];
+    if (slot) {
       best = std::move(slot);
       best_leaf = leaf;
     }

@@ -67,7 +67,9 @@ class SlurmProfile {
   };
   int PerNode(int node) const;
   void UseTypes(const std::vector<int>& types) const;
-  const NodeView& View(int node) const { return cached_[node] ? views_[node] : Compute(node); }
+  const NodeView& View(int node) const {
+    return !cached_[node] ? Compute(node) : own_[node] ? views_[node] : bases_[node].view;
+  }
   const NodeView& Compute(int node) const;
   // Its first-free times and gaps from its steps.
   void Summarize(int node, NodeView* v) const;
@@ -94,8 +96,23 @@ class SlurmProfile {
     NodeView view;
   };
   mutable std::vector<Base> bases_;
+  // Whether the node's view in the pass is views_[node] (it gained holds), not its base's.
+  mutable std::vector<char> own_;
   mutable std::vector<char> cached_;
   std::vector<std::vector<int>> leaf_nodes_;  // the nodes under each leaf, ascending
+  // Per leaf, the times its widest nodes of the types asked are first wholly free (sorted), and
+  // whether a node's view changed since they were read.
+  mutable std::vector<std::vector<double>> leaf_first_free_;
+  mutable std::vector<char> leaf_changed_;
+  // Per leaf, the earliest starts (or a time before which there is none) found in it in this
+  // pass for jobs of the types asked, the latest kLeafBounds.
+  struct LeafBound {
+    int need;
+    double duration_s, start_s;
+  };
+  static constexpr size_t kLeafBounds = 32;
+  mutable std::vector<std::vector<LeafBound>> leaf_bounds_;
+  mutable std::vector<size_t> leaf_bounds_added_;
   // A start window of a job on whole nodes: it may start on `node` at any time in [from_s, to_s],
   // within the node's gap number `gap`.
   struct Window {
@@ -109,7 +126,6 @@ class SlurmProfile {
   mutable int usable_per_max_ = 0;
   mutable std::vector<int> whole_nodes_;  // of those, the widest, and those under each leaf
   mutable std::vector<std::vector<int>> leaf_whole_nodes_;
-  mutable std::vector<double> bounds_;
   mutable std::vector<std::pair<double, int>> leaf_order_;  // (earliest start possible, leaf)
   mutable std::vector<Window> starts_, active_;             // heaps: by start, by end
   mutable std::vector<std::pair<double, int>> events_;

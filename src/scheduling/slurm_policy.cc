@@ -46,8 +46,8 @@ class SlurmPolicy : public TopoPreemptPolicy {
   void Backfill(Scheduler& s);
   // The profile of the running jobs, each holding its GPUs until its start plus its time limit.
   SlurmProfile& RunningProfile(const Scheduler& s);
-  // Each job's reservation, in order, at the earliest time its GPUs are free (within bf_window).
-  void Reserve(Scheduler& s, const std::vector<int64_t>& jobs);
+  // The job's reservation at the earliest time its GPUs are free (within bf_window), held.
+  std::optional<SlurmProfile::Slot> Reserve(Scheduler& s, int64_t id);
 
   // The reservations of the backfill pass so far, by GPU type and count: the (limit, start) pairs
   // none of the others has a shorter or equal limit and a later or equal start than (start
@@ -158,7 +158,7 @@ void SlurmPolicy::AddToFront(std::vector<std::pair<double, double>>* front, doub
   front->insert(front->erase(at, end), {limit_s, start_s});
 }
 
-void SlurmPolicy::Reserve(Scheduler& s, const std::vector<int64_t>& jobs) {
+std::optional<SlurmProfile::Slot> SlurmPolicy::Reserve(Scheduler& s, int64_t id) {
   const SlurmConfig& c = Config(s);
   const double horizon_s = s.now() + c.bf_window_s;
   const bool block = c.placement == SlurmPlacement::kBlock;
@@ -168,7 +168,7 @@ void SlurmPolicy::Reserve(Scheduler& s, const std::vector<int64_t>& jobs) {
   const auto dominates = [&](const ReservedSize& r, const Job& j, SlurmProfile::Search search) {
     return r.gpu_type == j.gpu_type && r.search == search && j.gpus >= r.gpus;
   };
-  for (int64_t id : jobs) {
+  {
     const Job& j = s.job(id);
     const double d = Limit(s, id);
     const std::vector<int>& types = s.state().TypesFor(j.gpu_type);
@@ -188,6 +188,7 @@ void SlurmPolicy::Reserve(Scheduler& s, const std::vector<int64_t>& jobs) {
     if (slot) profile_->Hold(slot->placement, slot->start_s, slot->start_s + d);
     if (!same) same = &reserved_.emplace_back(ReservedSize{j.gpu_type, j.gpus, search, {}});
     AddToFront(&same->front, d, slot ? slot->start_s : INFINITY);
+    return slot;
   }
 }
 
@@ -202,10 +203,12 @@ void SlurmPolicy::Backfill(Scheduler& s) {
     queue.push_back(QueuedJob(k));
   }
   // Reservations are made lazily: only when a later job could start now do the earlier blocked
-  // jobs' reservations matter, and they are then made in queue order, as the pass would have.
+  // jobs' reservations matter, and they are then made in queue order, as the pass would have,
+  // until one takes what the job needed (the rest wait for the next job that could start).
   // Holds only ever take GPUs away, so a job that cannot start now on the holds made so far
   // cannot with more, and neither can a job asking at least as many GPUs for at least as long.
-  std::vector<int64_t> blocked;
+  std::vector<int64_t> blocked;  // in queue order, from blocked[reserved] on without reservations
+  size_t reserved = 0;
   std::vector<std::pair<int, double>> failed;  // (GPUs, limit) of jobs of any GPU type that could not start
   const auto dominated = [&](const Job& j, double d) {
     if (!j.gpu_type.empty()) return false;
@@ -215,30 +218,35 @@ void SlurmPolicy::Backfill(Scheduler& s) {
         return true;
     return false;
   };
+  std::vector<char> excluded;
   for (int64_t id : queue) {
     if (s.state().free_total() == 0) break;
     const Job& j = s.job(id);
     const double d = Limit(s, id);
     const std::vector<int>& types = s.state().TypesFor(j.gpu_type);
-    const auto fits_profile = [&] {
-      const std::vector<char>& excluded = profile.Excluded(types, j.gpus, d);
-      return Place(s, j, &excluded);
-    };
     const bool may_fit = FitsNow(s, j) && !dominated(j, d);
-    if (!may_fit || !fits_profile()) {
+    std::optional<Placement> p;
+    if (may_fit) {
+      excluded = profile.Excluded(types, j.gpus, d);
+      p = Place(s, j, &excluded);
+    }
+    // The earlier blocked jobs' reservations, each rechecked against the nodes it holds before
+    // the job would end.
+    while (p && reserved < blocked.size()) {
+      const std::optional<SlurmProfile::Slot> slot = Reserve(s, blocked[reserved++]);
+      if (!slot || slot->start_s >= now + d) continue;
+      bool lost = false;
+      for (const NodeShare& share : slot->placement.shares)
+        if (!excluded[share.node] && !profile.FitsNode(share.node, j.gpus, d)) lost = excluded[share.node] = 1;
+      if (lost) p = Place(s, j, &excluded);
+    }
+    if (!p) {
       if (may_fit && j.gpu_type.empty()) failed.emplace_back(j.gpus, d);
       blocked.push_back(id);
       continue;
     }
-    Reserve(s, blocked);
-    blocked.clear();
-    if (auto p = fits_profile()) {
-      s.Start(id, *p);
-      profile.Hold(*p, now, now + d);
-    } else {
-      if (j.gpu_type.empty()) failed.emplace_back(j.gpus, d);
-      blocked.push_back(id);
-    }
+    s.Start(id, *p);
+    profile.Hold(*p, now, now + d);
   }
 }
 

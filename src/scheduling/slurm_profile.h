@@ -30,6 +30,13 @@ class SlurmProfile {
   // (valid until the next call).
   const std::vector<char>& Excluded(const std::vector<int>& types, int gpus, double duration_s) const;
 
+  // Whether the node can give the job its GPUs over [now, now + duration) (Excluded's answer for
+  // one node of the types).
+  bool FitsNode(int node, int gpus, double duration_s) const {
+    const int per = PerNode(node);
+    return FreeUntil(node, gpus <= per ? gpus : per, now_ + duration_s);
+  }
+
   // The earliest start at or after now, before `horizon_s`, at which the job's GPUs are free for
   // `duration_s` on nodes of `types` (one node for a job of at most a node, else whole nodes, all
   // under one leaf switch when `within_leaf` and a leaf is that large), and those nodes; nullopt

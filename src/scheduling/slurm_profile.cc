@@ -105,8 +105,8 @@ void SlurmProfile::Hold(int node, int gpus, double from_s, double to_s) {
   if (!cached_[node] || to_s <= now_) return;
   // The node's view, viewed already in this pass, gains the hold: its steps split at the hold's
   // start and end, the GPUs added in between, equal neighbours merged.
-  if (!own_[node]) {
-    views_[node] = bases_[node].view;
+  if (!own_[node]) {  // its first-free times and gaps are summarized again below
+    views_[node].steps = bases_[node].view.steps;
     own_[node] = 1;
   }
   std::vector<Step>& steps = views_[node].steps;
@@ -126,16 +126,6 @@ void SlurmProfile::Hold(int node, int gpus, double from_s, double to_s) {
 
 void SlurmProfile::Hold(const Placement& p, double from_s, double to_s) {
   for (const auto& share : p.shares) Hold(share.node, share.gpus, from_s, to_s);
-}
-
-bool SlurmProfile::FreeUntil(int node, int gpus, double to_s) const {
-  const int room = PerNode(node) - gpus;
-  if (room < 0) return false;
-  for (const Step& s : View(node).steps) {
-    if (s.t >= to_s) break;
-    if (s.used > room) return false;
-  }
-  return true;
 }
 
 const std::vector<char>& SlurmProfile::Excluded(const std::vector<int>& types, int gpus, double duration_s) const {

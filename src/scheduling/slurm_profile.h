@@ -82,7 +82,15 @@ class SlurmProfile {
   void Summarize(int node, NodeView* v) const;
   bool SameAfterNow(const std::vector<Hold_>& a, const std::vector<Hold_>& b) const;
   // Whether `gpus` GPUs of the node are free at every time in [now, to_s).
-  bool FreeUntil(int node, int gpus, double to_s) const;
+  bool FreeUntil(int node, int gpus, double to_s) const {
+    const int room = PerNode(node) - gpus;
+    if (room < 0) return false;
+    for (const Step& s : View(node).steps) {
+      if (s.t >= to_s) break;
+      if (s.used > room) return false;
+    }
+    return true;
+  }
   // The earliest t in [from_s, before_s) at which `gpus` GPUs of the node are free over
   // [t, t + duration); infinity when none.
   double EarliestOnNode(int node, int gpus, double duration_s, double from_s, double before_s) const;

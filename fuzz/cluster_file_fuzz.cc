@@ -5,7 +5,9 @@
 // types, its GPU count the sum over the types, and a usable fabric on every priced type.
 // The same bytes as a slurm.conf (`--slurm-conf`) are read or refused with InputError; a read one
 // has non-negative weights, windows and limits, and the jobs it maps keep finite priorities and
-// positive time limits.
+// positive time limits. As a QOS table (`--slurm-qos`) they are read or refused: a read table has
+// unique, non-empty lower-case names, no empty name in a Preempt list, and exempt times that are
+// NaN (none) or not negative.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -15,6 +17,7 @@
 #include "scheduling/slurm_conf.h"
 #include "scheduling/topology.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace {
 
@@ -46,6 +49,23 @@ void CheckSlurmConf(std::string_view text) {
     if (std::isnan(j.priority) || !(std::isnan(j.time_limit_s) || j.time_limit_s >= 0)) std::abort();
 }
 
+void CheckSlurmQos(std::string_view text) {
+  std::vector<paratune::SlurmQos> table;
+  try {
+    table = paratune::ParseSlurmQos(text, "fuzz.qos");
+  } catch (const paratune::InputError&) {
+    return;
+  }
+  for (size_t i = 0; i < table.size(); ++i) {
+    const paratune::SlurmQos& q = table[i];
+    if (q.name.empty() || q.name != paratune::AsciiLower(q.name) || q.exempt_time_s < 0) std::abort();
+    for (const std::string& p : q.preempt)
+      if (p.empty() || p != paratune::AsciiLower(p)) std::abort();
+    for (size_t k = 0; k < i; ++k)
+      if (table[k].name == q.name) std::abort();
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -53,6 +73,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > (1 << 20)) return 0;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   CheckSlurmConf(text);
+  CheckSlurmQos(text);
   paratune::ClusterTopology t;
   try {
     t = paratune::ReadClusterFile(kCatalog, text, "fuzz.toml", "GB300");

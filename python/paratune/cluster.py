@@ -28,7 +28,8 @@ def replay(job_history=None, *, progress=None, **options):
     the cost model), production_vc, checkpoint_interval, restart_overhead, locality ("soft" or
     "hard"), min_run, locality_wait, backfill_depth, series_interval (seconds), slurm_conf (the
     cluster's slurm.conf, which policy "slurm" follows), slurm_what_if (a slurm.conf line, or a
-    list of them, each replayed as policy "slurm[LINE]"), kueue_config (the cluster's Kueue
+    list of them, each replayed as policy "slurm[LINE]"), slurm_qos (the QOS table as
+    ``sacctmgr -P show qos`` prints it, which PreemptType=preempt/qos follows), kueue_config (the cluster's Kueue
     ClusterQueues as kubectl prints them, which policy "kueue" follows). The old names
     trace= and cluster= still work, with a DeprecationWarning.
 

@@ -15,5 +15,6 @@ def replay(
     locality: Optional[str] = ..., min_run: Optional[float] = ..., locality_wait: Optional[float] = ...,
     backfill_depth: Optional[int] = ..., series_interval: Optional[float] = ...,
     slurm_conf: Optional[Union[str, os.PathLike[str]]] = ..., slurm_what_if: Optional[Union[str, List[str]]] = ...,
+    slurm_qos: Optional[Union[str, os.PathLike[str]]] = ...,
     kueue_config: Optional[Union[str, os.PathLike[str]]] = ...,
 ) -> ClusterReplay: ...

@@ -88,6 +88,19 @@ SACCT = ("JobID|Partition|Submit|Eligible|Start|End|State|AllocTRES|Timelimit\n"
          "4|gpu|2026-03-01T10:00:03|2026-03-01T10:00:03|2026-03-01T10:00:31|2026-03-01T10:08:51|COMPLETED|gres/gpu=4|00:15:00\n")
 
 
+def test_slurm_qos_is_the_clis(cli, tmp_path):
+    history, conf, qos = tmp_path / "sacct.txt", tmp_path / "slurm.conf", tmp_path / "qos.txt"
+    history.write_text(SACCT)
+    conf.write_text("PreemptType=preempt/qos\nPreemptMode=REQUEUE\nPartitionName=gpu Default=YES\n")
+    qos.write_text("Name|Preempt|PreemptMode\nnormal||cluster\n")
+    r = paratune.cluster.replay(history, nodes=1, gpu="H100", policy="slurm", slurm_conf=conf, slurm_qos=qos)
+    assert r.to_dict() == cli.json("cluster", "--job-history", history, "--nodes", 1, "--gpu", "H100", "--policy",
+                                   "slurm", "--slurm-conf", conf, "--slurm-qos", qos)
+    qos.write_text("Name|Preempt|PreemptMode\nnormal||suspend\n")
+    with pytest.raises(paratune.InputError, match="qos.txt:2: PreemptMode=suspend"):
+        paratune.cluster.replay(history, nodes=1, policy="slurm", slurm_conf=conf, slurm_qos=qos)
+
+
 def test_slurm_conf_and_what_if_are_the_clis(cli, tmp_path):
     history, conf = tmp_path / "sacct.txt", tmp_path / "slurm.conf"
     history.write_text(SACCT)

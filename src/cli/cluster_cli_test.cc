@@ -141,6 +141,38 @@ TEST_F(ClusterCli, KueueHistoryIsReplayedBesideItsRecordedQueueing) {
 // 8-GPU node, as Slurm ran them (starts at 0, 1,000, 2,000 and 31 s: waits 0, 999, 1,998 and 28 s,
 // a mean of 756.25 s). The replay under the configuration gives the same starts (+0%); with
 // sched/builtin the last job waits for the third (1,997 s): a mean of 1,248.5 s.
+// PreemptType=preempt/qos with the QOS table (`--slurm-qos`): the "high" job preempts the "low"
+// one at once and waits 0 s where the history recorded 1,000 s; the what-if without preemption
+// waits as recorded (the mean of 0 and 1,000 s). A broken table is one line naming its file and line.
+TEST_F(ClusterCli, SlurmQosTablePreemptsAndItsWhatIfDoesNot) {
+  const std::string history =
+      Write("sacct-qos.txt",
+            "JobID|Partition|QOS|Submit|Eligible|Start|End|State|AllocTRES|Timelimit\n"
+            "1|gpu|low|2026-03-01T10:00:00|2026-03-01T10:00:00|2026-03-01T10:00:00|2026-03-01T10:16:50|COMPLETED|"
+            "gres/gpu=8|01:00:00\n"
+            "2|gpu|high|2026-03-01T10:00:10|2026-03-01T10:00:10|2026-03-01T10:16:50|2026-03-01T10:20:00|COMPLETED|"
+            "gres/gpu=8|01:00:00\n");
+  const std::string conf = Write("slurm-qos.conf", "PreemptType=preempt/qos\nPreemptMode=REQUEUE\n");
+  const std::string qos = Write("qos.txt", "Name|Preempt|PreemptMode\nlow||cluster\nhigh|low|cluster\n");
+  const Result r =
+      Run({"cluster", "--job-history", history, "--nodes", "1", "--gpu", "H100", "--policy", "slurm", "--slurm-conf",
+           conf, "--slurm-qos", qos, "--slurm-what-if", "PreemptType=preempt/none", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["policies"].size(), 2u);
+  EXPECT_DOUBLE_EQ(j["trace"]["measured_queue_delay_s"]["mean"].get<double>(), 500);
+  EXPECT_EQ(j["policies"][0]["preemptions"], 1);
+  // The high job starts at once; the low one waits again for its 190 s after its preemption.
+  EXPECT_DOUBLE_EQ(j["policies"][0]["queue_delay_s"]["mean"].get<double>(), (0 + 190) / 2.0);
+  EXPECT_EQ(j["policies"][1]["policy"], "slurm[PreemptType=preempt/none]");
+  EXPECT_EQ(j["policies"][1]["preemptions"], 0);
+  EXPECT_DOUBLE_EQ(j["policies"][1]["queue_delay_s"]["mean"].get<double>(), 500);
+  EXPECT_NE(RunBad({"cluster", "--job-history", history, "--nodes", "1", "--policy", "slurm", "--slurm-conf", conf,
+                    "--slurm-qos", Write("bad-qos.txt", "Name|Preempt|PreemptMode\nlow||suspend\n")})
+                .find("bad-qos.txt:2: PreemptMode=suspend of QOS 'low'"),
+            std::string::npos);
+}
+
 TEST_F(ClusterCli, SlurmConfAndItsWhatIfSideBySide) {
   const std::string history = Write(
       "sacct.txt",

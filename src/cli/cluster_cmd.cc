@@ -59,6 +59,9 @@ void AddClusterInputFlags(CLI::App* cmd, ClusterFlags& flags) {
   cmd->add_option("--slurm-what-if", f->request.slurm_what_ifs,
                   "a slurm.conf line the `slurm` policy is also replayed with, side by side (repeatable), e.g. "
                   "'TopologyPlugin=topology/block'");
+  cmd->add_option("--slurm-qos", f->request.slurm_qos,
+                  "the QOS table (sacctmgr -P show qos format=Name,Preempt,PreemptMode,PreemptExemptTime) that "
+                  "PreemptType=preempt/qos follows");
   cmd->add_option("--kueue-config", f->request.kueue_config,
                   "the cluster's Kueue ClusterQueues (kubectl get clusterqueues -o json): the `kueue` policy's quotas, "
                   "cohorts, borrowing and preemption");
@@ -103,7 +106,8 @@ Command AddClusterCommand(CLI::App& root) {
   return {cmd, [cmd, f] {
             PrepareOutputs(*cmd,
                            {{"--series", &f->series_out}, {"--trace-out", &f->trace_out}, {"--jobs-out", &f->jobs_out}},
-                           {f->request.trace, f->request.cluster_file, f->request.slurm_conf, f->request.kueue_config});
+                           {f->request.trace, f->request.cluster_file, f->request.slurm_conf, f->request.slurm_qos,
+                            f->request.kueue_config});
             ClusterRequest r = f->request;
             if (cmd->count("--nodes")) r.nodes = f->nodes;
             r.options.record_placements = !f->trace_out.empty();

@@ -173,6 +173,7 @@ std::vector<Keyword> ClusterKeywords() {
       {"production_vc", IntoCluster(&ClusterRequest::production_vcs), kCluster},
       {"slurm_conf", IntoCluster(&ClusterRequest::slurm_conf), kCluster},
       {"slurm_what_if", IntoCluster(&ClusterRequest::slurm_what_ifs), kCluster},
+      {"slurm_qos", IntoCluster(&ClusterRequest::slurm_qos), kCluster},
       {"kueue_config", IntoCluster(&ClusterRequest::kueue_config), kCluster},
       {"checkpoint_interval", IntoCluster(&ClusterRequest::checkpoint_interval_s), kCluster},
       {"restart_overhead", IntoCluster(&ClusterRequest::restart_overhead_s), kCluster},

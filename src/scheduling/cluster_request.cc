@@ -56,7 +56,9 @@ std::vector<std::pair<std::string, SlurmConfig>> SlurmConfigs(const ClusterReque
   std::vector<std::pair<std::string, SlurmConfig>> out;
   const std::string text = r.slurm_conf.empty() ? std::string() : ReadSlurmConfText(r.slurm_conf);
   const std::string where = r.slurm_conf.empty() ? std::string("slurm.conf(5) defaults") : r.slurm_conf;
+  const std::vector<SlurmQos> qos = r.slurm_qos.empty() ? std::vector<SlurmQos>{} : ReadSlurmQos(r.slurm_qos);
   out.emplace_back("slurm", ParseSlurmConf(text, where));
+  out.front().second.qos = qos;
   const SlurmConfig base = out.front().second;  // a copy: out grows below
   for (const std::string& line : r.slurm_what_ifs) {
     SlurmConfig c = ParseSlurmConf(text + "\n" + line, where + " + --slurm-what-if");
@@ -68,6 +70,7 @@ std::vector<std::pair<std::string, SlurmConfig>> SlurmConfigs(const ClusterReque
       throw InputError("--slurm-what-if '" + line +
                        "': changes the jobs' priorities or partitions; a what-if may change the scheduler, "
                        "SchedulerParameters, TopologyPlugin, SelectType and Preempt* only");
+    c.qos = qos;
     out.emplace_back("slurm[" + line + "]", std::move(c));
   }
   return out;

@@ -36,6 +36,9 @@ struct ClusterRequest {
   // jobs ("TopologyPlugin=topology/block", "SchedulerType=sched/builtin"), each replayed as a
   // policy named slurm[LINE] beside it.
   std::vector<std::string> slurm_what_ifs;
+  // The accounting database's QOS table (`sacctmgr -P show qos format=Name,Preempt,PreemptMode,
+  // PreemptExemptTime`; "" = none), which the `slurm` policy's PreemptType=preempt/qos follows.
+  std::string slurm_qos;
   // The cluster's Kueue ClusterQueues (`kubectl get clusterqueues -o json`; "" = none), which the
   // `kueue` policy follows.
   std::string kueue_config;

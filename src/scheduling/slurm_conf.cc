@@ -20,6 +20,12 @@ const SlurmPartition* SlurmConfig::Partition(const std::string& name) const {
   return fallback;
 }
 
+const SlurmQos* SlurmConfig::Qos(std::string_view name) const {
+  for (const auto& q : qos)
+    if (EqualsAsciiNoCase(q.name, name)) return &q;
+  return nullptr;
+}
+
 int SlurmConfig::MaxTier() const {
   int tier = 1;
   for (const auto& p : partitions) tier = std::max(tier, p.priority_tier);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "scheduling/job.h"
+#include "scheduling/slurm_qos.h"
 
 namespace paratune {
 
@@ -49,9 +50,14 @@ struct SlurmConfig {
   SlurmPlacement placement = SlurmPlacement::kFlat;  // TopologyPlugin default: none (flat)
   bool exclusive_nodes = false;  // SelectType=select/linear, or every partition OverSubscribe=EXCLUSIVE
   std::vector<SlurmPartition> partitions;
+  // The accounting database's QOS table (--slurm-qos), which PreemptType=preempt/qos follows;
+  // empty: no job preempts under preempt/qos.
+  std::vector<SlurmQos> qos;
 
   // The partition of that name, else the default one, else nullptr.
   const SlurmPartition* Partition(const std::string& name) const;
+  // The QOS of that name (not case-sensitive), else nullptr.
+  const SlurmQos* Qos(std::string_view name) const;
   int MaxTier() const;
 };
 

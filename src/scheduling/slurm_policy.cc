@@ -17,7 +17,9 @@
 //   inside one NVLink domain / block (or the fewest), the job waits otherwise.
 // - Preemption (PreemptType=preempt/partition_prio with PreemptMode=REQUEUE or CANCEL): a job of
 //   the highest PriorityTier that cannot start evicts lower-tier jobs (whole jobs, the least lost
-//   work, after PreemptExemptTime), which are requeued.
+//   work, after PreemptExemptTime), which are requeued. PreemptType=preempt/qos with the QOS table
+//   (--slurm-qos; preempt.html, "QOS"): a job whose QOS lists others in Preempt evicts jobs of
+//   those QOS, each by its QOS's PreemptMode and PreemptExemptTime (else the cluster's).
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -41,6 +43,8 @@ class SlurmPolicy : public TopoPreemptPolicy {
   double Limit(Scheduler& s, int64_t id) const;
   std::optional<Placement> Place(const Scheduler& s, const Job& j, const std::vector<char>* excluded) const;
   bool FitsNow(const Scheduler& s, const Job& j) const;
+  // Which running jobs `j` may preempt under PreemptType (empty: none).
+  MayGo Preemptable(const Scheduler& s, const Job& j) const;
   bool TryStart(Scheduler& s, int64_t id, const std::vector<char>* excluded);
   void Main(Scheduler& s);
   void Backfill(Scheduler& s);
@@ -110,17 +114,35 @@ bool SlurmPolicy::FitsNow(const Scheduler& s, const Job& j) const {
   return false;
 }
 
+TopoPreemptPolicy::MayGo SlurmPolicy::Preemptable(const Scheduler& s, const Job& j) const {
+  const SlurmConfig& c = Config(s);
+  if (c.preempt == SlurmPreempt::kPartitionPrio) {
+    if (c.preempt_mode == SlurmPreemptMode::kOff || j.job_class != JobClass::kProduction) return {};
+    return [&s](int64_t v) { return s.Preemptible(v); };
+  }
+  const SlurmQos* q = c.preempt == SlurmPreempt::kQos ? c.Qos(j.qos) : nullptr;
+  if (!q || q->preempt.empty()) return {};
+  // A running job of a QOS the job's QOS lists, whose QOS (or the cluster) lets it be preempted,
+  // past its QOS's PreemptExemptTime (or the cluster's).
+  return [&s, &c, q](int64_t v) {
+    const SlurmQos* of = c.Qos(s.job(v).qos);
+    if (!of || std::find(q->preempt.begin(), q->preempt.end(), of->name) == q->preempt.end()) return false;
+    if (of->mode.value_or(c.preempt_mode) == SlurmPreemptMode::kOff) return false;
+    const double exempt_s = std::isnan(of->exempt_time_s) ? c.preempt_exempt_time_s : of->exempt_time_s;
+    return s.now() - s.running().at(v).start_s >= exempt_s;
+  };
+}
+
 bool SlurmPolicy::TryStart(Scheduler& s, int64_t id, const std::vector<char>* excluded) {
   const Job& j = s.job(id);
   if (auto p = Place(s, j, excluded)) {
     s.Start(id, *p);
     return true;
   }
-  const SlurmConfig& c = Config(s);
-  if (excluded || c.preempt != SlurmPreempt::kPartitionPrio || c.preempt_mode == SlurmPreemptMode::kOff ||
-      j.job_class != JobClass::kProduction)
-    return false;
-  const std::vector<int64_t> victims = ChooseVictims(s, id);
+  if (excluded) return false;
+  const MayGo may_go = Preemptable(s, j);
+  if (!may_go) return false;
+  const std::vector<int64_t> victims = ChooseVictims(s, id, may_go);
   if (victims.empty()) return false;
   for (int64_t v : victims) s.Preempt(v);
   if (auto p = Place(s, j, nullptr)) {

@@ -1,7 +1,7 @@
 // The `slurm` policy (slurm_policy.cc) and its backfill profile (slurm_profile.h) on small cases
 // computed by hand from Slurm's scheduling documentation (sched_config.html, slurm.conf(5)):
 // reservations at time limits rather than run times, sched/builtin without backfill, placement
-// by TopologyPlugin, partition preemption with PreemptMode=REQUEUE.
+// by TopologyPlugin, partition and QOS preemption with PreemptMode=REQUEUE.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -24,8 +24,10 @@ using testing::SmallCluster;
 // while pending).
 constexpr int64_t kGeneratedJobsStarted = 49917;
 
-ReplayResult RunSlurm(const std::string& conf, const ClusterTopology& topo, JobTrace trace) {
-  const SlurmConfig c = ParseSlurmConf(conf, "slurm.conf");
+ReplayResult RunSlurm(const std::string& conf, const ClusterTopology& topo, JobTrace trace,
+                      const std::string& qos_table = "") {
+  SlurmConfig c = ParseSlurmConf(conf, "slurm.conf");
+  if (!qos_table.empty()) c.qos = ParseSlurmQos(qos_table, "qos.txt");
   ApplySlurmConfig(c, topo.total_gpus, &trace);
   ReplayOptions o;
   o.slurm = &c;
@@ -113,6 +115,36 @@ TEST(SlurmPolicy, PartitionPreemptionRequeuesTheLowerTier) {
   const ReplayResult off = RunSlurm("PartitionName=batch Default=YES\nPartitionName=prod PriorityTier=2\n",
                                     SmallCluster(1), MakeJobTrace(jobs));
   EXPECT_DOUBLE_EQ(off.jobs[1].first_start_s, 10000);
+}
+
+// PreemptType=preempt/qos (preempt.html, "QOS"): the QOS table as `sacctmgr -P show qos` prints
+// it; "high" lists "low" in Preempt. A high job evicts a low one once the low job has run its
+// QOS's PreemptExemptTime (300 s): not at 100 s, when the high job arrives, but at the next
+// scheduling event after 300 s (a small job's arrival at 400 s); the victim loses its 400 s x 8
+// GPUs and reruns from the start after the high job's 1,000 s, ahead of the small job (its
+// submission is earlier), which starts when it ends.
+TEST(SlurmPolicy, QosPreemptionFollowsTheQosTable) {
+  std::vector<Job> jobs = {MakeJob(0, 8, 10000), MakeJob(100, 8, 1000), MakeJob(400, 8, 50)};
+  jobs[0].qos = "low";
+  jobs[1].qos = "High";  // QOS names are not case-sensitive
+  jobs[2].qos = "normal";
+  const std::string conf = "PreemptType=preempt/qos\nPreemptMode=REQUEUE\n";
+  const std::string table =
+      "Name|Priority|Preempt|PreemptMode|PreemptExemptTime\n"
+      "normal|0||cluster|\n"
+      "high|100|low,scavenger|cluster|\n"
+      "low|0||requeue|00:05:00\n";
+  const ReplayResult r = RunSlurm(conf, SmallCluster(1), MakeJobTrace(jobs), table);
+  EXPECT_DOUBLE_EQ(r.jobs[1].first_start_s, 400);
+  EXPECT_EQ(r.jobs[0].preemptions, 1);
+  EXPECT_DOUBLE_EQ(r.jobs[0].lost_gpu_s, 400 * 8);
+  EXPECT_DOUBLE_EQ(r.jobs[0].finish_s, 1400 + 10000);
+  EXPECT_DOUBLE_EQ(r.jobs[2].first_start_s, 11400);
+  // A QOS whose PreemptMode is off is never preempted; without the table no QOS preempts.
+  std::string off_table = table;
+  off_table.replace(off_table.find("requeue"), 7, "off");
+  EXPECT_DOUBLE_EQ(RunSlurm(conf, SmallCluster(1), MakeJobTrace(jobs), off_table).jobs[1].first_start_s, 10000);
+  EXPECT_DOUBLE_EQ(RunSlurm(conf, SmallCluster(1), MakeJobTrace(jobs)).jobs[1].first_start_s, 10000);
 }
 
 TEST(SlurmProfile, EarliestSlotsOnOneNodeAndOnWholeNodes) {

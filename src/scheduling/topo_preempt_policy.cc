@@ -13,8 +13,8 @@ namespace {
 using JobsOnNode = std::map<int, std::vector<std::pair<int64_t, int>>>;
 
 // Victims for a job of one node of type t, into best (losing best_cost) when cheaper.
-void ChooseOnOneNode(const Scheduler& s, const Job& j, int t, JobsOnNode& on_node, double& best_cost,
-                     std::vector<int64_t>& best) {
+void ChooseOnOneNode(const Scheduler& s, const Job& j, int t, const TopoPreemptPolicy::MayGo& may_go,
+                     JobsOnNode& on_node, double& best_cost, std::vector<int64_t>& best) {
   const ClusterTopology& topo = s.topology();
   const ClusterState& state = s.state();
   auto loss = [&](int64_t id) { return s.LossIfStopped(id); };
@@ -24,7 +24,7 @@ void ChooseOnOneNode(const Scheduler& s, const Job& j, int t, JobsOnNode& on_nod
     int free = state.free(node);
     std::vector<std::tuple<double, int64_t, int>> cands;  // (loss per GPU, job, GPUs here)
     for (const auto& [id, gpus] : on_node[node])
-      if (s.Preemptible(id)) cands.push_back({loss(id) / gpus, id, gpus});
+      if (may_go(id)) cands.push_back({loss(id) / gpus, id, gpus});
     std::sort(cands.begin(), cands.end());
     std::vector<int64_t> victims;
     double cost = 0;
@@ -40,8 +40,8 @@ void ChooseOnOneNode(const Scheduler& s, const Job& j, int t, JobsOnNode& on_nod
 }
 
 // Victims for a job of several nodes of type t, into best (losing best_cost) when cheaper.
-void ChooseWholeNodes(const Scheduler& s, const Job& j, int t, JobsOnNode& on_node, double& best_cost,
-                      std::vector<int64_t>& best) {
+void ChooseWholeNodes(const Scheduler& s, const Job& j, int t, const TopoPreemptPolicy::MayGo& may_go,
+                      JobsOnNode& on_node, double& best_cost, std::vector<int64_t>& best) {
   const ClusterTopology& topo = s.topology();
   const int g = topo.types[t].fabric.gpus_per_node;
   auto loss = [&](int64_t id) { return s.LossIfStopped(id); };
@@ -59,7 +59,7 @@ void ChooseWholeNodes(const Scheduler& s, const Job& j, int t, JobsOnNode& on_no
     double cost = 0;
     bool ok = true;
     for (const auto& [id, gpus] : on_node[node]) {
-      if (!s.Preemptible(id)) ok = false;
+      if (!may_go(id)) ok = false;
       cost += loss(id);
     }
     if (ok) nodes.push_back({cost, topo.nodes[node].leaf, node});
@@ -93,7 +93,7 @@ void ChooseWholeNodes(const Scheduler& s, const Job& j, int t, JobsOnNode& on_no
 
 }  // namespace
 
-std::vector<int64_t> TopoPreemptPolicy::ChooseVictims(const Scheduler& s, int64_t head) {
+std::vector<int64_t> TopoPreemptPolicy::ChooseVictims(const Scheduler& s, int64_t head, const MayGo& may_go) {
   const Job& j = s.job(head);
   const ClusterTopology& topo = s.topology();
   const ClusterState& state = s.state();
@@ -106,9 +106,9 @@ std::vector<int64_t> TopoPreemptPolicy::ChooseVictims(const Scheduler& s, int64_
   std::vector<int64_t> best;
   for (int t : state.TypesFor(j.gpu_type)) {
     if (j.gpus <= topo.types[t].fabric.gpus_per_node)
-      ChooseOnOneNode(s, j, t, on_node, best_cost, best);
+      ChooseOnOneNode(s, j, t, may_go, on_node, best_cost, best);
     else
-      ChooseWholeNodes(s, j, t, on_node, best_cost, best);
+      ChooseWholeNodes(s, j, t, may_go, on_node, best_cost, best);
   }
   if (best.empty()) return best;
   // Check on a copy that the head then fits packed.
@@ -120,7 +120,7 @@ std::vector<int64_t> TopoPreemptPolicy::ChooseVictims(const Scheduler& s, int64_
 
 bool TopoPreemptPolicy::TryPreempt(Scheduler& s, int64_t head) {
   if (s.job(head).job_class != JobClass::kProduction) return false;
-  const std::vector<int64_t> victims = ChooseVictims(s, head);
+  const std::vector<int64_t> victims = ChooseVictims(s, head, [&s](int64_t id) { return s.Preemptible(id); });
   if (victims.empty()) return false;
   for (int64_t id : victims) s.Preempt(id);
   auto p = Packed(s.state(), s.job(head));

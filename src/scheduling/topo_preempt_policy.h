@@ -6,6 +6,7 @@
 // and resumes later from its last checkpoint, paying its restart overhead.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "scheduling/topo_policy.h"
@@ -15,12 +16,15 @@ namespace paratune {
 class TopoPreemptPolicy : public TopoPolicy {
  public:
   bool by_class() const override { return true; }
+  // Whether a running job may be a victim.
+  using MayGo = std::function<bool(int64_t)>;
 
  protected:
   bool TryPreempt(Scheduler& s, int64_t head) override;
 
-  // The cheapest victims that free a packed placement for `head` (empty: none do).
-  static std::vector<int64_t> ChooseVictims(const Scheduler& s, int64_t head);
+  // The cheapest victims among the running jobs `may_go` accepts that free a packed placement for
+  // `head` (empty: none do).
+  static std::vector<int64_t> ChooseVictims(const Scheduler& s, int64_t head, const MayGo& may_go);
 };
 
 }  // namespace paratune

@@ -231,7 +231,15 @@ void SlurmPolicy::Backfill(Scheduler& s) {
   // cannot with more, and neither can a job asking at least as many GPUs for at least as long.
   std::vector<int64_t> blocked;  // in queue order, from blocked[reserved] on without reservations
   size_t reserved = 0;
-  std::vector<std::pair<int, double>> failed;  // (GPUs, limit) of jobs of any GPU type that could not start
+  // Per GPU count, the shortest limit of a job of any GPU type that could not start.
+  std::vector<std::pair<int, double>> failed;
+  const auto fail = [&](int gpus, double d) {
+    auto at = std::find_if(failed.begin(), failed.end(), [&](const auto& f) { return f.first == gpus; });
+    if (at == failed.end())
+      failed.emplace_back(gpus, d);
+    else
+      at->second = std::min(at->second, d);
+  };
   const auto dominated = [&](const Job& j, double d) {
     if (!j.gpu_type.empty()) return false;
     for (const auto& [g, limit] : failed)
@@ -263,7 +271,7 @@ void SlurmPolicy::Backfill(Scheduler& s) {
       if (lost) p = Place(s, j, &excluded);
     }
     if (!p) {
-      if (may_fit && j.gpu_type.empty()) failed.emplace_back(j.gpus, d);
+      if (may_fit && j.gpu_type.empty()) fail(j.gpus, d);
       blocked.push_back(id);
       continue;
     }

@@ -48,6 +48,18 @@ class SlurmPolicy : public TopoPreemptPolicy {
   bool TryStart(Scheduler& s, int64_t id, const std::vector<char>* excluded);
   void Main(Scheduler& s);
   void Backfill(Scheduler& s);
+  // The GPU counts and shortest limits of the jobs of any GPU type that could not start in the
+  // pass: a job asking at least as many GPUs (on one node or whole nodes alike) for at least as
+  // long cannot either.
+  struct FailedSizes {
+    std::vector<std::pair<int, double>> sizes;
+    bool Dominate(const Job& j, double d, int per_node) const;
+    void Add(const Job& j, double d);
+  };
+  // The blocked jobs' reservations from blocked_[reserved_upto_] on, in order, while the job
+  // (limit d) still fits outside them: its placement then, or nullopt once one takes what it needs.
+  std::optional<Placement> ReserveWhileItFits(Scheduler& s, const Job& j, double d, Placement p,
+                                              std::vector<char>* excluded);
   // The profile of the running jobs, each holding its GPUs until its start plus its time limit.
   SlurmProfile& RunningProfile(const Scheduler& s);
   // The job's reservation at the earliest time its GPUs are free (within bf_window), held.
@@ -64,6 +76,8 @@ class SlurmPolicy : public TopoPreemptPolicy {
   };
   static void AddToFront(std::vector<std::pair<double, double>>* front, double limit_s, double start_s);
   std::vector<ReservedSize> reserved_;
+  std::vector<int64_t> blocked_;  // the pass's blocked jobs in queue order
+  size_t reserved_upto_ = 0;      // those before it have their reservations
   SlurmConfig defaults_;
   std::unique_ptr<SlurmProfile> profile_;  // kept between passes for its buffers
   double next_backfill_s_ = 0;
@@ -214,11 +228,47 @@ std::optional<SlurmProfile::Slot> SlurmPolicy::Reserve(Scheduler& s, int64_t id)
   }
 }
 
+bool SlurmPolicy::FailedSizes::Dominate(const Job& j, double d, int per_node) const {
+  if (!j.gpu_type.empty()) return false;
+  for (const auto& [g, limit] : sizes)
+    if (j.gpus >= g && d >= limit && (g <= per_node) == (j.gpus <= per_node)) return true;
+  return false;
+}
+
+void SlurmPolicy::FailedSizes::Add(const Job& j, double d) {
+  if (!j.gpu_type.empty()) return;
+  auto at = std::find_if(sizes.begin(), sizes.end(), [&](const auto& f) { return f.first == j.gpus; });
+  if (at == sizes.end())
+    sizes.emplace_back(j.gpus, d);
+  else
+    at->second = std::min(at->second, d);
+}
+
+std::optional<Placement> SlurmPolicy::ReserveWhileItFits(Scheduler& s, const Job& j, double d, Placement p,
+                                                         std::vector<char>* excluded) {
+  // The earlier blocked jobs' reservations, each rechecked against the nodes it holds before the
+  // job would end.
+  while (reserved_upto_ < blocked_.size()) {
+    const std::optional<SlurmProfile::Slot> slot = Reserve(s, blocked_[reserved_upto_++]);
+    if (!slot || slot->start_s >= s.now() + d) continue;
+    bool lost = false;
+    for (const NodeShare& share : slot->placement.shares)
+      if (!(*excluded)[share.node] && !profile_->FitsNode(share.node, j.gpus, d)) lost = (*excluded)[share.node] = 1;
+    if (!lost) continue;
+    auto again = Place(s, j, excluded);
+    if (!again) return std::nullopt;
+    p = std::move(*again);
+  }
+  return p;
+}
+
 void SlurmPolicy::Backfill(Scheduler& s) {
   const SlurmConfig& c = Config(s);
   const double now = s.now();
   SlurmProfile& profile = RunningProfile(s);
   reserved_.clear();
+  blocked_.clear();
+  reserved_upto_ = 0;
   std::vector<int64_t> queue;
   for (const QueueKey& k : s.pending()) {
     if (static_cast<int>(queue.size()) >= c.bf_max_job_test) break;
@@ -229,50 +279,22 @@ void SlurmPolicy::Backfill(Scheduler& s) {
   // until one takes what the job needed (the rest wait for the next job that could start).
   // Holds only ever take GPUs away, so a job that cannot start now on the holds made so far
   // cannot with more, and neither can a job asking at least as many GPUs for at least as long.
-  std::vector<int64_t> blocked;  // in queue order, from blocked[reserved] on without reservations
-  size_t reserved = 0;
-  // Per GPU count, the shortest limit of a job of any GPU type that could not start.
-  std::vector<std::pair<int, double>> failed;
-  const auto fail = [&](int gpus, double d) {
-    auto at = std::find_if(failed.begin(), failed.end(), [&](const auto& f) { return f.first == gpus; });
-    if (at == failed.end())
-      failed.emplace_back(gpus, d);
-    else
-      at->second = std::min(at->second, d);
-  };
-  const auto dominated = [&](const Job& j, double d) {
-    if (!j.gpu_type.empty()) return false;
-    for (const auto& [g, limit] : failed)
-      if (j.gpus >= g && d >= limit &&
-          (g <= s.topology().max_gpus_per_node) == (j.gpus <= s.topology().max_gpus_per_node))
-        return true;
-    return false;
-  };
+  FailedSizes failed;
   std::vector<char> excluded;
   for (int64_t id : queue) {
     if (s.state().free_total() == 0) break;
     const Job& j = s.job(id);
     const double d = Limit(s, id);
-    const std::vector<int>& types = s.state().TypesFor(j.gpu_type);
-    const bool may_fit = FitsNow(s, j) && !dominated(j, d);
+    const bool may_fit = FitsNow(s, j) && !failed.Dominate(j, d, s.topology().max_gpus_per_node);
     std::optional<Placement> p;
     if (may_fit) {
-      excluded = profile.Excluded(types, j.gpus, d);
+      excluded = profile.Excluded(s.state().TypesFor(j.gpu_type), j.gpus, d);
       p = Place(s, j, &excluded);
-    }
-    // The earlier blocked jobs' reservations, each rechecked against the nodes it holds before
-    // the job would end.
-    while (p && reserved < blocked.size()) {
-      const std::optional<SlurmProfile::Slot> slot = Reserve(s, blocked[reserved++]);
-      if (!slot || slot->start_s >= now + d) continue;
-      bool lost = false;
-      for (const NodeShare& share : slot->placement.shares)
-        if (!excluded[share.node] && !profile.FitsNode(share.node, j.gpus, d)) lost = excluded[share.node] = 1;
-      if (lost) p = Place(s, j, &excluded);
+      if (p) p = ReserveWhileItFits(s, j, d, std::move(*p), &excluded);
     }
     if (!p) {
-      if (may_fit && j.gpu_type.empty()) fail(j.gpus, d);
-      blocked.push_back(id);
+      if (may_fit) failed.Add(j, d);
+      blocked_.push_back(id);
       continue;
     }
     s.Start(id, *p);

@@ -288,7 +288,7 @@ void SlurmPolicy::Backfill(Scheduler& s) {
     const bool may_fit = FitsNow(s, j) && !failed.Dominate(j, d, s.topology().max_gpus_per_node);
     std::optional<Placement> p;
     if (may_fit) {
-      excluded = profile.Excluded(s.state().TypesFor(j.gpu_type), j.gpus, d);
+      excluded = profile.Excluded(s.state().TypesFor(j.gpu_type), j.gpus, d, &s.state());
       p = Place(s, j, &excluded);
       if (p) p = ReserveWhileItFits(s, j, d, std::move(*p), &excluded);
     }

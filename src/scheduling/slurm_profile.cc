@@ -128,14 +128,19 @@ void SlurmProfile::Hold(const Placement& p, double from_s, double to_s) {
   for (const auto& share : p.shares) Hold(share.node, share.gpus, from_s, to_s);
 }
 
-const std::vector<char>& SlurmProfile::Excluded(const std::vector<int>& types, int gpus, double duration_s) const {
+const std::vector<char>& SlurmProfile::Excluded(const std::vector<int>& types, int gpus, double duration_s,
+                                                const ClusterState* state) const {
   UseTypes(types);
   excluded_.assign(topology_->nodes.size(), 1);
   for (size_t n = 0; n < excluded_.size(); ++n) {
     if (!usable_[n]) continue;
     const int node = static_cast<int>(n);
     const int per = PerNode(node);
-    excluded_[n] = !FreeUntil(node, gpus <= per ? gpus : per, now_ + duration_s);
+    const int need = gpus <= per ? gpus : per;
+    // The profile holds at least what the state does now: a node without the GPUs free now is
+    // excluded unread.
+    if (state && state->free(node) < need) continue;
+    excluded_[n] = !FreeUntil(node, need, now_ + duration_s);
   }
   return excluded_;
 }

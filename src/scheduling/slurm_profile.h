@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "scheduling/cluster_state.h"
 #include "scheduling/placement.h"
 #include "scheduling/topology.h"
 
@@ -27,8 +28,10 @@ class SlurmProfile {
 
   // Nodes of `types` (node types) that cannot give the job its GPUs over [now, now + duration):
   // for a job of one node fewer than `gpus` GPUs free throughout, for a wider one not wholly free
-  // (valid until the next call).
-  const std::vector<char>& Excluded(const std::vector<int>& types, int gpus, double duration_s) const;
+  // (valid until the next call). `state`, where given, is the cluster now, whose running jobs
+  // (and those started since the profile's now) the profile holds.
+  const std::vector<char>& Excluded(const std::vector<int>& types, int gpus, double duration_s,
+                                    const ClusterState* state = nullptr) const;
 
   // Whether the node can give the job its GPUs over [now, now + duration) (Excluded's answer for
   // one node of the types).

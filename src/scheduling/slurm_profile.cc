@@ -285,22 +285,24 @@ std::optional<SlurmProfile::Slot> SlurmProfile::Sweep(const std::vector<int>& no
   // at least that long) as windows [from, to - duration], visited in order of their start by a
   // merge of the nodes' sorted gaps; the count at a time t is the windows started at or before t
   // less those ended before it (a node's windows are disjoint, so each counts one node).
-  const auto next_window = [&](int n, size_t gap) -> std::optional<Window> {
+  const auto next_window = [&](int n, int gap, std::vector<Window>* into) {
     const auto& gaps = View(n).gaps;
-    for (; gap < gaps.size(); ++gap) {
+    for (; gap < static_cast<int>(gaps.size()); ++gap) {
       const auto& [from, to] = gaps[gap];
       const double start = std::max(from, from_s);
-      if (start >= before_s) break;
-      if (to - from >= duration_s && start <= to - duration_s) return Window{start, to - duration_s, n, gap};
+      if (start >= before_s) return false;
+      if (to - from >= duration_s && start <= to - duration_s) {
+        into->push_back(Window{start, to - duration_s, n, gap});
+        return true;
+      }
     }
-    return std::nullopt;
+    return false;
   };
   const auto later_start = [](const Window& a, const Window& b) { return a.from_s > b.from_s; };
   const auto earlier_end = [](const Window& a, const Window& b) { return a.to_s > b.to_s; };
   starts_.clear();
   active_.clear();
-  for (int n : nodes)
-    if (auto w = next_window(n, 0)) starts_.push_back(*w);
+  for (int n : nodes) next_window(n, 0, &starts_);
   if (static_cast<int>(starts_.size()) < need) return std::nullopt;
   std::make_heap(starts_.begin(), starts_.end(), later_start);
   while (!starts_.empty()) {
@@ -309,10 +311,7 @@ std::optional<SlurmProfile::Slot> SlurmProfile::Sweep(const std::vector<int>& no
     starts_.pop_back();
     active_.push_back(w);
     std::push_heap(active_.begin(), active_.end(), earlier_end);
-    if (auto next = next_window(w.node, w.gap + 1)) {
-      starts_.push_back(*next);
-      std::push_heap(starts_.begin(), starts_.end(), later_start);
-    }
+    if (next_window(w.node, w.gap + 1, &starts_)) std::push_heap(starts_.begin(), starts_.end(), later_start);
     const double t = w.from_s;
     if (!starts_.empty() && starts_.front().from_s == t) continue;  // count all starting at t
     while (active_.front().to_s < t) {

@@ -136,7 +136,7 @@ class SlurmProfile {
   struct Window {
     double from_s, to_s;
     int node;
-    size_t gap;
+    int gap;
   };
   mutable std::vector<char> excluded_;
   mutable std::vector<int> usable_types_;  // the types last asked for, their nodes, their widest node

@@ -204,28 +204,26 @@ std::optional<SlurmProfile::Slot> SlurmPolicy::Reserve(Scheduler& s, int64_t id)
   const auto dominates = [&](const ReservedSize& r, const Job& j, SlurmProfile::Search search) {
     return r.gpu_type == j.gpu_type && r.search == search && j.gpus >= r.gpus;
   };
-  {
-    const Job& j = s.job(id);
-    const double d = Limit(s, id);
-    const std::vector<int>& types = s.state().TypesFor(j.gpu_type);
-    const SlurmProfile::Search search = profile_->SearchFor(types, j.gpus, block);
-    double not_before_s = -INFINITY;
-    ReservedSize* same = nullptr;
-    for (ReservedSize& r : reserved_) {
-      if (r.gpu_type == j.gpu_type && r.gpus == j.gpus) same = &r;
-      if (!dominates(r, j, search)) continue;
-      // The latest start among those of at most the job's limit (the front rises with the limit).
-      auto at = std::upper_bound(r.front.begin(), r.front.end(), d,
-                                 [](double limit, const std::pair<double, double>& e) { return limit < e.first; });
-      if (at != r.front.begin()) not_before_s = std::max(not_before_s, std::prev(at)->second);
-    }
-    std::optional<SlurmProfile::Slot> slot;
-    if (not_before_s < horizon_s) slot = profile_->Earliest(types, j.gpus, d, horizon_s, block, not_before_s);
-    if (slot) profile_->Hold(slot->placement, slot->start_s, slot->start_s + d);
-    if (!same) same = &reserved_.emplace_back(ReservedSize{j.gpu_type, j.gpus, search, {}});
-    AddToFront(&same->front, d, slot ? slot->start_s : INFINITY);
-    return slot;
+  const Job& j = s.job(id);
+  const double d = Limit(s, id);
+  const std::vector<int>& types = s.state().TypesFor(j.gpu_type);
+  const SlurmProfile::Search search = profile_->SearchFor(types, j.gpus, block);
+  double not_before_s = -INFINITY;
+  ReservedSize* same = nullptr;
+  for (ReservedSize& r : reserved_) {
+    if (r.gpu_type == j.gpu_type && r.gpus == j.gpus) same = &r;
+    if (!dominates(r, j, search)) continue;
+    // The latest start among those of at most the job's limit (the front rises with the limit).
+    auto at = std::upper_bound(r.front.begin(), r.front.end(), d,
+                               [](double limit, const std::pair<double, double>& e) { return limit < e.first; });
+    if (at != r.front.begin()) not_before_s = std::max(not_before_s, std::prev(at)->second);
   }
+  std::optional<SlurmProfile::Slot> slot;
+  if (not_before_s < horizon_s) slot = profile_->Earliest(types, j.gpus, d, horizon_s, block, not_before_s);
+  if (slot) profile_->Hold(slot->placement, slot->start_s, slot->start_s + d);
+  if (!same) same = &reserved_.emplace_back(ReservedSize{j.gpu_type, j.gpus, search, {}});
+  AddToFront(&same->front, d, slot ? slot->start_s : INFINITY);
+  return slot;
 }
 
 bool SlurmPolicy::FailedSizes::Dominate(const Job& j, double d, int per_node) const {

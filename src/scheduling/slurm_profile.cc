@@ -61,29 +61,33 @@ const SlurmProfile::NodeView& SlurmProfile::Compute(int node) const {
     }
   } else {
     base.holds = holds_[node];
-    // The holds' starts (at now at the earliest) and ends as steps of the GPUs held: a hold
-    // covers [from, to), so every change at a time is summed before the count there is read.
-    events_.clear();
-    for (const Hold_& h : holds_[node])
-      if (h.to_s > now_) {
-        events_.emplace_back(std::max(h.from_s, now_), h.gpus);
-        events_.emplace_back(h.to_s, -h.gpus);
-      }
-    std::sort(events_.begin(), events_.end());
-    steps.clear();
-    int used = 0;
-    double t = now_;
-    for (size_t i = 0;;) {
-      while (i < events_.size() && events_[i].first <= t) used += events_[i++].second;
-      if (steps.empty() || steps.back().used != used) steps.push_back({t, used});
-      if (i == events_.size()) break;
-      t = events_[i].first;
-    }
+    BuildSteps(holds_[node], &steps);
     Summarize(node, &v);
   }
   base.now_s = now_;
   leaf_changed_[topology_->nodes[node].leaf] = 1;
   return v;
+}
+
+void SlurmProfile::BuildSteps(const std::vector<Hold_>& holds, std::vector<Step>* steps) const {
+  // The holds' starts (at now at the earliest) and ends as steps of the GPUs held: a hold covers
+  // [from, to), so every change at a time is summed before the count there is read.
+  events_.clear();
+  for (const Hold_& h : holds)
+    if (h.to_s > now_) {
+      events_.emplace_back(std::max(h.from_s, now_), h.gpus);
+      events_.emplace_back(h.to_s, -h.gpus);
+    }
+  std::sort(events_.begin(), events_.end());
+  steps->clear();
+  int used = 0;
+  double t = now_;
+  for (size_t i = 0;;) {
+    while (i < events_.size() && events_[i].first <= t) used += events_[i++].second;
+    if (steps->empty() || steps->back().used != used) steps->push_back({t, used});
+    if (i == events_.size()) break;
+    t = events_[i].first;
+  }
 }
 
 void SlurmProfile::Summarize(int node, NodeView* v) const {

@@ -40,15 +40,16 @@ class SlurmProfile {
     return FreeUntil(node, gpus <= per ? gpus : per, now_ + duration_s);
   }
 
+  // How Earliest searches for a job of `gpus` GPUs on nodes of `types`.
+  enum class Search { kOneNode, kWholeNodesInLeaf, kWholeNodes };
+  Search SearchFor(const std::vector<int>& types, int gpus, bool within_leaf) const;
+
   // The earliest start at or after now, before `horizon_s`, at which the job's GPUs are free for
   // `duration_s` on nodes of `types` (one node for a job of at most a node, else whole nodes, all
   // under one leaf switch when `within_leaf` and a leaf is that large), and those nodes; nullopt
   // when there is none before the horizon. `not_before_s` is a start the caller knows the answer
   // cannot precede (a job asking no more GPUs for no longer got it on fewer holds): the search
   // starts there, the answer is the same.
-  // How Earliest searches for a job of `gpus` GPUs on nodes of `types`.
-  enum class Search { kOneNode, kWholeNodesInLeaf, kWholeNodes };
-  Search SearchFor(const std::vector<int>& types, int gpus, bool within_leaf) const;
   struct Slot {
     double start_s = 0;
     Placement placement;
@@ -81,6 +82,8 @@ class SlurmProfile {
     return !cached_[node] ? Compute(node) : own_[node] ? views_[node] : bases_[node].view;
   }
   const NodeView& Compute(int node) const;
+  // The steps of `holds` from now.
+  void BuildSteps(const std::vector<Hold_>& holds, std::vector<Step>* steps) const;
   // Its first-free times and gaps from its steps.
   void Summarize(int node, NodeView* v) const;
   bool SameAfterNow(const std::vector<Hold_>& a, const std::vector<Hold_>& b) const;
@@ -123,7 +126,9 @@ class SlurmProfile {
   mutable std::vector<std::vector<double>> leaf_first_free_;
   mutable std::vector<char> leaf_changed_;
   // Per leaf, the earliest starts (or a time before which there is none) found in it in this
-  // pass for jobs of the types asked, the latest kLeafBounds.
+  // pass for jobs of the types asked, the latest kLeafBounds: the bound slurm_policy.cc keeps
+  // per job size as a full (limit, start) front, here a short list (a front per leaf measured 2%
+  // more instructions on the acceptance replay).
   struct LeafBound {
     int need;
     double duration_s, start_s;

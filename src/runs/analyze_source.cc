@@ -16,7 +16,7 @@ namespace {
 class AnalyzeSourceReader final : public SourceReader {
  public:
   std::string_view Kind() const override { return kAnalyzeSchema; }
-  bool Accepts(const SourceFile& f) const override { return f.json && f.json->value("schema", "") == Kind(); }
+  bool Accepts(const SourceFile& f) const override { return f.HasSchema(Kind()); }
 
   void Read(const SourceFile& f, RunRecord& into) const override {
     const AnalyzeDocument d = AnalyzeDocumentFromJson(*f.json, f.path);

@@ -10,7 +10,7 @@ namespace {
 class ClusterSourceReader final : public SourceReader {
  public:
   std::string_view Kind() const override { return kClusterSchema; }
-  bool Accepts(const SourceFile& f) const override { return f.json && f.json->value("schema", "") == Kind(); }
+  bool Accepts(const SourceFile& f) const override { return f.HasSchema(Kind()); }
 
   void Read(const SourceFile& f, RunRecord& into) const override {
     const ClusterDocument d = ClusterDocumentFromJson(*f.json, f.path);

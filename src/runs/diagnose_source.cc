@@ -11,7 +11,7 @@ namespace {
 class DiagnoseSourceReader final : public SourceReader {
  public:
   std::string_view Kind() const override { return kDiagnoseSchema; }
-  bool Accepts(const SourceFile& f) const override { return f.json && f.json->value("schema", "") == Kind(); }
+  bool Accepts(const SourceFile& f) const override { return f.HasSchema(Kind()); }
 
   // The typed document (diagnose/diagnose_json.h): each finding, and each throughput series.
   void Read(const SourceFile& f, RunRecord& into) const override {

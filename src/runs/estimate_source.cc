@@ -53,7 +53,7 @@ namespace {
 class EstimateSourceReader final : public SourceReader {
  public:
   std::string_view Kind() const override { return kEstimateSchema; }
-  bool Accepts(const SourceFile& f) const override { return f.json && f.json->value("schema", "") == Kind(); }
+  bool Accepts(const SourceFile& f) const override { return f.HasSchema(Kind()); }
   void Read(const SourceFile& f, RunRecord& into) const override { ReadEstimateJson(*f.json, f.path, "", into); }
 };
 

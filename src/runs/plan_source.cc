@@ -10,7 +10,7 @@ namespace {
 class PlanSourceReader final : public SourceReader {
  public:
   std::string_view Kind() const override { return kPlanSchema; }
-  bool Accepts(const SourceFile& f) const override { return f.json && f.json->value("schema", "") == Kind(); }
+  bool Accepts(const SourceFile& f) const override { return f.HasSchema(Kind()); }
   void Read(const SourceFile& f, RunRecord& into) const override {
     const PlanDocument plan = PlanFromJson(*f.json, f.path);
     RecordEstimate(plan.winner, f.json->at("winner").at("layout"), into);

@@ -22,6 +22,13 @@ struct SourceFile {
   std::string path;
   std::string text;
   const nlohmann::json* json = nullptr;  // null: not JSON
+  // Whether it is a JSON object whose "schema" is the string `schema` (any other "schema", a
+  // number or an object, is not: found by the run_source fuzz target).
+  bool HasSchema(std::string_view schema) const {
+    if (!json || !json->is_object()) return false;
+    const auto it = json->find("schema");
+    return it != json->end() && it->is_string() && it->get_ref<const std::string&>() == schema;
+  }
 };
 
 class SourceReader {

@@ -10,26 +10,28 @@ SlurmProfile::SlurmProfile(const ClusterTopology& topology)
       views_(topology.nodes.size()),
       bases_(topology.nodes.size()),
       own_(topology.nodes.size(), 0),
-      cached_(topology.nodes.size(), 0),
+      view_of_(topology.nodes.size(), nullptr),
       leaf_nodes_(topology.leaves),
       leaf_first_free_(topology.leaves),
       leaf_changed_(topology.leaves, 1),
       leaf_bounds_(topology.leaves),
       leaf_bounds_added_(topology.leaves, 0),
       usable_(topology.nodes.size(), 0) {
-  for (size_t n = 0; n < topology.nodes.size(); ++n) leaf_nodes_[topology.nodes[n].leaf].push_back(static_cast<int>(n));
+  for (size_t n = 0; n < topology.nodes.size(); ++n) {
+    leaf_nodes_[topology.nodes[n].leaf].push_back(static_cast<int>(n));
+    per_node_.push_back(topology.types[topology.nodes[n].type].fabric.gpus_per_node);
+    per_max_ = std::max(per_max_, per_node_.back());
+  }
   for (const auto& nodes : leaf_nodes_) max_leaf_nodes_ = std::max(max_leaf_nodes_, static_cast<int>(nodes.size()));
 }
 
 void SlurmProfile::Reset(double now) {
   now_ = now;
   for (auto& h : holds_) h.clear();
-  std::fill(cached_.begin(), cached_.end(), 0);
+  std::fill(view_of_.begin(), view_of_.end(), nullptr);
   std::fill(leaf_changed_.begin(), leaf_changed_.end(), 1);
   for (auto& b : leaf_bounds_) b.clear();
 }
-
-int SlurmProfile::PerNode(int node) const { return topology_->types[topology_->nodes[node].type].fabric.gpus_per_node; }
 
 bool SlurmProfile::SameAfterNow(const std::vector<Hold_>& a, const std::vector<Hold_>& b) const {
   if (a.size() != b.size()) return false;
@@ -42,9 +44,9 @@ bool SlurmProfile::SameAfterNow(const std::vector<Hold_>& a, const std::vector<H
 const SlurmProfile::NodeView& SlurmProfile::Compute(int node) const {
   // A node's first view in a pass: from its view in an earlier pass where its holds are the same
   // from now on (running jobs that neither ended nor started), else from its holds.
-  cached_[node] = 1;
   own_[node] = 0;
   Base& base = bases_[node];
+  view_of_[node] = &base.view;
   NodeView& v = base.view;
   std::vector<Step>& steps = v.steps;
   if (base.now_s <= now_ && SameAfterNow(base.holds, holds_[node])) {
@@ -53,12 +55,7 @@ const SlurmProfile::NodeView& SlurmProfile::Compute(int node) const {
       steps.erase(steps.begin(), at - 1);
       steps.front().t = now_;
       Summarize(node, &v);
-    } else {  // only the first step starts later
-      for (double& t : v.first_free)
-        if (t == base.now_s) t = now_;
-      if (!v.gaps.empty() && v.gaps.front().first == base.now_s) v.gaps.front().first = now_;
-      steps.front().t = now_;
-    }
+    }  // else the view holds as it is: only its first step starts at an earlier now
   } else {
     base.holds = holds_[node];
     BuildSteps(holds_[node], &steps);
@@ -68,6 +65,7 @@ const SlurmProfile::NodeView& SlurmProfile::Compute(int node) const {
   leaf_changed_[topology_->nodes[node].leaf] = 1;
   return v;
 }
+
 
 void SlurmProfile::BuildSteps(const std::vector<Hold_>& holds, std::vector<Step>* steps) const {
   // The holds' starts (at now at the earliest) and ends as steps of the GPUs held: a hold covers
@@ -106,12 +104,14 @@ void SlurmProfile::Summarize(int node, NodeView* v) const {
 void SlurmProfile::Hold(int node, int gpus, double from_s, double to_s) {
   if (!(to_s > from_s && gpus > 0)) return;
   holds_[node].push_back({from_s, to_s, gpus});
-  if (!cached_[node] || to_s <= now_) return;
+  if (!view_of_[node] || to_s <= now_) return;
   // The node's view, viewed already in this pass, gains the hold: its steps split at the hold's
   // start and end, the GPUs added in between, equal neighbours merged.
   if (!own_[node]) {  // its first-free times and gaps are summarized again below
     views_[node].steps = bases_[node].view.steps;
+    views_[node].steps.front().t = now_;
     own_[node] = 1;
+    view_of_[node] = &views_[node];
   }
   std::vector<Step>& steps = views_[node].steps;
   const auto split = [&](double t) {
@@ -220,7 +220,7 @@ std::optional<SlurmProfile::Slot> SlurmProfile::EarliestOnOneNode(const std::vec
   double best = INFINITY;
   int best_node = -1;
   for (int n = 0; n < static_cast<int>(usable.size()); ++n) {
-    if (!usable[n] || gpus > PerNode(n)) continue;
+    if (!usable[n] || gpus > per_node_[n]) continue;
     const double before = std::min(best, horizon_s);
     if (View(n).first_free[gpus] >= before) continue;
     const double t = EarliestOnNode(n, gpus, duration_s, from_s, before);
@@ -243,7 +243,7 @@ std::optional<SlurmProfile::Slot> SlurmProfile::EarliestOnWholeNodes(int per, in
   // before a job of no more nodes for no longer could in it earlier in the pass (the holds only
   // grew): the leaves are read in the order of that bound, and one whose bound is later than the
   // best so far is passed over unread.
-  leaf_order_.clear();
+  leaf_heap_.clear();
   for (size_t leaf = 0; leaf < leaf_whole_nodes_.size(); ++leaf) {
     const std::vector<int>& nodes = leaf_whole_nodes_[leaf];
     if (static_cast<int>(nodes.size()) < need) continue;
@@ -254,20 +254,39 @@ std::optional<SlurmProfile::Slot> SlurmProfile::EarliestOnWholeNodes(int per, in
       std::sort(free.begin(), free.end());
       leaf_changed_[leaf] = 0;
     }
-    double bound = std::max(free[need - 1], from_s);
-    for (const LeafBound& b : leaf_bounds_[leaf])
-      if (need >= b.need && duration_s >= b.duration_s) bound = std::max(bound, b.start_s);
-    if (bound < horizon_s) leaf_order_.emplace_back(bound, static_cast<int>(leaf));
+    const double bound = std::max(free[need - 1], from_s);
+    if (bound < horizon_s) leaf_heap_.push_back({bound, static_cast<int>(leaf), false});
   }
-  std::sort(leaf_order_.begin(), leaf_order_.end());
+  // The leaves by (bound, leaf), the earlier searches' bounds taken in as a leaf comes up (a leaf
+  // whose bound then rises goes back): the order of the full bounds, read for the leaves read.
+  const auto later = [](const LeafKey& a, const LeafKey& b) {
+    return a.bound_s != b.bound_s ? a.bound_s > b.bound_s : a.leaf > b.leaf;
+  };
+  std::make_heap(leaf_heap_.begin(), leaf_heap_.end(), later);
   std::optional<Slot> best;
   int best_leaf = 0;
-  for (const auto& [bound, leaf] : leaf_order_) {
-    if (best && (bound > best->start_s || (bound == best->start_s && leaf > best_leaf))) continue;
+  while (!leaf_heap_.empty()) {
+    std::pop_heap(leaf_heap_.begin(), leaf_heap_.end(), later);
+    LeafKey key = leaf_heap_.back();
+    leaf_heap_.pop_back();
+    const int leaf = key.leaf;
+    if (best && (key.bound_s > best->start_s || (key.bound_s == best->start_s && leaf > best_leaf))) break;
+    if (!key.full) {
+      for (const LeafBound& b : leaf_bounds_[leaf])
+        if (need >= b.need && duration_s >= b.duration_s) key.bound_s = std::max(key.bound_s, b.start_s);
+      key.full = true;
+      if (key.bound_s >= horizon_s) continue;
+      if (!leaf_heap_.empty() && later(key, leaf_heap_.front())) {
+        leaf_heap_.push_back(key);
+        std::push_heap(leaf_heap_.begin(), leaf_heap_.end(), later);
+        continue;
+      }
+      if (best && (key.bound_s > best->start_s || (key.bound_s == best->start_s && leaf > best_leaf))) break;
+    }
     const double before_s = !best              ? horizon_s
                             : leaf < best_leaf ? std::nextafter(best->start_s, INFINITY)
                                                : best->start_s;
-    auto slot = Sweep(leaf_whole_nodes_[leaf], need, gpus, duration_s, from_s, before_s);
+    auto slot = Sweep(leaf_whole_nodes_[leaf], need, gpus, duration_s, key.bound_s, before_s);
     std::vector<LeafBound>& bounds = leaf_bounds_[leaf];
     const LeafBound known{need, duration_s, slot ? slot->start_s : before_s};
     if (bounds.size() < kLeafBounds)

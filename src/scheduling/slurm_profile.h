@@ -70,17 +70,17 @@ class SlurmProfile {
   // A node's holds as the searches read them, computed when first asked in a pass and updated
   // as holds are added: its steps from now, the first time each count of GPUs is free
   // (first_free[g], g = 0..per node), and the intervals in which it is wholly free (sorted; the
-  // last one open).
+  // last one open). A view carried from an earlier pass keeps that pass's now as its first
+  // time (its first step, a first-free time, its first gap's start): every reader takes times
+  // from now on, where such a time reads as now.
   struct NodeView {
     std::vector<Step> steps;
     std::vector<double> first_free;
     std::vector<std::pair<double, double>> gaps;
   };
-  int PerNode(int node) const;
+  int PerNode(int node) const { return per_node_[node]; }
   void UseTypes(const std::vector<int>& types) const;
-  const NodeView& View(int node) const {
-    return !cached_[node] ? Compute(node) : own_[node] ? views_[node] : bases_[node].view;
-  }
+  const NodeView& View(int node) const { return view_of_[node] ? *view_of_[node] : Compute(node); }
   const NodeView& Compute(int node) const;
   // The steps of `holds` from now.
   void BuildSteps(const std::vector<Hold_>& holds, std::vector<Step>* steps) const;
@@ -106,6 +106,8 @@ class SlurmProfile {
                                            double from_s) const;
 
   const ClusterTopology* topology_;
+  std::vector<int> per_node_;  // GPUs per node
+  int per_max_ = 0;            // of every node
   double now_ = 0;
   std::vector<std::vector<Hold_>> holds_;  // per node
   mutable std::vector<NodeView> views_;
@@ -119,12 +121,21 @@ class SlurmProfile {
   mutable std::vector<Base> bases_;
   // Whether the node's view in the pass is views_[node] (it gained holds), not its base's.
   mutable std::vector<char> own_;
-  mutable std::vector<char> cached_;
+  // The node's view in the pass (its base's or views_[node]); null before it is first asked.
+  mutable std::vector<const NodeView*> view_of_;
   std::vector<std::vector<int>> leaf_nodes_;  // the nodes under each leaf, ascending
   // Per leaf, the times its widest nodes of the types asked are first wholly free (sorted), and
   // whether a node's view changed since they were read.
   mutable std::vector<std::vector<double>> leaf_first_free_;
   mutable std::vector<char> leaf_changed_;
+  // A leaf to read in EarliestOnWholeNodes: the start it cannot precede, `full` once the bounds
+  // of earlier searches (leaf_bounds_) are in it.
+  struct LeafKey {
+    double bound_s;
+    int leaf;
+    bool full;
+  };
+  mutable std::vector<LeafKey> leaf_heap_;
   // Per leaf, the earliest starts (or a time before which there is none) found in it in this
   // pass for jobs of the types asked, the latest kLeafBounds: the bound slurm_policy.cc keeps
   // per job size as a full (limit, start) front, here a short list (a front per leaf measured 2%
@@ -149,7 +160,6 @@ class SlurmProfile {
   mutable int usable_per_max_ = 0;
   mutable std::vector<int> whole_nodes_;  // of those, the widest, and those under each leaf
   mutable std::vector<std::vector<int>> leaf_whole_nodes_;
-  mutable std::vector<std::pair<double, int>> leaf_order_;  // (earliest start possible, leaf)
   mutable std::vector<Window> starts_, active_;             // heaps: by start, by end
   mutable std::vector<std::pair<double, int>> events_;
   int max_leaf_nodes_ = 0;

@@ -106,26 +106,73 @@ void SlurmProfile::Hold(int node, int gpus, double from_s, double to_s) {
   holds_[node].push_back({from_s, to_s, gpus});
   if (!view_of_[node] || to_s <= now_) return;
   // The node's view, viewed already in this pass, gains the hold: its steps split at the hold's
-  // start and end, the GPUs added in between, equal neighbours merged.
-  if (!own_[node]) {  // its first-free times and gaps are summarized again below
-    views_[node].steps = bases_[node].view.steps;
-    views_[node].steps.front().t = now_;
+  // start and end, the GPUs added in between, equal neighbours merged (only at the two splits:
+  // the steps between gained the same GPUs).
+  NodeView& v = views_[node];
+  const bool first = !own_[node];
+  if (first) {
+    v.steps = bases_[node].view.steps;
+    v.steps.front().t = now_;
     own_[node] = 1;
-    view_of_[node] = &views_[node];
+    view_of_[node] = &v;
   }
-  std::vector<Step>& steps = views_[node].steps;
+  std::vector<Step>& steps = v.steps;
   const auto split = [&](double t) {
-    auto at = std::upper_bound(steps.begin(), steps.end(), t, [](double x, const Step& s) { return x < s.t; }) - 1;
-    if (at->t == t) return at;
-    return steps.insert(at + 1, {t, at->used});
+    size_t i = std::upper_bound(steps.begin(), steps.end(), t, [](double x, const Step& s) { return x < s.t; }) -
+               steps.begin() - 1;
+    if (steps[i].t != t) {
+      const int used = steps[i].used;
+      steps.insert(steps.begin() + static_cast<std::ptrdiff_t>(++i), {t, used});
+    }
+    return i;
   };
   const double from = std::max(from_s, now_);
-  split(to_s);
-  for (auto at = split(from); at != steps.end() && at->t < to_s; ++at) at->used += gpus;
-  steps.erase(std::unique(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.used == b.used; }),
-              steps.end());
-  Summarize(node, &views_[node]);
+  size_t begin = split(from);
+  const size_t end = split(to_s);
+  for (size_t i = begin; i < end; ++i) steps[i].used += gpus;
+  if (steps[end].used == steps[end - 1].used) steps.erase(steps.begin() + static_cast<std::ptrdiff_t>(end));
+  if (begin > 0 && steps[begin].used == steps[begin - 1].used)
+    steps.erase(steps.begin() + static_cast<std::ptrdiff_t>(begin--));
+  if (first)
+    Summarize(node, &v);
+  else
+    Update(node, &v, begin, from, to_s);
   leaf_changed_[topology_->nodes[node].leaf] = 1;
+}
+
+void SlurmProfile::Update(int node, NodeView* v, size_t at, double from_s, double to_s) const {
+  // A count of GPUs first free before the hold's start, or at or after its end, still is then
+  // (earlier times only gained GPUs held); one first free inside it is free no sooner, at the
+  // first step from there with room (first-free times rise with the count, so one scan serves).
+  const int per = PerNode(node);
+  const std::vector<Step>& steps = v->steps;
+  for (int g = 0; g <= per; ++g) {
+    double& t = v->first_free[g];
+    if (t < from_s) continue;
+    if (t >= to_s) break;
+    while (steps[at].used > per - g) ++at;  // the last step holds none
+    t = steps[at].t;
+  }
+  // Wholly free intervals lose [from, to): cut at its ends, dropped inside it.
+  auto& gaps = v->gaps;
+  size_t k = 0;
+  while (k < gaps.size() && gaps[k].second <= from_s) ++k;
+  while (k < gaps.size() && gaps[k].first < to_s) {
+    auto& [a, b] = gaps[k];
+    if (a < from_s && b > to_s) {
+      const double end = b;
+      b = from_s;
+      gaps.insert(gaps.begin() + static_cast<std::ptrdiff_t>(k + 1), {to_s, end});
+      break;
+    }
+    if (a < from_s) {
+      b = from_s, ++k;
+    } else if (b > to_s) {
+      a = to_s, ++k;
+    } else {
+      gaps.erase(gaps.begin() + static_cast<std::ptrdiff_t>(k));
+    }
+  }
 }
 
 void SlurmProfile::Hold(const Placement& p, double from_s, double to_s) {

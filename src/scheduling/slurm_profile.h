@@ -86,6 +86,8 @@ class SlurmProfile {
   void BuildSteps(const std::vector<Hold_>& holds, std::vector<Step>* steps) const;
   // Its first-free times and gaps from its steps.
   void Summarize(int node, NodeView* v) const;
+  // The same after a hold over [from, to) was added to its steps (steps[at] holds from_s).
+  void Update(int node, NodeView* v, size_t at, double from_s, double to_s) const;
   bool SameAfterNow(const std::vector<Hold_>& a, const std::vector<Hold_>& b) const;
   // Whether `gpus` GPUs of the node are free at every time in [now, to_s).
   bool FreeUntil(int node, int gpus, double to_s) const {

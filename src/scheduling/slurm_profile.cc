@@ -90,15 +90,18 @@ void SlurmProfile::BuildSteps(const std::vector<Hold_>& holds, std::vector<Step>
 
 void SlurmProfile::Summarize(int node, NodeView* v) const {
   const int per = PerNode(node);
-  v->first_free.assign(per + 1, INFINITY);
+  v->first_free.resize(per + 1);
+  double* first_free = v->first_free.data();
   v->gaps.clear();
   int most_free = -1;
-  for (size_t i = 0; i < v->steps.size(); ++i) {
-    const Step& s = v->steps[i];
-    for (int g = std::max(most_free + 1, 0); g <= per - s.used; ++g) v->first_free[g] = s.t;
-    most_free = std::max(most_free, per - s.used);
-    if (s.used == 0) v->gaps.emplace_back(s.t, i + 1 < v->steps.size() ? v->steps[i + 1].t : INFINITY);
+  const Step* steps = v->steps.data();
+  const size_t n = v->steps.size();
+  for (size_t i = 0; i < n; ++i) {
+    const int free = per - steps[i].used;
+    for (; most_free < free; ++most_free) first_free[most_free + 1] = steps[i].t;
+    if (free == per) v->gaps.emplace_back(steps[i].t, i + 1 < n ? steps[i + 1].t : INFINITY);
   }
+  for (; most_free < per; ++most_free) first_free[most_free + 1] = INFINITY;
 }
 
 void SlurmProfile::Hold(int node, int gpus, double from_s, double to_s) {
@@ -390,6 +393,7 @@ std::optional<SlurmProfile::Slot> SlurmProfile::Sweep(const std::vector<int>& no
     }
     if (static_cast<int>(active_.size()) < need) continue;
     Placement p;  // the lowest-numbered nodes free then
+    p.shares.reserve(active_.size());
     for (const Window& a : active_) p.shares.push_back({a.node, 0});
     std::sort(p.shares.begin(), p.shares.end(), [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; });
     p.shares.resize(need);

@@ -186,15 +186,13 @@ const std::vector<char>& SlurmProfile::Excluded(const std::vector<int>& types, i
                                                 const ClusterState* state) const {
   UseTypes(types);
   excluded_.assign(topology_->nodes.size(), 1);
-  for (size_t n = 0; n < excluded_.size(); ++n) {
-    if (!usable_[n]) continue;
-    const int node = static_cast<int>(n);
+  for (int node : usable_nodes_) {
     const int per = PerNode(node);
     const int need = gpus <= per ? gpus : per;
     // The profile holds at least what the state does now: a node without the GPUs free now is
     // excluded unread.
     if (state && state->free(node) < need) continue;
-    excluded_[n] = !FreeUntil(node, need, now_ + duration_s);
+    excluded_[node] = !FreeUntil(node, need, now_ + duration_s);
   }
   return excluded_;
 }
@@ -205,7 +203,9 @@ double SlurmProfile::EarliestOnNode(int node, int gpus, double duration_s, doubl
   const int room = PerNode(node) - gpus;
   if (room < 0) return INFINITY;
   const std::vector<Step>& steps = View(node).steps;
-  auto i = std::upper_bound(steps.begin(), steps.end(), from_s, [](double t, const Step& s) { return t < s.t; }) - 1;
+  auto i = steps.begin();  // the step holding from_s (most searches start now, in the first)
+  if (steps.size() > 1 && steps[1].t <= from_s)
+    i = std::upper_bound(steps.begin(), steps.end(), from_s, [](double t, const Step& s) { return t < s.t; }) - 1;
   bool in_run = false;
   double run = 0;
   for (; i != steps.end(); ++i) {
@@ -228,10 +228,12 @@ void SlurmProfile::UseTypes(const std::vector<int>& types) const {
   std::fill(leaf_changed_.begin(), leaf_changed_.end(), 1);
   for (auto& b : leaf_bounds_) b.clear();
   usable_.assign(topology_->nodes.size(), 0);
+  usable_nodes_.clear();
   usable_per_max_ = 0;
   for (size_t n = 0; n < usable_.size(); ++n)
     if (std::find(types.begin(), types.end(), topology_->nodes[n].type) != types.end()) {
       usable_[n] = 1;
+      usable_nodes_.push_back(static_cast<int>(n));
       usable_per_max_ = std::max(usable_per_max_, PerNode(static_cast<int>(n)));
     }
   whole_nodes_.clear();
@@ -254,23 +256,21 @@ std::optional<SlurmProfile::Slot> SlurmProfile::Earliest(const std::vector<int>&
                                                          double horizon_s, bool within_leaf,
                                                          double not_before_s) const {
   UseTypes(types);
-  const std::vector<char>& usable = usable_;
   const int per_max = usable_per_max_;
   const double from_s = std::max(now_, not_before_s);
   if (per_max == 0 || from_s >= horizon_s) return std::nullopt;
-  if (gpus <= per_max) return EarliestOnOneNode(usable, gpus, duration_s, horizon_s, from_s);
+  if (gpus <= per_max) return EarliestOnOneNode(gpus, duration_s, horizon_s, from_s);
   return EarliestOnWholeNodes(per_max, gpus, duration_s, horizon_s, within_leaf, from_s);
 }
 
-std::optional<SlurmProfile::Slot> SlurmProfile::EarliestOnOneNode(const std::vector<char>& usable, int gpus,
-                                                                  double duration_s, double horizon_s,
+std::optional<SlurmProfile::Slot> SlurmProfile::EarliestOnOneNode(int gpus, double duration_s, double horizon_s,
                                                                   double from_s) const {
   // The node that frees the GPUs first (the lowest index among equals); a node whose GPUs are
   // not free before the best so far is passed over unread.
   double best = INFINITY;
   int best_node = -1;
-  for (int n = 0; n < static_cast<int>(usable.size()); ++n) {
-    if (!usable[n] || gpus > per_node_[n]) continue;
+  for (int n : usable_nodes_) {
+    if (gpus > per_node_[n]) continue;
     const double before = std::min(best, horizon_s);
     if (View(n).first_free[gpus] >= before) continue;
     const double t = EarliestOnNode(n, gpus, duration_s, from_s, before);

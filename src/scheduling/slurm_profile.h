@@ -102,8 +102,7 @@ class SlurmProfile {
   // The earliest t in [from_s, before_s) at which `gpus` GPUs of the node are free over
   // [t, t + duration); infinity when none.
   double EarliestOnNode(int node, int gpus, double duration_s, double from_s, double before_s) const;
-  std::optional<Slot> EarliestOnOneNode(const std::vector<char>& usable, int gpus, double duration_s, double horizon_s,
-                                        double from_s) const;
+  std::optional<Slot> EarliestOnOneNode(int gpus, double duration_s, double horizon_s, double from_s) const;
   std::optional<Slot> EarliestOnWholeNodes(int per, int gpus, double duration_s, double horizon_s, bool within_leaf,
                                            double from_s) const;
 
@@ -159,6 +158,7 @@ class SlurmProfile {
   mutable std::vector<char> excluded_;
   mutable std::vector<int> usable_types_;  // the types last asked for, their nodes, their widest node
   mutable std::vector<char> usable_;
+  mutable std::vector<int> usable_nodes_;  // ascending
   mutable int usable_per_max_ = 0;
   mutable std::vector<int> whole_nodes_;  // of those, the widest, and those under each leaf
   mutable std::vector<std::vector<int>> leaf_whole_nodes_;

@@ -251,7 +251,10 @@ std::optional<Placement> SlurmPolicy::ReserveWhileItFits(Scheduler& s, const Job
     if (!slot || slot->start_s >= s.now() + d) continue;
     bool lost = false;
     for (const NodeShare& share : slot->placement.shares)
-      if (!(*excluded)[share.node] && !profile_->FitsNode(share.node, j.gpus, d)) lost = (*excluded)[share.node] = 1;
+      if (!(*excluded)[share.node] && !profile_->FitsNode(share.node, j.gpus, d)) {
+        (*excluded)[share.node] = 1;
+        lost = true;
+      }
     if (!lost) continue;
     auto again = Place(s, j, excluded);
     if (!again) return std::nullopt;

@@ -51,10 +51,10 @@ ReadSource ReadRunSourceText(const std::string& path, const std::string& text) {
   }
   if (f.json) {
     const auto it = doc.find("schema");
-    const std::string what = it == doc.end()    ? "a JSON file without a \"schema\" field"
-                             : !it->is_string() ? "field 'schema' is not a string"
-                                                : "JSON schema '" + it->get<std::string>() +
-                                                      "' is not one runs record reads";
+    const std::string what = it == doc.end() ? "a JSON file without a \"schema\" field"
+                             : !it->is_string()
+                                 ? "field 'schema' is not a string"
+                                 : "JSON schema '" + it->get<std::string>() + "' is not one runs record reads";
     throw InputError(path + ": " + what + " (it reads " + KnownKinds() + ")");
   }
   throw InputError(path + ": not a file runs record reads (it reads " + KnownKinds() + ")");

@@ -66,7 +66,6 @@ const SlurmProfile::NodeView& SlurmProfile::Compute(int node) const {
   return v;
 }
 
-
 void SlurmProfile::BuildSteps(const std::vector<Hold_>& holds, std::vector<Step>* steps) const {
   // The holds' starts (at now at the earliest) and ends as steps of the GPUs held: a hold covers
   // [from, to), so every change at a time is summed before the count there is read.
@@ -289,49 +288,33 @@ std::optional<SlurmProfile::Slot> SlurmProfile::EarliestOnWholeNodes(int per, in
   const int need = (gpus + per - 1) / per;
   if (!within_leaf || need > max_leaf_nodes_) return Sweep(whole_nodes_, need, gpus, duration_s, from_s, horizon_s);
   // Inside one leaf: each leaf apart, the earliest of the leaves, the lowest-numbered among
-  // equals. A leaf cannot start the job before `need` of its nodes are first wholly free, nor
-  // before a job of no more nodes for no longer could in it earlier in the pass (the holds only
-  // grew): the leaves are read in the order of that bound, and one whose bound is later than the
-  // best so far is passed over unread.
-  leaf_heap_.clear();
-  for (size_t leaf = 0; leaf < leaf_whole_nodes_.size(); ++leaf) {
-    const std::vector<int>& nodes = leaf_whole_nodes_[leaf];
-    if (static_cast<int>(nodes.size()) < need) continue;
-    std::vector<double>& free = leaf_first_free_[leaf];
-    if (leaf_changed_[leaf]) {  // the leaf's nodes' first wholly free times, sorted
-      free.clear();
-      for (int n : nodes) free.push_back(View(n).first_free[per]);
-      std::sort(free.begin(), free.end());
-      leaf_changed_[leaf] = 0;
-    }
-    const double bound = std::max(free[need - 1], from_s);
-    if (bound < horizon_s) leaf_heap_.push_back({bound, static_cast<int>(leaf), false});
-  }
-  // The leaves by (bound, leaf), the earlier searches' bounds taken in as a leaf comes up (a leaf
-  // whose bound then rises goes back): the order of the full bounds, read for the leaves read.
-  const auto later = [](const LeafKey& a, const LeafKey& b) {
-    return a.bound_s != b.bound_s ? a.bound_s > b.bound_s : a.leaf > b.leaf;
-  };
-  std::make_heap(leaf_heap_.begin(), leaf_heap_.end(), later);
+  // equals. The leaves come up in the order of the start they cannot precede (LeafHeap), the
+  // earlier searches' bounds taken in as a leaf comes up (a leaf whose bound then rises goes
+  // back): the order of the full bounds, read for the leaves read. One whose bound is later than
+  // the best so far ends the search.
+  LeafHeap(per, need, from_s, horizon_s);
   std::optional<Slot> best;
   int best_leaf = 0;
+  const auto beaten = [&](const LeafKey& key) {
+    return best && (key.bound_s > best->start_s || (key.bound_s == best->start_s && key.leaf > best_leaf));
+  };
   while (!leaf_heap_.empty()) {
-    std::pop_heap(leaf_heap_.begin(), leaf_heap_.end(), later);
+    std::pop_heap(leaf_heap_.begin(), leaf_heap_.end(), LaterLeaf);
     LeafKey key = leaf_heap_.back();
     leaf_heap_.pop_back();
     const int leaf = key.leaf;
-    if (best && (key.bound_s > best->start_s || (key.bound_s == best->start_s && leaf > best_leaf))) break;
+    if (beaten(key)) break;
     if (!key.full) {
       for (const LeafBound& b : leaf_bounds_[leaf])
         if (need >= b.need && duration_s >= b.duration_s) key.bound_s = std::max(key.bound_s, b.start_s);
       key.full = true;
       if (key.bound_s >= horizon_s) continue;
-      if (!leaf_heap_.empty() && later(key, leaf_heap_.front())) {
+      if (!leaf_heap_.empty() && LaterLeaf(key, leaf_heap_.front())) {
         leaf_heap_.push_back(key);
-        std::push_heap(leaf_heap_.begin(), leaf_heap_.end(), later);
+        std::push_heap(leaf_heap_.begin(), leaf_heap_.end(), LaterLeaf);
         continue;
       }
-      if (best && (key.bound_s > best->start_s || (key.bound_s == best->start_s && leaf > best_leaf))) break;
+      if (beaten(key)) break;
     }
     const double before_s = !best              ? horizon_s
                             : leaf < best_leaf ? std::nextafter(best->start_s, INFINITY)
@@ -350,6 +333,26 @@ std::optional<SlurmProfile::Slot> SlurmProfile::EarliestOnWholeNodes(int per, in
     }
   }
   return best;
+}
+
+void SlurmProfile::LeafHeap(int per, int need, double from_s, double horizon_s) const {
+  // A leaf cannot start the job before `need` of its nodes are first wholly free (their first
+  // wholly free times kept sorted per leaf, read again when a node of it changed).
+  leaf_heap_.clear();
+  for (size_t leaf = 0; leaf < leaf_whole_nodes_.size(); ++leaf) {
+    const std::vector<int>& nodes = leaf_whole_nodes_[leaf];
+    if (static_cast<int>(nodes.size()) < need) continue;
+    std::vector<double>& free = leaf_first_free_[leaf];
+    if (leaf_changed_[leaf]) {
+      free.clear();
+      for (int n : nodes) free.push_back(View(n).first_free[per]);
+      std::sort(free.begin(), free.end());
+      leaf_changed_[leaf] = 0;
+    }
+    const double bound = std::max(free[need - 1], from_s);
+    if (bound < horizon_s) leaf_heap_.push_back({bound, static_cast<int>(leaf), false});
+  }
+  std::make_heap(leaf_heap_.begin(), leaf_heap_.end(), LaterLeaf);
 }
 
 std::optional<SlurmProfile::Slot> SlurmProfile::Sweep(const std::vector<int>& nodes, int need, int gpus,

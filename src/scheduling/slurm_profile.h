@@ -136,7 +136,13 @@ class SlurmProfile {
     int leaf;
     bool full;
   };
-  mutable std::vector<LeafKey> leaf_heap_;
+  static bool LaterLeaf(const LeafKey& a, const LeafKey& b) {
+    return a.bound_s != b.bound_s ? a.bound_s > b.bound_s : a.leaf > b.leaf;
+  }
+  mutable std::vector<LeafKey> leaf_heap_;  // a heap by LaterLeaf
+  // The leaves with `need` whole nodes of the types, by the time that many are first wholly free
+  // (from from_s on, before the horizon).
+  void LeafHeap(int per, int need, double from_s, double horizon_s) const;
   // Per leaf, the earliest starts (or a time before which there is none) found in it in this
   // pass for jobs of the types asked, the latest kLeafBounds: the bound slurm_policy.cc keeps
   // per job size as a full (limit, start) front, here a short list (a front per leaf measured 2%
@@ -162,7 +168,7 @@ class SlurmProfile {
   mutable int usable_per_max_ = 0;
   mutable std::vector<int> whole_nodes_;  // of those, the widest, and those under each leaf
   mutable std::vector<std::vector<int>> leaf_whole_nodes_;
-  mutable std::vector<Window> starts_, active_;             // heaps: by start, by end
+  mutable std::vector<Window> starts_, active_;  // heaps: by start, by end
   mutable std::vector<std::pair<double, int>> events_;
   int max_leaf_nodes_ = 0;
   // The earliest start before `before_s` at which `need` of `nodes` are wholly free for the

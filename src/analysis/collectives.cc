@@ -60,6 +60,24 @@ std::vector<CollectiveStats> RankedCollectives(std::array<CollectiveStats, kKind
   return out;
 }
 
+// A kernel's type per interned name, computed once: HTA's, with the collective kernels outside
+// NCCL as communication (IsCommunicationKernel).
+class KernelTypes {
+ public:
+  explicit KernelTypes(const RankTrace& t) : t_(t), of_(t.names.size(), -1) {}
+  HtaKernelType operator()(const TraceEvent& e) {
+    int8_t& c = of_[e.name];
+    if (c < 0)
+      c = static_cast<int8_t>(IsCommunicationKernel(t_.names[e.name]) ? HtaKernelType::kCommunication
+                                                                      : HtaKernelTypeOf(t_.names[e.name]));
+    return static_cast<HtaKernelType>(c);
+  }
+
+ private:
+  const RankTrace& t_;
+  std::vector<int8_t> of_;
+};
+
 }  // namespace
 
 int DtypeBytes(std::string_view dtype) {
@@ -82,13 +100,7 @@ int DtypeBytes(std::string_view dtype) {
 }
 
 std::vector<CollectiveStats> ComputeCollectiveStats(const RankTrace& t, const std::vector<uint32_t>& events) {
-  // HTA type per interned name, computed once.
-  std::vector<int8_t> type_of(t.names.size(), -1);
-  auto type = [&](const TraceEvent& e) {
-    int8_t& c = type_of[e.name];
-    if (c < 0) c = static_cast<int8_t>(HtaKernelTypeOf(t.names[e.name]));
-    return static_cast<HtaKernelType>(c);
-  };
+  KernelTypes type(t);
   // Times relative to the earliest event, so epoch-based nanoseconds keep their precision as doubles.
   int64_t base_ns = std::numeric_limits<int64_t>::max();
   for (uint32_t i : events)

@@ -181,5 +181,25 @@ TEST(CollectiveStats, NoEvents) {
   EXPECT_TRUE(ComputeCollectiveStats(t, {}).empty());
 }
 
+// A collective kernel outside NCCL (PyTorch's symmetric-memory all-reduce) is an all-reduce here,
+// and not compute that hides another collective: all-gather [0,4] beside it [1,3] is all exposed.
+TEST(CollectiveStats, SymmetricMemoryAllReduceIsACollective) {
+  const int64_t ms = 1'000'000;
+  RankTrace t;
+  t.names = {
+      "void c10d::symmetric_memory::(anonymous namespace)::two_shot_all_reduce_kernel<c10::BFloat16, 16, 8>"
+      "(c10::BFloat16**, unsigned long)",
+      "ncclDevKernel_AllGather_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"};
+  t.events = {Ev(0, EventKind::kKernel, 1 * ms, 2 * ms, 7), Ev(1, EventKind::kKernel, 0, 4 * ms, 20)};
+  const std::vector<CollectiveStats> s = ComputeCollectiveStats(t, {0, 1});
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].kind, Collective::kAllGather);
+  EXPECT_NEAR(s[0].exposed_s, 4e-3, 1e-12);
+  EXPECT_EQ(s[1].kind, Collective::kAllReduce);
+  EXPECT_EQ(s[1].count, 1);
+  EXPECT_NEAR(s[1].total_s, 2e-3, 1e-12);
+  EXPECT_NEAR(s[1].exposed_s, 2e-3, 1e-12);
+}
+
 }  // namespace
 }  // namespace paratune

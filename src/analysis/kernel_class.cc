@@ -141,6 +141,7 @@ KernelCategory KernelCategoryOf(std::string_view name, EventKind kind) {
     default:
       break;
   }
+  if (Collective custom; CustomCollectiveOf(name, &custom)) return KernelCategory::kCommunication;
   // Classify by the kernel's own name: its template arguments and parameters name libraries
   // (fbgemm_gpu::, cutlass:: accessors) that say nothing about what the kernel does. Only when the
   // own name says nothing is the full name (minus "fbgemm") consulted.
@@ -226,11 +227,42 @@ Collective CollectiveKindOf(std::string_view kernel_name, const CollectiveArgs* 
     if (known) return k;
   }
   Collective k = Collective::kOther;
-  for (std::string_view marker : {"ncclDevKernel_", "ncclKernel_", "nccl"}) {
+  for (std::string_view marker : {"ncclDevKernel_", "ncclSymkDevKernel_", "ncclSymDevKernel_", "ncclKernel_", "nccl"}) {
     const size_t pos = kernel_name.find(marker);
     if (pos != std::string_view::npos && KindFromKernelToken(kernel_name.substr(pos + marker.size()), &k)) return k;
   }
+  if (CustomCollectiveOf(kernel_name, &k)) return k;
   return Collective::kOther;
+}
+
+bool CustomCollectiveOf(std::string_view kernel_name, Collective* kind) {
+  // THE list of kernel_class.h, first match wins.
+  static constexpr struct {
+    std::string_view part;
+    Collective kind;
+  } kKernels[] = {
+      {"one_shot_all_reduce", Collective::kAllReduce},
+      {"two_shot_all_reduce", Collective::kAllReduce},
+      {"multimem_all_reduce", Collective::kAllReduce},
+      {"multimem_one_shot", Collective::kAllReduce},
+      {"multimem_all_gather", Collective::kAllGather},
+      {"cross_device_reduce", Collective::kAllReduce},
+      {"userbuffers", Collective::kOther},
+      {"deep_ep::", Collective::kAllToAll},
+  };
+  if (kernel_name.starts_with("nccl")) return false;
+  const std::string own = AsciiLower(ShortKernelName(kernel_name));
+  for (const auto& k : kKernels)
+    if (own.find(k.part) != std::string::npos) {
+      *kind = k.kind;
+      return true;
+    }
+  return false;
+}
+
+bool IsCommunicationKernel(std::string_view name) {
+  Collective kind;
+  return HtaKernelTypeOf(name) == HtaKernelType::kCommunication || CustomCollectiveOf(name, &kind);
 }
 
 }  // namespace paratune

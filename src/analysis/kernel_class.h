@@ -43,6 +43,8 @@ inline const char* HtaKernelTypeName(HtaKernelType type) { return kHtaKernelType
 //     (Device)", "hipMemcpy...", "dma..." counts as memcpy). Checked before communication so that
 //     HTA's "^hip" communication rule does not swallow "hipMemcpy".
 //  3. communication: HTA COMMUNICATION ("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)").
+//     And the collective kernels outside NCCL (CustomCollectiveOf: "void (anonymous
+//     namespace)::two_shot_all_reduce_kernel<...>", "void vllm::cross_device_reduce_1stage<...>").
 //  4. sync: HTA OTHER ("Stream Sync", "Event Sync", "Stream Wait Event").
 // The rest go by case-insensitive substrings:
 //  5. attention: "flash", "fmha", "attention", "attn", "sdpa", "cudnn_sdp", "efficient_attention"
@@ -97,11 +99,32 @@ inline const char* KernelCategoryName(KernelCategory category) { return kKernelC
 // "broadcast", "_broadcast_oop", "reduce", "_reduce_oop", "send", "recv", "barrier" (an all-reduce
 // of one element), "gather" and "scatter" (kOther); an "nccl" prefix as in "ncclAllReduce" is
 // dropped). Otherwise from the kernel name: NCCL < 2.19 "ncclKernel_<Coll>_<Algo>_<Proto>_...",
-// NCCL >= 2.19 "ncclDevKernel_<Coll>_..." and "ncclDevKernel_Generic" (kOther), NCCL < 2.8
+// NCCL >= 2.19 "ncclDevKernel_<Coll>_..." and "ncclDevKernel_Generic" (kOther), NCCL's symmetric
+// kernels "ncclSymkDevKernel_<Coll>_..." (2.28; "ncclSymDevKernel_" in 2.27), NCCL < 2.8
 // "nccl<Coll>RingLLKernel_sum_f32", with Coll one of AllReduce, AllGather, ReduceScatter,
-// Broadcast, Reduce, SendRecv, AllToAll (RCCL), Generic. So a SendRecv kernel whose args say
-// all_to_all is kAllToAll. `args` may be null.
+// Broadcast, Reduce, SendRecv, AllToAll (RCCL), Generic; else a collective kernel outside NCCL
+// (CustomCollectiveOf). So a SendRecv kernel whose args say all_to_all is kAllToAll. `args` may
+// be null.
 Collective CollectiveKindOf(std::string_view kernel_name, const CollectiveArgs* args);
+
+// Collective kernels outside NCCL, which HTA's patterns do not count as communication (its
+// users ask for them: HTA issues #208 and #290, TraceLens #306), by a substring of the kernel's own
+// name (ShortKernelName, lowercased), each with its source:
+//  - PyTorch symmetric memory (torch/csrc/distributed/c10d/symm_mem/CUDASymmetricMemoryOps.cu):
+//    "one_shot_all_reduce", "two_shot_all_reduce", "multimem_all_reduce", "multimem_one_shot"
+//    (all-reduce), "multimem_all_gather" (all-gather);
+//  - vLLM's custom all-reduce (csrc/custom_all_reduce.cuh): "cross_device_reduce" (all-reduce);
+//  - Transformer Engine's userbuffers (transformer_engine/common/comm_gemm_overlap/userbuffers/
+//    userbuffers.cu): "userbuffers" (other: one kernel family serves all-gather and reduce-scatter);
+//  - DeepEP (csrc/kernels/intranode.cu, internode.cu, internode_ll.cu): "deep_ep::" (all-to-all:
+//    dispatch, combine and their notify kernels).
+// NCCL's own kernels, symmetric ones ("ncclSymkDevKernel_AllReduce_...", NCCL 2.28) included,
+// start with "nccl" and are HTA's. Returns the collective, or false for any other kernel.
+bool CustomCollectiveOf(std::string_view kernel_name, Collective* kind);
+// Whether a kernel moves data between GPUs: HTA's COMMUNICATION or a collective kernel outside
+// NCCL (paratune's collectives, stragglers and kernel categories; HTA's own figures keep HTA's
+// type).
+bool IsCommunicationKernel(std::string_view name);
 
 // A kernel's own name for tables and classification: the return type, template arguments,
 // "(anonymous namespace)" and the parameter list dropped

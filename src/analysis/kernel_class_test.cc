@@ -197,6 +197,32 @@ TEST(KernelClass, CollectiveKindFromKernelName) {
       {"ncclKernel_AllToAllPivot_RING_SIMPLE_Sum_int8_t(ncclWorkElem)", Collective::kAllToAll},  // RCCL
       {"void foo<ncclKernel>", Collective::kOther},
       {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n", Collective::kOther},
+      // NCCL's symmetric kernels (src/device/symmetric/generate.py: 2.28 ncclSymkDevKernel_, 2.27
+      // ncclSymDevKernel_).
+      {"ncclSymkDevKernel_AllReduce_AGxLL_R_sum_bf16(ncclSymkDevWorkArgs4K)", Collective::kAllReduce},
+      {"ncclSymkDevKernel_ReduceScatter_LDMC_sum_bf16(ncclSymkDevWorkArgs4K)", Collective::kReduceScatter},
+      {"ncclSymDevKernel_AllGather_LLMC(ncclSymDevArgs)", Collective::kAllGather},
+      // Collective kernels outside NCCL (CustomCollectiveOf).
+      {"void c10d::symmetric_memory::(anonymous namespace)::two_shot_all_reduce_kernel<c10::BFloat16, 16, 8>"
+       "(c10::BFloat16**, unsigned long, c10::BFloat16*, unsigned long, unsigned long, unsigned int**, "
+       "unsigned long, unsigned long)",
+       Collective::kAllReduce},
+      {"void (anonymous namespace)::one_shot_all_reduce_kernel<float, 16, 8>(float**, unsigned long)",
+       Collective::kAllReduce},
+      {"void c10d::symmetric_memory::multimem_all_gather_kernel<16>(char*, char*, unsigned long)",
+       Collective::kAllGather},
+      {"void vllm::cross_device_reduce_1stage<__nv_bfloat16, 8>(vllm::RankData*, vllm::RankSignals, "
+       "vllm::Signal*, __nv_bfloat16*, int, int)",
+       Collective::kAllReduce},
+      {"void deep_ep::intranode::dispatch<8, 768, 8192>(int4*, float*, int*, long*)", Collective::kAllToAll},
+      {"void deep_ep::internode_ll::combine<false>(void*, void*, int*)", Collective::kAllToAll},
+      {"userbuffers_fp16_sum_inplace_gpu_rr_rs<8>(int, int, int, int, int, void**, int, unsigned long)",
+       Collective::kOther},
+      // Names that only mention a collective are not one.
+      {"void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::func_wrapper_t<"
+       "float, at::native::sum_functor<float, float, float>::operator()>, unsigned int, float, 4> >"
+       "(at::native::ReduceOp<float>)",
+       Collective::kOther},
   };
   for (const auto& [name, kind] : cases) {
     EXPECT_STREQ(CollectiveName(CollectiveKindOf(name, nullptr)), CollectiveName(kind)) << name;
@@ -260,6 +286,30 @@ TEST(KernelClass, CollectiveKindNames) {
   EXPECT_STREQ(CollectiveName(Collective::kReduce), "reduce");
   EXPECT_STREQ(CollectiveName(Collective::kSendRecv), "send_recv");
   EXPECT_STREQ(CollectiveName(Collective::kOther), "other");
+}
+
+// Collective kernels outside NCCL are communication in paratune's categories while HTA's type,
+// reproduced exactly, stays COMPUTATION (HTA's figures do not change).
+TEST(KernelClass, CollectiveKernelsOutsideNcclAreCommunication) {
+  const char* names[] = {
+      "void c10d::symmetric_memory::(anonymous namespace)::two_shot_all_reduce_kernel<c10::BFloat16, 16, 8>"
+      "(c10::BFloat16**, unsigned long)",
+      "void c10d::symmetric_memory::multimem_all_reduce_kernel<c10::BFloat16, 16, 8>(c10::BFloat16*)",
+      "void vllm::cross_device_reduce_2stage<float, 8>(vllm::RankData*, vllm::RankSignals)",
+      "userbuffers_fp16_sum_inplace_gpu_rr_ag<8>(int, int, int)",
+      "void deep_ep::intranode::notify_dispatch<8>(int const*, int*, int)",
+  };
+  for (const char* name : names) {
+    EXPECT_EQ(KernelCategoryOf(name, EventKind::kKernel), KernelCategory::kCommunication) << name;
+    EXPECT_EQ(HtaKernelTypeOf(name), HtaKernelType::kComputation) << name;
+    EXPECT_TRUE(IsCommunicationKernel(name)) << name;
+  }
+  EXPECT_TRUE(IsCommunicationKernel("ncclSymkDevKernel_AllGather_LL(ncclSymkDevWorkArgs4K)"));
+  EXPECT_FALSE(IsCommunicationKernel("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n"));
+  EXPECT_FALSE(IsCommunicationKernel("void at::native::reduce_kernel<512, 1>(at::native::ReduceOp<float>)"));
+  Collective kind = Collective::kBroadcast;
+  EXPECT_FALSE(CustomCollectiveOf("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*)", &kind));
+  EXPECT_EQ(kind, Collective::kBroadcast);  // untouched
 }
 
 }  // namespace

@@ -44,7 +44,7 @@ RankComm CollectComm(const StragglerInput& in) {
     const TraceEvent& e = t.events[i];
     if (e.kind != EventKind::kKernel || e.name >= t.names.size()) continue;
     int8_t& c = is_comm[e.name];
-    if (c < 0) c = HtaKernelTypeOf(t.names[e.name]) == HtaKernelType::kCommunication;
+    if (c < 0) c = IsCommunicationKernel(t.names[e.name]);
     if (c) comm.emplace_back(i, with_steps ? in.event_steps[k] : -1);
   }
   std::stable_sort(comm.begin(), comm.end(),

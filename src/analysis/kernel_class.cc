@@ -82,11 +82,14 @@ Collective KindFromArgName(std::string_view n, bool* known) {
 // The <Coll> token at the start of `rest` (NCCL src/device/generate.py names kernels
 // ncclDevKernel_<Coll>_...; older NCCL src/collectives/device/*.cu ncclKernel_<Coll>_... and
 // nccl<Coll>RingLLKernel_...).
+// A collective named by a piece of a kernel's name.
+struct NamedCollective {
+  std::string_view part;
+  Collective kind;
+};
+
 bool KindFromKernelToken(std::string_view rest, Collective* kind) {
-  static constexpr struct {
-    std::string_view token;
-    Collective kind;
-  } kTokens[] = {
+  static constexpr NamedCollective kTokens[] = {
       {"AllReduce", Collective::kAllReduce},
       {"AllGather", Collective::kAllGather},
       {"ReduceScatter", Collective::kReduceScatter},
@@ -99,11 +102,32 @@ bool KindFromKernelToken(std::string_view rest, Collective* kind) {
       {"Generic", Collective::kOther},
   };
   for (const auto& t : kTokens) {
-    if (rest.starts_with(t.token)) {
+    if (rest.starts_with(t.part)) {
       *kind = t.kind;
       return true;
     }
   }
+  return false;
+}
+
+// CustomCollectiveOf on the kernel's own name, lowercased: THE list of kernel_class.h, first match
+// wins.
+bool CustomCollectiveOfOwnName(std::string_view own, Collective* kind) {
+  static constexpr NamedCollective kKernels[] = {
+      {"one_shot_all_reduce", Collective::kAllReduce},
+      {"two_shot_all_reduce", Collective::kAllReduce},
+      {"multimem_all_reduce", Collective::kAllReduce},
+      {"multimem_one_shot", Collective::kAllReduce},
+      {"multimem_all_gather", Collective::kAllGather},
+      {"cross_device_reduce", Collective::kAllReduce},
+      {"userbuffers", Collective::kOther},
+      {"deep_ep::", Collective::kAllToAll},
+  };
+  for (const auto& k : kKernels)
+    if (own.find(k.part) != std::string_view::npos) {
+      *kind = k.kind;
+      return true;
+    }
   return false;
 }
 
@@ -141,11 +165,12 @@ KernelCategory KernelCategoryOf(std::string_view name, EventKind kind) {
     default:
       break;
   }
-  if (Collective custom; CustomCollectiveOf(name, &custom)) return KernelCategory::kCommunication;
   // Classify by the kernel's own name: its template arguments and parameters name libraries
   // (fbgemm_gpu::, cutlass:: accessors) that say nothing about what the kernel does. Only when the
-  // own name says nothing is the full name (minus "fbgemm") consulted.
+  // own name says nothing is the full name (minus "fbgemm") consulted. A collective kernel outside
+  // NCCL is communication (HTA's "nccl" names returned above).
   std::string own_name = AsciiLower(ShortKernelName(name));
+  if (Collective custom; CustomCollectiveOfOwnName(own_name, &custom)) return KernelCategory::kCommunication;
   for (size_t at; (at = own_name.find("fbgemm")) != std::string::npos;) own_name.replace(at, 6, "fb_____");
   const KernelCategory own = CategoryOfText(own_name);
   if (own != KernelCategory::kOther) return own;
@@ -236,28 +261,7 @@ Collective CollectiveKindOf(std::string_view kernel_name, const CollectiveArgs* 
 }
 
 bool CustomCollectiveOf(std::string_view kernel_name, Collective* kind) {
-  // THE list of kernel_class.h, first match wins.
-  static constexpr struct {
-    std::string_view part;
-    Collective kind;
-  } kKernels[] = {
-      {"one_shot_all_reduce", Collective::kAllReduce},
-      {"two_shot_all_reduce", Collective::kAllReduce},
-      {"multimem_all_reduce", Collective::kAllReduce},
-      {"multimem_one_shot", Collective::kAllReduce},
-      {"multimem_all_gather", Collective::kAllGather},
-      {"cross_device_reduce", Collective::kAllReduce},
-      {"userbuffers", Collective::kOther},
-      {"deep_ep::", Collective::kAllToAll},
-  };
-  if (kernel_name.starts_with("nccl")) return false;
-  const std::string own = AsciiLower(ShortKernelName(kernel_name));
-  for (const auto& k : kKernels)
-    if (own.find(k.part) != std::string::npos) {
-      *kind = k.kind;
-      return true;
-    }
-  return false;
+  return !kernel_name.starts_with("nccl") && CustomCollectiveOfOwnName(AsciiLower(ShortKernelName(kernel_name)), kind);
 }
 
 bool IsCommunicationKernel(std::string_view name) {

@@ -9,7 +9,6 @@ SlurmProfile::SlurmProfile(const ClusterTopology& topology)
       holds_(topology.nodes.size()),
       views_(topology.nodes.size()),
       bases_(topology.nodes.size()),
-      own_(topology.nodes.size(), 0),
       view_of_(topology.nodes.size(), nullptr),
       leaf_nodes_(topology.leaves),
       leaf_first_free_(topology.leaves),
@@ -20,7 +19,6 @@ SlurmProfile::SlurmProfile(const ClusterTopology& topology)
   for (size_t n = 0; n < topology.nodes.size(); ++n) {
     leaf_nodes_[topology.nodes[n].leaf].push_back(static_cast<int>(n));
     per_node_.push_back(topology.types[topology.nodes[n].type].fabric.gpus_per_node);
-    per_max_ = std::max(per_max_, per_node_.back());
   }
   for (const auto& nodes : leaf_nodes_) max_leaf_nodes_ = std::max(max_leaf_nodes_, static_cast<int>(nodes.size()));
 }
@@ -44,7 +42,6 @@ bool SlurmProfile::SameAfterNow(const std::vector<Hold_>& a, const std::vector<H
 const SlurmProfile::NodeView& SlurmProfile::Compute(int node) const {
   // A node's first view in a pass: from its view in an earlier pass where its holds are the same
   // from now on (running jobs that neither ended nor started), else from its holds.
-  own_[node] = 0;
   Base& base = bases_[node];
   view_of_[node] = &base.view;
   NodeView& v = base.view;
@@ -111,11 +108,10 @@ void SlurmProfile::Hold(int node, int gpus, double from_s, double to_s) {
   // start and end, the GPUs added in between, equal neighbours merged (only at the two splits:
   // the steps between gained the same GPUs).
   NodeView& v = views_[node];
-  const bool first = !own_[node];
+  const bool first = view_of_[node] != &v;  // the pass's first hold on the node
   if (first) {
     v.steps = bases_[node].view.steps;
     v.steps.front().t = now_;
-    own_[node] = 1;
     view_of_[node] = &v;
   }
   std::vector<Step>& steps = v.steps;

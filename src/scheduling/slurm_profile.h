@@ -108,7 +108,6 @@ class SlurmProfile {
 
   const ClusterTopology* topology_;
   std::vector<int> per_node_;  // GPUs per node
-  int per_max_ = 0;            // of every node
   double now_ = 0;
   std::vector<std::vector<Hold_>> holds_;  // per node
   mutable std::vector<NodeView> views_;
@@ -120,9 +119,8 @@ class SlurmProfile {
     NodeView view;
   };
   mutable std::vector<Base> bases_;
-  // Whether the node's view in the pass is views_[node] (it gained holds), not its base's.
-  mutable std::vector<char> own_;
-  // The node's view in the pass (its base's or views_[node]); null before it is first asked.
+  // The node's view in the pass: its base's, or views_[node] once the pass added holds to it; null
+  // before it is first asked.
   mutable std::vector<const NodeView*> view_of_;
   std::vector<std::vector<int>> leaf_nodes_;  // the nodes under each leaf, ascending
   // Per leaf, the times its widest nodes of the types asked are first wholly free (sorted), and

@@ -7,7 +7,10 @@
 
 #include <filesystem>
 #include <limits>
+#include <mutex>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "runs/migrations.h"
 #include "runs/sqlite_database.h"
@@ -117,18 +120,24 @@ TEST(Migrations, FailedMigrationLeavesThePreviousVersion) {
 TEST(Migrations, ConcurrentOpenersMigrateOnce) {
   const std::string path = TempDb("concurrent");
   std::vector<std::thread> threads;
-  std::atomic<int> failures{0};
+  std::mutex mutex;
+  std::vector<std::string> failures;  // what each failed opener said, printed if any
   for (int i = 0; i < 8; ++i)
     threads.emplace_back([&] {
+      std::string failure;
       try {
         auto db = OpenDatabase(path);
-        if (ApplyMigrations(*db, TwoMigrations()) != 2) ++failures;
-      } catch (const std::exception&) {
-        ++failures;
+        const int version = ApplyMigrations(*db, TwoMigrations());
+        if (version != 2) failure = "version " + std::to_string(version);
+      } catch (const std::exception& e) {
+        failure = e.what();
       }
+      if (failure.empty()) return;
+      const std::lock_guard<std::mutex> lock(mutex);
+      failures.push_back(failure);
     });
   for (auto& t : threads) t.join();
-  EXPECT_EQ(failures.load(), 0);
+  EXPECT_TRUE(failures.empty()) << failures.size() << " failed, the first: " << failures.front();
   auto db = OpenDatabase(path);
   EXPECT_EQ(AsInt(db->Query("SELECT COUNT(*) FROM a")[0][0]), 1);
   EXPECT_EQ(AsInt(db->Query("SELECT COUNT(*) FROM schema_version")[0][0]), 2);

@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <limits>
@@ -48,7 +49,7 @@ class SqliteDatabase final : public Database {
       // WAL: readers do not block the writer nor it them (sqlite.org/wal.html); FULL
       // synchronous makes each commit durable across power loss in WAL mode
       // (sqlite.org/pragma.html#pragma_synchronous); foreign keys are off by default.
-      Run("PRAGMA journal_mode=WAL", {}, nullptr);
+      SwitchToWal();
       Run("PRAGMA synchronous=FULL", {}, nullptr);
       Run("PRAGMA foreign_keys=ON", {}, nullptr);
     } catch (...) {
@@ -141,6 +142,20 @@ class SqliteDatabase final : public Database {
         }
       }
       rows->push_back(std::move(row));
+    }
+  }
+
+  // Switching a new file to WAL needs its exclusive lock, and SQLite answers SQLITE_BUSY at once,
+  // without the busy handler, when another connection holds any lock on the file meanwhile (seen
+  // with eight openers of one new file). The switch is retried here for the busy timeout; once the
+  // file is in WAL mode the pragma takes no lock (sqlite.org/wal.html#activating_and_configuring_wal_mode).
+  void SwitchToWal() {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+    for (int attempt = 0;; ++attempt) {
+      const int rc = sqlite3_exec(db_, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
+      if (rc == SQLITE_OK) return;
+      if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() > deadline) Fail("PRAGMA journal_mode=WAL");
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::min(1 + attempt, 20)));
     }
   }
 

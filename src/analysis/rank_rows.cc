@@ -1,6 +1,7 @@
 #include "analysis/rank_rows.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace paratune {
 
@@ -26,6 +27,25 @@ int64_t ProfilerStepNumber(std::string_view name) {
   for (; i < name.size() && name[i] >= '0' && name[i] <= '9' && n < (int64_t{1} << 50); ++i)
     n = n * 10 + (name[i] - '0');
   return n;
+}
+
+Row RowOf(const TraceEvent& e, uint32_t index, bool rounded) {
+  Row r;
+  r.index = index;
+  if (!rounded) {
+    r.ts = e.ts_ns;
+    r.end = e.ts_ns + e.dur_ns;
+    return r;
+  }
+  // HTA's arithmetic is pandas float64 on µs (hta/common/trace_parser.py, round_down_time_stamps):
+  // end = floor(ts + dur), ts = ceil(ts). At epoch scale (1.7e15 µs) a double resolves only
+  // 0.25 µs, so the rounding is reproduced in double, not in exact ns.
+  const int64_t whole_us = e.ts_ns / 1000 - (e.ts_ns % 1000 < 0 ? 1 : 0);  // floor
+  const double ts_us = static_cast<double>(whole_us) + static_cast<double>(e.ts_ns - whole_us * 1000) / 1000.0;
+  const double dur_us = static_cast<double>(e.dur_ns) / 1000.0;
+  r.end = static_cast<int64_t>(std::floor(ts_us + dur_us)) * 1000;
+  r.ts = static_cast<int64_t>(std::ceil(ts_us)) * 1000;
+  return r;
 }
 
 bool IsDataLoaderOp(std::string_view name) {

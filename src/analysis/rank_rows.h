@@ -30,6 +30,10 @@ struct Row {
 // [start, end) intervals in ns.
 using NsIntervals = std::vector<std::pair<int64_t, int64_t>>;
 
+// An event's row: its times as HTA reads them when `rounded` (whole µs, inward: ts = ceil(ts),
+// end = floor(ts + dur)), else its ns times.
+Row RowOf(const TraceEvent& e, uint32_t index, bool rounded);
+
 // The merged union of `v`, sorted; zero-length intervals dropped.
 NsIntervals MergeNs(NsIntervals v);
 

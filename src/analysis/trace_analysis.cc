@@ -16,8 +16,6 @@
 namespace paratune {
 namespace {
 
-int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
-
 // Fills rr.kept with the rows of `all` that HTA's last-step filter keeps.
 void KeepBeforeLastStep(RankRows& rr, const std::vector<Row>& all) {
   int64_t last_start = std::numeric_limits<int64_t>::min();
@@ -53,24 +51,7 @@ void KeepBeforeLastStep(RankRows& rr, const std::vector<Row>& all) {
 void BuildRows(RankRows& rr, bool rounded, bool filter_last_step) {
   const RankTrace& t = *rr.trace;
   std::vector<Row> all(t.events.size());
-  for (size_t i = 0; i < t.events.size(); ++i) {
-    const TraceEvent& e = t.events[i];
-    Row& r = all[i];
-    r.index = static_cast<uint32_t>(i);
-    if (rounded) {
-      // HTA's arithmetic is pandas float64 on µs (hta/common/trace_parser.py, round_down_time_stamps):
-      // end = floor(ts + dur), ts = ceil(ts). At epoch scale (1.7e15 µs) a double resolves only
-      // 0.25 µs, so the rounding is reproduced in double, not in exact ns.
-      const double ts_us = static_cast<double>(FloorDiv(e.ts_ns, 1000)) +
-                           static_cast<double>(e.ts_ns - FloorDiv(e.ts_ns, 1000) * 1000) / 1000.0;
-      const double dur_us = static_cast<double>(e.dur_ns) / 1000.0;
-      r.end = static_cast<int64_t>(std::floor(ts_us + dur_us)) * 1000;
-      r.ts = static_cast<int64_t>(std::ceil(ts_us)) * 1000;
-    } else {
-      r.ts = e.ts_ns;
-      r.end = e.ts_ns + e.dur_ns;
-    }
-  }
+  for (size_t i = 0; i < t.events.size(); ++i) all[i] = RowOf(t.events[i], static_cast<uint32_t>(i), rounded);
 
   // Launch time of each correlation: the last CPU-side row with it, on the unfiltered table.
   for (const Row& r : all) {

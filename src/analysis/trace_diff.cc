@@ -8,6 +8,7 @@
 
 #include "analysis/rank_rows.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace paratune {
 namespace {
@@ -144,7 +145,45 @@ OpChange ChangeOf(int64_t control, int64_t test) {
   return test > control ? OpChange::kIncreased : test < control ? OpChange::kDecreased : OpChange::kUnchanged;
 }
 
+// One side of a ParseDiffPair spec: "", "7", "3-5", "3-5,8".
+std::vector<int64_t> ParseDiffList(std::string_view list, const std::string& flag) {
+  constexpr int64_t kMaxRange = 100'000;
+  std::vector<int64_t> out;
+  if (list.empty()) return out;
+  auto number = [&](std::string_view t) {
+    int64_t n = 0;
+    if (ParseInteger(t, &n) != NumberParse::kOk || n < 0)
+      throw InputError(fmt::format("{}: {} is not a number from 0", flag, Quote(t)));
+    return n;
+  };
+  for (size_t at = 0; at <= list.size();) {
+    const size_t comma = std::min(list.find(',', at), list.size());
+    const std::string_view item = list.substr(at, comma - at);
+    const size_t dash = item.find('-', 1);
+    const int64_t lo = number(dash == std::string_view::npos ? item : item.substr(0, dash));
+    const int64_t hi = dash == std::string_view::npos ? lo : number(item.substr(dash + 1));
+    if (hi < lo || hi - lo >= kMaxRange)
+      throw InputError(fmt::format("{}: range {} must rise and hold at most {} numbers", flag, Quote(item), kMaxRange));
+    for (int64_t n = lo; n <= hi; ++n) out.push_back(n);
+    if (out.size() > static_cast<size_t>(kMaxRange))
+      throw InputError(fmt::format("{}: more than {} numbers", flag, kMaxRange));
+    at = comma + 1;
+  }
+  return out;
+}
+
 }  // namespace
+
+std::pair<std::vector<int64_t>, std::vector<int64_t>> ParseDiffPair(std::string_view spec, const std::string& flag) {
+  const size_t colon = spec.find(':');
+  if (colon == std::string_view::npos) {
+    std::vector<int64_t> both = ParseDiffList(spec, flag);
+    return {both, both};
+  }
+  if (spec.find(':', colon + 1) != std::string_view::npos)
+    throw InputError(fmt::format("{}: {} has more than one ':' (expected CONTROL:TEST)", flag, Quote(spec)));
+  return {ParseDiffList(spec.substr(0, colon), flag), ParseDiffList(spec.substr(colon + 1), flag)};
+}
 
 int64_t TraceDiff::CountOf(OpChange change) const {
   return std::count_if(rows.begin(), rows.end(), [&](const OpDiffRow& r) { return r.change == change; });

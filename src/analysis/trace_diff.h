@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "trace/trace_event.h"
@@ -74,6 +75,12 @@ struct TraceDiff {
 // Throws InputError for a rank or iteration not in its set, or a set without ProfilerStep spans.
 TraceDiff DiffTraces(const std::vector<RankTrace>& control, const std::vector<RankTrace>& test,
                      const TraceDiffOptions& options);
+
+// A diff's selection as `analyze --diff-steps` / `--diff-ranks` and the Python keywords give it:
+// "C:T", each side a comma list of numbers and ranges ("1009:1010", "3-5:8,9", ":2" keeps the
+// control's default); one side alone ("1010") is both. Numbers from 0; a range of at most 100,000.
+// Throws InputError naming `flag` and what is wrong.
+std::pair<std::vector<int64_t>, std::vector<int64_t>> ParseDiffPair(std::string_view spec, const std::string& flag);
 
 // HTA's shorten_name (hta/utils/utils.py): memory kernels and names without '<' or '(' unchanged;
 // otherwise "->" removed, every <...> and (...) with its contents removed, and the last

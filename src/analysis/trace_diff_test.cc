@@ -176,3 +176,24 @@ TEST(TraceDiff, ShortNamesFollowHta) {
 
 }  // namespace
 }  // namespace paratune
+
+namespace paratune {
+namespace {
+
+TEST(TraceDiff, SelectionSpecs) {
+  using Pair = std::pair<std::vector<int64_t>, std::vector<int64_t>>;
+  EXPECT_EQ(ParseDiffPair("1009:1010", "--diff-steps"), (Pair{{1009}, {1010}}));
+  EXPECT_EQ(ParseDiffPair("3-5:8,9", "--diff-steps"), (Pair{{3, 4, 5}, {8, 9}}));
+  EXPECT_EQ(ParseDiffPair(":2", "--diff-ranks"), (Pair{{}, {2}}));
+  EXPECT_EQ(ParseDiffPair("7", "--diff-ranks"), (Pair{{7}, {7}}));
+  EXPECT_CONTAINS(InputErrorOf([] { ParseDiffPair("1:2:3", "--diff-steps"); }), "more than one ':'");
+  EXPECT_CONTAINS(InputErrorOf([] { ParseDiffPair("a:2", "--diff-steps"); }),
+                  "--diff-steps: 'a' is not a number from 0");
+  EXPECT_CONTAINS(InputErrorOf([] { ParseDiffPair("-1", "--diff-ranks"); }), "is not a number from 0");
+  EXPECT_CONTAINS(InputErrorOf([] { ParseDiffPair("5-3", "--diff-steps"); }), "range '5-3' must rise");
+  EXPECT_CONTAINS(InputErrorOf([] { ParseDiffPair("0-9999999999", "--diff-steps"); }), "at most 100000 numbers");
+  EXPECT_CONTAINS(InputErrorOf([] { ParseDiffPair("1,,2", "--diff-steps"); }), "'' is not a number");
+}
+
+}  // namespace
+}  // namespace paratune

@@ -5,7 +5,11 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <climits>
+#include <optional>
+
 #include "cli/analyze_text.h"
+#include "cli/trace_diff_text.h"
 #include "cli/commands.h"
 #include "cli/terminal_progress.h"
 #include "cli/scenario_flags.h"
@@ -28,7 +32,49 @@ struct AnalyzeFlags {
   int top = 10;
   int threads = 0;
   std::string trace_out;
+  std::vector<std::string> diff_against;
+  std::string diff_steps, diff_ranks, diff_device = "all";
+  bool diff_short_names = false;
 };
+
+void AddDiffFlags(CLI::App* cmd, AnalyzeFlags& af) {
+  cmd->add_option("--diff-against", af.diff_against,
+                  "a second run's traces (file or directory; repeat for several): the control of a trace diff, "
+                  "the analysed traces being the test")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--diff-steps", af.diff_steps,
+                  "ProfilerStep numbers compared, CONTROL:TEST (\"1009:1010\", \"3-5:8,9\"; default: the first "
+                  "of each); without --diff-against, two step ranges of the analysed traces");
+  cmd->add_option("--diff-ranks", af.diff_ranks, "ranks compared, CONTROL:TEST (default: the lowest of each)");
+  cmd->add_option("--diff-device", af.diff_device, "events compared: " + kDiffDeviceNames.List())
+      ->capture_default_str();
+  cmd->add_flag("--diff-short-names", af.diff_short_names,
+                "group by HTA's short names (template and argument lists dropped)");
+}
+
+// A trace diff is asked for by any of its flags.
+std::optional<TraceDiffOptions> DiffOptionsOf(const CLI::App& cmd, const AnalyzeFlags& af) {
+  if (af.diff_against.empty() && !cmd.count("--diff-steps") && !cmd.count("--diff-ranks")) return std::nullopt;
+  TraceDiffOptions o;
+  const auto [control_steps, test_steps] = ParseDiffPair(af.diff_steps, "--diff-steps");
+  o.control.iterations = control_steps;
+  o.test.iterations = test_steps;
+  const auto [control_ranks, test_ranks] = ParseDiffPair(af.diff_ranks, "--diff-ranks");
+  auto ranks = [](const std::vector<int64_t>& numbers) {
+    std::vector<int> out;
+    for (int64_t r : numbers) {
+      if (r > INT32_MAX) throw InputError(fmt::format("--diff-ranks: rank {} is beyond any job's ranks", r));
+      out.push_back(static_cast<int>(r));
+    }
+    return out;
+  };
+  o.control.ranks = ranks(control_ranks);
+  o.test.ranks = ranks(test_ranks);
+  o.device = kDiffDeviceNames.Parse(af.diff_device, "--diff-device", "device");
+  o.short_names = af.diff_short_names;
+  return o;
+}
 
 }  // namespace
 
@@ -54,14 +100,18 @@ Command AddAnalyzeCommand(CLI::App& root) {
       ->check(CLI::Range(0, 1024));
   cmd->add_option("--trace-out", af->trace_out,
                   "write a reduced Chrome trace of the GPU timeline with the analysis as counters");
+  AddDiffFlags(cmd, *af);
   AddScenarioFlags(cmd, *f, ScenarioUse::kPredictIfModel);
   cmd->footer(
       "Passing --model (or an inline model, --hidden ...) sets the cost model's prediction for that model, "
       "cluster and layout beside the measurement: step time, MFU and GPU-time shares. Passing --gpu (with "
-      "--fabric/--hardware) adds each collective's link ceiling to the JSON. docs/analysis.md");
+      "--fabric/--hardware) adds each collective's link ceiling to the JSON. --diff-against OTHER_RUN (or "
+      "--diff-steps A:B on one run) adds HTA's trace diff: each operator and kernel added, deleted, run more or "
+      "less often, and its time in both. docs/analysis.md");
   return {cmd, [cmd, f, af] {
             std::vector<std::string> inputs = af->inputs;
             inputs.insert(inputs.end(), {f->model, f->hardware_file});
+            inputs.insert(inputs.end(), af->diff_against.begin(), af->diff_against.end());
             PrepareOutputs(*cmd, {{"--trace-out", &af->trace_out}}, inputs);
             AnalyzeRequest r;
             r.inputs = af->inputs;
@@ -72,6 +122,8 @@ Command AddAnalyzeCommand(CLI::App& root) {
             r.top = af->top;
             r.threads = af->threads;
             r.scenario = GivenRequest(*f, *cmd);
+            r.diff = DiffOptionsOf(*cmd, *af);
+            r.diff_against = af->diff_against;
             TerminalProgress progress(af->quiet);
             r.progress = progress.get();
             const AnalyzedTraces a = RunAnalyze(r);
@@ -87,6 +139,7 @@ Command AddAnalyzeCommand(CLI::App& root) {
             ro.prediction = a.prediction ? &*a.prediction : nullptr;
             ro.prediction_label = a.prediction_label;
             fmt::print("{}", FormatAnalysis(a.analysis, ro));
+            if (a.diff) fmt::print("{}", FormatTraceDiff(*a.diff, af->top));
             if (!af->trace_out.empty())
               fmt::print("\nreduced trace written to {} (open in ui.perfetto.dev)\n", af->trace_out);
             return 0;

@@ -490,6 +490,36 @@ TEST_F(Cli, AnalyzeLegacyAndNanosecondTraces) {
   EXPECT_CONTAINS(ns.out, "(exact ns)");                   // and the exact ones beside them
 }
 
+// HTA's TraceDiff test (tests/test_trace_diff.py at f4d0062) through the CLI: its trace_compare
+// traces, ProfilerStep#1010 of rank 1, CPU ops: 3 added, 1 deleted, 5 unchanged.
+TEST_F(Cli, AnalyzeDiffAgainstAnotherRun) {
+  const std::string compare = paratune::TestDataPath("traces/hta/trace_compare");
+  const Result text = Run({"analyze", compare + "/test", "--diff-against", compare + "/base", "--diff-steps", "1010",
+                           "--diff-device", "cpu"});
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_CONTAINS(text.out, "control: rank 1, ProfilerStep#1010 (6 events, steps 122.149 ms)");
+  EXPECT_CONTAINS(text.out, "cpu events, full names: added 3, deleted 1, increased 0, decreased 0, unchanged 5");
+  EXPECT_CONTAINS(text.out, "deleted            1         0        0.067        0.000       -0.067  nccl:all_reduce");
+  const Result r = Run({"analyze", "--json", compare + "/test", "--diff-against", compare + "/base", "--diff-steps",
+                        "1010", "--diff-short-names"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json d = nlohmann::json::parse(r.out).at("trace_diff");
+  EXPECT_EQ(d.at("counts").at("deleted"), 2);  // nccl:all_reduce and its GPU kernel
+  EXPECT_EQ(d.at("control").at("events"), 7);
+  EXPECT_EQ(d.at("device"), "all");
+  // Two step ranges of one run; a selection the traces lack is one line, status 2.
+  const Result steps = Run({"analyze", "--json", compare + "/base", "--diff-steps", "1009:1010"});
+  ASSERT_EQ(steps.status, 0) << steps.err;
+  EXPECT_EQ(nlohmann::json::parse(steps.out).at("trace_diff").at("test").at("iterations"),
+            nlohmann::json::array({1010}));
+  EXPECT_EQ(nlohmann::json::parse(Run({"analyze", "--json", compare + "/base"}).out).at("trace_diff"), nullptr);
+  EXPECT_CONTAINS(RunBad({"analyze", compare + "/base", "--diff-steps", "1011"}),
+                  "ProfilerStep#1011 is not in the control traces (they hold 1009 to 1010)");
+  EXPECT_CONTAINS(RunBad({"analyze", compare + "/base", "--diff-ranks", "0:1"}), "rank 0 is not in the control traces");
+  EXPECT_CONTAINS(RunBad({"analyze", compare + "/base", "--diff-ranks", "9999999999"}), "rank 9999999999 is beyond");
+  EXPECT_CONTAINS(RunBad({"analyze", compare + "/base", "--diff-against", (dir_ / "none").string()}), "none");
+}
+
 TEST_F(Cli, AnalyzeBadInput) {
   EXPECT_CONTAINS(RunBad({"analyze", (dir_ / "missing.json").string()}), "missing.json: no such file or directory");
   fs::create_directories(dir_ / "empty");

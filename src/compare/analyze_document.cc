@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/analysis_json.h"
+#include "analysis/trace_diff_json.h"
 #include "util/error.h"
 #include "util/json_fields.h"
 
@@ -11,6 +12,7 @@ namespace paratune {
 nlohmann::json AnalyzeDocumentJson(const AnalyzeDocument& d) {
   nlohmann::json j = AnalysisJson(d.analysis);
   if (d.prediction) j["prediction"] = PredictionJson(*d.prediction);
+  j["trace_diff"] = d.diff ? TraceDiffJson(*d.diff) : nlohmann::json(nullptr);
   return j;
 }
 
@@ -22,6 +24,11 @@ AnalyzeDocument AnalyzeDocumentFromJson(const nlohmann::json& doc, const std::st
   if (p && !p->is_null()) {
     if (!p->is_object()) f.Fail("prediction", "is not an object or null");
     d.prediction = PredictionFromJson(JsonView(f, *p, "prediction"));
+  }
+  const nlohmann::json* diff = f.Find("trace_diff");  // absent before 2026-12-07
+  if (diff && !diff->is_null()) {
+    if (!diff->is_object()) f.Fail("trace_diff", "is not an object or null");
+    d.diff = TraceDiffFromJson(JsonView(f, *diff, "trace_diff"));
   }
   return d;
 }

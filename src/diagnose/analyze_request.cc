@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/analysis_json.h"
+#include "analysis/trace_diff_json.h"
 #include "compare/prediction_json.h"
 #include "diagnose/link_ceiling.h"
 #include "scenario/resolve_scenario.h"
@@ -23,6 +24,19 @@ void SetPrediction(const ScenarioRequest& flags, AnalyzedTraces& out) {
   const Layout& l = e.layout;
   out.prediction_label = fmt::format("{} on {} x {}, tp {} pp {} vp {} cp {} ep {} dp {}, mbs {}", e.model, e.gpus,
                                      e.gpu, l.tp, l.pp, l.vp, l.cp, l.ep, l.dp, l.mbs);
+}
+
+// The control run is read as the analysed one is; without one the analysed traces are compared
+// with themselves (two iteration ranges or ranks).
+void SetDiff(const AnalyzeRequest& r, const TraceSetOptions& so, AnalyzedTraces& out) {
+  TraceDiffOptions o = *r.diff;
+  o.exact_ns = r.exact_ns;
+  if (r.diff_against.empty()) {
+    out.diff = DiffTraces(out.ranks, out.ranks, o);
+    return;
+  }
+  const std::vector<RankTrace> control = ReadTraceSet(r.diff_against, so);
+  out.diff = DiffTraces(control, out.ranks, o);
 }
 
 }  // namespace
@@ -59,12 +73,14 @@ AnalyzedTraces RunAnalyze(const AnalyzeRequest& r) {
     out.ceiling_cluster = ResolveScenario(r.scenario).cluster;
     FillCollectiveCeilings(out.analysis, *out.ceiling_cluster);
   }
+  if (r.diff) SetDiff(r, so, out);
   return out;
 }
 
 nlohmann::json AnalyzedJson(const AnalyzedTraces& a) {
   nlohmann::json j = AnalysisJson(a.analysis);
   if (a.prediction) j["prediction"] = PredictionJson(*a.prediction);
+  j["trace_diff"] = a.diff ? TraceDiffJson(*a.diff) : nlohmann::json(nullptr);
   return j;
 }
 

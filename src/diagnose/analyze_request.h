@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "analysis/trace_analysis.h"
+#include "analysis/trace_diff.h"
 #include "compare/prediction.h"
 #include "hardware/cluster.h"
 #include "scenario/scenario_request.h"
@@ -29,7 +30,12 @@ struct AnalyzeRequest {
   int top = 10;                     // kernels listed per kernel type
   int threads = 0;                  // 0: one per core
   ScenarioRequest scenario;         // --model/--hidden given: the prediction; --gpu given: ceilings
-  Progress* progress = nullptr;     // told the files read
+  // A trace diff (analysis/trace_diff.h): against the run in `diff_against` (the control; the
+  // analysed traces are the test), or, with `diff_against` empty, between two selections of the
+  // analysed traces. None: no diff.
+  std::optional<TraceDiffOptions> diff;
+  std::vector<std::string> diff_against;
+  Progress* progress = nullptr;  // told the files read
 };
 
 struct AnalyzedTraces {
@@ -39,6 +45,7 @@ struct AnalyzedTraces {
   std::optional<PredictionComparison> prediction;
   std::string prediction_label;  // "model on N x GPU, tp .. mbs .." when predicted
   std::optional<ClusterSpec> ceiling_cluster;
+  std::optional<TraceDiff> diff;
 };
 
 // Throws InputError for bad input (a file, a rank not in the traces, a bad scenario flag).

@@ -76,6 +76,21 @@ std::optional<TraceDiffOptions> DiffOptionsOf(const CLI::App& cmd, const Analyze
   return o;
 }
 
+AnalyzeRequest RequestOf(const CLI::App& cmd, const AnalyzeFlags& af, const ScenarioFlags& f) {
+  AnalyzeRequest r;
+  r.inputs = af.inputs;
+  if (cmd.count("--rank")) r.rank = af.rank;
+  r.exact_ns = af.exact_ns;
+  r.include_last_step = af.include_last_step;
+  r.allow_partial = af.allow_partial;
+  r.top = af.top;
+  r.threads = af.threads;
+  r.scenario = GivenRequest(f, cmd);
+  r.diff = DiffOptionsOf(cmd, af);
+  r.diff_against = af.diff_against;
+  return r;
+}
+
 }  // namespace
 
 Command AddAnalyzeCommand(CLI::App& root) {
@@ -113,17 +128,7 @@ Command AddAnalyzeCommand(CLI::App& root) {
             inputs.insert(inputs.end(), {f->model, f->hardware_file});
             inputs.insert(inputs.end(), af->diff_against.begin(), af->diff_against.end());
             PrepareOutputs(*cmd, {{"--trace-out", &af->trace_out}}, inputs);
-            AnalyzeRequest r;
-            r.inputs = af->inputs;
-            if (cmd->count("--rank")) r.rank = af->rank;
-            r.exact_ns = af->exact_ns;
-            r.include_last_step = af->include_last_step;
-            r.allow_partial = af->allow_partial;
-            r.top = af->top;
-            r.threads = af->threads;
-            r.scenario = GivenRequest(*f, *cmd);
-            r.diff = DiffOptionsOf(*cmd, *af);
-            r.diff_against = af->diff_against;
+            AnalyzeRequest r = RequestOf(*cmd, *af, *f);
             TerminalProgress progress(af->quiet);
             r.progress = progress.get();
             const AnalyzedTraces a = RunAnalyze(r);

@@ -2,12 +2,16 @@
 // kernel categories summed over ranks, the collectives' bus bandwidth by kind beside the link
 // ceiling when the analysis had a GPU (analyze --gpu; docs/json.md ceiling_bytes_per_s), the measured step
 // beside the predicted one when the analysis had a model, and the straggler table. The document is
-// read typed (compare/analyze_document.h); the means over ranks are analysis/rank_means.h's.
+// read typed (compare/analyze_document.h); with a trace diff, its largest changes in total time; the means over ranks
+// are analysis/rank_means.h's.
+#include <algorithm>
+#include <cmath>
 #include <map>
 
 #include <fmt/format.h>
 
 #include "analysis/rank_means.h"
+#include "analysis/rank_rows.h"
 #include "compare/analyze_document.h"
 #include "report/bar_chart.h"
 #include "report/data_table.h"
@@ -121,6 +125,52 @@ std::string AnalyzeStragglerTable(const StragglerReport& s) {
   return "<h3>Stragglers</h3>\n" + RenderTable(t);
 }
 
+// The trace diff, when the analysis had one (analyze --diff-against / --diff-steps): the names
+// whose total time changed most, control beside test (HTA's visualize_duration_diff, ProfilerStep
+// rows left out as its guide does), and their counts and change in a table; else "".
+std::string AnalyzeDiffChart(const std::string& id, const std::optional<TraceDiff>& diff) {
+  if (!diff) return "";
+  constexpr size_t kShown = 10;
+  std::vector<const OpDiffRow*> rows;
+  for (const OpDiffRow& r : diff->rows)
+    if (ProfilerStepNumber(r.name) < 0 && r.test_total_s != r.control_total_s) rows.push_back(&r);
+  std::stable_sort(rows.begin(), rows.end(), [](const OpDiffRow* a, const OpDiffRow* b) {
+    return std::fabs(a->test_total_s - a->control_total_s) > std::fabs(b->test_total_s - b->control_total_s);
+  });
+  if (rows.size() > kShown) rows.resize(kShown);
+  std::string html = "<h3>Trace diff</h3>\n";
+  html += Paragraph(fmt::format(
+      "Control: ranks {}, ProfilerStep#{}; test: ranks {}, ProfilerStep#{}. {} added, {} "
+      "deleted, {} more often, {} less often, {} as often.",
+      fmt::join(diff->control.selected.ranks, ","), fmt::join(diff->control.selected.iterations, ","),
+      fmt::join(diff->test.selected.ranks, ","), fmt::join(diff->test.selected.iterations, ","),
+      diff->CountOf(OpChange::kAdded), diff->CountOf(OpChange::kDeleted), diff->CountOf(OpChange::kIncreased),
+      diff->CountOf(OpChange::kDecreased), diff->CountOf(OpChange::kUnchanged)));
+  if (rows.empty()) return html + Paragraph("No operator or kernel changed its total time.");
+  BarChartData chart;
+  chart.spec = {id + "-diff",
+                "Largest changes in total time",
+                "Total time of the operators and kernels whose time changed most, in the control and the test run.",
+                "operator or kernel",
+                "total time",
+                "",
+                "s"};
+  chart.series = {{"control", {}}, {"test", {}}};
+  DataTable t;
+  t.columns = {"name", "change", "control count", "test count", "control time", "test time"};
+  t.numeric = {false, false, true, true, true, true};
+  for (const OpDiffRow* r : rows) {
+    const std::string shown = ShortOpName(r->name);
+    chart.categories.push_back(shown.size() <= 48 ? shown : shown.substr(0, 45) + "...");
+    chart.series[0].values.push_back(r->control_total_s);
+    chart.series[1].values.push_back(r->test_total_s);
+    t.rows.push_back({r->name, kOpChangeNames.Name(r->change), fmt::format("{}", r->control_count),
+                      fmt::format("{}", r->test_count), FormatValue(r->control_total_s, "s"),
+                      FormatValue(r->test_total_s, "s")});
+  }
+  return html + RenderBarChart(chart) + RenderTable(t);
+}
+
 }  // namespace
 
 std::string RenderAnalyzeSection(const ReportInput& in) {
@@ -134,6 +184,7 @@ std::string RenderAnalyzeSection(const ReportInput& in) {
   html += AnalyzeBusbwChart(id, a);
   html += AnalyzePredictionChart(id, d.prediction);
   html += AnalyzeStragglerTable(a.stragglers);
+  html += AnalyzeDiffChart(id, d.diff);
   return html;
 }
 

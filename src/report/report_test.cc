@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 
 #include "analysis/analysis_json.h"
+#include "analysis/trace_diff_json.h"
+#include "compare/analyze_document.h"
 #include "report/test_documents.h"
 #include "schema/memory_breakdown.h"
 #include "schema/step_time.h"
@@ -235,6 +237,35 @@ TEST(Report, AnalyzeBusBandwidthBesideItsCeiling) {
   EXPECT_EQ(BarValues(nf), (std::vector<double>{310e9, 60e9}));
   EXPECT_EQ(CountOf(nf, "data-series=\"ceiling\""), 0);
   EXPECT_NE(none.find("ceiling not given (pass --gpu to analyze)"), std::string::npos);
+}
+
+// A trace diff in the document: the largest changes in total time, control beside test, and
+// the counts by change; a diff written and read back keeps every row.
+TEST(Report, AnalyzeTraceDiffChart) {
+  TraceDiff d;
+  d.control.selected = {{1}, {1010}};
+  d.test.selected = {{1}, {1010}};
+  d.rows = {{"ProfilerStep#1010", 1, 1, 0.122149, 0.2, OpChange::kUnchanged},
+            {"nccl:all_reduce", 1, 0, 67e-6, 0, OpChange::kDeleted},
+            {"void at::native::vectorized_elementwise_kernel<4, float>(int)", 0, 2, 0, 311e-6, OpChange::kAdded},
+            {"aten::empty", 1, 1, 2e-6, 2e-6, OpChange::kUnchanged}};
+  nlohmann::json doc = Analyze(false);
+  doc["trace_diff"] = TraceDiffJson(d);
+  const std::string html = Render(doc, "an.json");
+  const std::string fig = Figure(html, "an-json-analyze-diff");
+  ASSERT_FALSE(fig.empty());
+  // Largest change first; the ProfilerStep row and the unchanged aten::empty left out.
+  EXPECT_EQ(BarValues(fig), (std::vector<double>{0, 311e-6, 67e-6, 0}));
+  EXPECT_NE(fig.find("at::native::vectorized_elementwise_kernel"), std::string::npos);
+  EXPECT_NE(html.find("1 added, 1 deleted, 0 more often, 0 less often, 2 as often."), std::string::npos);
+  const AnalyzeDocument back = AnalyzeDocumentFromJson(doc, "an.json");
+  ASSERT_TRUE(back.diff.has_value());
+  ASSERT_EQ(back.diff->rows.size(), 4u);
+  EXPECT_EQ(back.diff->rows[2].change, OpChange::kAdded);
+  EXPECT_EQ(back.diff->rows[2].test_count, 2);
+  EXPECT_EQ(back.diff->test.selected.iterations, std::vector<int64_t>{1010});
+  // No diff: no section.
+  EXPECT_EQ(Render(Analyze(false), "an.json").find("Trace diff"), std::string::npos);
 }
 
 TEST(Report, BadDocumentsNameTheFileAndField) {

@@ -120,7 +120,10 @@ def analyze(paths, *, progress=None, trace_out=None, **options):
     Options (the CLI's flags): rank (shown in detail; must be in the traces), exact_ns (keep ns
     timestamps; HTA rounds to whole µs), include_last_step (HTA drops the last ProfilerStep),
     allow_partial (read a truncated trace as far as it goes), top (kernels listed per kernel
-    type, default 10), threads (files read in parallel, default one per core). Scenario keywords
+    type, default 10), threads (files read in parallel, default one per core); a trace diff
+    (HTA's TraceDiff) with diff_against (the control run's traces), diff_steps and diff_ranks
+    ("CONTROL:TEST", e.g. "1009:1010"; without diff_against, two selections of these traces),
+    diff_device ("all", "cpu" or "gpu"), diff_short_names. Scenario keywords
     (model, gpu, nodes, tp, ...) set the cost model's prediction beside the measurement when a
     model is given, and each collective's link ceiling when a gpu is given.
 

@@ -1,5 +1,5 @@
 # Type stubs for the package paratune (python/paratune/__init__.py; docs/python.md).
-from typing import Any, Callable, Iterator, KeysView, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Iterator, KeysView, List, Optional, Sequence, Union
 import os
 from . import cluster as cluster
 from . import runs as runs
@@ -65,6 +65,8 @@ class Analysis(_Table):
     def iterations(self) -> Any: ...
     def temporal_breakdown(self) -> Any: ...
     def comm_comp_overlap(self) -> Any: ...
+    def trace_diff(self) -> Any: ...
+    def ops_diff(self) -> Optional[Dict[str, List[str]]]: ...
 
 class Simulation(_Table):
     def events(self) -> Any: ...
@@ -160,6 +162,9 @@ def analyze(
     rank: Optional[int] = ..., exact_ns: Optional[bool] = ..., include_last_step: Optional[bool] = ...,
     allow_partial: Optional[bool] = ..., top: Optional[int] = ..., threads: Optional[int] = ...,
     trace_out: Optional[_Path] = ...,
+    diff_against: Optional[Union[_Path, Sequence[_Path]]] = ..., diff_steps: Optional[Union[str, int]] = ...,
+    diff_ranks: Optional[Union[str, int]] = ..., diff_device: Optional[str] = ...,
+    diff_short_names: Optional[bool] = ...,
     **scenario: Any,  # the scenario keywords of estimate(): the prediction (model) and link ceilings (gpu)
 ) -> Analysis: ...
 

@@ -238,7 +238,8 @@ class Analysis(_Table):
     ``to_frame()`` is one row per rank (every figure that is not a list, nested names dotted);
     ``kernels()``, ``collectives()``, ``idle()``, ``iterations()``, ``categories()`` are the per-rank
     lists as one table with a ``rank`` column; ``temporal_breakdown()`` and
-    ``comm_comp_overlap()`` are HTA's frames of the same names."""
+    ``comm_comp_overlap()`` are HTA's frames of the same names; ``trace_diff()`` and ``ops_diff()``
+    HTA's TraceDiff when a diff was asked for."""
 
     __slots__ = ()
     _table = ("ranks", _scalars)
@@ -269,6 +270,25 @@ class Analysis(_Table):
     def iterations(self):
         """Every profiler step of every rank (``ranks[].iterations``)."""
         return self._per_rank("iterations")
+
+    def trace_diff(self):
+        """The trace diff (``analyze(..., diff_against=...)`` or ``diff_steps=...``): one row per
+        operator or kernel name, ``name``, ``change``, ``control_count``, ``test_count``,
+        ``control_total_s``, ``test_total_s``, ``diff_count``, ``diff_total_s`` (HTA's
+        ``TraceDiff.compare_traces``, times in seconds). None without a diff."""
+        d = self._data.get("trace_diff")
+        return None if d is None else _pandas().DataFrame(d["ops"])
+
+    def ops_diff(self):
+        """HTA's ``TraceDiff.ops_diff``: the names by change, {"added": [...], "deleted": [...],
+        "increased": [...], "decreased": [...], "unchanged": [...]}. None without a diff."""
+        d = self._data.get("trace_diff")
+        if d is None:
+            return None
+        out = {change: [] for change in d["counts"]}
+        for op in d["ops"]:
+            out[op["change"]].append(op["name"])
+        return out
 
     def temporal_breakdown(self):
         """HTA's ``get_temporal_breakdown()`` frame: one row per rank, times in µs, shares in %

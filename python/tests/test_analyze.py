@@ -233,3 +233,26 @@ def test_trace_out_writes_the_clis_reduced_trace(cli, tmp_path):
     assert str(e.value) == cli.error("analyze", "--quiet", "--trace-out", traces[0], *traces)
     with pytest.raises(paratune.InputError, match="--trace-out: give a file path"):
         paratune.analyze(traces, trace_out="-")
+
+
+# HTA's TraceDiff test (tests/test_trace_diff.py at f4d0062) on its fixtures in testdata/: the same
+# document as the CLI's, and HTA's ops_diff for the CPU operators of ProfilerStep#1010.
+def test_trace_diff_is_the_clis_and_htas(cli):
+    compare = SOURCE_DIR / "testdata" / "traces" / "hta" / "trace_compare"
+    a = paratune.analyze(compare / "test", diff_against=compare / "base", diff_steps=1010, diff_device="cpu")
+    doc = cli.json("analyze", "--quiet", compare / "test", "--diff-against", compare / "base", "--diff-steps", 1010,
+                   "--diff-device", "cpu")
+    assert a.to_dict() == doc
+    assert a.ops_diff() == {
+        "added": ["AddmmBackward0", "All2All_Pooled_Req", "CatBackward0"],
+        "deleted": ["nccl:all_reduce"],
+        "increased": [],
+        "decreased": [],
+        "unchanged": ["ProfilerStep#1010", "aten::as_strided", "aten::empty", "cudaEventQuery", "cudaLaunchKernel"],
+    }
+    frame = a.trace_diff().set_index("name")
+    assert frame.loc["nccl:all_reduce", "control_total_s"] == pytest.approx(67e-6)
+    assert paratune.analyze(compare / "base").trace_diff() is None
+    with pytest.raises(paratune.InputError) as e:
+        paratune.analyze(compare / "base", diff_steps="1009:1011")
+    assert str(e.value) == cli.error("analyze", "--quiet", compare / "base", "--diff-steps", "1009:1011")

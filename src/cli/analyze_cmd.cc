@@ -5,9 +5,6 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <climits>
-#include <optional>
-
 #include "cli/analyze_text.h"
 #include "cli/trace_diff_text.h"
 #include "cli/commands.h"
@@ -53,29 +50,6 @@ void AddDiffFlags(CLI::App* cmd, AnalyzeFlags& af) {
                 "group by HTA's short names (template and argument lists dropped)");
 }
 
-// A trace diff is asked for by any of its flags.
-std::optional<TraceDiffOptions> DiffOptionsOf(const CLI::App& cmd, const AnalyzeFlags& af) {
-  if (af.diff_against.empty() && !cmd.count("--diff-steps") && !cmd.count("--diff-ranks")) return std::nullopt;
-  TraceDiffOptions o;
-  const auto [control_steps, test_steps] = ParseDiffPair(af.diff_steps, "--diff-steps");
-  o.control.iterations = control_steps;
-  o.test.iterations = test_steps;
-  const auto [control_ranks, test_ranks] = ParseDiffPair(af.diff_ranks, "--diff-ranks");
-  auto ranks = [](const std::vector<int64_t>& numbers) {
-    std::vector<int> out;
-    for (int64_t r : numbers) {
-      if (r > INT32_MAX) throw InputError(fmt::format("--diff-ranks: rank {} is beyond any job's ranks", r));
-      out.push_back(static_cast<int>(r));
-    }
-    return out;
-  };
-  o.control.ranks = ranks(control_ranks);
-  o.test.ranks = ranks(test_ranks);
-  o.device = kDiffDeviceNames.Parse(af.diff_device, "--diff-device", "device");
-  o.short_names = af.diff_short_names;
-  return o;
-}
-
 AnalyzeRequest RequestOf(const CLI::App& cmd, const AnalyzeFlags& af, const ScenarioFlags& f) {
   AnalyzeRequest r;
   r.inputs = af.inputs;
@@ -86,8 +60,11 @@ AnalyzeRequest RequestOf(const CLI::App& cmd, const AnalyzeFlags& af, const Scen
   r.top = af.top;
   r.threads = af.threads;
   r.scenario = GivenRequest(f, cmd);
-  r.diff = DiffOptionsOf(cmd, af);
   r.diff_against = af.diff_against;
+  if (cmd.count("--diff-steps")) r.diff_steps = af.diff_steps;
+  if (cmd.count("--diff-ranks")) r.diff_ranks = af.diff_ranks;
+  r.diff_device = af.diff_device;
+  r.diff_short_names = af.diff_short_names;
   return r;
 }
 

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <limits>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "analysis/analysis_json.h"
@@ -26,11 +28,32 @@ void SetPrediction(const ScenarioRequest& flags, AnalyzedTraces& out) {
                                      e.gpu, l.tp, l.pp, l.vp, l.cp, l.ep, l.dp, l.mbs);
 }
 
+// The diff's options from the request's specs; a rank beyond int is an InputError.
+TraceDiffOptions DiffOptionsOf(const AnalyzeRequest& r) {
+  TraceDiffOptions o;
+  std::tie(o.control.iterations, o.test.iterations) = ParseDiffPair(r.diff_steps.value_or(""), "--diff-steps");
+  const auto [control_ranks, test_ranks] = ParseDiffPair(r.diff_ranks.value_or(""), "--diff-ranks");
+  auto ranks = [](const std::vector<int64_t>& numbers) {
+    std::vector<int> out;
+    for (int64_t n : numbers) {
+      if (n > std::numeric_limits<int>::max())
+        throw InputError(fmt::format("--diff-ranks: rank {} is beyond any job's ranks", n));
+      out.push_back(static_cast<int>(n));
+    }
+    return out;
+  };
+  o.control.ranks = ranks(control_ranks);
+  o.test.ranks = ranks(test_ranks);
+  o.device = kDiffDeviceNames.Parse(r.diff_device, "--diff-device", "device");
+  o.short_names = r.diff_short_names;
+  o.exact_ns = r.exact_ns;
+  return o;
+}
+
 // The control run is read as the analysed one is; without one the analysed traces are compared
 // with themselves (two iteration ranges or ranks).
 void SetDiff(const AnalyzeRequest& r, const TraceSetOptions& so, AnalyzedTraces& out) {
-  TraceDiffOptions o = *r.diff;
-  o.exact_ns = r.exact_ns;
+  const TraceDiffOptions o = DiffOptionsOf(r);
   if (r.diff_against.empty()) {
     out.diff = DiffTraces(out.ranks, out.ranks, o);
     return;
@@ -73,7 +96,7 @@ AnalyzedTraces RunAnalyze(const AnalyzeRequest& r) {
     out.ceiling_cluster = ResolveScenario(r.scenario).cluster;
     FillCollectiveCeilings(out.analysis, *out.ceiling_cluster);
   }
-  if (r.diff) SetDiff(r, so, out);
+  if (!r.diff_against.empty() || r.diff_steps || r.diff_ranks) SetDiff(r, so, out);
   return out;
 }
 

@@ -30,11 +30,13 @@ struct AnalyzeRequest {
   int top = 10;                     // kernels listed per kernel type
   int threads = 0;                  // 0: one per core
   ScenarioRequest scenario;         // --model/--hidden given: the prediction; --gpu given: ceilings
-  // A trace diff (analysis/trace_diff.h): against the run in `diff_against` (the control; the
-  // analysed traces are the test), or, with `diff_against` empty, between two selections of the
-  // analysed traces. None: no diff.
-  std::optional<TraceDiffOptions> diff;
+  // A trace diff (analysis/trace_diff.h), asked for by any of the first three: the control run's
+  // traces (the analysed ones are the test), or, without them, two selections of the analysed
+  // traces. The selections are "CONTROL:TEST" specs (ParseDiffPair).
   std::vector<std::string> diff_against;
+  std::optional<std::string> diff_steps, diff_ranks;
+  std::string diff_device = "all";  // kDiffDeviceNames
+  bool diff_short_names = false;
   Progress* progress = nullptr;  // told the files read
 };
 

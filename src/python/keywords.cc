@@ -87,10 +87,10 @@ std::vector<int> As<std::vector<int>>(py::handle v, const std::string& name) {
   return out;
 }
 
-// A list of str, or one str (a list of one).
+// A list of str (or paths), or one str or path (a list of one).
 template <>
 std::vector<std::string> As<std::vector<std::string>>(py::handle v, const std::string& name) {
-  if (py::isinstance<py::str>(v)) return {v.cast<std::string>()};
+  if (py::isinstance<py::str>(v) || py::hasattr(v, "__fspath__")) return {As<std::string>(v, name)};
   if (!py::isinstance<py::sequence>(v)) WrongType(v, name, "a str or a list of str");
   std::vector<std::string> out;
   for (py::handle x : v) out.push_back(As<std::string>(x, name));
@@ -118,6 +118,10 @@ Setter IntoSearch(T PlanSearch::*m) {
 template <typename T>
 Setter IntoTraces(T AnalyzeRequest::*m) {
   return [m](Keywords& k, py::handle v, const std::string& n) { k.analyze.*m = As<T>(v, n); };
+}
+// A diff selection ("1009:1010", or one number for both sides): a str or an int.
+Setter IntoDiffSpec(std::optional<std::string> AnalyzeRequest::*m) {
+  return [m](Keywords& k, py::handle v, const std::string& n) { k.analyze.*m = AsNumberText(v, n); };
 }
 Setter IntoRank() {
   return [](Keywords& k, py::handle v, const std::string& n) { k.analyze.rank = As<int>(v, n); };
@@ -280,6 +284,11 @@ std::vector<Keyword> RunKeywords() {
       {"top", IntoTraces(&AnalyzeRequest::top), kTraces},
       {"threads", IntoTraces(&AnalyzeRequest::threads), kReading},
       {"trace_out", IntoTrace(), kTraces},
+      {"diff_against", IntoTraces(&AnalyzeRequest::diff_against), kTraces},
+      {"diff_steps", IntoDiffSpec(&AnalyzeRequest::diff_steps), kTraces},
+      {"diff_ranks", IntoDiffSpec(&AnalyzeRequest::diff_ranks), kTraces},
+      {"diff_device", IntoTraces(&AnalyzeRequest::diff_device), kTraces},
+      {"diff_short_names", IntoTraces(&AnalyzeRequest::diff_short_names), kTraces},
       {"timeline", IntoTimeline(), kSimulate},
       {"trace_out", IntoTrace(), kSimulate},
   };

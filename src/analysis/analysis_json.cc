@@ -182,6 +182,33 @@ void RankFigureFields(T& r, V& v) {
 }
 
 template <class T, class V>
+void MemoryPeakFields(T& p, V& v) {
+  v("step", p.step);
+  v("allocated_bytes", p.allocated_bytes);
+  v("reserved_bytes", p.reserved_bytes);
+  v("at_s", p.at_s);
+  v("running", p.running);
+}
+
+template <class T, class V>
+void MemorySampleFields(T& s, V& v) {
+  v("t_s", s.t_s);
+  v("allocated_bytes", s.allocated_bytes);
+  v("reserved_bytes", s.reserved_bytes);
+}
+
+template <class T, class V>
+void MemoryFields(T& m, V& v) {
+  v("device_id", m.device_id);
+  v("absolute", m.absolute);
+  v("events", m.events);
+  v.Nested("peak", m.peak, [](auto& x, auto& w) { MemoryPeakFields(x, w); });
+  v("peak_reserved_bytes", m.peak_reserved_bytes);
+  v.List("steps", m.steps, [](auto& x, auto& w) { MemoryPeakFields(x, w); });
+  v.List("samples", m.samples, [](auto& x, auto& w) { MemorySampleFields(x, w); });
+}
+
+template <class T, class V>
 void RankFields(T& r, V& v) {
   RankFigureFields(r, v);
   v.List(
@@ -194,6 +221,8 @@ void RankFields(T& r, V& v) {
       "idle", r.idle, [](auto& x, auto& w) { IdleFields(x, w); }, kLater);
   v.List("iterations", r.iterations, [](auto& x, auto& w) { IterationFields(x, w); });
   v.List("collectives", r.collectives, [](auto& x, auto& w) { CollectiveFields(x, w); });
+  v.Maybe(
+      "memory", r.memory, [](auto& x, auto& w) { MemoryFields(x, w); }, kLater);
 }
 
 template <class T, class V>

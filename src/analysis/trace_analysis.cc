@@ -119,6 +119,7 @@ RankAnalysis AnalyzeRank(const RankTrace& t, bool filter_last_step, const Analys
   ra.step_time = it.step_time;
   ra.dataloader_share = it.dataloader_share;
   ra.analysed_event_steps = std::move(it.gpu_row_steps);
+  ra.memory = MemoryTimelineOf(t);
 
   // Collectives: exposed time and bus bandwidth per kind.
   std::vector<uint32_t> idx;

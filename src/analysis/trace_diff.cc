@@ -7,41 +7,12 @@
 #include <set>
 
 #include "analysis/rank_rows.h"
+#include "analysis/step_lookup.h"
 #include "util/error.h"
 #include "util/text.h"
 
 namespace paratune {
 namespace {
-
-// A ProfilerStep span of one rank, in file order.
-struct StepSpan {
-  int64_t ts = 0, end = 0, step = 0;
-};
-
-// Which step each CPU timestamp falls in: HTA's _get_profiler_step scans every step and keeps the
-// last (in file order) whose [ts, ts + dur) holds the time. The spans' boundaries cut the time
-// axis into pieces, each with its winner, so an event costs one binary search.
-class StepLookup {
- public:
-  explicit StepLookup(const std::vector<StepSpan>& spans) {
-    for (const StepSpan& s : spans) cuts_.push_back(s.ts), cuts_.push_back(s.end);
-    std::sort(cuts_.begin(), cuts_.end());
-    cuts_.erase(std::unique(cuts_.begin(), cuts_.end()), cuts_.end());
-    winner_.assign(cuts_.size(), -1);  // piece i is [cuts_[i], cuts_[i + 1])
-    for (const StepSpan& s : spans) {
-      const size_t from = std::lower_bound(cuts_.begin(), cuts_.end(), s.ts) - cuts_.begin();
-      for (size_t i = from; i < cuts_.size() && cuts_[i] < s.end; ++i) winner_[i] = s.step;
-    }
-  }
-  int64_t StepAt(int64_t ts) const {
-    const auto it = std::upper_bound(cuts_.begin(), cuts_.end(), ts);
-    return it == cuts_.begin() ? -1 : winner_[static_cast<size_t>(it - cuts_.begin()) - 1];
-  }
-
- private:
-  std::vector<int64_t> cuts_;
-  std::vector<int64_t> winner_;
-};
 
 struct Tally {
   int64_t count = 0, total_ns = 0;

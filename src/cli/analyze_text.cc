@@ -256,6 +256,35 @@ std::string RankTimes(const RankAnalysis* r) {
   return out;
 }
 
+std::string Gb(int64_t bytes) {
+  return bytes < 0 ? std::string("-") : fmt::format("{:.2f}", static_cast<double>(bytes) / 1e9);
+}
+
+std::string RunningText(const std::vector<std::string>& running) {
+  std::string out;
+  for (const std::string& op : running) out += (out.empty() ? "" : " > ") + Trim(op, 60);
+  return out.empty() ? std::string("-") : out;
+}
+
+// The rank's GPU memory from the profiler's memory events: the peak, where it happens, per step.
+std::string RankMemory(const RankAnalysis* r) {
+  if (!r->memory) return "";
+  const MemoryTimeline& m = *r->memory;
+  std::string out = fmt::format(
+      "  GPU memory (device {}, {} memory events{}): peak allocated {} GB at {:.6f} s, reserved then {} GB, "
+      "reserved peak {} GB\n    during: {}\n",
+      m.device_id, m.events, m.absolute ? "" : "; no allocator totals: bytes since the profile started",
+      Gb(m.peak.allocated_bytes), m.peak.at_s, Gb(m.peak.reserved_bytes), Gb(m.peak_reserved_bytes),
+      RunningText(m.peak.running));
+  if (m.steps.empty()) return out;
+  out += fmt::format("    {:>8} {:>14} {:>13} {:>12}  {}\n", "step", "peak alloc GB", "reserved GB", "at s",
+                     "during (outermost)");
+  for (const MemoryPeak& p : m.steps)
+    out += fmt::format("    {:>8} {:>14} {:>13} {:>12.6f}  {}\n", p.step, Gb(p.allocated_bytes), Gb(p.reserved_bytes),
+                       p.at_s, p.running.empty() ? std::string("-") : Trim(p.running.front(), 60));
+  return out;
+}
+
 // The measurement beside the cost model's prediction.
 std::string Prediction(const AnalyzeReportOptions& o) {
   std::string out;
@@ -274,6 +303,12 @@ std::string Prediction(const AnalyzeReportOptions& o) {
   out += fmt::format("  {:<22} {:>12.2f} {:>12.2f}\n", "non-compute %", p.measured.non_compute_pct(),
                      p.predicted.non_compute_pct());
   out += fmt::format("  {:<22} {:>12.2f} {:>12.2f}\n", "idle %", p.measured.idle_pct(), p.predicted.idle_pct());
+  out += fmt::format("  {:<22} {:>12} {:>12.2f}{}\n", "peak allocated GB",
+                     std::isnan(p.measured_peak_allocated_bytes)
+                         ? std::string("-")
+                         : fmt::format("{:.2f}", p.measured_peak_allocated_bytes / 1e9),
+                     p.predicted_peak_allocated_bytes / 1e9,
+                     std::isnan(p.measured_peak_allocated_bytes) ? "   (no memory events: profile_memory=True)" : "");
   out +=
       "  (both breakdowns from timeline/breakdown.cc: measured over the trace's kernels, predicted over the "
       "simulated step)\n";
@@ -287,7 +322,8 @@ std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o
   const RankAnalysis* r = &a.ranks.front();  // the rank shown in detail
   for (const RankAnalysis& x : a.ranks)
     if (x.rank == o.detail_rank) r = &x;
-  std::string out = Header(a, o) + RankOverview(a) + AcrossRanks(a) + Stragglers(a) + RankKernels(r, a) + RankTimes(r);
+  std::string out = Header(a, o) + RankOverview(a) + AcrossRanks(a) + Stragglers(a) + RankKernels(r, a) + RankTimes(r) +
+                    RankMemory(r);
   if (o.prediction) out += Prediction(o);
   return out;
 }

@@ -1,5 +1,7 @@
 #include "compare/prediction.h"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -104,6 +106,13 @@ PredictionComparison ComparePrediction(const TraceAnalysis& a, const Estimate& e
   if (c.measured_step_time_s > 0) c.measured_mfu = e.mfu * e.step_time_s / c.measured_step_time_s;
   if (c.measured_step_time_s > 0) c.step_time_error = c.predicted_step_time_s / c.measured_step_time_s - 1;
   WarnImpossibleMfu(a, e, &c);
+  c.predicted_peak_allocated_bytes = e.peak_allocated_bytes;
+  for (const RankAnalysis& r : a.ranks)
+    if (r.memory && r.memory->absolute)
+      c.measured_peak_allocated_bytes =
+          std::isnan(c.measured_peak_allocated_bytes)
+              ? static_cast<double>(r.memory->peak.allocated_bytes)
+              : std::max(c.measured_peak_allocated_bytes, static_cast<double>(r.memory->peak.allocated_bytes));
   // The simulated stages' breakdowns (timeline/breakdown.h), each over the whole step.
   if (!sim.stages.empty()) {
     for (const StageFigures& st : sim.stages) Add(c.predicted, st.time);

@@ -4,6 +4,7 @@
 // predicted one over each simulated pipeline stage of the composed step.
 #pragma once
 
+#include <limits>
 #include <string>
 
 #include "analysis/trace_analysis.h"
@@ -32,6 +33,12 @@ struct PredictionComparison {
   // with the likely cause; it also says when the traces' world size is not the prediction's.
   bool mfu_impossible = false;
   std::string mfu_warning;
+  // Peak allocated GPU memory: measured = the largest peak over the ranks whose traces carry the
+  // profiler's memory events with the allocator's totals (analysis/memory_timeline.h; NaN when
+  // none do), what torch.cuda.max_memory_allocated() reads over the profiled window; predicted =
+  // Estimate::peak_allocated_bytes, the cost model's figure for the same counter.
+  double measured_peak_allocated_bytes = std::numeric_limits<double>::quiet_NaN();
+  double predicted_peak_allocated_bytes = 0;
 };
 
 PredictionComparison ComparePrediction(const TraceAnalysis& a, const Estimate& e, const SimulationResult& sim);

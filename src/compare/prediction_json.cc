@@ -26,6 +26,8 @@ void PredictionFields(T& p, V& v) {
   v.Nullable("mfu_warning", p.mfu_warning);
   v.Nested("measured", p.measured, [](auto& x, auto& w) { SharesFields(x, w); });
   v.Nested("predicted", p.predicted, [](auto& x, auto& w) { SharesFields(x, w); });
+  v.Nullable("measured_peak_allocated_bytes", p.measured_peak_allocated_bytes, Presence::kLater);
+  v.Nullable("predicted_peak_allocated_bytes", p.predicted_peak_allocated_bytes, Presence::kLater);
 }
 
 TimeShares SharesOf(const GpuTimeBreakdown& b) { return {b.compute_pct(), b.non_compute_pct(), b.idle_pct()}; }
@@ -33,9 +35,18 @@ TimeShares SharesOf(const GpuTimeBreakdown& b) { return {b.compute_pct(), b.non_
 }  // namespace
 
 PredictionFigures FiguresOf(const PredictionComparison& p) {
-  return {p.measured_from_steps, p.measured_step_time_s, p.predicted_step_time_s, p.step_time_error,
-          p.measured_mfu,        p.predicted_mfu,        p.mfu_impossible,        p.mfu_warning,
-          SharesOf(p.measured),  SharesOf(p.predicted)};
+  return {p.measured_from_steps,
+          p.measured_step_time_s,
+          p.predicted_step_time_s,
+          p.step_time_error,
+          p.measured_mfu,
+          p.predicted_mfu,
+          p.mfu_impossible,
+          p.mfu_warning,
+          SharesOf(p.measured),
+          SharesOf(p.predicted),
+          p.measured_peak_allocated_bytes,
+          p.predicted_peak_allocated_bytes};
 }
 
 nlohmann::json PredictionJson(const PredictionFigures& p) {

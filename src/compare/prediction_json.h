@@ -3,6 +3,7 @@
 // holds them (PredictionFigures: the breakdowns as shares), written and read from one field list.
 #pragma once
 
+#include <limits>
 #include <string>
 
 #include <nlohmann/json_fwd.hpp>
@@ -31,6 +32,8 @@ struct PredictionFigures {
   std::string mfu_warning;  // null in the document when empty
   TimeShares measured;
   TimeShares predicted;
+  double measured_peak_allocated_bytes = std::numeric_limits<double>::quiet_NaN();  // null: no memory events
+  double predicted_peak_allocated_bytes = std::numeric_limits<double>::quiet_NaN();
 };
 
 PredictionFigures FiguresOf(const PredictionComparison& p);

@@ -866,6 +866,8 @@ class KinetoReader {
     CollectiveArgs coll;
     bool has_coll = false;
     int64_t device = -1;
+    MemoryEvent memory;  // the args of a "[memory]" event
+    bool has_memory = false;
     const char* bad_field = nullptr;  // the first unusable numeric field, and what is wrong with it
     std::string bad_what;
   };
@@ -983,8 +985,33 @@ class KinetoReader {
         if (k.unsafe_is_equal("Process Group Name") && !a.value().get_string().get(s))
           x.coll.process_group = std::string(s);
         break;
+      case 'B':
+      case 'T':
+      case 'D':
+        ReadMemoryArg(x, a);
+        break;
       default:
         break;
+    }
+  }
+
+  // The args of a "[memory]" event ("Bytes", "Total Allocated", "Total Reserved", "Device Type",
+  // "Device Id"); no other Kineto event has keys starting with 'B', 'T' or 'D'.
+  void ReadMemoryArg(EventFields& x, od::field& a) {
+    constexpr int64_t kBytes = int64_t{1} << 60;  // 1 EiB: beyond any device
+    const od::raw_json_string k = a.key();
+    int64_t n = 0;
+    if (k.unsafe_is_equal("Bytes")) {
+      x.has_memory = Integer(x, a.value(), "args.Bytes", -kBytes, kBytes, 0, &x.memory.bytes) || x.has_memory;
+    } else if (k.unsafe_is_equal("Total Allocated")) {
+      x.has_memory = Integer(x, a.value(), "args.Total Allocated", 0, kBytes, -1, &x.memory.total_allocated);
+    } else if (k.unsafe_is_equal("Total Reserved")) {
+      Integer(x, a.value(), "args.Total Reserved", 0, kBytes, -1, &x.memory.total_reserved);
+    } else if (k.unsafe_is_equal("Device Type")) {
+      if (Integer(x, a.value(), "args.Device Type", 0, 255, -1, &n)) x.memory.device_type = static_cast<int32_t>(n);
+    } else if (k.unsafe_is_equal("Device Id")) {
+      if (Integer(x, a.value(), "args.Device Id", -1, (1 << 24) - 1, -1, &n))
+        x.memory.device_id = static_cast<int32_t>(n);
     }
   }
 
@@ -1050,8 +1077,26 @@ class KinetoReader {
       if (auto e = std::move(field).get(f)) return e;
       if (auto e = ReadField(x, f)) return e;
     }
+    if (x.has_name && x.name == "[memory]" && KeepMemory(x)) return simdjson::SUCCESS;
     KeepEvent(x);
     return simdjson::SUCCESS;
+  }
+
+  // A "[memory]" event into trace_.memory. True when it is also fully accounted for here: a bad
+  // number in a 2021-layout event (no category, which KeepEvent would count as merely skipped).
+  bool KeepMemory(EventFields& x) {
+    if (x.bad) {
+      if (x.has_cat) return false;  // KeepEvent counts it as a bad number
+      BadValue(&trace_.warnings.bad_number, event_off_,
+               EventWhat(x, x.bad_field ? std::string("field '") + x.bad_field + "': " + x.bad_what
+                                        : std::string("a field is unusable")));
+      return true;
+    }
+    if (x.has_memory && x.has_ts && x.ev.ts_ns >= -kMaxTraceTimeNs && x.ev.ts_ns <= kMaxTraceTimeNs) {
+      x.memory.ts_ns = x.ev.ts_ns;
+      trace_.memory.push_back(x.memory);
+    }
+    return false;
   }
 
   // The message of a skipped event: "event 'NAME': WHAT" (FILE:LINE is added with the offset).

@@ -81,6 +81,38 @@ TEST(KinetoReader, ReadsLegacyLayoutAndEpochMicroseconds) {
   EXPECT_EQ(t.events[1].stream, 7);
 }
 
+// "[memory]" instant events (profile_memory=True) as the shared traces write them: the current
+// layout (cpu_instant_event, with the allocator's totals; hta/df_index_resolver) and the 2021 one
+// (no category, Bytes only; kineto_tb_plugin/resnet50). They are kept beside the events, not as
+// events; an unusable number skips the memory event like any other.
+TEST(KinetoReader, ReadsMemoryEventsOfBothLayouts) {
+  const std::string json = R"J({"traceEvents": [
+    {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 783658, "tid": 785244,
+     "ts": 1669783687464300, "args": {"Ev Idx": 42070, "Device Type": 1, "Device Id": 1, "Addr": 139926520725504,
+     "Bytes": 5242880, "Total Allocated": 5435638784, "Total Reserved": 12782141440}},
+    {"ph": "i", "s": "t", "name": "[memory]", "pid": 25738, "tid": 25738, "ts": 1623143093496534,
+     "args": {"Device Type": 0, "Device Id": -1, "Bytes": -4}},
+    {"ph": "i", "s": "t", "name": "[memory]", "ts": 5, "args": {"Device Type": 1, "Device Id": 0, "Bytes": "x"}},
+    {"ph": "i", "s": "t", "name": "[not memory]", "ts": 6, "args": {"Bytes": 8}},
+    {"ph": "X", "cat": "kernel", "name": "k", "ts": 7, "dur": 2, "args": {"stream": 7}}
+  ]})J";
+  const RankTrace t = ParseKinetoTrace(json, "m.json");
+  ASSERT_EQ(t.memory.size(), 2u);
+  EXPECT_EQ(t.memory[0].ts_ns, 1669783687464300000);
+  EXPECT_EQ(t.memory[0].bytes, 5242880);
+  EXPECT_EQ(t.memory[0].total_allocated, 5435638784);
+  EXPECT_EQ(t.memory[0].total_reserved, 12782141440);
+  EXPECT_EQ(t.memory[0].device_type, 1);
+  EXPECT_EQ(t.memory[0].device_id, 1);
+  EXPECT_EQ(t.memory[1].bytes, -4);
+  EXPECT_EQ(t.memory[1].total_allocated, -1);
+  EXPECT_EQ(t.memory[1].device_type, 0);
+  EXPECT_EQ(t.memory[1].device_id, -1);
+  EXPECT_EQ(t.events.size(), 1u);
+  EXPECT_EQ(t.warnings.bad_number, 1);
+  EXPECT_CONTAINS(t.warnings.first_bad_value, "args.Bytes");
+}
+
 TEST(KinetoReader, ReadsTheJsonArrayFormat) {
   const RankTrace t = ParseKinetoTrace(
       R"([{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2, "args": {"stream": "7"}}])", "a.json");

@@ -52,6 +52,19 @@ struct TraceEvent {
   EventKind kind = EventKind::kOther;
 };
 
+// A profiler memory event (Kineto's "[memory]" instant event, torch.profiler with
+// profile_memory=True; torch/csrc/profiler/kineto_shim and kineto's output_json.cpp): one
+// allocation (bytes > 0) or free (bytes < 0) on a device and, since PyTorch 1.10, the caching
+// allocator's totals on that device after it.
+struct MemoryEvent {
+  int64_t ts_ns = 0;             // in the file's time base, like TraceEvent::ts_ns
+  int64_t bytes = 0;             // "Bytes"
+  int64_t total_allocated = -1;  // "Total Allocated"; -1: absent (older PyTorch)
+  int64_t total_reserved = -1;   // "Total Reserved"; -1: absent
+  int32_t device_type = -1;      // "Device Type" (c10::DeviceType: 0 CPU, 1 CUDA); -1: absent
+  int32_t device_id = -1;        // "Device Id"; -1 for the CPU
+};
+
 // Counts of input problems the reader survived: the event was skipped (or, for a truncated
 // file, the events read so far were kept). Whether they are acceptable is the caller's choice:
 // ReadTraceSet (trace_set.h) refuses a truncated file and unusable numbers unless asked to
@@ -86,9 +99,10 @@ struct RankTrace {
   bool fractional_ts = false;      // some ts had a fractional part (ns resolution)
   std::vector<std::string> names;  // interned event names
   std::vector<CollectiveArgs> collectives;
-  std::vector<TraceEvent> events;  // complete events with a duration, file order
-  int64_t skipped_events = 0;      // instant, flow, metadata and counter events, "Trace" spans
-  int64_t bytes_read = 0;          // uncompressed bytes parsed
+  std::vector<TraceEvent> events;   // complete events with a duration, file order
+  std::vector<MemoryEvent> memory;  // "[memory]" instant events, file order (Kineto only)
+  int64_t skipped_events = 0;       // instant, flow, metadata and counter events, "Trace" spans
+  int64_t bytes_read = 0;           // uncompressed bytes parsed
   TraceWarnings warnings;
 
   const std::string& Name(const TraceEvent& e) const { return names[e.name]; }

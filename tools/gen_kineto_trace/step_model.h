@@ -196,7 +196,11 @@ class Model {
     e.a = id;
     cpu[th].push_back(e);
   }
+  // An allocation or free; a free that would take the allocator below 1 GiB is left out (the
+  // random walk of allocations and frees would otherwise drift below zero over a long trace, a
+  // total no allocator reports).
   void Memory(int th, int64_t bytes) {
+    if (allocated_ + bytes < (1LL << 30)) return;
     allocated_ += bytes;
     CpuEv e;
     e.kind = CpuKind::kMemory;

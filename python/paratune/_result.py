@@ -239,7 +239,8 @@ class Analysis(_Table):
     ``kernels()``, ``collectives()``, ``idle()``, ``iterations()``, ``categories()`` are the per-rank
     lists as one table with a ``rank`` column; ``temporal_breakdown()`` and
     ``comm_comp_overlap()`` are HTA's frames of the same names; ``trace_diff()`` and ``ops_diff()``
-    HTA's TraceDiff when a diff was asked for."""
+    HTA's TraceDiff when a diff was asked for; ``memory()`` and ``memory_peaks()`` the GPU memory
+    timeline where the traces have memory events."""
 
     __slots__ = ()
     _table = ("ranks", _scalars)
@@ -270,6 +271,29 @@ class Analysis(_Table):
     def iterations(self):
         """Every profiler step of every rank (``ranks[].iterations``)."""
         return self._per_rank("iterations")
+
+    def memory(self):
+        """GPU memory over time from the profiler's memory events (``ranks[].memory.samples``): one
+        row per sample, ``rank``, ``t_s``, ``allocated_bytes``, ``reserved_bytes`` (-1: unknown).
+        Empty where the traces have no memory events (``torch.profiler(profile_memory=True)``)."""
+        rows = []
+        for r in self._data["ranks"]:
+            m = r.get("memory")
+            for sample in (m or {}).get("samples", []):
+                rows.append({"rank": r["rank"], **sample})
+        return _pandas().DataFrame(rows, columns=["rank", "t_s", "allocated_bytes", "reserved_bytes"])
+
+    def memory_peaks(self):
+        """The peak allocated memory of each rank over the trace (``step`` -1) and per ProfilerStep
+        (``ranks[].memory.peak`` and ``.steps``): ``rank``, ``step``, ``allocated_bytes``,
+        ``reserved_bytes``, ``at_s``, ``running`` (the operators running then, outermost first)."""
+        rows = []
+        for r in self._data["ranks"]:
+            m = r.get("memory")
+            if m:
+                for p in [m["peak"], *m["steps"]]:
+                    rows.append({"rank": r["rank"], **p})
+        return _pandas().DataFrame(rows, columns=["rank", "step", "allocated_bytes", "reserved_bytes", "at_s", "running"])
 
     def trace_diff(self):
         """The trace diff (``analyze(..., diff_against=...)`` or ``diff_steps=...``): one row per

@@ -256,3 +256,19 @@ def test_trace_diff_is_the_clis_and_htas(cli):
     with pytest.raises(paratune.InputError) as e:
         paratune.analyze(compare / "base", diff_steps="1009:1011")
     assert str(e.value) == cli.error("analyze", "--quiet", compare / "base", "--diff-steps", "1009:1011")
+
+
+# The memory timeline from the profiler's memory events (hta/df_index_resolver: 26,770 events on
+# CUDA device 1; the figures of src/analysis/memory_timeline_test.cc, from the raw JSON).
+def test_memory_timeline_frames(cli):
+    trace = shared_or_skip("traces/hta/df_index_resolver/df_index_resolver.json.gz")
+    a = paratune.analyze(trace)
+    assert a.to_dict() == cli.json("analyze", "--quiet", trace)
+    peaks = a.memory_peaks()
+    assert list(peaks["step"]) == [-1, 2, 3, 4, 5, 6]
+    assert (peaks["allocated_bytes"] == 6629508096).all()
+    assert peaks["running"][0][-1] == "aten::empty"
+    samples = a.memory()
+    assert 0 < len(samples) <= 512
+    assert samples["allocated_bytes"].max() == 6629508096
+    assert samples["reserved_bytes"].max() == 12782141440

@@ -2,7 +2,8 @@
 // kernel categories summed over ranks, the collectives' bus bandwidth by kind beside the link
 // ceiling when the analysis had a GPU (analyze --gpu; docs/json.md ceiling_bytes_per_s), the measured step
 // beside the predicted one when the analysis had a model, and the straggler table. The document is
-// read typed (compare/analyze_document.h); with a trace diff, its largest changes in total time; the means over ranks
+// read typed (compare/analyze_document.h); GPU memory over time where the traces had memory
+// events; with a trace diff, its largest changes in total time; the means over ranks
 // are analysis/rank_means.h's.
 #include <algorithm>
 #include <cmath>
@@ -15,6 +16,7 @@
 #include "compare/analyze_document.h"
 #include "report/bar_chart.h"
 #include "report/data_table.h"
+#include "report/line_chart.h"
 #include "report/scale.h"
 #include "report/sections.h"
 #include "report/stacked_bar_chart.h"
@@ -171,6 +173,49 @@ std::string AnalyzeDiffChart(const std::string& id, const std::optional<TraceDif
   return html + RenderBarChart(chart) + RenderTable(t);
 }
 
+// GPU memory over time from the profiler's memory events (analysis/memory_timeline.h): the
+// allocated series of each rank that has one (the first 8), the reserved series of the first,
+// its peak marked, and the cost model's predicted peak as a flat line when the analysis had a
+// model; else "".
+std::string AnalyzeMemoryChart(const std::string& id, const TraceAnalysis& a,
+                               const std::optional<PredictionFigures>& prediction) {
+  constexpr size_t kRanksDrawn = 8;
+  LineChartData c;
+  c.spec = {id + "-memory",
+            "GPU memory over time",
+            "Bytes the caching allocator held allocated (and reserved) on each rank's GPU, from the profiler's "
+            "memory events, seconds from each rank's first memory event.",
+            "time",
+            "memory",
+            "s",
+            "B"};
+  c.step = true;
+  double t_max = 0;
+  for (const RankAnalysis& r : a.ranks) {
+    if (!r.memory || c.series.size() >= kRanksDrawn) continue;
+    LineSeries allocated{fmt::format("rank {} allocated", r.rank), {}, {}},
+        reserved{fmt::format("rank {} reserved", r.rank), {}, {}};
+    for (const MemorySample& m : r.memory->samples) {
+      allocated.x.push_back(m.t_s);
+      allocated.y.push_back(static_cast<double>(m.allocated_bytes));
+      if (m.reserved_bytes >= 0)
+        reserved.x.push_back(m.t_s), reserved.y.push_back(static_cast<double>(m.reserved_bytes));
+      t_max = std::max(t_max, m.t_s);
+    }
+    if (c.series.empty()) {
+      c.markers.push_back({r.memory->peak.at_s, fmt::format("rank {} peak", r.rank)});
+      if (!reserved.x.empty()) c.series.push_back(std::move(reserved));
+    }
+    c.series.push_back(std::move(allocated));
+  }
+  if (c.series.empty()) return "";
+  if (prediction && std::isfinite(prediction->predicted_peak_allocated_bytes))
+    c.series.push_back({"predicted peak allocated",
+                        {0, t_max},
+                        {prediction->predicted_peak_allocated_bytes, prediction->predicted_peak_allocated_bytes}});
+  return RenderLineChart(c);
+}
+
 }  // namespace
 
 std::string RenderAnalyzeSection(const ReportInput& in) {
@@ -183,6 +228,7 @@ std::string RenderAnalyzeSection(const ReportInput& in) {
   html += AnalyzeCategoryChart(id, a);
   html += AnalyzeBusbwChart(id, a);
   html += AnalyzePredictionChart(id, d.prediction);
+  html += AnalyzeMemoryChart(id, a, d.prediction);
   html += AnalyzeStragglerTable(a.stragglers);
   html += AnalyzeDiffChart(id, d.diff);
   return html;

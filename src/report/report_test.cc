@@ -268,6 +268,38 @@ TEST(Report, AnalyzeTraceDiffChart) {
   EXPECT_EQ(Render(Analyze(false), "an.json").find("Trace diff"), std::string::npos);
 }
 
+// Memory events in the document: GPU memory over time, the first rank's reserved series and its
+// peak marked, each rank's allocated series, and the predicted peak as a line with a model.
+TEST(Report, AnalyzeMemoryOverTime) {
+  TraceAnalysis a;
+  for (int r = 0; r < 2; ++r) {
+    RankAnalysis ra;
+    ra.rank = r;
+    MemoryTimeline m;
+    m.device_id = r;
+    m.events = 3;
+    m.peak = {-1, 300 + r, 512, 0.5, {"forward", "aten::mm"}};
+    m.samples = {{0, 100, 512}, {0.5, 300 + r, 512}, {1.0, 200, 512}};
+    ra.memory = m;
+    a.ranks.push_back(ra);
+  }
+  nlohmann::json doc = AnalysisJson(a);
+  const std::string fig = Figure(Render(doc, "an.json"), "an-json-analyze-memory");
+  ASSERT_FALSE(fig.empty());
+  EXPECT_GE(CountOf(fig, "data-series=\"rank 0 reserved\""), 1);
+  EXPECT_EQ(CountOf(fig, "data-series=\"rank 1 reserved\""), 0);  // the first rank's only
+  EXPECT_GE(CountOf(fig, "data-series=\"rank 1 allocated\""), 1);
+  EXPECT_NE(fig.find("rank 0 peak"), std::string::npos);
+  EXPECT_EQ(fig.find("predicted peak allocated"), std::string::npos);
+  PredictionFigures p;
+  p.predicted_peak_allocated_bytes = 400;
+  doc["prediction"] = PredictionJson(p);
+  const std::string with = Figure(Render(doc, "an.json"), "an-json-analyze-memory");
+  EXPECT_NE(with.find("predicted peak allocated"), std::string::npos);
+  // No memory events: no chart.
+  EXPECT_TRUE(Figure(Render(Analyze(false), "an.json"), "an-json-analyze-memory").empty());
+}
+
 TEST(Report, BadDocumentsNameTheFileAndField) {
   nlohmann::json e = Estimate();
   e["throughput"]["step_time_s"] = "fast";

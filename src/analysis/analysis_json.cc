@@ -209,6 +209,25 @@ void MemoryFields(T& m, V& v) {
 }
 
 template <class T, class V>
+void GraphStepFields(T& s, V& v) {
+  v("step", s.step);
+  v("launches", s.launches);
+  v("gpu_events", s.gpu_events);
+  v("gpu_time_s", s.gpu_time_s);
+}
+
+template <class T, class V>
+void GraphFields(T& g, V& v) {
+  v("launches", g.launches);
+  v("gpu_events", g.gpu_events);
+  v("gpu_time_s", g.gpu_time_s);
+  v("gpu_time_share", g.gpu_time_share);
+  v("cpu_launch_s", g.cpu_launch_s);
+  v("mean_replay_span_s", g.mean_replay_span_s);
+  v.List("steps", g.steps, [](auto& x, auto& w) { GraphStepFields(x, w); });
+}
+
+template <class T, class V>
 void RankFields(T& r, V& v) {
   RankFigureFields(r, v);
   v.List(
@@ -223,6 +242,8 @@ void RankFields(T& r, V& v) {
   v.List("collectives", r.collectives, [](auto& x, auto& w) { CollectiveFields(x, w); });
   v.Maybe(
       "memory", r.memory, [](auto& x, auto& w) { MemoryFields(x, w); }, kLater);
+  v.Nested(
+      "graphs", r.graphs, [](auto& x, auto& w) { GraphFields(x, w); }, kLater);
 }
 
 template <class T, class V>

@@ -115,6 +115,7 @@ RankAnalysis AnalyzeRank(const RankTrace& t, bool filter_last_step, const Analys
   ra.idle = IdleTimeBreakdown(rr, opt.consecutive_kernel_delay_s);
   ra.launch = LaunchStatistics(rr, opt.launch_runtime_cutoff_s, opt.launch_delay_cutoff_s);
   IterationBreakdown it = Iterations(rr);
+  ra.graphs = GraphLaunches(rr, it.gpu_row_steps);
   ra.iterations = std::move(it.iterations);
   ra.step_time = it.step_time;
   ra.dataloader_share = it.dataloader_share;

@@ -18,6 +18,7 @@
 
 #include "analysis/collectives.h"
 #include "analysis/cross_rank.h"
+#include "analysis/graph_launches.h"
 #include "analysis/idle_time.h"
 #include "analysis/iterations.h"
 #include "analysis/kernel_class.h"
@@ -74,6 +75,7 @@ struct RankAnalysis {
   double dataloader_share = 0;  // sum dataloader_s / sum cpu_step_s
   std::vector<CollectiveStats> collectives;
   std::optional<MemoryTimeline> memory;  // with the profiler's memory events (profile_memory=True)
+  GraphLaunchStats graphs;               // the GPU work run through CUDA graphs
   TraceWarnings warnings;
   std::vector<uint32_t> analysed_events;      // indices into RankTrace::events of the GPU event set
   std::vector<int64_t> analysed_event_steps;  // parallel: the ProfilerStep#N each was launched in, or -1

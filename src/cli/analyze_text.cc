@@ -233,6 +233,13 @@ std::string RankTimes(const RankAnalysis* r) {
       "{} launches > 50 us, {} delays > 100 us\n",
       l.launches, l.mean_launch_delay_s * 1e6, l.max_launch_delay_s * 1e6, l.short_kernels, l.runtime_outliers,
       l.launch_delay_outliers);
+  const GraphLaunchStats& g = r->graphs;
+  if (g.launches > 0)
+    out += fmt::format(
+        "  CUDA graphs: {} replays launched {} GPU events, {:.1f} % of the GPU event time; a replay spans {:.1f} us "
+        "on the GPU, its launch {:.1f} us on the CPU\n",
+        g.launches, g.gpu_events, 100 * g.gpu_time_share, g.mean_replay_span_s * 1e6,
+        g.cpu_launch_s * 1e6 / static_cast<double>(g.launches));
   if (!r->iterations.empty()) {
     out += fmt::format("  Step time: mean {} ms, median {} ms, min {} ms, max {} ms, CV {:.1f} %\n",
                        Ms(r->step_time.mean), Ms(r->step_time.median), Ms(r->step_time.min), Ms(r->step_time.max),

@@ -173,6 +173,29 @@ std::string AnalyzeDiffChart(const std::string& id, const std::optional<TraceDif
   return html + RenderBarChart(chart) + RenderTable(t);
 }
 
+// The GPU event time each rank ran from CUDA graph replays beside the rest (analysis/
+// graph_launches.h), when any rank launched a graph; else "".
+std::string AnalyzeGraphChart(const std::string& id, const TraceAnalysis& a) {
+  if (std::none_of(a.ranks.begin(), a.ranks.end(), [](const RankAnalysis& r) { return r.graphs.launches > 0; }))
+    return "";
+  BarChartData c;
+  c.spec = {id + "-graphs",
+            "GPU time from CUDA graphs",
+            "Summed duration of the GPU events each rank ran from CUDA graph replays, and of the others.",
+            "rank",
+            "GPU event time",
+            "",
+            "s"};
+  c.series = {{"from CUDA graphs", {}}, {"launched one by one", {}}};
+  for (const RankAnalysis& r : a.ranks) {
+    const double all_s = r.graphs.gpu_time_share > 0 ? r.graphs.gpu_time_s / r.graphs.gpu_time_share : 0;
+    c.categories.push_back(fmt::format("rank {}", r.rank));
+    c.series[0].values.push_back(r.graphs.gpu_time_s);
+    c.series[1].values.push_back(std::max(0.0, all_s - r.graphs.gpu_time_s));
+  }
+  return RenderStackedBarChart(c);
+}
+
 // GPU memory over time from the profiler's memory events (analysis/memory_timeline.h): the
 // allocated series of each rank that has one (the first 8), the reserved series of the first,
 // its peak marked, and the cost model's predicted peak as a flat line when the analysis had a
@@ -228,6 +251,7 @@ std::string RenderAnalyzeSection(const ReportInput& in) {
   html += AnalyzeCategoryChart(id, a);
   html += AnalyzeBusbwChart(id, a);
   html += AnalyzePredictionChart(id, d.prediction);
+  html += AnalyzeGraphChart(id, a);
   html += AnalyzeMemoryChart(id, a, d.prediction);
   html += AnalyzeStragglerTable(a.stragglers);
   html += AnalyzeDiffChart(id, d.diff);

@@ -300,6 +300,21 @@ TEST(Report, AnalyzeMemoryOverTime) {
   EXPECT_TRUE(Figure(Render(Analyze(false), "an.json"), "an-json-analyze-memory").empty());
 }
 
+// CUDA graphs: per rank the GPU event time from graph replays stacked on the rest.
+TEST(Report, AnalyzeCudaGraphShare) {
+  TraceAnalysis a;
+  RankAnalysis ra;
+  ra.graphs.launches = 56;
+  ra.graphs.gpu_time_s = 0.084282;
+  ra.graphs.gpu_time_share = 0.084282 / 0.318168;
+  a.ranks.push_back(ra);
+  const std::string fig = Figure(Render(AnalysisJson(a), "an.json"), "an-json-analyze-graphs");
+  ASSERT_FALSE(fig.empty());
+  EXPECT_NE(fig.find("from CUDA graphs"), std::string::npos);
+  EXPECT_NE(fig.find("0.233886"), std::string::npos);  // 0.318168 - 0.084282 s launched one by one, in the table
+  EXPECT_TRUE(Figure(Render(Analyze(false), "an.json"), "an-json-analyze-graphs").empty());
+}
+
 TEST(Report, BadDocumentsNameTheFileAndField) {
   nlohmann::json e = Estimate();
   e["throughput"]["step_time_s"] = "fast";

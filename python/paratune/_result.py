@@ -272,6 +272,12 @@ class Analysis(_Table):
         """Every profiler step of every rank (``ranks[].iterations``)."""
         return self._per_rank("iterations")
 
+    def queue_length(self):
+        """HTA's ``get_queue_length_summary()``: per rank and stream the launch queue's points
+        (``count``, ``mean``, ``stddev``, ``min``, ``p25``, ``p50``, ``p75``, ``max``) and
+        ``time_weighted_mean`` (``ranks[].queue_length``)."""
+        return self._per_rank("queue_length")
+
     def memory(self):
         """GPU memory over time from the profiler's memory events (``ranks[].memory.samples``): one
         row per sample, ``rank``, ``t_s``, ``allocated_bytes``, ``reserved_bytes`` (-1: unknown).

@@ -272,3 +272,13 @@ def test_memory_timeline_frames(cli):
     assert 0 < len(samples) <= 512
     assert samples["allocated_bytes"].max() == 6629508096
     assert samples["reserved_bytes"].max() == 12782141440
+
+
+# HTA's launch queue per stream on hta/negative_queue_length_values_check (the figures of
+# src/analysis/queue_length_test.cc): 6 streams, none negative, stream 7 up to 946 waiting.
+def test_queue_length_frame():
+    a = paratune.analyze(shared_or_skip("traces/hta/negative_queue_length_values_check/rank0.json.gz"))
+    q = a.queue_length().set_index("stream")
+    assert len(q) == 6
+    assert (q["min"] >= 0).all()
+    assert q.loc[7, "max"] == 946 and q.loc[7, "count"] == 9680

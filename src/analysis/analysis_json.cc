@@ -228,6 +228,20 @@ void GraphFields(T& g, V& v) {
 }
 
 template <class T, class V>
+void QueueLengthFields(T& q, V& v) {
+  v("stream", q.stream);
+  v("count", q.count);
+  v("mean", q.mean);
+  v("stddev", q.stddev);
+  v("min", q.min);
+  v("p25", q.p25);
+  v("p50", q.p50);
+  v("p75", q.p75);
+  v("max", q.max);
+  v("time_weighted_mean", q.time_weighted_mean);
+}
+
+template <class T, class V>
 void RankFields(T& r, V& v) {
   RankFigureFields(r, v);
   v.List(
@@ -244,6 +258,8 @@ void RankFields(T& r, V& v) {
       "memory", r.memory, [](auto& x, auto& w) { MemoryFields(x, w); }, kLater);
   v.Nested(
       "graphs", r.graphs, [](auto& x, auto& w) { GraphFields(x, w); }, kLater);
+  v.List(
+      "queue_length", r.queue_length, [](auto& x, auto& w) { QueueLengthFields(x, w); }, kLater);
 }
 
 template <class T, class V>

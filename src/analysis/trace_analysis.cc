@@ -116,6 +116,7 @@ RankAnalysis AnalyzeRank(const RankTrace& t, bool filter_last_step, const Analys
   ra.launch = LaunchStatistics(rr, opt.launch_runtime_cutoff_s, opt.launch_delay_cutoff_s);
   IterationBreakdown it = Iterations(rr);
   ra.graphs = GraphLaunches(rr, it.gpu_row_steps);
+  ra.queue_length = QueueLengthSummary(rr);
   ra.iterations = std::move(it.iterations);
   ra.step_time = it.step_time;
   ra.dataloader_share = it.dataloader_share;

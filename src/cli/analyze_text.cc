@@ -233,6 +233,14 @@ std::string RankTimes(const RankAnalysis* r) {
       "{} launches > 50 us, {} delays > 100 us\n",
       l.launches, l.mean_launch_delay_s * 1e6, l.max_launch_delay_s * 1e6, l.short_kernels, l.runtime_outliers,
       l.launch_delay_outliers);
+  if (!r->queue_length.empty()) {
+    out += "  Launch queue per stream (HTA: launched, not yet started; over the series' points)\n";
+    out += fmt::format("    {:>8} {:>8} {:>8} {:>8} {:>8} {:>14}\n", "stream", "points", "mean", "median", "max",
+                       "time-weighted");
+    for (const QueueLengthRow& q : r->queue_length)
+      out += fmt::format("    {:>8} {:>8} {:>8.2f} {:>8.1f} {:>8.0f} {:>14.2f}\n", q.stream, q.count, q.mean, q.p50,
+                         q.max, q.time_weighted_mean);
+  }
   const GraphLaunchStats& g = r->graphs;
   if (g.launches > 0)
     out += fmt::format(

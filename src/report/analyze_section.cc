@@ -196,6 +196,30 @@ std::string AnalyzeGraphChart(const std::string& id, const TraceAnalysis& a) {
   return RenderStackedBarChart(c);
 }
 
+// HTA's launch queue per stream (analysis/queue_length.h): the time-weighted mean and the most
+// operations waiting, per rank and stream (the first 24), when any rank has a series; else "".
+std::string AnalyzeQueueChart(const std::string& id, const TraceAnalysis& a) {
+  constexpr size_t kShown = 24;
+  BarChartData c;
+  c.spec = {id + "-queue",
+            "CUDA launch queue per stream",
+            "Operations launched on each stream and not yet started on the GPU: the time-weighted mean and the "
+            "maximum. Near zero, the GPU waits for the CPU to launch; long, the GPU is the bottleneck.",
+            "rank and stream",
+            "operations queued",
+            "",
+            ""};
+  c.series = {{"time-weighted mean", {}}, {"max", {}}};
+  for (const RankAnalysis& r : a.ranks)
+    for (const QueueLengthRow& q : r.queue_length) {
+      if (c.categories.size() >= kShown) break;
+      c.categories.push_back(fmt::format("rank {} stream {}", r.rank, q.stream));
+      c.series[0].values.push_back(q.time_weighted_mean);
+      c.series[1].values.push_back(q.max);
+    }
+  return c.categories.empty() ? "" : RenderBarChart(c);
+}
+
 // GPU memory over time from the profiler's memory events (analysis/memory_timeline.h): the
 // allocated series of each rank that has one (the first 8), the reserved series of the first,
 // its peak marked, and the cost model's predicted peak as a flat line when the analysis had a
@@ -252,6 +276,7 @@ std::string RenderAnalyzeSection(const ReportInput& in) {
   html += AnalyzeBusbwChart(id, a);
   html += AnalyzePredictionChart(id, d.prediction);
   html += AnalyzeGraphChart(id, a);
+  html += AnalyzeQueueChart(id, a);
   html += AnalyzeMemoryChart(id, a, d.prediction);
   html += AnalyzeStragglerTable(a.stragglers);
   html += AnalyzeDiffChart(id, d.diff);

@@ -315,6 +315,27 @@ TEST(Report, AnalyzeCudaGraphShare) {
   EXPECT_TRUE(Figure(Render(Analyze(false), "an.json"), "an-json-analyze-graphs").empty());
 }
 
+// HTA's launch queue: per rank and stream the time-weighted mean and the maximum.
+TEST(Report, AnalyzeLaunchQueue) {
+  TraceAnalysis a;
+  RankAnalysis ra;
+  QueueLengthRow q;
+  q.stream = 7;
+  q.count = 6;
+  q.max = 3;
+  q.time_weighted_mean = 15.0 / 7.0;
+  ra.queue_length = {q};
+  a.ranks.push_back(ra);
+  const std::string fig = Figure(Render(AnalysisJson(a), "an.json"), "an-json-analyze-queue");
+  ASSERT_FALSE(fig.empty());
+  const std::vector<double> bars = BarValues(fig);
+  ASSERT_EQ(bars.size(), 2u);
+  EXPECT_NEAR(bars[0], 15.0 / 7.0, 1e-4);  // the SVG's data-value keeps 6 significant digits
+  EXPECT_EQ(bars[1], 3);
+  EXPECT_NE(fig.find("rank 0 stream 7"), std::string::npos);
+  EXPECT_TRUE(Figure(Render(Analyze(false), "an.json"), "an-json-analyze-queue").empty());
+}
+
 TEST(Report, BadDocumentsNameTheFileAndField) {
   nlohmann::json e = Estimate();
   e["throughput"]["step_time_s"] = "fast";

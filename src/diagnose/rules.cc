@@ -20,6 +20,7 @@ const std::vector<std::unique_ptr<Rule>>& AllRules() {
     r.push_back(MakeStragglerRule());
     r.push_back(MakeExpertImbalanceRule());
     r.push_back(MakeCollectiveWrongResultsRule());
+    r.push_back(MakeMemoryFragmentationRule());
     return r;
   }();
   return rules;

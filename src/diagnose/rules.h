@@ -21,5 +21,6 @@ std::unique_ptr<Rule> MakeRecomputeUnneededRule();       // recompute_unneeded.c
 std::unique_ptr<Rule> MakeStragglerRule();               // straggler.cc
 std::unique_ptr<Rule> MakeExpertImbalanceRule();         // expert_imbalance.cc
 std::unique_ptr<Rule> MakeCollectiveWrongResultsRule();  // collective_wrong_results.cc
+std::unique_ptr<Rule> MakeMemoryFragmentationRule();     // memory_fragmentation.cc
 
 }  // namespace paratune

@@ -5,6 +5,7 @@
 // cost model's (src/diagnose/*_test.cc asserts them against EstimateStep).
 #include <cstdio>
 #include <string>
+#include <tuple>
 
 #include "cases.h"
 
@@ -44,11 +45,18 @@ std::string ExpertTokensCsv(bool hot, uint64_t seed) {
   return s;
 }
 
+// The caching allocator's totals a trace's memory events report (profile_memory=True): in each
+// step one allocation takes the allocated total from base to peak and a free takes it back.
+struct AllocatorTotals {
+  double base_bytes = 0, peak_bytes = 0, reserved_bytes = 0;  // 0: no memory events
+};
+
 // One rank of a profiled run in Kineto's layout (libkineto/src/output_json.cpp): five
 // ProfilerStep#N ranges of 20 ms, in each four GEMMs of 4 ms and two attention-side kernels of
 // 1 ms, every kernel launched by a cudaLaunchKernel on the main thread (with its ac2g flow),
-// times in µs relative to baseTimeNanoseconds.
-std::string KinetoTrace(const std::string& gemm, const std::string& attention) {
+// times in µs relative to baseTimeNanoseconds; with `memory`, each step's "[memory]" events
+// (Kineto's cpu_instant_event with the allocator's totals, torch/csrc/profiler/collection.cpp).
+std::string KinetoTrace(const std::string& gemm, const std::string& attention, const AllocatorTotals& memory = {}) {
   std::string ev;
   auto add = [&](const std::string& e) {
     if (!ev.empty()) ev += ",\n";
@@ -64,6 +72,17 @@ std::string KinetoTrace(const std::string& gemm, const std::string& attention) {
         R"J({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d", "pid": 4242, "tid": 4242, "ts": %.3f, "dur": 20000.000, "args": {"External id": %d}})J",
         s + 1, t0, s + 1);
     add(buf);
+    if (memory.reserved_bytes > 0) {
+      const double grow = memory.peak_bytes - memory.base_bytes;
+      for (const auto& [at, bytes, total] :
+           {std::tuple{t0 + 50.0, grow, memory.peak_bytes}, std::tuple{t0 + 15000.0, -grow, memory.base_bytes}}) {
+        std::snprintf(
+            buf, sizeof buf,
+            R"J({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 4242, "tid": 4242, "ts": %.3f, "args": {"Device Type": 1, "Device Id": 0, "Addr": 139926520725504, "Bytes": %.0f, "Total Allocated": %.0f, "Total Reserved": %.0f}})J",
+            at, bytes, total, memory.reserved_bytes);
+        add(buf);
+      }
+    }
     double t = t0 + 100.0;
     auto kernel = [&](const std::string& name, double dur) {
       std::snprintf(
@@ -177,6 +196,26 @@ void AddPlanCases(CaseWriter& w) {
             "kernel__5x_cublas",
             "void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, cutlass::bfloat16_t>, "
             "true, false, false, false, true, true, false>(Flash_fwd_params)J"));
+  }
+  // memory_fragmentation: the allocator reserves 82 GB of an H100's 85.5 GB for a 50 GB peak
+  // allocated (32 GB, 39% never in use at the peak, reserved at 96% of the GPU); the control
+  // reserves 55 GB for the same peak (9%).
+  const std::string bf16_gemm =
+      "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_"
+      "cublas";
+  const std::string flash =
+      "void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, cutlass::bfloat16_t>, true, "
+      "false, false, false, true, true, false>(Flash_fwd_params)J";
+  {
+    FaultCase& c = w.Add("memory_fragmentation_reserved_near_full", "memory_fragmentation", true);
+    w.Write(c, "rank0.pt.trace.json", KinetoTrace(bf16_gemm, flash, {40e9, 50e9, 82e9}));
+    c.flags = {"--gpu", "H100"};
+    c.expect.gpus = {0};
+  }
+  {
+    FaultCase& c = w.Add("memory_fragmentation_clean", "memory_fragmentation", false);
+    w.Write(c, "rank0.pt.trace.json", KinetoTrace(bf16_gemm, flash, {40e9, 50e9, 55e9}));
+    c.flags = {"--gpu", "H100"};
   }
 }
 

@@ -14,6 +14,7 @@
 //  3. Launch-bound: most launches are HTA's "short kernels" (GPU time below the launch call's CPU
 //     time, hta/analyzers/cuda_kernel_analysis.py) while the mean launch delay stays under HTA's
 //     launch-delay cutoff (kernels start as soon as they are launched: the GPU waits on the CPU)
+//     and fewer than two launches wait on the busiest stream on average (HTA's launch queue)
 //     and the GPU idles 10% or more. Loss: the idle share.
 //  4. Slower than the cost model: with a plan, a measured step 1.2x the predicted one or more
 //     (beyond the model's 16.8% p90 throughput error, docs/validation.md) while the GPU idles
@@ -54,6 +55,10 @@ constexpr double kFp32GemmShare = 0.10;
 constexpr double kShortKernelMajority = 0.5;
 constexpr double kLaunchBoundIdleShare = 0.10;
 constexpr int64_t kMinLaunches = 100;  // fewer: too small a sample
+// ... and the GPU has little queued: on its busiest stream fewer than this many launches wait on
+// average over time (HTA's queue length, analysis/queue_length.h). Two or more waiting mean the
+// CPU runs ahead of the GPU, whatever the kernels' lengths.
+constexpr double kQueuedLaunches = 2.0;
 // Slower than predicted: measured / predicted step at or above 1 + this, with the GPU busy.
 // docs/validation.md: the throughput error's p90 is 16.8% on published runs, so 20% is beyond it.
 constexpr double kSlowStepExcess = 0.20;
@@ -273,7 +278,18 @@ class SlowKernels : public Rule {
     // short. A mean delay beyond HTA's launch-delay cutoff means kernels wait in a queue behind
     // others, the CPU runs ahead, and the idle time has another cause (host syncs, the data
     // loader), so it is not launch-bound however short the kernels are.
-    const bool queued = mean_delay_s >= a.options.launch_delay_cutoff_s;
+    // HTA's launch queue of each rank's busiest stream (most points), the longest of them.
+    double queue = 0;
+    double graph_s = 0, gpu_s = 0;
+    for (const RankAnalysis& r : a.ranks) {
+      const auto busiest =
+          std::max_element(r.queue_length.begin(), r.queue_length.end(),
+                           [](const QueueLengthRow& x, const QueueLengthRow& y) { return x.count < y.count; });
+      if (busiest != r.queue_length.end()) queue = std::max(queue, busiest->time_weighted_mean);
+      graph_s += r.graphs.gpu_time_s;
+      if (r.graphs.gpu_time_share > 0) gpu_s += r.graphs.gpu_time_s / r.graphs.gpu_time_share;
+    }
+    const bool queued = mean_delay_s >= a.options.launch_delay_cutoff_s || queue >= kQueuedLaunches;
     if (!many_short || queued) return;
     Finding f = Make(Name(), idle_share, Severity::kInfo);
     f.title = fmt::format("launch-bound: {:.0f}% of {} kernels are shorter than their launch, GPU idle {:.0f}%",
@@ -284,14 +300,21 @@ class SlowKernels : public Rule {
         "delay {:.1f} us (max {:.1f} us; HTA's outlier cutoff {:.0f} us); the GPUs idle {:.1f}% of the time.",
         short_kernels, launches, mean_delay_s * 1e6, max_delay_s * 1e6, a.options.launch_delay_cutoff_s * 1e6,
         100 * idle_share);
-    f.fix =
-        "cut launches: CUDA graphs (torch.compile(mode=\"reduce-overhead\"), Megatron-LM --enable-cuda-graph), "
-        "kernel fusion (torch.compile, Transformer Engine, Apex fused optimizers), a larger micro-batch";
+    f.message += fmt::format(" On the busiest stream {:.2f} launches wait on average (HTA's launch queue).", queue);
+    const double graph_share = gpu_s > 0 ? graph_s / gpu_s : 0;
+    if (graph_share > 0)
+      f.message +=
+          fmt::format(" {:.0f}% of the GPU event time already runs from CUDA graph replays.", 100 * graph_share);
+    f.fix = std::string(graph_share > 0 ? "capture the rest of the step in CUDA graphs" : "cut launches: CUDA graphs") +
+            " (torch.compile(mode=\"reduce-overhead\"), Megatron-LM --enable-cuda-graph), kernel fusion "
+            "(torch.compile, Transformer Engine, Apex fused optimizers), a larger micro-batch";
     f.where.gpus = ranks;
     f.evidence = {{"launches", double(launches), "", "trace launch statistics"},
                   {"short kernels", double(short_kernels), "", "trace launch statistics"},
                   {"mean launch delay", mean_delay_s, "s", "trace launch statistics"},
-                  {"GPU idle share", idle_share, "fraction", "trace temporal breakdown"}};
+                  {"GPU idle share", idle_share, "fraction", "trace temporal breakdown"},
+                  {"launch queue on the busiest stream (time-weighted mean)", queue, "", "trace launch queue"},
+                  {"GPU event time from CUDA graphs", graph_share, "fraction", "trace CUDA graph launches"}};
     out->push_back(std::move(f));
   }
 

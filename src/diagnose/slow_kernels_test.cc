@@ -134,6 +134,9 @@ TEST(SlowKernels, LaunchBound) {
   EXPECT_NEAR(f[0].loss_fraction, r.temporal.idle_s / r.temporal.window_s, 1e-12);
   EXPECT_GT(f[0].loss_fraction, 0.8);
   EXPECT_CONTAINS(f[0].fix, "CUDA graphs");
+  // Each kernel starts 15 us after its launch call starts, 20 us after the previous kernel: the
+  // queue holds one launch for 15 of every 20 us; over n kernels 15n / (20n - 5) = 0.75.
+  EXPECT_CONTAINS(f[0].message, "On the busiest stream 0.75 launches wait on average");
 }
 
 TEST(SlowKernels, ShortKernelsThatQueueAreNotLaunchBound) {

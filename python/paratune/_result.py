@@ -278,6 +278,13 @@ class Analysis(_Table):
         ``time_weighted_mean`` (``ranks[].queue_length``)."""
         return self._per_rank("queue_length")
 
+    def memory_bandwidth(self):
+        """HTA's ``get_memory_bw_summary()``: per rank and kind of copy (``Memcpy HtoD``, ...,
+        ``Memset``) the GB/s in flight while any copy runs: ``count``, ``mean_gbps``,
+        ``stddev_gbps``, ``min_gbps``, ``p25_gbps``, ``p50_gbps``, ``p75_gbps``, ``max_gbps``
+        (``ranks[].memory_bandwidth``)."""
+        return self._per_rank("memory_bandwidth")
+
     def memory(self):
         """GPU memory over time from the profiler's memory events (``ranks[].memory.samples``): one
         row per sample, ``rank``, ``t_s``, ``allocated_bytes``, ``reserved_bytes`` (-1: unknown).

@@ -282,3 +282,6 @@ def test_queue_length_frame():
     assert len(q) == 6
     assert (q["min"] >= 0).all()
     assert q.loc[7, "max"] == 946 and q.loc[7, "count"] == 9680
+    bw = a.memory_bandwidth()
+    assert list(bw["kind"]) == ["Memcpy DtoD", "Memcpy DtoH", "Memcpy HtoD", "Memset"]  # HTA's test: 4 kinds
+    assert bw["count"].tolist() == [912, 24, 64, 200]

@@ -242,6 +242,19 @@ void QueueLengthFields(T& q, V& v) {
 }
 
 template <class T, class V>
+void MemoryBandwidthFields(T& m, V& v) {
+  v("kind", m.kind);
+  v("count", m.count);
+  v("mean_gbps", m.mean_gbps);
+  v("stddev_gbps", m.stddev_gbps);
+  v("min_gbps", m.min_gbps);
+  v("p25_gbps", m.p25_gbps);
+  v("p50_gbps", m.p50_gbps);
+  v("p75_gbps", m.p75_gbps);
+  v("max_gbps", m.max_gbps);
+}
+
+template <class T, class V>
 void RankFields(T& r, V& v) {
   RankFigureFields(r, v);
   v.List(
@@ -260,6 +273,8 @@ void RankFields(T& r, V& v) {
       "graphs", r.graphs, [](auto& x, auto& w) { GraphFields(x, w); }, kLater);
   v.List(
       "queue_length", r.queue_length, [](auto& x, auto& w) { QueueLengthFields(x, w); }, kLater);
+  v.List(
+      "memory_bandwidth", r.memory_bandwidth, [](auto& x, auto& w) { MemoryBandwidthFields(x, w); }, kLater);
 }
 
 template <class T, class V>

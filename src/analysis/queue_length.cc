@@ -19,14 +19,15 @@ bool IsHtaLaunchCall(std::string_view name) {
 
 namespace {
 
-struct Point {
+struct QueuePoint {
   int64_t ts = 0;
   int delta = 0;  // +1 launch, -1 start
 };
 
-QueueLengthRow Summarize(int64_t stream, std::vector<Point> points) {
-  std::stable_sort(points.begin(), points.end(),
-                   [](const Point& a, const Point& b) { return a.ts != b.ts ? a.ts < b.ts : a.delta > b.delta; });
+QueueLengthRow SummarizeQueue(int64_t stream, std::vector<QueuePoint> points) {
+  std::stable_sort(points.begin(), points.end(), [](const QueuePoint& a, const QueuePoint& b) {
+    return a.ts != b.ts ? a.ts < b.ts : a.delta > b.delta;
+  });
   std::vector<double> values;
   values.reserve(points.size());
   int64_t q = 0;
@@ -66,7 +67,7 @@ std::vector<QueueLengthRow> QueueLengthSummary(const RankRows& rows) {
     if (!rows.GpuSide(e) && e.correlation >= 0 && IsHtaLaunchCall(rows.trace->Name(e)))
       launch_at.Set(e.correlation, r.ts);
   }
-  std::map<int64_t, std::vector<Point>> by_stream;
+  std::map<int64_t, std::vector<QueuePoint>> by_stream;
   for (const Row& r : rows.gpu) {
     const TraceEvent& e = rows.Event(r);
     const int64_t at = launch_at.Get(e.correlation);
@@ -76,7 +77,7 @@ std::vector<QueueLengthRow> QueueLengthSummary(const RankRows& rows) {
     points.push_back({r.ts, -1});
   }
   std::vector<QueueLengthRow> out;
-  for (auto& [stream, points] : by_stream) out.push_back(Summarize(stream, std::move(points)));
+  for (auto& [stream, points] : by_stream) out.push_back(SummarizeQueue(stream, std::move(points)));
   return out;
 }
 

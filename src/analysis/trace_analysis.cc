@@ -117,6 +117,7 @@ RankAnalysis AnalyzeRank(const RankTrace& t, bool filter_last_step, const Analys
   IterationBreakdown it = Iterations(rr);
   ra.graphs = GraphLaunches(rr, it.gpu_row_steps);
   ra.queue_length = QueueLengthSummary(rr);
+  ra.memory_bandwidth = MemoryBandwidthSummary(rr);
   ra.iterations = std::move(it.iterations);
   ra.step_time = it.step_time;
   ra.dataloader_share = it.dataloader_share;

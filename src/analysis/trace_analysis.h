@@ -24,6 +24,7 @@
 #include "analysis/kernel_class.h"
 #include "analysis/kernels.h"
 #include "analysis/launches.h"
+#include "analysis/memory_bandwidth.h"
 #include "analysis/memory_timeline.h"
 #include "analysis/queue_length.h"
 #include "analysis/stragglers.h"
@@ -75,9 +76,10 @@ struct RankAnalysis {
   SummaryStats step_time;       // over iterations' cpu_step_s
   double dataloader_share = 0;  // sum dataloader_s / sum cpu_step_s
   std::vector<CollectiveStats> collectives;
-  std::optional<MemoryTimeline> memory;      // with the profiler's memory events (profile_memory=True)
-  GraphLaunchStats graphs;                   // the GPU work run through CUDA graphs
-  std::vector<QueueLengthRow> queue_length;  // HTA's launch queue per stream
+  std::optional<MemoryTimeline> memory;              // with the profiler's memory events (profile_memory=True)
+  GraphLaunchStats graphs;                           // the GPU work run through CUDA graphs
+  std::vector<QueueLengthRow> queue_length;          // HTA's launch queue per stream
+  std::vector<MemoryBandwidthRow> memory_bandwidth;  // HTA's memcpy/memset bandwidth per kind
   TraceWarnings warnings;
   std::vector<uint32_t> analysed_events;      // indices into RankTrace::events of the GPU event set
   std::vector<int64_t> analysed_event_steps;  // parallel: the ProfilerStep#N each was launched in, or -1

@@ -241,6 +241,13 @@ std::string RankTimes(const RankAnalysis* r) {
       out += fmt::format("    {:>8} {:>8} {:>8.2f} {:>8.1f} {:>8.0f} {:>14.2f}\n", q.stream, q.count, q.mean, q.p50,
                          q.max, q.time_weighted_mean);
   }
+  if (!r->memory_bandwidth.empty()) {
+    out += "  Memory copies in flight (HTA: GB/s summed over concurrent copies, while any runs)\n";
+    out += fmt::format("    {:<16} {:>8} {:>10} {:>10} {:>10}\n", "kind", "points", "mean GB/s", "median", "max");
+    for (const MemoryBandwidthRow& m : r->memory_bandwidth)
+      out += fmt::format("    {:<16} {:>8} {:>10.3f} {:>10.3f} {:>10.3f}\n", m.kind, m.count, m.mean_gbps, m.p50_gbps,
+                         m.max_gbps);
+  }
   const GraphLaunchStats& g = r->graphs;
   if (g.launches > 0)
     out += fmt::format(

@@ -220,6 +220,30 @@ std::string AnalyzeQueueChart(const std::string& id, const TraceAnalysis& a) {
   return c.categories.empty() ? "" : RenderBarChart(c);
 }
 
+// HTA's memory-copy bandwidth per kind (analysis/memory_bandwidth.h): per rank and kind the mean
+// and the most GB/s in flight, when any rank has copies with a bandwidth; else "".
+std::string AnalyzeCopyBandwidthChart(const std::string& id, const TraceAnalysis& a) {
+  constexpr size_t kShown = 24;
+  BarChartData c;
+  c.spec = {id + "-copies",
+            "Memory copy bandwidth",
+            "GB/s of the memory copies and sets in flight on each rank, by kind: the mean while any runs and the "
+            "most at once (CUPTI's bandwidth per copy, summed over concurrent copies).",
+            "rank and kind",
+            "bandwidth",
+            "",
+            "GB/s"};
+  c.series = {{"mean", {}}, {"max", {}}};
+  for (const RankAnalysis& r : a.ranks)
+    for (const MemoryBandwidthRow& m : r.memory_bandwidth) {
+      if (c.categories.size() >= kShown) break;
+      c.categories.push_back(fmt::format("rank {} {}", r.rank, m.kind));
+      c.series[0].values.push_back(m.mean_gbps);
+      c.series[1].values.push_back(m.max_gbps);
+    }
+  return c.categories.empty() ? "" : RenderBarChart(c);
+}
+
 // GPU memory over time from the profiler's memory events (analysis/memory_timeline.h): the
 // allocated series of each rank that has one (the first 8), the reserved series of the first,
 // its peak marked, and the cost model's predicted peak as a flat line when the analysis had a
@@ -277,6 +301,7 @@ std::string RenderAnalyzeSection(const ReportInput& in) {
   html += AnalyzePredictionChart(id, d.prediction);
   html += AnalyzeGraphChart(id, a);
   html += AnalyzeQueueChart(id, a);
+  html += AnalyzeCopyBandwidthChart(id, a);
   html += AnalyzeMemoryChart(id, a, d.prediction);
   html += AnalyzeStragglerTable(a.stragglers);
   html += AnalyzeDiffChart(id, d.diff);

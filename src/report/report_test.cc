@@ -336,6 +336,24 @@ TEST(Report, AnalyzeLaunchQueue) {
   EXPECT_TRUE(Figure(Render(Analyze(false), "an.json"), "an-json-analyze-queue").empty());
 }
 
+// HTA's memory-copy bandwidth: per rank and kind the mean and the most GB/s in flight.
+TEST(Report, AnalyzeCopyBandwidth) {
+  TraceAnalysis a;
+  RankAnalysis ra;
+  MemoryBandwidthRow m;
+  m.kind = "Memcpy HtoD";
+  m.count = 3;
+  m.mean_gbps = 20;
+  m.max_gbps = 30;
+  ra.memory_bandwidth = {m};
+  a.ranks.push_back(ra);
+  const std::string fig = Figure(Render(AnalysisJson(a), "an.json"), "an-json-analyze-copies");
+  ASSERT_FALSE(fig.empty());
+  EXPECT_EQ(BarValues(fig), (std::vector<double>{20, 30}));
+  EXPECT_NE(fig.find("rank 0 Memcpy HtoD"), std::string::npos);
+  EXPECT_TRUE(Figure(Render(Analyze(false), "an.json"), "an-json-analyze-copies").empty());
+}
+
 TEST(Report, BadDocumentsNameTheFileAndField) {
   nlohmann::json e = Estimate();
   e["throughput"]["step_time_s"] = "fast";

@@ -866,7 +866,8 @@ class KinetoReader {
     CollectiveArgs coll;
     bool has_coll = false;
     int64_t device = -1;
-    MemoryEvent memory;  // the args of a "[memory]" event
+    double bandwidth_gbps = -1;  // "memory bandwidth (GB/s)" of a memcpy or memset; -1: absent
+    MemoryEvent memory;          // the args of a "[memory]" event
     bool has_memory = false;
     const char* bad_field = nullptr;  // the first unusable numeric field, and what is wrong with it
     std::string bad_what;
@@ -990,9 +991,26 @@ class KinetoReader {
       case 'D':
         ReadMemoryArg(x, a);
         break;
+      case 'm':
+        if (k.unsafe_is_equal("memory bandwidth (GB/s)")) ReadBandwidth(x, a.value());
+        break;
       default:
         break;
     }
+  }
+
+  // A memcpy's or memset's "memory bandwidth (GB/s)": a finite number from 0 to 1e9 (1 EB/s).
+  void ReadBandwidth(EventFields& x, od::value v) {
+    od::json_type t;
+    if (v.type().get(t) || t != od::json_type::number)
+      return MarkBad(x, "args.memory bandwidth (GB/s)", v.raw_json_token(), "is not a number");
+    const std::string_view raw = TrimRight(v.raw_json_token());
+    double gbps = 0;
+    const NumberParse st = ParseNumber(raw, &gbps);
+    if (st == NumberParse::kOk && gbps >= 0 && gbps <= 1e9)
+      x.bandwidth_gbps = gbps;
+    else
+      MarkBad(x, "args.memory bandwidth (GB/s)", raw, st == NumberParse::kOk ? "is out of range" : "is not a number");
   }
 
   // The args of a "[memory]" event ("Bytes", "Total Allocated", "Total Reserved", "Device Type",
@@ -1162,6 +1180,8 @@ class KinetoReader {
       trace_.collectives.push_back(std::move(x.coll));
     }
     if (x.device >= 0 && first_device_ < 0 && (ev.kind == EventKind::kKernel)) first_device_ = x.device;
+    if (x.bandwidth_gbps >= 0 && trace_.events.size() < std::numeric_limits<uint32_t>::max())
+      trace_.memory_bandwidth_gbps.emplace_back(static_cast<uint32_t>(trace_.events.size()), x.bandwidth_gbps);
     trace_.events.push_back(ev);
   }
 

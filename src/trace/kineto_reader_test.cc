@@ -113,6 +113,26 @@ TEST(KinetoReader, ReadsMemoryEventsOfBothLayouts) {
   EXPECT_CONTAINS(t.warnings.first_bad_value, "args.Bytes");
 }
 
+// CUPTI's "memory bandwidth (GB/s)" of a memcpy or memset is kept beside the event; a value
+// that is not a number skips the event as a bad number.
+TEST(KinetoReader, ReadsTheMemoryBandwidthOfCopies) {
+  const std::string json = R"J({"traceEvents": [
+    {"ph": "X", "cat": "gpu_memset", "name": "Memset (Device)", "pid": 1, "tid": 7, "ts": 10, "dur": 2,
+     "args": {"External id": 869004, "device": 0, "context": 1, "stream": 7, "correlation": 869004, "bytes": 1408,
+     "memory bandwidth (GB/s)": 0.7333333333333333}},
+    {"ph": "X", "cat": "kernel", "name": "k", "ts": 12, "dur": 2, "args": {"stream": 7}},
+    {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pinned -> Device)", "ts": 20, "dur": 3,
+     "args": {"stream": 7, "memory bandwidth (GB/s)": "fast"}}
+  ]})J";
+  const RankTrace t = ParseKinetoTrace(json, "bw.json");
+  ASSERT_EQ(t.events.size(), 2u);
+  ASSERT_EQ(t.memory_bandwidth_gbps.size(), 1u);
+  EXPECT_EQ(t.memory_bandwidth_gbps[0].first, 0u);
+  EXPECT_DOUBLE_EQ(t.memory_bandwidth_gbps[0].second, 0.7333333333333333);
+  EXPECT_EQ(t.warnings.bad_number, 1);
+  EXPECT_CONTAINS(t.warnings.first_bad_value, "args.memory bandwidth (GB/s)");
+}
+
 TEST(KinetoReader, ReadsTheJsonArrayFormat) {
   const RankTrace t = ParseKinetoTrace(
       R"([{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2, "args": {"stream": "7"}}])", "a.json");

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace paratune {
@@ -101,8 +102,11 @@ struct RankTrace {
   std::vector<CollectiveArgs> collectives;
   std::vector<TraceEvent> events;   // complete events with a duration, file order
   std::vector<MemoryEvent> memory;  // "[memory]" instant events, file order (Kineto only)
-  int64_t skipped_events = 0;       // instant, flow, metadata and counter events, "Trace" spans
-  int64_t bytes_read = 0;           // uncompressed bytes parsed
+  // The "memory bandwidth (GB/s)" CUPTI reports for a memcpy or memset (Kineto args), as
+  // (index into events, GB/s), in event order; events without it are absent.
+  std::vector<std::pair<uint32_t, double>> memory_bandwidth_gbps;
+  int64_t skipped_events = 0;  // instant, flow, metadata and counter events, "Trace" spans
+  int64_t bytes_read = 0;      // uncompressed bytes parsed
   TraceWarnings warnings;
 
   const std::string& Name(const TraceEvent& e) const { return names[e.name]; }

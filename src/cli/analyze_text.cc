@@ -212,27 +212,9 @@ std::string RankKernels(const RankAnalysis* r, const TraceAnalysis& a) {
   return out;
 }
 
-// One rank's idle time per stream, launches, iterations and input warnings.
-std::string RankTimes(const RankAnalysis* r) {
+// HTA's launch queue and memory-copy bandwidth, and the CUDA graph replays, of one rank.
+std::string RankCounters(const RankAnalysis* r) {
   std::string out;
-  out += "  Idle time per stream (HTA: host_wait = waiting for the CPU to launch, kernel_wait = gaps < 30 us)\n";
-  out += fmt::format("    {:>8} {:>14} {:>14} {:>14}\n", "stream", "host_wait ms", "kernel_wait ms", "other ms");
-  for (size_t i = 0; i < r->idle.size();) {
-    const int64_t stream = r->idle[i].stream;
-    double v[3] = {0, 0, 0};
-    for (; i < r->idle.size() && r->idle[i].stream == stream; ++i) {
-      const int c = r->idle[i].category == "host_wait" ? 0 : r->idle[i].category == "kernel_wait" ? 1 : 2;
-      v[c] = r->idle[i].idle_s;
-    }
-    out += fmt::format("    {:>8} {:>14} {:>14} {:>14}\n", stream, Ms(v[0]), Ms(v[1]), Ms(v[2]));
-  }
-  const LaunchStats& l = r->launch;
-  out += fmt::format(
-      "  CUDA launches: {} matched; mean launch delay {:.1f} us (max {:.1f}); {} short kernels (GPU time < launch time "
-      "<= 50 us), "
-      "{} launches > 50 us, {} delays > 100 us\n",
-      l.launches, l.mean_launch_delay_s * 1e6, l.max_launch_delay_s * 1e6, l.short_kernels, l.runtime_outliers,
-      l.launch_delay_outliers);
   if (!r->queue_length.empty()) {
     out += "  Launch queue per stream (HTA: launched, not yet started; over the series' points)\n";
     out += fmt::format("    {:>8} {:>8} {:>8} {:>8} {:>8} {:>14}\n", "stream", "points", "mean", "median", "max",
@@ -255,6 +237,30 @@ std::string RankTimes(const RankAnalysis* r) {
         "on the GPU, its launch {:.1f} us on the CPU\n",
         g.launches, g.gpu_events, 100 * g.gpu_time_share, g.mean_replay_span_s * 1e6,
         g.cpu_launch_s * 1e6 / static_cast<double>(g.launches));
+  return out;
+}
+
+// One rank's idle time per stream, launches, iterations and input warnings.
+std::string RankTimes(const RankAnalysis* r) {
+  std::string out;
+  out += "  Idle time per stream (HTA: host_wait = waiting for the CPU to launch, kernel_wait = gaps < 30 us)\n";
+  out += fmt::format("    {:>8} {:>14} {:>14} {:>14}\n", "stream", "host_wait ms", "kernel_wait ms", "other ms");
+  for (size_t i = 0; i < r->idle.size();) {
+    const int64_t stream = r->idle[i].stream;
+    double v[3] = {0, 0, 0};
+    for (; i < r->idle.size() && r->idle[i].stream == stream; ++i) {
+      const int c = r->idle[i].category == "host_wait" ? 0 : r->idle[i].category == "kernel_wait" ? 1 : 2;
+      v[c] = r->idle[i].idle_s;
+    }
+    out += fmt::format("    {:>8} {:>14} {:>14} {:>14}\n", stream, Ms(v[0]), Ms(v[1]), Ms(v[2]));
+  }
+  const LaunchStats& l = r->launch;
+  out += fmt::format(
+      "  CUDA launches: {} matched; mean launch delay {:.1f} us (max {:.1f}); {} short kernels (GPU time < launch time "
+      "<= 50 us), "
+      "{} launches > 50 us, {} delays > 100 us\n",
+      l.launches, l.mean_launch_delay_s * 1e6, l.max_launch_delay_s * 1e6, l.short_kernels, l.runtime_outliers,
+      l.launch_delay_outliers);
   if (!r->iterations.empty()) {
     out += fmt::format("  Step time: mean {} ms, median {} ms, min {} ms, max {} ms, CV {:.1f} %\n",
                        Ms(r->step_time.mean), Ms(r->step_time.median), Ms(r->step_time.min), Ms(r->step_time.max),
@@ -345,7 +351,7 @@ std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o
   for (const RankAnalysis& x : a.ranks)
     if (x.rank == o.detail_rank) r = &x;
   std::string out = Header(a, o) + RankOverview(a) + AcrossRanks(a) + Stragglers(a) + RankKernels(r, a) + RankTimes(r) +
-                    RankMemory(r);
+                    RankCounters(r) + RankMemory(r);
   if (o.prediction) out += Prediction(o);
   return out;
 }

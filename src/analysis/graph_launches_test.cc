@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "analysis/test_events.h"
 #include "analysis/trace_analysis.h"
 #include "trace/kineto_reader.h"
 #include "util/test_util.h"
@@ -9,28 +10,20 @@
 namespace paratune {
 namespace {
 
-TraceEvent GraphEv(uint32_t name, EventKind kind, int64_t ts_us, int64_t dur_us, int64_t stream, int64_t corr) {
-  TraceEvent e;
-  e.name = name;
-  e.kind = kind;
-  e.ts_ns = ts_us * 1000;
-  e.dur_ns = dur_us * 1000;
-  e.stream = stream;
-  e.correlation = corr;
-  return e;
-}
-
 // By hand: two steps (the last dropped by HTA's filter); in step 1 a graph launch (corr 5) whose
 // three events run 10 + 20 + 5 us over [110, 160], and a plain kernel (corr 6, 15 us) beside it.
 TEST(GraphLaunches, EventsAreAttributedToTheirLaunchAndStep) {
   RankTrace t;
   t.rank = 0;
   t.names = {"ProfilerStep#1", "ProfilerStep#2", "cudaGraphLaunch", "cudaLaunchKernel", "gemm", "copy", "add"};
-  t.events = {
-      GraphEv(0, EventKind::kUserAnnotation, 0, 100, -1, -1), GraphEv(1, EventKind::kUserAnnotation, 100, 100, -1, -1),
-      GraphEv(2, EventKind::kRuntime, 10, 7, -1, 5),          GraphEv(3, EventKind::kRuntime, 20, 3, -1, 6),
-      GraphEv(4, EventKind::kKernel, 110, 10, 7, 5),          GraphEv(5, EventKind::kMemcpy, 125, 20, 7, 5),
-      GraphEv(6, EventKind::kKernel, 155, 5, 7, 5),           GraphEv(4, EventKind::kKernel, 170, 15, 7, 6)};
+  t.events = {test_events::At(0, EventKind::kUserAnnotation, 0, 100, -1, -1),
+              test_events::At(1, EventKind::kUserAnnotation, 100, 100, -1, -1),
+              test_events::At(2, EventKind::kRuntime, 10, 7, -1, 5),
+              test_events::At(3, EventKind::kRuntime, 20, 3, -1, 6),
+              test_events::At(4, EventKind::kKernel, 110, 10, 7, 5),
+              test_events::At(5, EventKind::kMemcpy, 125, 20, 7, 5),
+              test_events::At(6, EventKind::kKernel, 155, 5, 7, 5),
+              test_events::At(4, EventKind::kKernel, 170, 15, 7, 6)};
   const TraceAnalysis a = AnalyzeTraces({t});
   const GraphLaunchStats& g = a.ranks[0].graphs;
   EXPECT_EQ(g.launches, 1);

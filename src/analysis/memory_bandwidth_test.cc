@@ -2,23 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include "analysis/test_events.h"
 #include "analysis/trace_analysis.h"
 #include "trace/kineto_reader.h"
 #include "util/test_util.h"
 
 namespace paratune {
 namespace {
-
-TraceEvent CopyEv(uint32_t name, EventKind kind, int64_t ts_us, int64_t dur_us, int64_t stream, int64_t corr) {
-  TraceEvent e;
-  e.name = name;
-  e.kind = kind;
-  e.ts_ns = ts_us * 1000;
-  e.dur_ns = dur_us * 1000;
-  e.stream = stream;
-  e.correlation = corr;
-  return e;
-}
 
 // By hand: two HtoD copies overlapping on two streams, 10 and 20 GB/s: [0, 10) and [5, 15) us,
 // so the sum is 10, 30, 20, 0: points above zero 10, 30, 20 (mean 20, sample std 10). A memset of
@@ -29,16 +19,16 @@ TEST(MemoryBandwidth, HtasSeriesPerKind) {
   t.names = {"ProfilerStep#1",  "ProfilerStep#2",
              "cudaMemcpyAsync", "Memcpy HtoD (Pinned -> Device)",
              "Memset (Device)", "Memcpy DtoD (Device -> Device)"};
-  t.events = {CopyEv(0, EventKind::kUserAnnotation, 0, 100, -1, -1),
-              CopyEv(1, EventKind::kUserAnnotation, 100, 10, -1, -1),
-              CopyEv(2, EventKind::kRuntime, 0, 1, -1, 1),
-              CopyEv(2, EventKind::kRuntime, 1, 1, -1, 2),
-              CopyEv(2, EventKind::kRuntime, 2, 1, -1, 3),
-              CopyEv(2, EventKind::kRuntime, 3, 1, -1, 4),
-              CopyEv(3, EventKind::kMemcpy, 10, 10, 7, 1),
-              CopyEv(3, EventKind::kMemcpy, 15, 10, 8, 2),
-              CopyEv(4, EventKind::kMemset, 30, 0, 7, 3),
-              CopyEv(5, EventKind::kMemcpy, 40, 5, 7, 4)};
+  t.events = {test_events::At(0, EventKind::kUserAnnotation, 0, 100, -1, -1),
+              test_events::At(1, EventKind::kUserAnnotation, 100, 10, -1, -1),
+              test_events::At(2, EventKind::kRuntime, 0, 1, -1, 1),
+              test_events::At(2, EventKind::kRuntime, 1, 1, -1, 2),
+              test_events::At(2, EventKind::kRuntime, 2, 1, -1, 3),
+              test_events::At(2, EventKind::kRuntime, 3, 1, -1, 4),
+              test_events::At(3, EventKind::kMemcpy, 10, 10, 7, 1),
+              test_events::At(3, EventKind::kMemcpy, 15, 10, 8, 2),
+              test_events::At(4, EventKind::kMemset, 30, 0, 7, 3),
+              test_events::At(5, EventKind::kMemcpy, 40, 5, 7, 4)};
   t.memory_bandwidth_gbps = {{6, 10.0}, {7, 20.0}, {8, 0.5}};
   const TraceAnalysis a = AnalyzeTraces({t});
   const auto& m = a.ranks[0].memory_bandwidth;

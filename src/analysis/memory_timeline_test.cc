@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "analysis/test_events.h"
 #include "trace/kineto_reader.h"
 #include "util/test_util.h"
 
@@ -12,23 +13,15 @@ MemoryEvent Mem(int64_t ts_us, int64_t bytes, int64_t allocated, int64_t reserve
   return {ts_us * 1000, bytes, allocated, reserved, 1, device};
 }
 
-TraceEvent Op(uint32_t name, EventKind kind, int64_t ts_us, int64_t dur_us) {
-  TraceEvent e;
-  e.name = name;
-  e.kind = kind;
-  e.ts_ns = ts_us * 1000;
-  e.dur_ns = dur_us * 1000;
-  return e;
-}
-
 // By hand: two steps; the peak of step 1 is 300 during forward > aten::mm, of step 2 250 during
 // backward; the CPU's events and another GPU's are left out.
 TEST(MemoryTimeline, PeaksPerStepAndWhereTheyHappen) {
   RankTrace t;
   t.names = {"ProfilerStep#1", "ProfilerStep#2", "forward", "aten::mm", "backward"};
-  t.events = {Op(0, EventKind::kUserAnnotation, 0, 100), Op(1, EventKind::kUserAnnotation, 100, 100),
-              Op(2, EventKind::kUserAnnotation, 10, 50), Op(3, EventKind::kCpuOp, 20, 10),
-              Op(4, EventKind::kUserAnnotation, 110, 80)};
+  t.events = {test_events::At(0, EventKind::kUserAnnotation, 0, 100),
+              test_events::At(1, EventKind::kUserAnnotation, 100, 100),
+              test_events::At(2, EventKind::kUserAnnotation, 10, 50), test_events::At(3, EventKind::kCpuOp, 20, 10),
+              test_events::At(4, EventKind::kUserAnnotation, 110, 80)};
   t.memory = {Mem(5, 100, 100, 512),
               Mem(25, 200, 300, 512),
               Mem(70, -200, 100, 512),

@@ -2,23 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include "analysis/test_events.h"
 #include "analysis/trace_analysis.h"
 #include "trace/kineto_reader.h"
 #include "util/test_util.h"
 
 namespace paratune {
 namespace {
-
-TraceEvent QueueEv(uint32_t name, EventKind kind, int64_t ts_us, int64_t dur_us, int64_t stream, int64_t corr) {
-  TraceEvent e;
-  e.name = name;
-  e.kind = kind;
-  e.ts_ns = ts_us * 1000;
-  e.dur_ns = dur_us * 1000;
-  e.stream = stream;
-  e.correlation = corr;
-  return e;
-}
 
 // By hand, stream 7: launches at 0, 1, 2 us, their kernels start at 5, 6, 7: the series is
 // 1, 2, 3, 2, 1, 0 (mean 1.5, sample std 1.0488, quartiles 1, 1.5, 2), held 1 us each except
@@ -28,16 +18,16 @@ TEST(QueueLength, HtasSeriesAndItsSummary) {
   RankTrace t;
   t.rank = 0;
   t.names = {"ProfilerStep#1", "ProfilerStep#2", "cudaLaunchKernel", "k", "cudaGraphLaunch"};
-  t.events = {QueueEv(0, EventKind::kUserAnnotation, 0, 50, -1, -1),
-              QueueEv(1, EventKind::kUserAnnotation, 50, 10, -1, -1),
-              QueueEv(2, EventKind::kRuntime, 0, 1, -1, 1),
-              QueueEv(2, EventKind::kRuntime, 1, 1, -1, 2),
-              QueueEv(2, EventKind::kRuntime, 2, 1, -1, 3),
-              QueueEv(3, EventKind::kKernel, 5, 1, 7, 1),
-              QueueEv(3, EventKind::kKernel, 6, 1, 7, 2),
-              QueueEv(3, EventKind::kKernel, 7, 1, 7, 3),
-              QueueEv(4, EventKind::kRuntime, 3, 1, -1, 4),
-              QueueEv(3, EventKind::kKernel, 8, 1, 9, 4)};
+  t.events = {test_events::At(0, EventKind::kUserAnnotation, 0, 50, -1, -1),
+              test_events::At(1, EventKind::kUserAnnotation, 50, 10, -1, -1),
+              test_events::At(2, EventKind::kRuntime, 0, 1, -1, 1),
+              test_events::At(2, EventKind::kRuntime, 1, 1, -1, 2),
+              test_events::At(2, EventKind::kRuntime, 2, 1, -1, 3),
+              test_events::At(3, EventKind::kKernel, 5, 1, 7, 1),
+              test_events::At(3, EventKind::kKernel, 6, 1, 7, 2),
+              test_events::At(3, EventKind::kKernel, 7, 1, 7, 3),
+              test_events::At(4, EventKind::kRuntime, 3, 1, -1, 4),
+              test_events::At(3, EventKind::kKernel, 8, 1, 9, 4)};
   const TraceAnalysis a = AnalyzeTraces({t});
   const auto& q = a.ranks[0].queue_length;
   ASSERT_EQ(q.size(), 1u);

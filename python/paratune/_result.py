@@ -248,7 +248,7 @@ class Analysis(_Table):
     def _per_rank(self, field):
         rows = []
         for r in self._data["ranks"]:
-            for item in r[field]:
+            for item in r.get(field, ()):  # a list that joined the schema later: absent from older documents
                 rows.append({"rank": r["rank"], **_scalars(item)})
         return _pandas().DataFrame(rows)
 

@@ -285,3 +285,15 @@ def test_queue_length_frame():
     bw = a.memory_bandwidth()
     assert list(bw["kind"]) == ["Memcpy DtoD", "Memcpy DtoH", "Memcpy HtoD", "Memset"]  # HTA's test: 4 kinds
     assert bw["count"].tolist() == [912, 24, 64, 200]
+
+
+# A document written before queue_length and memory_bandwidth joined the schema (from the run
+# registry, say): their frames are empty, not a KeyError.
+def test_older_documents_have_empty_new_frames():
+    a = paratune.analyze(SOURCE_DIR / "testdata" / "traces" / "hta" / "trace_compare" / "base")
+    doc = a.to_dict()
+    for r in doc["ranks"]:
+        del r["queue_length"], r["memory_bandwidth"]
+    old = paratune.Analysis(doc)
+    assert old.queue_length().empty and old.memory_bandwidth().empty
+    assert not a.queue_length().empty

@@ -24,6 +24,7 @@ GraphLaunchStats GraphLaunches(const RankRows& rows, const std::vector<int64_t>&
   if (launch_rows.empty()) return out;
   struct Replay {
     int64_t events = 0, first = 0, last = 0, step = -1;
+    double gpu_s = 0;
   };
   std::vector<Replay> replays(launch_rows.size());
   double all_gpu_s = 0;
@@ -38,6 +39,7 @@ GraphLaunchStats GraphLaunches(const RankRows& rows, const std::vector<int64_t>&
     p.last = p.events ? std::max(p.last, r.end) : r.end;
     p.step = i < gpu_row_steps.size() ? gpu_row_steps[i] : -1;
     ++p.events;
+    p.gpu_s += dur_s;
     out.gpu_time_s += dur_s;
   }
   std::map<int64_t, GraphStepStats> by_step;
@@ -53,12 +55,7 @@ GraphLaunchStats GraphLaunches(const RankRows& rows, const std::vector<int64_t>&
     s.step = p.step;
     ++s.launches;
     s.gpu_events += p.events;
-  }
-  for (size_t i = 0; i < rows.gpu.size(); ++i) {
-    const int64_t l = launch_of.Get(rows.Event(rows.gpu[i]).correlation);
-    if (l == CorrelationMap::kAbsent) continue;
-    by_step[replays[static_cast<size_t>(l)].step].gpu_time_s +=
-        static_cast<double>(rows.gpu[i].end - rows.gpu[i].ts) * kNsToS;
+    s.gpu_time_s += p.gpu_s;
   }
   if (out.launches > 0) out.mean_replay_span_s = span_s / static_cast<double>(out.launches);
   out.gpu_time_share = all_gpu_s > 0 ? out.gpu_time_s / all_gpu_s : 0;

@@ -51,18 +51,19 @@ MemoryBandwidthRow SummarizeBandwidth(const std::string& kind, std::vector<Bandw
 
 std::vector<MemoryBandwidthRow> MemoryBandwidthSummary(const RankRows& rows) {
   const RankTrace& t = *rows.trace;
-  // event index -> GB/s (both in event order).
-  std::vector<double> gbps_of;
-  if (!t.memory_bandwidth_gbps.empty()) {
-    gbps_of.assign(t.events.size(), 0.0);
-    for (const auto& [index, gbps] : t.memory_bandwidth_gbps)
-      if (index < gbps_of.size()) gbps_of[index] = gbps;
-  }
+  // A copy's GB/s: memory_bandwidth_gbps is in event order, so a binary search finds it (0 where
+  // absent, HTA's default); no per-event array on the hot path.
+  const auto& bw = t.memory_bandwidth_gbps;
+  auto gbps_of = [&](uint32_t index) {
+    const auto it = std::lower_bound(bw.begin(), bw.end(), index,
+                                     [](const std::pair<uint32_t, double>& e, uint32_t i) { return e.first < i; });
+    return it != bw.end() && it->first == index ? it->second : 0.0;
+  };
   std::map<std::string, std::vector<BandwidthPoint>> by_kind;
   for (size_t i = 0; i < rows.gpu.size(); ++i) {
     if (rows.gpu_types[i] != HtaKernelType::kMemory) continue;
     const Row& r = rows.gpu[i];
-    const double gbps = gbps_of.empty() ? 0.0 : gbps_of[r.index];
+    const double gbps = gbps_of(r.index);
     auto& points = by_kind[MemoryKernelKind(t.Name(rows.Event(r)))];
     points.push_back({r.ts, gbps});
     points.push_back({r.end > r.ts ? r.end : r.ts + 1000, -gbps});

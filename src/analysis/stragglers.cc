@@ -22,46 +22,8 @@ constexpr double kCausedWaitShare = 0.05;
 constexpr double kRobustZ = 3.5;  // Iglewicz & Hoaglin 1993
 constexpr size_t kMinRanksForZ = 3;
 
-// A group of collectives on one rank: (kind, process group name or "" without args).
-using GroupKey = std::pair<Collective, std::string>;
-
-struct RankComm {
-  std::map<GroupKey, std::vector<double>> durations_s;  // per group, in start order
-  std::map<GroupKey, std::vector<int64_t>> steps;       // the same kernels' steps (-1: unknown)
-  double total_s = 0;                                   // all communication kernel time
-};
-
-RankComm CollectComm(const StragglerInput& in) {
-  RankComm rc;
-  if (in.trace == nullptr) return rc;
-  const RankTrace& t = *in.trace;
-  std::vector<std::pair<uint32_t, int64_t>> comm;  // (event, step)
-  const bool with_steps = in.event_steps.size() == in.events.size();
-  std::vector<int8_t> is_comm(t.names.size(), -1);  // per name, classified once
-  for (size_t k = 0; k < in.events.size(); ++k) {
-    const uint32_t i = in.events[k];
-    if (i >= t.events.size()) continue;
-    const TraceEvent& e = t.events[i];
-    if (e.kind != EventKind::kKernel || e.name >= t.names.size()) continue;
-    int8_t& c = is_comm[e.name];
-    if (c < 0) c = IsCommunicationKernel(t.names[e.name]);
-    if (c) comm.emplace_back(i, with_steps ? in.event_steps[k] : -1);
-  }
-  std::stable_sort(comm.begin(), comm.end(),
-                   [&](const auto& a, const auto& b) { return t.events[a.first].ts_ns < t.events[b.first].ts_ns; });
-  for (const auto& [i, step] : comm) {
-    const TraceEvent& e = t.events[i];
-    const CollectiveArgs* args = e.collective >= 0 && static_cast<size_t>(e.collective) < t.collectives.size()
-                                     ? &t.collectives[static_cast<size_t>(e.collective)]
-                                     : nullptr;
-    const double dur_s = static_cast<double>(e.dur_ns) * 1e-9;
-    const GroupKey key{CollectiveKindOf(t.names[e.name], args), args ? args->process_group : std::string()};
-    rc.durations_s[key].push_back(dur_s);
-    rc.steps[key].push_back(step);
-    rc.total_s += dur_s;
-  }
-  return rc;
-}
+using GroupKey = RankCollectiveTimes::GroupKey;
+using RankComm = RankCollectiveTimes;
 
 // The waits of one step: who caused how much, in all, and over how many collectives.
 struct StepWait {
@@ -156,6 +118,37 @@ void FlagStragglers(const std::vector<RankComm>& comm, const std::vector<double>
 
 }  // namespace
 
+RankCollectiveTimes CollectiveTimesOf(const RankTrace& t, const std::vector<uint32_t>& events,
+                                      const std::vector<int64_t>& event_steps) {
+  RankCollectiveTimes rc;
+  std::vector<std::pair<uint32_t, int64_t>> comm;  // (event, step)
+  const bool with_steps = event_steps.size() == events.size();
+  std::vector<int8_t> is_comm(t.names.size(), -1);  // per name, classified once
+  for (size_t k = 0; k < events.size(); ++k) {
+    const uint32_t i = events[k];
+    if (i >= t.events.size()) continue;
+    const TraceEvent& e = t.events[i];
+    if (e.kind != EventKind::kKernel || e.name >= t.names.size()) continue;
+    int8_t& c = is_comm[e.name];
+    if (c < 0) c = IsCommunicationKernel(t.names[e.name]);
+    if (c) comm.emplace_back(i, with_steps ? event_steps[k] : -1);
+  }
+  std::stable_sort(comm.begin(), comm.end(),
+                   [&](const auto& a, const auto& b) { return t.events[a.first].ts_ns < t.events[b.first].ts_ns; });
+  for (const auto& [i, step] : comm) {
+    const TraceEvent& e = t.events[i];
+    const CollectiveArgs* args = e.collective >= 0 && static_cast<size_t>(e.collective) < t.collectives.size()
+                                     ? &t.collectives[static_cast<size_t>(e.collective)]
+                                     : nullptr;
+    const double dur_s = static_cast<double>(e.dur_ns) * 1e-9;
+    const GroupKey key{CollectiveKindOf(t.names[e.name], args), args ? args->process_group : std::string()};
+    rc.durations_s[key].push_back(dur_s);
+    rc.steps[key].push_back(step);
+    rc.total_s += dur_s;
+  }
+  return rc;
+}
+
 StragglerReport FindStragglers(const std::vector<StragglerInput>& inputs) {
   StragglerReport report;
   const size_t n = inputs.size();
@@ -164,7 +157,7 @@ StragglerReport FindStragglers(const std::vector<StragglerInput>& inputs) {
   comm.reserve(n);
   for (size_t r = 0; r < n; ++r) {
     report.ranks[r].rank = inputs[r].rank;
-    comm.push_back(CollectComm(inputs[r]));
+    comm.push_back(inputs[r].comm);
   }
 
   // Match the n-th collective of each group across the ranks that have the group.

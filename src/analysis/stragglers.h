@@ -23,21 +23,37 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <utility>
 #include <string>
 #include <vector>
 
 #include "trace/trace_event.h"
+#include "util/collective.h"
 
 namespace paratune {
 
+// One rank's communication kernels (EventKind::kKernel, HtaKernelType kCommunication) by group,
+// in start order: all FindStragglers needs of a rank's events, so that ranks analysed apart (by
+// other processes, analysis/distributed_analysis.h) are matched from these alone.
+struct RankCollectiveTimes {
+  // A group of collectives on one rank: (kind, process group name or "" without args).
+  using GroupKey = std::pair<Collective, std::string>;
+  std::map<GroupKey, std::vector<double>> durations_s;  // per group, in start order
+  std::map<GroupKey, std::vector<int64_t>> steps;       // the same kernels' ProfilerStep#N (-1: unknown)
+  double total_s = 0;                                   // all communication kernel time
+};
+
+// The communication kernels among `events` (indices into t.events); `event_steps`, when parallel
+// to `events`, gives the ProfilerStep#N each was launched in (-1: none).
+RankCollectiveTimes CollectiveTimesOf(const RankTrace& t, const std::vector<uint32_t>& events,
+                                      const std::vector<int64_t>& event_steps = {});
+
 struct StragglerInput {
   int rank = 0;
-  const RankTrace* trace = nullptr;
-  std::vector<uint32_t> events;      // analysed GPU events of this rank (indices into trace->events)
+  RankCollectiveTimes comm;          // with steps known, the wait each collective caused is also
+                                     // attributed to a step (StragglerReport::by_step)
   std::vector<double> step_times_s;  // per kept iteration
-  // Optional, parallel to `events`: the ProfilerStep#N each event was launched in (-1: none).
-  // With it, the wait each collective caused is also attributed to a step (StragglerReport::by_step).
-  std::vector<int64_t> event_steps;
 };
 
 struct StragglerRank {

@@ -48,9 +48,9 @@ std::vector<StragglerInput> Inputs(const std::vector<RankTrace>& traces,
   std::vector<StragglerInput> in(traces.size());
   for (size_t r = 0; r < traces.size(); ++r) {
     in[r].rank = static_cast<int>(r);
-    in[r].trace = &traces[r];
-    in[r].events.resize(traces[r].events.size());
-    std::iota(in[r].events.begin(), in[r].events.end(), 0u);
+    std::vector<uint32_t> events(traces[r].events.size());
+    std::iota(events.begin(), events.end(), 0u);
+    in[r].comm = CollectiveTimesOf(traces[r], events);
     in[r].step_times_s = steps[r];
   }
   return in;
@@ -166,12 +166,10 @@ TEST(Straggler, SingleRankIsNeverAStraggler) {
 // Means 1.00, 1.01, 0.99, 1.00, 1.50 s: median 1.00, deviations 0, .01, .01, 0, .5, MAD 0.01 s,
 // so rank 14's z = 0.5 / (1.4826 x 0.01) = 33.72. No communication kernels at all.
 TEST(Straggler, StepTimeOutlierAmongFiveRanks) {
-  RankTrace empty;
   std::vector<StragglerInput> in(5);
   const std::vector<std::vector<double>> steps = {{1.0, 1.0}, {1.0, 1.02}, {0.99}, {0.9, 1.1}, {1.4, 1.6}};
   for (size_t r = 0; r < 5; ++r) {
     in[r].rank = 10 + static_cast<int>(r);
-    in[r].trace = &empty;
     in[r].step_times_s = steps[r];
   }
   const StragglerReport r = FindStragglers(in);
@@ -206,7 +204,8 @@ TEST(Straggler, AttributesTheWaitToSteps) {
   traces.push_back(AllReduceRank({4, 2, 5, 3}, 0));
   traces.push_back(AllReduceRank({1, 4, 5, 3}, 0));
   std::vector<StragglerInput> in = Inputs(traces, {{}, {}, {}});
-  for (auto& r : in) r.event_steps = {7, 7, 7, 7, 8, 8, 8, 8};  // all-reduce and gemm of each pair
+  const std::vector<int64_t> steps = {7, 7, 7, 7, 8, 8, 8, 8};  // all-reduce and gemm of each pair
+  for (size_t r = 0; r < in.size(); ++r) in[r].comm = CollectiveTimesOf(traces[r], {0, 1, 2, 3, 4, 5, 6, 7}, steps);
   const StragglerReport r = FindStragglers(in);
   EXPECT_TRUE(r.stragglers.empty());
   ASSERT_EQ(r.by_step.size(), 2u);

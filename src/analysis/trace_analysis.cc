@@ -75,8 +75,11 @@ void BuildRows(RankRows& rr, bool rounded, bool filter_last_step) {
   rr.origin = rr.gpu.empty() ? 0 : rr.gpu.front().ts;
 }
 
-RankAnalysis AnalyzeRank(const RankTrace& t, bool filter_last_step, const AnalysisOptions& opt) {
-  RankAnalysis ra;
+}  // namespace
+
+RankPart AnalyzeRank(const RankTrace& t, bool filter_last_step, const AnalysisOptions& opt) {
+  RankPart part;
+  RankAnalysis& ra = part.analysis;
   ra.rank = t.rank;
   ra.path = t.path;
   ra.device_name = t.device_name;
@@ -129,63 +132,71 @@ RankAnalysis AnalyzeRank(const RankTrace& t, bool filter_last_step, const Analys
   idx.reserve(rr.gpu.size());
   for (const Row& r : rr.gpu) idx.push_back(r.index);
   ra.collectives = ComputeCollectiveStats(t, idx);
+  part.comm = CollectiveTimesOf(t, idx, ra.analysed_event_steps);
   ra.analysed_events = std::move(idx);
-  return ra;
+  return part;
 }
 
-}  // namespace
+std::set<int64_t> ProfilerStepNames(const RankTrace& t) {
+  std::set<int64_t> out;
+  for (const std::string& n : t.names) {
+    const int64_t s = ProfilerStepNumber(n);
+    if (s >= 0) out.insert(s);
+  }
+  return out;
+}
 
-TraceAnalysis AnalyzeTraces(const std::vector<RankTrace>& ranks, const AnalysisOptions& options) {
+bool FilterLastStep(const std::set<int64_t>& step_names, const AnalysisOptions& options) {
+  return !options.include_last_step && step_names.size() >= 2;
+}
+
+TraceAnalysis CombineRanks(std::vector<RankPart> parts, const AnalysisOptions& options) {
   TraceAnalysis a;
   a.options = options;
-  // HTA filters the last step only when the symbol table of all ranks holds two or more distinct
-  // ProfilerStep#N names.
-  std::set<int64_t> step_names;
-  for (const RankTrace& t : ranks)
-    for (const std::string& n : t.names) {
-      const int64_t s = ProfilerStepNumber(n);
-      if (s >= 0) step_names.insert(s);
-    }
-  const bool filter = !options.include_last_step && step_names.size() >= 2;
-
-  a.ranks.resize(ranks.size());
-  ParallelFor(ranks.size(), options.threads, [&](size_t i) { a.ranks[i] = AnalyzeRank(ranks[i], filter, options); });
-
   std::set<int64_t> kept_steps;
   std::map<std::string, double> type_sums;
-  for (size_t i = 0; i < ranks.size(); ++i) {
-    a.events += static_cast<int64_t>(ranks[i].events.size());
-    a.bytes_read += ranks[i].bytes_read;
-    for (const auto& it : a.ranks[i].iterations) kept_steps.insert(it.step);
-    for (const auto& k : a.ranks[i].kernel_types) type_sums[k.label] += k.sum_s;
+  for (const RankPart& p : parts) {
+    const RankAnalysis& r = p.analysis;
+    a.events += r.events;
+    for (const auto& it : r.iterations) kept_steps.insert(it.step);
+    for (const auto& k : r.kernel_types) type_sums[k.label] += k.sum_s;
+    if ((r.warnings.truncated > 0 || r.warnings.BadValues() > 0) &&
+        std::find(a.partial.begin(), a.partial.end(), r.path) == a.partial.end())
+      a.partial.push_back(r.path);
   }
   a.profiler_steps.assign(kept_steps.begin(), kept_steps.end());
-  for (const RankTrace& t : ranks)
-    if ((t.warnings.truncated > 0 || t.warnings.BadValues() > 0) &&
-        std::find(a.partial.begin(), a.partial.end(), t.path) == a.partial.end())
-      a.partial.push_back(t.path);
   for (const auto& [label, sum] : type_sums) a.kernel_types.push_back({label, sum});
   std::stable_sort(a.kernel_types.begin(), a.kernel_types.end(),
                    [](const auto& x, const auto& y) { return x.sum_s > y.sum_s; });
 
-  CrossRankView view = CrossRank(a.ranks);
-  a.cross_rank = std::move(view.spreads);
-  a.iterations = std::move(view.iterations);
-
-  // Stragglers across ranks.
-  if (ranks.size() >= 2) {
+  // Stragglers across ranks, from each rank's communication kernels and step times.
+  if (parts.size() >= 2) {
     std::vector<StragglerInput> in;
-    for (size_t i = 0; i < ranks.size(); ++i) {
+    for (RankPart& p : parts) {
       StragglerInput s;
-      s.rank = ranks[i].rank;
-      s.trace = &ranks[i];
-      s.events = a.ranks[i].analysed_events;
-      s.event_steps = a.ranks[i].analysed_event_steps;
-      for (const auto& it : a.ranks[i].iterations) s.step_times_s.push_back(it.cpu_step_s);
+      s.rank = p.analysis.rank;
+      s.comm = std::move(p.comm);
+      for (const auto& it : p.analysis.iterations) s.step_times_s.push_back(it.cpu_step_s);
       in.push_back(std::move(s));
     }
     a.stragglers = FindStragglers(in);
   }
+  a.ranks.reserve(parts.size());
+  for (RankPart& p : parts) a.ranks.push_back(std::move(p.analysis));
+  CrossRankView view = CrossRank(a.ranks);
+  a.cross_rank = std::move(view.spreads);
+  a.iterations = std::move(view.iterations);
+  return a;
+}
+
+TraceAnalysis AnalyzeTraces(const std::vector<RankTrace>& ranks, const AnalysisOptions& options) {
+  std::set<int64_t> step_names;
+  for (const RankTrace& t : ranks) step_names.merge(ProfilerStepNames(t));
+  const bool filter = FilterLastStep(step_names, options);
+  std::vector<RankPart> parts(ranks.size());
+  ParallelFor(ranks.size(), options.threads, [&](size_t i) { parts[i] = AnalyzeRank(ranks[i], filter, options); });
+  TraceAnalysis a = CombineRanks(std::move(parts), options);
+  for (const RankTrace& t : ranks) a.bytes_read += t.bytes_read;
   return a;
 }
 

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -104,5 +105,20 @@ struct TraceAnalysis {
 // Each rank is analysed on its own (in parallel, util/thread_pool.h), then the figures across
 // ranks: HTA's summed kernel_type_df, the cross-rank view and the stragglers.
 TraceAnalysis AnalyzeTraces(const std::vector<RankTrace>& ranks, const AnalysisOptions& options = {});
+
+// The pieces of AnalyzeTraces, for ranks read and measured apart (analysis/distributed_analysis.h):
+// the ProfilerStep#N numbers a rank's symbol table names; whether HTA's last-step filter applies
+// (two or more distinct numbers over all ranks, unless options.include_last_step); one rank
+// measured on its own with the communication kernels the stragglers match across ranks; and the
+// figures across ranks from those parts, in the parts' order (by rank). CombineRanks leaves
+// bytes_read at 0 (the files' sizes are the caller's).
+std::set<int64_t> ProfilerStepNames(const RankTrace& t);
+bool FilterLastStep(const std::set<int64_t>& step_names, const AnalysisOptions& options);
+struct RankPart {
+  RankAnalysis analysis;
+  RankCollectiveTimes comm;
+};
+RankPart AnalyzeRank(const RankTrace& t, bool filter_last_step, const AnalysisOptions& options);
+TraceAnalysis CombineRanks(std::vector<RankPart> parts, const AnalysisOptions& options);
 
 }  // namespace paratune

@@ -37,7 +37,9 @@ bool IsSqliteFile(const std::string& path) {
   return in.gcount() == 16 && std::memcmp(head, "SQLite format 3", 16) == 0;
 }
 
-std::vector<std::string> ExpandInputs(const std::vector<std::string>& inputs) {
+}  // namespace
+
+std::vector<std::string> ExpandTraceInputs(const std::vector<std::string>& inputs) {
   std::vector<std::string> files;
   for (const std::string& in : inputs) {
     std::error_code ec;
@@ -70,9 +72,9 @@ std::vector<std::string> ExpandInputs(const std::vector<std::string>& inputs) {
   return files;
 }
 
-// A rank that yields no events is an error (it would analyse to all-zero tables); so, unless a
-// partial trace is allowed, are a truncated file and unusable numbers.
-void CheckUsable(const RankTrace& t, bool allow_partial) {
+namespace {}  // namespace
+
+std::string UnusableReason(const RankTrace& t, bool allow_partial) {
   const TraceWarnings& w = t.warnings;
   if (t.events.empty()) {
     std::string why;
@@ -86,21 +88,23 @@ void CheckUsable(const RankTrace& t, bool allow_partial) {
       why = "only instant, flow, metadata or counter events";
     else
       why = "\"traceEvents\" is empty";
-    throw InputError(t.path + ": no trace events to analyse (" + why + ")");
+    return t.path + ": no trace events to analyse (" + why + ")";
   }
-  if (allow_partial) return;
+  if (allow_partial) return "";
   if (w.truncated)
-    throw InputError(t.path + ": truncated: the file ends " + (w.truncated_at.empty() ? "early" : w.truncated_at) +
-                     " after " + std::to_string(t.events.size()) +
-                     " events (--allow-partial analyses the events read)");
+    return t.path + ": truncated: the file ends " + (w.truncated_at.empty() ? "early" : w.truncated_at) + " after " +
+           std::to_string(t.events.size()) + " events (--allow-partial analyses the events read)";
   if (w.BadValues() > 0) {
     const int64_t more = w.BadValues() - 1;
     const std::string first =
         w.first_bad_value.empty() ? t.path + ": an event with an unusable number" : w.first_bad_value;
-    throw InputError(first + (more > 0 ? " (and " + std::to_string(more) + " more)" : std::string()) +
-                     "; --allow-partial skips them");
+    return first + (more > 0 ? " (and " + std::to_string(more) + " more)" : std::string()) +
+           "; --allow-partial skips them";
   }
+  return "";
 }
+
+namespace {
 
 // The reading threads' reports, in turn: the megabytes read of all files within a file (every
 // refill, so that a long file can be stopped, e.g. by Ctrl-C in Python), the files read after each.
@@ -159,50 +163,89 @@ int RankFromFileName(const std::string& path) {
   return -1;
 }
 
-std::vector<RankTrace> ReadTraceSet(const std::vector<std::string>& inputs, const TraceSetOptions& options) {
-  const std::vector<std::string> files = ExpandInputs(inputs);
-  std::vector<std::vector<RankTrace>> per_file(files.size());
-  // Errors are rethrown for the first file in the given order, whatever the scheduling.
-  ReadingProgress progress(files, options.progress);
-  ParallelFor(files.size(), options.threads, [&](size_t i) {
-    if (IsSqliteFile(files[i])) {
-      per_file[i] =
-          ReadNsightSqlite(files[i], options.progress ? std::function<void()>([&progress] { progress.Tick(); })
-                                                      : std::function<void()>());
-    } else {
-      KinetoReadOptions read;
-      if (options.progress) read.on_read = [&progress, i](int64_t bytes) { progress.Read(i, bytes); };
-      per_file[i].push_back(ReadKinetoTrace(files[i], read));
-    }
-    progress.FileDone(i);
-  });
+namespace {
 
+// One file's ranks, numbered: from the trace, else the file name; a lone file of a one-file set
+// without either is rank 0 of a one-rank view. Throws InputError.
+std::vector<RankTrace> ReadTraceFile(const std::vector<std::string>& files, size_t i, const TraceSetOptions& options,
+                                     ReadingProgress& progress, size_t progress_slot) {
   std::vector<RankTrace> ranks;
-  for (size_t i = 0; i < files.size(); ++i) {
-    for (RankTrace& t : per_file[i]) {
-      if (t.rank < 0) {
-        t.rank = RankFromFileName(files[i]);
-        t.rank_source = "file name";
-      }
-      if (t.rank < 0) {
-        if (files.size() == 1 && per_file[i].size() == 1) {
-          t.rank = 0;  // a single file without a rank is rank 0 of a one-rank view
-          t.rank_source = "single file";
-        } else {
-          throw InputError(files[i] +
-                           ": no rank in the trace (distributedInfo.rank) or the file name; name the files "
-                           "rank<N>.json or pass them one rank per file");
-        }
-      }
-      ranks.push_back(std::move(t));
+  if (IsSqliteFile(files[i])) {
+    ranks = ReadNsightSqlite(
+        files[i], options.progress ? std::function<void()>([&progress] { progress.Tick(); }) : std::function<void()>());
+  } else {
+    KinetoReadOptions read;
+    if (options.progress)
+      read.on_read = [&progress, progress_slot](int64_t bytes) { progress.Read(progress_slot, bytes); };
+    ranks.push_back(ReadKinetoTrace(files[i], read));
+  }
+  progress.FileDone(progress_slot);
+  for (RankTrace& t : ranks) {
+    if (t.rank < 0) {
+      t.rank = RankFromFileName(files[i]);
+      t.rank_source = "file name";
+    }
+    if (t.rank < 0) {
+      if (files.size() != 1 || ranks.size() != 1)
+        throw InputError(files[i] +
+                         ": no rank in the trace (distributedInfo.rank) or the file name; name the files "
+                         "rank<N>.json or pass them one rank per file");
+      t.rank = 0;
+      t.rank_source = "single file";
     }
   }
-  std::sort(ranks.begin(), ranks.end(), [](const RankTrace& a, const RankTrace& b) { return a.rank < b.rank; });
-  for (size_t i = 1; i < ranks.size(); ++i)
-    if (ranks[i].rank == ranks[i - 1].rank)
-      throw InputError(ranks[i].path + ": rank " + std::to_string(ranks[i].rank) + " also comes from " +
-                       ranks[i - 1].path);
-  for (const RankTrace& t : ranks) CheckUsable(t, options.allow_partial);
+  return ranks;
+}
+
+}  // namespace
+
+std::vector<TraceFileRead> ReadTraceFiles(const std::vector<std::string>& files, const std::vector<size_t>& which,
+                                          const TraceSetOptions& options) {
+  std::vector<std::string> mine;
+  for (size_t i : which) mine.push_back(files.at(i));
+  ReadingProgress progress(mine, options.progress);
+  std::vector<TraceFileRead> out(which.size());
+  ParallelFor(which.size(), options.threads, [&](size_t k) {
+    out[k].file = which[k];
+    try {
+      out[k].ranks = ReadTraceFile(files, which[k], options, progress, k);
+    } catch (const InputError& e) {
+      out[k].ranks.clear();
+      out[k].error = e.what();
+    }
+  });
+  return out;
+}
+
+void CheckRankSet(std::vector<RankOrigin> origins) {
+  std::stable_sort(origins.begin(), origins.end(), [](const RankOrigin& a, const RankOrigin& b) {
+    return a.rank != b.rank ? a.rank < b.rank : a.file < b.file;
+  });
+  for (size_t i = 1; i < origins.size(); ++i)
+    if (origins[i].rank == origins[i - 1].rank)
+      throw InputError(origins[i].path + ": rank " + std::to_string(origins[i].rank) + " also comes from " +
+                       origins[i - 1].path);
+  for (const RankOrigin& o : origins)
+    if (!o.unusable.empty()) throw InputError(o.unusable);
+}
+
+std::vector<RankTrace> ReadTraceSet(const std::vector<std::string>& inputs, const TraceSetOptions& options) {
+  const std::vector<std::string> files = ExpandTraceInputs(inputs);
+  std::vector<size_t> all(files.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  std::vector<TraceFileRead> reads = ReadTraceFiles(files, all, options);
+  // The first file's error in the given order, whatever the scheduling.
+  for (const TraceFileRead& r : reads)
+    if (!r.error.empty()) throw InputError(r.error);
+  std::vector<RankTrace> ranks;
+  std::vector<RankOrigin> origins;
+  for (TraceFileRead& r : reads)
+    for (RankTrace& t : r.ranks) {
+      origins.push_back({t.rank, t.path, r.file, UnusableReason(t, options.allow_partial)});
+      ranks.push_back(std::move(t));
+    }
+  CheckRankSet(std::move(origins));
+  std::stable_sort(ranks.begin(), ranks.end(), [](const RankTrace& a, const RankTrace& b) { return a.rank < b.rank; });
   return ranks;
 }
 

@@ -29,8 +29,34 @@ struct TraceSetOptions {
 // *.sqlite files are taken) and reads them; Nsight exports (.sqlite / .db, or an SQLite header)
 // may contribute several ranks (one per GPU). Ranks are sorted; a duplicate rank, a rank that
 // cannot be determined, no input files, a rank with no events, and (unless allow_partial) a
-// truncated file or an unusable number throw InputError.
+// truncated file or an unusable number throw InputError: a file's read error first (the first
+// file's in the given order), then a rank read twice, then the first unusable rank.
 std::vector<RankTrace> ReadTraceSet(const std::vector<std::string>& inputs, const TraceSetOptions& options = {});
+
+// The pieces of ReadTraceSet, for a set read by several processes (analysis/distributed_analysis.h):
+// the files `inputs` name, in the order ReadTraceSet reads them (a directory's trace files sorted
+// by name; the same InputErrors); some of those files read on their own, each with its ranks
+// numbered (from the trace, else the file name; a lone file of a one-file set without either is
+// rank 0), or the one-line error it gave; why a rank cannot be analysed ("" when it can: events,
+// and unless allow_partial, whole and every number usable); and the checks over the set's ranks:
+// no rank from two files (the message names the later file in rank, then file order), then the
+// first unusable rank in that order.
+std::vector<std::string> ExpandTraceInputs(const std::vector<std::string>& inputs);
+struct TraceFileRead {
+  size_t file = 0;  // index into the files
+  std::vector<RankTrace> ranks;
+  std::string error;  // the InputError's line; empty when read
+};
+std::vector<TraceFileRead> ReadTraceFiles(const std::vector<std::string>& files, const std::vector<size_t>& which,
+                                          const TraceSetOptions& options = {});
+std::string UnusableReason(const RankTrace& t, bool allow_partial);
+struct RankOrigin {
+  int rank = 0;
+  std::string path;
+  size_t file = 0;
+  std::string unusable;  // UnusableReason
+};
+void CheckRankSet(std::vector<RankOrigin> origins);
 
 // The rank encoded in a file name ("rank-3.json", "rank_3", "rank3", "worker3.123.pt.trace.json"),
 // or -1.

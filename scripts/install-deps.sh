@@ -30,6 +30,9 @@ pkgs=(
   # the Python module `import paratune` (src/python/, docs/python.md) and its pytest tests; pandas
   # for the tests of to_pandas() (the module itself imports it only when to_pandas() is called)
   pybind11-dev python3-pybind11 python3-pytest python3-dev python3-pandas
+  # MPI, so that `mpirun`/`srun` share one job's traces among processes (analyze; CMake option
+  # PARATUNE_MPI, src/util/mpi_process_group.cc, docs/analysis.md "Across processes")
+  libopenmpi-dev openmpi-bin
   # Prometheus's linter (promtool) and server for the tests of serve's /metrics page
   # (src/runs/registry_metrics_test.cc, docs/runs.md "Metrics")
   prometheus

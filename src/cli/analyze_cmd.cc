@@ -15,6 +15,7 @@
 #include "diagnose/analyze_request.h"
 #include "util/error.h"
 #include "util/json_document.h"
+#include "util/process_group.h"
 
 namespace paratune::cli {
 namespace {
@@ -68,6 +69,38 @@ AnalyzeRequest RequestOf(const CLI::App& cmd, const AnalyzeFlags& af, const Scen
   return r;
 }
 
+int RunAnalyzeCommand(CLI::App& cmd, const ScenarioFlags& f, AnalyzeFlags& af, ProcessGroup* group, bool printer) {
+  if (group != nullptr && !af.trace_out.empty())
+    throw InputError(
+        "--trace-out: the reduced trace is drawn from every rank's events, which stay with the "
+        "process that read them; run it without mpirun or srun");
+  std::vector<std::string> inputs = af.inputs;
+  inputs.insert(inputs.end(), {f.model, f.hardware_file});
+  inputs.insert(inputs.end(), af.diff_against.begin(), af.diff_against.end());
+  PrepareOutputs(cmd, {{"--trace-out", &af.trace_out}}, inputs);
+  AnalyzeRequest r = RequestOf(cmd, af, f);
+  r.group = group;
+  TerminalProgress progress(af.quiet || !printer);
+  r.progress = progress.get();
+  const AnalyzedTraces a = RunAnalyze(r);
+  progress.Done();
+  if (!printer) return 0;
+  if (!af.trace_out.empty()) WriteOutput(af.trace_out, ReducedTraceJson(a.ranks, a.analysis));
+  if (f.json) {
+    fmt::print("{}\n", DocumentText(AnalyzedJson(a)));
+    return 0;
+  }
+  AnalyzeReportOptions ro;
+  ro.detail_rank = r.rank.value_or(-1);
+  ro.read_seconds = a.read_s;
+  ro.prediction = a.prediction ? &*a.prediction : nullptr;
+  ro.prediction_label = a.prediction_label;
+  fmt::print("{}", FormatAnalysis(a.analysis, ro));
+  if (a.diff) fmt::print("{}", FormatTraceDiff(*a.diff, af.top));
+  if (!af.trace_out.empty()) fmt::print("\nreduced trace written to {} (open in ui.perfetto.dev)\n", af.trace_out);
+  return 0;
+}
+
 }  // namespace
 
 Command AddAnalyzeCommand(CLI::App& root) {
@@ -101,30 +134,16 @@ Command AddAnalyzeCommand(CLI::App& root) {
       "--diff-steps A:B on one run) adds HTA's trace diff: each operator and kernel added, deleted, run more or "
       "less often, and its time in both. docs/analysis.md");
   return {cmd, [cmd, f, af] {
-            std::vector<std::string> inputs = af->inputs;
-            inputs.insert(inputs.end(), {f->model, f->hardware_file});
-            inputs.insert(inputs.end(), af->diff_against.begin(), af->diff_against.end());
-            PrepareOutputs(*cmd, {{"--trace-out", &af->trace_out}}, inputs);
-            AnalyzeRequest r = RequestOf(*cmd, *af, *f);
-            TerminalProgress progress(af->quiet);
-            r.progress = progress.get();
-            const AnalyzedTraces a = RunAnalyze(r);
-            progress.Done();
-            if (!af->trace_out.empty()) WriteOutput(af->trace_out, ReducedTraceJson(a.ranks, a.analysis));
-            if (f->json) {
-              fmt::print("{}\n", DocumentText(AnalyzedJson(a)));
-              return 0;
+            // Started by mpirun or srun among several processes: each reads and measures its
+            // share, process 0 prints (and alone says what went wrong), every one exits alike.
+            const std::unique_ptr<ProcessGroup> group = LaunchedProcessGroup();
+            const bool printer = group == nullptr || group->Index() == 0;
+            try {
+              return RunAnalyzeCommand(*cmd, *f, *af, group.get(), printer);
+            } catch (const InputError&) {
+              if (printer) throw;
+              return 2;
             }
-            AnalyzeReportOptions ro;
-            ro.detail_rank = r.rank.value_or(-1);
-            ro.read_seconds = a.read_s;
-            ro.prediction = a.prediction ? &*a.prediction : nullptr;
-            ro.prediction_label = a.prediction_label;
-            fmt::print("{}", FormatAnalysis(a.analysis, ro));
-            if (a.diff) fmt::print("{}", FormatTraceDiff(*a.diff, af->top));
-            if (!af->trace_out.empty())
-              fmt::print("\nreduced trace written to {} (open in ui.perfetto.dev)\n", af->trace_out);
-            return 0;
           }};
 }
 

@@ -16,6 +16,7 @@
 #include "util/edit_distance.h"
 #include "util/error.h"
 #include "util/field_flags.h"
+#include "util/process_group.h"
 
 // The one-line error for a word that names no subcommand of `app` (`path`: "" or "runs "), or
 // "" if it names one.
@@ -93,7 +94,7 @@ int main(int argc, char** argv) {
   using namespace paratune;
   CLI::App app{"paratune: find and explain the fastest LLM training layout for a GPU cluster"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "paratune 0.1.0");
+  app.set_version_flag("--version", std::string("paratune 0.1.0") + (paratune::BuiltWithMpi() ? " (with MPI)" : ""));
   std::vector<cli::Command> commands = {
       cli::AddEstimateCommand(app), cli::AddSimulateCommand(app), cli::AddModelsCommand(app),
       cli::AddGpusCommand(app),     cli::AddValidateCommand(app), cli::AddCalibrateCommand(app),

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/analysis_json.h"
+#include "analysis/distributed_analysis.h"
 #include "analysis/trace_diff_json.h"
 #include "compare/prediction_json.h"
 #include "diagnose/link_ceiling.h"
@@ -70,20 +71,31 @@ AnalyzedTraces RunAnalyze(const AnalyzeRequest& r) {
     throw InputError(fmt::format("--top {}: kernels listed per type must be 1 to 1000", r.top));
   if (r.threads < 0 || r.threads > 1024)
     throw InputError(fmt::format("--threads {}: must be 0 (one per core) to 1024", r.threads));
+  const bool diff = !r.diff_against.empty() || r.diff_steps || r.diff_ranks;
+  const bool across = r.group != nullptr && r.group->Size() > 1;
+  if (across && diff)
+    throw InputError(
+        "--diff-against, --diff-steps, --diff-ranks: a trace diff reads the events of both runs in one "
+        "process; run it without mpirun or srun");
   AnalyzedTraces out;
   const auto t0 = std::chrono::steady_clock::now();
   TraceSetOptions so;
   so.threads = r.threads;
   so.allow_partial = r.allow_partial;
   so.progress = r.progress;
-  out.ranks = ReadTraceSet(r.inputs, so);
-  out.read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   AnalysisOptions ao;
   ao.rounding = r.exact_ns ? TimeRounding::kExact : TimeRounding::kHta;
   ao.include_last_step = r.include_last_step;
   ao.top_kernels = r.top;
   ao.threads = r.threads;
-  out.analysis = AnalyzeTraces(out.ranks, ao);
+  if (across) {
+    out.analysis = AnalyzeTracesAcross(r.inputs, so, ao, *r.group);
+    out.read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();  // and measured
+  } else {
+    out.ranks = ReadTraceSet(r.inputs, so);
+    out.read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    out.analysis = AnalyzeTraces(out.ranks, ao);
+  }
   if (r.rank) {
     bool found = false;
     for (const auto& rank : out.analysis.ranks) found = found || rank.rank == *r.rank;
@@ -96,7 +108,7 @@ AnalyzedTraces RunAnalyze(const AnalyzeRequest& r) {
     out.ceiling_cluster = ResolveScenario(r.scenario).cluster;
     FillCollectiveCeilings(out.analysis, *out.ceiling_cluster);
   }
-  if (!r.diff_against.empty() || r.diff_steps || r.diff_ranks) SetDiff(r, so, out);
+  if (diff) SetDiff(r, so, out);
   return out;
 }
 

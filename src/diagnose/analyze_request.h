@@ -18,6 +18,7 @@
 #include "hardware/cluster.h"
 #include "scenario/scenario_request.h"
 #include "trace/trace_set.h"
+#include "util/process_group.h"
 
 namespace paratune {
 
@@ -38,10 +39,14 @@ struct AnalyzeRequest {
   std::string diff_device = "all";  // kDiffDeviceNames
   bool diff_short_names = false;
   Progress* progress = nullptr;  // told the files read
+  // The processes a launcher started (util/process_group.h): with two or more, each reads and
+  // measures its share of the files (analysis/distributed_analysis.h) and AnalyzedTraces::ranks
+  // stays empty; a trace diff then needs one process. nullptr: this process reads everything.
+  ProcessGroup* group = nullptr;
 };
 
 struct AnalyzedTraces {
-  std::vector<RankTrace> ranks;  // the events read (the reduced trace is drawn from them)
+  std::vector<RankTrace> ranks;  // the events read (the reduced trace is drawn from them); empty across processes
   TraceAnalysis analysis;
   double read_s = 0;  // wall time reading the files
   std::optional<PredictionComparison> prediction;

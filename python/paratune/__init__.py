@@ -123,7 +123,9 @@ def analyze(paths, *, progress=None, trace_out=None, **options):
     type, default 10), threads (files read in parallel, default one per core); a trace diff
     (HTA's TraceDiff) with diff_against (the control run's traces), diff_steps and diff_ranks
     ("CONTROL:TEST", e.g. "1009:1010"; without diff_against, two selections of these traces),
-    diff_device ("all", "cpu" or "gpu"), diff_short_names. Scenario keywords
+    diff_device ("all", "cpu" or "gpu"), diff_short_names; HTA's frequent kernel sequences with
+    kernel_sequences (an operator name or part of one, "aten::linear") and min_sequence_length
+    (GPU events a sequence has at least, default 3). Scenario keywords
     (model, gpu, nodes, tp, ...) set the cost model's prediction beside the measurement when a
     model is given, and each collective's link ceiling when a gpu is given.
 

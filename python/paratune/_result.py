@@ -278,6 +278,18 @@ class Analysis(_Table):
         ``time_weighted_mean`` (``ranks[].queue_length``)."""
         return self._per_rank("queue_length")
 
+    def kernel_sequences(self):
+        """HTA's ``get_frequent_cuda_kernel_sequences()`` (asked for with ``kernel_sequences=``):
+        per rank the patterns, by count, of the GPU work the outermost operators of that name
+        launch: ``pattern`` (the operator and the GPU events, "|"-joined as HTA writes it),
+        ``count``, ``gpu_time_s``, ``cpu_time_s`` (``ranks[].kernel_sequences``)."""
+        rows = []
+        for r in self._data["ranks"]:
+            for q in r.get("kernel_sequences", ()):
+                rows.append({"rank": r["rank"], "pattern": "|".join(q["pattern"]), "count": q["count"],
+                             "gpu_time_s": q["gpu_time_s"], "cpu_time_s": q["cpu_time_s"]})
+        return _pandas().DataFrame(rows)
+
     def memory_bandwidth(self):
         """HTA's ``get_memory_bw_summary()``: per rank and kind of copy (``Memcpy HtoD``, ...,
         ``Memset``) the GB/s in flight while any copy runs: ``count``, ``mean_gbps``,

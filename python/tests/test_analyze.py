@@ -297,3 +297,15 @@ def test_older_documents_have_empty_new_frames():
     old = paratune.Analysis(doc)
     assert old.queue_length().empty and old.memory_bandwidth().empty
     assert not a.queue_length().empty
+
+
+# HTA's frequent kernel sequences on df_index_resolver (src/analysis/kernel_sequences_test.cc):
+# none for aten::clone (HTA's own test); the five optimizer steps launch one pattern, five times.
+def test_kernel_sequences_frame():
+    path = shared_or_skip("traces/hta/df_index_resolver/df_index_resolver.json.gz")
+    assert paratune.analyze(path, kernel_sequences="aten::clone").kernel_sequences().empty
+    q = paratune.analyze(path, kernel_sequences="Optimizer.step").kernel_sequences()
+    assert len(q) == 1 and q["count"][0] == 5
+    assert q["pattern"][0].startswith("Optimizer.step#SGD.step|")
+    with pytest.raises(paratune.InputError, match="min-sequence-length 0"):
+        paratune.analyze(path, kernel_sequences="x", min_sequence_length=0)

@@ -255,6 +255,14 @@ void MemoryBandwidthFields(T& m, V& v) {
 }
 
 template <class T, class V>
+void KernelSequenceFields(T& q, V& v) {
+  v("pattern", q.pattern);
+  v("count", q.count);
+  v("gpu_time_s", q.gpu_time_s);
+  v("cpu_time_s", q.cpu_time_s);
+}
+
+template <class T, class V>
 void RankFields(T& r, V& v) {
   RankFigureFields(r, v);
   v.List(
@@ -275,6 +283,8 @@ void RankFields(T& r, V& v) {
       "queue_length", r.queue_length, [](auto& x, auto& w) { QueueLengthFields(x, w); }, kLater);
   v.List(
       "memory_bandwidth", r.memory_bandwidth, [](auto& x, auto& w) { MemoryBandwidthFields(x, w); }, kLater);
+  v.List(
+      "kernel_sequences", r.kernel_sequences, [](auto& x, auto& w) { KernelSequenceFields(x, w); }, kLater);
 }
 
 template <class T, class V>
@@ -337,6 +347,8 @@ void OptionsFields(T& o, V& v) {
   v("hta_rounding", hta);
   if constexpr (!std::is_const_v<T>) o.rounding = hta ? TimeRounding::kHta : TimeRounding::kExact;
   v("include_last_step", o.include_last_step);
+  v("kernel_sequence_operator", o.kernel_sequence_operator, kLater);
+  v("min_sequence_length", o.min_sequence_length, kLater);
 }
 
 template <class T, class V>

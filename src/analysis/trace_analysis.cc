@@ -75,6 +75,26 @@ void BuildRows(RankRows& rr, bool rounded, bool filter_last_step) {
   rr.origin = rr.gpu.empty() ? 0 : rr.gpu.front().ts;
 }
 
+// Temporal breakdown and overlap, HTA's (possibly rounded) and from the exact ns timestamps.
+void SetTemporal(RankAnalysis& ra, const RankRows& rr) {
+  const RowsBreakdown whole = BreakdownRows(rr.gpu, rr.gpu_types, rr.origin);
+  ra.temporal = whole.temporal;
+  ra.comm_overlap_pct = whole.overlap_pct;
+  if (!ra.rounded) {
+    ra.temporal_exact = ra.temporal;
+    ra.comm_overlap_exact_pct = ra.comm_overlap_pct;
+    return;
+  }
+  std::vector<Row> exact = rr.gpu;
+  for (Row& r : exact) {
+    r.ts = rr.trace->events[r.index].ts_ns;
+    r.end = r.ts + rr.trace->events[r.index].dur_ns;
+  }
+  const RowsBreakdown x = BreakdownRows(exact, rr.gpu_types, rr.origin);
+  ra.temporal_exact = x.temporal;
+  ra.comm_overlap_exact_pct = x.overlap_pct;
+}
+
 }  // namespace
 
 RankPart AnalyzeRank(const RankTrace& t, bool filter_last_step, const AnalysisOptions& opt) {
@@ -92,23 +112,7 @@ RankPart AnalyzeRank(const RankTrace& t, bool filter_last_step, const AnalysisOp
   BuildRows(rr, ra.rounded, filter_last_step);
   ra.gpu_events = static_cast<int64_t>(rr.gpu.size());
 
-  // Temporal breakdown and overlap, HTA's (possibly rounded) and from the exact ns timestamps.
-  const RowsBreakdown whole = BreakdownRows(rr.gpu, rr.gpu_types, rr.origin);
-  ra.temporal = whole.temporal;
-  ra.comm_overlap_pct = whole.overlap_pct;
-  if (ra.rounded) {
-    std::vector<Row> exact = rr.gpu;
-    for (Row& r : exact) {
-      r.ts = t.events[r.index].ts_ns;
-      r.end = r.ts + t.events[r.index].dur_ns;
-    }
-    const RowsBreakdown x = BreakdownRows(exact, rr.gpu_types, rr.origin);
-    ra.temporal_exact = x.temporal;
-    ra.comm_overlap_exact_pct = x.overlap_pct;
-  } else {
-    ra.temporal_exact = ra.temporal;
-    ra.comm_overlap_exact_pct = ra.comm_overlap_pct;
-  }
+  SetTemporal(ra, rr);
 
   ra.kernel_types = KernelTypeBreakdown(rr);
   KernelTables kernels = KernelStatistics(rr, opt.top_kernels, opt.kernel_duration_ratio);
@@ -126,6 +130,8 @@ RankPart AnalyzeRank(const RankTrace& t, bool filter_last_step, const AnalysisOp
   ra.dataloader_share = it.dataloader_share;
   ra.analysed_event_steps = std::move(it.gpu_row_steps);
   ra.memory = MemoryTimelineOf(t);
+  ra.kernel_sequences =
+      FrequentKernelSequences(t, opt.kernel_sequence_operator, opt.min_sequence_length, opt.top_kernels);
 
   // Collectives: exposed time and bus bandwidth per kind.
   std::vector<uint32_t> idx;

@@ -23,6 +23,7 @@
 #include "analysis/idle_time.h"
 #include "analysis/iterations.h"
 #include "analysis/kernel_class.h"
+#include "analysis/kernel_sequences.h"
 #include "analysis/kernels.h"
 #include "analysis/launches.h"
 #include "analysis/memory_bandwidth.h"
@@ -51,6 +52,10 @@ struct AnalysisOptions {
   int top_kernels = 10;                       // kernels listed per type (HTA num_kernels)
   double kernel_duration_ratio = 0.8;         // HTA duration_ratio for its kernel table
   int threads = 0;                            // ranks analysed in parallel; 0: one per hardware thread
+  // HTA's frequent kernel sequences (kernel_sequences.h) of the operators whose name contains
+  // this; none when empty. At most top_kernels patterns per rank.
+  std::string kernel_sequence_operator;
+  int min_sequence_length = 3;  // HTA min_pattern_len
 };
 
 struct RankAnalysis {
@@ -81,6 +86,7 @@ struct RankAnalysis {
   GraphLaunchStats graphs;                           // the GPU work run through CUDA graphs
   std::vector<QueueLengthRow> queue_length;          // HTA's launch queue per stream
   std::vector<MemoryBandwidthRow> memory_bandwidth;  // HTA's memcpy/memset bandwidth per kind
+  std::vector<KernelSequence> kernel_sequences;      // with AnalysisOptions::kernel_sequence_operator
   TraceWarnings warnings;
   std::vector<uint32_t> analysed_events;      // indices into RankTrace::events of the GPU event set
   std::vector<int64_t> analysed_event_steps;  // parallel: the ProfilerStep#N each was launched in, or -1

@@ -29,6 +29,8 @@ struct AnalyzeFlags {
   bool quiet = false;
   int top = 10;
   int threads = 0;
+  std::string kernel_sequences;
+  int min_sequence_length = 3;
   std::string trace_out;
   std::vector<std::string> diff_against;
   std::string diff_steps, diff_ranks, diff_device = "all";
@@ -60,6 +62,8 @@ AnalyzeRequest RequestOf(const CLI::App& cmd, const AnalyzeFlags& af, const Scen
   r.allow_partial = af.allow_partial;
   r.top = af.top;
   r.threads = af.threads;
+  r.kernel_sequences = af.kernel_sequences;
+  r.min_sequence_length = af.min_sequence_length;
   r.scenario = GivenRequest(f, cmd);
   r.diff_against = af.diff_against;
   if (cmd.count("--diff-steps")) r.diff_steps = af.diff_steps;
@@ -123,6 +127,13 @@ Command AddAnalyzeCommand(CLI::App& root) {
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--threads", af->threads, "files read and ranks analysed in parallel (default: one per core)")
       ->check(CLI::Range(0, 1024));
+  cmd->add_option("--kernel-sequences", af->kernel_sequences,
+                  "HTA's frequent kernel sequences: the GPU work launched by the outermost operators whose name "
+                  "contains this (\"aten::linear\"), by pattern and count, per rank (--top patterns)");
+  cmd->add_option("--min-sequence-length", af->min_sequence_length,
+                  "GPU events a kernel sequence has at least (HTA's min_pattern_len)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
   cmd->add_option("--trace-out", af->trace_out,
                   "write a reduced Chrome trace of the GPU timeline with the analysis as counters");
   AddDiffFlags(cmd, *af);

@@ -344,6 +344,29 @@ std::string Prediction(const AnalyzeReportOptions& o) {
   return out;
 }
 
+// HTA's frequent kernel sequences of one rank (analysis/kernel_sequences.h), when asked for.
+std::string RankKernelSequences(const TraceAnalysis& a, const RankAnalysis* r) {
+  const std::string& op = a.options.kernel_sequence_operator;
+  if (op.empty()) return "";
+  if (r->kernel_sequences.empty())
+    return fmt::format("  Kernel sequences: no outermost operator named like '{}' launches {} or more GPU events\n", op,
+                       a.options.min_sequence_length);
+  std::string out = fmt::format(
+      "  Kernel sequences launched by the outermost operators named like '{}' (HTA; {} GPU events or more)\n", op,
+      a.options.min_sequence_length);
+  out += fmt::format("    {:>7} {:>11} {:>11}  {}\n", "count", "GPU ms", "CPU ms", "operator | GPU events in order");
+  for (const KernelSequence& q : r->kernel_sequences) {
+    out += fmt::format("    {:>7} {:>11} {:>11}  {}\n", q.count, Ms(q.gpu_time_s), Ms(q.cpu_time_s),
+                       Trim(q.pattern.front(), 70));
+    constexpr size_t kShown = 12;  // GPU events listed per pattern; --json has them all
+    for (size_t i = 1; i < q.pattern.size() && i <= kShown; ++i)
+      out += fmt::format("    {:>31}  | {}\n", "", Trim(ShortKernelName(q.pattern[i]), 70));
+    if (q.pattern.size() > kShown + 1)
+      out += fmt::format("    {:>31}  | ... {} more (--json lists them)\n", "", q.pattern.size() - 1 - kShown);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o) {
@@ -351,7 +374,7 @@ std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o
   for (const RankAnalysis& x : a.ranks)
     if (x.rank == o.detail_rank) r = &x;
   std::string out = Header(a, o) + RankOverview(a) + AcrossRanks(a) + Stragglers(a) + RankKernels(r, a) + RankTimes(r) +
-                    RankCounters(r) + RankMemory(r);
+                    RankCounters(r) + RankKernelSequences(a, r) + RankMemory(r);
   if (o.prediction) out += Prediction(o);
   return out;
 }

@@ -69,6 +69,8 @@ AnalyzedTraces RunAnalyze(const AnalyzeRequest& r) {
   if (r.rank && *r.rank < 0) throw InputError(fmt::format("--rank {}: ranks are numbered from 0", *r.rank));
   if (r.top < 1 || r.top > 1000)
     throw InputError(fmt::format("--top {}: kernels listed per type must be 1 to 1000", r.top));
+  if (r.min_sequence_length < 1 || r.min_sequence_length > 1000)
+    throw InputError(fmt::format("--min-sequence-length {}: must be 1 to 1000", r.min_sequence_length));
   if (r.threads < 0 || r.threads > 1024)
     throw InputError(fmt::format("--threads {}: must be 0 (one per core) to 1024", r.threads));
   const bool diff = !r.diff_against.empty() || r.diff_steps || r.diff_ranks;
@@ -88,6 +90,8 @@ AnalyzedTraces RunAnalyze(const AnalyzeRequest& r) {
   ao.include_last_step = r.include_last_step;
   ao.top_kernels = r.top;
   ao.threads = r.threads;
+  ao.kernel_sequence_operator = r.kernel_sequences;
+  ao.min_sequence_length = r.min_sequence_length;
   if (across) {
     out.analysis = AnalyzeTracesAcross(r.inputs, so, ao, *r.group);
     out.read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();  // and measured

@@ -30,6 +30,8 @@ struct AnalyzeRequest {
   bool allow_partial = false;       // a truncated trace read as far as it goes
   int top = 10;                     // kernels listed per kernel type
   int threads = 0;                  // 0: one per core
+  std::string kernel_sequences;     // HTA's frequent kernel sequences of the operators named like this
+  int min_sequence_length = 3;      // GPU events a sequence has at least (1 to 1000)
   ScenarioRequest scenario;         // --model/--hidden given: the prediction; --gpu given: ceilings
   // A trace diff (analysis/trace_diff.h), asked for by any of the first three: the control run's
   // traces (the analysed ones are the test), or, without them, two selections of the analysed

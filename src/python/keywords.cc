@@ -289,6 +289,8 @@ std::vector<Keyword> RunKeywords() {
       {"diff_ranks", IntoDiffSpec(&AnalyzeRequest::diff_ranks), kTraces},
       {"diff_device", IntoTraces(&AnalyzeRequest::diff_device), kTraces},
       {"diff_short_names", IntoTraces(&AnalyzeRequest::diff_short_names), kTraces},
+      {"kernel_sequences", IntoTraces(&AnalyzeRequest::kernel_sequences), kTraces},
+      {"min_sequence_length", IntoTraces(&AnalyzeRequest::min_sequence_length), kTraces},
       {"timeline", IntoTimeline(), kSimulate},
       {"trace_out", IntoTrace(), kSimulate},
   };

@@ -244,6 +244,34 @@ std::string AnalyzeCopyBandwidthChart(const std::string& id, const TraceAnalysis
   return c.categories.empty() ? "" : RenderBarChart(c);
 }
 
+// HTA's frequent kernel sequences (analysis/kernel_sequences.h) of the lowest rank that has any,
+// when asked for: each pattern's count and GPU time (the first 16 patterns); else "".
+std::string AnalyzeKernelSequenceChart(const std::string& id, const TraceAnalysis& a) {
+  constexpr size_t kShown = 16;
+  const RankAnalysis* r = nullptr;
+  for (const RankAnalysis& x : a.ranks)
+    if (!r && !x.kernel_sequences.empty()) r = &x;
+  if (!r) return "";
+  BarChartData c;
+  c.spec = {id + "-sequences",
+            fmt::format("Kernel sequences of '{}' (rank {})", a.options.kernel_sequence_operator, r->rank),
+            "The sequences of GPU work the outermost operators of that name launch (HTA's frequent CUDA kernel "
+            "sequences): how often each occurs, and its GPU time in all. One frequent sequence is a candidate for "
+            "fusion or a CUDA graph.",
+            "pattern: operator, GPU events (first and last)",
+            "occurrences",
+            "",
+            ""};
+  c.series = {{"count", {}}};
+  for (const KernelSequence& q : r->kernel_sequences) {
+    if (c.categories.size() >= kShown) break;
+    c.categories.push_back(fmt::format("#{} {} ({} events, {:.3f} ms)", c.categories.size() + 1, q.pattern.front(),
+                                       q.pattern.size() - 1, q.gpu_time_s * 1e3));
+    c.series[0].values.push_back(static_cast<double>(q.count));
+  }
+  return RenderBarChart(c);
+}
+
 // GPU memory over time from the profiler's memory events (analysis/memory_timeline.h): the
 // allocated series of each rank that has one (the first 8), the reserved series of the first,
 // its peak marked, and the cost model's predicted peak as a flat line when the analysis had a
@@ -302,6 +330,7 @@ std::string RenderAnalyzeSection(const ReportInput& in) {
   html += AnalyzeGraphChart(id, a);
   html += AnalyzeQueueChart(id, a);
   html += AnalyzeCopyBandwidthChart(id, a);
+  html += AnalyzeKernelSequenceChart(id, a);
   html += AnalyzeMemoryChart(id, a, d.prediction);
   html += AnalyzeStragglerTable(a.stragglers);
   html += AnalyzeDiffChart(id, d.diff);

@@ -232,6 +232,17 @@ NumberParse ParseMicrosToNanos(std::string_view s, int64_t* ns, bool* fractional
   return NumberParse::kOk;
 }
 
+// "tid" as a key that tells threads apart (TraceEvent::tid): an integer folded to 32 bits, a
+// string (the 2021 layout's "stream 7") hashed; 0 when absent or neither. It is not a measured
+// number, so nothing is counted as bad.
+int32_t ThreadKey(od::value v) {
+  int64_t n = 0;
+  if (v.get_int64().get(n) == simdjson::SUCCESS) return static_cast<int32_t>(n ^ (n >> 32));
+  std::string_view s;
+  if (v.get_string().get(s) == simdjson::SUCCESS) return static_cast<int32_t>(std::hash<std::string_view>{}(s));
+  return 0;
+}
+
 // An integer field (stream, correlation, rank): JSON integer, integral double, or a string of
 // digits (HTA converts numeric strings). `raw`, when given, receives the value's JSON text (for
 // messages).
@@ -1061,6 +1072,8 @@ class KinetoReader {
           bool fr = false;
           if (Micros(x, f.value(), "ts", &x.ev.ts_ns, &fr)) x.has_ts = true;
           x.frac = x.frac || fr;
+        } else if (key.unsafe_is_equal("tid")) {
+          x.ev.tid = ThreadKey(f.value());
         }
         break;
       case 'd':

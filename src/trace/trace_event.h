@@ -49,7 +49,8 @@ struct TraceEvent {
   int64_t correlation = -1;  // args.correlation / correlationId; -1: none
   uint32_t name = 0;         // index into RankTrace::names
   int32_t collective = -1;   // index into RankTrace::collectives; -1: none
-  int32_t tid = 0;           // CPU thread where the reader knows it (Nsight globalTid); 0 otherwise
+  int32_t tid = 0;           // the thread, as a key (Kineto "tid" folded or hashed to 32 bits; Nsight
+                             // globalTid's thread); 0 where the file has none
   EventKind kind = EventKind::kOther;
 };
 

@@ -5,6 +5,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cstdio>
+
 #include "cli/analyze_text.h"
 #include "cli/trace_diff_text.h"
 #include "cli/commands.h"
@@ -15,6 +17,7 @@
 #include "diagnose/analyze_request.h"
 #include "util/error.h"
 #include "util/json_document.h"
+#include "util/field_flags.h"
 #include "util/process_group.h"
 
 namespace paratune::cli {
@@ -149,10 +152,18 @@ Command AddAnalyzeCommand(CLI::App& root) {
             // share, process 0 prints (and alone says what went wrong), every one exits alike.
             const std::unique_ptr<ProcessGroup> group = LaunchedProcessGroup();
             const bool printer = group == nullptr || group->Index() == 0;
+            if (group == nullptr) return RunAnalyzeCommand(*cmd, *f, *af, nullptr, true);
             try {
               return RunAnalyzeCommand(*cmd, *f, *af, group.get(), printer);
-            } catch (const InputError&) {
-              if (printer) throw;
+            } catch (const InputError& e) {
+              // Every process holds the same error. mpirun ends the job when the first process
+              // exits with a failure, so process 0 prints before any process leaves the
+              // exchange below (main prints it the same way for one process).
+              if (printer) {
+                std::fprintf(stderr, "paratune: error: %s\n", InputErrorText(e.what()).c_str());
+                std::fflush(stderr);
+              }
+              group->AllGather("");
               return 2;
             }
           }};

@@ -232,15 +232,28 @@ NumberParse ParseMicrosToNanos(std::string_view s, int64_t* ns, bool* fractional
   return NumberParse::kOk;
 }
 
-// "tid" as a key that tells threads apart (TraceEvent::tid): an integer folded to 32 bits, a
-// string (the 2021 layout's "stream 7") hashed; 0 when absent or neither. It is not a measured
-// number, so nothing is counted as bad.
+// Kinds recorded on a GPU stream, whose "tid" is the stream (Kineto writes "cat" before "tid").
+bool OnDevice(EventKind k) {
+  return k == EventKind::kKernel || k == EventKind::kMemcpy || k == EventKind::kMemset || k == EventKind::kCudaSync ||
+         k == EventKind::kGpuUserAnnotation;
+}
+
+// "tid" as a key that tells threads apart (TraceEvent::tid): the FNV-1a hash of the value's
+// JSON text (an integer's digits, or a string such as the 2021 layout's "stream 7" with its
+// quotes), folded to 32 bits; equal values give equal keys. Read from the raw token, without
+// parsing a number, as it is only compared. Not a measured number, so nothing is counted as bad.
 int32_t ThreadKey(od::value v) {
-  int64_t n = 0;
-  if (v.get_int64().get(n) == simdjson::SUCCESS) return static_cast<int32_t>(n ^ (n >> 32));
-  std::string_view s;
-  if (v.get_string().get(s) == simdjson::SUCCESS) return static_cast<int32_t>(std::hash<std::string_view>{}(s));
-  return 0;
+  const std::string_view raw = v.raw_json_token();
+  uint64_t h = 1469598103934665603ull;
+  const bool quoted = !raw.empty() && raw.front() == '"';
+  for (size_t i = 0; i < raw.size(); ++i) {
+    const char c = raw[i];
+    if (quoted ? (i > 0 && c == '"')
+               : (c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t'))
+      break;
+    h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  }
+  return static_cast<int32_t>(h ^ (h >> 32));
 }
 
 // An integer field (stream, correlation, rank): JSON integer, integral double, or a string of
@@ -1072,8 +1085,8 @@ class KinetoReader {
           bool fr = false;
           if (Micros(x, f.value(), "ts", &x.ev.ts_ns, &fr)) x.has_ts = true;
           x.frac = x.frac || fr;
-        } else if (key.unsafe_is_equal("tid")) {
-          x.ev.tid = ThreadKey(f.value());
+        } else if (key.unsafe_is_equal("tid") && (!x.has_cat || !OnDevice(x.ev.kind))) {
+          x.ev.tid = ThreadKey(f.value());  // the call stacks need it on the CPU side only
         }
         break;
       case 'd':

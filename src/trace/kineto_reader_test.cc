@@ -440,3 +440,29 @@ TEST(KinetoReader, ABadCategoryBeforeAGoodOneIsDescribed) {
 
 }  // namespace
 }  // namespace paratune
+
+namespace paratune {
+namespace {
+
+// The thread of each CPU-side event is kept as a key (the call stacks of kernel_sequences.h):
+// equal "tid" values give equal keys, different ones different keys, whether integers or the
+// 2021 layout's strings; an event without "tid" is thread 0.
+TEST(KinetoReader, KeepsEachCpuEventsThreadAsAKey) {
+  const std::string json = R"J({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 4045, "ts": 1, "dur": 1},
+    {"ph": "X", "cat": "cpu_op", "name": "b", "pid": 1, "tid": 4046, "ts": 2, "dur": 1},
+    {"ph": "X", "cat": "cpu_op", "name": "c", "pid": 1, "tid": 4045, "ts": 3, "dur": 1},
+    {"ph": "X", "cat": "Operator", "name": "d", "pid": 1, "tid": "thread 9 (python)", "ts": 4, "dur": 1},
+    {"ph": "X", "cat": "Operator", "name": "e", "pid": 1, "tid": "thread 9 (python)", "ts": 5, "dur": 1},
+    {"ph": "X", "cat": "cpu_op", "name": "f", "pid": 1, "ts": 6, "dur": 1}]})J";
+  const RankTrace t = ParseKinetoTrace(json, "tids.json");
+  ASSERT_EQ(t.events.size(), 6u);
+  EXPECT_EQ(t.events[0].tid, t.events[2].tid);
+  EXPECT_NE(t.events[0].tid, t.events[1].tid);
+  EXPECT_EQ(t.events[3].tid, t.events[4].tid);
+  EXPECT_NE(t.events[3].tid, t.events[0].tid);
+  EXPECT_EQ(t.events[5].tid, 0);
+}
+
+}  // namespace
+}  // namespace paratune

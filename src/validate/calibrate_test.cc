@@ -15,9 +15,14 @@
 namespace paratune {
 namespace {
 
+// About 12 s in release on the 2-core box, 271 s under AddressSanitizer (CI of 2026-12-07 with
+// ../shared beside the clone: it alone held the sanitizer suite over 10 minutes), so asserted in
+// release, as CalibrateFromRuns.MosaicMlH100ClusterNestedLeaveOneOut is.
 TEST(FitCalibration, DevelopmentFitReproducesTheCatalogWithoutLosingRankingPairs) {
   PARATUNE_SHARED_OR_SKIP(published, "validation/published_runs_dev.csv");
   PARATUNE_SHARED_OR_SKIP(simumax, "validation/simumax_runs_dev.csv");
+  if (kSanitizerBuild)
+    GTEST_SKIP() << "skipped in a sanitizer build: the development fit is arithmetic only, asserted by the release run";
   const HardwareCatalog built_in = HardwareCatalog::BuiltIn();
   HardwareCatalog hw = HardwareCatalog::BuiltIn();
   const std::string initial = std::string(PARATUNE_SOURCE_DIR) + "/data/calibration_initial.toml";

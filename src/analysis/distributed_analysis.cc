@@ -162,9 +162,10 @@ std::vector<std::vector<size_t>> ShareFiles(const std::vector<std::string>& file
 TraceAnalysis AnalyzeTracesAcross(const std::vector<std::string>& inputs, const TraceSetOptions& read,
                                   const AnalysisOptions& options, ProcessGroup& group) {
   ReadReport mine;
-  const std::vector<RankTrace> ranks = ReadShare(inputs, read, group, mine);
+  std::vector<RankTrace> ranks = ReadShare(inputs, read, group, mine);
   const ReadReport all = ExchangeReadReports(mine, group);
   const std::string measured = MeasureShare(ranks, FilterLastStep(all.steps, options), options);
+  std::vector<RankTrace>().swap(ranks);  // the events are done with before every rank's parts arrive
 
   std::vector<RankPart> parts;
   int64_t bytes_read = 0;

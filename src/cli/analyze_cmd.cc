@@ -5,8 +5,6 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <cstdio>
-
 #include "cli/analyze_text.h"
 #include "cli/trace_diff_text.h"
 #include "cli/commands.h"
@@ -17,7 +15,6 @@
 #include "diagnose/analyze_request.h"
 #include "util/error.h"
 #include "util/json_document.h"
-#include "util/field_flags.h"
 #include "util/process_group.h"
 
 namespace paratune::cli {
@@ -159,10 +156,7 @@ Command AddAnalyzeCommand(CLI::App& root) {
               // Every process holds the same error. mpirun ends the job when the first process
               // exits with a failure, so process 0 prints before any process leaves the
               // exchange below (main prints it the same way for one process).
-              if (printer) {
-                std::fprintf(stderr, "paratune: error: %s\n", InputErrorText(e.what()).c_str());
-                std::fflush(stderr);
-              }
+              if (printer) PrintInputError(e.what());
               group->AllGather("");
               return 2;
             }

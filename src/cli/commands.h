@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 
 namespace CLI {
 class App;  // CLI/App.hpp: the .cc files that register flags include CLI/CLI.hpp
@@ -30,5 +31,9 @@ Command AddClusterCommand(CLI::App& root);
 Command AddReportCommand(CLI::App& root);
 Command AddServeCommand(CLI::App& root);
 Command AddRunsCommand(CLI::App& root);
+
+// The one line an InputError's message `what` prints on standard error ("paratune: error: ..."),
+// flushed: main's, and a command's that must print before it exits (analyze under mpirun).
+void PrintInputError(const std::string& what);
 
 }  // namespace paratune::cli

@@ -90,6 +90,11 @@ static std::string NonFiniteNumber(const CLI::App& app) {
   return "";
 }
 
+void paratune::cli::PrintInputError(const std::string& what) {
+  std::fprintf(stderr, "paratune: error: %s\n", paratune::InputErrorText(what).c_str());
+  std::fflush(stderr);
+}
+
 int main(int argc, char** argv) {
   using namespace paratune;
   CLI::App app{"paratune: find and explain the fastest LLM training layout for a GPU cluster"};
@@ -137,7 +142,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "paratune: error: standard output: cannot write: %s\n", OneLine(e.code().message()).c_str());
     return 2;
   } catch (const InputError& e) {
-    std::fprintf(stderr, "paratune: error: %s\n", InputErrorText(e.what()).c_str());
+    paratune::cli::PrintInputError(e.what());
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "paratune: internal error: %s\n", OneLine(e.what()).c_str());

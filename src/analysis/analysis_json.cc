@@ -263,6 +263,43 @@ void KernelSequenceFields(T& q, V& v) {
 }
 
 template <class T, class V>
+void CriticalPathFields(T& c, V& v) {
+  v("annotation", c.annotation);
+  v("first_instance", c.first_instance);
+  v("last_instance", c.last_instance);
+  v("window_start_s", c.window_start_s);
+  v("window_end_s", c.window_end_s);
+  v("length_s", c.length_s);
+  v("graph_nodes", c.graph_nodes);
+  v("graph_edges", c.graph_edges);
+  v("path_nodes", c.path_nodes);
+  v("path_events", c.path_events);
+  v("negative_edges", c.negative_edges);
+  v.List("path_edges", c.path_edges, [](auto& x, auto& w) {
+    w("type", x.type, kCriticalEdgeTypeNames);
+    w("count", x.count);
+  });
+  v.List("bound_by", c.bounds, [](auto& x, auto& w) {
+    w("bound", x.bound, kCriticalBoundNames);
+    w("time_s", x.time_s);
+    w("pct", x.pct);
+  });
+  v("collective_wait_s", c.collective_wait_s);
+  v.List("waited_for", c.waited_for, [](auto& x, auto& w) {
+    w("rank", x.rank);
+    w("collectives", x.collectives);
+    w("wait_s", x.wait_s);
+  });
+  v.List("top_events", c.top_events, [](auto& x, auto& w) {
+    w("name", x.name);
+    w("bound", x.bound, kCriticalBoundNames);
+    w("stream", x.stream);
+    w("edges", x.edges);
+    w("time_s", x.time_s);
+  });
+}
+
+template <class T, class V>
 void RankFields(T& r, V& v) {
   RankFigureFields(r, v);
   v.List(
@@ -285,6 +322,10 @@ void RankFields(T& r, V& v) {
       "memory_bandwidth", r.memory_bandwidth, [](auto& x, auto& w) { MemoryBandwidthFields(x, w); }, kLater);
   v.List(
       "kernel_sequences", r.kernel_sequences, [](auto& x, auto& w) { KernelSequenceFields(x, w); }, kLater);
+  v.Maybe(
+      "critical_path", r.critical_path, [](auto& x, auto& w) { CriticalPathFields(x, w); },
+      Presence::kOmittedWhenEmpty);
+  v("critical_path_missing", r.critical_path_missing, Presence::kOmittedWhenEmpty);
 }
 
 template <class T, class V>
@@ -349,6 +390,17 @@ void OptionsFields(T& o, V& v) {
   v("include_last_step", o.include_last_step);
   v("kernel_sequence_operator", o.kernel_sequence_operator, kLater);
   v("min_sequence_length", o.min_sequence_length, kLater);
+  v.Maybe(
+      "critical_path", o.critical_path,
+      [](auto& x, auto& w) {
+        w("annotation", x.annotation);
+        w("first_instance", x.first_instance);
+        w("last_instance", x.last_instance);
+        w("data_load_events", x.data_load_events);
+        w("zero_weight_launch_edges", x.zero_weight_launch_edges);
+        w("top_events", x.top_events);
+      },
+      Presence::kOmittedWhenEmpty);
 }
 
 template <class T, class V>

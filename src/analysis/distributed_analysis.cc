@@ -98,7 +98,8 @@ std::string EncodeParts(std::vector<RankPart> parts, const AnalysisOptions& opti
   for (RankPart& p : parts) {
     json groups = json::array();
     for (const auto& [key, durations] : p.comm.durations_s)
-      groups.push_back({static_cast<int>(key.first), key.second, durations, p.comm.steps.at(key)});
+      groups.push_back({static_cast<int>(key.first), key.second, durations, p.comm.steps.at(key),
+                        p.comm.on_path.count(key) ? p.comm.on_path.at(key) : std::vector<uint8_t>()});
     comm.push_back({{"total_s", p.comm.total_s}, {"groups", std::move(groups)}});
     partial.ranks.push_back(std::move(p.analysis));
   }
@@ -120,6 +121,7 @@ std::vector<RankPart> DecodeParts(const std::string& bytes, int64_t& bytes_read)
       const RankCollectiveTimes::GroupKey key{static_cast<Collective>(g[0].get<int>()), g[1].get<std::string>()};
       parts[i].comm.durations_s[key] = g[2].get<std::vector<double>>();
       parts[i].comm.steps[key] = g[3].get<std::vector<int64_t>>();
+      if (!g[4].empty()) parts[i].comm.on_path[key] = g[4].get<std::vector<uint8_t>>();
     }
   }
   return parts;

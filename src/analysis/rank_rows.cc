@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace paratune {
 
@@ -75,6 +76,69 @@ NameFacts::NameFacts(const std::vector<std::string>& names)
     launch[i] =
         n == "cudaLaunchKernel" || n == "cudaLaunchKernelExC" || n == "cudaMemcpyAsync" || n == "cudaMemsetAsync";
   }
+}
+
+namespace {
+
+// Fills rr.kept with the rows of `all` that HTA's last-step filter keeps.
+void KeepBeforeLastStep(RankRows& rr, const std::vector<Row>& all) {
+  int64_t last_start = std::numeric_limits<int64_t>::min();
+  bool any_step = false;
+  int64_t min_cpu = std::numeric_limits<int64_t>::max();
+  for (const Row& r : all) {
+    const TraceEvent& e = rr.Event(r);
+    if (rr.GpuSide(e)) continue;
+    min_cpu = std::min(min_cpu, r.ts);
+    if (rr.names.step[e.name] >= 0) {
+      any_step = true;
+      last_start = std::max(last_start, r.ts);
+    }
+  }
+  if (!any_step) last_start = min_cpu;
+  CorrelationMap kept_corr(rr.corr_range);
+  rr.kept.reserve(all.size());
+  for (const Row& r : all) {
+    const TraceEvent& e = rr.Event(r);
+    if (!rr.GpuSide(e) && r.ts < last_start) {
+      rr.kept.push_back(r);
+      if (e.correlation >= 0) kept_corr.Set(e.correlation, 1);
+    }
+  }
+  for (const Row& r : all) {
+    const TraceEvent& e = rr.Event(r);
+    if (rr.GpuSide(e) && kept_corr.Get(e.correlation) != CorrelationMap::kAbsent) rr.kept.push_back(r);
+  }
+}
+
+// The rows of one rank: all events with HTA's optional rounding, the launch-time map on the
+// unfiltered table, HTA's last-step filter, and the GPU event set.
+}  // namespace
+
+void BuildRankRows(RankRows& rr, bool rounded, bool filter_last_step) {
+  const RankTrace& t = *rr.trace;
+  std::vector<Row> all(t.events.size());
+  for (size_t i = 0; i < t.events.size(); ++i) all[i] = RowOf(t.events[i], static_cast<uint32_t>(i), rounded);
+
+  // Launch time of each correlation: the last CPU-side row with it, on the unfiltered table.
+  for (const Row& r : all) {
+    const TraceEvent& e = rr.Event(r);
+    if (e.correlation >= 0 && !rr.GpuSide(e)) rr.launch_ts.Set(e.correlation, r.ts);
+  }
+
+  // HTA's last-step filter: CPU-side rows that start before the last ProfilerStep, GPU-side rows
+  // whose correlation belongs to a kept CPU row.
+  if (filter_last_step) {
+    KeepBeforeLastStep(rr, all);
+  } else {
+    rr.kept = std::move(all);  // `all` is not used past the filter
+  }
+
+  // The GPU event set: stream != -1.
+  for (const Row& r : rr.kept)
+    if (rr.Event(r).stream != -1) rr.gpu.push_back(r);
+  std::stable_sort(rr.gpu.begin(), rr.gpu.end(), [](const Row& a, const Row& b) { return a.ts < b.ts; });
+  rr.gpu_types = rr.TypesOf(rr.gpu);
+  rr.origin = rr.gpu.empty() ? 0 : rr.gpu.front().ts;
 }
 
 RankRows::RankRows(const RankTrace& t) : trace(&t), names(t.names), corr_range(t.events), launch_ts(corr_range) {}

@@ -2,7 +2,7 @@
 // idle_time.cc, launches.cc and iterations.cc): times after HTA's optional µs rounding, the rows
 // kept by HTA's last-step filter, the GPU event set, per-name classification done once per
 // distinct name, and the correlation-id maps that link a GPU event to its CPU launch. Built by
-// trace_analysis.cc (BuildRankRows); the metrics only read it.
+// BuildRankRows below; the metrics only read it.
 #pragma once
 
 #include <cstdint>
@@ -103,5 +103,9 @@ struct RankRows {
   bool GpuSide(const TraceEvent& e) const { return (e.stream >= 0 && e.correlation >= 0) || names.sync[e.name]; }
   std::vector<HtaKernelType> TypesOf(const std::vector<Row>& rows) const;
 };
+
+// Fills `rr` (constructed on its trace): every event's row with HTA's optional rounding, the
+// launch-time map on the unfiltered table, HTA's last-step filter (when asked) and the GPU set.
+void BuildRankRows(RankRows& rr, bool rounded, bool filter_last_step);
 
 }  // namespace paratune

@@ -119,7 +119,8 @@ void FlagStragglers(const std::vector<RankComm>& comm, const std::vector<double>
 }  // namespace
 
 RankCollectiveTimes CollectiveTimesOf(const RankTrace& t, const std::vector<uint32_t>& events,
-                                      const std::vector<int64_t>& event_steps) {
+                                      const std::vector<int64_t>& event_steps,
+                                      const std::vector<uint32_t>* path_events) {
   RankCollectiveTimes rc;
   std::vector<std::pair<uint32_t, int64_t>> comm;  // (event, step)
   const bool with_steps = event_steps.size() == events.size();
@@ -145,6 +146,7 @@ RankCollectiveTimes CollectiveTimesOf(const RankTrace& t, const std::vector<uint
     rc.durations_s[key].push_back(dur_s);
     rc.steps[key].push_back(step);
     rc.total_s += dur_s;
+    if (path_events) rc.on_path[key].push_back(std::binary_search(path_events->begin(), path_events->end(), i) ? 1 : 0);
   }
   return rc;
 }

@@ -42,12 +42,17 @@ struct RankCollectiveTimes {
   std::map<GroupKey, std::vector<double>> durations_s;  // per group, in start order
   std::map<GroupKey, std::vector<int64_t>> steps;       // the same kernels' ProfilerStep#N (-1: unknown)
   double total_s = 0;                                   // all communication kernel time
+  // The same kernels: 1 where the kernel is on the rank's critical path (critical_path.h); empty
+  // without one.
+  std::map<GroupKey, std::vector<uint8_t>> on_path;
 };
 
 // The communication kernels among `events` (indices into t.events); `event_steps`, when parallel
-// to `events`, gives the ProfilerStep#N each was launched in (-1: none).
+// to `events`, gives the ProfilerStep#N each was launched in (-1: none); `path_events` (sorted),
+// when given, the events of the rank's critical path (fills on_path).
 RankCollectiveTimes CollectiveTimesOf(const RankTrace& t, const std::vector<uint32_t>& events,
-                                      const std::vector<int64_t>& event_steps = {});
+                                      const std::vector<int64_t>& event_steps = {},
+                                      const std::vector<uint32_t>* path_events = nullptr);
 
 struct StragglerInput {
   int rank = 0;

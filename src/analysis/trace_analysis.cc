@@ -9,71 +9,13 @@
 #include <map>
 #include <set>
 
+#include "analysis/critical_path_across.h"
 #include "analysis/rank_rows.h"
 #include "analysis/temporal.h"
 #include "util/thread_pool.h"
 
 namespace paratune {
 namespace {
-
-// Fills rr.kept with the rows of `all` that HTA's last-step filter keeps.
-void KeepBeforeLastStep(RankRows& rr, const std::vector<Row>& all) {
-  int64_t last_start = std::numeric_limits<int64_t>::min();
-  bool any_step = false;
-  int64_t min_cpu = std::numeric_limits<int64_t>::max();
-  for (const Row& r : all) {
-    const TraceEvent& e = rr.Event(r);
-    if (rr.GpuSide(e)) continue;
-    min_cpu = std::min(min_cpu, r.ts);
-    if (rr.names.step[e.name] >= 0) {
-      any_step = true;
-      last_start = std::max(last_start, r.ts);
-    }
-  }
-  if (!any_step) last_start = min_cpu;
-  CorrelationMap kept_corr(rr.corr_range);
-  rr.kept.reserve(all.size());
-  for (const Row& r : all) {
-    const TraceEvent& e = rr.Event(r);
-    if (!rr.GpuSide(e) && r.ts < last_start) {
-      rr.kept.push_back(r);
-      if (e.correlation >= 0) kept_corr.Set(e.correlation, 1);
-    }
-  }
-  for (const Row& r : all) {
-    const TraceEvent& e = rr.Event(r);
-    if (rr.GpuSide(e) && kept_corr.Get(e.correlation) != CorrelationMap::kAbsent) rr.kept.push_back(r);
-  }
-}
-
-// The rows of one rank: all events with HTA's optional rounding, the launch-time map on the
-// unfiltered table, HTA's last-step filter, and the GPU event set.
-void BuildRows(RankRows& rr, bool rounded, bool filter_last_step) {
-  const RankTrace& t = *rr.trace;
-  std::vector<Row> all(t.events.size());
-  for (size_t i = 0; i < t.events.size(); ++i) all[i] = RowOf(t.events[i], static_cast<uint32_t>(i), rounded);
-
-  // Launch time of each correlation: the last CPU-side row with it, on the unfiltered table.
-  for (const Row& r : all) {
-    const TraceEvent& e = rr.Event(r);
-    if (e.correlation >= 0 && !rr.GpuSide(e)) rr.launch_ts.Set(e.correlation, r.ts);
-  }
-
-  // HTA's last-step filter: CPU-side rows that start before the last ProfilerStep, GPU-side rows
-  // whose correlation belongs to a kept CPU row.
-  if (filter_last_step) {
-    KeepBeforeLastStep(rr, all);
-  } else {
-    rr.kept = std::move(all);  // `all` is not used past the filter
-  }
-
-  // The GPU event set: stream != -1.
-  for (const Row& r : rr.kept)
-    if (rr.Event(r).stream != -1) rr.gpu.push_back(r);
-  std::stable_sort(rr.gpu.begin(), rr.gpu.end(), [](const Row& a, const Row& b) { return a.ts < b.ts; });
-  rr.gpu_types = rr.TypesOf(rr.gpu);
-  rr.origin = rr.gpu.empty() ? 0 : rr.gpu.front().ts;
-}
 
 // Temporal breakdown and overlap, HTA's (possibly rounded) and from the exact ns timestamps.
 void SetTemporal(RankAnalysis& ra, const RankRows& rr) {
@@ -109,7 +51,7 @@ RankPart AnalyzeRank(const RankTrace& t, bool filter_last_step, const AnalysisOp
   ra.rounded = opt.rounding == TimeRounding::kHta && t.fractional_ts;
 
   RankRows rr(t);
-  BuildRows(rr, ra.rounded, filter_last_step);
+  BuildRankRows(rr, ra.rounded, filter_last_step);
   ra.gpu_events = static_cast<int64_t>(rr.gpu.size());
 
   SetTemporal(ra, rr);
@@ -130,6 +72,7 @@ RankPart AnalyzeRank(const RankTrace& t, bool filter_last_step, const AnalysisOp
   ra.dataloader_share = it.dataloader_share;
   ra.analysed_event_steps = std::move(it.gpu_row_steps);
   ra.memory = MemoryTimelineOf(t);
+  if (opt.critical_path) ra.critical_path = TraceCriticalPathOf(rr, *opt.critical_path, &ra.critical_path_missing);
   ra.kernel_sequences =
       FrequentKernelSequences(t, opt.kernel_sequence_operator, opt.min_sequence_length, opt.top_kernels);
 
@@ -138,7 +81,8 @@ RankPart AnalyzeRank(const RankTrace& t, bool filter_last_step, const AnalysisOp
   idx.reserve(rr.gpu.size());
   for (const Row& r : rr.gpu) idx.push_back(r.index);
   ra.collectives = ComputeCollectiveStats(t, idx);
-  part.comm = CollectiveTimesOf(t, idx, ra.analysed_event_steps);
+  part.comm =
+      CollectiveTimesOf(t, idx, ra.analysed_event_steps, ra.critical_path ? &ra.critical_path->events : nullptr);
   ra.analysed_events = std::move(idx);
   return part;
 }
@@ -175,6 +119,7 @@ TraceAnalysis CombineRanks(std::vector<RankPart> parts, const AnalysisOptions& o
   std::stable_sort(a.kernel_types.begin(), a.kernel_types.end(),
                    [](const auto& x, const auto& y) { return x.sum_s > y.sum_s; });
 
+  SetCollectiveWaits(parts);
   // Stragglers across ranks, from each rank's communication kernels and step times.
   if (parts.size() >= 2) {
     std::vector<StragglerInput> in;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "analysis/collectives.h"
+#include "analysis/critical_path.h"
 #include "analysis/cross_rank.h"
 #include "analysis/graph_launches.h"
 #include "analysis/idle_time.h"
@@ -56,6 +57,8 @@ struct AnalysisOptions {
   // this; none when empty. At most top_kernels patterns per rank.
   std::string kernel_sequence_operator;
   int min_sequence_length = 3;  // HTA min_pattern_len
+  // HTA's critical path of each rank in this window (critical_path.h); none when absent.
+  std::optional<CriticalPathOptions> critical_path;
 };
 
 struct RankAnalysis {
@@ -87,6 +90,8 @@ struct RankAnalysis {
   std::vector<QueueLengthRow> queue_length;          // HTA's launch queue per stream
   std::vector<MemoryBandwidthRow> memory_bandwidth;  // HTA's memcpy/memset bandwidth per kind
   std::vector<KernelSequence> kernel_sequences;      // with AnalysisOptions::kernel_sequence_operator
+  std::optional<TraceCriticalPath> critical_path;    // with AnalysisOptions::critical_path, when found
+  std::string critical_path_missing;                 // why not, when asked and not found
   TraceWarnings warnings;
   std::vector<uint32_t> analysed_events;      // indices into RankTrace::events of the GPU event set
   std::vector<int64_t> analysed_event_steps;  // parallel: the ProfilerStep#N each was launched in, or -1

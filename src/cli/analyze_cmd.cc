@@ -31,6 +31,8 @@ struct AnalyzeFlags {
   int threads = 0;
   std::string kernel_sequences;
   int min_sequence_length = 3;
+  std::string critical_path, critical_path_instances = "0";
+  std::vector<std::string> data_load_events;
   std::string trace_out;
   std::vector<std::string> diff_against;
   std::string diff_steps, diff_ranks, diff_device = "all";
@@ -53,6 +55,19 @@ void AddDiffFlags(CLI::App* cmd, AnalyzeFlags& af) {
                 "group by HTA's short names (template and argument lists dropped)");
 }
 
+void AddCriticalPathFlags(CLI::App* cmd, AnalyzeFlags& af) {
+  cmd->add_option("--critical-path", af.critical_path,
+                  "HTA's critical path of each rank in the window of the events whose name contains this "
+                  "(\"ProfilerStep\"; \"\" for the whole trace): what the longest chain of dependent CPU, launch "
+                  "and GPU work is bound by");
+  cmd->add_option("--critical-path-instances", af.critical_path_instances,
+                  "which instances of that annotation (from 0): N or A-B")
+      ->capture_default_str();
+  cmd->add_option("--data-load-events", af.data_load_events,
+                  "names (or parts of names) of data-loading events, for the critical path")
+      ->delimiter(',');
+}
+
 AnalyzeRequest RequestOf(const CLI::App& cmd, const AnalyzeFlags& af, const ScenarioFlags& f) {
   AnalyzeRequest r;
   r.inputs = af.inputs;
@@ -64,6 +79,9 @@ AnalyzeRequest RequestOf(const CLI::App& cmd, const AnalyzeFlags& af, const Scen
   r.threads = af.threads;
   r.kernel_sequences = af.kernel_sequences;
   r.min_sequence_length = af.min_sequence_length;
+  if (cmd.count("--critical-path")) r.critical_path = af.critical_path;
+  r.critical_path_instances = af.critical_path_instances;
+  r.data_load_events = af.data_load_events;
   r.scenario = GivenRequest(f, cmd);
   r.diff_against = af.diff_against;
   if (cmd.count("--diff-steps")) r.diff_steps = af.diff_steps;
@@ -134,6 +152,7 @@ Command AddAnalyzeCommand(CLI::App& root) {
                   "GPU events a kernel sequence has at least (HTA's min_pattern_len)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
+  AddCriticalPathFlags(cmd, *af);
   cmd->add_option("--trace-out", af->trace_out,
                   "write a reduced Chrome trace of the GPU timeline with the analysis as counters");
   AddDiffFlags(cmd, *af);

@@ -367,6 +367,37 @@ std::string RankKernelSequences(const TraceAnalysis& a, const RankAnalysis* r) {
   return out;
 }
 
+// HTA's critical path of one rank (analysis/critical_path.h), when asked for.
+std::string RankCriticalPath(const TraceAnalysis& a, const RankAnalysis* r) {
+  if (!a.options.critical_path) return "";
+  const CriticalPathOptions& o = *a.options.critical_path;
+  const std::string window =
+      o.annotation.empty()
+          ? std::string("the whole trace")
+          : fmt::format("'{}' instance{} {}", o.annotation, o.first_instance == o.last_instance ? "" : "s",
+                        o.first_instance == o.last_instance ? std::to_string(o.first_instance)
+                                                            : fmt::format("{}-{}", o.first_instance, o.last_instance));
+  if (!r->critical_path) return fmt::format("  Critical path of {}: none ({})\n", window, r->critical_path_missing);
+  const TraceCriticalPath& c = *r->critical_path;
+  std::string out = fmt::format(
+      "  Critical path of {} (HTA): {} ms over a {} ms window, {} events on it ({} nodes, {} edges in the graph)\n",
+      window, Ms(c.length_s), Ms(c.window_end_s - c.window_start_s), c.path_events, c.graph_nodes, c.graph_edges);
+  for (const CriticalBoundShare& b : c.bounds)
+    if (b.bound != CriticalBound::kDependency)
+      out += fmt::format("    {:<28} {:>11} ms {:>6.1f}%\n", kCriticalBoundNames.Name(b.bound), Ms(b.time_s), b.pct);
+  if (c.collective_wait_s > 0) {
+    out += fmt::format("    of the communication, {} ms waiting for the last rank to arrive:", Ms(c.collective_wait_s));
+    for (const CriticalWait& w : c.waited_for)
+      out += fmt::format(" rank {} {} ms ({}x)", w.rank, Ms(w.wait_s), w.collectives);
+    out += "\n";
+  }
+  if (!c.top_events.empty()) out += fmt::format("    {:>11}  {:<26} {}\n", "ms on path", "bound by", "event");
+  for (const CriticalEvent& e : c.top_events)
+    out += fmt::format("    {:>11}  {:<26} {}\n", Ms(e.time_s), kCriticalBoundNames.Name(e.bound),
+                       Trim(ShortKernelName(e.name), 70));
+  return out;
+}
+
 }  // namespace
 
 std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o) {
@@ -374,7 +405,7 @@ std::string FormatAnalysis(const TraceAnalysis& a, const AnalyzeReportOptions& o
   for (const RankAnalysis& x : a.ranks)
     if (x.rank == o.detail_rank) r = &x;
   std::string out = Header(a, o) + RankOverview(a) + AcrossRanks(a) + Stragglers(a) + RankKernels(r, a) + RankTimes(r) +
-                    RankCounters(r) + RankKernelSequences(a, r) + RankMemory(r);
+                    RankCounters(r) + RankKernelSequences(a, r) + RankCriticalPath(a, r) + RankMemory(r);
   if (o.prediction) out += Prediction(o);
   return out;
 }

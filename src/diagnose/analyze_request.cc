@@ -1,5 +1,7 @@
 #include "diagnose/analyze_request.h"
 
+#include <charconv>
+
 #include <fmt/format.h>
 
 #include <chrono>
@@ -63,6 +65,29 @@ void SetDiff(const AnalyzeRequest& r, const TraceSetOptions& so, AnalyzedTraces&
   out.diff = DiffTraces(control, out.ranks, o);
 }
 
+// "--critical-path-instances": "N" or "A-B", 0 <= A <= B < 1,000,000.
+void SetCriticalPath(const AnalyzeRequest& r, AnalysisOptions& ao) {
+  if (!r.critical_path) return;
+  CriticalPathOptions o;
+  o.annotation = *r.critical_path;
+  o.data_load_events = r.data_load_events;
+  o.top_events = r.top;
+  const std::string& s = r.critical_path_instances;
+  const size_t dash = s.find('-', 1);
+  const auto number = [&](std::string_view part) {
+    int v = -1;
+    const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+    if (ec != std::errc() || end != part.data() + part.size() || v < 0 || v >= 1000000)
+      throw InputError(fmt::format("--critical-path-instances {}: expected N or A-B, instances from 0 to 999999", s));
+    return v;
+  };
+  o.first_instance = number(std::string_view(s).substr(0, dash));
+  o.last_instance = dash == std::string::npos ? o.first_instance : number(std::string_view(s).substr(dash + 1));
+  if (o.last_instance < o.first_instance)
+    throw InputError(fmt::format("--critical-path-instances {}: the last instance is before the first", s));
+  ao.critical_path = o;
+}
+
 }  // namespace
 
 AnalyzedTraces RunAnalyze(const AnalyzeRequest& r) {
@@ -92,6 +117,7 @@ AnalyzedTraces RunAnalyze(const AnalyzeRequest& r) {
   ao.threads = r.threads;
   ao.kernel_sequence_operator = r.kernel_sequences;
   ao.min_sequence_length = r.min_sequence_length;
+  SetCriticalPath(r, ao);
   if (across) {
     out.analysis = AnalyzeTracesAcross(r.inputs, so, ao, *r.group);
     out.read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();  // and measured

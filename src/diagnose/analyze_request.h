@@ -32,7 +32,13 @@ struct AnalyzeRequest {
   int threads = 0;                  // 0: one per core
   std::string kernel_sequences;     // HTA's frequent kernel sequences of the operators named like this
   int min_sequence_length = 3;      // GPU events a sequence has at least (1 to 1000)
-  ScenarioRequest scenario;         // --model/--hidden given: the prediction; --gpu given: ceilings
+  // HTA's critical path of each rank (analysis/critical_path.h) in the window of the events whose
+  // name contains this ("" : the whole trace); instances "N" or "A-B" of it (from 0); events whose
+  // name contains one of data_load_events are data loading.
+  std::optional<std::string> critical_path;
+  std::string critical_path_instances = "0";
+  std::vector<std::string> data_load_events;
+  ScenarioRequest scenario;  // --model/--hidden given: the prediction; --gpu given: ceilings
   // A trace diff (analysis/trace_diff.h), asked for by any of the first three: the control run's
   // traces (the analysed ones are the test), or, without them, two selections of the analysed
   // traces. The selections are "CONTROL:TEST" specs (ParseDiffPair).

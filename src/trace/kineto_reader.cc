@@ -891,6 +891,7 @@ class KinetoReader {
     bool has_coll = false;
     int64_t device = -1;
     double bandwidth_gbps = -1;  // "memory bandwidth (GB/s)" of a memcpy or memset; -1: absent
+    SyncWait wait;               // a cuda_sync event's "wait_on_stream" and "wait_on_cuda_event_record_corr_id"
     MemoryEvent memory;          // the args of a "[memory]" event
     bool has_memory = false;
     const char* bad_field = nullptr;  // the first unusable numeric field, and what is wrong with it
@@ -1018,9 +1019,22 @@ class KinetoReader {
       case 'm':
         if (k.unsafe_is_equal("memory bandwidth (GB/s)")) ReadBandwidth(x, a.value());
         break;
+      case 'w':
+        ReadSyncWaitArg(x, a);
+        break;
       default:
         break;
     }
+  }
+
+  // A cuda_sync event's "wait_on_stream" and "wait_on_cuda_event_record_corr_id" (-1: none).
+  void ReadSyncWaitArg(EventFields& x, od::field& a) {
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+    const od::raw_json_string k = a.key();
+    if (k.unsafe_is_equal("wait_on_stream"))
+      Integer(x, a.value(), "args.wait_on_stream", 0, kMax, -1, &x.wait.wait_on_stream);
+    else if (k.unsafe_is_equal("wait_on_cuda_event_record_corr_id"))
+      Integer(x, a.value(), "args.wait_on_cuda_event_record_corr_id", 0, kMax, -1, &x.wait.record_correlation);
   }
 
   // A memcpy's or memset's "memory bandwidth (GB/s)": a finite number from 0 to 1e9 (1 EB/s).
@@ -1208,6 +1222,11 @@ class KinetoReader {
     if (x.device >= 0 && first_device_ < 0 && (ev.kind == EventKind::kKernel)) first_device_ = x.device;
     if (x.bandwidth_gbps >= 0 && trace_.events.size() < std::numeric_limits<uint32_t>::max())
       trace_.memory_bandwidth_gbps.emplace_back(static_cast<uint32_t>(trace_.events.size()), x.bandwidth_gbps);
+    if ((x.wait.wait_on_stream >= 0 || x.wait.record_correlation >= 0) && ev.kind == EventKind::kCudaSync &&
+        trace_.events.size() < std::numeric_limits<uint32_t>::max()) {
+      x.wait.event = static_cast<uint32_t>(trace_.events.size());
+      trace_.sync_waits.push_back(x.wait);
+    }
     trace_.events.push_back(ev);
   }
 

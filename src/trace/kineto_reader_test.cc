@@ -133,6 +133,29 @@ TEST(KinetoReader, ReadsTheMemoryBandwidthOfCopies) {
   EXPECT_CONTAINS(t.warnings.first_bad_value, "args.memory bandwidth (GB/s)");
 }
 
+// A cuda_sync event's "wait_on_stream" and "wait_on_cuda_event_record_corr_id" (pytorch/kineto
+// #808) are kept beside it, -1 meaning none; a value that is not an integer skips the event.
+TEST(KinetoReader, ReadsWhatASyncWaitsOn) {
+  const std::string json = R"J({"traceEvents": [
+    {"ph": "X", "cat": "cuda_sync", "name": "Event Sync", "pid": 0, "tid": -1, "ts": 10, "dur": 4,
+     "args": {"cuda_sync_kind": "Event Sync", "wait_on_stream": 20, "wait_on_cuda_event_record_corr_id": 32,
+     "wait_on_cuda_event_id": 9, "stream": -1, "correlation": 54}},
+    {"ph": "X", "cat": "cuda_sync", "name": "Event Sync", "ts": 20, "dur": 4,
+     "args": {"wait_on_stream": -1, "wait_on_cuda_event_record_corr_id": -1, "stream": -1, "correlation": 24}},
+    {"ph": "X", "cat": "kernel", "name": "k", "ts": 30, "dur": 2, "args": {"stream": 7, "wait_on_stream": 3}},
+    {"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "ts": 40, "dur": 1,
+     "args": {"stream": 24, "wait_on_stream": "twenty"}}
+  ]})J";
+  const RankTrace t = ParseKinetoTrace(json, "sync.json");
+  ASSERT_EQ(t.events.size(), 3u);
+  ASSERT_EQ(t.sync_waits.size(), 1u);  // not the one that waits on nothing, not the kernel's
+  EXPECT_EQ(t.sync_waits[0].event, 0u);
+  EXPECT_EQ(t.sync_waits[0].wait_on_stream, 20);
+  EXPECT_EQ(t.sync_waits[0].record_correlation, 32);
+  EXPECT_EQ(t.warnings.bad_number, 1);
+  EXPECT_CONTAINS(t.warnings.first_bad_value, "args.wait_on_stream");
+}
+
 TEST(KinetoReader, ReadsTheJsonArrayFormat) {
   const RankTrace t = ParseKinetoTrace(
       R"([{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2, "args": {"stream": "7"}}])", "a.json");

@@ -90,6 +90,15 @@ struct TraceWarnings {
   int64_t BadValues() const { return bad_number + negative_duration; }
 };
 
+// What a CUDA synchronisation event waits on (Kineto's cuda_sync "Event Sync" and "Stream Wait
+// Event" args, pytorch/kineto#808): the stream the awaited cudaEventRecord recorded on and that
+// call's correlation id; -1 where absent.
+struct SyncWait {
+  uint32_t event = 0;               // index into RankTrace::events
+  int64_t wait_on_stream = -1;      // "wait_on_stream"
+  int64_t record_correlation = -1;  // "wait_on_cuda_event_record_corr_id"
+};
+
 struct RankTrace {
   std::string path;                // the file read
   int rank = -1;                   // -1: unknown (the caller must assign one)
@@ -106,8 +115,9 @@ struct RankTrace {
   // The "memory bandwidth (GB/s)" CUPTI reports for a memcpy or memset (Kineto args), as
   // (index into events, GB/s), in event order; events without it are absent.
   std::vector<std::pair<uint32_t, double>> memory_bandwidth_gbps;
-  int64_t skipped_events = 0;  // instant, flow, metadata and counter events, "Trace" spans
-  int64_t bytes_read = 0;      // uncompressed bytes parsed
+  std::vector<SyncWait> sync_waits;  // cuda_sync events that name what they wait on, in event order
+  int64_t skipped_events = 0;        // instant, flow, metadata and counter events, "Trace" spans
+  int64_t bytes_read = 0;            // uncompressed bytes parsed
   TraceWarnings warnings;
 
   const std::string& Name(const TraceEvent& e) const { return names[e.name]; }

@@ -1,0 +1,22 @@
+#!/usr/bin/env python3
+"""Writes the events HTA marked critical in an overlaid trace (args.critical == 1, ph "X"), one
+per line as "ts_us dur_us name", in file order, and the critical-path flows HTA drew, as
+"# flows TYPE COUNT" lines. Used once to record HTA's own output for the critical-path tests
+(testdata/README.md); HTA's test data carries the overlaid trace it wrote.
+
+usage: hta-critical-events.py OVERLAID_TRACE.json.gz > OUT.txt
+"""
+import collections
+import gzip
+import json
+import sys
+
+events = json.load(gzip.open(sys.argv[1]))["traceEvents"]
+flows = collections.Counter(
+    e["args"]["type"] for e in events if e.get("cat") == "critical_path" and e["ph"] == "s" and e["args"].get("critical")
+)
+for kind, count in sorted(flows.items()):
+    print(f"# flows {kind} {count}")
+for e in events:
+    if e["ph"] == "X" and e.get("args", {}).get("critical") == 1:
+        print(f'{e["ts"]} {e["dur"]} {e["name"]}')

@@ -125,7 +125,10 @@ def analyze(paths, *, progress=None, trace_out=None, **options):
     ("CONTROL:TEST", e.g. "1009:1010"; without diff_against, two selections of these traces),
     diff_device ("all", "cpu" or "gpu"), diff_short_names; HTA's frequent kernel sequences with
     kernel_sequences (an operator name or part of one, "aten::linear") and min_sequence_length
-    (GPU events a sequence has at least, default 3). Scenario keywords
+    (GPU events a sequence has at least, default 3); HTA's critical path with critical_path (the
+    annotation bounding the window, "ProfilerStep"; "" for the whole trace),
+    critical_path_instances ("N" or "A-B", default 0) and data_load_events (names or parts of
+    names of data-loading events). Scenario keywords
     (model, gpu, nodes, tp, ...) set the cost model's prediction beside the measurement when a
     model is given, and each collective's link ceiling when a gpu is given.
 

@@ -290,6 +290,23 @@ class Analysis(_Table):
                              "gpu_time_s": q["gpu_time_s"], "cpu_time_s": q["cpu_time_s"]})
         return _pandas().DataFrame(rows)
 
+    def critical_path(self):
+        """HTA's ``critical_path_analysis()`` + ``summary()`` (asked for with ``critical_path=``, the
+        annotation, "" for the whole trace, and ``critical_path_instances``): per rank and bound
+        (HTA's ``bound_by``: cpu_bound, gpu_compute_bound, gpu_communication_bound, ...) the
+        ``time_s`` and ``pct`` of the path, with the path's ``length_s`` and, beyond HTA, the
+        ``collective_wait_s`` of its collectives spent waiting for the last rank to arrive
+        (``ranks[].critical_path``)."""
+        rows = []
+        for r in self._data["ranks"]:
+            c = r.get("critical_path")
+            if not c:
+                continue
+            for b in c["bound_by"]:
+                rows.append({"rank": r["rank"], "bound": b["bound"], "time_s": b["time_s"], "pct": b["pct"],
+                             "length_s": c["length_s"], "collective_wait_s": c["collective_wait_s"]})
+        return _pandas().DataFrame(rows)
+
     def memory_bandwidth(self):
         """HTA's ``get_memory_bw_summary()``: per rank and kind of copy (``Memcpy HtoD``, ...,
         ``Memset``) the GB/s in flight while any copy runs: ``count``, ``mean_gbps``,

@@ -309,3 +309,18 @@ def test_kernel_sequences_frame():
     assert q["pattern"][0].startswith("Optimizer.step#SGD.step|")
     with pytest.raises(paratune.InputError, match="min-sequence-length 0"):
         paratune.analyze(path, kernel_sequences="x", min_sequence_length=0)
+
+
+# HTA's critical path of simple_add's second forward (src/analysis/critical_path_test.cc: 159
+# events on it, as HTA's test): nearly all of it CPU-bound; a bad instance range is an InputError.
+def test_critical_path_frame():
+    path = SOURCE_DIR / "testdata" / "traces" / "hta" / "critical_path" / "simple_add.json.gz"
+    a = paratune.analyze(path, critical_path="[param|pytorch.model.alex_net|0|0|0|measure|forward]",
+                         critical_path_instances=1)
+    c = a.critical_path()
+    assert set(c["bound"]) >= {"cpu_bound", "gpu_compute_bound"}
+    assert abs(c["pct"].sum() - 100) < 1e-6
+    assert a.to_dict()["ranks"][0]["critical_path"]["path_events"] == 159
+    assert paratune.analyze(path).critical_path().empty
+    with pytest.raises(paratune.InputError, match="critical-path-instances 2-1"):
+        paratune.analyze(path, critical_path="", critical_path_instances="2-1")

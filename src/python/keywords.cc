@@ -123,6 +123,14 @@ Setter IntoTraces(T AnalyzeRequest::*m) {
 Setter IntoDiffSpec(std::optional<std::string> AnalyzeRequest::*m) {
   return [m](Keywords& k, py::handle v, const std::string& n) { k.analyze.*m = AsNumberText(v, n); };
 }
+// The critical path's annotation ("" for the whole trace) and its instances ("1-2", or one int).
+Setter IntoCriticalPath() {
+  return [](Keywords& k, py::handle v, const std::string& n) { k.analyze.critical_path = As<std::string>(v, n); };
+}
+Setter IntoCriticalPathInstances() {
+  return
+      [](Keywords& k, py::handle v, const std::string& n) { k.analyze.critical_path_instances = AsNumberText(v, n); };
+}
 Setter IntoRank() {
   return [](Keywords& k, py::handle v, const std::string& n) { k.analyze.rank = As<int>(v, n); };
 }
@@ -291,6 +299,9 @@ std::vector<Keyword> RunKeywords() {
       {"diff_short_names", IntoTraces(&AnalyzeRequest::diff_short_names), kTraces},
       {"kernel_sequences", IntoTraces(&AnalyzeRequest::kernel_sequences), kTraces},
       {"min_sequence_length", IntoTraces(&AnalyzeRequest::min_sequence_length), kTraces},
+      {"critical_path", IntoCriticalPath(), kTraces},
+      {"critical_path_instances", IntoCriticalPathInstances(), kTraces},
+      {"data_load_events", IntoTraces(&AnalyzeRequest::data_load_events), kTraces},
       {"timeline", IntoTimeline(), kSimulate},
       {"trace_out", IntoTrace(), kSimulate},
   };

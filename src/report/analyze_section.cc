@@ -272,6 +272,40 @@ std::string AnalyzeKernelSequenceChart(const std::string& id, const TraceAnalysi
   return RenderBarChart(c);
 }
 
+// HTA's critical path (analysis/critical_path.h) of each rank that has one (the first 32): its
+// length stacked by what bounds it (HTA's bound_by), the communication split into the wait for
+// the last rank to arrive (beyond HTA) and the rest; else "".
+std::string AnalyzeCriticalPathChart(const std::string& id, const TraceAnalysis& a) {
+  constexpr size_t kShown = 32;
+  BarChartData c;
+  c.spec = {id + "-critical-path",
+            "Critical path by what bounds it",
+            "The longest chain of dependent work in the chosen window of each rank (HTA's critical path: CPU "
+            "operators, launches, GPU kernels and synchronisations), split by what each step is bound by. "
+            "Communication waiting for the last rank to arrive is the other rank's path: shorten that rank's.",
+            "rank",
+            "time on the critical path",
+            "s",
+            "s"};
+  for (int b = 0; b < kCriticalBounds; ++b)
+    if (static_cast<CriticalBound>(b) != CriticalBound::kDependency)
+      c.series.push_back({kCriticalBoundNames.Name(static_cast<CriticalBound>(b)), {}});
+  c.series.push_back({"waiting for the last rank", {}});
+  for (const RankAnalysis& r : a.ranks) {
+    if (!r.critical_path || c.categories.size() >= kShown) continue;
+    c.categories.push_back(fmt::format("rank {}", r.rank));
+    for (auto& s : c.series) s.values.push_back(0);
+    for (const CriticalBoundShare& b : r.critical_path->bounds) {
+      if (b.bound == CriticalBound::kDependency) continue;
+      double t = std::max(b.time_s, 0.0);
+      if (b.bound == CriticalBound::kGpuCommunication) t = std::max(t - r.critical_path->collective_wait_s, 0.0);
+      c.series[static_cast<size_t>(b.bound)].values.back() = t;
+    }
+    c.series.back().values.back() = r.critical_path->collective_wait_s;
+  }
+  return c.categories.empty() ? "" : RenderStackedBarChart(c);
+}
+
 // GPU memory over time from the profiler's memory events (analysis/memory_timeline.h): the
 // allocated series of each rank that has one (the first 8), the reserved series of the first,
 // its peak marked, and the cost model's predicted peak as a flat line when the analysis had a
@@ -331,6 +365,7 @@ std::string RenderAnalyzeSection(const ReportInput& in) {
   html += AnalyzeQueueChart(id, a);
   html += AnalyzeCopyBandwidthChart(id, a);
   html += AnalyzeKernelSequenceChart(id, a);
+  html += AnalyzeCriticalPathChart(id, a);
   html += AnalyzeMemoryChart(id, a, d.prediction);
   html += AnalyzeStragglerTable(a.stragglers);
   html += AnalyzeDiffChart(id, d.diff);

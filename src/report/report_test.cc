@@ -354,6 +354,28 @@ TEST(Report, AnalyzeCopyBandwidth) {
   EXPECT_TRUE(Figure(Render(Analyze(false), "an.json"), "an-json-analyze-copies").empty());
 }
 
+// HTA's critical path: per rank its length stacked by bound, the collective wait apart.
+TEST(Report, AnalyzeCriticalPath) {
+  TraceAnalysis a;
+  RankAnalysis ra;
+  ra.rank = 3;
+  TraceCriticalPath& cp = ra.critical_path.emplace();
+  cp.bounds = {{CriticalBound::kCpu, 0.25, 50},
+               {CriticalBound::kGpuCommunication, 0.2, 40},
+               {CriticalBound::kGpuCompute, 0.05, 10}};
+  cp.collective_wait_s = 0.15;
+  a.ranks.push_back(ra);
+  const std::string fig = Figure(Render(AnalysisJson(a), "an.json"), "an-json-analyze-critical-path");
+  ASSERT_FALSE(fig.empty());
+  std::vector<double> bars = BarValues(fig);
+  std::sort(bars.begin(), bars.end());
+  bars.erase(std::remove(bars.begin(), bars.end(), 0.0), bars.end());
+  EXPECT_EQ(bars, (std::vector<double>{0.05, 0.05, 0.15, 0.25}));  // 0.2 s of collectives: 0.15 waiting, 0.05 moving
+  EXPECT_NE(fig.find("rank 3"), std::string::npos);
+  EXPECT_NE(fig.find("waiting for the last rank"), std::string::npos);
+  EXPECT_TRUE(Figure(Render(Analyze(false), "an.json"), "an-json-analyze-critical-path").empty());
+}
+
 TEST(Report, BadDocumentsNameTheFileAndField) {
   nlohmann::json e = Estimate();
   e["throughput"]["step_time_s"] = "fast";

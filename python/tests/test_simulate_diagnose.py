@@ -65,7 +65,7 @@ def test_simulate_bad_input_is_the_clis_line(cli):
 def test_rules_are_the_clis_list(cli):
     listed = [line.split(None, 1) for line in cli.run("diagnose", "--list-rules").stdout.splitlines()]
     assert [(name, summary.strip()) for name, summary in listed] == [(n, s.strip()) for n, s in paratune.rules()]
-    assert len(paratune.rules()) == len(listed) == 15
+    assert len(paratune.rules()) == len(listed) == 16
 
 
 def test_diagnose_is_the_clis_with_its_tables(cli):

@@ -145,7 +145,7 @@ TEST_F(DiagnoseFaults, EveryRuleHasAFaultAndAControl) {
     EXPECT_TRUE(fault) << rule << " has no fault case";
     EXPECT_TRUE(control) << rule << " has no clean control";
   }
-  EXPECT_EQ(rules, 15) << "rules listed by diagnose --list-rules";
+  EXPECT_EQ(rules, 16) << "rules listed by diagnose --list-rules";
 }
 
 }  // namespace

@@ -129,6 +129,7 @@ DiagnoseInputs LoadDiagnoseInputs(const std::vector<std::string>& paths, const L
     in.traces = ReadTraceSet(trace_paths, so);
     AnalysisOptions ao;
     ao.threads = options.threads;
+    ao.critical_path.emplace();  // HTA's critical path of the first ProfilerStep (rule critical_path)
     in.analysis = AnalyzeTraces(in.traces, ao);
   }
   return in;

@@ -21,6 +21,7 @@ const std::vector<std::unique_ptr<Rule>>& AllRules() {
     r.push_back(MakeExpertImbalanceRule());
     r.push_back(MakeCollectiveWrongResultsRule());
     r.push_back(MakeMemoryFragmentationRule());
+    r.push_back(MakeCriticalPathRule());
     return r;
   }();
   return rules;

@@ -22,5 +22,6 @@ std::unique_ptr<Rule> MakeStragglerRule();               // straggler.cc
 std::unique_ptr<Rule> MakeExpertImbalanceRule();         // expert_imbalance.cc
 std::unique_ptr<Rule> MakeCollectiveWrongResultsRule();  // collective_wrong_results.cc
 std::unique_ptr<Rule> MakeMemoryFragmentationRule();     // memory_fragmentation.cc
+std::unique_ptr<Rule> MakeCriticalPathRule();            // critical_path_bound.cc
 
 }  // namespace paratune

@@ -1,8 +1,8 @@
 // Fault cases of the plan rules (tools/gen_faults/cases.h): tp_too_large, pipeline_bubble,
 // recompute_unneeded (a plan given as `paratune estimate` flags, no file), expert_imbalance (a
-// per-expert token count CSV with the plan of the MoE model) and slow_kernels (a PyTorch profiler
-// trace in Kineto's JSON layout). Each with a clean control. The figures in the comments are the
-// cost model's (src/diagnose/*_test.cc asserts them against EstimateStep).
+// per-expert token count CSV with the plan of the MoE model), slow_kernels, memory_fragmentation
+// and critical_path (a PyTorch profiler trace in Kineto's JSON layout). Each with a clean control. The figures in the
+// comments are the cost model's (src/diagnose/*_test.cc asserts them against EstimateStep).
 #include <cstdio>
 #include <string>
 #include <tuple>
@@ -56,7 +56,15 @@ struct AllocatorTotals {
 // 1 ms, every kernel launched by a cudaLaunchKernel on the main thread (with its ac2g flow),
 // times in µs relative to baseTimeNanoseconds; with `memory`, each step's "[memory]" events
 // (Kineto's cpu_instant_event with the allocator's totals, torch/csrc/profiler/collection.cpp).
-std::string KinetoTrace(const std::string& gemm, const std::string& attention, const AllocatorTotals& memory = {}) {
+// With `host_op_us`, each step starts with a CPU operator ("aten::nonzero", which syncs with the
+// GPU for its output size) of that length before the launches, and every kernel takes
+// `kernel_us` instead.
+struct HostWork {
+  double host_op_us = 0;
+  double kernel_us = 0;  // 0: GEMMs of 4 ms, attention-side kernels of 1 ms
+};
+std::string KinetoTrace(const std::string& gemm, const std::string& attention, const AllocatorTotals& memory = {},
+                        const HostWork& host = {}) {
   std::string ev;
   auto add = [&](const std::string& e) {
     if (!ev.empty()) ev += ",\n";
@@ -84,6 +92,14 @@ std::string KinetoTrace(const std::string& gemm, const std::string& attention, c
       }
     }
     double t = t0 + 100.0;
+    if (host.host_op_us > 0) {
+      std::snprintf(
+          buf, sizeof buf,
+          R"J({"ph": "X", "cat": "cpu_op", "name": "aten::nonzero", "pid": 4242, "tid": 4242, "ts": %.3f, "dur": %.3f, "args": {"External id": %d, "Record function id": 0}})J",
+          t, host.host_op_us, 1000 + s);
+      add(buf);
+      t += host.host_op_us + 20.0;
+    }
     auto kernel = [&](const std::string& name, double dur) {
       std::snprintf(
           buf, sizeof buf,
@@ -107,8 +123,8 @@ std::string KinetoTrace(const std::string& gemm, const std::string& attention, c
       ++corr;
       t += dur + 10.0;
     };
-    for (int k = 0; k < 4; ++k) kernel(gemm, 4000.0);
-    for (int k = 0; k < 2; ++k) kernel(attention, 1000.0);
+    for (int k = 0; k < 4; ++k) kernel(gemm, host.kernel_us > 0 ? host.kernel_us : 4000.0);
+    for (int k = 0; k < 2; ++k) kernel(attention, host.kernel_us > 0 ? host.kernel_us : 1000.0);
   }
   add(R"J({"name": "process_name", "ph": "M", "ts": 1000000.000, "pid": 0, "tid": 0, "args": {"name": "python3"}})J");
   add(R"J({"ph": "X", "cat": "Trace", "ts": 999990.000, "dur": 100100.000, "pid": "Spans", "tid": "PyTorch Profiler", "name": "PyTorch Profiler (0)", "args": {"Op count": 0}})J");
@@ -216,6 +232,19 @@ void AddPlanCases(CaseWriter& w) {
     FaultCase& c = w.Add("memory_fragmentation_clean", "memory_fragmentation", false);
     w.Write(c, "rank0.pt.trace.json", KinetoTrace(bf16_gemm, flash, {40e9, 50e9, 55e9}));
     c.flags = {"--gpu", "H100"};
+  }
+  // critical_path: each 20 ms step starts with 15 ms of host work (aten::nonzero) before six
+  // kernels of 0.5 ms: the first step's critical path is ~85% CPU and the GPU idles ~85%; the
+  // control is the GPU-bound trace above (18 ms of kernels per step, launched just in time).
+  {
+    FaultCase& c = w.Add("critical_path_host_bound", "critical_path", true);
+    w.Write(c, "rank0.pt.trace.json", KinetoTrace(bf16_gemm, flash, {}, {15000.0, 500.0}));
+    c.expect.gpus = {0};
+    c.expect.min_loss_fraction = 0.5;
+  }
+  {
+    FaultCase& c = w.Add("critical_path_clean", "critical_path", false);
+    w.Write(c, "rank0.pt.trace.json", KinetoTrace(bf16_gemm, flash));
   }
 }
 

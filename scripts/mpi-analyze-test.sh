@@ -3,7 +3,8 @@
 # generated 16-rank set (tools/gen_kineto_trace, 20 MB a rank; 8 of 5 MB under the sanitizers)
 # against one process
 # (analysis/distributed_analysis.h, docs/analysis.md "Across processes"):
-#   - the --json documents are byte-identical, with and without --gpu (the link ceilings);
+#   - the --json documents are byte-identical, with and without --gpu (the link ceilings) and
+#     --critical-path (each rank's path, the collective waits from the exchanged kernels);
 #   - a truncated file in the middle of the set: exit status 2, the one-process error as the only
 #     line paratune writes, nothing on stdout, no process left waiting (bounded by `timeout`);
 #   - memory: each of the 4 processes' peak RSS above what MPI and the binary take alone is at
@@ -37,9 +38,9 @@ mpi() { timeout 300 mpirun --oversubscribe -n 4 "$@"; }
 "$paratune" analyze "$dir/set" --json --quiet >"$dir/one.json"
 mpi "$paratune" analyze "$dir/set" --json --quiet >"$dir/four.json"
 cmp "$dir/one.json" "$dir/four.json" || { echo "FAIL: 4 processes' document differs from 1's" >&2; exit 1; }
-"$paratune" analyze "$dir/set" --json --quiet --gpu H100 >"$dir/one_gpu.json"
-mpi "$paratune" analyze "$dir/set" --json --quiet --gpu H100 >"$dir/four_gpu.json"
-cmp "$dir/one_gpu.json" "$dir/four_gpu.json" || { echo "FAIL: with --gpu, 4 processes differ from 1" >&2; exit 1; }
+"$paratune" analyze "$dir/set" --json --quiet --gpu H100 --critical-path ProfilerStep >"$dir/one_gpu.json"
+mpi "$paratune" analyze "$dir/set" --json --quiet --gpu H100 --critical-path ProfilerStep >"$dir/four_gpu.json"
+cmp "$dir/one_gpu.json" "$dir/four_gpu.json" || { echo "FAIL: with --gpu and --critical-path, 4 processes differ from 1" >&2; exit 1; }
 python3 - "$dir/one.json" "$ranks" <<'PY'
 import json, sys
 a = json.load(open(sys.argv[1]))

@@ -59,7 +59,8 @@ class ThreadProcess : public ProcessGroup {
 
 // What each of `n` processes made of the set: the analyze document's text, or "error: " + the
 // InputError's line.
-std::vector<std::string> AcrossProcesses(const std::vector<std::string>& inputs, int n) {
+std::vector<std::string> AcrossProcesses(const std::vector<std::string>& inputs, int n,
+                                         const AnalysisOptions& asked = {}) {
   ThreadExchange x(n);
   std::vector<std::string> out(static_cast<size_t>(n));
   std::vector<std::thread> threads;
@@ -69,7 +70,7 @@ std::vector<std::string> AcrossProcesses(const std::vector<std::string>& inputs,
       try {
         TraceSetOptions read;
         read.threads = 1;
-        AnalysisOptions options;
+        AnalysisOptions options = asked;
         options.threads = 1;
         out[static_cast<size_t>(i)] = DocumentText(AnalysisJson(AnalyzeTracesAcross(inputs, read, options, p)));
       } catch (const InputError& e) {
@@ -80,9 +81,9 @@ std::vector<std::string> AcrossProcesses(const std::vector<std::string>& inputs,
   return out;
 }
 
-std::string OneProcess(const std::vector<std::string>& inputs) {
+std::string OneProcess(const std::vector<std::string>& inputs, const AnalysisOptions& options = {}) {
   try {
-    return DocumentText(AnalysisJson(AnalyzeTraces(ReadTraceSet(inputs))));
+    return DocumentText(AnalysisJson(AnalyzeTraces(ReadTraceSet(inputs), options)));
   } catch (const InputError& e) {
     return std::string("error: ") + e.what();
   }
@@ -129,6 +130,50 @@ TEST(AnalyzeTracesAcross, EveryProcessCountGivesTheOneProcessDocument) {
   EXPECT_GT(doc.at("stragglers").at("collectives_matched").get<int64_t>(), 0);
   for (int n : {1, 2, 3})
     for (const std::string& text : AcrossProcesses({dir}, n)) EXPECT_EQ(text, one) << n << " processes";
+  AnalysisOptions cp;  // with each rank's critical path
+  cp.critical_path.emplace();
+  const std::string with_path = OneProcess({dir}, cp);
+  for (const std::string& text : AcrossProcesses({dir}, 2, cp)) EXPECT_EQ(text, with_path);
+}
+
+// Rank r of a step that all-reduces for `kernel_us` then waits for it (cudaStreamSynchronize):
+// the kernel is on the critical path.
+std::string AllReduceRank(int rank, int kernel_us) {
+  const std::string d = std::to_string(kernel_us);
+  return R"({"distributedInfo": {"rank": )" + std::to_string(rank) + R"(, "world_size": 2}, "traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 10000},
+    {"ph": "X", "cat": "cpu_op", "name": "c10d::allreduce_", "pid": 1, "tid": 1, "ts": 10, "dur": 20},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 12, "dur": 5,
+     "args": {"correlation": 1}},
+    {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "pid": 0, "tid": 7, "ts": 20,
+     "dur": )" + d + R"(, "args": {"stream": 7, "correlation": 1, "Collective name": "allreduce",
+     "Process Group Name": "0", "In msg nelems": 1048576, "Out msg nelems": 1048576, "Group size": 2,
+     "dtype": "Float"}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "pid": 1, "tid": 1, "ts": 40,
+     "dur": )" + std::to_string(kernel_us + 10) + R"(, "args": {"correlation": 2}},
+    {"ph": "X", "cat": "cuda_sync", "name": "Stream Sync", "pid": 0, "tid": 7, "ts": )" +
+         std::to_string(kernel_us + 20) + R"(, "dur": 5, "args": {"stream": 7, "correlation": 2}}]})";
+}
+
+// The cross-rank edge of the critical path: rank 0's all-reduce kernel (5 ms) is on its path and
+// rank 1's took 1 ms (it arrived last): 4 ms of rank 0's path waited for rank 1; the same with
+// the ranks' files on two processes.
+TEST(AnalyzeTracesAcross, TheCollectiveWaitOnACriticalPathCrossesProcesses) {
+  const std::string dir = testing::TempDir() + "/paratune_distributed_waits";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir + "/rank0.json") << AllReduceRank(0, 5000);
+  std::ofstream(dir + "/rank1.json") << AllReduceRank(1, 1000);
+  AnalysisOptions cp;
+  cp.critical_path.emplace();
+  const std::string one = OneProcess({dir}, cp);
+  ASSERT_EQ(one.rfind("error", 0), std::string::npos) << one;
+  const nlohmann::json doc = nlohmann::json::parse(one);
+  const nlohmann::json& path0 = doc.at("ranks").at(0).at("critical_path");
+  EXPECT_NEAR(path0.at("collective_wait_s").get<double>(), 4e-3, 1e-12);
+  EXPECT_EQ(path0.at("waited_for").at(0).at("rank"), 1);
+  EXPECT_EQ(doc.at("ranks").at(1).at("critical_path").at("collective_wait_s").get<double>(), 0);
+  for (const std::string& text : AcrossProcesses({dir}, 2, cp)) EXPECT_EQ(text, one);
 }
 
 TEST(AnalyzeTracesAcross, ABrokenFileStopsEveryProcessWithTheOneProcessError) {

@@ -551,7 +551,8 @@ TraceCriticalPath Builder::Summarize(const std::vector<int32_t>& path) const {
   cp.path_nodes = path.empty() ? 0 : static_cast<int64_t>(path.size()) + 1;
   for (int k = 0; k < kCriticalEdgeTypes; ++k) cp.path_edges.push_back({static_cast<CriticalEdgeType>(k), 0});
   std::array<int64_t, kCriticalBounds> by_bound{};
-  std::map<int64_t, CriticalEvent> by_event;
+  std::vector<int32_t> slot_of(f_.full.size(), -1);         // event -> its row in `by_event`
+  std::vector<std::pair<int64_t, CriticalEvent>> by_event;  // (event, figures; name set for the top ones)
   std::vector<uint32_t> events;
   int64_t total = 0;
   for (int32_t id : path) {
@@ -567,7 +568,9 @@ TraceCriticalPath Builder::Summarize(const std::vector<int32_t>& path) const {
     cp.steps.push_back(
         {from, to, static_cast<CriticalEdgeType>(e.type), static_cast<double>(e.weight) * kNsToS, e.attributed});
     if (e.attributed < 0) continue;
-    CriticalEvent& ce = by_event[e.attributed];
+    int32_t& slot = slot_of[static_cast<size_t>(e.attributed)];
+    if (slot < 0) slot = static_cast<int32_t>(by_event.size()), by_event.emplace_back(e.attributed, CriticalEvent{});
+    CriticalEvent& ce = by_event[static_cast<size_t>(slot)].second;
     ce.bound = b;
     ++ce.edges;
     ce.time_s += static_cast<double>(e.weight) * kNsToS;
@@ -582,15 +585,18 @@ TraceCriticalPath Builder::Summarize(const std::vector<int32_t>& path) const {
     const double t = static_cast<double>(by_bound[static_cast<size_t>(b)]) * kNsToS;
     cp.bounds.push_back({static_cast<CriticalBound>(b), t, total != 0 ? 100.0 * t / cp.length_s : 0});
   }
-  for (auto& [ev, ce] : by_event) {
+  // The top events by time, ties by event index (first on the path's timeline).
+  const size_t top = std::min(by_event.size(), static_cast<size_t>(std::max(o_.top_events, 0)));
+  std::partial_sort(by_event.begin(), by_event.begin() + static_cast<std::ptrdiff_t>(top), by_event.end(),
+                    [](const auto& a, const auto& b) {
+                      return a.second.time_s != b.second.time_s ? a.second.time_s > b.second.time_s : a.first < b.first;
+                    });
+  for (size_t i = 0; i < top; ++i) {
+    auto& [ev, ce] = by_event[i];
     ce.name = std::string(f_.Name(static_cast<size_t>(ev)));
     ce.stream = f_.E(static_cast<size_t>(ev)).stream;
     cp.top_events.push_back(std::move(ce));
   }
-  std::stable_sort(cp.top_events.begin(), cp.top_events.end(),
-                   [](const CriticalEvent& a, const CriticalEvent& b) { return a.time_s > b.time_s; });
-  if (cp.top_events.size() > static_cast<size_t>(std::max(o_.top_events, 0)))
-    cp.top_events.resize(static_cast<size_t>(std::max(o_.top_events, 0)));
   return cp;
 }
 

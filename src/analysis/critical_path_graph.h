@@ -4,11 +4,11 @@
 // longest path is networkx's dag_longest_path (networkx/algorithms/dag.py, 3.x): nodes in
 // topological_generations order, each takes its first predecessor (in edge order) of maximal
 // distance, the path ends at the first node of maximal distance. So the path, not only its
-// length, is HTA's when weights tie.
+// length, is HTA's when weights tie. Memory is flat: the edges in one array, an open-addressing
+// index of (from, to), and the adjacency built once, in edge order, for the path search.
 #pragma once
 
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 namespace paratune {
@@ -17,14 +17,14 @@ class CriticalPathGraph {
  public:
   struct Edge {
     int32_t from = 0, to = 0;
-    uint8_t type = 0;
     int64_t weight = 0;       // as added (may be negative)
     int64_t attributed = -1;  // event the edge's time belongs to; -1: none
+    uint8_t type = 0;
   };
 
   explicit CriticalPathGraph(int32_t nodes);
 
-  // Adds (or replaces) from -> to; returns the edge's id.
+  // Adds (or replaces the type and weight of) from -> to; returns the edge's id.
   int32_t AddEdge(int32_t from, int32_t to, uint8_t type, int64_t weight);
   Edge& At(int32_t id) { return edges_[static_cast<size_t>(id)]; }
   const std::vector<Edge>& Edges() const { return edges_; }
@@ -35,13 +35,20 @@ class CriticalPathGraph {
   std::vector<int32_t> LongestPath(bool* cyclic) const;
 
  private:
-  std::vector<int32_t> TopologicalOrder(bool* cyclic) const;
+  // Edge ids grouped by node (CSR), each node's in edge order.
+  struct Adjacency {
+    std::vector<int32_t> start, ids;
+  };
+  Adjacency Group(bool by_from) const;
+  std::vector<int32_t> TopologicalOrder(const Adjacency& succ, bool* cyclic) const;
+  int32_t* Slot(uint64_t key);
 
+  int32_t nodes_ = 0;
   std::vector<Edge> edges_;
-  std::vector<std::vector<int32_t>> succ_, pred_;  // edge ids per node, in first-insertion order
-  std::vector<int32_t> order_;                     // nodes in the order an edge first touched them
+  std::vector<int32_t> order_;  // nodes in the order an edge first touched them
   std::vector<uint8_t> seen_;
-  std::unordered_map<uint64_t, int32_t> index_;  // (from, to) -> edge id
+  std::vector<uint64_t> keys_;  // open addressing, linear probing; 0 = empty (keys are stored + 1)
+  std::vector<int32_t> slots_;
 };
 
 }  // namespace paratune

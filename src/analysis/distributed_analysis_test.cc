@@ -146,11 +146,13 @@ std::string AllReduceRank(int rank, int kernel_us) {
     {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 12, "dur": 5,
      "args": {"correlation": 1}},
     {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "pid": 0, "tid": 7, "ts": 20,
-     "dur": )" + d + R"(, "args": {"stream": 7, "correlation": 1, "Collective name": "allreduce",
+     "dur": )" +
+         d + R"(, "args": {"stream": 7, "correlation": 1, "Collective name": "allreduce",
      "Process Group Name": "0", "In msg nelems": 1048576, "Out msg nelems": 1048576, "Group size": 2,
      "dtype": "Float"}},
     {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "pid": 1, "tid": 1, "ts": 40,
-     "dur": )" + std::to_string(kernel_us + 10) + R"(, "args": {"correlation": 2}},
+     "dur": )" +
+         std::to_string(kernel_us + 10) + R"(, "args": {"correlation": 2}},
     {"ph": "X", "cat": "cuda_sync", "name": "Stream Sync", "pid": 0, "tid": 7, "ts": )" +
          std::to_string(kernel_us + 20) + R"(, "dur": 5, "args": {"stream": 7, "correlation": 2}}]})";
 }

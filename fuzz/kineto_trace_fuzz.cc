@@ -38,6 +38,16 @@ std::string Summary(const paratune::RankTrace& t) {
   // differs between the two readings, so only what follows it is compared.
   const size_t colon = w.first_bad_value.find(':');
   s += "|" + w.truncated_at + "|" + (colon == std::string::npos ? w.first_bad_value : w.first_bad_value.substr(colon));
+  // What is kept beside the events: memory events, copy bandwidths, what syncs wait on.
+  for (const paratune::MemoryEvent& m : t.memory)
+    s += "\nmemory " + std::to_string(m.ts_ns) + " " + std::to_string(m.bytes) + " " +
+         std::to_string(m.total_allocated) + " " + std::to_string(m.total_reserved) + " " +
+         std::to_string(m.device_type) + " " + std::to_string(m.device_id);
+  for (const auto& [event, gbps] : t.memory_bandwidth_gbps)
+    s += "\nbandwidth " + std::to_string(event) + " " + std::to_string(gbps);
+  for (const paratune::SyncWait& w : t.sync_waits)
+    s += "\nwait " + std::to_string(w.event) + " " + std::to_string(w.wait_on_stream) + " " +
+         std::to_string(w.record_correlation);
   for (const paratune::TraceEvent& e : t.events) {
     s += "\n" + std::to_string(e.ts_ns) + " " + std::to_string(e.dur_ns) + " " + std::to_string(e.stream) + " " +
          std::to_string(e.correlation) + " " + std::to_string(static_cast<int>(e.kind)) + " " + std::to_string(e.tid) +

@@ -44,7 +44,7 @@ class Buffer {
   char operator[](size_t i) const { return data_[i]; }
   void reserve(size_t n) {
     if (n <= cap_) return;
-    std::unique_ptr<char[]> d(new char[n]);
+    std::unique_ptr<char[]> d(new char[n]());  // zeroed: what simdjson may read past the text is always the same
     if (size_) std::memcpy(d.get(), data_.get(), size_);
     data_ = std::move(d);
     cap_ = n;
@@ -735,6 +735,8 @@ class KinetoReader {
     d[k++] = ']';
     batch_buf_.Commit(k);
     const size_t events_before = trace_.events.size(), colls_before = trace_.collectives.size();
+    const size_t memory_before = trace_.memory.size(), bandwidth_before = trace_.memory_bandwidth_gbps.size(),
+                 waits_before = trace_.sync_waits.size();
     const TraceWarnings warnings_before = trace_.warnings;
     const int64_t skipped_before = trace_.skipped_events;
     const bool frac_before = trace_.fractional_ts;
@@ -755,6 +757,9 @@ class KinetoReader {
     if (!err) return;
     trace_.events.resize(events_before);
     trace_.collectives.resize(colls_before);
+    trace_.memory.resize(memory_before);
+    trace_.memory_bandwidth_gbps.resize(bandwidth_before);
+    trace_.sync_waits.resize(waits_before);
     trace_.warnings = warnings_before;
     trace_.skipped_events = skipped_before;
     trace_.fractional_ts = frac_before;

@@ -156,6 +156,29 @@ TEST(KinetoReader, ReadsWhatASyncWaitsOn) {
   EXPECT_CONTAINS(t.warnings.first_bad_value, "args.wait_on_stream");
 }
 
+// A batch of events that fails (a later event is not valid JSON) is read again event by event:
+// what was kept beside the events from the failed attempt (a copy's bandwidth, what a sync
+// waits on, a memory event) is dropped with its events, not kept twice.
+TEST(KinetoReader, AFailedBatchKeepsNothingTwice) {
+  const std::string json =
+      "{\"traceEvents\": [\n"
+      R"J({"ph": "X", "cat": "gpu_memset", "name": "Memset (Device)", "ts": 10, "dur": 2,
+                               "args": {"stream": 7, "memory bandwidth (GB/s)": 0.5}},
+                           {"ph": "X", "cat": "cuda_sync", "name": "Event Sync", "ts": 20, "dur": 4,
+                               "args": {"wait_on_stream": 20, "wait_on_cuda_event_record_corr_id": 32, "stream": -1}},
+                           {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "ts": 25,
+                               "args": {"Device Type": 1, "Device Id": 0, "Bytes": 512, "Total Allocated": 512,
+                               "Total Reserved": 2048}},)J"
+      R"J({"ph": "X", "cat": "kernel" "name": "k", "ts": 30, "dur": 2, "args": {"stream": 7}})J"
+      "\n]}";
+  const RankTrace t = ParseKinetoTrace(json, "batch.json");
+  ASSERT_EQ(t.events.size(), 2u);
+  EXPECT_EQ(t.warnings.malformed_event, 1);
+  EXPECT_EQ(t.memory_bandwidth_gbps.size(), 1u);
+  EXPECT_EQ(t.sync_waits.size(), 1u);
+  EXPECT_EQ(t.memory.size(), 1u);
+}
+
 TEST(KinetoReader, ReadsTheJsonArrayFormat) {
   const RankTrace t = ParseKinetoTrace(
       R"([{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2, "args": {"stream": "7"}}])", "a.json");

@@ -4,6 +4,7 @@
 #include "analysis/critical_path.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <string_view>
@@ -604,6 +605,10 @@ std::optional<TraceCriticalPath> Builder::Run(std::string* why) {
   int64_t start = 0, end = 0;
   if (!Window(f_, o_, &start, &end, why)) return std::nullopt;
   const std::vector<uint32_t> clip = Clip(f_, start, end);
+  if (clip.size() >= static_cast<size_t>(std::numeric_limits<int32_t>::max() / 2)) {
+    *why = "the window has " + std::to_string(clip.size()) + " events, more than the graph's node ids hold";
+    return std::nullopt;
+  }
   CreateNodes(clip);
   RuntimeLockEdges();
   CallStackEdges(clip);

@@ -121,7 +121,9 @@ struct TraceCriticalPath {
   // kernels on the path, the time spent waiting for the last rank to arrive, and who that was.
   double collective_wait_s = 0;
   std::vector<CriticalWait> waited_for;  // by wait, descending
-  std::vector<uint32_t> events;          // indices into RankTrace::events of the path's events, ascending
+  // Indices into RankTrace::events of the path's events, ascending. AnalyzeRank frees it and
+  // `steps` once used, unless keep_graph.
+  std::vector<uint32_t> events;
   // The path's edges as (from event, to event, type, weight s), in path order: for overlays.
   struct Step {
     uint32_t from = 0, to = 0;

@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstdio>
+#include <unistd.h>
 #include <exception>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -16,6 +18,7 @@
 #include "util/edit_distance.h"
 #include "util/error.h"
 #include "util/field_flags.h"
+#include "util/malloc_tuning.h"
 #include "util/process_group.h"
 
 // The one-line error for a word that names no subcommand of `app` (`path`: "" or "runs "), or
@@ -94,6 +97,22 @@ void paratune::cli::PrintInputError(const std::string& what) {
   std::fprintf(stderr, "paratune: error: %s\n", paratune::InputErrorText(what).c_str());
   std::fflush(stderr);
 }
+
+// Starts this program again with glibc's large-heap tunables (util/malloc_tuning.h) when the
+// files it names hold 8 MiB or more and the environment has not set GLIBC_TUNABLES; `serve`
+// keeps glibc's defaults (a long-lived process gives freed memory back). It runs before the
+// program's static initialisers (a constructor of the first priority; glibc passes argc and argv
+// to them), so nothing is read or built twice; if exec fails, the program carries on as it is.
+#if defined(__linux__) && defined(__GLIBC__)
+__attribute__((constructor(101))) static void StartWithLargeHeapTunables(int argc, char** argv, char**) {
+  if (argc < 2 || std::string_view(argv[1]) == "serve") return;
+  const auto tunables = paratune::LargeHeapTunables(std::getenv("GLIBC_TUNABLES"));
+  if (!tunables || paratune::NamedInputBytes({argv + 1, argv + argc}) < paratune::kLargeHeapInputBytes) return;
+  if (setenv("GLIBC_TUNABLES", tunables->c_str(), 1) != 0) return;
+  execv("/proc/self/exe", argv);
+  unsetenv("GLIBC_TUNABLES");
+}
+#endif
 
 int main(int argc, char** argv) {
   using namespace paratune;

@@ -566,8 +566,9 @@ TraceCriticalPath Builder::Summarize(const std::vector<int32_t>& path) const {
     const CriticalBound b = BoundOf(e);
     by_bound[static_cast<size_t>(b)] += e.weight;
     total += e.weight;
-    cp.steps.push_back(
-        {from, to, static_cast<CriticalEdgeType>(e.type), static_cast<double>(e.weight) * kNsToS, e.attributed});
+    cp.steps.push_back({from, to, static_cast<CriticalEdgeType>(e.type), static_cast<double>(e.weight) * kNsToS,
+                        e.attributed, !nodes_[static_cast<size_t>(e.from)].start,
+                        !nodes_[static_cast<size_t>(e.to)].start});
     if (e.attributed < 0) continue;
     int32_t& slot = slot_of[static_cast<size_t>(e.attributed)];
     if (slot < 0) slot = static_cast<int32_t>(by_event.size()), by_event.emplace_back(e.attributed, CriticalEvent{});
@@ -624,7 +625,8 @@ std::optional<TraceCriticalPath> Builder::Run(std::string* why) {
   if (o_.keep_graph)
     for (const CriticalPathGraph::Edge& e : g_->Edges())
       cp.graph.push_back({nodes_[static_cast<size_t>(e.from)].ev, nodes_[static_cast<size_t>(e.to)].ev,
-                          static_cast<CriticalEdgeType>(e.type), static_cast<double>(e.weight) * kNsToS, e.attributed});
+                          static_cast<CriticalEdgeType>(e.type), static_cast<double>(e.weight) * kNsToS, e.attributed,
+                          !nodes_[static_cast<size_t>(e.from)].start, !nodes_[static_cast<size_t>(e.to)].start});
   cp.annotation = o_.annotation;
   cp.first_instance = o_.first_instance;
   cp.last_instance = o_.last_instance;

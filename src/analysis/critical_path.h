@@ -76,6 +76,7 @@ struct CriticalPathOptions {
   bool zero_weight_launch_edges = false;
   int top_events = 10;      // events listed by their time on the path
   bool keep_graph = false;  // fill TraceCriticalPath::graph (HTA's show_all_edges overlay; tests)
+  bool keep_path = false;   // keep TraceCriticalPath::events and steps past AnalyzeRank (--trace-out's overlay)
 };
 
 struct CriticalBoundShare {
@@ -122,14 +123,15 @@ struct TraceCriticalPath {
   double collective_wait_s = 0;
   std::vector<CriticalWait> waited_for;  // by wait, descending
   // Indices into RankTrace::events of the path's events, ascending. AnalyzeRank frees it and
-  // `steps` once used, unless keep_graph.
+  // `steps` once used, unless keep_graph or keep_path.
   std::vector<uint32_t> events;
   // The path's edges as (from event, to event, type, weight s), in path order: for overlays.
   struct Step {
     uint32_t from = 0, to = 0;
     CriticalEdgeType type = CriticalEdgeType::kOperatorKernel;
     double weight_s = 0;
-    int64_t attributed = -1;  // the event an operator / kernel-kernel edge's time belongs to; -1: none
+    int64_t attributed = -1;                // the event an operator / kernel-kernel edge's time belongs to; -1: none
+    bool from_end = false, to_end = false;  // the edge leaves / reaches its event's end node (else its start)
   };
   std::vector<Step> steps;
   std::vector<Step> graph;  // every edge of the graph, in insertion order, with keep_graph

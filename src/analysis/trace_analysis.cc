@@ -84,8 +84,8 @@ RankPart AnalyzeRank(const RankTrace& t, bool filter_last_step, const AnalysisOp
   part.comm =
       CollectiveTimesOf(t, idx, ra.analysed_event_steps, ra.critical_path ? &ra.critical_path->events : nullptr);
   // The path's events and steps served the line above; a rank keeps only its path's summary, so
-  // that many ranks' whole-trace paths do not add up (keep_graph keeps them, for tests).
-  if (ra.critical_path && !opt.critical_path->keep_graph) {
+  // that many ranks' whole-trace paths do not add up (keep_graph keeps them for tests, keep_path for the overlay).
+  if (ra.critical_path && !opt.critical_path->keep_graph && !opt.critical_path->keep_path) {
     ra.critical_path->events = {};
     ra.critical_path->steps = {};
   }

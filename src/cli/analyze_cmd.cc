@@ -59,7 +59,7 @@ void AddCriticalPathFlags(CLI::App* cmd, AnalyzeFlags& af) {
   cmd->add_option("--critical-path", af.critical_path,
                   "HTA's critical path of each rank in the window of the events whose name contains this "
                   "(\"ProfilerStep\"; \"\" for the whole trace): what the longest chain of dependent CPU, launch "
-                  "and GPU work is bound by");
+                  "and GPU work is bound by; with --trace-out, drawn over the trace as HTA's overlay draws it");
   cmd->add_option("--critical-path-instances", af.critical_path_instances,
                   "which instances of that annotation (from 0): N or A-B")
       ->capture_default_str();
@@ -82,6 +82,7 @@ AnalyzeRequest RequestOf(const CLI::App& cmd, const AnalyzeFlags& af, const Scen
   if (cmd.count("--critical-path")) r.critical_path = af.critical_path;
   r.critical_path_instances = af.critical_path_instances;
   r.data_load_events = af.data_load_events;
+  r.keep_critical_path = !af.trace_out.empty();  // the reduced trace draws the path over its events
   r.scenario = GivenRequest(f, cmd);
   r.diff_against = af.diff_against;
   if (cmd.count("--diff-steps")) r.diff_steps = af.diff_steps;

@@ -453,6 +453,25 @@ TEST_F(Cli, AnalyzeJsonAndReducedTrace) {
   EXPECT_EQ(counters, 4);
 }
 
+// --critical-path with --trace-out: HTA's overlay in the reduced trace (critical_path_overlay.h):
+// on simple_add's whole trace the 624 events HTA marked critical and its 192 arrows.
+TEST_F(Cli, AnalyzeDrawsTheCriticalPathOverTheReducedTrace) {
+  const std::string trace_out = (dir_ / "overlaid.json").string();
+  const Result r = Run({"analyze", "--critical-path", "", "--data-load-events", "data_load", "--trace-out", trace_out,
+                        paratune::TestDataPath("traces/hta/critical_path/simple_add.json.gz")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json t = nlohmann::json::parse(Slurp(trace_out));
+  int critical = 0, starts = 0, ends = 0;
+  for (const auto& e : t.at("traceEvents")) {
+    if (e.at("ph") == "X" && e.at("args").value("critical", 0) == 1) ++critical;
+    starts += e.at("ph") == "s";
+    ends += e.at("ph") == "f";
+  }
+  EXPECT_EQ(critical, 624);
+  EXPECT_EQ(starts, 192);
+  EXPECT_EQ(ends, 192);
+}
+
 TEST_F(Cli, AnalyzePutsThePredictionBesideTheMeasurement) {
   const Result r = Run({"analyze", "--json", kTraceFilter, "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "8",
                         "--seq", "4096", "--global-batch", "16"});

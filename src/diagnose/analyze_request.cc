@@ -72,6 +72,7 @@ void SetCriticalPath(const AnalyzeRequest& r, AnalysisOptions& ao) {
   o.annotation = *r.critical_path;
   o.data_load_events = r.data_load_events;
   o.top_events = r.top;
+  o.keep_path = r.keep_critical_path;
   const std::string& s = r.critical_path_instances;
   const size_t dash = s.find('-', 1);
   const auto number = [&](std::string_view part) {

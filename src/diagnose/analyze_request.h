@@ -38,7 +38,8 @@ struct AnalyzeRequest {
   std::optional<std::string> critical_path;
   std::string critical_path_instances = "0";
   std::vector<std::string> data_load_events;
-  ScenarioRequest scenario;  // --model/--hidden given: the prediction; --gpu given: ceilings
+  bool keep_critical_path = false;  // keep the path's events and edges for an overlay (--trace-out)
+  ScenarioRequest scenario;         // --model/--hidden given: the prediction; --gpu given: ceilings
   // A trace diff (analysis/trace_diff.h), asked for by any of the first three: the control run's
   // traces (the analysed ones are the test), or, without them, two selections of the analysed
   // traces. The selections are "CONTROL:TEST" specs (ParseDiffPair).

@@ -182,6 +182,22 @@ void ChromeTraceWriter::Complete(int64_t pid, int64_t tid, double ts_us, double 
   out_ += "}";
 }
 
+void ChromeTraceWriter::Flow(int64_t pid, int64_t tid, double ts_us, int64_t id, bool start, std::string_view name,
+                             std::string_view cat, std::initializer_list<TraceArg> args) {
+  Begin();
+  fmt::format_to(std::back_inserter(out_), R"({{"ph": "{}", "id": {}, "pid": {}, "tid": {}, "ts": )", start ? "s" : "f",
+                 id, pid, tid);
+  Time(ts_us);
+  out_ += ", \"name\": ";
+  out_ += JsonQuote(name);
+  out_ += ", \"cat\": ";
+  out_ += JsonQuote(cat);
+  if (!start) out_ += R"(, "bp": "e")";
+  out_ += ", ";
+  Args(args);
+  out_ += "}";
+}
+
 void ChromeTraceWriter::Counter(int64_t pid, double ts_us, std::string_view name,
                                 std::initializer_list<TraceArg> args) {
   Begin();

@@ -1,6 +1,6 @@
 // Chrome-trace JSON (chrome://tracing, ui.perfetto.dev), written once for paratune: a streaming
-// text writer (ChromeTraceWriter) for process and thread names, complete ("X") events and counter
-// ("C") events with their args, with JSON-escaped strings, used by the simulator's timeline
+// text writer (ChromeTraceWriter) for process and thread names, complete ("X"), flow ("s"/"f")
+// and counter ("C") events with their args, with JSON-escaped strings, used by the simulator's timeline
 // (ChromeTraceText / WriteChromeTrace below) and by `paratune analyze --trace-out`
 // (analysis/reduced_trace.cc).
 // Format: "Trace Event Format", Google, docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU.
@@ -55,6 +55,10 @@ class ChromeTraceWriter {
   // A complete event. An empty `cat` leaves the category out.
   void Complete(int64_t pid, int64_t tid, double ts_us, double dur_us, std::string_view name, std::string_view cat,
                 std::initializer_list<TraceArg> args);
+  // One end of a flow arrow (Trace Event Format "Flow Events"): "s" where it starts, "f" with
+  // "bp": "e" (bound to the slice enclosing ts) where it ends; both ends share `id`.
+  void Flow(int64_t pid, int64_t tid, double ts_us, int64_t id, bool start, std::string_view name, std::string_view cat,
+            std::initializer_list<TraceArg> args);
   // A counter track `name` of process `pid`: one value per arg.
   void Counter(int64_t pid, double ts_us, std::string_view name, std::initializer_list<TraceArg> args);
 

@@ -57,6 +57,27 @@ TEST(ChromeTraceWriter, WritesNamesEventsAndCounters) {
   EXPECT_TRUE(ev[4].at("args").at("bad").is_null());
 }
 
+// A flow arrow as HTA's overlay writes one (hta/common/trace.py Trace.flow_event): both ends share
+// the id; the end is bound to its enclosing slice.
+TEST(ChromeTraceWriter, WritesFlowEnds) {
+  ChromeTraceWriter w(3);
+  w.Flow(1, 7, 10.0, 42, /*start=*/true, "critical_path", "critical_path",
+         {TraceArg::Int("weight", 15), TraceArg::Str("type", "critical_path_kernel_launch_delay")});
+  w.Flow(1, -2, 25.5, 42, /*start=*/false, "critical_path", "critical_path", {});
+  const nlohmann::json ev = nlohmann::json::parse(w.Finish()).at("traceEvents");
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[0].at("ph"), "s");
+  EXPECT_EQ(ev[0].at("id"), 42);
+  EXPECT_EQ(ev[0].at("tid"), 7);
+  EXPECT_FALSE(ev[0].contains("bp"));
+  EXPECT_EQ(ev[0].at("args").at("weight"), 15);
+  EXPECT_EQ(ev[0].at("cat"), "critical_path");
+  EXPECT_EQ(ev[1].at("ph"), "f");
+  EXPECT_EQ(ev[1].at("id"), 42);
+  EXPECT_EQ(ev[1].at("bp"), "e");
+  EXPECT_DOUBLE_EQ(ev[1].at("ts").get<double>(), 25.5);
+}
+
 // A timeline of two events: shortest round-trip times (1/3 s keeps all its digits), names from
 // the phase and micro-batch, args present only where set.
 TEST(ChromeTraceWriter, TimelineText) {

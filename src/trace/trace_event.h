@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "util/enum_names.h"
+
 namespace paratune {
 
 // Bound on |ts|, |ts + dur| and |baseTimeNanoseconds| (about ±126 years around the trace's time
@@ -29,6 +31,19 @@ enum class EventKind : uint8_t {
   kPythonFunction,     // python_function
   kOther,              // any other category with a duration
 };
+
+// The Kineto category each kind is written under (current layout), for traces paratune writes.
+inline constexpr EnumNames<EventKind, 10> kEventKindNames{{{{EventKind::kCpuOp, "cpu_op"},
+                                                            {EventKind::kUserAnnotation, "user_annotation"},
+                                                            {EventKind::kRuntime, "cuda_runtime"},
+                                                            {EventKind::kKernel, "kernel"},
+                                                            {EventKind::kMemcpy, "gpu_memcpy"},
+                                                            {EventKind::kMemset, "gpu_memset"},
+                                                            {EventKind::kCudaSync, "cuda_sync"},
+                                                            {EventKind::kGpuUserAnnotation, "gpu_user_annotation"},
+                                                            {EventKind::kPythonFunction, "python_function"},
+                                                            {EventKind::kOther, "other"}}},
+                                                          10};
 
 // Collective arguments PyTorch attaches to NCCL kernels (and to record_param_comms ops):
 // "Collective name", "In msg nelems", "Out msg nelems", "Group size", "dtype",

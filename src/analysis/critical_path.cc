@@ -24,6 +24,30 @@ constexpr int64_t kKernelKernelDelayThresholdNs = 1'500'000;  // KERNEL_KERNEL_D
 bool HtaAtLeastZero(int64_t ic) { return ic >= 0 || ic == kUnfound; }  // HTA "index_correlation >= 0"
 
 // What CPGraph reads of each event (HTA's trace dataframe after its last-step filter).
+// The names the sync handling looks for, classed once per name (Frame::sync).
+enum class SyncName : uint8_t {
+  kNone,
+  kEventRecord,      // cudaEventRecord
+  kStreamWaitCall,   // cudaStreamWaitEvent (the CPU call)
+  kStreamWaitEvent,  // "Stream Wait Event" (its cuda_sync event on the GPU)
+  kEventSync,        // "Event Sync"
+  kContextSync,      // "Context Sync"
+  kStreamSync,       // "Stream Sync"
+};
+
+SyncName SyncNameOf(std::string_view n) {
+  static constexpr std::array<std::pair<std::string_view, SyncName>, 6> kNames = {
+      {{"cudaEventRecord", SyncName::kEventRecord},
+       {"cudaStreamWaitEvent", SyncName::kStreamWaitCall},
+       {"Stream Wait Event", SyncName::kStreamWaitEvent},
+       {"Event Sync", SyncName::kEventSync},
+       {"Context Sync", SyncName::kContextSync},
+       {"Stream Sync", SyncName::kStreamSync}}};
+  for (const auto& [name, kind] : kNames)
+    if (n == name) return kind;
+  return SyncName::kNone;
+}
+
 struct Frame {
   const RankRows* rows = nullptr;
   const RankTrace* t = nullptr;
@@ -34,7 +58,9 @@ struct Frame {
   std::vector<uint8_t> runtime_lock;  // per name: CUDA_RUNTIME_EVENTS
   std::vector<uint8_t> launch;        // per name: get_runtime_launch_events_mask
   std::vector<uint8_t> loading;       // per name: data_load_events
+  std::vector<SyncName> sync;         // per name
   const TraceEvent& E(size_t i) const { return t->events[i]; }
+  SyncName Sync(size_t i) const { return sync[t->events[i].name]; }
   std::string_view Name(size_t i) const { return t->names[t->events[i].name]; }
   bool GpuSide(size_t i) const { return rows->GpuSide(E(i)); }
 };
@@ -79,8 +105,10 @@ Frame MakeFrame(const RankRows& rows, const CriticalPathOptions& o) {
       NamesIn(names, std::array<std::string_view, 3>{"cudaHostAlloc", "cudaLaunchKernel", "cudaMemcpyAsync"});
   f.launch.assign(names.size(), 0);
   f.loading.assign(names.size(), 0);
+  f.sync.assign(names.size(), SyncName::kNone);
   for (size_t i = 0; i < names.size(); ++i) {
     f.launch[i] = IsHtaLaunchCall(names[i]);
+    f.sync[i] = SyncNameOf(names[i]);
     for (const std::string& p : o.data_load_events)
       if (!p.empty() && names[i].find(p) != std::string::npos) f.loading[i] = 1;
   }
@@ -125,7 +153,7 @@ std::vector<uint32_t> Clip(const Frame& f, int64_t start, int64_t end) {
       const int64_t g = f.ic[i];
       if (g >= 0 && f.full[static_cast<size_t>(g)] && f.E(static_cast<size_t>(g)).stream != -1)
         in[static_cast<size_t>(g)] = 1;
-    } else if (f.Name(i) == "Stream Wait Event") {
+    } else if (f.Sync(i) == SyncName::kStreamWaitEvent) {
       in[i] = 1;
     }
   }
@@ -145,28 +173,22 @@ std::vector<int64_t> QueueValues(const Frame& f) {
   for (size_t i = 0; i < f.full.size(); ++i)
     if (f.full[i] && f.E(i).stream != -1 && f.E(i).correlation >= 0)
       gpu_of[f.E(i).correlation].push_back(static_cast<uint32_t>(i));
-  struct Point {
-    int64_t ts, stream;
-    uint32_t ev;
-    int delta;
-  };
-  std::vector<Point> launches, starts;
+  std::vector<QueuePoint> points;
   for (size_t i = 0; i < f.full.size(); ++i) {
     if (!f.full[i] || !f.launch[f.E(i).name]) continue;
     const auto it = gpu_of.find(f.E(i).correlation);
     if (it == gpu_of.end()) continue;
-    for (uint32_t g : it->second) launches.push_back({f.ts[i], f.E(g).stream, static_cast<uint32_t>(i), +1});
+    for (uint32_t g : it->second) points.push_back({f.ts[i], f.E(g).stream, static_cast<uint32_t>(i), +1});
   }
   std::unordered_map<int64_t, uint8_t> launched;
-  for (const Point& p : launches) launched[f.E(p.ev).correlation] = 1;
+  for (const QueuePoint& p : points) launched[f.E(p.id).correlation] = 1;
   for (size_t i = 0; i < f.full.size(); ++i)
     if (f.full[i] && f.E(i).stream != -1 && f.E(i).correlation >= 0 && launched.count(f.E(i).correlation))
-      starts.push_back({f.ts[i], f.E(i).stream, static_cast<uint32_t>(i), -1});
-  launches.insert(launches.end(), starts.begin(), starts.end());
-  std::stable_sort(launches.begin(), launches.end(), [](const Point& a, const Point& b) { return a.ts < b.ts; });
+      points.push_back({f.ts[i], f.E(i).stream, static_cast<uint32_t>(i), -1});
+  // Every launch precedes every start in `points`, so the series' order is HTA's (a stable sort by time).
+  const std::vector<int64_t> series = QueueLengthSeries(points);
   std::vector<int64_t> value(f.full.size(), kNoValue);
-  std::unordered_map<int64_t, int64_t> queue;
-  for (const Point& p : launches) value[p.ev] = queue[p.stream] += p.delta;
+  for (size_t k = 0; k < points.size(); ++k) value[points[k].id] = series[k];
   return value;
 }
 
@@ -196,7 +218,7 @@ std::unordered_map<int64_t, uint32_t> RecordPreviousLaunch(const Frame& f, const
     if (w.wait_on_stream >= 0 && f.full[w.event]) stream_of.emplace(w.record_correlation, w.wait_on_stream);
   std::vector<uint32_t> records;
   for (size_t i = 0; i < f.full.size(); ++i)
-    if (f.full[i] && f.Name(i) == "cudaEventRecord" && stream_of.count(f.E(i).correlation))
+    if (f.full[i] && f.Sync(i) == SyncName::kEventRecord && stream_of.count(f.E(i).correlation))
       records.push_back(static_cast<uint32_t>(i));
   std::stable_sort(records.begin(), records.end(), [&](uint32_t a, uint32_t b) { return f.ts[a] < f.ts[b]; });
   std::unordered_map<int64_t, std::vector<const Launch*>> on_stream;  // by time, as `launches`
@@ -216,12 +238,11 @@ std::unordered_map<int64_t, uint32_t> RecordPreviousLaunch(const Frame& f, const
 // and on the stream that waits (its event index), by the call's event index.
 std::unordered_map<uint32_t, uint32_t> WaitNextLaunch(const Frame& f, const std::vector<Launch>& launches) {
   std::unordered_map<uint32_t, uint32_t> next;
-  const auto& names = f.t->names;
-  if (std::find(names.begin(), names.end(), "Stream Wait Event") == names.end()) return next;
+  if (std::find(f.sync.begin(), f.sync.end(), SyncName::kStreamWaitEvent) == f.sync.end()) return next;
   std::map<std::pair<int64_t, int64_t>, std::vector<const Launch*>> on_thread;  // (tid, stream), by time
   for (const Launch& l : launches) on_thread[{l.tid, l.stream}].push_back(&l);
   for (size_t i = 0; i < f.full.size(); ++i) {
-    if (!f.full[i] || f.Name(i) != "cudaStreamWaitEvent" || f.ic[i] < 0) continue;
+    if (!f.full[i] || f.Sync(i) != SyncName::kStreamWaitCall || f.ic[i] < 0) continue;
     const auto g = static_cast<size_t>(f.ic[i]);
     if (!f.full[g] || f.E(g).stream == -1 || f.ic[g] < 0) continue;
     const auto it = on_thread.find({f.E(i).tid, f.E(g).stream});
@@ -422,19 +443,19 @@ struct Builder::KernelState {
 // stream wait makes the next kernel on its stream wait for that kernel; a stream (device) sync
 // waits for the last kernel of its stream (of every stream).
 void Builder::SyncEdges(KernelState& k, uint32_t ev) {
-  const std::string_view name = f_.Name(ev);
+  const SyncName name = f_.Sync(ev);
   const int64_t call = f_.ic[ev];  // the CPU call that synchronises
   auto sync_to_call = [&](int32_t gpu_node) {
     if (gpu_node >= 0 && EndOf(call) >= 0 && gpu_node != EndOf(call))
       AddEdge(gpu_node, EndOf(call), CriticalEdgeType::kSync);
   };
-  if (name == "Stream Wait Event" || name == "Event Sync") {
+  if (name == SyncName::kStreamWaitEvent || name == SyncName::kEventSync) {
     const auto rec = k.record_of.find(ev);
     if (rec == k.record_of.end()) return;
     const auto prev = k.record_prev.find(rec->second);
     if (prev == k.record_prev.end()) return;
     const int64_t src_kernel = f_.ic[prev->second];
-    if (name == "Event Sync") return sync_to_call(EndOf(src_kernel));
+    if (name == SyncName::kEventSync) return sync_to_call(EndOf(src_kernel));
     if (call < 0) return;
     const auto next = k.wait_next.find(static_cast<uint32_t>(call));
     if (next == k.wait_next.end()) return;
@@ -442,9 +463,9 @@ void Builder::SyncEdges(KernelState& k, uint32_t ev) {
     if (dest_kernel >= 0) k.kernel_sync[static_cast<uint32_t>(dest_kernel)] = src_kernel;
     return;
   }
-  if (name == "Context Sync") {
+  if (name == SyncName::kContextSync) {
     for (const auto& [stream, node] : k.last) sync_to_call(node);
-  } else if (name == "Stream Sync") {
+  } else if (name == SyncName::kStreamSync) {
     if (const int32_t* n = k.Last(f_.E(ev).stream)) sync_to_call(*n);
   }
 }

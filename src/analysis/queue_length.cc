@@ -17,27 +17,22 @@ bool IsHtaLaunchCall(std::string_view name) {
   return std::find(kLaunches.begin(), kLaunches.end(), name) != kLaunches.end();
 }
 
-namespace {
-
-struct QueuePoint {
-  int64_t ts = 0;
-  int delta = 0;  // +1 launch, -1 start
-};
-
-QueueLengthRow SummarizeQueue(int64_t stream, std::vector<QueuePoint> points) {
+std::vector<int64_t> QueueLengthSeries(std::vector<QueuePoint>& points) {
   std::stable_sort(points.begin(), points.end(), [](const QueuePoint& a, const QueuePoint& b) {
     return a.ts != b.ts ? a.ts < b.ts : a.delta > b.delta;
   });
-  std::vector<double> values;
-  values.reserve(points.size());
-  int64_t q = 0;
+  std::vector<int64_t> values(points.size());
+  std::map<int64_t, int64_t> queue;
+  for (size_t i = 0; i < points.size(); ++i) values[i] = queue[points[i].stream] += points[i].delta;
+  return values;
+}
+
+namespace {
+
+// The summary of one stream's points and values, in series order.
+QueueLengthRow SummarizeQueue(int64_t stream, const std::vector<int64_t>& ts, const std::vector<double>& values) {
   double weighted = 0;
-  for (size_t i = 0; i < points.size(); ++i) {
-    q += points[i].delta;
-    values.push_back(static_cast<double>(q));
-    if (i + 1 < points.size())
-      weighted += static_cast<double>(q) * static_cast<double>(points[i + 1].ts - points[i].ts);
-  }
+  for (size_t i = 0; i + 1 < values.size(); ++i) weighted += values[i] * static_cast<double>(ts[i + 1] - ts[i]);
   QueueLengthRow row;
   row.stream = stream;
   row.count = static_cast<int64_t>(values.size());
@@ -52,7 +47,7 @@ QueueLengthRow SummarizeQueue(int64_t stream, std::vector<QueuePoint> points) {
   row.p50 = SortedQuantile(sorted, 0.5);
   row.p75 = SortedQuantile(sorted, 0.75);
   row.max = sorted.back();
-  const int64_t span = points.back().ts - points.front().ts;
+  const int64_t span = ts.back() - ts.front();
   row.time_weighted_mean = span > 0 ? weighted / static_cast<double>(span) : row.mean;
   return row;
 }
@@ -67,17 +62,23 @@ std::vector<QueueLengthRow> QueueLengthSummary(const RankRows& rows) {
     if (!rows.GpuSide(e) && e.correlation >= 0 && IsHtaLaunchCall(rows.trace->Name(e)))
       launch_at.Set(e.correlation, r.ts);
   }
-  std::map<int64_t, std::vector<QueuePoint>> by_stream;
+  std::vector<QueuePoint> points;
   for (const Row& r : rows.gpu) {
     const TraceEvent& e = rows.Event(r);
     const int64_t at = launch_at.Get(e.correlation);
     if (at == CorrelationMap::kAbsent) continue;
-    auto& points = by_stream[e.stream];
-    points.push_back({at, +1});
-    points.push_back({r.ts, -1});
+    points.push_back({at, e.stream, r.index, +1});
+    points.push_back({r.ts, e.stream, r.index, -1});
+  }
+  const std::vector<int64_t> values = QueueLengthSeries(points);
+  std::map<int64_t, std::pair<std::vector<int64_t>, std::vector<double>>> by_stream;  // times, values
+  for (size_t i = 0; i < points.size(); ++i) {
+    auto& [ts, v] = by_stream[points[i].stream];
+    ts.push_back(points[i].ts);
+    v.push_back(static_cast<double>(values[i]));
   }
   std::vector<QueueLengthRow> out;
-  for (auto& [stream, points] : by_stream) out.push_back(SummarizeQueue(stream, std::move(points)));
+  for (const auto& [stream, series] : by_stream) out.push_back(SummarizeQueue(stream, series.first, series.second));
   return out;
 }
 

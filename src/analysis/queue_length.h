@@ -30,6 +30,20 @@ struct QueueLengthRow {
 // Streams ascending (HTA groups by stream). Points at the same time: launches before starts.
 std::vector<QueueLengthRow> QueueLengthSummary(const RankRows& rows);
 
+// A point of the series: a launch (+1) or a GPU event's start (-1) on a stream; `id` is the
+// caller's (the critical path's launch queue uses the same series, critical_path.cc).
+struct QueuePoint {
+  int64_t ts = 0;
+  int64_t stream = -1;
+  uint32_t id = 0;
+  int delta = 0;
+};
+
+// HTA's series (get_queue_length_time_series): sorts `points` by time, a launch before a start at
+// the same time and otherwise in the given order, and returns each point's stream's queue length
+// after it, in that order.
+std::vector<int64_t> QueueLengthSeries(std::vector<QueuePoint>& points);
+
 // HTA's runtime launch events (trace_symbol_table.py get_runtime_launch_events_mask).
 bool IsHtaLaunchCall(std::string_view name);
 

@@ -67,6 +67,16 @@ class CriticalPathRule final : public Rule {
   }
 
  private:
+  // A finding of this rule over `gpus`, its severity from its loss.
+  Finding Started(double loss, std::vector<int> gpus) const {
+    Finding f;
+    f.rule = Name();
+    f.loss_fraction = loss;
+    f.severity = SeverityForLoss(loss);
+    f.where.gpus = std::move(gpus);
+    return f;
+  }
+
   void CheckCpuBound(const std::vector<PathRank>& paths, std::vector<Finding>* out) const {
     std::vector<int> ranks;
     double cpu = 0, loss = 0, worst_idle = 0;
@@ -80,10 +90,7 @@ class CriticalPathRule final : public Rule {
       loss = std::max(loss, std::min(idle, share));
     }
     if (!worst) return;
-    Finding f;
-    f.rule = Name();
-    f.loss_fraction = loss;
-    f.severity = SeverityForLoss(loss);
+    Finding f = Started(loss, ranks);
     f.title = fmt::format("critical path CPU-bound: {:.0f}% of the longest chain is host work and launches", 100 * cpu);
     f.message = fmt::format(
         "On rank {} the critical path of the window (HTA's critical-path analysis) is {:.2f} ms, {:.0f}% of it CPU "
@@ -100,7 +107,6 @@ class CriticalPathRule final : public Rule {
         "Megatron-LM --enable-cuda-graph), fuse small kernels (torch.compile, Transformer Engine), remove host syncs "
         "(.item(), .cpu(), cudaStreamSynchronize) from the loop, and give the GPU more work per launch (larger "
         "micro-batch)";
-    f.where.gpus = ranks;
     f.evidence = {{"critical path", worst->c->length_s, "s", "trace critical path"},
                   {"CPU and launch share of the path", cpu, "fraction", "trace critical path"},
                   {"GPU idle share", worst_idle, "fraction", "trace temporal breakdown"}};
@@ -118,10 +124,7 @@ class CriticalPathRule final : public Rule {
       if (p.window_s > 0) loss = std::max(loss, s * p.c->length_s / p.window_s);
     }
     if (ranks.empty()) return;
-    Finding f;
-    f.rule = Name();
-    f.loss_fraction = loss;
-    f.severity = SeverityForLoss(loss);
+    Finding f = Started(loss, ranks);
     f.title = fmt::format("data loading on the critical path: {:.0f}% of it", 100 * share);
     f.message = fmt::format(
         "The data-loading events hold up to {:.0f}% of the critical path of the window: the step waits for its "
@@ -130,7 +133,6 @@ class CriticalPathRule final : public Rule {
     f.fix =
         "load ahead of the step: DataLoader(num_workers=N, prefetch_factor=2..4, pin_memory=True, "
         "persistent_workers=True)";
-    f.where.gpus = ranks;
     f.evidence = {{"data loading share of the path", share, "fraction", "trace critical path"}};
     out->push_back(std::move(f));
   }
@@ -150,10 +152,7 @@ class CriticalPathRule final : public Rule {
     if (waiting.empty()) return;
     const auto last = std::max_element(caused.begin(), caused.end(),
                                        [](const auto& a, const auto& b) { return a.second < b.second; });
-    Finding f;
-    f.rule = Name();
-    f.loss_fraction = loss;
-    f.severity = SeverityForLoss(loss);
+    Finding f = Started(loss, waiting);
     f.title = fmt::format("critical paths wait at collectives for rank {}", last->first);
     f.message = fmt::format(
         "Up to {:.0f}% of the critical path of {} rank(s) is communication waiting for the last rank to arrive "
@@ -164,7 +163,6 @@ class CriticalPathRule final : public Rule {
         "look at rank {}: its own critical path (analyze --critical-path --rank {}), its data "
         "loading, its GPU's clocks, and the straggler rule's evidence",
         last->first, last->first);
-    f.where.gpus = waiting;
     f.evidence = {{"collective wait share of the path", worst_share, "fraction", "trace critical path"},
                   {fmt::format("wait on rank {}", last->first), last->second, "s", "trace collectives across ranks"}};
     out->push_back(std::move(f));

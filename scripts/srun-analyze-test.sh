@@ -29,7 +29,9 @@ timeout 20 srun --mpi=list 2>&1 | grep -qw pmix || { echo "skip: srun has no pmi
 job() { timeout 120 srun --mpi=pmix -n 2 -c 1 --quiet "$@"; }
 
 mkdir "$dir/set" "$dir/broken"
-for r in 0 1 2 3; do "$gen" --out "$dir/set/rank$r.json" --bytes 2M --world 4 --rank "$r" >/dev/null || exit 1; done
+# 4 ranks of about 3.4 MB: above the 8 MiB at which paratune starts itself again with its malloc
+# tunables (util/malloc_tuning.h), so the exec under srun is part of what is tested.
+for r in 0 1 2 3; do "$gen" --out "$dir/set/rank$r.json" --bytes 4M --world 4 --rank "$r" >/dev/null || exit 1; done
 "$paratune" analyze "$dir/set" --json --quiet >"$dir/one.json" || exit 1
 job "$paratune" analyze "$dir/set" --json --quiet >"$dir/two.json" 2>"$dir/two.err"
 rc=$?
@@ -37,7 +39,7 @@ rc=$?
 cmp "$dir/one.json" "$dir/two.json" || { echo "FAIL: 2 srun tasks' document differs from 1 process's" >&2; exit 1; }
 
 cp "$dir"/set/*.json "$dir/broken/"
-head -c 1000000 "$dir/set/rank2.json" >"$dir/broken/rank2.json"
+head -c 2000000 "$dir/set/rank2.json" >"$dir/broken/rank2.json"
 "$paratune" analyze "$dir/broken" --json --quiet >/dev/null 2>"$dir/one.err"
 one_rc=$?
 job "$paratune" analyze "$dir/broken" --json --quiet >"$dir/two.out" 2>"$dir/two.err"

@@ -74,6 +74,12 @@ sys.exit(rc)
 PY
 mkdir "$dir/tiny"
 "$gen" --out "$dir/tiny/rank0.json" --steps 3 --world 1 --rank 0 >/dev/null
+# Measured with glibc's malloc defaults (GLIBC_TUNABLES set, empty: paratune does not start
+# itself again with its large-heap tunables, util/malloc_tuning.h). The tiny base run is under
+# the 8 MiB at which the tunables apply and the set is over it, so with them the two would run
+# different mallocs; and 2 MiB pages with a heap kept for reuse blur a difference of a few tens of
+# MiB (measured 0.40-0.56 of one process's). What this measures is the events each process holds.
+export GLIBC_TUNABLES=
 python3 "$dir/rss.py" "$dir/one_tiny" "$paratune" analyze "$dir/tiny" --json --quiet
 python3 "$dir/rss.py" "$dir/one_set" "$paratune" analyze "$dir/set" --json --quiet
 mpi python3 "$dir/rss.py" "$dir/four_tiny" "$paratune" analyze "$dir/tiny" --json --quiet

@@ -15,6 +15,8 @@ std::optional<std::string> LargeHeapTunables(const char* current) {
 
 namespace {
 
+constexpr int kMaxEntries = 4096;  // entries read per directory named
+
 int64_t RegularFileBytes(const std::filesystem::directory_entry& e) {
   std::error_code ec;
   if (!e.is_regular_file(ec) || ec) return 0;
@@ -33,7 +35,9 @@ int64_t NamedInputBytes(const std::vector<std::string_view>& args, int64_t limit
     const fs::directory_entry e(fs::path(a), ec);
     if (ec) continue;
     if (e.is_directory(ec) && !ec) {
-      for (fs::directory_iterator it(e.path(), ec), end; !ec && it != end && total < limit; it.increment(ec))
+      int entries = 0;  // a directory of many small files is not read to its end for a guess
+      for (fs::directory_iterator it(e.path(), ec), end; !ec && it != end && total < limit && entries < kMaxEntries;
+           it.increment(ec), ++entries)
         total += RegularFileBytes(*it);
     } else {
       total += RegularFileBytes(e);

@@ -31,8 +31,8 @@ std::optional<std::string> LargeHeapTunables(const char* current);
 constexpr int64_t kLargeHeapInputBytes = int64_t{8} << 20;
 
 // The bytes of the regular files that `args` name, a directory counting its regular files (one
-// level, as trace sets are laid out); names that are not files (flags, values) count nothing.
-// Stops counting at `limit`.
+// level, as trace sets are laid out, its first 4,096 entries at most); names that are not files
+// (flags, values) count nothing. Stops counting at `limit`.
 int64_t NamedInputBytes(const std::vector<std::string_view>& args, int64_t limit = kLargeHeapInputBytes);
 
 }  // namespace paratune

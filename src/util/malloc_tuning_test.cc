@@ -37,6 +37,10 @@ TEST(MallocTuning, NamedInputBytesCountsFilesAndDirectoriesOneLevelDeep) {
   EXPECT_EQ(NamedInputBytes({"analyze", one, "--json", set, "-o", (dir / "missing").string()}), 1500);
   EXPECT_EQ(NamedInputBytes({"--out=" + one}), 0);               // a flag is not a file, even with a file in it
   EXPECT_EQ(NamedInputBytes({one, set}, /*limit=*/1000), 1000);  // counting stops at the limit
+  // A directory is read to its 4,096th entry at most: 5,000 one-byte files count 4,096 at most.
+  fs::create_directories(dir / "many");
+  for (int i = 0; i < 5000; ++i) write(dir / "many" / ("f" + std::to_string(i)), 1);
+  EXPECT_EQ(NamedInputBytes({(dir / "many").string()}), 4096);
   fs::remove_all(dir);
 }
 
